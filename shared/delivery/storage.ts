@@ -1,0 +1,42 @@
+import type { Writable } from 'node:stream';
+
+/**
+ * The storage port: where an export's files go. Two adapters implement it: a local directory
+ * (the demo and the export command) and S3 (the Lambdas). Keys are '/'-separated and relative to
+ * the adapter's root (directory or bucket prefix).
+ */
+export interface ObjectMetadata {
+  readonly contentType: string;
+  /** File name offered to a browser, e.g. `acme-weekly.xlsx`. */
+  readonly downloadName?: string;
+  /** Small string metadata (report, run id, rows). */
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+export interface StoredObject {
+  readonly key: string;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+export interface ObjectUpload {
+  /** Write the object's bytes here and end it. */
+  readonly stream: Writable;
+  /** Resolves once the object is durably stored under its key (never before the stream ended). */
+  readonly done: Promise<StoredObject>;
+  /** Stops the upload and removes whatever was stored; `done` then rejects. */
+  abort(reason: Error): Promise<void>;
+}
+
+export interface Storage {
+  /** Streams an object; nothing is visible under `key` until `done` resolves. */
+  openUpload(key: string, meta: ObjectMetadata): ObjectUpload;
+  putObject(key: string, body: string | Uint8Array, meta: ObjectMetadata): Promise<StoredObject>;
+  /** The object's bytes, or undefined when there is none. */
+  getObject(key: string): Promise<Uint8Array | undefined>;
+  /** Keys under a prefix (for clean-up and tests). */
+  listKeys(prefix: string): Promise<string[]>;
+  deleteObjects(keys: readonly string[]): Promise<void>;
+  /** A human-readable location of the root for messages, e.g. `./out` or `s3://bucket/prefix`. */
+  describe(key?: string): string;
+}

@@ -1,0 +1,69 @@
+/**
+ * Typed errors of the exporter. Every error carries `cause` where one exists, and a message a user
+ * can act on. Handlers map them to responses at the edge (see lambdas/*); nothing else formats them.
+ * Messages never contain secrets: callers must not interpolate API keys or Authorization headers.
+ */
+export class ExporterError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Configuration (environment variables) is missing or invalid. */
+export class ConfigError extends ExporterError {}
+
+/** A planning API request failed after retries, or with a status that is not retried. */
+export class PlanningApiError extends ExporterError {
+  readonly operation: string;
+  readonly status: number | undefined;
+  constructor(message: string, details: { operation: string; status?: number; cause?: unknown }) {
+    super(message, { cause: details.cause });
+    this.operation = details.operation;
+    this.status = details.status;
+  }
+}
+
+/** The planning API answered 404 for a record or register. */
+export class NotFoundError extends PlanningApiError {}
+
+/** The planning API answered 401 or 403: the e-mail or API key is wrong, or lacks access. */
+export class AuthenticationError extends PlanningApiError {}
+
+/** A request did not complete within its time limit. */
+export class RequestTimeoutError extends PlanningApiError {}
+
+/** A planning API response did not have the documented shape. */
+export class SchemaMismatchError extends PlanningApiError {
+  readonly recordId: string | undefined;
+  readonly path: string;
+  constructor(
+    message: string,
+    details: { operation: string; recordId?: string; path: string; cause?: unknown },
+  ) {
+    super(message, { operation: details.operation, cause: details.cause });
+    this.recordId = details.recordId;
+    this.path = details.path;
+  }
+}
+
+/** A credentials document (file or secret) is missing, not JSON, or lacks fields. */
+export class CredentialsError extends ExporterError {}
+
+/** A report definition failed validation. `issues` lists every bad field with its path. */
+export class ReportDefinitionError extends ExporterError {
+  readonly issues: readonly { path: string; message: string }[];
+  constructor(message: string, issues: readonly { path: string; message: string }[], options?: { cause?: unknown }) {
+    super(message, options);
+    this.issues = issues;
+  }
+}
+
+/** Writing or reading the export's output (local directory or S3) failed. */
+export class StorageError extends ExporterError {}
+
+/** A signed link token is malformed, tampered with or expired. Never say which to the caller. */
+export class LinkTokenError extends ExporterError {}
+
+/** An export run failed; wraps the first cause. */
+export class ExportFailedError extends ExporterError {}

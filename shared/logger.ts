@@ -1,0 +1,27 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+
+/**
+ * The one structured logger. Shared logic takes a `Log` (the narrow shape it uses) so tests can pass
+ * a recording fake; the doors (Lambda handlers, command line) create the Powertools Logger once and
+ * append request keys (run id, report name, request id) to it.
+ *
+ * Never pass a secret, an API key or an Authorization header in a message or an extra field.
+ */
+export interface Log {
+  debug(message: string, ...extra: Record<string, unknown>[]): void;
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+  error(message: string, ...extra: (Record<string, unknown> | Error)[]): void;
+}
+
+export function createLogger(options: { level?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' } = {}): Logger {
+  return new Logger({ serviceName: 'planning-report-exporter', logLevel: options.level ?? 'INFO' });
+}
+
+/** A logger that drops everything (tests and benchmarks that do not look at logs). */
+export const silentLog: Log = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};

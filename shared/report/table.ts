@@ -1,0 +1,75 @@
+/**
+ * The table model: the contract between datasets (which produce rows) and renderers (which write
+ * them as a worksheet and as a CSV file). Column order and names are the public contract for
+ * downstream jobs and are documented in docs/tables.md.
+ *
+ * Rows are positional arrays aligned with `columns`, not objects: at 300,000 rows the per-row
+ * object allocation of keyed records is a measurable share of render time.
+ */
+
+/**
+ * - text: string (may be multi-line; may be anything a user typed, including `=cmd|...`)
+ * - integer / number: finite number
+ * - percent: a percentage as the API gives it, 0-100 (45 means 45 %). xlsx stores 0.45 with a
+ *   percent format; CSV writes 45.
+ * - date: a calendar date, carried as a Date at 00:00 UTC of that day. xlsx: a date cell; CSV: YYYY-MM-DD.
+ * - datetime: an instant. xlsx: a date-time cell in the report's time zone; CSV: ISO 8601 with offset.
+ * - link: { text, url }. xlsx: a hyperlink; CSV: the URL (the text is in a neighbouring column).
+ * - boolean: true/false.
+ */
+export type ColumnType = 'text' | 'integer' | 'number' | 'percent' | 'date' | 'datetime' | 'link' | 'boolean';
+
+export interface Column {
+  /** Stable machine name, used as the CSV header and worksheet header. snake_case. */
+  readonly key: string;
+  readonly type: ColumnType;
+  /** One line for docs/tables.md. */
+  readonly description: string;
+  /** Preferred width in characters for the worksheet; the renderer picks one by type when absent. */
+  readonly width?: number;
+}
+
+export interface LinkValue {
+  readonly text: string;
+  readonly url: string;
+}
+
+export type CellValue = string | number | boolean | Date | LinkValue | null | undefined;
+
+export interface TableRow {
+  /** Values aligned with the table's columns; missing trailing values are empty cells. */
+  readonly values: readonly CellValue[];
+  /** Outline level for grouped hierarchies (0 = top level). */
+  readonly outlineLevel?: number;
+  /** Background fill of one cell: index into columns, and a hex colour such as "#ff0000" or "ff0000". */
+  readonly fill?: { readonly column: number; readonly color: string };
+}
+
+export interface TableDefinition {
+  /** File and sheet name: `risks`, `board-items`, ... (<= 31 characters, Excel's sheet-name limit). */
+  readonly name: string;
+  readonly columns: readonly Column[];
+}
+
+/** A destination for the rows of one table (a worksheet, a CSV file). */
+export interface TableSink {
+  /** Resolves when the sink can take more rows: await it, it is how backpressure reaches the producer. */
+  writeRow(row: TableRow): Promise<void> | void;
+  /** Ends the table. Resolves with the number of data rows written (header excluded). */
+  close(): Promise<number>;
+}
+
+/** The Summary sheet: sections of label/value lines. */
+export interface SummaryLine {
+  readonly label: string;
+  readonly value: CellValue;
+  readonly type?: ColumnType;
+}
+export interface SummarySection {
+  readonly heading: string;
+  readonly lines: readonly SummaryLine[];
+}
+export interface ReportSummary {
+  readonly title: string;
+  readonly sections: readonly SummarySection[];
+}
