@@ -26,7 +26,7 @@ export default tseslint.config(
   },
   {
     // Entry points are the only places allowed to hand process.env to loadConfig.
-    files: ['lambdas/**/handler.ts', 'cli/**/*.ts', 'infra/app.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    files: ['lambdas/**/handler.ts', 'cli/**/*.ts', 'infra/app.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

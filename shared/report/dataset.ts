@@ -1,0 +1,38 @@
+import type { Log } from '../logger';
+import type { ReportDefinition } from './definition';
+import type { PlanningSource } from './planning-source';
+import type { SummarySection, TableDefinition, TableRow } from './table';
+
+/** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
+export type ProgressEvent =
+  | { readonly type: 'dataset'; readonly dataset: string }
+  | { readonly type: 'rows'; readonly table: string; readonly rows: number }
+  | { readonly type: 'table-done'; readonly table: string; readonly rows: number }
+  | { readonly type: 'file-stored'; readonly path: string; readonly bytes: number };
+
+export interface DatasetContext {
+  readonly source: PlanningSource;
+  readonly definition: ReportDefinition;
+  readonly log: Log;
+}
+
+/** One table of a dataset: its columns (known before the first row) and its rows, streamed. */
+export interface TableOutput {
+  readonly table: TableDefinition;
+  readonly rows: AsyncIterable<TableRow>;
+}
+
+/**
+ * A dataset yields its tables one after another; the caller consumes each table's rows completely
+ * before asking for the next table (a workbook is written one sheet at a time). Figures for the
+ * Summary sheet and the e-mail are collected while the rows stream and read after the last table.
+ */
+export interface Dataset {
+  readonly name: string;
+  tables(): AsyncIterable<TableOutput>;
+  /** What the selectors resolved to (board, register and theme ids and titles), for the manifest. */
+  resolvedSelectors(): Record<string, unknown>;
+  summary(): SummarySection[];
+  /** Machine-readable figures for the manifest and the e-mail. */
+  figures(): Record<string, unknown>;
+}

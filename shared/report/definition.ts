@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { ReportDefinitionError } from '../errors';
+
+/**
+ * The report definition: which datasets to export, narrowed by selectors, in which formats, and how
+ * the result reaches people. Objects are strict so a misspelt key ("boardz") is an error, not a
+ * silently ignored selector that exports everything.
+ */
+
+const idList = (what: string) =>
+  z
+    .array(z.string().trim().min(1, `${what} must not be empty strings`))
+    .min(1, `list at least one ${what}, or leave the selector out to export all visible ones`)
+    .optional();
+
+const isTimeZone = (tz: string): boolean => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A single e-mail address (no display names, no lists): what SES accepts as a recipient. */
+export const emailAddressSchema = z
+  .string()
+  .trim()
+  .regex(/^[^\s@<>(),;:"[\]]+@[^\s@<>(),;:"[\]]+\.[^\s@<>(),;:"[\]]+$/, 'must be a plain e-mail address like team@example.com');
+
+export const reportDefinitionSchema = z.strictObject({
+  /** Used in file names and S3 keys, so restricted to a safe slug. */
+  name: z
+    .string()
+    .regex(
+      /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/,
+      'must be a slug: lower-case letters, digits and hyphens, 1-64 characters, not starting or ending with a hyphen',
+    ),
+  /** Shown on the Summary sheet and in the e-mail; defaults to the name. */
+  title: z.string().trim().min(1).max(200).optional(),
+  /** IANA time zone for the run date, date-times and the e-mail. */
+  timeZone: z
+    .string()
+    .default('UTC')
+    .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC'),
+  datasets: z
+    .strictObject({
+      risks: z.strictObject({ registers: idList('register id or key') }).optional(),
+      okrs: z
+        .strictObject({
+          portfolioThemes: idList('portfolio theme key or id'),
+          strategicThemes: idList('strategic theme key or id'),
+        })
+        .optional(),
+      piObjectives: z
+        .strictObject({
+          boards: idList('board id'),
+          collections: idList('collection id'),
+          completionType: z
+            .number()
+            .int()
+            .min(1, 'completionType must be 1 to 6 (see docs/tables.md)')
+            .max(6, 'completionType must be 1 to 6 (see docs/tables.md)')
+            .optional(),
+          additionalColumns: z.boolean().default(false),
+        })
+        .optional(),
+      boardItems: z.strictObject({ boards: idList('board id'), collections: idList('collection id') }).optional(),
+    })
+    .refine(
+      (d) => Object.values(d).some((v) => v !== undefined),
+      'choose at least one dataset: risks, okrs, piObjectives or boardItems',
+    ),
+  formats: z
+    .array(z.enum(['xlsx', 'csv']))
+    .min(1, 'choose at least one format: xlsx, csv')
+    .default(['xlsx', 'csv'])
+    .refine((f) => new Set(f).size === f.length, 'list each format once'),
+  csv: z
+    .strictObject({
+      /** A UTF-8 byte-order mark makes Excel read non-ASCII correctly; see docs/formats.md. */
+      bom: z.boolean().default(true),
+    })
+    .default({ bom: true }),
+  links: z
+    .strictObject({
+      /** Link template for items of the second tracker family, e.g. https://tracker.example.com/browse/{key}. */
+      extBBrowseUrl: z
+        .string()
+        .refine((s) => /^https?:\/\//.test(s) && s.includes('{key}'), 'must be an http(s) URL containing {key}')
+        .optional(),
+      /** Lifetime of presigned download links handed out on demand. */
+      presignedSeconds: z.number().int().min(60).max(43_200).default(3600),
+      /** Lifetime of the links in e-mails (served by the link endpoint). */
+      emailLinkDays: z.number().int().min(1).max(90).default(14),
+    })
+    .default({ presignedSeconds: 3600, emailLinkDays: 14 }),
+  email: z
+    .strictObject({
+      to: z.array(emailAddressSchema).min(1, 'list at least one recipient'),
+      cc: z.array(emailAddressSchema).optional(),
+      from: emailAddressSchema.optional(),
+      /** Placeholders: {report}, {date}. */
+      subjectTemplate: z.string().min(1).max(200).optional(),
+      /** Attach the workbook when it is small enough for SES (see docs). */
+      attachWorkbook: z.boolean().default(false),
+    })
+    .optional(),
+});
+
+export type ReportDefinition = z.infer<typeof reportDefinitionSchema>;
+export type ReportDefinitionInput = z.input<typeof reportDefinitionSchema>;
+export type DatasetName = keyof ReportDefinition['datasets'];
+
+/** Validates a parsed JSON value; every bad field is listed with its path and reason. */
+export function parseReportDefinition(input: unknown, origin = 'report definition'): ReportDefinition {
+  const result = reportDefinitionSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
+    path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)',
+    message:
+      issue.code === 'unrecognized_keys'
+        ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}: check the spelling`
+        : issue.message,
+  }));
+  const lines = issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n');
+  throw new ReportDefinitionError(`${origin} is invalid:\n${lines}`, issues, { cause: result.error });
+}
+
+/** Parses JSON text first, so a syntax error is reported as such. */
+export function parseReportDefinitionJson(text: string, origin = 'report definition'): ReportDefinition {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ReportDefinitionError(`${origin} is not valid JSON: ${reason}`, [{ path: '(root)', message: reason }], {
+      cause: error,
+    });
+  }
+  return parseReportDefinition(value, origin);
+}

@@ -1,0 +1,49 @@
+import type {
+  Board,
+  BoardItem,
+  Collection,
+  CompletionType,
+  KeyResult,
+  OkrObjective,
+  OkrObjectiveGroup,
+  PiObjectiveGroup,
+  PortfolioTheme,
+  Risk,
+  RiskRegister,
+  Sprint,
+  Statuses,
+  StrategicTheme,
+  Team,
+  ThemeProgress,
+} from '../planning-api/schemas';
+
+/**
+ * What the datasets need from the planning API: the narrow port the report layer depends on.
+ * `PlanningApiClient` implements it; tests may pass the client pointed at the simulator.
+ * Lists are async iterables so a dataset streams records without holding every page.
+ */
+export interface PlanningSource {
+  listRiskRegisters(): AsyncIterable<RiskRegister>;
+  listRisks(registerIdOrKey: string): AsyncIterable<Risk>;
+
+  listPortfolioThemes(): AsyncIterable<PortfolioTheme>;
+  listPortfolioStrategicThemes(portfolioKeyOrId: string): AsyncIterable<StrategicTheme>;
+  listStrategicThemes(): AsyncIterable<StrategicTheme>;
+  getStrategicTheme(keyOrId: string): Promise<StrategicTheme>;
+  getThemeProgress(themeKeyOrId: string): Promise<ThemeProgress>;
+  listObjectiveGroups(themeKeyOrId: string): AsyncIterable<OkrObjectiveGroup>;
+  listObjectives(groupId: string): AsyncIterable<OkrObjective>;
+  listKeyResults(objectiveKeyOrId: string): AsyncIterable<KeyResult>;
+
+  listCollections(): Promise<Collection[]>;
+  listBoards(options?: { collectionIds?: readonly string[] }): Promise<Board[]>;
+  listPiObjectiveGroups(
+    boardId: string,
+    options?: { completionType?: CompletionType; additionalColumns?: boolean },
+  ): Promise<PiObjectiveGroup[]>;
+
+  listBoardItems(boardId: string, options?: { fields?: readonly string[] }): AsyncIterable<BoardItem>;
+  listSprints(boardId: string): Promise<Sprint[]>;
+  listTeams(boardId: string): Promise<Team[]>;
+  getStatuses(boardId: string): Promise<Statuses>;
+}

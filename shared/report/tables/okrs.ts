@@ -1,0 +1,254 @@
+import { NotFoundError, SelectorNotFoundError } from '../../errors';
+import type {
+  KeyResult,
+  OkrObjective,
+  OkrObjectiveGroup,
+  PortfolioTheme,
+  StrategicTheme,
+  ThemeProgress,
+} from '../../planning-api/schemas';
+import type { Dataset, DatasetContext, TableOutput } from '../dataset';
+import type { Column, SummaryLine, TableRow } from '../table';
+import { col, joinList } from './columns';
+
+export const STRATEGIC_THEME_COLUMNS: readonly Column[] = [
+  col('portfolio_theme_keys', 'text', 'Keys of the portfolio themes the strategic theme belongs to, "; "-separated', 16),
+  col('portfolio_theme_titles', 'text', 'Titles of those portfolio themes, "; "-separated', 28),
+  col('key', 'text', 'Strategic theme key', 12),
+  col('id', 'text', 'Internal strategic theme id', 12),
+  col('title', 'text', 'Strategic theme title', 40),
+  col('status', 'text', 'Status', 14),
+  col('owners', 'text', 'Owner user ids, "; "-separated', 24),
+  col('theme_progress', 'percent', 'Theme progress (percent) from the progress operation'),
+];
+
+export const OKR_COLUMNS: readonly Column[] = [
+  col('strategic_theme_key', 'text', 'Key of the strategic theme the row belongs to', 12),
+  col('level', 'integer', '1 objective group, 2 objective, 3 key result', 6),
+  col('type', 'text', '"Objective Group", "Objective" or "Key Result"', 16),
+  col('id', 'text', 'Internal id', 12),
+  col('key', 'text', 'Key (objectives and key results)', 12),
+  col('parent_id', 'text', 'Id of the group (for objectives) or objective (for key results)', 12),
+  col('title', 'text', 'Title', 44),
+  col('completion', 'percent', 'Completion percent'),
+  col('time_period', 'text', 'Time period label', 14),
+  col('status', 'text', 'Status', 14),
+  col('bv_plan', 'number', 'Planned business value (objectives)'),
+  col('bv_actual', 'number', 'Actual business value (objectives)'),
+  col('completion_criteria', 'text', 'Completion criteria of an objective, e.g. ROLLUP_BY_STATUS', 18),
+  col('criteria', 'text', 'Criteria of a key result, e.g. "By Items" or "Target"', 12),
+  col('metric_baseline', 'number', 'Key-result metric baseline'),
+  col('metric_target', 'number', 'Key-result metric target'),
+  col('metric_current', 'number', 'Key-result metric current value'),
+  col('metric_unit', 'text', 'Key-result metric unit', 10),
+];
+
+interface ThemeTree {
+  readonly theme: StrategicTheme;
+  readonly groups: readonly {
+    readonly group: OkrObjectiveGroup;
+    readonly objectives: readonly { readonly objective: OkrObjective; readonly keyResults: readonly KeyResult[] }[];
+  }[];
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** The `strategic-themes` and `okrs` tables, from one walk of the theme hierarchy. */
+export function okrsDataset(ctx: DatasetContext): Dataset {
+  const selection = ctx.definition.datasets.okrs ?? {};
+  let themes: StrategicTheme[] = [];
+  const progress = new Map<string, ThemeProgress>();
+  const counts = { groups: 0, objectives: 0, keyResults: 0 };
+  let objectiveCompletionSum = 0;
+  let objectivesWithCompletion = 0;
+
+  async function selectThemes(portfolios: readonly PortfolioTheme[], membership: Map<string, PortfolioTheme[]>) {
+    const all = await collect(ctx.source.listStrategicThemes());
+    if (!selection.portfolioThemes && !selection.strategicThemes) return all;
+    const chosen = new Map<string, StrategicTheme>();
+    for (const selector of selection.portfolioThemes ?? []) {
+      const portfolio = portfolios.find((p) => p.id === selector || p.key === selector);
+      if (!portfolio) {
+        throw new SelectorNotFoundError(
+          `okrs.portfolioThemes: no visible portfolio theme has the key or id "${selector}". ` +
+            `Visible: ${portfolios.map((p) => p.key ?? p.id).join(', ') || '(none)'}.`,
+        );
+      }
+      for (const theme of all) {
+        if ((membership.get(theme.id) ?? []).some((p) => p.id === portfolio.id)) chosen.set(theme.id, theme);
+      }
+    }
+    for (const selector of selection.strategicThemes ?? []) {
+      const theme = all.find((t) => t.id === selector || t.key === selector);
+      if (!theme) {
+        throw new SelectorNotFoundError(
+          `okrs.strategicThemes: no visible strategic theme has the key or id "${selector}". ` +
+            `Visible: ${all.map((t) => t.key ?? t.id).join(', ') || '(none)'}.`,
+        );
+      }
+      chosen.set(theme.id, theme);
+    }
+    // Keep the API's order, not the selector order, so the sheet reads like the planning tool.
+    return all.filter((t) => chosen.has(t.id));
+  }
+
+  async function loadTree(theme: StrategicTheme): Promise<ThemeTree> {
+    const groups = await collect(ctx.source.listObjectiveGroups(theme.id));
+    return {
+      theme,
+      groups: await Promise.all(
+        groups.map(async (group) => {
+          const objectives = await collect(ctx.source.listObjectives(group.id));
+          return {
+            group,
+            objectives: await Promise.all(
+              objectives.map(async (objective) => ({
+                objective,
+                keyResults: await collect(ctx.source.listKeyResults(objective.id)),
+              })),
+            ),
+          };
+        }),
+      ),
+    };
+  }
+
+  async function progressOf(theme: StrategicTheme): Promise<ThemeProgress | undefined> {
+    try {
+      return await ctx.source.getThemeProgress(theme.id);
+    } catch (error) {
+      // A theme without progress data is reported as empty progress, not a failed export.
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  async function* tables(): AsyncIterable<TableOutput> {
+    const portfolios = await collect(ctx.source.listPortfolioThemes());
+    const membership = new Map<string, PortfolioTheme[]>();
+    await Promise.all(
+      portfolios.map(async (portfolio) => {
+        for await (const theme of ctx.source.listPortfolioStrategicThemes(portfolio.id)) {
+          membership.set(theme.id, [...(membership.get(theme.id) ?? []), portfolio]);
+        }
+      }),
+    );
+    themes = await selectThemes(portfolios, membership);
+    await Promise.all(
+      themes.map(async (theme) => {
+        const p = await progressOf(theme);
+        if (p) progress.set(theme.id, p);
+      }),
+    );
+
+    async function* themeRows(): AsyncIterable<TableRow> {
+      for (const theme of themes) {
+        // Portfolio order for the membership columns, independent of which request finished first.
+        const owners = portfolios.filter((p) => (membership.get(theme.id) ?? []).some((m) => m.id === p.id));
+        yield {
+          values: [
+            joinList(owners.map((p) => p.key)),
+            joinList(owners.map((p) => p.title)),
+            theme.key ?? null,
+            theme.id,
+            theme.title ?? null,
+            theme.status?.status ?? null,
+            joinList(theme.owners),
+            progress.get(theme.id)?.themeProgress ?? null,
+          ],
+        };
+      }
+    }
+    yield { table: { name: 'strategic-themes', columns: STRATEGIC_THEME_COLUMNS }, rows: themeRows() };
+
+    async function* okrRows(): AsyncIterable<TableRow> {
+      // The next theme's tree loads while this one's rows are written.
+      let next = themes.length > 0 ? loadTree(themes[0]!) : undefined;
+      for (let i = 0; i < themes.length; i++) {
+        const tree = await next!;
+        next = i + 1 < themes.length ? loadTree(themes[i + 1]!) : undefined;
+        const themeKey = tree.theme.key ?? tree.theme.id;
+        const groupsProgress = progress.get(tree.theme.id)?.groupsProgress ?? {};
+        for (const { group, objectives } of tree.groups) {
+          counts.groups++;
+          yield {
+            outlineLevel: 0,
+            values: [
+              themeKey, 1, group.type ?? 'Objective Group', group.id, null, null, group.title ?? null,
+              group.completionPct ?? groupsProgress[group.id] ?? null, null, group.status?.status ?? null,
+            ],
+          };
+          for (const { objective, keyResults } of objectives) {
+            counts.objectives++;
+            if (typeof objective.completionPct === 'number') {
+              objectiveCompletionSum += objective.completionPct;
+              objectivesWithCompletion++;
+            }
+            yield {
+              outlineLevel: 1,
+              values: [
+                themeKey, 2, objective.type ?? 'Objective', objective.id, objective.key ?? null, group.id,
+                objective.title ?? null, objective.completionPct ?? null, objective.timePeriod ?? null,
+                objective.status?.status ?? null, objective.bvPlan ?? null, objective.bvActual ?? null,
+                objective.completionCriteria ?? null,
+              ],
+            };
+            for (const kr of keyResults) {
+              counts.keyResults++;
+              yield {
+                outlineLevel: 2,
+                values: [
+                  themeKey, 3, kr.type ?? 'Key Result', kr.id, kr.key ?? null, objective.id, kr.title ?? null,
+                  kr.completionPct ?? null, kr.timePeriod ?? null, kr.status?.status ?? null, null, null, null,
+                  kr.criteria ?? null, kr.metric?.baseline ?? null, kr.metric?.target ?? null,
+                  kr.metric?.current ?? null, kr.metric?.unit ?? null,
+                ],
+              };
+            }
+          }
+        }
+      }
+    }
+    yield { table: { name: 'okrs', columns: OKR_COLUMNS }, rows: okrRows() };
+  }
+
+  const averageObjectiveCompletion = () =>
+    objectivesWithCompletion > 0 ? objectiveCompletionSum / objectivesWithCompletion : null;
+
+  return {
+    name: 'okrs',
+    tables,
+    resolvedSelectors: () => ({
+      strategicThemes: themes.map((t) => ({ id: t.id, key: t.key ?? null, title: t.title ?? null })),
+    }),
+    summary: () => [
+      {
+        heading: 'OKR completion',
+        lines: [
+          ...themes.map(
+            (t): SummaryLine => ({
+              label: `${t.key ?? t.id} ${t.title ?? ''}`.trim(),
+              value: progress.get(t.id)?.themeProgress ?? null,
+              type: 'percent',
+            }),
+          ),
+          { label: 'Average objective completion', value: averageObjectiveCompletion(), type: 'percent' },
+          { label: 'Objective groups', value: counts.groups, type: 'integer' },
+          { label: 'Objectives', value: counts.objectives, type: 'integer' },
+          { label: 'Key results', value: counts.keyResults, type: 'integer' },
+        ],
+      },
+    ],
+    figures: () => ({
+      okr: {
+        ...counts,
+        averageObjectiveCompletion: averageObjectiveCompletion(),
+        themeProgress: Object.fromEntries(themes.map((t) => [t.key ?? t.id, progress.get(t.id)?.themeProgress ?? null])),
+      },
+    }),
+  };
+}

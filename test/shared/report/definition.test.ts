@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { ReportDefinitionError } from '../../../shared/errors';
+import { parseReportDefinition, parseReportDefinitionJson } from '../../../shared/report/definition';
+
+function issuesOf(input: unknown): { path: string; message: string }[] {
+  try {
+    parseReportDefinition(input);
+  } catch (error) {
+    if (error instanceof ReportDefinitionError) return [...error.issues];
+    throw error;
+  }
+  throw new Error('expected the definition to be rejected');
+}
+
+describe('parseReportDefinition', () => {
+  it('accepts the documented example and fills defaults', () => {
+    const d = parseReportDefinition({
+      name: 'acme-weekly',
+      datasets: {
+        risks: {},
+        okrs: {},
+        piObjectives: { boards: ['b1'], completionType: 2, additionalColumns: true },
+        boardItems: { boards: ['b1'] },
+      },
+      formats: ['xlsx', 'csv'],
+    });
+    expect(d.timeZone).toBe('UTC');
+    expect(d.csv.bom).toBe(true);
+    expect(d.links.presignedSeconds).toBe(3600);
+    expect(d.datasets.piObjectives?.completionType).toBe(2);
+  });
+
+  it('lists every bad field with its path and reason', () => {
+    const issues = issuesOf({
+      name: 'Acme Weekly!',
+      timeZone: 'Mars/Olympus',
+      datasets: { piObjectives: { completionType: 9 }, boardz: {} },
+      formats: ['pdf'],
+    });
+    const paths = issues.map((i) => i.path);
+    expect(paths).toEqual(expect.arrayContaining(['name', 'timeZone', 'datasets.piObjectives.completionType', 'datasets', 'formats.0']));
+    expect(issues.find((i) => i.path === 'datasets')?.message).toContain('"boardz"');
+    expect(issues.find((i) => i.path === 'name')?.message).toContain('slug');
+  });
+
+  it('rejects a definition with no dataset', () => {
+    expect(issuesOf({ name: 'x', datasets: {} })[0]?.message).toContain('at least one dataset');
+  });
+
+  it('rejects bad e-mail recipients at validation time', () => {
+    const issues = issuesOf({ name: 'x', datasets: { risks: {} }, email: { to: ['ok@example.com', 'not an address'] } });
+    expect(issues.map((i) => i.path)).toContain('email.to.1');
+  });
+
+  it('rejects duplicate formats and empty selector lists', () => {
+    const issues = issuesOf({ name: 'x', datasets: { risks: { registers: [] } }, formats: ['csv', 'csv'] });
+    expect(issues.map((i) => i.path)).toEqual(expect.arrayContaining(['formats', 'datasets.risks.registers']));
+  });
+
+  it('reports JSON syntax errors as such', () => {
+    expect(() => parseReportDefinitionJson('{"name": ', 'report.json')).toThrow(/report.json is not valid JSON/);
+  });
+});
