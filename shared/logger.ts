@@ -7,12 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
  *
  * Never pass a secret, an API key or an Authorization header in a message or an extra field.
  */
-export interface Log {
-  debug(message: string, ...extra: Record<string, unknown>[]): void;
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-  error(message: string, ...extra: (Record<string, unknown> | Error)[]): void;
-}
+export type Log = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
 export function createLogger(options: { level?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' } = {}): Logger {
   return new Logger({ serviceName: 'planning-report-exporter', logLevel: options.level ?? 'INFO' });

@@ -226,7 +226,10 @@ async function cleanUp(
     if (keys.size > 0) await storage.deleteObjects([...keys]);
   } catch (cleanupError) {
     // The original failure is what the user must see; a failed clean-up is logged for operators.
-    log.error('could not remove the partial run', { runFolder }, cleanupError instanceof Error ? cleanupError : new Error(String(cleanupError)));
+    log.error('could not remove the partial run', {
+      runFolder,
+      error: cleanupError instanceof Error ? cleanupError.message : String(cleanupError),
+    });
   }
 }
 

@@ -1,0 +1,37 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startSimulator } from '../test/simulator/index';
+import { runExportCommand, type CommandIo } from './export-command';
+
+/**
+ * `npm run demo`: starts the planning API simulator with the demo tenant on loopback, and runs the
+ * real export command against it with examples/demo-report.json, so the demo goes through exactly
+ * the door a user takes. No AWS account and no configuration needed.
+ */
+export async function runDemoCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      out: { type: 'string', default: 'out' },
+      tenant: { type: 'string', default: 'demo' },
+      report: { type: 'string', default: join(import.meta.dirname, '..', 'examples', 'demo-report.json') },
+    },
+  });
+  const tenant = values.tenant === 'large' || values.tenant === 'tiny' ? values.tenant : 'demo';
+  const simulator = await startSimulator({ tenant });
+  const dir = await mkdtemp(join(tmpdir(), 'demo-credentials-'));
+  try {
+    const credentialsPath = join(dir, 'credentials.json');
+    await writeFile(credentialsPath, JSON.stringify(simulator.credentials(), null, 2), { mode: 0o600 });
+    io.stdout.write(`demo tenant "${tenant}" served at ${simulator.v1BaseUrl} (v1) and ${simulator.legacyBaseUrl} (legacy)\n`);
+    return await runExportCommand(
+      ['--report', values.report, '--credentials', credentialsPath, '--out', values.out],
+      io,
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await simulator.close();
+  }
+}

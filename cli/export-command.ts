@@ -1,0 +1,159 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { S3Client } from '@aws-sdk/client-s3';
+import { loadCliConfig } from '../shared/config';
+import { LocalDirectoryStorage } from '../shared/delivery/local-storage';
+import { S3Storage } from '../shared/delivery/s3-storage';
+import type { Storage } from '../shared/delivery/storage';
+import { ExporterError, ReportDefinitionError } from '../shared/errors';
+import { createLogger } from '../shared/logger';
+import { parseReportDefinitionJson } from '../shared/report/definition';
+import { exportReport } from '../shared/report/export-report';
+import type { ExportResult } from '../shared/report/run-export';
+import { fileCredentialsSource } from '../shared/secrets/credentials-file';
+import { SecretsManagerCredentialsSource, type CredentialsSource } from '../shared/secrets/secret-source';
+import { formatBytes, terminalProgress } from './progress';
+
+export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
+                         (--out <dir> | --bucket <bucket> [--prefix <prefix>]) [--run-id <id>] [--concurrency <n>] [--quiet] [--verbose]
+
+  --report       report definition (JSON, see README)
+  --credentials  planning API credentials file {email, apiKey, baseUrl, legacyBaseUrl, companyPrefix}
+  --secret-id    read those credentials from AWS Secrets Manager instead
+  --out          write into this local directory
+  --bucket       write to this S3 bucket (AWS_ENDPOINT_URL_S3 points at a local S3 such as s3rver)
+  --prefix       key prefix inside the bucket (default: none)
+  --run-id       reuse a run id (a completed run is not exported twice)
+  --concurrency  planning API requests in flight (default 8)
+  --verbose      structured logs on stderr`;
+
+export interface CommandIo {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+class UsageError extends ExporterError {}
+
+function parse(argv: readonly string[]) {
+  try {
+    const { values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        report: { type: 'string' },
+        credentials: { type: 'string' },
+        'secret-id': { type: 'string' },
+        out: { type: 'string' },
+        bucket: { type: 'string' },
+        prefix: { type: 'string' },
+        'run-id': { type: 'string' },
+        concurrency: { type: 'string' },
+        quiet: { type: 'boolean', default: false },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    });
+    return values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+/** Runs the export command; resolves with the process exit code (0 ok, 1 failed, 2 usage). */
+export async function runExportCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+    if (args.help) {
+      io.stdout.write(`${EXPORT_USAGE}\n`);
+      return 0;
+    }
+    if (!args.report) throw new UsageError('--report is required');
+    if (!args.credentials === !args['secret-id']) throw new UsageError('give exactly one of --credentials or --secret-id');
+    if (!args.out === !args.bucket) throw new UsageError('give exactly one of --out or --bucket');
+    if (args.prefix !== undefined && !args.bucket) throw new UsageError('--prefix goes with --bucket');
+    if (args.concurrency !== undefined && !/^[1-9]\d{0,2}$/.test(args.concurrency)) {
+      throw new UsageError('--concurrency must be a whole number from 1 to 999');
+    }
+  } catch (error) {
+    io.stderr.write(`error: ${(error as Error).message}\n\n${EXPORT_USAGE}\n`);
+    return 2;
+  }
+
+  try {
+    const config = loadCliConfig(io.env);
+    const reportPath = resolve(io.cwd, args.report);
+    const definition = parseReportDefinitionJson(await readDefinition(reportPath), `report definition ${args.report}`);
+    const credentials: CredentialsSource = args.credentials
+      ? fileCredentialsSource(resolve(io.cwd, args.credentials))
+      : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
+    const storage: Storage = args.bucket
+      ? new S3Storage({
+          bucket: args.bucket,
+          ...(args.prefix !== undefined && { prefix: args.prefix }),
+          client: new S3Client({
+            ...(config.AWS_REGION && { region: config.AWS_REGION }),
+            // A local S3 (s3rver, MinIO) needs path-style addressing and no streaming checksums.
+            ...(config.AWS_ENDPOINT_URL_S3 && {
+              endpoint: config.AWS_ENDPOINT_URL_S3,
+              forcePathStyle: true,
+              requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+              responseChecksumValidation: 'WHEN_REQUIRED' as const,
+            }),
+          }),
+        })
+      : new LocalDirectoryStorage(resolve(io.cwd, args.out!));
+    const log = args.verbose ? createLogger({ level: 'DEBUG' }) : createLogger({ level: 'SILENT' });
+    log.appendKeys({ report: definition.name });
+
+    if (!args.quiet) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
+    const result = await exportReport(definition, {
+      credentials,
+      storage,
+      log,
+      ...(args['run-id'] !== undefined && { runId: args['run-id'] }),
+      ...(args.concurrency !== undefined && { concurrency: Number(args.concurrency) }),
+      ...(!args.quiet && { onProgress: terminalProgress(io.stdout) }),
+    });
+    io.stdout.write(describeResult(result, storage));
+    return 0;
+  } catch (error) {
+    io.stderr.write(`\nexport failed: ${describeError(error)}\n`);
+    if (args.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    io.stderr.write('no run was published: the manifest and latest.json are unchanged.\n');
+    return 1;
+  }
+}
+
+async function readDefinition(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ReportDefinitionError(`report definition "${path}" could not be read: ${(error as Error).message}`, [], {
+      cause: error,
+    });
+  }
+}
+
+function describeResult(result: ExportResult, storage: Storage): string {
+  const lines = [
+    result.written ? '\nexport complete' : '\nthis run id had already completed; nothing was exported again',
+    `  run      ${result.manifest.runId}`,
+    `  manifest ${storage.describe(result.manifestKey)}`,
+    ...result.manifest.files.map(
+      (f) => `  ${f.format.padEnd(8)} ${storage.describe(`${result.runFolder}/${f.path}`)} (${formatBytes(f.bytes)}, ${Object.values(f.rows).reduce((a, b) => a + b, 0).toLocaleString('en-US')} rows)`,
+    ),
+    result.latestUpdated ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)}` : '',
+  ];
+  return `${lines.filter((l) => l !== '').join('\n')}\n`;
+}
+
+/** Our errors carry messages written for users; anything else is unexpected and says so. */
+export function describeError(error: unknown): string {
+  if (error instanceof ExporterError) return error.message;
+  if (error instanceof Error) return `unexpected error: ${error.message} (run with --verbose for details)`;
+  return `unexpected error: ${String(error)}`;
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { ConfigError } from './errors';
+
+/**
+ * Configuration from the environment, parsed once per door with zod. Nothing else reads
+ * process.env: the doors pass it in (tests pass their own object).
+ */
+type Env = Readonly<Record<string, string | undefined>>;
+
+const optionalUrl = z.url().optional();
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+function parseEnv<S extends z.ZodType>(schema: S, env: Env, door: string): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.map(String).join('.');
+    return env[name] === undefined || env[name] === ''
+      ? `${name} is not set`
+      : `${name} is invalid: ${issue.message}`;
+  });
+  throw new ConfigError(`${door} configuration: ${problems.join('; ')}`, { cause: result.error });
+}
+
+/** The command line: only optional overrides (a local S3 such as s3rver, and the region). */
+const cliSchema = z.object({
+  AWS_ENDPOINT_URL_S3: optionalUrl,
+  AWS_REGION: z.string().min(1).optional(),
+});
+export type CliConfig = z.infer<typeof cliSchema>;
+export function loadCliConfig(env: Env): CliConfig {
+  return parseEnv(cliSchema, env, 'command line');
+}
+
+/** Shared by both Lambdas. */
+const lambdaSchema = z.object({
+  REPORTS_BUCKET: z.string().min(3),
+  REPORTS_PREFIX: z.string().default('reports'),
+  PLANNING_SECRET_ID: z.string().min(1),
+  LINK_KEY_SECRET_ID: z.string().min(1),
+  /** Public base URL of the API, for e-mail links: https://abc.execute-api.eu-west-1.amazonaws.com/prod */
+  LINK_BASE_URL: z.url(),
+  API_CONCURRENCY: positiveInt(8),
+  API_TIMEOUT_MS: positiveInt(30_000),
+  SECRET_MAX_AGE_SECONDS: positiveInt(300),
+  AWS_ENDPOINT_URL_S3: optionalUrl,
+});
+
+const exportLambdaSchema = lambdaSchema.extend({
+  EVENT_BUS_NAME: z.string().min(1).default('default'),
+  MAIL_FROM: z.string().min(3).optional(),
+  /** Report definitions by name, JSON: {"acme-weekly": {...}} (set by the stack from cdk.json). */
+  REPORT_DEFINITIONS: z.string().default('{}'),
+});
+export type ExportLambdaConfig = z.infer<typeof exportLambdaSchema>;
+export function loadExportLambdaConfig(env: Env): ExportLambdaConfig {
+  return parseEnv(exportLambdaSchema, env, 'export-report');
+}
+
+const apiLambdaSchema = lambdaSchema.extend({
+  EXPORT_FUNCTION_NAME: z.string().min(1),
+  REPORT_DEFINITIONS: z.string().default('{}'),
+});
+export type ApiLambdaConfig = z.infer<typeof apiLambdaSchema>;
+export function loadApiLambdaConfig(env: Env): ApiLambdaConfig {
+  return parseEnv(apiLambdaSchema, env, 'export-api');
+}

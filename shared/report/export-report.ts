@@ -1,0 +1,56 @@
+import type { Storage } from '../delivery/storage';
+import { silentLog, type Log } from '../logger';
+import { PlanningApiClient, type RequestEvent } from '../planning-api/client';
+import { createLimiter } from '../planning-api/concurrency';
+import { describeSource } from '../planning-api/credentials';
+import { withCredentialRefresh, type CredentialsSource } from '../secrets/credential-refresh';
+import type { ProgressEvent } from './dataset';
+import type { ReportDefinition } from './definition';
+import { runExport, type ExportResult } from './run-export';
+
+export interface ExportReportOptions {
+  readonly credentials: CredentialsSource;
+  readonly storage: Storage;
+  readonly log?: Log;
+  readonly runId?: string;
+  readonly runDate?: Date;
+  readonly now?: () => Date;
+  readonly onProgress?: (event: ProgressEvent) => void;
+  /** Requests in flight across the whole export (one limiter shared by every dataset). */
+  readonly concurrency?: number;
+  readonly timeoutMs?: number;
+  readonly onRequest?: (event: RequestEvent) => void;
+  readonly fetch?: typeof fetch;
+}
+
+/** Default in-flight requests; see docs/benchmarks.md for how it was chosen. */
+export const DEFAULT_EXPORT_CONCURRENCY = 8;
+
+/**
+ * The whole export behind both doors (command line and Lambdas): credentials → client → runExport.
+ * A 401/403 makes the credentials be read once more past the cache (the key may have been rotated)
+ * and the export is run again with them; the failed attempt has already removed its partial files.
+ */
+export function exportReport(definition: ReportDefinition, options: ExportReportOptions): Promise<ExportResult> {
+  const log = options.log ?? silentLog;
+  return withCredentialRefresh(options.credentials, (credentials) => {
+    const client = new PlanningApiClient({
+      credentials,
+      limiter: createLimiter(options.concurrency ?? DEFAULT_EXPORT_CONCURRENCY),
+      log,
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      ...(options.onRequest && { onRequest: options.onRequest }),
+      ...(options.fetch && { fetch: options.fetch }),
+    });
+    return runExport(definition, {
+      source: client,
+      storage: options.storage,
+      sourceInfo: describeSource(credentials),
+      log,
+      ...(options.runId !== undefined && { runId: options.runId }),
+      ...(options.runDate && { runDate: options.runDate }),
+      ...(options.now && { now: options.now }),
+      ...(options.onProgress && { onProgress: options.onProgress }),
+    });
+  });
+}
