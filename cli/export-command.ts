@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { S3Client } from '@aws-sdk/client-s3';
+import { createS3Client } from '../shared/aws-clients';
 import { loadCliConfig } from '../shared/config';
 import { LocalDirectoryStorage } from '../shared/delivery/local-storage';
 import { S3Storage } from '../shared/delivery/s3-storage';
@@ -94,16 +94,7 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
       ? new S3Storage({
           bucket: args.bucket,
           ...(args.prefix !== undefined && { prefix: args.prefix }),
-          client: new S3Client({
-            ...(config.AWS_REGION && { region: config.AWS_REGION }),
-            // A local S3 (s3rver, MinIO) needs path-style addressing and no streaming checksums.
-            ...(config.AWS_ENDPOINT_URL_S3 && {
-              endpoint: config.AWS_ENDPOINT_URL_S3,
-              forcePathStyle: true,
-              requestChecksumCalculation: 'WHEN_REQUIRED' as const,
-              responseChecksumValidation: 'WHEN_REQUIRED' as const,
-            }),
-          }),
+          client: createS3Client(config.AWS_ENDPOINT_URL_S3),
         })
       : new LocalDirectoryStorage(resolve(io.cwd, args.out!));
     const log = args.verbose ? createLogger({ level: 'DEBUG' }) : createLogger({ level: 'SILENT' });

@@ -22,10 +22,9 @@ function parseEnv<S extends z.ZodType>(schema: S, env: Env, door: string): z.out
   throw new ConfigError(`${door} configuration: ${problems.join('; ')}`, { cause: result.error });
 }
 
-/** The command line: only optional overrides (a local S3 such as s3rver, and the region). */
+/** The command line: only an optional local S3 endpoint such as s3rver (region etc. the SDK reads itself). */
 const cliSchema = z.object({
   AWS_ENDPOINT_URL_S3: optionalUrl,
-  AWS_REGION: z.string().min(1).optional(),
 });
 export type CliConfig = z.infer<typeof cliSchema>;
 export function loadCliConfig(env: Env): CliConfig {

@@ -1,0 +1,29 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { ExporterError } from '../errors';
+import type { EventPublisher, ReportExportedDetail, ReportFailedDetail } from '../jobs/ports';
+
+/** Source of every event the exporter puts on the bus; downstream rules match on it. */
+export const EVENT_SOURCE = 'planning-report-exporter';
+
+export class EventPublishError extends ExporterError {}
+
+/** Publishes ReportExported / ReportFailed on an EventBridge bus. */
+export class EventBridgePublisher implements EventPublisher {
+  private readonly client: EventBridgeClient;
+  constructor(private readonly options: { busName: string; client?: EventBridgeClient }) {
+    this.client = options.client ?? new EventBridgeClient({});
+  }
+
+  async publish(detailType: 'ReportExported' | 'ReportFailed', detail: ReportExportedDetail | ReportFailedDetail): Promise<void> {
+    const result = await this.client.send(
+      new PutEventsCommand({
+        Entries: [{ EventBusName: this.options.busName, Source: EVENT_SOURCE, DetailType: detailType, Detail: JSON.stringify(detail) }],
+      }),
+    );
+    // PutEvents reports per-entry failures in a 200 answer; a lost event must not pass silently.
+    if ((result.FailedEntryCount ?? 0) > 0) {
+      const entry = result.Entries?.[0];
+      throw new EventPublishError(`could not publish ${detailType}: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`.trim());
+    }
+  }
+}

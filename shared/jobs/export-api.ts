@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { resolveLink } from '../delivery/link-redirect';
+import { LINK_TOKEN_PUBLIC_MESSAGE, type LinkVerificationKeys } from '../delivery/link-token';
+import type { PresignGet } from '../delivery/presign';
+import type { Storage } from '../delivery/storage';
+import { ReportDefinitionError } from '../errors';
+import type { Log } from '../logger';
+import { manifestSchema } from '../report/manifest';
+import { EXPORT_ID_PATTERN, type JobStatusStore } from './job-status';
+import type { JobLauncher } from './ports';
+import { resolveDefinition } from './resolve-definition';
+
+/** The HTTP request as the API needs it, independent of the API Gateway payload version. */
+export interface ApiRequest {
+  readonly method: string;
+  /** The matched route, e.g. `POST /exports`, `GET /exports/{id}`, `GET /links/{token}`. */
+  readonly route: string;
+  readonly pathParameters: Readonly<Record<string, string | undefined>>;
+  readonly body: string | undefined;
+  readonly requestId: string;
+}
+
+export interface ApiResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+export interface ApiDependencies {
+  readonly definitions: Readonly<Record<string, unknown>>;
+  readonly jobs: JobStatusStore;
+  readonly launcher: JobLauncher;
+  readonly storage: Storage;
+  readonly presign: PresignGet;
+  readonly linkKeys: () => Promise<LinkVerificationKeys>;
+  /** Public base URL of this API, for status URLs. */
+  readonly apiBaseUrl: string;
+  readonly log: Log;
+  readonly now?: () => Date;
+  readonly newId?: () => string;
+  /** Lifetime of the download links in a status answer. */
+  readonly presignedSeconds?: number;
+}
+
+const startExportSchema = z.strictObject({
+  report: z.string().min(1).max(64).optional(),
+  overrides: z.record(z.string(), z.unknown()).optional(),
+  definition: z.record(z.string(), z.unknown()).optional(),
+});
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResponse {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+function badRequest(message: string, issues: readonly { path: string; message: string }[]): ApiResponse {
+  return json(400, { message, issues });
+}
+
+/**
+ * The export API: start an export (202, the work runs asynchronously because reports take longer
+ * than API Gateway's 29 seconds), read its status with download links, and follow an e-mail link.
+ * Every failure is mapped here to a status code and a safe message; nothing internal is echoed.
+ */
+export async function handleApiRequest(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  try {
+    switch (request.route) {
+      case 'POST /exports':
+        return await startExport(request, deps);
+      case 'GET /exports/{id}':
+        return await exportStatus(request.pathParameters.id, deps);
+      case 'GET /links/{token}':
+        return await followLink(request.pathParameters.token, deps);
+      default:
+        return json(404, { message: 'no such route' });
+    }
+  } catch (error) {
+    deps.log.error('request failed', {
+      route: request.route,
+      requestId: request.requestId,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    return json(500, { message: 'internal error; quote this request id to the operators', requestId: request.requestId });
+  }
+}
+
+async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  let body: unknown;
+  try {
+    body = JSON.parse(request.body ?? '');
+  } catch {
+    return badRequest('the request body must be JSON', [{ path: '(body)', message: 'not valid JSON' }]);
+  }
+  const parsed = startExportSchema.safeParse(body);
+  if (!parsed.success) {
+    return badRequest(
+      'the request body is invalid',
+      parsed.error.issues.map((i) => ({
+        path: i.path.length > 0 ? i.path.map(String).join('.') : '(body)',
+        message: i.code === 'unrecognized_keys' ? `unknown field(s) ${i.keys.join(', ')}` : i.message,
+      })),
+    );
+  }
+  let reportName: string;
+  try {
+    reportName = resolveDefinition(parsed.data, deps.definitions).name;
+  } catch (error) {
+    if (error instanceof ReportDefinitionError) return badRequest(error.message, error.issues);
+    throw error;
+  }
+  const now = (deps.now ?? (() => new Date()))();
+  const id = (deps.newId ?? randomUUID)();
+  await deps.jobs.put({ id, report: reportName, status: 'queued', createdAt: now.toISOString(), updatedAt: now.toISOString() });
+  try {
+    await deps.launcher.launch({ ...parsed.data, exportId: id, source: 'api' });
+  } catch (error) {
+    deps.log.error('could not start the export job', { exportId: id, error: error instanceof Error ? error.message : String(error) });
+    await deps.jobs.update(id, { status: 'failed', error: 'the export could not be started; try again' }, now);
+    return json(503, { message: 'the export could not be started; try again', id });
+  }
+  const statusUrl = `${deps.apiBaseUrl.replace(/\/+$/, '')}/exports/${id}`;
+  return json(202, { id, status: 'queued', report: reportName, statusUrl }, { location: statusUrl });
+}
+
+async function exportStatus(id: string | undefined, deps: ApiDependencies): Promise<ApiResponse> {
+  if (!id || !EXPORT_ID_PATTERN.test(id)) {
+    return badRequest('the export id is malformed', [{ path: 'id', message: 'expected the id returned by POST /exports' }]);
+  }
+  const status = await deps.jobs.get(id);
+  if (!status) return json(404, { message: `no export with id "${id}"` });
+  if (status.status !== 'succeeded' || !status.manifestKey) return json(200, status);
+  const bytes = await deps.storage.getObject(status.manifestKey);
+  if (!bytes) return json(200, { ...status, status: 'failed', error: 'the files of this export have expired' });
+  const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+  const folder = status.manifestKey.slice(0, status.manifestKey.lastIndexOf('/'));
+  const seconds = deps.presignedSeconds ?? 3600;
+  const expiresAt = new Date((deps.now ?? (() => new Date()))().getTime() + seconds * 1000).toISOString();
+  const files = await Promise.all(
+    manifest.files.map(async (f) => ({
+      ...f,
+      url: await deps.presign(`${folder}/${f.path}`, { expiresInSeconds: seconds, downloadName: f.path }),
+      urlExpiresAt: expiresAt,
+    })),
+  );
+  return json(200, { ...status, generatedAt: manifest.generatedAt, summary: manifest.summary, files });
+}
+
+async function followLink(token: string | undefined, deps: ApiDependencies): Promise<ApiResponse> {
+  const forbidden = json(403, { message: LINK_TOKEN_PUBLIC_MESSAGE });
+  if (!token) return forbidden;
+  const resolution = await resolveLink(token, {
+    keys: await deps.linkKeys(),
+    presign: deps.presign,
+    log: deps.log,
+    ...(deps.now && { now: deps.now() }),
+  });
+  if (resolution.status === 403) return forbidden;
+  return {
+    statusCode: 302,
+    headers: { location: resolution.location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+    body: '',
+  };
+}

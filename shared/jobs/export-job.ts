@@ -1,0 +1,159 @@
+import type { OutgoingEmail } from '../delivery/email';
+import type { LinkVerificationKeys } from '../delivery/link-token';
+import type { Storage } from '../delivery/storage';
+import { ExporterError } from '../errors';
+import type { Log } from '../logger';
+import type { RequestEvent } from '../planning-api/client';
+import type { ReportDefinition } from '../report/definition';
+import { exportReport } from '../report/export-report';
+import { newRunId } from '../report/run-id';
+import type { ExportResult } from '../report/run-export';
+import type { CredentialsSource } from '../secrets/credential-refresh';
+import { classifyFailure } from './failure';
+import type { JobStatusStore } from './job-status';
+import type { EventPublisher, ExportJobRequest } from './ports';
+import { buildReportEmail } from './report-email';
+import { resolveDefinition } from './resolve-definition';
+
+export interface ExportJobDependencies {
+  readonly definitions: Readonly<Record<string, unknown>>;
+  readonly credentials: CredentialsSource;
+  readonly storage: Storage;
+  readonly jobs: JobStatusStore;
+  readonly events: EventPublisher;
+  readonly log: Log;
+  /** Needed only for definitions with e-mail recipients. */
+  readonly mail?: {
+    readonly send: (email: OutgoingEmail) => Promise<unknown>;
+    readonly from: string | undefined;
+    readonly linkBaseUrl: string;
+    readonly linkKeys: () => Promise<LinkVerificationKeys>;
+  };
+  readonly bucket?: string;
+  readonly now?: () => Date;
+  readonly concurrency?: number;
+  readonly timeoutMs?: number;
+  readonly onRequest?: (event: RequestEvent) => void;
+  readonly onComplete?: (result: ExportResult, durationMs: number) => void;
+}
+
+export type ExportJobOutcome =
+  | { readonly status: 'succeeded'; readonly runId: string; readonly manifestKey: string; readonly emailed: boolean }
+  | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean };
+
+/** Thrown when a failed job may pass on another attempt: the Lambda fails and its retry policy applies. */
+export class RetryableExportError extends ExporterError {}
+
+/** A run id that is the same for every attempt of one scheduled run or one API export. */
+export function jobRunId(request: ExportJobRequest, now: Date): string {
+  if (request.exportId) return request.exportId;
+  if (request.scheduledTime) {
+    const at = new Date(request.scheduledTime);
+    if (!Number.isNaN(at.getTime())) return `s-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z')}`;
+  }
+  return newRunId(now);
+}
+
+/**
+ * One export job: resolve the definition, export, e-mail the recipients, announce the result on the
+ * event bus and keep the on-demand status up to date. Failures are recorded (status, ReportFailed
+ * event) and returned; a scheduled run's transient failure is thrown as RetryableExportError.
+ * Retries are idempotent: the run id is the same, a completed run is not exported again, and the
+ * e-mail is sent again (at least once) when the earlier attempt failed after exporting.
+ */
+export async function runExportJob(request: ExportJobRequest, deps: ExportJobDependencies): Promise<ExportJobOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const started = now();
+  const reportName = request.report ?? nameOf(request.definition);
+  const runId = jobRunId(request, started);
+  const log = deps.log;
+  if (request.exportId) await deps.jobs.update(request.exportId, { status: 'running', runId }, started);
+
+  let definition: ReportDefinition | undefined;
+  try {
+    definition = resolveDefinition(request, deps.definitions);
+    const scheduled = request.scheduledTime ? new Date(request.scheduledTime) : undefined;
+    const result = await exportReport(definition, {
+      credentials: deps.credentials,
+      storage: deps.storage,
+      log,
+      runId,
+      ...(scheduled && !Number.isNaN(scheduled.getTime()) && { runDate: scheduled }),
+      ...(deps.now && { now: deps.now }),
+      ...(deps.concurrency !== undefined && { concurrency: deps.concurrency }),
+      ...(deps.timeoutMs !== undefined && { timeoutMs: deps.timeoutMs }),
+      ...(deps.onRequest && { onRequest: deps.onRequest }),
+    });
+    deps.onComplete?.(result, now().getTime() - started.getTime());
+
+    let emailed = false;
+    const email = definition.email;
+    if (email) {
+      if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
+      const keys = await deps.mail.linkKeys();
+      const from = email.from ?? deps.mail.from;
+      if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
+      const message = await buildReportEmail({ ...definition, email }, result, {
+        from,
+        linkBaseUrl: deps.mail.linkBaseUrl,
+        key: keys.current,
+        now: now(),
+        storage: deps.storage,
+      });
+      await deps.mail.send(message);
+      emailed = true;
+    }
+
+    await deps.events.publish('ReportExported', {
+      report: definition.name,
+      runId: result.manifest.runId,
+      ...(request.exportId && { exportId: request.exportId }),
+      manifestKey: result.manifestKey,
+      ...(deps.bucket && { bucket: deps.bucket }),
+      rows: result.manifest.files.find((f) => f.format === 'xlsx')?.rows ?? Object.assign({}, ...result.manifest.files.map((f) => f.rows)),
+      files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
+    });
+    if (request.exportId) {
+      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey }, now());
+    }
+    log.info('export job succeeded', { report: definition.name, runId, emailed });
+    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
+  } catch (error) {
+    const failure = classifyFailure(error);
+    log.error('export job failed', {
+      report: reportName,
+      runId,
+      errorType: failure.errorType,
+      reason: failure.reason,
+      retryable: failure.retryable,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    await Promise.allSettled([
+      deps.events.publish('ReportFailed', {
+        report: definition?.name ?? reportName,
+        runId,
+        ...(request.exportId && { exportId: request.exportId }),
+        ...failure,
+      }),
+      request.exportId
+        ? deps.jobs.update(
+            request.exportId,
+            { status: 'failed', error: failure.retryable ? `${failure.reason} (this may pass if you start the export again)` : failure.reason },
+            now(),
+          )
+        : Promise.resolve(),
+    ]);
+    // On-demand exports end here: their user sees `failed` and can start again, whereas a silent
+    // Lambda retry would flip the status back and forth. Scheduled runs have nobody watching, so a
+    // transient failure is thrown for the invocation's retry policy (same run id, same keys).
+    if (failure.retryable && !request.exportId) throw new RetryableExportError(failure.reason, { cause: error });
+    return { status: 'failed', reason: failure.reason, retryable: failure.retryable };
+  }
+}
+
+function nameOf(definition: unknown): string {
+  if (definition && typeof definition === 'object' && 'name' in definition && typeof definition.name === 'string') {
+    return definition.name;
+  }
+  return '(unnamed)';
+}

@@ -1,0 +1,40 @@
+import {
+  AuthenticationError,
+  ConfigError,
+  CredentialsError,
+  ExporterError,
+  NotFoundError,
+  PlanningApiError,
+  ReportDefinitionError,
+  SchemaMismatchError,
+  SelectorNotFoundError,
+  StorageError,
+} from '../errors';
+
+/**
+ * What a failed export tells its user, and whether trying again can help. A wrong definition, a
+ * wrong key or an invisible board fail the same way on every attempt, so they are not retried;
+ * timeouts, throttling and 5xx from the planning API or S3 often pass.
+ */
+export function classifyFailure(error: unknown): { reason: string; errorType: string; retryable: boolean } {
+  const errorType = error instanceof Error ? error.name : 'Error';
+  if (
+    error instanceof ReportDefinitionError ||
+    error instanceof SelectorNotFoundError ||
+    error instanceof AuthenticationError ||
+    error instanceof CredentialsError ||
+    error instanceof ConfigError ||
+    error instanceof NotFoundError ||
+    error instanceof SchemaMismatchError
+  ) {
+    return { reason: error.message, errorType, retryable: false };
+  }
+  if (error instanceof PlanningApiError) {
+    const status = error.status;
+    return { reason: error.message, errorType, retryable: status === undefined || status === 429 || status >= 500 };
+  }
+  if (error instanceof StorageError) return { reason: error.message, errorType, retryable: true };
+  if (error instanceof ExporterError) return { reason: error.message, errorType, retryable: false };
+  // Unknown errors may carry internals: the user gets a generic reason, operators the logs.
+  return { reason: 'the export failed unexpectedly; the operators have the details in the logs', errorType, retryable: true };
+}

@@ -1,0 +1,55 @@
+import { renderReportEmail, type ReportEmailLink } from '../delivery/email-content';
+import type { EmailAttachment, OutgoingEmail } from '../delivery/email';
+import { fitsAsAttachment } from '../delivery/email';
+import { createLinkToken, type LinkKey } from '../delivery/link-token';
+import type { Storage } from '../delivery/storage';
+import type { ReportDefinition } from '../report/definition';
+import type { ExportResult } from '../report/run-export';
+
+const DAY_MS = 86_400_000;
+
+/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`. */
+export function fileLinks(
+  result: ExportResult,
+  options: { linkBaseUrl: string; key: LinkKey; expiresAt: Date; now: Date },
+): ReportEmailLink[] {
+  const base = options.linkBaseUrl.replace(/\/+$/, '');
+  return result.manifest.files.map((file) => ({
+    label: file.path,
+    format: file.format,
+    bytes: file.bytes,
+    url: `${base}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
+  }));
+}
+
+/** The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked and small. */
+export async function buildReportEmail(
+  definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
+  result: ExportResult,
+  options: { from: string; linkBaseUrl: string; key: LinkKey; now: Date; storage: Storage },
+): Promise<OutgoingEmail> {
+  const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
+  const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now });
+  const rendered = renderReportEmail({
+    reportName: definition.title ?? definition.name,
+    generatedAt: new Date(result.manifest.generatedAt),
+    timeZone: definition.timeZone,
+    ...(definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
+    summary: result.summary,
+    links,
+    linksExpireAt: expiresAt,
+  });
+  const attachments: EmailAttachment[] = [];
+  const workbook = result.manifest.files.find((f) => f.format === 'xlsx');
+  if (definition.email.attachWorkbook && workbook && fitsAsAttachment(workbook.bytes)) {
+    const content = await options.storage.getObject(`${result.runFolder}/${workbook.path}`);
+    if (content) attachments.push({ fileName: workbook.path, contentType: workbook.contentType, content });
+  }
+  return {
+    from: definition.email.from ?? options.from,
+    to: definition.email.to,
+    ...(definition.email.cc && { cc: definition.email.cc }),
+    ...rendered,
+    ...(attachments.length > 0 && { attachments }),
+  };
+}
