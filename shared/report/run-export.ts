@@ -155,7 +155,8 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       files.unshift(fileEntry(object, runFolder, 'xlsx', tableRows));
     }
 
-    const manifest: Manifest = manifestSchema.parse({
+    // Through JSON and back, so the manifest returned is exactly what readers of manifest.json get.
+    const manifest: Manifest = manifestSchema.parse(JSON.parse(JSON.stringify({
       formatVersion: 1,
       report: definition.name,
       runId,
@@ -173,7 +174,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         ...Object.assign({}, ...datasets.map((d) => d.figures())),
         sections: summary.sections,
       },
-    });
+    })));
     await deps.storage.putObject(ownManifestKey, JSON.stringify(manifest, null, 2), { contentType: CONTENT_TYPES.json });
     const latestUpdated = await publishLatest(deps.storage, manifest, ownManifestKey);
     log.info('export complete', { runId, manifest: ownManifestKey, rows: tableRows, latestUpdated });

@@ -1,0 +1,50 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
+
+/** A CSV file as header + rows of strings, read by an independent RFC 4180 parser. */
+export async function readCsv(path: string): Promise<{ header: string[]; rows: string[][]; raw: Buffer }> {
+  const raw = await readFile(path);
+  const records = parse(raw, { bom: true, relax_column_count: false }) as string[][];
+  const [header, ...rows] = records;
+  return { header: header ?? [], rows, raw };
+}
+
+/** Rows of a CSV as objects keyed by header. */
+export function csvObjects(csv: { header: string[]; rows: string[][] }): Record<string, string>[] {
+  return csv.rows.map((row) => Object.fromEntries(csv.header.map((h, i) => [h, row[i] ?? ''])));
+}
+
+/** Reads a workbook with exceljs's (non-streaming) reader. */
+export async function readWorkbook(path: string): Promise<ExcelJS.Workbook> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(path);
+  return workbook;
+}
+
+/** The header row of a worksheet as strings. */
+export function sheetHeader(sheet: ExcelJS.Worksheet): string[] {
+  const header: string[] = [];
+  sheet.getRow(1).eachCell({ includeEmpty: true }, (cell, col) => {
+    header[col - 1] = String(cell.value ?? '');
+  });
+  return header;
+}
+
+/** Data rows of a worksheet (header excluded) with cells addressed by column name. */
+export function sheetRows(sheet: ExcelJS.Worksheet): { row: ExcelJS.Row; cell: (column: string) => ExcelJS.Cell }[] {
+  const header = sheetHeader(sheet);
+  const out: { row: ExcelJS.Row; cell: (column: string) => ExcelJS.Cell }[] = [];
+  for (let r = 2; r <= sheet.rowCount; r++) {
+    const row = sheet.getRow(r);
+    out.push({
+      row,
+      cell: (column: string) => {
+        const index = header.indexOf(column);
+        if (index < 0) throw new Error(`no column ${column} in sheet ${sheet.name}`);
+        return row.getCell(index + 1);
+      },
+    });
+  }
+  return out;
+}
