@@ -9,8 +9,12 @@ import { Logger } from '@aws-lambda-powertools/logger';
  */
 export type Log = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
+/** Without a level, Powertools takes POWERTOOLS_LOG_LEVEL (set by the stack), else INFO. */
 export function createLogger(options: { level?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' } = {}): Logger {
-  return new Logger({ serviceName: 'planning-report-exporter', logLevel: options.level ?? 'INFO' });
+  return new Logger({
+    serviceName: 'planning-report-exporter',
+    ...(options.level !== undefined && { logLevel: options.level }),
+  });
 }
 
 /** A logger that drops everything (tests and benchmarks that do not look at logs). */

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLinkToken } from '../../../shared/delivery/link-token';
+import { API_BASE_URL, httpApiEvent, LINK_KEYS, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+
+const ON_DEMAND = { name: 'on-demand', datasets: { risks: {}, okrs: {} }, formats: ['xlsx', 'csv'] };
+
+describe('export-api handler', () => {
+  let h: LambdaHarness;
+  beforeAll(async () => {
+    h = await startLambdaHarness({ 'on-demand': ON_DEMAND });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const post = (body: string, base64 = false) =>
+    h.apiHandler(httpApiEvent('POST', 'POST /exports', '/exports', { body, base64 }), lambdaContext('export-api'));
+  const status = (id: string) =>
+    h.apiHandler(httpApiEvent('GET', 'GET /exports/{id}', `/exports/${id}`, { pathParameters: { id } }), lambdaContext('export-api'));
+  const link = (token: string) =>
+    h.apiHandler(httpApiEvent('GET', 'GET /links/{token}', `/links/${token}`, { pathParameters: { token } }), lambdaContext('export-api'));
+
+  it('starts an export with 202, runs it asynchronously, and then serves its files through presigned links', async () => {
+    const accepted = await post(JSON.stringify({ report: 'on-demand', overrides: { formats: ['csv', 'xlsx'] } }), true);
+    expect(accepted.statusCode).toBe(202);
+    const body = JSON.parse(String(accepted.body)) as { id: string; status: string; statusUrl: string };
+    expect(body.status).toBe('queued');
+    expect(body.statusUrl).toBe(`${API_BASE_URL}/exports/${body.id}`);
+    expect(accepted.headers!.location).toBe(body.statusUrl);
+    expect(h.lambda.invocations.at(-1)).toMatchObject({
+      functionName: 'export-report',
+      invocationType: 'Event',
+      payload: { report: 'on-demand', exportId: body.id, source: 'api' },
+    });
+
+    let current: { status: string; files?: { path: string; url: string; sha256: string; bytes: number }[] } = { status: 'queued' };
+    for (let i = 0; i < 100 && current.status !== 'succeeded' && current.status !== 'failed'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const response = await status(body.id);
+      expect(response.statusCode).toBe(200);
+      current = JSON.parse(String(response.body));
+    }
+    expect(current.status).toBe('succeeded');
+    expect(current.files!.map((f) => f.path).sort()).toEqual(['okrs.csv', 'on-demand.xlsx', 'risks.csv', 'strategic-themes.csv']);
+    for (const file of current.files!) {
+      const bytes = Buffer.from(await (await fetch(file.url)).arrayBuffer());
+      expect(bytes.length).toBe(file.bytes);
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(file.sha256);
+    }
+  });
+
+  it('answers 400 with the field and reason for bad input', async () => {
+    const notJson = await post('{"report":');
+    expect(notJson.statusCode).toBe(400);
+    expect(JSON.parse(String(notJson.body)).issues[0].path).toBe('(body)');
+
+    const badField = await post(JSON.stringify({ definition: { name: 'x', datasets: { piObjectives: { completionType: 9 } } } }));
+    expect(badField.statusCode).toBe(400);
+    expect(JSON.parse(String(badField.body)).issues).toContainEqual(
+      expect.objectContaining({ path: 'datasets.piObjectives.completionType' }),
+    );
+
+    const unknown = await post(JSON.stringify({ report: 'nope' }));
+    expect(unknown.statusCode).toBe(400);
+    expect(JSON.parse(String(unknown.body)).message).toContain('on-demand');
+
+    const extra = await post(JSON.stringify({ report: 'on-demand', colour: 'blue' }));
+    expect(extra.statusCode).toBe(400);
+    expect(String(extra.body)).toContain('colour');
+  });
+
+  it('answers 404 for an unknown export id and 400 for a malformed one', async () => {
+    expect((await status('0123456789abcdef')).statusCode).toBe(404);
+    expect((await status('../../etc')).statusCode).toBe(400);
+  });
+
+  it('answers 403 with no detail for tampered, expired and malformed link tokens', async () => {
+    const now = new Date();
+    const valid = createLinkToken({ runKey: 'on-demand/dt=2026-11-23/run=x', file: 'risks.csv', expiresAt: new Date(now.getTime() + 3_600_000) }, LINK_KEYS.current, now);
+    const expired = createLinkToken({ runKey: 'on-demand/dt=2026-11-23/run=x', file: 'risks.csv', expiresAt: new Date(now.getTime() - 1000) }, LINK_KEYS.current, new Date(now.getTime() - 3_600_000));
+    const [payload, signature] = valid.split('.');
+    const tampered = `${payload!.slice(0, -2)}AA.${signature}`;
+    const bodies = new Set<string>();
+    for (const token of [tampered, expired, 'not-a-token', `${payload}.${'A'.repeat(43)}`]) {
+      const response = await link(token);
+      expect(response.statusCode).toBe(403);
+      bodies.add(String(response.body));
+    }
+    expect([...bodies]).toEqual([JSON.stringify({ message: 'invalid or expired link' })]);
+    expect((await link(valid)).statusCode).toBe(302);
+  });
+
+  it('never leaks internals: an unknown route is a plain 404', async () => {
+    const response = await h.apiHandler(httpApiEvent('GET', 'GET /admin', '/admin'), lambdaContext('export-api'));
+    expect(response.statusCode).toBe(404);
+    expect(String(response.body)).not.toMatch(/at .*\.ts|stack/i);
+  });
+});

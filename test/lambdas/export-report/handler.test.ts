@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+
+const WEEKLY = {
+  name: 'weekly',
+  title: 'Weekly <Planning> & Risks',
+  timeZone: 'Europe/Berlin',
+  datasets: { risks: {}, boardItems: {} },
+  email: { to: ['team@example.test'], subjectTemplate: '{report} – {date}' },
+};
+const BROKEN = { name: 'broken', datasets: { boardItems: { boards: ['not-a-board'] } } };
+
+/** The payload EventBridge Scheduler sends, with the context attributes the stack configures. */
+const schedulerPayload = (report: string, scheduledTime: string) => ({
+  report,
+  source: 'schedule',
+  scheduledTime,
+  executionId: `exec-${scheduledTime}`,
+});
+
+async function keysUnder(h: LambdaHarness, prefix: string): Promise<string[]> {
+  const out = await h.s3.client.send(new ListObjectsV2Command({ Bucket: h.s3.bucket, Prefix: prefix }));
+  return (out.Contents ?? []).map((o) => o.Key!).sort();
+}
+
+async function objectText(h: LambdaHarness, key: string): Promise<string> {
+  const out = await h.s3.client.send(new GetObjectCommand({ Bucket: h.s3.bucket, Key: key }));
+  return out.Body!.transformToString();
+}
+
+describe('export-report handler', () => {
+  let h: LambdaHarness;
+  beforeAll(async () => {
+    h = await startLambdaHarness({ weekly: WEEKLY, broken: BROKEN });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('turns a scheduled run into files in S3, an e-mail whose links download them, and a ReportExported event', async () => {
+    const outcome = (await h.exportHandler(schedulerPayload('weekly', '2026-11-23T06:00:00Z'), lambdaContext('export-report'))) as {
+      status: string;
+      manifestKey: string;
+    };
+    expect(outcome.status).toBe('succeeded');
+    const folder = 'reports/weekly/dt=2026-11-23/run=s-20261123T060000Z';
+    expect(await keysUnder(h, `${folder}/`)).toEqual(
+      [`${folder}/board-items.csv`, `${folder}/manifest.json`, `${folder}/risks.csv`, `${folder}/weekly.xlsx`].sort(),
+    );
+    const manifest = JSON.parse(await objectText(h, `${folder}/manifest.json`));
+    expect(JSON.parse(await objectText(h, 'reports/weekly/latest.json')).manifest).toBe('weekly/dt=2026-11-23/run=s-20261123T060000Z/manifest.json');
+
+    const mails = await h.ses.fetchStore();
+    expect(mails).toHaveLength(1);
+    const mail = mails[0]!;
+    expect(mail.destination.to).toEqual(['team@example.test']);
+    expect(mail.subject).toContain('Weekly <Planning> & Risks');
+    expect(mail.body.html).toContain('Weekly &lt;Planning&gt; &amp; Risks');
+    expect(mail.body.text).toBeTruthy();
+    const links = [...new Set([...(mail.body.html ?? '').matchAll(/https:\/\/api\.example\.test\/links\/([A-Za-z0-9_.-]+)/g)].map((m) => m[1]!))];
+    expect(links).toHaveLength(manifest.files.length);
+
+    // Each e-mail link goes through the link route to a fresh presigned URL of the right object.
+    for (const token of links) {
+      const response = await h.apiHandler(
+        httpApiEvent('GET', 'GET /links/{token}', `/links/${token}`, { pathParameters: { token } }),
+        lambdaContext('export-api'),
+      );
+      expect(response.statusCode).toBe(302);
+      const location = String(response.headers!.location);
+      const bytes = Buffer.from(await (await fetch(location)).arrayBuffer());
+      const sha = createHash('sha256').update(bytes).digest('hex');
+      expect(manifest.files.map((f: { sha256: string }) => f.sha256)).toContain(sha);
+    }
+
+    const exported = h.events.events.filter((e) => e.DetailType === 'ReportExported');
+    expect(exported).toHaveLength(1);
+    expect(exported[0]!.Source).toBe('planning-report-exporter');
+    expect(JSON.parse(exported[0]!.Detail)).toMatchObject({
+      report: 'weekly',
+      runId: 's-20261123T060000Z',
+      manifestKey: 'weekly/dt=2026-11-23/run=s-20261123T060000Z/manifest.json',
+      bucket: h.s3.bucket,
+    });
+  });
+
+  it('reuses the keys of a scheduled run when the invocation is retried', async () => {
+    const before = await keysUnder(h, 'reports/weekly/');
+    await h.exportHandler(schedulerPayload('weekly', '2026-11-23T06:00:00Z'), lambdaContext('export-report'));
+    expect(await keysUnder(h, 'reports/weekly/')).toEqual(before);
+  });
+
+  it('records a definition that cannot succeed as ReportFailed without retrying, and writes nothing', async () => {
+    const outcome = (await h.exportHandler(schedulerPayload('broken', '2026-11-23T06:00:00Z'), lambdaContext('export-report'))) as {
+      status: string;
+      reason: string;
+    };
+    expect(outcome).toMatchObject({ status: 'failed', reason: expect.stringContaining('not-a-board') });
+    expect(await keysUnder(h, 'reports/broken/')).toEqual([]);
+    const failed = h.events.events.filter((e) => e.DetailType === 'ReportFailed').map((e) => JSON.parse(e.Detail));
+    expect(failed).toContainEqual(expect.objectContaining({ report: 'broken', retryable: false, errorType: 'SelectorNotFoundError' }));
+  });
+
+  it('rejects an event that is not a job request', async () => {
+    await expect(h.exportHandler({ report: 42 }, lambdaContext('export-report'))).rejects.toThrow();
+  });
+});
+
+describe('export-report handler with a rotated API key', () => {
+  let h: LambdaHarness;
+  beforeAll(async () => {
+    // The secret starts with a key the planning API no longer accepts.
+    h = await startLambdaHarness(
+      { weekly: { ...WEEKLY, email: undefined } },
+      { planningSecret: (sim) => JSON.stringify({ ...sim.credentials(), apiKey: 'revoked-key' }) },
+    );
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('fails with a message to check the e-mail and key when the secret still holds the revoked key', async () => {
+    const outcome = (await h.exportHandler({ report: 'weekly', source: 'manual' }, lambdaContext('export-report'))) as {
+      status: string;
+      reason: string;
+    };
+    expect(outcome.status).toBe('failed');
+    expect(outcome.reason).toMatch(/e-mail and API key/i);
+    expect(outcome.reason).not.toContain('revoked-key');
+    // One read, then one forced re-read after the 401 (which found the same key).
+    expect(h.secrets.calls('planning/credentials')).toBe(2);
+  });
+
+  it('reads the secret again after a 401 and succeeds once the operator stored the new key', async () => {
+    h.secrets.setSecret('planning/credentials', JSON.stringify(h.sim.credentials()));
+    h.secrets.resetCalls();
+    h.sim.clearRequests();
+    const outcome = (await h.exportHandler({ report: 'weekly', source: 'manual' }, lambdaContext('export-report'))) as { status: string };
+    expect(outcome.status).toBe('succeeded');
+    // The cached (revoked) key was used once, got a 401, and exactly one forced read fetched the new key.
+    expect(h.secrets.calls('planning/credentials')).toBe(1);
+    expect(h.sim.requests.filter((r) => r.status === 401)).toHaveLength(1);
+  });
+});

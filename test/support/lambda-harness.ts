@@ -1,0 +1,138 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { vi } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../simulator/index';
+import { startEventBridgeStub, startLambdaStub } from './aws-stubs';
+import { startS3rver, type S3rverHandle } from './s3rver';
+import { startSecretsManagerStub, type SecretsManagerStub } from './secrets-manager-stub';
+import { startSesLocal, type SesLocalHandle } from './ses-local';
+
+type ExportHandler = (event: unknown, context: Context) => Promise<unknown>;
+type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export const LINK_KEYS = { current: { id: 'k2', secret: 'b'.repeat(48) }, previous: { id: 'k1', secret: 'a'.repeat(48) } };
+export const API_BASE_URL = 'https://api.example.test';
+
+/**
+ * Everything the two Lambdas talk to, started on loopback: the planning API simulator, s3rver,
+ * aws-ses-v2-local, a Secrets Manager stub, and EventBridge / Lambda stubs. The handler modules are
+ * imported for real after the environment is set, exactly as the Lambda runtime would load them;
+ * the Lambda stub runs the export handler in-process when the API invokes it asynchronously.
+ */
+export interface LambdaHarness {
+  readonly sim: RunningSimulator;
+  readonly s3: S3rverHandle;
+  readonly ses: SesLocalHandle;
+  readonly secrets: SecretsManagerStub;
+  readonly events: Awaited<ReturnType<typeof startEventBridgeStub>>;
+  readonly lambda: Awaited<ReturnType<typeof startLambdaStub>>;
+  readonly exportHandler: ExportHandler;
+  readonly apiHandler: ApiHandler;
+  close(): Promise<void>;
+}
+
+export function lambdaContext(functionName: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: `req-${Math.random().toString(16).slice(2)}`,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'test',
+    getRemainingTimeInMillis: () => 900_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** An API Gateway HTTP API (payload format 2.0) event. */
+export function httpApiEvent(
+  method: 'GET' | 'POST',
+  routeKey: string,
+  rawPath: string,
+  options: { pathParameters?: Record<string, string>; body?: string; base64?: boolean } = {},
+): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', host: 'api.example.test' },
+    ...(options.pathParameters && { pathParameters: options.pathParameters }),
+    ...(options.body !== undefined && {
+      body: options.base64 ? Buffer.from(options.body).toString('base64') : options.body,
+    }),
+    isBase64Encoded: options.base64 ?? false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api123',
+      domainName: 'api.example.test',
+      domainPrefix: 'api',
+      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'vitest' },
+      requestId: `r-${Math.random().toString(16).slice(2)}`,
+      routeKey,
+      stage: '$default',
+      time: '23/Nov/2026:06:00:00 +0000',
+      timeEpoch: Date.parse('2026-11-23T06:00:00Z'),
+    },
+  };
+}
+
+export async function startLambdaHarness(
+  definitions: Record<string, unknown>,
+  options: { planningSecret?: (sim: RunningSimulator) => string } = {},
+): Promise<LambdaHarness> {
+  const sim = await startSimulator({ tenant: 'tiny' });
+  const s3 = await startS3rver({ bucket: 'reports-bucket' });
+  const ses = await startSesLocal();
+  const secrets = await startSecretsManagerStub({
+    'planning/credentials': options.planningSecret?.(sim) ?? JSON.stringify(sim.credentials()),
+    'planning/link-keys': JSON.stringify(LINK_KEYS),
+  });
+  const events = await startEventBridgeStub();
+  let exportHandler: ExportHandler | undefined;
+  const lambda = await startLambdaStub((_name, payload) => exportHandler!(payload, lambdaContext('export-report')));
+
+  const env: Record<string, string> = {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    AWS_ENDPOINT_URL_SESV2: ses.endpoint,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
+    AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
+    AWS_MAX_ATTEMPTS: '1',
+    REPORTS_BUCKET: s3.bucket,
+    REPORTS_PREFIX: 'reports',
+    PLANNING_SECRET_ID: 'planning/credentials',
+    LINK_KEY_SECRET_ID: 'planning/link-keys',
+    LINK_BASE_URL: API_BASE_URL,
+    EVENT_BUS_NAME: 'default',
+    MAIL_FROM: 'reports@example.test',
+    EXPORT_FUNCTION_NAME: 'export-report',
+    REPORT_DEFINITIONS: JSON.stringify(definitions),
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  };
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  vi.resetModules();
+  exportHandler = (await import('../../lambdas/export-report/handler')).handler as ExportHandler;
+  const apiHandler = (await import('../../lambdas/export-api/handler')).handler as ApiHandler;
+
+  return {
+    sim, s3, ses, secrets, events, lambda, exportHandler, apiHandler,
+    async close() {
+      await lambda.settled();
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      await Promise.all([sim.close(), s3.close(), ses.close(), secrets.close(), events.close(), lambda.close()]);
+    },
+  };
+}
