@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createS3Client } from '../shared/aws-clients';
+import { formatBytes } from '../shared/format-bytes';
 import { loadCliConfig } from '../shared/config';
 import { LocalDirectoryStorage } from '../shared/delivery/local-storage';
 import { S3Storage } from '../shared/delivery/s3-storage';
@@ -13,7 +14,7 @@ import { exportReport } from '../shared/report/export-report';
 import type { ExportResult } from '../shared/report/run-export';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import { SecretsManagerCredentialsSource, type CredentialsSource } from '../shared/secrets/secret-source';
-import { formatBytes, terminalProgress } from './progress';
+import { terminalProgress } from './progress';
 
 export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
                          (--out <dir> | --bucket <bucket> [--prefix <prefix>]) [--run-id <id>] [--concurrency <n>] [--quiet] [--verbose]

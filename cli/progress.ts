@@ -1,3 +1,4 @@
+import { formatBytes } from '../shared/format-bytes';
 import type { ProgressEvent } from '../shared/report/dataset';
 
 /**
@@ -32,10 +33,4 @@ export function terminalProgress(out: NodeJS.WritableStream & { isTTY?: boolean 
         break;
     }
   };
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress } from '../delivery/email-address';
 import { ReportDefinitionError } from '../errors';
 
 /**
@@ -21,12 +22,6 @@ const isTimeZone = (tz: string): boolean => {
     return false;
   }
 };
-
-/** A single e-mail address (no display names, no lists): what SES accepts as a recipient. */
-export const emailAddressSchema = z
-  .string()
-  .trim()
-  .regex(/^[^\s@<>(),;:"[\]]+@[^\s@<>(),;:"[\]]+\.[^\s@<>(),;:"[\]]+$/, 'must be a plain e-mail address like team@example.com');
 
 export const reportDefinitionSchema = z.strictObject({
   /** Used in file names and S3 keys, so restricted to a safe slug. */
@@ -97,9 +92,9 @@ export const reportDefinitionSchema = z.strictObject({
     .default({ presignedSeconds: 3600, emailLinkDays: 14 }),
   email: z
     .strictObject({
-      to: z.array(emailAddressSchema).min(1, 'list at least one recipient'),
-      cc: z.array(emailAddressSchema).optional(),
-      from: emailAddressSchema.optional(),
+      to: z.array(emailAddress).min(1, 'list at least one recipient'),
+      cc: z.array(emailAddress).optional(),
+      from: emailAddress.optional(),
       /** Placeholders: {report}, {date}. */
       subjectTemplate: z.string().min(1).max(200).optional(),
       /** Attach the workbook when it is small enough for SES (see docs). */

@@ -105,7 +105,7 @@ describe('runExport against the simulator (demo tenant)', () => {
 
   it('keeps injection strings as text: neutralised in CSV, a plain string cell in the workbook', async () => {
     const csv = csvObjects(await readCsv(join(folder, 'board-items.csv')));
-    const injected = csv.find((r) => r.summary.includes('HYPERLINK'))!;
+    const injected = csv.find((r) => r.summary?.includes("HYPERLINK"))!;
     expect(injected.summary).toBe(`'=HYPERLINK("http://x","y")`);
     const sheet = (await readWorkbook(join(folder, 'acme-weekly.xlsx'))).getWorksheet('board-items')!;
     const cell = sheetRows(sheet).find((r) => r.cell('id').value === injected.id)!.cell('summary');
@@ -177,7 +177,7 @@ describe('runExport against the simulator (demo tenant)', () => {
       const s = tenant.statuses(b.id);
       return [...(s.parentStatuses ?? []), ...(s.childrenStatuses ?? [])].map((x) => x.title);
     }));
-    for (const row of csv) expect(titles.has(row.status)).toBe(true);
+    for (const row of csv) expect(titles.has(row.status ?? "")).toBe(true);
   });
 
   it('exports only what a restricted user can see', async () => {

@@ -1,0 +1,107 @@
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { z } from 'zod';
+import { ExporterError } from '../errors';
+import { emailAddress } from './email-address';
+
+export { emailAddress } from './email-address';
+
+/** Sending the report e-mail failed, or its input was invalid. */
+export class EmailDeliveryError extends ExporterError {}
+
+export interface EmailAttachment {
+  readonly fileName: string;
+  readonly contentType: string;
+  readonly content: Uint8Array;
+}
+
+export interface OutgoingEmail {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc?: readonly string[];
+  readonly subject: string;
+  readonly html: string;
+  readonly text: string;
+  readonly attachments?: readonly EmailAttachment[];
+}
+
+/**
+ * Attachments are limited to 7 MiB in total. SES accepts messages up to 40 MB, but base64 grows an
+ * attachment by a third and many receiving servers refuse mail over 10 MB: 7 MiB encodes to about
+ * 9.3 MiB, leaving room for the bodies. Larger workbooks are only linked.
+ */
+export const MAX_ATTACHMENT_BYTES = 7 * 1024 * 1024;
+
+/** SES refuses more than 50 recipients per message. */
+const MAX_RECIPIENTS = 50;
+
+export function fitsAsAttachment(bytes: number): boolean {
+  return bytes <= MAX_ATTACHMENT_BYTES;
+}
+
+const outgoingEmailSchema = z.object({
+  from: emailAddress,
+  to: z.array(emailAddress).min(1, 'needs at least one recipient'),
+  cc: z.array(emailAddress).optional(),
+  subject: z.string().min(1, 'must not be empty'),
+});
+
+/**
+ * Sends mail through SES v2 `SendEmail` with Simple content. Simple content takes attachments too
+ * (SES builds the MIME message), so no hand-written Raw MIME is needed.
+ */
+export class SesMailer {
+  private readonly client: SESv2Client;
+
+  constructor(options: { client?: SESv2Client } = {}) {
+    this.client = options.client ?? new SESv2Client({});
+  }
+
+  async send(email: OutgoingEmail): Promise<{ messageId: string | undefined }> {
+    const checked = outgoingEmailSchema.safeParse(email);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      const path = issue?.path.map(String).join('.') ?? '';
+      throw new EmailDeliveryError(`invalid e-mail: ${path} ${issue?.message ?? ''}`.trim(), { cause: checked.error });
+    }
+    const { from, to, cc = [], subject } = checked.data;
+    if (to.length + cc.length > MAX_RECIPIENTS) {
+      throw new EmailDeliveryError(`an e-mail can have at most ${MAX_RECIPIENTS} recipients, not ${to.length + cc.length}`);
+    }
+    const attachments = email.attachments ?? [];
+    const attachedBytes = attachments.reduce((sum, a) => sum + a.content.byteLength, 0);
+    if (attachedBytes > MAX_ATTACHMENT_BYTES) {
+      throw new EmailDeliveryError(
+        `attachments are ${attachedBytes} bytes; at most ${MAX_ATTACHMENT_BYTES} are sent (link the file instead)`,
+      );
+    }
+    try {
+      const response = await this.client.send(
+        new SendEmailCommand({
+          FromEmailAddress: from,
+          Destination: { ToAddresses: to, ...(cc.length > 0 && { CcAddresses: cc }) },
+          Content: {
+            Simple: {
+              Subject: { Data: subject, Charset: 'UTF-8' },
+              Body: { Html: { Data: email.html, Charset: 'UTF-8' }, Text: { Data: email.text, Charset: 'UTF-8' } },
+              ...(attachments.length > 0 && {
+                Attachments: attachments.map((a) => ({
+                  FileName: a.fileName,
+                  ContentType: a.contentType,
+                  RawContent: a.content,
+                  ContentDisposition: 'ATTACHMENT' as const,
+                  ContentTransferEncoding: 'BASE64' as const,
+                })),
+              }),
+            },
+          },
+        }),
+      );
+      return { messageId: response.MessageId };
+    } catch (error) {
+      const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      throw new EmailDeliveryError(`could not send "${subject}" to ${to.length + cc.length} recipient(s): ${detail}`, {
+        cause: error,
+      });
+    }
+  }
+}

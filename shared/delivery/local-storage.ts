@@ -1,0 +1,250 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { StorageError } from '../errors';
+import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from './storage';
+import { assertValidKey, assertValidMetadata, assertValidPrefix } from './storage-keys';
+
+/** Temporary files are dot-files with this suffix next to their target; listings skip them. */
+const PARTIAL_SUFFIX = '.partial';
+
+/**
+ * The storage port over a local directory (the demo and the export command). Objects are written to
+ * a temporary file in the target's directory and renamed into place, so a reader never sees a
+ * half-written file under a key: rename within one directory is atomic on POSIX file systems.
+ * Content type and metadata are validated like S3's but not stored (a directory has nowhere to put
+ * them).
+ */
+export class LocalDirectoryStorage implements Storage {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  openUpload(key: string, meta: ObjectMetadata): ObjectUpload {
+    const target = this.pathOf(key);
+    assertValidMetadata(key, meta.metadata);
+    return new LocalUpload(this.root, key, target, this.describe(key));
+  }
+
+  async putObject(key: string, body: string | Uint8Array, meta: ObjectMetadata): Promise<StoredObject> {
+    const target = this.pathOf(key);
+    assertValidMetadata(key, meta.metadata);
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const temp = tempPathFor(target);
+    try {
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(temp, bytes, { flag: 'wx' });
+      await rename(temp, target);
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw new StorageError(`could not write ${this.describe(key)}: ${reasonOf(error)}`, { cause: error });
+    }
+    return { key, bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
+  }
+
+  async getObject(key: string): Promise<Uint8Array | undefined> {
+    const target = this.pathOf(key);
+    try {
+      return new Uint8Array(await readFile(target));
+    } catch (error) {
+      // A directory is not an object either: S3 has no directories to read.
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR') || isErrno(error, 'ENOTDIR')) return undefined;
+      throw new StorageError(`could not read ${this.describe(key)}: ${reasonOf(error)}`, { cause: error });
+    }
+  }
+
+  async listKeys(prefix: string): Promise<string[]> {
+    assertValidPrefix(prefix);
+    // Only the directory holding the prefix's last segment can contain matches; prefixes need not
+    // end at a '/' (S3 semantics: 'a/b' matches 'a/b.csv' and 'a/bc/d').
+    const slash = prefix.lastIndexOf('/');
+    const startDir = slash < 0 ? '' : prefix.slice(0, slash);
+    const keys: string[] = [];
+    try {
+      await this.walk(startDir, keys);
+    } catch (error) {
+      throw new StorageError(`could not list ${this.describe(prefix)}: ${reasonOf(error)}`, { cause: error });
+    }
+    return keys.filter((k) => k.startsWith(prefix)).sort();
+  }
+
+  async deleteObjects(keys: readonly string[]): Promise<void> {
+    for (const key of keys) assertValidKey(key);
+    for (const key of keys) {
+      const target = this.pathOf(key);
+      try {
+        await rm(target, { force: true });
+      } catch (error) {
+        throw new StorageError(`could not delete ${this.describe(key)}: ${reasonOf(error)}`, { cause: error });
+      }
+      await removeEmptyParents(this.root, path.dirname(target));
+    }
+  }
+
+  describe(key?: string): string {
+    return key === undefined ? this.root : path.join(this.root, ...key.split('/'));
+  }
+
+  private pathOf(key: string): string {
+    assertValidKey(key);
+    const root = path.resolve(this.root);
+    const target = path.resolve(root, ...key.split('/'));
+    // Defence in depth: assertValidKey already rejects everything that could leave the root.
+    if (!target.startsWith(root + path.sep)) throw new StorageError(`invalid storage key "${key}": outside the root`);
+    return target;
+  }
+
+  private async walk(relativeDir: string, into: string[]): Promise<void> {
+    const dir = relativeDir === '' ? path.resolve(this.root) : this.pathOf(relativeDir);
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const key = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
+      if (entry.isDirectory()) await this.walk(key, into);
+      else if (entry.isFile() && !isPartialName(entry.name)) into.push(key);
+    }
+  }
+
+}
+
+class LocalUpload implements ObjectUpload {
+  readonly stream: Writable;
+  readonly done: Promise<StoredObject>;
+  private readonly temp: string;
+  private handle: FileHandle | undefined;
+  private renamed = false;
+  private finalising: Promise<void> | undefined;
+  private closed: Promise<void>;
+  private abortion: Promise<void> | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly key: string,
+    private readonly target: string,
+    private readonly location: string,
+  ) {
+    this.temp = tempPathFor(target);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    let resolveDone!: (value: StoredObject) => void;
+    let rejectDone!: (error: unknown) => void;
+    this.done = new Promise<StoredObject>((resolve, reject) => {
+      resolveDone = resolve;
+      rejectDone = reject;
+    });
+    // Callers that abort without awaiting `done` must not crash the process with an unhandled
+    // rejection; awaiting `done` still rejects.
+    this.done.catch(() => undefined);
+    let resolveClosed!: () => void;
+    this.closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+
+    this.stream = new Writable({
+      construct: (callback) => {
+        mkdir(path.dirname(this.target), { recursive: true })
+          .then(() => open(this.temp, 'wx'))
+          .then((handle) => {
+            this.handle = handle;
+            callback();
+          })
+          .catch((error: unknown) => callback(this.wrap('could not create', error)));
+      },
+      write: (chunk: Buffer, _encoding, callback) => {
+        hash.update(chunk);
+        bytes += chunk.byteLength;
+        this.handle!.write(chunk)
+          .then(() => callback())
+          .catch((error: unknown) => callback(this.wrap('could not write', error)));
+      },
+      final: (callback) => {
+        this.finalising = (async () => {
+          const handle = this.handle!;
+          this.handle = undefined;
+          // Flush to disk before the rename so a crash cannot leave a complete-looking empty file.
+          await handle.datasync();
+          await handle.close();
+          await rename(this.temp, this.target);
+          this.renamed = true;
+        })();
+        this.finalising.then(
+          () => {
+            resolveDone({ key: this.key, bytes, sha256: hash.digest('hex') });
+            callback();
+          },
+          (error: unknown) => callback(this.wrap('could not finish', error)),
+        );
+      },
+      destroy: (error, callback) => {
+        const handle = this.handle;
+        this.handle = undefined;
+        void (async () => {
+          await handle?.close().catch(() => undefined);
+          // A pending final() may still rename; wait for it so the temp file is really gone.
+          await this.finalising?.catch(() => undefined);
+          if (!this.renamed) await rm(this.temp, { force: true }).catch(() => undefined);
+          if (error) rejectDone(error instanceof StorageError ? error : this.wrap('could not write', error));
+          else if (!this.renamed) rejectDone(new StorageError(`upload of ${this.location} was closed before it ended`));
+          resolveClosed();
+          callback(error);
+        })();
+      },
+    });
+    // Failures reach the caller through `done`; without a listener an abort (which destroys the
+    // stream with an error) would be an uncaught 'error' event and crash the process.
+    this.stream.on('error', () => undefined);
+  }
+
+  abort(reason: Error): Promise<void> {
+    this.abortion ??= (async () => {
+      const error = new StorageError(`upload of ${this.location} was aborted: ${reason.message}`, { cause: reason });
+      // After a successful finish the stream is already destroyed (autoDestroy); destroy() is then a
+      // no-op and the object is removed below.
+      if (!this.stream.destroyed) this.stream.destroy(error);
+      await this.closed;
+      if (this.renamed) await rm(this.target, { force: true });
+      await removeEmptyParents(this.root, path.dirname(this.target));
+    })();
+    return this.abortion;
+  }
+
+  private wrap(what: string, error: unknown): StorageError {
+    return new StorageError(`${what} ${this.location}: ${reasonOf(error)}`, { cause: error });
+  }
+}
+
+/** S3 has no directories; leaving empty ones behind would make the two adapters look different. */
+async function removeEmptyParents(rootDir: string, dir: string): Promise<void> {
+  const root = path.resolve(rootDir);
+  let current = dir;
+  while (current.startsWith(root + path.sep)) {
+    try {
+      await rmdir(current);
+    } catch {
+      return; // not empty (or already gone): stop climbing
+    }
+    current = path.dirname(current);
+  }
+}
+
+function tempPathFor(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`);
+}
+
+function isPartialName(name: string): boolean {
+  return name.startsWith('.') && name.endsWith(PARTIAL_SUFFIX);
+}
+
+function isErrno(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,613 @@
+import type { z } from 'zod';
+import {
+  AuthenticationError,
+  NotFoundError,
+  PlanningApiError,
+  RequestTimeoutError,
+  SchemaMismatchError,
+} from '../errors';
+import { silentLog, type Log } from '../logger';
+import { createLimiter, type ConcurrencyLimiter } from './concurrency';
+import type { Credentials } from './credentials';
+import { extractErrorText, HttpTransport, joinUrl, type HttpMethod, type TransportOutcome } from './http-transport';
+import { pageOffset, pageV1 } from './paging';
+import {
+  parseJsonBody,
+  parseRecord,
+  readBareObject,
+  readListEnvelope,
+  readObjectEnvelope,
+  readSingleEnvelope,
+  type EnvelopeKey,
+} from './parse';
+import {
+  backoffDelay,
+  isRetryableStatus,
+  parseRetryAfter,
+  resolveRetryOptions,
+  retryDelay,
+  sleep,
+  type RetryOptions,
+} from './retry';
+import {
+  boardItemSchema,
+  boardRefSchema,
+  boardRegisterSchema,
+  boardSchema,
+  boardStatusSchema,
+  collectionSchema,
+  COMPLETION_TYPES,
+  keyResultSchema,
+  okrObjectiveGroupSchema,
+  okrObjectiveSchema,
+  piObjectiveGroupSchema,
+  portfolioThemeSchema,
+  riskRegisterSchema,
+  riskSchema,
+  sprintSchema,
+  strategicThemeSchema,
+  teamSchema,
+  themeProgressSchema,
+  type Board,
+  type BoardItem,
+  type BoardRef,
+  type BoardRegister,
+  type BoardStatus,
+  type Collection,
+  type CompletionType,
+  type KeyResult,
+  type OkrObjective,
+  type OkrObjectiveGroup,
+  type PiObjectiveGroup,
+  type PortfolioTheme,
+  type Risk,
+  type RiskRegister,
+  type Sprint,
+  type StrategicTheme,
+  type Team,
+  type ThemeProgress,
+} from './schemas';
+
+/** The API's maximum (and default) v1 page size. */
+export const MAX_PAGE_LIMIT = 50;
+/** Default `pageSize` of the PI Board Items `items` operation. */
+export const DEFAULT_BOARD_ITEMS_PAGE_SIZE = 50;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Requests in flight when the caller does not pass a limiter shared by the export. */
+export const DEFAULT_CONCURRENCY = 8;
+
+/** One attempt of one request, for metrics. Never carries headers or credentials. */
+export interface RequestEvent {
+  operation: string;
+  method: HttpMethod;
+  /** Path and query of the request (no host, no credentials). */
+  path: string;
+  /** HTTP status; undefined when no response arrived (timeout, network error). */
+  status: number | undefined;
+  outcome: 'ok' | 'http-error' | 'timeout' | 'network-error';
+  /** 1 for the first attempt. */
+  attempt: number;
+  durationMs: number;
+  /** True when this attempt failed and another one follows. */
+  retried: boolean;
+}
+
+export interface PlanningApiClientOptions {
+  credentials: Credentials;
+  /** Defaults to the global fetch. */
+  fetch?: typeof fetch;
+  /** One limiter for the whole export; defaults to a private one of DEFAULT_CONCURRENCY slots. */
+  limiter?: ConcurrencyLimiter;
+  log?: Log;
+  /** Time limit of each attempt (headers and body). Default 30 000 ms. */
+  timeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  /** v1 page size, 1 to 50. Default 50. */
+  pageLimit?: number;
+  /** Injected for tests: backoff sleep, jitter source and clock (Retry-After dates). */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+  /** Metrics hook, called once per attempt. Errors thrown by it are logged and ignored. */
+  onRequest?: (event: RequestEvent) => void;
+}
+
+export interface ListBoardsOptions {
+  collectionIds?: readonly string[];
+}
+
+export interface PiObjectiveGroupsOptions {
+  /** Completion calculation 1 to 6 (planning-api.md 4.4); omitted: the board's default (2, or 6 in OKR mode). */
+  completionType?: CompletionType;
+  /** Adds `teamsAndSprints` to every linked item and sub-item. */
+  additionalColumns?: boolean;
+}
+
+export interface BoardItemsOptions {
+  /** Restricts item fields (e.g. ['children', 'createdOn']); omitted: the server's default fields. */
+  fields?: readonly string[];
+  /** Items per request. Default 50. */
+  pageSize?: number;
+}
+
+/** Statuses of a board, both lists always present (a missing list is empty). */
+export type BoardStatuses = {
+  parentStatuses: BoardStatus[];
+  childrenStatuses: BoardStatus[];
+};
+
+type Api = 'v1' | 'legacy';
+
+interface Call {
+  operation: string;
+  api: Api;
+  method: HttpMethod;
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  /** The 404 sentence, e.g. `risk "r-9" was not found`. */
+  notFound?: string;
+  /** What a 403 may be about, e.g. `board "b-1"`. */
+  subject?: string;
+}
+
+const seg = encodeURIComponent;
+
+/**
+ * Typed client of the Work-Planning Reporting API (see planning-api.md). Lists that page are async
+ * iterators that stream records in server order; lists that come in one response are arrays.
+ * Every record is validated (schemas.ts) before it is returned.
+ */
+export class PlanningApiClient {
+  readonly #transport: HttpTransport;
+  readonly #baseUrl: string;
+  readonly #legacyBaseUrl: string;
+  readonly #limiter: ConcurrencyLimiter;
+  readonly #log: Log;
+  readonly #retry: RetryOptions;
+  readonly #pageLimit: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
+  readonly #now: () => number;
+  readonly #onRequest: ((event: RequestEvent) => void) | undefined;
+
+  constructor(options: PlanningApiClientOptions) {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
+    }
+    const pageLimit = options.pageLimit ?? MAX_PAGE_LIMIT;
+    if (!Number.isInteger(pageLimit) || pageLimit < 1 || pageLimit > MAX_PAGE_LIMIT) {
+      throw new RangeError(`pageLimit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${String(pageLimit)}`);
+    }
+    // The credentials object is not kept: only the transport holds the key, in a private field.
+    this.#transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs });
+    this.#baseUrl = options.credentials.baseUrl;
+    this.#legacyBaseUrl = `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`;
+    this.#limiter = options.limiter ?? createLimiter(DEFAULT_CONCURRENCY);
+    this.#log = options.log ?? silentLog;
+    this.#retry = resolveRetryOptions(options.retry);
+    this.#pageLimit = pageLimit;
+    this.#sleep = options.sleep ?? sleep;
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+    this.#onRequest = options.onRequest;
+  }
+
+  // ---------------------------------------------------------------- Risk (v1, envelope `data`)
+
+  listRiskRegisters(): AsyncGenerator<RiskRegister, void, undefined> {
+    return this.#listV1('listRiskRegisters', 'riskregister', 'data', riskRegisterSchema, {});
+  }
+
+  listRisks(registerIdOrKey: string): AsyncGenerator<Risk, void, undefined> {
+    return this.#listV1('listRisks', `${seg(registerIdOrKey)}/risk`, 'data', riskSchema, {
+      notFound: `risk register "${registerIdOrKey}" was not found`,
+      subject: `risk register "${registerIdOrKey}"`,
+    });
+  }
+
+  getRisk(riskId: string): Promise<Risk> {
+    return this.#getV1('getRisk', `risk/${seg(riskId)}`, 'data', riskSchema, {
+      notFound: `risk "${riskId}" was not found`,
+      subject: `risk "${riskId}"`,
+    });
+  }
+
+  /** The register linked to a board (PI board, solution train, portfolio board...). */
+  getBoardRegister(boardId: string): Promise<BoardRegister> {
+    return this.#getV1('getBoardRegister', `${seg(boardId)}/riskregister`, 'data', boardRegisterSchema, {
+      notFound: `no risk register is linked to board "${boardId}"`,
+      subject: `board "${boardId}"`,
+    });
+  }
+
+  /** Boards linked to a register. This operation takes no `fields` parameter. */
+  listRegisterBoards(registerIdOrKey: string): AsyncGenerator<BoardRef, void, undefined> {
+    return this.#listV1('listRegisterBoards', `${seg(registerIdOrKey)}/boards`, 'data', boardRefSchema, {
+      notFound: `risk register "${registerIdOrKey}" was not found`,
+      subject: `risk register "${registerIdOrKey}"`,
+      noFields: true,
+    });
+  }
+
+  // ---------------------------------------------- Strategic Themes & OKRs (v1, envelope `Data`)
+
+  listPortfolioThemes(): AsyncGenerator<PortfolioTheme, void, undefined> {
+    return this.#listV1('listPortfolioThemes', 'portfolio-themes', 'Data', portfolioThemeSchema, {});
+  }
+
+  getPortfolioTheme(keyOrId: string): Promise<PortfolioTheme> {
+    return this.#getV1('getPortfolioTheme', `portfolio-themes/${seg(keyOrId)}`, 'Data', portfolioThemeSchema, {
+      notFound: `portfolio theme "${keyOrId}" was not found`,
+      subject: `portfolio theme "${keyOrId}"`,
+    });
+  }
+
+  listStrategicThemes(): AsyncGenerator<StrategicTheme, void, undefined> {
+    return this.#listV1('listStrategicThemes', 'strategic-themes', 'Data', strategicThemeSchema, {});
+  }
+
+  /** Strategic Themes of one Portfolio Theme (the API shows only id, key and title here). */
+  listPortfolioStrategicThemes(portfolioKeyOrId: string): AsyncGenerator<StrategicTheme, void, undefined> {
+    return this.#listV1(
+      'listPortfolioStrategicThemes',
+      `portfolio-themes/${seg(portfolioKeyOrId)}/strategic-themes`,
+      'Data',
+      strategicThemeSchema,
+      {
+        notFound: `portfolio theme "${portfolioKeyOrId}" was not found`,
+        subject: `portfolio theme "${portfolioKeyOrId}"`,
+      },
+    );
+  }
+
+  getStrategicTheme(keyOrId: string): Promise<StrategicTheme> {
+    return this.#getV1('getStrategicTheme', `strategic-themes/${seg(keyOrId)}`, 'Data', strategicThemeSchema, {
+      notFound: `strategic theme "${keyOrId}" was not found`,
+      subject: `strategic theme "${keyOrId}"`,
+    });
+  }
+
+  listObjectiveGroups(themeKeyOrId: string): AsyncGenerator<OkrObjectiveGroup, void, undefined> {
+    return this.#listV1(
+      'listObjectiveGroups',
+      `strategic-themes/${seg(themeKeyOrId)}/objective-groups`,
+      'Data',
+      okrObjectiveGroupSchema,
+      { notFound: `strategic theme "${themeKeyOrId}" was not found`, subject: `strategic theme "${themeKeyOrId}"` },
+    );
+  }
+
+  /** Progress of a Strategic Theme: `Data` is an object here, and neither `fields` nor paging apply. */
+  async getThemeProgress(themeKeyOrId: string): Promise<ThemeProgress> {
+    const operation = 'getThemeProgress';
+    const body = await this.#call({
+      operation,
+      api: 'v1',
+      method: 'GET',
+      path: `strategic-themes/${seg(themeKeyOrId)}/progress`,
+      notFound: `strategic theme "${themeKeyOrId}" was not found`,
+      subject: `strategic theme "${themeKeyOrId}"`,
+    });
+    return parseRecord(themeProgressSchema, readObjectEnvelope(body, 'Data', operation), operation);
+  }
+
+  listObjectives(groupId: string): AsyncGenerator<OkrObjective, void, undefined> {
+    return this.#listV1('listObjectives', `objective-groups/${seg(groupId)}/objectives`, 'Data', okrObjectiveSchema, {
+      notFound: `objective group "${groupId}" was not found`,
+      subject: `objective group "${groupId}"`,
+    });
+  }
+
+  getObjective(keyOrId: string): Promise<OkrObjective> {
+    return this.#getV1('getObjective', `objectives/${seg(keyOrId)}`, 'Data', okrObjectiveSchema, {
+      notFound: `objective "${keyOrId}" was not found`,
+      subject: `objective "${keyOrId}"`,
+    });
+  }
+
+  listKeyResults(objectiveKeyOrId: string): AsyncGenerator<KeyResult, void, undefined> {
+    return this.#listV1('listKeyResults', `objectives/${seg(objectiveKeyOrId)}/key-results`, 'Data', keyResultSchema, {
+      notFound: `objective "${objectiveKeyOrId}" was not found`,
+      subject: `objective "${objectiveKeyOrId}"`,
+    });
+  }
+
+  getKeyResult(keyOrId: string): Promise<KeyResult> {
+    return this.#getV1('getKeyResult', `key-results/${seg(keyOrId)}`, 'Data', keyResultSchema, {
+      notFound: `key result "${keyOrId}" was not found`,
+      subject: `key result "${keyOrId}"`,
+    });
+  }
+
+  // ------------------------------------------ PI Objectives and PI Board Items (legacy address)
+
+  listCollections(): Promise<Collection[]> {
+    return this.#listLegacy(
+      { operation: 'listCollections', api: 'legacy', method: 'GET', path: 'collections' },
+      collectionSchema,
+    );
+  }
+
+  /**
+   * Boards, optionally of some collections. The two legacy groups document different names for the
+   * same filter: PI Objectives `collectionIds` (and it ignores the singular), PI Board Items
+   * `collectionId`. Both are sent, so the filter applies whichever implementation serves the call.
+   * The result cannot be checked on our side: a board record does not say which collection it is in.
+   */
+  listBoards(options: ListBoardsOptions = {}): Promise<Board[]> {
+    const ids = options.collectionIds?.length ? options.collectionIds.join(',') : undefined;
+    return this.#listLegacy(
+      {
+        operation: 'listBoards',
+        api: 'legacy',
+        method: 'GET',
+        path: 'boards',
+        query: { collectionIds: ids, collectionId: ids },
+      },
+      boardSchema,
+    );
+  }
+
+  /** PI Objective groups of a board, with their objectives, linked items and sub-items. */
+  async listPiObjectiveGroups(boardId: string, options: PiObjectiveGroupsOptions = {}): Promise<PiObjectiveGroup[]> {
+    const { completionType, additionalColumns } = options;
+    // The server silently falls back to a default for a value it does not know, which would put a
+    // different calculation in the report than the one asked for; so reject it here (as a rejected
+    // promise, like every other failure of this method).
+    if (completionType !== undefined && !Object.hasOwn(COMPLETION_TYPES, completionType)) {
+      throw new RangeError(`completionType must be one of 1 to 6, got ${String(completionType)}`);
+    }
+    return this.#listLegacy(
+      {
+        operation: 'listPiObjectiveGroups',
+        api: 'legacy',
+        method: 'GET',
+        path: 'objective-groups',
+        query: {
+          boardId,
+          completionType: completionType === undefined ? undefined : String(completionType),
+          additionalColumns: additionalColumns ? '1' : undefined,
+        },
+        notFound: `board "${boardId}" was not found`,
+        subject: `board "${boardId}"`,
+      },
+      piObjectiveGroupSchema,
+    );
+  }
+
+  /**
+   * Features (with their stories when `fields` asks for `children`) of a program board. Pages until
+   * an empty page: the API reports no total, and a page shorter than `pageSize` is not the end because
+   * a server may cap the page size without saying so. (POST, but a read: retrying it is safe.)
+   */
+  listBoardItems(boardId: string, options: BoardItemsOptions = {}): AsyncGenerator<BoardItem, void, undefined> {
+    const operation = 'listBoardItems';
+    const pageSize = options.pageSize ?? DEFAULT_BOARD_ITEMS_PAGE_SIZE;
+    if (!Number.isInteger(pageSize) || pageSize < 1) {
+      throw new RangeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
+    }
+    const fields = options.fields ? [...options.fields] : undefined;
+    return pageOffset({
+      operation,
+      pageSize,
+      idOf: (item) => item.id,
+      fetchPage: async (pageStart, size) => {
+        const body = await this.#call({
+          operation,
+          api: 'legacy',
+          method: 'POST',
+          path: 'items',
+          body: { boardId, fields, pageStart, pageSize: size },
+          notFound: `board "${boardId}" was not found`,
+          subject: `board "${boardId}"`,
+        });
+        const { records } = readListEnvelope(body, 'data', operation);
+        return records.map((raw, i) => parseRecord(boardItemSchema, raw, operation, { index: pageStart + i }));
+      },
+    });
+  }
+
+  listSprints(boardId: string): Promise<Sprint[]> {
+    return this.#listLegacy(this.#boardMetadataCall('listSprints', 'sprints', boardId), sprintSchema);
+  }
+
+  listTeams(boardId: string): Promise<Team[]> {
+    return this.#listLegacy(this.#boardMetadataCall('listTeams', 'teams', boardId), teamSchema);
+  }
+
+  /** Statuses of a board's parent and child items. This response has no `data` key. */
+  async getStatuses(boardId: string): Promise<BoardStatuses> {
+    const call = this.#boardMetadataCall('getStatuses', 'statuses', boardId);
+    const object = readBareObject(await this.#call(call), call.operation);
+    const read = (key: 'parentStatuses' | 'childrenStatuses'): BoardStatus[] => {
+      const value = object[key];
+      if (value === undefined || value === null) return [];
+      if (!Array.isArray(value)) {
+        throw new SchemaMismatchError(`${call.operation}: response field ${key}: expected array`, {
+          operation: call.operation,
+          path: key,
+        });
+      }
+      return value.map((raw: unknown, index) =>
+        parseRecord(boardStatusSchema, raw, call.operation, { index, pathPrefix: `${key}[${index}]` }),
+      );
+    };
+    return { parentStatuses: read('parentStatuses'), childrenStatuses: read('childrenStatuses') };
+  }
+
+  // ------------------------------------------------------------------------------ internals
+
+  #boardMetadataCall(operation: string, path: string, boardId: string): Call {
+    return {
+      operation,
+      api: 'legacy',
+      method: 'POST',
+      path,
+      body: { boardId },
+      notFound: `board "${boardId}" was not found`,
+      subject: `board "${boardId}"`,
+    };
+  }
+
+  #listV1<T extends { id: string }>(
+    operation: string,
+    path: string,
+    key: EnvelopeKey,
+    schema: z.ZodType<T, unknown>,
+    extra: { notFound?: string; subject?: string; noFields?: boolean },
+  ): AsyncGenerator<T, void, undefined> {
+    return pageV1<T>({
+      operation,
+      pageLimit: this.#pageLimit,
+      // Read ahead as far as the limiter lets requests run, and no further: pages that could not be
+      // in flight anyway would only be held in memory.
+      window: this.#limiter.limit,
+      log: this.#log,
+      idOf: (record) => record.id,
+      fetchPage: async (startAt, pageLimit) => {
+        const body = await this.#call({
+          operation,
+          api: 'v1',
+          method: 'GET',
+          path,
+          query: {
+            fields: extra.noFields ? undefined : 'all',
+            startAt: String(startAt),
+            pageLimit: String(pageLimit),
+          },
+          notFound: extra.notFound,
+          subject: extra.subject,
+        });
+        const envelope = readListEnvelope(body, key, operation);
+        const records = envelope.records.map((raw, i) => parseRecord(schema, raw, operation, { index: startAt + i }));
+        return { records, total: envelope.total };
+      },
+    });
+  }
+
+  async #getV1<T>(
+    operation: string,
+    path: string,
+    key: EnvelopeKey,
+    schema: z.ZodType<T, unknown>,
+    extra: { notFound: string; subject: string },
+  ): Promise<T> {
+    const body = await this.#call({ operation, api: 'v1', method: 'GET', path, query: { fields: 'all' }, ...extra });
+    const raw = readSingleEnvelope(body, key, operation);
+    // An empty result for a single record means the same as a 404.
+    if (raw === undefined) throw new NotFoundError(`${operation}: ${extra.notFound} (empty result)`, { operation });
+    return parseRecord(schema, raw, operation);
+  }
+
+  async #listLegacy<T>(call: Call, schema: z.ZodType<T, unknown>): Promise<T[]> {
+    const body = await this.#call(call);
+    const { records } = readListEnvelope(body, 'data', call.operation);
+    return records.map((raw, index) => parseRecord(schema, raw, call.operation, { index }));
+  }
+
+  /**
+   * One request with retries. Each attempt takes a limiter slot only while it is on the wire; the
+   * backoff sleep happens outside the slot so a throttled request does not block the others.
+   */
+  async #call(call: Call): Promise<unknown> {
+    const base = call.api === 'v1' ? `${this.#baseUrl.replace(/\/+$/, '')}/api/v1` : this.#legacyBaseUrl;
+    const url = joinUrl(base, call.path, call.query);
+    const path = `${url.pathname}${url.search}`;
+    const { maxAttempts } = this.#retry;
+
+    for (let attempt = 1; ; attempt += 1) {
+      const outcome = await this.#limiter.run(() =>
+        this.#transport.send({ method: call.method, url, body: call.body }),
+      );
+      const status = outcome.kind === 'response' ? outcome.status : undefined;
+
+      const report = { operation: call.operation, method: call.method, path, status, attempt, durationMs: outcome.durationMs };
+
+      if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
+        this.#emit({ ...report, outcome: 'ok', retried: false });
+        this.#log.debug('planning API request', report);
+        return parseJsonBody(outcome.text, call.operation);
+      }
+
+      const retryable = outcome.kind !== 'response' || isRetryableStatus(outcome.status);
+      const retried = retryable && attempt < maxAttempts;
+      const failure = outcome.kind === 'response' ? 'http-error' : outcome.kind === 'timeout' ? 'timeout' : 'network-error';
+      this.#emit({ ...report, outcome: failure, retried });
+      if (!retryable) throw this.#httpError(call, outcome);
+      if (!retried) throw this.#exhausted(call, outcome, attempt);
+
+      const delayMs =
+        outcome.kind === 'response'
+          ? retryDelay(attempt, parseRetryAfter(outcome.headers.get('retry-after'), this.#now()), this.#retry, this.#random)
+          : backoffDelay(attempt, this.#retry, this.#random);
+      this.#log.warn('planning API request failed; retrying', { ...report, failure, delayMs });
+      await this.#sleep(delayMs);
+    }
+  }
+
+  #emit(event: RequestEvent): void {
+    if (!this.#onRequest) return;
+    try {
+      this.#onRequest(event);
+    } catch (error) {
+      this.#log.warn('onRequest hook failed', { operation: event.operation, error: String(error) });
+    }
+  }
+
+  #serverText(text: string): string {
+    const extracted = this.#transport.redact(extractErrorText(text));
+    return extracted ? `: ${extracted}` : '';
+  }
+
+  #httpError(call: Call, outcome: Extract<TransportOutcome, { kind: 'response' }>): PlanningApiError {
+    const { operation } = call;
+    const { status } = outcome;
+    const serverText = this.#serverText(outcome.text);
+    if (status === 404) {
+      return new NotFoundError(`${operation}: ${call.notFound ?? `${call.path} was not found`} (404)${serverText}`, { operation, status });
+    }
+    if (status === 401) {
+      return new AuthenticationError(
+        `${operation}: the planning API rejected the credentials (401). Check the e-mail and API key in the credentials document${serverText}`,
+        { operation, status },
+      );
+    }
+    if (status === 403) {
+      return new AuthenticationError(
+        `${operation}: the planning API refused access (403). Check the e-mail and API key; the user may also lack access to ${call.subject ?? 'this resource'}${serverText}`,
+        { operation, status },
+      );
+    }
+    return new PlanningApiError(`${operation}: the planning API answered ${status}${serverText}`, { operation, status });
+  }
+
+  #exhausted(call: Call, outcome: TransportOutcome, attempts: number): PlanningApiError {
+    const { operation } = call;
+    const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    switch (outcome.kind) {
+      case 'timeout':
+        return new RequestTimeoutError(
+          `${operation}: no complete response within ${this.#transport.timeoutMs} ms (gave up after ${tries})`,
+          { operation },
+        );
+      case 'network':
+        return new PlanningApiError(`${operation}: could not reach the planning API (gave up after ${tries}): ${outcome.message}`, {
+          operation,
+        });
+      case 'response':
+        return new PlanningApiError(
+          `${operation}: the planning API answered ${outcome.status} (gave up after ${tries})${this.#serverText(outcome.text)}`,
+          { operation, status: outcome.status },
+        );
+    }
+  }
+}
+
+/** Collects an async iterable (a paged list) into an array. */
+export async function toArray<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}

@@ -1,0 +1,180 @@
+import type { Credentials } from './credentials';
+
+/**
+ * One HTTP exchange with the planning API: builds the Basic Authorization header, applies the
+ * per-request time limit and reads the whole body as text. It never throws for an HTTP status or a
+ * network failure; it reports an outcome and lets the retry loop in client.ts decide.
+ *
+ * The Authorization header lives only in a private field of this class (not enumerable, not shown by
+ * util.inspect or JSON.stringify) and every text that leaves this module through an error message can
+ * be passed through `redact`, because a misbehaving server or proxy may echo request headers back.
+ */
+
+export type HttpMethod = 'GET' | 'POST';
+
+export interface TransportRequest {
+  method: HttpMethod;
+  url: URL;
+  /** JSON body (POST operations of the PI Board Items API). */
+  body?: unknown;
+}
+
+export type TransportOutcome =
+  | { kind: 'response'; status: number; headers: Headers; text: string; durationMs: number }
+  | { kind: 'timeout'; durationMs: number }
+  | { kind: 'network'; message: string; code: string | undefined; durationMs: number };
+
+export interface HttpTransportOptions {
+  credentials: Pick<Credentials, 'email' | 'apiKey'>;
+  fetch?: typeof fetch;
+  /** Time limit of one attempt, headers and body together. */
+  timeoutMs: number;
+}
+
+const REDACTED = '[REDACTED]';
+
+export class HttpTransport {
+  readonly #fetch: typeof fetch;
+  readonly #authorization: string;
+  readonly #secrets: readonly string[];
+  readonly #timeoutMs: number;
+
+  constructor(options: HttpTransportOptions) {
+    const token = Buffer.from(`${options.credentials.email}:${options.credentials.apiKey}`, 'utf8').toString('base64');
+    this.#authorization = `Basic ${token}`;
+    // Longest first, so that the header is replaced as a whole before its parts.
+    this.#secrets = [this.#authorization, token, options.credentials.apiKey]
+      .filter((s) => s.length > 0)
+      .sort((a, b) => b.length - a.length);
+    // Bind so that a fetch taken from globalThis is not called with this transport as `this`.
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#timeoutMs = options.timeoutMs;
+  }
+
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /** Replaces the API key, the Basic token and the header value by [REDACTED]. */
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.#secrets) out = out.split(secret).join(REDACTED);
+    // Also any other Basic credential a proxy may echo (e.g. re-wrapped or URL-safe encoded). The
+    // look-ahead demands a digit or base64 symbol so that prose like "Basic authentication" survives.
+    return out.replace(/Basic\s+(?=[A-Za-z0-9+/_-]*[0-9+/=_-])[A-Za-z0-9+/_-]{12,}={0,2}/g, `Basic ${REDACTED}`);
+  }
+
+  async send(request: TransportRequest): Promise<TransportOutcome> {
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    // One signal for the whole exchange: a server that sends headers and then stalls the body must
+    // time out as surely as one that never answers.
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    const headers: Record<string, string> = { Authorization: this.#authorization, Accept: 'application/json' };
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(request.body);
+    }
+    try {
+      const response = await this.#fetch(request.url, { method: request.method, headers, body, signal });
+      const text = await response.text();
+      return { kind: 'response', status: response.status, headers: response.headers, text, durationMs: elapsed() };
+    } catch (error) {
+      if (signal.aborted || isTimeout(error)) return { kind: 'timeout', durationMs: elapsed() };
+      const { message, code } = describeNetworkError(error);
+      return { kind: 'network', message: this.redact(message), code, durationMs: elapsed() };
+    }
+  }
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+}
+
+/**
+ * Node's fetch reports every network failure as `TypeError: fetch failed` and puts the useful part
+ * (ECONNRESET, ECONNREFUSED, "other side closed") in `cause`. Only the message and code are kept:
+ * the original error objects are not passed on as causes, so nothing the HTTP stack attached to them
+ * can reach a log.
+ */
+function describeNetworkError(error: unknown): { message: string; code: string | undefined } {
+  if (!(error instanceof Error)) return { message: String(error), code: undefined };
+  const cause: unknown = error.cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    const codeText = typeof code === 'string' ? code : undefined;
+    return { message: `${error.message}: ${cause.message}`, code: codeText };
+  }
+  const code = (error as { code?: unknown }).code;
+  return { message: error.message, code: typeof code === 'string' ? code : undefined };
+}
+
+/** Longest error text put into an error message; longer bodies are cut with an ellipsis. */
+export const MAX_ERROR_TEXT = 300;
+
+/**
+ * The human-readable part of an error body. Bodies seen from this kind of service:
+ * `{ "errorMessages": ["..."], "errors": { "field": "..." } }`, `{ "error": "..." }`,
+ * `{ "message": "..." }`, or plain text / an HTML page from a gateway.
+ */
+export function extractErrorText(text: string, maxLength: number = MAX_ERROR_TEXT): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  let extracted: string | undefined;
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      extracted = messageFromJson(JSON.parse(trimmed) as unknown);
+    } catch {
+      // not JSON after all: fall through to text
+    }
+  }
+  if (extracted === undefined) {
+    extracted = /<[a-z!][^>]*>/i.test(trimmed) ? stripHtml(trimmed) : trimmed;
+  }
+  const oneLine = extracted.replace(/\s+/g, ' ').trim();
+  return oneLine.length > maxLength ? `${oneLine.slice(0, maxLength - 1)}…` : oneLine;
+}
+
+function messageFromJson(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value === null || typeof value !== 'object') return undefined;
+  const record = value as Record<string, unknown>;
+  const parts: string[] = [];
+  if (Array.isArray(record.errorMessages)) {
+    parts.push(...record.errorMessages.filter((m): m is string => typeof m === 'string'));
+  }
+  if (record.errors !== null && typeof record.errors === 'object' && !Array.isArray(record.errors)) {
+    for (const [field, message] of Object.entries(record.errors)) {
+      if (typeof message === 'string') parts.push(`${field}: ${message}`);
+    }
+  }
+  for (const key of ['error', 'message', 'errorMessage', 'detail']) {
+    const candidate = record[key];
+    if (typeof candidate === 'string') parts.push(candidate);
+    else if (candidate !== null && typeof candidate === 'object') {
+      const nested = messageFromJson(candidate);
+      if (nested) parts.push(nested);
+    }
+  }
+  return parts.length > 0 ? parts.join('; ') : JSON.stringify(value);
+}
+
+function stripHtml(html: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1];
+  if (title && title.trim() !== '') return title;
+  return html
+    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]+>/g, ' ');
+}
+
+/**
+ * Joins a base URL (with or without a trailing slash, possibly with a path of its own) and an API path.
+ */
+export function joinUrl(base: string, path: string, query?: Record<string, string | undefined>): URL {
+  const url = new URL(`${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, value);
+  }
+  return url;
+}

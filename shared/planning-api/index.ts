@@ -1,0 +1,28 @@
+/** Public surface of the planning API client. Import from here, not from the modules. */
+export {
+  PlanningApiClient,
+  toArray,
+  MAX_PAGE_LIMIT,
+  DEFAULT_BOARD_ITEMS_PAGE_SIZE,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_CONCURRENCY,
+  type PlanningApiClientOptions,
+  type RequestEvent,
+  type ListBoardsOptions,
+  type PiObjectiveGroupsOptions,
+  type BoardItemsOptions,
+  type BoardStatuses,
+} from './client';
+export { createLimiter, type ConcurrencyLimiter } from './concurrency';
+export { trackerRef, type TrackerRef, type TrackerFamily, type TrackerItemFields, type TrackerRefOptions } from './tracker-ref';
+export {
+  DEFAULT_RETRY,
+  backoffDelay,
+  isRetryableStatus,
+  parseRetryAfter,
+  retryDelay,
+  type RetryOptions,
+} from './retry';
+export { extractErrorText } from './http-transport';
+export { credentialsSchema, describeSource, type Credentials } from './credentials';
+export * from './schemas';

@@ -1,0 +1,187 @@
+import { PlanningApiError } from '../errors';
+import type { Log } from '../logger';
+
+/**
+ * The two paging styles of the API, as async iterators that yield records in server order while
+ * only a bounded number of pages is held in memory.
+ *
+ * v1 (Risk, Strategic Themes & OKRs): `startAt`/`pageLimit` with a `total`. The first page tells the
+ * total and the page size the server really uses; the remaining pages are then requested in parallel
+ * (through the shared limiter, by the caller's fetchPage), at most `window` pages ahead of the
+ * consumer.
+ *
+ * Legacy offset paging (PI Board Items `items`): `pageStart`/`pageSize`, no total. A short page is
+ * not the end (a server may cap the page size silently); only an empty page is. Pages are requested
+ * one after the other, the next one while the consumer works through the current one.
+ */
+
+export interface Page<T> {
+  records: T[];
+  /** The list's total as reported by the server; undefined when the response has none. */
+  total: number | undefined;
+}
+
+export interface V1PagingOptions<T> {
+  fetchPage: (startAt: number, pageLimit: number) => Promise<Page<T>>;
+  /** Page size to ask for (the API's maximum is 50). */
+  pageLimit: number;
+  /** Pages fetched ahead of the consumer at most (the limiter still bounds what is in flight). */
+  window: number;
+  operation: string;
+  log: Log;
+  idOf: (record: T) => string;
+}
+
+export async function* pageV1<T>(options: V1PagingOptions<T>): AsyncGenerator<T, void, undefined> {
+  const { fetchPage, pageLimit, operation, log, idOf } = options;
+  const first = await fetchPage(0, pageLimit);
+  const received = first.records.length;
+  const total = first.total;
+  if (received === 0) return;
+  if (total === undefined) {
+    // No total to plan with: walk on sequentially until an empty page.
+    yield* walkSequentially({
+      fetchPage: (start, size) => fetchPage(start, size).then((page) => page.records),
+      pageSize: pageLimit,
+      startAt: received,
+      previous: first.records,
+      leading: first.records,
+      operation,
+      idOf,
+      names: ['startAt', 'pageLimit'],
+    });
+    return;
+  }
+  if (received >= total) {
+    yield* first.records;
+    return;
+  }
+
+  // The server's real page size: it may silently return fewer records than asked (or, ignoring the
+  // limit, more). Offsets follow what it returned, so no record is skipped or repeated.
+  const step = received;
+  const requestSize = Math.min(step, pageLimit);
+  const window = Math.max(1, options.window);
+
+  interface Range {
+    startAt: number;
+    records: T[];
+    /** The server ran out of records before the range was full. */
+    exhausted: boolean;
+  }
+
+  const fetchRange = async (startAt: number, expected: number): Promise<Range> => {
+    const records: T[] = [];
+    while (records.length < expected) {
+      const page = await fetchPage(startAt + records.length, requestSize);
+      if (page.records.length === 0) return { startAt, records, exhausted: true };
+      // A page shorter than planned is completed by asking for the rest; a longer one is cut, as the
+      // rest belongs to the next range.
+      records.push(...page.records.slice(0, expected - records.length));
+    }
+    return { startAt, records, exhausted: false };
+  };
+
+  let nextStart = received;
+  const ahead: Promise<Range>[] = [];
+  const startNext = (): void => {
+    if (nextStart >= total) return;
+    const range = fetchRange(nextStart, Math.min(step, total - nextStart));
+    // Rejections are observed when the range is awaited; this only keeps a range that is never awaited
+    // (the consumer stopped early) from becoming an unhandled rejection.
+    range.catch(() => undefined);
+    ahead.push(range);
+    nextStart += step;
+  };
+  // Start reading ahead before handing out the first page, so the network works while the consumer does.
+  while (ahead.length < window && nextStart < total) startNext();
+  yield* first.records;
+
+  let yielded = received;
+  for (let range = ahead.shift(); range !== undefined; range = ahead.shift()) {
+    const { startAt, records, exhausted } = await range;
+    startNext();
+    yield* records;
+    yielded += records.length;
+    if (exhausted) {
+      // The list shrank while it was read, or the server's total is wrong. Stop rather than ask on.
+      log.warn('planning API list ended before its reported total', {
+        operation,
+        total,
+        received: yielded,
+        emptyAt: startAt + records.length,
+      });
+      return;
+    }
+  }
+}
+
+export interface OffsetPagingOptions<T> {
+  fetchPage: (pageStart: number, pageSize: number) => Promise<T[]>;
+  pageSize: number;
+  operation: string;
+  idOf: (record: T) => string;
+}
+
+export async function* pageOffset<T>(options: OffsetPagingOptions<T>): AsyncGenerator<T, void, undefined> {
+  yield* walkSequentially({
+    fetchPage: options.fetchPage,
+    pageSize: options.pageSize,
+    startAt: 0,
+    previous: [],
+    leading: [],
+    operation: options.operation,
+    idOf: options.idOf,
+    names: ['pageStart', 'pageSize'],
+  });
+}
+
+/**
+ * Pages from `startAt` until an empty page, advancing by the number of records actually returned.
+ * Guard: a server that ignores the offset would return the same page forever; two consecutive pages
+ * with the same ids stop the walk with an error instead of an endless loop.
+ */
+async function* walkSequentially<T>(options: {
+  fetchPage: (start: number, size: number) => Promise<T[]>;
+  pageSize: number;
+  startAt: number;
+  previous: T[];
+  /** Records already fetched, handed out once the next request is on its way. */
+  leading: T[];
+  operation: string;
+  idOf: (record: T) => string;
+  names: [offset: string, size: string];
+}): AsyncGenerator<T, void, undefined> {
+  const { fetchPage, pageSize, operation, idOf, names } = options;
+  let start = options.startAt;
+  let previous = options.previous;
+  let previousStart = 0;
+  let pending = fetchPage(start, pageSize);
+  if (options.leading.length > 0) {
+    pending.catch(() => undefined);
+    yield* options.leading;
+  }
+  for (;;) {
+    const records = await pending;
+    if (records.length === 0) return;
+    if (samePage(previous, records, idOf)) {
+      throw new PlanningApiError(
+        `${operation}: the server returned the same page for ${names[0]}=${start} as for ${names[0]}=${previousStart}; ` +
+          `it seems to ignore ${names[0]}, so paging stopped instead of looping`,
+        { operation },
+      );
+    }
+    previousStart = start;
+    start += records.length;
+    previous = records;
+    // Ask for the next page before handing out this one, so the network works while the consumer does.
+    pending = fetchPage(start, pageSize);
+    pending.catch(() => undefined);
+    yield* records;
+  }
+}
+
+function samePage<T>(a: T[], b: T[], idOf: (record: T) => string): boolean {
+  if (a.length === 0 || a.length !== b.length) return false;
+  return a.every((record, i) => idOf(record) === idOf(b[i] as T));
+}

@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import { CredentialsError } from '../errors';
+import { credentialsSchema, type Credentials } from '../planning-api/credentials';
+import { linkKeySetSchema, toVerificationKeys, type LinkVerificationKeys } from '../delivery/link-token';
+
+/**
+ * Parsing of secret documents (Secrets Manager values and local credential files). Messages name
+ * the document and the field, never a value: neither JSON.parse's SyntaxError (Node quotes the
+ * input in it) nor the ZodError is attached as `cause`, because both can carry the secret.
+ *
+ * `label` says where the document came from, e.g. `secret "prod/planning-api"` or
+ * `credentials file "./creds.json"`.
+ */
+export function parseSecretDocument<S extends z.ZodType>(text: string, schema: S, label: string): z.output<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new CredentialsError(`${label} is not JSON`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CredentialsError(`${label} is not a JSON object`);
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+
+  const missing: string[] = [];
+  const invalid: string[] = [];
+  for (const issue of result.error.issues) {
+    const path = issue.path.map(String).join('.');
+    if (path === '') invalid.push(issue.message);
+    else if (isMissing(value, issue.path)) {
+      if (!missing.includes(path)) missing.push(path);
+    } else invalid.push(`${path}: ${issue.message}`);
+  }
+  const parts: string[] = [];
+  if (missing.length > 0) parts.push(`is missing field${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+  if (invalid.length > 0) parts.push(`has invalid field${invalid.length > 1 ? 's' : ''} ${invalid.join('; ')}`);
+  throw new CredentialsError(`${label} ${parts.join(' and ')}`);
+}
+
+export function parseCredentialsDocument(text: string, label: string): Credentials {
+  return parseSecretDocument(text, credentialsSchema, label);
+}
+
+export function parseLinkKeysDocument(text: string, label: string): LinkVerificationKeys {
+  return toVerificationKeys(parseSecretDocument(text, linkKeySetSchema, label));
+}
+
+/** Absent, null and empty strings all read as "missing" to the person filling in the secret. */
+function isMissing(root: unknown, path: readonly PropertyKey[]): boolean {
+  let node: unknown = root;
+  for (const segment of path) {
+    if (typeof node !== 'object' || node === null) return true;
+    node = (node as Record<PropertyKey, unknown>)[segment];
+  }
+  return node === undefined || node === null || (typeof node === 'string' && node.trim() === '');
+}

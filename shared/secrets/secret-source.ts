@@ -1,0 +1,93 @@
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { CredentialsError } from '../errors';
+import type { LinkVerificationKeys } from '../delivery/link-token';
+import type { Credentials } from '../planning-api/credentials';
+import type { CredentialsSource } from './credential-refresh';
+import { parseCredentialsDocument, parseLinkKeysDocument } from './secret-document';
+
+export { withCredentialRefresh, type CredentialsSource } from './credential-refresh';
+
+export interface SecretSourceOptions {
+  /** Name or ARN of the secret. */
+  readonly secretId: string;
+  readonly client?: SecretsManagerClient;
+  /**
+   * How long a value is reused without asking Secrets Manager. Bounded so a rotated key is picked
+   * up within minutes even without a 401, and so warm Lambdas do not call the API per invocation.
+   */
+  readonly maxAgeSeconds?: number;
+}
+
+export const DEFAULT_SECRET_MAX_AGE_SECONDS = 300;
+
+/**
+ * Reads one JSON secret through the Powertools SecretsProvider (which caches per instance) and
+ * turns every failure into a CredentialsError naming the secret, never its value.
+ */
+class SecretJsonReader<T> {
+  private readonly provider: SecretsProvider;
+  private readonly label: string;
+
+  constructor(
+    private readonly options: SecretSourceOptions,
+    private readonly parse: (text: string, label: string) => T,
+  ) {
+    this.provider = new SecretsProvider({ awsSdkV3Client: options.client ?? new SecretsManagerClient({}) });
+    this.label = `secret "${options.secretId}"`;
+  }
+
+  async read(forceFetch: boolean): Promise<T> {
+    let value: unknown;
+    try {
+      value = await this.provider.get(this.options.secretId, {
+        maxAge: this.options.maxAgeSeconds ?? DEFAULT_SECRET_MAX_AGE_SECONDS,
+        forceFetch,
+      });
+    } catch (error) {
+      throw this.readError(error);
+    }
+    let text: string;
+    if (typeof value === 'string') text = value;
+    else if (value instanceof Uint8Array) text = Buffer.from(value).toString('utf8');
+    else throw new CredentialsError(`${this.label} has no value`);
+    return this.parse(text, this.label);
+  }
+
+  private readError(error: unknown): CredentialsError {
+    // Powertools wraps SDK errors in GetParameterError; the SDK error is its cause.
+    const sdkError = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    const name = sdkError instanceof Error ? sdkError.name : undefined;
+    if (name === 'ResourceNotFoundException') {
+      return new CredentialsError(`${this.label} was not found`, { cause: error });
+    }
+    const detail = sdkError instanceof Error ? `${sdkError.name}: ${sdkError.message}` : String(sdkError);
+    return new CredentialsError(`could not read ${this.label}: ${detail}`, { cause: error });
+  }
+}
+
+/** The planning API credentials from Secrets Manager (the Lambdas). */
+export class SecretsManagerCredentialsSource implements CredentialsSource {
+  private readonly reader: SecretJsonReader<Credentials>;
+
+  constructor(options: SecretSourceOptions) {
+    this.reader = new SecretJsonReader(options, parseCredentialsDocument);
+  }
+
+  getCredentials(options: { forceFetch?: boolean } = {}): Promise<Credentials> {
+    return this.reader.read(options.forceFetch ?? false);
+  }
+}
+
+/** The link-signing keys `{ current, previous? }` from Secrets Manager. */
+export class SecretsManagerLinkKeySource {
+  private readonly reader: SecretJsonReader<LinkVerificationKeys>;
+
+  constructor(options: SecretSourceOptions) {
+    this.reader = new SecretJsonReader(options, parseLinkKeysDocument);
+  }
+
+  getKeys(options: { forceFetch?: boolean } = {}): Promise<LinkVerificationKeys> {
+    return this.reader.read(options.forceFetch ?? false);
+  }
+}

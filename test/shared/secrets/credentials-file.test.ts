@@ -1,0 +1,79 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthenticationError, CredentialsError } from '../../../shared/errors';
+import { fileCredentialsSource, readCredentialsFile } from '../../../shared/secrets/credentials-file';
+import { withCredentialRefresh } from '../../../shared/secrets/credential-refresh';
+
+const API_KEY = 'file-secret-key-abcdef';
+const credentials = {
+  email: 'api-user@acme.example.com',
+  apiKey: API_KEY,
+  baseUrl: 'https://acme.example.com',
+  legacyBaseUrl: 'https://legacy.example.com',
+  companyPrefix: 'acme',
+};
+
+describe('readCredentialsFile', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'creds-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const write = async (name: string, text: string) => {
+    const file = path.join(dir, name);
+    await writeFile(file, text);
+    return file;
+  };
+
+  it('reads a valid file', async () => {
+    const file = await write('ok.json', JSON.stringify(credentials));
+    expect(await readCredentialsFile(file)).toEqual(credentials);
+  });
+
+  it('names the file and the problem, never the value', async () => {
+    const missing = path.join(dir, 'nope.json');
+    await expect(readCredentialsFile(missing)).rejects.toThrow(`credentials file "${missing}" was not found`);
+
+    const notJson = await write('bad.json', `{ "apiKey": "${API_KEY}" `);
+    const error = await readCredentialsFile(notJson).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect((error as Error).message).toBe(`credentials file "${notJson}" is not JSON`);
+    expect((error as Error).cause).toBeUndefined();
+    expect(String((error as Error).stack)).not.toContain(API_KEY);
+
+    const noKey = await write('nokey.json', JSON.stringify({ ...credentials, apiKey: undefined }));
+    await expect(readCredentialsFile(noKey)).rejects.toThrow(`credentials file "${noKey}" is missing field apiKey`);
+
+    const badPrefix = await write('prefix.json', JSON.stringify({ ...credentials, companyPrefix: 'a b' }));
+    await expect(readCredentialsFile(badPrefix)).rejects.toThrow(
+      'has invalid field companyPrefix: companyPrefix must be the company prefix',
+    );
+  });
+
+  it('reports an unreadable file', async () => {
+    if (process.getuid?.() === 0) return; // root reads everything
+    const file = await write('locked.json', JSON.stringify(credentials));
+    await chmod(file, 0o000);
+    await expect(readCredentialsFile(file)).rejects.toThrow('is not readable (permission denied)');
+  });
+
+  it('fileCredentialsSource re-reads the file, so withCredentialRefresh picks up an edit', async () => {
+    const file = await write('rotating.json', JSON.stringify(credentials));
+    const source = fileCredentialsSource(file);
+    let calls = 0;
+    const result = await withCredentialRefresh(source, async (c) => {
+      calls += 1;
+      if (calls === 1) {
+        await writeFile(file, JSON.stringify({ ...c, apiKey: 'new-key' }));
+        throw new AuthenticationError('401', { operation: 'x', status: 401 });
+      }
+      return c.apiKey;
+    });
+    expect(result).toBe('new-key');
+  });
+});
