@@ -110,7 +110,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       ...(request.exportId && { exportId: request.exportId }),
       manifestKey: result.manifestKey,
       ...(deps.bucket && { bucket: deps.bucket }),
-      rows: result.manifest.files.find((f) => f.format === 'xlsx')?.rows ?? Object.assign({}, ...result.manifest.files.map((f) => f.rows)),
+      rows: result.manifest.summary.rows as Record<string, number>,
       files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
     });
     if (request.exportId) {

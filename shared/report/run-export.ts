@@ -171,7 +171,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       summary: {
         title: summary.title,
         rows: tableRows,
-        ...Object.assign({}, ...datasets.map((d) => d.figures())),
+        ...datasets.reduce<Record<string, unknown>>((all, d) => ({ ...all, ...d.figures() }), {}),
         sections: summary.sections,
       },
     })));
@@ -261,7 +261,7 @@ function buildSummary(
       Object.entries(d.resolvedSelectors()).flatMap(([what, value]) =>
         Array.isArray(value)
           ? [{ label: `${d.name} ${what}`, value: value.map((v: { key?: string | null; title?: string | null; id: string }) => `${v.key ?? v.id} ${v.title ?? ''}`.trim()).join('; ') || '(none visible)' }]
-          : [{ label: `${d.name} ${what}`, value: value === null || value === undefined ? '' : String(value) }],
+          : [{ label: `${d.name} ${what}`, value: typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '' }],
       ),
     ),
   };

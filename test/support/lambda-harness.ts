@@ -92,8 +92,8 @@ export async function startLambdaHarness(
     'planning/link-keys': JSON.stringify(LINK_KEYS),
   });
   const events = await startEventBridgeStub();
-  let exportHandler: ExportHandler | undefined;
-  const lambda = await startLambdaStub((_name, payload) => exportHandler!(payload, lambdaContext('export-report')));
+  const handlers: { export?: ExportHandler } = {};
+  const lambda = await startLambdaStub((_name, payload) => handlers.export!(payload, lambdaContext('export-report')));
 
   const env: Record<string, string> = {
     AWS_REGION: 'us-east-1',
@@ -121,8 +121,9 @@ export async function startLambdaHarness(
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   vi.resetModules();
-  exportHandler = (await import('../../lambdas/export-report/handler')).handler as ExportHandler;
-  const apiHandler = (await import('../../lambdas/export-api/handler')).handler as ApiHandler;
+  const exportHandler: ExportHandler = (await import('../../lambdas/export-report/handler')).handler;
+  const apiHandler: ApiHandler = (await import('../../lambdas/export-api/handler')).handler;
+  handlers.export = exportHandler;
 
   return {
     sim, s3, ses, secrets, events, lambda, exportHandler, apiHandler,

@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 /** A CSV file as header + rows of strings, read by an independent RFC 4180 parser. */
 export async function readCsv(path: string): Promise<{ header: string[]; rows: string[][]; raw: Buffer }> {
   const raw = await readFile(path);
-  const records = parse(raw, { bom: true, relax_column_count: false }) as string[][];
+  const records: string[][] = parse(raw, { bom: true, relax_column_count: false });
   const [header, ...rows] = records;
   return { header: header ?? [], rows, raw };
 }
@@ -26,7 +26,7 @@ export async function readWorkbook(path: string): Promise<ExcelJS.Workbook> {
 export function sheetHeader(sheet: ExcelJS.Worksheet): string[] {
   const header: string[] = [];
   sheet.getRow(1).eachCell({ includeEmpty: true }, (cell, col) => {
-    header[col - 1] = String(cell.value ?? '');
+    header[col - 1] = cell.text;
   });
   return header;
 }

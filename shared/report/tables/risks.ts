@@ -69,7 +69,8 @@ export function customValueText(value: unknown): string | null {
     }
     return JSON.stringify(value);
   }
-  return String(value);
+  // JSON cannot carry anything else (functions, symbols); nothing readable to show.
+  return null;
 }
 
 export function customValue(field: CustomField, type: ColumnType): CellValue {

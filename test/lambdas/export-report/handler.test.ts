@@ -99,7 +99,7 @@ describe('export-report handler', () => {
     };
     expect(outcome).toMatchObject({ status: 'failed', reason: expect.stringContaining('not-a-board') });
     expect(await keysUnder(h, 'reports/broken/')).toEqual([]);
-    const failed = h.events.events.filter((e) => e.DetailType === 'ReportFailed').map((e) => JSON.parse(e.Detail));
+    const failed: unknown[] = h.events.events.filter((e) => e.DetailType === 'ReportFailed').map((e): unknown => JSON.parse(e.Detail));
     expect(failed).toContainEqual(expect.objectContaining({ report: 'broken', retryable: false, errorType: 'SelectorNotFoundError' }));
   });
 

@@ -1,0 +1,146 @@
+/**
+ * CSV renderer: RFC 4180 (CRLF, quotes doubled), UTF-8, optional BOM, formula neutralisation.
+ * The conventions are documented in docs/formats.md; the escaper is hand-written because it was
+ * about 2.5x faster than csv-stringify at 300,000 rows, with byte-identical output.
+ */
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { CellValue, Column, ColumnType, TableDefinition, TableRow, TableSink } from '../report/table';
+import { ExporterError, StorageError } from '../errors';
+import { neutraliseFormula } from './cell-text';
+import { createZoneClock, type ZoneClock } from './time-zone';
+
+export interface CsvOptions {
+  /** Start with a UTF-8 byte-order mark, so Excel reads the file as UTF-8. */
+  readonly bom: boolean;
+  /** IANA zone for datetime columns. */
+  readonly timeZone: string;
+}
+
+const NEEDS_QUOTES = /[",\r\n]/;
+const QUOTE = /"/g;
+
+/** One RFC 4180 field. */
+export function escapeCsvField(text: string): string {
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(QUOTE, '""')}"` : text;
+}
+
+/**
+ * Rows are joined into chunks of about this many UTF-16 units before `out.write`: one write per
+ * row costs a Buffer and a queue entry each, which is a visible share of the time at 300k rows.
+ */
+const CHUNK_CHARS = 64 * 1024;
+
+export function openCsvSink(table: TableDefinition, out: Writable, options: CsvOptions): TableSink {
+  const clock = createZoneClock(options.timeZone);
+  const columns = table.columns;
+  let pending = (options.bom ? '\uFEFF' : '') + columns.map((c) => escapeCsvField(neutraliseFormula(c.key))).join(',') + '\r\n';
+  let rows = 0;
+  let closed = false;
+  let failure: Error | undefined;
+  // Remembered, not thrown from the event: the producer gets it from its next writeRow or close,
+  // and an output error without a listener would otherwise crash the process.
+  out.on('error', (error: Error) => {
+    failure ??= error;
+  });
+  const throwIfFailed = () => {
+    if (failure) throw new StorageError(`Writing the CSV file of "${table.name}" failed`, { cause: failure });
+  };
+
+  const flush = (): Promise<void> | void => {
+    if (pending === '') return;
+    const chunk = pending;
+    pending = '';
+    if (!out.write(chunk)) return waitForDrain(out);
+  };
+
+  return {
+    writeRow(row: TableRow): Promise<void> | void {
+      if (closed) throw new ExporterError(`The CSV file of "${table.name}" is closed`);
+      throwIfFailed();
+      pending += formatRow(columns, row, clock);
+      rows += 1;
+      if (pending.length >= CHUNK_CHARS) return flush();
+    },
+    async close(): Promise<number> {
+      if (closed) throw new ExporterError(`The CSV file of "${table.name}" is closed`);
+      closed = true;
+      throwIfFailed();
+      try {
+        await flush();
+        out.end();
+        // readable: false — a Duplex `out` (PassThrough to an uploader) finishes when its writable side does.
+        await finished(out, { readable: false });
+      } catch (error) {
+        if (error instanceof StorageError) throw error;
+        throw new StorageError(`Writing the CSV file of "${table.name}" failed`, { cause: error });
+      }
+      return rows;
+    },
+  };
+}
+
+function formatRow(columns: readonly Column[], row: TableRow, clock: ZoneClock): string {
+  const values = row.values;
+  let line = '';
+  for (let i = 0; i < columns.length; i++) {
+    if (i > 0) line += ',';
+    const text = formatValue(values[i], columns[i]!.type, clock);
+    if (text !== '') line += escapeCsvField(text);
+  }
+  return line + '\r\n';
+}
+
+/**
+ * The text of one value. The column type decides how a Date is written; otherwise a value is
+ * written as what it is, so a producer that puts a string in a number column loses nothing.
+ */
+export function formatValue(value: CellValue, type: ColumnType, clock: ZoneClock): string {
+  if (value === null || value === undefined) return '';
+  switch (typeof value) {
+    case 'string':
+      return neutraliseFormula(value);
+    case 'number':
+      // String() has no locale and uses exponents only outside 1e-7..1e21.
+      return Number.isFinite(value) ? String(value) : '';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    default:
+      break;
+  }
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) return '';
+    if (type !== 'date') return clock.isoWithOffset(value);
+    const iso = value.toISOString();
+    // Up to the T, not slice(0, 10): years past 9999 are written as +010000-01-01.
+    return iso.slice(0, iso.indexOf('T'));
+  }
+  // LinkValue: the URL is what a machine needs; the link text is in a neighbouring column.
+  return neutraliseFormula(value.url);
+}
+
+function waitForDrain(out: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      out.off('drain', onDrain);
+      out.off('error', onError);
+      out.off('close', onClose);
+    };
+    const onDrain = () => {
+      cleanup();
+      resolve();
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new StorageError('Writing the CSV file failed', { cause: error }));
+    };
+    // A destroyed stream never drains; without this the producer would wait forever.
+    const onClose = () => {
+      cleanup();
+      reject(new StorageError('The CSV output stream closed before all rows were written'));
+    };
+    out.on('drain', onDrain);
+    out.on('error', onError);
+    out.on('close', onClose);
+  });
+}

@@ -1,0 +1,621 @@
+/**
+ * Excel renderer on exceljs's streaming writer (the only module that imports exceljs).
+ * Conventions are documented in docs/formats.md. What exceljs needs to be told, and why, is in
+ * /work/shared/exceljs-notes.md: styles only with useStyles, zlib level 6, no shared strings, and
+ * yielding to the event loop because its internal buffers ignore backpressure.
+ */
+import type { Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { ExporterError, StorageError } from '../errors';
+import type {
+  CellValue,
+  ColumnType,
+  ReportSummary,
+  TableDefinition,
+  TableRow,
+  TableSink,
+} from '../report/table';
+import { worksheetText } from './cell-text';
+import { createZoneClock, type ZoneClock } from './time-zone';
+
+export interface XlsxOptions {
+  /** IANA zone: datetime cells hold the wall-clock time there (Excel cells have no zone). */
+  readonly timeZone: string;
+  readonly creator?: string;
+  /** Document title (file properties) and the default Summary title. */
+  readonly title?: string;
+}
+
+export interface XlsxSheetOptions {
+  /**
+   * The deepest `outlineLevel` the rows will use (0-7). Excel sizes the outline gutter and its
+   * level buttons from a sheet header that is written before the first row, so the renderer cannot
+   * learn it from the rows. Default 0; rows with levels are still grouped, only the buttons are missing.
+   */
+  readonly outlineLevels?: number;
+}
+
+export interface XlsxWorkbook {
+  /** Starts the next data sheet. One sheet at a time: close its sink before opening another. */
+  openSheet(table: TableDefinition, options?: XlsxSheetOptions): TableSink;
+  /** Writes the Summary sheet, which is the workbook's first sheet. Call after the data sheets. */
+  writeSummary(summary: ReportSummary): Promise<void>;
+  /** Finishes the file and waits until `out` has finished. */
+  close(): Promise<void>;
+}
+
+export const SUMMARY_SHEET_NAME = 'Summary';
+
+/** Rows between yields to the event loop; ~10-50 keeps exceljs's buffers small at no time cost. */
+const ROWS_PER_YIELD = 32;
+/**
+ * Sheet XML that exceljs has produced and the zip has not compressed yet, above which the producer
+ * waits. exceljs hands its XML to an unbounded buffer in front of the zip, so this is the only
+ * place a slow destination (or a deflate thread starved of CPU) can be noticed before memory grows.
+ */
+const MAX_PENDING_XML_BYTES = 4 * 2 ** 20;
+/** Excel's outline depth limit. */
+const MAX_OUTLINE_LEVEL = 7;
+/** Excel refuses longer hyperlink addresses (and "repairs" the file). */
+const MAX_URL_LENGTH = 2079;
+/** The only link schemes that become clickable: never javascript:, file:, data:, … */
+// eslint-disable-next-line no-control-regex -- control characters are what it rejects
+const SAFE_URL = /^(?:https?:\/\/|mailto:)[^\s\u0000-\u001F\u007F\uFFFE\uFFFF]+$/i;
+/** 1900-03-01: Excel's serials before it are shifted by its 1900-02-29 leap-year bug. */
+const EXCEL_FIRST_SAFE_MS = Date.UTC(1900, 2, 1);
+const EXCEL_END_MS = Date.UTC(10000, 0, 1);
+const DAY_MS = 86_400_000;
+const FONT_NAME = 'Calibri';
+const FONT_SIZE = 11;
+
+// -------------------------------------------------------------------------------------------------
+// The slice of exceljs's streaming writer this module uses. Its typings describe the in-memory
+// Workbook, so the writer is narrowed to what is actually called.
+
+interface StyleModel {
+  numFmt?: string;
+  font?: Record<string, unknown>;
+  alignment?: Record<string, unknown>;
+  fill?: Record<string, unknown>;
+}
+type ExcelValue = string | number | boolean | Date | { text: string; hyperlink: string } | null;
+interface WriterCell {
+  value: ExcelValue;
+  style: StyleModel;
+}
+interface WriterRow {
+  getCell(column: number): WriterCell;
+  style: StyleModel;
+  outlineLevel: number;
+  commit(): void;
+}
+interface WriterSheet {
+  readonly id: number;
+  properties: { outlineLevelRow: number };
+  columns: { width: number }[];
+  autoFilter: string | null;
+  addRow(values: undefined): WriterRow;
+  commit(): void;
+}
+interface WriterWorkbook {
+  creator: string;
+  lastModifiedBy: string;
+  title: string;
+  addWorksheet(name: string, options: Record<string, unknown>): WriterSheet;
+  commit(): Promise<unknown>;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Styles. exceljs caches a style's id by object identity (a WeakMap) and serialises any object it
+// has not seen, so every cell gets one of these shared objects and none is ever mutated.
+
+const enum Kind {
+  Text,
+  Integer,
+  Number,
+  PercentWhole,
+  PercentFraction,
+  Date,
+  DateTime,
+  Link,
+  Boolean,
+}
+const KIND_COUNT = 9;
+
+const TOP = { vertical: 'top' } as const;
+const BASE_FONT = { name: FONT_NAME, size: FONT_SIZE, family: 2 };
+
+function kindStyle(kind: Kind, fontColor?: string): StyleModel {
+  const font = fontColor ? { ...BASE_FONT, color: { argb: fontColor } } : undefined;
+  switch (kind) {
+    case Kind.Text:
+      // Wrapped, or multi-line text shows as one line.
+      return { alignment: { vertical: 'top', wrapText: true }, ...(font && { font }) };
+    case Kind.Integer:
+      return { numFmt: '0', alignment: TOP, ...(font && { font }) };
+    case Kind.Number:
+      return { alignment: TOP, ...(font && { font }) };
+    case Kind.PercentWhole:
+      return { numFmt: '0%', alignment: TOP, ...(font && { font }) };
+    case Kind.PercentFraction:
+      return { numFmt: '0.0%', alignment: TOP, ...(font && { font }) };
+    case Kind.Date:
+      return { numFmt: 'yyyy-mm-dd', alignment: TOP, ...(font && { font }) };
+    case Kind.DateTime:
+      return { numFmt: 'yyyy-mm-dd hh:mm', alignment: TOP, ...(font && { font }) };
+    case Kind.Link:
+      // Excel's own Hyperlink colour; on a dark fill the readable colour wins.
+      return {
+        alignment: { vertical: 'top', wrapText: true },
+        font: { ...BASE_FONT, underline: true, color: { argb: fontColor ?? 'FF0563C1' } },
+      };
+    case Kind.Boolean:
+      return { alignment: { vertical: 'top', horizontal: 'center' }, ...(font && { font }) };
+  }
+}
+
+const HEX_COLOR = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i;
+
+/** `#rrggbb`, `rrggbb` or `#rgb` → exceljs ARGB; undefined for anything else. */
+export function parseFillColor(color: string): string | undefined {
+  const m = HEX_COLOR.exec(color.trim());
+  if (!m) return undefined;
+  let hex = m[1]!;
+  if (hex.length === 3) hex = hex[0]! + hex[0]! + hex[1]! + hex[1]! + hex[2]! + hex[2]!;
+  return `FF${hex.toUpperCase()}`;
+}
+
+/** White text on dark fills, black on light ones (WCAG relative luminance, 0.179 threshold). */
+export function readableFontColor(argb: string): string {
+  const channel = (offset: number) => {
+    const c = parseInt(argb.slice(offset, offset + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(2) + 0.7152 * channel(4) + 0.0722 * channel(6);
+  return luminance < 0.179 ? 'FFFFFFFF' : 'FF000000';
+}
+
+class StyleBook {
+  private readonly plain: StyleModel[] = [];
+  private readonly filled = new Map<string, StyleModel>();
+  private readonly colors = new Map<string, string | null>();
+  /** Header cells: bold. Shared by every sheet. */
+  readonly header: StyleModel = {
+    font: { ...BASE_FONT, bold: true },
+    alignment: { vertical: 'top', wrapText: true },
+  };
+  readonly title: StyleModel = { font: { ...BASE_FONT, size: 14, bold: true } };
+  /** Rows get this instead of exceljs's per-row `{}`, which it would serialise row by row. */
+  readonly row: StyleModel = {};
+
+  constructor() {
+    for (let kind = 0; kind < KIND_COUNT; kind++) this.plain.push(kindStyle(kind));
+  }
+
+  of(kind: Kind): StyleModel {
+    return this.plain[kind]!;
+  }
+
+  /** The style of a filled cell, or undefined when the colour is not a valid hex colour. */
+  withFill(kind: Kind, color: string): StyleModel | undefined {
+    let argb = this.colors.get(color);
+    if (argb === undefined) {
+      argb = parseFillColor(color) ?? null;
+      // Colour strings come from data; bound the cache rather than trust their variety.
+      if (this.colors.size > 10_000) this.colors.clear();
+      this.colors.set(color, argb);
+    }
+    if (argb === null) return undefined;
+    const key = `${kind}:${argb}`;
+    let style = this.filled.get(key);
+    if (!style) {
+      style = {
+        ...kindStyle(kind, readableFontColor(argb)),
+        fill: { type: 'pattern', pattern: 'solid', fgColor: { argb }, bgColor: { indexed: 64 } },
+      };
+      this.filled.set(key, style);
+    }
+    return style;
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Values
+
+/** Set by toExcel alongside its result: the kind of the cell it produced (avoids a per-cell object). */
+let producedKind: Kind = Kind.Text;
+
+/**
+ * The exceljs value for one cell; the kind of cell goes to `producedKind`. The column type decides
+ * how numbers and Dates are shown; a value of another runtime type is written as what it is.
+ */
+function toExcel(value: CellValue, type: ColumnType | undefined, clock: ZoneClock): ExcelValue {
+  if (value === null || value === undefined) {
+    producedKind = kindOfEmpty(type);
+    return null;
+  }
+  switch (typeof value) {
+    case 'string':
+      producedKind = Kind.Text;
+      return worksheetText(value);
+    case 'number':
+      if (!Number.isFinite(value)) {
+        producedKind = kindOfEmpty(type);
+        return null;
+      }
+      if (type === 'percent') {
+        producedKind = Number.isInteger(value) ? Kind.PercentWhole : Kind.PercentFraction;
+        return value / 100;
+      }
+      producedKind = type === 'integer' && Number.isInteger(value) ? Kind.Integer : Kind.Number;
+      return value;
+    case 'boolean':
+      producedKind = Kind.Boolean;
+      return value;
+    default:
+      break;
+  }
+  if (value instanceof Date) return dateToExcel(value, type, clock);
+  return linkToExcel(value.text, value.url);
+}
+
+function kindOfEmpty(type: ColumnType | undefined): Kind {
+  switch (type) {
+    case 'date':
+      return Kind.Date;
+    case 'datetime':
+      return Kind.DateTime;
+    case 'integer':
+      return Kind.Integer;
+    case 'percent':
+      return Kind.PercentWhole;
+    case 'number':
+      return Kind.Number;
+    case 'boolean':
+      return Kind.Boolean;
+    default:
+      return Kind.Text;
+  }
+}
+
+function dateToExcel(value: Date, type: ColumnType | undefined, clock: ZoneClock): ExcelValue {
+  const ms = value.getTime();
+  if (Number.isNaN(ms)) {
+    producedKind = kindOfEmpty(type);
+    return null;
+  }
+  // exceljs turns a Date into a serial from its UTC fields, so the Date handed over must carry
+  // the wall-clock fields: the calendar day for `date`, the time in the report zone otherwise.
+  const isDate = type === 'date';
+  const wall = isDate ? Math.floor(ms / DAY_MS) * DAY_MS : ms + clock.offsetMs(ms);
+  if (wall < EXCEL_FIRST_SAFE_MS || wall >= EXCEL_END_MS) {
+    // Outside what Excel dates can show correctly: keep it readable and exact as text.
+    producedKind = Kind.Text;
+    if (!isDate) return clock.isoWithOffset(value);
+    const iso = value.toISOString();
+    return iso.slice(0, iso.indexOf('T'));
+  }
+  producedKind = isDate ? Kind.Date : Kind.DateTime;
+  return new Date(wall);
+}
+
+function linkToExcel(text: string, url: string): ExcelValue {
+  const shown = worksheetText(text) || worksheetText(url);
+  if (url.length <= MAX_URL_LENGTH && SAFE_URL.test(url) && shown !== '') {
+    producedKind = Kind.Link;
+    return { text: shown, hyperlink: url };
+  }
+  // Not a link we let anyone click (javascript:, data:, relative, too long): its text only.
+  producedKind = Kind.Text;
+  return shown;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Sheets
+
+// eslint-disable-next-line no-control-regex -- control characters are what it replaces
+const FORBIDDEN_SHEET_CHARS = /[[\]:*?/\\\u0000-\u001F]/g;
+
+function widthOf(type: ColumnType, key: string, preferred: number | undefined): number {
+  const byType: Record<ColumnType, number> = {
+    text: 40,
+    link: 40,
+    integer: 10,
+    number: 14,
+    percent: 10,
+    date: 12,
+    datetime: 17,
+    boolean: 9,
+  };
+  const max = type === 'text' || type === 'link' ? 60 : 100;
+  // Room for the header and the autofilter button next to it.
+  const min = Math.min(key.length + 4, max);
+  return Math.max(min, Math.min(max, preferred ?? byType[type]));
+}
+
+function columnLetters(n: number): string {
+  let s = '';
+  for (let c = n; c > 0; c = Math.floor((c - 1) / 26)) s = String.fromCharCode(65 + ((c - 1) % 26)) + s;
+  return s;
+}
+
+export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkbook {
+  const clock = createZoneClock(options.timeZone);
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    stream: out,
+    // Without it the streaming writer writes no styles at all: no formats, no bold, no fills.
+    useStyles: true,
+    // Shared strings: 1 % smaller files for 26 % more time and gigabytes of memory at 300k rows.
+    useSharedStrings: false,
+    // exceljs defaults to level 1; 6 makes files ~18 % smaller at no measurable time cost.
+    zip: { zlib: { level: 6 } },
+  }) as unknown as WriterWorkbook;
+  workbook.creator = options.creator ?? 'planning-report-exporter';
+  workbook.lastModifiedBy = workbook.creator;
+  if (options.title) workbook.title = options.title;
+
+  const sheetOrder = reserveFirstSheet(workbook);
+  const flow = new OutputFlow(out);
+  const styles = new StyleBook();
+  const usedNames = new Set<string>([SUMMARY_SHEET_NAME.toLowerCase()]);
+  let openSheetName: string | undefined;
+  let summaryWritten = false;
+  let closed = false;
+
+  const assertWritable = (action: string) => {
+    if (closed) throw new ExporterError(`Cannot ${action}: the workbook is closed`);
+    if (summaryWritten) throw new ExporterError(`Cannot ${action}: the Summary sheet is written last`);
+    if (openSheetName !== undefined) {
+      throw new ExporterError(`Cannot ${action}: close the sheet "${openSheetName}" first`);
+    }
+  };
+
+  const uniqueSheetName = (name: string): string => {
+    let base = name.replace(FORBIDDEN_SHEET_CHARS, '_').replace(/^'+|'+$/g, '').slice(0, 31) || 'Sheet';
+    let candidate = base;
+    for (let n = 2; usedNames.has(candidate.toLowerCase()); n++) {
+      const suffix = ` (${n})`;
+      base = base.slice(0, 31 - suffix.length);
+      candidate = base + suffix;
+    }
+    usedNames.add(candidate.toLowerCase());
+    return candidate;
+  };
+
+  return {
+    openSheet(table: TableDefinition, sheetOptions?: XlsxSheetOptions): TableSink {
+      assertWritable(`open the sheet "${table.name}"`);
+      const name = uniqueSheetName(table.name);
+      openSheetName = name;
+      const columns = table.columns;
+      const types = columns.map((c) => c.type);
+      const columnCount = columns.length;
+      const sheet = workbook.addWorksheet(name, {
+        views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
+        properties: {
+          outlineLevelRow: clampOutline(sheetOptions?.outlineLevels ?? 0),
+          // Group headers (summary rows) sit above their details, as in a hierarchy.
+          outlineProperties: { summaryBelow: false, summaryRight: false },
+        },
+      });
+      // exceljs flags a row `collapsed` when its level >= this property, which it reads live but has
+      // already written to the sheet header above: raised past any level, no visible row is marked
+      // collapsed (Excel would show its group as closed while the rows are open).
+      sheet.properties.outlineLevelRow = MAX_OUTLINE_LEVEL + 1;
+      sheet.columns = columns.map((c) => ({ width: widthOf(c.type, c.key, c.width) }));
+
+      const header = sheet.addRow(undefined);
+      header.style = styles.row;
+      for (let i = 0; i < columnCount; i++) {
+        const cell = header.getCell(i + 1);
+        cell.value = worksheetText(columns[i]!.key);
+        cell.style = styles.header;
+      }
+      header.commit();
+      const pendingXml = pendingXmlBytes(sheet);
+
+      let rows = 0;
+      let sinceYield = 0;
+      let sheetClosed = false;
+
+      return {
+        writeRow(row: TableRow): Promise<void> | void {
+          if (sheetClosed) throw new ExporterError(`The sheet "${name}" is closed`);
+          const values = row.values;
+          const fill = row.fill;
+          const fillColumn =
+            fill && Number.isInteger(fill.column) && fill.column >= 0 && fill.column < columnCount ? fill.column : -1;
+          const target = sheet.addRow(undefined);
+          target.style = styles.row;
+          for (let i = 0; i < columnCount; i++) {
+            const value = toExcel(values[i], types[i], clock);
+            const style = i === fillColumn ? styles.withFill(producedKind, fill!.color) : undefined;
+            if (value === null && style === undefined) continue;
+            const cell = target.getCell(i + 1);
+            cell.value = value;
+            cell.style = style ?? styles.of(producedKind);
+          }
+          const level = row.outlineLevel;
+          if (level) target.outlineLevel = clampOutline(level);
+          target.commit();
+          rows += 1;
+          if (++sinceYield >= ROWS_PER_YIELD) {
+            sinceYield = 0;
+            return flow.relieve(pendingXml);
+          }
+        },
+        close(): Promise<number> {
+          if (sheetClosed) return Promise.reject(new ExporterError(`The sheet "${name}" is closed`));
+          sheetClosed = true;
+          if (columnCount > 0) sheet.autoFilter = `A1:${columnLetters(columnCount)}${rows + 1}`;
+          sheet.commit();
+          openSheetName = undefined;
+          return Promise.resolve(rows);
+        },
+      };
+    },
+
+    async writeSummary(summary: ReportSummary): Promise<void> {
+      assertWritable('write the Summary');
+      summaryWritten = true;
+      const sheet = sheetOrder.addFirst(SUMMARY_SHEET_NAME);
+      sheet.columns = [{ width: 32 }, { width: 60 }];
+      let written = 0;
+      const addRow = (label: string, style: StyleModel, value?: CellValue, type?: ColumnType) => {
+        const row = sheet.addRow(undefined);
+        row.style = styles.row;
+        const labelCell = row.getCell(1);
+        labelCell.value = worksheetText(label);
+        labelCell.style = style;
+        if (value !== undefined && value !== null) {
+          const cell = row.getCell(2);
+          cell.value = toExcel(value, type ?? inferType(value), clock);
+          cell.style = styles.of(producedKind);
+        }
+        row.commit();
+        written += 1;
+      };
+      const blank = () => {
+        sheet.addRow(undefined).commit();
+        written += 1;
+      };
+
+      addRow(summary.title, styles.title);
+      for (const section of summary.sections) {
+        blank();
+        addRow(section.heading, styles.header);
+        for (const line of section.lines) {
+          addRow(line.label, styles.of(Kind.Text), line.value, line.type);
+          if (written % ROWS_PER_YIELD === 0) await flow.relieve(noPendingXml);
+        }
+      }
+      sheet.commit();
+    },
+
+    async close(): Promise<void> {
+      if (closed) throw new ExporterError('The workbook is already closed');
+      if (openSheetName !== undefined) {
+        throw new ExporterError(`Cannot close the workbook: close the sheet "${openSheetName}" first`);
+      }
+      if (!summaryWritten) throw new ExporterError('Cannot close the workbook: write the Summary sheet first');
+      closed = true;
+      flow.throwIfFailed();
+      try {
+        await workbook.commit();
+      } catch (error) {
+        throw new StorageError('Writing the Excel workbook failed', { cause: error });
+      }
+    },
+  };
+}
+
+function inferType(value: CellValue): ColumnType {
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  if (value instanceof Date) return 'datetime';
+  if (typeof value === 'object' && value !== null) return 'link';
+  return 'text';
+}
+
+function clampOutline(level: number): number {
+  return Number.isFinite(level) ? Math.min(MAX_OUTLINE_LEVEL, Math.max(0, Math.trunc(level))) : 0;
+}
+
+/**
+ * Summary must be the first sheet but is written last (it reports row counts). The sheet order
+ * of the file is the order of exceljs's `_worksheets` array, indexed by sheet id, and a sheet's zip
+ * entry opens the moment it is added. Adding Summary first would therefore hold every data sheet in
+ * memory behind Summary's open entry (the zip is written one entry at a time). Instead, id 1 is held
+ * by a placeholder so data sheets get ids 2, 3, …; Summary is added last, takes the freed id 1 and
+ * is listed first, while its zip entry is simply the last one.
+ */
+function reserveFirstSheet(workbook: WriterWorkbook): { addFirst(name: string): WriterSheet } {
+  const internals = workbook as unknown as { _worksheets?: unknown };
+  const sheets = internals._worksheets;
+  if (!Array.isArray(sheets) || sheets.length !== 0) {
+    throw new ExporterError('exceljs internals changed: WorkbookWriter._worksheets is not an empty array');
+  }
+  const placeholder = { placeholder: 'Summary' };
+  sheets[1] = placeholder;
+  return {
+    addFirst(name: string): WriterSheet {
+      if (sheets[1] !== placeholder) throw new ExporterError('exceljs internals changed: sheet id 1 was taken');
+      sheets[1] = undefined;
+      const sheet = workbook.addWorksheet(name, {});
+      if (sheet.id !== 1) throw new ExporterError(`exceljs internals changed: Summary got sheet id ${sheet.id}`);
+      return sheet;
+    },
+  };
+}
+
+function noPendingXml(): number {
+  return 0;
+}
+
+/**
+ * How many bytes of this sheet's XML wait in front of the zip. exceljs writes the XML into its own
+ * StreamBuf, which archiver reads through a PassThrough (`pipes`); neither is public, so when the
+ * shape is not the expected one this reports 0 and only the event-loop yields and `out`'s own
+ * backpressure remain (the test suite would show it: see the memory test of xlsx-large.test.ts).
+ */
+function pendingXmlBytes(sheet: WriterSheet): () => number {
+  const stream = (sheet as unknown as { stream?: { pipes?: unknown } }).stream;
+  return () => {
+    const pipes = stream?.pipes;
+    if (!Array.isArray(pipes)) return 0;
+    let bytes = 0;
+    for (const pipe of pipes as { writableLength?: unknown; readableLength?: unknown }[]) {
+      if (typeof pipe.writableLength === 'number') bytes += pipe.writableLength;
+      if (typeof pipe.readableLength === 'number') bytes += pipe.readableLength;
+    }
+    return bytes;
+  };
+}
+
+/**
+ * Paces the producer. exceljs's internal buffers ignore backpressure, so after every few rows the
+ * producer gives the zip pipeline a turn of the event loop, then waits while `out` reports a full
+ * buffer (a slow destination such as an S3 upload) or while too much XML waits to be compressed.
+ */
+class OutputFlow {
+  private failure: Error | undefined;
+
+  constructor(private readonly out: Writable) {
+    // Remembered, not thrown: the producer learns of it at its next row instead of waiting forever.
+    out.on('error', (error: Error) => {
+      this.failure ??= error;
+    });
+    out.on('close', () => {
+      if (!out.writableFinished) this.failure ??= new Error('The output stream closed before the workbook was written');
+    });
+  }
+
+  throwIfFailed(): void {
+    if (this.failure) throw new StorageError('Writing the Excel workbook failed', { cause: this.failure });
+  }
+
+  async relieve(pendingXml: () => number): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    for (;;) {
+      this.throwIfFailed();
+      if (this.out.writableNeedDrain) await this.drained();
+      // A short sleep, not setImmediate: it leaves the CPU to the deflate thread on a 2-core machine.
+      else if (pendingXml() > MAX_PENDING_XML_BYTES) await new Promise((resolve) => setTimeout(resolve, 2));
+      else return;
+    }
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.out.off('drain', done);
+        this.out.off('error', done);
+        this.out.off('close', done);
+        resolve();
+      };
+      this.out.on('drain', done);
+      this.out.on('error', done);
+      this.out.on('close', done);
+    });
+  }
+}
