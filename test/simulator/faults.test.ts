@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { client } from './http-helpers';
+import { startSimulator, type RunningSimulator } from './index';
+
+let sim: RunningSimulator;
+let admin: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  sim = await startSimulator({ tenant: 'tiny' });
+  admin = client(sim);
+});
+afterAll(async () => {
+  await sim.close();
+});
+beforeEach(() => {
+  sim.setFaults({});
+  sim.setLatency(0);
+  sim.clearRequests();
+});
+
+describe('injected faults', () => {
+  it('answers 429 with Retry-After once, then normally, and logs the fault', async () => {
+    sim.injectFault({ status: 429, retryAfter: '2' });
+    const limited = await admin.v1('riskregister');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('2');
+    expect(limited.json).toEqual({ errorMessages: [expect.any(String)] });
+    expect((await admin.v1('riskregister')).status).toBe(200);
+    expect(sim.requests.map((r) => [r.status, r.fault])).toEqual([
+      [429, 'injected'],
+      [200, undefined],
+    ]);
+  });
+
+  it('applies a fault only to matching requests, the given number of times', async () => {
+    sim.injectFault({ status: 503, times: 2, match: (r) => r.method === 'POST' && r.path.endsWith('/items') });
+    expect((await admin.legacyGet('boards')).status).toBe(200);
+    const first = await admin.legacyPost('items', { boardId: '1000' });
+    expect(first.status).toBe(503);
+    expect(first.headers.get('content-type')).toContain('text/html');
+    expect((await admin.legacyPost('items', { boardId: '1000' })).status).toBe(503);
+    expect((await admin.legacyPost('items', { boardId: '1000' })).status).toBe(200);
+  });
+
+  it('answers 500 with the address error shape', async () => {
+    sim.injectFault({ status: 500 });
+    const res = await admin.legacyGet('collections');
+    expect(res.status).toBe(500);
+    expect(res.json).toEqual({ error: expect.any(String) });
+  });
+
+  it('resets the socket without answering', async () => {
+    sim.injectFault({ status: 'reset' });
+    await expect(fetch(`${sim.v1BaseUrl}/api/v1/riskregister`)).rejects.toThrow();
+    expect(sim.requests[0]).toMatchObject({ status: 0, fault: 'injected' });
+    expect((await admin.v1('riskregister')).status).toBe(200);
+  });
+
+  it('delays a slow answer long enough to trigger a client timeout', async () => {
+    sim.injectFault({ status: 'slow', delayMs: 400 });
+    const creds = sim.credentials();
+    const auth = `Basic ${Buffer.from(`${creds.email}:${creds.apiKey}`).toString('base64')}`;
+    const started = Date.now();
+    await expect(
+      fetch(`${sim.v1BaseUrl}/api/v1/riskregister`, { headers: { authorization: auth }, signal: AbortSignal.timeout(100) }),
+    ).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(350);
+    sim.injectFault({ status: 'slow', delayMs: 150 });
+    const t0 = Date.now();
+    expect((await admin.v1('riskregister')).status).toBe(200);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+  });
+});
+
+describe('random faults and latency', () => {
+  it('adds latency to every response', async () => {
+    sim.setLatency(120);
+    const t0 = Date.now();
+    await admin.v1('riskregister');
+    await admin.legacyGet('boards');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(230);
+  });
+
+  it('draws 429, 5xx and slow answers at the configured rates', async () => {
+    sim.setFaults({ rate429: 1, retryAfter: '3' });
+    const limited = await admin.v1('riskregister');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('3');
+    sim.setFaults({ rate5xx: 1 });
+    for (let i = 0; i < 6; i++) expect([500, 502, 503, 504]).toContain((await admin.legacyGet('boards')).status);
+    sim.setFaults({ rateSlow: 1, slowMs: 100 });
+    const t0 = Date.now();
+    expect((await admin.v1('riskregister')).status).toBe(200);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(90);
+    expect(sim.requests.map((r) => r.fault)).toEqual(['429', '5xx', '5xx', '5xx', '5xx', '5xx', '5xx', 'slow']);
+  });
+
+  it('draws the same fault sequence for the same seed', async () => {
+    const run = async (): Promise<number[]> => {
+      const s = await startSimulator({ tenant: 'tiny', seed: 9, faults: { rate5xx: 0.3, rate429: 0.2 } });
+      try {
+        const c = client(s);
+        const statuses: number[] = [];
+        for (let i = 0; i < 25; i++) statuses.push((await c.v1('riskregister')).status);
+        return statuses;
+      } finally {
+        await s.close();
+      }
+    };
+    const a = await run();
+    expect(new Set(a).size).toBeGreaterThan(1);
+    expect(await run()).toEqual(a);
+  });
+});
+
+describe('request log and shutdown', () => {
+  it('logs address, method, path, query, body, status and user of every request', async () => {
+    await admin.v1('ENT/risk?fields=all&startAt=1');
+    await admin.legacyPost('items', { boardId: '1000', pageSize: 2 });
+    await client(sim, undefined, null).legacyGet('collections');
+    expect(sim.requests).toEqual([
+      { address: 'v1', method: 'GET', path: '/api/v1/ENT/risk', query: { fields: 'all', startAt: '1' }, status: 200, user: sim.users[0]!.email },
+      { address: 'legacy', method: 'POST', path: '/api/acme/items', query: {}, body: { boardId: '1000', pageSize: 2 }, status: 200, user: sim.users[0]!.email },
+      { address: 'legacy', method: 'GET', path: '/api/acme/collections', query: {}, status: 401 },
+    ]);
+    sim.clearRequests();
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('closes promptly even while a slow answer is pending', async () => {
+    const s = await startSimulator({ tenant: 'tiny' });
+    s.injectFault({ status: 'slow', delayMs: 30_000 });
+    const pending = fetch(`${s.v1BaseUrl}/api/v1/riskregister`).then(
+      (r) => r.status,
+      () => 'failed',
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = Date.now();
+    await s.close();
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(await pending).toBe('failed');
+  });
+});

@@ -1,0 +1,72 @@
+/** Random and injected faults (rate limiting, server errors, slow answers, socket resets). */
+import { Rng } from './random';
+import type { FaultOptions, InjectedFault, RequestLogEntry } from './types';
+
+/** Default delay of a slow response. */
+export const DEFAULT_SLOW_MS = 5000;
+
+/** What to do with one request. */
+export type FaultDecision =
+  | { kind: 'status'; status: number; retryAfter?: string; tag: NonNullable<RequestLogEntry['fault']> }
+  | { kind: 'slow'; delayMs: number; tag: NonNullable<RequestLogEntry['fault']> }
+  | { kind: 'reset'; tag: 'injected' };
+
+interface PendingFault {
+  fault: InjectedFault;
+  remaining: number;
+}
+
+const SERVER_ERRORS = [500, 502, 503, 504] as const;
+
+/** Decides per request whether a fault applies. Injected faults come first, in injection order. */
+export class FaultController {
+  private options: FaultOptions;
+  private readonly rng: Rng;
+  private readonly pending: PendingFault[] = [];
+
+  constructor(seed: number, options: FaultOptions = {}) {
+    this.options = { ...options };
+    this.rng = Rng.for(seed, 0xfa017);
+  }
+
+  /** Replaces the random fault options (injected faults stay queued). */
+  set(options: FaultOptions): void {
+    this.options = { ...options };
+  }
+
+  /** Queues a deterministic one-off fault. */
+  inject(fault: InjectedFault): void {
+    const times = fault.times ?? 1;
+    if (times > 0) this.pending.push({ fault, remaining: times });
+  }
+
+  /** Decides the fault of one request, or undefined for a normal answer. */
+  decide(req: { method: string; path: string; query: URLSearchParams }): FaultDecision | undefined {
+    const index = this.pending.findIndex((p) => !p.fault.match || p.fault.match(req));
+    if (index >= 0) {
+      const entry = this.pending[index];
+      if (entry) {
+        entry.remaining--;
+        if (entry.remaining <= 0) this.pending.splice(index, 1);
+        const { status } = entry.fault;
+        if (status === 'reset') return { kind: 'reset', tag: 'injected' };
+        if (status === 'slow') {
+          return { kind: 'slow', delayMs: entry.fault.delayMs ?? this.options.slowMs ?? DEFAULT_SLOW_MS, tag: 'injected' };
+        }
+        return {
+          kind: 'status',
+          status,
+          tag: 'injected',
+          ...(status === 429 ? { retryAfter: entry.fault.retryAfter ?? this.options.retryAfter ?? '0' } : {}),
+        };
+      }
+    }
+    const { rate429 = 0, rate5xx = 0, rateSlow = 0 } = this.options;
+    if (rate429 + rate5xx + rateSlow <= 0) return undefined;
+    const r = this.rng.next();
+    if (r < rate429) return { kind: 'status', status: 429, retryAfter: this.options.retryAfter ?? '0', tag: '429' };
+    if (r < rate429 + rate5xx) return { kind: 'status', status: this.rng.pick(SERVER_ERRORS), tag: '5xx' };
+    if (r < rate429 + rate5xx + rateSlow) return { kind: 'slow', delayMs: this.options.slowMs ?? DEFAULT_SLOW_MS, tag: 'slow' };
+    return undefined;
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * HTTP simulator of the Work-Planning Reporting API (../../../shared/planning-api.md), for tests,
+ * `npm run demo` and benchmarks. See docs/simulator.md.
+ */
+export { startSimulator, type RunningSimulator } from './server';
+export type {
+  FaultOptions,
+  InjectedFault,
+  RequestLogEntry,
+  SimAddress,
+  SimCredentials,
+  SimulatorOptions,
+  SimUser,
+  TenantPreset,
+  TenantShape,
+} from './types';
+export type { Tenant, TenantView } from './tenant';
+export type { SimBoard, TrackerFamily, BoardMeta } from './boards';
+export type { CompletionTypeValue } from './pi-objectives';
+export { resolveCompletionType } from './pi-objectives';
+export { PRESETS, resolveShape } from './presets';
+export { MINIMAL_FIELDS, V1_PAGE_LIMIT } from './projection';
+export { DEFAULT_ITEM_FIELDS } from './board-items';
+export { ITEMS_PAGE_SIZE } from './routes-legacy';
+export type * from './records';

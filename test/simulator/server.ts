@@ -1,0 +1,303 @@
+/** The HTTP servers: one for the v1 address, one for the legacy address, sharing one tenant. */
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FaultController, type FaultDecision } from './faults';
+import { resolveShape } from './presets';
+import { handleLegacyRoute } from './routes-legacy';
+import { handleOkrRoute } from './routes-okr';
+import { handleRiskRoute } from './routes-risk';
+import { addressError, type RouteContext, type RouteResult } from './routing';
+import { generateTenant, type Tenant } from './tenant';
+import type {
+  FaultOptions,
+  InjectedFault,
+  RequestLogEntry,
+  SimAddress,
+  SimCredentials,
+  SimulatorOptions,
+  SimUser,
+} from './types';
+
+/** A started simulator. */
+export interface RunningSimulator {
+  /** e.g. http://127.0.0.1:43121 (paths /api/v1/...). */
+  readonly v1BaseUrl: string;
+  /** e.g. http://127.0.0.1:43122 (paths /api/<companyPrefix>/...), a separate server. */
+  readonly legacyBaseUrl: string;
+  readonly companyPrefix: string;
+  /** admin (sees everything), alice and bob (see a subset); see users.ts. */
+  readonly users: readonly SimUser[];
+  /** Credentials document of a user (default: the admin); throws for an unknown e-mail. */
+  credentials(email?: string): SimCredentials;
+  /** The generated data and visibility helpers. */
+  readonly tenant: Tenant;
+  /** Every request received, in the order responses were sent. Cleared in place by clearRequests. */
+  readonly requests: RequestLogEntry[];
+  clearRequests(): void;
+  /** Replaces the random fault options. */
+  setFaults(faults: FaultOptions): void;
+  /** Sets the latency added to every response. */
+  setLatency(ms: number): void;
+  /**
+   * Deterministic one-off faults: the next `times` (default 1) requests matching `match` (default:
+   * any) get `status` (429 with Retry-After, 500/502/503/504 or another status, 'slow' = delay then
+   * answer normally, 'reset' = destroy the socket without answering).
+   */
+  injectFault(fault: InjectedFault): void;
+  /** Stops both servers, cutting open connections and pending delays. */
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1_000_000;
+
+const GATEWAY_HTML = (status: number): string => {
+  const text = `${status} ${STATUS_CODES[status] ?? 'Error'}`;
+  return `<html>\r\n<head><title>${text}</title></head>\r\n<body>\r\n<center><h1>${text}</h1></center>\r\n</body>\r\n</html>\r\n`;
+};
+
+function faultResult(address: SimAddress, fault: Extract<FaultDecision, { kind: 'status' }>): RouteResult {
+  const { status } = fault;
+  if (status === 429) {
+    return { ...addressError(address, 429, 'Rate limit exceeded'), headers: { 'Retry-After': fault.retryAfter ?? '0' } };
+  }
+  if (status === 502 || status === 503 || status === 504) {
+    // What a gateway in front of the service answers: HTML, not JSON.
+    return { status, raw: GATEWAY_HTML(status), headers: { 'Content-Type': 'text/html' } };
+  }
+  return addressError(address, status, status >= 500 ? 'Internal server error' : (STATUS_CODES[status] ?? 'Error'));
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined));
+    req.on('error', reject);
+  });
+}
+
+function decodeBasic(header: string | undefined): { email: string; apiKey: string } | undefined {
+  const match = /^\s*basic\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** Starts the simulator (both addresses). */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const host = options.host ?? '127.0.0.1';
+  const companyPrefix = options.companyPrefix ?? 'acme';
+  if (!/^[A-Za-z0-9_-]+$/.test(companyPrefix) || companyPrefix === 'v1') {
+    throw new Error(`Invalid companyPrefix '${companyPrefix}'`);
+  }
+  const seed = options.seed ?? 1;
+  const tenant = generateTenant(resolveShape(options.tenant), seed, companyPrefix);
+  const faults = new FaultController(seed, options.faults);
+  let latencyMs = Math.max(0, options.latencyMs ?? 0);
+  const requests: RequestLogEntry[] = [];
+  const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  let closed = false;
+
+  const sleep = (ms: number): Promise<void> => {
+    if (ms <= 0 || closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const sleeper = {
+        timer: setTimeout(() => {
+          sleepers.delete(sleeper);
+          resolve();
+        }, ms),
+        resolve,
+      };
+      sleepers.add(sleeper);
+    });
+  };
+
+  const roots: Record<SimAddress, string> = { v1: '/api/v1/', legacy: `/api/${companyPrefix}/` };
+
+  const route = (
+    address: SimAddress,
+    req: IncomingMessage,
+    path: string,
+    query: URLSearchParams,
+    body: { raw: string | undefined; parsed: unknown; invalid: boolean },
+    entry: RequestLogEntry,
+  ): RouteResult => {
+    const root = roots[address];
+    if (!path.startsWith(root)) {
+      const unknownCompany = address === 'legacy' && path.startsWith('/api/');
+      return addressError(address, 404, unknownCompany ? 'Unknown company prefix' : `No route for ${path}`);
+    }
+    const credentials = decodeBasic(req.headers.authorization);
+    if (!credentials) {
+      return { ...addressError(address, 401, 'Authentication required'), headers: { 'WWW-Authenticate': 'Basic realm="planning"' } };
+    }
+    const user = tenant.users.find((u) => u.email === credentials.email && u.apiKey === credentials.apiKey);
+    if (!user) {
+      return { ...addressError(address, 401, 'Invalid e-mail or API key'), headers: { 'WWW-Authenticate': 'Basic realm="planning"' } };
+    }
+    entry.user = user.email;
+    let segments: string[];
+    try {
+      segments = path
+        .slice(root.length)
+        .split('/')
+        .filter((s) => s !== '')
+        .map((s) => decodeURIComponent(s));
+    } catch {
+      return addressError(address, 404, `No route for ${path}`);
+    }
+    // A JSON body is only read with a JSON Content-Type (like common body parsers).
+    const isJson = /application\/json/i.test(req.headers['content-type'] ?? '');
+    if (isJson && body.invalid) return addressError(address, 400, 'Invalid JSON body');
+    const ctx: RouteContext = {
+      tenant,
+      user,
+      view: tenant.visibleTo(user.email),
+      method: (req.method ?? 'GET').toUpperCase(),
+      segments,
+      query,
+      body: isJson ? body.parsed : undefined,
+      maxItemsPageSize: options.maxItemsPageSize,
+    };
+    const result = address === 'v1' ? (handleOkrRoute(ctx) ?? handleRiskRoute(ctx)) : handleLegacyRoute(ctx);
+    return result ?? addressError(address, 404, `No route for ${ctx.method} ${path}`);
+  };
+
+  const send = (res: ServerResponse, result: RouteResult, entry: RequestLogEntry): void => {
+    entry.status = result.status;
+    requests.push(entry);
+    if (res.destroyed || res.writableEnded) return;
+    const payload = result.raw ?? JSON.stringify(result.body ?? null);
+    res.writeHead(result.status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      ...result.headers,
+      'Content-Length': Buffer.byteLength(payload),
+    });
+    res.end(payload);
+  };
+
+  const handle = async (address: SimAddress, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    res.on('error', () => undefined);
+    const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+    const path = url.pathname;
+    const query = url.searchParams;
+    const method = (req.method ?? 'GET').toUpperCase();
+    const raw = await readBody(req);
+    const entry: RequestLogEntry = { address, method, path, query: Object.fromEntries(query), status: 0 };
+    let parsed: unknown;
+    let invalid = false;
+    if (raw !== undefined) {
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        invalid = true;
+      }
+      entry.body = invalid ? raw : parsed;
+    }
+    const fault = faults.decide({ method, path, query });
+    if (fault) entry.fault = fault.tag;
+    if (fault?.kind === 'reset') {
+      requests.push(entry);
+      req.socket.destroy();
+      return;
+    }
+    await sleep(latencyMs);
+    if (fault?.kind === 'slow') await sleep(fault.delayMs);
+    if (closed) {
+      entry.status = 0;
+      requests.push(entry);
+      return;
+    }
+    const result = fault?.kind === 'status' ? faultResult(address, fault) : route(address, req, path, query, { raw, parsed, invalid }, entry);
+    send(res, result, entry);
+  };
+
+  const makeServer = (address: SimAddress): Server => {
+    const server = createServer((req, res) => {
+      handle(address, req, res).catch((error: unknown) => {
+        const entry: RequestLogEntry = { address, method: req.method ?? 'GET', path: req.url ?? '/', query: {}, status: 0 };
+        send(res, addressError(address, 500, `Simulator error: ${error instanceof Error ? error.message : String(error)}`), entry);
+      });
+    });
+    server.keepAliveTimeout = 5_000;
+    return server;
+  };
+
+  const v1Server = makeServer('v1');
+  const legacyServer = makeServer('legacy');
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let v1Address: AddressInfo;
+  let legacyAddress: AddressInfo;
+  try {
+    v1Address = await listen(v1Server, options.port ?? 0, host);
+    legacyAddress = await listen(legacyServer, options.legacyPort ?? 0, host);
+  } catch (error) {
+    await Promise.all([closeServer(v1Server), closeServer(legacyServer)]);
+    throw error;
+  }
+  const v1BaseUrl = `http://${urlHost}:${v1Address.port}`;
+  const legacyBaseUrl = `http://${urlHost}:${legacyAddress.port}`;
+
+  return {
+    v1BaseUrl,
+    legacyBaseUrl,
+    companyPrefix,
+    users: tenant.users,
+    credentials(email) {
+      const user = email === undefined ? tenant.users[0] : tenant.users.find((u) => u.email === email);
+      if (!user) throw new Error(`Unknown simulator user '${String(email)}'`);
+      return { email: user.email, apiKey: user.apiKey, baseUrl: v1BaseUrl, legacyBaseUrl, companyPrefix };
+    },
+    tenant,
+    requests,
+    clearRequests() {
+      requests.length = 0;
+    },
+    setFaults(f) {
+      faults.set(f);
+    },
+    setLatency(ms) {
+      latencyMs = Math.max(0, ms);
+    },
+    injectFault(f) {
+      faults.inject(f);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const sleeper of sleepers) {
+        clearTimeout(sleeper.timer);
+        sleeper.resolve();
+      }
+      sleepers.clear();
+      await Promise.all([closeServer(v1Server), closeServer(legacyServer)]);
+    },
+  };
+}

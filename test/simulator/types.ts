@@ -1,0 +1,117 @@
+/** Public option and log types of the simulator. Record shapes are in records.ts. */
+
+/** Named tenant sizes. See presets.ts for the exact counts. */
+export type TenantPreset = 'tiny' | 'demo' | 'large';
+
+/**
+ * Counts that define a generated tenant. Counts are exact, except that every 7th board item
+ * (index % 7 === 6) has no stories and every 5th PI objective (index % 5 === 4) has no linked items,
+ * and every 4th linked item (index % 4 === 3) has no sub-items (edge cases a client must handle).
+ */
+export interface TenantShape {
+  registers: number;
+  risksPerRegister: number;
+  portfolioThemes: number;
+  strategicThemesPerPortfolio: number;
+  groupsPerTheme: number;
+  objectivesPerGroup: number;
+  keyResultsPerObjective: number;
+  collections: number;
+  boards: number;
+  itemsPerBoard: number;
+  storiesPerItem: number;
+  piObjectiveGroupsPerBoard: number;
+  objectivesPerPiGroup: number;
+  linkedItemsPerObjective: number;
+  subItemsPerLinkedItem: number;
+}
+
+/** Random faults, drawn per request from a PRNG seeded with the simulator seed. */
+export interface FaultOptions {
+  /** Probability (0..1) of answering 429 with a Retry-After header. */
+  rate429?: number;
+  /** Probability (0..1) of answering 500/502/503/504 (502-504 with an HTML body, like a gateway). */
+  rate5xx?: number;
+  /** Probability (0..1) of delaying the answer by `slowMs` (then answering normally). */
+  rateSlow?: number;
+  /** Delay of a slow response in ms; default 5000. */
+  slowMs?: number;
+  /** Retry-After header value sent with 429; default '0'. */
+  retryAfter?: string;
+}
+
+/** A deterministic one-off fault, see RunningSimulator.injectFault. */
+export interface InjectedFault {
+  /** 429 (with Retry-After), 500/502/503/504 (or any other status), 'slow' (delay, then answer), 'reset' (destroy the socket). */
+  status: number | 'slow' | 'reset';
+  /** How many matching requests get the fault; default 1. */
+  times?: number;
+  /** Retry-After value for a 429; default: the FaultOptions value, else '0'. */
+  retryAfter?: string;
+  /** Delay for 'slow'; default: FaultOptions.slowMs, else 5000. */
+  delayMs?: number;
+  /** Which requests qualify; default: any. `path` has no query string. */
+  match?: (req: { method: string; path: string; query: URLSearchParams }) => boolean;
+}
+
+export interface SimulatorOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Port of the v1 address (paths /api/v1/...); default 0 (ephemeral). */
+  port?: number;
+  /** Port of the legacy address (paths /api/<companyPrefix>/...), a separate server; default 0. */
+  legacyPort?: number;
+  /** Default 'acme'. */
+  companyPrefix?: string;
+  /** Seed of all generated data and of random faults; default 1. */
+  seed?: number;
+  /** A preset name or explicit counts (missing counts come from 'tiny'); default 'demo'. */
+  tenant?: TenantPreset | Partial<TenantShape>;
+  /** Added to every response, in ms; default 0. */
+  latencyMs?: number;
+  faults?: FaultOptions;
+  /**
+   * Optional silent cap of `pageSize` on the board items operation (the real maximum is not
+   * documented). Default: no cap. Set it to catch clients that stop on a short page.
+   */
+  maxItemsPageSize?: number;
+}
+
+/** A user of the simulated tenant. */
+export interface SimUser {
+  email: string;
+  apiKey: string;
+  displayName: string;
+  /** 'admin' sees everything; the others see a subset (see users.ts). */
+  role: 'admin' | 'risk-manager' | 'release-train-engineer';
+}
+
+/** Which address a request arrived at. */
+export type SimAddress = 'v1' | 'legacy';
+
+/** One received request, logged when its response is sent (or its socket reset). */
+export interface RequestLogEntry {
+  address: SimAddress;
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  /** Query parameters (the last value wins for repeated names). */
+  query: Record<string, string>;
+  /** Parsed JSON body (or the raw text when it is not JSON) of requests that have one. */
+  body?: unknown;
+  /** HTTP status sent; 0 when the socket was reset. */
+  status: number;
+  /** E-mail of the authenticated user, when authentication succeeded. */
+  user?: string;
+  /** Set when a fault decided the response: random ('429', '5xx', 'slow') or injectFault ('injected'). */
+  fault?: '429' | '5xx' | 'slow' | 'injected';
+}
+
+/** The credentials document (shared/planning-api/credentials.ts) of one user. */
+export interface SimCredentials {
+  email: string;
+  apiKey: string;
+  baseUrl: string;
+  legacyBaseUrl: string;
+  companyPrefix: string;
+}
