@@ -1,0 +1,107 @@
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExportCommand, type CommandIo } from '../../cli/export-command';
+import { startSimulator, type RunningSimulator } from '../simulator/index';
+import { startS3rver, type S3rverHandle } from '../support/s3rver';
+
+function captureIo(cwd: string, env: Record<string, string> = {}): CommandIo & { out(): string; err(): string } {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  return { stdout, stderr, env, cwd, out: () => out, err: () => err };
+}
+
+describe('export command', () => {
+  let sim: RunningSimulator;
+  let s3: S3rverHandle;
+  let dir: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ tenant: 'tiny' });
+    s3 = await startS3rver({ bucket: 'reports' });
+    dir = await mkdtemp(join(tmpdir(), 'export-cmd-'));
+    await writeFile(join(dir, 'credentials.json'), JSON.stringify(sim.credentials()));
+    await writeFile(join(dir, 'report.json'), JSON.stringify({ name: 'cli-test', datasets: { risks: {}, boardItems: {} } }));
+  });
+  afterAll(async () => {
+    await Promise.all([sim.close(), s3.close(), rm(dir, { recursive: true, force: true })]);
+  });
+
+  it('exports into a local directory, shows progress and prints where the files went', async () => {
+    const io = captureIo(dir);
+    const code = await runExportCommand(['--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out'], io);
+    expect(code).toBe(0);
+    expect(io.out()).toMatch(/dataset risks/);
+    expect(io.out()).toMatch(/export complete/);
+    expect(io.out()).toContain(join(dir, 'out', 'cli-test', 'latest.json'));
+    expect(io.out() + io.err()).not.toContain(sim.credentials().apiKey);
+    const latest = JSON.parse(await readFile(join(dir, 'out', 'cli-test', 'latest.json'), 'utf8'));
+    expect(latest.report).toBe('cli-test');
+  });
+
+  it('exports to S3 when given --bucket and a local endpoint', async () => {
+    const io = captureIo(dir, {
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_REGION: 'us-east-1',
+    });
+    // The SDK reads credentials and region from the process environment; the command reads only its own config.
+    const saved = { ...process.env };
+    Object.assign(process.env, io.env);
+    try {
+      const code = await runExportCommand(
+        ['--report', 'report.json', '--credentials', 'credentials.json', '--bucket', 'reports', '--prefix', 'team-a', '--run-id', 'cli-s3', '--quiet'],
+        io,
+      );
+      expect(io.err()).toBe('');
+      expect(code).toBe(0);
+    } finally {
+      process.env = saved;
+    }
+    expect(io.out()).toContain('s3://reports/team-a/cli-test/');
+    const latest = await s3.client.send(new GetObjectCommand({ Bucket: 'reports', Key: 'team-a/cli-test/latest.json' }));
+    expect(JSON.parse(await latest.Body!.transformToString()).runId).toBe('cli-s3');
+  });
+
+  it('exits 2 with the usage for missing or conflicting options', async () => {
+    const io = captureIo(dir);
+    expect(await runExportCommand(['--report', 'report.json', '--out', 'x'], io)).toBe(2);
+    expect(io.err()).toContain('give exactly one of --credentials or --secret-id');
+    expect(io.err()).toContain('Usage: npm run export');
+    const io2 = captureIo(dir);
+    expect(await runExportCommand(['--bogus'], io2)).toBe(2);
+  });
+
+  it('exits 1 naming the bad fields of a definition, and publishes nothing', async () => {
+    await writeFile(join(dir, 'bad.json'), JSON.stringify({ name: 'Bad Name', datasets: { piObjectives: { completionType: 7 } } }));
+    const io = captureIo(dir);
+    const code = await runExportCommand(['--report', 'bad.json', '--credentials', 'credentials.json', '--out', 'bad-out'], io);
+    expect(code).toBe(1);
+    expect(io.err()).toContain('name: must be a slug');
+    expect(io.err()).toContain('datasets.piObjectives.completionType');
+    await expect(readdir(join(dir, 'bad-out'))).rejects.toThrow();
+  });
+
+  it('exits 1 with advice when the API key is wrong, without echoing it', async () => {
+    await writeFile(join(dir, 'wrong.json'), JSON.stringify({ ...sim.credentials(), apiKey: 'wrong-key-123' }));
+    const io = captureIo(dir);
+    const code = await runExportCommand(['--report', 'report.json', '--credentials', 'wrong.json', '--out', 'wrong-out'], io);
+    expect(code).toBe(1);
+    expect(io.err()).toMatch(/e-mail and API key/i);
+    expect(io.err()).not.toContain('wrong-key-123');
+  });
+
+  it('names a missing credentials file', async () => {
+    const io = captureIo(dir);
+    const code = await runExportCommand(['--report', 'report.json', '--credentials', 'nope.json', '--out', 'x'], io);
+    expect(code).toBe(1);
+    expect(io.err()).toMatch(/credentials file ".*nope.json" was not found/);
+  });
+});
