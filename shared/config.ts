@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from './errors';
 
 /**
@@ -35,7 +35,6 @@ export function loadCliConfig(env: Env): CliConfig {
 const lambdaSchema = z.object({
   REPORTS_BUCKET: z.string().min(3),
   REPORTS_PREFIX: z.string().default('reports'),
-  PLANNING_SECRET_ID: z.string().min(1),
   LINK_KEY_SECRET_ID: z.string().min(1),
   /** Public base URL of the API, for e-mail links: https://abc.execute-api.eu-west-1.amazonaws.com/prod */
   LINK_BASE_URL: z.url(),
@@ -46,6 +45,7 @@ const lambdaSchema = z.object({
 });
 
 const exportLambdaSchema = lambdaSchema.extend({
+  PLANNING_SECRET_ID: z.string().min(1),
   EVENT_BUS_NAME: z.string().min(1).default('default'),
   MAIL_FROM: z.string().min(3).optional(),
   /** Report definitions by name, JSON: {"acme-weekly": {...}} (set by the stack from cdk.json). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * One plain e-mail address (no display name, no list): what SES accepts in Destination and what a

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError, LinkTokenError } from '../errors';
 import { isValidKey } from './storage-keys';
 
@@ -74,7 +74,28 @@ export const linkKeySchema = z.object({
   id: keyIdSchema,
   secret: z.string().min(MIN_LINK_KEY_BYTES, `must be at least ${MIN_LINK_KEY_BYTES} characters (random)`),
 });
-export const linkKeySetSchema = z
+/**
+ * Secrets Manager can generate only flat JSON, so a freshly deployed link-key secret is
+ * `{ currentId, currentSecret }` (see infra); it is read as `{ current: { id, secret } }`.
+ * The nested form is what operators write when rotating (current → previous).
+ */
+function nestFlatKeySet(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || 'current' in value) return value;
+  const flat = value as Record<string, unknown>;
+  if (flat.currentId === undefined && flat.currentSecret === undefined) return value;
+  return {
+    current: { id: flat.currentId, secret: flat.currentSecret },
+    ...(flat.previousId !== undefined && {
+      previous: {
+        id: flat.previousId,
+        secret: flat.previousSecret,
+        ...(flat.previousRetiredAt !== undefined && { retiredAt: flat.previousRetiredAt }),
+      },
+    }),
+  };
+}
+
+const nestedLinkKeySetSchema = z
   .object({
     current: linkKeySchema,
     previous: linkKeySchema
@@ -85,6 +106,7 @@ export const linkKeySetSchema = z
     message: 'must differ from current.id',
     path: ['previous', 'id'],
   });
+export const linkKeySetSchema = z.preprocess(nestFlatKeySet, nestedLinkKeySetSchema);
 export type LinkKeySet = z.infer<typeof linkKeySetSchema>;
 
 export function toVerificationKeys(set: LinkKeySet): LinkVerificationKeys {

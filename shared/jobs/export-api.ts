@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { resolveLink } from '../delivery/link-redirect';
 import { LINK_TOKEN_PUBLIC_MESSAGE, type LinkVerificationKeys } from '../delivery/link-token';
 import type { PresignGet } from '../delivery/presign';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Storage } from '../delivery/storage';
 import { CONTENT_TYPES } from '../report/layout';
 

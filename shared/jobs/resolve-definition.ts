@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ReportDefinitionError } from '../errors';
 import { parseReportDefinition, type ReportDefinition } from '../report/definition';
 

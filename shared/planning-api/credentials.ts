@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The planning API credentials document: the JSON kept in Secrets Manager (or a local file for the

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Zod schemas of the records of the Work-Planning Reporting API (../shared/planning-api.md, section 2).

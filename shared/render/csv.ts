@@ -34,7 +34,7 @@ const CHUNK_CHARS = 64 * 1024;
 export function openCsvSink(table: TableDefinition, out: Writable, options: CsvOptions): TableSink {
   const clock = createZoneClock(options.timeZone);
   const columns = table.columns;
-  let pending = (options.bom ? '\uFEFF' : '') + columns.map((c) => escapeCsvField(neutraliseFormula(c.key))).join(',') + '\r\n';
+  let pending = '';
   let rows = 0;
   let closed = false;
   let failure: Error | undefined;
@@ -46,6 +46,10 @@ export function openCsvSink(table: TableDefinition, out: Writable, options: CsvO
   const throwIfFailed = () => {
     if (failure) throw new StorageError(`Writing the CSV file of "${table.name}" failed`, { cause: failure });
   };
+
+  // The header goes out at once (a consumer may check it before any row); its backpressure, if
+  // any, is felt by the first flush.
+  out.write((options.bom ? '\uFEFF' : '') + columns.map((c) => escapeCsvField(neutraliseFormula(c.key))).join(',') + '\r\n');
 
   const flush = (): Promise<void> | void => {
     if (pending === '') return;

@@ -1,8 +1,8 @@
 /**
  * Excel renderer on exceljs's streaming writer (the only module that imports exceljs).
- * Conventions are documented in docs/formats.md. What exceljs needs to be told, and why, is in
- * /work/shared/exceljs-notes.md: styles only with useStyles, zlib level 6, no shared strings, and
- * yielding to the event loop because its internal buffers ignore backpressure.
+ * Conventions are documented in docs/formats.md. What exceljs needs to be told, and why (measured
+ * in the team's exceljs notes): styles only with useStyles, zlib level 6, no shared strings, and
+ * pacing by the producer because exceljs's internal buffers ignore backpressure.
  */
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
@@ -54,6 +54,8 @@ const ROWS_PER_YIELD = 32;
  * place a slow destination (or a deflate thread starved of CPU) can be noticed before memory grows.
  */
 const MAX_PENDING_XML_BYTES = 4 * 2 ** 20;
+/** Excel's 1,048,576 rows a sheet, less the header. */
+const EXCEL_MAX_DATA_ROWS = 1_048_575;
 /** Excel's outline depth limit. */
 const MAX_OUTLINE_LEVEL = 7;
 /** Excel refuses longer hyperlink addresses (and "repairs" the file). */
@@ -421,6 +423,12 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       return {
         writeRow(row: TableRow): Promise<void> | void {
           if (sheetClosed) throw new ExporterError(`The sheet "${name}" is closed`);
+          if (rows >= EXCEL_MAX_DATA_ROWS) {
+            throw new ExporterError(
+              `The table "${table.name}" has more than ${EXCEL_MAX_DATA_ROWS.toLocaleString('en-US')} rows, ` +
+                "Excel's limit for one sheet; the CSV export has no such limit",
+            );
+          }
           const values = row.values;
           const fill = row.fill;
           const fillColumn =
@@ -430,9 +438,11 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
           for (let i = 0; i < columnCount; i++) {
             const value = toExcel(values[i], types[i], clock);
             const style = i === fillColumn ? styles.withFill(producedKind, fill!.color) : undefined;
-            if (value === null && style === undefined) continue;
+            // Empty text is an empty cell, as in the CSV (and Excel's ISBLANK agrees).
+            const empty = value === null || value === '';
+            if (empty && style === undefined) continue;
             const cell = target.getCell(i + 1);
-            cell.value = value;
+            cell.value = empty ? null : value;
             cell.style = style ?? styles.of(producedKind);
           }
           const level = row.outlineLevel;

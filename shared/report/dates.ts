@@ -54,3 +54,13 @@ export function isoDateInZone(instant: Date, timeZone: string): string {
     instant,
   );
 }
+
+/** Whether `tz` is an IANA time zone this runtime knows (report definitions, schedules). */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}

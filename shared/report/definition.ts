@@ -1,6 +1,7 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { emailAddress } from '../delivery/email-address';
 import { ReportDefinitionError } from '../errors';
+import { isTimeZone } from './dates';
 
 /**
  * The report definition: which datasets to export, narrowed by selectors, in which formats, and how
@@ -13,15 +14,6 @@ const idList = (what: string) =>
     .array(z.string().trim().min(1, `${what} must not be empty strings`))
     .min(1, `list at least one ${what}, or leave the selector out to export all visible ones`)
     .optional();
-
-const isTimeZone = (tz: string): boolean => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 export const reportDefinitionSchema = z.strictObject({
   /** Used in file names and S3 keys, so restricted to a safe slug. */

@@ -2,7 +2,7 @@ import type { Storage } from '../delivery/storage';
 import { silentLog, type Log } from '../logger';
 import { PlanningApiClient, type RequestEvent } from '../planning-api/client';
 import { createLimiter } from '../planning-api/concurrency';
-import { describeSource } from '../planning-api/credentials';
+import { describeSource, type Credentials } from '../planning-api/credentials';
 import { withCredentialRefresh, type CredentialsSource } from '../secrets/credential-refresh';
 import type { ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
@@ -26,6 +26,26 @@ export interface ExportReportOptions {
 /** Default in-flight requests; see docs/benchmarks.md for how it was chosen. */
 export const DEFAULT_EXPORT_CONCURRENCY = 8;
 
+/** What createExportClient takes from the export's options. */
+export type ExportClientOptions = Pick<ExportReportOptions, 'concurrency' | 'timeoutMs' | 'onRequest' | 'fetch'> & {
+  readonly log?: Log;
+};
+
+/**
+ * The planning API client of one export: one limiter shared by every dataset. Exported so the
+ * benchmarks (bench/) fetch through exactly the client an export uses.
+ */
+export function createExportClient(credentials: Credentials, options: ExportClientOptions = {}): PlanningApiClient {
+  return new PlanningApiClient({
+    credentials,
+    limiter: createLimiter(options.concurrency ?? DEFAULT_EXPORT_CONCURRENCY),
+    log: options.log ?? silentLog,
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(options.onRequest && { onRequest: options.onRequest }),
+    ...(options.fetch && { fetch: options.fetch }),
+  });
+}
+
 /**
  * The whole export behind both doors (command line and Lambdas): credentials → client → runExport.
  * A 401/403 makes the credentials be read once more past the cache (the key may have been rotated)
@@ -34,14 +54,7 @@ export const DEFAULT_EXPORT_CONCURRENCY = 8;
 export function exportReport(definition: ReportDefinition, options: ExportReportOptions): Promise<ExportResult> {
   const log = options.log ?? silentLog;
   return withCredentialRefresh(options.credentials, (credentials) => {
-    const client = new PlanningApiClient({
-      credentials,
-      limiter: createLimiter(options.concurrency ?? DEFAULT_EXPORT_CONCURRENCY),
-      log,
-      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-      ...(options.onRequest && { onRequest: options.onRequest }),
-      ...(options.fetch && { fetch: options.fetch }),
-    });
+    const client = createExportClient(credentials, { ...options, log });
     return runExport(definition, {
       source: client,
       storage: options.storage,

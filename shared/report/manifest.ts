@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * manifest.json: written last in a run folder `<name>/dt=<YYYY-MM-DD>/run=<runId>/`, after every file

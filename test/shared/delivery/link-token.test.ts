@@ -180,3 +180,16 @@ describe('link tokens', () => {
     expect(toVerificationKeys(linkKeySetSchema.parse({ current: doc.current }))).toEqual({ current: doc.current });
   });
 });
+
+describe('link-key secret shapes', () => {
+  it('reads the flat form Secrets Manager generates as the current key', async () => {
+    const { linkKeySetSchema } = await import('../../../shared/delivery/link-token');
+    const flat = linkKeySetSchema.parse({ currentId: 'k1', currentSecret: 's'.repeat(64) });
+    expect(flat).toEqual({ current: { id: 'k1', secret: 's'.repeat(64) } });
+    const withPrevious = linkKeySetSchema.parse({
+      currentId: 'k2', currentSecret: 't'.repeat(40), previousId: 'k1', previousSecret: 's'.repeat(40), previousRetiredAt: '2026-11-01T00:00:00Z',
+    });
+    expect(withPrevious.previous).toEqual({ id: 'k1', secret: 's'.repeat(40), retiredAt: '2026-11-01T00:00:00Z' });
+    expect(() => linkKeySetSchema.parse({ currentId: 'k1', currentSecret: 'short' })).toThrow();
+  });
+});

@@ -1,0 +1,226 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as z from 'zod';
+import { emailAddress } from '../shared/delivery/email-address';
+import { reportDefinitionSchema, type ReportDefinitionInput } from '../shared/report/definition';
+import { isTimeZone } from '../shared/report/dates';
+
+/**
+ * Deployment configuration: the cdk.json context key `reportExporter` (or `-c reportExporter=...`),
+ * validated with zod at synth time so a typo fails `cdk synth` with the key that is wrong instead of
+ * deploying a Lambda that fails at 07:00 on Monday.
+ */
+
+export const CONTEXT_KEY = 'reportExporter';
+
+/** The repository root: definition files are resolved against it, and NodejsFunction bundles from it. */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A configuration problem; the message names the context key (e.g. `reportExporter.reports[0].schedule.cron`). */
+export class InfraConfigError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InfraConfigError';
+  }
+}
+
+/**
+ * EventBridge Scheduler cron: six fields (minutes hours day-of-month month day-of-week year), and
+ * one of day-of-month / day-of-week must be `?`. Checked here because CloudFormation would only
+ * reject it halfway through a deployment.
+ */
+const cronSchema = z
+  .string()
+  .trim()
+  .regex(/^cron\(\s*\S+(\s+\S+){5}\s*\)$/, 'must be a six-field Scheduler cron expression such as "cron(0 7 ? * MON *)"')
+  .refine((cron) => {
+    const fields = cron.slice(5, -1).trim().split(/\s+/);
+    return fields[2] === '?' || fields[4] === '?';
+  }, 'day-of-month (3rd field) or day-of-week (5th field) must be "?", e.g. "cron(0 7 ? * MON *)"');
+
+const scheduleSchema = z.strictObject({
+  cron: cronSchema,
+  /** IANA name; Scheduler evaluates the cron in it, so 07:00 stays 07:00 across daylight saving. */
+  timeZone: z.string().min(1).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin'),
+});
+
+const reportEntrySchema = z
+  .strictObject({
+    /** The definition inline (validated with the same schema the Lambdas use). */
+    definition: z.unknown().optional(),
+    /** Or a JSON file with the definition, relative to the repository root. */
+    definitionFile: z.string().min(1).optional(),
+    /** `null` (or absent): on demand only, through the API. */
+    schedule: scheduleSchema.nullable().default(null),
+  })
+  .refine((r) => (r.definition === undefined) !== (r.definitionFile === undefined), {
+    message: 'give exactly one of "definition" (inline object) or "definitionFile" (path relative to the repository)',
+  });
+
+const positiveInt = (min: number, max: number, fallback: number) => z.number().int().min(min).max(max).default(fallback);
+
+const rawConfigSchema = z.strictObject({
+  reports: z.array(reportEntrySchema).default([]),
+  /** Days a run folder (and every other object under the reports prefix) is kept. */
+  retentionDays: positiveInt(1, 3650, 90),
+  /** Default sender for report e-mails; requires sesIdentityArn. */
+  mailFrom: emailAddress.optional(),
+  /** The SES identity (domain or address) ses:SendEmail is scoped to. Without it nothing is e-mailed. */
+  sesIdentityArn: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:ses:[a-z0-9-]+:\d{12}:identity\/\S+$/, 'must be an SES identity ARN: arn:aws:ses:<region>:<account>:identity/<domain or address>')
+    .optional(),
+  /** Name of an existing Secrets Manager secret with the planning API credentials. */
+  planningSecretName: z
+    .string()
+    .regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/, 'must be a Secrets Manager secret name (letters, digits and /_+=.@-)')
+    .optional(),
+  alarmEmail: emailAddress.optional(),
+  exportMemoryMb: positiveInt(128, 10_240, 1024),
+  /** Lambda's maximum is 15 minutes. */
+  exportTimeoutMinutes: positiveInt(1, 15, 15),
+  /** Caps parallel exports, which protects the planning API's rate limit. */
+  exportReservedConcurrency: positiveInt(1, 1000, 5),
+});
+
+export interface ConfiguredReport {
+  /** The definition as configured (input form: the Lambdas apply defaults when they parse it). */
+  readonly definition: ReportDefinitionInput & { readonly name: string };
+  readonly schedule: { readonly cron: string; readonly timeZone: string } | null;
+  /** Where it came from, for messages: `reportExporter.reports[0]` or the file. */
+  readonly origin: string;
+}
+
+export interface InfraConfig {
+  readonly reports: readonly ConfiguredReport[];
+  readonly retentionDays: number;
+  readonly mailFrom?: string;
+  readonly sesIdentityArn?: string;
+  readonly planningSecretName?: string;
+  readonly alarmEmail?: string;
+  readonly exportMemoryMb: number;
+  readonly exportTimeoutMinutes: number;
+  readonly exportReservedConcurrency: number;
+}
+
+/**
+ * Lambda allows 4 KB for all environment variables of a function together; the definitions are
+ * one of them. What is left covers the ARNs, names and URL the stack sets (about 1 KB).
+ */
+export const MAX_REPORT_DEFINITIONS_BYTES = 2800;
+
+function keyPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (acc, segment) => (typeof segment === 'number' ? `${acc}[${segment}]` : `${acc}.${String(segment)}`),
+    CONTEXT_KEY,
+  );
+}
+
+function fail(problems: readonly string[]): never {
+  throw new InfraConfigError(`cdk.json context "${CONTEXT_KEY}" is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+}
+
+function readDefinitionFile(file: string, repoRoot: string, key: string): unknown {
+  const path = isAbsolute(file) ? file : resolve(repoRoot, file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    fail([`${key}: cannot read "${file}" (${typeof code === 'string' ? code : String(error)}); paths are relative to the repository root`]);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    fail([`${key}: "${file}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+}
+
+/**
+ * Validates the context value. `repoRoot` resolves `definitionFile` paths. Every problem is listed,
+ * each with its context key, so one synth shows all of them.
+ */
+export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT): InfraConfig {
+  const raw = typeof context === 'string' ? parseContextString(context) : (context ?? {});
+  const parsed = rawConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    fail(
+      parsed.error.issues.map((issue) => {
+        const message = issue.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+        return `${keyPath(issue.path)}: ${message}`;
+      }),
+    );
+  }
+  const config = parsed.data;
+  const problems: string[] = [];
+
+  const reports: ConfiguredReport[] = [];
+  config.reports.forEach((entry, index) => {
+    const key = keyPath(['reports', index]);
+    const origin = entry.definitionFile !== undefined ? `${key}.definitionFile ("${entry.definitionFile}")` : `${key}.definition`;
+    const value = entry.definitionFile !== undefined ? readDefinitionFile(entry.definitionFile, repoRoot, `${key}.definitionFile`) : entry.definition;
+    const result = reportDefinitionSchema.safeParse(value);
+    if (!result.success) {
+      for (const issue of result.error.issues) {
+        const message = issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+        const field = issue.path.length > 0 ? `.${issue.path.map(String).join('.')}` : '';
+        problems.push(`${origin}${field}: ${message}`);
+      }
+      return;
+    }
+    const definition = result.data;
+    if (reports.some((r) => r.definition.name === definition.name)) {
+      problems.push(`${origin}: a report named "${definition.name}" is configured twice`);
+    }
+    if (definition.email !== undefined) {
+      if (config.sesIdentityArn === undefined) {
+        problems.push(`${origin}: report "${definition.name}" has e-mail recipients, so ${CONTEXT_KEY}.sesIdentityArn must be set`);
+      }
+      if (definition.email.from === undefined && config.mailFrom === undefined) {
+        problems.push(`${origin}: report "${definition.name}" has e-mail recipients but no sender: set its email.from or ${CONTEXT_KEY}.mailFrom`);
+      }
+    }
+    // The input form is kept (not the parsed output) so the Lambdas apply the defaults of the
+    // schema version they were built with, and `overrides` replace exactly what was written.
+    reports.push({ definition: value as ConfiguredReport['definition'], schedule: entry.schedule, origin });
+  });
+
+  if (config.mailFrom !== undefined && config.sesIdentityArn === undefined) {
+    problems.push(`${CONTEXT_KEY}.mailFrom: needs ${CONTEXT_KEY}.sesIdentityArn (the SES identity the sender belongs to)`);
+  }
+  const definitionsBytes = Buffer.byteLength(JSON.stringify(definitionsByName(reports)), 'utf8');
+  if (definitionsBytes > MAX_REPORT_DEFINITIONS_BYTES) {
+    problems.push(
+      `${CONTEXT_KEY}.reports: the definitions take ${definitionsBytes} bytes as REPORT_DEFINITIONS, more than the ` +
+        `${MAX_REPORT_DEFINITIONS_BYTES} that fit Lambda's 4 KB environment; shorten titles or move reports to on-demand calls`,
+    );
+  }
+  if (problems.length > 0) fail(problems);
+
+  return {
+    reports,
+    retentionDays: config.retentionDays,
+    exportMemoryMb: config.exportMemoryMb,
+    exportTimeoutMinutes: config.exportTimeoutMinutes,
+    exportReservedConcurrency: config.exportReservedConcurrency,
+    ...(config.mailFrom !== undefined && { mailFrom: config.mailFrom }),
+    ...(config.sesIdentityArn !== undefined && { sesIdentityArn: config.sesIdentityArn }),
+    ...(config.planningSecretName !== undefined && { planningSecretName: config.planningSecretName }),
+    ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
+  };
+}
+
+/** `cdk synth -c reportExporter='{"reports":[]}'` passes a string. */
+function parseContextString(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    return fail([`${CONTEXT_KEY}: a value given with -c must be JSON (${error instanceof Error ? error.message : String(error)})`]);
+  }
+}
+
+/** The REPORT_DEFINITIONS value: `{ "<name>": <definition> }`. */
+export function definitionsByName(reports: readonly ConfiguredReport[]): Record<string, ConfiguredReport['definition']> {
+  return Object.fromEntries(reports.map((r) => [r.definition.name, r.definition]));
+}

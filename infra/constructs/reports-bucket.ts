@@ -1,0 +1,82 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
+import { Construct } from 'constructs';
+
+export interface ReportsBucketProps {
+  /** Root of everything the exporter writes (REPORTS_PREFIX), without slashes. */
+  readonly prefix: string;
+  /** Days after which objects under the prefix expire. */
+  readonly retentionDays: number;
+  /** Days the server access logs are kept. */
+  readonly accessLogRetentionDays?: number;
+}
+
+/**
+ * The bucket the reports are written to, and a separate bucket for its server access logs.
+ *
+ * Encryption: SSE-S3. The files are handed out through presigned URLs and e-mail links; with SSE-KMS
+ * every signer would also need kms:Decrypt and each download would cost a KMS request, for no gain
+ * in who can read the data (IAM on this bucket already decides that). Access logging also requires
+ * SSE-S3 on the log bucket.
+ *
+ * Versioning: off. A run is an immutable folder written once under a new run id, and a failed run
+ * deletes its own objects, so there is nothing to restore a previous version of; `latest.json` is
+ * rewritten on every run and would pile up a version per run. Versioning would add storage cost and
+ * a second lifecycle (noncurrent versions) without a restore story. A lost run is re-exported.
+ */
+export class ReportsBucket extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly logBucket: s3.Bucket;
+
+  constructor(scope: Construct, id: string, props: ReportsBucketProps) {
+    super(scope, id);
+    // Log delivery must write through the log bucket's policy, not the LogDeliveryWrite ACL (ACLs
+    // are disabled by BUCKET_OWNER_ENFORCED). Set here, not only in cdk.json, so the construct is
+    // right in any app.
+    this.node.setContext(S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
+
+    this.logBucket = new s3.Bucket(this, 'AccessLogs', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      // The log delivery service writes through the bucket policy (feature flag
+      // serverAccessLogsUseBucketPolicy), so ACLs stay disabled.
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(props.accessLogRetentionDays ?? 365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.logBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the server access log bucket of the reports bucket; logging it into itself would log its own log deliveries in a loop.',
+    });
+
+    this.bucket = new s3.Bucket(this, 'Reports', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: false,
+      serverAccessLogsBucket: this.logBucket,
+      serverAccessLogsPrefix: 'reports-bucket/',
+      lifecycleRules: [
+        {
+          // Keys are <prefix>/<report>/dt=<date>/run=<id>/..., <prefix>/<report>/latest.json and
+          // <prefix>/_exports/<id>.json. Objects expire by their own age, so a run folder (files and
+          // manifest) goes after retentionDays; latest.json is rewritten by every run and only
+          // expires when a report has not run for retentionDays (it would point at expired files).
+          id: 'expire-report-runs',
+          prefix: `${props.prefix}/`,
+          expiration: Duration.days(props.retentionDays),
+        },
+        {
+          // A Lambda that times out mid-upload leaves invisible, billed parts behind.
+          id: 'abort-incomplete-multipart-uploads',
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+      // Reports are business records and the bucket name is in other systems' event filters.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+}

@@ -1,0 +1,270 @@
+import { CfnOutput, Duration, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { definitionsByName, REPO_ROOT, type InfraConfig } from './config';
+import { ExportHttpApi } from './constructs/export-http-api';
+import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
+import { ExporterFunction } from './constructs/exporter-function';
+import { ExporterSecrets } from './constructs/exporter-secrets';
+import { ReportSchedules } from './constructs/report-schedules';
+import { ReportsBucket } from './constructs/reports-bucket';
+import { SecureQueue } from './constructs/secure-queue';
+
+/** Root of everything the Lambdas write in the bucket (REPORTS_PREFIX). */
+export const REPORTS_PREFIX = 'reports';
+/** Powertools `service`: the default dimension of every custom metric, and the alarm's dimension. */
+export const SERVICE_NAME = 'planning-report-exporter';
+export const METRICS_NAMESPACE = 'PlanningReportExporter';
+/** Source of the events the export function puts on the default bus. */
+export const EVENT_SOURCE = 'planning-report-exporter';
+export const EVENT_BUS_NAME = 'default';
+
+const LOG_RETENTION = logs.RetentionDays.THREE_MONTHS;
+
+export interface ReportExporterStackProps extends StackProps {
+  readonly config: InfraConfig;
+  /** Repository root (entries and lock file); defaults to this repository. */
+  readonly repoRoot?: string;
+}
+
+export class ReportExporterStack extends Stack {
+  readonly reports: ReportsBucket;
+  readonly secrets: ExporterSecrets;
+  readonly api: ExportHttpApi;
+  readonly exportFunction: ExporterFunction;
+  readonly apiFunction: ExporterFunction;
+  readonly failedExportsQueue: SecureQueue;
+  readonly schedules: ReportSchedules;
+  readonly alarms: ExporterAlarms;
+
+  constructor(scope: Construct, id: string, props: ReportExporterStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const repoRoot = props.repoRoot ?? REPO_ROOT;
+
+    this.reports = new ReportsBucket(this, 'Storage', { prefix: REPORTS_PREFIX, retentionDays: config.retentionDays });
+    const bucket = this.reports.bucket;
+    this.secrets = new ExporterSecrets(this, 'Secrets', {
+      ...(config.planningSecretName !== undefined && { planningSecretName: config.planningSecretName }),
+    });
+    this.api = new ExportHttpApi(this, 'Http', { logRetention: LOG_RETENTION });
+
+    // Mirrors lambdaSchema in shared/config.ts (both functions parse it).
+    const sharedEnvironment: Record<string, string> = {
+      REPORTS_BUCKET: bucket.bucketName,
+      REPORTS_PREFIX,
+      LINK_KEY_SECRET_ID: this.secrets.linkKeySecret.secretArn,
+      LINK_BASE_URL: this.api.url,
+      API_CONCURRENCY: '8',
+      API_TIMEOUT_MS: '30000',
+      SECRET_MAX_AGE_SECONDS: '300',
+      REPORT_DEFINITIONS: JSON.stringify(definitionsByName(config.reports)),
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    };
+    // SES is opt-in: without an identity there is neither a sender nor a permission to send.
+    const mailEnabled = config.sesIdentityArn !== undefined;
+
+    this.exportFunction = new ExporterFunction(this, 'ExportReport', {
+      repoRoot,
+      entry: 'lambdas/export-report/handler.ts',
+      description: 'planning-report-exporter: export-report (scheduled and on-demand exports)',
+      memorySize: config.exportMemoryMb,
+      timeout: Duration.minutes(config.exportTimeoutMinutes),
+      reservedConcurrentExecutions: config.exportReservedConcurrency,
+      logRetention: LOG_RETENTION,
+      environment: {
+        ...sharedEnvironment,
+        // Only the export function reads the planning API credentials.
+        PLANNING_SECRET_ID: this.secrets.planningSecretId,
+        EVENT_BUS_NAME,
+        ...(mailEnabled && config.mailFrom !== undefined && { MAIL_FROM: config.mailFrom }),
+      },
+    });
+    const exportFn = this.exportFunction.function;
+
+    this.apiFunction = new ExporterFunction(this, 'ExportApi', {
+      repoRoot,
+      entry: 'lambdas/export-api/handler.ts',
+      description: 'planning-report-exporter: export-api (HTTP API)',
+      memorySize: 512,
+      // API Gateway gives up after 30 s.
+      timeout: Duration.seconds(29),
+      logRetention: LOG_RETENTION,
+      environment: { ...sharedEnvironment, EXPORT_FUNCTION_NAME: exportFn.functionName },
+    });
+    const apiFn = this.apiFunction.function;
+    this.api.addRoutes(apiFn);
+
+    // Async invocations (Scheduler and the API both invoke asynchronously): a scheduled run that
+    // fails transiently throws and is retried with the same run id; what still fails lands here.
+    this.failedExportsQueue = new SecureQueue(this, 'FailedExports', {
+      purpose: 'asynchronous export-report invocations that failed after all retries (Lambda on-failure destination)',
+    });
+    exportFn.configureAsyncInvoke({
+      onFailure: new SqsDestination(this.failedExportsQueue.queue),
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+    });
+
+    this.grantExportPermissions(config);
+    this.grantApiPermissions();
+
+    this.schedules = new ReportSchedules(this, 'Schedules', { reports: config.reports, target: exportFn });
+
+    this.alarms = new ExporterAlarms(this, 'Alarms', {
+      ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
+    });
+    this.alarms.alarmAboveZero(
+      'ExportErrors',
+      exportFn.metricErrors({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }),
+      'export-report invocations failed (Lambda Errors > 0). Check the function log group.',
+    );
+    this.alarms.alarmAboveZero(
+      'ApiErrors',
+      apiFn.metricErrors({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }),
+      'export-api invocations failed (Lambda Errors > 0).',
+    );
+    this.alarms.alarmAboveZero(
+      'ApiServerErrors',
+      this.api.stage.metricServerError({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }),
+      'The HTTP API answered 5xx.',
+    );
+    this.alarms.alarmAboveZero(
+      'FailedExportsQueueDepth',
+      this.failedExportsQueue.queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM }),
+      'An export failed after all retries: the failed invocation is in the failed-exports queue.',
+    );
+    this.alarms.alarmAboveZero(
+      'SchedulerDeadLetterQueueDepth',
+      this.schedules.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM }),
+      'EventBridge Scheduler could not invoke export-report: the undelivered event is in the scheduler dead-letter queue.',
+    );
+    this.alarms.alarmAboveZero(
+      'ExportFailedMetric',
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'ExportFailed',
+        dimensionsMap: { service: SERVICE_NAME },
+        period: FIVE_MINUTES,
+        statistic: cloudwatch.Stats.SUM,
+      }),
+      'An export failed (custom metric ExportFailed, including failures that were not retried, e.g. a bad definition).',
+    );
+
+    this.addOutputs();
+  }
+
+  /**
+   * export-report: write, read and delete under the prefix only, both secrets, SES on the one
+   * identity, PutEvents on the default bus.
+   */
+  private grantExportPermissions(config: InfraConfig): void {
+    const role = this.exportFunction.role;
+    const bucket = this.reports.bucket;
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReportObjects',
+        // PutObject covers the multipart upload calls; AbortMultipartUpload is separate. DeleteObject
+        // is how a failed run removes its partial files (DeleteObjects checks it per key).
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [bucket.arnForObjects(`${REPORTS_PREFIX}/*`)],
+      }),
+    );
+    role.addToPrincipalPolicy(this.listBucketStatement());
+    this.secrets.planningSecret.grantRead(role);
+    this.secrets.linkKeySecret.grantRead(role);
+    events.EventBus.fromEventBusName(this, 'DefaultBus', EVENT_BUS_NAME).grantPutEventsTo(role);
+    if (config.sesIdentityArn !== undefined) {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          sid: 'SendReportEmail',
+          actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+          resources: [config.sesIdentityArn],
+        }),
+      );
+    }
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(bucket)}.Arn>/${REPORTS_PREFIX}/*]`,
+      reason: `Object permissions are scoped to the exporter's prefix "${REPORTS_PREFIX}/"; run folders have generated names, so the keys cannot be listed in advance.`,
+    });
+  }
+
+  /** export-api: read manifests and files (to presign), write job status only, invoke export-report. */
+  private grantApiPermissions(): void {
+    const role = this.apiFunction.role;
+    const bucket = this.reports.bucket;
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadReports',
+        actions: ['s3:GetObject'],
+        resources: [bucket.arnForObjects(`${REPORTS_PREFIX}/*`)],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'WriteJobStatus',
+        actions: ['s3:PutObject'],
+        resources: [bucket.arnForObjects(`${REPORTS_PREFIX}/_exports/*`)],
+      }),
+    );
+    role.addToPrincipalPolicy(this.listBucketStatement());
+    this.secrets.linkKeySecret.grantRead(role);
+    // Not grantInvoke: that also allows every version and alias (`<arn>:*`); the API invokes the
+    // unqualified function.
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'StartExport',
+        actions: ['lambda:InvokeFunction'],
+        resources: [this.exportFunction.function.functionArn],
+      }),
+    );
+    const bucketId = this.logicalIdOf(bucket);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${REPORTS_PREFIX}/*]`,
+      reason: `Read access is scoped to the exporter's prefix "${REPORTS_PREFIX}/": the API presigns download URLs for files in run folders with generated names.`,
+    });
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${REPORTS_PREFIX}/_exports/*]`,
+      reason: `Write access is limited to the job status objects "${REPORTS_PREFIX}/_exports/<export id>.json"; the ids are generated per request.`,
+    });
+  }
+
+  /**
+   * ListBucket on the bucket itself. Without it S3 answers GetObject on a missing key with 403
+   * instead of NoSuchKey, and the storage adapter relies on NoSuchKey to mean "absent" (the first
+   * run of a report has no latest.json; an unknown export id has no status). An `s3:prefix`
+   * condition cannot be used: GetObject requests carry no prefix, so the condition would fail
+   * exactly there. The bucket holds nothing but the exporter's own output.
+   */
+  private listBucketStatement(): iam.PolicyStatement {
+    return new iam.PolicyStatement({
+      sid: 'ListReportsBucket',
+      actions: ['s3:ListBucket'],
+      resources: [this.reports.bucket.bucketArn],
+    });
+  }
+
+  private logicalIdOf(bucket: ReportsBucket['bucket']): string {
+    return this.getLogicalId(bucket.node.defaultChild as CfnElement);
+  }
+
+  private addOutputs(): void {
+    const output = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
+    output('ApiUrl', this.api.url, 'Base URL of the HTTP API (POST /exports, GET /exports/{id}, GET /links/{token})');
+    output('ReportsBucketName', this.reports.bucket.bucketName, `Bucket with the reports under ${REPORTS_PREFIX}/`);
+    output('AccessLogBucketName', this.reports.logBucket.bucketName, 'Server access logs of the reports bucket');
+    output('PlanningSecretId', this.secrets.planningSecretId, 'Secret with the planning API credentials JSON (put-secret-value here)');
+    output('LinkKeySecretArn', this.secrets.linkKeySecret.secretArn, 'Secret with the link-signing key set');
+    output('ExportFunctionName', this.exportFunction.function.functionName, 'export-report Lambda');
+    output('ApiFunctionName', this.apiFunction.function.functionName, 'export-api Lambda');
+    output('FailedExportsQueueUrl', this.failedExportsQueue.queue.queueUrl, 'Failed asynchronous export invocations');
+    output('SchedulerDeadLetterQueueUrl', this.schedules.deadLetterQueue.queueUrl, 'Scheduled invocations that could not be delivered');
+    output('AlarmTopicArn', this.alarms.topic.topicArn, 'SNS topic of all alarms (subscribe more endpoints here)');
+  }
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { definitionsByName, InfraConfigError, loadInfraConfig, MAX_REPORT_DEFINITIONS_BYTES, REPO_ROOT } from '../../infra/config';
+import { cdkJsonContext } from './support';
+
+const minimal = { name: 'weekly', datasets: { risks: {} } };
+
+function problems(context: unknown): string {
+  try {
+    loadInfraConfig(context);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InfraConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the configuration to be rejected');
+}
+
+describe('loadInfraConfig', () => {
+  it('accepts the example configuration in cdk.json', () => {
+    const config = loadInfraConfig(cdkJsonContext().reportExporter);
+    expect(config.reports.map((r) => r.definition.name)).toEqual(['acme-weekly']);
+    expect(config.reports[0]?.schedule).toEqual({ cron: 'cron(0 7 ? * MON *)', timeZone: 'Europe/Berlin' });
+  });
+
+  it('applies the defaults', () => {
+    expect(loadInfraConfig(undefined)).toEqual({
+      reports: [],
+      retentionDays: 90,
+      exportMemoryMb: 1024,
+      exportTimeoutMinutes: 15,
+      exportReservedConcurrency: 5,
+    });
+    expect(loadInfraConfig({ reports: [{ definition: minimal }] }).reports[0]?.schedule).toBeNull();
+  });
+
+  it('accepts a JSON string as given with cdk -c', () => {
+    expect(loadInfraConfig(JSON.stringify({ retentionDays: 7 })).retentionDays).toBe(7);
+  });
+
+  it('reads definitionFile relative to the repository root and validates it', () => {
+    const config = loadInfraConfig({ reports: [{ definitionFile: 'examples/demo-report.json', schedule: null }] }, REPO_ROOT);
+    expect(config.reports[0]?.definition.name).toBe('demo-weekly');
+    expect(problems({ reports: [{ definitionFile: 'examples/missing.json' }] })).toMatch(
+      /reportExporter\.reports\[0\]\.definitionFile: cannot read "examples\/missing\.json" \(ENOENT\)/,
+    );
+  });
+
+  it('names the context key of every problem', () => {
+    const message = problems({
+      reports: [{ definition: minimal, schedule: { cron: 'cron(0 7 * * MON *)', timeZone: 'Mars/Olympus' } }],
+      retentionDays: 0,
+      exportTimeoutMinutes: 20,
+      colour: 'blue',
+    });
+    expect(message).toContain('cdk.json context "reportExporter" is invalid');
+    expect(message).toMatch(/reportExporter\.reports\[0\]\.schedule\.cron: day-of-month .* must be "\?"/);
+    expect(message).toMatch(/reportExporter\.reports\[0\]\.schedule\.timeZone: must be an IANA time zone/);
+    expect(message).toMatch(/reportExporter\.retentionDays: /);
+    expect(message).toMatch(/reportExporter\.exportTimeoutMinutes: /);
+    expect(message).toMatch(/reportExporter: unknown key\(s\) "colour"/);
+  });
+
+  it('rejects a cron expression that is not six fields in cron(...)', () => {
+    expect(problems({ reports: [{ definition: minimal, schedule: { cron: '0 7 * * 1', timeZone: 'UTC' } }] })).toMatch(
+      /schedule\.cron: must be a six-field Scheduler cron expression/,
+    );
+  });
+
+  it('validates definitions with the report definition schema, naming the field', () => {
+    const message = problems({ reports: [{ definition: { name: 'Bad Name', datasets: { boardz: {} } } }] });
+    expect(message).toMatch(/reportExporter\.reports\[0\]\.definition\.name: must be a slug/);
+    expect(message).toMatch(/reportExporter\.reports\[0\]\.definition\.datasets: unknown field\(s\) "boardz"/);
+  });
+
+  it('requires exactly one of definition and definitionFile', () => {
+    expect(problems({ reports: [{ schedule: null }] })).toMatch(/reports\[0\]: give exactly one of "definition"/);
+    expect(problems({ reports: [{ definition: minimal, definitionFile: 'x.json' }] })).toMatch(/give exactly one of/);
+  });
+
+  it('rejects duplicate report names', () => {
+    expect(problems({ reports: [{ definition: minimal }, { definition: minimal }] })).toMatch(/a report named "weekly" is configured twice/);
+  });
+
+  it('requires an SES identity and a sender for reports with recipients', () => {
+    const withEmail = { ...minimal, email: { to: ['team@example.com'] } };
+    const message = problems({ reports: [{ definition: withEmail }] });
+    expect(message).toMatch(/has e-mail recipients, so reportExporter\.sesIdentityArn must be set/);
+    expect(message).toMatch(/has e-mail recipients but no sender/);
+    expect(problems({ mailFrom: 'reports@example.com' })).toMatch(/reportExporter\.mailFrom: needs reportExporter\.sesIdentityArn/);
+    expect(
+      loadInfraConfig({
+        reports: [{ definition: withEmail }],
+        mailFrom: 'reports@example.com',
+        sesIdentityArn: 'arn:aws:ses:eu-west-1:123456789012:identity/example.com',
+      }).mailFrom,
+    ).toBe('reports@example.com');
+    expect(problems({ sesIdentityArn: 'arn:aws:s3:::bucket' })).toMatch(/reportExporter\.sesIdentityArn: must be an SES identity ARN/);
+  });
+
+  it('keeps REPORT_DEFINITIONS within the Lambda environment limit', () => {
+    const long = (i: number) => ({ ...minimal, name: `report-${i}`, title: 'x'.repeat(190) });
+    const reports = Array.from({ length: 20 }, (_, i) => ({ definition: long(i) }));
+    expect(problems({ reports })).toMatch(new RegExp(`more than the ${MAX_REPORT_DEFINITIONS_BYTES} that fit`));
+  });
+
+  it('keeps the definitions as written (defaults are applied by the Lambdas)', () => {
+    const config = loadInfraConfig({ reports: [{ definition: minimal }] });
+    expect(definitionsByName(config.reports)).toEqual({ weekly: minimal });
+  });
+});

@@ -1,0 +1,457 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Validations } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadInfraConfig, type InfraConfig } from '../../infra/config';
+import { asArray, describeFindings, policyStatements, synthesize, unacknowledgedNagFindings, type Synthesized } from './support';
+
+/**
+ * The real stack (real esbuild bundling) with a configuration that switches everything on:
+ * e-mail, an alarm address, one scheduled and one on-demand report. Synthesized once; every test
+ * reads the same template.
+ */
+const SES_IDENTITY = 'arn:aws:ses:eu-central-1:123456789012:identity/acme.example.com';
+
+const config: InfraConfig = loadInfraConfig({
+  reports: [
+    {
+      definition: {
+        name: 'acme-weekly',
+        timeZone: 'Europe/Berlin',
+        datasets: { risks: {}, okrs: {} },
+        email: { to: ['planning@acme.example.com'] },
+      },
+      schedule: { cron: 'cron(0 7 ? * MON *)', timeZone: 'Europe/Berlin' },
+    },
+    { definition: { name: 'ad-hoc', datasets: { boardItems: {} } }, schedule: null },
+  ],
+  retentionDays: 30,
+  mailFrom: 'reports@acme.example.com',
+  sesIdentityArn: SES_IDENTITY,
+  alarmEmail: 'ops@acme.example.com',
+  exportMemoryMb: 2048,
+  exportTimeoutMinutes: 10,
+  exportReservedConcurrency: 3,
+});
+
+let synthesized: Synthesized;
+let ids: {
+  bucket: string;
+  logBucket: string;
+  exportFn: string;
+  apiFn: string;
+  exportRolePolicy: string;
+  apiRolePolicy: string;
+  planningSecret: string;
+  linkSecret: string;
+  failedQueue: string;
+  schedulerDlq: string;
+  topic: string;
+  api: string;
+};
+
+beforeAll(() => {
+  synthesized = synthesize(config);
+  const { stack } = synthesized;
+  const id = (c: IConstruct) => stack.getLogicalId(c.node.defaultChild as Parameters<typeof stack.getLogicalId>[0]);
+  const policyOf = (role: IConstruct) => id(role.node.findChild('DefaultPolicy'));
+  ids = {
+    bucket: id(stack.reports.bucket),
+    logBucket: id(stack.reports.logBucket),
+    exportFn: id(stack.exportFunction.function),
+    apiFn: id(stack.apiFunction.function),
+    exportRolePolicy: policyOf(stack.exportFunction.role),
+    apiRolePolicy: policyOf(stack.apiFunction.role),
+    planningSecret: id(stack.secrets.planningSecret),
+    linkSecret: id(stack.secrets.linkKeySecret),
+    failedQueue: id(stack.failedExportsQueue.queue),
+    schedulerDlq: id(stack.schedules.deadLetterQueue),
+    topic: id(stack.alarms.topic),
+    api: id(stack.api.api),
+  };
+}, 180_000);
+
+const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+const statementsOf = (policy: string) => policyStatements(synthesized.template).filter((s) => s.policy === policy).map((s) => s.statement);
+
+describe('reports bucket', () => {
+  it('blocks public access, encrypts with SSE-S3, logs to the access-log bucket and is retained', () => {
+    synthesized.template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        LoggingConfiguration: { DestinationBucketName: { Ref: ids.logBucket }, LogFilePrefix: 'reports-bucket/' },
+      }),
+    });
+  });
+
+  it('expires objects under the prefix after retentionDays and aborts stale multipart uploads after a day', () => {
+    synthesized.template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ Prefix: 'reports/', ExpirationInDays: 30, Status: 'Enabled' }),
+          Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+        ]),
+      },
+    });
+  });
+
+  it('denies requests without TLS on the reports bucket and on the log bucket', () => {
+    for (const bucket of [ids.bucket, ids.logBucket]) {
+      synthesized.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: bucket },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('lets only S3 log delivery for this bucket write access logs', () => {
+    synthesized.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: ids.logBucket },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'logging.s3.amazonaws.com' },
+            Action: 's3:PutObject',
+            Condition: Match.objectLike({ ArnLike: { 'aws:SourceArn': arn(ids.bucket) } }),
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('functions', () => {
+  it('run Node.js 22 on arm64 with active tracing, ESM handler index.handler', () => {
+    for (const fn of [ids.exportFn, ids.apiFn]) {
+      expect(synthesized.template.toJSON().Resources[fn].Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+      });
+    }
+  });
+
+  it('size export-report from the config and reserve its concurrency', () => {
+    expect(synthesized.template.toJSON().Resources[ids.exportFn].Properties).toMatchObject({
+      MemorySize: 2048,
+      Timeout: 600,
+      ReservedConcurrentExecutions: 3,
+    });
+  });
+
+  it('log to explicit log groups with retention and use no AWS managed policies', () => {
+    synthesized.template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 90 }, 3);
+    for (const fn of [ids.exportFn, ids.apiFn]) {
+      const props = synthesized.template.toJSON().Resources[fn].Properties;
+      expect(props.LoggingConfig.LogGroup).toEqual({ Ref: expect.any(String) });
+    }
+    const roles = synthesized.template.findResources('AWS::IAM::Role');
+    for (const role of Object.values(roles)) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('set exactly the environment variables shared/config.ts reads', () => {
+    const shared = [
+      'REPORTS_BUCKET',
+      'REPORTS_PREFIX',
+      'LINK_KEY_SECRET_ID',
+      'LINK_BASE_URL',
+      'API_CONCURRENCY',
+      'API_TIMEOUT_MS',
+      'SECRET_MAX_AGE_SECONDS',
+      'REPORT_DEFINITIONS',
+      'NODE_OPTIONS',
+      'POWERTOOLS_SERVICE_NAME',
+      'POWERTOOLS_METRICS_NAMESPACE',
+    ];
+    const env = (fn: string) => synthesized.template.toJSON().Resources[fn].Properties.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM'].sort());
+    expect(Object.keys(env(ids.apiFn)).sort()).toEqual([...shared, 'EXPORT_FUNCTION_NAME'].sort());
+
+    const exportEnv = env(ids.exportFn);
+    expect(exportEnv).toMatchObject({
+      REPORTS_BUCKET: { Ref: ids.bucket },
+      REPORTS_PREFIX: 'reports',
+      PLANNING_SECRET_ID: { Ref: ids.planningSecret },
+      LINK_KEY_SECRET_ID: { Ref: ids.linkSecret },
+      EVENT_BUS_NAME: 'default',
+      MAIL_FROM: 'reports@acme.example.com',
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: 'planning-report-exporter',
+      POWERTOOLS_METRICS_NAMESPACE: 'PlanningReportExporter',
+    });
+    expect(env(ids.apiFn).EXPORT_FUNCTION_NAME).toEqual({ Ref: ids.exportFn });
+    const definitions = JSON.parse(exportEnv.REPORT_DEFINITIONS as string) as Record<string, { name: string }>;
+    expect(Object.keys(definitions)).toEqual(['acme-weekly', 'ad-hoc']);
+    expect(definitions['acme-weekly']?.name).toBe('acme-weekly');
+  });
+
+  it('build LINK_BASE_URL from the API id alone, so the functions do not depend on routes or stage', () => {
+    const url = synthesized.template.toJSON().Resources[ids.exportFn].Properties.Environment.Variables.LINK_BASE_URL;
+    expect(url).toEqual({
+      'Fn::Join': ['', ['https://', { Ref: ids.api }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]],
+    });
+  });
+
+  it('send failed asynchronous exports to an encrypted queue after two retries', () => {
+    synthesized.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: ids.exportFn },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: arn(ids.failedQueue) } },
+    });
+    for (const queue of [ids.failedQueue, ids.schedulerDlq]) {
+      expect(synthesized.template.toJSON().Resources[queue].Properties).toMatchObject({ SqsManagedSseEnabled: true });
+      synthesized.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: queue }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        },
+      });
+    }
+  });
+
+  it('bundle both handlers as ESM with the require shim, with source maps', () => {
+    const assets = readdirSync(synthesized.app.outdir).filter((d) => d.startsWith('asset.'));
+    const bundles = assets.map((d) => join(synthesized.app.outdir, d)).filter((d) => readdirSync(d).includes('index.mjs'));
+    expect(bundles).toHaveLength(2);
+    for (const dir of bundles) {
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      expect(code.startsWith("import { createRequire } from 'module'; const require = createRequire(import.meta.url);")).toBe(true);
+      expect(readdirSync(dir)).toContain('index.mjs.map');
+      // Regression guard, not the goal (see docs/deploy.md for the sizes): a bundle that suddenly
+      // grows past this pulled in something it should not have.
+      expect(statSync(join(dir, 'index.mjs')).size).toBeLessThan(3 * 1024 * 1024);
+    }
+  });
+});
+
+describe('least privilege', () => {
+  it('uses "*" as a resource only for the X-Ray actions', () => {
+    const wildcard = policyStatements(synthesized.template).filter(({ statement }) => asArray(statement.Resource).includes('*'));
+    expect(wildcard.length).toBeGreaterThan(0);
+    for (const { statement } of wildcard) {
+      expect(asArray(statement.Action as string | string[]).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    }
+  });
+
+  it('limits export-report object access to the prefix', () => {
+    const s3 = statementsOf(ids.exportRolePolicy).filter((s) => asArray(s.Action as string | string[]).some((a) => a.startsWith('s3:')));
+    expect(s3).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Action: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
+          Resource: { 'Fn::Join': ['', [arn(ids.bucket), '/reports/*']] },
+        }),
+        expect.objectContaining({ Action: 's3:ListBucket', Resource: arn(ids.bucket) }),
+      ]),
+    );
+    expect(s3).toHaveLength(2);
+  });
+
+  it('lets export-api read under the prefix and write only job status objects', () => {
+    const s3 = statementsOf(ids.apiRolePolicy).filter((s) => asArray(s.Action as string | string[]).some((a) => a.startsWith('s3:')));
+    expect(s3).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [arn(ids.bucket), '/reports/*']] } }),
+        expect.objectContaining({ Action: 's3:PutObject', Resource: { 'Fn::Join': ['', [arn(ids.bucket), '/reports/_exports/*']] } }),
+        expect.objectContaining({ Action: 's3:ListBucket', Resource: arn(ids.bucket) }),
+      ]),
+    );
+    expect(s3).toHaveLength(3);
+  });
+
+  it('gives export-report both secrets and export-api only the link key', () => {
+    const secrets = (policy: string) =>
+      statementsOf(policy)
+        .filter((s) => asArray(s.Action as string | string[]).includes('secretsmanager:GetSecretValue'))
+        .flatMap((s) => asArray(s.Resource));
+    expect(secrets(ids.exportRolePolicy)).toEqual(expect.arrayContaining([{ Ref: ids.planningSecret }, { Ref: ids.linkSecret }]));
+    expect(secrets(ids.exportRolePolicy)).toHaveLength(2);
+    expect(secrets(ids.apiRolePolicy)).toEqual([{ Ref: ids.linkSecret }]);
+  });
+
+  it('allows lambda:InvokeFunction from the API only on the export function', () => {
+    const invoke = statementsOf(ids.apiRolePolicy).filter((s) => asArray(s.Action as string | string[]).includes('lambda:InvokeFunction'));
+    expect(invoke).toEqual([expect.objectContaining({ Resource: arn(ids.exportFn) })]);
+    // Nobody else may invoke anything but the export function.
+    for (const { statement } of policyStatements(synthesized.template)) {
+      if (!asArray(statement.Action as string | string[]).includes('lambda:InvokeFunction')) continue;
+      for (const resource of asArray(statement.Resource)) expect(JSON.stringify(resource)).toContain(ids.exportFn);
+    }
+  });
+
+  it('scopes SES to the configured identity and PutEvents to the default bus', () => {
+    expect(statementsOf(ids.exportRolePolicy)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Action: ['ses:SendEmail', 'ses:SendRawEmail'], Resource: SES_IDENTITY }),
+        expect.objectContaining({
+          Action: 'events:PutEvents',
+          Resource: {
+            'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':events:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':event-bus/default']],
+          },
+        }),
+      ]),
+    );
+    expect(statementsOf(ids.apiRolePolicy).some((s) => JSON.stringify(s.Action).includes('ses:'))).toBe(false);
+  });
+});
+
+describe('link-signing key secret', () => {
+  it('is generated (no value in the template) with a long random secret and retained', () => {
+    synthesized.template.hasResource('AWS::SecretsManager::Secret', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        GenerateSecretString: Match.objectLike({
+          SecretStringTemplate: JSON.stringify({ currentId: 'k1' }),
+          GenerateStringKey: 'currentSecret',
+          PasswordLength: 64,
+        }),
+      }),
+    });
+    const secrets = Object.values(synthesized.template.findResources('AWS::SecretsManager::Secret'));
+    for (const secret of secrets) expect(secret.Properties.SecretString).toBeUndefined();
+  });
+});
+
+describe('schedules', () => {
+  it('creates one schedule per scheduled report: cron in its time zone, no flexible window, retries and a DLQ', () => {
+    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(0 7 ? * MON *)',
+      ScheduleExpressionTimezone: 'Europe/Berlin',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+      Target: Match.objectLike({
+        Arn: arn(ids.exportFn),
+        DeadLetterConfig: { Arn: arn(ids.schedulerDlq) },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
+      }),
+    });
+  });
+
+  it('passes the report name, the source and the Scheduler context attributes', () => {
+    const [schedule] = Object.values(synthesized.template.findResources('AWS::Scheduler::Schedule'));
+    expect(JSON.parse(schedule?.Properties.Target.Input as string)).toEqual({
+      report: 'acme-weekly',
+      source: 'schedule',
+      scheduledTime: '<aws.scheduler.scheduled-time>',
+      executionId: '<aws.scheduler.execution-id>',
+    });
+  });
+
+  it('uses a role only Scheduler of this account can assume', () => {
+    synthesized.template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
+        ],
+      },
+    });
+  });
+});
+
+describe('HTTP API', () => {
+  it('authorizes the export routes with IAM and leaves the link route to its token', () => {
+    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 3);
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /exports', AuthorizationType: 'AWS_IAM' });
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /exports/{id}', AuthorizationType: 'AWS_IAM' });
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /links/{token}', AuthorizationType: 'NONE' });
+  });
+
+  it('throttles the default stage and writes access logs without the request path (it carries link tokens)', () => {
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context\\.routeKey') },
+    });
+    const [stage] = Object.values(synthesized.template.findResources('AWS::ApiGatewayV2::Stage'));
+    expect(stage?.Properties.AccessLogSettings.Format).not.toMatch(/\$context\.(path|resourcePath)/);
+  });
+});
+
+describe('alarms', () => {
+  const alarmOn = (metricName: string, dimensions: unknown, namespace: string) =>
+    synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: metricName,
+      Namespace: namespace,
+      Dimensions: dimensions,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: ids.topic }],
+    });
+
+  it('alarms on export-report errors, both dead-letter queues and the ExportFailed metric', () => {
+    alarmOn('Errors', [{ Name: 'FunctionName', Value: { Ref: ids.exportFn } }], 'AWS/Lambda');
+    alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.failedQueue, 'QueueName'] } }], 'AWS/SQS');
+    alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.schedulerDlq, 'QueueName'] } }], 'AWS/SQS');
+    alarmOn('ExportFailed', [{ Name: 'service', Value: 'planning-report-exporter' }], 'PlanningReportExporter');
+  });
+
+  it('publishes to a KMS-encrypted, TLS-only topic with the e-mail subscription', () => {
+    synthesized.template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    synthesized.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@acme.example.com',
+      TopicArn: { Ref: ids.topic },
+    });
+    synthesized.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+    synthesized.template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' } })]),
+      },
+    });
+  });
+});
+
+describe('outputs', () => {
+  it('exports the API URL, bucket, secrets and function names', () => {
+    const outputs = Object.keys(synthesized.template.toJSON().Outputs as object);
+    expect(outputs).toEqual(
+      expect.arrayContaining(['ApiUrl', 'ReportsBucketName', 'PlanningSecretId', 'LinkKeySecretArn', 'ExportFunctionName', 'ApiFunctionName']),
+    );
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('has no unacknowledged errors or warnings', () => {
+    const findings = unacknowledgedNagFindings(synthesized.app);
+    expect(describeFindings(findings)).toEqual([]);
+  });
+
+  it('gives every acknowledgement a specific reason', () => {
+    const acknowledgements: { path: string; id: string; reason: string }[] = [];
+    for (const construct of synthesized.app.node.findAll()) {
+      for (const entry of construct.node.metadata) {
+        if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+        for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+          acknowledgements.push({ path: construct.node.path, id, reason });
+        }
+      }
+    }
+    expect(acknowledgements.length).toBeGreaterThan(0);
+    for (const ack of acknowledgements) {
+      expect(ack.id, ack.path).toMatch(/AwsSolutions-/);
+      expect(ack.reason.length, `${ack.path} ${ack.id}`).toBeGreaterThan(60);
+    }
+  });
+});
