@@ -25,7 +25,7 @@ describe('minimal configuration', () => {
     const fns = Object.values(synthesized.template.findResources('AWS::Lambda::Function'));
     expect(fns).toHaveLength(2);
     // Only the export function reads the planning credentials; the API function is not told where they are.
-    expect(fns.map((fn) => fn.Properties.Environment.Variables.PLANNING_SECRET_ID).sort()).toEqual(['prod/planning-api', undefined]);
+    expect(fns.map((fn): unknown => fn.Properties.Environment.Variables.PLANNING_SECRET_ID).sort()).toEqual(['prod/planning-api', undefined]);
 
     const secretReads = policyStatements(synthesized.template)
       .filter(({ statement }) => asArray(statement.Action as string | string[]).includes('secretsmanager:GetSecretValue'))
