@@ -1,0 +1,129 @@
+import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openXlsxWorkbook } from '../../../shared/render/xlsx';
+import type { TableDefinition, TableRow } from '../../../shared/report/table';
+import { makeTempDir } from './temp-files';
+
+const temp = makeTempDir('xlsx-large');
+afterAll(() => temp.remove());
+
+const ITEMS: TableDefinition = {
+  name: 'board-items',
+  columns: [
+    { key: 'id', type: 'integer', description: '' },
+    { key: 'title', type: 'text', description: '' },
+    { key: 'due', type: 'date', description: '' },
+    { key: 'progress', type: 'percent', description: '' },
+    { key: 'url', type: 'link', description: '' },
+  ],
+};
+
+function item(i: number): TableRow {
+  return {
+    values: [
+      i,
+      `Item ${i}: "quoted" & <tagged>\nsecond line`,
+      new Date(Date.UTC(2026, 0, 1) + (i % 1000) * 86_400_000),
+      i % 101,
+      { text: `ITEM-${i}`, url: `https://planning.example.com/items/${i}` },
+    ],
+    outlineLevel: i % 3 === 0 ? 0 : 1,
+    fill: i % 7 === 0 ? { column: 1, color: '#c6efce' } : undefined,
+  };
+}
+
+const ROWS = 100_000;
+
+describe('openXlsxWorkbook at scale', () => {
+  it(`streams ${ROWS.toLocaleString('en-US')} rows into a workbook that reads back complete and exact`, async () => {
+    const path = temp.path('large.xlsx');
+    const workbook = openXlsxWorkbook(createWriteStream(path), { timeZone: 'UTC' });
+    const sheet = workbook.openSheet(ITEMS, { outlineLevels: 1 });
+    let peakBuffers = 0;
+    for (let i = 0; i < ROWS; i++) {
+      await sheet.writeRow(item(i));
+      if (i % 5000 === 0) peakBuffers = Math.max(peakBuffers, process.memoryUsage().arrayBuffers);
+    }
+    expect(await sheet.close()).toBe(ROWS);
+    await workbook.writeSummary({ title: 'Large', sections: [{ heading: 'Rows', lines: [{ label: 'items', value: ROWS }] }] });
+    await workbook.close();
+    // The uncompressed sheet is ~60 MB; buffers stay far below (hyperlink relationships, which the
+    // zip can only take after the sheet, are the one part that grows: ~0.2 KB a link).
+    expect(peakBuffers).toBeLessThan(48 * 2 ** 20);
+
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(path);
+    const read = book.getWorksheet('board-items')!;
+    expect(book.worksheets.map((s) => s.name)).toEqual(['Summary', 'board-items']);
+    expect(read.actualRowCount).toBe(ROWS + 1);
+    for (const i of [0, 1, 7, 12_345, 65_535, 65_536, ROWS - 1]) {
+      const row = read.getRow(i + 2);
+      const expected = item(i).values;
+      expect(row.getCell(1).value).toBe(i);
+      expect(row.getCell(2).value).toBe(expected[1]);
+      expect(row.getCell(3).value).toEqual(expected[2]);
+      expect(row.getCell(4).value).toBeCloseTo((i % 101) / 100, 12);
+      expect(row.getCell(5).value).toEqual({ text: `ITEM-${i}`, hyperlink: `https://planning.example.com/items/${i}` });
+      expect(row.outlineLevel).toBe(i % 3 === 0 ? 0 : 1);
+      expect(row.getCell(2).fill).toMatchObject(i % 7 === 0 ? { fgColor: { argb: 'FFC6EFCE' } } : { pattern: 'none' });
+    }
+    expect(read.autoFilter).toBe(`A1:E${ROWS + 1}`);
+  });
+
+  it('stops the producer while the destination takes nothing, and finishes the file once it does', async () => {
+    const chunks: Buffer[] = [];
+    const held: (() => void)[] = [];
+    let open = false;
+    // A destination that accepts nothing until `open`: a stalled upload.
+    const out = new Writable({
+      highWaterMark: 64 * 1024,
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk);
+        if (open) callback();
+        else held.push(() => callback());
+      },
+    });
+    const workbook = openXlsxWorkbook(out, { timeZone: 'UTC' });
+    const sheet = workbook.openSheet(ITEMS);
+    const bigText = 'x'.repeat(1000);
+    const row = (i: number): TableRow => ({ values: [i, `${i} ${bigText}`] });
+
+    let blockedAt = -1;
+    let pending: Promise<void> | undefined;
+    for (let i = 0; i < 200_000 && blockedAt < 0; i++) {
+      const result = sheet.writeRow(row(i));
+      if (result instanceof Promise) {
+        const outcome = await Promise.race([
+          result.then(() => 'written' as const),
+          new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 500)),
+        ]);
+        if (outcome === 'blocked') {
+          blockedAt = i + 1;
+          pending = result;
+        }
+      }
+    }
+    // Blocked after at most ~16 MB of sheet XML (~1 KB a row) instead of buffering all 200 MB.
+    expect(blockedAt).toBeGreaterThan(0);
+    expect(blockedAt).toBeLessThan(16_000);
+
+    open = true;
+    for (const release of held.splice(0)) release();
+    await pending;
+    for (let i = blockedAt; i < blockedAt + 100; i++) await sheet.writeRow(row(i));
+    expect(await sheet.close()).toBe(blockedAt + 100);
+    await workbook.writeSummary({ title: 'Stalled', sections: [] });
+    await workbook.close();
+
+    const path = temp.path('stalled.xlsx');
+    await writeFile(path, Buffer.concat(chunks));
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(path);
+    const read = book.getWorksheet('board-items')!;
+    expect(read.actualRowCount).toBe(blockedAt + 101);
+    expect(read.getCell(`B${blockedAt + 101}`).value).toBe(`${blockedAt + 99} ${bigText}`);
+  });
+});
