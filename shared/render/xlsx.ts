@@ -187,6 +187,8 @@ class StyleBook {
     alignment: { vertical: 'top', wrapText: true },
   };
   readonly title: StyleModel = { font: { ...BASE_FONT, size: 14, bold: true } };
+  /** Summary section headings: bold, one line that may run into the empty value column. */
+  readonly sectionHeading: StyleModel = { font: { ...BASE_FONT, bold: true } };
   /** Rows get this instead of exceljs's per-row `{}`, which it would serialise row by row. */
   readonly row: StyleModel = {};
 
@@ -493,7 +495,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       addRow(summary.title, styles.title);
       for (const section of summary.sections) {
         blank();
-        addRow(section.heading, styles.header);
+        addRow(section.heading, styles.sectionHeading);
         for (const line of section.lines) {
           addRow(line.label, styles.of(Kind.Text), line.value, line.type);
           if (written % ROWS_PER_YIELD === 0) await flow.relieve(noPendingXml);

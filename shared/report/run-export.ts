@@ -123,7 +123,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       log.info('exporting dataset', { dataset: dataset.name });
       for await (const { table, rows } of dataset.tables()) {
         const sinks: TableSink[] = [];
-        if (workbook) sinks.push(workbook.openSheet(table));
+        if (workbook) sinks.push(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 }));
         const csvName = `${table.name}.csv`;
         const csvUpload = wantsCsv ? upload(csvName, 'csv') : undefined;
         if (csvUpload) {
@@ -234,6 +234,26 @@ async function cleanUp(
   }
 }
 
+/** Labels of the Summary's Scope lines, in the words of the planning tool rather than the code. */
+const SCOPE_LABELS: Readonly<Record<string, string>> = {
+  'risks.registers': 'Risk registers',
+  'okrs.strategicThemes': 'Strategic themes',
+  'piObjectives.boards': 'PI objectives: boards',
+  'piObjectives.completionType': 'PI objectives: completion type',
+  'piObjectives.additionalColumns': 'PI objectives: teams and sprints',
+  'boardItems.boards': 'Board items: boards',
+};
+
+function scopeValue(value: unknown): string {
+  if (Array.isArray(value)) {
+    const names = value.map((v: { key?: string | null; title?: string | null; id: string }) => `${v.key ?? v.id} ${v.title ?? ''}`.trim());
+    return names.join('; ') || '(none visible)';
+  }
+  if (value === null || value === undefined) return 'board default';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+}
+
 function buildSummary(
   definition: ReportDefinition,
   runId: string,
@@ -258,11 +278,10 @@ function buildSummary(
   const scope: SummarySection = {
     heading: 'Scope',
     lines: datasets.flatMap((d) =>
-      Object.entries(d.resolvedSelectors()).flatMap(([what, value]) =>
-        Array.isArray(value)
-          ? [{ label: `${d.name} ${what}`, value: value.map((v: { key?: string | null; title?: string | null; id: string }) => `${v.key ?? v.id} ${v.title ?? ''}`.trim()).join('; ') || '(none visible)' }]
-          : [{ label: `${d.name} ${what}`, value: typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '' }],
-      ),
+      Object.entries(d.resolvedSelectors()).map(([what, value]) => ({
+        label: SCOPE_LABELS[`${d.name}.${what}`] ?? `${d.name} ${what}`,
+        value: scopeValue(value),
+      })),
     ),
   };
   const rowSection: SummarySection = {

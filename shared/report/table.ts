@@ -49,6 +49,8 @@ export interface TableDefinition {
   /** File and sheet name: `risks`, `board-items`, ... (<= 31 characters, Excel's sheet-name limit). */
   readonly name: string;
   readonly columns: readonly Column[];
+  /** Deepest `outlineLevel` its rows use (0 or absent: a flat table); the worksheet's outline bar is sized from it. */
+  readonly outlineLevels?: number;
 }
 
 /** A destination for the rows of one table (a worksheet, a CSV file). */

@@ -142,7 +142,7 @@ export function boardItemsDataset(ctx: DatasetContext): Dataset {
 
   async function* tables(): AsyncIterable<TableOutput> {
     boards = await selectBoards(ctx.source, selection, 'boardItems', ctx.log);
-    yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS }, rows: rows() };
+    yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS, outlineLevels: 1 }, rows: rows() };
   }
 
   return {

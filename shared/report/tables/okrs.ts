@@ -213,7 +213,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         }
       }
     }
-    yield { table: { name: 'okrs', columns: OKR_COLUMNS }, rows: okrRows() };
+    yield { table: { name: 'okrs', columns: OKR_COLUMNS, outlineLevels: 2 }, rows: okrRows() };
   }
 
   const averageObjectiveCompletion = () =>

@@ -141,7 +141,10 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
         }
       }
     }
-    yield { table: { name: 'pi-objective-items', columns: piObjectiveItemColumns(additionalColumns) }, rows: itemRows() };
+    yield {
+      table: { name: 'pi-objective-items', columns: piObjectiveItemColumns(additionalColumns), outlineLevels: 1 },
+      rows: itemRows(),
+    };
   }
 
   const average = (s: { withCompletion: number; completionSum: number }) =>

@@ -77,6 +77,19 @@ describe('runExport against the simulator (demo tenant)', () => {
     }
   });
 
+  it('summarises the run on the Summary sheet: scope, row counts and risks by level', async () => {
+    const summary = (await readWorkbook(join(folder, 'acme-weekly.xlsx'))).getWorksheet('Summary')!;
+    const lines = new Map<string, unknown>();
+    summary.eachRow((row) => lines.set(row.getCell(1).text, row.getCell(2).value));
+    for (const [table, count] of Object.entries(result.manifest.files[0]!.rows)) expect(lines.get(table)).toBe(count);
+    expect(String(lines.get('Risk registers'))).toContain(sim.tenant.registers[0]!.key);
+    expect(lines.get('PI objectives: completion type')).toBe('board default');
+    const byLevel = new Map<string, number>();
+    for (const risk of sim.tenant.allRisks) byLevel.set(risk.riskLevel!.title!, (byLevel.get(risk.riskLevel!.title!) ?? 0) + 1);
+    for (const [level, count] of byLevel) expect(lines.get(level)).toBe(count);
+    expect(lines.get('All risks')).toBe(sim.tenant.allRisks.length);
+  });
+
   it('exports every risk with its custom fields, typed dates and a filled risk-level cell', async () => {
     const tenant = sim.tenant;
     const expected = tenant.registers.flatMap((r) => tenant.risks(r.id));
@@ -127,6 +140,8 @@ describe('runExport against the simulator (demo tenant)', () => {
     const sheet = (await readWorkbook(join(folder, 'acme-weekly.xlsx'))).getWorksheet('okrs')!;
     const rows = sheetRows(sheet);
     for (const r of rows) expect(r.row.outlineLevel ?? 0).toBe(Number(r.cell('level').value) - 1);
+    // The outline bar shows buttons 1-3 only when the sheet declares its deepest level.
+    expect(sheet.properties.outlineLevelRow).toBe(2);
     const tenant = sim.tenant;
     const expectedCount = tenant.strategicThemes.reduce((n, t) => {
       const groups = tenant.objectiveGroupsOf(t.id);
