@@ -85,7 +85,7 @@ describe('runExport against the simulator (demo tenant)', () => {
     expect(String(lines.get('Risk registers'))).toContain(sim.tenant.registers[0]!.key);
     expect(lines.get('PI objectives: completion type')).toBe('board default');
     const byLevel = new Map<string, number>();
-    for (const risk of sim.tenant.allRisks) byLevel.set(risk.riskLevel!.title!, (byLevel.get(risk.riskLevel!.title!) ?? 0) + 1);
+    for (const risk of sim.tenant.allRisks) byLevel.set(risk.riskLevel.title, (byLevel.get(risk.riskLevel.title) ?? 0) + 1);
     for (const [level, count] of byLevel) expect(lines.get(level)).toBe(count);
     expect(lines.get('All risks')).toBe(sim.tenant.allRisks.length);
   });
