@@ -172,7 +172,7 @@ export class ReportExporterStack extends Stack {
         sid: 'ReportObjects',
         // PutObject covers the multipart upload calls; AbortMultipartUpload is separate. DeleteObject
         // is how a failed run removes its partial files (DeleteObjects checks it per key).
-        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        actions: ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'],
         resources: [bucket.arnForObjects(`${REPORTS_PREFIX}/*`)],
       }),
     );

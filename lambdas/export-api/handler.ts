@@ -18,7 +18,12 @@ const config = loadApiLambdaConfig(process.env);
 const logger = createLogger();
 const tracer = new Tracer({ serviceName: 'planning-report-exporter' });
 const s3 = tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3));
-const storage = new S3Storage({ client: s3, bucket: config.REPORTS_BUCKET, prefix: config.REPORTS_PREFIX });
+const storage = new S3Storage({
+  client: s3,
+  bucket: config.REPORTS_BUCKET,
+  prefix: config.REPORTS_PREFIX,
+  serverSideEncryption: 'AES256',
+});
 const presigner = createPresigner({ client: s3, bucket: config.REPORTS_BUCKET, prefix: config.REPORTS_PREFIX });
 const linkKeys = new SecretsManagerLinkKeySource({
   secretId: config.LINK_KEY_SECRET_ID,

@@ -4,7 +4,7 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createS3Client } from '../../shared/aws-clients';
 import { loadExportLambdaConfig } from '../../shared/config';
 import { EventBridgePublisher } from '../../shared/delivery/event-bridge';
@@ -26,6 +26,8 @@ const storage = new S3Storage({
   client: tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3)),
   bucket: config.REPORTS_BUCKET,
   prefix: config.REPORTS_PREFIX,
+  // Matches the stack's bucket (S3-managed keys); explicit so every object says how it is encrypted.
+  serverSideEncryption: 'AES256',
 });
 const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
 const credentials = new SecretsManagerCredentialsSource({

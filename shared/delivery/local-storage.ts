@@ -84,6 +84,12 @@ export class LocalDirectoryStorage implements Storage {
     }
   }
 
+  /** A directory has no place for labels; the manifest carries the same figures. */
+  annotate(key: string, _labels: Readonly<Record<string, string>>): Promise<void> {
+    assertValidKey(key);
+    return Promise.resolve();
+  }
+
   describe(key?: string): string {
     return key === undefined ? this.root : path.join(this.root, ...key.split('/'));
   }

@@ -5,9 +5,10 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   PutObjectCommand,
+  type PutObjectCommandInput,
+  PutObjectTaggingCommand,
   S3Client,
   paginateListObjectsV2,
-  type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { StorageError } from '../errors';
@@ -145,6 +146,23 @@ export class S3Storage implements Storage {
             `${first.Code ?? 'error'} ${first.Message ?? ''}`.trim(),
         );
       }
+    }
+  }
+
+  async annotate(key: string, labels: Readonly<Record<string, string>>): Promise<void> {
+    assertValidKey(key);
+    const tags = Object.entries(labels);
+    if (tags.length > 10) throw new StorageError(`at most 10 labels fit on ${this.describe(key)}; got ${tags.length}`);
+    try {
+      await this.client.send(
+        new PutObjectTaggingCommand({
+          Bucket: this.bucket,
+          Key: this.fullKey(key),
+          Tagging: { TagSet: tags.map(([Key, Value]) => ({ Key, Value })) },
+        }),
+      );
+    } catch (error) {
+      throw sdkError(`could not label ${this.describe(key)}`, error);
     }
   }
 

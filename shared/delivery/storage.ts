@@ -37,6 +37,11 @@ export interface Storage {
   /** Keys under a prefix (for clean-up and tests). */
   listKeys(prefix: string): Promise<string[]>;
   deleteObjects(keys: readonly string[]): Promise<void>;
+  /**
+   * Attaches labels known only once an object is stored, such as its row count (S3: object tags,
+   * which unlike metadata can be added without rewriting the object). At most 10, short values.
+   */
+  annotate(key: string, labels: Readonly<Record<string, string>>): Promise<void>;
   /** A human-readable location of the root for messages, e.g. `./out` or `s3://bucket/prefix`. */
   describe(key?: string): string;
 }

@@ -142,6 +142,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         progress({ type: 'table-done', table: table.name, rows: count });
         if (csvUpload) {
           const object = await finish(csvUpload);
+          await deps.storage.annotate(`${runFolder}/${csvName}`, { ...metadata, rows: String(count) });
           files.push(fileEntry(object, runFolder, 'csv', { [table.name]: count }));
         }
       }
@@ -152,6 +153,8 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       await workbook.writeSummary(summary);
       await workbook.close();
       const object = await finish(xlsxUpload);
+      const total = Object.values(tableRows).reduce((a, b) => a + b, 0);
+      await deps.storage.annotate(`${runFolder}/${workbookName}`, { ...metadata, rows: String(total) });
       files.unshift(fileEntry(object, runFolder, 'xlsx', tableRows));
     }
 

@@ -249,7 +249,7 @@ describe('least privilege', () => {
     expect(s3).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
-          Action: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
+          Action: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject', 's3:PutObjectTagging'],
           Resource: { 'Fn::Join': ['', [arn(ids.bucket), '/reports/*']] },
         }),
         expect.objectContaining({ Action: 's3:ListBucket', Resource: arn(ids.bucket) }),

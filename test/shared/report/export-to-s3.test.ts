@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetObjectCommand, GetObjectTaggingCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPresigner } from '../../../shared/delivery/presign';
@@ -52,6 +52,12 @@ describe('a 100,000-row export to S3', () => {
       expect(head.ContentType).toBe(file.contentType);
       expect(head.ContentDisposition).toContain(`filename="`);
       expect(head.Metadata).toMatchObject({ report: 'big', 'run-id': 'big-1' });
+      // Row counts are known only after the file is written, so they are attached as tags.
+      const tags = await s3.client.send(
+        new GetObjectTaggingCommand({ Bucket: s3.bucket, Key: `${prefix}/${result.runFolder}/${file.path}` }),
+      );
+      const rows = Object.values(file.rows).reduce((a, b) => a + b, 0);
+      expect(tags.TagSet).toEqual(expect.arrayContaining([{ Key: 'rows', Value: String(rows) }, { Key: 'run-id', Value: 'big-1' }]));
     }
   });
 
