@@ -104,6 +104,14 @@ export interface PlanningApiClientOptions {
   retry?: Partial<RetryOptions>;
   /** v1 page size, 1 to 50. Default 50. */
   pageLimit?: number;
+  /**
+   * Board items asked for per request when a listBoardItems call does not say. Default 50 (the API's
+   * default). The API documents no maximum: a server that caps the size silently just sends shorter
+   * pages, which are followed (only an empty page ends a list), and one that refuses a size above 50
+   * with 400 makes the client fall back to 50 for the rest of its life (one extra request for each
+   * board whose page was already on its way).
+   */
+  boardItemsPageSize?: number;
   /** Injected for tests: backoff sleep, jitter source and clock (Retry-After dates). */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -166,6 +174,9 @@ export class PlanningApiClient {
   readonly #log: Log;
   readonly #retry: RetryOptions;
   readonly #pageLimit: number;
+  readonly #boardItemsPageSize: number;
+  /** Set once the server refused a board-items page size above the API's default with 400. */
+  #boardItemsPageCap = Number.POSITIVE_INFINITY;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
   readonly #now: () => number;
@@ -180,6 +191,10 @@ export class PlanningApiClient {
     if (!Number.isInteger(pageLimit) || pageLimit < 1 || pageLimit > MAX_PAGE_LIMIT) {
       throw new RangeError(`pageLimit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${String(pageLimit)}`);
     }
+    const boardItemsPageSize = options.boardItemsPageSize ?? DEFAULT_BOARD_ITEMS_PAGE_SIZE;
+    if (!Number.isInteger(boardItemsPageSize) || boardItemsPageSize < 1) {
+      throw new RangeError(`boardItemsPageSize must be a positive integer, got ${String(boardItemsPageSize)}`);
+    }
     // The credentials object is not kept: only the transport holds the key, in a private field.
     this.#transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs });
     this.#baseUrl = options.credentials.baseUrl;
@@ -188,6 +203,7 @@ export class PlanningApiClient {
     this.#log = options.log ?? silentLog;
     this.#retry = resolveRetryOptions(options.retry);
     this.#pageLimit = pageLimit;
+    this.#boardItemsPageSize = boardItemsPageSize;
     this.#sleep = options.sleep ?? sleep;
     this.#random = options.random ?? Math.random;
     this.#now = options.now ?? Date.now;
@@ -381,10 +397,12 @@ export class PlanningApiClient {
    * Features (with their stories when `fields` asks for `children`) of a program board. Pages until
    * an empty page: the API reports no total, and a page shorter than `pageSize` is not the end because
    * a server may cap the page size without saying so. (POST, but a read: retrying it is safe.)
+   * A 400 for a page size above the API's default 50 is taken as "too large": that page is asked for
+   * again with 50, and so is every later page of this client.
    */
   listBoardItems(boardId: string, options: BoardItemsOptions = {}): AsyncGenerator<BoardItem, void, undefined> {
     const operation = 'listBoardItems';
-    const pageSize = options.pageSize ?? DEFAULT_BOARD_ITEMS_PAGE_SIZE;
+    const pageSize = options.pageSize ?? this.#boardItemsPageSize;
     if (!Number.isInteger(pageSize) || pageSize < 1) {
       throw new RangeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
     }
@@ -394,15 +412,30 @@ export class PlanningApiClient {
       pageSize,
       idOf: (item) => item.id,
       fetchPage: async (pageStart, size) => {
-        const body = await this.#call({
-          operation,
-          api: 'legacy',
-          method: 'POST',
-          path: 'items',
-          body: { boardId, fields, pageStart, pageSize: size },
-          notFound: `board "${boardId}" was not found`,
-          subject: `board "${boardId}"`,
-        });
+        const page = (asked: number) =>
+          this.#call({
+            operation,
+            api: 'legacy',
+            method: 'POST',
+            path: 'items',
+            body: { boardId, fields, pageStart, pageSize: asked },
+            notFound: `board "${boardId}" was not found`,
+            subject: `board "${boardId}"`,
+          });
+        const asked = Math.min(size, this.#boardItemsPageCap);
+        let body: unknown;
+        try {
+          body = await page(asked);
+        } catch (error) {
+          if (!(error instanceof PlanningApiError) || error.status !== 400 || asked <= DEFAULT_BOARD_ITEMS_PAGE_SIZE) throw error;
+          this.#boardItemsPageCap = DEFAULT_BOARD_ITEMS_PAGE_SIZE;
+          this.#log.warn('the planning API refused the board-items page size; using the default from now on', {
+            operation,
+            pageSize: asked,
+            fallback: DEFAULT_BOARD_ITEMS_PAGE_SIZE,
+          });
+          body = await page(DEFAULT_BOARD_ITEMS_PAGE_SIZE);
+        }
         const { records } = readListEnvelope(body, 'data', operation);
         return records.map((raw, i) => parseRecord(boardItemSchema, raw, operation, { index: pageStart + i }));
       },

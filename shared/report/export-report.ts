@@ -19,6 +19,8 @@ export interface ExportReportOptions {
   /** Requests in flight across the whole export (one limiter shared by every dataset). */
   readonly concurrency?: number;
   readonly timeoutMs?: number;
+  /** Board items per request (default EXPORT_BOARD_ITEMS_PAGE_SIZE). */
+  readonly boardItemsPageSize?: number;
   readonly onRequest?: (event: RequestEvent) => void;
   readonly fetch?: typeof fetch;
 }
@@ -26,8 +28,20 @@ export interface ExportReportOptions {
 /** Default in-flight requests; see docs/benchmarks.md for how it was chosen. */
 export const DEFAULT_EXPORT_CONCURRENCY = 8;
 
+/**
+ * Board items asked for per request by an export. The items operation has no total, so each board's
+ * pages are a chain of requests one after the other: at the API's default of 50 a board of 10,000
+ * features is 201 round trips, at 1,000 it is 11, and the client's per-request cost shrinks with them
+ * (docs/benchmarks.md). The API documents no maximum; a server that caps it silently sends shorter
+ * pages, which the client follows, and one that refuses it with 400 gets 50 (see the client).
+ */
+export const EXPORT_BOARD_ITEMS_PAGE_SIZE = 1_000;
+
 /** What createExportClient takes from the export's options. */
-export type ExportClientOptions = Pick<ExportReportOptions, 'concurrency' | 'timeoutMs' | 'onRequest' | 'fetch'> & {
+export type ExportClientOptions = Pick<
+  ExportReportOptions,
+  'concurrency' | 'timeoutMs' | 'boardItemsPageSize' | 'onRequest' | 'fetch'
+> & {
   readonly log?: Log;
 };
 
@@ -40,6 +54,7 @@ export function createExportClient(credentials: Credentials, options: ExportClie
     credentials,
     limiter: createLimiter(options.concurrency ?? DEFAULT_EXPORT_CONCURRENCY),
     log: options.log ?? silentLog,
+    boardItemsPageSize: options.boardItemsPageSize ?? EXPORT_BOARD_ITEMS_PAGE_SIZE,
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     ...(options.onRequest && { onRequest: options.onRequest }),
     ...(options.fetch && { fetch: options.fetch }),

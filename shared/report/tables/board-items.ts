@@ -42,7 +42,7 @@ export const BOARD_ITEM_FIELDS = [
 ] as const;
 
 /** Looks a reference up by id first, then by title: the items operation may send either. */
-class Lookup<T extends { id: string; title?: string | null }> {
+export class Lookup<T extends { id: string; title?: string | null }> {
   private readonly byId = new Map<string, T>();
   private readonly byTitle = new Map<string, T>();
   constructor(records: readonly T[]) {
@@ -61,7 +61,7 @@ class Lookup<T extends { id: string; title?: string | null }> {
   }
 }
 
-interface BoardMetadata {
+export interface BoardMetadata {
   readonly parentStatuses: Lookup<BoardStatus>;
   readonly childStatuses: Lookup<BoardStatus>;
   readonly sprints: Lookup<Sprint>;
@@ -112,30 +112,161 @@ export function storyRow(board: Board, feature: BoardItem, story: BoardStory, me
   };
 }
 
-/** The `board-items` table: features and their stories, streamed board by board. */
-export function boardItemsDataset(ctx: DatasetContext): Dataset {
+/**
+ * How far the board-items dataset reads ahead. The items operation reports no total, so the pages of
+ * one board can only be requested one after the other; several boards are therefore fetched at once
+ * (through the export's shared limiter), while rows still come out board by board.
+ */
+export interface BoardItemsReadAhead {
+  /** Boards whose metadata and items are fetched at the same time, the one being emitted included. */
+  readonly boardsInFlight: number;
+  /**
+   * Features fetched and not yet emitted, all boards together, above which only the board being
+   * emitted goes on fetching. A parsed feature with a few stories takes 1-2 KB, so 10,000 is about
+   * 10-20 MB. Each board in flight may also hold the page it is reading and the one it has already
+   * asked for.
+   */
+  readonly features: number;
+  /** Features the board being emitted fetches ahead of the consumer (it is never held back by the others). */
+  readonly currentBoardFeatures: number;
+}
+
+export const BOARD_ITEMS_READ_AHEAD: BoardItemsReadAhead = {
+  boardsInFlight: 4,
+  features: 10_000,
+  currentBoardFeatures: 1_000,
+};
+
+/** Wakes everything that waits on it. */
+class Signal {
+  #waiters: (() => void)[] = [];
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+  notify(): void {
+    if (this.#waiters.length === 0) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+interface BoardFetch {
+  readonly index: number;
+  readonly meta: Promise<BoardMetadata>;
+  /** Features fetched and not yet handed out: items[head..]. */
+  items: (BoardItem | undefined)[];
+  head: number;
+  done: boolean;
+  readonly arrived: Signal;
+}
+
+/**
+ * The features of `boards`, board after board, each with its board's metadata. Up to
+ * `boardsInFlight` boards are fetched at once: the one being handed out fetches up to
+ * `currentBoardFeatures` ahead of the consumer, the others go on while fewer than `features` are
+ * held in all, so memory stays bounded however large the boards are. Every board's pages are
+ * requested exactly once, in order. A failure of any board's items ends the iteration at once (a
+ * later board's failure need not wait for its turn); a board's metadata failure surfaces when that
+ * board comes up. An early `return()` stops every board's paging.
+ */
+export async function* boardItemsInOrder(
+  source: DatasetContext['source'],
+  loadMeta: (boardId: string) => Promise<BoardMetadata>,
+  boards: readonly Board[],
+  limits: BoardItemsReadAhead = BOARD_ITEMS_READ_AHEAD,
+): AsyncGenerator<{ board: Board; meta: BoardMetadata; item: BoardItem }, void, undefined> {
+  const inFlight = Math.max(1, limits.boardsInFlight);
+  const currentLimit = Math.max(1, limits.currentBoardFeatures);
+  const fetches: BoardFetch[] = [];
+  /** Read-ahead room was freed, the current board changed, or the iteration stopped. */
+  const room = new Signal();
+  let current = 0;
+  /** Features fetched and not yet handed out, all boards together. */
+  let held = 0;
+  let stopped = false;
+  let failure: { error: unknown } | undefined;
+
+  const mayContinue = (f: BoardFetch): boolean =>
+    f.index === current ? f.items.length - f.head < currentLimit : held < limits.features;
+
+  const pump = async (f: BoardFetch): Promise<void> => {
+    try {
+      for await (const item of source.listBoardItems(boards[f.index]!.id, { fields: BOARD_ITEM_FIELDS })) {
+        f.items.push(item);
+        held++;
+        f.arrived.notify();
+        while (!stopped && !mayContinue(f)) await room.wait();
+        if (stopped) break;
+      }
+    } catch (error) {
+      failure ??= { error };
+    } finally {
+      f.done = true;
+      f.arrived.notify();
+    }
+  };
+
+  const start = (index: number): void => {
+    const meta = loadMeta(boards[index]!.id);
+    // Observed when the board's turn comes; until then a failure must not be an unhandled rejection.
+    meta.catch(() => undefined);
+    const f: BoardFetch = { index, meta, items: [], head: 0, done: false, arrived: new Signal() };
+    fetches.push(f);
+    void pump(f);
+  };
+
+  try {
+    for (let index = 0; index < boards.length; index++) {
+      current = index;
+      while (fetches.length < Math.min(boards.length, index + inFlight)) start(fetches.length);
+      const f = fetches[index]!;
+      // This board is no longer held back by the read-ahead limit.
+      room.notify();
+      const board = boards[index]!;
+      const meta = await f.meta;
+      for (;;) {
+        if (failure) throw failure.error;
+        if (f.head < f.items.length) {
+          const item = f.items[f.head]!;
+          f.items[f.head++] = undefined;
+          held--;
+          if (f.head >= 4096 && f.head * 2 >= f.items.length) {
+            f.items = f.items.slice(f.head);
+            f.head = 0;
+          }
+          // Crossing below a limit: a fetch may be waiting for room.
+          if (held === limits.features - 1 || f.items.length - f.head === currentLimit - 1) room.notify();
+          yield { board, meta, item };
+          continue;
+        }
+        if (f.done) break;
+        await f.arrived.wait();
+      }
+      f.items = [];
+    }
+  } finally {
+    stopped = true;
+    room.notify();
+  }
+}
+
+/** The `board-items` table: features and their stories, board by board (several boards fetched at once). */
+export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsReadAhead = BOARD_ITEMS_READ_AHEAD): Dataset {
   const selection = ctx.definition.datasets.boardItems ?? {};
   let boards: Board[] = [];
   const counts = new Map<string, { features: number; stories: number }>();
 
   async function* rows(): AsyncIterable<TableRow> {
-    // The next board's metadata loads while this board's items stream.
-    let nextMeta = boards.length > 0 ? loadMetadata(ctx, boards[0]!.id) : undefined;
-    for (let i = 0; i < boards.length; i++) {
-      const board = boards[i]!;
-      const meta = await nextMeta!;
-      nextMeta = i + 1 < boards.length ? loadMetadata(ctx, boards[i + 1]!.id) : undefined;
-      // Attach a handler now so a failure of the prefetch is not an unhandled rejection while we stream.
-      nextMeta?.catch(() => undefined);
-      const count = { features: 0, stories: 0 };
-      counts.set(board.id, count);
-      for await (const item of ctx.source.listBoardItems(board.id, { fields: BOARD_ITEM_FIELDS })) {
-        count.features++;
-        yield featureRow(board, item, meta);
-        for (const story of item.stories ?? []) {
-          count.stories++;
-          yield storyRow(board, item, story, meta);
-        }
+    for (const board of boards) counts.set(board.id, { features: 0, stories: 0 });
+    const items = boardItemsInOrder(ctx.source, (boardId) => loadMetadata(ctx, boardId), boards, readAhead);
+    for await (const { board, meta, item } of items) {
+      const count = counts.get(board.id)!;
+      count.features++;
+      yield featureRow(board, item, meta);
+      for (const story of item.stories ?? []) {
+        count.stories++;
+        yield storyRow(board, item, story, meta);
       }
     }
   }

@@ -1,0 +1,231 @@
+/**
+ * 1. Fetching: the risks and board-items datasets of a large tenant from the simulator with 50 ms
+ * added to every response, at the export's default concurrency and at concurrency 1, with the
+ * references measured in the same run: the latency lower bound, the same fetch with no latency (the
+ * client's own CPU cost), the same number of payload-free requests, and the settings before tuning.
+ */
+import { runWorker, startService, type ChildOutcome } from '../lib/child';
+import { int, mb, median, over, progress, ratio, seconds, table, type SectionResult, type TargetCheck } from '../lib/common';
+import type { SimStats } from '../workers/sim-server';
+import { DEFAULT_EXPORT_CONCURRENCY } from '../../shared/report/export-report';
+import { BOARD_ITEMS_READ_AHEAD, type BoardItemsReadAhead } from '../../shared/report/tables/board-items';
+import type { SimCredentials, TenantShape } from '../../test/simulator/index';
+
+export interface FetchOptions {
+  readonly repeat: number;
+}
+
+export const FETCH_SHAPE: Partial<TenantShape> = {
+  registers: 10,
+  risksPerRegister: 1_000,
+  collections: 1,
+  boards: 5,
+  itemsPerBoard: 10_000,
+  storiesPerItem: 2,
+};
+export const LATENCY_MS = 50;
+/** v1 page size: the API's maximum (and the client's). */
+const V1_PAGE = 50;
+/** Metadata requests per board: statuses, sprints, teams. */
+const METADATA_PER_BOARD = 3;
+/** Faults injected into one run: a 429 on a risks page, a 503 and a reset connection on items pages. */
+const FAULTS: readonly { status: number | 'reset'; match: 'risks' | 'items' | 'any' }[] = [
+  { status: 429, match: 'risks' },
+  { status: 503, match: 'items' },
+  { status: 'reset', match: 'items' },
+];
+/** Heap of each fetch process: the export Lambda's memory. */
+const HEAP_MB = 1_024;
+/** Other concurrencies measured once each, to show where the default sits. */
+const OTHER_CONCURRENCIES = [4, 16] as const;
+/** The settings before the fetch tuning: the API's default page size, one board at a time. */
+const BEFORE_TUNING: { boardItemsPageSize: number; readAhead: BoardItemsReadAhead } = {
+  boardItemsPageSize: 50,
+  readAhead: { boardsInFlight: 1, features: 0, currentBoardFeatures: 1_000 },
+};
+
+interface FetchResult {
+  wallMs: number;
+  cpuMs: number;
+  rows?: Record<string, number>;
+}
+
+/**
+ * The fewest requests that can fetch the tenant: v1 lists ceil(n/50) pages (at least one); board
+ * items ceil(n/pageSize) pages plus the empty page that ends the list (there is no total), per board.
+ */
+export function minimumRequests(shape: Partial<TenantShape>, itemsPageSize: number): number {
+  const v1 = (n: number) => Math.max(1, Math.ceil(n / V1_PAGE));
+  const registers = shape.registers ?? 0;
+  const boards = shape.boards ?? 0;
+  return (
+    v1(registers) +
+    registers * v1(shape.risksPerRegister ?? 0) +
+    1 +
+    boards * (METADATA_PER_BOARD + Math.ceil((shape.itemsPerBoard ?? 0) / itemsPageSize) + 1)
+  );
+}
+
+interface Run {
+  label: string;
+  concurrency: number;
+  latencyMs: number;
+  walls: number[];
+  cpu: number[];
+  peakRss: number[];
+  requests: number[];
+  faults: number;
+  pageSizes: Set<number>;
+  rows: Record<string, number> | undefined;
+}
+
+function failure(what: string, outcome: ChildOutcome<unknown>): Error {
+  return new Error(`${what} failed (exit ${String(outcome.exitCode)} ${outcome.signal ?? ''}):\n${outcome.stderrTail}`);
+}
+
+export async function runFetchSection(options: FetchOptions): Promise<SectionResult> {
+  const started = performance.now();
+  const { service, ready } = await startService<{ credentials: SimCredentials }>('workers/sim-server.ts', {
+    tenant: FETCH_SHAPE,
+    latencyMs: LATENCY_MS,
+    seed: 1,
+  });
+  const credentials = ready.credentials;
+  const concurrency = DEFAULT_EXPORT_CONCURRENCY;
+
+  const measure = async (
+    label: string,
+    c: number,
+    times: number,
+    extra: { faults?: number; latencyMs?: number; settings?: typeof BEFORE_TUNING } = {},
+  ): Promise<Run> => {
+    const latencyMs = extra.latencyMs ?? LATENCY_MS;
+    const faults = extra.faults ?? 0;
+    const run: Run = { label, concurrency: c, latencyMs, walls: [], cpu: [], peakRss: [], requests: [], faults, pageSizes: new Set(), rows: undefined };
+    await service.request({ type: 'latency', ms: latencyMs });
+    for (let i = 0; i < times; i++) {
+      progress(`fetch: ${label} (${i + 1}/${times})`);
+      await service.request({ type: 'clear' });
+      for (const fault of FAULTS.slice(0, faults)) await service.request({ type: 'inject', ...fault });
+      const outcome = await runWorker<FetchResult>(
+        'workers/fetch.ts',
+        { mode: 'datasets', credentials, concurrency: c, ...extra.settings },
+        { maxOldSpaceMb: HEAP_MB },
+      );
+      if (!outcome.result) throw failure(`fetch ${label}`, outcome);
+      const stats = await service.request<SimStats>({ type: 'stats' });
+      run.walls.push(outcome.result.wallMs);
+      run.cpu.push(outcome.result.cpuMs);
+      run.peakRss.push(outcome.peakRssMb);
+      run.requests.push(stats.requests);
+      for (const size of stats.itemsPageSizes) run.pageSizes.add(size);
+      run.rows = outcome.result.rows;
+    }
+    await service.request({ type: 'latency', ms: LATENCY_MS });
+    return run;
+  };
+  const minimumOf = (run: Run): number => (run.pageSizes.size === 1 ? minimumRequests(FETCH_SHAPE, [...run.pageSizes][0]!) : Number.NaN);
+
+  try {
+    const parallel = await measure(`concurrency ${concurrency} (the default)`, concurrency, options.repeat);
+    const sequential = await measure('concurrency 1', 1, 1);
+    const others: Run[] = [];
+    for (const c of OTHER_CONCURRENCIES) others.push(await measure(`concurrency ${c}`, c, 1));
+    const faulty = await measure(`concurrency ${concurrency}, ${FAULTS.length} injected faults`, concurrency, 1, { faults: FAULTS.length });
+    const noLatency = await measure(`reference: concurrency ${concurrency}, no latency (the client's CPU)`, concurrency, options.repeat, { latencyMs: 0 });
+    const before = await measure(
+      `reference: concurrency ${concurrency}, before tuning (pageSize ${BEFORE_TUNING.boardItemsPageSize}, one board at a time)`,
+      concurrency,
+      1,
+      { settings: BEFORE_TUNING },
+    );
+
+    const minimum = minimumOf(parallel);
+    // The measured floor: as many requests of the cheapest operation, same client and limiter.
+    const floors: number[] = [];
+    for (let i = 0; i < options.repeat; i++) {
+      progress(`fetch: measured floor (${i + 1}/${options.repeat})`);
+      const outcome = await runWorker<FetchResult>('workers/fetch.ts', { mode: 'floor', credentials, concurrency, requests: minimum });
+      if (!outcome.result) throw failure('fetch floor', outcome);
+      floors.push(outcome.result.wallMs);
+    }
+    const floor = median(floors);
+
+    const bound = (run: Run) => Math.ceil((minimumOf(run) + run.faults) / run.concurrency) * run.latencyMs;
+    const wallOf = (run: Run) => median(run.walls);
+    const rowOf = (run: Run): string[] => {
+      const requests = median(run.requests);
+      const lower = bound(run);
+      return [
+        run.label,
+        `${seconds(wallOf(run))}${run.walls.length > 1 ? ` (median of ${run.walls.length})` : ''}`,
+        [...run.pageSizes].join(', '),
+        `${int(requests)}${run.requests.every((r) => r === requests) ? '' : ` (${run.requests.join(', ')})`}`,
+        run.faults ? `${int(minimumOf(run))} + ${run.faults}` : int(minimumOf(run)),
+        run.latencyMs > 0 ? seconds(lower) : '–',
+        run.latencyMs > 0 ? ratio(wallOf(run) / lower) : '–',
+        seconds(median(run.cpu)),
+        mb(Math.max(...run.peakRss)),
+      ];
+    };
+
+    const wall = wallOf(parallel);
+    const seqWall = wallOf(sequential);
+    const lower = bound(parallel);
+    const cpuFloor = wallOf(noLatency);
+    const rows = parallel.rows ?? {};
+    const exact = (run: Run) => run.requests.every((r) => r === minimumOf(run) + run.faults);
+    const targets: TargetCheck[] = [
+      {
+        target: 'Fetch: requests exactly the minimum (+1 per injected fault)',
+        measured:
+          `${[...new Set(parallel.requests)].join(', ')} (minimum ${int(minimum)}); concurrency 1: ${[...new Set(sequential.requests)].join(', ')}; ` +
+          `${FAULTS.length} faults: ${faulty.requests.join(', ')} (${int(minimum)} + ${FAULTS.length})`,
+        met: [parallel, sequential, ...others, faulty, noLatency, before].every(exact),
+      },
+      {
+        target: `Fetch: wall time at concurrency ${concurrency} ≤ 1.3× the lower bound`,
+        measured: `${seconds(wall)} = ${ratio(wall / lower)} of ceil(${int(minimum)}/${concurrency}) × ${LATENCY_MS} ms = ${seconds(lower)}; the same fetch without latency takes ${seconds(cpuFloor)} (${ratio(cpuFloor / lower)})`,
+        met: wall / lower <= 1.3,
+        gap: over(wall / lower, 1.3),
+      },
+      {
+        target: `Fetch: concurrency ${concurrency} ≥ 5× faster than concurrency 1`,
+        measured: `${seconds(seqWall)} / ${seconds(wall)} = ${ratio(seqWall / wall)}`,
+        met: seqWall / wall >= 5,
+        gap: `${(seqWall / wall / 5).toFixed(2)}× the speed-up asked for`,
+      },
+    ];
+
+    const markdown = [
+      `Tenant: ${FETCH_SHAPE.registers} registers × ${int(FETCH_SHAPE.risksPerRegister!)} risks, ${FETCH_SHAPE.boards} boards × ` +
+        `${int(FETCH_SHAPE.itemsPerBoard!)} features × ${FETCH_SHAPE.storiesPerItem} stories (every 7th feature has none); ` +
+        `${LATENCY_MS} ms added to every response. The simulator runs in its own process (it has no page-size cap). ` +
+        `Each run is a fresh process that fetches through the export's own client (\`createExportClient\`: shared limiter, ` +
+        `retries, schemas) and datasets (\`risks\`, \`board-items\`, board items read ahead ${BOARD_ITEMS_READ_AHEAD.boardsInFlight} boards / ` +
+        `${int(BOARD_ITEMS_READ_AHEAD.features)} features), building every row and dropping it — nothing is rendered: ` +
+        `${int(rows.risks ?? Number.NaN)} risk rows and ${int(rows['board-items'] ?? Number.NaN)} board-item rows.`,
+      '',
+      `Minimum requests = ceil(registers/50) + Σ ceil(risks/50) + 1 (boards) + per board 3 (statuses, sprints, teams) + ` +
+        `ceil(features/pageSize) + 1 (the empty page that ends the list: there is no total), counted by the simulator ` +
+        `(\`sim.requests\`, retries included). Lower bound = ceil(requests / concurrency) × ${LATENCY_MS} ms. ` +
+        `Measured floor: ${int(minimum)} payload-free requests (list collections) through the same client and limiter at ` +
+        `concurrency ${concurrency} take **${seconds(floor)}** (median of ${floors.length}), ${ratio(floor / lower)} the lower bound: ` +
+        `latency plus this machine's per-request overhead.`,
+      '',
+      table(
+        ['run', 'wall time', 'items pageSize', 'requests', 'minimum', 'lower bound', 'wall / bound', 'client CPU', 'peak RSS'],
+        [rowOf(parallel), rowOf(sequential), ...others.map(rowOf), rowOf(faulty), rowOf(noLatency), rowOf(before)],
+      ),
+      '',
+      `- Concurrency ${concurrency} over concurrency 1: **${ratio(seqWall / wall)}** faster.`,
+      `- Against the settings before tuning, in this run: **${ratio(wallOf(before) / wall)}** faster with ` +
+        `${ratio(median(before.requests) / median(parallel.requests))} fewer requests.`,
+      `- The same fetch with no latency at all takes ${ratio(cpuFloor / lower)} the latency lower bound: the client's CPU ` +
+        `(JSON parsing, validation, rows) on this machine is the larger floor. Wall time / that floor: **${ratio(wall / cpuFloor)}**.`,
+    ].join('\n');
+    return { id: 'fetch', title: '1. Fetching', markdown, targets, durationMs: performance.now() - started };
+  } finally {
+    await service.close();
+  }
+}

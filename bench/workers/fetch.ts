@@ -1,0 +1,79 @@
+/**
+ * Fetch measurement (one process per run): the risks and board-items datasets through the real
+ * client, limiter and dataset code, iterating every row without rendering it.
+ *
+ * mode 'datasets': what an export fetches. mode 'floor': `requests` calls of the cheapest operation
+ * (list collections) through the same client and limiter: the measured floor of that many requests
+ * at that concurrency on this machine (latency plus HTTP and scheduling overhead, no payload).
+ */
+import { reportResult, workerInput } from '../lib/child';
+import { silentLog } from '../../shared/logger';
+import type { Credentials } from '../../shared/planning-api/credentials';
+import { createExportClient } from '../../shared/report/export-report';
+import type { DatasetContext } from '../../shared/report/dataset';
+import { parseReportDefinition } from '../../shared/report/definition';
+import { boardItemsDataset, type BoardItemsReadAhead } from '../../shared/report/tables/board-items';
+import { risksDataset } from '../../shared/report/tables/risks';
+
+interface Input {
+  mode: 'datasets' | 'floor';
+  credentials: Credentials;
+  concurrency: number;
+  /** floor mode: how many requests. */
+  requests?: number;
+  /** datasets mode: which datasets (default both). */
+  datasets?: ('risks' | 'boardItems')[];
+  /** Overrides of the export's settings, for reference runs (default: what an export uses). */
+  boardItemsPageSize?: number;
+  readAhead?: BoardItemsReadAhead;
+}
+
+const input = workerInput<Input>();
+const client = createExportClient(input.credentials, {
+  concurrency: input.concurrency,
+  log: silentLog,
+  ...(input.boardItemsPageSize !== undefined && { boardItemsPageSize: input.boardItemsPageSize }),
+});
+
+const cpuStart = process.cpuUsage();
+const started = performance.now();
+if (input.mode === 'floor') {
+  let left = input.requests ?? 0;
+  const worker = async (): Promise<void> => {
+    while (left > 0) {
+      left--;
+      await client.listCollections();
+    }
+  };
+  await Promise.all(Array.from({ length: input.concurrency }, worker));
+  const cpu = process.cpuUsage(cpuStart);
+  reportResult({ wallMs: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000 });
+} else {
+  const wanted = input.datasets ?? ['risks', 'boardItems'];
+  const definition = parseReportDefinition({
+    name: 'bench-fetch',
+    datasets: Object.fromEntries(wanted.map((d) => [d, {}])),
+    formats: ['csv'],
+  });
+  const ctx: DatasetContext = { source: client, definition, log: silentLog };
+  // Created up front, then consumed one table after the other, as runExport does.
+  const datasets = [
+    ...(wanted.includes('risks') ? [risksDataset(ctx)] : []),
+    ...(wanted.includes('boardItems') ? [boardItemsDataset(ctx, input.readAhead)] : []),
+  ];
+  const rows: Record<string, number> = {};
+  let firstRowMs: number | undefined;
+  for (const dataset of datasets) {
+    for await (const { table, rows: tableRows } of dataset.tables()) {
+      let n = 0;
+      for await (const _row of tableRows) {
+        firstRowMs ??= performance.now() - started;
+        n++;
+      }
+      rows[table.name] = n;
+    }
+  }
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuStart);
+  reportResult({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, rows, firstRowMs });
+}

@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLog } from '../../../../shared/logger';
+import type { Board, BoardItem } from '../../../../shared/planning-api/schemas';
+import type { DatasetContext } from '../../../../shared/report/dataset';
+import { parseReportDefinition } from '../../../../shared/report/definition';
+import { createExportClient } from '../../../../shared/report/export-report';
+import type { PlanningSource } from '../../../../shared/report/planning-source';
+import type { TableRow } from '../../../../shared/report/table';
+import {
+  boardItemsDataset,
+  boardItemsInOrder,
+  Lookup,
+  type BoardItemsReadAhead,
+  type BoardMetadata,
+} from '../../../../shared/report/tables/board-items';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index';
+
+/**
+ * The board-items dataset fetches several boards at once (the items operation has no total, so one
+ * board's pages can only come one after another) while rows still come out board by board, within
+ * a bounded read-ahead, with exactly the requests the API needs.
+ */
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const META: BoardMetadata = {
+  parentStatuses: new Lookup([]),
+  childStatuses: new Lookup([]),
+  sprints: new Lookup([]),
+  teams: new Lookup([]),
+};
+const boardsOf = (n: number): Board[] => Array.from({ length: n }, (_, i) => ({ id: `b${i}`, title: `Board ${i}` }));
+
+/** A fake items operation: `count(board)` features, a page of `pageSize` every `pageMs`. Records what it was asked. */
+function fakeSource(options: { count: (boardId: string) => number; pageSize: number; pageMs: number; failAt?: { board: string; after: number } }) {
+  const pulled = new Map<string, number>();
+  const finished = new Set<string>();
+  let active = 0;
+  let maxActive = 0;
+  const source = {
+    async *listBoardItems(boardId: string): AsyncGenerator<BoardItem> {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      try {
+        const n = options.count(boardId);
+        for (let i = 0; i < n; i++) {
+          if (i % options.pageSize === 0) await delay(options.pageMs);
+          if (options.failAt?.board === boardId && i === options.failAt.after) throw new Error(`board ${boardId} failed`);
+          pulled.set(boardId, (pulled.get(boardId) ?? 0) + 1);
+          yield { id: `${boardId}-f${i}` };
+        }
+      } finally {
+        active--;
+        finished.add(boardId);
+      }
+    },
+  };
+  return {
+    source: source as unknown as PlanningSource,
+    pulled,
+    finished,
+    get maxActive() {
+      return maxActive;
+    },
+  };
+}
+
+const LIMITS: BoardItemsReadAhead = { boardsInFlight: 3, features: 20, currentBoardFeatures: 5 };
+
+describe('boardItemsInOrder', () => {
+  it('hands out every feature once, board by board, while fetching several boards at once', async () => {
+    const fake = fakeSource({ count: () => 30, pageSize: 10, pageMs: 5 });
+    const boards = boardsOf(5);
+    const seen: string[] = [];
+    for await (const { board, item } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, {
+      boardsInFlight: 3,
+      features: 1_000,
+      currentBoardFeatures: 1_000,
+    })) {
+      expect(item.id.startsWith(`${board.id}-`)).toBe(true);
+      seen.push(item.id);
+    }
+    expect(seen).toEqual(boards.flatMap((b) => Array.from({ length: 30 }, (_, i) => `${b.id}-f${i}`)));
+    expect(fake.maxActive).toBe(3);
+  });
+
+  it('holds no more than the read-ahead for the boards behind the current one', async () => {
+    const fake = fakeSource({ count: () => 60, pageSize: 4, pageMs: 1 });
+    const boards = boardsOf(4);
+    const consumed = new Map<string, number>();
+    let maxAhead = 0;
+    let maxHeld = 0;
+    for await (const { board } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, LIMITS)) {
+      consumed.set(board.id, (consumed.get(board.id) ?? 0) + 1);
+      const index = boards.indexOf(board);
+      const ahead = boards.slice(index + 1).reduce((n, b) => n + (fake.pulled.get(b.id) ?? 0), 0);
+      const current = (fake.pulled.get(board.id) ?? 0) - (consumed.get(board.id) ?? 0);
+      maxAhead = Math.max(maxAhead, ahead);
+      maxHeld = Math.max(maxHeld, ahead + current);
+      await delay(1); // a slow consumer: the read-ahead fills up
+    }
+    expect([...consumed.values()]).toEqual([60, 60, 60, 60]);
+    // The limit is checked after each feature, so each board in flight may be one past it.
+    expect(maxAhead).toBeGreaterThanOrEqual(LIMITS.features - LIMITS.currentBoardFeatures);
+    expect(maxHeld).toBeLessThanOrEqual(LIMITS.features + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight);
+  });
+
+  it('stops every board when the consumer stops early', async () => {
+    const fake = fakeSource({ count: () => 10_000, pageSize: 10, pageMs: 1 });
+    let n = 0;
+    for await (const _ of boardItemsInOrder(fake.source, () => Promise.resolve(META), boardsOf(4), LIMITS)) {
+      if (++n === 25) break;
+    }
+    await delay(30);
+    const pulled = [...fake.pulled.values()].reduce((a, b) => a + b, 0);
+    expect([...fake.finished].sort()).toEqual(['b0', 'b1', 'b2']);
+    await delay(30);
+    expect([...fake.pulled.values()].reduce((a, b) => a + b, 0)).toBe(pulled);
+  });
+
+  it('ends with the failure of a later board without waiting for its turn', async () => {
+    const fake = fakeSource({ count: () => 200, pageSize: 10, pageMs: 2, failAt: { board: 'b2', after: 5 } });
+    const boards = boardsOf(4);
+    const seen: string[] = [];
+    const iterate = async () => {
+      for await (const { item } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, {
+        boardsInFlight: 4,
+        features: 10_000,
+        currentBoardFeatures: 10_000,
+      })) {
+        seen.push(item.id);
+        await delay(1);
+      }
+    };
+    await expect(iterate()).rejects.toThrow('board b2 failed');
+    expect(seen.length).toBeLessThan(200);
+    expect(seen.every((id) => id.startsWith('b0-'))).toBe(true);
+  });
+
+  it('reports a board whose metadata fails when that board comes up, after the boards before it', async () => {
+    const fake = fakeSource({ count: () => 3, pageSize: 10, pageMs: 1 });
+    const loadMeta = (boardId: string) => (boardId === 'b1' ? Promise.reject(new Error('statuses of b1 failed')) : Promise.resolve(META));
+    const seen: string[] = [];
+    const iterate = async () => {
+      for await (const { item } of boardItemsInOrder(fake.source, loadMeta, boardsOf(3), LIMITS)) seen.push(item.id);
+    };
+    await expect(iterate()).rejects.toThrow('statuses of b1 failed');
+    expect(seen).toEqual(['b0-f0', 'b0-f1', 'b0-f2']);
+  });
+
+  it('copes with no boards and with empty boards', async () => {
+    const none = fakeSource({ count: () => 0, pageSize: 10, pageMs: 1 });
+    const all: string[] = [];
+    for await (const { item } of boardItemsInOrder(none.source, () => Promise.resolve(META), [], LIMITS)) all.push(item.id);
+    for await (const { item } of boardItemsInOrder(none.source, () => Promise.resolve(META), boardsOf(6), LIMITS)) all.push(item.id);
+    expect(all).toEqual([]);
+  });
+});
+
+describe('board-items dataset against the simulator', () => {
+  const shape = { boards: 5, itemsPerBoard: 23, storiesPerItem: 2, registers: 1, risksPerRegister: 1, collections: 2 };
+  let sim: RunningSimulator;
+  let capped: RunningSimulator;
+
+  beforeAll(async () => {
+    [sim, capped] = await Promise.all([
+      startSimulator({ tenant: shape, seed: 5 }),
+      startSimulator({ tenant: shape, seed: 5, maxItemsPageSize: 5 }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([sim.close(), capped.close()]);
+  });
+
+  async function exportRows(target: RunningSimulator, readAhead?: BoardItemsReadAhead): Promise<TableRow[]> {
+    const ctx: DatasetContext = {
+      source: createExportClient(target.credentials(), { boardItemsPageSize: 7, concurrency: 4 }),
+      definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
+      log: silentLog,
+    };
+    const rows: TableRow[] = [];
+    for await (const { rows: tableRows } of boardItemsDataset(ctx, readAhead).tables()) for await (const row of tableRows) rows.push(row);
+    return rows;
+  }
+
+  const expectedIds = (target: RunningSimulator): string[] =>
+    target.tenant.boards.flatMap((b) => target.tenant.boardItems(b.id).flatMap((item) => [item.id, ...(item.stories ?? []).map((s) => s.id)]));
+
+  const requestsByOperation = (target: RunningSimulator): Record<string, number> => {
+    const counts: Record<string, number> = {};
+    for (const r of target.requests) {
+      const op = r.path.split('/').pop()!;
+      counts[op] = (counts[op] ?? 0) + 1;
+    }
+    return counts;
+  };
+
+  it('emits features and stories board by board, exactly as the tenant holds them', async () => {
+    sim.clearRequests();
+    const rows = await exportRows(sim, { boardsInFlight: 3, features: 10, currentBoardFeatures: 4 });
+    expect(rows.map((r) => r.values[3])).toEqual(expectedIds(sim));
+    // Board by board: the board id column never goes back to an earlier board.
+    const boardOrder = rows.map((r) => sim.tenant.boards.findIndex((b) => b.id === r.values[0]));
+    expect(boardOrder.every((b, i) => b >= 0 && (i === 0 || b >= boardOrder[i - 1]!))).toBe(true);
+  });
+
+  it('makes exactly the requests the API needs: one boards list, 3 metadata calls and ceil(n/pageSize) + 1 pages per board', async () => {
+    sim.clearRequests();
+    await exportRows(sim);
+    expect(requestsByOperation(sim)).toEqual({ boards: 1, statuses: 5, sprints: 5, teams: 5, items: 5 * (Math.ceil(23 / 7) + 1) });
+    expect(sim.requests.every((r) => r.status === 200)).toBe(true);
+  });
+
+  it('follows a server that caps the page size: short pages are not the end', async () => {
+    capped.clearRequests();
+    const rows = await exportRows(capped);
+    expect(rows.map((r) => r.values[3])).toEqual(expectedIds(capped));
+    expect(requestsByOperation(capped).items).toBe(5 * (Math.ceil(23 / 5) + 1));
+  });
+});
