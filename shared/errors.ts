@@ -70,3 +70,12 @@ export class ExportFailedError extends ExporterError {}
 
 /** A selector of the report definition names a board, register or theme the user cannot see. */
 export class SelectorNotFoundError extends ExporterError {}
+
+/** Sending the report e-mail failed, or the message was invalid (address, recipients, size). */
+export class EmailDeliveryError extends ExporterError {}
+
+/** An event could not be put on the event bus. */
+export class EventPublishError extends ExporterError {}
+
+/** A scheduled export failed in a way that may pass on another attempt (the invocation is retried). */
+export class RetryableExportError extends ExporterError {}

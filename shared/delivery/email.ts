@@ -1,12 +1,10 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
-import { ExporterError } from '../errors';
+import { EmailDeliveryError } from '../errors';
 import { emailAddress } from './email-address';
 
 export { emailAddress } from './email-address';
 
-/** Sending the report e-mail failed, or its input was invalid. */
-export class EmailDeliveryError extends ExporterError {}
 
 export interface EmailAttachment {
   readonly fileName: string;

@@ -1,11 +1,10 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { ExporterError } from '../errors';
+import { EventPublishError } from '../errors';
 import type { EventPublisher, ReportExportedDetail, ReportFailedDetail } from '../jobs/ports';
 
 /** Source of every event the exporter puts on the bus; downstream rules match on it. */
 export const EVENT_SOURCE = 'planning-report-exporter';
 
-export class EventPublishError extends ExporterError {}
 
 /** Publishes ReportExported / ReportFailed on an EventBridge bus. */
 export class EventBridgePublisher implements EventPublisher {

@@ -1,7 +1,7 @@
 import type { OutgoingEmail } from '../delivery/email';
 import type { LinkVerificationKeys } from '../delivery/link-token';
 import type { Storage } from '../delivery/storage';
-import { ExporterError } from '../errors';
+import { ExporterError, RetryableExportError } from '../errors';
 import type { Log } from '../logger';
 import type { RequestEvent } from '../planning-api/client';
 import type { ReportDefinition } from '../report/definition';
@@ -41,8 +41,6 @@ export type ExportJobOutcome =
   | { readonly status: 'succeeded'; readonly runId: string; readonly manifestKey: string; readonly emailed: boolean }
   | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean };
 
-/** Thrown when a failed job may pass on another attempt: the Lambda fails and its retry policy applies. */
-export class RetryableExportError extends ExporterError {}
 
 /** A run id that is the same for every attempt of one scheduled run or one API export. */
 export function jobRunId(request: ExportJobRequest, now: Date): string {

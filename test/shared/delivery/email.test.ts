@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { renderReportEmail } from '../../../shared/delivery/email-content';
-import { EmailDeliveryError, MAX_ATTACHMENT_BYTES, SesMailer, emailAddress, fitsAsAttachment } from '../../../shared/delivery/email';
+import { MAX_ATTACHMENT_BYTES, SesMailer, emailAddress, fitsAsAttachment } from '../../../shared/delivery/email';
+import { EmailDeliveryError } from '../../../shared/errors';
 import { startSesLocal, type SesLocalHandle } from '../../support/ses-local';
 
 describe('SesMailer against aws-ses-v2-local', () => {
