@@ -11,6 +11,8 @@
  */
 import { BOARD_ITEM_COLUMNS } from '../../shared/report/tables/board-items';
 import type { CellValue, LinkValue, TableRow } from '../../shared/report/table';
+// The simulator's seeded PRNG: the same rows in every process.
+import { mulberry32 } from '../../test/simulator/random';
 
 export const COLUMNS = BOARD_ITEM_COLUMNS;
 const STORIES_PER_FEATURE = 2;
@@ -31,18 +33,6 @@ const STATUSES = [
 ] as const;
 const BOARD = { id: '1003', title: 'Platform Release Train – PI 26.1' };
 
-/** A small deterministic PRNG (mulberry32): the same rows in every process. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function sentence(next: () => number, words: number): string {
   let s = '';
   for (let i = 0; i < words; i++) s += (i ? ' ' : '') + WORDS[Math.floor(next() * WORDS.length)]!;
@@ -53,7 +43,7 @@ const POOL = 4096;
 const FEATURE_SUMMARIES: string[] = [];
 const STORY_SUMMARIES: string[] = [];
 {
-  const next = rng(26);
+  const next = mulberry32(26);
   for (let i = 0; i < POOL; i++) {
     const extra = i % 13 === 0 ? ` & <legacy> "edge", case\n${sentence(next, 4)}` : i % 5 === 0 ? ' (R&D, "phase 2")' : '';
     FEATURE_SUMMARIES.push(`As an operator I want ${sentence(next, 36)}${extra}`);
