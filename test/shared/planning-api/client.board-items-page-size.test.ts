@@ -1,26 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotFoundError, PlanningApiError } from '../../../shared/errors';
 import type { Log } from '../../../shared/logger';
-import { PlanningApiClient, toArray, type PlanningApiClientOptions } from '../../../shared/planning-api';
-import { sendJson, startServer, testCredentials, type Handler, type TestServer } from './test-server';
+import { PlanningApiClient, toArray } from '../../../shared/planning-api';
+import { sendJson, testCredentials, type Handler, type TestServer, useTestClient } from './test-server';
 
 /** The board-items page size of a client (boardItemsPageSize) and its fallback when a server refuses it. */
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function clientFor(handler: Handler, options: Partial<PlanningApiClientOptions> = {}) {
-  server = await startServer(handler);
-  const client = new PlanningApiClient({
-    credentials: testCredentials(server.url),
-    retry: { baseDelayMs: 1, maxDelayMs: 5 },
-    ...options,
-  });
-  return { client, server };
-}
+const clientFor = useTestClient();
 
 interface ItemsBody {
   boardId: string;

@@ -1,24 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PlanningApiError } from '../../../shared/errors';
 import type { Log } from '../../../shared/logger';
-import { createLimiter, PlanningApiClient, toArray, type PlanningApiClientOptions } from '../../../shared/planning-api';
-import { delay, sendJson, startServer, testCredentials, v1Page, type Handler, type TestServer } from './test-server';
+import { createLimiter, PlanningApiClient, toArray } from '../../../shared/planning-api';
+import { delay, sendJson, testCredentials, v1Page, type Handler, type TestServer, useTestClient } from './test-server';
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function clientFor(handler: Handler, options: Partial<PlanningApiClientOptions> = {}) {
-  server = await startServer(handler);
-  const client = new PlanningApiClient({
-    credentials: testCredentials(server.url),
-    retry: { baseDelayMs: 1, maxDelayMs: 5 },
-    ...options,
-  });
-  return { client, server };
-}
+const clientFor = useTestClient();
 
 const ids = (n: number, from = 0): string[] => Array.from({ length: n }, (_, i) => `r-${from + i}`);
 const startAts = (s: TestServer): number[] => s.requests.map((r) => Number(r.query.get('startAt')));

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import { PlanningApiClient, type PlanningApiClientOptions } from '../../../shared/planning-api';
 import type { Credentials } from '../../../shared/planning-api/credentials';
 
 /**
@@ -110,4 +112,28 @@ export function v1Page(
 
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A client against a fresh test server per call, with near-zero backoff; the server is closed after
+ * each test. Call once at the top level of a test file.
+ */
+export function useTestClient(): (
+  handler: Handler,
+  options?: Partial<PlanningApiClientOptions>,
+) => Promise<{ client: PlanningApiClient; server: TestServer }> {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return async (handler, options = {}) => {
+    server = await startServer(handler);
+    const client = new PlanningApiClient({
+      credentials: testCredentials(server.url),
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+      ...options,
+    });
+    return { client, server };
+  };
 }
