@@ -7,7 +7,7 @@ import { loadCliConfig } from '../shared/config';
 import { LocalDirectoryStorage } from '../shared/delivery/local-storage';
 import { S3Storage } from '../shared/delivery/s3-storage';
 import type { Storage } from '../shared/delivery/storage';
-import { ExporterError, ReportDefinitionError } from '../shared/errors';
+import { errorMessage, ExporterError, ReportDefinitionError } from '../shared/errors';
 import { createLogger } from '../shared/logger';
 import { parseReportDefinitionJson } from '../shared/report/definition';
 import { exportReport } from '../shared/report/export-report';
@@ -59,7 +59,7 @@ function parse(argv: readonly string[]) {
     });
     return values;
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error), { cause: error });
+    throw new UsageError(errorMessage(error), { cause: error });
   }
 }
 

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { emailAddress } from '../shared/delivery/email-address';
 import { reportDefinitionSchema, type ReportDefinitionInput } from '../shared/report/definition';
 import { isTimeZone } from '../shared/report/dates';
+import { errorMessage } from '../shared/errors';
 
 /**
  * Deployment configuration: the cdk.json context key `reportExporter` (or `-c reportExporter=...`),
@@ -133,7 +134,7 @@ function readDefinitionFile(file: string, repoRoot: string, key: string): unknow
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    fail([`${key}: "${file}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}`]);
+    fail([`${key}: "${file}" is not valid JSON: ${errorMessage(error)}`]);
   }
 }
 
@@ -216,7 +217,7 @@ function parseContextString(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    return fail([`${CONTEXT_KEY}: a value given with -c must be JSON (${error instanceof Error ? error.message : String(error)})`]);
+    return fail([`${CONTEXT_KEY}: a value given with -c must be JSON (${errorMessage(error)})`]);
   }
 }
 

@@ -3,6 +3,11 @@
  * can act on. Handlers map them to responses at the edge (see lambdas/*); nothing else formats them.
  * Messages never contain secrets: callers must not interpolate API keys or Authorization headers.
  */
+/** The message of anything thrown, for logs and user-facing text (never its stack or other fields). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export class ExporterError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

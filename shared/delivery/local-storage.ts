@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { StorageError } from '../errors';
+import { errorMessage, StorageError } from '../errors';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from './storage';
 import { assertValidKey, assertValidMetadata, assertValidPrefix } from './storage-keys';
 
@@ -40,7 +40,7 @@ export class LocalDirectoryStorage implements Storage {
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
-      throw new StorageError(`could not write ${this.describe(key)}: ${reasonOf(error)}`, { cause: error });
+      throw new StorageError(`could not write ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
     }
     return { key, bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
   }
@@ -52,7 +52,7 @@ export class LocalDirectoryStorage implements Storage {
     } catch (error) {
       // A directory is not an object either: S3 has no directories to read.
       if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR') || isErrno(error, 'ENOTDIR')) return undefined;
-      throw new StorageError(`could not read ${this.describe(key)}: ${reasonOf(error)}`, { cause: error });
+      throw new StorageError(`could not read ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
     }
   }
 
@@ -66,7 +66,7 @@ export class LocalDirectoryStorage implements Storage {
     try {
       await this.walk(startDir, keys);
     } catch (error) {
-      throw new StorageError(`could not list ${this.describe(prefix)}: ${reasonOf(error)}`, { cause: error });
+      throw new StorageError(`could not list ${this.describe(prefix)}: ${errorMessage(error)}`, { cause: error });
     }
     return keys.filter((k) => k.startsWith(prefix)).sort();
   }
@@ -78,7 +78,7 @@ export class LocalDirectoryStorage implements Storage {
       try {
         await rm(target, { force: true });
       } catch (error) {
-        throw new StorageError(`could not delete ${this.describe(key)}: ${reasonOf(error)}`, { cause: error });
+        throw new StorageError(`could not delete ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
       }
       await removeEmptyParents(this.root, path.dirname(target));
     }
@@ -221,7 +221,7 @@ class LocalUpload implements ObjectUpload {
   }
 
   private wrap(what: string, error: unknown): StorageError {
-    return new StorageError(`${what} ${this.location}: ${reasonOf(error)}`, { cause: error });
+    return new StorageError(`${what} ${this.location}: ${errorMessage(error)}`, { cause: error });
   }
 }
 
@@ -251,6 +251,3 @@ function isErrno(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
 
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -4,7 +4,7 @@ import { resolveLink } from '../delivery/link-redirect';
 import { LINK_TOKEN_PUBLIC_MESSAGE, type LinkVerificationKeys } from '../delivery/link-token';
 import type { PresignGet } from '../delivery/presign';
 import type { Storage } from '../delivery/storage';
-import { ReportDefinitionError } from '../errors';
+import { errorMessage, ReportDefinitionError } from '../errors';
 import type { Log } from '../logger';
 import { manifestSchema } from '../report/manifest';
 import { EXPORT_ID_PATTERN, type JobStatusStore } from './job-status';
@@ -116,7 +116,7 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
   try {
     await deps.launcher.launch({ ...parsed.data, exportId: id, source: 'api' });
   } catch (error) {
-    deps.log.error('could not start the export job', { exportId: id, error: error instanceof Error ? error.message : String(error) });
+    deps.log.error('could not start the export job', { exportId: id, error: errorMessage(error) });
     await deps.jobs.update(id, { status: 'failed', error: 'the export could not be started; try again' }, now);
     return json(503, { message: 'the export could not be started; try again', id });
   }

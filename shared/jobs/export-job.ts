@@ -1,7 +1,7 @@
 import type { OutgoingEmail } from '../delivery/email';
 import type { LinkVerificationKeys } from '../delivery/link-token';
 import type { Storage } from '../delivery/storage';
-import { ExporterError, RetryableExportError } from '../errors';
+import { errorMessage, ExporterError, RetryableExportError } from '../errors';
 import type { Log } from '../logger';
 import type { RequestEvent } from '../planning-api/client';
 import type { ReportDefinition } from '../report/definition';
@@ -124,7 +124,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       errorType: failure.errorType,
       reason: failure.reason,
       retryable: failure.retryable,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     });
     await Promise.allSettled([
       deps.events.publish('ReportFailed', {

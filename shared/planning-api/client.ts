@@ -638,9 +638,3 @@ export class PlanningApiClient {
   }
 }
 
-/** Collects an async iterable (a paged list) into an array. */
-export async function toArray<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}

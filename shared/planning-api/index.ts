@@ -1,7 +1,6 @@
 /** Public surface of the planning API client. Import from here, not from the modules. */
 export {
   PlanningApiClient,
-  toArray,
   MAX_PAGE_LIMIT,
   DEFAULT_BOARD_ITEMS_PAGE_SIZE,
   DEFAULT_TIMEOUT_MS,
@@ -26,3 +25,4 @@ export {
 export { extractErrorText } from './http-transport';
 export { credentialsSchema, describeSource, type Credentials } from './credentials';
 export * from './schemas';
+export { toArray } from '../async-iterables';

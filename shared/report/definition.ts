@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { emailAddress } from '../delivery/email-address';
-import { ReportDefinitionError } from '../errors';
+import { errorMessage, ReportDefinitionError } from '../errors';
 import { isTimeZone } from './dates';
 
 /**
@@ -120,7 +120,7 @@ export function parseReportDefinitionJson(text: string, origin = 'report definit
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new ReportDefinitionError(`${origin} is not valid JSON: ${reason}`, [{ path: '(root)', message: reason }], {
       cause: error,
     });

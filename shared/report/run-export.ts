@@ -1,5 +1,5 @@
 import type { Storage, ObjectUpload, StoredObject } from '../delivery/storage';
-import { StorageError } from '../errors';
+import { errorMessage, StorageError } from '../errors';
 import { silentLog, type Log } from '../logger';
 import { openCsvSink } from '../render/csv';
 import { openXlsxWorkbook, type XlsxWorkbook } from '../render/xlsx';
@@ -232,7 +232,7 @@ async function cleanUp(
     // The original failure is what the user must see; a failed clean-up is logged for operators.
     log.error('could not remove the partial run', {
       runFolder,
-      error: cleanupError instanceof Error ? cleanupError.message : String(cleanupError),
+      error: errorMessage(cleanupError),
     });
   }
 }

@@ -1,3 +1,4 @@
+import { toArray } from '../../async-iterables';
 import { NotFoundError, SelectorNotFoundError } from '../../errors';
 import type {
   KeyResult,
@@ -51,12 +52,6 @@ interface ThemeTree {
   }[];
 }
 
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
-
 /** The `strategic-themes` and `okrs` tables, from one walk of the theme hierarchy. */
 export function okrsDataset(ctx: DatasetContext): Dataset {
   const selection = ctx.definition.datasets.okrs ?? {};
@@ -67,7 +62,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   let objectivesWithCompletion = 0;
 
   async function selectThemes(portfolios: readonly PortfolioTheme[], membership: Map<string, PortfolioTheme[]>) {
-    const all = await collect(ctx.source.listStrategicThemes());
+    const all = await toArray(ctx.source.listStrategicThemes());
     if (!selection.portfolioThemes && !selection.strategicThemes) return all;
     const chosen = new Map<string, StrategicTheme>();
     for (const selector of selection.portfolioThemes ?? []) {
@@ -97,18 +92,18 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   }
 
   async function loadTree(theme: StrategicTheme): Promise<ThemeTree> {
-    const groups = await collect(ctx.source.listObjectiveGroups(theme.id));
+    const groups = await toArray(ctx.source.listObjectiveGroups(theme.id));
     return {
       theme,
       groups: await Promise.all(
         groups.map(async (group) => {
-          const objectives = await collect(ctx.source.listObjectives(group.id));
+          const objectives = await toArray(ctx.source.listObjectives(group.id));
           return {
             group,
             objectives: await Promise.all(
               objectives.map(async (objective) => ({
                 objective,
-                keyResults: await collect(ctx.source.listKeyResults(objective.id)),
+                keyResults: await toArray(ctx.source.listKeyResults(objective.id)),
               })),
             ),
           };
@@ -128,7 +123,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
-    const portfolios = await collect(ctx.source.listPortfolioThemes());
+    const portfolios = await toArray(ctx.source.listPortfolioThemes());
     const membership = new Map<string, PortfolioTheme[]>();
     await Promise.all(
       portfolios.map(async (portfolio) => {

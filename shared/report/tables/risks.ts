@@ -1,3 +1,4 @@
+import { toArray } from '../../async-iterables';
 import { SelectorNotFoundError } from '../../errors';
 import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
 import { epochToCalendarDate, parseApiDate } from '../dates';
@@ -164,8 +165,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
   let total = 0;
 
   async function selectRegisters(): Promise<RiskRegister[]> {
-    const visible: RiskRegister[] = [];
-    for await (const register of ctx.source.listRiskRegisters()) visible.push(register);
+    const visible = await toArray(ctx.source.listRiskRegisters());
     if (!selectors) return visible;
     return selectors.map((selector) => {
       const found = visible.find((r) => matches(r, selector));
@@ -182,11 +182,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
   async function* tables(): AsyncIterable<TableOutput> {
     registers = await selectRegisters();
     const perRegister = await Promise.all(
-      registers.map(async (register) => {
-        const risks: Risk[] = [];
-        for await (const risk of ctx.source.listRisks(register.id)) risks.push(risk);
-        return { register, risks };
-      }),
+      registers.map(async (register) => ({ register, risks: await toArray(ctx.source.listRisks(register.id)) })),
     );
     const custom = customColumns(perRegister.flatMap((r) => r.risks));
     const table: TableDefinition = { name: 'risks', columns: [...RISK_COLUMNS, ...custom.map((c) => c.column)] };
