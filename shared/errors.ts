@@ -70,9 +70,6 @@ export class StorageError extends ExporterError {}
 /** A signed link token is malformed, tampered with or expired. Never say which to the caller. */
 export class LinkTokenError extends ExporterError {}
 
-/** An export run failed; wraps the first cause. */
-export class ExportFailedError extends ExporterError {}
-
 /** A selector of the report definition names a board, register or theme the user cannot see. */
 export class SelectorNotFoundError extends ExporterError {}
 
