@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalDirectoryStorage } from '../../../shared/delivery/local-storage';
 import { PlanningApiError, SelectorNotFoundError } from '../../../shared/errors';
@@ -23,6 +24,9 @@ describe('runExport against the simulator (demo tenant)', () => {
   let root: string;
   let result: ExportResult;
   let folder: string;
+  // Read-only in every test, so the workbook is parsed once.
+  let parsed: Promise<ExcelJS.Workbook> | undefined;
+  const sharedWorkbook = (): Promise<ExcelJS.Workbook> => (parsed ??= readWorkbook(join(folder, 'acme-weekly.xlsx')));
 
   const run = (input: ReportDefinitionInput, options: { email?: string; runId?: string; storageRoot?: string } = {}) =>
     exportReport(parseReportDefinition(input), {
@@ -65,7 +69,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   });
 
   it('puts the Summary sheet first and one sheet per table with the same rows as its CSV', async () => {
-    const workbook = await readWorkbook(join(folder, 'acme-weekly.xlsx'));
+    const workbook = await sharedWorkbook();
     expect(workbook.worksheets.map((s) => s.name)).toEqual([
       'Summary', 'risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items',
     ]);
@@ -78,7 +82,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   });
 
   it('summarises the run on the Summary sheet: scope, row counts and risks by level', async () => {
-    const summary = (await readWorkbook(join(folder, 'acme-weekly.xlsx'))).getWorksheet('Summary')!;
+    const summary = (await sharedWorkbook()).getWorksheet('Summary')!;
     const lines = new Map<string, unknown>();
     summary.eachRow((row) => lines.set(row.getCell(1).text, row.getCell(2).value));
     for (const [table, count] of Object.entries(result.manifest.files[0]!.rows)) expect(lines.get(table)).toBe(count);
@@ -104,7 +108,7 @@ describe('runExport against the simulator (demo tenant)', () => {
     expect(row.cf_risk_owner).toBe(owner.fullName);
     expect(Object.values(row).some((v) => v.includes('[object Object]'))).toBe(false);
 
-    const sheet = (await readWorkbook(join(folder, 'acme-weekly.xlsx'))).getWorksheet('risks')!;
+    const sheet = (await sharedWorkbook()).getWorksheet('risks')!;
     const sheetRow = sheetRows(sheet).find((r) => r.cell('id').value === withOwner.id)!;
     const raised = sheetRow.cell('raised_date');
     expect(raised.value).toBeInstanceOf(Date);
@@ -120,7 +124,7 @@ describe('runExport against the simulator (demo tenant)', () => {
     const csv = csvObjects(await readCsv(join(folder, 'board-items.csv')));
     const injected = csv.find((r) => r.summary?.includes("HYPERLINK"))!;
     expect(injected.summary).toBe(`'=HYPERLINK("http://x","y")`);
-    const sheet = (await readWorkbook(join(folder, 'acme-weekly.xlsx'))).getWorksheet('board-items')!;
+    const sheet = (await sharedWorkbook()).getWorksheet('board-items')!;
     const cell = sheetRows(sheet).find((r) => r.cell('id').value === injected.id)!.cell('summary');
     expect(cell.value).toBe('=HYPERLINK("http://x","y")');
     expect(cell.formula).toBeUndefined();
@@ -130,14 +134,14 @@ describe('runExport against the simulator (demo tenant)', () => {
     const long = sim.tenant.allRisks.find((r) => (r.riskDesc?.length ?? 0) > 32_767)!;
     const csvRow = csvObjects(await readCsv(join(folder, 'risks.csv'))).find((r) => r.id === long.id)!;
     expect(csvRow.description).toBe(long.riskDesc);
-    const sheet = (await readWorkbook(join(folder, 'acme-weekly.xlsx'))).getWorksheet('risks')!;
+    const sheet = (await sharedWorkbook()).getWorksheet('risks')!;
     const text = sheetRows(sheet).find((r) => r.cell('id').value === long.id)!.cell('description').text;
     expect(text.length).toBeLessThanOrEqual(32_767);
     expect(text).toMatch(/truncated/);
   });
 
   it('groups the OKR hierarchy with outline levels and carries each row\'s strategic theme key', async () => {
-    const sheet = (await readWorkbook(join(folder, 'acme-weekly.xlsx'))).getWorksheet('okrs')!;
+    const sheet = (await sharedWorkbook()).getWorksheet('okrs')!;
     const rows = sheetRows(sheet);
     for (const r of rows) expect(r.row.outlineLevel ?? 0).toBe(Number(r.cell('level').value) - 1);
     // The outline bar shows buttons 1-3 only when the sheet declares its deepest level.
@@ -165,7 +169,7 @@ describe('runExport against the simulator (demo tenant)', () => {
     expect(extB.tracker_link).toBe(`https://tracker.example.com/browse/${extB.tracker_key}`);
     expect(extA.teams === undefined).toBe(false);
 
-    const sheet = (await readWorkbook(join(folder, 'acme-weekly.xlsx'))).getWorksheet('pi-objective-items')!;
+    const sheet = (await sharedWorkbook()).getWorksheet('pi-objective-items')!;
     const link = sheetRows(sheet).find((r) => r.cell('tracker_family').value === 'extB')!.cell('tracker_link');
     expect((link.value as { hyperlink: string }).hyperlink).toBe(extB.tracker_link);
     const sub = sheetRows(sheet).find((r) => r.cell('kind').value === 'sub-item')!;
