@@ -1,7 +1,97 @@
 // Type-aware linting: floating promises and misused promises are the bugs a streaming exporter
-// is most likely to ship (an un-awaited write that loses the tail of a file).
+// is most likely to ship (an un-awaited write that loses the tail of a file). The second half
+// enforces the layers of docs/architecture.md: a wrong import fails CI.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The layers of shared/, each with the layers it may import. A layer never imports one that is not
+ * listed (an upper one, or a sibling): imports point down only. Doors (lambdas/, cli/) sit on top.
+ */
+const LAYERS = {
+  core: [],
+  table: ['core'],
+  'planning-api': ['core'],
+  render: ['core', 'table'],
+  storage: ['core'],
+  email: ['core', 'table'],
+  events: ['core'],
+  links: ['core', 'storage'],
+  secrets: ['core', 'planning-api', 'links'],
+  report: ['core', 'table', 'planning-api', 'render', 'storage', 'email', 'secrets'],
+  jobs: ['core', 'table', 'planning-api', 'render', 'storage', 'email', 'events', 'links', 'secrets', 'report'],
+};
+/** Top-level folders that runtime code under shared/ never imports. */
+const DOORS_AND_TOOLS = ['lambdas', 'cli', 'infra', 'simulator', 'test', 'bench', 'scripts'];
+
+/** The only modules that talk to AWS: each takes an SDK client in its constructor, with a default. */
+const AWS_ADAPTERS = [
+  'shared/storage/s3-client.ts',
+  'shared/storage/s3-storage.ts',
+  'shared/links/presign.ts',
+  'shared/email/ses-mailer.ts',
+  'shared/events/event-bridge.ts',
+  'shared/jobs/lambda-launcher.ts',
+  'shared/secrets/secret-source.ts',
+];
+/** The xlsx renderer is the only place that knows exceljs. */
+const EXCELJS_OWNER = 'shared/render/xlsx/**/*.ts';
+
+const EXCELJS = { group: ['exceljs', 'exceljs/*'], message: 'Only the xlsx renderer (shared/render/xlsx/) imports exceljs.' };
+const AWS_SDK = {
+  group: ['@aws-sdk/*'],
+  message: `Only the AWS adapters import @aws-sdk/* (${AWS_ADAPTERS.join(', ')}); take the adapter instead.`,
+};
+const upward = (names, why) => ({ regex: `^(\\.\\./)+(${names.join('|')})(/|$)`, message: why });
+
+function restrictedImports(patterns) {
+  return { 'no-restricted-imports': ['error', { patterns }] };
+}
+
+const layerConfigs = Object.entries(LAYERS).map(([layer, allowed]) => {
+  const forbidden = Object.keys(LAYERS).filter((other) => other !== layer && !allowed.includes(other));
+  const patterns = [
+    upward(DOORS_AND_TOOLS, `shared/${layer} is runtime code: it never imports a door, the simulator, tests or tools.`),
+  ];
+  if (forbidden.length > 0) {
+    patterns.push(
+      upward(forbidden, `shared/${layer} may import only ${allowed.length ? allowed.join(', ') : 'nothing else in shared/'} (docs/architecture.md).`),
+    );
+  }
+  return {
+    files: [`shared/${layer}/**/*.ts`],
+    rules: restrictedImports([
+      ...patterns,
+      ...(layer === 'render' ? [] : [EXCELJS]),
+      AWS_SDK,
+    ]),
+  };
+});
+
+/** The import rules alone, exported so test/architecture/ can probe them without type information. */
+export const importBoundaries = [
+  // Doors: they build adapters; they never reach past them to the SDK or exceljs.
+  { files: ['lambdas/**/*.ts', 'cli/**/*.ts'], rules: restrictedImports([EXCELJS, AWS_SDK]) },
+  // The simulator is the demo tenant and the tests' API: it stands alone, as a real server would.
+  {
+    files: ['simulator/**/*.ts'],
+    rules: restrictedImports([upward(['shared', 'lambdas', 'cli', 'infra', 'test', 'bench'], 'The simulator stands alone: it imports nothing of the exporter.'), EXCELJS, AWS_SDK]),
+  },
+  ...layerConfigs,
+  // Within render, only the xlsx renderer may import exceljs.
+  {
+    files: ['shared/render/**/*.ts'],
+    ignores: [EXCELJS_OWNER],
+    rules: restrictedImports([...layerConfigs.find((c) => c.files[0] === 'shared/render/**/*.ts').rules['no-restricted-imports'][1].patterns, EXCELJS]),
+  },
+  // The adapters: same layer rules, but the SDK is theirs.
+  ...AWS_ADAPTERS.map((file) => {
+    const layer = file.split('/')[1];
+    const own = layerConfigs.find((c) => c.files[0] === `shared/${layer}/**/*.ts`);
+    const patterns = own.rules['no-restricted-imports'][1].patterns.filter((p) => p !== AWS_SDK);
+    return { files: [file], rules: restrictedImports(patterns) };
+  }),
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'cdk.out/**', 'out/**', 'coverage/**', '.bench-tmp/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
@@ -21,14 +111,15 @@ export default tseslint.config(
         'error',
         {
           selector: "MemberExpression[object.name='process'][property.name='env']",
-          message: 'Read configuration through shared/config.ts (loadConfig) only.',
+          message: 'Read configuration through shared/core/config.ts (loadConfig) only.',
         },
       ],
     },
   },
+  ...importBoundaries,
   {
     // Entry points are the only places allowed to hand process.env to loadConfig.
-    files: ['lambdas/**/handler.ts', 'cli/**/*.ts', 'infra/app.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts'],
+    files: ['lambdas/**/handler.ts', 'cli/**/*.ts', 'infra/app.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts', 'simulator/cli.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startSimulator } from '../test/simulator/index';
+import { startSimulator } from '../simulator/index';
 import { runExportCommand, type CommandIo } from './export-command';
 
 /**

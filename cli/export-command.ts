@@ -1,19 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createS3Client } from '../shared/aws-clients';
-import { formatBytes } from '../shared/format-bytes';
-import { loadCliConfig } from '../shared/config';
-import { LocalDirectoryStorage } from '../shared/delivery/local-storage';
-import { S3Storage } from '../shared/delivery/s3-storage';
-import type { Storage } from '../shared/delivery/storage';
-import { errorMessage, ExporterError, ReportDefinitionError } from '../shared/errors';
-import { createLogger } from '../shared/logger';
+import { createS3Client } from '../shared/storage/s3-client';
+import { formatBytes } from '../shared/core/format-bytes';
+import { loadCliConfig } from '../shared/core/config';
+import { LocalDirectoryStorage } from '../shared/storage/local-storage';
+import { S3Storage } from '../shared/storage/s3-storage';
+import type { Storage } from '../shared/storage/storage';
+import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
+import { errorMessage, ExporterError, ReportDefinitionError } from '../shared/core/errors';
+import { createLogger } from '../shared/core/logger';
 import { parseReportDefinitionJson } from '../shared/report/definition';
 import { exportReport } from '../shared/report/export-report';
 import type { ExportResult } from '../shared/report/run-export';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
-import { SecretsManagerCredentialsSource, type CredentialsSource } from '../shared/secrets/secret-source';
+import type { CredentialsSource } from '../shared/secrets/credential-refresh';
+import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
 import { terminalProgress } from './progress';
 
 export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
@@ -26,7 +28,7 @@ export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json>
   --bucket       write to this S3 bucket (AWS_ENDPOINT_URL_S3 points at a local S3 such as s3rver)
   --prefix       key prefix inside the bucket (default: none)
   --run-id       reuse a run id (a completed run is not exported twice)
-  --concurrency  planning API requests in flight (default 8)
+  --concurrency  planning API requests in flight (default ${DEFAULT_API_CONCURRENCY})
   --verbose      structured logs on stderr`;
 
 export interface CommandIo {

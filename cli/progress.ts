@@ -1,4 +1,4 @@
-import { formatBytes } from '../shared/format-bytes';
+import { formatBytes } from '../shared/core/format-bytes';
 import type { ProgressEvent } from '../shared/report/dataset';
 
 /**

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import { emailAddress } from '../shared/delivery/email-address';
+import { emailAddress } from '../shared/email/email-address';
 import { reportDefinitionSchema, type ReportDefinitionInput } from '../shared/report/definition';
 import { isTimeZone } from '../shared/report/dates';
-import { errorMessage } from '../shared/errors';
+import { errorMessage } from '../shared/core/errors';
 
 /**
  * Deployment configuration: the cdk.json context key `reportExporter` (or `-c reportExporter=...`),

@@ -5,6 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS } from '../shared/core/defaults';
 import { definitionsByName, REPO_ROOT, type InfraConfig } from './config';
 import { ExportHttpApi } from './constructs/export-http-api';
 import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
@@ -59,8 +60,8 @@ export class ReportExporterStack extends Stack {
       REPORTS_PREFIX,
       LINK_KEY_SECRET_ID: this.secrets.linkKeySecret.secretArn,
       LINK_BASE_URL: this.api.url,
-      API_CONCURRENCY: '8',
-      API_TIMEOUT_MS: '30000',
+      API_CONCURRENCY: String(DEFAULT_API_CONCURRENCY),
+      API_TIMEOUT_MS: String(DEFAULT_API_TIMEOUT_MS),
       SECRET_MAX_AGE_SECONDS: '300',
       REPORT_DEFINITIONS: JSON.stringify(definitionsByName(config.reports)),
       NODE_OPTIONS: '--enable-source-maps',

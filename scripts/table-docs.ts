@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Column } from '../shared/report/table';
+import type { Column } from '../shared/table/table';
 import { BOARD_ITEM_COLUMNS } from '../shared/report/tables/board-items';
 import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../shared/report/tables/okrs';
 import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../shared/report/tables/pi-objectives';

@@ -10,9 +10,9 @@
  * cost of the bytes alone.
  */
 import { BOARD_ITEM_COLUMNS } from '../../shared/report/tables/board-items';
-import type { CellValue, LinkValue, TableRow } from '../../shared/report/table';
+import type { CellValue, LinkValue, TableRow } from '../../shared/table/table';
 // The simulator's seeded PRNG: the same rows in every process.
-import { mulberry32 } from '../../test/simulator/random';
+import { mulberry32 } from '../../simulator/random';
 
 export const COLUMNS = BOARD_ITEM_COLUMNS;
 const STORIES_PER_FEATURE = 2;

@@ -5,7 +5,7 @@
 import { runWorker, startService } from '../lib/child';
 import { int, mb, mib, over, progress, ratio, seconds, table, type SectionResult, type TargetCheck } from '../lib/common';
 import { LATENCY_MS } from './fetch';
-import type { SimCredentials, TenantShape } from '../../test/simulator/index';
+import type { SimCredentials, TenantShape } from '../../simulator/index';
 
 /** 5 boards × 5,600 features; 4,800 of each board's features have 3 stories: 20,000 rows a board. */
 export const E2E_SHAPE: Partial<TenantShape> = {

@@ -7,9 +7,9 @@
 import { runWorker, startService, type ChildOutcome } from '../lib/child';
 import { int, mb, median, over, progress, ratio, seconds, table, type SectionResult, type TargetCheck } from '../lib/common';
 import type { SimStats } from '../workers/sim-server';
-import { DEFAULT_EXPORT_CONCURRENCY } from '../../shared/report/export-report';
+import { DEFAULT_API_CONCURRENCY } from '../../shared/core/defaults';
 import { BOARD_ITEMS_READ_AHEAD, type BoardItemsReadAhead } from '../../shared/report/tables/board-items';
-import type { SimCredentials, TenantShape } from '../../test/simulator/index';
+import type { SimCredentials, TenantShape } from '../../simulator/index';
 
 export interface FetchOptions {
   readonly repeat: number;
@@ -91,7 +91,7 @@ export async function runFetchSection(options: FetchOptions): Promise<SectionRes
     seed: 1,
   });
   const credentials = ready.credentials;
-  const concurrency = DEFAULT_EXPORT_CONCURRENCY;
+  const concurrency = DEFAULT_API_CONCURRENCY;
 
   const measure = async (
     label: string,

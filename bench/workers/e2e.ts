@@ -4,7 +4,7 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { reportResult, workerInput } from '../lib/child';
-import { S3Storage } from '../../shared/delivery/s3-storage';
+import { S3Storage } from '../../shared/storage/s3-storage';
 import type { Credentials } from '../../shared/planning-api/credentials';
 import { parseReportDefinition } from '../../shared/report/definition';
 import { exportReport } from '../../shared/report/export-report';

@@ -7,7 +7,7 @@
  * at that concurrency on this machine (latency plus HTTP and scheduling overhead, no payload).
  */
 import { reportResult, workerInput } from '../lib/child';
-import { silentLog } from '../../shared/logger';
+import { silentLog } from '../../shared/core/logger';
 import type { Credentials } from '../../shared/planning-api/credentials';
 import { createExportClient } from '../../shared/report/export-report';
 import type { DatasetContext } from '../../shared/report/dataset';

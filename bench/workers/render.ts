@@ -15,8 +15,8 @@ import ExcelJS from 'exceljs';
 import { reportResult, workerInput } from '../lib/child';
 import { boardItemRow, COLUMNS, sheetXmlChunks } from '../lib/board-item-rows';
 import { openCsvSink } from '../../shared/render/csv';
-import { openXlsxWorkbook } from '../../shared/render/xlsx';
-import type { TableDefinition } from '../../shared/report/table';
+import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
+import type { TableDefinition } from '../../shared/table/table';
 
 export type RenderKind = 'xlsx' | 'csv' | 'deflate' | 'exceljs-memory' | 'generate';
 

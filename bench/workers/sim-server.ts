@@ -3,7 +3,7 @@
  * memory are not counted against the client being measured. Controlled over IPC by bench/run.ts.
  */
 import { serveRequests } from '../lib/child';
-import { startSimulator, type SimulatorOptions } from '../../test/simulator/index';
+import { startSimulator, type SimulatorOptions } from '../../simulator/index';
 
 /** Which requests an injected fault hits (functions cannot cross IPC). */
 type MatchKind = 'any' | 'items' | 'risks';

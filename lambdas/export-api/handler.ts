@@ -1,22 +1,19 @@
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { createS3Client } from '../../shared/aws-clients';
-import { loadApiLambdaConfig } from '../../shared/config';
-import { LambdaJobLauncher } from '../../shared/delivery/lambda-launcher';
-import { createPresigner } from '../../shared/delivery/presign';
-import { S3Storage } from '../../shared/delivery/s3-storage';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { loadApiLambdaConfig } from '../../shared/core/config';
 import { handleApiRequest } from '../../shared/jobs/export-api';
 import { JobStatusStore } from '../../shared/jobs/job-status';
+import { createLambdaClient, LambdaJobLauncher } from '../../shared/jobs/lambda-launcher';
 import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
-import { createLogger } from '../../shared/logger';
-import { SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
+import { createPresigner } from '../../shared/links/presign';
+import { createSecretsManagerClient, SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
+import { createS3Client } from '../../shared/storage/s3-client';
+import { S3Storage } from '../../shared/storage/s3-storage';
+import { createPowertools, withLifecycle } from '../lifecycle';
 
 // Built once per container and reused by every invocation it serves.
 const config = loadApiLambdaConfig(process.env);
-const logger = createLogger();
-const tracer = new Tracer({ serviceName: 'planning-report-exporter' });
+const { logger, metrics, tracer } = createPowertools();
 const s3 = tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3));
 const storage = new S3Storage({
   client: s3,
@@ -27,19 +24,19 @@ const storage = new S3Storage({
 const presigner = createPresigner({ client: s3, bucket: config.REPORTS_BUCKET, prefix: config.REPORTS_PREFIX });
 const linkKeys = new SecretsManagerLinkKeySource({
   secretId: config.LINK_KEY_SECRET_ID,
-  client: tracer.captureAWSv3Client(new SecretsManagerClient({})),
+  client: tracer.captureAWSv3Client(createSecretsManagerClient()),
 });
 const launcher = new LambdaJobLauncher({
   functionName: config.EXPORT_FUNCTION_NAME,
-  client: tracer.captureAWSv3Client(new LambdaClient({})),
+  client: tracer.captureAWSv3Client(createLambdaClient()),
 });
 const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
 
 /** API Gateway HTTP API (payload format 2.0) → the export API. */
-export const handler = async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
-  logger.addContext(context);
-  logger.appendKeys({ requestId: event.requestContext.requestId, route: event.routeKey });
-  try {
+export const handler = withLifecycle(
+  { logger, metrics, tracer },
+  async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    logger.appendKeys({ requestId: event.requestContext.requestId, route: event.routeKey });
     const body = event.body !== undefined && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
     const response = await handleApiRequest(
       {
@@ -60,8 +57,9 @@ export const handler = async (event: APIGatewayProxyEventV2, context: Context): 
         log: logger,
       },
     );
+    // One metric per answer class, so refused links and bad requests show on a dashboard.
+    metrics.addDimension('route', event.routeKey);
+    metrics.addMetric(`Api${Math.floor(response.statusCode / 100)}xx`, MetricUnit.Count, 1);
     return response;
-  } finally {
-    logger.resetKeys();
-  }
-};
+  },
+);

@@ -1,27 +1,24 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { Context } from 'aws-lambda';
-import * as z from 'zod';
-import { createS3Client } from '../../shared/aws-clients';
-import { loadExportLambdaConfig } from '../../shared/config';
-import { EventBridgePublisher } from '../../shared/delivery/event-bridge';
-import { SesMailer } from '../../shared/delivery/email';
-import { S3Storage } from '../../shared/delivery/s3-storage';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { loadExportLambdaConfig } from '../../shared/core/config';
+import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
+import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
 import { JobStatusStore } from '../../shared/jobs/job-status';
+import { exportJobRequestSchema } from '../../shared/jobs/ports';
 import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
-import { createLogger } from '../../shared/logger';
-import { SecretsManagerCredentialsSource, SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
+import {
+  createSecretsManagerClient,
+  SecretsManagerCredentialsSource,
+  SecretsManagerLinkKeySource,
+} from '../../shared/secrets/secret-source';
+import { createS3Client } from '../../shared/storage/s3-client';
+import { S3Storage } from '../../shared/storage/s3-storage';
+import { createPowertools, withLifecycle } from '../lifecycle';
 
 // Built once per container and reused by every invocation it serves.
 const config = loadExportLambdaConfig(process.env);
-const logger = createLogger();
-const metrics = new Metrics({ namespace: 'PlanningReportExporter', serviceName: 'planning-report-exporter' });
-const tracer = new Tracer({ serviceName: 'planning-report-exporter' });
-const secretsClient = tracer.captureAWSv3Client(new SecretsManagerClient({}));
+const { logger, metrics, tracer } = createPowertools();
+const secretsClient = tracer.captureAWSv3Client(createSecretsManagerClient());
 const storage = new S3Storage({
   client: tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3)),
   bucket: config.REPORTS_BUCKET,
@@ -36,29 +33,19 @@ const credentials = new SecretsManagerCredentialsSource({
   maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS,
 });
 const linkKeys = new SecretsManagerLinkKeySource({ secretId: config.LINK_KEY_SECRET_ID, client: secretsClient });
-const mailer = new SesMailer({ client: tracer.captureAWSv3Client(new SESv2Client({})) });
+const mailer = new SesMailer({ client: tracer.captureAWSv3Client(createSesClient()) });
 const events = new EventBridgePublisher({
   busName: config.EVENT_BUS_NAME,
-  client: tracer.captureAWSv3Client(new EventBridgeClient({})),
+  client: tracer.captureAWSv3Client(createEventBridgeClient()),
 });
 
-/** The schedule's payload and the API's asynchronous invocation share this shape. */
-const jobRequestSchema = z.looseObject({
-  report: z.string().optional(),
-  definition: z.unknown().optional(),
-  overrides: z.record(z.string(), z.unknown()).optional(),
-  source: z.enum(['schedule', 'api', 'manual']).optional(),
-  exportId: z.string().optional(),
-  scheduledTime: z.string().optional(),
-  executionId: z.string().optional(),
-});
-
-export const handler = async (event: unknown, context: Context): Promise<ExportJobOutcome> => {
-  logger.addContext(context);
-  const request = jobRequestSchema.parse(event);
+/** A schedule's payload or the API's asynchronous invocation → one export job. */
+export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown): Promise<ExportJobOutcome> => {
+  const request = exportJobRequestSchema.parse(event);
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
+  let outcome: ExportJobOutcome;
   try {
-    const outcome = await runExportJob(request, {
+    outcome = await runExportJob(request, {
       definitions,
       credentials,
       storage,
@@ -84,13 +71,10 @@ export const handler = async (event: unknown, context: Context): Promise<ExportJ
         metrics.addMetric('ExportDuration', MetricUnit.Milliseconds, durationMs);
       },
     });
-    metrics.addMetric(outcome.status === 'succeeded' ? 'ExportSucceeded' : 'ExportFailed', MetricUnit.Count, 1);
-    return outcome;
   } catch (error) {
     metrics.addMetric('ExportFailed', MetricUnit.Count, 1);
     throw error;
-  } finally {
-    metrics.publishStoredMetrics();
-    logger.resetKeys();
   }
-};
+  metrics.addMetric(outcome.status === 'succeeded' ? 'ExportSucceeded' : 'ExportFailed', MetricUnit.Count, 1);
+  return outcome;
+});

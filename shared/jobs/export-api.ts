@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { resolveLink } from '../delivery/link-redirect';
-import { LINK_TOKEN_PUBLIC_MESSAGE, type LinkVerificationKeys } from '../delivery/link-token';
-import type { PresignGet } from '../delivery/presign';
-import type { Storage } from '../delivery/storage';
-import { errorMessage, ReportDefinitionError } from '../errors';
-import type { Log } from '../logger';
+import { resolveLink } from '../links/link-redirect';
+import { LINK_TOKEN_PUBLIC_MESSAGE, type LinkVerificationKeys } from '../links/link-token';
+import type { PresignGet } from '../links/presign';
+import type { Storage } from '../storage/storage';
+import { errorMessage, ReportDefinitionError } from '../core/errors';
+import type { Log } from '../core/logger';
 import { manifestSchema } from '../report/manifest';
 import { EXPORT_ID_PATTERN, type JobStatusStore } from './job-status';
 import type { JobLauncher } from './ports';

@@ -1,8 +1,8 @@
-import type { OutgoingEmail } from '../delivery/email';
-import type { LinkVerificationKeys } from '../delivery/link-token';
-import type { Storage } from '../delivery/storage';
-import { errorMessage, ExporterError, RetryableExportError } from '../errors';
-import type { Log } from '../logger';
+import type { OutgoingEmail } from '../email/ses-mailer';
+import type { LinkVerificationKeys } from '../links/link-token';
+import type { Storage } from '../storage/storage';
+import { errorMessage, ExporterError, RetryableExportError } from '../core/errors';
+import type { Log } from '../core/logger';
 import type { RequestEvent } from '../planning-api/client';
 import type { ReportDefinition } from '../report/definition';
 import { exportReport } from '../report/export-report';
@@ -11,7 +11,8 @@ import type { ExportResult } from '../report/run-export';
 import type { CredentialsSource } from '../secrets/credential-refresh';
 import { classifyFailure } from './failure';
 import type { JobStatusStore } from './job-status';
-import type { EventPublisher, ExportJobRequest } from './ports';
+import type { EventPublisher } from '../events/report-events';
+import type { ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
 import { resolveDefinition } from './resolve-definition';
 

@@ -9,7 +9,7 @@ import {
   SchemaMismatchError,
   SelectorNotFoundError,
   StorageError,
-} from '../errors';
+} from '../core/errors';
 
 /**
  * What a failed export tells its user, and whether trying again can help. A wrong definition, a

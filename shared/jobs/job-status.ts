@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Storage } from '../delivery/storage';
+import type { Storage } from '../storage/storage';
 import { CONTENT_TYPES } from '../report/layout';
 
 /**

@@ -1,8 +1,8 @@
-import { renderReportEmail, type ReportEmailLink } from '../delivery/email-content';
-import type { EmailAttachment, OutgoingEmail } from '../delivery/email';
-import { fitsAsAttachment } from '../delivery/email';
-import { createLinkToken, type LinkKey } from '../delivery/link-token';
-import type { Storage } from '../delivery/storage';
+import { renderReportEmail, type ReportEmailLink } from '../email/email-content';
+import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
+import { fitsAsAttachment } from '../email/ses-mailer';
+import { createLinkToken, type LinkKey } from '../links/link-token';
+import type { Storage } from '../storage/storage';
 import type { ReportDefinition } from '../report/definition';
 import type { ExportResult } from '../report/run-export';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ReportDefinitionError } from '../errors';
+import { ReportDefinitionError } from '../core/errors';
 import { parseReportDefinition, type ReportDefinition } from '../report/definition';
 
 /**

@@ -5,8 +5,9 @@ import {
   PlanningApiError,
   RequestTimeoutError,
   SchemaMismatchError,
-} from '../errors';
-import { silentLog, type Log } from '../logger';
+} from '../core/errors';
+import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS } from '../core/defaults';
+import { silentLog, type Log } from '../core/logger';
 import { createLimiter, type ConcurrencyLimiter } from './concurrency';
 import type { Credentials } from './credentials';
 import { extractErrorText, HttpTransport, joinUrl, type HttpMethod, type TransportOutcome } from './http-transport';
@@ -72,9 +73,6 @@ import {
 export const MAX_PAGE_LIMIT = 50;
 /** Default `pageSize` of the PI Board Items `items` operation. */
 export const DEFAULT_BOARD_ITEMS_PAGE_SIZE = 50;
-export const DEFAULT_TIMEOUT_MS = 30_000;
-/** Requests in flight when the caller does not pass a limiter shared by the export. */
-export const DEFAULT_CONCURRENCY = 8;
 
 /** One attempt of one request, for metrics. Never carries headers or credentials. */
 export interface RequestEvent {
@@ -96,7 +94,7 @@ export interface PlanningApiClientOptions {
   credentials: Credentials;
   /** Defaults to the global fetch. */
   fetch?: typeof fetch;
-  /** One limiter for the whole export; defaults to a private one of DEFAULT_CONCURRENCY slots. */
+  /** One limiter for the whole export; defaults to a private one of DEFAULT_API_CONCURRENCY slots. */
   limiter?: ConcurrencyLimiter;
   log?: Log;
   /** Time limit of each attempt (headers and body). Default 30 000 ms. */
@@ -183,7 +181,7 @@ export class PlanningApiClient {
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
 
   constructor(options: PlanningApiClientOptions) {
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
       throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
     }
@@ -199,7 +197,7 @@ export class PlanningApiClient {
     this.#transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs });
     this.#baseUrl = options.credentials.baseUrl;
     this.#legacyBaseUrl = `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`;
-    this.#limiter = options.limiter ?? createLimiter(DEFAULT_CONCURRENCY);
+    this.#limiter = options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY);
     this.#log = options.log ?? silentLog;
     this.#retry = resolveRetryOptions(options.retry);
     this.#pageLimit = pageLimit;

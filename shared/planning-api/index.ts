@@ -3,8 +3,6 @@ export {
   PlanningApiClient,
   MAX_PAGE_LIMIT,
   DEFAULT_BOARD_ITEMS_PAGE_SIZE,
-  DEFAULT_TIMEOUT_MS,
-  DEFAULT_CONCURRENCY,
   type PlanningApiClientOptions,
   type RequestEvent,
   type ListBoardsOptions,
@@ -25,4 +23,4 @@ export {
 export { extractErrorText } from './http-transport';
 export { credentialsSchema, describeSource, type Credentials } from './credentials';
 export * from './schemas';
-export { toArray } from '../async-iterables';
+export { toArray } from '../core/async-iterables';

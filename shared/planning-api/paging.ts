@@ -1,5 +1,5 @@
-import { PlanningApiError } from '../errors';
-import type { Log } from '../logger';
+import { PlanningApiError } from '../core/errors';
+import type { Log } from '../core/logger';
 
 /**
  * The two paging styles of the API, as async iterators that yield records in server order while

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { SchemaMismatchError } from '../errors';
+import { SchemaMismatchError } from '../core/errors';
 
 /**
  * Validation at the edge: every response body is read here, and every record is checked against its

@@ -5,8 +5,8 @@
  */
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { CellValue, Column, ColumnType, TableDefinition, TableRow, TableSink } from '../report/table';
-import { ExporterError, StorageError } from '../errors';
+import type { CellValue, Column, ColumnType, TableDefinition, TableRow, TableSink } from '../table/table';
+import { ExporterError, StorageError } from '../core/errors';
 import { neutraliseFormula } from './cell-text';
 import { createZoneClock, type ZoneClock } from './time-zone';
 

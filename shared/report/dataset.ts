@@ -1,7 +1,7 @@
-import type { Log } from '../logger';
+import type { Log } from '../core/logger';
 import type { ReportDefinition } from './definition';
 import type { PlanningSource } from './planning-source';
-import type { SummarySection, TableDefinition, TableRow } from './table';
+import type { SummarySection, TableDefinition, TableRow } from '../table/table';
 
 /** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
 export type ProgressEvent =

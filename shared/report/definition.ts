@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { emailAddress } from '../delivery/email-address';
-import { errorMessage, ReportDefinitionError } from '../errors';
+import { emailAddress } from '../email/email-address';
+import { errorMessage, ReportDefinitionError } from '../core/errors';
 import { isTimeZone } from './dates';
 
 /**

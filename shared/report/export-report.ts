@@ -1,5 +1,6 @@
-import type { Storage } from '../delivery/storage';
-import { silentLog, type Log } from '../logger';
+import type { Storage } from '../storage/storage';
+import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
+import { silentLog, type Log } from '../core/logger';
 import { PlanningApiClient, type RequestEvent } from '../planning-api/client';
 import { createLimiter } from '../planning-api/concurrency';
 import { describeSource, type Credentials } from '../planning-api/credentials';
@@ -25,9 +26,6 @@ export interface ExportReportOptions {
   readonly fetch?: typeof fetch;
 }
 
-/** Default in-flight requests; see docs/benchmarks.md for how it was chosen. */
-export const DEFAULT_EXPORT_CONCURRENCY = 8;
-
 /**
  * Board items asked for per request by an export. The items operation has no total, so each board's
  * pages are a chain of requests one after the other: at the API's default of 50 a board of 10,000
@@ -52,7 +50,7 @@ export type ExportClientOptions = Pick<
 export function createExportClient(credentials: Credentials, options: ExportClientOptions = {}): PlanningApiClient {
   return new PlanningApiClient({
     credentials,
-    limiter: createLimiter(options.concurrency ?? DEFAULT_EXPORT_CONCURRENCY),
+    limiter: createLimiter(options.concurrency ?? DEFAULT_API_CONCURRENCY),
     log: options.log ?? silentLog,
     boardItemsPageSize: options.boardItemsPageSize ?? EXPORT_BOARD_ITEMS_PAGE_SIZE,
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),

@@ -1,4 +1,4 @@
-import { AuthenticationError } from '../errors';
+import { AuthenticationError } from '../core/errors';
 import type { Credentials } from '../planning-api/credentials';
 
 export interface CredentialsSource {

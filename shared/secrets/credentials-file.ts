@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { CredentialsError } from '../errors';
+import { CredentialsError } from '../core/errors';
 import type { Credentials } from '../planning-api/credentials';
 import type { CredentialsSource } from './credential-refresh';
 import { parseCredentialsDocument } from './secret-document';

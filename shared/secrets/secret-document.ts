@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { CredentialsError } from '../errors';
+import { CredentialsError } from '../core/errors';
 import { credentialsSchema, type Credentials } from '../planning-api/credentials';
-import { linkKeySetSchema, toVerificationKeys, type LinkVerificationKeys } from '../delivery/link-token';
+import { linkKeySetSchema, toVerificationKeys, type LinkVerificationKeys } from '../links/link-token';
 
 /**
  * Parsing of secret documents (Secrets Manager values and local credential files). Messages name

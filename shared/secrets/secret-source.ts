@@ -1,12 +1,12 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { CredentialsError } from '../errors';
-import type { LinkVerificationKeys } from '../delivery/link-token';
+import { DEFAULT_SECRET_MAX_AGE_SECONDS } from '../core/defaults';
+import { CredentialsError } from '../core/errors';
+import type { LinkVerificationKeys } from '../links/link-token';
 import type { Credentials } from '../planning-api/credentials';
 import type { CredentialsSource } from './credential-refresh';
 import { parseCredentialsDocument, parseLinkKeysDocument } from './secret-document';
 
-export { withCredentialRefresh, type CredentialsSource } from './credential-refresh';
 
 export interface SecretSourceOptions {
   /** Name or ARN of the secret. */
@@ -18,8 +18,6 @@ export interface SecretSourceOptions {
    */
   readonly maxAgeSeconds?: number;
 }
-
-export const DEFAULT_SECRET_MAX_AGE_SECONDS = 300;
 
 /**
  * Reads one JSON secret through the Powertools SecretsProvider (which caches per instance) and
@@ -90,4 +88,9 @@ export class SecretsManagerLinkKeySource {
   getKeys(options: { forceFetch?: boolean } = {}): Promise<LinkVerificationKeys> {
     return this.reader.read(options.forceFetch ?? false);
   }
+}
+
+/** The Secrets Manager client the adapters use by default; the handler builds one to share and instrument. */
+export function createSecretsManagerClient(): SecretsManagerClient {
+  return new SecretsManagerClient({});
 }

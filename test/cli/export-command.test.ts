@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand, type CommandIo } from '../../cli/export-command';
-import { startSimulator, type RunningSimulator } from '../simulator/index';
+import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startS3rver, type S3rverHandle } from '../support/s3rver';
 
 function captureIo(cwd: string, env: Record<string, string> = {}): CommandIo & { out(): string; err(): string } {

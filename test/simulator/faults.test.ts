@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { client } from './http-helpers';
-import { startSimulator, type RunningSimulator } from './index';
+import { client } from '../../simulator/http-helpers';
+import { startSimulator, type RunningSimulator } from '../../simulator/index';
 
 let sim: RunningSimulator;
 let admin: ReturnType<typeof client>;

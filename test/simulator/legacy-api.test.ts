@@ -8,8 +8,8 @@ import {
   statusesSchema,
   teamSchema,
 } from '../../shared/planning-api/schemas';
-import { client } from './http-helpers';
-import { DEFAULT_ITEM_FIELDS, startSimulator, type RunningSimulator, type SimBoard } from './index';
+import { client } from '../../simulator/http-helpers';
+import { DEFAULT_ITEM_FIELDS, startSimulator, type RunningSimulator, type SimBoard } from '../../simulator/index';
 
 let sim: RunningSimulator;
 let admin: ReturnType<typeof client>;

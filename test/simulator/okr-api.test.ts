@@ -7,8 +7,8 @@ import {
   strategicThemeSchema,
   themeProgressSchema,
 } from '../../shared/planning-api/schemas';
-import { client } from './http-helpers';
-import { startSimulator, type RunningSimulator } from './index';
+import { client } from '../../simulator/http-helpers';
+import { startSimulator, type RunningSimulator } from '../../simulator/index';
 
 let sim: RunningSimulator;
 let admin: ReturnType<typeof client>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boardRegisterSchema, boardRefSchema, riskRegisterSchema, riskSchema } from '../../shared/planning-api/schemas';
-import { client } from './http-helpers';
-import { startSimulator, type RunningSimulator } from './index';
+import { client } from '../../simulator/http-helpers';
+import { startSimulator, type RunningSimulator } from '../../simulator/index';
 
 let sim: RunningSimulator;
 let admin: ReturnType<typeof client>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { credentialsSchema } from '../../shared/planning-api/credentials';
-import { client } from './http-helpers';
-import { PRESETS, startSimulator, type RunningSimulator } from './index';
+import { client } from '../../simulator/http-helpers';
+import { PRESETS, startSimulator, type RunningSimulator } from '../../simulator/index';
 
 /** Fetches a fixed set of responses as text. */
 async function snapshot(sim: RunningSimulator): Promise<string[]> {

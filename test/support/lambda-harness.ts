@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { vi } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../simulator/index';
+import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startEventBridgeStub, startLambdaStub } from './aws-stubs';
 import { startS3rver, type S3rverHandle } from './s3rver';
 import { startSecretsManagerStub, type SecretsManagerStub } from './secrets-manager-stub';

@@ -1,7 +1,7 @@
 import type { Board, BoardItem, BoardStatus, BoardStory, Sprint, Team } from '../../planning-api/schemas';
 import { parseApiDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
-import type { Column, TableRow } from '../table';
+import type { Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { col, dateOrText, joinList, link } from './columns';
 

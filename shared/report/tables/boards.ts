@@ -1,5 +1,5 @@
-import { SelectorNotFoundError } from '../../errors';
-import type { Log } from '../../logger';
+import { SelectorNotFoundError } from '../../core/errors';
+import type { Log } from '../../core/logger';
 import type { Board } from '../../planning-api/schemas';
 import type { PlanningSource } from '../planning-source';
 

@@ -1,4 +1,4 @@
-import type { CellValue, Column, ColumnType } from '../table';
+import type { CellValue, Column, ColumnType } from '../../table/table';
 
 /** Shorthand for column definitions, which are the documented contract (docs/tables.md). */
 export function col(key: string, type: ColumnType, description: string, width?: number): Column {

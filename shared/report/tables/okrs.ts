@@ -1,5 +1,5 @@
-import { toArray } from '../../async-iterables';
-import { NotFoundError, SelectorNotFoundError } from '../../errors';
+import { toArray } from '../../core/async-iterables';
+import { NotFoundError, SelectorNotFoundError } from '../../core/errors';
 import type {
   KeyResult,
   OkrObjective,
@@ -9,7 +9,7 @@ import type {
   ThemeProgress,
 } from '../../planning-api/schemas';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
-import type { Column, SummaryLine, TableRow } from '../table';
+import type { Column, SummaryLine, TableRow } from '../../table/table';
 import { col, joinList } from './columns';
 
 export const STRATEGIC_THEME_COLUMNS: readonly Column[] = [

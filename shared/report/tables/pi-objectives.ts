@@ -2,7 +2,7 @@ import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, t
 import { trackerRef } from '../../planning-api/tracker-ref';
 import { epochToCalendarDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
-import type { CellValue, Column, TableRow } from '../table';
+import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { col, joinList, link } from './columns';
 

@@ -1,9 +1,9 @@
-import { toArray } from '../../async-iterables';
-import { SelectorNotFoundError } from '../../errors';
+import { toArray } from '../../core/async-iterables';
+import { SelectorNotFoundError } from '../../core/errors';
 import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
 import { epochToCalendarDate, parseApiDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
-import type { CellValue, Column, ColumnType, SummarySection, TableDefinition, TableRow } from '../table';
+import type { CellValue, Column, ColumnType, SummarySection, TableDefinition, TableRow } from '../../table/table';
 import { col, columnSlug, dateOrText, joinList } from './columns';
 
 /** Fixed columns of the `risks` table; custom-field columns (`cf_...`) follow them. */

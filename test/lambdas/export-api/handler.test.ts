@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLinkToken } from '../../../shared/delivery/link-token';
+import { createLinkToken } from '../../../shared/links/link-token';
 import { API_BASE_URL, httpApiEvent, LINK_KEYS, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
 
 const ON_DEMAND = { name: 'on-demand', datasets: { risks: {}, okrs: {} }, formats: ['xlsx', 'csv'] };
@@ -38,7 +38,7 @@ describe('export-api handler', () => {
     for (let i = 0; i < 100 && current.status !== 'succeeded' && current.status !== 'failed'; i++) {
       await new Promise((r) => setTimeout(r, 100));
       const response = await status(body.id);
-      expect(response.statusCode).toBe(200);
+      expect(response.statusCode, String(response.body)).toBe(200);
       current = JSON.parse(String(response.body));
     }
     expect(current.status).toBe('succeeded');

@@ -5,7 +5,7 @@ import {
   ReportDefinitionError,
   SelectorNotFoundError,
   StorageError,
-} from '../../../shared/errors';
+} from '../../../shared/core/errors';
 import { jobRunId } from '../../../shared/jobs/export-job';
 import { classifyFailure } from '../../../shared/jobs/failure';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReportDefinitionError } from '../../../shared/errors';
+import { ReportDefinitionError } from '../../../shared/core/errors';
 import { parseConfiguredDefinitions, resolveDefinition } from '../../../shared/jobs/resolve-definition';
 
 const configured = { weekly: { name: 'weekly', datasets: { risks: {} }, formats: ['xlsx', 'csv'] } };

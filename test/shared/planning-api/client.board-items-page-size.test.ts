@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError, PlanningApiError } from '../../../shared/errors';
-import type { Log } from '../../../shared/logger';
+import { NotFoundError, PlanningApiError } from '../../../shared/core/errors';
+import type { Log } from '../../../shared/core/logger';
 import { PlanningApiClient, toArray } from '../../../shared/planning-api';
 import { sendJson, testCredentials, type Handler, type TestServer, useTestClient } from './test-server';
 

@@ -5,8 +5,8 @@ import {
   NotFoundError,
   PlanningApiError,
   RequestTimeoutError,
-} from '../../../shared/errors';
-import type { Log } from '../../../shared/logger';
+} from '../../../shared/core/errors';
+import type { Log } from '../../../shared/core/logger';
 import { createLimiter, PlanningApiClient, toArray, type PlanningApiClientOptions, type RequestEvent } from '../../../shared/planning-api';
 import {
   API_KEY,

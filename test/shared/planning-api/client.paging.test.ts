@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PlanningApiError } from '../../../shared/errors';
-import type { Log } from '../../../shared/logger';
+import { PlanningApiError } from '../../../shared/core/errors';
+import type { Log } from '../../../shared/core/logger';
 import { createLimiter, PlanningApiClient, toArray } from '../../../shared/planning-api';
 import { delay, sendJson, testCredentials, v1Page, type Handler, type TestServer, useTestClient } from './test-server';
 

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AuthenticationError, NotFoundError, RequestTimeoutError } from '../../../shared/errors';
+import { AuthenticationError, NotFoundError, RequestTimeoutError } from '../../../shared/core/errors';
 import {
   PlanningApiClient,
   toArray,
@@ -9,7 +9,7 @@ import {
   type PiObjectiveGroup,
   type PlanningApiClientOptions,
 } from '../../../shared/planning-api';
-import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 
 /**
  * Every operation of the client against the API simulator (a real HTTP server with a generated

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SchemaMismatchError } from '../../../shared/errors';
+import { SchemaMismatchError } from '../../../shared/core/errors';
 import { PlanningApiClient, toArray } from '../../../shared/planning-api';
 import { sendJson, startServer, testCredentials, type TestServer } from './test-server';
 

@@ -4,10 +4,10 @@ import { PassThrough, Writable } from 'node:stream';
 import type { Options } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StorageError } from '../../../shared/errors';
+import { StorageError } from '../../../shared/core/errors';
 import { restoreFormula } from '../../../shared/render/cell-text';
 import { openCsvSink } from '../../../shared/render/csv';
-import type { TableDefinition, TableRow } from '../../../shared/report/table';
+import type { TableDefinition, TableRow } from '../../../shared/table/table';
 import { makeTempDir } from './temp-files';
 
 const temp = makeTempDir('csv-render');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReportDefinitionError } from '../../../shared/errors';
+import { ReportDefinitionError } from '../../../shared/core/errors';
 import { parseReportDefinition, parseReportDefinitionJson } from '../../../shared/report/definition';
 
 function issuesOf(input: unknown): { path: string; message: string }[] {

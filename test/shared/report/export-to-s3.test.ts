@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand, GetObjectTaggingCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPresigner } from '../../../shared/delivery/presign';
-import { S3Storage } from '../../../shared/delivery/s3-storage';
-import { StorageError } from '../../../shared/errors';
+import { createPresigner } from '../../../shared/links/presign';
+import { S3Storage } from '../../../shared/storage/s3-storage';
+import { StorageError } from '../../../shared/core/errors';
 import { parseReportDefinition } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
 import type { ExportResult } from '../../../shared/report/run-export';
-import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { startS3rver, type S3rverHandle } from '../../support/s3rver';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalDirectoryStorage } from '../../../shared/delivery/local-storage';
-import { PlanningApiError, SelectorNotFoundError } from '../../../shared/errors';
+import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
+import { PlanningApiError, SelectorNotFoundError } from '../../../shared/core/errors';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
 import type { ExportResult } from '../../../shared/report/run-export';
-import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
 
 const ALL_DATASETS: ReportDefinitionInput = {

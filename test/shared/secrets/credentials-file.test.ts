@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationError, CredentialsError } from '../../../shared/errors';
+import { AuthenticationError, CredentialsError } from '../../../shared/core/errors';
 import { fileCredentialsSource, readCredentialsFile } from '../../../shared/secrets/credentials-file';
 import { withCredentialRefresh } from '../../../shared/secrets/credential-refresh';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AuthenticationError, CredentialsError } from '../../../shared/errors';
+import { AuthenticationError, CredentialsError } from '../../../shared/core/errors';
 import {
   SecretsManagerCredentialsSource,
   SecretsManagerLinkKeySource,
-  withCredentialRefresh,
 } from '../../../shared/secrets/secret-source';
+import { withCredentialRefresh } from '../../../shared/secrets/credential-refresh';
 import { startSecretsManagerStub, type SecretsManagerStub } from '../../support/secrets-manager-stub';
 
 const API_KEY = 'sk-live-VERY-SECRET-0123456789';

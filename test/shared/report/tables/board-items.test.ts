@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLog } from '../../../../shared/logger';
+import { silentLog } from '../../../../shared/core/logger';
 import type { Board, BoardItem } from '../../../../shared/planning-api/schemas';
 import type { DatasetContext } from '../../../../shared/report/dataset';
 import { parseReportDefinition } from '../../../../shared/report/definition';
 import { createExportClient } from '../../../../shared/report/export-report';
 import type { PlanningSource } from '../../../../shared/report/planning-source';
-import type { TableRow } from '../../../../shared/report/table';
+import type { TableRow } from '../../../../shared/table/table';
 import {
   boardItemsDataset,
   boardItemsInOrder,
@@ -13,7 +13,7 @@ import {
   type BoardItemsReadAhead,
   type BoardMetadata,
 } from '../../../../shared/report/tables/board-items';
-import { startSimulator, type RunningSimulator } from '../../../simulator/index';
+import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 
 /**
  * The board-items dataset fetches several boards at once (the items operation has no total, so one

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLinkToken } from '../../../shared/delivery/link-token';
-import { resolveLink } from '../../../shared/delivery/link-redirect';
-import { createPresigner, type Presigner } from '../../../shared/delivery/presign';
-import { S3Storage } from '../../../shared/delivery/s3-storage';
-import type { Log } from '../../../shared/logger';
+import { createLinkToken } from '../../../shared/links/link-token';
+import { resolveLink } from '../../../shared/links/link-redirect';
+import { createPresigner, type Presigner } from '../../../shared/links/presign';
+import { S3Storage } from '../../../shared/storage/s3-storage';
+import type { Log } from '../../../shared/core/logger';
 import { startS3rver, type S3rverHandle } from '../../support/s3rver';
-import { patternBytes, sha256 } from './stream-helpers';
+import { patternBytes, sha256 } from '../../support/stream-helpers';
 
 const runKey = 'acme-weekly/dt=2024-05-06/run=r1';
 const key = { id: 'k1', secret: 'k'.repeat(48) };

@@ -2,9 +2,9 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StorageError } from '../../../shared/errors';
-import { LocalDirectoryStorage } from '../../../shared/delivery/local-storage';
-import { patternBytes, sha256, writeInChunks } from './stream-helpers';
+import { StorageError } from '../../../shared/core/errors';
+import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
+import { patternBytes, sha256, writeInChunks } from '../../support/stream-helpers';
 
 const meta = { contentType: 'text/csv', downloadName: 'risks.csv', metadata: { report: 'acme' } };
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { renderReportEmail } from '../../../shared/delivery/email-content';
-import { MAX_ATTACHMENT_BYTES, SesMailer, emailAddress, fitsAsAttachment } from '../../../shared/delivery/email';
-import { EmailDeliveryError } from '../../../shared/errors';
+import { renderReportEmail } from '../../../shared/email/email-content';
+import { MAX_ATTACHMENT_BYTES, SesMailer, emailAddress, fitsAsAttachment } from '../../../shared/email/ses-mailer';
+import { EmailDeliveryError } from '../../../shared/core/errors';
 import { startSesLocal, type SesLocalHandle } from '../../support/ses-local';
 
 describe('SesMailer against aws-ses-v2-local', () => {

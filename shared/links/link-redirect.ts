@@ -1,5 +1,5 @@
-import { LinkTokenError } from '../errors';
-import type { Log } from '../logger';
+import { LinkTokenError } from '../core/errors';
+import type { Log } from '../core/logger';
 import { linkTokenFailure, verifyLinkToken, type LinkVerificationKeys } from './link-token';
 import type { PresignGet } from './presign';
 

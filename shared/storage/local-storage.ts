@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { errorMessage, StorageError } from '../errors';
+import { errorMessage, StorageError } from '../core/errors';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from './storage';
 import { assertValidKey, assertValidMetadata, assertValidPrefix } from './storage-keys';
 

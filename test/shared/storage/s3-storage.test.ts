@@ -11,10 +11,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { StorageError } from '../../../shared/errors';
-import { S3Storage } from '../../../shared/delivery/s3-storage';
+import { StorageError } from '../../../shared/core/errors';
+import { S3Storage } from '../../../shared/storage/s3-storage';
 import { startS3rver, type S3rverHandle } from '../../support/s3rver';
-import { patternBytes, sha256, writeInChunks } from './stream-helpers';
+import { patternBytes, sha256, writeInChunks } from '../../support/stream-helpers';
 
 const MiB = 1024 * 1024;
 

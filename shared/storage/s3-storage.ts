@@ -11,7 +11,7 @@ import {
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { StorageError } from '../errors';
+import { StorageError } from '../core/errors';
 import { attachmentDisposition } from './content-disposition';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from './storage';
 import { assertValidKey, assertValidMetadata, assertValidPrefix, joinKey, normalisePrefix } from './storage-keys';

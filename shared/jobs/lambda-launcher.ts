@@ -1,5 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import type { ExportJobRequest, JobLauncher } from '../jobs/ports';
+import type { ExportJobRequest, JobLauncher } from './ports';
 
 /** Starts the export-report function asynchronously (InvocationType Event): the API answers at once. */
 export class LambdaJobLauncher implements JobLauncher {
@@ -17,4 +17,9 @@ export class LambdaJobLauncher implements JobLauncher {
       }),
     );
   }
+}
+
+/** The Lambda client the adapter uses by default; the handler builds it to instrument it once. */
+export function createLambdaClient(): LambdaClient {
+  return new LambdaClient({});
 }

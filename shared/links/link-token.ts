@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import { ConfigError, LinkTokenError } from '../errors';
-import { isValidKey } from './storage-keys';
+import { ConfigError, LinkTokenError } from '../core/errors';
+import { isValidKey } from '../storage/storage-keys';
 
 /**
  * Signed tokens for the links in e-mails. A presigned S3 URL dies with the session credentials that

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentDisposition } from '../../../shared/delivery/content-disposition';
-import { assertValidMetadata, isValidKey, normalisePrefix } from '../../../shared/delivery/storage-keys';
-import { StorageError } from '../../../shared/errors';
+import { attachmentDisposition } from '../../../shared/storage/content-disposition';
+import { assertValidMetadata, isValidKey, normalisePrefix } from '../../../shared/storage/storage-keys';
+import { StorageError } from '../../../shared/core/errors';
 
 describe('attachmentDisposition', () => {
   it('gives an ASCII fallback and an RFC 5987 UTF-8 name', () => {

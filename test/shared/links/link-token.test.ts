@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, LinkTokenError } from '../../../shared/errors';
+import { ConfigError, LinkTokenError } from '../../../shared/core/errors';
 import {
   LINK_TOKEN_PUBLIC_MESSAGE,
   MAX_LINK_LIFETIME_SECONDS,
@@ -12,7 +12,7 @@ import {
   verifyLinkToken,
   type LinkTokenFailure,
   type LinkVerificationKeys,
-} from '../../../shared/delivery/link-token';
+} from '../../../shared/links/link-token';
 
 const now = new Date('2024-05-06T07:00:00Z');
 const in14Days = new Date(now.getTime() + 14 * 86400_000);
@@ -183,7 +183,7 @@ describe('link tokens', () => {
 
 describe('link-key secret shapes', () => {
   it('reads the flat form Secrets Manager generates as the current key', async () => {
-    const { linkKeySetSchema } = await import('../../../shared/delivery/link-token');
+    const { linkKeySetSchema } = await import('../../../shared/links/link-token');
     const flat = linkKeySetSchema.parse({ currentId: 'k1', currentSecret: 's'.repeat(64) });
     expect(flat).toEqual({ current: { id: 'k1', secret: 's'.repeat(64) } });
     const withPrevious = linkKeySetSchema.parse({

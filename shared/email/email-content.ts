@@ -1,5 +1,5 @@
-import { formatBytes } from '../format-bytes';
-import type { CellValue, ColumnType, LinkValue, ReportSummary, SummaryLine } from '../report/table';
+import { formatBytes } from '../core/format-bytes';
+import type { CellValue, ColumnType, LinkValue, ReportSummary, SummaryLine } from '../table/table';
 
 /**
  * The weekly report e-mail: subject, HTML part and plain-text part, rendered from the run's summary

@@ -1,6 +1,6 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { EventPublishError } from '../errors';
-import type { EventPublisher, ReportExportedDetail, ReportFailedDetail } from '../jobs/ports';
+import { EventPublishError } from '../core/errors';
+import type { EventPublisher, ReportExportedDetail, ReportFailedDetail } from './report-events';
 
 /** Source of every event the exporter puts on the bus; downstream rules match on it. */
 export const EVENT_SOURCE = 'planning-report-exporter';
@@ -25,4 +25,9 @@ export class EventBridgePublisher implements EventPublisher {
       throw new EventPublishError(`could not publish ${detailType}: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`.trim());
     }
   }
+}
+
+/** The EventBridge client the adapter uses by default; the handler builds it to instrument it once. */
+export function createEventBridgeClient(): EventBridgeClient {
+  return new EventBridgeClient({});
 }

@@ -9,7 +9,7 @@
  */
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { ExporterError, StorageError } from '../errors';
+import { ExporterError, StorageError } from '../../core/errors';
 import type {
   CellValue,
   ColumnType,
@@ -17,9 +17,9 @@ import type {
   TableDefinition,
   TableRow,
   TableSink,
-} from '../report/table';
-import { worksheetText } from './cell-text';
-import { createZoneClock, type ZoneClock } from './time-zone';
+} from '../../table/table';
+import { worksheetText } from '../cell-text';
+import { createZoneClock, type ZoneClock } from '../time-zone';
 
 export interface XlsxOptions {
   /** IANA zone: datetime cells hold the wall-clock time there (Excel cells have no zone). */

@@ -1,4 +1,4 @@
-import { StorageError } from '../errors';
+import { StorageError } from '../core/errors';
 
 /**
  * Key and metadata rules shared by both storage adapters, so a key or metadata value that works in

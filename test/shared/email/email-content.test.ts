@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderReportEmail, type ReportEmailInput } from '../../../shared/delivery/email-content';
+import { renderReportEmail, type ReportEmailInput } from '../../../shared/email/email-content';
 
 const base: ReportEmailInput = {
   reportName: 'Acme weekly',

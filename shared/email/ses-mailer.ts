@@ -1,6 +1,6 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
-import { EmailDeliveryError } from '../errors';
+import { EmailDeliveryError } from '../core/errors';
 import { emailAddress } from './email-address';
 
 export { emailAddress } from './email-address';
@@ -102,4 +102,9 @@ export class SesMailer {
       });
     }
   }
+}
+
+/** The SES v2 client the adapter uses by default; the handler builds it to instrument it once. */
+export function createSesClient(): SESv2Client {
+  return new SESv2Client({});
 }

@@ -1,6 +1,6 @@
 /**
  * Runs the simulator until Ctrl-C:
- *   npx tsx test/simulator/cli.ts --port 8080 --legacy-port 8081 --tenant demo [--latency 50] [--seed 1] [--prefix acme] [--host 127.0.0.1]
+ *   npx tsx simulator/cli.ts --port 8080 --legacy-port 8081 --tenant demo [--latency 50] [--seed 1] [--prefix acme] [--host 127.0.0.1]
  * Prints the addresses and every user's credentials document as JSON.
  */
 import { parseArgs } from 'node:util';
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     process.stdout.write(
-      'Usage: tsx test/simulator/cli.ts [--port 8080] [--legacy-port 8081] [--tenant tiny|demo|large] [--latency ms] [--seed n] [--prefix acme] [--host 127.0.0.1]\n',
+      'Usage: tsx simulator/cli.ts [--port 8080] [--legacy-port 8081] [--tenant tiny|demo|large] [--latency ms] [--seed n] [--prefix acme] [--host 127.0.0.1]\n',
     );
     return;
   }

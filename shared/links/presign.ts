@@ -1,8 +1,8 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { StorageError } from '../errors';
-import { attachmentDisposition } from './content-disposition';
-import { assertValidKey, joinKey, normalisePrefix } from './storage-keys';
+import { StorageError } from '../core/errors';
+import { attachmentDisposition } from '../storage/content-disposition';
+import { assertValidKey, joinKey, normalisePrefix } from '../storage/storage-keys';
 
 export interface PresignOptions {
   /** Default 3600. SigV4 allows at most 7 days. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS, DEFAULT_SECRET_MAX_AGE_SECONDS } from './defaults';
 import { ConfigError } from './errors';
 
 /**
@@ -38,9 +39,9 @@ const lambdaSchema = z.object({
   LINK_KEY_SECRET_ID: z.string().min(1),
   /** Public base URL of the API, for e-mail links: https://abc.execute-api.eu-west-1.amazonaws.com/prod */
   LINK_BASE_URL: z.url(),
-  API_CONCURRENCY: positiveInt(8),
-  API_TIMEOUT_MS: positiveInt(30_000),
-  SECRET_MAX_AGE_SECONDS: positiveInt(300),
+  API_CONCURRENCY: positiveInt(DEFAULT_API_CONCURRENCY),
+  API_TIMEOUT_MS: positiveInt(DEFAULT_API_TIMEOUT_MS),
+  SECRET_MAX_AGE_SECONDS: positiveInt(DEFAULT_SECRET_MAX_AGE_SECONDS),
   AWS_ENDPOINT_URL_S3: optionalUrl,
 });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageError } from '../../../shared/errors';
-import { createPresigner } from '../../../shared/delivery/presign';
-import { S3Storage } from '../../../shared/delivery/s3-storage';
+import { StorageError } from '../../../shared/core/errors';
+import { createPresigner } from '../../../shared/links/presign';
+import { S3Storage } from '../../../shared/storage/s3-storage';
 import { startS3rver, type S3rverHandle } from '../../support/s3rver';
-import { patternBytes, sha256 } from './stream-helpers';
+import { patternBytes, sha256 } from '../../support/stream-helpers';
 
 describe('createPresigner against s3rver', () => {
   let s3: S3rverHandle;

@@ -1,0 +1,54 @@
+import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- the lint config is plain JavaScript without type declarations
+import { importBoundaries } from '../../eslint.config.js';
+
+/** Lints one probe file as if it stood at `path`, with only the project's import rules. */
+async function lintProbe(path: string, source: string): Promise<string[]> {
+  const eslint = new ESLint({
+    cwd: process.cwd(),
+    overrideConfigFile: true,
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...(importBoundaries as [])],
+  });
+  const [result] = await eslint.lintText(source, { filePath: path });
+  return (result?.messages ?? []).map((m) => `${m.ruleId ?? 'parse'}: ${m.message}`);
+}
+
+describe('the linter enforces the layers', () => {
+  it('refuses exceljs outside the xlsx renderer', async () => {
+    const messages = await lintProbe('shared/report/probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n");
+    expect(messages).toEqual([expect.stringContaining('Only the xlsx renderer (shared/render/xlsx/) imports exceljs')]);
+    expect(await lintProbe('shared/render/csv-probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n")).toHaveLength(1);
+  });
+
+  it('lets the xlsx renderer import exceljs', async () => {
+    expect(await lintProbe('shared/render/xlsx/probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n")).toEqual([]);
+  });
+
+  it('refuses the AWS SDK outside the adapters, also in handlers', async () => {
+    const sdk = "import { S3Client } from '@aws-sdk/client-s3';\nexport const c = S3Client;\n";
+    expect(await lintProbe('shared/report/probe.ts', sdk)).toEqual([expect.stringContaining('Only the AWS adapters import @aws-sdk/*')]);
+    expect(await lintProbe('lambdas/export-api/probe.ts', sdk)).toHaveLength(1);
+    expect(await lintProbe('shared/storage/s3-storage.ts', sdk)).toEqual([]);
+  });
+
+  it('refuses an import of an upper layer or a sibling', async () => {
+    const upward = await lintProbe('shared/render/probe.ts', "import { runExport } from '../report/run-export';\nexport const r = runExport;\n");
+    expect(upward).toEqual([expect.stringContaining('shared/render may import only core, table')]);
+    const sibling = await lintProbe('shared/storage/probe.ts', "import { createLinkToken } from '../links/link-token';\nexport const r = createLinkToken;\n");
+    expect(sibling).toEqual([expect.stringContaining('shared/storage may import only core')]);
+    const fromTests = await lintProbe('shared/core/probe.ts', "import { startSimulator } from '../../simulator/index';\nexport const r = startSimulator;\n");
+    expect(fromTests).toEqual([expect.stringContaining('never imports a door, the simulator, tests or tools')]);
+  });
+
+  it('allows an import of a lower layer', async () => {
+    expect(await lintProbe('shared/report/tables/probe.ts', "import { errorMessage } from '../../core/errors';\nexport const r = errorMessage;\n")).toEqual([]);
+    expect(await lintProbe('shared/jobs/probe.ts', "import { runExport } from '../report/run-export';\nexport const r = runExport;\n")).toEqual([]);
+  });
+
+  it('keeps the simulator free of the exporter', async () => {
+    const messages = await lintProbe('simulator/probe.ts', "import { x } from '../shared/core/errors';\nexport const r = x;\n");
+    expect(messages).toEqual([expect.stringContaining('The simulator stands alone')]);
+  });
+});
