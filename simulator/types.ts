@@ -56,25 +56,25 @@ export interface InjectedFault {
 
 export interface SimulatorOptions {
   /** Default '127.0.0.1'. */
-  host?: string;
+  host?: string | undefined;
   /** Port of the v1 address (paths /api/v1/...); default 0 (ephemeral). */
-  port?: number;
+  port?: number | undefined;
   /** Port of the legacy address (paths /api/<companyPrefix>/...), a separate server; default 0. */
-  legacyPort?: number;
+  legacyPort?: number | undefined;
   /** Default 'acme'. */
-  companyPrefix?: string;
+  companyPrefix?: string | undefined;
   /** Seed of all generated data and of random faults; default 1. */
-  seed?: number;
+  seed?: number | undefined;
   /** A preset name or explicit counts (missing counts come from 'tiny'); default 'demo'. */
-  tenant?: TenantPreset | Partial<TenantShape>;
+  tenant?: TenantPreset | Partial<TenantShape> | undefined;
   /** Added to every response, in ms; default 0. */
-  latencyMs?: number;
-  faults?: FaultOptions;
+  latencyMs?: number | undefined;
+  faults?: FaultOptions | undefined;
   /**
    * Optional silent cap of `pageSize` on the board items operation (the real maximum is not
    * documented). Default: no cap. Set it to catch clients that stop on a short page.
    */
-  maxItemsPageSize?: number;
+  maxItemsPageSize?: number | undefined;
 }
 
 /** A user of the simulated tenant. */

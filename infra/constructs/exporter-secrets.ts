@@ -46,7 +46,8 @@ export class ExporterSecrets extends Construct {
         id: 'AwsSolutions-SMG4',
         reason: 'The API key is issued by the planning tool, not by AWS; there is no rotation Lambda that could create a new one. Rotation is a manual put-secret-value (docs/deploy.md), and the Lambdas re-read the secret on a 401.',
       });
-      this.planningSecret = created;
+      // aws-cdk-lib declares its classes without exactOptionalPropertyTypes; the class is the interface.
+      this.planningSecret = created as secretsmanager.ISecret;
       this.planningSecretId = created.secretArn;
     }
 

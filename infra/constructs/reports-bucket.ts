@@ -57,7 +57,8 @@ export class ReportsBucket extends Construct {
       enforceSSL: true,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       versioned: false,
-      serverAccessLogsBucket: this.logBucket,
+      // aws-cdk-lib declares its classes without exactOptionalPropertyTypes; the class is the interface.
+      serverAccessLogsBucket: this.logBucket as s3.IBucket,
       serverAccessLogsPrefix: 'reports-bucket/',
       lifecycleRules: [
         {

@@ -44,7 +44,7 @@ export class SchemaMismatchError extends PlanningApiError {
   readonly path: string;
   constructor(
     message: string,
-    details: { operation: string; recordId?: string; path: string; cause?: unknown },
+    details: { operation: string; recordId?: string | undefined; path: string; cause?: unknown },
   ) {
     super(message, { operation: details.operation, cause: details.cause });
     this.recordId = details.recordId;

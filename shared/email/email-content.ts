@@ -26,7 +26,7 @@ export interface ReportEmailInput {
   readonly summary: ReportSummary;
   readonly links: readonly ReportEmailLink[];
   /** When the links stop working, shown so nobody is surprised by a 403 weeks later. */
-  readonly linksExpireAt?: Date;
+  readonly linksExpireAt?: Date | undefined;
 }
 
 export interface RenderedEmail {

@@ -124,7 +124,7 @@ export interface ListBoardsOptions {
 
 export interface PiObjectiveGroupsOptions {
   /** Completion calculation 1 to 6 (planning-api.md 4.4); omitted: the board's default (2, or 6 in OKR mode). */
-  completionType?: CompletionType;
+  completionType?: CompletionType | undefined;
   /** Adds `teamsAndSprints` to every linked item and sub-item. */
   additionalColumns?: boolean;
 }
@@ -152,9 +152,9 @@ interface Call {
   query?: Record<string, string | undefined>;
   body?: unknown;
   /** The 404 sentence, e.g. `risk "r-9" was not found`. */
-  notFound?: string;
+  notFound?: string | undefined;
   /** What a 403 may be about, e.g. `board "b-1"`. */
-  subject?: string;
+  subject?: string | undefined;
 }
 
 const seg = encodeURIComponent;

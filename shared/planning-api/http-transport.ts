@@ -26,7 +26,7 @@ export type TransportOutcome =
 
 export interface HttpTransportOptions {
   credentials: Pick<Credentials, 'email' | 'apiKey'>;
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Time limit of one attempt, headers and body together. */
   timeoutMs: number;
 }
@@ -77,7 +77,7 @@ export class HttpTransport {
       body = JSON.stringify(request.body);
     }
     try {
-      const response = await this.#fetch(request.url, { method: request.method, headers, body, signal });
+      const response = await this.#fetch(request.url, { method: request.method, headers, signal, ...(body !== undefined && { body }) });
       const text = decodeBody(await response.arrayBuffer());
       return { kind: 'response', status: response.status, headers: response.headers, text, durationMs: elapsed() };
     } catch (error) {

@@ -19,15 +19,15 @@ export interface TrackerRef {
 }
 
 export interface TrackerItemFields {
-  extAId?: string | null;
-  extAURL?: string | null;
-  extBId?: string | null;
-  extBKey?: string | null;
+  extAId?: string | null | undefined;
+  extAURL?: string | null | undefined;
+  extBId?: string | null | undefined;
+  extBKey?: string | null | undefined;
 }
 
 export interface TrackerRefOptions {
   /** Browse address of the second tracker family with `{key}` where the item key goes. */
-  extBBrowseUrl?: string;
+  extBBrowseUrl?: string | undefined;
 }
 
 export function trackerRef(item: TrackerItemFields, options: TrackerRefOptions = {}): TrackerRef {

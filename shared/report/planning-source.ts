@@ -39,7 +39,7 @@ export interface PlanningSource {
   listBoards(options?: { collectionIds?: readonly string[] }): Promise<Board[]>;
   listPiObjectiveGroups(
     boardId: string,
-    options?: { completionType?: CompletionType; additionalColumns?: boolean },
+    options?: { completionType?: CompletionType | undefined; additionalColumns?: boolean },
   ): Promise<PiObjectiveGroup[]>;
 
   listBoardItems(boardId: string, options?: { fields?: readonly string[] }): AsyncIterable<BoardItem>;

@@ -134,7 +134,7 @@ export class S3Storage implements Storage {
             Delete: { Objects: batch.map((key) => ({ Key: this.fullKey(key) })), Quiet: true },
           }),
         );
-        failed = response.Errors ?? [];
+        failed = (response.Errors ?? []).map((e) => ({ ...(e.Key !== undefined && { Key: e.Key }), ...(e.Code !== undefined && { Code: e.Code }), ...(e.Message !== undefined && { Message: e.Message }) }));
       } catch (error) {
         throw sdkError(`could not delete ${batch.length} object(s) under ${this.describe()}`, error);
       }

@@ -42,7 +42,7 @@ export interface TableRow {
   /** Outline level for grouped hierarchies (0 = top level). */
   readonly outlineLevel?: number;
   /** Background fill of one cell: index into columns, and a hex colour such as "#ff0000" or "ff0000". */
-  readonly fill?: { readonly column: number; readonly color: string };
+  readonly fill?: { readonly column: number; readonly color: string } | undefined;
 }
 
 export interface TableDefinition {

@@ -42,7 +42,7 @@ export const BOARD_ITEM_FIELDS = [
 ] as const;
 
 /** Looks a reference up by id first, then by title: the items operation may send either. */
-export class Lookup<T extends { id: string; title?: string | null }> {
+export class Lookup<T extends { id: string; title?: string | null | undefined }> {
   private readonly byId = new Map<string, T>();
   private readonly byTitle = new Map<string, T>();
   constructor(records: readonly T[]) {

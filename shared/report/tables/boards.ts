@@ -11,7 +11,7 @@ import type { PlanningSource } from '../planning-source';
  */
 export async function selectBoards(
   source: PlanningSource,
-  selection: { boards?: readonly string[]; collections?: readonly string[] },
+  selection: { boards?: readonly string[] | undefined; collections?: readonly string[] | undefined },
   dataset: string,
   log: Log,
 ): Promise<Board[]> {
