@@ -54,7 +54,7 @@ export class ReportExporterStack extends Stack {
     });
     this.api = new ExportHttpApi(this, 'Http', { logRetention: LOG_RETENTION });
 
-    // Mirrors lambdaSchema in shared/config.ts (both functions parse it).
+    // Mirrors lambdaSchema in shared/core/config.ts (both functions parse it).
     const sharedEnvironment: Record<string, string> = {
       REPORTS_BUCKET: bucket.bucketName,
       REPORTS_PREFIX,

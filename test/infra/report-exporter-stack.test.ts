@@ -159,7 +159,7 @@ describe('functions', () => {
     for (const role of Object.values(roles)) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('set exactly the environment variables shared/config.ts reads', () => {
+  it('set exactly the environment variables shared/core/config.ts reads', () => {
     const shared = [
       'REPORTS_BUCKET',
       'REPORTS_PREFIX',
