@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { emailAddress } from '../email/email-address';
 import { errorMessage, ReportDefinitionError } from '../core/errors';
+import { baselineOptionSchema } from './changes/baseline';
 import { isTimeZone } from './dates';
 
 /**
@@ -82,6 +83,15 @@ export const reportDefinitionSchema = z.strictObject({
       emailLinkDays: z.number().int().min(1).max(90).default(14),
     })
     .default({ presignedSeconds: 3600, emailLinkDays: 14 }),
+  changes: z
+    .strictObject({
+      /**
+       * What this run is compared with: "previous" (the previous completed run of the same kind) or
+       * a minimum age such as "P7D" (the newest such run at least that old). See docs/changes.md.
+       */
+      baseline: baselineOptionSchema.default('previous'),
+    })
+    .default({ baseline: 'previous' }),
   email: z
     .strictObject({
       to: z.array(emailAddress).min(1, 'list at least one recipient'),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { manifestChangesSchema } from './changes/manifest-changes';
 
 /**
  * manifest.json: written last in a run folder `<name>/dt=<YYYY-MM-DD>/run=<runId>/`, after every file
@@ -33,6 +34,8 @@ export const manifestSchema = z.object({
   files: z.array(manifestFileSchema),
   /** Figures for the Summary sheet and the e-mail (row counts, risks by level, completion). */
   summary: z.record(z.string(), z.unknown()),
+  /** The comparison with an earlier run and this run's table snapshots (docs/changes.md). */
+  changes: manifestChangesSchema.optional(),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;

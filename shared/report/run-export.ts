@@ -14,6 +14,10 @@ import { boardItemsDataset } from './tables/board-items';
 import { okrsDataset } from './tables/okrs';
 import { piObjectivesDataset } from './tables/pi-objectives';
 import { risksDataset } from './tables/risks';
+import type { RunTrigger } from './changes/manifest-changes';
+import type { ChangeReport } from './changes/model';
+import { CHANGES_CSV, changeReportFromManifest, writeChangesCsv } from './changes/outputs';
+import { startChangeTracking } from './changes/tracker';
 
 export interface ExportDependencies {
   readonly source: PlanningSource;
@@ -27,6 +31,8 @@ export interface ExportDependencies {
   /** The date of the `dt=` partition; defaults to the start of the run. */
   readonly runDate?: Date;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** Scheduled and on-demand runs are compared only with runs of their own kind (docs/changes.md). */
+  readonly trigger?: RunTrigger;
 }
 
 export interface ExportResult {
@@ -37,6 +43,8 @@ export interface ExportResult {
   /** False when a previous attempt of the same run id had already completed: nothing was written. */
   readonly written: boolean;
   readonly latestUpdated: boolean;
+  /** What changed since the baseline run (docs/changes.md). */
+  readonly changes: ChangeReport;
 }
 
 const DATASET_ORDER = [
@@ -74,7 +82,10 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   if (previous) {
     log.info('run already complete; not exporting again', { runId, manifest: ownManifestKey });
     const manifest = manifestSchema.parse(JSON.parse(Buffer.from(previous).toString('utf8')));
-    return { manifest, manifestKey: ownManifestKey, runFolder, summary: summaryFromManifest(manifest), written: false, latestUpdated: false };
+    return {
+      manifest, manifestKey: ownManifestKey, runFolder, summary: summaryFromManifest(manifest), written: false, latestUpdated: false,
+      changes: changeReportFromManifest(manifest),
+    };
   }
 
   const progress = deps.onProgress ?? (() => undefined);
@@ -102,6 +113,20 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     const files: ManifestFile[] = [];
     const tableRows: Record<string, number> = {};
     const ctx: DatasetContext = { source: deps.source, definition, log };
+    // --- changes hook (docs/changes.md): snapshots and the comparison with the baseline run.
+    const changeTracker = await startChangeTracking({
+      storage: deps.storage,
+      definition,
+      trigger: deps.trigger ?? 'on-demand',
+      startedAt,
+      log,
+      openUpload: (path, contentType) => {
+        const u = deps.storage.openUpload(`${runFolder}/${path}`, { contentType, metadata });
+        open.add(u);
+        return u;
+      },
+      stored: finish,
+    });
     const datasets: Dataset[] = DATASET_ORDER.filter(([name]) => definition.datasets[name] !== undefined).map(
       ([, create]) => create(ctx),
     );
@@ -129,6 +154,8 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         if (csvUpload) {
           sinks.push(openCsvSink(table, csvUpload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone }));
         }
+        const tracked = await changeTracker.openTable(dataset.name, table, dataset.resolvedSelectors());
+        if (tracked) sinks.push(tracked);
         let count = 0;
         for await (const row of rows) {
           for (const sink of sinks) {
@@ -148,6 +175,13 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       }
     }
 
+    const changed = await changeTracker.finish();
+    if (wantsCsv) {
+      const changesUpload = upload(CHANGES_CSV, 'csv');
+      const count = await writeChangesCsv(changed.report, changesUpload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone });
+      files.push(fileEntry(await finish(changesUpload), runFolder, 'csv', { changes: count }));
+    }
+    // --- end of the changes hook
     const summary = buildSummary(definition, runId, startedAt, deps.sourceInfo, tableRows, datasets);
     if (workbook && xlsxUpload) {
       await workbook.writeSummary(summary);
@@ -177,11 +211,12 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         ...datasets.reduce<Record<string, unknown>>((all, d) => ({ ...all, ...d.figures() }), {}),
         sections: summary.sections,
       },
+      changes: changed.manifest,
     })));
     await deps.storage.putObject(ownManifestKey, JSON.stringify(manifest, null, 2), { contentType: CONTENT_TYPES.json });
     const latestUpdated = await publishLatest(deps.storage, manifest, ownManifestKey);
     log.info('export complete', { runId, manifest: ownManifestKey, rows: tableRows, latestUpdated });
-    return { manifest, manifestKey: ownManifestKey, runFolder, summary, written: true, latestUpdated };
+    return { manifest, manifestKey: ownManifestKey, runFolder, summary, written: true, latestUpdated, changes: changed.report };
   } catch (error) {
     await cleanUp(deps.storage, runFolder, open, stored, error, log);
     throw error;

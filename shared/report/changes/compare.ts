@@ -1,0 +1,184 @@
+import type { TableRow } from '../../table/table';
+import { emptyCounts, type ChangeCounts, type ChangeRow } from './model';
+import { readSnapshot, SnapshotReadError, type SnapshotHeader } from './snapshot';
+import { displayValue, fingerprint, type BoundSpec, type SnapshotValue } from './specs';
+
+/**
+ * The comparison of one table with its baseline snapshot. The baseline is streamed into a map of
+ * key → fingerprint of the tracked values (about 70 bytes a row); each row of this run is looked up
+ * as it streams past and its entry removed, so what is left at the end was removed. Only rows that
+ * differ keep more than that, and a second pass over the (compressed, in-memory) baseline fetches
+ * their old values and the removed rows' titles: changes are few, rows are many.
+ */
+export class TableComparison {
+  private readonly remaining = new Map<string, number>();
+  private readonly changed = new Map<string, Candidate>();
+  private readonly added: Candidate[] = [];
+  private readonly scopeAdded = new Map<string, number>();
+  private readonly baseUnits: Set<string>;
+  private readonly currentUnits: Set<string>;
+
+  private constructor(
+    private readonly bound: BoundSpec,
+    private readonly baselineBytes: Uint8Array,
+    private readonly baseline: SnapshotHeader,
+    private readonly current: SnapshotHeader,
+  ) {
+    this.baseUnits = new Set(baseline.scope.units.map((u) => u.id));
+    this.currentUnits = new Set(current.scope.units.map((u) => u.id));
+  }
+
+  /**
+   * Streams the baseline into the map. Resolves with a sentence instead when the tables cannot be
+   * compared (other tracked columns, other settings); throws SnapshotReadError when it is unreadable.
+   */
+  static async load(bound: BoundSpec, bytes: Uint8Array, current: SnapshotHeader): Promise<TableComparison | string> {
+    let comparison: TableComparison | undefined;
+    let refusal: string | undefined;
+    try {
+      await readSnapshot(
+        bytes,
+        (header) => {
+          refusal = incompatibility(bound, header, current);
+          if (refusal !== undefined) throw new StopReading();
+          comparison = new TableComparison(bound, bytes, header, current);
+        },
+        (row, valuesJson) => comparison!.remaining.set(row.key, fingerprint(valuesJson)),
+      );
+    } catch (error) {
+      if (!(error instanceof StopReading)) throw error;
+    }
+    if (refusal !== undefined) return refusal;
+    if (!comparison) throw new SnapshotReadError('it has no header');
+    return comparison;
+  }
+
+  /** Compares one row of this run; `valuesJson` is the serialised tracked values (see SnapshotWriter). */
+  row(row: TableRow, sheetRow: number, values: readonly SnapshotValue[], valuesJson: string): void {
+    const key = this.bound.keyOf(row);
+    const before = this.remaining.get(key);
+    if (before === undefined) {
+      const scope = this.bound.scopeOf(row);
+      if (scope !== null && !this.baseUnits.has(scope) && this.currentUnits.has(scope)) {
+        this.scopeAdded.set(scope, (this.scopeAdded.get(scope) ?? 0) + 1);
+        return;
+      }
+      this.added.push(this.candidate(row, key, sheetRow, values));
+      return;
+    }
+    this.remaining.delete(key);
+    if (before !== fingerprint(valuesJson)) this.changed.set(key, this.candidate(row, key, sheetRow, values));
+  }
+
+  /** Ends the comparison: the second pass over the baseline, then the change rows in order. */
+  async finish(): Promise<{ rows: ChangeRow[]; counts: ChangeCounts }> {
+    const { fields } = this.bound;
+    const counts = emptyCounts();
+    const removed: ChangeRow[] = [];
+    const changed: ChangeRow[] = [];
+    const scopeRemoved = new Map<string, number>();
+    const oldValues = new Map<string, readonly SnapshotValue[]>();
+    if (this.remaining.size > 0 || this.changed.size > 0) {
+      await readSnapshot(this.baselineBytes, () => undefined, (old) => {
+        if (this.changed.has(old.key)) {
+          oldValues.set(old.key, old.values);
+        } else if (this.remaining.has(old.key)) {
+          this.remaining.delete(old.key);
+          if (old.scope !== null && this.baseUnits.has(old.scope) && !this.currentUnits.has(old.scope)) {
+            scopeRemoved.set(old.scope, (scopeRemoved.get(old.scope) ?? 0) + 1);
+            return;
+          }
+          counts.removed++;
+          removed.push(this.changeRow('removed', old.display, old.link, null, old.title, 'removed', null, null));
+        }
+      });
+    }
+    for (const [key, now] of this.changed) {
+      const before = oldValues.get(key);
+      if (!before) continue;
+      let any = false;
+      fields.forEach((field, i) => {
+        const from = before[i] ?? null;
+        const to = now.values[i] ?? null;
+        if (from === to) return;
+        any = true;
+        changed.push(
+          this.changeRow('changed', now.display, now.link, now.sheetRow, now.title, field.label,
+            displayValue(from, field.type), displayValue(to, field.type)),
+        );
+      });
+      if (any) counts.changed++;
+    }
+    counts.added = this.added.length;
+    const scopeRows: ChangeRow[] = [];
+    const unitLabel = (header: SnapshotHeader, id: string) => header.scope.units.find((u) => u.id === id)?.label ?? id;
+    for (const unit of this.current.scope.units) {
+      if (this.baseUnits.has(unit.id)) continue;
+      counts.scope++;
+      const rows = this.scopeAdded.get(unit.id) ?? 0;
+      scopeRows.push(this.changeRow('scope', unit.id, null, null, unit.label, 'added to the selection', null, rowsText(rows)));
+    }
+    for (const unit of this.baseline.scope.units) {
+      if (this.currentUnits.has(unit.id)) continue;
+      counts.scope++;
+      const rows = scopeRemoved.get(unit.id) ?? 0;
+      scopeRows.push(this.changeRow('scope', unit.id, null, null, unitLabel(this.baseline, unit.id), 'removed from the selection', rowsText(rows), null));
+    }
+    const added = this.added.map((a) => this.changeRow('added', a.display, a.link, a.sheetRow, a.title, 'added', null, null));
+    return { rows: [...scopeRows, ...added, ...removed, ...changed], counts };
+  }
+
+  private candidate(row: TableRow, key: string, sheetRow: number, values: readonly SnapshotValue[]): Candidate {
+    const b = this.bound;
+    return { key, display: b.displayOf(row), title: b.titleOf(row), link: b.linkOf(row), sheetRow, values };
+  }
+
+  private changeRow(
+    kind: ChangeRow['kind'],
+    key: string | null,
+    link: string | null,
+    sheetRow: number | null,
+    title: string | null,
+    what: string,
+    from: string | null,
+    to: string | null,
+  ): ChangeRow {
+    const spec = this.bound.spec;
+    return { table: spec.table, tableLabel: spec.label, kind, key, link, sheetRow, title, what, from: from || null, to: to || null };
+  }
+}
+
+interface Candidate {
+  readonly key: string;
+  readonly display: string;
+  readonly title: string | null;
+  readonly link: string | null;
+  readonly sheetRow: number;
+  readonly values: readonly SnapshotValue[];
+}
+
+class StopReading extends Error {}
+
+function rowsText(n: number): string {
+  return n === 1 ? '1 row' : `${n.toLocaleString('en-US')} rows`;
+}
+
+/** Why a baseline table cannot be compared with this run's, or undefined when it can. */
+export function incompatibility(bound: BoundSpec, baseline: SnapshotHeader, current: SnapshotHeader): string | undefined {
+  const label = bound.spec.label;
+  const same =
+    baseline.fields.length === current.fields.length &&
+    baseline.fields.every((f, i) => f.column === current.fields[i]!.column && f.type === current.fields[i]!.type);
+  if (!same) {
+    const before = baseline.fields.map((f) => f.column).join(', ') || '(none)';
+    const now = current.fields.map((f) => f.column).join(', ') || '(none)';
+    return `${label} were not compared: the earlier run's table had other columns (${before}; now ${now}).`;
+  }
+  for (const [name, value] of Object.entries(current.scope.settings)) {
+    const old = baseline.scope.settings[name];
+    if (old !== undefined && old !== value) {
+      return `${label} were not compared: ${name} was ${String(old ?? 'the default')} in the earlier run and is ${String(value ?? 'the default')} now.`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,115 @@
+import type { TableDefinition, TableRow } from '../../table/table';
+
+/**
+ * The result of a comparison, in one typed structure read by every place that shows it: the
+ * Changes sheet, changes.csv, the Summary's deltas and the e-mail's "What changed since" section.
+ */
+export type ChangeKind = 'added' | 'removed' | 'changed' | 'scope' | 'note';
+
+export interface ChangeRow {
+  /** Table name (`risks`, `board-items`, ...) and its label (`Risks`, `Board items`). */
+  readonly table: string;
+  readonly tableLabel: string;
+  readonly kind: ChangeKind;
+  /** The row's key as people know it (risk key, OKR key, item key); null on scope and note rows. */
+  readonly key: string | null;
+  /** A tracker URL for the key, when the table has one. */
+  readonly link: string | null;
+  /** The row's line in its data sheet of this run's workbook (header = 1); null for removed rows. */
+  readonly sheetRow: number | null;
+  readonly title: string | null;
+  /** What changed: a field label (`Status`), `added`, `removed`, or the scope/note text's subject. */
+  readonly what: string;
+  readonly from: string | null;
+  readonly to: string | null;
+}
+
+export interface ChangeCounts {
+  added: number;
+  removed: number;
+  /** Rows with at least one changed field (a row with three changed fields counts once). */
+  changed: number;
+  /** Selection units (registers, themes, boards) added to or removed from the report. */
+  scope: number;
+}
+
+export interface TableChanges {
+  readonly table: string;
+  readonly label: string;
+  readonly compared: boolean;
+  /** Why the table was not compared, in one sentence. */
+  readonly note: string | null;
+  readonly counts: ChangeCounts;
+}
+
+export interface ChangeReport {
+  /** The run compared with; null when there was none. */
+  readonly baseline: { readonly runId: string; readonly generatedAt: Date; readonly manifestKey: string } | null;
+  /** Why nothing at all was compared, in one sentence; null when a baseline was used. */
+  readonly note: string | null;
+  readonly tables: readonly TableChanges[];
+  readonly counts: ChangeCounts;
+  /** Every change, grouped by table in export order. */
+  readonly rows: readonly ChangeRow[];
+  /** The baseline manifest's summary figures (rows per table, risks by level, ...), for deltas. */
+  readonly baselineFigures: Readonly<Record<string, unknown>> | null;
+}
+
+export function emptyCounts(): ChangeCounts {
+  return { added: 0, removed: 0, changed: 0, scope: 0 };
+}
+
+export function addCounts(into: ChangeCounts, more: ChangeCounts): void {
+  into.added += more.added;
+  into.removed += more.removed;
+  into.changed += more.changed;
+  into.scope += more.scope;
+}
+
+/** The columns of changes.csv and of the Changes sheet (docs/tables.md). */
+export const CHANGES_TABLE: TableDefinition = {
+  name: 'changes',
+  columns: [
+    { key: 'table', type: 'text', description: 'Table the change is in, e.g. Risks or Board items', width: 18 },
+    { key: 'kind', type: 'text', description: '"added", "removed", "changed", "scope" (selection changed) or "note"', width: 10 },
+    { key: 'key', type: 'text', description: 'Key of the row (risk key, OKR key, objective id, item key); linked in the workbook', width: 16 },
+    { key: 'title', type: 'text', description: 'Title of the row', width: 44 },
+    { key: 'change', type: 'text', description: 'What changed: the field (e.g. Status), or what was added or removed', width: 18 },
+    { key: 'from', type: 'text', description: 'Value in the earlier run (statuses as titles)', width: 22 },
+    { key: 'to', type: 'text', description: 'Value in this run (statuses as titles)', width: 22 },
+    { key: 'link', type: 'text', description: 'Tracker URL of the row, when it has one', width: 30 },
+  ],
+};
+
+/** Fill colours of the kind cell on the Changes sheet. */
+export const KIND_COLORS: Readonly<Record<ChangeKind, string>> = {
+  added: '#c6efce',
+  removed: '#ffc7ce',
+  changed: '#ffeb9c',
+  scope: '#bdd7ee',
+  note: '#e7e6e6',
+};
+
+/** A change as a CSV row of CHANGES_TABLE. */
+export function changeCsvRow(change: ChangeRow): TableRow {
+  return {
+    values: [change.tableLabel, change.kind, change.key, change.title, change.what, change.from, change.to, change.link],
+  };
+}
+
+/** Changes people look at first in the e-mail: status and level moves, then additions and removals. */
+export function topChanges(rows: readonly ChangeRow[], limit: number): ChangeRow[] {
+  const rank = (r: ChangeRow): number => {
+    if (r.kind === 'scope') return 0;
+    if (r.kind === 'changed' && /^(Status|Risk level)$/.test(r.what)) return 1;
+    if (r.kind === 'added' || r.kind === 'removed') return 2;
+    if (r.kind === 'changed') return 3;
+    return 4;
+  };
+  return rows
+    .map((row, index) => ({ row, index, rank: rank(row) }))
+    .filter((r) => r.rank < 4)
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .slice(0, limit)
+    .map((r) => r.row);
+}

@@ -1,0 +1,195 @@
+import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
+
+/**
+ * What is compared per table: the stable key, what a change row shows (key, title, link), which
+ * column says which selection unit (register, strategic theme, board) a row came from, and the
+ * tracked fields. Only columns named here are kept in the snapshot; the rest of a row is not
+ * compared (a changed description is not news in a weekly report; a changed status is).
+ */
+export interface ChangeSpec {
+  readonly table: string;
+  /** How the table is named on the Changes sheet and in the e-mail. */
+  readonly label: string;
+  /** Key parts, each a list of columns of which the first non-empty one is used. */
+  readonly key: readonly (readonly string[])[];
+  /** Shown as the key: the first non-empty of these columns. */
+  readonly display: readonly string[];
+  readonly title: string;
+  /** A link column (tracker URL) for the key's hyperlink, when the table has one. */
+  readonly link?: string;
+  /** The column holding the id of the selection unit the row belongs to (see scope.ts). */
+  readonly scope: string;
+  /** Tracked fields with their labels on the Changes sheet, in the order they are listed. */
+  readonly fields: readonly { readonly column: string; readonly label: string }[];
+}
+
+const f = (column: string, label: string) => ({ column, label });
+
+export const CHANGE_SPECS: readonly ChangeSpec[] = [
+  {
+    table: 'risks',
+    label: 'Risks',
+    key: [['key', 'id']],
+    display: ['key', 'id'],
+    title: 'title',
+    scope: 'register_key',
+    fields: [
+      f('status', 'Status'), f('risk_level', 'Risk level'), f('impact', 'Impact'), f('probability', 'Probability'),
+      f('responsible', 'Responsible'), f('resolution_date', 'Resolution date'),
+    ],
+  },
+  {
+    table: 'strategic-themes',
+    label: 'Strategic themes',
+    key: [['key', 'id']],
+    display: ['key', 'id'],
+    title: 'title',
+    scope: 'key',
+    fields: [f('status', 'Status'), f('theme_progress', 'Progress')],
+  },
+  {
+    table: 'okrs',
+    label: 'OKRs',
+    // Groups have no key; a level keeps a group id from meeting an objective id.
+    key: [['level'], ['key', 'id']],
+    display: ['key', 'id'],
+    title: 'title',
+    scope: 'strategic_theme_key',
+    fields: [
+      f('completion', 'Progress'), f('status', 'Status'), f('bv_plan', 'Planned BV'), f('bv_actual', 'Actual BV'),
+      f('metric_current', 'Current value'),
+    ],
+  },
+  {
+    table: 'pi-objectives',
+    label: 'PI objectives',
+    key: [['board_id'], ['id']],
+    display: ['id'],
+    title: 'title',
+    scope: 'board_id',
+    fields: [f('completion', 'Completion'), f('status', 'Status'), f('bv_plan', 'Planned BV'), f('bv_actual', 'Actual BV')],
+  },
+  {
+    table: 'pi-objective-items',
+    label: 'PI objective items',
+    key: [['objective_id'], ['kind'], ['item_id']],
+    display: ['tracker_key', 'tracker_id', 'item_id'],
+    title: 'title',
+    link: 'tracker_link',
+    scope: 'board_id',
+    fields: [
+      f('status', 'Status'), f('completion', 'Completion'), f('story_points', 'Story points'), f('teams', 'Teams'),
+      f('sprints', 'Sprints'),
+    ],
+  },
+  {
+    table: 'board-items',
+    label: 'Board items',
+    key: [['board_id'], ['id']],
+    display: ['external_key', 'id'],
+    title: 'summary',
+    link: 'external_link',
+    scope: 'board_id',
+    fields: [f('status', 'Status'), f('teams', 'Team'), f('sprints', 'Sprint'), f('estimates', 'Estimate')],
+  },
+];
+
+export function changeSpecOf(table: string): ChangeSpec | undefined {
+  return CHANGE_SPECS.find((s) => s.table === table);
+}
+
+/** A snapshot value: what JSON carries exactly (dates as YYYY-MM-DD or ISO text, links as their URL). */
+export type SnapshotValue = string | number | null;
+
+export interface TrackedField {
+  readonly column: string;
+  readonly label: string;
+  readonly type: ColumnType;
+}
+
+/** A spec bound to the columns of one table: indexes instead of names, for 300,000 rows. */
+export interface BoundSpec {
+  readonly spec: ChangeSpec;
+  /** Tracked fields that the table has, in spec order: the comparison's "columns". */
+  readonly fields: readonly TrackedField[];
+  keyOf(row: TableRow): string;
+  displayOf(row: TableRow): string;
+  titleOf(row: TableRow): string | null;
+  linkOf(row: TableRow): string | null;
+  scopeOf(row: TableRow): string | null;
+  valuesOf(row: TableRow): SnapshotValue[];
+}
+
+export function bindSpec(spec: ChangeSpec, table: TableDefinition): BoundSpec {
+  const index = new Map(table.columns.map((c, i) => [c.key, i] as const));
+  const at = (name: string | undefined): number => (name === undefined ? -1 : (index.get(name) ?? -1));
+  const fields = spec.fields
+    .map((field) => ({ ...field, i: at(field.column) }))
+    .filter((field) => field.i >= 0)
+    .map((field) => ({ ...field, type: (table.columns[field.i] as Column).type }));
+  const keyParts = spec.key.map((names) => names.map(at).filter((i) => i >= 0));
+  const display = spec.display.map(at).filter((i) => i >= 0);
+  const title = at(spec.title);
+  const link = at(spec.link);
+  const scope = at(spec.scope);
+  const first = (row: TableRow, columns: readonly number[]): string => {
+    for (const i of columns) {
+      const text = snapshotValue(row.values[i], 'text');
+      if (text !== null && text !== '') return String(text);
+    }
+    return '';
+  };
+  return {
+    spec,
+    fields: fields.map(({ column, label, type }) => ({ column, label, type })),
+    // The unit separator cannot occur in ids typed by people, so parts never run together.
+    keyOf: (row) => (keyParts.length === 1 ? first(row, keyParts[0]!) : keyParts.map((p) => first(row, p)).join('\u001f')),
+    displayOf: (row) => first(row, display),
+    titleOf: (row) => (title < 0 ? null : asText(snapshotValue(row.values[title], 'text'))),
+    linkOf: (row) => (link < 0 ? null : asText(snapshotValue(row.values[link], 'link'))),
+    scopeOf: (row) => (scope < 0 ? null : asText(snapshotValue(row.values[scope], 'text'))),
+    valuesOf: (row) => fields.map((field) => snapshotValue(row.values[field.i], field.type)),
+  };
+}
+
+function asText(value: SnapshotValue): string | null {
+  return value === null ? null : String(value);
+}
+
+/** The comparable form of a cell: the same in the snapshot and in the running export. */
+export function snapshotValue(value: CellValue, type: ColumnType): SnapshotValue {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) return null;
+    const iso = value.toISOString();
+    return type === 'date' ? iso.slice(0, iso.indexOf('T')) : iso;
+  }
+  return value.url;
+}
+
+/** How a value is shown in the "from" and "to" columns. */
+export function displayValue(value: SnapshotValue, type: ColumnType): string {
+  if (value === null) return '';
+  if (type === 'percent' && typeof value === 'number') return `${Math.round(value * 100) / 100} %`;
+  return String(value);
+}
+
+/**
+ * A 53-bit hash of a string (cyrb53): the fingerprint of a row's tracked values. A collision would
+ * hide one change among 2^53 pairs, far below anything a weekly report can show.
+ */
+export function fingerprint(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}

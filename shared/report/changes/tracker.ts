@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import { errorMessage } from '../../core/errors';
+import type { Log } from '../../core/logger';
+import type { ObjectUpload, Storage, StoredObject } from '../../storage/storage';
+import type { TableDefinition, TableRow, TableSink } from '../../table/table';
+import type { ReportDefinition } from '../definition';
+import { findBaseline, type BaselineRun } from './baseline';
+import { TableComparison } from './compare';
+import type { ManifestChanges, RunTrigger } from './manifest-changes';
+import { addCounts, emptyCounts, type ChangeReport, type ChangeRow, type TableChanges } from './model';
+import { scopeOf } from './scope';
+import { openSnapshotWriter, SnapshotReadError, type SnapshotHeader, SNAPSHOT_FORMAT } from './snapshot';
+import { bindSpec, changeSpecOf } from './specs';
+
+/**
+ * The hook between a run (run-export.ts) and the comparison: run-export opens one tracker per run,
+ * adds the sink of `openTable` to each table's sinks, and calls `finish` after the last table. The
+ * tracker writes each table's snapshot through the run's own uploads (so a failed run removes them
+ * with everything else) and compares the rows with the baseline as they stream.
+ */
+export interface ChangeTrackerDeps {
+  readonly storage: Storage;
+  readonly definition: ReportDefinition;
+  readonly trigger: RunTrigger;
+  readonly startedAt: Date;
+  readonly log: Log;
+  /** Opens an upload at `path` inside the run folder. */
+  openUpload(path: string, contentType: string): ObjectUpload;
+  /** Waits until an upload opened with `openUpload` is stored. */
+  stored(upload: ObjectUpload): Promise<StoredObject>;
+}
+
+export interface ChangeTracker {
+  /** A sink that snapshots and compares the table; undefined for a table nothing is tracked of. */
+  openTable(dataset: string, table: TableDefinition, resolvedSelectors: Record<string, unknown>): Promise<TableSink | undefined>;
+  /** After the last table: the comparison, and what the manifest records under `changes`. */
+  finish(): Promise<{ readonly report: ChangeReport; readonly manifest: ManifestChanges }>;
+}
+
+export const SNAPSHOT_CONTENT_TYPE = 'application/gzip';
+
+export function snapshotPath(table: string): string {
+  return `snapshots/${table}.ndjson.gz`;
+}
+
+export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<ChangeTracker> {
+  const search = await findBaseline({
+    storage: deps.storage,
+    report: deps.definition.name,
+    trigger: deps.trigger,
+    option: deps.definition.changes.baseline,
+    startedAt: deps.startedAt,
+    log: deps.log,
+  });
+  const baseline = search.found;
+  const snapshots: ManifestChanges['snapshots'] = [];
+  const tables: TableChanges[] = [];
+  const rows: ChangeRow[] = [];
+  const seen = new Set<string>();
+
+  return {
+    async openTable(dataset, table, resolvedSelectors) {
+      const spec = changeSpecOf(table.name);
+      if (!spec) return undefined;
+      seen.add(table.name);
+      const bound = bindSpec(spec, table);
+      const header: SnapshotHeader = {
+        format: SNAPSHOT_FORMAT,
+        version: 1,
+        table: table.name,
+        columns: table.columns.map((c) => c.key),
+        fields: bound.fields.map((f) => ({ column: f.column, type: f.type })),
+        scope: scopeOf(dataset, resolvedSelectors),
+      };
+      const comparison = baseline ? await loadComparison(baseline, bound, header, deps) : undefined;
+      const path = snapshotPath(table.name);
+      const upload = deps.openUpload(path, SNAPSHOT_CONTENT_TYPE);
+      const writer = openSnapshotWriter(upload.stream, header);
+      let count = 0;
+      return {
+        writeRow(row: TableRow) {
+          count++;
+          const values = bound.valuesOf(row);
+          const written = writer.write({
+            key: bound.keyOf(row),
+            display: bound.displayOf(row),
+            title: bound.titleOf(row),
+            scope: bound.scopeOf(row),
+            link: bound.linkOf(row),
+            values,
+          });
+          if (comparison instanceof TableComparison) comparison.row(row, count + 1, values, written.valuesJson);
+          return written.pending;
+        },
+        async close() {
+          await writer.close();
+          const object = await deps.stored(upload);
+          snapshots.push({ table: table.name, path, bytes: object.bytes, sha256: object.sha256, rows: count });
+          const counts = emptyCounts();
+          if (comparison instanceof TableComparison) {
+            const result = await comparison.finish();
+            addCounts(counts, result.counts);
+            rows.push(...result.rows);
+            tables.push({ table: table.name, label: spec.label, compared: true, note: null, counts });
+          } else {
+            const note = comparison?.note ?? null;
+            if (comparison?.scope) counts.scope++;
+            if (note !== null) {
+              rows.push({
+                table: table.name, tableLabel: spec.label, kind: comparison?.scope ? 'scope' : 'note', key: null, link: null,
+                sheetRow: null, title: note, what: comparison?.scope ? 'added to the report' : 'not compared', from: null, to: null,
+              });
+            }
+            tables.push({ table: table.name, label: spec.label, compared: false, note, counts });
+          }
+          return count;
+        },
+      };
+    },
+
+    finish() {
+      const counts = emptyCounts();
+      if (baseline) {
+        // Tables the earlier run had and this one has not: the definition's selection shrank.
+        for (const old of baseline.changes.snapshots) {
+          if (seen.has(old.table)) continue;
+          const label = changeSpecOf(old.table)?.label ?? old.table;
+          rows.push({
+            table: old.table, tableLabel: label, kind: 'scope', key: null, link: null, sheetRow: null,
+            title: `${label} are no longer in this report`, what: 'removed from the report', from: rowsText(old.rows), to: null,
+          });
+          tables.push({ table: old.table, label, compared: false, note: null, counts: { ...emptyCounts(), scope: 1 } });
+        }
+      }
+      for (const t of tables) addCounts(counts, t.counts);
+      const note = baseline ? null : ('note' in search ? search.note : null);
+      const ordered = baseline ? rows : [];
+      const report: ChangeReport = {
+        baseline: baseline
+          ? { runId: baseline.manifest.runId, generatedAt: new Date(baseline.manifest.generatedAt), manifestKey: baseline.manifestKey }
+          : null,
+        note,
+        tables,
+        counts,
+        rows: ordered,
+        baselineFigures: baseline ? baseline.manifest.summary : null,
+      };
+      return Promise.resolve({
+        report,
+        manifest: {
+          trigger: deps.trigger,
+          previous: search.previous,
+          baseline: baseline
+            ? { runId: baseline.manifest.runId, generatedAt: baseline.manifest.generatedAt, manifest: baseline.manifestKey }
+            : null,
+          note,
+          counts,
+          snapshots,
+        },
+      });
+    },
+  };
+}
+
+type Loaded = TableComparison | { readonly note: string; readonly scope: boolean };
+
+async function loadComparison(
+  baseline: BaselineRun,
+  bound: ReturnType<typeof bindSpec>,
+  header: SnapshotHeader,
+  deps: ChangeTrackerDeps,
+): Promise<Loaded> {
+  const label = bound.spec.label;
+  const entry = baseline.changes.snapshots.find((s) => s.table === header.table);
+  if (!entry) return { note: `${label} were not in the earlier run, so every row is new to this report.`, scope: true };
+  const folder = baseline.manifestKey.slice(0, baseline.manifestKey.lastIndexOf('/'));
+  const key = `${folder}/${entry.path}`;
+  const unreadable = (why: string): Loaded => {
+    deps.log.warn('baseline snapshot unreadable; table not compared', { table: header.table, key, reason: why });
+    return { note: `${label} were not compared: the earlier run's snapshot ${why}.`, scope: false };
+  };
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await deps.storage.getObject(key);
+  } catch (error) {
+    return unreadable(`could not be read (${errorMessage(error)})`);
+  }
+  if (!bytes) return unreadable('is missing');
+  if (bytes.length !== entry.bytes || createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
+    return unreadable('is damaged (its checksum does not match the manifest)');
+  }
+  try {
+    const loaded = await TableComparison.load(bound, bytes, header);
+    return typeof loaded === 'string' ? { note: loaded, scope: false } : loaded;
+  } catch (error) {
+    if (error instanceof SnapshotReadError) return unreadable(`could not be read: ${error.message}`);
+    throw error;
+  }
+}
+
+function rowsText(n: number): string {
+  return n === 1 ? '1 row' : `${n.toLocaleString('en-US')} rows`;
+}
