@@ -15,6 +15,7 @@ export type {
   TenantShape,
 } from './types';
 export type { Tenant, TenantView } from './tenant';
+export type { BoardItemChange, NewRisk, OkrChange, PiObjectiveChange, RiskChange, TenantAdvance } from './evolution';
 export type { SimBoard, TrackerFamily, BoardMeta } from './boards';
 export type { CompletionTypeValue } from './pi-objectives';
 export { resolveCompletionType } from './pi-objectives';

@@ -7,6 +7,7 @@ import { handleLegacyRoute } from './routes-legacy';
 import { handleOkrRoute } from './routes-okr';
 import { handleRiskRoute } from './routes-risk';
 import { addressError, type RouteContext, type RouteResult } from './routing';
+import { evolveTenant, type TenantAdvance } from './evolution';
 import { generateTenant, type Tenant } from './tenant';
 import type {
   FaultOptions,
@@ -44,6 +45,8 @@ export interface RunningSimulator {
    * answer normally, 'reset' = destroy the socket without answering).
    */
   injectFault(fault: InjectedFault): void;
+  /** Moves the tenant forward (see evolution.ts): the next requests see the changes. */
+  advance(changes: TenantAdvance): void;
   /** Stops both servers, cutting open connections and pending delays. */
   close(): Promise<void>;
 }
@@ -118,7 +121,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     throw new Error(`Invalid companyPrefix '${companyPrefix}'`);
   }
   const seed = options.seed ?? 1;
-  const tenant = generateTenant(resolveShape(options.tenant), seed, companyPrefix);
+  const evolving = evolveTenant(generateTenant(resolveShape(options.tenant), seed, companyPrefix));
+  const tenant = evolving.tenant;
   const faults = new FaultController(seed, options.faults);
   let latencyMs = Math.max(0, options.latencyMs ?? 0);
   const requests: RequestLogEntry[] = [];
@@ -288,6 +292,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
     injectFault(f) {
       faults.inject(f);
+    },
+    advance(changes) {
+      evolving.advance(changes);
     },
     async close() {
       if (closed) return;

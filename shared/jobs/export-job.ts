@@ -77,6 +77,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       storage: deps.storage,
       log,
       runId,
+      trigger: runTrigger(request),
       ...(scheduled && !Number.isNaN(scheduled.getTime()) && { runDate: scheduled }),
       ...(deps.now && { now: deps.now }),
       ...(deps.concurrency !== undefined && { concurrency: deps.concurrency }),
@@ -148,6 +149,12 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     if (failure.retryable && !request.exportId) throw new RetryableExportError(failure.reason, { cause: error });
     return { status: 'failed', reason: failure.reason, retryable: failure.retryable };
   }
+}
+
+/** A run from the schedule is compared with the previous scheduled run; anything else is on demand. */
+export function runTrigger(request: ExportJobRequest): 'scheduled' | 'on-demand' {
+  if (request.source !== undefined) return request.source === 'schedule' ? 'scheduled' : 'on-demand';
+  return request.scheduledTime !== undefined && request.exportId === undefined ? 'scheduled' : 'on-demand';
 }
 
 function nameOf(definition: unknown): string {

@@ -7,6 +7,7 @@ import { describeSource, type Credentials } from '../planning-api/credentials';
 import { withCredentialRefresh, type CredentialsSource } from '../secrets/credential-refresh';
 import type { ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
+import type { RunTrigger } from './changes/manifest-changes';
 import { runExport, type ExportResult } from './run-export';
 
 export interface ExportReportOptions {
@@ -17,6 +18,8 @@ export interface ExportReportOptions {
   readonly runDate?: Date;
   readonly now?: () => Date;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** Scheduled or on-demand (the default): runs are compared only with runs of the same kind. */
+  readonly trigger?: RunTrigger;
   /** Requests in flight across the whole export (one limiter shared by every dataset). */
   readonly concurrency?: number;
   readonly timeoutMs?: number;
@@ -77,6 +80,7 @@ export function exportReport(definition: ReportDefinition, options: ExportReport
       ...(options.runDate && { runDate: options.runDate }),
       ...(options.now && { now: options.now }),
       ...(options.onProgress && { onProgress: options.onProgress }),
+      ...(options.trigger && { trigger: options.trigger }),
     });
   });
 }
