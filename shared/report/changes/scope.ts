@@ -7,7 +7,11 @@ import type { SnapshotHeader } from './snapshot';
  * without changing rows (PI objectives' completionType). A unit added to or removed from the
  * selection is reported once as a scope change, not as each of its rows added or removed.
  */
-export function scopeOf(dataset: string, resolved: Record<string, unknown>): SnapshotHeader['scope'] {
+export function scopeOf(
+  dataset: string,
+  resolved: Record<string, unknown>,
+  settingNames: readonly string[] = [],
+): SnapshotHeader['scope'] {
   const units: { id: string; label: string }[] = [];
   const settings: Record<string, string | number | null> = {};
   for (const [name, value] of Object.entries(resolved)) {
@@ -18,8 +22,7 @@ export function scopeOf(dataset: string, resolved: Record<string, unknown>): Sna
         const title = typeof unit.title === 'string' && unit.title !== '' ? unit.title : undefined;
         units.push({ id, label: title ? `${title} (${id})` : id });
       }
-    } else if (typeof value === 'string' || typeof value === 'number' || value === null) {
-      // Flags such as additionalColumns add columns; the tracked-fields check covers those.
+    } else if (settingNames.includes(name) && (typeof value === 'string' || typeof value === 'number' || value === null)) {
       settings[`${dataset}.${name}`] = value;
     }
   }

@@ -153,8 +153,10 @@ export async function readSnapshot(
     }
     take(rest + decoder.end());
   } catch (error) {
-    if (error instanceof SnapshotReadError) throw error;
-    throw new SnapshotReadError('it is not valid gzip', { cause: error });
+    // zlib's errors carry a Z_ code; anything else came from a callback and is the caller's.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('Z_')) throw new SnapshotReadError('it is not valid gzip', { cause: error });
+    throw error;
   }
   if (!header) throw new SnapshotReadError('it is empty');
 }

@@ -19,6 +19,8 @@ export interface ChangeSpec {
   readonly link?: string;
   /** The column holding the id of the selection unit the row belongs to (see scope.ts). */
   readonly scope: string;
+  /** Selector settings that change this table's values without changing its rows (compared as a whole). */
+  readonly settings?: readonly string[];
   /** Tracked fields with their labels on the Changes sheet, in the order they are listed. */
   readonly fields: readonly { readonly column: string; readonly label: string }[];
 }
@@ -67,6 +69,7 @@ export const CHANGE_SPECS: readonly ChangeSpec[] = [
     display: ['id'],
     title: 'title',
     scope: 'board_id',
+    settings: ['completionType'],
     fields: [f('completion', 'Completion'), f('status', 'Status'), f('bv_plan', 'Planned BV'), f('bv_actual', 'Actual BV')],
   },
   {

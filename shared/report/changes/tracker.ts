@@ -70,7 +70,7 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
         table: table.name,
         columns: table.columns.map((c) => c.key),
         fields: bound.fields.map((f) => ({ column: f.column, type: f.type })),
-        scope: scopeOf(dataset, resolvedSelectors),
+        scope: scopeOf(dataset, resolvedSelectors, spec.settings),
       };
       const comparison = baseline ? await loadComparison(baseline, bound, header, deps) : undefined;
       const path = snapshotPath(table.name);

@@ -1,0 +1,281 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition';
+import { exportReport } from '../../../../shared/report/export-report';
+import type { ExportResult } from '../../../../shared/report/run-export';
+import { neutraliseFormula } from '../../../../shared/render/cell-text';
+import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
+import { startSimulator, type RiskRecord, type RunningSimulator } from '../../../../simulator/index';
+import { csvObjects, readCsv } from '../../../support/read-output';
+
+const BASE: ReportDefinitionInput = {
+  name: 'weekly',
+  timeZone: 'UTC',
+  datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} },
+};
+
+type Change = { table: string; kind: string; key: string; title: string; change: string; from: string; to: string };
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** DD-Mon-YYYY as the exporter writes it in CSV: YYYY-MM-DD. */
+function isoDay(text: string | undefined): string {
+  if (!text) return '';
+  const [d, m, y] = text.split('-');
+  return `${y}-${String(MONTHS.indexOf(m!) + 1).padStart(2, '0')}-${d!.padStart(2, '0')}`;
+}
+const pct = (n: number | null | undefined) => (n === null || n === undefined ? '' : `${Math.round(n * 100) / 100} %`);
+const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+
+/** The tracked fields of a risk as the Changes sheet shows them. */
+function riskFields(r: RiskRecord): Record<string, string> {
+  return {
+    Status: r.status.status,
+    'Risk level': r.riskLevel.title,
+    Impact: r.impact,
+    Probability: r.probability,
+    Responsible: r.responsible?.user ?? '',
+    'Resolution date': isoDay(r.resolutionDate),
+  };
+}
+
+function fieldChanges(table: string, key: string, title: string, before: Record<string, string>, after: Record<string, string>): Change[] {
+  return Object.keys(before)
+    .filter((k) => before[k] !== after[k])
+    .map((k) => ({ table, kind: 'changed', key, title, change: k, from: before[k]!, to: after[k]! }));
+}
+
+const sortChanges = (list: Change[]) =>
+  [...list].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+describe('changes since the last run (two exports into one root)', () => {
+  let sim: RunningSimulator;
+  let root: string;
+  const storage = () => new LocalDirectoryStorage(root);
+
+  const run = (input: ReportDefinitionInput, at: string, runId: string, trigger: 'scheduled' | 'on-demand' = 'scheduled') =>
+    exportReport(parseReportDefinition(input), {
+      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+      storage: storage(),
+      runId,
+      trigger,
+      now: () => new Date(at),
+    });
+
+  const changesCsv = async (result: ExportResult): Promise<Change[]> =>
+    csvObjects(await readCsv(join(root, result.runFolder, 'changes.csv'))).map((r) => ({
+      table: r.table!, kind: r.kind!, key: r.key!, title: r.title!, change: r.change!, from: r.from!, to: r.to!,
+    }));
+  /** What the CSV holds for a title typed as `text` (formulas neutralised, docs/formats.md). */
+  const asCsv = (list: Change[]) => list.map((c) => ({ ...c, title: c.title && neutraliseFormula(c.title) }));
+
+  beforeEach(async () => {
+    sim = await startSimulator({ tenant: 'tiny' });
+    root = await mkdtemp(join(tmpdir(), 'changes-'));
+  });
+  afterEach(async () => {
+    await sim.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('says why on a first run, and lists every change, and nothing else, on the next', async () => {
+    const first = await run(BASE, '2026-11-16T06:00:00Z', 'r1');
+    expect(first.changes.baseline).toBeNull();
+    expect(await changesCsv(first)).toEqual([
+      expect.objectContaining({ table: 'All tables', kind: 'note', title: 'This is the first run of this report, so there is nothing to compare with yet.' }),
+    ]);
+    const snapshots = first.manifest.changes!.snapshots;
+    expect(snapshots.map((s) => s.table)).toEqual(['risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items']);
+    for (const s of snapshots) {
+      const bytes = await readFile(join(root, first.runFolder, s.path));
+      expect(bytes.length).toBe(s.bytes);
+      expect(s.rows).toBe(first.manifest.summary.rows && (first.manifest.summary.rows as Record<string, number>)[s.table]);
+    }
+
+    // ---- what happens in the tenant between the two runs
+    const t = sim.tenant;
+    const risks = t.allRisks;
+    const toClose = risks.find((r) => r.status.status === 'Open' || r.status.status === 'In Progress')!;
+    const toReopen = risks.find((r) => r.status.status === 'Closed' && r !== toClose)!;
+    const others = risks.filter((r) => r !== toClose && r !== toReopen);
+    const toRelevel = others[0]!;
+    const toReassign = others[1]!;
+    const toRemove = others[2]!;
+    const matrix = t.registerMatrix(toRelevel.riskRegister.id)!;
+    const newImpact = matrix.impacts.find((i) => i !== toRelevel.impact)!;
+    const before = new Map([toClose, toReopen, toRelevel, toReassign].map((r) => [r.id, riskFields(r)]));
+
+    const theme = t.strategicThemes[0]!;
+    const objective = t.objectivesOf(t.objectiveGroupsOf(theme.id)[0]!.id)[0]!;
+    const objectiveBefore = { Progress: pct(objective.completionPct), Status: objective.status.status, 'Actual BV': str(objective.bvActual) };
+    const progressBefore = t.themeProgress(theme.id)!.themeProgress;
+
+    const piBoard = first.manifest.selectors.resolved as { piObjectives: { boards: { id: string }[] } };
+    const piBoardId = piBoard.piObjectives.boards[0]!.id;
+    const piObjective = t.piObjectiveGroups(piBoardId)[0]!.objectives[0]!;
+    const piStatus = piObjective.status.title === 'Achieved' ? 'Missed' : 'Achieved';
+
+    const board = t.boards.find((b) => t.teams(b.id).length > 1 && b.itemCount >= 3)!;
+    const [f0, f1, f2] = t.boardItems(board.id, 0, 3) as [ReturnType<typeof t.boardItem> & object, ReturnType<typeof t.boardItem> & object, ReturnType<typeof t.boardItem> & object];
+    const done = t.statuses(board.id).parentStatuses.find((s) => s.title === 'Done')!;
+    const f1Teams = [...new Set((f1.teamsAndSprints ?? []).map((p) => p.team))].join('; ');
+    const f1Sprints = [...new Set((f1.teamsAndSprints ?? []).map((p) => p.sprint))].join('; ');
+    const otherTeam = t.teams(board.id).find((team) => team.title !== f1Teams)!.title;
+    const otherSprint = t.sprints(board.id).find((s) => s.title !== f1Sprints)!.title;
+
+    sim.advance({
+      date: new Date('2026-11-20T00:00:00Z'),
+      risks: [
+        { id: toClose.id, close: true },
+        { id: toReopen.id, reopen: true },
+        { id: toRelevel.id, impact: newImpact },
+        { id: toReassign.id, responsible: 'Zoe Example' },
+      ],
+      addRisks: [{ register: t.registers[1]!.key, title: 'Vendor insolvency', status: 'Open' }],
+      removeRisks: [toRemove.id],
+      okrs: [{ keyOrId: objective.key, completionPct: 77.5, status: 'At Risk', bvActual: 9 }],
+      themeProgress: { [theme.key]: progressBefore + 10 },
+      piObjectives: [{ boardId: piBoardId, id: piObjective.id, completion: 88, bvPlan: piObjective.bvPlan + 5, status: { title: piStatus, category: 'Done' } }],
+      // The status by id: the exporter must show its title.
+      boardItems: [
+        { boardId: board.id, id: f0.id, status: done.id },
+        { boardId: board.id, id: f1.id, team: otherTeam, sprint: otherSprint, estimates: 21 },
+      ],
+      addBoardItems: [{ boardId: board.id, summary: 'Checkout redesign' }],
+      removeBoardItems: [{ boardId: board.id, id: f2.id }],
+    });
+
+    const second = await run(BASE, '2026-11-23T06:00:00Z', 'r2');
+    expect(second.changes.baseline).toMatchObject({ runId: 'r1' });
+    expect(second.manifest.changes!.baseline).toMatchObject({ runId: 'r1', manifest: `${first.runFolder}/manifest.json` });
+
+    const added = sim.tenant.risks(t.registers[1]!.id).find((r) => r.title === 'Vendor insolvency')!;
+    const newItem = sim.tenant.boardItem(board.id, sim.tenant.boardItemCount(board.id) - 1)!;
+    const piRow = csvObjects(await readCsv(join(root, first.runFolder, 'pi-objectives.csv'))).find((r) => r.id === piObjective.id)!;
+    const expected: Change[] = [
+      ...[toClose, toReopen, toRelevel, toReassign].flatMap((r) =>
+        fieldChanges('Risks', r.key, r.title, before.get(r.id)!, riskFields(sim.tenant.risk(r.id)!)),
+      ),
+      { table: 'Risks', kind: 'added', key: added.key, title: 'Vendor insolvency', change: 'added', from: '', to: '' },
+      { table: 'Risks', kind: 'removed', key: toRemove.key, title: toRemove.title, change: 'removed', from: '', to: '' },
+      { table: 'Strategic themes', kind: 'changed', key: theme.key, title: theme.title, change: 'Progress', from: pct(progressBefore), to: pct(progressBefore + 10) },
+      ...fieldChanges('OKRs', objective.key, objective.title, objectiveBefore, { Progress: '77.5 %', Status: 'At Risk', 'Actual BV': '9' }),
+      { table: 'PI objectives', kind: 'changed', key: piObjective.id, title: piObjective.title, change: 'Completion', from: pct(Number(piRow.completion)), to: '88 %' },
+      { table: 'PI objectives', kind: 'changed', key: piObjective.id, title: piObjective.title, change: 'Status', from: piObjective.status.title, to: piStatus },
+      { table: 'PI objectives', kind: 'changed', key: piObjective.id, title: piObjective.title, change: 'Planned BV', from: String(piObjective.bvPlan), to: String(piObjective.bvPlan + 5) },
+      ...(f0.status === 'Done' ? [] : [{ table: 'Board items', kind: 'changed', key: f0.externalKey, title: f0.summary, change: 'Status', from: f0.status, to: 'Done' }]),
+      ...fieldChanges('Board items', f1.externalKey, f1.summary, { Team: f1Teams, Sprint: f1Sprints, Estimate: str(f1.estimates) }, { Team: otherTeam, Sprint: otherSprint, Estimate: '21' }),
+      { table: 'Board items', kind: 'added', key: newItem.externalKey, title: 'Checkout redesign', change: 'added', from: '', to: '' },
+      ...newItem.stories.map((s) => ({ table: 'Board items', kind: 'added', key: s.externalKey, title: s.summary, change: 'added', from: '', to: '' })),
+      { table: 'Board items', kind: 'removed', key: f2.externalKey, title: f2.summary, change: 'removed', from: '', to: '' },
+      ...f2.stories.map((s) => ({ table: 'Board items', kind: 'removed', key: s.externalKey, title: s.summary, change: 'removed', from: '', to: '' })),
+    ];
+    const listed = await changesCsv(second);
+    expect(sortChanges(listed)).toEqual(sortChanges(asCsv(expected)));
+    // Grouped by table, in the order of the workbook's sheets.
+    const order = ['Risks', 'Strategic themes', 'OKRs', 'PI objectives', 'Board items'];
+    expect(listed.map((c) => order.indexOf(c.table))).toEqual([...listed.map((c) => order.indexOf(c.table))].sort((a, b) => a - b));
+    // No status id anywhere: the board's status ids are `<board>1n`.
+    expect(listed.some((c) => c.from === done.id || c.to === done.id)).toBe(false);
+    expect(second.changes.counts).toEqual({
+      added: 2 + newItem.stories.length,
+      removed: 2 + f2.stories.length,
+      changed: new Set(listed.filter((c) => c.kind === 'changed').map((c) => `${c.table}/${c.key}`)).size,
+      scope: 0,
+    });
+    expect(second.manifest.files.find((f) => f.path === 'changes.csv')!.rows).toEqual({ changes: listed.length });
+  });
+
+  it('reports a board added to or removed from the selection as a scope change, not as its rows', async () => {
+    const [b0, b1] = sim.tenant.visibleTo(sim.credentials().email).boards;
+    const only = (ids: string[]): ReportDefinitionInput => ({ ...BASE, datasets: { boardItems: { boards: ids } } });
+    await run(only([b0!.id]), '2026-11-16T06:00:00Z', 'r1');
+    const wider = await run(only([b0!.id, b1!.id]), '2026-11-17T06:00:00Z', 'r2');
+    const b1Rows = sim.tenant.boardItems(b1!.id).reduce((n, item) => n + 1 + item.stories.length, 0);
+    expect(await changesCsv(wider)).toEqual([
+      { table: 'Board items', kind: 'scope', key: b1!.id, title: `${b1!.record.title} (${b1!.id})`, change: 'added to the selection', from: '', to: `${b1Rows} rows` },
+    ]);
+    const narrower = await run(only([b1!.id]), '2026-11-18T06:00:00Z', 'r3');
+    const b0Rows = sim.tenant.boardItems(b0!.id).reduce((n, item) => n + 1 + item.stories.length, 0);
+    expect(await changesCsv(narrower)).toEqual([
+      { table: 'Board items', kind: 'scope', key: b0!.id, title: `${b0!.record.title} (${b0!.id})`, change: 'removed from the selection', from: `${b0Rows} rows`, to: '' },
+    ]);
+    // A dataset added to the definition: one scope row per new table, not every row as added.
+    const withRisks = await run({ ...only([b1!.id]), datasets: { boardItems: { boards: [b1!.id] }, risks: {} } }, '2026-11-19T06:00:00Z', 'r4');
+    expect(await changesCsv(withRisks)).toEqual([
+      expect.objectContaining({ table: 'Risks', kind: 'scope', change: 'added to the report' }),
+    ]);
+    expect(withRisks.changes.counts).toEqual({ added: 0, removed: 0, changed: 0, scope: 1 });
+  });
+
+  it('does not compare a table whose tracked columns changed, and says so in one sentence', async () => {
+    await run({ ...BASE, datasets: { piObjectives: {} } }, '2026-11-16T06:00:00Z', 'r1');
+    const second = await run({ ...BASE, datasets: { piObjectives: { additionalColumns: true } } }, '2026-11-23T06:00:00Z', 'r2');
+    const listed = await changesCsv(second);
+    expect(listed).toEqual([
+      expect.objectContaining({ table: 'PI objective items', kind: 'note', title: expect.stringMatching(/^PI objective items were not compared: the earlier run's table had other columns/) }),
+    ]);
+    const third = await run({ ...BASE, datasets: { piObjectives: { additionalColumns: true, completionType: 3 } } }, '2026-11-24T06:00:00Z', 'r3');
+    expect(await changesCsv(third)).toEqual([
+      expect.objectContaining({ table: 'PI objectives', kind: 'note', title: 'PI objectives were not compared: piObjectives.completionType was the default in the earlier run and is 3 now.' }),
+    ]);
+  });
+
+  it('exports without a comparison when the baseline is damaged or unreadable, and says why', async () => {
+    const first = await run(BASE, '2026-11-16T06:00:00Z', 'r1');
+    const riskSnapshot = first.manifest.changes!.snapshots.find((s) => s.table === 'risks')!;
+    await writeFile(join(root, first.runFolder, riskSnapshot.path), 'not gzip at all');
+    const second = await run(BASE, '2026-11-17T06:00:00Z', 'r2');
+    const listed = await changesCsv(second);
+    expect(listed).toEqual([
+      expect.objectContaining({ table: 'Risks', kind: 'note', title: "Risks were not compared: the earlier run's snapshot is damaged (its checksum does not match the manifest)." }),
+    ]);
+    expect(second.latestUpdated).toBe(true);
+
+    // The baseline's manifest unreadable: latest.json still points at it.
+    await writeFile(join(root, second.manifestKey), '{ broken');
+    const third = await run(BASE, '2026-11-18T06:00:00Z', 'r3');
+    expect(third.written).toBe(true);
+    expect(await changesCsv(third)).toEqual([
+      expect.objectContaining({
+        table: 'All tables',
+        kind: 'note',
+        title: `The manifest of an earlier run (${second.manifestKey}) could not be read, so no earlier scheduled run was found to compare with.`,
+      }),
+    ]);
+  });
+
+  it('compares scheduled runs with scheduled runs and on-demand runs with on-demand runs', async () => {
+    const risk = sim.tenant.allRisks.find((r) => r.status.status === 'Open')!;
+    await run(BASE, '2026-11-16T06:00:00Z', 's1', 'scheduled');
+    sim.advance({ risks: [{ id: risk.id, status: 'In Progress' }] });
+    const onDemand = await run(BASE, '2026-11-18T09:00:00Z', 'd1', 'on-demand');
+    expect(onDemand.changes.baseline).toBeNull();
+    expect(onDemand.changes.note).toBe('No earlier on-demand run was found, so there is nothing to compare with yet.');
+    sim.advance({ risks: [{ id: risk.id, status: 'Mitigated' }] });
+    const scheduled = await run(BASE, '2026-11-23T06:00:00Z', 's2', 'scheduled');
+    // Against s1, across the on-demand run: Open → Mitigated, not In Progress → Mitigated.
+    expect(scheduled.changes.baseline).toMatchObject({ runId: 's1' });
+    expect((await changesCsv(scheduled)).filter((c) => c.change === 'Status')).toEqual([
+      expect.objectContaining({ key: risk.key, from: 'Open', to: 'Mitigated' }),
+    ]);
+    const onDemand2 = await run(BASE, '2026-11-23T10:00:00Z', 'd2', 'on-demand');
+    expect(onDemand2.changes.baseline).toMatchObject({ runId: 'd1' });
+    expect((await changesCsv(onDemand2)).filter((c) => c.change === 'Status')).toEqual([
+      expect.objectContaining({ key: risk.key, from: 'In Progress', to: 'Mitigated' }),
+    ]);
+  });
+
+  it('takes the newest run at least the minimum age old as the baseline ("P7D")', async () => {
+    const weekly: ReportDefinitionInput = { ...BASE, datasets: { risks: {} }, changes: { baseline: 'P7D' } };
+    await run(weekly, '2026-11-16T06:00:00Z', 'd16');
+    await run(weekly, '2026-11-20T06:00:00Z', 'd20');
+    const early = await run(weekly, '2026-11-22T06:00:00Z', 'd22');
+    expect(early.changes.note).toBe('No earlier scheduled run at least 7 days old was found, so there is nothing to compare with yet.');
+    const later = await run(weekly, '2026-11-23T06:00:00Z', 'd23');
+    expect(later.changes.baseline).toMatchObject({ runId: 'd16' });
+    const latest = await run(weekly, '2026-11-27T07:00:00Z', 'd27');
+    expect(latest.changes.baseline).toMatchObject({ runId: 'd20' });
+  });
+});
