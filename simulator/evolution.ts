@@ -171,7 +171,7 @@ export function evolveTenant(base: Tenant): EvolvingTenant {
     if (edit.completionPct !== undefined) copy.completionPct = edit.completionPct;
     if (edit.status !== undefined) copy.status = { status: edit.status, id: copy.status?.id ?? '1' };
     if ('bvPlan' in copy && edit.bvPlan !== undefined) copy.bvPlan = edit.bvPlan;
-    if ('bvPlan' in copy && edit.bvActual !== undefined) (copy as OkrObjectiveRecord).bvActual = edit.bvActual;
+    if ('bvPlan' in copy && edit.bvActual !== undefined) copy.bvActual = edit.bvActual;
     return copy;
   };
   const editPi = (boardId: string, groups: PiObjectiveGroupRecord[]): PiObjectiveGroupRecord[] =>

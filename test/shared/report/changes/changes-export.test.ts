@@ -26,7 +26,7 @@ function isoDay(text: string | undefined): string {
   return `${y}-${String(MONTHS.indexOf(m!) + 1).padStart(2, '0')}-${d!.padStart(2, '0')}`;
 }
 const pct = (n: number | null | undefined) => (n === null || n === undefined ? '' : `${Math.round(n * 100) / 100} %`);
-const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+const str = (v: string | number | null | undefined) => (v === null || v === undefined ? '' : String(v));
 
 /** The tracked fields of a risk as the Changes sheet shows them. */
 function riskFields(r: RiskRecord): Record<string, string> {
