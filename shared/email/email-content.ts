@@ -1,4 +1,5 @@
 import { formatBytes } from '../core/format-bytes';
+import { renderChangesHtml, renderChangesText, type ChangesDigest } from './changes-section';
 import type { CellValue, ColumnType, LinkValue, ReportSummary, SummaryLine } from '../table/table';
 
 /**
@@ -27,6 +28,8 @@ export interface ReportEmailInput {
   readonly links: readonly ReportEmailLink[];
   /** When the links stop working, shown so nobody is surprised by a 403 weeks later. */
   readonly linksExpireAt?: Date | undefined;
+  /** "What changed since <date>", shown right after the headline figures. */
+  readonly changes?: ChangesDigest | undefined;
 }
 
 export interface RenderedEmail {
@@ -76,8 +79,9 @@ const STYLE = {
 } as const;
 
 function renderHtml(input: ReportEmailInput, generated: string, expiry: string | undefined): string {
+  const changes = input.changes ? renderChangesHtml(input.changes, escapeHtml, STYLE) : '';
   const sections = input.summary.sections
-    .map((section) => {
+    .map((section, i) => {
       const rows = section.lines
         .map(
           (line) =>
@@ -85,7 +89,8 @@ function renderHtml(input: ReportEmailInput, generated: string, expiry: string |
             `<td style="${STYLE.td}">${htmlValue(line, input.timeZone)}</td></tr>`,
         )
         .join('');
-      return `<h2 style="${STYLE.h2}">${escapeHtml(section.heading)}</h2><table role="presentation" style="${STYLE.table}">${rows}</table>`;
+      const html = `<h2 style="${STYLE.h2}">${escapeHtml(section.heading)}</h2><table role="presentation" style="${STYLE.table}">${rows}</table>`;
+      return i === changesAfter(input) ? html + changes : html;
     })
     .join('');
   const links = input.links
@@ -103,6 +108,7 @@ function renderHtml(input: ReportEmailInput, generated: string, expiry: string |
     `<body style="${STYLE.body}"><div style="${STYLE.card}">` +
     `<h1 style="${STYLE.h1}">${escapeHtml(input.summary.title || input.reportName)}</h1>` +
     `<p style="${STYLE.muted}">Generated ${escapeHtml(generated)}</p>` +
+    (changesAfter(input) < 0 ? changes : '') +
     sections +
     (input.links.length > 0 ? `<h2 style="${STYLE.h2}">Files</h2><ul style="${STYLE.list}">${links}</ul>` : '') +
     expiryNote +
@@ -112,10 +118,13 @@ function renderHtml(input: ReportEmailInput, generated: string, expiry: string |
 
 function renderText(input: ReportEmailInput, generated: string, expiry: string | undefined): string {
   const lines: string[] = [input.summary.title || input.reportName, `Generated ${generated}`];
-  for (const section of input.summary.sections) {
+  const changes = input.changes ? renderChangesText(input.changes) : [];
+  if (changesAfter(input) < 0) lines.push(...changes);
+  input.summary.sections.forEach((section, i) => {
     lines.push('', section.heading);
     for (const line of section.lines) lines.push(`  ${line.label}: ${textValue(line, input.timeZone)}`);
-  }
+    if (i === changesAfter(input)) lines.push(...changes);
+  });
   if (input.links.length > 0) {
     lines.push('', 'Files');
     for (const link of input.links) {
@@ -126,16 +135,29 @@ function renderText(input: ReportEmailInput, generated: string, expiry: string |
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Index of the section the changes follow: the last headline section (role "headline"), or -1
+ * (before every section) when the Summary has none.
+ */
+function changesAfter(input: ReportEmailInput): number {
+  let last = -1;
+  input.summary.sections.forEach((section, i) => {
+    if ((section as { role?: unknown }).role === 'headline') last = i;
+  });
+  return last;
+}
+
 function htmlValue(line: SummaryLine, timeZone: string): string {
   const value = line.value;
   if (isLink(value)) return anchor(value.url, value.text);
-  return escapeHtml(formatValue(value, line.type, timeZone));
+  const delta = line.delta ? ` <span style="color:#616e7c;">(${escapeHtml(line.delta)})</span>` : '';
+  return escapeHtml(formatValue(value, line.type, timeZone)) + delta;
 }
 
 function textValue(line: SummaryLine, timeZone: string): string {
   const value = line.value;
   if (isLink(value)) return value.text === value.url ? value.url : `${value.text} <${value.url}>`;
-  return formatValue(value, line.type, timeZone);
+  return formatValue(value, line.type, timeZone) + (line.delta ? ` (${line.delta})` : '');
 }
 
 function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnType | undefined, timeZone: string): string {

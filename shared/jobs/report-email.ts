@@ -3,6 +3,7 @@ import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
 import { createLinkToken, type LinkKey } from '../links/link-token';
 import type { Storage } from '../storage/storage';
+import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition';
 import type { ExportResult } from '../report/run-export';
 
@@ -38,6 +39,7 @@ export async function buildReportEmail(
     summary: result.summary,
     links,
     linksExpireAt: expiresAt,
+    changes: changesDigest(result.changes, definition.timeZone),
   });
   const attachments: EmailAttachment[] = [];
   const workbook = result.manifest.files.find((f) => f.format === 'xlsx');

@@ -18,6 +18,7 @@ import type { RunTrigger } from './changes/manifest-changes';
 import type { ChangeReport } from './changes/model';
 import { CHANGES_CSV, changeReportFromManifest, writeChangesCsv } from './changes/outputs';
 import { startChangeTracking } from './changes/tracker';
+import { withDeltas } from './changes/deltas';
 
 export interface ExportDependencies {
   readonly source: PlanningSource;
@@ -182,7 +183,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       files.push(fileEntry(await finish(changesUpload), runFolder, 'csv', { changes: count }));
     }
     // --- end of the changes hook
-    const summary = buildSummary(definition, runId, startedAt, deps.sourceInfo, tableRows, datasets);
+    const summary = withDeltas(buildSummary(definition, runId, startedAt, deps.sourceInfo, tableRows, datasets), changed.report, definition.timeZone);
     if (workbook && xlsxUpload) {
       await workbook.writeSummary(summary);
       await workbook.close();

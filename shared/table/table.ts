@@ -66,6 +66,8 @@ export interface SummaryLine {
   readonly label: string;
   readonly value: CellValue;
   readonly type?: ColumnType;
+  /** The change since the run compared with, e.g. "+4 since 16 Nov" (shown beside the value). */
+  readonly delta?: string;
 }
 export interface SummarySection {
   readonly heading: string;

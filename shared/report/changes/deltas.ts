@@ -1,0 +1,60 @@
+import type { ReportSummary, SummaryLine, SummarySection } from '../../table/table';
+import type { ChangeReport } from './model';
+
+/**
+ * The Summary's headline figures with their change since the baseline run: "Open risks 42, +4 since
+ * 16 Nov". A figure is matched by its section heading and label in the baseline's manifest (which
+ * keeps the Summary's sections), so any number the Summary shows can carry a delta without the
+ * datasets knowing about the comparison. Headline sections are those with role "headline"; a
+ * Summary without roles gets deltas on its "Rows" section.
+ */
+export function withDeltas(summary: ReportSummary, changes: ChangeReport, timeZone: string): ReportSummary {
+  if (!changes.baseline || !changes.baselineFigures) return summary;
+  const old = baselineNumbers(changes.baselineFigures.sections);
+  if (old.size === 0) return summary;
+  const since = shortDate(changes.baseline.generatedAt, timeZone);
+  const hasRoles = summary.sections.some((s) => roleOf(s) !== undefined);
+  const isHeadline = (s: SummarySection) => (hasRoles ? roleOf(s) === 'headline' : s.heading === 'Rows');
+  return {
+    ...summary,
+    sections: summary.sections.map((section) => {
+      if (!isHeadline(section)) return section;
+      return {
+        ...section,
+        lines: section.lines.map((line): SummaryLine => {
+          const before = old.get(`${section.heading}\u001f${line.label}`);
+          if (typeof line.value !== 'number' || before === undefined) return line;
+          return { ...line, delta: deltaText(line.value - before, since) };
+        }),
+      };
+    }),
+  };
+}
+
+export function deltaText(difference: number, since: string): string {
+  const rounded = Math.round(difference * 100) / 100;
+  if (rounded === 0) return `unchanged since ${since}`;
+  return `${rounded > 0 ? '+' : '−'}${Math.abs(rounded).toLocaleString('en-US')} since ${since}`;
+}
+
+/** "16 Nov" in the report's zone (with the year when it is not this run's year, see the caller). */
+export function shortDate(date: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short' }).format(date);
+}
+
+function roleOf(section: SummarySection): string | undefined {
+  const role = (section as { role?: unknown }).role;
+  return typeof role === 'string' ? role : undefined;
+}
+
+function baselineNumbers(sections: unknown): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!Array.isArray(sections)) return out;
+  for (const section of sections as { heading?: unknown; lines?: unknown }[]) {
+    if (typeof section.heading !== 'string' || !Array.isArray(section.lines)) continue;
+    for (const line of section.lines as { label?: unknown; value?: unknown }[]) {
+      if (typeof line.label === 'string' && typeof line.value === 'number') out.set(`${section.heading}\u001f${line.label}`, line.value);
+    }
+  }
+  return out;
+}
