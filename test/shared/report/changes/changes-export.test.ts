@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition';
+import { changesDigest } from '../../../../shared/report/changes/digest';
 import { exportReport } from '../../../../shared/report/export-report';
 import type { ExportResult } from '../../../../shared/report/run-export';
 import { neutraliseFormula } from '../../../../shared/render/cell-text';
@@ -185,6 +186,16 @@ describe('changes since the last run (two exports into one root)', () => {
       scope: 0,
     });
     expect(second.manifest.files.find((f) => f.path === 'changes.csv')!.rows).toEqual({ changes: listed.length });
+
+    // The Summary's figures carry their deltas; the e-mail digest counts and lists the top changes.
+    const rows = second.summary.sections.find((x) => x.heading === 'Rows')!.lines;
+    const itemDelta = newItem.stories.length - f2.stories.length;
+    expect(rows.find((l) => l.label === 'risks')!.delta).toBe('unchanged since 16 Nov');
+    expect(rows.find((l) => l.label === 'board-items')!.delta).toBe(itemDelta === 0 ? 'unchanged since 16 Nov' : `${itemDelta > 0 ? '+' : '−'}${Math.abs(itemDelta)} since 16 Nov`);
+    const digest = changesDigest(second.changes, 'UTC');
+    expect(digest).toMatchObject({ since: '16 Nov 2026', note: null, counts: second.changes.counts, more: listed.length - 10 });
+    expect(digest.top).toHaveLength(10);
+    expect(digest.top[0]).toMatchObject({ table: 'Risks', kind: 'changed', what: 'Status' });
   });
 
   it('reports a board added to or removed from the selection as a scope change, not as its rows', async () => {
