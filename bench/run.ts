@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeMachine, machineLine, mark, progress, SECTION_IDS, table, type SectionId, type SectionResult } from './lib/common';
 import { updateDoc, type SectionBlock } from './lib/doc';
+import { runChangesSection } from './sections/changes';
 import { runColdStartSection } from './sections/cold-start';
 import { runE2eSection } from './sections/e2e';
 import { runFetchSection } from './sections/fetch';
@@ -70,6 +71,7 @@ const runners: Record<SectionId, () => Promise<SectionResult>> = {
   render: () => runRenderSection({ sizes, repeat }),
   e2e: () => runE2eSection(),
   cold: () => runColdStartSection({ repeat: Math.max(5, repeat) }),
+  changes: () => runChangesSection({ repeat }),
 };
 
 const started = performance.now();
