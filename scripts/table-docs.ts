@@ -5,6 +5,7 @@ import { BOARD_ITEM_COLUMNS } from '../shared/report/tables/board-items';
 import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../shared/report/tables/okrs';
 import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../shared/report/tables/pi-objectives';
 import { RISK_COLUMNS } from '../shared/report/tables/risks';
+import { CHANGES_TABLE } from '../shared/report/changes/model';
 
 /**
  * docs/tables.md is generated from the column definitions, and a test fails when it is stale, so the
@@ -50,6 +51,7 @@ export function renderTableDocs(): string {
     tableSection('pi-objective-items', 'One row per linked item and per sub-item of each PI objective; sub-items follow their item and are grouped under it in the worksheet.', itemsBase,
       `With \`additionalColumns: true\` these columns follow:\n\n| column | type | meaning |\n|---|---|---|\n${itemsExtra.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n')}`),
     tableSection('board-items', 'One row per feature and per story of the selected boards (default: all visible); each story follows its feature.', BOARD_ITEM_COLUMNS),
+    tableSection('changes', 'What changed since the earlier run the report is compared with ([changes.md](changes.md)): `changes.csv` and the workbook\'s `Changes` sheet, one row per change, grouped by table. When nothing could be compared, one `note` row says why.', CHANGES_TABLE.columns),
   ].join('\n');
 }
 

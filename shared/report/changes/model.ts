@@ -53,6 +53,8 @@ export interface ChangeReport {
   readonly rows: readonly ChangeRow[];
   /** The baseline manifest's summary figures (rows per table, risks by level, ...), for deltas. */
   readonly baselineFigures: Readonly<Record<string, unknown>> | null;
+  /** Table name → its sheet name in this run's workbook, for links to a row. */
+  readonly sheetNames: Readonly<Record<string, string>>;
 }
 
 export function emptyCounts(): ChangeCounts {

@@ -46,5 +46,6 @@ export function changeReportFromManifest(manifest: Manifest): ChangeReport {
     counts: changes?.counts ?? emptyCounts(),
     rows: [],
     baselineFigures: null,
+    sheetNames: {},
   };
 }

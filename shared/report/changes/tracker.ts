@@ -57,12 +57,14 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
   const tables: TableChanges[] = [];
   const rows: ChangeRow[] = [];
   const seen = new Set<string>();
+  const sheetNames: Record<string, string> = {};
 
   return {
     async openTable(dataset, table, resolvedSelectors) {
       const spec = changeSpecOf(table.name);
       if (!spec) return undefined;
       seen.add(table.name);
+      sheetNames[table.name] = sheetNameOf(table);
       const bound = bindSpec(spec, table);
       const header: SnapshotHeader = {
         format: SNAPSHOT_FORMAT,
@@ -144,6 +146,7 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
         counts,
         rows: ordered,
         baselineFigures: baseline ? baseline.manifest.summary : null,
+        sheetNames,
       };
       return Promise.resolve({
         report,
@@ -196,6 +199,12 @@ async function loadComparison(
     if (error instanceof SnapshotReadError) return unreadable(`could not be read: ${error.message}`);
     throw error;
   }
+}
+
+/** The sheet a table is written to: its title for people when it has one, else its name. */
+function sheetNameOf(table: TableDefinition): string {
+  const title = (table as { title?: unknown }).title;
+  return typeof title === 'string' && title !== '' ? title : table.name;
 }
 
 function rowsText(n: number): string {

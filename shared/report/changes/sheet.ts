@@ -1,0 +1,57 @@
+import type { Column, LinkValue, TableRow } from '../../table/table';
+import { changeRows } from './outputs';
+import { longDate } from './digest';
+import { CHANGES_TABLE, KIND_COLORS, type ChangeReport, type ChangeRow } from './model';
+
+/**
+ * The Changes sheet's content: a heading, one sentence (why nothing was compared, or the counts),
+ * then the change rows under a header, the kind cell coloured by kind and the key linked to the
+ * item in its tracker or to its row in this workbook. The renderer only lays it out.
+ */
+export interface ChangesSheetContent {
+  readonly heading: string;
+  readonly sentence: string;
+  readonly columns: readonly Column[];
+  readonly rows: readonly TableRow[];
+}
+
+export const CHANGES_SHEET_NAME = 'Changes';
+
+/** The sheet shows the link on the key instead of in a column of its own. */
+const SHEET_COLUMNS: readonly Column[] = CHANGES_TABLE.columns
+  .filter((c) => c.key !== 'link')
+  .map((c) => (c.key === 'key' ? { ...c, type: 'link' as const } : c));
+const KIND_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'kind');
+
+export function changesSheetContent(report: ChangeReport, timeZone: string): ChangesSheetContent {
+  const since = report.baseline ? longDate(report.baseline.generatedAt, timeZone) : null;
+  const heading = since ? `Changes since ${since} (run ${report.baseline!.runId})` : 'Changes';
+  const c = report.counts;
+  const total = c.added + c.removed + c.changed + c.scope;
+  const sentence =
+    report.note ??
+    (total === 0
+      ? `Nothing changed since ${since ?? 'the earlier run'}.`
+      : `${c.added} added, ${c.removed} removed, ${c.changed} changed${c.scope ? `, ${c.scope} selection ${c.scope === 1 ? 'change' : 'changes'}` : ''}.`);
+  return {
+    heading,
+    sentence,
+    columns: SHEET_COLUMNS,
+    rows: changeRows(report).map((change) => sheetRow(change, report.sheetNames)),
+  };
+}
+
+function sheetRow(change: ChangeRow, sheets: Readonly<Record<string, string>>): TableRow {
+  return {
+    values: [change.tableLabel, change.kind, keyCell(change, sheets), change.title, change.what, change.from, change.to],
+    fill: { column: KIND_COLUMN, color: KIND_COLORS[change.kind] },
+  };
+}
+
+function keyCell(change: ChangeRow, sheets: Readonly<Record<string, string>>): LinkValue | string | null {
+  if (change.key === null) return null;
+  if (change.link) return { text: change.key, url: change.link };
+  const sheet = sheets[change.table];
+  if (change.sheetRow !== null && sheet) return { text: change.key, url: `#'${sheet.replace(/'/g, "''")}'!A${change.sheetRow}` };
+  return change.key;
+}
