@@ -1,7 +1,7 @@
 import type { TableRow } from '../../table/table';
 import { emptyCounts, type ChangeCounts, type ChangeRow } from './model';
 import { readSnapshot, SnapshotReadError, type SnapshotHeader } from './snapshot';
-import { displayValue, fingerprint, type BoundSpec, type SnapshotValue } from './specs';
+import { displayValue, type BoundSpec, type SnapshotValue } from './specs';
 
 /**
  * The comparison of one table with its baseline snapshot. The baseline is streamed into a map of
@@ -43,7 +43,7 @@ export class TableComparison {
           if (refusal !== undefined) throw new StopReading();
           comparison = new TableComparison(bound, bytes, header, current);
         },
-        (row, valuesJson) => comparison!.remaining.set(row.key, fingerprint(valuesJson)),
+        { onKey: (key, print) => comparison!.remaining.set(key, print) },
       );
     } catch (error) {
       if (!(error instanceof StopReading)) throw error;
@@ -53,8 +53,8 @@ export class TableComparison {
     return comparison;
   }
 
-  /** Compares one row of this run; `valuesJson` is the serialised tracked values (see SnapshotWriter). */
-  row(row: TableRow, sheetRow: number, values: readonly SnapshotValue[], valuesJson: string): void {
+  /** Compares one row of this run; `print` is the fingerprint of its tracked values (see SnapshotWriter). */
+  row(row: TableRow, sheetRow: number, values: readonly SnapshotValue[], print: number): void {
     const key = this.bound.keyOf(row);
     const before = this.remaining.get(key);
     if (before === undefined) {
@@ -67,7 +67,7 @@ export class TableComparison {
       return;
     }
     this.remaining.delete(key);
-    if (before !== fingerprint(valuesJson)) this.changed.set(key, this.candidate(row, key, sheetRow, values));
+    if (before !== print) this.changed.set(key, this.candidate(row, key, sheetRow, values));
   }
 
   /** Ends the comparison: the second pass over the baseline, then the change rows in order. */
@@ -79,7 +79,8 @@ export class TableComparison {
     const scopeRemoved = new Map<string, number>();
     const oldValues = new Map<string, readonly SnapshotValue[]>();
     if (this.remaining.size > 0 || this.changed.size > 0) {
-      await readSnapshot(this.baselineBytes, () => undefined, (old) => {
+      const want = (key: string) => this.changed.has(key) || this.remaining.has(key);
+      await readSnapshot(this.baselineBytes, () => undefined, { want, onRow: (old) => {
         if (this.changed.has(old.key)) {
           oldValues.set(old.key, old.values);
         } else if (this.remaining.has(old.key)) {
@@ -89,9 +90,9 @@ export class TableComparison {
             return;
           }
           counts.removed++;
-          removed.push(this.changeRow('removed', old.display, old.link, null, old.title, 'removed', null, null));
+          removed.push(this.changeRow('removed', old.display, null, null, old.title, 'removed', null, null));
         }
-      });
+      } });
     }
     for (const [key, now] of this.changed) {
       const before = oldValues.get(key);

@@ -4,12 +4,13 @@ import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, createGzip } from 'node:zlib';
 import * as z from 'zod';
 import { ExporterError, StorageError } from '../../core/errors';
-import type { SnapshotValue } from './specs';
+import { fingerprint, type SnapshotValue } from './specs';
 
 /**
  * A table's snapshot: gzip-compressed NDJSON beside the manifest (`snapshots/<table>.ndjson.gz`).
  * Line 1 is the header (the table's columns, the tracked fields, the selection it was exported
- * with); every further line is one row: `[key, shownKey, title, scopeUnit, link, [tracked values]]`.
+ * with); every further line is one row: `[fingerprint, key, shownKey, title, scopeUnit, [tracked values]]`,
+ * the fingerprint first so the first pass over a baseline reads it and the key without parsing the rest.
  * Only the key, what a change row shows, and the tracked fields are kept: at 300,000 board items a
  * snapshot is a few MB, where the CSV is a hundred.
  */
@@ -38,22 +39,32 @@ export interface SnapshotRow {
   readonly display: string;
   readonly title: string | null;
   readonly scope: string | null;
-  readonly link: string | null;
   readonly values: readonly SnapshotValue[];
+}
+
+/**
+ * Titles are kept to this many characters (a removed row is shown by its key and the start of its
+ * title): board-item summaries run to hundreds of characters, and serialising and compressing them
+ * in full was most of the snapshot's cost at 300,000 rows.
+ */
+export const SNAPSHOT_TITLE_CHARS = 120;
+
+export function snapshotTitle(title: string | null): string | null {
+  return title !== null && title.length > SNAPSHOT_TITLE_CHARS ? `${title.slice(0, SNAPSHOT_TITLE_CHARS - 1)}…` : title;
 }
 
 /** Rows are joined to about this many characters before a write, as in the CSV renderer. */
 const CHUNK_CHARS = 64 * 1024;
 
 export interface SnapshotWriter {
-  /** Adds one row; the fingerprint text is returned so the caller does not serialise the values twice. */
-  write(row: SnapshotRow): { valuesJson: string; pending: Promise<void> | undefined };
+  /** Adds one row; its fingerprint is returned so the caller does not compute it twice. */
+  write(row: SnapshotRow): { fingerprint: number; pending: Promise<void> | undefined };
   close(): Promise<void>;
 }
 
 export function openSnapshotWriter(out: Writable, header: SnapshotHeader): SnapshotWriter {
-  // Level 4: 3 % larger than 6 and half the time; the snapshot is written while the rows stream.
-  const gzip = createGzip({ level: 4 });
+  // Level 1: the snapshot is written while the rows stream, and speed matters more than 20 % of a few MB.
+  const gzip = createGzip({ level: 1 });
   const done = pipeline(gzip, out);
   // Observed by close(); until then a failure must not be an unhandled rejection.
   done.catch(() => undefined);
@@ -80,8 +91,11 @@ export function openSnapshotWriter(out: Writable, header: SnapshotHeader): Snaps
     write(row) {
       if (closed) throw new ExporterError(`The snapshot of "${header.table}" is closed`);
       const valuesJson = JSON.stringify(row.values);
-      pending += `[${JSON.stringify(row.key)},${JSON.stringify(row.display)},${JSON.stringify(row.title)},${JSON.stringify(row.scope)},${JSON.stringify(row.link)},${valuesJson}]\n`;
-      return { valuesJson, pending: pending.length >= CHUNK_CHARS ? flush() : undefined };
+      const print = fingerprint(valuesJson);
+      // The shown key is usually the key itself (or its tail): written as 0 then, to keep snapshots small.
+      const display = row.display === row.key ? '0' : JSON.stringify(row.display);
+      pending += `[${print},${JSON.stringify(row.key)},${display},${JSON.stringify(snapshotTitle(row.title))},${JSON.stringify(row.scope)},${valuesJson}]\n`;
+      return { fingerprint: print, pending: pending.length >= CHUNK_CHARS ? flush() : undefined };
     },
     async close() {
       if (closed) throw new ExporterError(`The snapshot of "${header.table}" is closed`);
@@ -101,13 +115,17 @@ export function openSnapshotWriter(out: Writable, header: SnapshotHeader): Snaps
 export class SnapshotReadError extends ExporterError {}
 
 /**
- * Reads a stored snapshot line by line: the header, then each row. The bytes are decompressed as a
- * stream, so only one chunk of text is held at a time. Anything malformed is a SnapshotReadError.
+ * Reads a stored snapshot line by line: the header, then each row, either in full (`onRow`) or only
+ * its key and fingerprint (`onKey`, the first pass: no JSON parsing for keys without escapes). The
+ * bytes are decompressed as a stream, so only one chunk of text is held at a time. Anything
+ * malformed is a SnapshotReadError.
  */
 export async function readSnapshot(
   bytes: Uint8Array,
   onHeader: (header: SnapshotHeader) => void,
-  onRow: (row: SnapshotRow, valuesJson: string) => void,
+  on:
+    | { readonly onRow: (row: SnapshotRow) => void; readonly want?: (key: string) => boolean }
+    | { readonly onKey: (key: string, fingerprint: number) => void },
 ): Promise<void> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
@@ -129,15 +147,31 @@ export async function readSnapshot(
       onHeader(header);
       return;
     }
-    if (!Array.isArray(parsed) || parsed.length !== 6 || typeof parsed[0] !== 'string' || !Array.isArray(parsed[5])) {
+    if (!Array.isArray(parsed) || parsed.length !== 6 || typeof parsed[0] !== 'number' || typeof parsed[1] !== 'string' || !Array.isArray(parsed[5])) {
       throw new SnapshotReadError(`line ${lineNo} is not a snapshot row`);
     }
-    const [key, display, title, scope, link, values] = parsed as [string, unknown, unknown, unknown, unknown, SnapshotValue[]];
-    onRow(
-      { key, display: typeof display === 'string' ? display : key, title: textOrNull(title), scope: textOrNull(scope), link: textOrNull(link), values },
-      // Re-serialised rather than sliced from the line: the same text the writer hashed.
-      JSON.stringify(values),
-    );
+    const [print, key, display, title, scope, values] = parsed as [number, string, unknown, unknown, unknown, SnapshotValue[]];
+    if ('onKey' in on) on.onKey(key, print);
+    else on.onRow({ key, display: typeof display === 'string' ? display : key, title: textOrNull(title), scope: textOrNull(scope), values });
+  };
+  /**
+   * `[<fingerprint>,"<key>",` read with indexOf when the key has no escapes: the first pass needs
+   * nothing else, and the second parses only the rows it wants.
+   */
+  const quick = 'onKey' in on ? on.onKey : undefined;
+  const want = 'want' in on ? on.want : undefined;
+  const takeQuick = (line: string): boolean => {
+    if ((!quick && !want) || !header || line.charCodeAt(0) !== 91 /* [ */) return false;
+    const comma = line.indexOf(',');
+    if (comma < 0 || line.charCodeAt(comma + 1) !== 34 /* " */) return false;
+    const close = line.indexOf('"', comma + 2);
+    const key = line.slice(comma + 2, close);
+    const print = Number(line.slice(1, comma));
+    if (close < 0 || key.includes('\\') || !Number.isSafeInteger(print)) return false;
+    if (want && want(key)) return false;
+    lineNo++;
+    quick?.(key, print);
+    return true;
   };
   try {
     for await (const chunk of Readable.from([Buffer.from(bytes)]).pipe(createGunzip())) {
@@ -145,7 +179,8 @@ export async function readSnapshot(
       let newline = rest.indexOf('\n');
       let start = 0;
       while (newline >= 0) {
-        take(rest.slice(start, newline));
+        const line = rest.slice(start, newline);
+        if (!takeQuick(line)) take(line);
         start = newline + 1;
         newline = rest.indexOf('\n', start);
       }

@@ -88,10 +88,9 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
             display: bound.displayOf(row),
             title: bound.titleOf(row),
             scope: bound.scopeOf(row),
-            link: bound.linkOf(row),
             values,
           });
-          if (comparison instanceof TableComparison) comparison.row(row, count + 1, values, written.valuesJson);
+          if (comparison instanceof TableComparison) comparison.row(row, count + 1, values, written.fingerprint);
           return written.pending;
         },
         async close() {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition';
+import { snapshotTitle } from '../../../../shared/report/changes/snapshot';
 import { changesDigest } from '../../../../shared/report/changes/digest';
 import { exportReport } from '../../../../shared/report/export-report';
 import type { ExportResult } from '../../../../shared/report/run-export';
@@ -159,7 +160,7 @@ describe('changes since the last run (two exports into one root)', () => {
         fieldChanges('Risks', r.key, r.title, before.get(r.id)!, riskFields(sim.tenant.risk(r.id)!)),
       ),
       { table: 'Risks', kind: 'added', key: added.key, title: 'Vendor insolvency', change: 'added', from: '', to: '' },
-      { table: 'Risks', kind: 'removed', key: toRemove.key, title: toRemove.title, change: 'removed', from: '', to: '' },
+      { table: 'Risks', kind: 'removed', key: toRemove.key, title: snapshotTitle(toRemove.title)!, change: 'removed', from: '', to: '' },
       { table: 'Strategic themes', kind: 'changed', key: theme.key, title: theme.title, change: 'Progress', from: pct(progressBefore), to: pct(progressBefore + 10) },
       ...fieldChanges('OKRs', objective.key, objective.title, objectiveBefore, { Progress: '77.5 %', Status: 'At Risk', 'Actual BV': '9' }),
       { table: 'PI objectives', kind: 'changed', key: piObjective.id, title: piObjective.title, change: 'Completion', from: pct(Number(piRow.completion)), to: '88 %' },
@@ -169,8 +170,8 @@ describe('changes since the last run (two exports into one root)', () => {
       ...fieldChanges('Board items', f1.externalKey, f1.summary, { Team: f1Teams, Sprint: f1Sprints, Estimate: str(f1.estimates) }, { Team: otherTeam, Sprint: otherSprint, Estimate: '21' }),
       { table: 'Board items', kind: 'added', key: newItem.externalKey, title: 'Checkout redesign', change: 'added', from: '', to: '' },
       ...newItem.stories.map((s) => ({ table: 'Board items', kind: 'added', key: s.externalKey, title: s.summary, change: 'added', from: '', to: '' })),
-      { table: 'Board items', kind: 'removed', key: f2.externalKey, title: f2.summary, change: 'removed', from: '', to: '' },
-      ...f2.stories.map((s) => ({ table: 'Board items', kind: 'removed', key: s.externalKey, title: s.summary, change: 'removed', from: '', to: '' })),
+      { table: 'Board items', kind: 'removed', key: f2.externalKey, title: snapshotTitle(f2.summary)!, change: 'removed', from: '', to: '' },
+      ...f2.stories.map((s) => ({ table: 'Board items', kind: 'removed', key: s.externalKey, title: snapshotTitle(s.summary)!, change: 'removed', from: '', to: '' })),
     ];
     const listed = await changesCsv(second);
     expect(sortChanges(listed)).toEqual(sortChanges(asCsv(expected)));
