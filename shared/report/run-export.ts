@@ -180,7 +180,9 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     if (wantsCsv) {
       const changesUpload = upload(CHANGES_CSV, 'csv');
       const count = await writeChangesCsv(changed.report, changesUpload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone });
-      files.push(fileEntry(await finish(changesUpload), runFolder, 'csv', { changes: count }));
+      const object = await finish(changesUpload);
+      await deps.storage.annotate(`${runFolder}/${CHANGES_CSV}`, { ...metadata, rows: String(count) });
+      files.push(fileEntry(object, runFolder, 'csv', { changes: count }));
     }
     // --- end of the changes hook
     const summary = withDeltas(buildSummary(definition, runId, startedAt, deps.sourceInfo, tableRows, datasets), changed.report, definition.timeZone);

@@ -47,7 +47,10 @@ describe('export-report handler', () => {
     expect(outcome.status).toBe('succeeded');
     const folder = 'reports/weekly/dt=2026-11-23/run=s-20261123T060000Z';
     expect(await keysUnder(h, `${folder}/`)).toEqual(
-      [`${folder}/board-items.csv`, `${folder}/manifest.json`, `${folder}/risks.csv`, `${folder}/weekly.xlsx`].sort(),
+      [
+        `${folder}/board-items.csv`, `${folder}/changes.csv`, `${folder}/manifest.json`, `${folder}/risks.csv`, `${folder}/weekly.xlsx`,
+        `${folder}/snapshots/board-items.ndjson.gz`, `${folder}/snapshots/risks.ndjson.gz`,
+      ].sort(),
     );
     const manifest = JSON.parse(await objectText(h, `${folder}/manifest.json`));
     expect(JSON.parse(await objectText(h, 'reports/weekly/latest.json')).manifest).toBe('weekly/dt=2026-11-23/run=s-20261123T060000Z/manifest.json');
@@ -58,7 +61,8 @@ describe('export-report handler', () => {
     expect(mail.destination.to).toEqual(['team@example.test']);
     expect(mail.subject).toContain('Weekly <Planning> & Risks');
     expect(mail.body.html).toContain('Weekly &lt;Planning&gt; &amp; Risks');
-    expect(mail.body.text).toBeTruthy();
+    expect(mail.body.text).toContain('What changed\n  This is the first run of this report, so there is nothing to compare with yet.');
+    expect(manifest.changes).toMatchObject({ trigger: 'scheduled', previous: null, baseline: null });
     const links = [...new Set([...(mail.body.html ?? '').matchAll(/https:\/\/api\.example\.test\/links\/([A-Za-z0-9_.-]+)/g)].map((m) => m[1]!))];
     expect(links).toHaveLength(manifest.files.length);
 

@@ -72,7 +72,7 @@ describe('a 100,000-row export to S3', () => {
       expect(sha256(bytes)).toBe(file.sha256);
       if (file.format === 'csv') {
         const rows: string[][] = parse(Buffer.from(bytes), { bom: true });
-        expect(rows.length - 1).toBe(file.rows['board-items']);
+        expect(rows.length - 1).toBe(Object.values(file.rows)[0]);
       }
     }
   });
