@@ -19,6 +19,7 @@ import type { ChangeReport } from './changes/model';
 import { CHANGES_CSV, changeReportFromManifest, writeChangesCsv } from './changes/outputs';
 import { startChangeTracking } from './changes/tracker';
 import { withDeltas } from './changes/deltas';
+import { changesSheetContent, writeChangesSheet } from './changes/sheet';
 
 export interface ExportDependencies {
   readonly source: PlanningSource;
@@ -184,6 +185,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       await deps.storage.annotate(`${runFolder}/${CHANGES_CSV}`, { ...metadata, rows: String(count) });
       files.push(fileEntry(object, runFolder, 'csv', { changes: count }));
     }
+    if (workbook) await writeChangesSheet(workbook, changesSheetContent(changed.report, definition.timeZone));
     // --- end of the changes hook
     const summary = withDeltas(buildSummary(definition, runId, startedAt, deps.sourceInfo, tableRows, datasets), changed.report, definition.timeZone);
     if (workbook && xlsxUpload) {

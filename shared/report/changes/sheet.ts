@@ -1,3 +1,4 @@
+import type { XlsxWorkbook } from '../../render/xlsx/workbook';
 import type { Column, LinkValue, TableRow } from '../../table/table';
 import { changeRows } from './outputs';
 import { longDate } from './digest';
@@ -54,4 +55,21 @@ function keyCell(change: ChangeRow, sheets: Readonly<Record<string, string>>): L
   const sheet = sheets[change.table];
   if (change.sheetRow !== null && sheet) return { text: change.key, url: `#'${sheet.replace(/'/g, "''")}'!A${change.sheetRow}` };
   return change.key;
+}
+
+/**
+ * Writes the Changes sheet through the workbook's ordinary sheet writer, after the data sheets: the
+ * heading and the sentence become the first rows (kind "note"), then the changes.
+ */
+export async function writeChangesSheet(workbook: XlsxWorkbook, content: ChangesSheetContent): Promise<void> {
+  const sink = workbook.openSheet({ name: CHANGES_SHEET_NAME, columns: content.columns });
+  const intro: TableRow[] = [content.heading, content.sentence].map((text) => ({
+    values: ['', 'note', null, text],
+    fill: { column: KIND_COLUMN, color: KIND_COLORS.note },
+  }));
+  for (const row of [...intro, ...content.rows]) {
+    const pending = sink.writeRow(row);
+    if (pending) await pending;
+  }
+  await sink.close();
 }

@@ -10,7 +10,8 @@ import type { ExportResult } from '../../../../shared/report/run-export';
 import { neutraliseFormula } from '../../../../shared/render/cell-text';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RiskRecord, type RunningSimulator } from '../../../../simulator/index';
-import { csvObjects, readCsv } from '../../../support/read-output';
+import { csvObjects, readCsv, readWorkbook } from '../../../support/read-output';
+import { KIND_COLORS } from '../../../../shared/report/changes/model';
 
 const BASE: ReportDefinitionInput = {
   name: 'weekly',
@@ -69,6 +70,24 @@ describe('changes since the last run (two exports into one root)', () => {
     csvObjects(await readCsv(join(root, result.runFolder, 'changes.csv'))).map((r) => ({
       table: r.table!, kind: r.kind!, key: r.key!, title: r.title!, change: r.change!, from: r.from!, to: r.to!,
     }));
+  /** The Changes sheet: its place among the sheets, its two intro lines, and its change rows with fills and links. */
+  const changesSheet = async (result: ExportResult) => {
+    const workbook = await readWorkbook(join(root, result.runFolder, 'weekly.xlsx'));
+    const names = workbook.worksheets.map((w) => w.name);
+    const sheet = workbook.getWorksheet('Changes')!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const text = (r: number, c: number) => sheet.getRow(r).getCell(c).text;
+    const rows: (Change & { fill: string | undefined; link: string | undefined })[] = [];
+    for (let r = 4; r <= sheet.rowCount; r++) {
+      const keyCell = sheet.getRow(r).getCell(3);
+      const fill = sheet.getRow(r).getCell(2).fill as { fgColor?: { argb?: string } } | undefined;
+      rows.push({
+        table: text(r, 1), kind: text(r, 2), key: keyCell.text, title: text(r, 4), change: text(r, 5), from: text(r, 6), to: text(r, 7),
+        fill: fill?.fgColor?.argb, link: (keyCell.value as { hyperlink?: string } | null)?.hyperlink,
+      });
+    }
+    return { names, header, intro: [text(2, 4), text(3, 4)], rows };
+  };
   /** What the CSV holds for a title typed as `text` (formulas neutralised, docs/formats.md). */
   const asCsv = (list: Change[]) => list.map((c) => ({ ...c, title: c.title && neutraliseFormula(c.title) }));
 
@@ -84,6 +103,9 @@ describe('changes since the last run (two exports into one root)', () => {
   it('says why on a first run, and lists every change, and nothing else, on the next', async () => {
     const first = await run(BASE, '2026-11-16T06:00:00Z', 'r1');
     expect(first.changes.baseline).toBeNull();
+    const firstSheet = await changesSheet(first);
+    expect(firstSheet.intro).toEqual(['Changes', 'This is the first run of this report, so there is nothing to compare with yet.']);
+    expect(firstSheet.rows).toEqual([expect.objectContaining({ table: 'All tables', kind: 'note', title: 'This is the first run of this report, so there is nothing to compare with yet.' })]);
     expect(await changesCsv(first)).toEqual([
       expect.objectContaining({ table: 'All tables', kind: 'note', title: 'This is the first run of this report, so there is nothing to compare with yet.' }),
     ]);
@@ -187,6 +209,24 @@ describe('changes since the last run (two exports into one root)', () => {
       scope: 0,
     });
     expect(second.manifest.files.find((f) => f.path === 'changes.csv')!.rows).toEqual({ changes: listed.length });
+
+    // The workbook's Changes sheet: the same rows, each kind cell coloured, item keys linked to the tracker.
+    const sheet = await changesSheet(second);
+    expect(sheet.names[sheet.names.length - 1]).toBe('Changes');
+    expect(sheet.header).toEqual(['table', 'kind', 'key', 'title', 'change', 'from', 'to']);
+    expect(sheet.intro).toEqual([
+      'Changes since 16 Nov 2026 (run r1)',
+      `${second.changes.counts.added} added, ${second.changes.counts.removed} removed, ${second.changes.counts.changed} changed.`,
+    ]);
+    const sheetChanges = sheet.rows.map(({ fill: _f, link: _l, ...c }) => c);
+    expect(sortChanges(sheetChanges)).toEqual(sortChanges(expected));
+    // Row by row the same as changes.csv (whose titles are formula-neutralised).
+    expect(sheetChanges.map((c) => ({ ...c, title: c.title && neutraliseFormula(c.title) }))).toEqual(listed);
+    for (const row of sheet.rows) {
+      expect(row.fill).toBe(`FF${KIND_COLORS[row.kind as keyof typeof KIND_COLORS].slice(1).toUpperCase()}`);
+    }
+    const linked = sheet.rows.find((r) => r.key === f1.externalKey)!;
+    expect(linked.link).toBe(f1.externalUrl);
 
     // The Summary's figures carry their deltas; the e-mail digest counts and lists the top changes.
     const rows = second.summary.sections.find((x) => x.heading === 'Rows')!.lines;
