@@ -109,7 +109,8 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
             if (note !== null) {
               rows.push({
                 table: table.name, tableLabel: spec.label, kind: comparison?.scope ? 'scope' : 'note', key: null, link: null,
-                sheetRow: null, title: note, what: comparison?.scope ? 'added to the report' : 'not compared', from: null, to: null,
+                sheetRow: null, title: note, what: comparison?.scope ? 'added to the report' : 'not compared', from: null,
+                to: comparison?.scope ? rowsText(count) : null,
               });
             }
             tables.push({ table: table.name, label: spec.label, compared: false, note, counts });
