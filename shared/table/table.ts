@@ -73,6 +73,17 @@ export interface SummarySection {
   readonly heading: string;
   readonly lines: readonly SummaryLine[];
 }
+/**
+ * A small sheet written whole (the Changes sheet): a heading, one sentence, then a table whose rows
+ * may carry a fill and links like a data sheet's.
+ */
+export interface LeadingSheet {
+  readonly heading: string;
+  readonly sentence: string;
+  readonly columns: readonly Column[];
+  readonly rows: readonly TableRow[];
+}
+
 export interface ReportSummary {
   readonly title: string;
   readonly sections: readonly SummarySection[];

@@ -1,5 +1,5 @@
 import type { XlsxWorkbook } from '../../render/xlsx/workbook';
-import type { Column, LinkValue, TableRow } from '../../table/table';
+import type { Column, LeadingSheet, LinkValue, TableRow } from '../../table/table';
 import { changeRows } from './outputs';
 import { longDate } from './digest';
 import { CHANGES_TABLE, KIND_COLORS, type ChangeReport, type ChangeRow } from './model';
@@ -9,12 +9,7 @@ import { CHANGES_TABLE, KIND_COLORS, type ChangeReport, type ChangeRow } from '.
  * then the change rows under a header, the kind cell coloured by kind and the key linked to the
  * item in its tracker or to its row in this workbook. The renderer only lays it out.
  */
-export interface ChangesSheetContent {
-  readonly heading: string;
-  readonly sentence: string;
-  readonly columns: readonly Column[];
-  readonly rows: readonly TableRow[];
-}
+export type ChangesSheetContent = LeadingSheet;
 
 export const CHANGES_SHEET_NAME = 'Changes';
 
