@@ -45,7 +45,7 @@ describe('the handler lifecycle', () => {
     const addContext = vi.spyOn(powertools.logger, 'addContext');
     const handler = withLifecycle(powertools, async () => 'ok');
     await handler({}, context);
-    await handler({}, { ...context, awsRequestId: 'req-2' } as Context);
+    await handler({}, { ...context, awsRequestId: 'req-2' });
     expect(addContext.mock.calls.map(([c]) => c.awsRequestId)).toEqual(['req-1', 'req-2']);
   });
 });
