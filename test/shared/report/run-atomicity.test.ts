@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanningApiError } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
@@ -32,6 +33,12 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
+/** A member of `target`, methods bound to it (the client keeps private fields). */
+function bound(target: object, prop: string | symbol): unknown {
+  const value = Reflect.get(target, prop, target) as unknown;
+  return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+}
+
 function recordingLog(): Log & { warnings: string[] } {
   const warnings: string[] = [];
   return { warnings, debug: () => undefined, info: () => undefined, error: () => undefined, warn: (message: string) => void warnings.push(message) } as Log & { warnings: string[] };
@@ -52,7 +59,7 @@ describe('runs that cannot corrupt each other', () => {
   function gatedSource(wait: Promise<void>, fail: boolean): PlanningSource {
     const inner = client();
     return new Proxy(inner, {
-      get(target, prop, receiver) {
+      get(target, prop) {
         if (prop === 'listBoardItems') {
           return async function* (boardId: string, options?: { fields?: readonly string[] }) {
             await wait;
@@ -60,7 +67,7 @@ describe('runs that cannot corrupt each other', () => {
             yield* target.listBoardItems(boardId, options);
           };
         }
-        return Reflect.get(target, prop, receiver) as unknown;
+        return bound(target, prop);
       },
     });
   }
@@ -216,7 +223,7 @@ describe('runs that cannot corrupt each other', () => {
       const newerDone = gate();
       // The older run is held just before it writes latest.json, after it has read it.
       const held: Storage = new Proxy(storage(at), {
-        get(target, prop, receiver) {
+        get(target, prop) {
           if (prop === 'putObject') {
             return async (key: string, body: string | Uint8Array, meta: Parameters<Storage['putObject']>[2]) => {
               if (key.endsWith('latest.json')) {
@@ -226,7 +233,7 @@ describe('runs that cannot corrupt each other', () => {
               return target.putObject(key, body, meta);
             };
           }
-          return Reflect.get(target, prop, receiver) as unknown;
+          return bound(target, prop);
         },
       });
       const older = runExport(def, {
@@ -267,13 +274,18 @@ describe('runs that cannot corrupt each other', () => {
       // The board items hang, so the child is killed with risks.csv stored and the workbook half written.
       let hang = true;
       sim.injectFault({ status: 'slow', delayMs: 30_000, times: 1000, match: (r) => hang && r.path.endsWith('/items') });
-      const child = spawn(process.execPath, ['--import', 'tsx', join(process.cwd(), 'cli/export.ts'), '--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out', '--run-id', 'killed-1', '--quiet'], { cwd: at, stdio: 'ignore' });
-      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const child = spawn(process.execPath, ['--import', pathToFileURL(join(process.cwd(), 'node_modules/tsx/dist/loader.mjs')).href, join(process.cwd(), 'cli/export.ts'), '--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out', '--run-id', 'killed-1', '--quiet'], { cwd: at, stdio: 'ignore' });
+      let gone = false;
+      const exited = new Promise((resolve) => child.once('exit', (code) => {
+        gone = true;
+        resolve(code);
+      }));
       const folder = join(at, 'out', 'killed', `dt=${new Date().toISOString().slice(0, 10)}`, 'run=killed-1');
       // Wait for the event (the CSV renamed into place), by watching the folder it appears in.
       for (;;) {
         const files = await readdir(folder).catch(() => [] as string[]);
         if (files.includes('risks.csv') && files.some((f) => f.endsWith('.partial'))) break;
+        if (gone) throw new Error(`the export process ended before it could be killed (${await exited})`);
         await new Promise((resolve) => setImmediate(resolve));
       }
       child.kill('SIGKILL');
