@@ -31,7 +31,7 @@ export async function publishLatest(input: PublishLatestInput): Promise<boolean>
   const { storage, ledger, pointer, now, log } = input;
   const key = ledgerKey('latest', pointer.report);
   const limit = new Date(now.getTime() + FUTURE_SKEW_MS).toISOString();
-  let moved = false;
+  let moved: boolean;
   for (let round = 0; ; round++) {
     if (round >= MAX_ROUNDS) throw new StorageError(`could not move latest of "${pointer.report}": the ledger ${ledger.describe()} kept changing`);
     const entry = await ledger.get(key);

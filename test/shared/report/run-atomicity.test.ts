@@ -41,7 +41,7 @@ function bound(target: object, prop: string | symbol): unknown {
 
 function recordingLog(): Log & { warnings: string[] } {
   const warnings: string[] = [];
-  return { warnings, debug: () => undefined, info: () => undefined, error: () => undefined, warn: (message: string) => void warnings.push(message) } as Log & { warnings: string[] };
+  return { warnings, debug: () => undefined, info: () => undefined, error: () => undefined, warn: (message: string) => void warnings.push(message) };
 }
 
 describe('runs that cannot corrupt each other', () => {
@@ -276,7 +276,7 @@ describe('runs that cannot corrupt each other', () => {
       sim.injectFault({ status: 'slow', delayMs: 30_000, times: 1000, match: (r) => hang && r.path.endsWith('/items') });
       const child = spawn(process.execPath, ['--import', pathToFileURL(join(process.cwd(), 'node_modules/tsx/dist/loader.mjs')).href, join(process.cwd(), 'cli/export.ts'), '--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out', '--run-id', 'killed-1', '--quiet'], { cwd: at, stdio: 'ignore' });
       let gone = false;
-      const exited = new Promise((resolve) => child.once('exit', (code) => {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
         gone = true;
         resolve(code);
       }));
@@ -285,7 +285,7 @@ describe('runs that cannot corrupt each other', () => {
       for (;;) {
         const files = await readdir(folder).catch(() => [] as string[]);
         if (files.includes('risks.csv') && files.some((f) => f.endsWith('.partial'))) break;
-        if (gone) throw new Error(`the export process ended before it could be killed (${await exited})`);
+        if (gone) throw new Error(`the export process ended before it could be killed (exit code ${String(await exited)})`);
         await new Promise((resolve) => setImmediate(resolve));
       }
       child.kill('SIGKILL');
