@@ -4,9 +4,11 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanningApiError } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
+import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { describeSource } from '../../../shared/planning-api/credentials';
 import { parseReportDefinition, type ReportDefinition } from '../../../shared/report/definition';
@@ -14,9 +16,12 @@ import { createExportClient } from '../../../shared/report/export-report';
 import type { PlanningSource } from '../../../shared/report/planning-source';
 import { runExport, type ExportResult } from '../../../shared/report/run-export';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
+import { S3Storage } from '../../../shared/storage/s3-storage';
 import type { Storage } from '../../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
+import { startDynalite } from '../../support/dynalite';
 import { readCsv } from '../../support/read-output';
+import { startS3rver } from '../../support/s3rver';
 
 /**
  * The fault suite of issue 12 for runs (defects 1, 4, 5, 6, 7): overlapping attempts of one run id,
@@ -167,6 +172,60 @@ describe('runs that cannot corrupt each other', () => {
     expect(tally.failed).toBe(10);
     expect(tally.rowsLost).toBe(0);
     console.info(`overlapping attempts: 20 trials, ${tally.inProgress} refused as in progress, ${tally.failed} failed cleanly, rows lost ${tally.rowsLost}`);
+  }, 120_000);
+
+  it('overlapping attempts on S3 with the DynamoDB ledger (s3rver + dynalite), 10 times: nothing published is ever broken', async () => {
+    const s3 = await startS3rver({ bucket: 'atomicity' });
+    const dynamo = await startDynalite();
+    try {
+      const s3Storage = new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: 'reports' });
+      const dynamoLedger = new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName });
+      const run = (runId: string, source: PlanningSource, onStored?: (path: string) => void) =>
+        runExport(definition, {
+          source, storage: s3Storage, ledger: dynamoLedger, sourceInfo: sourceInfo(), runId, now: () => T0,
+          onProgress: (e) => e.type === 'file-stored' && onStored?.(e.path),
+        });
+      const objectBytes = async (key: string) =>
+        (await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `reports/${key}` }))).Body!.transformToByteArray();
+      const consistent = async (result: ExportResult) => {
+        const manifest = JSON.parse(Buffer.from(await objectBytes(result.manifestKey)).toString('utf8'));
+        for (const file of manifest.files) {
+          const bytes = await objectBytes(`${result.runFolder}/${file.path}`);
+          expect({ bytes: bytes.length, sha256: sha256(bytes) }).toEqual({ bytes: file.bytes, sha256: file.sha256 });
+        }
+        const latest = JSON.parse(Buffer.from(await objectBytes('overlap/latest.json')).toString('utf8'));
+        expect(JSON.parse(Buffer.from(await objectBytes(latest.manifest)).toString('utf8')).report).toBe('overlap');
+        return manifest as { files: { path: string; rows: Record<string, number> }[] };
+      };
+      let refused = 0;
+      let rowsLost = 0;
+      for (let trial = 0; trial < 10; trial++) {
+        const runId = `s3-overlap-${trial}`;
+        const first = gate();
+        const stored = gate();
+        const firstFails = trial % 2 === 0;
+        const a = run(runId, gatedSource(first.promise, firstFails), (p) => p.endsWith('risks.csv') && stored.open());
+        a.catch(() => undefined);
+        await stored.promise;
+        const keysBefore = (await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `reports/overlap/` }))).Contents?.map((o) => `${o.Key}:${o.ETag}`).sort();
+        await expect(run(runId, gatedSource(Promise.resolve(), !firstFails))).rejects.toThrow(/is in progress/);
+        const keysAfter = (await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `reports/overlap/` }))).Contents?.map((o) => `${o.Key}:${o.ETag}`).sort();
+        expect(keysAfter).toEqual(keysBefore);
+        refused++;
+        first.open();
+        const outcome = await a.then((r) => r, () => undefined);
+        expect(outcome !== undefined).toBe(!firstFails);
+        if (outcome) await consistent(outcome);
+        const retry = await run(runId, client());
+        const manifest = await consistent(retry);
+        const rows = manifest.files.find((f) => f.path === 'overlap.xlsx')!.rows;
+        rowsLost += expectedRows.risks - (rows.risks ?? 0) + expectedRows['board-items'] - (rows['board-items'] ?? 0);
+      }
+      expect(rowsLost).toBe(0);
+      console.info(`overlapping attempts on S3 + DynamoDB: 10 trials, ${refused} refused as in progress, rows lost ${rowsLost}`);
+    } finally {
+      await Promise.all([s3.close(), dynamo.close()]);
+    }
   }, 120_000);
 
   it('8 concurrent exports of different reports into one root all publish complete, consistent runs', async () => {
