@@ -136,10 +136,10 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
   } catch (error) {
     if (error instanceof RunInProgressError || error instanceof LeaseLostError) {
-      // Another attempt of this run is writing it (a duplicate delivery or a retry that overlapped):
-      // it reports the outcome. A scheduled run is retried later, in case that attempt dies.
-      log.warn('another attempt owns this run', { report: reportName, runId, reason: error.message });
-      if (!request.exportId) throw new RetryableExportError(error.message, { cause: error });
+      // Another attempt of this run is writing it (a duplicate delivery, or a retry that overlapped)
+      // and reports the outcome. No retry is needed here: if that attempt dies, its own invocation is
+      // retried, and by then its lease has lapsed (60 s) and the retry takes the run over.
+      log.warn('another attempt owns this run; not exporting', { report: reportName, runId, reason: error.message });
       return { status: 'skipped', reason: error.message };
     }
     const failure = classifyFailure(error);

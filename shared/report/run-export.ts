@@ -64,10 +64,12 @@ const PROGRESS_EVERY = 2_000;
  * and its CSV file at the same time, stores the files, then publishes `manifest.json` and, if this
  * run is the newest, `latest.json`.
  *
- * Publishing is atomic for readers: the manifest is written only after every file it lists is
- * stored, and latest.json after the manifest. On failure every object of the run is deleted
- * (uploads in flight are aborted), so a failed run leaves no manifest, no latest.json change and
- * no files behind. A run id whose manifest already exists is complete and is not run again.
+ * Publishing is atomic for readers (docs/run-atomicity.md): the attempt first takes a lease on
+ * (report, run id) in the ledger, so no other attempt of the run writes at the same time; the
+ * manifest is written only after every file it lists has been read back and matched; latest.json
+ * only after the ledger moved `latest` forward. On failure the attempt deletes what it wrote itself
+ * (uploads in flight are aborted) and releases the lease; what it could not delete stays recorded for
+ * the next attempt. A run the ledger knows as complete is not run again.
  */
 export async function runExport(definition: ReportDefinition, deps: ExportDependencies): Promise<ExportResult> {
   const log = deps.log ?? silentLog;
@@ -96,8 +98,16 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     const published = await verifiedManifest(deps.storage, runFolder, ownManifestKey);
     if (published) {
       await lease.complete(ownManifestKey);
+      // It may have died before latest.json, too.
+      const latestUpdated = await publishLatest({
+        storage: deps.storage,
+        ledger: deps.ledger,
+        pointer: { report: published.report, runId: published.runId, generatedAt: published.generatedAt, manifest: ownManifestKey },
+        now: now(),
+        log,
+      });
       log.info('run already complete; not exporting again', { runId, manifest: ownManifestKey });
-      return { manifest: published, manifestKey: ownManifestKey, runFolder, summary: summaryFromManifest(published), written: false, latestUpdated: false };
+      return { manifest: published, manifestKey: ownManifestKey, runFolder, summary: summaryFromManifest(published), written: false, latestUpdated };
     }
     if (leased.takenOver) {
       // Debris of the attempts before: exactly what they recorded, plus unfinished temp files.
@@ -107,7 +117,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         await deps.storage.deleteObjects(debris);
       }
       await deps.storage.removeIncomplete(`${runFolder}/`);
-      await lease.renew({ removeKeys: leased.debris });
+      await lease.renew({ removeKeys: debris });
     }
   } catch (error) {
     await lease.release([], []).catch(() => false);
@@ -117,7 +127,6 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
 
   const progress = deps.onProgress ?? (() => undefined);
   const open = new Set<ObjectUpload>();
-  const stored: StoredObject[] = [];
   /** Keys this attempt wrote or began to write: all it may ever delete. */
   const mine = new Set<string>();
   const metadata = { report: definition.name, 'run-id': runId };
@@ -140,7 +149,6 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   const finish = async (u: ObjectUpload) => {
     const object = await u.done;
     open.delete(u);
-    stored.push(object);
     progress({ type: 'file-stored', path: object.key, bytes: object.bytes });
     return object;
   };

@@ -92,16 +92,16 @@ describe('export-report handler', () => {
     expect(await keysUnder(h, 'reports/weekly/')).toEqual(before);
   });
 
-  it('lets one of two overlapping deliveries of a scheduled run write it; the other stops for a later retry', async () => {
+  it('lets one of two overlapping deliveries of a scheduled run write it; the other stops without a failure', async () => {
     const payload = schedulerPayload('weekly', '2026-11-30T06:00:00Z');
-    const outcomes = await Promise.allSettled([
+    const outcomes = (await Promise.all([
       h.exportHandler(payload, lambdaContext('export-report')),
       h.exportHandler(payload, lambdaContext('export-report')),
-    ]);
-    const ran = outcomes.filter((o) => o.status === 'fulfilled' && (o.value as { status: string }).status === 'succeeded');
-    expect(ran.length).toBeGreaterThanOrEqual(1);
+    ])) as { status: string; reason?: string }[];
+    // Both may succeed when the second arrives after the first finished (it then finds the run complete).
+    expect(outcomes.filter((o) => o.status === 'succeeded').length).toBeGreaterThanOrEqual(1);
     for (const o of outcomes) {
-      if (o.status === 'rejected') expect(String(o.reason)).toMatch(/RetryableExportError.*is in progress/s);
+      if (o.status !== 'succeeded') expect(o).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/run "s-20261130T060000Z" of report "weekly" is in progress/) });
     }
     const folder = 'reports/weekly/dt=2026-11-30/run=s-20261130T060000Z';
     const manifest = JSON.parse(await objectText(h, `${folder}/manifest.json`)) as { files: { path: string; sha256: string }[] };
