@@ -88,6 +88,23 @@ describe.each(adapters)('the %s ledger', (name, make) => {
       }
     });
 
+    it('renews the lease in the background while the run streams, and stops when told', async () => {
+      clock = new Date('2026-11-23T06:00:00Z');
+      const held = await RunLease.acquire(options('heartbeat'));
+      if (held.kind !== 'acquired') throw new Error('expected a lease');
+      const ledger = make();
+      const key = 'run/' + encodeURIComponent(`${prefix}-report`) + '/heartbeat';
+      const before = (await ledger.get(key))!.version;
+      // Past the first expiry: only a renewal by the heartbeat keeps the run from being taken over.
+      clock = new Date('2026-11-23T06:00:50Z');
+      held.lease.startHeartbeat(1);
+      while ((await ledger.get(key))!.version === before) await new Promise((resolve) => setImmediate(resolve));
+      held.lease.stopHeartbeat();
+      clock = new Date('2026-11-23T06:01:30Z');
+      await expect(RunLease.acquire(options('heartbeat'))).rejects.toThrow(RunInProgressError);
+      held.lease.check();
+    });
+
     it('lets a retry start at once after a failed attempt released the lease', async () => {
       clock = new Date('2026-11-23T06:00:00Z');
       const failed = await RunLease.acquire(options('released'));

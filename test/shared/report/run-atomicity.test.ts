@@ -228,6 +228,22 @@ describe('runs that cannot corrupt each other', () => {
     }
   }, 120_000);
 
+  it('a long healthy run keeps its lease past the first expiry; a second attempt is still refused', async () => {
+    let clock = T0;
+    const competitor: { outcome?: Promise<unknown> } = {};
+    const result = await runExport(definition, {
+      source: client(), storage: storage(), ledger: ledger(), sourceInfo: sourceInfo(), runId: 'long-run', now: () => clock, leaseMs: 60_000,
+      onProgress: (e) => {
+        if (e.type !== 'file-stored') return;
+        // Each stored file moves the clock 50 s on: twice that is past a lease that was never renewed.
+        clock = new Date(clock.getTime() + 50_000);
+        if (e.path.endsWith('board-items.csv')) competitor.outcome = attempt('long-run', client(), { now: () => clock }).catch((error: unknown) => error);
+      },
+    });
+    expect(String(await competitor.outcome)).toMatch(/run "long-run" of report "overlap" is in progress/);
+    await expectConsistent(result);
+  });
+
   it('8 concurrent exports of different reports into one root all publish complete, consistent runs', async () => {
     const shared = await mkdtemp(join(tmpdir(), 'run-atomicity-eight-'));
     try {
