@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -242,6 +243,28 @@ describe('runs that cannot corrupt each other', () => {
     });
     expect(String(await competitor.outcome)).toMatch(/run "long-run" of report "overlap" is in progress/);
     await expectConsistent(result);
+  });
+
+  it('publishes no manifest when a stored file no longer matches what the run wrote', async () => {
+    const at = await mkdtemp(join(tmpdir(), 'run-atomicity-verify-'));
+    try {
+      const def = parseReportDefinition({ name: 'tampered', datasets: { risks: {}, boardItems: {} } });
+      const run = attempt('tampered-1', client(), {
+        at,
+        def,
+        // Another writer replaces risks.csv right after the run stored it (same size, other bytes);
+        // synchronously, so it has happened before the run goes on.
+        onStored: (p) => {
+          if (!p.endsWith('risks.csv')) return;
+          writeFileSync(join(at, p), Buffer.from(readFileSync(join(at, p)).toString('latin1').replace(/[a-z]/g, 'x'), 'latin1'));
+        },
+      });
+      await expect(run).rejects.toThrow(/risks\.csv is not what this run wrote \(\d+ bytes, sha256 [0-9a-f]{12}…; expected \d+ bytes, sha256 [0-9a-f]{12}…\); the manifest was not published/);
+      await expect(readFile(join(at, 'tampered/dt=2026-11-23/run=tampered-1/manifest.json'))).rejects.toThrow(/ENOENT/);
+      await expect(readFile(join(at, 'tampered/latest.json'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(at, { recursive: true, force: true });
+    }
   });
 
   it('8 concurrent exports of different reports into one root all publish complete, consistent runs', async () => {
