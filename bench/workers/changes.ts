@@ -71,7 +71,7 @@ function tracker(folder: string, at: string): Promise<ChangeTracker> {
     openUpload: (path, contentType) => {
       const u = storage.openUpload(`${folder}/${path}`, { contentType });
       uploads.add(u);
-      return u;
+      return Promise.resolve(u);
     },
     stored: (u): Promise<StoredObject> => u.done,
   });

@@ -24,8 +24,8 @@ export interface ChangeTrackerDeps {
   readonly trigger: RunTrigger;
   readonly startedAt: Date;
   readonly log: Log;
-  /** Opens an upload at `path` inside the run folder. */
-  openUpload(path: string, contentType: string): ObjectUpload;
+  /** Opens an upload at `path` inside the run folder (after recording the key as the run's own). */
+  openUpload(path: string, contentType: string): Promise<ObjectUpload>;
   /** Waits until an upload opened with `openUpload` is stored. */
   stored(upload: ObjectUpload): Promise<StoredObject>;
 }
@@ -76,7 +76,7 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
       };
       const comparison = baseline ? await loadComparison(baseline, bound, header, deps) : undefined;
       const path = snapshotPath(table.name);
-      const upload = deps.openUpload(path, SNAPSHOT_CONTENT_TYPE);
+      const upload = await deps.openUpload(path, SNAPSHOT_CONTENT_TYPE);
       const writer = openSnapshotWriter(upload.stream, header);
       let count = 0;
       return {

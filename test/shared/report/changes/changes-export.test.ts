@@ -8,6 +8,7 @@ import { changesDigest } from '../../../../shared/report/changes/digest';
 import { exportReport } from '../../../../shared/report/export-report';
 import type { ExportResult } from '../../../../shared/report/run-export';
 import { neutraliseFormula } from '../../../../shared/render/cell-text';
+import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RiskRecord, type RunningSimulator } from '../../../../simulator/index';
 import { csvObjects, readCsv, readWorkbook } from '../../../support/read-output';
@@ -61,6 +62,7 @@ describe('changes since the last run (two exports into one root)', () => {
     exportReport(parseReportDefinition(input), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage: storage(),
+      ledger: new LocalLedger(join(root, '.ledger')),
       runId,
       trigger,
       now: () => new Date(at),
@@ -296,6 +298,19 @@ describe('changes since the last run (two exports into one root)', () => {
         title: `The manifest of an earlier run (${second.manifestKey}) could not be read, so no earlier scheduled run was found to compare with.`,
       }),
     ]);
+  });
+
+  it('exports without a comparison when latest.json is unreadable, and says why', async () => {
+    await run(BASE, '2026-11-16T06:00:00Z', 'r1');
+    await writeFile(join(root, 'weekly', 'latest.json'), '{ broken');
+    const second = await run(BASE, '2026-11-17T06:00:00Z', 'r2');
+    expect(second.written).toBe(true);
+    expect(await changesCsv(second)).toEqual([
+      expect.objectContaining({ table: 'All tables', kind: 'note', title: 'The previous run could not be read (latest.json is not valid), so there is nothing to compare with this time.' }),
+    ]);
+    // The run repaired latest.json, so the next run compares again.
+    const third = await run(BASE, '2026-11-18T06:00:00Z', 'r3');
+    expect(third.changes.baseline).toMatchObject({ runId: 'r2' });
   });
 
   it('compares scheduled runs with scheduled runs and on-demand runs with on-demand runs', async () => {
