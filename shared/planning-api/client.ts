@@ -559,7 +559,7 @@ export class PlanningApiClient {
       if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
         this.#emit({ ...report, outcome: 'ok', retried: false });
         this.#log.debug('planning API request', report);
-        return parseJsonBody(outcome.text, call.operation);
+        return parseJsonBody(outcome.text, call.operation, (t) => this.#transport.redact(t));
       }
 
       const retryable = outcome.kind !== 'response' || isRetryableStatus(outcome.status);
@@ -588,7 +588,7 @@ export class PlanningApiClient {
   }
 
   #serverText(text: string): string {
-    const extracted = this.#transport.redact(extractErrorText(text));
+    const extracted = extractErrorText(text, undefined, (t) => this.#transport.redact(t));
     return extracted ? `: ${extracted}` : '';
   }
 

@@ -25,13 +25,15 @@ export type TransportOutcome =
   | { kind: 'network'; message: string; code: string | undefined; durationMs: number };
 
 export interface HttpTransportOptions {
-  credentials: Pick<Credentials, 'email' | 'apiKey'>;
+  credentials: Pick<Credentials, 'email' | 'apiKey'> & Partial<Pick<Credentials, 'documentValues'>>;
   fetch?: typeof fetch | undefined;
   /** Time limit of one attempt, headers and body together. */
   timeoutMs: number;
 }
 
 const REDACTED = '[REDACTED]';
+/** Values of the secret document shorter than this are not treated as secrets (the key always is). */
+const MIN_REDACTED_VALUE_LENGTH = 8;
 
 export class HttpTransport {
   readonly #fetch: typeof fetch;
@@ -42,8 +44,11 @@ export class HttpTransport {
   constructor(options: HttpTransportOptions) {
     const token = Buffer.from(`${options.credentials.email}:${options.credentials.apiKey}`, 'utf8').toString('base64');
     this.#authorization = `Basic ${token}`;
-    // Longest first, so that the header is replaced as a whole before its parts.
-    this.#secrets = [this.#authorization, token, options.credentials.apiKey]
+    // Longest first, so that the header is replaced as a whole before its parts. The other values of
+    // the secret document count as secret too (a document may hold more than the key), except short
+    // ones such as a company prefix: replacing "acme" everywhere would garble every message.
+    const otherValues = (options.credentials.documentValues ?? []).filter((v) => v.length >= MIN_REDACTED_VALUE_LENGTH);
+    this.#secrets = [...new Set([this.#authorization, token, options.credentials.apiKey, ...otherValues])]
       .filter((s) => s.length > 0)
       .sort((a, b) => b.length - a.length);
     // Bind so that a fetch taken from globalThis is not called with this transport as `this`.
@@ -55,7 +60,11 @@ export class HttpTransport {
     return this.#timeoutMs;
   }
 
-  /** Replaces the API key, the Basic token and the header value by [REDACTED]. */
+  /**
+   * Replaces the API key, the Basic token, the header value and the secret document's other values by
+   * [REDACTED]. Call it on the WHOLE text before anything cuts it: a cut through the key leaves a
+   * fragment that no longer matches and would be printed (issue 12, defect 2).
+   */
   redact(text: string): string {
     let out = text;
     for (const secret of this.#secrets) out = out.split(secret).join(REDACTED);
@@ -128,7 +137,11 @@ export const MAX_ERROR_TEXT = 300;
  * `{ "errorMessages": ["..."], "errors": { "field": "..." } }`, `{ "error": "..." }`,
  * `{ "message": "..." }`, or plain text / an HTML page from a gateway.
  */
-export function extractErrorText(text: string, maxLength: number = MAX_ERROR_TEXT): string {
+export function extractErrorText(
+  text: string,
+  maxLength: number = MAX_ERROR_TEXT,
+  redact: (text: string) => string = (t) => t,
+): string {
   const trimmed = text.trim();
   if (trimmed === '') return '';
   let extracted: string | undefined;
@@ -142,7 +155,8 @@ export function extractErrorText(text: string, maxLength: number = MAX_ERROR_TEX
   if (extracted === undefined) {
     extracted = /<[a-z!][^>]*>/i.test(trimmed) ? stripHtml(trimmed) : trimmed;
   }
-  const oneLine = extracted.replace(/\s+/g, ' ').trim();
+  // Redacted before it is cut, never after: see HttpTransport.redact.
+  const oneLine = redact(extracted.replace(/\s+/g, ' ').trim());
   return oneLine.length > maxLength ? `${oneLine.slice(0, maxLength - 1)}…` : oneLine;
 }
 
