@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createS3Client } from '../shared/storage/s3-client';
@@ -8,7 +8,7 @@ import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
-import { errorMessage, ExporterError, ReportDefinitionError } from '../shared/core/errors';
+import { errorMessage, ExporterError, ReportDefinitionError, StorageError } from '../shared/core/errors';
 import { createLogger } from '../shared/core/logger';
 import { parseReportDefinitionJson } from '../shared/report/definition';
 import { exportReport } from '../shared/report/export-report';
@@ -99,7 +99,7 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
           ...(args.prefix !== undefined && { prefix: args.prefix }),
           client: createS3Client(config.AWS_ENDPOINT_URL_S3),
         })
-      : new LocalDirectoryStorage(resolve(io.cwd, args.out!));
+      : new LocalDirectoryStorage(await checkOutDirectory(resolve(io.cwd, args.out!)));
     const log = args.verbose ? createLogger({ level: 'DEBUG' }) : createLogger({ level: 'SILENT' });
     log.appendKeys({ report: definition.name });
 
@@ -130,6 +130,23 @@ async function readDefinition(path: string): Promise<string> {
       cause: error,
     });
   }
+}
+
+/**
+ * Fails before anything is fetched when --out cannot be a directory: a file there (or under a file)
+ * would otherwise only show up after the whole export had been downloaded. Absent is fine (created).
+ */
+async function checkOutDirectory(path: string): Promise<string> {
+  try {
+    const info = await stat(path);
+    if (!info.isDirectory()) throw new StorageError(`--out "${path}" is not a directory (a file is in the way); give a directory`);
+  } catch (error) {
+    if (error instanceof StorageError) throw error;
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOENT') return path;
+    throw new StorageError(`--out "${path}" cannot be used: ${errorMessage(error)}`, { cause: error });
+  }
+  return path;
 }
 
 function describeResult(result: ExportResult, storage: Storage): string {

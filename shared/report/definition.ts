@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { emailAddress } from '../email/email-address';
 import { errorMessage, ReportDefinitionError } from '../core/errors';
+import { stripBom } from '../core/text';
 import { isTimeZone } from './dates';
 
 /**
@@ -118,7 +119,7 @@ export function parseReportDefinition(input: unknown, origin = 'report definitio
 export function parseReportDefinitionJson(text: string, origin = 'report definition'): ReportDefinition {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(stripBom(text));
   } catch (error) {
     const reason = errorMessage(error);
     throw new ReportDefinitionError(`${origin} is not valid JSON: ${reason}`, [{ path: '(root)', message: reason }], {

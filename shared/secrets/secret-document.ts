@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { CredentialsError } from '../core/errors';
+import { stripBom } from '../core/text';
 import { credentialsSchema, type Credentials } from '../planning-api/credentials';
 import { linkKeySetSchema, toVerificationKeys, type LinkVerificationKeys } from '../links/link-token';
 
@@ -48,11 +49,6 @@ export function parseCredentialsDocument(text: string, label: string): Credentia
     value: stringValues(JSON.parse(stripBom(text))),
     enumerable: false,
   });
-}
-
-/** A leading UTF-8 byte-order mark (editors on Windows write one) is not part of the JSON. */
-export function stripBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function stringValues(value: unknown, out: string[] = []): string[] {
