@@ -19,7 +19,7 @@ import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source
 import { terminalProgress } from './progress';
 
 export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
-                         (--out <dir> | --bucket <bucket> [--prefix <prefix>]) [--run-id <id>] [--concurrency <n>] [--quiet] [--verbose]
+                         (--out <dir> | --bucket <bucket> [--prefix <prefix>]) [--run-id <id>] [--concurrency <n>] [--timeout <time>] [--quiet] [--verbose]
 
   --report       report definition (JSON, see README)
   --credentials  planning API credentials file {email, apiKey, baseUrl, legacyBaseUrl, companyPrefix}
@@ -29,6 +29,8 @@ export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json>
   --prefix       key prefix inside the bucket (default: none)
   --run-id       reuse a run id (a completed run is not exported twice)
   --concurrency  planning API requests in flight (default ${DEFAULT_API_CONCURRENCY})
+  --timeout      give up on the planning API after this long overall, retries included
+                 (e.g. 90s, 15m, 1h; a bare number is seconds; default: no overall limit)
   --verbose      structured logs on stderr`;
 
 export interface CommandIo {
@@ -54,6 +56,7 @@ function parse(argv: readonly string[]) {
         prefix: { type: 'string' },
         'run-id': { type: 'string' },
         concurrency: { type: 'string' },
+        timeout: { type: 'string' },
         quiet: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
@@ -81,6 +84,9 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
     if (args.concurrency !== undefined && !/^[1-9]\d{0,2}$/.test(args.concurrency)) {
       throw new UsageError('--concurrency must be a whole number from 1 to 999');
     }
+    if (args.timeout !== undefined && parseDuration(args.timeout) === undefined) {
+      throw new UsageError('--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)');
+    }
   } catch (error) {
     io.stderr.write(`error: ${(error as Error).message}\n\n${EXPORT_USAGE}\n`);
     return 2;
@@ -104,10 +110,13 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
     log.appendKeys({ report: definition.name });
 
     if (!args.quiet) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
+    const timeoutMs = args.timeout === undefined ? undefined : parseDuration(args.timeout);
     const result = await exportReport(definition, {
       credentials,
       storage,
       log,
+      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+      ...(timeoutMs !== undefined && { deadline: Date.now() + timeoutMs }),
       ...(args['run-id'] !== undefined && { runId: args['run-id'] }),
       ...(args.concurrency !== undefined && { concurrency: Number(args.concurrency) }),
       ...(!args.quiet && { onProgress: terminalProgress(io.stdout) }),
@@ -120,6 +129,15 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
     io.stderr.write('no run was published: the manifest and latest.json are unchanged.\n');
     return 1;
   }
+}
+
+/** `90`, `90s`, `15m`, `1h` → milliseconds; undefined when malformed or zero. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,7})(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;
+  const ms = Number(match[1]) * unit;
+  return ms > 0 ? ms : undefined;
 }
 
 async function readDefinition(path: string): Promise<string> {

@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
-import { runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
+import { exportDeadline, runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { exportJobRequestSchema } from '../../shared/jobs/ports';
 import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
@@ -40,7 +40,7 @@ const events = new EventBridgePublisher({
 });
 
 /** A schedule's payload or the API's asynchronous invocation → one export job. */
-export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown): Promise<ExportJobOutcome> => {
+export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown, context): Promise<ExportJobOutcome> => {
   const request = exportJobRequestSchema.parse(event);
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
   let outcome: ExportJobOutcome;
@@ -55,6 +55,8 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
       bucket: config.REPORTS_BUCKET,
       concurrency: config.API_CONCURRENCY,
       timeoutMs: config.API_TIMEOUT_MS,
+      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+      deadline: exportDeadline(Date.now(), context.getRemainingTimeInMillis()),
       mail: {
         send: (email) => mailer.send(email),
         from: config.MAIL_FROM,

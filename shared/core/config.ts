@@ -1,5 +1,10 @@
 import * as z from 'zod';
-import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS, DEFAULT_SECRET_MAX_AGE_SECONDS } from './defaults';
+import {
+  DEFAULT_API_CONCURRENCY,
+  DEFAULT_API_TIMEOUT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_SECRET_MAX_AGE_SECONDS,
+} from './defaults';
 import { ConfigError } from './errors';
 
 /**
@@ -26,6 +31,8 @@ function parseEnv<S extends z.ZodType>(schema: S, env: Env, door: string): z.out
 /** The command line: only an optional local S3 endpoint such as s3rver (region etc. the SDK reads itself). */
 const cliSchema = z.object({
   AWS_ENDPOINT_URL_S3: optionalUrl,
+  /** Largest planning API response read, bytes. */
+  API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
 });
 export type CliConfig = z.infer<typeof cliSchema>;
 export function loadCliConfig(env: Env): CliConfig {
@@ -41,6 +48,7 @@ const lambdaSchema = z.object({
   LINK_BASE_URL: z.url(),
   API_CONCURRENCY: positiveInt(DEFAULT_API_CONCURRENCY),
   API_TIMEOUT_MS: positiveInt(DEFAULT_API_TIMEOUT_MS),
+  API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
   SECRET_MAX_AGE_SECONDS: positiveInt(DEFAULT_SECRET_MAX_AGE_SECONDS),
   AWS_ENDPOINT_URL_S3: optionalUrl,
 });

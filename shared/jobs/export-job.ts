@@ -1,6 +1,7 @@
 import type { OutgoingEmail } from '../email/ses-mailer';
 import type { LinkVerificationKeys } from '../links/link-token';
 import type { Storage } from '../storage/storage';
+import { DEFAULT_DEADLINE_MARGIN_MS } from '../core/defaults';
 import { errorMessage, ExporterError, RetryableExportError } from '../core/errors';
 import type { Log } from '../core/logger';
 import type { RequestEvent } from '../planning-api/client';
@@ -34,6 +35,12 @@ export interface ExportJobDependencies {
   readonly now?: () => Date;
   readonly concurrency?: number;
   readonly timeoutMs?: number;
+  readonly maxResponseBytes?: number;
+  /**
+   * Overall deadline of the export, epoch ms (the Lambda's remaining time less a margin): the run
+   * fails cleanly and reports before the invocation would be killed.
+   */
+  readonly deadline?: number;
   readonly onRequest?: (event: RequestEvent) => void;
   readonly onComplete?: (result: ExportResult, durationMs: number) => void;
 }
@@ -42,6 +49,15 @@ export type ExportJobOutcome =
   | { readonly status: 'succeeded'; readonly runId: string; readonly manifestKey: string; readonly emailed: boolean }
   | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean };
 
+
+/**
+ * The deadline of an export in a Lambda: its remaining time less a margin for reporting the failure
+ * (status, event, e-mail). The margin is at most a fifth of what is left, so a short invocation still
+ * gets most of its time for the export.
+ */
+export function exportDeadline(nowMs: number, remainingMs: number): number {
+  return nowMs + remainingMs - Math.min(DEFAULT_DEADLINE_MARGIN_MS, Math.floor(remainingMs / 5));
+}
 
 /** A run id that is the same for every attempt of one scheduled run or one API export. */
 export function jobRunId(request: ExportJobRequest, now: Date): string {
@@ -81,6 +97,8 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       ...(deps.now && { now: deps.now }),
       ...(deps.concurrency !== undefined && { concurrency: deps.concurrency }),
       ...(deps.timeoutMs !== undefined && { timeoutMs: deps.timeoutMs }),
+      ...(deps.maxResponseBytes !== undefined && { maxResponseBytes: deps.maxResponseBytes }),
+      ...(deps.deadline !== undefined && { deadline: deps.deadline }),
       ...(deps.onRequest && { onRequest: deps.onRequest }),
     });
     deps.onComplete?.(result, now().getTime() - started.getTime());

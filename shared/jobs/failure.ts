@@ -6,6 +6,7 @@ import {
   NotFoundError,
   PlanningApiError,
   ReportDefinitionError,
+  ResponseTooLargeError,
   SchemaMismatchError,
   SelectorNotFoundError,
   StorageError,
@@ -25,7 +26,9 @@ export function classifyFailure(error: unknown): { reason: string; errorType: st
     error instanceof CredentialsError ||
     error instanceof ConfigError ||
     error instanceof NotFoundError ||
-    error instanceof SchemaMismatchError
+    error instanceof SchemaMismatchError ||
+    // The same request would bring the same oversized answer.
+    error instanceof ResponseTooLargeError
   ) {
     return { reason: error.message, errorType, retryable: false };
   }
