@@ -4,7 +4,7 @@ import { loadApiLambdaConfig } from '../../shared/core/config';
 import { handleApiRequest } from '../../shared/jobs/export-api';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { createLambdaClient, LambdaJobLauncher } from '../../shared/jobs/lambda-launcher';
-import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
+import { inlinePolicy, parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
 import { createPresigner } from '../../shared/links/presign';
 import { createSecretsManagerClient, SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
 import { createS3Client } from '../../shared/storage/s3-client';
@@ -30,7 +30,8 @@ const launcher = new LambdaJobLauncher({
   functionName: config.EXPORT_FUNCTION_NAME,
   client: tracer.captureAWSv3Client(createLambdaClient()),
 });
-const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
+const inline = inlinePolicy(config);
+const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS, inline);
 
 /** API Gateway HTTP API (payload format 2.0) → the export API. */
 export const handler = withLifecycle(
@@ -48,6 +49,7 @@ export const handler = withLifecycle(
       },
       {
         definitions,
+        inline,
         jobs: new JobStatusStore(storage),
         launcher,
         storage,

@@ -5,7 +5,7 @@ import { createEventBridgeClient, EventBridgePublisher } from '../../shared/even
 import { exportDeadline, runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { exportJobRequestSchema } from '../../shared/jobs/ports';
-import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
+import { inlinePolicy, parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
 import {
   createSecretsManagerClient,
   SecretsManagerCredentialsSource,
@@ -26,7 +26,8 @@ const storage = new S3Storage({
   // Matches the stack's bucket (S3-managed keys); explicit so every object says how it is encrypted.
   serverSideEncryption: 'AES256',
 });
-const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
+const inline = inlinePolicy(config);
+const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS, inline);
 const credentials = new SecretsManagerCredentialsSource({
   secretId: config.PLANNING_SECRET_ID,
   client: secretsClient,
@@ -47,6 +48,7 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
   try {
     outcome = await runExportJob(request, {
       definitions,
+      inline,
       credentials,
       storage,
       jobs: new JobStatusStore(storage),

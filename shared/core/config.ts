@@ -51,6 +51,18 @@ const lambdaSchema = z.object({
   API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
   SECRET_MAX_AGE_SECONDS: positiveInt(DEFAULT_SECRET_MAX_AGE_SECONDS),
   AWS_ENDPOINT_URL_S3: optionalUrl,
+  /** On-demand calls with a full inline definition: off unless the stack turns them on. */
+  INLINE_DEFINITIONS: z.enum(['on', 'off']).default('off'),
+  /** Inline definitions' names (and folders) start with this; configured names may not. */
+  INLINE_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,23}$/, 'must be lower-case letters, digits and hyphens, at most 24')
+    .default('adhoc-'),
+  /** Comma-separated domains inline definitions may e-mail (empty: none). */
+  INLINE_EMAIL_DOMAINS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== '')),
 });
 
 const exportLambdaSchema = lambdaSchema.extend({

@@ -15,7 +15,7 @@ import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
-import { resolveDefinition } from './resolve-definition';
+import { resolveDefinition, type InlinePolicy } from './resolve-definition';
 
 export interface ExportJobDependencies {
   readonly definitions: Readonly<Record<string, unknown>>;
@@ -41,6 +41,8 @@ export interface ExportJobDependencies {
    * fails cleanly and reports before the invocation would be killed.
    */
   readonly deadline?: number;
+  /** Whether (and how) inline definitions may run; default: off. */
+  readonly inline?: InlinePolicy;
   readonly onRequest?: (event: RequestEvent) => void;
   readonly onComplete?: (result: ExportResult, durationMs: number) => void;
 }
@@ -86,7 +88,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
 
   let definition: ReportDefinition | undefined;
   try {
-    definition = resolveDefinition(request, deps.definitions);
+    definition = resolveDefinition(request, deps.definitions, deps.inline);
     const scheduled = request.scheduledTime ? new Date(request.scheduledTime) : undefined;
     const result = await exportReport(definition, {
       credentials: deps.credentials,
