@@ -11,6 +11,7 @@ import { newRunId } from '../report/run-id';
 import type { ExportResult } from '../report/run-export';
 import type { CredentialsSource } from '../secrets/credential-refresh';
 import { classifyFailure } from './failure';
+import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from './failure-notice';
 import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
@@ -135,6 +136,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     if (request.exportId) {
       await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey }, now());
     }
+    if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
     log.info('export job succeeded', { report: definition.name, runId, emailed });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
   } catch (error) {
@@ -148,6 +150,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       error: errorMessage(error),
     });
     await Promise.allSettled([
+      isScheduled(request) && definition ? notifyOwners(definition, { runId, ...failure }, deps, now()) : Promise.resolve(),
       deps.events.publish('ReportFailed', {
         report: definition?.name ?? reportName,
         runId,
@@ -167,6 +170,35 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     // transient failure is thrown for the invocation's retry policy (same run id, same keys).
     if (failure.retryable && !request.exportId) throw new RetryableExportError(failure.reason, { cause: error });
     return { status: 'failed', reason: failure.reason, retryable: failure.retryable };
+  }
+}
+
+/** Scheduled runs have nobody watching: their owners are told of failures. On-demand callers see the status. */
+function isScheduled(request: ExportJobRequest): boolean {
+  return request.exportId === undefined && (request.source === 'schedule' || request.scheduledTime !== undefined);
+}
+
+/**
+ * Tells the owners that the report started failing or works again (once per streak, see
+ * failure-notice.ts). Never fails the job: a lost notification is logged, the export stands.
+ */
+async function notifyOwners(
+  definition: ReportDefinition,
+  outcome: { runId: string } | FailureFacts,
+  deps: ExportJobDependencies,
+  at: Date,
+): Promise<void> {
+  const from = definition.email?.from ?? deps.mail?.from;
+  if (!deps.mail || !from) {
+    if (ownersOf(definition).length > 0) deps.log.warn('no mail sender configured: the owners cannot be told', { report: definition.name });
+    return;
+  }
+  const noticeDeps = { storage: deps.storage, send: deps.mail.send, from, log: deps.log, now: at };
+  try {
+    if ('reason' in outcome) await noticeFailure(definition, outcome, noticeDeps);
+    else await noticeRecovery(definition, outcome.runId, noticeDeps);
+  } catch (error) {
+    deps.log.error('failure notification failed', { report: definition.name, error: errorMessage(error) });
   }
 }
 

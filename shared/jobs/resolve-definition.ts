@@ -148,7 +148,11 @@ function resolveInline(input: unknown, inline: InlinePolicy): ReportDefinition {
     if (email.subjectTemplate !== undefined) {
       issues.push({ path: 'definition.email.subjectTemplate', message: 'inline definitions use the default subject' });
     }
-    const recipients = [...email.to.map((a, i) => [`to.${i}`, a] as const), ...(email.cc ?? []).map((a, i) => [`cc.${i}`, a] as const)];
+    const recipients = [
+      ...email.to.map((a, i) => [`to.${i}`, a] as const),
+      ...(email.cc ?? []).map((a, i) => [`cc.${i}`, a] as const),
+      ...(email.onFailure ?? []).map((a, i) => [`onFailure.${i}`, a] as const),
+    ];
     for (const [where, address] of recipients) {
       const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
       if (!inline.emailDomains.includes(domain)) {

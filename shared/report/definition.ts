@@ -92,6 +92,11 @@ export const reportDefinitionSchema = z.strictObject({
       subjectTemplate: z.string().min(1).max(200).optional(),
       /** Attach the workbook when it is small enough for SES (see docs). */
       attachWorkbook: z.boolean().default(false),
+      /**
+       * Owners told when a scheduled run fails (once per failure streak) and when it works again.
+       * Default: the recipients (`to`).
+       */
+      onFailure: z.array(emailAddress).min(1, 'list at least one owner, or leave onFailure out to tell the recipients').optional(),
     })
     .optional(),
 });
