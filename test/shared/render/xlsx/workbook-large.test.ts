@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { openXlsxWorkbook } from '../../../shared/render/xlsx/workbook';
-import type { TableDefinition, TableRow } from '../../../shared/table/table';
-import { makeTempDir } from './temp-files';
+import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
+import type { TableDefinition, TableRow } from '../../../../shared/table/table';
+import { makeTempDir } from '../temp-files';
 
 const temp = makeTempDir('xlsx-large');
 afterAll(() => temp.remove());
