@@ -3,7 +3,7 @@ import type { LinkVerificationKeys } from '../links/link-token';
 import type { Storage } from '../storage/storage';
 import { errorMessage, ExporterError, RetryableExportError } from '../core/errors';
 import type { Log } from '../core/logger';
-import type { RequestEvent } from '../planning-api/client';
+import type { RequestEvent } from '../planning-api/requester';
 import type { ReportDefinition } from '../report/definition';
 import { exportReport } from '../report/export-report';
 import { newRunId } from '../report/run-id';

@@ -1,7 +1,8 @@
 import type { Storage } from '../storage/storage';
 import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
-import { PlanningApiClient, type RequestEvent } from '../planning-api/client';
+import { PlanningApiClient } from '../planning-api/client';
+import type { RequestEvent } from '../planning-api/requester';
 import { createLimiter } from '../planning-api/concurrency';
 import { describeSource, type Credentials } from '../planning-api/credentials';
 import { withCredentialRefresh, type CredentialsSource } from '../secrets/credential-refresh';
