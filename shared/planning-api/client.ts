@@ -72,6 +72,8 @@ export interface PlanningApiClientOptions {
    * board whose page was already on its way).
    */
   boardItemsPageSize?: number;
+  /** Injected for tests: the signal that ends an attempt after timeoutMs (default AbortSignal.timeout). */
+  timeoutSignal?: (ms: number) => AbortSignal;
   /** Injected for tests: backoff sleep, jitter source and clock (Retry-After dates). */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -136,7 +138,12 @@ export class PlanningApiClient {
     this.#boardItemsPageSize = boardItemsPageSize;
     this.#requester = new PlanningApiRequester({
       // The credentials object is not kept: only the transport holds the key, in a private field.
-      transport: new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs }),
+      transport: new HttpTransport({
+        credentials: options.credentials,
+        fetch: options.fetch,
+        timeoutMs,
+        timeoutSignal: options.timeoutSignal,
+      }),
       baseUrl: options.credentials.baseUrl,
       legacyBaseUrl: `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`,
       limiter: options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY),

@@ -29,6 +29,8 @@ export interface HttpTransportOptions {
   fetch?: typeof fetch | undefined;
   /** Time limit of one attempt, headers and body together. */
   timeoutMs: number;
+  /** The signal that ends an attempt after `ms`. Default AbortSignal.timeout; tests inject their own. */
+  timeoutSignal?: ((ms: number) => AbortSignal) | undefined;
 }
 
 const REDACTED = '[REDACTED]';
@@ -38,6 +40,7 @@ export class HttpTransport {
   readonly #authorization: string;
   readonly #secrets: readonly string[];
   readonly #timeoutMs: number;
+  readonly #timeoutSignal: (ms: number) => AbortSignal;
 
   constructor(options: HttpTransportOptions) {
     const token = Buffer.from(`${options.credentials.email}:${options.credentials.apiKey}`, 'utf8').toString('base64');
@@ -49,6 +52,7 @@ export class HttpTransport {
     // Bind so that a fetch taken from globalThis is not called with this transport as `this`.
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#timeoutMs = options.timeoutMs;
+    this.#timeoutSignal = options.timeoutSignal ?? ((ms) => AbortSignal.timeout(ms));
   }
 
   get timeoutMs(): number {
@@ -69,7 +73,7 @@ export class HttpTransport {
     const elapsed = (): number => Math.round(performance.now() - started);
     // One signal for the whole exchange: a server that sends headers and then stalls the body must
     // time out as surely as one that never answers.
-    const signal = AbortSignal.timeout(this.#timeoutMs);
+    const signal = this.#timeoutSignal(this.#timeoutMs);
     const headers: Record<string, string> = { Authorization: this.#authorization, Accept: 'application/json' };
     let body: string | undefined;
     if (request.body !== undefined) {
