@@ -158,9 +158,15 @@ describe('retries', () => {
   });
 
   it('times out a request that gets no answer, retries it, then throws RequestTimeoutError', async () => {
-    const { client, server } = await clientFor(() => undefined /* never answers */, {
+    // Each attempt times out once the server has it (never answered), not by a clock.
+    const attempts: AbortController[] = [];
+    const { client, server } = await clientFor(() => attempts.at(-1)!.abort(new DOMException('timed out', 'TimeoutError')), {
       timeoutMs: 80,
       retry: { maxAttempts: 2, baseDelayMs: 1 },
+      timeoutSignal: () => {
+        attempts.push(new AbortController());
+        return attempts.at(-1)!.signal;
+      },
     });
     const error = await client.getRisk('r-1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestTimeoutError);

@@ -87,6 +87,7 @@ describe('a 100,000-row export to S3', () => {
     expect(await response.text()).toMatch(/expired/i);
   });
 
+  // A hang guard (the default 60 s is not enough beside a CPU burner); no speed is asserted.
   it('keeps latest.json on the previous good run when S3 fails in the middle of a run', async () => {
     // A client whose uploads start failing after the first object: the CSV is stored, the workbook is not.
     let puts = 0;
@@ -112,5 +113,5 @@ describe('a 100,000-row export to S3', () => {
     expect(JSON.parse(await latest.Body!.transformToString()).runId).toBe('big-1');
     const leftovers = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}/big/` }));
     expect((leftovers.Contents ?? []).map((o) => o.Key).filter((k) => k?.includes('run=big-2'))).toEqual([]);
-  });
+  }, 300_000);
 });
