@@ -83,6 +83,12 @@ export interface SimulatorOptions {
    * documented). Default: no cap. Set it to catch clients that stop on a short page.
    */
   maxItemsPageSize?: number | undefined;
+  /**
+   * Waits out a delay (latency, slow faults) of `ms`. Default: a timer. Tests inject one to see the
+   * delays applied and to hold an answer back until they release it, without reading a clock.
+   * close() still cuts a pending delay.
+   */
+  wait?: ((ms: number) => Promise<void>) | undefined;
 }
 
 /** A user of the simulated tenant. */
