@@ -22,7 +22,7 @@ import type { ChangeReport } from './changes/model';
 import { CHANGES_CSV, changeReportFromManifest, writeChangesCsv } from './changes/outputs';
 import { startChangeTracking } from './changes/tracker';
 import { withDeltas } from './changes/deltas';
-import { changesSheetContent, writeChangesSheet } from './changes/sheet';
+import { CHANGES_SHEET_NAME, changesSheetContent } from './changes/sheet';
 
 export interface ExportDependencies {
   readonly source: PlanningSource;
@@ -203,6 +203,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
           timeZone: definition.timeZone,
           creator: 'planning-report-exporter',
           title: definition.title ?? definition.name,
+          leadingSheets: [CHANGES_SHEET_NAME],
         })
       : undefined;
 
@@ -246,7 +247,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       await deps.storage.annotate(`${runFolder}/${CHANGES_CSV}`, { ...metadata, rows: String(count) });
       files.push(fileEntry(object, runFolder, 'csv', { changes: count }));
     }
-    if (workbook) await writeChangesSheet(workbook, changesSheetContent(changed.report, definition.timeZone));
+    if (workbook) await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(changed.report, definition.timeZone));
     // --- end of the changes hook
     const summary = withDeltas(buildSummary(definition, runId, runStart, deps.sourceInfo, tableRows, datasets), changed.report, definition.timeZone);
     if (workbook && xlsxUpload) {

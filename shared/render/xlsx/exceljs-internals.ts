@@ -100,19 +100,42 @@ export function createWorkbookWriter(out: Writable, options: { zlibLevel: number
  * is listed first, while its zip entry is simply the last one.
  */
 export function reserveFirstSheet(workbook: WriterWorkbook): { addFirst(name: string): WriterSheet } {
+  const reserved = reserveLeadingSheets(workbook, 1);
+  return { addFirst: (name) => reserved.add(1, name) };
+}
+
+/**
+ * The same for the first `count` sheets (the Summary, then the Changes sheet): ids 1..count are held
+ * by placeholders and taken back by `add(id, name)`. A sheet takes the lowest free id, so they are
+ * added from the highest id down (Changes before Summary), each while the lower ones are still held.
+ * Every reserved id must be added before the workbook is committed.
+ */
+export function reserveLeadingSheets(workbook: WriterWorkbook, count: number): { add(id: number, name: string): WriterSheet } {
   const internals = workbook as unknown as { _worksheets?: unknown };
   const sheets = internals._worksheets;
   if (!Array.isArray(sheets) || sheets.length !== 0) {
     throw new ExporterError('exceljs internals changed: WorkbookWriter._worksheets is not an empty array');
   }
-  const placeholder = { placeholder: 'Summary' };
-  sheets[1] = placeholder;
+  const placeholders = new Map<number, object>();
+  for (let id = 1; id <= count; id++) {
+    const placeholder = { placeholder: id };
+    placeholders.set(id, placeholder);
+    sheets[id] = placeholder;
+  }
   return {
-    addFirst(name: string): WriterSheet {
-      if (sheets[1] !== placeholder) throw new ExporterError('exceljs internals changed: sheet id 1 was taken');
-      sheets[1] = undefined;
+    add(id: number, name: string): WriterSheet {
+      const placeholder = placeholders.get(id);
+      if (!placeholder) throw new ExporterError(`sheet id ${id} is not reserved`);
+      if (sheets[id] !== placeholder) throw new ExporterError(`exceljs internals changed: sheet id ${id} was taken`);
+      for (let lower = 1; lower < id; lower++) {
+        if (placeholders.has(lower) && sheets[lower] !== placeholders.get(lower)) {
+          throw new ExporterError(`add sheet ${id} before sheet ${lower}: a sheet takes the lowest free id`);
+        }
+      }
+      sheets[id] = undefined;
+      placeholders.delete(id);
       const sheet = workbook.addWorksheet(name, {});
-      if (sheet.id !== 1) throw new ExporterError(`exceljs internals changed: Summary got sheet id ${sheet.id}`);
+      if (sheet.id !== id) throw new ExporterError(`exceljs internals changed: "${name}" got sheet id ${sheet.id}, not ${id}`);
       return sheet;
     },
   };

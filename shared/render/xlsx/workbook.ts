@@ -12,6 +12,7 @@ import { outputWriteError } from '../output-error';
 import type {
   CellValue,
   ColumnType,
+  LeadingSheet,
   ReportSummary,
   TableDefinition,
   TableRow,
@@ -24,7 +25,7 @@ import {
   createWorkbookWriter,
   pendingXmlBytes,
   recycleSheetBuffers,
-  reserveFirstSheet,
+  reserveLeadingSheets,
   writeHyperlinksInSlices,
 } from './exceljs-internals';
 
@@ -34,6 +35,11 @@ export interface XlsxOptions {
   readonly creator?: string;
   /** Document title (file properties) and the default Summary title. */
   readonly title?: string;
+  /**
+   * Sheets written after the data sheets (with writeLeadingSheet) but listed right after the
+   * Summary, in this order: the Changes sheet. Each must be written before the Summary.
+   */
+  readonly leadingSheets?: readonly string[];
 }
 
 export interface XlsxSheetOptions {
@@ -48,6 +54,11 @@ export interface XlsxSheetOptions {
 export interface XlsxWorkbook {
   /** Starts the next data sheet. One sheet at a time: close its sink before opening another. */
   openSheet(table: TableDefinition, options?: XlsxSheetOptions): TableSink;
+  /**
+   * Writes one of `options.leadingSheets`: a heading, one sentence, then a table, listed right after
+   * the Summary. Call after the data sheets and before the Summary.
+   */
+  writeLeadingSheet(name: string, content: LeadingSheet): Promise<void>;
   /** Writes the Summary sheet, which is the workbook's first sheet. Call after the data sheets. */
   writeSummary(summary: ReportSummary): Promise<void>;
   /** Finishes the file and waits until `out` has finished. */
@@ -85,10 +96,12 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
   workbook.lastModifiedBy = workbook.creator;
   if (options.title) workbook.title = options.title;
 
-  const sheetOrder = reserveFirstSheet(workbook);
+  const leading = options.leadingSheets ?? [];
+  const sheetOrder = reserveLeadingSheets(workbook, 1 + leading.length);
+  const leadingLeft = new Set(leading);
   const flow = new OutputFlow(out);
   const styles = new StyleBook();
-  const usedNames = new Set<string>([SUMMARY_SHEET_NAME.toLowerCase()]);
+  const usedNames = new Set<string>([SUMMARY_SHEET_NAME.toLowerCase(), ...leading.map((n) => n.toLowerCase())]);
   let openSheetName: string | undefined;
   let summaryWritten = false;
   let closed = false;
@@ -196,10 +209,59 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       };
     },
 
+    async writeLeadingSheet(name: string, content: LeadingSheet): Promise<void> {
+      assertWritable(`write the sheet "${name}"`);
+      if (!leadingLeft.has(name)) throw new ExporterError(`"${name}" is not a leading sheet of this workbook, or it was written already`);
+      leadingLeft.delete(name);
+      // Written from the last leading sheet to the first: each takes the lowest free id.
+      const sheet = sheetOrder.add(2 + leading.indexOf(name), name);
+      const columns = content.columns;
+      const types = columns.map((c) => c.type);
+      sheet.columns = columns.map((c) => ({ width: widthOf(c.type, c.key, c.width) }));
+      const line = (text: string, style: StyleModel) => {
+        const row = sheet.addRow(undefined);
+        row.style = styles.row;
+        const cell = row.getCell(1);
+        cell.value = worksheetText(text);
+        cell.style = style;
+        row.commit();
+      };
+      line(content.heading, styles.title);
+      line(content.sentence, styles.of(Kind.Text));
+      sheet.addRow(undefined).commit();
+      const header = sheet.addRow(undefined);
+      header.style = styles.row;
+      columns.forEach((c, i) => {
+        const cell = header.getCell(i + 1);
+        cell.value = worksheetText(c.key);
+        cell.style = styles.header;
+      });
+      header.commit();
+      let written = 0;
+      for (const data of content.rows) {
+        const row = sheet.addRow(undefined);
+        row.style = styles.row;
+        const fill = data.fill;
+        for (let i = 0; i < columns.length; i++) {
+          const value = toExcel(data.values[i], types[i], clock);
+          const style = fill && fill.column === i ? styles.withFill(producedKind, fill.color) : undefined;
+          if ((value === null || value === '') && style === undefined) continue;
+          const cell = row.getCell(i + 1);
+          cell.value = value === '' ? null : value;
+          cell.style = style ?? styles.of(producedKind);
+        }
+        row.commit();
+        if (++written % ROWS_PER_YIELD === 0) await flow.relieve(noPendingXml);
+      }
+      if (columns.length > 0) sheet.autoFilter = `A4:${columnLetters(columns.length)}${content.rows.length + 4}`;
+      sheet.commit();
+    },
+
     async writeSummary(summary: ReportSummary): Promise<void> {
       assertWritable('write the Summary');
+      if (leadingLeft.size > 0) throw new ExporterError(`Write the sheet "${[...leadingLeft][0]}" before the Summary`);
       summaryWritten = true;
-      const sheet = sheetOrder.addFirst(SUMMARY_SHEET_NAME);
+      const sheet = sheetOrder.add(1, SUMMARY_SHEET_NAME);
       sheet.columns = [{ width: 32 }, { width: 60 }];
       let written = 0;
       const addRow = (label: string, style: StyleModel, value?: CellValue, type?: ColumnType) => {

@@ -1,4 +1,3 @@
-import type { XlsxWorkbook } from '../../render/xlsx/workbook';
 import type { Column, LeadingSheet, LinkValue, TableRow } from '../../table/table';
 import { changeRows } from './outputs';
 import { longDate } from './digest';
@@ -52,19 +51,3 @@ function keyCell(change: ChangeRow, sheets: Readonly<Record<string, string>>): L
   return change.key;
 }
 
-/**
- * Writes the Changes sheet through the workbook's ordinary sheet writer, after the data sheets: the
- * heading and the sentence become the first rows (kind "note"), then the changes.
- */
-export async function writeChangesSheet(workbook: XlsxWorkbook, content: ChangesSheetContent): Promise<void> {
-  const sink = workbook.openSheet({ name: CHANGES_SHEET_NAME, columns: content.columns });
-  const intro: TableRow[] = [content.heading, content.sentence].map((text) => ({
-    values: ['', 'note', null, text],
-    fill: { column: KIND_COLUMN, color: KIND_COLORS.note },
-  }));
-  for (const row of [...intro, ...content.rows]) {
-    const pending = sink.writeRow(row);
-    if (pending) await pending;
-  }
-  await sink.close();
-}

@@ -73,7 +73,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   it('puts the Summary sheet first and one sheet per table with the same rows as its CSV', async () => {
     const workbook = await sharedWorkbook();
     expect(workbook.worksheets.map((s) => s.name)).toEqual([
-      'Summary', 'risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items', 'Changes',
+      'Summary', 'Changes', 'risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items',
     ]);
     for (const sheet of workbook.worksheets.filter((w) => w.name !== 'Summary' && w.name !== 'Changes')) {
       const csv = await readCsv(join(folder, `${sheet.name}.csv`));

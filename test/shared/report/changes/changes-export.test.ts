@@ -77,10 +77,10 @@ describe('changes since the last run (two exports into one root)', () => {
     const workbook = await readWorkbook(join(root, result.runFolder, 'weekly.xlsx'));
     const names = workbook.worksheets.map((w) => w.name);
     const sheet = workbook.getWorksheet('Changes')!;
-    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const header = (sheet.getRow(4).values as unknown[]).slice(1);
     const text = (r: number, c: number) => sheet.getRow(r).getCell(c).text;
     const rows: (Change & { fill: string | undefined; link: string | undefined })[] = [];
-    for (let r = 4; r <= sheet.rowCount; r++) {
+    for (let r = 5; r <= sheet.rowCount; r++) {
       const keyCell = sheet.getRow(r).getCell(3);
       const fill = sheet.getRow(r).getCell(2).fill as { fgColor?: { argb?: string } } | undefined;
       rows.push({
@@ -88,7 +88,7 @@ describe('changes since the last run (two exports into one root)', () => {
         fill: fill?.fgColor?.argb, link: (keyCell.value as { hyperlink?: string } | null)?.hyperlink,
       });
     }
-    return { names, header, intro: [text(2, 4), text(3, 4)], rows };
+    return { names, header, intro: [text(1, 1), text(2, 1)], rows };
   };
   /** What the CSV holds for a title typed as `text` (formulas neutralised, docs/formats.md). */
   const asCsv = (list: Change[]) => list.map((c) => ({ ...c, title: c.title && neutraliseFormula(c.title) }));
@@ -214,7 +214,8 @@ describe('changes since the last run (two exports into one root)', () => {
 
     // The workbook's Changes sheet: the same rows, each kind cell coloured, item keys linked to the tracker.
     const sheet = await changesSheet(second);
-    expect(sheet.names[sheet.names.length - 1]).toBe('Changes');
+    // Right after the Summary, although it is written after the data sheets.
+    expect(sheet.names.slice(0, 2)).toEqual(['Summary', 'Changes']);
     expect(sheet.header).toEqual(['table', 'kind', 'key', 'title', 'change', 'from', 'to']);
     expect(sheet.intro).toEqual([
       'Changes since 16 Nov 2026 (run r1)',
