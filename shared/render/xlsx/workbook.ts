@@ -262,9 +262,9 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       if (leadingLeft.size > 0) throw new ExporterError(`Write the sheet "${[...leadingLeft][0]}" before the Summary`);
       summaryWritten = true;
       const sheet = sheetOrder.add(1, SUMMARY_SHEET_NAME);
-      sheet.columns = [{ width: 32 }, { width: 60 }];
+      sheet.columns = [{ width: 32 }, { width: 60 }, { width: 24 }];
       let written = 0;
-      const addRow = (label: string, style: StyleModel, value?: CellValue, type?: ColumnType) => {
+      const addRow = (label: string, style: StyleModel, value?: CellValue, type?: ColumnType, delta?: string) => {
         const row = sheet.addRow(undefined);
         row.style = styles.row;
         const labelCell = row.getCell(1);
@@ -274,6 +274,12 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
           const cell = row.getCell(2);
           cell.value = toExcel(value, type ?? inferType(value), clock);
           cell.style = styles.of(producedKind);
+        }
+        // The change since the run compared with ("+4 since 16 Nov"), beside the figure.
+        if (delta) {
+          const cell = row.getCell(3);
+          cell.value = worksheetText(delta);
+          cell.style = styles.of(Kind.Text);
         }
         row.commit();
         written += 1;
@@ -288,7 +294,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
         blank();
         addRow(section.heading, styles.sectionHeading);
         for (const line of section.lines) {
-          addRow(line.label, styles.of(Kind.Text), line.value, line.type);
+          addRow(line.label, styles.of(Kind.Text), line.value, line.type, line.delta);
           if (written % ROWS_PER_YIELD === 0) await flow.relieve(noPendingXml);
         }
       }
