@@ -20,6 +20,7 @@ const TYPE_NOTES: Record<Column['type'], string> = {
   datetime: 'date-time (CSV: ISO 8601 with offset; xlsx: date-time in the report time zone)',
   link: 'link (CSV: the URL; xlsx: hyperlink)',
   boolean: 'boolean (true/false)',
+  list: 'list of texts (CSV and xlsx: joined with `; `)',
 };
 
 function tableSection(name: string, intro: string, columns: readonly Column[], outro = ''): string {

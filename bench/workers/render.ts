@@ -90,7 +90,8 @@ async function exceljsMemory(): Promise<void> {
   for (let i = 0; i < input.rows; i++) {
     const row = boardItemRow(i, input.links);
     const values = row.values.map((v, c) => {
-      if (v !== null && typeof v === 'object' && !(v instanceof Date)) return { text: v.text, hyperlink: v.url };
+      if (Array.isArray(v)) return v.join('; ');
+      if (v !== null && typeof v === 'object' && !(v instanceof Date) && 'url' in v) return { text: v.text, hyperlink: v.url };
       if (typeof v === 'number' && COLUMNS[c]!.type === 'percent') return v / 100;
       return v ?? null;
     });

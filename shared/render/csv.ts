@@ -5,7 +5,7 @@
  */
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { CellValue, Column, ColumnType, TableDefinition, TableRow, TableSink } from '../table/table';
+import { isTextList, listText, type CellValue, type Column, type ColumnType, type TableDefinition, type TableRow, type TableSink } from '../table/table';
 import { ExporterError, StorageError } from '../core/errors';
 import { neutraliseFormula } from './cell-text';
 import { createZoneClock, type ZoneClock } from './time-zone';
@@ -112,6 +112,7 @@ export function formatValue(value: CellValue, type: ColumnType, clock: ZoneClock
     default:
       break;
   }
+  if (isTextList(value)) return neutraliseFormula(listText(value));
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) return '';
     if (type !== 'date') return clock.isoWithOffset(value);

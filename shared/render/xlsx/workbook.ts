@@ -18,6 +18,7 @@ import type {
   TableRow,
   TableSink,
 } from '../../table/table';
+import { isTextList, listText } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import { createZoneClock, type ZoneClock } from '../time-zone';
 
@@ -265,6 +266,10 @@ function toExcel(value: CellValue, type: ColumnType | undefined, clock: ZoneCloc
       break;
   }
   if (value instanceof Date) return dateToExcel(value, type, clock);
+  if (isTextList(value)) {
+    producedKind = Kind.Text;
+    return worksheetText(listText(value));
+  }
   return linkToExcel(value.text, value.url);
 }
 
@@ -328,6 +333,7 @@ const FORBIDDEN_SHEET_CHARS = /[[\]:*?/\\\u0000-\u001F]/g;
 function widthOf(type: ColumnType, key: string, preferred: number | undefined): number {
   const byType: Record<ColumnType, number> = {
     text: 40,
+    list: 30,
     link: 40,
     integer: 10,
     number: 14,
@@ -532,6 +538,7 @@ function inferType(value: CellValue): ColumnType {
   if (typeof value === 'number') return 'number';
   if (typeof value === 'boolean') return 'boolean';
   if (value instanceof Date) return 'datetime';
+  if (isTextList(value)) return 'list';
   if (typeof value === 'object' && value !== null) return 'link';
   return 'text';
 }
