@@ -6,7 +6,7 @@ import { openXlsxWorkbook, type XlsxWorkbook } from '../render/xlsx/workbook';
 import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
 import { CONTENT_TYPES, latestKey, manifestKey, runFolderKey } from './layout';
-import { latestPointerSchema, manifestSchema, type Manifest, type ManifestFile } from './manifest';
+import { latestPointerSchema, manifestSchema, type Manifest, type ManifestFile, type ManifestTableFile } from './manifest';
 import type { PlanningSource } from './planning-source';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
 import type { ReportSummary, SummarySection, TableSink } from '../table/table';
@@ -14,6 +14,7 @@ import { boardItemsDataset } from './tables/board-items';
 import { okrsDataset } from './tables/okrs';
 import { piObjectivesDataset } from './tables/pi-objectives';
 import { risksDataset } from './tables/risks';
+import { openTableFiles } from './table-files';
 
 export interface ExportDependencies {
   readonly source: PlanningSource;
@@ -108,6 +109,14 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
 
     const wantsXlsx = definition.formats.includes('xlsx');
     const wantsCsv = definition.formats.includes('csv');
+    // Parquet (issue 13): one file per table under <report>/tables/, see table-files.ts.
+    const tableFiles = definition.formats.includes('parquet')
+      ? openTableFiles({
+          storage: deps.storage, report: definition.name, runId, runDate: deps.runDate ?? startedAt, timeZone: definition.timeZone,
+          exportedAt: startedAt, metadata, log, track: (u) => open.add(u), stored: finish,
+        })
+      : undefined;
+    const tableFileEntries: ManifestTableFile[] = [];
     const workbookName = `${definition.name}.xlsx`;
     const xlsxUpload = wantsXlsx ? upload(workbookName, 'xlsx') : undefined;
     const workbook: XlsxWorkbook | undefined = xlsxUpload
@@ -127,8 +136,11 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         const csvName = `${table.name}.csv`;
         const csvUpload = wantsCsv ? upload(csvName, 'csv') : undefined;
         if (csvUpload) {
-          sinks.push(openCsvSink(table, csvUpload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone }));
+          sinks.push(openCsvSink(table, csvUpload.stream, {
+            bom: definition.csv.bom, timeZone: definition.timeZone, neutraliseFormulas: definition.csv.neutraliseFormulas,
+          }));
         }
+        if (tableFiles) sinks.push(tableFiles.open(table));
         let count = 0;
         for await (const row of rows) {
           for (const sink of sinks) {
@@ -145,6 +157,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
           await deps.storage.annotate(`${runFolder}/${csvName}`, { ...metadata, rows: String(count) });
           files.push(fileEntry(object, runFolder, 'csv', { [table.name]: count }));
         }
+        if (tableFiles) tableFileEntries.push(await tableFiles.finish(table.name, count));
       }
     }
 
@@ -158,6 +171,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       files.unshift(fileEntry(object, runFolder, 'xlsx', tableRows));
     }
 
+    await tableFiles?.publishSchemas();
     // Through JSON and back, so the manifest returned is exactly what readers of manifest.json get.
     const manifest: Manifest = manifestSchema.parse(JSON.parse(JSON.stringify({
       formatVersion: 1,
@@ -171,6 +185,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])),
       },
       files,
+      ...(tableFiles && { tables: tableFileEntries, schemas: tableFiles.schemas() }),
       summary: {
         title: summary.title,
         rows: tableRows,
