@@ -11,7 +11,9 @@ type Leaf = Omit<SchemaElement, 'name' | 'repetition_type'>;
 
 const LEAVES: Readonly<Record<Exclude<SchemaType, 'array<string>'>, Leaf>> = {
   string: { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
-  bigint: { type: 'INT64', converted_type: 'INT_64', logical_type: { type: 'INTEGER', bitWidth: 64, isSigned: true } },
+  // Plain INT64 is a signed 64-bit integer by definition; hyparquet-writer 0.17 writes the INTEGER
+  // logical type in a form DuckDB rejects (TProtocolException), so no annotation.
+  bigint: { type: 'INT64' },
   double: { type: 'DOUBLE' },
   boolean: { type: 'BOOLEAN' },
   date: { type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } },

@@ -88,9 +88,6 @@ class StreamWriter extends ByteWriter {
     this.index = 0;
     return this.drain(chunk);
   }
-  override finish(): Promise<void> | void {
-    return this.flush();
-  }
 }
 
 export function openParquetSink(table: TableDefinition, out: Writable, options: ParquetOptions): ParquetSink {
@@ -146,7 +143,7 @@ export function openParquetSink(table: TableDefinition, out: Writable, options: 
     columns = dataColumns.map(() => []);
     buffered = 0;
     bufferedChars = 0;
-    return parquet.write({ columnData: columnData as Parameters<ParquetWriter['write']>[0]['columnData'], rowGroupSize: n });
+    return parquet.write({ columnData, rowGroupSize: n });
   };
 
   const push = (row: TableRow) => {
@@ -185,7 +182,9 @@ export function openParquetSink(table: TableDefinition, out: Writable, options: 
       throwIfFailed();
       try {
         await writeGroup();
+        // The footer (metadata) is appended to the writer's buffer; the last flush sends it.
         await parquet.finish();
+        await writer.flush();
         out.end();
         await finished(out, { readable: false });
       } catch (error) {
