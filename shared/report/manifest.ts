@@ -41,6 +41,20 @@ export const manifestTableFileSchema = z.object({
   nulledValues: z.record(z.string(), z.number().int().positive()).optional(),
 });
 
+/**
+ * A table whose published schema (`_schema.json`) this run replaced with a different one: `minor`
+ * (columns added) or `breaking` (columns removed or retyped). The ReportExported event carries these.
+ */
+export const schemaChangeSchema = z.object({
+  table: z.string(),
+  kind: z.enum(['minor', 'breaking']),
+  from: z.string(),
+  to: z.string(),
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  retyped: z.array(z.string()),
+});
+
 export const manifestSchema = z.object({
   formatVersion: z.literal(1),
   report: z.string(),
@@ -59,6 +73,7 @@ export const manifestSchema = z.object({
   /** Present when the run wrote Parquet: the machine table files and each table's versioned schema. */
   tables: z.array(manifestTableFileSchema).optional(),
   schemas: z.record(z.string(), tableSchemaSchema).optional(),
+  schemaChanges: z.array(schemaChangeSchema).optional(),
   /** Figures for the Summary sheet and the e-mail (row counts, risks by level, completion). */
   summary: z.record(z.string(), z.unknown()),
 });
@@ -66,6 +81,7 @@ export const manifestSchema = z.object({
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestFile = z.infer<typeof manifestFileSchema>;
 export type ManifestTableFile = z.infer<typeof manifestTableFileSchema>;
+export type SchemaChangeEntry = z.infer<typeof schemaChangeSchema>;
 
 export const latestPointerSchema = z.object({
   report: z.string(),

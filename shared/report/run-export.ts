@@ -171,7 +171,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       files.unshift(fileEntry(object, runFolder, 'xlsx', tableRows));
     }
 
-    await tableFiles?.publishSchemas();
+    const schemaChanges = await tableFiles?.publishSchemas();
     // Through JSON and back, so the manifest returned is exactly what readers of manifest.json get.
     const manifest: Manifest = manifestSchema.parse(JSON.parse(JSON.stringify({
       formatVersion: 1,
@@ -185,7 +185,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])),
       },
       files,
-      ...(tableFiles && { tables: tableFileEntries, schemas: tableFiles.schemas() }),
+      ...(tableFiles && { tables: tableFileEntries, schemas: tableFiles.schemas(), schemaChanges }),
       summary: {
         title: summary.title,
         rows: tableRows,

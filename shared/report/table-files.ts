@@ -8,10 +8,10 @@ import { StorageError } from '../core/errors';
 import type { Log } from '../core/logger';
 import { openParquetSink } from '../render/parquet/parquet-sink';
 import type { ObjectUpload, Storage, StoredObject } from '../storage/storage';
-import type { TableSchema } from '../table/schema';
+import { classifySchemaChange, type TableSchema } from '../table/schema';
 import type { TableDefinition, TableSink } from '../table/table';
 import { CONTENT_TYPES, tableFileKey, tableSchemaKey } from './layout';
-import type { ManifestTableFile } from './manifest';
+import { tableSchemaSchema, type ManifestTableFile, type SchemaChangeEntry } from './manifest';
 import { schemaFileText, schemaOf } from './table-schemas';
 
 export interface TableFilesOptions {
@@ -34,8 +34,11 @@ export interface TableFiles {
   open(table: TableDefinition): TableSink;
   /** After the sink is closed: waits for the upload and returns its manifest entry. */
   finish(table: string, rows: number): Promise<ManifestTableFile>;
-  /** Writes `_schema.json` of every table of the run (call once all files are stored). */
-  publishSchemas(): Promise<void>;
+  /**
+   * Writes `_schema.json` of every table of the run (call once all files are stored) and returns how
+   * each differs from the one it replaces, if it does.
+   */
+  publishSchemas(): Promise<SchemaChangeEntry[]>;
   /** The contract schema of every table of the run, for the manifest. */
   schemas(): Record<string, TableSchema>;
 }
@@ -92,14 +95,38 @@ export function openTableFiles(options: TableFilesOptions): TableFiles {
       };
     },
     async publishSchemas() {
+      const changes: SchemaChangeEntry[] = [];
       for (const [table, schema] of written) {
+        const previous = await readPublished(options.storage, tableSchemaKey(options.report, table));
+        const change = previous && previous.version !== schema.version ? classifySchemaChange(previous, schema) : undefined;
+        if (change && change.kind !== 'none') {
+          changes.push({
+            table, kind: change.kind, from: previous!.version, to: schema.version, added: [...change.added],
+            removed: change.kind === 'breaking' ? [...change.removed] : [], retyped: change.kind === 'breaking' ? [...change.retyped] : [],
+          });
+          options.log.warn('table schema changed', { table, kind: change.kind, from: previous!.version, to: schema.version });
+        }
         await options.storage.putObject(tableSchemaKey(options.report, table), schemaFileText(schema), {
           contentType: CONTENT_TYPES.json,
         });
       }
+      return changes;
     },
     schemas() {
       return Object.fromEntries(written);
     },
   };
+}
+
+/** The schema published before this run, or undefined when there is none (or it is unreadable). */
+async function readPublished(storage: Storage, key: string): Promise<TableSchema | undefined> {
+  const bytes = await storage.getObject(key);
+  if (!bytes) return undefined;
+  try {
+    const parsed = tableSchemaSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    // Not JSON: treated as absent; this run's schema replaces it.
+    return undefined;
+  }
 }
