@@ -6,6 +6,7 @@
  */
 import { tableSchema, type TableSchema } from '../table/schema';
 import type { Column } from '../table/table';
+import type { DatasetName } from './definition';
 import { BOARD_ITEM_COLUMNS } from './tables/board-items';
 import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from './tables/okrs';
 import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from './tables/pi-objectives';
@@ -38,4 +39,17 @@ export function schemaOf(table: string): TableSchema | undefined {
 /** The text of a committed or published schema file: stable, diff-friendly JSON. */
 export function schemaFileText(schema: TableSchema): string {
   return `${JSON.stringify(schema, null, 2)}\n`;
+}
+
+/** The tables each dataset of a definition produces (for Glue tables and docs). */
+export const DATASET_TABLES: Readonly<Record<DatasetName, readonly string[]>> = {
+  risks: ['risks'],
+  okrs: ['strategic-themes', 'okrs'],
+  piObjectives: ['pi-objectives', 'pi-objective-items'],
+  boardItems: ['board-items'],
+};
+
+/** Tables a definition (input form: datasets named) writes, in export order. */
+export function tablesOfDatasets(datasets: Readonly<Partial<Record<DatasetName, unknown>>>): string[] {
+  return (Object.keys(DATASET_TABLES) as DatasetName[]).filter((d) => datasets[d] !== undefined).flatMap((d) => DATASET_TABLES[d]);
 }
