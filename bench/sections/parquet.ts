@@ -91,7 +91,7 @@ export async function runParquetSection(): Promise<SectionResult> {
   const markdown = [
     'The rows of the render section (bench/lib/board-item-rows.ts: the real `BOARD_ITEM_COLUMNS`, ~530 bytes a CSV line, ' +
       'a tracker link per row, `teams`/`sprints` as lists), each writer in a fresh process (esbuild bundle on plain node, ' +
-      `\`--max-old-space-size=${HEAP_MB}\`), one run each. Parquet: hyparquet-writer, snappy, row groups of 50,000 rows, ` +
+      `\`--max-old-space-size=${HEAP_MB}\`), one run each. Parquet: hyparquet-writer, snappy, row groups of 10,000 rows, ` +
       'typed columns plus `run_id` and `exported_at`, written to the file as each row group fills.',
     '',
     table(['writer', 'rows', 'wall time', 'CPU', '÷ xlsx', 'peak RSS', 'RSS at start', 'file', '÷ CSV'], rows),

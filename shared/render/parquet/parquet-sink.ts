@@ -29,11 +29,13 @@ export interface ParquetOptions {
 }
 
 /**
- * 50,000 rows is ~25 MB of board-item text before encoding: large enough for readers to skip row
- * groups by their statistics, small enough for a flat, low peak (measured in docs/benchmarks.md).
+ * 10,000 board-item rows are ~5 MB of text before encoding. Measured at 300,000 rows
+ * (docs/benchmarks.md, "Parquet"): peak RSS ~165 MB with groups of 10,000, ~225 MB with 20,000 and
+ * ~245 MB with 50,000, for files within a few percent of each other; Athena, Spark and DuckDB read
+ * groups of this size without trouble.
  */
-export const DEFAULT_ROW_GROUP_ROWS = 50_000;
-export const DEFAULT_ROW_GROUP_CHARS = 16 * 1024 * 1024;
+export const DEFAULT_ROW_GROUP_ROWS = 10_000;
+export const DEFAULT_ROW_GROUP_CHARS = 8 * 1024 * 1024;
 
 export interface ParquetSink extends TableSink {
   /** The schema the file was written with (the table's columns, then run_id and exported_at). */
