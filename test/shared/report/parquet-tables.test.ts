@@ -164,7 +164,7 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
 
   it('answers one query across two runs\' partitions, including the latest run per day', async () => {
     const perRun = await query(
-      `SELECT dt::VARCHAR AS dt, run, run_id, count(*) AS n, min(exported_at) AS at FROM ${table('risks')} GROUP BY ALL ORDER BY dt`,
+      `SELECT dt::VARCHAR AS dt, run, run_id, count(*) AS n, min(exported_at) AS at FROM ${table('risks')} GROUP BY ALL ORDER BY dt, run`,
     );
     const n = sim.tenant.allRisks.length;
     expect(perRun.map((r) => ({ ...r, n: Number(r.n) }))).toEqual([
