@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,8 +121,9 @@ describe('openParquetSink', () => {
   it('fails with a StorageError naming the table when the output fails', async () => {
     const out = new PassThrough();
     const sink = openParquetSink(TABLE, out, { runId: 'r', exportedAt: EXPORTED_AT, schemaVersion: '1.0', rowGroupRows: 1 });
+    const closed = once(out, 'close');
     out.destroy(new Error('disk full'));
-    await new Promise((resolve) => setImmediate(resolve));
+    await closed;
     expect(() => sink.writeRow({ values: ['a'] })).toThrow(StorageError);
     await expect(sink.close()).rejects.toThrow(/Parquet file of "sample"/);
   });
