@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,7 +120,8 @@ describe('openParquetSink', () => {
   it('fails with a StorageError naming the table when the output fails', async () => {
     const out = new PassThrough();
     const sink = openParquetSink(TABLE, out, { runId: 'r', exportedAt: EXPORTED_AT, schemaVersion: '1.0', rowGroupRows: 1 });
-    const closed = once(out, 'close');
+    // Not events.once: it rejects on the 'error' event, which is the point of this test.
+    const closed = new Promise((resolve) => out.once('close', resolve));
     out.destroy(new Error('disk full'));
     await closed;
     expect(() => sink.writeRow({ values: ['a'] })).toThrow(StorageError);
