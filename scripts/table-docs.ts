@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Column } from '../shared/table/table';
 import { BOARD_ITEM_COLUMNS } from '../shared/report/tables/board-items';
@@ -6,11 +6,12 @@ import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../shared/report/tables/ok
 import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../shared/report/tables/pi-objectives';
 import { RISK_COLUMNS } from '../shared/report/tables/risks';
 import { CHANGES_TABLE } from '../shared/report/changes/model';
+import { schemaFileText, schemaOf, TABLE_SCHEMAS } from '../shared/report/table-schemas';
 
 /**
- * docs/tables.md is generated from the column definitions, and a test fails when it is stale, so the
- * documented contract for downstream jobs can never drift from what the exporter writes.
- * Regenerate with `npx tsx scripts/table-docs.ts`.
+ * docs/tables.md and the schema contract files schemas/<table>.json are generated from the column
+ * definitions, and tests fail when they are stale, so the documented contract for downstream jobs can
+ * never drift from what the exporter writes. Regenerate both with `npx tsx scripts/table-docs.ts`.
  */
 const TYPE_NOTES: Record<Column['type'], string> = {
   text: 'text',
@@ -21,11 +22,14 @@ const TYPE_NOTES: Record<Column['type'], string> = {
   datetime: 'date-time (CSV: ISO 8601 with offset; xlsx: date-time in the report time zone)',
   link: 'link (CSV: the URL; xlsx: hyperlink)',
   boolean: 'boolean (true/false)',
+  list: 'list of texts (CSV and xlsx: joined with `; `)',
 };
 
 function tableSection(name: string, intro: string, columns: readonly Column[], outro = ''): string {
   const rows = columns.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n');
-  return `## \`${name}\`\n\n${intro}\n\n| column | type | meaning |\n|---|---|---|\n${rows}\n${outro ? `\n${outro}\n` : ''}`;
+  const version = schemaOf(name)?.version ?? '–';
+  const schema = `Machine schema: [schemas/${name}.json](../schemas/${name}.json), version ${version} (Parquet adds \`run_id\` and \`exported_at\`).`;
+  return `## \`${name}\`\n\n${intro}\n\n| column | type | meaning |\n|---|---|---|\n${rows}\n${outro ? `\n${outro}\n` : ''}\n${schema}\n`;
 }
 
 export function renderTableDocs(): string {
@@ -39,7 +43,8 @@ export function renderTableDocs(): string {
     'Every table is written twice with the same rows and the same header: as `<table>.csv` and as the worksheet',
     '`<table>` of `<report>.xlsx`. Column names and their order are a stable contract for downstream jobs: a',
     'column is present even when every value in it is empty. Formats of values in CSV and xlsx are described in',
-    '[formats.md](formats.md). Lists inside one cell are separated by `; `.',
+    '[formats.md](formats.md). Lists inside one cell are separated by `; `. The Parquet files (format `parquet`)',
+    'carry the same columns typed, plus `run_id` and `exported_at`; see [downstream.md](downstream.md).',
     '',
     tableSection('risks', 'One row per risk of the selected registers (default: every visible register).', RISK_COLUMNS,
       'Then one column per custom field title found in the exported registers, sorted by title, named `cf_<title in snake_case>` ' +
@@ -51,10 +56,15 @@ export function renderTableDocs(): string {
     tableSection('pi-objective-items', 'One row per linked item and per sub-item of each PI objective; sub-items follow their item and are grouped under it in the worksheet.', itemsBase,
       `With \`additionalColumns: true\` these columns follow:\n\n| column | type | meaning |\n|---|---|---|\n${itemsExtra.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n')}`),
     tableSection('board-items', 'One row per feature and per story of the selected boards (default: all visible); each story follows its feature.', BOARD_ITEM_COLUMNS),
-    tableSection('changes', 'What changed since the earlier run the report is compared with ([changes.md](changes.md)): `changes.csv` and the workbook\'s `Changes` sheet, one row per change, grouped by table. When nothing could be compared, one `note` row says why.', CHANGES_TABLE.columns),
+    // changes.csv has no machine schema (it is not a table of the planning data): its section is built here.
+    `## \`changes\`\n\nWhat changed since the earlier run the report is compared with ([changes.md](changes.md)): \`changes.csv\` and the workbook's \`Changes\` sheet, one row per change, grouped by table. When nothing could be compared, one \`note\` row says why.\n\n| column | type | meaning |\n|---|---|---|\n${CHANGES_TABLE.columns.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n')}\n`,
   ].join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(new URL('../docs/tables.md', import.meta.url), renderTableDocs());
+  mkdirSync(new URL('../schemas/', import.meta.url), { recursive: true });
+  for (const schema of TABLE_SCHEMAS) {
+    writeFileSync(new URL(`../schemas/${schema.table}.json`, import.meta.url), schemaFileText(schema));
+  }
 }

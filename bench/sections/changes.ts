@@ -1,5 +1,5 @@
 /**
- * 5. Changes: what comparing with the previous run adds to an export of 300,000 board-item rows
+ * 6. Changes: what comparing with the previous run adds to an export of 300,000 board-item rows
  * (issue 11: at most +25 % time and +100 MB peak RSS). Measured against the same rows through the
  * export's own sinks (xlsx + CSV) without the comparison; fetching is left out, which makes the
  * ratio stricter than against a whole export.
@@ -74,7 +74,7 @@ export async function runChangesSection(options: { repeat: number; rows?: number
     ].join('\n');
     return {
       id: 'changes',
-      title: '5. Changes since the last run',
+      title: '6. Changes since the last run',
       markdown,
       durationMs: performance.now() - started,
       targets: [

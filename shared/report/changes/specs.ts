@@ -1,4 +1,4 @@
-import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
+import { isTextList, listText, type CellValue, type Column, type ColumnType, type TableDefinition, type TableRow } from '../../table/table';
 
 /**
  * What is compared per table: the stable key, what a change row shows (key, title, link), which
@@ -163,6 +163,8 @@ function asText(value: SnapshotValue): string | null {
 export function snapshotValue(value: CellValue, type: ColumnType): SnapshotValue {
   if (value === null || value === undefined || value === '') return null;
   if (typeof value === 'string') return value;
+  // A list (teams, sprints): compared and shown as the cell shows it.
+  if (isTextList(value)) return value.length > 0 ? listText(value) : null;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value instanceof Date) {
