@@ -10,6 +10,7 @@ import { newRunId } from '../report/run-id';
 import type { ExportResult } from '../report/run-export';
 import type { CredentialsSource } from '../secrets/credential-refresh';
 import { classifyFailure } from './failure';
+import { finalProgress, trackJobProgress, type JobProgress } from './job-progress';
 import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
@@ -69,8 +70,12 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
   if (request.exportId) await deps.jobs.update(request.exportId, { status: 'running', runId }, started);
 
   let definition: ReportDefinition | undefined;
+  let progress: JobProgress | undefined;
+  let datasetsTotal = 0;
   try {
     definition = resolveDefinition(request, deps.definitions);
+    datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
+    if (request.exportId) progress = trackJobProgress(request.exportId, { jobs: deps.jobs, datasetsTotal, now, log });
     const scheduled = request.scheduledTime ? new Date(request.scheduledTime) : undefined;
     const result = await exportReport(definition, {
       credentials: deps.credentials,
@@ -82,7 +87,9 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       ...(deps.concurrency !== undefined && { concurrency: deps.concurrency }),
       ...(deps.timeoutMs !== undefined && { timeoutMs: deps.timeoutMs }),
       ...(deps.onRequest && { onRequest: deps.onRequest }),
+      ...(progress && { onProgress: progress.onProgress }),
     });
+    await progress?.settle();
     deps.onComplete?.(result, now().getTime() - started.getTime());
 
     let emailed = false;
@@ -113,11 +120,13 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
     });
     if (request.exportId) {
-      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey }, now());
+      const done = finalProgress(result.manifest.summary.rows as Record<string, number>, datasetsTotal);
+      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done }, now());
     }
     log.info('export job succeeded', { report: definition.name, runId, emailed });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
   } catch (error) {
+    await progress?.settle();
     const failure = classifyFailure(error);
     log.error('export job failed', {
       report: reportName,
