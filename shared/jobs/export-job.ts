@@ -71,10 +71,9 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
 
   let definition: ReportDefinition | undefined;
   let progress: JobProgress | undefined;
-  let datasetsTotal = 0;
   try {
     definition = resolveDefinition(request, deps.definitions);
-    datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
+    const datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
     if (request.exportId) progress = trackJobProgress(request.exportId, { jobs: deps.jobs, datasetsTotal, now, log });
     const scheduled = request.scheduledTime ? new Date(request.scheduledTime) : undefined;
     const result = await exportReport(definition, {
