@@ -43,7 +43,8 @@ const SCRIPT = `
 var main=document.getElementById('run');if(!main)return;
 var state=main.getAttribute('data-state'),status=main.getAttribute('data-status'),page=main.getAttribute('data-page');
 if(state==='done'){var a=document.getElementById('workbook');
-if(a&&main.getAttribute('data-download')==='1'){window.location.assign(a.href);history.replaceState(null,'',page);}return;}
+if(a&&main.getAttribute('data-download')==='1'){history.replaceState(null,'',page);
+window.addEventListener('load',function(){window.location.assign(a.href);});}return;}
 if(state!=='running'||!status)return;
 function text(id,v){var e=document.getElementById(id);if(e)e.textContent=v;}
 function poll(){fetch(status,{cache:'no-store',credentials:'omit'}).then(function(r){return r.json();}).then(function(s){
