@@ -5,7 +5,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS } from '../shared/core/defaults';
+import {
+  DEFAULT_API_CONCURRENCY,
+  DEFAULT_API_TIMEOUT_MS,
+  DEFAULT_RUN_LINK_REUSE_MINUTES,
+  DEFAULT_RUN_LINK_STARTS_PER_HOUR,
+} from '../shared/core/defaults';
 import { definitionsByName, REPO_ROOT, type InfraConfig } from './config';
 import { ExportHttpApi } from './constructs/export-http-api';
 import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
@@ -25,6 +30,11 @@ export const EVENT_SOURCE = 'planning-report-exporter';
 export const EVENT_BUS_NAME = 'default';
 
 const LOG_RETENTION = logs.RetentionDays.THREE_MONTHS;
+/**
+ * Refused run links (bad signature, expired, revoked) per 5 minutes before the alarm: a person with
+ * an old link makes a few; someone trying tokens makes many.
+ */
+export const RUN_LINK_REFUSED_ALARM_THRESHOLD = 20;
 
 export interface ReportExporterStackProps extends StackProps {
   readonly config: InfraConfig;
@@ -97,7 +107,12 @@ export class ReportExporterStack extends Stack {
       // API Gateway gives up after 30 s.
       timeout: Duration.seconds(29),
       logRetention: LOG_RETENTION,
-      environment: { ...sharedEnvironment, EXPORT_FUNCTION_NAME: exportFn.functionName },
+      environment: {
+        ...sharedEnvironment,
+        EXPORT_FUNCTION_NAME: exportFn.functionName,
+        RUN_LINK_REUSE_MINUTES: String(config.runLinkReuseMinutes ?? DEFAULT_RUN_LINK_REUSE_MINUTES),
+        RUN_LINK_STARTS_PER_HOUR: String(config.runLinkStartsPerHour ?? DEFAULT_RUN_LINK_STARTS_PER_HOUR),
+      },
     });
     const apiFn = this.apiFunction.function;
     this.api.addRoutes(apiFn);
@@ -135,6 +150,18 @@ export class ReportExporterStack extends Stack {
       'ApiServerErrors',
       this.api.stage.metricServerError({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }),
       'The HTTP API answered 5xx.',
+    );
+    this.alarms.alarmAbove(
+      'RunLinkRefused',
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'RunLinkRefused',
+        dimensionsMap: { service: SERVICE_NAME },
+        period: FIVE_MINUTES,
+        statistic: cloudwatch.Stats.SUM,
+      }),
+      RUN_LINK_REFUSED_ALARM_THRESHOLD,
+      `More than ${RUN_LINK_REFUSED_ALARM_THRESHOLD} run links were refused in 5 minutes (custom metric RunLinkRefused): someone may be trying tokens. The export-api log says why each was refused.`,
     );
     this.alarms.alarmAboveZero(
       'FailedExportsQueueDepth',
@@ -257,7 +284,7 @@ export class ReportExporterStack extends Stack {
 
   private addOutputs(): void {
     const output = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
-    output('ApiUrl', this.api.url, 'Base URL of the HTTP API (POST /exports, GET /exports/{id}, GET /links/{token})');
+    output('ApiUrl', this.api.url, 'Base URL of the HTTP API (POST /exports, GET /exports/{id}, GET /links/{token}, GET /run/{token})');
     output('ReportsBucketName', this.reports.bucket.bucketName, `Bucket with the reports under ${REPORTS_PREFIX}/`);
     output('AccessLogBucketName', this.reports.logBucket.bucketName, 'Server access logs of the reports bucket');
     output('PlanningSecretId', this.secrets.planningSecretId, 'Secret with the planning API credentials JSON (put-secret-value here)');
