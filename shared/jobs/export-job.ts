@@ -104,6 +104,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
         key: keys.current,
         now: now(),
         storage: deps.storage,
+        freshCopyLink: request.definition === undefined,
       });
       await deps.mail.send(message);
       emailed = true;

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { vi } from 'vitest';
+import { LOCAL_LINK_KEYS } from '../../cli/local-link-keys';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startEventBridgeStub, startLambdaStub } from './aws-stubs';
 import { startS3rver, type S3rverHandle } from './s3rver';
@@ -9,7 +10,8 @@ import { startSesLocal, type SesLocalHandle } from './ses-local';
 type ExportHandler = (event: unknown, context: Context) => Promise<unknown>;
 type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export const LINK_KEYS = { current: { id: 'k2', secret: 'b'.repeat(48) }, previous: { id: 'k1', secret: 'a'.repeat(48) } };
+/** The local stack's key set: the one `npm run link -- --local` signs with. */
+export const LINK_KEYS = LOCAL_LINK_KEYS;
 export const API_BASE_URL = 'https://api.example.test';
 
 /**
