@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { vi } from 'vitest';
 import { LOCAL_LINK_KEYS } from '../../cli/local-link-keys';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startEventBridgeStub, startLambdaStub } from './aws-stubs';
@@ -84,9 +83,9 @@ export function httpApiEvent(
 
 export async function startLambdaHarness(
   definitions: Record<string, unknown>,
-  options: { planningSecret?: (sim: RunningSimulator) => string } = {},
+  options: { planningSecret?: (sim: RunningSimulator) => string; tenant?: 'tiny' | 'demo' } = {},
 ): Promise<LambdaHarness> {
-  const sim = await startSimulator({ tenant: 'tiny' });
+  const sim = await startSimulator({ tenant: options.tenant ?? 'tiny' });
   const s3 = await startS3rver({ bucket: 'reports-bucket' });
   const ses = await startSesLocal();
   const secrets = await startSecretsManagerStub({
@@ -122,7 +121,8 @@ export async function startLambdaHarness(
   };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
-  vi.resetModules();
+  // Fresh handler modules per harness under vitest; `npm run local` (scripts/local-stack.ts) runs outside it.
+  if (process.env.VITEST) (await import('vitest')).vi.resetModules();
   const exportHandler: ExportHandler = (await import('../../lambdas/export-report/handler')).handler;
   const apiHandler: ApiHandler = (await import('../../lambdas/export-api/handler')).handler;
   handlers.export = exportHandler;
