@@ -4,7 +4,7 @@ import { loadApiLambdaConfig } from '../../shared/core/config';
 import { handleApiRequest } from '../../shared/jobs/export-api';
 import { RUN_LINK_STALE_MINUTES } from '../../shared/core/defaults';
 import { JobStatusStore } from '../../shared/jobs/job-status';
-import { MemoryRunLinkLedger, RevocationCache } from '../../shared/jobs/run-link-ledger';
+import { LedgerRunLinkLedger, MemoryVersionedStore, RevocationCache } from '../../shared/jobs/run-link-ledger';
 import { createLambdaClient, LambdaJobLauncher } from '../../shared/jobs/lambda-launcher';
 import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
 import { createPresigner } from '../../shared/links/presign';
@@ -34,7 +34,7 @@ const launcher = new LambdaJobLauncher({
 });
 const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
 // TODO(ledger): per container until the run ledger (issue 12) lands; see README "Run links".
-const ledger = new MemoryRunLinkLedger();
+const ledger = new LedgerRunLinkLedger(new MemoryVersionedStore());
 const revocations = new RevocationCache(ledger);
 const runLinks = {
   ledger,

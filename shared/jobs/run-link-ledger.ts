@@ -3,8 +3,8 @@
  * one atomic step, so two browsers opening links at the same moment cannot both start an export of
  * one report, and a token cannot exceed its start limit by racing itself.
  *
- * MemoryRunLinkLedger is the in-process implementation (tests, the local harness, one process);
- * a deployed stack needs an implementation on a store with conditional writes (see README).
+ * LedgerRunLinkLedger implements it on any versioned store with compare-and-swap writes: the run
+ * ledger (DynamoDB, or a directory) or MemoryVersionedStore (one process).
  */
 export interface RunLinkLedger {
   /** The export that holds the report's run-link slot (running, or the last one), if any. */
@@ -29,40 +29,25 @@ export interface StartLimit {
   readonly windowMs: number;
 }
 
-export class MemoryRunLinkLedger implements RunLinkLedger {
-  private readonly runs = new Map<string, string>();
-  private readonly starts = new Map<string, number>();
-  private readonly revoked = new Map<string, Date>();
+/**
+ * The versioned store in process memory: the same compare-and-swap rules as the run ledger, for
+ * one process only (tests, and the API Lambda until the ledger's table is wired in).
+ */
+export class MemoryVersionedStore implements VersionedStore {
+  private readonly entries = new Map<string, { value: unknown; version: number }>();
   /** Reads served, so tests can assert what a request costs. */
   reads = 0;
 
-  currentRun(report: string): Promise<string | undefined> {
+  get(key: string): Promise<{ value: unknown; version: number } | undefined> {
     this.reads++;
-    return Promise.resolve(this.runs.get(report));
+    const entry = this.entries.get(key);
+    return Promise.resolve(entry && { value: structuredClone(entry.value), version: entry.version });
   }
 
-  swapRun(report: string, expected: string | undefined, next: string): Promise<boolean> {
-    if (this.runs.get(report) !== expected) return Promise.resolve(false);
-    this.runs.set(report, next);
+  put(key: string, value: unknown, expectedVersion: number): Promise<boolean> {
+    if ((this.entries.get(key)?.version ?? 0) !== expectedVersion) return Promise.resolve(false);
+    this.entries.set(key, { value: structuredClone(value), version: expectedVersion + 1 });
     return Promise.resolve(true);
-  }
-
-  takeStart(linkId: string, now: Date, { limit, windowMs }: StartLimit): Promise<boolean> {
-    const key = `${linkId}#${Math.floor(now.getTime() / windowMs)}`;
-    const count = this.starts.get(key) ?? 0;
-    if (count >= limit) return Promise.resolve(false);
-    this.starts.set(key, count + 1);
-    return Promise.resolve(true);
-  }
-
-  isRevoked(linkId: string): Promise<boolean> {
-    this.reads++;
-    return Promise.resolve(this.revoked.has(linkId));
-  }
-
-  revoke(linkId: string, at: Date): Promise<void> {
-    if (!this.revoked.has(linkId)) this.revoked.set(linkId, at);
-    return Promise.resolve();
   }
 }
 
@@ -92,4 +77,74 @@ export class RevocationCache {
     this.answers.set(linkId, { revoked, at });
     return revoked;
   };
+}
+
+/**
+ * The shape of the run ledger (issue 12): versioned JSON entries with compare-and-swap puts.
+ * Structural, so this file does not depend on where the ledger lives.
+ */
+export interface VersionedStore {
+  get(key: string): Promise<{ readonly value: unknown; readonly version: number } | undefined>;
+  put(key: string, value: unknown, expectedVersion: number, options?: { readonly expiresAt?: Date }): Promise<boolean>;
+}
+
+/** Rounds of read-compare-write before a conditional write gives up (another writer kept winning). */
+const MAX_CAS_ROUNDS = 10;
+const YEAR_MS = 365 * 86_400_000;
+
+/**
+ * Run links on the run ledger: each method is one conditional write (or one read), so it holds
+ * across Lambda containers. Keys: `runlink-report/<report>` → `{ exportId }`;
+ * `runlink-starts/<id>/<window>` → `{ count }` (expires with its window);
+ * `runlink-revoked/<id>` → `{ revokedAt }` (kept a year: longer than any link lives).
+ */
+export class LedgerRunLinkLedger implements RunLinkLedger {
+  constructor(private readonly store: VersionedStore) {}
+
+  async currentRun(report: string): Promise<string | undefined> {
+    return exportIdOf((await this.store.get(key('runlink-report', report)))?.value);
+  }
+
+  async swapRun(report: string, expected: string | undefined, next: string): Promise<boolean> {
+    const entry = await this.store.get(key('runlink-report', report));
+    if (exportIdOf(entry?.value) !== expected) return false;
+    return this.store.put(key('runlink-report', report), { exportId: next }, entry?.version ?? 0);
+  }
+
+  async takeStart(linkId: string, now: Date, { limit, windowMs }: StartLimit): Promise<boolean> {
+    const window = Math.floor(now.getTime() / windowMs);
+    const counter = key('runlink-starts', linkId, String(window));
+    const expiresAt = new Date((window + 2) * windowMs);
+    for (let round = 0; round < MAX_CAS_ROUNDS; round++) {
+      const entry = await this.store.get(counter);
+      const count = countOf(entry?.value);
+      if (count >= limit) return false;
+      if (await this.store.put(counter, { count: count + 1 }, entry?.version ?? 0, { expiresAt })) return true;
+    }
+    // Ten lost rounds means a burst on one token: refusing is the safe answer.
+    return false;
+  }
+
+  async isRevoked(linkId: string): Promise<boolean> {
+    return (await this.store.get(key('runlink-revoked', linkId))) !== undefined;
+  }
+
+  async revoke(linkId: string, at: Date): Promise<void> {
+    // False means it was revoked already: the first revocation stands.
+    await this.store.put(key('runlink-revoked', linkId), { revokedAt: at.toISOString() }, 0, { expiresAt: new Date(at.getTime() + YEAR_MS) });
+  }
+}
+
+function key(kind: string, ...parts: readonly string[]): string {
+  return [kind, ...parts.map((p) => encodeURIComponent(p))].join('/');
+}
+
+function exportIdOf(value: unknown): string | undefined {
+  const id = typeof value === 'object' && value !== null ? (value as { exportId?: unknown }).exportId : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function countOf(value: unknown): number {
+  const count = typeof value === 'object' && value !== null ? (value as { count?: unknown }).count : undefined;
+  return typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : 0;
 }

@@ -6,7 +6,7 @@ import { silentLog } from '../../../shared/core/logger';
 import { JobStatusStore } from '../../../shared/jobs/job-status';
 import type { ExportJobRequest } from '../../../shared/jobs/ports';
 import { openRunLink, showRun, type RunLinkDependencies, type RunView } from '../../../shared/jobs/run-link';
-import { MemoryRunLinkLedger, RevocationCache } from '../../../shared/jobs/run-link-ledger';
+import { LedgerRunLinkLedger, MemoryVersionedStore, RevocationCache } from '../../../shared/jobs/run-link-ledger';
 import { verifyLinkToken } from '../../../shared/links/link-token';
 import { createRunLinkToken } from '../../../shared/links/run-link-token';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
@@ -31,7 +31,8 @@ describe('run links (start, join, reuse, limits)', () => {
   let root: string;
   let storage: Storage & { reads: number };
   let jobs: JobStatusStore;
-  let ledger: MemoryRunLinkLedger;
+  let store: MemoryVersionedStore;
+  let ledger: LedgerRunLinkLedger;
   let launched: ExportJobRequest[];
   let clock: Date;
   let ids: number;
@@ -42,7 +43,8 @@ describe('run links (start, join, reuse, limits)', () => {
     root = await mkdtemp(path.join(tmpdir(), 'run-link-'));
     storage = counting(new LocalDirectoryStorage(root));
     jobs = new JobStatusStore(storage);
-    ledger = new MemoryRunLinkLedger();
+    store = new MemoryVersionedStore();
+    ledger = new LedgerRunLinkLedger(store);
     launched = [];
     clock = T0;
     ids = 0;
@@ -185,11 +187,11 @@ describe('run links (start, join, reuse, limits)', () => {
     const polling = { ...deps, isRevoked: cache.isRevoked };
     const view = await openRunLink(link.token, polling);
     await showRun(link.token, exportIdOf(view), polling); // warms the cache
-    const [storageBefore, ledgerBefore] = [storage.reads, ledger.reads];
+    const [storageBefore, ledgerBefore] = [storage.reads, store.reads];
     const shown = await showRun(link.token, exportIdOf(view), polling);
     expect(shown.state).toBe('running');
     expect(storage.reads - storageBefore).toBe(1);
-    expect(ledger.reads - ledgerBefore).toBe(0);
+    expect(store.reads - ledgerBefore).toBe(0);
 
     // A revocation reaches polls once the cached answer is a minute old.
     await ledger.revoke(link.id, clock);
