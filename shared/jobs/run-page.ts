@@ -149,9 +149,9 @@ export function renderRunPage(view: RunView, token: string, options: { download?
       if (options.download && workbook) refresh = `0;url=${workbook.href}`;
       heading = escapeHtml(view.title);
       const items = view.files.map((f) => {
-        const label = f.format === 'xlsx' ? `Download the workbook (${escapeHtml(f.name)}, ${formatBytes(f.bytes)})` : `${escapeHtml(f.name)} (${formatBytes(f.bytes)})`;
-        const id = f === workbook ? ' id="workbook" class="button" autofocus' : '';
-        return `<li><a${id} href="${escapeHtml(f.href)}">${label}</a></li>`;
+        const label = f.format === 'xlsx' ? `Download the workbook (${escapeHtml(f.name)}, ${formatBytes(f.bytes)})` : `Download ${escapeHtml(f.name)} (${formatBytes(f.bytes)})`;
+        const attributes = f === workbook ? ' id="workbook" class="button" autofocus' : ' class="button secondary"';
+        return `<li><a${attributes} href="${escapeHtml(f.href)}">${label}</a></li>`;
       });
       content = [
         `<p role="status">Your fresh copy is ready${workbook && options.download ? '; the workbook download has started' : ''}.</p>`,

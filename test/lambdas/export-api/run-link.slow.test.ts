@@ -27,6 +27,26 @@ const DAY = 86_400_000;
 /** Small screenshots: the page is one narrow column. */
 const VIEWPORT = { width: 720, height: 340 };
 
+/** Contrast ratio of an element's text colour against its own (or the page's) background. */
+async function contrastOf(page: Page, selector: string): Promise<number> {
+  // A string expression: the tests compile without the DOM library.
+  const [fg, bg] = (await page.evaluate(`(() => {
+    const el = document.querySelector(${JSON.stringify(selector)});
+    const style = getComputedStyle(el);
+    const own = style.backgroundColor;
+    return [style.color, own === 'rgba(0, 0, 0, 0)' ? getComputedStyle(document.body).backgroundColor : own];
+  })()`)) as [string, string];
+  const luminance = (css: string) => {
+    const [r, g, b] = (css.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number).map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [l1, l2] = [luminance(fg!), luminance(bg!)].sort((a, b) => b - a);
+  return (l1! + 0.05) / (l2! + 0.05);
+}
+
 describe('run link in a browser', () => {
   let h: LambdaHarness;
   let api: LocalHttpApi;
@@ -78,6 +98,10 @@ describe('run link in a browser', () => {
     expect(await sha256(first)).toBe(workbook.sha256);
 
     await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('workbook');
+    // Text and buttons meet WCAG AA contrast (4.5:1), computed from the rendered colours.
+    for (const selector of ['h1', 'p.muted', '#workbook', '#run li:nth-child(2) a']) {
+      expect(await contrastOf(page, selector), selector).toBeGreaterThanOrEqual(4.5);
+    }
     await page.screenshot({ path: path.join(IMAGES, 'run-link-done.png') });
     const [clicked] = await Promise.all([page.waitForEvent('download'), page.click('#workbook')]);
     expect(await sha256(clicked)).toBe(workbook.sha256);

@@ -69,7 +69,7 @@ describe('run page', () => {
   it('lists the files when done, focuses the workbook, and starts its download only when asked', () => {
     const plain = renderRunPage(views.done, TOKEN).body;
     expect(plain).toContain('<a id="workbook" class="button" autofocus href="../links/aaa.bbb">Download the workbook (acme.xlsx, 20.0 KiB)</a>');
-    expect(plain).toContain('href="../links/ccc.ddd"');
+    expect(plain).toContain('<a class="button secondary" href="../links/ccc.ddd">Download risks.csv (100 B)</a>');
     expect(plain).not.toContain('http-equiv="refresh"');
     const downloading = renderRunPage(views.done, TOKEN, { download: true }).body;
     expect(downloading).toContain('<noscript><meta http-equiv="refresh" content="0;url=../links/aaa.bbb"></noscript>');
