@@ -30,12 +30,12 @@ const VIEWPORT = { width: 720, height: 340 };
 /** Contrast ratio of an element's text colour against its own (or the page's) background. */
 async function contrastOf(page: Page, selector: string): Promise<number> {
   // A string expression: the tests compile without the DOM library.
-  const [fg, bg] = (await page.evaluate(`(() => {
+  const [fg, bg] = await page.evaluate<[string, string]>(`(() => {
     const el = document.querySelector(${JSON.stringify(selector)});
     const style = getComputedStyle(el);
     const own = style.backgroundColor;
     return [style.color, own === 'rgba(0, 0, 0, 0)' ? getComputedStyle(document.body).backgroundColor : own];
-  })()`)) as [string, string];
+  })()`);
   const luminance = (css: string) => {
     const [r, g, b] = (css.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number).map((v) => {
       const c = v / 255;
@@ -43,7 +43,7 @@ async function contrastOf(page: Page, selector: string): Promise<number> {
     });
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
   };
-  const [l1, l2] = [luminance(fg!), luminance(bg!)].sort((a, b) => b - a);
+  const [l1, l2] = [luminance(fg), luminance(bg)].sort((a, b) => b - a);
   return (l1! + 0.05) / (l2! + 0.05);
 }
 
