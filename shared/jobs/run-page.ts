@@ -191,5 +191,6 @@ ${content}
 </body>
 </html>
 `;
-  return { statusCode: statusCodeOf(view), headers: HTML_HEADERS, body };
+  const headers = view.state === 'limited' ? { ...HTML_HEADERS, 'retry-after': String(view.retryAfterSeconds) } : HTML_HEADERS;
+  return { statusCode: statusCodeOf(view), headers, body };
 }

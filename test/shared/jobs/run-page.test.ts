@@ -48,6 +48,8 @@ describe('run page', () => {
   it('answers 403 for a refused link and 429 for a spent start limit, 200 otherwise', () => {
     expect(renderRunPage(views.refused, TOKEN).statusCode).toBe(403);
     expect(renderRunPage(views.limited, TOKEN).statusCode).toBe(429);
+    expect(renderRunPage(views.limited, TOKEN).headers['retry-after']).toBe('1800');
+    expect(renderRunPage(views.limited, TOKEN).body).toContain('try again in 30 minutes');
     expect(renderRunPage(views.running, TOKEN).statusCode).toBe(200);
     expect(renderRunStatus(views.refused).statusCode).toBe(403);
   });
