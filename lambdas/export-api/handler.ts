@@ -4,7 +4,8 @@ import { loadApiLambdaConfig } from '../../shared/core/config';
 import { handleApiRequest } from '../../shared/jobs/export-api';
 import { RUN_LINK_STALE_MINUTES } from '../../shared/core/defaults';
 import { JobStatusStore } from '../../shared/jobs/job-status';
-import { LedgerRunLinkLedger, MemoryVersionedStore, RevocationCache } from '../../shared/jobs/run-link-ledger';
+import { LedgerRunLinkLedger, RevocationCache } from '../../shared/jobs/run-link-ledger';
+import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { createLambdaClient, LambdaJobLauncher } from '../../shared/jobs/lambda-launcher';
 import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
 import { createPresigner } from '../../shared/links/presign';
@@ -33,11 +34,17 @@ const launcher = new LambdaJobLauncher({
   client: tracer.captureAWSv3Client(createLambdaClient()),
 });
 const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
-// TODO(ledger): per container until the run ledger (issue 12) lands; see README "Run links".
-const ledger = new LedgerRunLinkLedger(new MemoryVersionedStore());
-const revocations = new RevocationCache(ledger);
+const ledger = new DynamoDbLedger({
+  tableName: config.LEDGER_TABLE,
+  client: tracer.captureAWSv3Client(createDynamoDbClient()),
+});
+const jobs = new JobStatusStore(ledger);
+// Run links share the run ledger: one export per report, starts per token and revocation are
+// conditional writes on the same table.
+const runLinkLedger = new LedgerRunLinkLedger(ledger);
+const revocations = new RevocationCache(runLinkLedger);
 const runLinks = {
-  ledger,
+  ledger: runLinkLedger,
   isRevoked: revocations.isRevoked,
   reuseMinutes: config.RUN_LINK_REUSE_MINUTES,
   startLimit: { limit: config.RUN_LINK_STARTS_PER_HOUR, windowMs: 3_600_000 },
@@ -61,7 +68,7 @@ export const handler = withLifecycle(
       },
       {
         definitions,
-        jobs: new JobStatusStore(storage),
+        jobs,
         launcher,
         storage,
         presign: presigner.presignGet,

@@ -1,10 +1,12 @@
+import { ledgerKey, type Ledger } from '../ledger/ledger';
+
 /**
  * What run links need from the run ledger: three conditional writes and one read. Each method is
  * one atomic step, so two browsers opening links at the same moment cannot both start an export of
  * one report, and a token cannot exceed its start limit by racing itself.
  *
- * LedgerRunLinkLedger implements it on any versioned store with compare-and-swap writes: the run
- * ledger (DynamoDB, or a directory) or MemoryVersionedStore (one process).
+ * LedgerRunLinkLedger implements it on the run ledger (shared/ledger/: DynamoDB in the Lambdas, a
+ * directory locally), next to the job status it reads.
  */
 export interface RunLinkLedger {
   /** The export that holds the report's run-link slot (running, or the last one), if any. */
@@ -27,28 +29,6 @@ export interface RunLinkLedger {
 export interface StartLimit {
   readonly limit: number;
   readonly windowMs: number;
-}
-
-/**
- * The versioned store in process memory: the same compare-and-swap rules as the run ledger, for
- * one process only (tests, and the API Lambda until the ledger's table is wired in).
- */
-export class MemoryVersionedStore implements VersionedStore {
-  private readonly entries = new Map<string, { value: unknown; version: number }>();
-  /** Reads served, so tests can assert what a request costs. */
-  reads = 0;
-
-  get(key: string): Promise<{ value: unknown; version: number } | undefined> {
-    this.reads++;
-    const entry = this.entries.get(key);
-    return Promise.resolve(entry && { value: structuredClone(entry.value), version: entry.version });
-  }
-
-  put(key: string, value: unknown, expectedVersion: number): Promise<boolean> {
-    if ((this.entries.get(key)?.version ?? 0) !== expectedVersion) return Promise.resolve(false);
-    this.entries.set(key, { value: structuredClone(value), version: expectedVersion + 1 });
-    return Promise.resolve(true);
-  }
 }
 
 /** Revocation lookups remembered for a short while, so a status poll costs no ledger read. */
@@ -79,41 +59,32 @@ export class RevocationCache {
   };
 }
 
-/**
- * The shape of the run ledger (issue 12): versioned JSON entries with compare-and-swap puts.
- * Structural, so this file does not depend on where the ledger lives.
- */
-export interface VersionedStore {
-  get(key: string): Promise<{ readonly value: unknown; readonly version: number } | undefined>;
-  put(key: string, value: unknown, expectedVersion: number, options?: { readonly expiresAt?: Date }): Promise<boolean>;
-}
-
 /** Rounds of read-compare-write before a conditional write gives up (another writer kept winning). */
 const MAX_CAS_ROUNDS = 10;
 const YEAR_MS = 365 * 86_400_000;
 
 /**
  * Run links on the run ledger: each method is one conditional write (or one read), so it holds
- * across Lambda containers. Keys: `runlink-report/<report>` → `{ exportId }`;
- * `runlink-starts/<id>/<window>` → `{ count }` (expires with its window);
- * `runlink-revoked/<id>` → `{ revokedAt }` (kept a year: longer than any link lives).
+ * across Lambda containers. Keys: `run-link/report/<report>` → `{ exportId }`;
+ * `run-link/starts/<id>/<window>` → `{ count }` (expires with its window);
+ * `run-link/revoked/<id>` → `{ revokedAt }` (kept a year: longer than any link lives).
  */
 export class LedgerRunLinkLedger implements RunLinkLedger {
-  constructor(private readonly store: VersionedStore) {}
+  constructor(private readonly store: Ledger) {}
 
   async currentRun(report: string): Promise<string | undefined> {
-    return exportIdOf((await this.store.get(key('runlink-report', report)))?.value);
+    return exportIdOf((await this.store.get(ledgerKey('run-link', 'report', report)))?.value);
   }
 
   async swapRun(report: string, expected: string | undefined, next: string): Promise<boolean> {
-    const entry = await this.store.get(key('runlink-report', report));
+    const entry = await this.store.get(ledgerKey('run-link', 'report', report));
     if (exportIdOf(entry?.value) !== expected) return false;
-    return this.store.put(key('runlink-report', report), { exportId: next }, entry?.version ?? 0);
+    return this.store.put(ledgerKey('run-link', 'report', report), { exportId: next }, entry?.version ?? 0);
   }
 
   async takeStart(linkId: string, now: Date, { limit, windowMs }: StartLimit): Promise<boolean> {
     const window = Math.floor(now.getTime() / windowMs);
-    const counter = key('runlink-starts', linkId, String(window));
+    const counter = ledgerKey('run-link', 'starts', linkId, String(window));
     const expiresAt = new Date((window + 2) * windowMs);
     for (let round = 0; round < MAX_CAS_ROUNDS; round++) {
       const entry = await this.store.get(counter);
@@ -126,17 +97,13 @@ export class LedgerRunLinkLedger implements RunLinkLedger {
   }
 
   async isRevoked(linkId: string): Promise<boolean> {
-    return (await this.store.get(key('runlink-revoked', linkId))) !== undefined;
+    return (await this.store.get(ledgerKey('run-link', 'revoked', linkId))) !== undefined;
   }
 
   async revoke(linkId: string, at: Date): Promise<void> {
     // False means it was revoked already: the first revocation stands.
-    await this.store.put(key('runlink-revoked', linkId), { revokedAt: at.toISOString() }, 0, { expiresAt: new Date(at.getTime() + YEAR_MS) });
+    await this.store.put(ledgerKey('run-link', 'revoked', linkId), { revokedAt: at.toISOString() }, 0, { expiresAt: new Date(at.getTime() + YEAR_MS) });
   }
-}
-
-function key(kind: string, ...parts: readonly string[]): string {
-  return [kind, ...parts.map((p) => encodeURIComponent(p))].join('/');
 }
 
 function exportIdOf(value: unknown): string | undefined {

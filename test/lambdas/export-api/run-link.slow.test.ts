@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStatusStore } from '../../../shared/jobs/job-status';
+import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { createRunLinkToken } from '../../../shared/links/run-link-token';
 import { manifestSchema, type Manifest } from '../../../shared/report/manifest';
 import { S3Storage } from '../../../shared/storage/s3-storage';
@@ -52,11 +53,13 @@ describe('run link in a browser', () => {
   let api: LocalHttpApi;
   let browser: Browser;
   let storage: S3Storage;
+  let jobs: JobStatusStore;
   beforeAll(async () => {
     h = await startLambdaHarness({ 'on-demand': REPORT });
     api = await startHttpApi(h.apiHandler);
     browser = await launchBrowser();
     storage = new S3Storage({ client: h.s3.client, bucket: h.s3.bucket, prefix: 'reports' });
+    jobs = new JobStatusStore(new DynamoDbLedger({ client: h.dynamo.client, tableName: h.dynamo.tableName }));
   });
   afterAll(async () => {
     await browser?.close();
@@ -68,7 +71,7 @@ describe('run link in a browser', () => {
   const sha256 = async (download: Download) => createHash('sha256').update(await readFile((await download.path()))).digest('hex');
   const exportIdOn = async (page: Page) => new URL(String(await page.locator('#run').getAttribute('data-page')), 'http://x/').searchParams.get('export')!;
   async function manifestOf(exportId: string): Promise<Manifest> {
-    const job = await new JobStatusStore(storage).get(exportId);
+    const job = await jobs.get(exportId);
     const bytes = await storage.getObject(job!.manifestKey!);
     return manifestSchema.parse(JSON.parse(Buffer.from(bytes!).toString('utf8')));
   }
@@ -140,7 +143,6 @@ describe('run link in a browser', () => {
 
   it('shows progress from the job status, and works without script', async () => {
     // A job held mid-way (written as the export job writes it), so the screenshot is deterministic.
-    const jobs = new JobStatusStore(storage);
     const at = new Date().toISOString();
     await jobs.put({
       id: 'export-held-midway', report: 'on-demand', status: 'running', createdAt: at, updatedAt: at,
@@ -160,7 +162,7 @@ describe('run link in a browser', () => {
     const finished = h.lambda.invocations.map((i) => (i.payload as { exportId: string }).exportId)[0]!;
     const done = await jobs.get(finished);
     const download = page.waitForEvent('download', { timeout: 30_000 });
-    await jobs.put({ ...done!, id: exportId, updatedAt: new Date().toISOString() });
+    await jobs.update(exportId, { status: 'succeeded', manifestKey: done!.manifestKey!, progress: done!.progress! }, new Date());
     const manifest = await manifestOf(exportId);
     expect(await sha256(await download)).toBe(manifest.files.find((f) => f.format === 'xlsx')!.sha256);
     expect(await page.locator('#run').getAttribute('data-state')).toBe('done');

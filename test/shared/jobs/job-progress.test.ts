@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../shared/core/logger';
 import { finalProgress, trackJobProgress } from '../../../shared/jobs/job-progress';
 import { JobStatusStore } from '../../../shared/jobs/job-status';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
+import { LocalLedger } from '../../../shared/ledger/local-ledger';
 
 describe('job progress', () => {
   let root: string;
@@ -13,9 +13,9 @@ describe('job progress', () => {
   let clock: number;
   beforeEach(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'job-progress-'));
-    jobs = new JobStatusStore(new LocalDirectoryStorage(root));
+    jobs = new JobStatusStore(new LocalLedger(root));
     clock = Date.parse('2026-11-23T06:00:00Z');
-    await jobs.put({ id: 'export-0001', report: 'acme', status: 'running', createdAt: 'x', updatedAt: 'x' });
+    await jobs.put({ id: 'export-0001', report: 'acme', status: 'running', createdAt: '2026-11-23T06:00:00Z', updatedAt: '2026-11-23T06:00:00Z' });
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });
