@@ -3,14 +3,19 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { errorMessage, ExporterError } from '../shared/core/errors';
 import { MAX_LINK_LIFETIME_SECONDS, type LinkKey } from '../shared/links/link-token';
-import { createRunLinkToken } from '../shared/links/run-link-token';
+import { LedgerRunLinkLedger } from '../shared/jobs/run-link-ledger';
+import { DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
+import type { Ledger } from '../shared/ledger/ledger';
+import { createRunLinkToken, RUN_LINK_ID_PATTERN } from '../shared/links/run-link-token';
 import { SecretsManagerLinkKeySource } from '../shared/secrets/secret-source';
 import type { CommandIo } from './export-command';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
 
 export const LINK_USAGE = `Usage: npm run link -- --report <name> [--days <n>] [--local | --outputs <file> | --api-url <url> --key-secret <arn>]
+       npm run link -- --revoke <id> [--outputs <file> | --ledger-table <name>]
 
 Prints a run link: a URL that starts (or joins) a fresh export of one configured report when a person opens it.
+With --revoke, withdraws a link for good by the id printed when it was made (a deployed stack's ledger).
 
   --report      name of a report configured in cdk.json (reportExporter.reports)
   --days        days until the link expires (default 30, at most ${MAX_LINK_LIFETIME_SECONDS / 86400})
@@ -19,7 +24,9 @@ Prints a run link: a URL that starts (or joins) a fresh export of one configured
                 ApiUrl and LinkKeySecretArn are read from it
   --api-url     the ApiUrl output, instead of --outputs
   --key-secret  the LinkKeySecretArn output, instead of --outputs (read with your AWS credentials)
-  --base-url    with --local: another address of the local HTTP API`;
+  --base-url    with --local: another address of the local HTTP API
+  --revoke      the id of a run link to revoke
+  --ledger-table  the LedgerTableName output, instead of --outputs (with --revoke)`;
 
 class UsageError extends ExporterError {}
 
@@ -36,6 +43,8 @@ function parse(argv: readonly string[]) {
         'api-url': { type: 'string' },
         'key-secret': { type: 'string' },
         'base-url': { type: 'string' },
+        revoke: { type: 'string' },
+        'ledger-table': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -50,6 +59,8 @@ export interface LinkCommandDependencies {
   /** Configured report names (default: cdk.json's). */
   readonly reportNames?: () => Promise<readonly string[]>;
   readonly now?: () => Date;
+  /** The run ledger of a deployed stack (default: its DynamoDB table). */
+  readonly ledger?: (tableName: string) => Ledger;
 }
 
 /** `npm run link`: resolves with the exit code (0 ok, 1 failed, 2 usage). */
@@ -62,6 +73,12 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
       io.stdout.write(`${LINK_USAGE}\n`);
       return 0;
     }
+    if (args.revoke !== undefined) {
+      if (args.report || args.local || args['api-url'] || args['key-secret']) throw new UsageError('--revoke goes alone (with --outputs or --ledger-table)');
+      if (!RUN_LINK_ID_PATTERN.test(args.revoke)) throw new UsageError('--revoke takes the 22-character id printed when the link was made');
+      return await revokeLink(args.revoke, args['ledger-table'], args.outputs, io, deps);
+    }
+    if (args['ledger-table']) throw new UsageError('--ledger-table goes with --revoke');
     if (!args.report) throw new UsageError('--report is required');
     days = Number(args.days);
     if (!Number.isInteger(days) || days < 1 || days > MAX_LINK_LIFETIME_SECONDS / 86400) {
@@ -104,6 +121,20 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
   }
 }
 
+async function revokeLink(id: string, table: string | undefined, outputs: string | undefined, io: CommandIo, deps: LinkCommandDependencies): Promise<number> {
+  try {
+    const tableName = table ?? (await readOutputs(resolve(io.cwd, outputs ?? 'cdk-outputs.json'))).ledgerTable;
+    if (!tableName) throw new ExporterError('the stack outputs have no LedgerTableName: give --ledger-table');
+    const ledger = (deps.ledger ?? ((name: string) => new DynamoDbLedger({ tableName: name })))(tableName);
+    await new LedgerRunLinkLedger(ledger).revoke(id, (deps.now ?? (() => new Date()))());
+    io.stdout.write(`run link ${id} is revoked (open pages see it within a minute)\n`);
+    return 0;
+  } catch (error) {
+    io.stderr.write(`error: ${errorMessage(error)}\n`);
+    return 1;
+  }
+}
+
 async function currentKeyOf(secretId: string): Promise<LinkKey> {
   return (await new SecretsManagerLinkKeySource({ secretId }).getKeys()).current;
 }
@@ -115,7 +146,7 @@ async function configuredReportNames(cwd: string): Promise<string[]> {
   return loadInfraConfig(cdkJson.context?.[CONTEXT_KEY], cwd).reports.map((r) => r.definition.name);
 }
 
-async function readOutputs(path: string): Promise<{ apiUrl: string; keySecret: string }> {
+async function readOutputs(path: string): Promise<{ apiUrl: string; keySecret: string; ledgerTable: string | undefined }> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(path, 'utf8'));
@@ -128,5 +159,9 @@ async function readOutputs(path: string): Promise<{ apiUrl: string; keySecret: s
   const stacks = Object.values(typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>[];
   const stack = stacks.find((s) => typeof s.ApiUrl === 'string' && typeof s.LinkKeySecretArn === 'string');
   if (!stack) throw new ExporterError(`"${path}" has no stack with ApiUrl and LinkKeySecretArn outputs`);
-  return { apiUrl: stack.ApiUrl as string, keySecret: stack.LinkKeySecretArn as string };
+  return {
+    apiUrl: stack.ApiUrl as string,
+    keySecret: stack.LinkKeySecretArn as string,
+    ledgerTable: typeof stack.LedgerTableName === 'string' ? stack.LedgerTableName : undefined,
+  };
 }

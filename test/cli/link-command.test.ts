@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandIo } from '../../cli/export-command';
 import { runLinkCommand } from '../../cli/link-command';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from '../../cli/local-link-keys';
+import { LedgerRunLinkLedger } from '../../shared/jobs/run-link-ledger';
+import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { verifyRunLinkToken } from '../../shared/links/run-link-token';
 
 function captureIo(cwd: string): CommandIo & { out(): string; err(): string } {
@@ -27,7 +29,7 @@ describe('link command', () => {
     dir = await mkdtemp(join(tmpdir(), 'link-cmd-'));
     await writeFile(
       join(dir, 'cdk-outputs.json'),
-      JSON.stringify({ PlanningReportExporter: { ApiUrl: 'https://abc.execute-api.eu-central-1.amazonaws.com', LinkKeySecretArn: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:link-keys' } }),
+      JSON.stringify({ PlanningReportExporter: { ApiUrl: 'https://abc.execute-api.eu-central-1.amazonaws.com', LinkKeySecretArn: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:link-keys', LedgerTableName: 'run-ledger-abc' } }),
     );
   });
   afterAll(async () => {
@@ -82,5 +84,24 @@ describe('link command', () => {
     const io = captureIo(join(import.meta.dirname, '..', '..'));
     expect(await runLinkCommand(['--report', 'not-configured-anywhere'], io)).toBe(1);
     expect(io.err()).toMatch(/configured: .*acme-weekly/);
+  });
+
+  it('revokes a link by its id in the deployed stack\'s ledger (table from cdk-outputs.json)', async () => {
+    const ledger = new LocalLedger(join(dir, 'ledger'));
+    const tables: string[] = [];
+    const io = captureIo(dir);
+    const id = 'GDRKq1PiRfJsD8bvt3b4iQ';
+    const code = await runLinkCommand(['--revoke', id], io, { now: () => now, ledger: (table) => (tables.push(table), ledger) });
+    expect(code, io.err()).toBe(0);
+    expect(tables).toEqual(['run-ledger-abc']);
+    expect(io.out()).toContain(`run link ${id} is revoked`);
+    expect(await new LedgerRunLinkLedger(ledger).isRevoked(id)).toBe(true);
+    expect(await new LedgerRunLinkLedger(ledger).isRevoked('AAAAAAAAAAAAAAAAAAAAAA')).toBe(false);
+
+    const bad = captureIo(dir);
+    expect(await runLinkCommand(['--revoke', 'not-an-id'], bad)).toBe(2);
+    expect(bad.err()).toContain('--revoke takes the 22-character id');
+    const mixed = captureIo(dir);
+    expect(await runLinkCommand(['--revoke', id, '--report', 'acme-weekly'], mixed)).toBe(2);
   });
 });
