@@ -87,6 +87,20 @@ const rawConfigSchema = z.strictObject({
   runLinkReuseMinutes: z.number().int().min(0).max(1440).optional(),
   /** Exports one run link may start per hour. */
   runLinkStartsPerHour: z.number().int().min(1).max(100).optional(),
+  /**
+   * POST /exports with a full inline definition: off by default. When on, such runs write under
+   * `prefix` (no configured report may start with it) and e-mail only addresses of `emailDomains`.
+   */
+  inlineDefinitions: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      prefix: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]{0,23}$/, 'must be lower-case letters, digits and hyphens, at most 24')
+        .default('adhoc-'),
+      emailDomains: z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, 'must be a lower-case domain such as example.com')).default([]),
+    })
+    .default({ enabled: false, prefix: 'adhoc-', emailDomains: [] }),
 });
 
 export interface ConfiguredReport {
@@ -109,6 +123,7 @@ export interface InfraConfig {
   readonly exportReservedConcurrency: number;
   readonly runLinkReuseMinutes?: number;
   readonly runLinkStartsPerHour?: number;
+  readonly inlineDefinitions: { readonly enabled: boolean; readonly prefix: string; readonly emailDomains: readonly string[] };
 }
 
 /**
@@ -193,6 +208,15 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     reports.push({ definition: value as ConfiguredReport['definition'], schedule: entry.schedule, origin });
   });
 
+  if (config.inlineDefinitions.enabled) {
+    for (const report of reports) {
+      if (report.definition.name.startsWith(config.inlineDefinitions.prefix)) {
+        problems.push(
+          `${report.origin}: report "${report.definition.name}" starts with the inline prefix "${config.inlineDefinitions.prefix}"; rename it or change ${CONTEXT_KEY}.inlineDefinitions.prefix`,
+        );
+      }
+    }
+  }
   if (config.mailFrom !== undefined && config.sesIdentityArn === undefined) {
     problems.push(`${CONTEXT_KEY}.mailFrom: needs ${CONTEXT_KEY}.sesIdentityArn (the SES identity the sender belongs to)`);
   }
@@ -211,6 +235,7 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     exportMemoryMb: config.exportMemoryMb,
     exportTimeoutMinutes: config.exportTimeoutMinutes,
     exportReservedConcurrency: config.exportReservedConcurrency,
+    inlineDefinitions: config.inlineDefinitions,
     ...(config.mailFrom !== undefined && { mailFrom: config.mailFrom }),
     ...(config.sesIdentityArn !== undefined && { sesIdentityArn: config.sesIdentityArn }),
     ...(config.planningSecretName !== undefined && { planningSecretName: config.planningSecretName }),

@@ -23,3 +23,14 @@ export const DEFAULT_RUN_LINK_STARTS_PER_HOUR = 6;
  * export function's longest timeout (15 minutes) plus a margin. Progress writes keep a live one fresh.
  */
 export const RUN_LINK_STALE_MINUTES = 20;
+/**
+ * Largest planning API response read (bytes). Far above any page the API documents (50 records), so
+ * only a broken or hostile answer reaches it; it is enforced while the body streams in.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What a Lambda keeps back from its remaining time for reporting a failure (status, event, e-mail)
+ * when it sets the export's deadline: without it the run would be killed mid-way and report nothing.
+ */
+export const DEFAULT_DEADLINE_MARGIN_MS = 30_000;

@@ -86,7 +86,7 @@ export function httpApiEvent(
 
 export async function startLambdaHarness(
   definitions: Record<string, unknown>,
-  options: { planningSecret?: (sim: RunningSimulator) => string; tenant?: 'tiny' | 'demo' } = {},
+  options: { planningSecret?: (sim: RunningSimulator) => string; env?: Record<string, string>; tenant?: 'tiny' | 'demo' } = {},
 ): Promise<LambdaHarness> {
   const sim = await startSimulator({ tenant: options.tenant ?? 'tiny' });
   const s3 = await startS3rver({ bucket: 'reports-bucket' });
@@ -124,6 +124,7 @@ export async function startLambdaHarness(
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
+    ...options.env,
   };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);

@@ -28,6 +28,17 @@ describe('LocalDirectoryStorage', () => {
     await rm(root, { recursive: true, force: true });
   });
 
+  it('createExclusive lets exactly one of several concurrent callers create a key, and leaves no temp files', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => storage.createExclusive('r/_state/claim.json', `{"writer":${i}}`, { contentType: 'application/json' })),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = results.indexOf(true);
+    expect(Buffer.from((await storage.getObject('r/_state/claim.json'))!).toString('utf8')).toBe(`{"writer":${winner}}`);
+    expect(await storage.createExclusive('r/_state/claim.json', '{}', { contentType: 'application/json' })).toBe(false);
+    expect(await filesUnder(root)).toEqual([path.join('r', '_state', 'claim.json')]);
+  });
+
   it('streams an object, reports bytes and sha256, and reads it back', async () => {
     const data = patternBytes(3 * 1024 * 1024 + 17);
     const upload = storage.openUpload('acme/dt=2024-05-06/run=r1/risks.csv', meta);
@@ -40,8 +51,8 @@ describe('LocalDirectoryStorage', () => {
 
   it('shows nothing under the key until the upload is done (temp file next to it)', async () => {
     const upload = storage.openUpload('a/b.csv', meta);
-    upload.stream.write('partial');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Written to the temp file once the write's callback has run.
+    await new Promise((resolve) => upload.stream.write('partial', resolve));
     expect(await storage.getObject('a/b.csv')).toBeUndefined();
     expect(await storage.listKeys('')).toEqual([]);
     const files = await filesUnder(root);
@@ -80,8 +91,8 @@ describe('LocalDirectoryStorage', () => {
     const upload = storage.openUpload('a/err.csv', meta);
     upload.stream.write('abc');
     upload.stream.destroy(new Error('producer broke'));
+    // done rejects only after the temp file is removed.
     await expect(upload.done).rejects.toThrow(/producer broke/);
-    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await filesUnder(root)).toEqual([]);
   });
 
