@@ -1,15 +1,16 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Column } from '../shared/table/table';
 import { BOARD_ITEM_COLUMNS } from '../shared/report/tables/board-items';
 import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../shared/report/tables/okrs';
 import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../shared/report/tables/pi-objectives';
 import { RISK_COLUMNS } from '../shared/report/tables/risks';
+import { schemaFileText, schemaOf, TABLE_SCHEMAS } from '../shared/report/table-schemas';
 
 /**
- * docs/tables.md is generated from the column definitions, and a test fails when it is stale, so the
- * documented contract for downstream jobs can never drift from what the exporter writes.
- * Regenerate with `npx tsx scripts/table-docs.ts`.
+ * docs/tables.md and the schema contract files schemas/<table>.json are generated from the column
+ * definitions, and tests fail when they are stale, so the documented contract for downstream jobs can
+ * never drift from what the exporter writes. Regenerate both with `npx tsx scripts/table-docs.ts`.
  */
 const TYPE_NOTES: Record<Column['type'], string> = {
   text: 'text',
@@ -20,11 +21,14 @@ const TYPE_NOTES: Record<Column['type'], string> = {
   datetime: 'date-time (CSV: ISO 8601 with offset; xlsx: date-time in the report time zone)',
   link: 'link (CSV: the URL; xlsx: hyperlink)',
   boolean: 'boolean (true/false)',
+  list: 'list of texts (CSV and xlsx: joined with `; `)',
 };
 
 function tableSection(name: string, intro: string, columns: readonly Column[], outro = ''): string {
   const rows = columns.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n');
-  return `## \`${name}\`\n\n${intro}\n\n| column | type | meaning |\n|---|---|---|\n${rows}\n${outro ? `\n${outro}\n` : ''}`;
+  const version = schemaOf(name)?.version ?? '–';
+  const schema = `Machine schema: [schemas/${name}.json](../schemas/${name}.json), version ${version} (Parquet adds \`run_id\` and \`exported_at\`).`;
+  return `## \`${name}\`\n\n${intro}\n\n| column | type | meaning |\n|---|---|---|\n${rows}\n${outro ? `\n${outro}\n` : ''}\n${schema}\n`;
 }
 
 export function renderTableDocs(): string {
@@ -38,7 +42,8 @@ export function renderTableDocs(): string {
     'Every table is written twice with the same rows and the same header: as `<table>.csv` and as the worksheet',
     '`<table>` of `<report>.xlsx`. Column names and their order are a stable contract for downstream jobs: a',
     'column is present even when every value in it is empty. Formats of values in CSV and xlsx are described in',
-    '[formats.md](formats.md). Lists inside one cell are separated by `; `.',
+    '[formats.md](formats.md). Lists inside one cell are separated by `; `. The Parquet files (format `parquet`)',
+    'carry the same columns typed, plus `run_id` and `exported_at`; see [downstream.md](downstream.md).',
     '',
     tableSection('risks', 'One row per risk of the selected registers (default: every visible register).', RISK_COLUMNS,
       'Then one column per custom field title found in the exported registers, sorted by title, named `cf_<title in snake_case>` ' +
@@ -55,4 +60,8 @@ export function renderTableDocs(): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(new URL('../docs/tables.md', import.meta.url), renderTableDocs());
+  mkdirSync(new URL('../schemas/', import.meta.url), { recursive: true });
+  for (const schema of TABLE_SCHEMAS) {
+    writeFileSync(new URL(`../schemas/${schema.table}.json`, import.meta.url), schemaFileText(schema));
+  }
 }

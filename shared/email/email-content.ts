@@ -1,5 +1,5 @@
 import { formatBytes } from '../core/format-bytes';
-import type { CellValue, ColumnType, LinkValue, ReportSummary, SummaryLine } from '../table/table';
+import { isTextList, listText, type CellValue, type ColumnType, type LinkValue, type ReportSummary, type SummaryLine } from '../table/table';
 
 /**
  * The weekly report e-mail: subject, HTML part and plain-text part, rendered from the run's summary
@@ -149,6 +149,7 @@ function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnType | un
     const number = NUMBER_FORMAT.format(value);
     return type === 'percent' ? `${number} %` : number;
   }
+  if (isTextList(value)) return value.length > 0 ? listText(value) : '–';
   if (value instanceof Date) {
     // Calendar dates are carried at 00:00 UTC (see table.ts): formatting them in the report's zone
     // would show the previous day west of Greenwich.
@@ -166,7 +167,7 @@ function anchor(url: string, text: string): string {
 }
 
 function isLink(value: CellValue): value is LinkValue {
-  return typeof value === 'object' && value !== null && !(value instanceof Date);
+  return typeof value === 'object' && value !== null && !(value instanceof Date) && !isTextList(value);
 }
 
 export function escapeHtml(value: string): string {

@@ -10,16 +10,16 @@ import type {
 } from '../../planning-api/schemas';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { Column, SummaryLine, TableRow } from '../../table/table';
-import { col, joinList } from './columns';
+import { col, listOf } from './columns';
 
 export const STRATEGIC_THEME_COLUMNS: readonly Column[] = [
-  col('portfolio_theme_keys', 'text', 'Keys of the portfolio themes the strategic theme belongs to, "; "-separated', 16),
-  col('portfolio_theme_titles', 'text', 'Titles of those portfolio themes, "; "-separated', 28),
+  col('portfolio_theme_keys', 'list', 'Keys of the portfolio themes the strategic theme belongs to', 16),
+  col('portfolio_theme_titles', 'list', 'Titles of those portfolio themes', 28),
   col('key', 'text', 'Strategic theme key', 12),
   col('id', 'text', 'Internal strategic theme id', 12),
   col('title', 'text', 'Strategic theme title', 40),
   col('status', 'text', 'Status', 14),
-  col('owners', 'text', 'Owner user ids, "; "-separated', 24),
+  col('owners', 'list', 'Owner user ids', 24),
   col('theme_progress', 'percent', 'Theme progress (percent) from the progress operation'),
 ];
 
@@ -146,13 +146,13 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         const owners = portfolios.filter((p) => (membership.get(theme.id) ?? []).some((m) => m.id === p.id));
         yield {
           values: [
-            joinList(owners.map((p) => p.key)),
-            joinList(owners.map((p) => p.title)),
+            listOf(owners.map((p) => p.key)),
+            listOf(owners.map((p) => p.title)),
             theme.key ?? null,
             theme.id,
             theme.title ?? null,
             theme.status?.status ?? null,
-            joinList(theme.owners),
+            listOf(theme.owners),
             progress.get(theme.id)?.themeProgress ?? null,
           ],
         };
