@@ -27,6 +27,8 @@ export interface ReportEmailInput {
   readonly links: readonly ReportEmailLink[];
   /** When the links stop working, shown so nobody is surprised by a 403 weeks later. */
   readonly linksExpireAt?: Date | undefined;
+  /** A run link (`/run/{token}`): "Get a fresh copy now". */
+  readonly freshCopyUrl?: string | undefined;
 }
 
 export interface RenderedEmail {
@@ -106,6 +108,7 @@ function renderHtml(input: ReportEmailInput, generated: string, expiry: string |
     sections +
     (input.links.length > 0 ? `<h2 style="${STYLE.h2}">Files</h2><ul style="${STYLE.list}">${links}</ul>` : '') +
     expiryNote +
+    (input.freshCopyUrl ? `<p>${anchor(input.freshCopyUrl, 'Get a fresh copy now')}</p>` : '') +
     '</div></body></html>'
   );
 }
@@ -123,6 +126,7 @@ function renderText(input: ReportEmailInput, generated: string, expiry: string |
     }
   }
   if (expiry) lines.push('', `The links work until ${expiry}.`);
+  if (input.freshCopyUrl) lines.push('', 'Get a fresh copy now:', `  ${input.freshCopyUrl}`);
   return `${lines.join('\n')}\n`;
 }
 
