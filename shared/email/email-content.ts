@@ -30,6 +30,8 @@ export interface ReportEmailInput {
   readonly linksExpireAt?: Date | undefined;
   /** "What changed since <date>", shown right after the headline figures. */
   readonly changes?: ChangesDigest | undefined;
+  /** A run link (`/run/{token}`): "Get a fresh copy now". */
+  readonly freshCopyUrl?: string | undefined;
 }
 
 export interface RenderedEmail {
@@ -112,6 +114,7 @@ function renderHtml(input: ReportEmailInput, generated: string, expiry: string |
     sections +
     (input.links.length > 0 ? `<h2 style="${STYLE.h2}">Files</h2><ul style="${STYLE.list}">${links}</ul>` : '') +
     expiryNote +
+    (input.freshCopyUrl ? `<p>${anchor(input.freshCopyUrl, 'Get a fresh copy now')}</p>` : '') +
     '</div></body></html>'
   );
 }
@@ -132,6 +135,7 @@ function renderText(input: ReportEmailInput, generated: string, expiry: string |
     }
   }
   if (expiry) lines.push('', `The links work until ${expiry}.`);
+  if (input.freshCopyUrl) lines.push('', 'Get a fresh copy now:', `  ${input.freshCopyUrl}`);
   return `${lines.join('\n')}\n`;
 }
 
