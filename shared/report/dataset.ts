@@ -1,5 +1,6 @@
 import type { Log } from '../core/logger';
 import type { ReportDefinition } from './definition';
+import type { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
 import type { SummarySection, TableDefinition, TableRow } from '../table/table';
 
@@ -14,6 +15,8 @@ export interface DatasetContext {
   readonly source: PlanningSource;
   readonly definition: ReportDefinition;
   readonly log: Log;
+  /** User ids to names, shared by the datasets of one run (see people.ts). */
+  readonly people?: PeopleDirectory;
 }
 
 /** One table of a dataset: its columns (known before the first row) and its rows, streamed. */

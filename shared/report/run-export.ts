@@ -7,7 +7,9 @@ import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
 import { CONTENT_TYPES, latestKey, manifestKey, runFolderKey } from './layout';
 import { latestPointerSchema, manifestSchema, type Manifest, type ManifestFile } from './manifest';
+import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
+import { labelled } from './tables/labels';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
 import type { ReportSummary, SummarySection, TableSink } from '../table/table';
 import { boardItemsDataset } from './tables/board-items';
@@ -101,7 +103,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   try {
     const files: ManifestFile[] = [];
     const tableRows: Record<string, number> = {};
-    const ctx: DatasetContext = { source: deps.source, definition, log };
+    const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory() };
     const datasets: Dataset[] = DATASET_ORDER.filter(([name]) => definition.datasets[name] !== undefined).map(
       ([, create]) => create(ctx),
     );
@@ -121,7 +123,8 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     for (const dataset of datasets) {
       progress({ type: 'dataset', dataset: dataset.name });
       log.info('exporting dataset', { dataset: dataset.name });
-      for await (const { table, rows } of dataset.tables()) {
+      for await (const output of dataset.tables()) {
+        const { table, rows } = { ...output, table: labelled(output.table) };
         const sinks: TableSink[] = [];
         if (workbook) sinks.push(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 }));
         const csvName = `${table.name}.csv`;

@@ -27,6 +27,10 @@ export interface Column {
   readonly description: string;
   /** Preferred width in characters for the worksheet; the renderer picks one by type when absent. */
   readonly width?: number;
+  /** Header for people (the workbook); the key stays the machine header (CSV). Set from tables/labels.ts. */
+  readonly label?: string;
+  /** Kept for the contract but hidden in the workbook (internal ids, colour codes); a reader can unhide it. */
+  readonly hidden?: boolean;
 }
 
 export interface LinkValue {
@@ -48,6 +52,8 @@ export interface TableRow {
 export interface TableDefinition {
   /** File and sheet name: `risks`, `board-items`, ... (<= 31 characters, Excel's sheet-name limit). */
   readonly name: string;
+  /** Sheet name for people ("Board items"); the workbook falls back to `name`. */
+  readonly title?: string;
   readonly columns: readonly Column[];
   /** Deepest `outlineLevel` its rows use (0 or absent: a flat table); the worksheet's outline bar is sized from it. */
   readonly outlineLevels?: number;

@@ -19,7 +19,7 @@ export const STRATEGIC_THEME_COLUMNS: readonly Column[] = [
   col('id', 'text', 'Internal strategic theme id', 12),
   col('title', 'text', 'Strategic theme title', 40),
   col('status', 'text', 'Status', 14),
-  col('owners', 'text', 'Owner user ids, "; "-separated', 24),
+  col('owners', 'text', 'Owners, "; "-separated: display names where a risk of the same run names the user, else user ids', 24),
   col('theme_progress', 'percent', 'Theme progress (percent) from the progress operation'),
 ];
 
@@ -30,6 +30,7 @@ export const OKR_COLUMNS: readonly Column[] = [
   col('id', 'text', 'Internal id', 12),
   col('key', 'text', 'Key (objectives and key results)', 12),
   col('parent_id', 'text', 'Id of the group (for objectives) or objective (for key results)', 12),
+  col('parent_title', 'text', 'Title of that group or objective', 30),
   col('title', 'text', 'Title', 44),
   col('completion', 'percent', 'Completion percent'),
   col('time_period', 'text', 'Time period label', 14),
@@ -152,7 +153,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
             theme.id,
             theme.title ?? null,
             theme.status?.status ?? null,
-            joinList(theme.owners),
+            joinList(theme.owners?.map((id) => (id && ctx.people ? ctx.people.name(id) : id))),
             progress.get(theme.id)?.themeProgress ?? null,
           ],
         };
@@ -173,7 +174,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
           yield {
             outlineLevel: 0,
             values: [
-              themeKey, 1, group.type ?? 'Objective Group', group.id, null, null, group.title ?? null,
+              themeKey, 1, group.type ?? 'Objective Group', group.id, null, null, null, group.title ?? null,
               group.completionPct ?? groupsProgress[group.id] ?? null, null, group.status?.status ?? null,
             ],
           };
@@ -186,7 +187,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
             yield {
               outlineLevel: 1,
               values: [
-                themeKey, 2, objective.type ?? 'Objective', objective.id, objective.key ?? null, group.id,
+                themeKey, 2, objective.type ?? 'Objective', objective.id, objective.key ?? null, group.id, group.title ?? null,
                 objective.title ?? null, objective.completionPct ?? null, objective.timePeriod ?? null,
                 objective.status?.status ?? null, objective.bvPlan ?? null, objective.bvActual ?? null,
                 objective.completionCriteria ?? null,
@@ -197,7 +198,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
               yield {
                 outlineLevel: 2,
                 values: [
-                  themeKey, 3, kr.type ?? 'Key Result', kr.id, kr.key ?? null, objective.id, kr.title ?? null,
+                  themeKey, 3, kr.type ?? 'Key Result', kr.id, kr.key ?? null, objective.id, objective.title ?? null, kr.title ?? null,
                   kr.completionPct ?? null, kr.timePeriod ?? null, kr.status?.status ?? null, null, null, null,
                   kr.criteria ?? null, kr.metric?.baseline ?? null, kr.metric?.target ?? null,
                   kr.metric?.current ?? null, kr.metric?.unit ?? null,

@@ -1,4 +1,4 @@
-import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
+import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
 import { trackerRef } from '../../planning-api/tracker-ref';
 import { epochToCalendarDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
@@ -28,6 +28,7 @@ export const PI_OBJECTIVE_COLUMNS: readonly Column[] = [
 const ITEM_COLUMNS: readonly Column[] = [
   col('board_id', 'text', 'Board id', 12),
   col('objective_id', 'text', 'Objective the item is linked to', 14),
+  col('objective_title', 'text', 'Title of that objective', 30),
   col('kind', 'text', '"item" (linked item) or "sub-item"', 9),
   col('item_id', 'text', 'Id of the item', 12),
   col('parent_item_id', 'text', 'For sub-items: id of the linked item above it', 12),
@@ -82,11 +83,11 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   let boards: Board[] = [];
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
-  function itemRow(boardId: string, objectiveId: string, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
+  function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
     const ref = trackerRef(item, { extBBrowseUrl });
     const values: CellValue[] = [
-      boardId, objectiveId, parentId ? 'sub-item' : 'item', item.id, parentId, ref.family === 'unknown' ? null : ref.family,
-      ref.id, ref.key, link(ref.key ?? ref.id, ref.url), item.title ?? null, item.type ?? null, item.issueType ?? null,
+      boardId, objective.id, objective.title ?? null, parentId ? 'sub-item' : 'item', item.id, parentId,
+      ref.family === 'unknown' ? null : ref.family, ref.id, ref.key, link(ref.key ?? item.title ?? ref.id, ref.url), item.title ?? null, item.type ?? null, item.issueType ?? null,
       item.storyPoints ?? null, item.completion ?? null, item.status?.title ?? null, item.status?.category ?? null,
     ];
     if (additionalColumns) values.push(...teamSprintValues(item.teamsAndSprints, ctx.definition.timeZone));
@@ -134,8 +135,8 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
         for (const group of groups) {
           for (const objective of group.objectives ?? []) {
             for (const item of objective.linkedItems ?? []) {
-              yield itemRow(board.id, objective.id, item, null);
-              for (const sub of item.subItems ?? []) yield itemRow(board.id, objective.id, sub, item.id);
+              yield itemRow(board.id, objective, item, null);
+              for (const sub of item.subItems ?? []) yield itemRow(board.id, objective, sub, item.id);
             }
           }
         }

@@ -4,6 +4,7 @@ import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas
 import { epochToCalendarDate, parseApiDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { CellValue, Column, ColumnType, SummarySection, TableDefinition, TableRow } from '../../table/table';
+import type { PeopleDirectory } from '../people';
 import { col, columnSlug, dateOrText, joinList } from './columns';
 
 /** Fixed columns of the `risks` table; custom-field columns (`cf_...`) follow them. */
@@ -112,9 +113,20 @@ export function customColumns(risks: readonly Risk[]): CustomColumn[] {
       taken.add(key);
       return {
         title,
-        column: col(key, customColumnType(type), `Custom field "${title}" (${type ?? 'unknown type'})`, 20),
+        // The field's own title heads the column in the workbook; the key stays the CSV contract.
+        column: { ...col(key, customColumnType(type), `Custom field "${title}" (${type ?? 'unknown type'})`, 20), label: title },
       };
     });
+}
+
+/** Every id → name pair a risk mentions: responsible person, watchers, user-picker fields. */
+function learnPeople(risk: Risk, people: PeopleDirectory): void {
+  people.learn(risk.responsible?.id, risk.responsible?.user);
+  for (const w of risk.watcherList ?? []) people.learn(w.id, w.Watcher);
+  for (const field of risk.customFields ?? []) {
+    const v = field.value as { id?: unknown; fullName?: unknown } | null | undefined;
+    if (v && typeof v === 'object' && typeof v.id === 'string' && typeof v.fullName === 'string') people.learn(v.id, v.fullName);
+  }
 }
 
 export function riskRow(register: RiskRegister, risk: Risk, custom: readonly CustomColumn[]): TableRow {
@@ -190,6 +202,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
       for (const { register, risks } of perRegister) {
         for (const risk of risks) {
           total++;
+          if (ctx.people) learnPeople(risk, ctx.people);
           const level = risk.riskLevel?.title ?? '(no level)';
           const entry = byLevel.get(level) ?? { count: 0, color: risk.riskLevel?.color ?? null };
           entry.count++;
