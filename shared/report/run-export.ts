@@ -9,6 +9,7 @@ import { CONTENT_TYPES, latestKey, manifestKey, runFolderKey } from './layout';
 import { latestPointerSchema, manifestSchema, type Manifest, type ManifestFile } from './manifest';
 import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
+import { composeSummary } from './summary/compose';
 import { labelled } from './tables/labels';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
 import type { ReportSummary, SummarySection, TableSink } from '../table/table';
@@ -103,7 +104,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   try {
     const files: ManifestFile[] = [];
     const tableRows: Record<string, number> = {};
-    const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory() };
+    const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory(), now: () => startedAt };
     const datasets: Dataset[] = DATASET_ORDER.filter(([name]) => definition.datasets[name] !== undefined).map(
       ([, create]) => create(ctx),
     );
@@ -269,7 +270,8 @@ function buildSummary(
   datasets: readonly Dataset[],
 ): ReportSummary {
   const exportSection: SummarySection = {
-    heading: 'Export',
+    heading: 'About this report',
+    role: 'about',
     lines: [
       { label: 'Report', value: definition.title ?? definition.name },
       { label: 'Run id', value: runId },
@@ -283,6 +285,7 @@ function buildSummary(
   };
   const scope: SummarySection = {
     heading: 'Scope',
+    role: 'about',
     lines: datasets.flatMap((d) =>
       Object.entries(d.resolvedSelectors()).map(([what, value]) => ({
         label: SCOPE_LABELS[`${d.name}.${what}`] ?? `${d.name} ${what}`,
@@ -292,12 +295,15 @@ function buildSummary(
   };
   const rowSection: SummarySection = {
     heading: 'Rows',
+    role: 'about',
     lines: Object.entries(rows).map(([table, n]) => ({ label: table, value: n, type: 'integer' as const })),
   };
-  return {
-    title: definition.title ?? definition.name,
-    sections: [exportSection, scope, rowSection, ...datasets.flatMap((d) => d.summary())],
-  };
+  return composeSummary(definition.title ?? definition.name, [
+    ...datasets.flatMap((d) => d.summary()),
+    exportSection,
+    scope,
+    rowSection,
+  ]);
 }
 
 /** The summary of a completed run, rebuilt from its manifest (an idempotent re-run returns it). */

@@ -67,15 +67,42 @@ export interface TableSink {
   close(): Promise<number>;
 }
 
-/** The Summary sheet: sections of label/value lines. */
+/**
+ * The Summary sheet (and the e-mail): sections of label/value lines and small tables. A link whose
+ * url starts with `#` points into the workbook (`#'Risks'!A12`): the workbook makes it a jump to
+ * that row, the e-mail shows its text.
+ */
 export interface SummaryLine {
   readonly label: string;
   readonly value: CellValue;
   readonly type?: ColumnType;
 }
+export interface SummaryGridColumn {
+  readonly label: string;
+  readonly type?: ColumnType;
+  /** Percent column drawn with a data bar. */
+  readonly bar?: boolean;
+}
+export interface SummaryGridRow {
+  readonly values: readonly CellValue[];
+  /** Background fill per cell ("#rrggbb"), aligned with values; null/undefined: none. */
+  readonly fills?: readonly (string | null | undefined)[];
+}
+export interface SummaryGrid {
+  readonly columns: readonly SummaryGridColumn[];
+  readonly rows: readonly SummaryGridRow[];
+}
+/**
+ * Where a section goes: headline figures first, then what needs attention, then detail, and the
+ * run's metadata ("about") last, in small print.
+ */
+export type SummaryRole = 'headline' | 'attention' | 'detail' | 'about';
 export interface SummarySection {
   readonly heading: string;
   readonly lines: readonly SummaryLine[];
+  readonly grid?: SummaryGrid;
+  /** Default 'detail'. */
+  readonly role?: SummaryRole;
 }
 export interface ReportSummary {
   readonly title: string;

@@ -9,8 +9,10 @@ import type {
   ThemeProgress,
 } from '../../planning-api/schemas';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
-import type { Column, SummaryLine, TableRow } from '../../table/table';
+import type { Column, TableRow } from '../../table/table';
+import { OkrFigures } from '../summary/okr-figures';
 import { col, joinList } from './columns';
+import { SHEET_TITLES } from './labels';
 
 export const STRATEGIC_THEME_COLUMNS: readonly Column[] = [
   col('portfolio_theme_keys', 'text', 'Keys of the portfolio themes the strategic theme belongs to, "; "-separated', 16),
@@ -59,6 +61,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   let themes: StrategicTheme[] = [];
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
+  const health = new OkrFigures(SHEET_TITLES.okrs ?? 'okrs');
   let objectiveCompletionSum = 0;
   let objectivesWithCompletion = 0;
 
@@ -161,7 +164,10 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
     }
     yield { table: { name: 'strategic-themes', columns: STRATEGIC_THEME_COLUMNS }, rows: themeRows() };
 
+    for (const theme of themes) health.theme(theme, progress.get(theme.id)?.themeProgress ?? null);
     async function* okrRows(): AsyncIterable<TableRow> {
+      /** Sheet row of the next row (the header is row 1), for the Summary's links. */
+      let row = 2;
       // The next theme's tree loads while this one's rows are written.
       let next = themes.length > 0 ? loadTree(themes[0]!) : undefined;
       for (let i = 0; i < themes.length; i++) {
@@ -171,6 +177,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         const groupsProgress = progress.get(tree.theme.id)?.groupsProgress ?? {};
         for (const { group, objectives } of tree.groups) {
           counts.groups++;
+          row++;
           yield {
             outlineLevel: 0,
             values: [
@@ -184,6 +191,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
               objectiveCompletionSum += objective.completionPct;
               objectivesWithCompletion++;
             }
+            health.objective(tree.theme, objective, row++);
             yield {
               outlineLevel: 1,
               values: [
@@ -195,6 +203,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
             };
             for (const kr of keyResults) {
               counts.keyResults++;
+              row++;
               yield {
                 outlineLevel: 2,
                 values: [
@@ -222,16 +231,11 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
       strategicThemes: themes.map((t) => ({ id: t.id, key: t.key ?? null, title: t.title ?? null })),
     }),
     summary: () => [
+      ...health.sections(),
       {
-        heading: 'OKR completion',
+        heading: 'OKRs',
+        role: 'detail',
         lines: [
-          ...themes.map(
-            (t): SummaryLine => ({
-              label: `${t.key ?? t.id} ${t.title ?? ''}`.trim(),
-              value: progress.get(t.id)?.themeProgress ?? null,
-              type: 'percent',
-            }),
-          ),
           { label: 'Average objective completion', value: averageObjectiveCompletion(), type: 'percent' },
           { label: 'Objective groups', value: counts.groups, type: 'integer' },
           { label: 'Objectives', value: counts.objectives, type: 'integer' },
@@ -245,6 +249,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         averageObjectiveCompletion: averageObjectiveCompletion(),
         themeProgress: Object.fromEntries(themes.map((t) => [t.key ?? t.id, progress.get(t.id)?.themeProgress ?? null])),
       },
+      ...health.figures(),
     }),
   };
 }

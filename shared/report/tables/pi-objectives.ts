@@ -4,7 +4,9 @@ import { epochToCalendarDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
+import { PiFigures } from '../summary/pi-figures';
 import { col, joinList, link } from './columns';
+import { SHEET_TITLES } from './labels';
 
 export const PI_OBJECTIVE_COLUMNS: readonly Column[] = [
   col('board_id', 'text', 'Board id', 12),
@@ -81,6 +83,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   const additionalColumns = selection.additionalColumns;
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
   let boards: Board[] = [];
+  const predictability = new PiFigures(SHEET_TITLES['pi-objectives'] ?? 'pi-objectives');
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
   function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
@@ -106,6 +109,8 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
 
     async function* objectiveRows(): AsyncIterable<TableRow> {
+      /** Sheet row of the next row (the header is row 1), for the Summary's links. */
+      let row = 2;
       for (const { board, groups } of groupsByBoard) {
         const stats = { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
         perBoard.set(board.id, stats);
@@ -116,6 +121,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
               stats.withCompletion++;
               stats.completionSum += objective.completion;
             } else stats.notComputable++;
+            predictability.add(board, group, objective, row++);
             yield {
               values: [
                 board.id, board.title ?? null, group.id, group.title ?? null, group.type ?? null, objective.id,
@@ -160,8 +166,10 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
       additionalColumns,
     }),
     summary: () => [
+      ...predictability.sections(),
       {
         heading: 'PI objective completion (average per board)',
+        role: 'detail',
         lines: boards.map((b) => ({
           label: b.title ?? b.id,
           value: average(perBoard.get(b.id) ?? { withCompletion: 0, completionSum: 0 }),
@@ -170,6 +178,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
       },
     ],
     figures: () => ({
+      ...predictability.figures(),
       piObjectives: Object.fromEntries(
         boards.map((b) => {
           const s = perBoard.get(b.id) ?? { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
