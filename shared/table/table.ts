@@ -82,6 +82,8 @@ export interface SummaryGridColumn {
   readonly type?: ColumnType;
   /** Percent column drawn with a data bar. */
   readonly bar?: boolean;
+  /** Left out where space is short (the e-mail); the workbook shows it. */
+  readonly brief?: boolean;
 }
 export interface SummaryGridRow {
   readonly values: readonly CellValue[];

@@ -68,7 +68,7 @@ export class OkrFigures {
           columns: [
             { label: 'Strategic theme' },
             { label: 'Progress', type: 'percent', bar: true },
-            { label: 'Objectives', type: 'integer' },
+            { label: 'Objectives', type: 'integer', brief: true },
             { label: 'On track', type: 'integer' },
             { label: 'At risk', type: 'integer' },
             { label: 'Off track', type: 'integer' },

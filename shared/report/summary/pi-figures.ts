@@ -63,12 +63,12 @@ export class PiFigures {
     const grid = (tallies: Iterable<Tally>, first: string) => ({
       columns: [
         { label: first },
-        { label: 'Committed', type: 'integer' as const },
-        { label: 'Uncommitted', type: 'integer' as const },
+        { label: 'Committed', type: 'integer' as const, brief: true },
+        { label: 'Uncommitted', type: 'integer' as const, brief: true },
         { label: 'Planned BV', type: 'number' as const },
         { label: 'Actual BV', type: 'number' as const },
         { label: 'Predictability', type: 'percent' as const, bar: true },
-        { label: '80–100 % band' },
+        { label: '80–100 % band', brief: true },
       ],
       rows: [...tallies].map((x): SummaryGridRow => {
         const p = percentOf(x.actual, x.planned);

@@ -47,7 +47,7 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
   });
 
   it('reads top to bottom: headline figures, needs attention, detail, and the run metadata last', () => {
-    const roles = result.summary.sections.map((s) => s.role ?? 'detail');
+    const roles: string[] = result.summary.sections.map((s) => s.role ?? 'detail');
     const firstOf = (role: string) => roles.indexOf(role);
     expect(firstOf('headline')).toBe(0);
     expect(roles.filter((r) => r === 'attention')).toHaveLength(1);
