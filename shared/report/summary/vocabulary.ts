@@ -85,7 +85,7 @@ export const ATTENTION_COLUMNS: readonly SummaryGridColumn[] = [
 ];
 
 /** Rows of each kind shown in "Needs attention"; the rest are counted in one more line. */
-export const ATTENTION_LIMIT = 8;
+export const ATTENTION_LIMIT = 5;
 
 /** Calendar days from `from` to `to`, both dates at 00:00 UTC. */
 export function daysBetween(from: Date, to: Date): number {
