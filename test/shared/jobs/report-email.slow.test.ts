@@ -65,10 +65,10 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(text).not.toMatch(/127\.0\.0\.1|localhost|Company prefix/);
     const open = sim.tenant.allRisks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status)).length;
-    const shown = await page.evaluate(() => {
-      const th = [...document.querySelectorAll('th')].find((e) => e.textContent === 'Open risks');
-      return th?.parentElement?.querySelector('td')?.textContent;
-    });
+    // Page scripts are strings: the project's types describe Node, not the DOM.
+    const shown = await page.evaluate<string | undefined>(
+      `[...document.querySelectorAll('th')].find((e) => e.textContent === 'Open risks')?.parentElement?.querySelector('td')?.textContent`,
+    );
     expect(shown).toBe(String(open));
   });
 
@@ -79,7 +79,9 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     expect(await button.getAttribute('href')).toMatch(/^https:\/\/reports\.example\.test\/links\//);
     const box = (await button.boundingBox())!;
     expect(box.height).toBeGreaterThanOrEqual(36);
-    const colour = await button.evaluate((a) => getComputedStyle(a.parentElement!).backgroundColor);
+    const colour = await page.evaluate<string>(
+      `getComputedStyle([...document.querySelectorAll('a')].find((a) => a.textContent === 'Open the workbook').parentElement).backgroundColor`,
+    );
     expect(colour).toBe('rgb(11, 99, 197)');
     const others = await page.locator('ul li a').allInnerTexts();
     expect(others).toEqual(expect.arrayContaining(['Risks (CSV)', 'OKRs (CSV)', 'PI objectives (CSV)']));
@@ -88,14 +90,13 @@ describe('the report e-mail in a browser (demo tenant)', () => {
 
   it('marks predictability in the 80-100 % band green, others amber, each with a bar', async () => {
     // HTMLTableElement.rows holds the grid's own rows, not those of the bars nested in its cells.
-    const cells = await page.evaluate(() => {
-      const th = [...document.querySelectorAll('th')].filter((e) => e.textContent === 'Predictability').at(-1)!;
-      const table = th.closest('table')!;
-      return [...table.rows].slice(1).map((row) => {
-        const cell = row.cells[row.cells.length - 1]!;
+    const cells = await page.evaluate<{ text: string; bg: string; bars: number }[]>(`(() => {
+      const th = [...document.querySelectorAll('th')].filter((e) => e.textContent === 'Predictability').at(-1);
+      return [...th.closest('table').rows].slice(1).map((row) => {
+        const cell = row.cells[row.cells.length - 1];
         return { text: cell.innerText, bg: getComputedStyle(cell).backgroundColor, bars: cell.querySelectorAll('td[bgcolor="#5b8def"]').length };
       });
-    });
+    })()`);
     expect(cells).toHaveLength(sim.tenant.boards.length);
     for (const cell of cells) {
       const percent = Number(cell.text.replace(/[^\d.]/g, ''));
@@ -106,7 +107,7 @@ describe('the report e-mail in a browser (demo tenant)', () => {
 
   it('fits a phone screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     expect(await page.getByRole('link', { name: 'Open the workbook' }).isVisible()).toBe(true);
   });
