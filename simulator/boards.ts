@@ -1,5 +1,6 @@
 /** Boards (legacy groups) and their sprint, team and status metadata. */
-import { DAY_MS } from './dates';
+import { DAY_MS, TEST_STORY } from './dates';
+import type { TenantStory } from './types';
 import { Rng } from './random';
 import type {
   BoardRecord,
@@ -156,8 +157,16 @@ function status(
   return { id, rowStatus, source, title, color, category, updated: false };
 }
 
+/** The Monday of the week of `ms` (00:00 UTC). */
+function mondayOnOrBefore(ms: number): number {
+  const weekday = (new Date(ms).getUTCDay() + 6) % 7;
+  return ms - weekday * DAY_MS;
+}
+
 /** Builds a board's sprints (5 + an IP sprint, two weeks each), teams and statuses. */
-export function buildBoardMeta(board: SimBoard, seed: number): BoardMeta {
+export function buildBoardMeta(board: SimBoard, seed: number, story: TenantStory = TEST_STORY): BoardMeta {
+  // A demo's PI is running: today falls in its third sprint.
+  const piStart = story.flavour === 'demo' ? mondayOnOrBefore(story.todayMs) - 4 * 7 * DAY_MS : PI_START_MS;
   const rng = Rng.for(seed, 21, board.index);
   const sprints: SprintRecord[] = [];
   const sprintDates: BoardMeta['sprintDates'] = [];
@@ -169,7 +178,7 @@ export function buildBoardMeta(board: SimBoard, seed: number): BoardMeta {
       title: ip ? 'IP Sprint' : `Sprint ${n}`,
       isIPSprint: ip,
     });
-    const startDate = PI_START_MS + (n - 1) * 14 * DAY_MS;
+    const startDate = piStart + (n - 1) * 14 * DAY_MS;
     sprintDates.push({ startDate, endDate: startDate + 14 * DAY_MS - 1 });
   }
   const teams: TeamRecord[] = [];
