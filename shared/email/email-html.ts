@@ -80,7 +80,9 @@ function grid(g: SummaryGrid, timeZone: string): string {
           const bg = fill ? ` bgcolor="${escapeHtml(fill)}"` : '';
           const style = `${STYLE.td}text-align:${align(c)};${fill ? `background:${escapeHtml(fill)};` : ''}`;
           const value = row.values[i];
-          const content = c.bar && typeof value === 'number' ? bar(value, timeZone) : cellHtml(value, c.type, timeZone);
+          // An empty grid cell stays empty (the "N more" lines have no item); '–' marks a missing figure.
+          const content =
+            value === null || value === undefined ? '' : c.bar && typeof value === 'number' ? bar(value, timeZone) : cellHtml(value, c.type, timeZone);
           return `<td${bg} style="${style}">${content}</td>`;
         })
         .join('');
