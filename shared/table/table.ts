@@ -31,6 +31,10 @@ export interface Column {
   readonly label?: string;
   /** Kept for the contract but hidden in the workbook (internal ids, colour codes); a reader can unhide it. */
   readonly hidden?: boolean;
+  /** Workbook: kept on one line, never wrapped (ids and keys). */
+  readonly nowrap?: boolean;
+  /** Workbook: indented by the row's outline level (titles of a hierarchy). */
+  readonly indentByLevel?: boolean;
 }
 
 export interface LinkValue {

@@ -154,14 +154,27 @@ export const HIDDEN_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   'board-items': ['board_id', 'id', 'parent_id'],
 };
 
-/** A column with its label and hidden flag from the maps above; a label already set (custom fields) wins. */
+/** Titles of a hierarchy, indented by their level in the workbook. */
+export const INDENTED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  okrs: ['title'],
+};
+
+/** Ids, keys and codes: one line, never wrapped mid-number. */
+function isIdentifier(key: string): boolean {
+  return /(^|_)(id|key|keys)$/.test(key) || key === 'kind' || key === 'level';
+}
+
+/** A column with its label and presentation flags from the maps above; a label already set (custom fields) wins. */
 export function labelColumn(table: string, column: Column): Column {
   const label = column.label ?? COLUMN_LABELS[table]?.[column.key];
   const hidden = HIDDEN_COLUMNS[table]?.includes(column.key) ?? false;
+  const indent = INDENTED_COLUMNS[table]?.includes(column.key) ?? false;
   return {
     ...column,
     ...(label !== undefined && { label }),
     ...(hidden && { hidden }),
+    ...(column.type === 'text' && isIdentifier(column.key) && { nowrap: true }),
+    ...(indent && { indentByLevel: true }),
   };
 }
 
