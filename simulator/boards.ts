@@ -88,6 +88,15 @@ const TEAM_NAMES = [
   ['Phoenix 🔥', 'PX', '#DE350B'],
   ['Data <Insights>', 'DI', '#00B8D9'],
 ] as const;
+/** The demo's team names: as many, in the same places, without markup or emoji. */
+const DEMO_TEAM_NAMES: readonly (readonly [string, string, string])[] = [
+  ['Blue Whales', 'BW', '#0052CC'],
+  ['Team Zürich', 'ZH', '#00875A'],
+  ['Team Tokyo', 'TK', '#FF991F'],
+  ['R&D Core', 'RD', '#6554C0'],
+  ['Phoenix', 'PX', '#DE350B'],
+  ['Data Insights', 'DI', '#00B8D9'],
+];
 
 /** First day of the simulated program increment (Monday 5 Jan 2026, UTC). */
 export const PI_START_MS = Date.UTC(2026, 0, 5);
@@ -186,7 +195,8 @@ export function buildBoardMeta(board: SimBoard, seed: number, story: TenantStory
     const count = rng.int(3, 5);
     const offset = board.index % TEAM_NAMES.length;
     for (let t = 0; t < count; t++) {
-      const [title, label, color] = TEAM_NAMES[(offset + t) % TEAM_NAMES.length] ?? ['Team', 'T', '#000000'];
+      const names = story.flavour === 'demo' ? DEMO_TEAM_NAMES : TEAM_NAMES;
+      const [title, label, color] = names[(offset + t) % names.length] ?? ['Team', 'T', '#000000'];
       teams.push({ color, id: `${board.id}5${t}`, label, title });
     }
   }

@@ -72,9 +72,13 @@ export function bandText(percent: number | null): string {
   return 'in band';
 }
 
-/** A link to a row of a worksheet: `#'Sheet name'!A<row>` (row 1 is the header). */
+/** Characters of an item's text in "Needs attention": one line of the Summary and the e-mail. */
+const ITEM_TEXT_LENGTH = 52;
+
+/** A link to a row of a worksheet: `#'Sheet name'!A<row>` (row 1 is the header); long text is cut with "…". */
 export function rowLink(text: string, sheet: string, row: number): CellValue {
-  return { text, url: `#'${sheet.replace(/'/g, "''")}'!A${row}` };
+  const shown = text.length > ITEM_TEXT_LENGTH ? `${text.slice(0, ITEM_TEXT_LENGTH - 1).trimEnd()}…` : text;
+  return { text: shown, url: `#'${sheet.replace(/'/g, "''")}'!A${row}` };
 }
 
 /** Columns of "Needs attention", the same for every dataset so the sections merge into one table. */

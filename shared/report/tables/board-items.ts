@@ -284,13 +284,14 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
     summary: () => [
       {
         heading: 'Board items',
-        lines: boards.flatMap((b) => {
-          const c = counts.get(b.id) ?? { features: 0, stories: 0 };
-          return [
-            { label: `${b.title ?? b.id}: features`, value: c.features, type: 'integer' as const },
-            { label: `${b.title ?? b.id}: stories`, value: c.stories, type: 'integer' as const },
-          ];
-        }),
+        lines: [],
+        grid: {
+          columns: [{ label: 'Board' }, { label: 'Features', type: 'integer' }, { label: 'Stories', type: 'integer' }],
+          rows: boards.map((b) => {
+            const c = counts.get(b.id) ?? { features: 0, stories: 0 };
+            return { values: [b.title ?? b.id, c.features, c.stories] };
+          }),
+        },
       },
     ],
     figures: () => ({
