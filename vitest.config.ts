@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
 const SLOW = [
   'test/**/*.slow.test.ts',
   'test/infra/**/*.test.ts',
-  'test/lambdas/**/*.test.ts',
+  'test/lambdas/*/**/*.test.ts',
   'test/**/export-to-s3.test.ts',
   'test/**/xlsx-large.test.ts',
 ];
