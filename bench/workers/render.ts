@@ -17,6 +17,7 @@ import { boardItemRow, COLUMNS, sheetXmlChunks } from '../lib/board-item-rows';
 import { openCsvSink } from '../../shared/render/csv';
 import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
 import type { TableDefinition } from '../../shared/table/table';
+import { labelled } from '../../shared/report/tables/labels';
 
 export type RenderKind = 'xlsx' | 'csv' | 'deflate' | 'exceljs-memory' | 'generate';
 
@@ -29,7 +30,8 @@ interface Input {
 }
 
 const input = workerInput<Input>();
-const table: TableDefinition = { name: 'board-items', columns: COLUMNS };
+// Labelled as runExport labels it: the sheet title, header labels, hidden ids and one-line keys.
+const table: TableDefinition = labelled({ name: 'board-items', columns: COLUMNS });
 const TIME_ZONE = 'Europe/Berlin';
 
 async function xlsx(): Promise<void> {
