@@ -14,12 +14,13 @@ const LAYERS = {
   'planning-api': ['core'],
   render: ['core', 'table'],
   storage: ['core'],
+  ledger: ['core'],
   email: ['core', 'table'],
   events: ['core'],
   links: ['core', 'storage'],
   secrets: ['core', 'planning-api', 'links'],
-  report: ['core', 'table', 'planning-api', 'render', 'storage', 'email', 'secrets'],
-  jobs: ['core', 'table', 'planning-api', 'render', 'storage', 'email', 'events', 'links', 'secrets', 'report'],
+  report: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'secrets'],
+  jobs: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'events', 'links', 'secrets', 'report'],
 };
 /** Top-level folders that runtime code under shared/ never imports. */
 const DOORS_AND_TOOLS = ['lambdas', 'cli', 'infra', 'simulator', 'test', 'bench', 'scripts'];
@@ -28,6 +29,7 @@ const DOORS_AND_TOOLS = ['lambdas', 'cli', 'infra', 'simulator', 'test', 'bench'
 const AWS_ADAPTERS = [
   'shared/storage/s3-client.ts',
   'shared/storage/s3-storage.ts',
+  'shared/ledger/dynamodb-ledger.ts',
   'shared/links/presign.ts',
   'shared/email/ses-mailer.ts',
   'shared/events/event-bridge.ts',

@@ -4,6 +4,9 @@ import { parseArgs } from 'node:util';
 import { createS3Client } from '../shared/storage/s3-client';
 import { formatBytes } from '../shared/core/format-bytes';
 import { loadCliConfig } from '../shared/core/config';
+import { createDynamoDbClient, DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
+import type { Ledger } from '../shared/ledger/ledger';
+import { LocalLedger } from '../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
@@ -19,7 +22,8 @@ import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source
 import { terminalProgress } from './progress';
 
 export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
-                         (--out <dir> | --bucket <bucket> [--prefix <prefix>]) [--run-id <id>] [--concurrency <n>] [--quiet] [--verbose]
+                         (--out <dir> | --bucket <bucket> [--prefix <prefix>] --ledger-table <table>)
+                         [--run-id <id>] [--concurrency <n>] [--quiet] [--verbose]
 
   --report       report definition (JSON, see README)
   --credentials  planning API credentials file {email, apiKey, baseUrl, legacyBaseUrl, companyPrefix}
@@ -27,6 +31,9 @@ export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json>
   --out          write into this local directory
   --bucket       write to this S3 bucket (AWS_ENDPOINT_URL_S3 points at a local S3 such as s3rver)
   --prefix       key prefix inside the bucket (default: none)
+  --ledger-table DynamoDB table of the run ledger (required with --bucket: S3 alone cannot stop two
+                 attempts of one run from overwriting each other; the stack's LedgerTableName output).
+                 With --out the ledger is the directory's .ledger/ (lock files)
   --run-id       reuse a run id (a completed run is not exported twice)
   --concurrency  planning API requests in flight (default ${DEFAULT_API_CONCURRENCY})
   --verbose      structured logs on stderr`;
@@ -52,6 +59,7 @@ function parse(argv: readonly string[]) {
         out: { type: 'string' },
         bucket: { type: 'string' },
         prefix: { type: 'string' },
+        'ledger-table': { type: 'string' },
         'run-id': { type: 'string' },
         concurrency: { type: 'string' },
         quiet: { type: 'boolean', default: false },
@@ -78,6 +86,12 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
     if (!args.credentials === !args['secret-id']) throw new UsageError('give exactly one of --credentials or --secret-id');
     if (!args.out === !args.bucket) throw new UsageError('give exactly one of --out or --bucket');
     if (args.prefix !== undefined && !args.bucket) throw new UsageError('--prefix goes with --bucket');
+    if (args['ledger-table'] !== undefined && !args.bucket) throw new UsageError('--ledger-table goes with --bucket (--out keeps its ledger in <dir>/.ledger)');
+    if (args.bucket && !args['ledger-table']) {
+      throw new UsageError(
+        '--bucket needs --ledger-table <DynamoDB table> (the stack output LedgerTableName): the run ledger is what keeps two attempts of one run from overwriting each other in S3',
+      );
+    }
     if (args.concurrency !== undefined && !/^[1-9]\d{0,2}$/.test(args.concurrency)) {
       throw new UsageError('--concurrency must be a whole number from 1 to 999');
     }
@@ -100,6 +114,9 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
           client: createS3Client(config.AWS_ENDPOINT_URL_S3),
         })
       : new LocalDirectoryStorage(resolve(io.cwd, args.out!));
+    const ledger: Ledger = args.bucket
+      ? new DynamoDbLedger({ tableName: args['ledger-table']!, client: createDynamoDbClient() })
+      : new LocalLedger(resolve(io.cwd, args.out!, '.ledger'));
     const log = args.verbose ? createLogger({ level: 'DEBUG' }) : createLogger({ level: 'SILENT' });
     log.appendKeys({ report: definition.name });
 
@@ -107,6 +124,7 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
     const result = await exportReport(definition, {
       credentials,
       storage,
+      ledger,
       log,
       ...(args['run-id'] !== undefined && { runId: args['run-id'] }),
       ...(args.concurrency !== undefined && { concurrency: Number(args.concurrency) }),

@@ -13,6 +13,7 @@ import { ExporterFunction } from './constructs/exporter-function';
 import { ExporterSecrets } from './constructs/exporter-secrets';
 import { ReportSchedules } from './constructs/report-schedules';
 import { ReportsBucket } from './constructs/reports-bucket';
+import { RunLedgerTable } from './constructs/run-ledger-table';
 import { SecureQueue } from './constructs/secure-queue';
 
 /** Root of everything the Lambdas write in the bucket (REPORTS_PREFIX). */
@@ -34,6 +35,7 @@ export interface ReportExporterStackProps extends StackProps {
 
 export class ReportExporterStack extends Stack {
   readonly reports: ReportsBucket;
+  readonly ledger: RunLedgerTable;
   readonly secrets: ExporterSecrets;
   readonly api: ExportHttpApi;
   readonly exportFunction: ExporterFunction;
@@ -49,6 +51,7 @@ export class ReportExporterStack extends Stack {
 
     this.reports = new ReportsBucket(this, 'Storage', { prefix: REPORTS_PREFIX, retentionDays: config.retentionDays });
     const bucket = this.reports.bucket;
+    this.ledger = new RunLedgerTable(this, 'Ledger');
     this.secrets = new ExporterSecrets(this, 'Secrets', {
       ...(config.planningSecretName !== undefined && { planningSecretName: config.planningSecretName }),
     });
@@ -58,6 +61,7 @@ export class ReportExporterStack extends Stack {
     const sharedEnvironment: Record<string, string> = {
       REPORTS_BUCKET: bucket.bucketName,
       REPORTS_PREFIX,
+      LEDGER_TABLE: this.ledger.table.tableName,
       LINK_KEY_SECRET_ID: this.secrets.linkKeySecret.secretArn,
       LINK_BASE_URL: this.api.url,
       API_CONCURRENCY: String(DEFAULT_API_CONCURRENCY),
@@ -178,6 +182,15 @@ export class ReportExporterStack extends Stack {
       }),
     );
     role.addToPrincipalPolicy(this.listBucketStatement());
+    // Leases, latest and job status: read and conditional put on single items, nothing else
+    // (no Scan, Query, DeleteItem or table-level actions).
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'RunLedger',
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [this.ledger.table.tableArn],
+      }),
+    );
     this.secrets.planningSecret.grantRead(role);
     this.secrets.linkKeySecret.grantRead(role);
     events.EventBus.fromEventBusName(this, 'DefaultBus', EVENT_BUS_NAME).grantPutEventsTo(role);
@@ -196,7 +209,7 @@ export class ReportExporterStack extends Stack {
     });
   }
 
-  /** export-api: read manifests and files (to presign), write job status only, invoke export-report. */
+  /** export-api: read manifests and files (to presign), job status in the ledger, invoke export-report. */
   private grantApiPermissions(): void {
     const role = this.apiFunction.role;
     const bucket = this.reports.bucket;
@@ -207,14 +220,16 @@ export class ReportExporterStack extends Stack {
         resources: [bucket.arnForObjects(`${REPORTS_PREFIX}/*`)],
       }),
     );
+    role.addToPrincipalPolicy(this.listBucketStatement());
+    // Job status only: the items whose key starts with `job/` (leases and latest are the export's).
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        sid: 'WriteJobStatus',
-        actions: ['s3:PutObject'],
-        resources: [bucket.arnForObjects(`${REPORTS_PREFIX}/_exports/*`)],
+        sid: 'JobStatus',
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [this.ledger.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job/*'] } },
       }),
     );
-    role.addToPrincipalPolicy(this.listBucketStatement());
     this.secrets.linkKeySecret.grantRead(role);
     // Not grantInvoke: that also allows every version and alias (`<arn>:*`); the API invokes the
     // unqualified function.
@@ -229,10 +244,6 @@ export class ReportExporterStack extends Stack {
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${REPORTS_PREFIX}/*]`,
       reason: `Read access is scoped to the exporter's prefix "${REPORTS_PREFIX}/": the API presigns download URLs for files in run folders with generated names.`,
-    });
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${REPORTS_PREFIX}/_exports/*]`,
-      reason: `Write access is limited to the job status objects "${REPORTS_PREFIX}/_exports/<export id>.json"; the ids are generated per request.`,
     });
   }
 
@@ -259,6 +270,7 @@ export class ReportExporterStack extends Stack {
     const output = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     output('ApiUrl', this.api.url, 'Base URL of the HTTP API (POST /exports, GET /exports/{id}, GET /links/{token})');
     output('ReportsBucketName', this.reports.bucket.bucketName, `Bucket with the reports under ${REPORTS_PREFIX}/`);
+    output('LedgerTableName', this.ledger.table.tableName, 'DynamoDB run ledger (leases, latest, job status); the export command takes it as --ledger-table');
     output('AccessLogBucketName', this.reports.logBucket.bucketName, 'Server access logs of the reports bucket');
     output('PlanningSecretId', this.secrets.planningSecretId, 'Secret with the planning API credentials JSON (put-secret-value here)');
     output('LinkKeySecretArn', this.secrets.linkKeySecret.secretArn, 'Secret with the link-signing key set');

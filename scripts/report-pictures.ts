@@ -9,6 +9,7 @@ import { exportReport } from '../shared/report/export-report';
 import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { startSimulator } from '../simulator/index';
 import { launchBrowser } from '../test/support/browser';
+import { LocalLedger } from '../shared/ledger/local-ledger';
 
 /**
  * The reference pictures in docs/images/ (shown in the README): the demo's e-mail as chromium draws
@@ -33,6 +34,7 @@ export async function main(): Promise<void> {
     const result = await exportReport(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage,
+      ledger: new LocalLedger(join(work, '.ledger')),
       runId: '20261123T060000Z-demo',
       now: () => TODAY,
     });

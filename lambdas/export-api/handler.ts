@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { loadApiLambdaConfig } from '../../shared/core/config';
 import { handleApiRequest } from '../../shared/jobs/export-api';
 import { JobStatusStore } from '../../shared/jobs/job-status';
+import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { createLambdaClient, LambdaJobLauncher } from '../../shared/jobs/lambda-launcher';
 import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
 import { createPresigner } from '../../shared/links/presign';
@@ -31,6 +32,11 @@ const launcher = new LambdaJobLauncher({
   client: tracer.captureAWSv3Client(createLambdaClient()),
 });
 const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
+const ledger = new DynamoDbLedger({
+  tableName: config.LEDGER_TABLE,
+  client: tracer.captureAWSv3Client(createDynamoDbClient()),
+});
+const jobs = new JobStatusStore(ledger);
 
 /** API Gateway HTTP API (payload format 2.0) → the export API. */
 export const handler = withLifecycle(
@@ -48,7 +54,7 @@ export const handler = withLifecycle(
       },
       {
         definitions,
-        jobs: new JobStatusStore(storage),
+        jobs,
         launcher,
         storage,
         presign: presigner.presignGet,

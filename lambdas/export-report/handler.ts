@@ -4,6 +4,7 @@ import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
 import { JobStatusStore } from '../../shared/jobs/job-status';
+import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { exportJobRequestSchema } from '../../shared/jobs/ports';
 import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
 import {
@@ -27,6 +28,11 @@ const storage = new S3Storage({
   serverSideEncryption: 'AES256',
 });
 const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
+const ledger = new DynamoDbLedger({
+  tableName: config.LEDGER_TABLE,
+  client: tracer.captureAWSv3Client(createDynamoDbClient()),
+});
+const jobs = new JobStatusStore(ledger);
 const credentials = new SecretsManagerCredentialsSource({
   secretId: config.PLANNING_SECRET_ID,
   client: secretsClient,
@@ -49,7 +55,8 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
       definitions,
       credentials,
       storage,
-      jobs: new JobStatusStore(storage),
+      ledger,
+      jobs,
       events,
       log: logger,
       bucket: config.REPORTS_BUCKET,
@@ -75,6 +82,7 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
     metrics.addMetric('ExportFailed', MetricUnit.Count, 1);
     throw error;
   }
-  metrics.addMetric(outcome.status === 'succeeded' ? 'ExportSucceeded' : 'ExportFailed', MetricUnit.Count, 1);
+  const metric = { succeeded: 'ExportSucceeded', failed: 'ExportFailed', skipped: 'ExportSkipped' }[outcome.status];
+  metrics.addMetric(metric, MetricUnit.Count, 1);
   return outcome;
 });

@@ -36,6 +36,8 @@ export function loadCliConfig(env: Env): CliConfig {
 const lambdaSchema = z.object({
   REPORTS_BUCKET: z.string().min(3),
   REPORTS_PREFIX: z.string().default('reports'),
+  /** DynamoDB table of the run ledger: run leases, `latest` of each report, on-demand job status. */
+  LEDGER_TABLE: z.string().min(3),
   LINK_KEY_SECRET_ID: z.string().min(1),
   /** Public base URL of the API, for e-mail links: https://abc.execute-api.eu-west-1.amazonaws.com/prod */
   LINK_BASE_URL: z.url(),

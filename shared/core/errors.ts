@@ -81,3 +81,15 @@ export class EventPublishError extends ExporterError {}
 
 /** A scheduled export failed in a way that may pass on another attempt (the invocation is retried). */
 export class RetryableExportError extends ExporterError {}
+
+/**
+ * Another attempt of the same run (report + run id) holds its lease: a retry or a duplicate delivery
+ * that arrived while the first is still writing. Nothing was written; try again after it ends.
+ */
+export class RunInProgressError extends ExporterError {}
+
+/**
+ * This attempt lost its lease on the run (it stalled past the lease and another attempt took over).
+ * It stops without publishing: the other attempt owns the run folder now.
+ */
+export class LeaseLostError extends ExporterError {}

@@ -1,7 +1,8 @@
 import type { OutgoingEmail } from '../email/ses-mailer';
 import type { LinkVerificationKeys } from '../links/link-token';
 import type { Storage } from '../storage/storage';
-import { errorMessage, ExporterError, RetryableExportError } from '../core/errors';
+import { errorMessage, ExporterError, LeaseLostError, RetryableExportError, RunInProgressError } from '../core/errors';
+import type { Ledger } from '../ledger/ledger';
 import type { Log } from '../core/logger';
 import type { RequestEvent } from '../planning-api/client';
 import type { ReportDefinition } from '../report/definition';
@@ -20,6 +21,8 @@ export interface ExportJobDependencies {
   readonly definitions: Readonly<Record<string, unknown>>;
   readonly credentials: CredentialsSource;
   readonly storage: Storage;
+  /** The run ledger (leases and latest); `jobs` keeps its state in the same ledger. */
+  readonly ledger: Ledger;
   readonly jobs: JobStatusStore;
   readonly events: EventPublisher;
   readonly log: Log;
@@ -40,7 +43,9 @@ export interface ExportJobDependencies {
 
 export type ExportJobOutcome =
   | { readonly status: 'succeeded'; readonly runId: string; readonly manifestKey: string; readonly emailed: boolean }
-  | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean };
+  | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean }
+  /** A duplicate delivery, or another attempt owns the run: nothing was done, nothing reported. */
+  | { readonly status: 'skipped'; readonly reason: string };
 
 
 /** A run id that is the same for every attempt of one scheduled run or one API export. */
@@ -66,7 +71,18 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
   const reportName = request.report ?? nameOf(request.definition);
   const runId = jobRunId(request, started);
   const log = deps.log;
-  if (request.exportId) await deps.jobs.update(request.exportId, { status: 'running', runId }, started);
+  if (request.exportId) {
+    // queued → running happens once: a second delivery of the same job finds it running or done.
+    const running = await deps.jobs.update(request.exportId, { status: 'running', runId }, started);
+    if (!running) {
+      const current = await deps.jobs.get(request.exportId);
+      const reason = current
+        ? `export ${request.exportId} is already ${current.status}; a repeated delivery does nothing`
+        : `there is no export job ${request.exportId}`;
+      log.warn('export job not started', { exportId: request.exportId, reason });
+      return { status: 'skipped', reason };
+    }
+  }
 
   let definition: ReportDefinition | undefined;
   try {
@@ -75,6 +91,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     const result = await exportReport(definition, {
       credentials: deps.credentials,
       storage: deps.storage,
+      ledger: deps.ledger,
       log,
       runId,
       ...(scheduled && !Number.isNaN(scheduled.getTime()) && { runDate: scheduled }),
@@ -118,6 +135,13 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     log.info('export job succeeded', { report: definition.name, runId, emailed });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
   } catch (error) {
+    if (error instanceof RunInProgressError || error instanceof LeaseLostError) {
+      // Another attempt of this run is writing it (a duplicate delivery, or a retry that overlapped)
+      // and reports the outcome. No retry is needed here: if that attempt dies, its own invocation is
+      // retried, and by then its lease has lapsed (60 s) and the retry takes the run over.
+      log.warn('another attempt owns this run; not exporting', { report: reportName, runId, reason: error.message });
+      return { status: 'skipped', reason: error.message };
+    }
     const failure = classifyFailure(error);
     log.error('export job failed', {
       report: reportName,

@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import type { Storage } from '../storage/storage';
-import { CONTENT_TYPES } from '../report/layout';
+import { StorageError } from '../core/errors';
+import { ledgerKey, type Ledger } from '../ledger/ledger';
 
 /**
- * Status of an on-demand export, kept as a small JSON object next to the reports
- * (`_exports/<id>.json` under the storage root): the API writes `queued`, the export job
- * `running` and then `succeeded` or `failed`. S3 gives read-after-write consistency, so a GET right
- * after POST sees the job. No database is needed for a handful of writes per export.
+ * Status of an on-demand export, kept in the run ledger (`job/<id>`): the API records `queued`, the
+ * export job moves it to `running` and then to `succeeded` or `failed`. Every move is a
+ * compare-and-swap from the states it may come from, so `queued → running` happens once: a
+ * duplicate delivery of the same job finds it running (or finished) and does nothing.
  */
 export const EXPORT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{7,63}$/;
 
@@ -22,33 +22,58 @@ export const jobStatusSchema = z.object({
   error: z.string().optional(),
 });
 export type JobStatus = z.infer<typeof jobStatusSchema>;
+type JobState = JobStatus['status'];
+
+/** The states each state may be entered from; a finished job never changes again. */
+const ENTERED_FROM: Readonly<Record<JobState, readonly JobState[]>> = {
+  queued: [],
+  running: ['queued'],
+  succeeded: ['running'],
+  failed: ['queued', 'running'],
+};
+
+/** Job entries outlive their download links (one hour) by far, then expire (ledger TTL). */
+const JOB_DAYS = 30;
+const MAX_ROUNDS = 10;
 
 export class JobStatusStore {
-  constructor(private readonly storage: Storage) {}
-
-  static key(id: string): string {
-    return `_exports/${id}.json`;
-  }
+  constructor(private readonly ledger: Ledger) {}
 
   async get(id: string): Promise<JobStatus | undefined> {
     if (!EXPORT_ID_PATTERN.test(id)) return undefined;
-    const bytes = await this.storage.getObject(JobStatusStore.key(id));
-    if (!bytes) return undefined;
-    return jobStatusSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+    return (await this.read(id))?.status;
   }
 
-  async put(status: JobStatus): Promise<void> {
-    await this.storage.putObject(JobStatusStore.key(status.id), JSON.stringify(status), {
-      contentType: CONTENT_TYPES.json,
-    });
+  /** Records a new job; false when a job with this id exists already (it is left as it is). */
+  put(status: JobStatus): Promise<boolean> {
+    return this.ledger.put(ledgerKey('job', status.id), jobStatusSchema.parse(status), 0, { expiresAt: expiry(status.createdAt) });
   }
 
-  /** Moves a job to a new state, keeping what it already knew. */
+  /**
+   * Moves a job to a new state, keeping what it already knew, if its current state allows it.
+   * Undefined when there is no such job or the move is not allowed (e.g. a second `running`).
+   */
   async update(id: string, change: Partial<Omit<JobStatus, 'id' | 'createdAt'>>, now: Date): Promise<JobStatus | undefined> {
-    const current = await this.get(id);
-    if (!current) return undefined;
-    const next = { ...current, ...change, updatedAt: now.toISOString() };
-    await this.put(next);
-    return next;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const current = await this.read(id);
+      if (!current) return undefined;
+      if (change.status !== undefined && !ENTERED_FROM[change.status].includes(current.status.status)) return undefined;
+      const next = jobStatusSchema.parse({ ...current.status, ...change, updatedAt: now.toISOString() });
+      if (await this.ledger.put(ledgerKey('job', id), next, current.version, { expiresAt: expiry(next.createdAt) })) return next;
+    }
+    throw new StorageError(`could not update export job ${id}: its status kept changing`);
   }
+
+  private async read(id: string): Promise<{ status: JobStatus; version: number } | undefined> {
+    const entry = await this.ledger.get(ledgerKey('job', id));
+    if (!entry) return undefined;
+    const parsed = jobStatusSchema.safeParse(entry.value);
+    if (!parsed.success) throw new StorageError(`the status of export job ${id} in ${this.ledger.describe()} is not valid`);
+    return { status: parsed.data, version: entry.version };
+  }
+}
+
+function expiry(createdAt: string): Date {
+  const start = Date.parse(createdAt);
+  return new Date((Number.isNaN(start) ? Date.now() : start) + JOB_DAYS * 86_400_000);
 }

@@ -1,3 +1,4 @@
+import type { Ledger } from '../ledger/ledger';
 import type { Storage } from '../storage/storage';
 import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
@@ -12,6 +13,8 @@ import { runExport, type ExportResult } from './run-export';
 export interface ExportReportOptions {
   readonly credentials: CredentialsSource;
   readonly storage: Storage;
+  /** The run ledger: leases, `latest` and (for jobs) status; see shared/ledger/. */
+  readonly ledger: Ledger;
   readonly log?: Log;
   readonly runId?: string;
   readonly runDate?: Date;
@@ -62,7 +65,7 @@ export function createExportClient(credentials: Credentials, options: ExportClie
 /**
  * The whole export behind both doors (command line and Lambdas): credentials → client → runExport.
  * A 401/403 makes the credentials be read once more past the cache (the key may have been rotated)
- * and the export is run again with them; the failed attempt has already removed its partial files.
+ * and the export is run again with them; the failed attempt has already removed its partial files and released its lease.
  */
 export function exportReport(definition: ReportDefinition, options: ExportReportOptions): Promise<ExportResult> {
   const log = options.log ?? silentLog;
@@ -71,6 +74,7 @@ export function exportReport(definition: ReportDefinition, options: ExportReport
     return runExport(definition, {
       source: client,
       storage: options.storage,
+      ledger: options.ledger,
       sourceInfo: describeSource(credentials),
       log,
       ...(options.runId !== undefined && { runId: options.runId }),

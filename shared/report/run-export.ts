@@ -1,17 +1,20 @@
 import type { Storage, ObjectUpload, StoredObject } from '../storage/storage';
 import { errorMessage, StorageError } from '../core/errors';
+import type { Ledger } from '../ledger/ledger';
 import { silentLog, type Log } from '../core/logger';
 import { openCsvSink } from '../render/csv';
 import { openXlsxWorkbook, type XlsxWorkbook } from '../render/xlsx/workbook';
 import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
-import { CONTENT_TYPES, latestKey, manifestKey, runFolderKey } from './layout';
-import { latestPointerSchema, manifestSchema, type Manifest, type ManifestFile } from './manifest';
+import { CONTENT_TYPES, manifestKey, runFolderKey } from './layout';
+import { publishLatest } from './latest-pointer';
+import { manifestSchema, type Manifest, type ManifestFile } from './manifest';
 import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
 import { composeSummary } from './summary/compose';
 import { labelled } from './tables/labels';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
+import { RunLease } from './run-lease';
 import type { ReportSummary, SummarySection, TableSink } from '../table/table';
 import { boardItemsDataset } from './tables/board-items';
 import { okrsDataset } from './tables/okrs';
@@ -21,13 +24,20 @@ import { risksDataset } from './tables/risks';
 export interface ExportDependencies {
   readonly source: PlanningSource;
   readonly storage: Storage;
+  /** Where attempts of a run agree who writes and where `latest` points (see shared/ledger/). */
+  readonly ledger: Ledger;
+  /** Lease duration (tests); the default suits Lambda and the command line. */
+  readonly leaseMs?: number;
   /** Where the data came from, for the manifest: never the API key. */
   readonly sourceInfo: Manifest['source'];
   readonly log?: Log;
   readonly now?: () => Date;
   /** Supplied by callers that retry (a schedule, an API job) so a second attempt reuses the keys. */
   readonly runId?: string;
-  /** The date of the `dt=` partition; defaults to the start of the run. */
+  /**
+   * The date of the `dt=` partition (a schedule's time); defaults to the start of the run's first
+   * attempt, as recorded by its lease, so a retry after midnight lands in the same folder.
+   */
   readonly runDate?: Date;
   readonly onProgress?: (event: ProgressEvent) => void;
 }
@@ -57,10 +67,12 @@ const PROGRESS_EVERY = 2_000;
  * and its CSV file at the same time, stores the files, then publishes `manifest.json` and, if this
  * run is the newest, `latest.json`.
  *
- * Publishing is atomic for readers: the manifest is written only after every file it lists is
- * stored, and latest.json after the manifest. On failure every object of the run is deleted
- * (uploads in flight are aborted), so a failed run leaves no manifest, no latest.json change and
- * no files behind. A run id whose manifest already exists is complete and is not run again.
+ * Publishing is atomic for readers (docs/run-atomicity.md): the attempt first takes a lease on
+ * (report, run id) in the ledger, so no other attempt of the run writes at the same time; the
+ * manifest is written only after every file it lists has been read back and matched; latest.json
+ * only after the ledger moved `latest` forward. On failure the attempt deletes what it wrote itself
+ * (uploads in flight are aborted) and releases the lease; what it could not delete stays recorded for
+ * the next attempt. A run the ledger knows as complete is not run again.
  */
 export async function runExport(definition: ReportDefinition, deps: ExportDependencies): Promise<ExportResult> {
   const log = deps.log ?? silentLog;
@@ -70,21 +82,65 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   if (!RUN_ID_PATTERN.test(runId)) {
     throw new StorageError(`run id "${runId}" must be 1-100 letters, digits, ".", "_" or "-"`);
   }
-  const runFolder = runFolderKey(definition.name, deps.runDate ?? startedAt, definition.timeZone, runId);
+  const leased = await RunLease.acquire({
+    ledger: deps.ledger,
+    report: definition.name,
+    runId,
+    now,
+    log,
+    ...(deps.leaseMs !== undefined && { leaseMs: deps.leaseMs }),
+  });
+  const runStart = leased.startedAt;
+  const runFolder = runFolderKey(definition.name, deps.runDate ?? runStart, definition.timeZone, runId);
   const ownManifestKey = manifestKey(runFolder);
+  if (leased.kind === 'complete') return await completedRun(deps.storage, leased.manifestKey, log, runId);
+  const lease = leased.lease;
 
-  const previous = await deps.storage.getObject(ownManifestKey);
-  if (previous) {
-    log.info('run already complete; not exporting again', { runId, manifest: ownManifestKey });
-    const manifest = manifestSchema.parse(JSON.parse(Buffer.from(previous).toString('utf8')));
-    return { manifest, manifestKey: ownManifestKey, runFolder, summary: summaryFromManifest(manifest), written: false, latestUpdated: false };
+  try {
+    // A previous attempt died after publishing its manifest but before the ledger heard of it.
+    const published = await verifiedManifest(deps.storage, runFolder, ownManifestKey);
+    if (published) {
+      await lease.complete(ownManifestKey);
+      // It may have died before latest.json, too.
+      const latestUpdated = await publishLatest({
+        storage: deps.storage,
+        ledger: deps.ledger,
+        pointer: { report: published.report, runId: published.runId, generatedAt: published.generatedAt, manifest: ownManifestKey },
+        now: now(),
+        log,
+      });
+      log.info('run already complete; not exporting again', { runId, manifest: ownManifestKey });
+      return { manifest: published, manifestKey: ownManifestKey, runFolder, summary: summaryFromManifest(published), written: false, latestUpdated };
+    }
+    if (leased.takenOver) {
+      // Debris of the attempts before: exactly what they recorded, plus unfinished temp files.
+      const debris = leased.debris.filter((key) => key.startsWith(`${runFolder}/`));
+      if (debris.length > 0) {
+        log.warn('removing what an earlier attempt of this run left behind', { runId, objects: debris.length });
+        await deps.storage.deleteObjects(debris);
+      }
+      await deps.storage.removeIncomplete(`${runFolder}/`);
+      await lease.renew({ removeKeys: debris });
+    }
+  } catch (error) {
+    await lease.release([], []).catch(() => false);
+    throw error;
   }
+  lease.startHeartbeat();
 
   const progress = deps.onProgress ?? (() => undefined);
   const open = new Set<ObjectUpload>();
-  const stored: StoredObject[] = [];
+  /** Keys this attempt wrote or began to write: all it may ever delete. */
+  const mine = new Set<string>();
   const metadata = { report: definition.name, 'run-id': runId };
-  const upload = (name: string, format: 'xlsx' | 'csv') => {
+  /** Recorded in the ledger before the first byte, so a crash leaves debris the next attempt can find. */
+  const claim = async (key: string) => {
+    lease.check();
+    await lease.renew({ addKeys: [key] });
+    mine.add(key);
+  };
+  const upload = async (name: string, format: 'xlsx' | 'csv') => {
+    await claim(`${runFolder}/${name}`);
     const u = deps.storage.openUpload(`${runFolder}/${name}`, {
       contentType: CONTENT_TYPES[format],
       downloadName: format === 'xlsx' ? name : `${definition.name}-${name}`,
@@ -96,7 +152,6 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   const finish = async (u: ObjectUpload) => {
     const object = await u.done;
     open.delete(u);
-    stored.push(object);
     progress({ type: 'file-stored', path: object.key, bytes: object.bytes });
     return object;
   };
@@ -112,7 +167,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     const wantsXlsx = definition.formats.includes('xlsx');
     const wantsCsv = definition.formats.includes('csv');
     const workbookName = `${definition.name}.xlsx`;
-    const xlsxUpload = wantsXlsx ? upload(workbookName, 'xlsx') : undefined;
+    const xlsxUpload = wantsXlsx ? await upload(workbookName, 'xlsx') : undefined;
     const workbook: XlsxWorkbook | undefined = xlsxUpload
       ? openXlsxWorkbook(xlsxUpload.stream, {
           timeZone: definition.timeZone,
@@ -129,7 +184,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         const sinks: TableSink[] = [];
         if (workbook) sinks.push(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 }));
         const csvName = `${table.name}.csv`;
-        const csvUpload = wantsCsv ? upload(csvName, 'csv') : undefined;
+        const csvUpload = wantsCsv ? await upload(csvName, 'csv') : undefined;
         if (csvUpload) {
           sinks.push(openCsvSink(table, csvUpload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone }));
         }
@@ -152,7 +207,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       }
     }
 
-    const summary = buildSummary(definition, runId, startedAt, deps.sourceInfo, tableRows, datasets);
+    const summary = buildSummary(definition, runId, runStart, deps.sourceInfo, tableRows, datasets);
     if (workbook && xlsxUpload) {
       await workbook.writeSummary(summary);
       await workbook.close();
@@ -167,7 +222,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       formatVersion: 1,
       report: definition.name,
       runId,
-      generatedAt: startedAt.toISOString(),
+      generatedAt: runStart.toISOString(),
       timeZone: definition.timeZone,
       source: deps.sourceInfo,
       selectors: {
@@ -182,14 +237,64 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         sections: summary.sections,
       },
     })));
+    // No reader may see a manifest whose files are missing or differ: read back what is stored.
+    await verifyStored(deps.storage, runFolder, files);
+    await claim(ownManifestKey);
     await deps.storage.putObject(ownManifestKey, JSON.stringify(manifest, null, 2), { contentType: CONTENT_TYPES.json });
-    const latestUpdated = await publishLatest(deps.storage, manifest, ownManifestKey);
+    lease.check();
+    await lease.complete(ownManifestKey);
+    const latestUpdated = await publishLatest({
+      storage: deps.storage,
+      ledger: deps.ledger,
+      pointer: { report: manifest.report, runId: manifest.runId, generatedAt: manifest.generatedAt, manifest: ownManifestKey },
+      now: now(),
+      log,
+    });
     log.info('export complete', { runId, manifest: ownManifestKey, rows: tableRows, latestUpdated });
     return { manifest, manifestKey: ownManifestKey, runFolder, summary, written: true, latestUpdated };
   } catch (error) {
-    await cleanUp(deps.storage, runFolder, open, stored, error, log);
+    lease.stopHeartbeat();
+    await cleanUp(deps.storage, lease, runFolder, open, mine, error, log);
     throw error;
   }
+}
+
+/** Checks every listed file against what the store holds now (size and sha256, re-read). */
+async function verifyStored(storage: Storage, runFolder: string, files: readonly ManifestFile[]): Promise<void> {
+  for (const file of files) {
+    const key = `${runFolder}/${file.path}`;
+    const actual = await storage.hashObject(key);
+    if (!actual || actual.bytes !== file.bytes || actual.sha256 !== file.sha256) {
+      throw new StorageError(
+        `${storage.describe(key)} is not what this run wrote (${actual ? `${actual.bytes} bytes, sha256 ${actual.sha256.slice(0, 12)}…` : 'missing'}; ` +
+          `expected ${file.bytes} bytes, sha256 ${file.sha256.slice(0, 12)}…); the manifest was not published`,
+      );
+    }
+  }
+}
+
+/** The run's manifest if one is stored and every file it lists is intact; else undefined. */
+async function verifiedManifest(storage: Storage, runFolder: string, key: string): Promise<Manifest | undefined> {
+  const bytes = await storage.getObject(key);
+  if (!bytes) return undefined;
+  try {
+    const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+    await verifyStored(storage, runFolder, manifest.files);
+    return manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+async function completedRun(storage: Storage, key: string, log: Log, runId: string): Promise<ExportResult> {
+  const bytes = await storage.getObject(key);
+  if (!bytes) {
+    throw new StorageError(`run "${runId}" is complete in the ledger but its manifest ${storage.describe(key)} is gone (expired?); export with a new run id`);
+  }
+  log.info('run already complete; not exporting again', { runId, manifest: key });
+  const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+  const runFolder = key.slice(0, key.lastIndexOf('/'));
+  return { manifest, manifestKey: key, runFolder, summary: summaryFromManifest(manifest), written: false, latestUpdated: false };
 }
 
 function fileEntry(object: StoredObject, runFolder: string, format: 'xlsx' | 'csv', rows: Record<string, number>): ManifestFile {
@@ -204,40 +309,33 @@ function fileEntry(object: StoredObject, runFolder: string, format: 'xlsx' | 'cs
 }
 
 /**
- * latest.json moves forward only: a late retry of an older run must not point readers back in time.
+ * A failed attempt removes what it wrote itself, and only while it still holds the lease: after a
+ * takeover the same keys belong to the attempt that took over. Never the whole run folder.
  */
-async function publishLatest(storage: Storage, manifest: Manifest, key: string): Promise<boolean> {
-  const pointerKey = latestKey(manifest.report);
-  const existing = await storage.getObject(pointerKey);
-  if (existing) {
-    const parsed = latestPointerSchema.safeParse(JSON.parse(Buffer.from(existing).toString('utf8')));
-    if (parsed.success && parsed.data.generatedAt > manifest.generatedAt) return false;
-  }
-  const pointer = { report: manifest.report, runId: manifest.runId, generatedAt: manifest.generatedAt, manifest: key };
-  await storage.putObject(pointerKey, JSON.stringify(pointer, null, 2), { contentType: CONTENT_TYPES.json });
-  return true;
-}
-
 async function cleanUp(
   storage: Storage,
+  lease: RunLease,
   runFolder: string,
   open: Set<ObjectUpload>,
-  stored: StoredObject[],
+  mine: Set<string>,
   error: unknown,
   log: Log,
 ): Promise<void> {
   const reason = error instanceof Error ? error : new Error(String(error));
-  log.warn('export failed; removing the partial run', { runFolder, error: reason.message });
+  log.warn('export failed; removing what this attempt wrote', { runFolder, error: reason.message, objects: mine.size });
   await Promise.allSettled([...open].map((u) => u.abort(reason)));
+  const keys = [...mine];
   try {
-    const keys = new Set([...stored.map((s) => s.key), ...(await storage.listKeys(`${runFolder}/`))]);
-    if (keys.size > 0) await storage.deleteObjects([...keys]);
+    if (!(await lease.held())) {
+      log.warn('this attempt no longer holds the run; leaving its files to the attempt that does', { runFolder });
+      return;
+    }
+    if (keys.length > 0) await storage.deleteObjects(keys);
+    await lease.release([], keys);
   } catch (cleanupError) {
-    // The original failure is what the user must see; a failed clean-up is logged for operators.
-    log.error('could not remove the partial run', {
-      runFolder,
-      error: errorMessage(cleanupError),
-    });
+    // The original failure is what the user must see; what is left stays recorded as debris.
+    log.error('could not remove the partial run', { runFolder, error: errorMessage(cleanupError) });
+    await lease.release(keys, []).catch(() => false);
   }
 }
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -84,6 +85,34 @@ export class LocalDirectoryStorage implements Storage {
     }
   }
 
+  async hashObject(key: string): Promise<StoredObject | undefined> {
+    const target = this.pathOf(key);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      for await (const chunk of createReadStream(target)) {
+        hash.update(chunk as Buffer);
+        bytes += (chunk as Buffer).byteLength;
+      }
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR') || isErrno(error, 'ENOTDIR')) return undefined;
+      throw new StorageError(`could not read ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
+    }
+    return { key, bytes, sha256: hash.digest('hex') };
+  }
+
+  async removeIncomplete(prefix: string): Promise<void> {
+    assertValidPrefix(prefix);
+    const dir = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
+    const found: string[] = [];
+    try {
+      await this.walkPartials(dir === '' ? path.resolve(this.root) : this.pathOf(dir), found);
+      for (const file of found) await rm(file, { force: true });
+    } catch (error) {
+      throw new StorageError(`could not remove unfinished uploads under ${this.describe(prefix)}: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+
   /** A directory has no place for labels; the manifest carries the same figures. */
   annotate(key: string, _labels: Readonly<Record<string, string>>): Promise<void> {
     assertValidKey(key);
@@ -116,6 +145,21 @@ export class LocalDirectoryStorage implements Storage {
       const key = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
       if (entry.isDirectory()) await this.walk(key, into);
       else if (entry.isFile() && !isPartialName(entry.name)) into.push(key);
+    }
+  }
+
+  private async walkPartials(dir: string, into: string[]): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) await this.walkPartials(full, into);
+      else if (entry.isFile() && isPartialName(entry.name)) into.push(full);
     }
   }
 

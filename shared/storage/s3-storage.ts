@@ -149,6 +149,34 @@ export class S3Storage implements Storage {
     }
   }
 
+  async hashObject(key: string): Promise<StoredObject | undefined> {
+    assertValidKey(key);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }));
+      const body = response.Body as AsyncIterable<Uint8Array> | undefined;
+      for await (const chunk of body ?? []) {
+        hash.update(chunk);
+        bytes += chunk.byteLength;
+      }
+    } catch (error) {
+      if (errorName(error) === 'NoSuchKey') return undefined;
+      throw sdkError(`could not read ${this.describe(key)}`, error);
+    }
+    return { key, bytes, sha256: hash.digest('hex') };
+  }
+
+  /**
+   * Nothing to do: an unfinished multipart upload is never visible under its key, and the bucket's
+   * lifecycle rule (AbortIncompleteMultipartUpload after a day) removes its parts. Listing them
+   * would need s3:ListBucketMultipartUploads for no reader-visible gain.
+   */
+  removeIncomplete(prefix: string): Promise<void> {
+    assertValidPrefix(prefix);
+    return Promise.resolve();
+  }
+
   async annotate(key: string, labels: Readonly<Record<string, string>>): Promise<void> {
     assertValidKey(key);
     const tags = Object.entries(labels);

@@ -38,6 +38,16 @@ export interface Storage {
   listKeys(prefix: string): Promise<string[]>;
   deleteObjects(keys: readonly string[]): Promise<void>;
   /**
+   * Size and sha256 of what is stored under `key`, read back from the store (streamed, never held
+   * whole), or undefined when there is none. A run checks its files with it before the manifest.
+   */
+  hashObject(key: string): Promise<StoredObject | undefined>;
+  /**
+   * Removes uploads under `prefix` that were started and never finished, e.g. by a killed process
+   * (local: its hidden `.partial` files). Readers never see them under a key either way.
+   */
+  removeIncomplete(prefix: string): Promise<void>;
+  /**
    * Attaches labels known only once an object is stored, such as its row count (S3: object tags,
    * which unlike metadata can be added without rewriting the object). At most 10, short values.
    */

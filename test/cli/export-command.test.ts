@@ -6,6 +6,7 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand, type CommandIo } from '../../cli/export-command';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { startDynalite, type DynaliteHandle } from '../support/dynalite';
 import { startS3rver, type S3rverHandle } from '../support/s3rver';
 
 function captureIo(cwd: string, env: Record<string, string> = {}): CommandIo & { out(): string; err(): string } {
@@ -21,16 +22,18 @@ function captureIo(cwd: string, env: Record<string, string> = {}): CommandIo & {
 describe('export command', () => {
   let sim: RunningSimulator;
   let s3: S3rverHandle;
+  let dynamo: DynaliteHandle;
   let dir: string;
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'tiny' });
     s3 = await startS3rver({ bucket: 'reports' });
+    dynamo = await startDynalite({ tableName: 'cli-ledger' });
     dir = await mkdtemp(join(tmpdir(), 'export-cmd-'));
     await writeFile(join(dir, 'credentials.json'), JSON.stringify(sim.credentials()));
     await writeFile(join(dir, 'report.json'), JSON.stringify({ name: 'cli-test', datasets: { risks: {}, boardItems: {} } }));
   });
   afterAll(async () => {
-    await Promise.all([sim.close(), s3.close(), rm(dir, { recursive: true, force: true })]);
+    await Promise.all([sim.close(), s3.close(), dynamo.close(), rm(dir, { recursive: true, force: true })]);
   });
 
   it('exports into a local directory, shows progress and prints where the files went', async () => {
@@ -48,6 +51,7 @@ describe('export command', () => {
   it('exports to S3 when given --bucket and a local endpoint', async () => {
     const io = captureIo(dir, {
       AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ACCESS_KEY_ID: 'S3RVER',
       AWS_SECRET_ACCESS_KEY: 'S3RVER',
       AWS_REGION: 'us-east-1',
@@ -57,7 +61,7 @@ describe('export command', () => {
     Object.assign(process.env, io.env);
     try {
       const code = await runExportCommand(
-        ['--report', 'report.json', '--credentials', 'credentials.json', '--bucket', 'reports', '--prefix', 'team-a', '--run-id', 'cli-s3', '--quiet'],
+        ['--report', 'report.json', '--credentials', 'credentials.json', '--bucket', 'reports', '--prefix', 'team-a', '--ledger-table', 'cli-ledger', '--run-id', 'cli-s3', '--quiet'],
         io,
       );
       expect(io.err()).toBe('');
@@ -68,6 +72,13 @@ describe('export command', () => {
     expect(io.out()).toContain('s3://reports/team-a/cli-test/');
     const latest = await s3.client.send(new GetObjectCommand({ Bucket: 'reports', Key: 'team-a/cli-test/latest.json' }));
     expect(JSON.parse(await latest.Body!.transformToString()).runId).toBe('cli-s3');
+  });
+
+  it('refuses --bucket without a ledger table and says why', async () => {
+    const io = captureIo(dir);
+    const code = await runExportCommand(['--report', 'report.json', '--credentials', 'credentials.json', '--bucket', 'reports'], io);
+    expect(code).toBe(2);
+    expect(io.err()).toMatch(/--bucket needs --ledger-table <DynamoDB table>.*keeps two attempts of one run from overwriting each other/);
   });
 
   it('exits 2 with the usage for missing or conflicting options', async () => {

@@ -50,6 +50,7 @@ let ids: {
   schedulerDlq: string;
   topic: string;
   api: string;
+  ledger: string;
 };
 
 beforeAll(() => {
@@ -70,6 +71,7 @@ beforeAll(() => {
     schedulerDlq: id(stack.schedules.deadLetterQueue),
     topic: id(stack.alarms.topic),
     api: id(stack.api.api),
+    ledger: id(stack.ledger.table),
   };
 }, 180_000);
 
@@ -129,6 +131,29 @@ describe('reports bucket', () => {
   });
 });
 
+describe('run ledger table', () => {
+  it('bills on demand, expires items by TTL, keeps point-in-time recovery, encrypts with KMS and is retained', () => {
+    synthesized.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        // SSEEnabled without a key id: KMS with the AWS managed key aws/dynamodb.
+        SSESpecification: { SSEEnabled: true },
+        DeletionProtectionEnabled: true,
+      }),
+    });
+    synthesized.template.resourceCountIs('AWS::DynamoDB::Table', 1);
+  });
+
+  it('names the table in an output for the export command (--ledger-table)', () => {
+    synthesized.template.hasOutput('LedgerTableName', { Value: { Ref: ids.ledger } });
+  });
+});
+
 describe('functions', () => {
   it('run Node.js 22 on arm64 with active tracing, ESM handler index.handler', () => {
     for (const fn of [ids.exportFn, ids.apiFn]) {
@@ -163,6 +188,7 @@ describe('functions', () => {
     const shared = [
       'REPORTS_BUCKET',
       'REPORTS_PREFIX',
+      'LEDGER_TABLE',
       'LINK_KEY_SECRET_ID',
       'LINK_BASE_URL',
       'API_CONCURRENCY',
@@ -181,6 +207,7 @@ describe('functions', () => {
     expect(exportEnv).toMatchObject({
       REPORTS_BUCKET: { Ref: ids.bucket },
       REPORTS_PREFIX: 'reports',
+      LEDGER_TABLE: { Ref: ids.ledger },
       PLANNING_SECRET_ID: { Ref: ids.planningSecret },
       LINK_KEY_SECRET_ID: { Ref: ids.linkSecret },
       EVENT_BUS_NAME: 'default',
@@ -258,16 +285,30 @@ describe('least privilege', () => {
     expect(s3).toHaveLength(2);
   });
 
-  it('lets export-api read under the prefix and write only job status objects', () => {
+  it('lets export-api only read under the prefix (job status lives in the ledger)', () => {
     const s3 = statementsOf(ids.apiRolePolicy).filter((s) => asArray(s.Action as string | string[]).some((a) => a.startsWith('s3:')));
     expect(s3).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [arn(ids.bucket), '/reports/*']] } }),
-        expect.objectContaining({ Action: 's3:PutObject', Resource: { 'Fn::Join': ['', [arn(ids.bucket), '/reports/_exports/*']] } }),
         expect.objectContaining({ Action: 's3:ListBucket', Resource: arn(ids.bucket) }),
       ]),
     );
-    expect(s3).toHaveLength(3);
+    expect(s3).toHaveLength(2);
+  });
+
+  it('gives export-report item reads and conditional puts on the ledger, and export-api the same on job items only', () => {
+    const dynamo = (policy: string) => statementsOf(policy).filter((s) => asArray(s.Action as string | string[]).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo(ids.exportRolePolicy)).toEqual([
+      expect.objectContaining({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Resource: arn(ids.ledger) }),
+    ]);
+    expect(dynamo(ids.exportRolePolicy)[0]!.Condition).toBeUndefined();
+    expect(dynamo(ids.apiRolePolicy)).toEqual([
+      expect.objectContaining({
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: arn(ids.ledger),
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job/*'] } },
+      }),
+    ]);
   });
 
   it('gives export-report both secrets and export-api only the link key', () => {

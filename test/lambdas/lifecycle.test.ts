@@ -14,7 +14,7 @@ const context = {
 function spiedPowertools() {
   const powertools = createPowertools();
   powertools.metrics.setThrowOnEmptyMetrics(false);
-  const published = vi.spyOn(powertools.metrics, 'publishStoredMetrics').mockImplementation(() => undefined);
+  const published = vi.spyOn(powertools.metrics, 'publishStoredMetrics').mockReturnValue(powertools.metrics);
   const resets = vi.spyOn(powertools.logger, 'resetKeys');
   return { powertools, published, resets };
 }

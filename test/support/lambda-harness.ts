@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { vi } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startEventBridgeStub, startLambdaStub } from './aws-stubs';
+import { startDynalite, type DynaliteHandle } from './dynalite';
 import { startS3rver, type S3rverHandle } from './s3rver';
 import { startSecretsManagerStub, type SecretsManagerStub } from './secrets-manager-stub';
 import { startSesLocal, type SesLocalHandle } from './ses-local';
@@ -21,6 +22,8 @@ export const API_BASE_URL = 'https://api.example.test';
 export interface LambdaHarness {
   readonly sim: RunningSimulator;
   readonly s3: S3rverHandle;
+  /** The run ledger's table (dynalite). */
+  readonly dynamo: DynaliteHandle;
   readonly ses: SesLocalHandle;
   readonly secrets: SecretsManagerStub;
   readonly events: Awaited<ReturnType<typeof startEventBridgeStub>>;
@@ -86,6 +89,7 @@ export async function startLambdaHarness(
 ): Promise<LambdaHarness> {
   const sim = await startSimulator({ tenant: 'tiny' });
   const s3 = await startS3rver({ bucket: 'reports-bucket' });
+  const dynamo = await startDynalite({ tableName: 'run-ledger' });
   const ses = await startSesLocal();
   const secrets = await startSecretsManagerStub({
     'planning/credentials': options.planningSecret?.(sim) ?? JSON.stringify(sim.credentials()),
@@ -104,9 +108,11 @@ export async function startLambdaHarness(
     AWS_ENDPOINT_URL_SESV2: ses.endpoint,
     AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
     AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_MAX_ATTEMPTS: '1',
     REPORTS_BUCKET: s3.bucket,
     REPORTS_PREFIX: 'reports',
+    LEDGER_TABLE: dynamo.tableName,
     PLANNING_SECRET_ID: 'planning/credentials',
     LINK_KEY_SECRET_ID: 'planning/link-keys',
     LINK_BASE_URL: API_BASE_URL,
@@ -126,14 +132,14 @@ export async function startLambdaHarness(
   handlers.export = exportHandler;
 
   return {
-    sim, s3, ses, secrets, events, lambda, exportHandler, apiHandler,
+    sim, s3, dynamo, ses, secrets, events, lambda, exportHandler, apiHandler,
     async close() {
       await lambda.settled();
       for (const [k, v] of Object.entries(saved)) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
-      await Promise.all([sim.close(), s3.close(), ses.close(), secrets.close(), events.close(), lambda.close()]);
+      await Promise.all([sim.close(), s3.close(), dynamo.close(), ses.close(), secrets.close(), events.close(), lambda.close()]);
     },
   };
 }

@@ -50,6 +50,31 @@ describe('export-api handler', () => {
     }
   });
 
+  it('runs a job once: a duplicate delivery, during or after the run, does nothing', async () => {
+    const accepted = await post(JSON.stringify({ report: 'on-demand' }));
+    const { id } = JSON.parse(String(accepted.body)) as { id: string };
+    const payload = h.lambda.invocations.at(-1)!.payload;
+    // The same event delivered twice more while the first is running (at-least-once delivery).
+    const duplicates = await Promise.all([
+      h.exportHandler(payload, lambdaContext('export-report')),
+      h.exportHandler(payload, lambdaContext('export-report')),
+    ]);
+    await h.lambda.settled();
+    const finished = JSON.parse(String((await status(id)).body)) as { status: string; updatedAt: string; runId: string };
+    expect(finished.status).toBe('succeeded');
+    const outcomes = duplicates as { status: string; reason?: string }[];
+    // The first delivery may be either of the three; exactly one ran the export.
+    const skipped = outcomes.filter((o) => o.status === 'skipped');
+    expect(skipped.length).toBeGreaterThanOrEqual(1);
+    for (const o of skipped) expect(o.reason).toMatch(new RegExp(`export ${id} is already (running|succeeded)`));
+    const exported = h.events.events.filter((e) => JSON.parse(String(e.Detail)).exportId === id && e.DetailType === 'ReportExported');
+    expect(exported).toHaveLength(1);
+
+    const late = (await h.exportHandler(payload, lambdaContext('export-report'))) as { status: string };
+    expect(late.status).toBe('skipped');
+    expect(JSON.parse(String((await status(id)).body))).toMatchObject({ status: 'succeeded', updatedAt: finished.updatedAt, runId: finished.runId });
+  });
+
   it('answers 400 with the field and reason for bad input', async () => {
     const notJson = await post('{"report":');
     expect(notJson.statusCode).toBe(400);

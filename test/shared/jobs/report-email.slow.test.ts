@@ -10,6 +10,7 @@ import { exportReport } from '../../../shared/report/export-report';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { launchBrowser, type LaunchedBrowser } from '../../support/browser';
+import { LocalLedger } from '../../../shared/ledger/local-ledger';
 
 /** The demo's weekly e-mail, opened in a real browser: what a reader sees, in the order they see it. */
 describe('the report e-mail in a browser (demo tenant)', () => {
@@ -33,6 +34,7 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     const result = await exportReport(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage,
+      ledger: new LocalLedger(join(root, '.ledger')),
       runId: 'run-7',
       now: () => now,
     });

@@ -3,12 +3,14 @@ import { GetObjectCommand, GetObjectTaggingCommand, HeadObjectCommand, ListObjec
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPresigner } from '../../../shared/links/presign';
+import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { S3Storage } from '../../../shared/storage/s3-storage';
 import { StorageError } from '../../../shared/core/errors';
 import { parseReportDefinition } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
 import type { ExportResult } from '../../../shared/report/run-export';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
+import { startDynalite, type DynaliteHandle } from '../../support/dynalite';
 import { startS3rver, type S3rverHandle } from '../../support/s3rver';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -20,20 +22,23 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 describe('a 100,000-row export to S3', () => {
   let sim: RunningSimulator;
   let s3: S3rverHandle;
+  let dynamo: DynaliteHandle;
   let result: ExportResult;
   const prefix = 'exports';
 
   beforeAll(async () => {
     sim = await startSimulator({ tenant: { boards: 2, itemsPerBoard: 10_000, storiesPerItem: 5, registers: 1, risksPerRegister: 3 } });
     s3 = await startS3rver({ bucket: 'big-reports' });
+    dynamo = await startDynalite();
     result = await exportReport(parseReportDefinition({ name: 'big', datasets: { boardItems: {} } }), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage: new S3Storage({ client: s3.client, bucket: s3.bucket, prefix }),
+      ledger: new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName }),
       runId: 'big-1',
     });
   }, 300_000);
   afterAll(async () => {
-    await Promise.all([sim.close(), s3.close()]);
+    await Promise.all([sim.close(), s3.close(), dynamo.close()]);
   });
 
   it('stores every row and lists each file with its exact size and sha256', async () => {
@@ -104,6 +109,7 @@ describe('a 100,000-row export to S3', () => {
       exportReport(parseReportDefinition({ name: 'big', datasets: { risks: {}, boardItems: {} } }), {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
         storage: new S3Storage({ client: failing, bucket: s3.bucket, prefix }),
+        ledger: new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName }),
         runId: 'big-2',
       }),
     ).rejects.toThrow(StorageError);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { PlanningApiError, SelectorNotFoundError } from '../../../shared/core/errors';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../shared/report/definition';
@@ -39,6 +40,7 @@ describe('runExport against the simulator (demo tenant)', () => {
     exportReport(parseReportDefinition(input), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials(options.email)) },
       storage: new LocalDirectoryStorage(options.storageRoot ?? root),
+      ledger: new LocalLedger(join(options.storageRoot ?? root, '.ledger')),
       ...(options.runId !== undefined && { runId: options.runId }),
       now: () => new Date('2026-11-23T06:00:00Z'),
     });
@@ -241,6 +243,7 @@ describe('runExport failures', () => {
     exportReport(parseReportDefinition(input), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage: new LocalDirectoryStorage(root),
+      ledger: new LocalLedger(join(root, '.ledger')),
       runId,
     });
 

@@ -9,6 +9,7 @@ import type { ExportResult } from '../../../shared/report/run-export';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
+import { LocalLedger } from '../../../shared/ledger/local-ledger';
 
 /** The demo workbook as a Release Train Engineer opens it: words, links, hidden ids, print setup, Summary. */
 const TODAY = new Date('2026-11-23T06:00:00Z');
@@ -33,6 +34,7 @@ describe('the workbook people read (demo flavour)', () => {
       {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
         storage: new LocalDirectoryStorage(root),
+        ledger: new LocalLedger(join(root, '.ledger')),
         now: () => TODAY,
         runId: 'run-1',
       },

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -139,6 +139,21 @@ describe('LocalDirectoryStorage', () => {
     expect(() => storage.openUpload('a.txt', { contentType: 'text/plain', metadata: { 'bad name': 'x' } })).toThrow(
       StorageError,
     );
+  });
+
+  it('hashObject re-reads what is stored; removeIncomplete removes a killed writer\'s temp files only', async () => {
+    const data = patternBytes(300_000);
+    const stored = await storage.putObject('run/a.csv', data, { contentType: 'text/csv' });
+    expect(await storage.hashObject('run/a.csv')).toEqual(stored);
+    expect(await storage.hashObject('run/none.csv')).toBeUndefined();
+    // What a SIGKILLed upload leaves: a hidden temp file next to its target.
+    await mkdir(path.join(root, 'run', 'sub'), { recursive: true });
+    await writeFile(path.join(root, 'run', '.b.csv.0a1b2c3d4e5f.partial'), 'half');
+    await writeFile(path.join(root, 'run', 'sub', '.c.csv.0a1b2c3d4e5f.partial'), 'half');
+    await writeFile(path.join(root, '.other.csv.0a1b2c3d4e5f.partial'), 'not under the prefix');
+    await storage.removeIncomplete('run/');
+    expect((await readdir(path.join(root, 'run'), { recursive: true })).sort()).toEqual(['a.csv', 'sub']);
+    expect(await readdir(root)).toContain('.other.csv.0a1b2c3d4e5f.partial');
   });
 
   it('describe names the root and keys', () => {

@@ -113,6 +113,8 @@ describe('S3Storage against s3rver', () => {
     expect(stored).toEqual({ key: 'acme/latest.json', bytes: 14, sha256: sha256(Buffer.from('{"runId":"r1"}')) });
     expect(Buffer.from((await storage.getObject('acme/latest.json'))!).toString()).toBe('{"runId":"r1"}');
     expect(await storage.getObject('acme/none.json')).toBeUndefined();
+    expect(await storage.hashObject('acme/latest.json')).toEqual(stored);
+    expect(await storage.hashObject('acme/none.json')).toBeUndefined();
 
     // Fewer than 1,000 keys: s3rver cannot paginate ListObjectsV2 on Node >= 17 (see the mocked
     // pagination test below).

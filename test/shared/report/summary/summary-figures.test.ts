@@ -8,6 +8,7 @@ import type { ExportResult } from '../../../../shared/report/run-export';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { CellValue, SummarySection } from '../../../../shared/table/table';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
+import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 
 /**
  * Every Summary figure against values computed here from the simulator's records, with the simple
@@ -37,6 +38,7 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
       {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
         storage: new LocalDirectoryStorage(root),
+        ledger: new LocalLedger(join(root, '.ledger')),
         now: () => new Date(`${TODAY}T06:00:00Z`),
       },
     );

@@ -1,0 +1,230 @@
+import { randomBytes } from 'node:crypto';
+import * as z from 'zod';
+import { errorMessage, LeaseLostError, RunInProgressError, StorageError } from '../core/errors';
+import type { Log } from '../core/logger';
+import { ledgerKey, type Ledger, type LedgerEntry } from '../ledger/ledger';
+
+/**
+ * A lease lasts this long without a renewal. A healthy run renews it every LEASE_RENEW_MS while it
+ * streams (and whenever it opens a file), so only a dead or frozen attempt lets it lapse; then a
+ * retry may take the run over within about a minute.
+ */
+export const DEFAULT_LEASE_MS = 60_000;
+export const LEASE_RENEW_MS = 15_000;
+/** Run entries outlive every retry of a run (Lambda: 6 h; a manual --run-id: weeks), then expire. */
+const RUN_ENTRY_DAYS = 35;
+/** Compare-and-swap rounds before giving up: each lost round means another writer made progress. */
+const MAX_ROUNDS = 20;
+
+const runEntrySchema = z.object({
+  report: z.string(),
+  runId: z.string(),
+  /** The attempt holding (or last holding) the lease. */
+  attempt: z.string(),
+  /** Start of the first attempt: fixes the run's `dt=` folder and its `generatedAt` for every retry. */
+  startedAt: z.iso.datetime(),
+  leaseExpiresAt: z.iso.datetime(),
+  status: z.enum(['running', 'released', 'complete']),
+  /**
+   * Objects attempts have begun to write and not removed again. While a run is not complete this is
+   * what a dead attempt leaves behind; the next attempt deletes exactly these.
+   */
+  keys: z.array(z.string()),
+  manifestKey: z.string().optional(),
+});
+type RunEntry = z.infer<typeof runEntrySchema>;
+
+export type LeaseOutcome =
+  | { readonly kind: 'acquired'; readonly lease: RunLease; readonly startedAt: Date; readonly debris: readonly string[]; readonly takenOver: boolean }
+  | { readonly kind: 'complete'; readonly startedAt: Date; readonly manifestKey: string };
+
+export interface LeaseOptions {
+  readonly ledger: Ledger;
+  readonly report: string;
+  readonly runId: string;
+  readonly now: () => Date;
+  readonly log: Log;
+  readonly leaseMs?: number;
+}
+
+/**
+ * One attempt's lease on a run (report + run id), kept in the ledger. Taking it is the first thing
+ * an attempt does; while it is live every other attempt of the run stops at once and writes
+ * nothing. Every change is a compare-and-swap, so two attempts can never both believe they hold it.
+ */
+export class RunLease {
+  private lost: Error | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private renewing: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly options: LeaseOptions,
+    readonly attempt: string,
+  ) {}
+
+  private get key(): string {
+    return ledgerKey('run', this.options.report, this.options.runId);
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /**
+   * Takes the lease: a new run, a run whose last attempt failed (released) or one whose holder
+   * stopped renewing (expired: it crashed or froze). Throws RunInProgressError while another attempt
+   * holds a live lease. A complete run is reported as such and not leased.
+   */
+  static async acquire(options: LeaseOptions): Promise<LeaseOutcome> {
+    const lease = new RunLease(options, `${options.now().toISOString()}-${randomBytes(4).toString('hex')}`);
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const now = options.now();
+      const entry = await options.ledger.get(lease.key);
+      if (!entry) {
+        const fresh: RunEntry = {
+          report: options.report,
+          runId: options.runId,
+          attempt: lease.attempt,
+          startedAt: now.toISOString(),
+          leaseExpiresAt: lease.expiry(now),
+          status: 'running',
+          keys: [],
+        };
+        if (await lease.write(fresh, 0, now)) return { kind: 'acquired', lease, startedAt: now, debris: [], takenOver: false };
+        continue;
+      }
+      const current = lease.parse(entry);
+      if (current.status === 'complete' && current.manifestKey !== undefined) {
+        return { kind: 'complete', startedAt: new Date(current.startedAt), manifestKey: current.manifestKey };
+      }
+      if (current.status === 'running' && new Date(current.leaseExpiresAt) > now) {
+        throw new RunInProgressError(
+          `run "${options.runId}" of report "${options.report}" is in progress: another attempt holds its lease ` +
+            `until ${current.leaseExpiresAt} (renewed while it runs). Nothing was written; try again after it ends.`,
+        );
+      }
+      const takeover: RunEntry = { ...current, attempt: lease.attempt, leaseExpiresAt: lease.expiry(now), status: 'running' };
+      if (await lease.write(takeover, entry.version, now)) {
+        if (current.status === 'running') {
+          options.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
+            runId: options.runId,
+            previousAttempt: current.attempt,
+            expiredAt: current.leaseExpiresAt,
+          });
+        }
+        return { kind: 'acquired', lease, startedAt: new Date(current.startedAt), debris: current.keys, takenOver: true };
+      }
+    }
+    throw new StorageError(`could not take the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`);
+  }
+
+  /**
+   * Renews the lease and records `addKeys` (objects about to be written) and drops `removeKeys`
+   * (objects removed again). Throws LeaseLostError when another attempt has taken the run over.
+   */
+  renew(change: { addKeys?: readonly string[]; removeKeys?: readonly string[] } = {}): Promise<void> {
+    // One renewal at a time: the heartbeat and the run's own renewals would only fight over versions.
+    const next = this.renewing.then(() =>
+      this.update((entry) => {
+        const keys = new Set(entry.keys);
+        for (const key of change.addKeys ?? []) keys.add(key);
+        for (const key of change.removeKeys ?? []) keys.delete(key);
+        return { ...entry, keys: [...keys].sort(), leaseExpiresAt: this.expiry(this.options.now()) };
+      }),
+    );
+    this.renewing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Renews the lease in the background until stopped; a failed renewal is kept and rethrown by check(). */
+  startHeartbeat(intervalMs: number = Math.min(LEASE_RENEW_MS, this.leaseMs / 3)): void {
+    this.timer = setInterval(() => {
+      this.renew().catch((error: unknown) => {
+        this.lost ??= error instanceof Error ? error : new Error(String(error));
+      });
+    }, intervalMs);
+    // A heartbeat must never keep a finished command alive.
+    this.timer.unref();
+  }
+
+  stopHeartbeat(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Throws when a background renewal found the lease gone: the run must not publish. */
+  check(): void {
+    if (this.lost) throw this.lost instanceof LeaseLostError ? this.lost : new LeaseLostError(`the lease on run "${this.options.runId}" could not be renewed: ${errorMessage(this.lost)}`, { cause: this.lost });
+  }
+
+  /** The run is complete: every later attempt returns its manifest instead of exporting again. */
+  async complete(manifestKey: string): Promise<void> {
+    this.stopHeartbeat();
+    await this.renewing;
+    await this.update((entry) => ({ ...entry, status: 'complete', manifestKey, keys: [], leaseExpiresAt: this.options.now().toISOString() }));
+  }
+
+  /**
+   * A failed attempt gives the lease up at once (a retry need not wait for it to expire). Objects it
+   * could not delete stay recorded for the next attempt. False when it no longer held the lease.
+   */
+  async release(remainingKeys: readonly string[], removedKeys: readonly string[]): Promise<boolean> {
+    this.stopHeartbeat();
+    await this.renewing;
+    try {
+      await this.update((entry) => {
+        const keys = new Set(entry.keys);
+        for (const key of removedKeys) keys.delete(key);
+        for (const key of remainingKeys) keys.add(key);
+        return { ...entry, status: 'released', keys: [...keys].sort(), leaseExpiresAt: this.options.now().toISOString() };
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof LeaseLostError) return false;
+      throw error;
+    }
+  }
+
+  /** True while the ledger still names this attempt as the holder (checked before deleting). */
+  async held(): Promise<boolean> {
+    const entry = await this.options.ledger.get(this.key);
+    if (!entry) return false;
+    const current = this.parse(entry);
+    return current.attempt === this.attempt && current.status === 'running';
+  }
+
+  private async update(change: (entry: RunEntry) => RunEntry): Promise<void> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const entry = await this.options.ledger.get(this.key);
+      const current = entry ? this.parse(entry) : undefined;
+      if (!entry || !current || current.attempt !== this.attempt || current.status !== 'running') {
+        throw new LeaseLostError(
+          `this attempt lost its lease on run "${this.options.runId}" of report "${this.options.report}" ` +
+            '(it stalled past the lease and another attempt took the run over); it stops without publishing',
+        );
+      }
+      if (await this.write(change(current), entry.version, this.options.now())) return;
+    }
+    throw new StorageError(`could not update the lease on run "${this.options.runId}": the ledger ${this.options.ledger.describe()} kept changing`);
+  }
+
+  private write(entry: RunEntry, expectedVersion: number, now: Date): Promise<boolean> {
+    return this.options.ledger.put(this.key, entry, expectedVersion, {
+      expiresAt: new Date(now.getTime() + RUN_ENTRY_DAYS * 86_400_000),
+    });
+  }
+
+  private expiry(now: Date): string {
+    return new Date(now.getTime() + this.leaseMs).toISOString();
+  }
+
+  private parse(entry: LedgerEntry): RunEntry {
+    const parsed = runEntrySchema.safeParse(entry.value);
+    if (!parsed.success) {
+      throw new StorageError(
+        `the ledger entry of run "${this.options.runId}" in ${this.options.ledger.describe()} is not a run lease: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      );
+    }
+    return parsed.data;
+  }
+}
