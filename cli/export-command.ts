@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createS3Client } from '../shared/storage/s3-client';
@@ -11,7 +11,7 @@ import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
-import { errorMessage, ExporterError, ReportDefinitionError } from '../shared/core/errors';
+import { errorMessage, ExporterError, ReportDefinitionError, StorageError } from '../shared/core/errors';
 import { createLogger } from '../shared/core/logger';
 import { parseReportDefinitionJson } from '../shared/report/definition';
 import { exportReport } from '../shared/report/export-report';
@@ -23,7 +23,7 @@ import { terminalProgress } from './progress';
 
 export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
                          (--out <dir> | --bucket <bucket> [--prefix <prefix>] --ledger-table <table>)
-                         [--run-id <id>] [--concurrency <n>] [--quiet] [--verbose]
+                         [--run-id <id>] [--concurrency <n>] [--timeout <time>] [--quiet] [--verbose]
 
   --report       report definition (JSON, see README)
   --credentials  planning API credentials file {email, apiKey, baseUrl, legacyBaseUrl, companyPrefix}
@@ -36,6 +36,8 @@ export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json>
                  With --out the ledger is the directory's .ledger/ (lock files)
   --run-id       reuse a run id (a completed run is not exported twice)
   --concurrency  planning API requests in flight (default ${DEFAULT_API_CONCURRENCY})
+  --timeout      give up on the planning API after this long overall, retries included
+                 (e.g. 90s, 15m, 1h; a bare number is seconds; default: no overall limit)
   --verbose      structured logs on stderr`;
 
 export interface CommandIo {
@@ -62,6 +64,7 @@ function parse(argv: readonly string[]) {
         'ledger-table': { type: 'string' },
         'run-id': { type: 'string' },
         concurrency: { type: 'string' },
+        timeout: { type: 'string' },
         quiet: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
@@ -95,6 +98,9 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
     if (args.concurrency !== undefined && !/^[1-9]\d{0,2}$/.test(args.concurrency)) {
       throw new UsageError('--concurrency must be a whole number from 1 to 999');
     }
+    if (args.timeout !== undefined && parseDuration(args.timeout) === undefined) {
+      throw new UsageError('--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)');
+    }
   } catch (error) {
     io.stderr.write(`error: ${(error as Error).message}\n\n${EXPORT_USAGE}\n`);
     return 2;
@@ -113,7 +119,7 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
           ...(args.prefix !== undefined && { prefix: args.prefix }),
           client: createS3Client(config.AWS_ENDPOINT_URL_S3),
         })
-      : new LocalDirectoryStorage(resolve(io.cwd, args.out!));
+      : new LocalDirectoryStorage(await checkOutDirectory(resolve(io.cwd, args.out!)));
     const ledger: Ledger = args.bucket
       ? new DynamoDbLedger({ tableName: args['ledger-table']!, client: createDynamoDbClient() })
       : new LocalLedger(resolve(io.cwd, args.out!, '.ledger'));
@@ -121,11 +127,14 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
     log.appendKeys({ report: definition.name });
 
     if (!args.quiet) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
+    const timeoutMs = args.timeout === undefined ? undefined : parseDuration(args.timeout);
     const result = await exportReport(definition, {
       credentials,
       storage,
       ledger,
       log,
+      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+      ...(timeoutMs !== undefined && { deadline: Date.now() + timeoutMs }),
       ...(args['run-id'] !== undefined && { runId: args['run-id'] }),
       ...(args.concurrency !== undefined && { concurrency: Number(args.concurrency) }),
       ...(!args.quiet && { onProgress: terminalProgress(io.stdout) }),
@@ -140,6 +149,15 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
   }
 }
 
+/** `90`, `90s`, `15m`, `1h` → milliseconds; undefined when malformed or zero. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,7})(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;
+  const ms = Number(match[1]) * unit;
+  return ms > 0 ? ms : undefined;
+}
+
 async function readDefinition(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
@@ -148,6 +166,23 @@ async function readDefinition(path: string): Promise<string> {
       cause: error,
     });
   }
+}
+
+/**
+ * Fails before anything is fetched when --out cannot be a directory: a file there (or under a file)
+ * would otherwise only show up after the whole export had been downloaded. Absent is fine (created).
+ */
+async function checkOutDirectory(path: string): Promise<string> {
+  try {
+    const info = await stat(path);
+    if (!info.isDirectory()) throw new StorageError(`--out "${path}" is not a directory (a file is in the way); give a directory`);
+  } catch (error) {
+    if (error instanceof StorageError) throw error;
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOENT') return path;
+    throw new StorageError(`--out "${path}" cannot be used: ${errorMessage(error)}`, { cause: error });
+  }
+  return path;
 }
 
 function describeResult(result: ExportResult, storage: Storage): string {

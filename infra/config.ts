@@ -83,6 +83,20 @@ const rawConfigSchema = z.strictObject({
   exportTimeoutMinutes: positiveInt(1, 15, 15),
   /** Caps parallel exports, which protects the planning API's rate limit. */
   exportReservedConcurrency: positiveInt(1, 1000, 5),
+  /**
+   * POST /exports with a full inline definition: off by default. When on, such runs write under
+   * `prefix` (no configured report may start with it) and e-mail only addresses of `emailDomains`.
+   */
+  inlineDefinitions: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      prefix: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]{0,23}$/, 'must be lower-case letters, digits and hyphens, at most 24')
+        .default('adhoc-'),
+      emailDomains: z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, 'must be a lower-case domain such as example.com')).default([]),
+    })
+    .default({ enabled: false, prefix: 'adhoc-', emailDomains: [] }),
 });
 
 export interface ConfiguredReport {
@@ -103,6 +117,7 @@ export interface InfraConfig {
   readonly exportMemoryMb: number;
   readonly exportTimeoutMinutes: number;
   readonly exportReservedConcurrency: number;
+  readonly inlineDefinitions: { readonly enabled: boolean; readonly prefix: string; readonly emailDomains: readonly string[] };
 }
 
 /**
@@ -187,6 +202,15 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     reports.push({ definition: value as ConfiguredReport['definition'], schedule: entry.schedule, origin });
   });
 
+  if (config.inlineDefinitions.enabled) {
+    for (const report of reports) {
+      if (report.definition.name.startsWith(config.inlineDefinitions.prefix)) {
+        problems.push(
+          `${report.origin}: report "${report.definition.name}" starts with the inline prefix "${config.inlineDefinitions.prefix}"; rename it or change ${CONTEXT_KEY}.inlineDefinitions.prefix`,
+        );
+      }
+    }
+  }
   if (config.mailFrom !== undefined && config.sesIdentityArn === undefined) {
     problems.push(`${CONTEXT_KEY}.mailFrom: needs ${CONTEXT_KEY}.sesIdentityArn (the SES identity the sender belongs to)`);
   }
@@ -205,6 +229,7 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     exportMemoryMb: config.exportMemoryMb,
     exportTimeoutMinutes: config.exportTimeoutMinutes,
     exportReservedConcurrency: config.exportReservedConcurrency,
+    inlineDefinitions: config.inlineDefinitions,
     ...(config.mailFrom !== undefined && { mailFrom: config.mailFrom }),
     ...(config.sesIdentityArn !== undefined && { sesIdentityArn: config.sesIdentityArn }),
     ...(config.planningSecretName !== undefined && { planningSecretName: config.planningSecretName }),

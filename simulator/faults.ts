@@ -9,7 +9,12 @@ export const DEFAULT_SLOW_MS = 5000;
 export type FaultDecision =
   | { kind: 'status'; status: number; retryAfter?: string; tag: NonNullable<RequestLogEntry['fault']> }
   | { kind: 'slow'; delayMs: number; tag: NonNullable<RequestLogEntry['fault']> }
-  | { kind: 'reset'; tag: 'injected' };
+  | { kind: 'reset'; tag: 'injected' }
+  | { kind: 'hang'; tag: 'injected' }
+  | { kind: 'oversized'; bytes: number; tag: 'injected' };
+
+/** Default size of an 'oversized' answer: above the exporter's default limit of 64 MiB. */
+export const DEFAULT_OVERSIZED_BYTES = 80 * 1024 * 1024;
 
 interface PendingFault {
   fault: InjectedFault;
@@ -40,6 +45,16 @@ export class FaultController {
     if (times > 0) this.pending.push({ fault, remaining: times });
   }
 
+  /** Drops every queued injected fault that has not fired yet. */
+  clearInjected(): void {
+    this.pending.length = 0;
+  }
+
+  /** Whether v1 lists currently ignore startAt (FaultOptions.ignoreStartAt). */
+  get ignoresStartAt(): boolean {
+    return this.options.ignoreStartAt === true;
+  }
+
   /** Decides the fault of one request, or undefined for a normal answer. */
   decide(req: { method: string; path: string; query: URLSearchParams }): FaultDecision | undefined {
     const index = this.pending.findIndex((p) => !p.fault.match || p.fault.match(req));
@@ -50,6 +65,8 @@ export class FaultController {
         if (entry.remaining <= 0) this.pending.splice(index, 1);
         const { status } = entry.fault;
         if (status === 'reset') return { kind: 'reset', tag: 'injected' };
+        if (status === 'hang') return { kind: 'hang', tag: 'injected' };
+        if (status === 'oversized') return { kind: 'oversized', bytes: entry.fault.bytes ?? DEFAULT_OVERSIZED_BYTES, tag: 'injected' };
         if (status === 'slow') {
           return { kind: 'slow', delayMs: entry.fault.delayMs ?? this.options.slowMs ?? DEFAULT_SLOW_MS, tag: 'injected' };
         }

@@ -41,9 +41,12 @@ export interface RunningSimulator {
   /**
    * Deterministic one-off faults: the next `times` (default 1) requests matching `match` (default:
    * any) get `status` (429 with Retry-After, 500/502/503/504 or another status, 'slow' = delay then
-   * answer normally, 'reset' = destroy the socket without answering).
+   * answer normally, 'reset' = destroy the socket without answering, 'hang' = never answer,
+   * 'oversized' = a streamed 200 body of `bytes` bytes).
    */
   injectFault(fault: InjectedFault): void;
+  /** Drops the injected faults that have not fired yet. */
+  clearInjectedFaults(): void;
   /** Stops both servers, cutting open connections and pending delays. */
   close(): Promise<void>;
 }
@@ -78,6 +81,35 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
     req.on('end', () => resolve(chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined));
     req.on('error', reject);
   });
+}
+
+/**
+ * A 200 answer of `bytes` bytes of valid JSON, written chunk by chunk with backpressure so the
+ * simulator itself never holds it in memory. Stops quietly when the client hangs up.
+ */
+async function streamOversized(res: ServerResponse, bytes: number): Promise<void> {
+  const head = '{"startAt":0,"pageLimit":50,"total":1,"data":[],"padding":"';
+  const tail = '"}';
+  const chunk = Buffer.alloc(64 * 1024, 0x78);
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+  res.write(head);
+  let left = Math.max(0, bytes - head.length - tail.length);
+  while (left > 0 && !res.destroyed) {
+    const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
+    left -= piece.length;
+    if (!res.write(piece)) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+  }
+  if (!res.destroyed) res.end(tail);
 }
 
 function decodeBasic(header: string | undefined): { email: string; apiKey: string } | undefined {
@@ -232,6 +264,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       req.socket.destroy();
       return;
     }
+    if (fault?.kind === 'hang') {
+      // Never answered: close() cuts the connection (closeAllConnections).
+      requests.push(entry);
+      return;
+    }
+    if (fault?.kind === 'oversized') {
+      entry.status = 200;
+      requests.push(entry);
+      await streamOversized(res, fault.bytes);
+      return;
+    }
+    // A broken v1 server: every page is the first one (the log keeps what was asked).
+    if (address === 'v1' && faults.ignoresStartAt) query.delete('startAt');
     await sleep(latencyMs);
     if (fault?.kind === 'slow') await sleep(fault.delayMs);
     if (closed) {
@@ -292,6 +337,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
     injectFault(f) {
       faults.inject(f);
+    },
+    clearInjectedFaults() {
+      faults.clearInjected();
     },
     async close() {
       if (closed) return;

@@ -38,12 +38,20 @@ export interface FaultOptions {
   slowMs?: number;
   /** Retry-After header value sent with 429; default '0'. */
   retryAfter?: string;
+  /** v1 lists ignore `startAt` and always answer the first page (a broken server). */
+  ignoreStartAt?: boolean;
 }
 
 /** A deterministic one-off fault, see RunningSimulator.injectFault. */
 export interface InjectedFault {
-  /** 429 (with Retry-After), 500/502/503/504 (or any other status), 'slow' (delay, then answer), 'reset' (destroy the socket). */
-  status: number | 'slow' | 'reset';
+  /**
+   * 429 (with Retry-After), 500/502/503/504 (or any other status), 'slow' (delay, then answer),
+   * 'reset' (destroy the socket), 'hang' (never answer; the socket stays open until the client gives
+   * up or the simulator closes), 'oversized' (200 with a JSON body of `bytes` bytes, streamed).
+   */
+  status: number | 'slow' | 'reset' | 'hang' | 'oversized';
+  /** Body size for 'oversized'; default 80 MiB. */
+  bytes?: number;
   /** How many matching requests get the fault; default 1. */
   times?: number;
   /** Retry-After value for a 429; default: the FaultOptions value, else '0'. */

@@ -5,7 +5,7 @@ import { handleApiRequest } from '../../shared/jobs/export-api';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { createLambdaClient, LambdaJobLauncher } from '../../shared/jobs/lambda-launcher';
-import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
+import { inlinePolicy, parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
 import { createPresigner } from '../../shared/links/presign';
 import { createSecretsManagerClient, SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
 import { createS3Client } from '../../shared/storage/s3-client';
@@ -31,7 +31,8 @@ const launcher = new LambdaJobLauncher({
   functionName: config.EXPORT_FUNCTION_NAME,
   client: tracer.captureAWSv3Client(createLambdaClient()),
 });
-const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
+const inline = inlinePolicy(config);
+const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS, inline);
 const ledger = new DynamoDbLedger({
   tableName: config.LEDGER_TABLE,
   client: tracer.captureAWSv3Client(createDynamoDbClient()),
@@ -54,6 +55,7 @@ export const handler = withLifecycle(
       },
       {
         definitions,
+        inline,
         jobs,
         launcher,
         storage,

@@ -2,11 +2,11 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
-import { runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
+import { exportDeadline, runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { exportJobRequestSchema } from '../../shared/jobs/ports';
-import { parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
+import { inlinePolicy, parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
 import {
   createSecretsManagerClient,
   SecretsManagerCredentialsSource,
@@ -27,7 +27,8 @@ const storage = new S3Storage({
   // Matches the stack's bucket (S3-managed keys); explicit so every object says how it is encrypted.
   serverSideEncryption: 'AES256',
 });
-const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS);
+const inline = inlinePolicy(config);
+const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS, inline);
 const ledger = new DynamoDbLedger({
   tableName: config.LEDGER_TABLE,
   client: tracer.captureAWSv3Client(createDynamoDbClient()),
@@ -46,13 +47,14 @@ const events = new EventBridgePublisher({
 });
 
 /** A schedule's payload or the API's asynchronous invocation → one export job. */
-export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown): Promise<ExportJobOutcome> => {
+export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown, context): Promise<ExportJobOutcome> => {
   const request = exportJobRequestSchema.parse(event);
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
   let outcome: ExportJobOutcome;
   try {
     outcome = await runExportJob(request, {
       definitions,
+      inline,
       credentials,
       storage,
       ledger,
@@ -62,6 +64,8 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
       bucket: config.REPORTS_BUCKET,
       concurrency: config.API_CONCURRENCY,
       timeoutMs: config.API_TIMEOUT_MS,
+      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+      deadline: exportDeadline(Date.now(), context.getRemainingTimeInMillis()),
       mail: {
         send: (email) => mailer.send(email),
         from: config.MAIL_FROM,

@@ -1,5 +1,10 @@
 import * as z from 'zod';
-import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS, DEFAULT_SECRET_MAX_AGE_SECONDS } from './defaults';
+import {
+  DEFAULT_API_CONCURRENCY,
+  DEFAULT_API_TIMEOUT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_SECRET_MAX_AGE_SECONDS,
+} from './defaults';
 import { ConfigError } from './errors';
 
 /**
@@ -26,6 +31,8 @@ function parseEnv<S extends z.ZodType>(schema: S, env: Env, door: string): z.out
 /** The command line: only an optional local S3 endpoint such as s3rver (region etc. the SDK reads itself). */
 const cliSchema = z.object({
   AWS_ENDPOINT_URL_S3: optionalUrl,
+  /** Largest planning API response read, bytes. */
+  API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
 });
 export type CliConfig = z.infer<typeof cliSchema>;
 export function loadCliConfig(env: Env): CliConfig {
@@ -43,8 +50,21 @@ const lambdaSchema = z.object({
   LINK_BASE_URL: z.url(),
   API_CONCURRENCY: positiveInt(DEFAULT_API_CONCURRENCY),
   API_TIMEOUT_MS: positiveInt(DEFAULT_API_TIMEOUT_MS),
+  API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
   SECRET_MAX_AGE_SECONDS: positiveInt(DEFAULT_SECRET_MAX_AGE_SECONDS),
   AWS_ENDPOINT_URL_S3: optionalUrl,
+  /** On-demand calls with a full inline definition: off unless the stack turns them on. */
+  INLINE_DEFINITIONS: z.enum(['on', 'off']).default('off'),
+  /** Inline definitions' names (and folders) start with this; configured names may not. */
+  INLINE_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,23}$/, 'must be lower-case letters, digits and hyphens, at most 24')
+    .default('adhoc-'),
+  /** Comma-separated domains inline definitions may e-mail (empty: none). */
+  INLINE_EMAIL_DOMAINS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== '')),
 });
 
 const exportLambdaSchema = lambdaSchema.extend({

@@ -11,3 +11,15 @@ export const DEFAULT_API_TIMEOUT_MS = 30_000;
 
 /** How long a secret value is reused without asking Secrets Manager again. */
 export const DEFAULT_SECRET_MAX_AGE_SECONDS = 300;
+
+/**
+ * Largest planning API response read (bytes). Far above any page the API documents (50 records), so
+ * only a broken or hostile answer reaches it; it is enforced while the body streams in.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What a Lambda keeps back from its remaining time for reporting a failure (status, event, e-mail)
+ * when it sets the export's deadline: without it the run would be killed mid-way and report nothing.
+ */
+export const DEFAULT_DEADLINE_MARGIN_MS = 30_000;

@@ -38,6 +38,12 @@ export class AuthenticationError extends PlanningApiError {}
 /** A request did not complete within its time limit. */
 export class RequestTimeoutError extends PlanningApiError {}
 
+/** A planning API response was larger than the client's byte limit; reading it was stopped. */
+export class ResponseTooLargeError extends PlanningApiError {}
+
+/** The export's overall deadline passed (--timeout, or the Lambda's remaining time less a margin). */
+export class DeadlineExceededError extends PlanningApiError {}
+
 /** A planning API response did not have the documented shape. */
 export class SchemaMismatchError extends PlanningApiError {
   readonly recordId: string | undefined;

@@ -9,7 +9,7 @@ import type { Log } from '../core/logger';
 import { manifestSchema } from '../report/manifest';
 import { EXPORT_ID_PATTERN, type JobStatusStore } from './job-status';
 import type { JobLauncher } from './ports';
-import { resolveDefinition } from './resolve-definition';
+import { resolveDefinition, type InlinePolicy } from './resolve-definition';
 
 /** The HTTP request as the API needs it, independent of the API Gateway payload version. */
 export interface ApiRequest {
@@ -37,6 +37,8 @@ export interface ApiDependencies {
   /** Public base URL of this API, for status URLs. */
   readonly apiBaseUrl: string;
   readonly log: Log;
+  /** Whether (and how) inline definitions are accepted; default: off. */
+  readonly inline?: InlinePolicy;
   readonly now?: () => Date;
   readonly newId?: () => string;
   /** Lifetime of the download links in a status answer. */
@@ -105,9 +107,12 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
   }
   let reportName: string;
   try {
-    reportName = resolveDefinition(parsed.data, deps.definitions).name;
+    reportName = resolveDefinition(parsed.data, deps.definitions, deps.inline).name;
   } catch (error) {
-    if (error instanceof ReportDefinitionError) return badRequest(error.message, error.issues);
+    if (error instanceof ReportDefinitionError) {
+      deps.log.warn('export request refused', { requestId: request.requestId, error: error.message });
+      return badRequest(error.message, error.issues);
+    }
     throw error;
   }
   const now = (deps.now ?? (() => new Date()))();

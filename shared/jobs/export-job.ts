@@ -1,6 +1,7 @@
 import type { OutgoingEmail } from '../email/ses-mailer';
 import type { LinkVerificationKeys } from '../links/link-token';
 import type { Storage } from '../storage/storage';
+import { DEFAULT_DEADLINE_MARGIN_MS } from '../core/defaults';
 import { errorMessage, ExporterError, LeaseLostError, RetryableExportError, RunInProgressError } from '../core/errors';
 import type { Ledger } from '../ledger/ledger';
 import type { Log } from '../core/logger';
@@ -11,11 +12,12 @@ import { newRunId } from '../report/run-id';
 import type { ExportResult } from '../report/run-export';
 import type { CredentialsSource } from '../secrets/credential-refresh';
 import { classifyFailure } from './failure';
+import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from './failure-notice';
 import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
-import { resolveDefinition } from './resolve-definition';
+import { resolveDefinition, type InlinePolicy } from './resolve-definition';
 
 export interface ExportJobDependencies {
   readonly definitions: Readonly<Record<string, unknown>>;
@@ -37,6 +39,14 @@ export interface ExportJobDependencies {
   readonly now?: () => Date;
   readonly concurrency?: number;
   readonly timeoutMs?: number;
+  readonly maxResponseBytes?: number;
+  /**
+   * Overall deadline of the export, epoch ms (the Lambda's remaining time less a margin): the run
+   * fails cleanly and reports before the invocation would be killed.
+   */
+  readonly deadline?: number;
+  /** Whether (and how) inline definitions may run; default: off. */
+  readonly inline?: InlinePolicy;
   readonly onRequest?: (event: RequestEvent) => void;
   readonly onComplete?: (result: ExportResult, durationMs: number) => void;
 }
@@ -47,6 +57,15 @@ export type ExportJobOutcome =
   /** A duplicate delivery, or another attempt owns the run: nothing was done, nothing reported. */
   | { readonly status: 'skipped'; readonly reason: string };
 
+
+/**
+ * The deadline of an export in a Lambda: its remaining time less a margin for reporting the failure
+ * (status, event, e-mail). The margin is at most a fifth of what is left, so a short invocation still
+ * gets most of its time for the export.
+ */
+export function exportDeadline(nowMs: number, remainingMs: number): number {
+  return nowMs + remainingMs - Math.min(DEFAULT_DEADLINE_MARGIN_MS, Math.floor(remainingMs / 5));
+}
 
 /** A run id that is the same for every attempt of one scheduled run or one API export. */
 export function jobRunId(request: ExportJobRequest, now: Date): string {
@@ -86,7 +105,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
 
   let definition: ReportDefinition | undefined;
   try {
-    definition = resolveDefinition(request, deps.definitions);
+    definition = resolveDefinition(request, deps.definitions, deps.inline);
     const scheduled = request.scheduledTime ? new Date(request.scheduledTime) : undefined;
     const result = await exportReport(definition, {
       credentials: deps.credentials,
@@ -98,6 +117,8 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       ...(deps.now && { now: deps.now }),
       ...(deps.concurrency !== undefined && { concurrency: deps.concurrency }),
       ...(deps.timeoutMs !== undefined && { timeoutMs: deps.timeoutMs }),
+      ...(deps.maxResponseBytes !== undefined && { maxResponseBytes: deps.maxResponseBytes }),
+      ...(deps.deadline !== undefined && { deadline: deps.deadline }),
       ...(deps.onRequest && { onRequest: deps.onRequest }),
     });
     deps.onComplete?.(result, now().getTime() - started.getTime());
@@ -132,6 +153,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     if (request.exportId) {
       await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey }, now());
     }
+    if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
     log.info('export job succeeded', { report: definition.name, runId, emailed });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
   } catch (error) {
@@ -152,6 +174,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       error: errorMessage(error),
     });
     await Promise.allSettled([
+      isScheduled(request) && definition ? notifyOwners(definition, { runId, ...failure }, deps, now()) : Promise.resolve(),
       deps.events.publish('ReportFailed', {
         report: definition?.name ?? reportName,
         runId,
@@ -171,6 +194,35 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     // transient failure is thrown for the invocation's retry policy (same run id, same keys).
     if (failure.retryable && !request.exportId) throw new RetryableExportError(failure.reason, { cause: error });
     return { status: 'failed', reason: failure.reason, retryable: failure.retryable };
+  }
+}
+
+/** Scheduled runs have nobody watching: their owners are told of failures. On-demand callers see the status. */
+function isScheduled(request: ExportJobRequest): boolean {
+  return request.exportId === undefined && (request.source === 'schedule' || request.scheduledTime !== undefined);
+}
+
+/**
+ * Tells the owners that the report started failing or works again (once per streak, see
+ * failure-notice.ts). Never fails the job: a lost notification is logged, the export stands.
+ */
+async function notifyOwners(
+  definition: ReportDefinition,
+  outcome: { runId: string } | FailureFacts,
+  deps: ExportJobDependencies,
+  at: Date,
+): Promise<void> {
+  const from = definition.email?.from ?? deps.mail?.from;
+  if (!deps.mail || !from) {
+    if (ownersOf(definition).length > 0) deps.log.warn('no mail sender configured: the owners cannot be told', { report: definition.name });
+    return;
+  }
+  const noticeDeps = { storage: deps.storage, send: deps.mail.send, from, log: deps.log, now: at };
+  try {
+    if ('reason' in outcome) await noticeFailure(definition, outcome, noticeDeps);
+    else await noticeRecovery(definition, outcome.runId, noticeDeps);
+  } catch (error) {
+    deps.log.error('failure notification failed', { report: definition.name, error: errorMessage(error) });
   }
 }
 

@@ -6,6 +6,7 @@ import {
   NotFoundError,
   PlanningApiError,
   ReportDefinitionError,
+  ResponseTooLargeError,
   SchemaMismatchError,
   SelectorNotFoundError,
   StorageError,
@@ -17,7 +18,29 @@ import {
  * timeouts, throttling and 5xx from the planning API or S3 often pass.
  */
 export function classifyFailure(error: unknown): { reason: string; errorType: string; retryable: boolean } {
+  const failure = classify(error);
+  return { ...failure, reason: withoutArns(failure.reason) };
+}
+
+/**
+ * The reason is shown to callers (job status, ReportFailed): secret names and ARNs stay in the log.
+ * Credentials and configuration errors name the secret or the variable, so callers get a sentence
+ * without them; any ARN left in another message (an AccessDenied from S3 names the role) is masked.
+ */
+function withoutArns(text: string): string {
+  return text.replace(/arn:aws[a-z-]*:[^\s"'`,;)]+/g, '[ARN]');
+}
+
+const OPERATORS = 'the operators have the details in the logs';
+
+function classify(error: unknown): { reason: string; errorType: string; retryable: boolean } {
   const errorType = error instanceof Error ? error.name : 'Error';
+  if (error instanceof CredentialsError) {
+    return { reason: `the planning API credentials could not be read or are incomplete; ${OPERATORS}`, errorType, retryable: false };
+  }
+  if (error instanceof ConfigError) {
+    return { reason: `the exporter is not configured correctly; ${OPERATORS}`, errorType, retryable: false };
+  }
   if (
     error instanceof ReportDefinitionError ||
     error instanceof SelectorNotFoundError ||
@@ -25,7 +48,9 @@ export function classifyFailure(error: unknown): { reason: string; errorType: st
     error instanceof CredentialsError ||
     error instanceof ConfigError ||
     error instanceof NotFoundError ||
-    error instanceof SchemaMismatchError
+    error instanceof SchemaMismatchError ||
+    // The same request would bring the same oversized answer.
+    error instanceof ResponseTooLargeError
   ) {
     return { reason: error.message, errorType, retryable: false };
   }
@@ -36,5 +61,5 @@ export function classifyFailure(error: unknown): { reason: string; errorType: st
   if (error instanceof StorageError) return { reason: error.message, errorType, retryable: true };
   if (error instanceof ExporterError) return { reason: error.message, errorType, retryable: false };
   // Unknown errors may carry internals: the user gets a generic reason, operators the logs.
-  return { reason: 'the export failed unexpectedly; the operators have the details in the logs', errorType, retryable: true };
+  return { reason: `the export failed unexpectedly; ${OPERATORS}`, errorType, retryable: true };
 }

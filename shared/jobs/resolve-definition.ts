@@ -1,15 +1,49 @@
 import * as z from 'zod';
 import { ReportDefinitionError } from '../core/errors';
-import { parseReportDefinition, type ReportDefinition } from '../report/definition';
+import { parseReportDefinition, type DatasetName, type ReportDefinition } from '../report/definition';
 
 /**
- * Finds the definition an export job runs: a configured one by name, with top-level fields replaced
- * by `overrides` (replacing whole fields keeps the result predictable: `datasets` in overrides
- * replaces all datasets), or a complete inline definition. Either way it is validated in full.
+ * Finds the definition an export job runs, under least privilege (issue 12, item 5):
+ *
+ * - A configured report by name. Callers may narrow it and nothing else: `overrides` may hold only
+ *   `formats` and `datasets`, and a dataset may only be one the report has, with selectors that are
+ *   a subset of the configured ones. Name, folder, recipients, sender and subject stay as the
+ *   operators configured them, so a caller can neither write into another report's folder nor make
+ *   the organisation's mail identity send its text to anyone.
+ * - An inline definition, only when the stack turns them on (INLINE_DEFINITIONS=on). Its name gets
+ *   the inline prefix, so it writes under its own folders, never a configured report's; it may
+ *   e-mail only addresses of the allow-listed domains, with the default sender and subject.
+ *
+ * Messages never list the configured reports: a caller learns only about what it asked for.
  */
+
+export interface InlinePolicy {
+  readonly enabled: boolean;
+  /** Put in front of every inline definition's name (and so its folder). */
+  readonly prefix: string;
+  /** Lower-case domains inline definitions may e-mail; empty: no e-mail. */
+  readonly emailDomains: readonly string[];
+}
+
+export const INLINE_OFF: InlinePolicy = { enabled: false, prefix: 'adhoc-', emailDomains: [] };
+
+/** Overridable top-level fields. */
+const OVERRIDABLE = ['datasets', 'formats'] as const;
+
+/** The selector fields of each dataset (its scope); other dataset fields cannot be overridden. */
+const SELECTORS: Record<DatasetName, readonly string[]> = {
+  risks: ['registers'],
+  okrs: ['portfolioThemes', 'strategicThemes'],
+  piObjectives: ['boards', 'collections'],
+  boardItems: ['boards', 'collections'],
+};
+
+type Issue = { path: string; message: string };
+
 export function resolveDefinition(
   request: { report?: string | undefined; definition?: unknown; overrides?: Record<string, unknown> | undefined },
   configured: Readonly<Record<string, unknown>>,
+  inline: InlinePolicy = INLINE_OFF,
 ): ReportDefinition {
   if (request.definition !== undefined) {
     if (request.report !== undefined || request.overrides !== undefined) {
@@ -17,28 +51,150 @@ export function resolveDefinition(
         { path: 'definition', message: 'not allowed together with "report" or "overrides"' },
       ]);
     }
-    return parseReportDefinition(request.definition, 'definition');
+    return resolveInline(request.definition, inline);
   }
   if (request.report === undefined) {
-    throw new ReportDefinitionError('give "report" (the name of a configured report) or a full "definition"', [
-      { path: 'report', message: 'required when no definition is given' },
+    throw new ReportDefinitionError('give "report" (the name of a configured report)', [
+      { path: 'report', message: 'required' },
     ]);
   }
-  const base = configured[request.report];
-  if (base === undefined || typeof base !== 'object' || base === null) {
-    const names = Object.keys(configured);
-    throw new ReportDefinitionError(
-      `no report named "${request.report}" is configured; configured reports: ${names.join(', ') || '(none)'}`,
-      [{ path: 'report', message: 'unknown report name' }],
-    );
+  const raw = Object.hasOwn(configured, request.report) ? configured[request.report] : undefined;
+  if (raw === undefined || typeof raw !== 'object' || raw === null) {
+    throw new ReportDefinitionError(`no report named "${request.report}" is configured; ask the operators for the name`, [
+      { path: 'report', message: 'unknown report name' },
+    ]);
   }
-  return parseReportDefinition({ ...base, ...(request.overrides ?? {}) }, `report "${request.report}"`);
+  const base = parseReportDefinition(raw, `report "${request.report}"`);
+  if (request.overrides === undefined) return base;
+  return applyOverrides(base, request.overrides);
 }
 
-/** Parses REPORT_DEFINITIONS (JSON object of definitions by name), validating each. */
-export function parseConfiguredDefinitions(json: string): Record<string, ReportDefinition> {
+function applyOverrides(base: ReportDefinition, overrides: Record<string, unknown>): ReportDefinition {
+  const issues: Issue[] = [];
+  for (const key of Object.keys(overrides)) {
+    if (!(OVERRIDABLE as readonly string[]).includes(key)) {
+      issues.push({ path: `overrides.${key}`, message: `cannot be overridden; overrides may change only ${OVERRIDABLE.join(' and ')}` });
+    }
+  }
+  let datasets: Record<string, unknown> = base.datasets;
+  if (overrides.datasets !== undefined) {
+    datasets = narrowDatasets(base, overrides.datasets, issues);
+  }
+  if (issues.length > 0) throw refused(issues);
+  return parseReportDefinition(
+    { ...base, datasets, ...(overrides.formats !== undefined && { formats: overrides.formats }) },
+    `report "${base.name}" with overrides`,
+  );
+}
+
+/** The datasets asked for, each one of the report's, with selectors within the configured ones. */
+function narrowDatasets(base: ReportDefinition, requested: unknown, issues: Issue[]): Record<string, unknown> {
+  if (requested === null || typeof requested !== 'object' || Array.isArray(requested)) {
+    issues.push({ path: 'overrides.datasets', message: 'expected an object of datasets' });
+    return {};
+  }
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(requested)) {
+    const path = `overrides.datasets.${name}`;
+    const configured = Object.hasOwn(base.datasets, name)
+      ? (base.datasets[name as DatasetName] as Record<string, unknown> | undefined)
+      : undefined;
+    if (configured === undefined) {
+      issues.push({ path, message: 'this report does not export this dataset' });
+      continue;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      issues.push({ path, message: 'expected an object of selectors' });
+      continue;
+    }
+    const selectors = SELECTORS[name as DatasetName];
+    const restricted = selectors.filter((s) => Array.isArray(configured[s]));
+    for (const [field, ids] of Object.entries(value as Record<string, unknown>)) {
+      if (!selectors.includes(field)) {
+        issues.push({ path: `${path}.${field}`, message: `cannot be overridden; only the selectors ${selectors.join(', ')}` });
+        continue;
+      }
+      // A report scoped by some selectors cannot be re-scoped by another one: that could widen it.
+      if (restricted.length > 0 && !restricted.includes(field)) {
+        issues.push({ path: `${path}.${field}`, message: `this report is scoped by ${restricted.join(', ')}; narrow those instead` });
+        continue;
+      }
+      const allowed = configured[field] as string[] | undefined;
+      if (!Array.isArray(ids) || !ids.every((id): id is string => typeof id === 'string')) {
+        issues.push({ path: `${path}.${field}`, message: 'expected a list of ids' });
+      } else if (allowed !== undefined) {
+        const outside = ids.filter((id) => !allowed.includes(id));
+        if (outside.length > 0) {
+          issues.push({ path: `${path}.${field}`, message: `outside the report's scope: ${outside.join(', ')}` });
+        }
+      }
+    }
+    out[name] = { ...configured, ...(value as Record<string, unknown>) };
+  }
+  return out;
+}
+
+function resolveInline(input: unknown, inline: InlinePolicy): ReportDefinition {
+  if (!inline.enabled) {
+    throw new ReportDefinitionError('inline definitions are turned off for this API; ask for a configured report by name', [
+      { path: 'definition', message: 'not allowed here' },
+    ]);
+  }
+  const parsed = parseReportDefinition(input, 'definition');
+  const issues: Issue[] = [];
+  const email = parsed.email;
+  if (email) {
+    if (email.from !== undefined) issues.push({ path: 'definition.email.from', message: 'inline definitions use the configured sender' });
+    if (email.subjectTemplate !== undefined) {
+      issues.push({ path: 'definition.email.subjectTemplate', message: 'inline definitions use the default subject' });
+    }
+    const recipients = [
+      ...email.to.map((a, i) => [`to.${i}`, a] as const),
+      ...(email.cc ?? []).map((a, i) => [`cc.${i}`, a] as const),
+      ...(email.onFailure ?? []).map((a, i) => [`onFailure.${i}`, a] as const),
+    ];
+    for (const [where, address] of recipients) {
+      const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+      if (!inline.emailDomains.includes(domain)) {
+        issues.push({
+          path: `definition.email.${where}`,
+          message: inline.emailDomains.length === 0 ? 'inline definitions may not send e-mail' : 'this domain may not receive e-mail from inline definitions',
+        });
+      }
+    }
+  }
+  if (issues.length > 0) throw refused(issues);
+  const name = `${inline.prefix}${parsed.name}`;
+  return parseReportDefinition({ ...parsed, name }, `definition (named "${name}" with the inline prefix)`);
+}
+
+function refused(issues: readonly Issue[]): ReportDefinitionError {
+  const lines = issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n');
+  return new ReportDefinitionError(`the request asks for more than callers may change:\n${lines}`, issues);
+}
+
+/**
+ * Parses REPORT_DEFINITIONS (JSON object of definitions by name), validating each. With inline
+ * definitions on, a configured name must not start with the inline prefix, or an inline run could
+ * land in its folder.
+ */
+export function parseConfiguredDefinitions(json: string, inline: InlinePolicy = INLINE_OFF): Record<string, ReportDefinition> {
   const raw = z.record(z.string(), z.unknown()).parse(JSON.parse(json));
   return Object.fromEntries(
-    Object.entries(raw).map(([name, value]) => [name, parseReportDefinition(value, `configured report "${name}"`)]),
+    Object.entries(raw).map(([name, value]) => {
+      const definition = parseReportDefinition(value, `configured report "${name}"`);
+      if (inline.enabled && definition.name.startsWith(inline.prefix)) {
+        throw new ReportDefinitionError(
+          `configured report "${name}" starts with the inline prefix "${inline.prefix}"; rename it or change INLINE_PREFIX`,
+          [{ path: name, message: 'name collides with the inline prefix' }],
+        );
+      }
+      return [name, definition];
+    }),
   );
+}
+
+/** The policy from the Lambda configuration (INLINE_DEFINITIONS, INLINE_PREFIX, INLINE_EMAIL_DOMAINS). */
+export function inlinePolicy(config: { INLINE_DEFINITIONS: 'on' | 'off'; INLINE_PREFIX: string; INLINE_EMAIL_DOMAINS: readonly string[] }): InlinePolicy {
+  return { enabled: config.INLINE_DEFINITIONS === 'on', prefix: config.INLINE_PREFIX, emailDomains: config.INLINE_EMAIL_DOMAINS };
 }

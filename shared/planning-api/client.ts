@@ -1,16 +1,11 @@
 import type { z } from 'zod';
-import {
-  AuthenticationError,
-  NotFoundError,
-  PlanningApiError,
-  RequestTimeoutError,
-  SchemaMismatchError,
-} from '../core/errors';
-import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS } from '../core/defaults';
+import { NotFoundError, PlanningApiError, SchemaMismatchError } from '../core/errors';
+import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../core/defaults';
+import { deadlineError, exhaustedError, httpError, tooLargeError } from './client-errors';
 import { silentLog, type Log } from '../core/logger';
 import { createLimiter, type ConcurrencyLimiter } from './concurrency';
 import type { Credentials } from './credentials';
-import { extractErrorText, HttpTransport, joinUrl, type HttpMethod, type TransportOutcome } from './http-transport';
+import { HttpTransport, joinUrl, type HttpMethod } from './http-transport';
 import { pageOffset, pageV1 } from './paging';
 import {
   parseJsonBody,
@@ -82,7 +77,7 @@ export interface RequestEvent {
   path: string;
   /** HTTP status; undefined when no response arrived (timeout, network error). */
   status: number | undefined;
-  outcome: 'ok' | 'http-error' | 'timeout' | 'network-error';
+  outcome: 'ok' | 'http-error' | 'timeout' | 'network-error' | 'too-large';
   /** 1 for the first attempt. */
   attempt: number;
   durationMs: number;
@@ -99,6 +94,13 @@ export interface PlanningApiClientOptions {
   log?: Log;
   /** Time limit of each attempt (headers and body). Default 30 000 ms. */
   timeoutMs?: number;
+  /** Largest response body read, in bytes; enforced while it streams in. Default 64 MiB. */
+  maxResponseBytes?: number;
+  /**
+   * Overall deadline, in ms on the `now` clock (epoch ms by default): no request, retry or backoff
+   * goes past it; a request then fails with DeadlineExceededError. Default: none.
+   */
+  deadline?: number;
   retry?: Partial<RetryOptions>;
   /** v1 page size, 1 to 50. Default 50. */
   pageLimit?: number;
@@ -179,6 +181,7 @@ export class PlanningApiClient {
   readonly #random: () => number;
   readonly #now: () => number;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
+  readonly #deadline: number | undefined;
 
   constructor(options: PlanningApiClientOptions) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
@@ -193,8 +196,13 @@ export class PlanningApiClient {
     if (!Number.isInteger(boardItemsPageSize) || boardItemsPageSize < 1) {
       throw new RangeError(`boardItemsPageSize must be a positive integer, got ${String(boardItemsPageSize)}`);
     }
+    const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
+      throw new RangeError(`maxResponseBytes must be a positive integer, got ${String(maxResponseBytes)}`);
+    }
     // The credentials object is not kept: only the transport holds the key, in a private field.
-    this.#transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs });
+    this.#transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs, maxResponseBytes });
+    this.#deadline = options.deadline;
     this.#baseUrl = options.credentials.baseUrl;
     this.#legacyBaseUrl = `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`;
     this.#limiter = options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY);
@@ -538,41 +546,68 @@ export class PlanningApiClient {
     return records.map((raw, index) => parseRecord(schema, raw, call.operation, { index }));
   }
 
+  /** Milliseconds left before the overall deadline (Infinity without one). */
+  #remainingMs(): number {
+    return this.#deadline === undefined ? Number.POSITIVE_INFINITY : this.#deadline - this.#now();
+  }
+
   /**
    * One request with retries. Each attempt takes a limiter slot only while it is on the wire; the
    * backoff sleep happens outside the slot so a throttled request does not block the others.
+   * The overall deadline caps everything: an attempt's time limit is cut to what is left, and no
+   * retry starts (or sleeps) past it, so a hung server costs the deadline, not attempts × timeout.
    */
   async #call(call: Call): Promise<unknown> {
     const base = call.api === 'v1' ? `${this.#baseUrl.replace(/\/+$/, '')}/api/v1` : this.#legacyBaseUrl;
     const url = joinUrl(base, call.path, call.query);
     const path = `${url.pathname}${url.search}`;
     const { maxAttempts } = this.#retry;
+    const context = {
+      redact: (t: string) => this.#transport.redact(t),
+      timeoutMs: this.#transport.timeoutMs,
+      maxResponseBytes: this.#transport.maxResponseBytes,
+    };
 
     for (let attempt = 1; ; attempt += 1) {
-      const outcome = await this.#limiter.run(() =>
-        this.#transport.send({ method: call.method, url, body: call.body }),
-      );
-      const status = outcome.kind === 'response' ? outcome.status : undefined;
+      // Checked again once a slot is free: waiting for one can take long when the server hangs.
+      let outOfTime = false;
+      const outcome = await this.#limiter.run(() => {
+        const remaining = this.#remainingMs();
+        if (remaining <= 0) {
+          outOfTime = true;
+          return Promise.resolve({ kind: 'timeout', durationMs: 0 } as const);
+        }
+        return this.#transport.send({ method: call.method, url, body: call.body, timeoutMs: remaining });
+      });
+      if (outOfTime) throw deadlineError(call, attempt - 1);
+      const status = outcome.kind === 'response' || outcome.kind === 'too-large' ? outcome.status : undefined;
 
       const report = { operation: call.operation, method: call.method, path, status, attempt, durationMs: outcome.durationMs };
 
       if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
         this.#emit({ ...report, outcome: 'ok', retried: false });
         this.#log.debug('planning API request', report);
-        return parseJsonBody(outcome.text, call.operation);
+        return parseJsonBody(outcome.text, call.operation, (t) => this.#transport.redact(t));
       }
 
+      if (outcome.kind === 'too-large') {
+        this.#emit({ ...report, outcome: 'too-large', retried: false });
+        throw tooLargeError(call, outcome, context);
+      }
       const retryable = outcome.kind !== 'response' || isRetryableStatus(outcome.status);
       const retried = retryable && attempt < maxAttempts;
       const failure = outcome.kind === 'response' ? 'http-error' : outcome.kind === 'timeout' ? 'timeout' : 'network-error';
       this.#emit({ ...report, outcome: failure, retried });
-      if (!retryable) throw this.#httpError(call, outcome);
-      if (!retried) throw this.#exhausted(call, outcome, attempt);
+      if (!retryable) throw httpError(call, outcome, context);
+      if (outcome.kind === 'timeout' && this.#remainingMs() <= 0) throw deadlineError(call, attempt);
+      if (!retried) throw exhaustedError(call, outcome, attempt, context);
 
       const delayMs =
         outcome.kind === 'response'
           ? retryDelay(attempt, parseRetryAfter(outcome.headers.get('retry-after'), this.#now()), this.#retry, this.#random)
           : backoffDelay(attempt, this.#retry, this.#random);
+      // A wait that would end past the deadline is not started: the next attempt could not finish.
+      if (delayMs >= this.#remainingMs()) throw deadlineError(call, attempt);
       this.#log.warn('planning API request failed; retrying', { ...report, failure, delayMs });
       await this.#sleep(delayMs);
     }
@@ -586,53 +621,4 @@ export class PlanningApiClient {
       this.#log.warn('onRequest hook failed', { operation: event.operation, error: String(error) });
     }
   }
-
-  #serverText(text: string): string {
-    const extracted = this.#transport.redact(extractErrorText(text));
-    return extracted ? `: ${extracted}` : '';
-  }
-
-  #httpError(call: Call, outcome: Extract<TransportOutcome, { kind: 'response' }>): PlanningApiError {
-    const { operation } = call;
-    const { status } = outcome;
-    const serverText = this.#serverText(outcome.text);
-    if (status === 404) {
-      return new NotFoundError(`${operation}: ${call.notFound ?? `${call.path} was not found`} (404)${serverText}`, { operation, status });
-    }
-    if (status === 401) {
-      return new AuthenticationError(
-        `${operation}: the planning API rejected the credentials (401). Check the e-mail and API key in the credentials document${serverText}`,
-        { operation, status },
-      );
-    }
-    if (status === 403) {
-      return new AuthenticationError(
-        `${operation}: the planning API refused access (403). Check the e-mail and API key; the user may also lack access to ${call.subject ?? 'this resource'}${serverText}`,
-        { operation, status },
-      );
-    }
-    return new PlanningApiError(`${operation}: the planning API answered ${status}${serverText}`, { operation, status });
-  }
-
-  #exhausted(call: Call, outcome: TransportOutcome, attempts: number): PlanningApiError {
-    const { operation } = call;
-    const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
-    switch (outcome.kind) {
-      case 'timeout':
-        return new RequestTimeoutError(
-          `${operation}: no complete response within ${this.#transport.timeoutMs} ms (gave up after ${tries})`,
-          { operation },
-        );
-      case 'network':
-        return new PlanningApiError(`${operation}: could not reach the planning API (gave up after ${tries}): ${outcome.message}`, {
-          operation,
-        });
-      case 'response':
-        return new PlanningApiError(
-          `${operation}: the planning API answered ${outcome.status} (gave up after ${tries})${this.#serverText(outcome.text)}`,
-          { operation, status: outcome.status },
-        );
-    }
-  }
 }
-

@@ -15,7 +15,13 @@ export const credentialsSchema = z.object({
     .regex(/^[A-Za-z0-9_-]+$/, 'companyPrefix must be the company prefix (letters, digits, - and _)'),
 });
 
-export type Credentials = z.infer<typeof credentialsSchema>;
+export type Credentials = z.infer<typeof credentialsSchema> & {
+  /**
+   * Every string value of the document the credentials came from (also fields this schema does not
+   * know), so that error texts can be redacted of all of them, not only of the key.
+   */
+  readonly documentValues?: readonly string[];
+};
 
 /** The credentials without the key: safe to log and to put into a manifest. */
 export function describeSource(credentials: Credentials): {

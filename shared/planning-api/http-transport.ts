@@ -17,45 +17,66 @@ export interface TransportRequest {
   url: URL;
   /** JSON body (POST operations of the PI Board Items API). */
   body?: unknown;
+  /** Time limit of this attempt when shorter than the transport's (an overall deadline is near). */
+  timeoutMs?: number;
 }
 
 export type TransportOutcome =
   | { kind: 'response'; status: number; headers: Headers; text: string; durationMs: number }
   | { kind: 'timeout'; durationMs: number }
+  /** The body grew past `maxResponseBytes`; reading stopped there and the connection was dropped. */
+  | { kind: 'too-large'; status: number; bytes: number; durationMs: number }
   | { kind: 'network'; message: string; code: string | undefined; durationMs: number };
 
 export interface HttpTransportOptions {
-  credentials: Pick<Credentials, 'email' | 'apiKey'>;
+  credentials: Pick<Credentials, 'email' | 'apiKey'> & Partial<Pick<Credentials, 'documentValues'>>;
   fetch?: typeof fetch | undefined;
   /** Time limit of one attempt, headers and body together. */
   timeoutMs: number;
+  /** Largest body read; a longer one is abandoned while it streams in, not after it was buffered. */
+  maxResponseBytes: number;
 }
 
 const REDACTED = '[REDACTED]';
+/** Values of the secret document shorter than this are not treated as secrets (the key always is). */
+const MIN_REDACTED_VALUE_LENGTH = 8;
 
 export class HttpTransport {
   readonly #fetch: typeof fetch;
   readonly #authorization: string;
   readonly #secrets: readonly string[];
   readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
 
   constructor(options: HttpTransportOptions) {
     const token = Buffer.from(`${options.credentials.email}:${options.credentials.apiKey}`, 'utf8').toString('base64');
     this.#authorization = `Basic ${token}`;
-    // Longest first, so that the header is replaced as a whole before its parts.
-    this.#secrets = [this.#authorization, token, options.credentials.apiKey]
+    // Longest first, so that the header is replaced as a whole before its parts. The other values of
+    // the secret document count as secret too (a document may hold more than the key), except short
+    // ones such as a company prefix: replacing "acme" everywhere would garble every message.
+    const otherValues = (options.credentials.documentValues ?? []).filter((v) => v.length >= MIN_REDACTED_VALUE_LENGTH);
+    this.#secrets = [...new Set([this.#authorization, token, options.credentials.apiKey, ...otherValues])]
       .filter((s) => s.length > 0)
       .sort((a, b) => b.length - a.length);
     // Bind so that a fetch taken from globalThis is not called with this transport as `this`.
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#timeoutMs = options.timeoutMs;
+    this.#maxResponseBytes = options.maxResponseBytes;
   }
 
   get timeoutMs(): number {
     return this.#timeoutMs;
   }
 
-  /** Replaces the API key, the Basic token and the header value by [REDACTED]. */
+  get maxResponseBytes(): number {
+    return this.#maxResponseBytes;
+  }
+
+  /**
+   * Replaces the API key, the Basic token, the header value and the secret document's other values by
+   * [REDACTED]. Call it on the WHOLE text before anything cuts it: a cut through the key leaves a
+   * fragment that no longer matches and would be printed (issue 12, defect 2).
+   */
   redact(text: string): string {
     let out = text;
     for (const secret of this.#secrets) out = out.split(secret).join(REDACTED);
@@ -69,7 +90,7 @@ export class HttpTransport {
     const elapsed = (): number => Math.round(performance.now() - started);
     // One signal for the whole exchange: a server that sends headers and then stalls the body must
     // time out as surely as one that never answers.
-    const signal = AbortSignal.timeout(this.#timeoutMs);
+    const signal = AbortSignal.timeout(Math.max(1, Math.min(this.#timeoutMs, request.timeoutMs ?? Infinity)));
     const headers: Record<string, string> = { Authorization: this.#authorization, Accept: 'application/json' };
     let body: string | undefined;
     if (request.body !== undefined) {
@@ -78,8 +99,11 @@ export class HttpTransport {
     }
     try {
       const response = await this.#fetch(request.url, { method: request.method, headers, signal, ...(body !== undefined && { body }) });
-      const text = decodeBody(await response.arrayBuffer());
-      return { kind: 'response', status: response.status, headers: response.headers, text, durationMs: elapsed() };
+      const read = await readCapped(response, this.#maxResponseBytes);
+      if (read.kind === 'too-large') {
+        return { kind: 'too-large', status: response.status, bytes: read.bytes, durationMs: elapsed() };
+      }
+      return { kind: 'response', status: response.status, headers: response.headers, text: decodeBody(read.body), durationMs: elapsed() };
     } catch (error) {
       if (signal.aborted || isTimeout(error)) return { kind: 'timeout', durationMs: elapsed() };
       const { message, code } = describeNetworkError(error);
@@ -89,11 +113,42 @@ export class HttpTransport {
 }
 
 /**
+ * Reads the body chunk by chunk and stops as soon as it passes `limit` bytes (a declared
+ * Content-Length above it stops it before the first chunk): a 300 MB answer must not be held in
+ * memory before it is refused. Cancelling the reader drops the connection.
+ */
+async function readCapped(
+  response: Response,
+  limit: number,
+): Promise<{ kind: 'body'; body: Uint8Array } | { kind: 'too-large'; bytes: number }> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel().catch(() => undefined);
+    return { kind: 'too-large', bytes: declared };
+  }
+  if (!response.body) return { kind: 'body', body: new Uint8Array(0) };
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > limit) {
+      await reader.cancel().catch(() => undefined);
+      return { kind: 'too-large', bytes };
+    }
+    chunks.push(value);
+  }
+  return { kind: 'body', body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes) };
+}
+
+/**
  * The body as text, like `response.text()` (UTF-8, a leading byte-order mark dropped), decoded by
  * Buffer: measurably cheaper than the TextDecoder that `text()` uses, on bodies of up to megabytes.
  */
-export function decodeBody(body: ArrayBuffer): string {
-  const bytes = Buffer.from(body);
+export function decodeBody(body: ArrayBuffer | Uint8Array): string {
+  const bytes = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Buffer.from(body);
   const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   return bytes.toString('utf8', bom);
 }
@@ -128,7 +183,11 @@ export const MAX_ERROR_TEXT = 300;
  * `{ "errorMessages": ["..."], "errors": { "field": "..." } }`, `{ "error": "..." }`,
  * `{ "message": "..." }`, or plain text / an HTML page from a gateway.
  */
-export function extractErrorText(text: string, maxLength: number = MAX_ERROR_TEXT): string {
+export function extractErrorText(
+  text: string,
+  maxLength: number = MAX_ERROR_TEXT,
+  redact: (text: string) => string = (t) => t,
+): string {
   const trimmed = text.trim();
   if (trimmed === '') return '';
   let extracted: string | undefined;
@@ -142,7 +201,8 @@ export function extractErrorText(text: string, maxLength: number = MAX_ERROR_TEX
   if (extracted === undefined) {
     extracted = /<[a-z!][^>]*>/i.test(trimmed) ? stripHtml(trimmed) : trimmed;
   }
-  const oneLine = extracted.replace(/\s+/g, ' ').trim();
+  // Redacted before it is cut, never after: see HttpTransport.redact.
+  const oneLine = redact(extracted.replace(/\s+/g, ' ').trim());
   return oneLine.length > maxLength ? `${oneLine.slice(0, maxLength - 1)}…` : oneLine;
 }
 

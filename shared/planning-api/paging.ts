@@ -70,11 +70,24 @@ export async function* pageV1<T>(options: V1PagingOptions<T>): AsyncGenerator<T,
     exhausted: boolean;
   }
 
+  // Pages seen so far by their ids, with the offset they were asked for. A v1 server that ignores
+  // startAt answers every offset with the first page: without this check the list would come out
+  // with the first page repeated (120 rows, 50 of them unique) and nobody would notice.
+  const seen = new Map<string, number>([[pageSignature(first.records, idOf), 0]]);
+  const checkRepeat = (offset: number, records: T[]): void => {
+    const signature = pageSignature(records, idOf);
+    const earlier = seen.get(signature);
+    if (earlier !== undefined && earlier !== offset) throw repeatedPageError(operation, 'startAt', offset, earlier);
+    seen.set(signature, offset);
+  };
+
   const fetchRange = async (startAt: number, expected: number): Promise<Range> => {
     const records: T[] = [];
     while (records.length < expected) {
-      const page = await fetchPage(startAt + records.length, requestSize);
+      const offset = startAt + records.length;
+      const page = await fetchPage(offset, requestSize);
       if (page.records.length === 0) return { startAt, records, exhausted: true };
+      checkRepeat(offset, page.records);
       // A page shorter than planned is completed by asking for the rest; a longer one is cut, as the
       // rest belongs to the next range.
       records.push(...page.records.slice(0, expected - records.length));
@@ -164,13 +177,7 @@ async function* walkSequentially<T>(options: {
   for (;;) {
     const records = await pending;
     if (records.length === 0) return;
-    if (samePage(previous, records, idOf)) {
-      throw new PlanningApiError(
-        `${operation}: the server returned the same page for ${names[0]}=${start} as for ${names[0]}=${previousStart}; ` +
-          `it seems to ignore ${names[0]}, so paging stopped instead of looping`,
-        { operation },
-      );
-    }
+    if (samePage(previous, records, idOf)) throw repeatedPageError(operation, names[0], start, previousStart);
     previousStart = start;
     start += records.length;
     previous = records;
@@ -179,6 +186,19 @@ async function* walkSequentially<T>(options: {
     pending.catch(() => undefined);
     yield* records;
   }
+}
+
+function repeatedPageError(operation: string, offsetName: string, offset: number, earlier: number): PlanningApiError {
+  return new PlanningApiError(
+    `${operation}: the server returned the same page for ${offsetName}=${offset} as for ${offsetName}=${earlier}; ` +
+      `it seems to ignore ${offsetName}, so paging stopped instead of returning duplicate rows`,
+    { operation },
+  );
+}
+
+/** The ids of a page, in order: equal signatures mean the same page. */
+function pageSignature<T>(records: readonly T[], idOf: (record: T) => string): string {
+  return records.map(idOf).join('\u0000');
 }
 
 function samePage<T>(a: T[], b: T[], idOf: (record: T) => string): boolean {

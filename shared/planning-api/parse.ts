@@ -18,11 +18,13 @@ export interface ListEnvelope {
 }
 
 /** Parses a response body as JSON; a body that is not JSON is a contract break, not a transient error. */
-export function parseJsonBody(text: string, operation: string): unknown {
+export function parseJsonBody(text: string, operation: string, redact: (text: string) => string = (t) => t): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    const preview = text.replace(/\s+/g, ' ').trim().slice(0, 80);
+    // Redacted before the cut (the body may echo the key); only the head is redacted, as the preview
+    // needs no more and a whole large body would be costly to scan.
+    const preview = redact(text.slice(0, 4096).replace(/\s+/g, ' ').trim()).slice(0, 80);
     throw new SchemaMismatchError(`${operation}: the response is not JSON (starts with "${preview}")`, {
       operation,
       path: '(body)',

@@ -8,6 +8,7 @@ import { finished } from 'node:stream/promises';
 import type { CellValue, Column, ColumnType, TableDefinition, TableRow, TableSink } from '../table/table';
 import { ExporterError, StorageError } from '../core/errors';
 import { neutraliseFormula } from './cell-text';
+import { outputWriteError } from './output-error';
 import { createZoneClock, type ZoneClock } from './time-zone';
 
 export interface CsvOptions {
@@ -136,7 +137,7 @@ function waitForDrain(out: Writable): Promise<void> {
     };
     const onError = (error: Error) => {
       cleanup();
-      reject(new StorageError('Writing the CSV file failed', { cause: error }));
+      reject(outputWriteError('the CSV file', error));
     };
     // A destroyed stream never drains; without this the producer would wait forever.
     const onClose = () => {

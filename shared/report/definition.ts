@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { emailAddress } from '../email/email-address';
 import { errorMessage, ReportDefinitionError } from '../core/errors';
+import { stripBom } from '../core/text';
 import { isTimeZone } from './dates';
 
 /**
@@ -91,6 +92,11 @@ export const reportDefinitionSchema = z.strictObject({
       subjectTemplate: z.string().min(1).max(200).optional(),
       /** Attach the workbook when it is small enough for SES (see docs). */
       attachWorkbook: z.boolean().default(false),
+      /**
+       * Owners told when a scheduled run fails (once per failure streak) and when it works again.
+       * Default: the recipients (`to`).
+       */
+      onFailure: z.array(emailAddress).min(1, 'list at least one owner, or leave onFailure out to tell the recipients').optional(),
     })
     .optional(),
 });
@@ -118,7 +124,7 @@ export function parseReportDefinition(input: unknown, origin = 'report definitio
 export function parseReportDefinitionJson(text: string, origin = 'report definition'): ReportDefinition {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(stripBom(text));
   } catch (error) {
     const reason = errorMessage(error);
     throw new ReportDefinitionError(`${origin} is not valid JSON: ${reason}`, [{ path: '(root)', message: reason }], {

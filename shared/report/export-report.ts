@@ -23,6 +23,10 @@ export interface ExportReportOptions {
   /** Requests in flight across the whole export (one limiter shared by every dataset). */
   readonly concurrency?: number;
   readonly timeoutMs?: number;
+  /** Largest planning API response read (default DEFAULT_MAX_RESPONSE_BYTES). */
+  readonly maxResponseBytes?: number;
+  /** Overall deadline, epoch ms: no planning API request or retry goes past it. */
+  readonly deadline?: number;
   /** Board items per request (default EXPORT_BOARD_ITEMS_PAGE_SIZE). */
   readonly boardItemsPageSize?: number;
   readonly onRequest?: (event: RequestEvent) => void;
@@ -41,7 +45,7 @@ export const EXPORT_BOARD_ITEMS_PAGE_SIZE = 1_000;
 /** What createExportClient takes from the export's options. */
 export type ExportClientOptions = Pick<
   ExportReportOptions,
-  'concurrency' | 'timeoutMs' | 'boardItemsPageSize' | 'onRequest' | 'fetch'
+  'concurrency' | 'timeoutMs' | 'maxResponseBytes' | 'deadline' | 'boardItemsPageSize' | 'onRequest' | 'fetch'
 > & {
   readonly log?: Log;
 };
@@ -57,6 +61,8 @@ export function createExportClient(credentials: Credentials, options: ExportClie
     log: options.log ?? silentLog,
     boardItemsPageSize: options.boardItemsPageSize ?? EXPORT_BOARD_ITEMS_PAGE_SIZE,
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(options.maxResponseBytes !== undefined && { maxResponseBytes: options.maxResponseBytes }),
+    ...(options.deadline !== undefined && { deadline: options.deadline }),
     ...(options.onRequest && { onRequest: options.onRequest }),
     ...(options.fetch && { fetch: options.fetch }),
   });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { CredentialsError } from '../core/errors';
+import { stripBom } from '../core/text';
 import { credentialsSchema, type Credentials } from '../planning-api/credentials';
 import { linkKeySetSchema, toVerificationKeys, type LinkVerificationKeys } from '../links/link-token';
 
@@ -14,7 +15,7 @@ import { linkKeySetSchema, toVerificationKeys, type LinkVerificationKeys } from 
 export function parseSecretDocument<S extends z.ZodType>(text: string, schema: S, label: string): z.output<S> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(stripBom(text));
   } catch {
     throw new CredentialsError(`${label} is not JSON`);
   }
@@ -40,7 +41,21 @@ export function parseSecretDocument<S extends z.ZodType>(text: string, schema: S
 }
 
 export function parseCredentialsDocument(text: string, label: string): Credentials {
-  return parseSecretDocument(text, credentialsSchema, label);
+  const credentials = parseSecretDocument(text, credentialsSchema, label);
+  // Parsed a second time only to collect every string value (the schema drops unknown fields), so
+  // the client can redact all of them from error texts. The text parsed once already, so this cannot throw.
+  // Not enumerable: kept out of spreads, JSON and logs, like the key should be.
+  return Object.defineProperty(credentials, 'documentValues', {
+    value: stringValues(JSON.parse(stripBom(text))),
+    enumerable: false,
+  });
+}
+
+function stringValues(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringValues(item, out);
+  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) stringValues(item, out);
+  return out;
 }
 
 export function parseLinkKeysDocument(text: string, label: string): LinkVerificationKeys {

@@ -28,8 +28,18 @@ describe('loadInfraConfig', () => {
       exportMemoryMb: 1024,
       exportTimeoutMinutes: 15,
       exportReservedConcurrency: 5,
+      inlineDefinitions: { enabled: false, prefix: 'adhoc-', emailDomains: [] },
     });
     expect(loadInfraConfig({ reports: [{ definition: minimal }] }).reports[0]?.schedule).toBeNull();
+  });
+
+  it('keeps inline definitions off by default, and refuses a configured name under the inline prefix when on', () => {
+    const inlineDefinitions = { enabled: true, prefix: 'adhoc-', emailDomains: ['example.com'] };
+    expect(loadInfraConfig({ inlineDefinitions }).inlineDefinitions).toEqual(inlineDefinitions);
+    expect(problems({ inlineDefinitions, reports: [{ definition: { ...minimal, name: 'adhoc-weekly' } }] })).toMatch(
+      /report "adhoc-weekly" starts with the inline prefix "adhoc-"/,
+    );
+    expect(problems({ inlineDefinitions: { enabled: true, emailDomains: ['Not A Domain'] } })).toMatch(/emailDomains/);
   });
 
   it('accepts a JSON string as given with cdk -c', () => {

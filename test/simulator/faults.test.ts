@@ -141,3 +141,39 @@ describe('request log and shutdown', () => {
     expect(await pending).toBe('failed');
   });
 });
+
+describe('broken-server fault modes', () => {
+  it("'oversized' streams a 200 body of exactly the asked size, valid JSON", async () => {
+    sim.injectFault({ status: 'oversized', bytes: 300_000 });
+    const response = await admin.v1('riskregister');
+    expect(response.status).toBe(200);
+    expect(Buffer.byteLength(response.text)).toBe(300_000);
+    expect(response.json).toMatchObject({ data: [] });
+    expect((await admin.v1('riskregister')).status).toBe(200);
+  });
+
+  it("'hang' never answers; the client's own limit ends the wait, and the next request is served", async () => {
+    sim.injectFault({ status: 'hang' });
+    const creds = sim.credentials();
+    const auth = `Basic ${Buffer.from(`${creds.email}:${creds.apiKey}`).toString('base64')}`;
+    await expect(
+      fetch(`${creds.baseUrl}/api/v1/riskregister`, { headers: { authorization: auth }, signal: AbortSignal.timeout(200) }),
+    ).rejects.toThrow(/aborted|timeout/i);
+    expect(sim.requests.map((r) => [r.status, r.fault])).toEqual([[0, 'injected']]);
+    expect((await admin.v1('riskregister')).status).toBe(200);
+  });
+
+  it('ignoreStartAt answers every offset with the first page; clearInjectedFaults drops queued faults', async () => {
+    sim.setFaults({ ignoreStartAt: true });
+    const first = await admin.v1('riskregister?startAt=0&pageLimit=1');
+    const second = await admin.v1('riskregister?startAt=1&pageLimit=1');
+    expect(second.json).toEqual(first.json);
+    expect(sim.requests[1]?.query.startAt).toBe('1');
+    sim.setFaults({});
+    expect((await admin.v1('riskregister?startAt=1&pageLimit=1')).json).not.toEqual(first.json);
+
+    sim.injectFault({ status: 500, times: 3 });
+    sim.clearInjectedFaults();
+    expect((await admin.v1('riskregister')).status).toBe(200);
+  });
+});

@@ -85,7 +85,7 @@ export function httpApiEvent(
 
 export async function startLambdaHarness(
   definitions: Record<string, unknown>,
-  options: { planningSecret?: (sim: RunningSimulator) => string } = {},
+  options: { planningSecret?: (sim: RunningSimulator) => string; env?: Record<string, string> } = {},
 ): Promise<LambdaHarness> {
   const sim = await startSimulator({ tenant: 'tiny' });
   const s3 = await startS3rver({ bucket: 'reports-bucket' });
@@ -123,6 +123,7 @@ export async function startLambdaHarness(
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
+    ...options.env,
   };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);

@@ -9,7 +9,8 @@
  */
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { ExporterError, StorageError } from '../../core/errors';
+import { ExporterError } from '../../core/errors';
+import { outputWriteError } from '../output-error';
 import type {
   CellValue,
   ColumnType,
@@ -522,7 +523,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       try {
         await workbook.commit();
       } catch (error) {
-        throw new StorageError('Writing the Excel workbook failed', { cause: error });
+        throw outputWriteError('the Excel workbook', error);
       }
     },
   };
@@ -792,7 +793,7 @@ class OutputFlow {
   }
 
   throwIfFailed(): void {
-    if (this.failure) throw new StorageError('Writing the Excel workbook failed', { cause: this.failure });
+    if (this.failure) throw outputWriteError('the Excel workbook', this.failure);
   }
 
   async relieve(pendingXml: () => number): Promise<void> {

@@ -80,15 +80,15 @@ describe('export-api handler', () => {
     expect(notJson.statusCode).toBe(400);
     expect(JSON.parse(String(notJson.body)).issues[0].path).toBe('(body)');
 
-    const badField = await post(JSON.stringify({ definition: { name: 'x', datasets: { piObjectives: { completionType: 9 } } } }));
+    const badField = await post(JSON.stringify({ report: 'on-demand', overrides: { formats: ['pdf'] } }));
     expect(badField.statusCode).toBe(400);
-    expect(JSON.parse(String(badField.body)).issues).toContainEqual(
-      expect.objectContaining({ path: 'datasets.piObjectives.completionType' }),
-    );
+    expect(JSON.parse(String(badField.body)).issues).toContainEqual(expect.objectContaining({ path: 'formats.0' }));
 
+    // An unknown name is refused without telling the caller which reports exist.
     const unknown = await post(JSON.stringify({ report: 'nope' }));
     expect(unknown.statusCode).toBe(400);
-    expect(JSON.parse(String(unknown.body)).message).toContain('on-demand');
+    expect(JSON.parse(String(unknown.body)).message).toContain('"nope"');
+    expect(String(unknown.body)).not.toContain('on-demand');
 
     const extra = await post(JSON.stringify({ report: 'on-demand', colour: 'blue' }));
     expect(extra.statusCode).toBe(400);

@@ -1,22 +1,92 @@
 import { describe, expect, it } from 'vitest';
 import { ReportDefinitionError } from '../../../shared/core/errors';
-import { parseConfiguredDefinitions, resolveDefinition } from '../../../shared/jobs/resolve-definition';
+import { parseConfiguredDefinitions, resolveDefinition, type InlinePolicy } from '../../../shared/jobs/resolve-definition';
 
-const configured = { weekly: { name: 'weekly', datasets: { risks: {} }, formats: ['xlsx', 'csv'] } };
+const configured = {
+  weekly: {
+    name: 'weekly',
+    datasets: { risks: { registers: ['R1', 'R2'] }, boardItems: {} },
+    formats: ['xlsx', 'csv'],
+    email: { to: ['team@example.com'], subjectTemplate: '{report}' },
+  },
+};
+const inlineOn: InlinePolicy = { enabled: true, prefix: 'adhoc-', emailDomains: ['example.com'] };
+
+function issuesOf(fn: () => unknown): { path: string; message: string }[] {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ReportDefinitionError);
+    return [...(error as ReportDefinitionError).issues];
+  }
+  throw new Error('expected a ReportDefinitionError');
+}
 
 describe('resolveDefinition', () => {
-  it('uses a configured definition by name and replaces whole top-level fields with overrides', () => {
-    const d = resolveDefinition({ report: 'weekly', overrides: { formats: ['csv'], datasets: { boardItems: {} } } }, configured);
-    expect(d.formats).toEqual(['csv']);
-    expect(Object.keys(d.datasets).filter((k) => d.datasets[k as keyof typeof d.datasets])).toEqual(['boardItems']);
+  it('uses a configured definition by name', () => {
+    const d = resolveDefinition({ report: 'weekly' }, configured);
+    expect(d.name).toBe('weekly');
+    expect(d.email?.to).toEqual(['team@example.com']);
   });
 
-  it('validates overrides like any definition, naming the field', () => {
+  it('lets overrides narrow datasets and selectors within the configured scope, and change formats', () => {
+    const d = resolveDefinition({ report: 'weekly', overrides: { formats: ['csv'], datasets: { risks: { registers: ['R2'] } } } }, configured);
+    expect(d.formats).toEqual(['csv']);
+    expect(d.datasets).toEqual({ risks: { registers: ['R2'] } });
+    expect(d.email?.to).toEqual(['team@example.com']);
+    // An unscoped dataset may be scoped by any selector.
+    const items = resolveDefinition({ report: 'weekly', overrides: { datasets: { boardItems: { boards: ['b-1'] } } } }, configured);
+    expect(items.datasets.boardItems?.boards).toEqual(['b-1']);
+  });
+
+  it('refuses name, prefix-like fields, recipients, subject and anything else not allow-listed', () => {
+    const issues = issuesOf(() =>
+      resolveDefinition(
+        { report: 'weekly', overrides: { name: 'other', email: { to: ['x@evil.test'] }, title: 'x', links: {} } },
+        configured,
+      ),
+    );
+    expect(issues.map((i) => i.path).sort()).toEqual(['overrides.email', 'overrides.links', 'overrides.name', 'overrides.title']);
+  });
+
+  it('refuses selectors outside the configured scope and datasets the report does not have', () => {
+    const issues = issuesOf(() =>
+      resolveDefinition({ report: 'weekly', overrides: { datasets: { risks: { registers: ['R1', 'R9'] }, okrs: {} } } }, configured),
+    );
+    expect(issues).toEqual([
+      { path: 'overrides.datasets.risks.registers', message: "outside the report's scope: R9" },
+      { path: 'overrides.datasets.okrs', message: 'this report does not export this dataset' },
+    ]);
+    // Leaving a selector out keeps the configured one; it never widens to "all visible".
+    const kept = resolveDefinition({ report: 'weekly', overrides: { datasets: { risks: {} } } }, configured);
+    expect(kept.datasets.risks?.registers).toEqual(['R1', 'R2']);
+  });
+
+  it('validates formats like any definition, naming the field', () => {
     expect(() => resolveDefinition({ report: 'weekly', overrides: { formats: ['pdf'] } }, configured)).toThrow(/formats\.0/);
   });
 
-  it('names the configured reports when the name is unknown', () => {
-    expect(() => resolveDefinition({ report: 'monthly' }, configured)).toThrow(/no report named "monthly".*weekly/);
+  it('does not name the configured reports when the name is unknown', () => {
+    expect(() => resolveDefinition({ report: 'monthly' }, configured)).toThrow(/no report named "monthly"/);
+    expect(() => resolveDefinition({ report: 'monthly' }, configured)).not.toThrow(/weekly/);
+    expect(() => resolveDefinition({ report: 'toString' }, configured)).toThrow(/no report named "toString"/);
+  });
+
+  it('refuses inline definitions unless they are turned on', () => {
+    expect(() => resolveDefinition({ definition: configured.weekly }, configured)).toThrow(/inline definitions are turned off/);
+  });
+
+  it('prefixes inline definitions and lets them e-mail only allow-listed domains, with the default sender and subject', () => {
+    const own = resolveDefinition({ definition: { name: 'weekly', datasets: { risks: {} }, email: { to: ['a@Example.com'] } } }, configured, inlineOn);
+    expect(own.name).toBe('adhoc-weekly');
+    const issues = issuesOf(() =>
+      resolveDefinition(
+        { definition: { name: 'x', datasets: { risks: {} }, email: { to: ['a@evil.test'], cc: ['b@example.com'], subjectTemplate: 'pay now', from: 'ceo@example.com' } } },
+        configured,
+        inlineOn,
+      ),
+    );
+    expect(issues.map((i) => i.path)).toEqual(['definition.email.from', 'definition.email.subjectTemplate', 'definition.email.to.0']);
   });
 
   it('refuses a definition together with a report name', () => {
@@ -32,5 +102,11 @@ describe('parseConfiguredDefinitions', () => {
   it('validates every configured definition and names the bad one', () => {
     expect(Object.keys(parseConfiguredDefinitions(JSON.stringify(configured)))).toEqual(['weekly']);
     expect(() => parseConfiguredDefinitions(JSON.stringify({ bad: { name: 'Bad!', datasets: {} } }))).toThrow(/configured report "bad"/);
+  });
+
+  it('refuses a configured name under the inline prefix when inline definitions are on', () => {
+    const clash = JSON.stringify({ 'adhoc-x': { name: 'adhoc-x', datasets: { risks: {} } } });
+    expect(() => parseConfiguredDefinitions(clash, inlineOn)).toThrow(/inline prefix "adhoc-"/);
+    expect(Object.keys(parseConfiguredDefinitions(clash))).toEqual(['adhoc-x']);
   });
 });

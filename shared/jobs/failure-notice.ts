@@ -1,0 +1,190 @@
+import { createHash, randomBytes } from 'node:crypto';
+import * as z from 'zod';
+import { escapeHtml } from '../email/email-content';
+import type { OutgoingEmail } from '../email/ses-mailer';
+import { errorMessage } from '../core/errors';
+import type { Log } from '../core/logger';
+import type { ReportDefinition } from '../report/definition';
+import { CONTENT_TYPES } from '../report/layout';
+import type { Storage } from '../storage/storage';
+
+/**
+ * Failure notifications of scheduled reports: the owners (`email.onFailure`, default the
+ * recipients) get ONE e-mail when a report starts failing, however many retries and days the
+ * streak lasts, and one more when it works again.
+ *
+ * The streak lives in storage, `<report>/_state/notifications.json`, because Lambda invocations
+ * share nothing else. A change of state is claimed first: every attempt that read the same state
+ * tries to create the same claim object (`_state/claims/<hash of the state read>-<new status>`)
+ * exclusively, and only the one that succeeds writes the new state and sends. A stale writer (one
+ * that read a state another attempt has already moved on from) finds that state's claim taken and
+ * sends nothing. This should move to the run ledger's conditional writes (issue 12 item 1) once
+ * they land: one conditional update of the state instead of claim objects.
+ */
+
+export const notificationStateSchema = z.object({
+  status: z.enum(['ok', 'failing']),
+  /** When the current state began (ISO). */
+  since: z.string(),
+  runId: z.string(),
+  reason: z.string().optional(),
+  /** Random token of the attempt that wrote this state: tells a writer whether its write stood. */
+  writer: z.string(),
+});
+export type NotificationState = z.infer<typeof notificationStateSchema>;
+
+export function notificationStateKey(report: string): string {
+  return `${report}/_state/notifications.json`;
+}
+
+export interface NoticeDependencies {
+  readonly storage: Storage;
+  readonly send: (email: OutgoingEmail) => Promise<unknown>;
+  readonly from: string;
+  readonly log: Log;
+  readonly now: Date;
+}
+
+export interface FailureFacts {
+  readonly runId: string;
+  readonly reason: string;
+  readonly errorType: string;
+  readonly retryable: boolean;
+}
+
+export type NoticeOutcome = 'sent' | 'no-owners' | 'unchanged' | 'lost-race';
+
+/** Who is told: `email.onFailure`, else the recipients; nobody for a report without e-mail. */
+export function ownersOf(definition: ReportDefinition): readonly string[] {
+  return definition.email?.onFailure ?? definition.email?.to ?? [];
+}
+
+/** A scheduled run failed: tells the owners unless this failure streak was already announced. */
+export function noticeFailure(definition: ReportDefinition, failure: FailureFacts, deps: NoticeDependencies): Promise<NoticeOutcome> {
+  return transition(definition, { status: 'failing', runId: failure.runId, reason: failure.reason }, deps, (previous) =>
+    previous?.status === 'failing' ? undefined : failureEmail(definition, failure, deps),
+  );
+}
+
+/** A scheduled run succeeded: tells the owners that the report works again, if it was failing. */
+export function noticeRecovery(definition: ReportDefinition, runId: string, deps: NoticeDependencies): Promise<NoticeOutcome> {
+  return transition(definition, { status: 'ok', runId }, deps, (previous) =>
+    previous?.status === 'failing' ? recoveryEmail(definition, previous, runId, deps) : undefined,
+  );
+}
+
+async function transition(
+  definition: ReportDefinition,
+  next: Pick<NotificationState, 'status' | 'runId' | 'reason'>,
+  deps: NoticeDependencies,
+  emailFor: (previous: NotificationState | undefined) => Omit<OutgoingEmail, 'from' | 'to'> | undefined,
+): Promise<NoticeOutcome> {
+  const owners = ownersOf(definition);
+  if (owners.length === 0) return 'no-owners';
+  const key = notificationStateKey(definition.name);
+  const read = await readState(deps.storage, key, deps.log);
+  const email = emailFor(read.state);
+  // Same state as before (a retry of a failing report, or a report that keeps working): no write.
+  if (email === undefined && (read.state?.status ?? 'ok') === next.status) return 'unchanged';
+
+  const state: NotificationState = {
+    ...next,
+    since: deps.now.toISOString(),
+    writer: randomBytes(9).toString('base64url'),
+  };
+  // One winner per state read: everyone who read the same state races for the same claim.
+  const claim = `${definition.name}/_state/claims/${createHash('sha256').update(read.raw ?? '(absent)').digest('hex').slice(0, 24)}-${next.status}.json`;
+  const won = await deps.storage.createExclusive(claim, JSON.stringify(state), { contentType: CONTENT_TYPES.json });
+  if (!won) return 'lost-race';
+  await deps.storage.putObject(key, JSON.stringify(state, null, 2), { contentType: CONTENT_TYPES.json });
+  if (email === undefined) return 'unchanged';
+  try {
+    await deps.send({ ...email, from: definition.email?.from ?? deps.from, to: owners });
+  } catch (error) {
+    // Put the previous state back and free the claim, so the next failure tries to tell the owners again.
+    deps.log.error('could not send the failure notification', { report: definition.name, error: errorMessage(error) });
+    if (read.raw === undefined) await deps.storage.deleteObjects([key, claim]);
+    else {
+      await deps.storage.putObject(key, read.raw, { contentType: CONTENT_TYPES.json });
+      await deps.storage.deleteObjects([claim]);
+    }
+    throw error;
+  }
+  deps.log.info('failure notification sent', { report: definition.name, status: next.status, owners: owners.length });
+  return 'sent';
+}
+
+/** An unreadable state is treated as absent (and overwritten), with a warning: it only costs one extra e-mail. */
+async function readState(storage: Storage, key: string, log: Log): Promise<{ raw: string | undefined; state: NotificationState | undefined }> {
+  const bytes = await storage.getObject(key);
+  if (bytes === undefined) return { raw: undefined, state: undefined };
+  const raw = Buffer.from(bytes).toString('utf8');
+  try {
+    return { raw, state: notificationStateSchema.parse(JSON.parse(raw)) };
+  } catch (error) {
+    log.warn('the notification state is unreadable; treating it as absent', { key, error: errorMessage(error) });
+    return { raw, state: undefined };
+  }
+}
+
+/** What the owner can do about a failure of this kind. */
+export function adviceFor(failure: Pick<FailureFacts, 'errorType' | 'retryable'>): string {
+  switch (failure.errorType) {
+    case 'AuthenticationError':
+    case 'CredentialsError':
+      return 'Check the planning API user and its API key in the credentials secret (it may have been rotated or revoked), and that the user can still see the report\'s registers, boards and themes.';
+    case 'ReportDefinitionError':
+    case 'ConfigError':
+      return 'The report definition or the exporter configuration is invalid: correct it (the reason above names the field) and deploy again.';
+    case 'SelectorNotFoundError':
+    case 'NotFoundError':
+      return 'A register, board or theme the report names no longer exists or is not visible to the API user: update the report\'s selectors or the user\'s access.';
+    case 'SchemaMismatchError':
+      return 'The planning API answered in a shape the exporter does not know: send the reason above to the API owner.';
+    case 'DeadlineExceededError':
+      return 'The planning API was too slow to finish within the time allowed: nothing to do if it passes on the next run; if it keeps failing, narrow the report or raise the function timeout.';
+    default:
+      return failure.retryable
+        ? 'This kind of failure often passes by itself: the run is retried and the next scheduled run will try again. If it keeps failing, ask the operators to look at the logs.'
+        : 'Ask the operators to look at the logs for this run.';
+  }
+}
+
+function failureEmail(definition: ReportDefinition, failure: FailureFacts, deps: NoticeDependencies): Omit<OutgoingEmail, 'from' | 'to'> {
+  const title = definition.title ?? definition.name;
+  const lines = [
+    `The scheduled report "${title}" failed.`,
+    '',
+    `Run: ${failure.runId}`,
+    `When: ${deps.now.toISOString()}`,
+    `What failed: ${failure.reason}`,
+    '',
+    `What to do: ${adviceFor(failure)}`,
+    '',
+    'You get this e-mail once per failure streak: not for every retry or every day it keeps failing. Another e-mail follows when the report works again.',
+  ];
+  return { subject: `Report "${title}" is failing`, ...bodies(lines) };
+}
+
+function recoveryEmail(
+  definition: ReportDefinition,
+  previous: NotificationState,
+  runId: string,
+  deps: NoticeDependencies,
+): Omit<OutgoingEmail, 'from' | 'to'> {
+  const title = definition.title ?? definition.name;
+  const lines = [
+    `The scheduled report "${title}" works again.`,
+    '',
+    `Failing since: ${previous.since} (run ${previous.runId})`,
+    `Working again: ${deps.now.toISOString()} (run ${runId})`,
+    '',
+    'Nothing to do. The recipients got this run\'s report as usual.',
+  ];
+  return { subject: `Report "${title}" works again`, ...bodies(lines) };
+}
+
+function bodies(lines: readonly string[]): { text: string; html: string } {
+  const html = lines.map((l) => (l === '' ? '<br>' : `<p style="margin:0 0 4px 0">${escapeHtml(l)}</p>`)).join('\n');
+  return { text: `${lines.join('\n')}\n`, html: `<!doctype html><html><body style="font-family:sans-serif">${html}</body></html>` };
+}

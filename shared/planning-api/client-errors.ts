@@ -1,0 +1,111 @@
+import {
+  AuthenticationError,
+  DeadlineExceededError,
+  NotFoundError,
+  PlanningApiError,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+} from '../core/errors';
+import { formatBytes } from '../core/format-bytes';
+import { extractErrorText, type TransportOutcome } from './http-transport';
+
+/**
+ * The errors of one failed request, built from its last outcome. Every text that came from the
+ * server goes through `redact` before it is cut (see HttpTransport.redact).
+ */
+
+export interface FailedCall {
+  readonly operation: string;
+  readonly path: string;
+  /** The 404 sentence, e.g. `risk "r-9" was not found`. */
+  readonly notFound?: string | undefined;
+  /** What a 403 may be about, e.g. `board "b-1"`. */
+  readonly subject?: string | undefined;
+}
+
+export interface ErrorContext {
+  readonly redact: (text: string) => string;
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+}
+
+function serverText(text: string, context: ErrorContext): string {
+  const extracted = extractErrorText(text, undefined, context.redact);
+  return extracted ? `: ${extracted}` : '';
+}
+
+/** A status that is not retried (4xx other than 408/429). */
+export function httpError(
+  call: FailedCall,
+  outcome: Extract<TransportOutcome, { kind: 'response' }>,
+  context: ErrorContext,
+): PlanningApiError {
+  const { operation } = call;
+  const { status } = outcome;
+  const text = serverText(outcome.text, context);
+  if (status === 404) {
+    return new NotFoundError(`${operation}: ${call.notFound ?? `${call.path} was not found`} (404)${text}`, { operation, status });
+  }
+  if (status === 401) {
+    return new AuthenticationError(
+      `${operation}: the planning API rejected the credentials (401). Check the e-mail and API key in the credentials document${text}`,
+      { operation, status },
+    );
+  }
+  if (status === 403) {
+    return new AuthenticationError(
+      `${operation}: the planning API refused access (403). Check the e-mail and API key; the user may also lack access to ${call.subject ?? 'this resource'}${text}`,
+      { operation, status },
+    );
+  }
+  return new PlanningApiError(`${operation}: the planning API answered ${status}${text}`, { operation, status });
+}
+
+/** A body over the byte limit: retrying would fetch the same oversized answer again. */
+export function tooLargeError(
+  call: FailedCall,
+  outcome: Extract<TransportOutcome, { kind: 'too-large' }>,
+  context: ErrorContext,
+): ResponseTooLargeError {
+  const { operation } = call;
+  return new ResponseTooLargeError(
+    `${operation}: the planning API sent more than ${formatBytes(context.maxResponseBytes)} in one response ` +
+      `(status ${outcome.status}, stopped reading after ${formatBytes(outcome.bytes)}); ` +
+      'narrow the report (fewer registers, boards or themes) or raise the limit API_MAX_RESPONSE_BYTES',
+    { operation, status: outcome.status },
+  );
+}
+
+/** Retries were used up. */
+export function exhaustedError(call: FailedCall, outcome: TransportOutcome, attempts: number, context: ErrorContext): PlanningApiError {
+  const { operation } = call;
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  switch (outcome.kind) {
+    case 'timeout':
+      return new RequestTimeoutError(`${operation}: no complete response within ${context.timeoutMs} ms (gave up after ${tries})`, {
+        operation,
+      });
+    case 'network':
+      return new PlanningApiError(`${operation}: could not reach the planning API (gave up after ${tries}): ${outcome.message}`, {
+        operation,
+      });
+    case 'response':
+      return new PlanningApiError(
+        `${operation}: the planning API answered ${outcome.status} (gave up after ${tries})${serverText(outcome.text, context)}`,
+        { operation, status: outcome.status },
+      );
+    case 'too-large':
+      return tooLargeError(call, outcome, context);
+  }
+}
+
+/** The export's overall deadline passed while this request was waiting, on the wire or backing off. */
+export function deadlineError(call: FailedCall, attempts: number): DeadlineExceededError {
+  const { operation } = call;
+  return new DeadlineExceededError(
+    `${operation}: the export ran out of time (its overall deadline passed after ${attempts} attempt${attempts === 1 ? '' : 's'} ` +
+      'of this request); the planning API is slow or not answering. Try again later, or allow more time ' +
+      '(--timeout on the command line, the function timeout in the stack)',
+    { operation },
+  );
+}

@@ -1,0 +1,155 @@
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
+
+/**
+ * Issue 12, defects 3 and 9 (the API half): POST /exports accepted any override (another report's
+ * name moved its latest.json; email.to made SES send the caller's subject anywhere; an inline
+ * definition could do both); an unknown report name listed every configured report; a failed job's
+ * status showed the secret's name. Runs through the real handlers against s3rver and SES local.
+ */
+
+const WEEKLY = { name: 'weekly', datasets: { risks: {} }, formats: ['csv'], email: { to: ['team@example.test'] } };
+const PAYROLL = { name: 'payroll-risks', datasets: { risks: {} }, formats: ['csv'] };
+
+function harnessApi(h: () => LambdaHarness) {
+  const post = async (body: unknown) => {
+    const response = await h().apiHandler(httpApiEvent('POST', 'POST /exports', '/exports', { body: JSON.stringify(body) }), lambdaContext('export-api'));
+    return { statusCode: response.statusCode, body: String(response.body), json: JSON.parse(String(response.body)) as Record<string, unknown> };
+  };
+  const status = async (id: string) => {
+    const response = await h().apiHandler(
+      httpApiEvent('GET', 'GET /exports/{id}', `/exports/${id}`, { pathParameters: { id } }),
+      lambdaContext('export-api'),
+    );
+    return JSON.parse(String(response.body)) as { status: string; error?: string; report: string; manifestKey?: string };
+  };
+  const keys = async (prefix: string) => {
+    const out = await h().s3.client.send(new ListObjectsV2Command({ Bucket: h().s3.bucket, Prefix: prefix }));
+    return (out.Contents ?? []).map((o) => o.Key!).sort();
+  };
+  const text = async (key: string) => {
+    const out = await h().s3.client.send(new GetObjectCommand({ Bucket: h().s3.bucket, Key: key }));
+    return out.Body!.transformToString();
+  };
+  return { post, status, keys, text };
+}
+
+describe('the on-demand API grants only what callers need (defect 3)', () => {
+  let h: LambdaHarness;
+  const api = harnessApi(() => h);
+  beforeAll(async () => {
+    h = await startLambdaHarness({ weekly: WEEKLY, 'payroll-risks': PAYROLL });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('refuses overrides.name, so nobody writes into another report or moves its latest.json', async () => {
+    await h.exportHandler({ report: 'payroll-risks', source: 'schedule', scheduledTime: '2026-11-23T06:00:00Z' }, lambdaContext('export-report'));
+    const latestBefore = await api.text('reports/payroll-risks/latest.json');
+    const invocations = h.lambda.invocations.length;
+
+    const refused = await api.post({ report: 'weekly', overrides: { name: 'payroll-risks' } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json.issues).toEqual([expect.objectContaining({ path: 'overrides.name' })]);
+    await h.lambda.settled();
+    expect(h.lambda.invocations).toHaveLength(invocations);
+    expect(await api.text('reports/payroll-risks/latest.json')).toBe(latestBefore);
+  });
+
+  it('refuses overrides of recipients and subject: no mail leaves for the caller', async () => {
+    const refused = await api.post({ report: 'weekly', overrides: { email: { to: ['victim@elsewhere.test'], subjectTemplate: 'Invoice overdue' } } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json.issues).toEqual([expect.objectContaining({ path: 'overrides.email' })]);
+    await h.lambda.settled();
+    expect((await h.ses.fetchStore()).filter((m) => m.destination.to.includes('victim@elsewhere.test'))).toEqual([]);
+  });
+
+  it('refuses selectors outside the configured scope but runs a narrowed export', async () => {
+    const scoped = await api.post({ report: 'weekly', overrides: { datasets: { okrs: {} } } });
+    expect(scoped.statusCode).toBe(400);
+    const narrowed = await api.post({ report: 'weekly', overrides: { formats: ['csv'], datasets: { risks: { registers: [h.sim.tenant.registers[0]!.id] } } } });
+    expect(narrowed.statusCode).toBe(202);
+    await h.lambda.settled();
+    const done = await api.status(narrowed.json.id as string);
+    expect(done.status).toBe('succeeded');
+    expect(done.report).toBe('weekly');
+  });
+
+  it('refuses inline definitions while the stack has not turned them on', async () => {
+    const refused = await api.post({ definition: { ...PAYROLL, email: { to: ['victim@elsewhere.test'] } } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/inline definitions are turned off/);
+  });
+
+  it('an unknown report name does not list the configured reports (defect 9)', async () => {
+    const unknown = await api.post({ report: 'secret-plans' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.body).not.toMatch(/weekly|payroll/);
+  });
+});
+
+describe('inline definitions when the stack turns them on (defect 3)', () => {
+  let h: LambdaHarness;
+  const api = harnessApi(() => h);
+  beforeAll(async () => {
+    h = await startLambdaHarness(
+      { 'payroll-risks': PAYROLL },
+      { env: { INLINE_DEFINITIONS: 'on', INLINE_PREFIX: 'adhoc-', INLINE_EMAIL_DOMAINS: 'example.test' } },
+    );
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('write under their own prefix, never into a configured report', async () => {
+    await h.exportHandler({ report: 'payroll-risks', source: 'schedule', scheduledTime: '2026-11-23T06:00:00Z' }, lambdaContext('export-report'));
+    const latestBefore = await api.text('reports/payroll-risks/latest.json');
+    const accepted = await api.post({ definition: PAYROLL });
+    expect(accepted.statusCode).toBe(202);
+    expect(accepted.json.report).toBe('adhoc-payroll-risks');
+    await h.lambda.settled();
+    const done = await api.status(accepted.json.id as string);
+    expect(done.status).toBe('succeeded');
+    expect(done.manifestKey).toMatch(/^adhoc-payroll-risks\//);
+    expect(await api.text('reports/payroll-risks/latest.json')).toBe(latestBefore);
+    expect((await api.keys('reports/adhoc-payroll-risks/')).length).toBeGreaterThan(0);
+  });
+
+  it('e-mail only allow-listed domains, with the configured sender and the default subject', async () => {
+    const refused = await api.post({ definition: { ...PAYROLL, email: { to: ['victim@elsewhere.test'] } } });
+    expect(refused.statusCode).toBe(400);
+    const subject = await api.post({ definition: { ...PAYROLL, email: { to: ['ok@example.test'], subjectTemplate: 'Invoice overdue' } } });
+    expect(subject.statusCode).toBe(400);
+    const accepted = await api.post({ definition: { ...PAYROLL, email: { to: ['ok@example.test'] } } });
+    expect(accepted.statusCode).toBe(202);
+    await h.lambda.settled();
+    const mails = await h.ses.fetchStore();
+    expect(mails.flatMap((m) => m.destination.to)).toEqual(['ok@example.test']);
+    expect(mails[0]!.from).toBe('reports@example.test');
+  });
+});
+
+describe('a failed job does not show the secret to the caller (defect 9)', () => {
+  let h: LambdaHarness;
+  const api = harnessApi(() => h);
+  beforeAll(async () => {
+    h = await startLambdaHarness({ weekly: WEEKLY }, { planningSecret: (sim) => JSON.stringify({ ...sim.credentials(), apiKey: '' }) });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('says the credentials are unusable without naming the secret or an ARN', async () => {
+    const accepted = await api.post({ report: 'weekly' });
+    expect(accepted.statusCode).toBe(202);
+    await h.lambda.settled();
+    const failed = await api.status(accepted.json.id as string);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/credentials could not be read or are incomplete/);
+    expect(failed.error).not.toMatch(/planning\/credentials|arn:aws|secret "/);
+    const event = h.events.events.filter((e) => e.DetailType === 'ReportFailed').at(-1);
+    expect(event?.Detail).not.toMatch(/planning\/credentials|arn:aws/);
+  });
+});

@@ -1,0 +1,170 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { silentLog } from '../../shared/core/logger';
+import { SesMailer } from '../../shared/email/ses-mailer';
+import type { EventPublisher } from '../../shared/events/report-events';
+import { runExportJob, type ExportJobDependencies } from '../../shared/jobs/export-job';
+import { noticeFailure, notificationStateKey } from '../../shared/jobs/failure-notice';
+import { JobStatusStore } from '../../shared/jobs/job-status';
+import { parseReportDefinition } from '../../shared/report/definition';
+import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
+import type { Storage } from '../../shared/storage/storage';
+import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { startSesLocal, type SesLocalHandle, type StoredMail } from '../support/ses-local';
+import { LocalLedger } from '../../shared/ledger/local-ledger';
+
+/**
+ * Issue 12, item 8: when a scheduled report fails its owners get ONE e-mail per failure streak (not
+ * one per retry or per day) saying what failed and what to do, and one more when it works again.
+ * The mail is read back from aws-ses-v2-local; the streak state lives in storage between "invocations".
+ */
+
+const LINK_KEYS = { current: { id: 'k1', secret: 'a'.repeat(48) } };
+const WEEKLY = {
+  name: 'weekly',
+  title: 'Weekly risks',
+  datasets: { risks: {} },
+  formats: ['csv'],
+  email: { to: ['team@example.test'], onFailure: ['owner@example.test'] },
+};
+const DAILY = { name: 'daily', datasets: { risks: {} }, formats: ['csv'], email: { to: ['readers@example.test'] } };
+
+describe('failure notifications (item 8)', () => {
+  let sim: RunningSimulator;
+  let ses: SesLocalHandle;
+  let dir: string;
+  let storage: Storage;
+  let ledger: LocalLedger;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ tenant: 'tiny' });
+    ses = await startSesLocal();
+    dir = await mkdtemp(join(tmpdir(), 'notices-'));
+    storage = new LocalDirectoryStorage(dir);
+    ledger = new LocalLedger(join(dir, '.ledger'));
+  });
+  afterEach(() => {
+    sim.clearInjectedFaults();
+  });
+  afterAll(async () => {
+    await Promise.all([sim.close(), ses.close(), rm(dir, { recursive: true, force: true })]);
+  });
+
+  function deps(at: string): ExportJobDependencies {
+    const mailer = new SesMailer({ client: ses.client });
+    const events: EventPublisher = { publish: () => Promise.resolve() };
+    return {
+      definitions: { weekly: WEEKLY, daily: DAILY },
+      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+      storage,
+      ledger,
+      jobs: new JobStatusStore(ledger),
+      events,
+      log: silentLog,
+      now: () => new Date(at),
+      mail: {
+        send: (email) => mailer.send(email),
+        from: 'reports@example.test',
+        linkBaseUrl: 'https://api.example.test',
+        linkKeys: () => Promise.resolve(LINK_KEYS),
+      },
+    };
+  }
+
+  /** One scheduled invocation; a retryable failure is thrown (for the Lambda's retry), which is fine here. */
+  async function scheduled(report: string, scheduledTime: string, at = scheduledTime): Promise<string> {
+    try {
+      const outcome = await runExportJob({ report, source: 'schedule', scheduledTime }, deps(at));
+      return outcome.status;
+    } catch {
+      return 'failed (retrying)';
+    }
+  }
+
+  const failAll = () => sim.injectFault({ status: 401, times: 1000 });
+  const mailsTo = (mails: StoredMail[], address: string) => mails.filter((m) => m.destination.to.includes(address));
+
+  it('one e-mail per failure streak to the owners, none per retry or per day, and one when it works again', async () => {
+    failAll();
+    expect(await scheduled('weekly', '2026-11-23T06:00:00Z')).toBe('failed');
+    expect(await scheduled('weekly', '2026-11-23T06:00:00Z', '2026-11-23T06:05:00Z')).toBe('failed'); // a retry
+    expect(await scheduled('weekly', '2026-11-24T06:00:00Z')).toBe('failed'); // the next day
+    expect(await scheduled('weekly', '2026-11-25T06:00:00Z')).toBe('failed');
+
+    let owner = mailsTo(await ses.fetchStore(), 'owner@example.test');
+    expect(owner).toHaveLength(1);
+    expect(owner[0]!.subject).toBe('Report "Weekly risks" is failing');
+    expect(owner[0]!.from).toBe('reports@example.test');
+    const text = owner[0]!.body.text ?? '';
+    expect(text).toContain('Run: s-20261123T060000Z');
+    expect(text).toMatch(/What failed: listRiskRegisters: the planning API rejected the credentials \(401\)/);
+    expect(text).toMatch(/What to do: Check the planning API user and its API key/);
+    expect(mailsTo(await ses.fetchStore(), 'team@example.test')).toEqual([]);
+
+    sim.clearInjectedFaults();
+    expect(await scheduled('weekly', '2026-11-26T06:00:00Z')).toBe('succeeded');
+    expect(await scheduled('weekly', '2026-11-27T06:00:00Z')).toBe('succeeded');
+    owner = mailsTo(await ses.fetchStore(), 'owner@example.test');
+    expect(owner.map((m) => m.subject)).toEqual(['Report "Weekly risks" is failing', 'Report "Weekly risks" works again']);
+    expect(owner[1]!.body.text).toContain('Failing since: 2026-11-23T06:00:00.000Z (run s-20261123T060000Z)');
+    // The recipients got their two reports, and nothing about the streak.
+    expect(mailsTo(await ses.fetchStore(), 'team@example.test')).toHaveLength(2);
+
+    // A new streak is a new e-mail.
+    failAll();
+    expect(await scheduled('weekly', '2026-11-28T06:00:00Z')).toBe('failed');
+    expect(mailsTo(await ses.fetchStore(), 'owner@example.test')).toHaveLength(3);
+  });
+
+  it('tells the recipients when the definition names no owners, and says what to do for a transient failure', async () => {
+    sim.injectFault({ status: 503, times: 1000 });
+    expect(await scheduled('daily', '2026-11-23T07:00:00Z')).toBe('failed (retrying)');
+    expect(await scheduled('daily', '2026-11-23T07:00:00Z', '2026-11-23T07:02:00Z')).toBe('failed (retrying)');
+    const readers = mailsTo(await ses.fetchStore(), 'readers@example.test');
+    expect(readers).toHaveLength(1);
+    expect(readers[0]!.body.text).toMatch(/What to do: This kind of failure often passes by itself/);
+  });
+
+  it('concurrent attempts of one failing run send one e-mail', async () => {
+    // A fresh streak: the first test left weekly failing, so it works again first.
+    expect(await scheduled('weekly', '2026-11-30T06:00:00Z')).toBe('succeeded');
+    const before = mailsTo(await ses.fetchStore(), 'owner@example.test').length;
+    failAll();
+    const outcomes = await Promise.all([0, 1, 2, 3].map(() => scheduled('weekly', '2026-12-01T06:00:00Z')));
+    // The run ledger lets one attempt of a run id work at a time: the others are skipped, not failed.
+    expect(outcomes).toContain('failed');
+    expect(outcomes.every((o) => o === 'failed' || o === 'skipped')).toBe(true);
+    expect(mailsTo(await ses.fetchStore(), 'owner@example.test')).toHaveLength(before + 1);
+  });
+
+  it('a stale writer (it read the state before another attempt changed it) sends nothing', async () => {
+    const definition = parseReportDefinition(WEEKLY);
+    const key = notificationStateKey('stale-case');
+    const staleOk = JSON.stringify({ status: 'ok', since: '2026-11-01T00:00:00.000Z', runId: 'old', writer: 'w-old' });
+    // Attempt B moved the state on from staleOk, and claimed that move.
+    await storage.putObject(key, staleOk, { contentType: 'application/json' });
+    const b = await noticeFailure(
+      { ...definition, name: 'stale-case' },
+      { runId: 'r-b', reason: 'boom', errorType: 'PlanningApiError', retryable: true },
+      { storage, send: () => Promise.resolve(), from: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:00:00Z') },
+    );
+    expect(b).toBe('sent');
+    const fresh = Buffer.from((await storage.getObject(key))!).toString('utf8');
+    let reads = 0;
+    // The first read returns what the state was before attempt B wrote it.
+    const staleStorage: Storage = Object.assign(Object.create(storage) as Storage, {
+      getObject: (k: string) => (k === key && reads++ === 0 ? Promise.resolve(new Uint8Array(Buffer.from(staleOk))) : storage.getObject(k)),
+    });
+    const sent: unknown[] = [];
+    const outcome = await noticeFailure(
+      { ...definition, name: 'stale-case' },
+      { runId: 'r-a', reason: 'boom', errorType: 'PlanningApiError', retryable: true },
+      { storage: staleStorage, send: (m) => Promise.resolve(sent.push(m)), from: 'reports@example.test', log: silentLog, now: new Date() },
+    );
+    expect(outcome).toBe('lost-race');
+    expect(sent).toEqual([]);
+    expect(Buffer.from((await storage.getObject(key))!).toString('utf8')).toBe(fresh);
+  });
+});
