@@ -31,7 +31,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   const sharedWorkbook = (): Promise<ExcelJS.Workbook> => (parsed ??= readWorkbook(join(folder, 'acme-weekly.xlsx')));
   /** A table's sheet (by its title) with cells addressed by the CSV's column names. */
   const sheetOf = async (table: string) => {
-    const sheet = (await sharedWorkbook()).getWorksheet(SHEET_TITLES[table]!)!;
+    const sheet = (await sharedWorkbook()).getWorksheet(SHEET_TITLES[table])!;
     const keys = (await readCsv(join(folder, `${table}.csv`))).header;
     return { sheet, rows: sheetRows(sheet, keys) };
   };
@@ -83,7 +83,7 @@ describe('runExport against the simulator (demo tenant)', () => {
       'Summary', 'Risks', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
     ]);
     for (const table of ['risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items']) {
-      const sheet = workbook.getWorksheet(SHEET_TITLES[table]!)!;
+      const sheet = workbook.getWorksheet(SHEET_TITLES[table])!;
       const csv = await readCsv(join(folder, `${table}.csv`));
       // People read labels, programs read the CSV's snake_case names: one per column, in the same order.
       expect(sheetHeader(sheet)).toHaveLength(csv.header.length);

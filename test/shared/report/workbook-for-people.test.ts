@@ -136,8 +136,8 @@ describe('the workbook people read (demo flavour)', () => {
         const { text, hyperlink } = r.b.value as { text: string; hyperlink: string };
         const m = /^#'([^']+)'!A(\d+)$/.exec(hyperlink)!;
         expect(m, hyperlink).not.toBeNull();
-        const target = workbook.getWorksheet(m[1]!)!.getRow(Number(m[2]));
-        const cells = (target.values as unknown[]).map((v) => String(v ?? ''));
+        const target = workbook.getWorksheet(m[1])!.getRow(Number(m[2]));
+        const cells = (target.values as unknown[]).map((v) => (typeof v === 'string' || typeof v === 'number' ? String(v) : ''));
         expect(cells.some((c) => c !== '' && text.includes(c) && c.length > 3), `${text} → ${m[1]} row ${m[2]}`).toBe(true);
       }
     });
