@@ -158,19 +158,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const faults = new FaultController(seed, options.faults);
   let latencyMs = Math.max(0, options.latencyMs ?? 0);
   const requests: RequestLogEntry[] = [];
-  const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  const sleepers = new Set<{ timer: NodeJS.Timeout | undefined; resolve: () => void }>();
   let closed = false;
 
   const sleep = (ms: number): Promise<void> => {
     if (ms <= 0 || closed) return Promise.resolve();
     return new Promise((resolve) => {
-      const sleeper = {
-        timer: setTimeout(() => {
-          sleepers.delete(sleeper);
-          resolve();
-        }, ms),
-        resolve,
+      const sleeper: { timer: NodeJS.Timeout | undefined; resolve: () => void } = { timer: undefined, resolve };
+      const done = () => {
+        sleepers.delete(sleeper);
+        resolve();
       };
+      if (options.wait) void options.wait(ms).then(done, done);
+      else sleeper.timer = setTimeout(done, ms);
       sleepers.add(sleeper);
     });
   };
@@ -345,7 +345,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       if (closed) return;
       closed = true;
       for (const sleeper of sleepers) {
-        clearTimeout(sleeper.timer);
+        if (sleeper.timer) clearTimeout(sleeper.timer);
         sleeper.resolve();
       }
       sleepers.clear();

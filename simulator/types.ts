@@ -87,6 +87,12 @@ export interface SimulatorOptions {
   flavour?: TenantFlavour | undefined;
   /** The day a 'demo' tenant's dates revolve around; default: the real date when the simulator starts. Tests pass a fixed day. */
   today?: Date | undefined;
+  /**
+   * Waits out a delay (latency, slow faults) of `ms`. Default: a timer. Tests inject one to see the
+   * delays applied and to hold an answer back until they release it, without reading a clock.
+   * close() still cuts a pending delay.
+   */
+  wait?: ((ms: number) => Promise<void>) | undefined;
 }
 
 /**

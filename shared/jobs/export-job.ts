@@ -5,7 +5,7 @@ import { DEFAULT_DEADLINE_MARGIN_MS } from '../core/defaults';
 import { errorMessage, ExporterError, LeaseLostError, RetryableExportError, RunInProgressError } from '../core/errors';
 import type { Ledger } from '../ledger/ledger';
 import type { Log } from '../core/logger';
-import type { RequestEvent } from '../planning-api/client';
+import type { RequestEvent } from '../planning-api/requester';
 import type { ReportDefinition } from '../report/definition';
 import { exportReport } from '../report/export-report';
 import { newRunId } from '../report/run-id';

@@ -28,7 +28,13 @@ export const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
  * whatever `expiresInSeconds` says: long-lived e-mail links therefore go through link tokens and
  * the link endpoint (link-token.ts, link-redirect.ts), which presign at click time.
  */
-export function createPresigner(options: { client?: S3Client; bucket: string; prefix?: string }): Presigner {
+export function createPresigner(options: {
+  client?: S3Client;
+  bucket: string;
+  prefix?: string;
+  /** The signing time; injected in tests to sign a URL that has already expired. */
+  now?: () => Date;
+}): Presigner {
   const client = options.client ?? new S3Client({});
   const prefix = normalisePrefix(options.prefix);
   return {
@@ -44,7 +50,10 @@ export function createPresigner(options: { client?: S3Client; bucket: string; pr
         ...(downloadName !== undefined && { ResponseContentDisposition: attachmentDisposition(downloadName) }),
       });
       try {
-        return await getSignedUrl(client, command, { expiresIn: expiresInSeconds });
+        return await getSignedUrl(client, command, {
+          expiresIn: expiresInSeconds,
+          ...(options.now && { signingDate: options.now() }),
+        });
       } catch (error) {
         const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
         throw new StorageError(`could not presign s3://${options.bucket}/${fullKey}: ${detail}`, { cause: error });

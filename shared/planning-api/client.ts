@@ -1,30 +1,13 @@
-import type { z } from 'zod';
-import { NotFoundError, PlanningApiError, SchemaMismatchError } from '../core/errors';
+import { PlanningApiError, SchemaMismatchError } from '../core/errors';
 import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../core/defaults';
-import { deadlineError, exhaustedError, httpError, tooLargeError } from './client-errors';
 import { silentLog, type Log } from '../core/logger';
 import { createLimiter, type ConcurrencyLimiter } from './concurrency';
 import type { Credentials } from './credentials';
-import { HttpTransport, joinUrl, type HttpMethod } from './http-transport';
-import { pageOffset, pageV1 } from './paging';
-import {
-  parseJsonBody,
-  parseRecord,
-  readBareObject,
-  readListEnvelope,
-  readObjectEnvelope,
-  readSingleEnvelope,
-  type EnvelopeKey,
-} from './parse';
-import {
-  backoffDelay,
-  isRetryableStatus,
-  parseRetryAfter,
-  resolveRetryOptions,
-  retryDelay,
-  sleep,
-  type RetryOptions,
-} from './retry';
+import { HttpTransport } from './http-transport';
+import { pageOffset } from './paging';
+import { parseRecord, readBareObject, readListEnvelope, readObjectEnvelope } from './parse';
+import { PlanningApiRequester, type Call, type RequestEvent } from './requester';
+import { resolveRetryOptions, sleep, type RetryOptions } from './retry';
 import {
   boardItemSchema,
   boardRefSchema,
@@ -69,22 +52,6 @@ export const MAX_PAGE_LIMIT = 50;
 /** Default `pageSize` of the PI Board Items `items` operation. */
 export const DEFAULT_BOARD_ITEMS_PAGE_SIZE = 50;
 
-/** One attempt of one request, for metrics. Never carries headers or credentials. */
-export interface RequestEvent {
-  operation: string;
-  method: HttpMethod;
-  /** Path and query of the request (no host, no credentials). */
-  path: string;
-  /** HTTP status; undefined when no response arrived (timeout, network error). */
-  status: number | undefined;
-  outcome: 'ok' | 'http-error' | 'timeout' | 'network-error' | 'too-large';
-  /** 1 for the first attempt. */
-  attempt: number;
-  durationMs: number;
-  /** True when this attempt failed and another one follows. */
-  retried: boolean;
-}
-
 export interface PlanningApiClientOptions {
   credentials: Credentials;
   /** Defaults to the global fetch. */
@@ -112,6 +79,8 @@ export interface PlanningApiClientOptions {
    * board whose page was already on its way).
    */
   boardItemsPageSize?: number;
+  /** Injected for tests: the signal that ends an attempt after timeoutMs (default AbortSignal.timeout). */
+  timeoutSignal?: (ms: number) => AbortSignal;
   /** Injected for tests: backoff sleep, jitter source and clock (Retry-After dates). */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -144,20 +113,6 @@ export type BoardStatuses = {
   childrenStatuses: BoardStatus[];
 };
 
-type Api = 'v1' | 'legacy';
-
-interface Call {
-  operation: string;
-  api: Api;
-  method: HttpMethod;
-  path: string;
-  query?: Record<string, string | undefined>;
-  body?: unknown;
-  /** The 404 sentence, e.g. `risk "r-9" was not found`. */
-  notFound?: string | undefined;
-  /** What a 403 may be about, e.g. `board "b-1"`. */
-  subject?: string | undefined;
-}
 
 const seg = encodeURIComponent;
 
@@ -167,21 +122,11 @@ const seg = encodeURIComponent;
  * Every record is validated (schemas.ts) before it is returned.
  */
 export class PlanningApiClient {
-  readonly #transport: HttpTransport;
-  readonly #baseUrl: string;
-  readonly #legacyBaseUrl: string;
-  readonly #limiter: ConcurrencyLimiter;
+  readonly #requester: PlanningApiRequester;
   readonly #log: Log;
-  readonly #retry: RetryOptions;
-  readonly #pageLimit: number;
   readonly #boardItemsPageSize: number;
   /** Set once the server refused a board-items page size above the API's default with 400. */
   #boardItemsPageCap = Number.POSITIVE_INFINITY;
-  readonly #sleep: (ms: number) => Promise<void>;
-  readonly #random: () => number;
-  readonly #now: () => number;
-  readonly #onRequest: ((event: RequestEvent) => void) | undefined;
-  readonly #deadline: number | undefined;
 
   constructor(options: PlanningApiClientOptions) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
@@ -196,41 +141,50 @@ export class PlanningApiClient {
     if (!Number.isInteger(boardItemsPageSize) || boardItemsPageSize < 1) {
       throw new RangeError(`boardItemsPageSize must be a positive integer, got ${String(boardItemsPageSize)}`);
     }
+    this.#log = options.log ?? silentLog;
+    this.#boardItemsPageSize = boardItemsPageSize;
     const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
       throw new RangeError(`maxResponseBytes must be a positive integer, got ${String(maxResponseBytes)}`);
     }
-    // The credentials object is not kept: only the transport holds the key, in a private field.
-    this.#transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs, maxResponseBytes });
-    this.#deadline = options.deadline;
-    this.#baseUrl = options.credentials.baseUrl;
-    this.#legacyBaseUrl = `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`;
-    this.#limiter = options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY);
-    this.#log = options.log ?? silentLog;
-    this.#retry = resolveRetryOptions(options.retry);
-    this.#pageLimit = pageLimit;
-    this.#boardItemsPageSize = boardItemsPageSize;
-    this.#sleep = options.sleep ?? sleep;
-    this.#random = options.random ?? Math.random;
-    this.#now = options.now ?? Date.now;
-    this.#onRequest = options.onRequest;
+    this.#requester = new PlanningApiRequester({
+      // The credentials object is not kept: only the transport holds the key, in a private field.
+      transport: new HttpTransport({
+        credentials: options.credentials,
+        fetch: options.fetch,
+        timeoutMs,
+        timeoutSignal: options.timeoutSignal,
+        maxResponseBytes,
+      }),
+      deadline: options.deadline,
+      baseUrl: options.credentials.baseUrl,
+      legacyBaseUrl: `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`,
+      limiter: options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY),
+      log: this.#log,
+      retry: resolveRetryOptions(options.retry),
+      pageLimit,
+      sleep: options.sleep ?? sleep,
+      random: options.random ?? Math.random,
+      now: options.now ?? Date.now,
+      onRequest: options.onRequest,
+    });
   }
 
   // ---------------------------------------------------------------- Risk (v1, envelope `data`)
 
   listRiskRegisters(): AsyncGenerator<RiskRegister, void, undefined> {
-    return this.#listV1('listRiskRegisters', 'riskregister', 'data', riskRegisterSchema, {});
+    return this.#requester.listV1('listRiskRegisters', 'riskregister', 'data', riskRegisterSchema, {});
   }
 
   listRisks(registerIdOrKey: string): AsyncGenerator<Risk, void, undefined> {
-    return this.#listV1('listRisks', `${seg(registerIdOrKey)}/risk`, 'data', riskSchema, {
+    return this.#requester.listV1('listRisks', `${seg(registerIdOrKey)}/risk`, 'data', riskSchema, {
       notFound: `risk register "${registerIdOrKey}" was not found`,
       subject: `risk register "${registerIdOrKey}"`,
     });
   }
 
   getRisk(riskId: string): Promise<Risk> {
-    return this.#getV1('getRisk', `risk/${seg(riskId)}`, 'data', riskSchema, {
+    return this.#requester.getV1('getRisk', `risk/${seg(riskId)}`, 'data', riskSchema, {
       notFound: `risk "${riskId}" was not found`,
       subject: `risk "${riskId}"`,
     });
@@ -238,7 +192,7 @@ export class PlanningApiClient {
 
   /** The register linked to a board (PI board, solution train, portfolio board...). */
   getBoardRegister(boardId: string): Promise<BoardRegister> {
-    return this.#getV1('getBoardRegister', `${seg(boardId)}/riskregister`, 'data', boardRegisterSchema, {
+    return this.#requester.getV1('getBoardRegister', `${seg(boardId)}/riskregister`, 'data', boardRegisterSchema, {
       notFound: `no risk register is linked to board "${boardId}"`,
       subject: `board "${boardId}"`,
     });
@@ -246,7 +200,7 @@ export class PlanningApiClient {
 
   /** Boards linked to a register. This operation takes no `fields` parameter. */
   listRegisterBoards(registerIdOrKey: string): AsyncGenerator<BoardRef, void, undefined> {
-    return this.#listV1('listRegisterBoards', `${seg(registerIdOrKey)}/boards`, 'data', boardRefSchema, {
+    return this.#requester.listV1('listRegisterBoards', `${seg(registerIdOrKey)}/boards`, 'data', boardRefSchema, {
       notFound: `risk register "${registerIdOrKey}" was not found`,
       subject: `risk register "${registerIdOrKey}"`,
       noFields: true,
@@ -256,23 +210,23 @@ export class PlanningApiClient {
   // ---------------------------------------------- Strategic Themes & OKRs (v1, envelope `Data`)
 
   listPortfolioThemes(): AsyncGenerator<PortfolioTheme, void, undefined> {
-    return this.#listV1('listPortfolioThemes', 'portfolio-themes', 'Data', portfolioThemeSchema, {});
+    return this.#requester.listV1('listPortfolioThemes', 'portfolio-themes', 'Data', portfolioThemeSchema, {});
   }
 
   getPortfolioTheme(keyOrId: string): Promise<PortfolioTheme> {
-    return this.#getV1('getPortfolioTheme', `portfolio-themes/${seg(keyOrId)}`, 'Data', portfolioThemeSchema, {
+    return this.#requester.getV1('getPortfolioTheme', `portfolio-themes/${seg(keyOrId)}`, 'Data', portfolioThemeSchema, {
       notFound: `portfolio theme "${keyOrId}" was not found`,
       subject: `portfolio theme "${keyOrId}"`,
     });
   }
 
   listStrategicThemes(): AsyncGenerator<StrategicTheme, void, undefined> {
-    return this.#listV1('listStrategicThemes', 'strategic-themes', 'Data', strategicThemeSchema, {});
+    return this.#requester.listV1('listStrategicThemes', 'strategic-themes', 'Data', strategicThemeSchema, {});
   }
 
   /** Strategic Themes of one Portfolio Theme (the API shows only id, key and title here). */
   listPortfolioStrategicThemes(portfolioKeyOrId: string): AsyncGenerator<StrategicTheme, void, undefined> {
-    return this.#listV1(
+    return this.#requester.listV1(
       'listPortfolioStrategicThemes',
       `portfolio-themes/${seg(portfolioKeyOrId)}/strategic-themes`,
       'Data',
@@ -285,14 +239,14 @@ export class PlanningApiClient {
   }
 
   getStrategicTheme(keyOrId: string): Promise<StrategicTheme> {
-    return this.#getV1('getStrategicTheme', `strategic-themes/${seg(keyOrId)}`, 'Data', strategicThemeSchema, {
+    return this.#requester.getV1('getStrategicTheme', `strategic-themes/${seg(keyOrId)}`, 'Data', strategicThemeSchema, {
       notFound: `strategic theme "${keyOrId}" was not found`,
       subject: `strategic theme "${keyOrId}"`,
     });
   }
 
   listObjectiveGroups(themeKeyOrId: string): AsyncGenerator<OkrObjectiveGroup, void, undefined> {
-    return this.#listV1(
+    return this.#requester.listV1(
       'listObjectiveGroups',
       `strategic-themes/${seg(themeKeyOrId)}/objective-groups`,
       'Data',
@@ -304,7 +258,7 @@ export class PlanningApiClient {
   /** Progress of a Strategic Theme: `Data` is an object here, and neither `fields` nor paging apply. */
   async getThemeProgress(themeKeyOrId: string): Promise<ThemeProgress> {
     const operation = 'getThemeProgress';
-    const body = await this.#call({
+    const body = await this.#requester.call({
       operation,
       api: 'v1',
       method: 'GET',
@@ -316,28 +270,28 @@ export class PlanningApiClient {
   }
 
   listObjectives(groupId: string): AsyncGenerator<OkrObjective, void, undefined> {
-    return this.#listV1('listObjectives', `objective-groups/${seg(groupId)}/objectives`, 'Data', okrObjectiveSchema, {
+    return this.#requester.listV1('listObjectives', `objective-groups/${seg(groupId)}/objectives`, 'Data', okrObjectiveSchema, {
       notFound: `objective group "${groupId}" was not found`,
       subject: `objective group "${groupId}"`,
     });
   }
 
   getObjective(keyOrId: string): Promise<OkrObjective> {
-    return this.#getV1('getObjective', `objectives/${seg(keyOrId)}`, 'Data', okrObjectiveSchema, {
+    return this.#requester.getV1('getObjective', `objectives/${seg(keyOrId)}`, 'Data', okrObjectiveSchema, {
       notFound: `objective "${keyOrId}" was not found`,
       subject: `objective "${keyOrId}"`,
     });
   }
 
   listKeyResults(objectiveKeyOrId: string): AsyncGenerator<KeyResult, void, undefined> {
-    return this.#listV1('listKeyResults', `objectives/${seg(objectiveKeyOrId)}/key-results`, 'Data', keyResultSchema, {
+    return this.#requester.listV1('listKeyResults', `objectives/${seg(objectiveKeyOrId)}/key-results`, 'Data', keyResultSchema, {
       notFound: `objective "${objectiveKeyOrId}" was not found`,
       subject: `objective "${objectiveKeyOrId}"`,
     });
   }
 
   getKeyResult(keyOrId: string): Promise<KeyResult> {
-    return this.#getV1('getKeyResult', `key-results/${seg(keyOrId)}`, 'Data', keyResultSchema, {
+    return this.#requester.getV1('getKeyResult', `key-results/${seg(keyOrId)}`, 'Data', keyResultSchema, {
       notFound: `key result "${keyOrId}" was not found`,
       subject: `key result "${keyOrId}"`,
     });
@@ -346,7 +300,7 @@ export class PlanningApiClient {
   // ------------------------------------------ PI Objectives and PI Board Items (legacy address)
 
   listCollections(): Promise<Collection[]> {
-    return this.#listLegacy(
+    return this.#requester.listLegacy(
       { operation: 'listCollections', api: 'legacy', method: 'GET', path: 'collections' },
       collectionSchema,
     );
@@ -360,7 +314,7 @@ export class PlanningApiClient {
    */
   listBoards(options: ListBoardsOptions = {}): Promise<Board[]> {
     const ids = options.collectionIds?.length ? options.collectionIds.join(',') : undefined;
-    return this.#listLegacy(
+    return this.#requester.listLegacy(
       {
         operation: 'listBoards',
         api: 'legacy',
@@ -381,7 +335,7 @@ export class PlanningApiClient {
     if (completionType !== undefined && !Object.hasOwn(COMPLETION_TYPES, completionType)) {
       throw new RangeError(`completionType must be one of 1 to 6, got ${String(completionType)}`);
     }
-    return this.#listLegacy(
+    return this.#requester.listLegacy(
       {
         operation: 'listPiObjectiveGroups',
         api: 'legacy',
@@ -419,7 +373,7 @@ export class PlanningApiClient {
       idOf: (item) => item.id,
       fetchPage: async (pageStart, size) => {
         const page = (asked: number) =>
-          this.#call({
+          this.#requester.call({
             operation,
             api: 'legacy',
             method: 'POST',
@@ -449,17 +403,17 @@ export class PlanningApiClient {
   }
 
   listSprints(boardId: string): Promise<Sprint[]> {
-    return this.#listLegacy(this.#boardMetadataCall('listSprints', 'sprints', boardId), sprintSchema);
+    return this.#requester.listLegacy(this.#boardMetadataCall('listSprints', 'sprints', boardId), sprintSchema);
   }
 
   listTeams(boardId: string): Promise<Team[]> {
-    return this.#listLegacy(this.#boardMetadataCall('listTeams', 'teams', boardId), teamSchema);
+    return this.#requester.listLegacy(this.#boardMetadataCall('listTeams', 'teams', boardId), teamSchema);
   }
 
   /** Statuses of a board's parent and child items. This response has no `data` key. */
   async getStatuses(boardId: string): Promise<BoardStatuses> {
     const call = this.#boardMetadataCall('getStatuses', 'statuses', boardId);
-    const object = readBareObject(await this.#call(call), call.operation);
+    const object = readBareObject(await this.#requester.call(call), call.operation);
     const read = (key: 'parentStatuses' | 'childrenStatuses'): BoardStatus[] => {
       const value = object[key];
       if (value === undefined || value === null) return [];
@@ -490,135 +444,4 @@ export class PlanningApiClient {
     };
   }
 
-  #listV1<T extends { id: string }>(
-    operation: string,
-    path: string,
-    key: EnvelopeKey,
-    schema: z.ZodType<T, unknown>,
-    extra: { notFound?: string; subject?: string; noFields?: boolean },
-  ): AsyncGenerator<T, void, undefined> {
-    return pageV1<T>({
-      operation,
-      pageLimit: this.#pageLimit,
-      // Read ahead as far as the limiter lets requests run, and no further: pages that could not be
-      // in flight anyway would only be held in memory.
-      window: this.#limiter.limit,
-      log: this.#log,
-      idOf: (record) => record.id,
-      fetchPage: async (startAt, pageLimit) => {
-        const body = await this.#call({
-          operation,
-          api: 'v1',
-          method: 'GET',
-          path,
-          query: {
-            fields: extra.noFields ? undefined : 'all',
-            startAt: String(startAt),
-            pageLimit: String(pageLimit),
-          },
-          notFound: extra.notFound,
-          subject: extra.subject,
-        });
-        const envelope = readListEnvelope(body, key, operation);
-        const records = envelope.records.map((raw, i) => parseRecord(schema, raw, operation, { index: startAt + i }));
-        return { records, total: envelope.total };
-      },
-    });
-  }
-
-  async #getV1<T>(
-    operation: string,
-    path: string,
-    key: EnvelopeKey,
-    schema: z.ZodType<T, unknown>,
-    extra: { notFound: string; subject: string },
-  ): Promise<T> {
-    const body = await this.#call({ operation, api: 'v1', method: 'GET', path, query: { fields: 'all' }, ...extra });
-    const raw = readSingleEnvelope(body, key, operation);
-    // An empty result for a single record means the same as a 404.
-    if (raw === undefined) throw new NotFoundError(`${operation}: ${extra.notFound} (empty result)`, { operation });
-    return parseRecord(schema, raw, operation);
-  }
-
-  async #listLegacy<T>(call: Call, schema: z.ZodType<T, unknown>): Promise<T[]> {
-    const body = await this.#call(call);
-    const { records } = readListEnvelope(body, 'data', call.operation);
-    return records.map((raw, index) => parseRecord(schema, raw, call.operation, { index }));
-  }
-
-  /** Milliseconds left before the overall deadline (Infinity without one). */
-  #remainingMs(): number {
-    return this.#deadline === undefined ? Number.POSITIVE_INFINITY : this.#deadline - this.#now();
-  }
-
-  /**
-   * One request with retries. Each attempt takes a limiter slot only while it is on the wire; the
-   * backoff sleep happens outside the slot so a throttled request does not block the others.
-   * The overall deadline caps everything: an attempt's time limit is cut to what is left, and no
-   * retry starts (or sleeps) past it, so a hung server costs the deadline, not attempts × timeout.
-   */
-  async #call(call: Call): Promise<unknown> {
-    const base = call.api === 'v1' ? `${this.#baseUrl.replace(/\/+$/, '')}/api/v1` : this.#legacyBaseUrl;
-    const url = joinUrl(base, call.path, call.query);
-    const path = `${url.pathname}${url.search}`;
-    const { maxAttempts } = this.#retry;
-    const context = {
-      redact: (t: string) => this.#transport.redact(t),
-      timeoutMs: this.#transport.timeoutMs,
-      maxResponseBytes: this.#transport.maxResponseBytes,
-    };
-
-    for (let attempt = 1; ; attempt += 1) {
-      // Checked again once a slot is free: waiting for one can take long when the server hangs.
-      let outOfTime = false;
-      const outcome = await this.#limiter.run(() => {
-        const remaining = this.#remainingMs();
-        if (remaining <= 0) {
-          outOfTime = true;
-          return Promise.resolve({ kind: 'timeout', durationMs: 0 } as const);
-        }
-        return this.#transport.send({ method: call.method, url, body: call.body, timeoutMs: remaining });
-      });
-      if (outOfTime) throw deadlineError(call, attempt - 1);
-      const status = outcome.kind === 'response' || outcome.kind === 'too-large' ? outcome.status : undefined;
-
-      const report = { operation: call.operation, method: call.method, path, status, attempt, durationMs: outcome.durationMs };
-
-      if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
-        this.#emit({ ...report, outcome: 'ok', retried: false });
-        this.#log.debug('planning API request', report);
-        return parseJsonBody(outcome.text, call.operation, (t) => this.#transport.redact(t));
-      }
-
-      if (outcome.kind === 'too-large') {
-        this.#emit({ ...report, outcome: 'too-large', retried: false });
-        throw tooLargeError(call, outcome, context);
-      }
-      const retryable = outcome.kind !== 'response' || isRetryableStatus(outcome.status);
-      const retried = retryable && attempt < maxAttempts;
-      const failure = outcome.kind === 'response' ? 'http-error' : outcome.kind === 'timeout' ? 'timeout' : 'network-error';
-      this.#emit({ ...report, outcome: failure, retried });
-      if (!retryable) throw httpError(call, outcome, context);
-      if (outcome.kind === 'timeout' && this.#remainingMs() <= 0) throw deadlineError(call, attempt);
-      if (!retried) throw exhaustedError(call, outcome, attempt, context);
-
-      const delayMs =
-        outcome.kind === 'response'
-          ? retryDelay(attempt, parseRetryAfter(outcome.headers.get('retry-after'), this.#now()), this.#retry, this.#random)
-          : backoffDelay(attempt, this.#retry, this.#random);
-      // A wait that would end past the deadline is not started: the next attempt could not finish.
-      if (delayMs >= this.#remainingMs()) throw deadlineError(call, attempt);
-      this.#log.warn('planning API request failed; retrying', { ...report, failure, delayMs });
-      await this.#sleep(delayMs);
-    }
-  }
-
-  #emit(event: RequestEvent): void {
-    if (!this.#onRequest) return;
-    try {
-      this.#onRequest(event);
-    } catch (error) {
-      this.#log.warn('onRequest hook failed', { operation: event.operation, error: String(error) });
-    }
-  }
 }

@@ -35,6 +35,8 @@ export interface HttpTransportOptions {
   timeoutMs: number;
   /** Largest body read; a longer one is abandoned while it streams in, not after it was buffered. */
   maxResponseBytes: number;
+  /** The signal that ends an attempt after `ms`. Default AbortSignal.timeout; tests inject their own. */
+  timeoutSignal?: ((ms: number) => AbortSignal) | undefined;
 }
 
 const REDACTED = '[REDACTED]';
@@ -47,6 +49,7 @@ export class HttpTransport {
   readonly #secrets: readonly string[];
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
+  readonly #timeoutSignal: (ms: number) => AbortSignal;
 
   constructor(options: HttpTransportOptions) {
     const token = Buffer.from(`${options.credentials.email}:${options.credentials.apiKey}`, 'utf8').toString('base64');
@@ -62,6 +65,7 @@ export class HttpTransport {
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#timeoutMs = options.timeoutMs;
     this.#maxResponseBytes = options.maxResponseBytes;
+    this.#timeoutSignal = options.timeoutSignal ?? ((ms) => AbortSignal.timeout(ms));
   }
 
   get timeoutMs(): number {
@@ -90,7 +94,7 @@ export class HttpTransport {
     const elapsed = (): number => Math.round(performance.now() - started);
     // One signal for the whole exchange: a server that sends headers and then stalls the body must
     // time out as surely as one that never answers.
-    const signal = AbortSignal.timeout(Math.max(1, Math.min(this.#timeoutMs, request.timeoutMs ?? Infinity)));
+    const signal = this.#timeoutSignal(Math.max(1, Math.min(this.#timeoutMs, request.timeoutMs ?? Infinity)));
     const headers: Record<string, string> = { Authorization: this.#authorization, Accept: 'application/json' };
     let body: string | undefined;
     if (request.body !== undefined) {

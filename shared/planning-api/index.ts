@@ -4,12 +4,12 @@ export {
   MAX_PAGE_LIMIT,
   DEFAULT_BOARD_ITEMS_PAGE_SIZE,
   type PlanningApiClientOptions,
-  type RequestEvent,
   type ListBoardsOptions,
   type PiObjectiveGroupsOptions,
   type BoardItemsOptions,
   type BoardStatuses,
 } from './client';
+export type { RequestEvent } from './requester';
 export { createLimiter, type ConcurrencyLimiter } from './concurrency';
 export { trackerRef, type TrackerRef, type TrackerFamily, type TrackerItemFields, type TrackerRefOptions } from './tracker-ref';
 export {

@@ -4,9 +4,10 @@ import { startSimulator, type RunningSimulator } from '../../simulator/index';
 
 let sim: RunningSimulator;
 let admin: ReturnType<typeof client>;
+const delays = delayProbe();
 
 beforeAll(async () => {
-  sim = await startSimulator({ tenant: 'tiny' });
+  sim = await startSimulator({ tenant: 'tiny', wait: delays.wait });
   admin = client(sim);
 });
 afterAll(async () => {
@@ -16,7 +17,50 @@ beforeEach(() => {
   sim.setFaults({});
   sim.setLatency(0);
   sim.clearRequests();
+  delays.reset();
 });
+
+/**
+ * The simulator's delays, seen without a clock: every delay is recorded, and while `hold()` is on
+ * a delay lasts until `release()` (or the simulator closes).
+ */
+function delayProbe() {
+  let applied: number[] = [];
+  let holding = false;
+  let held: (() => void)[] = [];
+  let started: (() => void) | undefined;
+  return {
+    get applied(): readonly number[] {
+      return applied;
+    },
+    wait: (ms: number): Promise<void> => {
+      applied.push(ms);
+      started?.();
+      if (!holding) return Promise.resolve();
+      return new Promise<void>((resolve) => held.push(resolve));
+    },
+    /** Holds every delay from now on; resolves when the next one starts. */
+    hold(): Promise<void> {
+      holding = true;
+      return new Promise<void>((resolve) => {
+        started = () => {
+          started = undefined;
+          resolve();
+        };
+      });
+    },
+    release(): void {
+      holding = false;
+      for (const resolve of held) resolve();
+      held = [];
+    },
+    reset(): void {
+      this.release();
+      applied = [];
+      started = undefined;
+    },
+  };
+}
 
 describe('injected faults', () => {
   it('answers 429 with Retry-After once, then normally, and logs the fault', async () => {
@@ -56,29 +100,32 @@ describe('injected faults', () => {
     expect((await admin.v1('riskregister')).status).toBe(200);
   });
 
-  it('delays a slow answer long enough to trigger a client timeout', async () => {
+  it('holds a slow answer back for its delay, long enough to trigger a client timeout', async () => {
     sim.injectFault({ status: 'slow', delayMs: 400 });
     const creds = sim.credentials();
     const auth = `Basic ${Buffer.from(`${creds.email}:${creds.apiKey}`).toString('base64')}`;
-    const started = Date.now();
-    await expect(
-      fetch(`${sim.v1BaseUrl}/api/v1/riskregister`, { headers: { authorization: auth }, signal: AbortSignal.timeout(100) }),
-    ).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(350);
+    const delaying = delays.hold();
+    const abort = new AbortController();
+    const answer = fetch(`${sim.v1BaseUrl}/api/v1/riskregister`, { headers: { authorization: auth }, signal: abort.signal });
+    await delaying;
+    // The client gives up while the answer is held back: no response has been sent.
+    abort.abort(new Error('client timeout'));
+    await expect(answer).rejects.toThrow('client timeout');
+    delays.release();
+    expect(delays.applied).toEqual([400]);
+
     sim.injectFault({ status: 'slow', delayMs: 150 });
-    const t0 = Date.now();
     expect((await admin.v1('riskregister')).status).toBe(200);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+    expect(delays.applied).toEqual([400, 150]);
   });
 });
 
 describe('random faults and latency', () => {
   it('adds latency to every response', async () => {
     sim.setLatency(120);
-    const t0 = Date.now();
-    await admin.v1('riskregister');
-    await admin.legacyGet('boards');
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(230);
+    expect((await admin.v1('riskregister')).status).toBe(200);
+    expect((await admin.legacyGet('boards')).status).toBe(200);
+    expect(delays.applied).toEqual([120, 120]);
   });
 
   it('draws 429, 5xx and slow answers at the configured rates', async () => {
@@ -89,9 +136,8 @@ describe('random faults and latency', () => {
     sim.setFaults({ rate5xx: 1 });
     for (let i = 0; i < 6; i++) expect([500, 502, 503, 504]).toContain((await admin.legacyGet('boards')).status);
     sim.setFaults({ rateSlow: 1, slowMs: 100 });
-    const t0 = Date.now();
     expect((await admin.v1('riskregister')).status).toBe(200);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(90);
+    expect(delays.applied).toEqual([100]);
     expect(sim.requests.map((r) => r.fault)).toEqual(['429', '5xx', '5xx', '5xx', '5xx', '5xx', '5xx', 'slow']);
   });
 
@@ -127,18 +173,29 @@ describe('request log and shutdown', () => {
     expect(sim.requests).toHaveLength(0);
   });
 
-  it('closes promptly even while a slow answer is pending', async () => {
-    const s = await startSimulator({ tenant: 'tiny' });
+  it('closes without waiting for a slow answer that is pending', async () => {
+    // The delay is held until released, which never happens: only close() can end it.
+    const probe = delayProbe();
+    const s = await startSimulator({ tenant: 'tiny', wait: probe.wait });
     s.injectFault({ status: 'slow', delayMs: 30_000 });
+    const delaying = probe.hold();
     const pending = fetch(`${s.v1BaseUrl}/api/v1/riskregister`).then(
       (r) => r.status,
       () => 'failed',
     );
-    await new Promise((r) => setTimeout(r, 50));
-    const t0 = Date.now();
+    await delaying;
     await s.close();
-    expect(Date.now() - t0).toBeLessThan(1000);
     expect(await pending).toBe('failed');
+    expect(s.requests).toMatchObject([{ status: 0, fault: 'injected' }]);
+  });
+
+  it('waits out delays on a timer by default', async () => {
+    const s = await startSimulator({ tenant: 'tiny', latencyMs: 5 });
+    try {
+      expect((await client(s).v1('riskregister')).status).toBe(200);
+    } finally {
+      await s.close();
+    }
   });
 });
 

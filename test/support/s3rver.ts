@@ -1,6 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
@@ -32,6 +36,7 @@ export async function startS3rver(options: { bucket?: string } = {}): Promise<S3
     vhostBuckets: false,
     configureBuckets: [{ name: bucket }],
   });
+  makeObjectWritesAtomic((server as unknown as { store: FilesystemStore }).store);
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
   const createClient = (overrides: Partial<ConstructorParameters<typeof S3Client>[0]> = {}): S3Client =>
@@ -56,4 +61,67 @@ export async function startS3rver(options: { bucket?: string } = {}): Promise<S3
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** The part of s3rver's FilesystemStore (s3rver 3) that makeObjectWritesAtomic replaces. */
+interface FilesystemStore {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  getObject(bucket: string, key: string, options?: unknown): Promise<unknown>;
+  putObject(object: { bucket: string; key: string; content: Buffer | Readable; metadata: Record<string, string> }): Promise<{
+    size: number;
+    md5: string;
+  }>;
+  putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5?: string): Promise<void>;
+}
+
+/**
+ * S3 replaces an object atomically: a GET sees the old object or the new one. s3rver writes the
+ * object file and then its metadata in place, and answers the PUT before the file is flushed, so a
+ * GET during (or right after) an overwrite can read a truncated body under the old length: the
+ * export API then read half a job-status JSON and answered 500 on a busy machine. Here a PUT writes
+ * to a temporary file that is renamed into place once flushed, and GETs and PUTs of one key take
+ * turns, the PUT's turn covering its metadata and the GET's lasting until its file is open (so it
+ * reads one whole version even if a PUT renames a new one over it). HEAD is left as it is.
+ */
+function makeObjectWritesAtomic(store: FilesystemStore): void {
+  const turns = new Map<string, Promise<unknown>>();
+  const inTurn = <T>(bucket: string, key: string, run: () => Promise<T>): Promise<T> => {
+    const id = `${bucket}/${key}`;
+    const result = (turns.get(id) ?? Promise.resolve()).catch(() => undefined).then(run);
+    const settled = result.catch(() => undefined);
+    turns.set(id, settled);
+    void settled.then(() => {
+      if (turns.get(id) === settled) turns.delete(id);
+    });
+    return result;
+  };
+  let temps = 0;
+  const writeAtomically = async (target: string, content: Readable): Promise<void> => {
+    // Not ending in `._S3rver_object`, so listings skip it.
+    const temp = `${target}.${process.pid}-${(temps += 1)}.partial`;
+    await pipeline(content, createWriteStream(temp));
+    await rename(temp, target);
+  };
+
+  const getObject = store.getObject.bind(store);
+  store.getObject = (bucket, key, options) => inTurn(bucket, key, () => getObject(bucket, key, options));
+  store.putObject = (object) =>
+    inTurn(object.bucket, object.key, async () => {
+      const target = store.getResourcePath(object.bucket, object.key, 'object');
+      await mkdir(path.dirname(target), { recursive: true });
+      const md5 = createHash('md5');
+      let size = 0;
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          md5.update(chunk);
+          size += chunk.length;
+          callback(null, chunk);
+        },
+      });
+      const content = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
+      await writeAtomically(target, content.pipe(counted));
+      const digest = md5.digest('hex');
+      await store.putMetadata(object.bucket, object.key, object.metadata, digest);
+      return { size, md5: digest };
+    });
 }

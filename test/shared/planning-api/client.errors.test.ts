@@ -158,16 +158,20 @@ describe('retries', () => {
   });
 
   it('times out a request that gets no answer, retries it, then throws RequestTimeoutError', async () => {
-    const { client, server } = await clientFor(() => undefined /* never answers */, {
+    // Each attempt times out once the server has it (never answered), not by a clock.
+    const attempts: AbortController[] = [];
+    const { client, server } = await clientFor(() => attempts.at(-1)!.abort(new DOMException('timed out', 'TimeoutError')), {
       timeoutMs: 80,
       retry: { maxAttempts: 2, baseDelayMs: 1 },
+      timeoutSignal: () => {
+        attempts.push(new AbortController());
+        return attempts.at(-1)!.signal;
+      },
     });
-    const started = Date.now();
     const error = await client.getRisk('r-1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestTimeoutError);
     expect((error as Error).message).toBe('getRisk: no complete response within 80 ms (gave up after 2 attempts)');
     expect(server.requests).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('times out a response whose body stalls after the headers', async () => {
@@ -182,17 +186,33 @@ describe('retries', () => {
   });
 
   it('recovers when only the first attempt is slow', async () => {
+    // Attempts time out when the test says so, not by a clock: the first one once the server has it.
+    const attempts: { ms: number; timeOut: () => void }[] = [];
+    let firstArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (firstArrived = resolve));
     let calls = 0;
-    const { client, server } = await clientFor(
-      async (_req, res) => {
+    const { client, server, rec } = await clientFor(
+      (_req, res) => {
         calls += 1;
-        if (calls === 1) await delay(600);
-        sendJson(res, 200, RISK);
+        if (calls === 1) firstArrived(); // never answered
+        else sendJson(res, 200, RISK);
       },
-      { timeoutMs: 250 },
+      {
+        timeoutMs: 250,
+        timeoutSignal: (ms) => {
+          const controller = new AbortController();
+          attempts.push({ ms, timeOut: () => controller.abort(new DOMException('timed out', 'TimeoutError')) });
+          return controller.signal;
+        },
+      },
     );
-    await expect(client.getRisk('r-1')).resolves.toMatchObject({ id: 'r-1' });
+    const risk = client.getRisk('r-1');
+    await arrived;
+    attempts[0]!.timeOut();
+    await expect(risk).resolves.toMatchObject({ id: 'r-1' });
     expect(server.requests).toHaveLength(2);
+    expect(attempts.map((a) => a.ms)).toEqual([250, 250]);
+    expect(rec.events.map((e) => e.outcome)).toEqual(['timeout', 'ok']);
   });
 
   it('does not hold a concurrency slot while sleeping before a retry', async () => {
@@ -213,6 +233,8 @@ describe('retries', () => {
     const limiter = createLimiter(1);
     const order: string[] = [];
     let releaseSleep!: () => void;
+    let sleeping!: () => void;
+    const slowIsSleeping = new Promise<void>((resolve) => (sleeping = resolve));
     const { client } = await clientFor(
       (req, res) => {
         order.push(req.path);
@@ -220,11 +242,17 @@ describe('retries', () => {
           sendJson(res, 503, {});
         } else sendJson(res, 200, { data: [{ id: req.path.split('/').pop() }] });
       },
-      { limiter, sleep: () => new Promise<void>((resolve) => (releaseSleep = resolve)) },
+      {
+        limiter,
+        sleep: () => {
+          sleeping();
+          return new Promise<void>((resolve) => (releaseSleep = resolve));
+        },
+      },
     );
     const slow = client.getRisk('slow');
-    while (order.length < 1) await delay(1);
-    await delay(10);
+    await slowIsSleeping;
+    expect(limiter.active).toBe(0);
     await expect(client.getRisk('fast')).resolves.toMatchObject({ id: 'fast' });
     releaseSleep();
     await expect(slow).resolves.toMatchObject({ id: 'slow' });

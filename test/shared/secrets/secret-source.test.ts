@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, CredentialsError } from '../../../shared/core/errors';
 import {
   SecretsManagerCredentialsSource,
@@ -75,8 +75,14 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
     await source.getCredentials();
     stub.setSecret('prod/planning', json({ ...credentials, apiKey: ROTATED_KEY }));
     expect((await source.getCredentials()).apiKey).toBe(API_KEY);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect((await source.getCredentials()).apiKey).toBe(ROTATED_KEY);
+    // The cache's clock moves on by more than maxAge; nothing waits for it.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 1_100);
+      expect((await source.getCredentials()).apiKey).toBe(ROTATED_KEY);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(stub.calls('prod/planning')).toBe(2);
     await source.getCredentials({ forceFetch: true });
     expect(stub.calls('prod/planning')).toBe(3);

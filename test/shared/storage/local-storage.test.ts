@@ -51,8 +51,8 @@ describe('LocalDirectoryStorage', () => {
 
   it('shows nothing under the key until the upload is done (temp file next to it)', async () => {
     const upload = storage.openUpload('a/b.csv', meta);
-    upload.stream.write('partial');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Written to the temp file once the write's callback has run.
+    await new Promise((resolve) => upload.stream.write('partial', resolve));
     expect(await storage.getObject('a/b.csv')).toBeUndefined();
     expect(await storage.listKeys('')).toEqual([]);
     const files = await filesUnder(root);
@@ -91,8 +91,8 @@ describe('LocalDirectoryStorage', () => {
     const upload = storage.openUpload('a/err.csv', meta);
     upload.stream.write('abc');
     upload.stream.destroy(new Error('producer broke'));
+    // done rejects only after the temp file is removed.
     await expect(upload.done).rejects.toThrow(/producer broke/);
-    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await filesUnder(root)).toEqual([]);
   });
 

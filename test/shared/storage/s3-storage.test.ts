@@ -197,12 +197,18 @@ describe('S3Storage request parameters (mocked client)', () => {
 
   it('aborts the multipart upload when the writer fails', async () => {
     mock.on(CreateMultipartUploadCommand).resolves({ UploadId: 'u2' });
-    mock.on(UploadPartCommand).resolves({ ETag: '"e"' });
+    // The upload has started once its first part is on its way: the abort must end a real upload.
+    let partSent!: () => void;
+    const firstPart = new Promise<void>((resolve) => (partSent = resolve));
+    mock.on(UploadPartCommand).callsFake(() => {
+      partSent();
+      return { ETag: '"e"' };
+    });
     mock.on(AbortMultipartUploadCommand).resolves({});
     const storage = new S3Storage({ client, bucket: 'b', serverSideEncryption: 'AES256', partSizeBytes: 5 * MiB });
     const upload = storage.openUpload('f.bin', { contentType: 'application/octet-stream' });
     upload.stream.write(patternBytes(6 * MiB));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await firstPart;
     await upload.abort(new Error('stop'));
     await expect(upload.done).rejects.toThrow(/aborted: stop/);
     expect(mock.commandCalls(AbortMultipartUploadCommand).map((c) => c.args[0].input)).toEqual([

@@ -2,11 +2,12 @@ import { createWriteStream } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageError } from '../../../shared/core/errors';
-import { openXlsxWorkbook, parseFillColor, readableFontColor } from '../../../shared/render/xlsx/workbook';
-import type { ReportSummary, TableDefinition, TableRow } from '../../../shared/table/table';
-import { makeTempDir } from './temp-files';
-import { readZipEntries } from './zip-entries';
+import { StorageError } from '../../../../shared/core/errors';
+import { parseFillColor, readableFontColor } from '../../../../shared/render/xlsx/cells';
+import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
+import type { ReportSummary, TableDefinition, TableRow } from '../../../../shared/table/table';
+import { makeTempDir } from '../temp-files';
+import { readZipEntries } from '../zip-entries';
 
 const temp = makeTempDir('xlsx-render');
 afterAll(() => temp.remove());

@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { openXlsxWorkbook } from '../../../shared/render/xlsx/workbook';
-import type { TableDefinition, TableRow } from '../../../shared/table/table';
-import { makeTempDir } from './temp-files';
+import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
+import type { TableDefinition, TableRow } from '../../../../shared/table/table';
+import { makeTempDir } from '../temp-files';
 
 const temp = makeTempDir('xlsx-large');
 afterAll(() => temp.remove());
@@ -38,6 +38,8 @@ function item(i: number): TableRow {
 const ROWS = 100_000;
 
 describe('openXlsxWorkbook at scale', () => {
+  // A hang guard, not a speed target (those are in npm run bench): reading 100,000 rows back with
+  // exceljs takes a minute on a loaded 2-core machine.
   it(`streams ${ROWS.toLocaleString('en-US')} rows into a workbook that reads back complete and exact`, async () => {
     const path = temp.path('large.xlsx');
     const workbook = openXlsxWorkbook(createWriteStream(path), { timeZone: 'UTC' });
@@ -71,7 +73,7 @@ describe('openXlsxWorkbook at scale', () => {
       expect(row.getCell(2).fill).toMatchObject(i % 7 === 0 ? { fgColor: { argb: 'FFC6EFCE' } } : { pattern: 'none' });
     }
     expect(read.autoFilter).toBe(`A1:E${ROWS + 1}`);
-  });
+  }, 300_000);
 
   it('stops the producer while the destination takes nothing, and finishes the file once it does', async () => {
     const chunks: Buffer[] = [];
@@ -86,6 +88,17 @@ describe('openXlsxWorkbook at scale', () => {
         else held.push(() => callback());
       },
     });
+    // The producer is blocked once it waits for the destination's 'drain', which a destination that
+    // holds every callback never emits: seen when the renderer subscribes one listener to 'drain'
+    // and 'close' (its wait for the destination), not by a timer.
+    let producerWaits!: () => void;
+    const waitingForDrain = new Promise<'blocked'>((resolve) => (producerWaits = () => resolve('blocked')));
+    type Listener = (...args: never[]) => void;
+    const subscribe = out.on.bind(out) as (event: string | symbol, listener: Listener) => Writable;
+    out.on = ((event: string | symbol, listener: Listener) => {
+      if (event === 'close' && out.listeners('drain').includes(listener)) producerWaits();
+      return subscribe(event, listener);
+    }) as typeof out.on;
     const workbook = openXlsxWorkbook(out, { timeZone: 'UTC' });
     const sheet = workbook.openSheet(ITEMS);
     const bigText = 'x'.repeat(1000);
@@ -96,16 +109,14 @@ describe('openXlsxWorkbook at scale', () => {
     for (let i = 0; i < 200_000 && blockedAt < 0; i++) {
       const result = sheet.writeRow(row(i));
       if (result instanceof Promise) {
-        const outcome = await Promise.race([
-          result.then(() => 'written' as const),
-          new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 500)),
-        ]);
+        const outcome = await Promise.race([result.then(() => 'written' as const), waitingForDrain]);
         if (outcome === 'blocked') {
           blockedAt = i + 1;
           pending = result;
         }
       }
     }
+    expect(held.length, 'the destination took nothing while blocked').toBeGreaterThan(0);
     // Blocked after at most ~16 MB of sheet XML (~1 KB a row) instead of buffering all 200 MB.
     expect(blockedAt).toBeGreaterThan(0);
     expect(blockedAt).toBeLessThan(16_000);

@@ -1,0 +1,275 @@
+/**
+ * Cell and style conversion for the Excel renderer: table values to exceljs values, the shared
+ * style objects cells point at, fill colours and column widths. Conventions: docs/formats.md.
+ * Pure functions and plain objects; the writer that uses them is ./workbook.ts.
+ */
+import type { CellValue, ColumnType } from '../../table/table';
+import { worksheetText } from '../cell-text';
+import type { ZoneClock } from '../time-zone';
+
+/** Excel refuses longer hyperlink addresses (and "repairs" the file). */
+const MAX_URL_LENGTH = 2079;
+/** The only link schemes that become clickable: never javascript:, file:, data:, … */
+// eslint-disable-next-line no-control-regex -- control characters are what it rejects
+const SAFE_URL = /^(?:https?:\/\/|mailto:)[^\s\u0000-\u001F\u007F\uFFFE\uFFFF]+$/i;
+/** 1900-03-01: Excel's serials before it are shifted by its 1900-02-29 leap-year bug. */
+const EXCEL_FIRST_SAFE_MS = Date.UTC(1900, 2, 1);
+const EXCEL_END_MS = Date.UTC(10000, 0, 1);
+const DAY_MS = 86_400_000;
+const FONT_NAME = 'Calibri';
+const FONT_SIZE = 11;
+
+/** A cell or row style as exceljs models it. */
+export interface StyleModel {
+  numFmt?: string;
+  font?: Record<string, unknown>;
+  alignment?: Record<string, unknown>;
+  fill?: Record<string, unknown>;
+}
+/** What a cell of exceljs's streaming writer holds. */
+export type ExcelValue = string | number | boolean | Date | { text: string; hyperlink: string } | null;
+
+// -------------------------------------------------------------------------------------------------
+// Styles. exceljs caches a style's id by object identity (a WeakMap) and serialises any object it
+// has not seen, so every cell gets one of these shared objects and none is ever mutated.
+
+export const enum Kind {
+  Text,
+  Integer,
+  Number,
+  PercentWhole,
+  PercentFraction,
+  Date,
+  DateTime,
+  Link,
+  Boolean,
+}
+const KIND_COUNT = 9;
+
+const TOP = { vertical: 'top' } as const;
+const BASE_FONT = { name: FONT_NAME, size: FONT_SIZE, family: 2 };
+
+function kindStyle(kind: Kind, fontColor?: string): StyleModel {
+  const font = fontColor ? { ...BASE_FONT, color: { argb: fontColor } } : undefined;
+  switch (kind) {
+    case Kind.Text:
+      // Wrapped, or multi-line text shows as one line.
+      return { alignment: { vertical: 'top', wrapText: true }, ...(font && { font }) };
+    case Kind.Integer:
+      return { numFmt: '0', alignment: TOP, ...(font && { font }) };
+    case Kind.Number:
+      return { alignment: TOP, ...(font && { font }) };
+    case Kind.PercentWhole:
+      return { numFmt: '0%', alignment: TOP, ...(font && { font }) };
+    case Kind.PercentFraction:
+      return { numFmt: '0.0%', alignment: TOP, ...(font && { font }) };
+    case Kind.Date:
+      return { numFmt: 'yyyy-mm-dd', alignment: TOP, ...(font && { font }) };
+    case Kind.DateTime:
+      return { numFmt: 'yyyy-mm-dd hh:mm', alignment: TOP, ...(font && { font }) };
+    case Kind.Link:
+      // Excel's own Hyperlink colour; on a dark fill the readable colour wins.
+      return {
+        alignment: { vertical: 'top', wrapText: true },
+        font: { ...BASE_FONT, underline: true, color: { argb: fontColor ?? 'FF0563C1' } },
+      };
+    case Kind.Boolean:
+      return { alignment: { vertical: 'top', horizontal: 'center' }, ...(font && { font }) };
+  }
+}
+
+const HEX_COLOR = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i;
+
+/** `#rrggbb`, `rrggbb` or `#rgb` → exceljs ARGB; undefined for anything else. */
+export function parseFillColor(color: string): string | undefined {
+  const m = HEX_COLOR.exec(color.trim());
+  if (!m) return undefined;
+  let hex = m[1]!;
+  if (hex.length === 3) hex = hex[0]! + hex[0]! + hex[1]! + hex[1]! + hex[2]! + hex[2]!;
+  return `FF${hex.toUpperCase()}`;
+}
+
+/** White text on dark fills, black on light ones (WCAG relative luminance, 0.179 threshold). */
+export function readableFontColor(argb: string): string {
+  const channel = (offset: number) => {
+    const c = parseInt(argb.slice(offset, offset + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(2) + 0.7152 * channel(4) + 0.0722 * channel(6);
+  return luminance < 0.179 ? 'FFFFFFFF' : 'FF000000';
+}
+
+export class StyleBook {
+  private readonly plain: StyleModel[] = [];
+  private readonly filled = new Map<string, StyleModel>();
+  private readonly colors = new Map<string, string | null>();
+  /** Header cells: bold. Shared by every sheet. */
+  readonly header: StyleModel = {
+    font: { ...BASE_FONT, bold: true },
+    alignment: { vertical: 'top', wrapText: true },
+  };
+  readonly title: StyleModel = { font: { ...BASE_FONT, size: 14, bold: true } };
+  /** Summary section headings: bold, one line that may run into the empty value column. */
+  readonly sectionHeading: StyleModel = { font: { ...BASE_FONT, bold: true } };
+  /** Rows get this instead of exceljs's per-row `{}`, which it would serialise row by row. */
+  readonly row: StyleModel = {};
+
+  constructor() {
+    for (let kind = 0; kind < KIND_COUNT; kind++) this.plain.push(kindStyle(kind));
+  }
+
+  of(kind: Kind): StyleModel {
+    return this.plain[kind]!;
+  }
+
+  /** The style of a filled cell, or undefined when the colour is not a valid hex colour. */
+  withFill(kind: Kind, color: string): StyleModel | undefined {
+    let argb = this.colors.get(color);
+    if (argb === undefined) {
+      argb = parseFillColor(color) ?? null;
+      // Colour strings come from data; bound the cache rather than trust their variety.
+      if (this.colors.size > 10_000) this.colors.clear();
+      this.colors.set(color, argb);
+    }
+    if (argb === null) return undefined;
+    const key = `${kind}:${argb}`;
+    let style = this.filled.get(key);
+    if (!style) {
+      style = {
+        ...kindStyle(kind, readableFontColor(argb)),
+        fill: { type: 'pattern', pattern: 'solid', fgColor: { argb }, bgColor: { indexed: 64 } },
+      };
+      this.filled.set(key, style);
+    }
+    return style;
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Values
+
+/**
+ * Set by toExcel alongside its result: the kind of the cell it produced (avoids a per-cell object).
+ * Importers read it through the live ES module binding right after calling toExcel.
+ */
+export let producedKind: Kind = Kind.Text;
+
+/**
+ * The exceljs value for one cell; the kind of cell goes to `producedKind`. The column type decides
+ * how numbers and Dates are shown; a value of another runtime type is written as what it is.
+ */
+export function toExcel(value: CellValue, type: ColumnType | undefined, clock: ZoneClock): ExcelValue {
+  if (value === null || value === undefined) {
+    producedKind = kindOfEmpty(type);
+    return null;
+  }
+  switch (typeof value) {
+    case 'string':
+      producedKind = Kind.Text;
+      return worksheetText(value);
+    case 'number':
+      if (!Number.isFinite(value)) {
+        producedKind = kindOfEmpty(type);
+        return null;
+      }
+      if (type === 'percent') {
+        producedKind = Number.isInteger(value) ? Kind.PercentWhole : Kind.PercentFraction;
+        return value / 100;
+      }
+      producedKind = type === 'integer' && Number.isInteger(value) ? Kind.Integer : Kind.Number;
+      return value;
+    case 'boolean':
+      producedKind = Kind.Boolean;
+      return value;
+    default:
+      break;
+  }
+  if (value instanceof Date) return dateToExcel(value, type, clock);
+  return linkToExcel(value.text, value.url);
+}
+
+function kindOfEmpty(type: ColumnType | undefined): Kind {
+  switch (type) {
+    case 'date':
+      return Kind.Date;
+    case 'datetime':
+      return Kind.DateTime;
+    case 'integer':
+      return Kind.Integer;
+    case 'percent':
+      return Kind.PercentWhole;
+    case 'number':
+      return Kind.Number;
+    case 'boolean':
+      return Kind.Boolean;
+    default:
+      return Kind.Text;
+  }
+}
+
+function dateToExcel(value: Date, type: ColumnType | undefined, clock: ZoneClock): ExcelValue {
+  const ms = value.getTime();
+  if (Number.isNaN(ms)) {
+    producedKind = kindOfEmpty(type);
+    return null;
+  }
+  // exceljs turns a Date into a serial from its UTC fields, so the Date handed over must carry
+  // the wall-clock fields: the calendar day for `date`, the time in the report zone otherwise.
+  const isDate = type === 'date';
+  const wall = isDate ? Math.floor(ms / DAY_MS) * DAY_MS : ms + clock.offsetMs(ms);
+  if (wall < EXCEL_FIRST_SAFE_MS || wall >= EXCEL_END_MS) {
+    // Outside what Excel dates can show correctly: keep it readable and exact as text.
+    producedKind = Kind.Text;
+    if (!isDate) return clock.isoWithOffset(value);
+    const iso = value.toISOString();
+    return iso.slice(0, iso.indexOf('T'));
+  }
+  producedKind = isDate ? Kind.Date : Kind.DateTime;
+  return new Date(wall);
+}
+
+function linkToExcel(text: string, url: string): ExcelValue {
+  const shown = worksheetText(text) || worksheetText(url);
+  if (url.length <= MAX_URL_LENGTH && SAFE_URL.test(url) && shown !== '') {
+    producedKind = Kind.Link;
+    return { text: shown, hyperlink: url };
+  }
+  // Not a link we let anyone click (javascript:, data:, relative, too long): its text only.
+  producedKind = Kind.Text;
+  return shown;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Columns
+
+export function widthOf(type: ColumnType, key: string, preferred: number | undefined): number {
+  const byType: Record<ColumnType, number> = {
+    text: 40,
+    link: 40,
+    integer: 10,
+    number: 14,
+    percent: 10,
+    date: 12,
+    datetime: 17,
+    boolean: 9,
+  };
+  const max = type === 'text' || type === 'link' ? 60 : 100;
+  // Room for the header and the autofilter button next to it.
+  const min = Math.min(key.length + 4, max);
+  return Math.max(min, Math.min(max, preferred ?? byType[type]));
+}
+
+export function columnLetters(n: number): string {
+  let s = '';
+  for (let c = n; c > 0; c = Math.floor((c - 1) / 26)) s = String.fromCharCode(65 + ((c - 1) % 26)) + s;
+  return s;
+}
+
+/** The column type a Summary value is shown as when its line names none. */
+export function inferType(value: CellValue): ColumnType {
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  if (value instanceof Date) return 'datetime';
+  if (typeof value === 'object' && value !== null) return 'link';
+  return 'text';
+}

@@ -1,0 +1,188 @@
+/**
+ * Canary for the exceljs/archiver internals the Excel renderer patches
+ * (shared/render/xlsx/exceljs-internals.ts). Each test drives the real installed exceljs and names
+ * the internal in its failure message, so an exceljs upgrade that changes what a patch relies on
+ * fails here, loudly and by name, rather than as a silent memory regression or a wrong sheet order.
+ */
+import { writeFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import exceljsPackage from 'exceljs/package.json' with { type: 'json' };
+import { afterAll, describe, expect, it } from 'vitest';
+import { ExporterError } from '../../../../shared/core/errors';
+import {
+  assertTestedExceljsVersion,
+  createWorkbookWriter,
+  pendingXmlBytes,
+  recycleSheetBuffers,
+  reserveFirstSheet,
+  TESTED_EXCELJS_VERSION,
+  writeHyperlinksInSlices,
+  type WriterSheet,
+  type WriterWorkbook,
+} from '../../../../shared/render/xlsx/exceljs-internals';
+import { makeTempDir } from '../temp-files';
+import { readZipEntries } from '../zip-entries';
+
+const temp = makeTempDir('exceljs-internals');
+afterAll(() => temp.remove());
+
+/** A workbook writer on an in-memory sink; `entries()` finishes it and returns its zip entries. */
+function openWriter(): { workbook: WriterWorkbook; entries: () => Promise<Map<string, string>> } {
+  const chunks: Buffer[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk);
+      callback();
+    },
+  });
+  const workbook = createWorkbookWriter(out, { zlibLevel: 6 });
+  return {
+    workbook,
+    entries: async () => {
+      await workbook.commit();
+      const path = temp.path(`${Math.random().toString(36).slice(2)}.xlsx`);
+      await writeFile(path, Buffer.concat(chunks));
+      return readZipEntries(path);
+    },
+  };
+}
+
+function writeRows(sheet: WriterSheet, from: number, count: number, text: string): void {
+  for (let i = from; i < from + count; i++) {
+    const row = sheet.addRow(undefined);
+    row.getCell(1).value = `${text} ${i}`;
+    row.getCell(2).value = { text: `link ${i}`, hyperlink: `https://example.com/${i}` };
+    row.commit();
+  }
+}
+
+/** Yields to the event loop until `done()` holds: deflate's callbacks arrive there. */
+async function untilSettled(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+const sheetStream = (sheet: WriterSheet) => (sheet as unknown as { stream: Record<string, unknown> }).stream;
+
+describe('exceljs internals the Excel renderer relies on (canary: run it after every exceljs upgrade)', () => {
+  it('the installed exceljs is the version the internals were verified with', () => {
+    expect(
+      exceljsPackage.version,
+      `exceljs ${exceljsPackage.version} is installed; the internals were verified with ${TESTED_EXCELJS_VERSION}. ` +
+        'If every other test in this file passes, raise TESTED_EXCELJS_VERSION in shared/render/xlsx/exceljs-internals.ts',
+    ).toBe(TESTED_EXCELJS_VERSION);
+    expect(() => assertTestedExceljsVersion()).not.toThrow();
+    expect(() => assertTestedExceljsVersion('4.5.0')).toThrow(ExporterError);
+    expect(() => assertTestedExceljsVersion('4.5.0')).toThrow(
+      /exceljs 4\.5\.0 is installed.*WorkbookWriter\._worksheets.*verified only with exceljs 4\.4\.0/,
+    );
+  });
+
+  it('WorkbookWriter._worksheets: an empty array indexed by sheet id, whose order is the sheet order (reserveFirstSheet)', async () => {
+    const { workbook, entries } = openWriter();
+    const worksheets = (workbook as unknown as { _worksheets?: unknown })._worksheets;
+    expect(worksheets, 'exceljs internal WorkbookWriter._worksheets is no longer an empty array on a fresh writer').toEqual([]);
+
+    const order = reserveFirstSheet(workbook);
+    const data = workbook.addWorksheet('Data', {});
+    expect(data.id, 'exceljs internal WorkbookWriter._worksheets: a data sheet did not skip the reserved id 1').toBe(2);
+    writeRows(data, 0, 3, 'data');
+    data.commit();
+    const summary = order.addFirst('Summary');
+    expect(summary.id, 'exceljs internal WorkbookWriter._worksheets: Summary did not get the freed id 1').toBe(1);
+    summary.addRow(undefined).commit();
+    summary.commit();
+
+    const files = await entries();
+    const sheetNames = [...(files.get('xl/workbook.xml') ?? '').matchAll(/<sheet [^>]*name="([^"]+)"/g)].map((m) => m[1]);
+    expect(sheetNames, 'exceljs internal WorkbookWriter._worksheets no longer decides the sheet order').toEqual(['Summary', 'Data']);
+    expect(
+      files.get('xl/worksheets/sheet2.xml')?.includes('data 2'),
+      'exceljs internal WorkbookWriter._worksheets: sheet ids and parts disagree',
+    ).toBe(true);
+  });
+
+  it('StreamBuf.pipes and the readable-stream 2 states of the PassThrough in front of the zip (pendingXmlBytes)', async () => {
+    const { workbook, entries } = openWriter();
+    const sheet = workbook.addWorksheet('Data', {});
+    const stream = sheetStream(sheet);
+    const pipes = stream.pipes as unknown[];
+    expect(Array.isArray(pipes) && pipes.length, 'exceljs internal StreamBuf.pipes is not one PassThrough').toBe(1);
+    const pipe = pipes[0] as { _readableState?: { length?: unknown }; _writableState?: { length?: unknown } };
+    expect(typeof pipe._readableState?.length, 'archiver internal PassThrough _readableState.length is not a number').toBe('number');
+    expect(typeof pipe._writableState?.length, 'archiver internal PassThrough _writableState.length is not a number').toBe('number');
+
+    const pending = pendingXmlBytes(sheet);
+    // Written without a turn of the event loop, the XML can only pile up in front of the zip.
+    writeRows(sheet, 0, 5000, 'x'.repeat(200));
+    expect(pending(), 'exceljs internal StreamBuf.pipes: written XML no longer waits in the measured PassThrough').toBeGreaterThan(
+      5 * 64 * 1024,
+    );
+    await untilSettled(() => pending() === 0);
+    sheet.commit();
+    expect((await entries()).get('xl/worksheets/sheet1.xml')?.includes(`${'x'.repeat(200)} 4999</v>`)).toBe(true);
+  });
+
+  it('StreamBuf._getWritableBuffer, bufSize, batch and ReadWriteBuf, and the zip entry _transform (recycleSheetBuffers)', async () => {
+    const { workbook, entries } = openWriter();
+    const sheet = workbook.addWorksheet('Data', {});
+    const stream = sheetStream(sheet);
+    expect(typeof stream._getWritableBuffer, 'exceljs internal StreamBuf._getWritableBuffer is not a function').toBe('function');
+    expect(stream.bufSize, 'exceljs internal StreamBuf.bufSize is not 64 KiB').toBe(65536);
+    expect(stream.batch, 'exceljs internal StreamBuf.batch is not set for worksheet streams').toBe(true);
+    const buffers = stream.buffers as object[];
+    expect(Array.isArray(buffers) && buffers.length > 0, 'exceljs internal StreamBuf.buffers holds no current ReadWriteBuf').toBe(true);
+    const sample = buffers[buffers.length - 1]!;
+    expect(Object.keys(sample).sort(), 'exceljs internal ReadWriteBuf has other fields').toEqual(['buffer', 'iRead', 'iWrite', 'size']);
+    expect('full' in sample, 'exceljs internal ReadWriteBuf.full is missing').toBe(true);
+    const passThrough = (stream.pipes as { _readableState?: { pipesCount?: unknown } }[])[0];
+    expect(typeof passThrough?._readableState?.pipesCount, 'archiver internal PassThrough _readableState.pipesCount is not a number').toBe(
+      'number',
+    );
+
+    recycleSheetBuffers(sheet);
+    const patched = stream._getWritableBuffer as () => { buffer: Buffer };
+    const handedOut: Buffer[] = [];
+    stream._getWritableBuffer = function recording(this: unknown) {
+      const next = patched.call(this);
+      if (handedOut.at(-1) !== next.buffer) handedOut.push(next.buffer);
+      return next;
+    };
+    const pending = pendingXmlBytes(sheet);
+    for (let batch = 0; batch < 40; batch++) {
+      writeRows(sheet, batch * 500, 500, 'y'.repeat(200));
+      await untilSettled(() => pending() === 0);
+    }
+    sheet.commit();
+    const files = await entries();
+    const xml = files.get('xl/worksheets/sheet1.xml') ?? '';
+    expect(xml.match(/<row /g)?.length, 'recycled buffers lost rows of the sheet XML').toBe(20_000);
+    expect(xml.includes(`<v>${'y'.repeat(200)} 19999</v>`), 'recycled buffers corrupted the sheet XML').toBe(true);
+    expect(
+      new Set(handedOut).size,
+      'archiver/zlib internal: the zip entry _transform hook never returned a 64 KiB buffer for reuse',
+    ).toBeLessThan(handedOut.length / 2);
+  });
+
+  it('WorksheetWriter._writeHyperlinks and _sheetRelsWriter._hyperlinks (writeHyperlinksInSlices): the same bytes as exceljs', async () => {
+    const sheetXml = async (patch: boolean): Promise<string> => {
+      const { workbook, entries } = openWriter();
+      const sheet = workbook.addWorksheet('Data', {});
+      const internals = sheet as unknown as { _writeHyperlinks?: unknown; _sheetRelsWriter?: { _hyperlinks?: unknown } };
+      expect(typeof internals._writeHyperlinks, 'exceljs internal WorksheetWriter._writeHyperlinks is not a function').toBe('function');
+      expect(internals._sheetRelsWriter?._hyperlinks, 'exceljs internal WorksheetWriter._sheetRelsWriter._hyperlinks is not an array').toEqual(
+        [],
+      );
+      if (patch) writeHyperlinksInSlices(sheet);
+      writeRows(sheet, 0, 10_000, 'row');
+      expect(
+        (internals._sheetRelsWriter?._hyperlinks as unknown[])[0],
+        'exceljs internal _sheetRelsWriter._hyperlinks no longer records a link as { rId, address }',
+      ).toEqual({ rId: 'rId1', address: 'B1' });
+      sheet.commit();
+      return (await entries()).get('xl/worksheets/sheet1.xml') ?? '';
+    };
+    const patched = await sheetXml(true);
+    expect(patched.includes('<hyperlink ref="B10000" r:id="rId10000"/></hyperlinks>')).toBe(true);
+    expect(patched === (await sheetXml(false)), 'WorksheetWriter._writeHyperlinks: the sliced hyperlink list differs from exceljs\'s').toBe(true);
+  });
+});
