@@ -6,6 +6,7 @@ import { openCsvSink } from '../render/csv';
 import { openXlsxWorkbook, type XlsxWorkbook } from '../render/xlsx/workbook';
 import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
+import { isoDateInZone } from './dates';
 import { CONTENT_TYPES, manifestKey, runFolderKey } from './layout';
 import { publishLatest } from './latest-pointer';
 import { manifestSchema, type Manifest, type ManifestFile } from './manifest';
@@ -173,6 +174,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
           timeZone: definition.timeZone,
           creator: 'planning-report-exporter',
           title: definition.title ?? definition.name,
+          footer: `${definition.title ?? definition.name} – ${isoDateInZone(startedAt, definition.timeZone)}`,
         })
       : undefined;
 
