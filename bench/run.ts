@@ -9,6 +9,7 @@ import { updateDoc, type SectionBlock } from './lib/doc';
 import { runColdStartSection } from './sections/cold-start';
 import { runE2eSection } from './sections/e2e';
 import { runFetchSection } from './sections/fetch';
+import { runParquetSection } from './sections/parquet';
 import { DEFAULT_SIZES, runRenderSection } from './sections/render';
 
 const HELP = `npm run bench [-- options]
@@ -68,6 +69,7 @@ const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const runners: Record<SectionId, () => Promise<SectionResult>> = {
   fetch: () => runFetchSection({ repeat }),
   render: () => runRenderSection({ sizes, repeat }),
+  parquet: () => runParquetSection(),
   e2e: () => runE2eSection(),
   cold: () => runColdStartSection({ repeat: Math.max(5, repeat) }),
 };

@@ -193,6 +193,9 @@ function describeResult(result: ExportResult, storage: Storage): string {
     ...result.manifest.files.map(
       (f) => `  ${f.format.padEnd(8)} ${storage.describe(`${result.runFolder}/${f.path}`)} (${formatBytes(f.bytes)}, ${Object.values(f.rows).reduce((a, b) => a + b, 0).toLocaleString('en-US')} rows)`,
     ),
+    ...(result.manifest.tables ?? []).map(
+      (t) => `  parquet  ${storage.describe(`${result.manifest.report}/${t.path}`)} (${formatBytes(t.bytes)}, ${t.rows.toLocaleString('en-US')} rows)`,
+    ),
     result.latestUpdated ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)}` : '',
   ];
   return `${lines.filter((l) => l !== '').join('\n')}\n`;

@@ -14,6 +14,8 @@ import { ExporterSecrets } from './constructs/exporter-secrets';
 import { ReportSchedules } from './constructs/report-schedules';
 import { ReportsBucket } from './constructs/reports-bucket';
 import { RunLedgerTable } from './constructs/run-ledger-table';
+import { DownstreamTables } from './constructs/downstream-tables';
+import { tablesOfDatasets } from '../shared/report/table-schemas';
 import { SecureQueue } from './constructs/secure-queue';
 
 /** Root of everything the Lambdas write in the bucket (REPORTS_PREFIX). */
@@ -43,6 +45,7 @@ export class ReportExporterStack extends Stack {
   readonly failedExportsQueue: SecureQueue;
   readonly schedules: ReportSchedules;
   readonly alarms: ExporterAlarms;
+  readonly downstream: DownstreamTables;
 
   constructor(scope: Construct, id: string, props: ReportExporterStackProps) {
     super(scope, id, props);
@@ -52,6 +55,13 @@ export class ReportExporterStack extends Stack {
     this.reports = new ReportsBucket(this, 'Storage', { prefix: REPORTS_PREFIX, retentionDays: config.retentionDays });
     const bucket = this.reports.bucket;
     this.ledger = new RunLedgerTable(this, 'Ledger');
+    // Glue tables and Athena for the reports that write Parquet (docs/downstream.md).
+    this.downstream = new DownstreamTables(this, 'Downstream', {
+      bucket, logBucket: this.reports.logBucket, prefix: REPORTS_PREFIX,
+      reports: config.reports
+        .filter((r) => r.definition.formats?.includes('parquet'))
+        .map((r) => ({ name: r.definition.name, tables: tablesOfDatasets(r.definition.datasets) })),
+    });
     this.secrets = new ExporterSecrets(this, 'Secrets', {
       ...(config.planningSecretName !== undefined && { planningSecretName: config.planningSecretName }),
     });

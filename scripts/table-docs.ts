@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Column } from '../shared/table/table';
 import { BOARD_ITEM_COLUMNS } from '../shared/report/tables/board-items';
@@ -6,11 +6,12 @@ import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../shared/report/tables/ok
 import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../shared/report/tables/pi-objectives';
 import { RISK_COLUMNS } from '../shared/report/tables/risks';
 import { labelColumn, SHEET_TITLES } from '../shared/report/tables/labels';
+import { schemaFileText, schemaOf, TABLE_SCHEMAS } from '../shared/report/table-schemas';
 
 /**
- * docs/tables.md is generated from the column definitions, and a test fails when it is stale, so the
- * documented contract for downstream jobs can never drift from what the exporter writes.
- * Regenerate with `npx tsx scripts/table-docs.ts`.
+ * docs/tables.md and the schema contract files schemas/<table>.json are generated from the column
+ * definitions, and tests fail when they are stale, so the documented contract for downstream jobs can
+ * never drift from what the exporter writes. Regenerate both with `npx tsx scripts/table-docs.ts`.
  */
 const TYPE_NOTES: Record<Column['type'], string> = {
   text: 'text',
@@ -21,6 +22,7 @@ const TYPE_NOTES: Record<Column['type'], string> = {
   datetime: 'date-time (CSV: ISO 8601 with offset; xlsx: date-time in the report time zone)',
   link: 'link (CSV: the URL; xlsx: hyperlink)',
   boolean: 'boolean (true/false)',
+  list: 'list of texts (CSV and xlsx: joined with `; `)',
 };
 
 const HEADER = '| column | workbook label | type | meaning |\n|---|---|---|---|';
@@ -34,7 +36,9 @@ function columnRows(table: string, columns: readonly Column[]): string {
 
 function tableSection(name: string, intro: string, columns: readonly Column[], outro = ''): string {
   const sheet = SHEET_TITLES[name] ?? name;
-  return `## \`${name}\` (sheet "${sheet}")\n\n${intro}\n\n${HEADER}\n${columnRows(name, columns)}\n${outro ? `\n${outro}\n` : ''}`;
+  const version = schemaOf(name)?.version ?? '–';
+  const schema = `Machine schema: [schemas/${name}.json](../schemas/${name}.json), version ${version} (Parquet adds \`run_id\` and \`exported_at\`).`;
+  return `## \`${name}\` (sheet "${sheet}")\n\n${intro}\n\n${HEADER}\n${columnRows(name, columns)}\n${outro ? `\n${outro}\n` : ''}\n${schema}\n`;
 }
 
 export function renderTableDocs(): string {
@@ -50,7 +54,8 @@ export function renderTableDocs(): string {
     'jobs: a column is present even when every value in it is empty. The workbook is for people: its sheets have',
     'readable names and its headers are the labels below; columns marked "(hidden)" (internal ids, colour codes)',
     'are hidden in the workbook and can be unhidden. Formats of values in CSV and xlsx are described in',
-    '[formats.md](formats.md). Lists inside one cell are separated by `; `.',
+    '[formats.md](formats.md). Lists inside one cell are separated by `; `. The Parquet files (format `parquet`)',
+    'carry the same columns typed, plus `run_id` and `exported_at`; see [downstream.md](downstream.md).',
     '',
     tableSection('risks', 'One row per risk of the selected registers (default: every visible register).', RISK_COLUMNS,
       'Then one column per custom field title found in the exported registers, sorted by title, named `cf_<title in snake_case>` ' +
@@ -67,4 +72,8 @@ export function renderTableDocs(): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(new URL('../docs/tables.md', import.meta.url), renderTableDocs());
+  mkdirSync(new URL('../schemas/', import.meta.url), { recursive: true });
+  for (const schema of TABLE_SCHEMAS) {
+    writeFileSync(new URL(`../schemas/${schema.table}.json`, import.meta.url), schemaFileText(schema));
+  }
 }

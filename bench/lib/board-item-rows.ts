@@ -10,7 +10,7 @@
  * cost of the bytes alone.
  */
 import { BOARD_ITEM_COLUMNS } from '../../shared/report/tables/board-items';
-import type { CellValue, LinkValue, TableRow } from '../../shared/table/table';
+import { isTextList, listText, type CellValue, type LinkValue, type TableRow } from '../../shared/table/table';
 // The simulator's seeded PRNG: the same rows in every process.
 import { mulberry32 } from '../../simulator/random';
 
@@ -31,6 +31,10 @@ const STATUSES = [
   ['In Review', 'InProgress'],
   ['Done', 'Done'],
 ] as const;
+// List values are shared arrays, as a dataset's would be cheap to build: generation stays a small share.
+const SPRINT_LISTS = [1, 2, 3, 4, 5].map((s) => [`Sprint ${s}`, `Sprint ${s + 1}`]);
+const TEAM_LISTS = TEAMS.map((t) => [t]);
+const TEAM_PAIRS = TEAMS.map((t, i) => [t, TEAMS[(i + 1) % TEAMS.length]!]);
 const BOARD = { id: '1003', title: 'Platform Release Train – PI 26.1' };
 
 function sentence(next: () => number, words: number): string {
@@ -79,7 +83,7 @@ export function boardItemRow(i: number, links = true): TableRow {
     values: [
       BOARD.id, BOARD.title, 'feature', String(10_000_000 + i), null, key, link, FEATURE_SUMMARIES[feature % POOL]!,
       feature % 5 === 0 ? 'Enabler' : 'Feature', feature % 10 === 0 ? 'Capability' : 'Feature', status[0], status[1],
-      `Sprint ${sprint}; Sprint ${sprint + 1}`, feature % 3 === 0 ? `${team}; ${TEAMS[(feature + 1) % TEAMS.length]!}` : team,
+      SPRINT_LISTS[sprint - 1]!, feature % 3 === 0 ? TEAM_PAIRS[feature % TEAMS.length]! : TEAM_LISTS[feature % TEAMS.length]!,
       (feature % 21) + 3, (feature * 37) % 101, ((feature * 53) % 1000) / 10,
       new Date(created), PEOPLE[feature % PEOPLE.length]!, new Date(created + (feature % 40) * DAY_MS),
       PEOPLE[(feature + 3) % PEOPLE.length]!, `${BOARD.title}\\PI 26.1\\Sprint ${sprint}`, `${BOARD.title}\\${team}`,
@@ -110,6 +114,7 @@ function cellXml(ref: string, value: CellValue, type: string): string {
   }
   if (typeof value === 'boolean') return `<c r="${ref}" s="8" t="b"><v>${value ? 1 : 0}</v></c>`;
   if (value instanceof Date) return `<c r="${ref}" s="7"><v>${(value.getTime() - EXCEL_EPOCH) / DAY_MS}</v></c>`;
+  if (isTextList(value)) return `<c r="${ref}" s="2" t="str"><v>${escapeXml(listText(value))}</v></c>`;
   return `<c r="${ref}" s="3" t="str"><v>${escapeXml(value.text)}</v></c>`;
 }
 
@@ -138,7 +143,7 @@ export function* sheetXmlChunks(rows: number, links: boolean, chunkChars = 64 * 
     for (let c = 0; c < row.values.length; c++) {
       const value = row.values[c];
       line += cellXml(`${LETTERS[c]!}${r}`, value, COLUMNS[c]!.type);
-      if (value !== null && typeof value === 'object' && !(value instanceof Date)) linkRefs.push(`${LETTERS[c]!}${r}|${value.url}`);
+      if (value !== null && typeof value === 'object' && !(value instanceof Date) && !isTextList(value)) linkRefs.push(`${LETTERS[c]!}${r}|${value.url}`);
     }
     xml += `${line}</row>`;
     if (xml.length >= chunkChars) {

@@ -75,6 +75,7 @@ const LABELS: Record<RenderKind, string> = {
   deflate: 'reference: sheet XML → zlib level 6 → file',
   'exceljs-memory': 'reference: exceljs in-memory Workbook',
   generate: 'reference: generating the rows only',
+  parquet: 'Parquet (shared/render/parquet/)',
 };
 
 export async function runRenderSection(options: RenderOptions): Promise<SectionResult> {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 /**
  * End to end (one process): exportReport of the board-items dataset from the simulator into S3
- * (s3rver), xlsx and CSV, manifest and latest.json: what the export Lambda does for one report.
+ * (s3rver), xlsx, CSV and Parquet, manifest and latest.json: what the export Lambda does for one report.
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { reportResult, workerInput } from '../lib/child';
@@ -31,7 +31,7 @@ const client = new S3Client({
   responseChecksumValidation: 'WHEN_REQUIRED',
 });
 const storage = new S3Storage({ client, bucket: input.bucket, prefix: 'bench' });
-const definition = parseReportDefinition({ name: 'bench-e2e', datasets: { boardItems: {} }, formats: ['xlsx', 'csv'] });
+const definition = parseReportDefinition({ name: 'bench-e2e', datasets: { boardItems: {} }, formats: ['xlsx', 'csv', 'parquet'] });
 
 const cpuStart = process.cpuUsage();
 const started = performance.now();
@@ -49,6 +49,6 @@ reportResult({
   wallMs,
   cpuMs: (cpu.user + cpu.system) / 1000,
   rows: result.manifest.summary.rows,
-  files: result.manifest.files.map((f) => ({ path: f.path, bytes: f.bytes })),
+  files: [...result.manifest.files, ...(result.manifest.tables ?? [])].map((f) => ({ path: f.path.slice(f.path.lastIndexOf('/') + 1), bytes: f.bytes })),
   manifestKey: result.manifestKey,
 });

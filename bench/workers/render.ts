@@ -6,6 +6,7 @@
  *   deflate         reference: the same rows as worksheet XML through zlib deflate level 6 into a file
  *   exceljs-memory  reference: exceljs's in-memory Workbook with the same rows, written at the end
  *   generate        reference: producing the rows only (the share of every figure above that is input)
+ *   parquet         the project's Parquet renderer (shared/render/parquet/), as runExport drives it
  */
 import { createWriteStream, statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -15,11 +16,12 @@ import ExcelJS from 'exceljs';
 import { reportResult, workerInput } from '../lib/child';
 import { boardItemRow, COLUMNS, sheetXmlChunks } from '../lib/board-item-rows';
 import { openCsvSink } from '../../shared/render/csv';
+import { openParquetSink } from '../../shared/render/parquet/parquet-sink';
 import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
 import type { TableDefinition } from '../../shared/table/table';
 import { labelled } from '../../shared/report/tables/labels';
 
-export type RenderKind = 'xlsx' | 'csv' | 'deflate' | 'exceljs-memory' | 'generate';
+export type RenderKind = 'xlsx' | 'csv' | 'deflate' | 'exceljs-memory' | 'generate' | 'parquet';
 
 interface Input {
   kind: RenderKind;
@@ -92,7 +94,8 @@ async function exceljsMemory(): Promise<void> {
   for (let i = 0; i < input.rows; i++) {
     const row = boardItemRow(i, input.links);
     const values = row.values.map((v, c) => {
-      if (v !== null && typeof v === 'object' && !(v instanceof Date)) return { text: v.text, hyperlink: v.url };
+      if (Array.isArray(v)) return v.join('; ');
+      if (v !== null && typeof v === 'object' && !(v instanceof Date) && 'url' in v) return { text: v.text, hyperlink: v.url };
       if (typeof v === 'number' && COLUMNS[c]!.type === 'percent') return v / 100;
       return v ?? null;
     });
@@ -100,6 +103,17 @@ async function exceljsMemory(): Promise<void> {
     if (row.outlineLevel) added.outlineLevel = row.outlineLevel;
   }
   await workbook.xlsx.writeFile(input.file);
+}
+
+async function parquet(): Promise<void> {
+  const sink = openParquetSink(table, createWriteStream(input.file), {
+    runId: 'bench', exportedAt: new Date('2026-11-23T06:00:00Z'), schemaVersion: '1.0',
+  });
+  for (let i = 0; i < input.rows; i++) {
+    const pending = sink.writeRow(boardItemRow(i, input.links));
+    if (pending) await pending;
+  }
+  await sink.close();
 }
 
 async function generate(): Promise<void> {
@@ -126,6 +140,9 @@ switch (input.kind) {
     break;
   case 'generate':
     await generate();
+    break;
+  case 'parquet':
+    await parquet();
     break;
 }
 const wallMs = performance.now() - started;

@@ -1,5 +1,5 @@
 import { formatBytes } from '../core/format-bytes';
-import type { CellValue, ColumnType, LinkValue } from '../table/table';
+import { isTextList, listText, type CellValue, type ColumnType, type LinkValue } from '../table/table';
 import type { ReportEmailLink } from './email-content';
 
 /** Value formatting shared by the HTML and text parts of the report e-mail. */
@@ -8,7 +8,7 @@ const NUMBER_FORMAT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 
 const PERCENT_FORMAT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 export function isLink(value: CellValue): value is LinkValue {
-  return typeof value === 'object' && value !== null && !(value instanceof Date);
+  return typeof value === 'object' && value !== null && !(value instanceof Date) && !isTextList(value);
 }
 
 export function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnType | undefined, timeZone: string): string {
@@ -18,6 +18,7 @@ export function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnTy
     // Percentages are read at a glance: whole numbers, as in the workbook's bars.
     return type === 'percent' ? `${PERCENT_FORMAT.format(value)} %` : NUMBER_FORMAT.format(value);
   }
+  if (isTextList(value)) return value.length > 0 ? listText(value) : '–';
   if (value instanceof Date) {
     // Calendar dates are carried at 00:00 UTC (see table.ts): formatting them in the report's zone
     // would show the previous day west of Greenwich.

@@ -12,6 +12,30 @@ export interface ReportExportedDetail {
   readonly bucket?: string;
   readonly rows: Readonly<Record<string, number>>;
   readonly files: readonly { readonly path: string; readonly format: string; readonly bytes: number; readonly sha256: string }[];
+  /** Machine table files (Parquet), paths relative to `<prefix>/<report>/`, with their schema version. */
+  readonly tables?: readonly {
+    readonly table: string;
+    readonly path: string;
+    readonly rows: number;
+    readonly bytes: number;
+    readonly sha256: string;
+    readonly schemaVersion: string;
+  }[];
+  /**
+   * Tables whose published schema this run changed, by kind: `minor` (columns added: existing
+   * queries keep working) and `breaking` (columns removed or retyped: a downstream table must change).
+   */
+  readonly schemaChanges?: {
+    readonly minor: readonly SchemaChangeSummary[];
+    readonly breaking: readonly SchemaChangeSummary[];
+  };
+}
+
+export interface SchemaChangeSummary {
+  readonly table: string;
+  readonly from: string;
+  readonly to: string;
+  readonly columns: readonly string[];
 }
 
 export interface ReportFailedDetail {

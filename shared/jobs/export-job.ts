@@ -18,6 +18,7 @@ import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
 import { resolveDefinition, type InlinePolicy } from './resolve-definition';
+import { tableFilesDetail } from './table-event';
 
 export interface ExportJobDependencies {
   readonly definitions: Readonly<Record<string, unknown>>;
@@ -149,6 +150,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       ...(deps.bucket && { bucket: deps.bucket }),
       rows: result.manifest.summary.rows as Record<string, number>,
       files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
+      ...tableFilesDetail(result.manifest),
     });
     if (request.exportId) {
       await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey }, now());

@@ -5,7 +5,7 @@
  */
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { CellValue, Column, ColumnType, TableDefinition, TableRow, TableSink } from '../table/table';
+import { isTextList, listText, type CellValue, type Column, type ColumnType, type TableDefinition, type TableRow, type TableSink } from '../table/table';
 import { ExporterError, StorageError } from '../core/errors';
 import { neutraliseFormula } from './cell-text';
 import { outputWriteError } from './output-error';
@@ -16,6 +16,11 @@ export interface CsvOptions {
   readonly bom: boolean;
   /** IANA zone for datetime columns. */
   readonly timeZone: string;
+  /**
+   * Prefix text a spreadsheet would evaluate with `'` (default true). Off only for files no
+   * spreadsheet opens: docs/formats.md explains the risk.
+   */
+  readonly neutraliseFormulas?: boolean;
 }
 
 const NEEDS_QUOTES = /[",\r\n]/;
@@ -35,6 +40,7 @@ const CHUNK_CHARS = 64 * 1024;
 export function openCsvSink(table: TableDefinition, out: Writable, options: CsvOptions): TableSink {
   const clock = createZoneClock(options.timeZone);
   const columns = table.columns;
+  const text = options.neutraliseFormulas === false ? rawText : neutraliseFormula;
   let pending = '';
   let rows = 0;
   let closed = false;
@@ -50,7 +56,7 @@ export function openCsvSink(table: TableDefinition, out: Writable, options: CsvO
 
   // The header goes out at once (a consumer may check it before any row); its backpressure, if
   // any, is felt by the first flush.
-  out.write((options.bom ? '\uFEFF' : '') + columns.map((c) => escapeCsvField(neutraliseFormula(c.key))).join(',') + '\r\n');
+  out.write((options.bom ? '\uFEFF' : '') + columns.map((c) => escapeCsvField(text(c.key))).join(',') + '\r\n');
 
   const flush = (): Promise<void> | void => {
     if (pending === '') return;
@@ -63,7 +69,7 @@ export function openCsvSink(table: TableDefinition, out: Writable, options: CsvO
     writeRow(row: TableRow): Promise<void> | void {
       if (closed) throw new ExporterError(`The CSV file of "${table.name}" is closed`);
       throwIfFailed();
-      pending += formatRow(columns, row, clock);
+      pending += formatRow(columns, row, clock, text);
       rows += 1;
       if (pending.length >= CHUNK_CHARS) return flush();
     },
@@ -85,13 +91,15 @@ export function openCsvSink(table: TableDefinition, out: Writable, options: CsvO
   };
 }
 
-function formatRow(columns: readonly Column[], row: TableRow, clock: ZoneClock): string {
+const rawText = (s: string): string => s;
+
+function formatRow(columns: readonly Column[], row: TableRow, clock: ZoneClock, text: (s: string) => string): string {
   const values = row.values;
   let line = '';
   for (let i = 0; i < columns.length; i++) {
     if (i > 0) line += ',';
-    const text = formatValue(values[i], columns[i]!.type, clock);
-    if (text !== '') line += escapeCsvField(text);
+    const field = formatValue(values[i], columns[i]!.type, clock, text);
+    if (field !== '') line += escapeCsvField(field);
   }
   return line + '\r\n';
 }
@@ -100,11 +108,16 @@ function formatRow(columns: readonly Column[], row: TableRow, clock: ZoneClock):
  * The text of one value. The column type decides how a Date is written; otherwise a value is
  * written as what it is, so a producer that puts a string in a number column loses nothing.
  */
-export function formatValue(value: CellValue, type: ColumnType, clock: ZoneClock): string {
+export function formatValue(
+  value: CellValue,
+  type: ColumnType,
+  clock: ZoneClock,
+  text: (s: string) => string = neutraliseFormula,
+): string {
   if (value === null || value === undefined) return '';
   switch (typeof value) {
     case 'string':
-      return neutraliseFormula(value);
+      return text(value);
     case 'number':
       // String() has no locale and uses exponents only outside 1e-7..1e21.
       return Number.isFinite(value) ? String(value) : '';
@@ -113,6 +126,7 @@ export function formatValue(value: CellValue, type: ColumnType, clock: ZoneClock
     default:
       break;
   }
+  if (isTextList(value)) return text(listText(value));
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) return '';
     if (type !== 'date') return clock.isoWithOffset(value);
@@ -121,7 +135,7 @@ export function formatValue(value: CellValue, type: ColumnType, clock: ZoneClock
     return iso.slice(0, iso.indexOf('T'));
   }
   // LinkValue: the URL is what a machine needs; the link text is in a neighbouring column.
-  return neutraliseFormula(value.url);
+  return text(value.url);
 }
 
 function waitForDrain(out: Writable): Promise<void> {

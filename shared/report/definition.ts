@@ -60,16 +60,21 @@ export const reportDefinitionSchema = z.strictObject({
       'choose at least one dataset: risks, okrs, piObjectives or boardItems',
     ),
   formats: z
-    .array(z.enum(['xlsx', 'csv']))
-    .min(1, 'choose at least one format: xlsx, csv')
+    .array(z.enum(['xlsx', 'csv', 'parquet']))
+    .min(1, 'choose at least one format: xlsx, csv, parquet')
     .default(['xlsx', 'csv'])
     .refine((f) => new Set(f).size === f.length, 'list each format once'),
   csv: z
     .strictObject({
       /** A UTF-8 byte-order mark makes Excel read non-ASCII correctly; see docs/formats.md. */
       bom: z.boolean().default(true),
+      /**
+       * Prefix text a spreadsheet would evaluate (`=`, `+`, `-`, `@`, …) with `'`. Turn off only for
+       * CSV files that no spreadsheet ever opens; the risk is in docs/formats.md.
+       */
+      neutraliseFormulas: z.boolean().default(true),
     })
-    .default({ bom: true }),
+    .default({ bom: true, neutraliseFormulas: true }),
   links: z
     .strictObject({
       /** Link template for items of the second tracker family, e.g. https://tracker.example.com/browse/{key}. */

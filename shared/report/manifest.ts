@@ -16,6 +16,45 @@ export const manifestFileSchema = z.object({
   rows: z.record(z.string(), z.number().int().nonnegative()),
 });
 
+const schemaColumnSchema = z.object({
+  name: z.string(),
+  type: z.enum(['string', 'bigint', 'double', 'boolean', 'date', 'timestamp', 'array<string>']),
+  nullable: z.boolean(),
+  description: z.string(),
+});
+export const tableSchemaSchema = z.object({ table: z.string(), version: z.string(), columns: z.array(schemaColumnSchema) });
+
+/** A machine table file (Parquet) of the run, outside the run folder: see docs/downstream.md. */
+export const manifestTableFileSchema = z.object({
+  table: z.string(),
+  /** Relative to the report's folder `<report>/`: `tables/<table>/dt=…/run=…/part-00000.parquet`. */
+  path: z.string(),
+  format: z.literal('parquet'),
+  contentType: z.string(),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  rows: z.number().int().nonnegative(),
+  schemaVersion: z.string(),
+  /** Relative to `<report>/`: `tables/<table>/_schema.json`. */
+  schemaPath: z.string(),
+  /** Per column: values that did not fit its type (written as null; the CSV has them as text). */
+  nulledValues: z.record(z.string(), z.number().int().positive()).optional(),
+});
+
+/**
+ * A table whose published schema (`_schema.json`) this run replaced with a different one: `minor`
+ * (columns added) or `breaking` (columns removed or retyped). The ReportExported event carries these.
+ */
+export const schemaChangeSchema = z.object({
+  table: z.string(),
+  kind: z.enum(['minor', 'breaking']),
+  from: z.string(),
+  to: z.string(),
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  retyped: z.array(z.string()),
+});
+
 export const manifestSchema = z.object({
   formatVersion: z.literal(1),
   report: z.string(),
@@ -31,12 +70,18 @@ export const manifestSchema = z.object({
   /** The selectors of the definition and what they resolved to (board, register, theme ids). */
   selectors: z.record(z.string(), z.unknown()),
   files: z.array(manifestFileSchema),
+  /** Present when the run wrote Parquet: the machine table files and each table's versioned schema. */
+  tables: z.array(manifestTableFileSchema).optional(),
+  schemas: z.record(z.string(), tableSchemaSchema).optional(),
+  schemaChanges: z.array(schemaChangeSchema).optional(),
   /** Figures for the Summary sheet and the e-mail (row counts, risks by level, completion). */
   summary: z.record(z.string(), z.unknown()),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestFile = z.infer<typeof manifestFileSchema>;
+export type ManifestTableFile = z.infer<typeof manifestTableFileSchema>;
+export type SchemaChangeEntry = z.infer<typeof schemaChangeSchema>;
 
 export const latestPointerSchema = z.object({
   report: z.string(),

@@ -7,9 +7,9 @@ import { openXlsxWorkbook, type XlsxWorkbook } from '../render/xlsx/workbook';
 import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
 import { isoDateInZone } from './dates';
-import { CONTENT_TYPES, manifestKey, runFolderKey } from './layout';
+import { CONTENT_TYPES, manifestKey, runFolderKey, tableFileKey } from './layout';
 import { publishLatest } from './latest-pointer';
-import { manifestSchema, type Manifest, type ManifestFile } from './manifest';
+import { manifestSchema, type Manifest, type ManifestFile, type ManifestTableFile } from './manifest';
 import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
 import { composeSummary } from './summary/compose';
@@ -21,6 +21,7 @@ import { boardItemsDataset } from './tables/board-items';
 import { okrsDataset } from './tables/okrs';
 import { piObjectivesDataset } from './tables/pi-objectives';
 import { risksDataset } from './tables/risks';
+import { openTableFiles } from './table-files';
 
 export interface ExportDependencies {
   readonly source: PlanningSource;
@@ -115,12 +116,18 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     }
     if (leased.takenOver) {
       // Debris of the attempts before: exactly what they recorded, plus unfinished temp files.
-      const debris = leased.debris.filter((key) => key.startsWith(`${runFolder}/`));
+      // The run folder, and this run's Parquet files under the report's tables/ prefix.
+      const ofThisRun = (key: string) =>
+        key.startsWith(`${runFolder}/`) || (key.startsWith(`${definition.name}/tables/`) && key.includes(`/run=${runId}/`));
+      const debris = leased.debris.filter(ofThisRun);
       if (debris.length > 0) {
         log.warn('removing what an earlier attempt of this run left behind', { runId, objects: debris.length });
         await deps.storage.deleteObjects(debris);
       }
       await deps.storage.removeIncomplete(`${runFolder}/`);
+      for (const folder of new Set(debris.filter((k) => !k.startsWith(`${runFolder}/`)).map((k) => k.slice(0, k.lastIndexOf('/') + 1)))) {
+        await deps.storage.removeIncomplete(folder);
+      }
       await lease.renew({ removeKeys: debris });
     }
   } catch (error) {
@@ -167,6 +174,14 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
 
     const wantsXlsx = definition.formats.includes('xlsx');
     const wantsCsv = definition.formats.includes('csv');
+    // Parquet (issue 13): one file per table under <report>/tables/, see table-files.ts.
+    const tableFiles = definition.formats.includes('parquet')
+      ? openTableFiles({
+          storage: deps.storage, report: definition.name, runId, runDate: deps.runDate ?? runStart, timeZone: definition.timeZone,
+          exportedAt: startedAt, metadata, log, track: (u) => open.add(u), stored: finish,
+        })
+      : undefined;
+    const tableFileEntries: ManifestTableFile[] = [];
     const workbookName = `${definition.name}.xlsx`;
     const xlsxUpload = wantsXlsx ? await upload(workbookName, 'xlsx') : undefined;
     const workbook: XlsxWorkbook | undefined = xlsxUpload
@@ -188,7 +203,13 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         const csvName = `${table.name}.csv`;
         const csvUpload = wantsCsv ? await upload(csvName, 'csv') : undefined;
         if (csvUpload) {
-          sinks.push(openCsvSink(table, csvUpload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone }));
+          sinks.push(openCsvSink(table, csvUpload.stream, {
+            bom: definition.csv.bom, timeZone: definition.timeZone, neutraliseFormulas: definition.csv.neutraliseFormulas,
+          }));
+        }
+        if (tableFiles) {
+          await claim(tableFileKey(definition.name, table.name, deps.runDate ?? runStart, definition.timeZone, runId));
+          sinks.push(tableFiles.open(table));
         }
         let count = 0;
         for await (const row of rows) {
@@ -206,6 +227,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
           await deps.storage.annotate(`${runFolder}/${csvName}`, { ...metadata, rows: String(count) });
           files.push(fileEntry(object, runFolder, 'csv', { [table.name]: count }));
         }
+        if (tableFiles) tableFileEntries.push(await tableFiles.finish(table.name, count));
       }
     }
 
@@ -219,6 +241,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       files.unshift(fileEntry(object, runFolder, 'xlsx', tableRows));
     }
 
+    const schemaChanges = await tableFiles?.publishSchemas();
     // Through JSON and back, so the manifest returned is exactly what readers of manifest.json get.
     const manifest: Manifest = manifestSchema.parse(JSON.parse(JSON.stringify({
       formatVersion: 1,
@@ -232,6 +255,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])),
       },
       files,
+      ...(tableFiles && { tables: tableFileEntries, schemas: tableFiles.schemas(), schemaChanges }),
       summary: {
         title: summary.title,
         rows: tableRows,
@@ -240,7 +264,10 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       },
     })));
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
-    await verifyStored(deps.storage, runFolder, files);
+    await verifyStored(deps.storage, [
+      ...files.map((f) => ({ ...f, key: `${runFolder}/${f.path}` })),
+      ...tableFileEntries.map((f) => ({ ...f, key: `${definition.name}/${f.path}` })),
+    ]);
     await claim(ownManifestKey);
     await deps.storage.putObject(ownManifestKey, JSON.stringify(manifest, null, 2), { contentType: CONTENT_TYPES.json });
     lease.check();
@@ -262,9 +289,12 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
 }
 
 /** Checks every listed file against what the store holds now (size and sha256, re-read). */
-async function verifyStored(storage: Storage, runFolder: string, files: readonly ManifestFile[]): Promise<void> {
+async function verifyStored(
+  storage: Storage,
+  files: readonly { readonly key: string; readonly bytes: number; readonly sha256: string }[],
+): Promise<void> {
   for (const file of files) {
-    const key = `${runFolder}/${file.path}`;
+    const { key } = file;
     const actual = await storage.hashObject(key);
     if (!actual || actual.bytes !== file.bytes || actual.sha256 !== file.sha256) {
       throw new StorageError(
@@ -281,7 +311,10 @@ async function verifiedManifest(storage: Storage, runFolder: string, key: string
   if (!bytes) return undefined;
   try {
     const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
-    await verifyStored(storage, runFolder, manifest.files);
+    await verifyStored(storage, [
+      ...manifest.files.map((f) => ({ ...f, key: `${runFolder}/${f.path}` })),
+      ...(manifest.tables ?? []).map((f) => ({ ...f, key: `${manifest.report}/${f.path}` })),
+    ]);
     return manifest;
   } catch {
     return undefined;

@@ -16,8 +16,22 @@
  * - datetime: an instant. xlsx: a date-time cell in the report's time zone; CSV: ISO 8601 with offset.
  * - link: { text, url }. xlsx: a hyperlink; CSV: the URL (the text is in a neighbouring column).
  * - boolean: true/false.
+ * - list: a list of texts, carried as a string array (null when empty). xlsx and CSV join it with
+ *   LIST_SEPARATOR; Parquet keeps it a LIST<string>, so a title containing "; " stays one element.
  */
-export type ColumnType = 'text' | 'integer' | 'number' | 'percent' | 'date' | 'datetime' | 'link' | 'boolean';
+export type ColumnType = 'text' | 'integer' | 'number' | 'percent' | 'date' | 'datetime' | 'link' | 'boolean' | 'list';
+
+/** How a list is written into one spreadsheet or CSV cell; `; ` because titles often contain commas. */
+export const LIST_SEPARATOR = '; ';
+
+export function isTextList(value: CellValue): value is readonly string[] {
+  return Array.isArray(value);
+}
+
+/** The one-cell text of a list value. */
+export function listText(values: readonly string[]): string {
+  return values.join(LIST_SEPARATOR);
+}
 
 export interface Column {
   /** Stable machine name, used as the CSV header and worksheet header. snake_case. */
@@ -42,7 +56,7 @@ export interface LinkValue {
   readonly url: string;
 }
 
-export type CellValue = string | number | boolean | Date | LinkValue | null | undefined;
+export type CellValue = string | number | boolean | Date | LinkValue | readonly string[] | null | undefined;
 
 export interface TableRow {
   /** Values aligned with the table's columns; missing trailing values are empty cells. */

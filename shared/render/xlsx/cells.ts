@@ -3,7 +3,7 @@
  * style objects cells point at, fill colours and column widths. Conventions: docs/formats.md.
  * Pure functions and plain objects; the writer that uses them is ./workbook.ts.
  */
-import type { CellValue, ColumnType } from '../../table/table';
+import { isTextList, listText, type CellValue, type ColumnType } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import type { ZoneClock } from '../time-zone';
 
@@ -198,6 +198,10 @@ export function toExcel(value: CellValue, type: ColumnType | undefined, clock: Z
       break;
   }
   if (value instanceof Date) return dateToExcel(value, type, clock);
+  if (isTextList(value)) {
+    producedKind = Kind.Text;
+    return worksheetText(listText(value));
+  }
   return linkToExcel(value.text, value.url);
 }
 
@@ -259,6 +263,7 @@ function linkToExcel(text: string, url: string): ExcelValue {
 export function widthOf(type: ColumnType, key: string, preferred: number | undefined): number {
   const byType: Record<ColumnType, number> = {
     text: 40,
+    list: 30,
     link: 40,
     integer: 10,
     number: 14,
@@ -284,6 +289,7 @@ export function inferType(value: CellValue): ColumnType {
   if (typeof value === 'number') return 'number';
   if (typeof value === 'boolean') return 'boolean';
   if (value instanceof Date) return 'datetime';
+  if (isTextList(value)) return 'list';
   if (typeof value === 'object' && value !== null) return 'link';
   return 'text';
 }

@@ -3,7 +3,7 @@ import { parseApiDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
-import { col, dateOrText, joinList, link } from './columns';
+import { col, dateOrText, link, listOf } from './columns';
 
 export const BOARD_ITEM_COLUMNS: readonly Column[] = [
   col('board_id', 'text', 'Board id', 12),
@@ -19,8 +19,8 @@ export const BOARD_ITEM_COLUMNS: readonly Column[] = [
   col('card_type', 'text', 'Card type (features)', 12),
   col('status', 'text', 'Status title, resolved through the statuses operation', 14),
   col('status_category', 'text', 'Status category, e.g. ToDo', 12),
-  col('sprints', 'text', 'Sprint titles, "; "-separated (features)', 20),
-  col('teams', 'text', 'Team titles, "; "-separated (features)', 20),
+  col('sprints', 'list', 'Sprint titles (features)', 20),
+  col('teams', 'list', 'Team titles (features)', 20),
   col('estimates', 'number', 'Estimate (story points or effort)'),
   col('completion_by_status', 'percent', 'Completion by status of the stories (features)'),
   col('completion_by_estimate', 'percent', 'Completion by estimate of the stories (features)'),
@@ -92,8 +92,8 @@ export function featureRow(board: Board, item: BoardItem, meta: BoardMetadata): 
       board.id, board.title ?? null, 'feature', item.id, null, null, item.externalKey ?? null,
       link(item.externalKey ?? item.summary, item.externalUrl), item.summary ?? null, item.itemType ?? null, item.cardType ?? null,
       status?.title ?? item.status ?? null, status?.category ?? null,
-      joinList([...new Set(plan.map((p) => meta.sprints.title(p.sprint)))]),
-      joinList([...new Set(plan.map((p) => meta.teams.title(p.team)))]),
+      listOf([...new Set(plan.map((p) => meta.sprints.title(p.sprint)))]),
+      listOf([...new Set(plan.map((p) => meta.teams.title(p.team)))]),
       item.estimates ?? null, item.completionByStatus ?? null, item.completionByEstimate ?? null,
       dateOrText(item.createdOn, parseApiDate), item.createdBy ?? null, dateOrText(item.updatedOn, parseApiDate),
       item.updatedBy ?? null, item.iterationPath ?? null, item.areaPath ?? null,

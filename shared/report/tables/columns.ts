@@ -1,15 +1,21 @@
-import type { CellValue, Column, ColumnType } from '../../table/table';
+import { listText, type CellValue, type Column, type ColumnType } from '../../table/table';
 
 /** Shorthand for column definitions, which are the documented contract (docs/tables.md). */
 export function col(key: string, type: ColumnType, description: string, width?: number): Column {
   return width === undefined ? { key, type, description } : { key, type, description, width };
 }
 
-/** Joins list values for a single cell; `; ` because titles often contain commas. */
-export function joinList(values: readonly (string | null | undefined)[] | null | undefined): string | null {
+/** A value for a `list` column: the non-empty texts, or null when there are none. */
+export function listOf(values: readonly (string | null | undefined)[] | null | undefined): readonly string[] | null {
   if (!values) return null;
   const kept = values.filter((v): v is string => typeof v === 'string' && v !== '');
-  return kept.length > 0 ? kept.join('; ') : null;
+  return kept.length > 0 ? kept : null;
+}
+
+/** Joins list values into one text (for values that stay text, such as a multi-select custom field). */
+export function joinList(values: readonly (string | null | undefined)[] | null | undefined): string | null {
+  const kept = listOf(values);
+  return kept ? listText(kept) : null;
 }
 
 /** A value for a `date` column: the parsed date, or the original text when it cannot be parsed. */

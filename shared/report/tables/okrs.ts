@@ -11,17 +11,17 @@ import type {
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { Column, TableRow } from '../../table/table';
 import { OkrFigures } from '../summary/okr-figures';
-import { col, joinList } from './columns';
+import { col, listOf } from './columns';
 import { SHEET_TITLES } from './labels';
 
 export const STRATEGIC_THEME_COLUMNS: readonly Column[] = [
-  col('portfolio_theme_keys', 'text', 'Keys of the portfolio themes the strategic theme belongs to, "; "-separated', 16),
-  col('portfolio_theme_titles', 'text', 'Titles of those portfolio themes, "; "-separated', 28),
+  col('portfolio_theme_keys', 'list', 'Keys of the portfolio themes the strategic theme belongs to', 16),
+  col('portfolio_theme_titles', 'list', 'Titles of those portfolio themes', 28),
   col('key', 'text', 'Strategic theme key', 12),
   col('id', 'text', 'Internal strategic theme id', 12),
   col('title', 'text', 'Strategic theme title', 40),
   col('status', 'text', 'Status', 14),
-  col('owners', 'text', 'Owners, "; "-separated: display names where a risk of the same run names the user, else user ids', 24),
+  col('owners', 'list', 'Owners: display names where a risk of the same run names the user, else user ids', 24),
   col('theme_progress', 'percent', 'Theme progress (percent) from the progress operation'),
 ];
 
@@ -150,13 +150,13 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         const owners = portfolios.filter((p) => (membership.get(theme.id) ?? []).some((m) => m.id === p.id));
         yield {
           values: [
-            joinList(owners.map((p) => p.key)),
-            joinList(owners.map((p) => p.title)),
+            listOf(owners.map((p) => p.key)),
+            listOf(owners.map((p) => p.title)),
             theme.key ?? null,
             theme.id,
             theme.title ?? null,
             theme.status?.status ?? null,
-            joinList(theme.owners?.map((id) => (id && ctx.people ? ctx.people.name(id) : id))),
+            listOf(theme.owners?.map((id) => (id && ctx.people ? ctx.people.name(id) : id))),
             progress.get(theme.id)?.themeProgress ?? null,
           ],
         };

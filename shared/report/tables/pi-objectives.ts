@@ -5,7 +5,7 @@ import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
-import { col, joinList, link } from './columns';
+import { col, link, listOf } from './columns';
 import { SHEET_TITLES } from './labels';
 
 export const PI_OBJECTIVE_COLUMNS: readonly Column[] = [
@@ -48,8 +48,8 @@ const ITEM_COLUMNS: readonly Column[] = [
 ];
 
 const TEAM_SPRINT_COLUMNS: readonly Column[] = [
-  col('teams', 'text', 'Teams the item is planned for, "; "-separated (additionalColumns only)', 20),
-  col('sprints', 'text', 'Sprints the item is planned in, "; "-separated (additionalColumns only)', 20),
+  col('teams', 'list', 'Teams the item is planned for (additionalColumns only)', 20),
+  col('sprints', 'list', 'Sprints the item is planned in (additionalColumns only)', 20),
   col('first_sprint_start', 'date', 'Start date of the earliest sprint (additionalColumns only)'),
   col('last_sprint_end', 'date', 'End date of the latest sprint (additionalColumns only)'),
 ];
@@ -70,8 +70,8 @@ function teamSprintValues(entries: readonly PiTeamsAndSprints[] | null | undefin
   // Sprint boundaries are instants; the calendar date in the report's zone is what planners read.
   const day = (ms: number) => epochToCalendarDate(ms, timeZone) ?? null;
   return [
-    joinList(unique(list.map((e) => e.team?.title))),
-    joinList(unique(list.map((e) => e.sprint?.title))),
+    listOf(unique(list.map((e) => e.team?.title))),
+    listOf(unique(list.map((e) => e.sprint?.title))),
     starts.length > 0 ? day(Math.min(...starts)) : null,
     ends.length > 0 ? day(Math.max(...ends)) : null,
   ];

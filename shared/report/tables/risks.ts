@@ -7,7 +7,7 @@ import { RiskFigures } from '../summary/risk-figures';
 import { SHEET_TITLES } from './labels';
 import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../people';
-import { col, columnSlug, dateOrText, joinList } from './columns';
+import { col, columnSlug, dateOrText, joinList, listOf } from './columns';
 
 /** Fixed columns of the `risks` table; custom-field columns (`cf_...`) follow them. */
 export const RISK_COLUMNS: readonly Column[] = [
@@ -25,10 +25,10 @@ export const RISK_COLUMNS: readonly Column[] = [
   col('resolution_date', 'date', 'Resolution date (empty when not resolved)'),
   col('responsible', 'text', 'Display name of the responsible user', 20),
   col('created_by', 'text', 'Login of the user who created the risk', 20),
-  col('watchers', 'text', 'Display names of watchers, separated by "; "', 24),
-  col('linked_items', 'text', 'Keys of linked board items, separated by "; "', 20),
-  col('teams', 'text', 'Board teams, separated by "; "', 20),
-  col('sprints', 'text', 'Board sprints, separated by "; "', 20),
+  col('watchers', 'list', 'Display names of watchers', 24),
+  col('linked_items', 'list', 'Keys of linked board items', 20),
+  col('teams', 'list', 'Board teams', 20),
+  col('sprints', 'list', 'Board sprints', 20),
   col('description', 'text', 'Risk description (multi-line)', 50),
   col('mitigation', 'text', 'Mitigation actions (multi-line)', 50),
 ];
@@ -147,10 +147,10 @@ export function riskRow(register: RiskRegister, risk: Risk, custom: readonly Cus
     dateOrText(risk.resolutionDate, parseApiDate),
     risk.responsible?.user ?? null,
     risk.createdBy ?? null,
-    joinList(risk.watcherList?.map((w) => w.Watcher)),
-    joinList(risk.linkedItems?.map((l) => l.key ?? l.id)),
-    joinList(risk.boardTeams?.map((t) => t.teamTitle)),
-    joinList(risk.boardSprints?.map((s) => s.sprintTitle)),
+    listOf(risk.watcherList?.map((w) => w.Watcher)),
+    listOf(risk.linkedItems?.map((l) => l.key ?? l.id)),
+    listOf(risk.boardTeams?.map((t) => t.teamTitle)),
+    listOf(risk.boardSprints?.map((s) => s.sprintTitle)),
     risk.riskDesc ?? null,
     risk.mitigationActions ?? null,
   ];

@@ -31,7 +31,7 @@ async function writeCsv(
   name: string,
   table: TableDefinition,
   rows: readonly TableRow[],
-  options: { bom: boolean; timeZone: string } = { bom: false, timeZone: 'Europe/Berlin' },
+  options: { bom: boolean; timeZone: string; neutraliseFormulas?: boolean } = { bom: false, timeZone: 'Europe/Berlin' },
 ): Promise<{ bytes: Buffer; count: number }> {
   const path = temp.path(`${name}.csv`);
   const sink = openCsvSink(table, createWriteStream(path), options);
@@ -150,6 +150,20 @@ describe('openCsvSink', () => {
     const written = parseCsv(bytes).slice(1).map((r) => r[0]!);
     expect(written).toEqual(["'=1+1", "'=cmd|' /C calc'!A0", "'+49 30", "'-5", "'@SUM(A1)", "'\tTAB", "'\rCR", "''=already", 'safe']);
     expect(written.map(restoreFormula)).toEqual(dangerous);
+  });
+
+  it('writes text exactly as it is with neutraliseFormulas: false (for files no spreadsheet opens)', async () => {
+    const dangerous = ['=1+1', "=cmd|' /C calc'!A0", '@SUM(A1)', "'=already", 'safe'];
+    const table: TableDefinition = { name: 't', columns: [{ key: 'v', type: 'text', description: '' }, { key: 'u', type: 'link', description: '' }] };
+    const rows = dangerous.map((v) => ({ values: [v, { text: 'x', url: v }] }));
+    const { bytes } = await writeCsv('formula-raw', table, rows, { bom: false, timeZone: 'UTC', neutraliseFormulas: false });
+    expect(parseCsv(bytes).slice(1)).toEqual(dangerous.map((v) => [v, v]));
+  });
+
+  it('joins a list column with "; " and neutralises the joined text', async () => {
+    const table: TableDefinition = { name: 't', columns: [{ key: 'tags', type: 'list', description: '' }] };
+    const { bytes } = await writeCsv('list', table, [{ values: [['Phoenix', 'Dragon, Inc.']] }, { values: [['=x', 'y']] }, { values: [null] }]);
+    expect(parseCsv(bytes).slice(1)).toEqual([['Phoenix; Dragon, Inc.'], ["'=x; y"], ['']]);
   });
 
   it('does not neutralise negative numbers, which are numbers, not text', async () => {

@@ -26,6 +26,7 @@ describe('parseReportDefinition', () => {
     });
     expect(d.timeZone).toBe('UTC');
     expect(d.csv.bom).toBe(true);
+    expect(d.csv.neutraliseFormulas).toBe(true);
     expect(d.links.presignedSeconds).toBe(3600);
     expect(d.datasets.piObjectives?.completionType).toBe(2);
   });
@@ -41,6 +42,12 @@ describe('parseReportDefinition', () => {
     expect(paths).toEqual(expect.arrayContaining(['name', 'timeZone', 'datasets.piObjectives.completionType', 'datasets', 'formats.0']));
     expect(issues.find((i) => i.path === 'datasets')?.message).toContain('"boardz"');
     expect(issues.find((i) => i.path === 'name')?.message).toContain('slug');
+  });
+
+  it('accepts parquet as a format and the csv.neutraliseFormulas switch', () => {
+    const d = parseReportDefinition({ name: 'x', datasets: { risks: {} }, formats: ['parquet', 'csv'], csv: { neutraliseFormulas: false } });
+    expect(d.formats).toEqual(['parquet', 'csv']);
+    expect(d.csv).toEqual({ bom: true, neutraliseFormulas: false });
   });
 
   it('rejects a definition with no dataset', () => {
