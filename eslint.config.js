@@ -39,7 +39,7 @@ const AWS_ADAPTERS = [
 /** The xlsx renderer is the only place that knows exceljs. */
 const EXCELJS_OWNER = 'shared/render/xlsx/**/*.ts';
 
-const EXCELJS = { group: ['exceljs', 'exceljs/*'], message: 'Only the xlsx renderer (shared/render/xlsx/) imports exceljs.' };
+const EXCELJS = { group: ['exceljs', 'exceljs/**'], message: 'Only the xlsx renderer (shared/render/xlsx/) imports exceljs.' };
 const AWS_SDK = {
   group: ['@aws-sdk/*'],
   message: `Only the AWS adapters import @aws-sdk/* (${AWS_ADAPTERS.join(', ')}); take the adapter instead.`,

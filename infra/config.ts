@@ -83,6 +83,10 @@ const rawConfigSchema = z.strictObject({
   exportTimeoutMinutes: positiveInt(1, 15, 15),
   /** Caps parallel exports, which protects the planning API's rate limit. */
   exportReservedConcurrency: positiveInt(1, 1000, 5),
+  /** Run links reuse an export of their report that finished less than this many minutes ago (0: never). */
+  runLinkReuseMinutes: z.number().int().min(0).max(1440).optional(),
+  /** Exports one run link may start per hour. */
+  runLinkStartsPerHour: z.number().int().min(1).max(100).optional(),
   /**
    * POST /exports with a full inline definition: off by default. When on, such runs write under
    * `prefix` (no configured report may start with it) and e-mail only addresses of `emailDomains`.
@@ -117,6 +121,8 @@ export interface InfraConfig {
   readonly exportMemoryMb: number;
   readonly exportTimeoutMinutes: number;
   readonly exportReservedConcurrency: number;
+  readonly runLinkReuseMinutes?: number;
+  readonly runLinkStartsPerHour?: number;
   readonly inlineDefinitions: { readonly enabled: boolean; readonly prefix: string; readonly emailDomains: readonly string[] };
 }
 
@@ -234,6 +240,8 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     ...(config.sesIdentityArn !== undefined && { sesIdentityArn: config.sesIdentityArn }),
     ...(config.planningSecretName !== undefined && { planningSecretName: config.planningSecretName }),
     ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
+    ...(config.runLinkReuseMinutes !== undefined && { runLinkReuseMinutes: config.runLinkReuseMinutes }),
+    ...(config.runLinkStartsPerHour !== undefined && { runLinkStartsPerHour: config.runLinkStartsPerHour }),
   };
 }
 

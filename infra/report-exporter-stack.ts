@@ -5,7 +5,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS } from '../shared/core/defaults';
+import {
+  DEFAULT_API_CONCURRENCY,
+  DEFAULT_API_TIMEOUT_MS,
+  DEFAULT_RUN_LINK_REUSE_MINUTES,
+  DEFAULT_RUN_LINK_STARTS_PER_HOUR,
+} from '../shared/core/defaults';
 import { definitionsByName, REPO_ROOT, type InfraConfig } from './config';
 import { ExportHttpApi } from './constructs/export-http-api';
 import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
@@ -28,6 +33,11 @@ export const EVENT_SOURCE = 'planning-report-exporter';
 export const EVENT_BUS_NAME = 'default';
 
 const LOG_RETENTION = logs.RetentionDays.THREE_MONTHS;
+/**
+ * Refused run links (bad signature, expired, revoked) per 5 minutes before the alarm: a person with
+ * an old link makes a few; someone trying tokens makes many.
+ */
+export const RUN_LINK_REFUSED_ALARM_THRESHOLD = 20;
 
 export interface ReportExporterStackProps extends StackProps {
   readonly config: InfraConfig;
@@ -114,7 +124,12 @@ export class ReportExporterStack extends Stack {
       // API Gateway gives up after 30 s.
       timeout: Duration.seconds(29),
       logRetention: LOG_RETENTION,
-      environment: { ...sharedEnvironment, EXPORT_FUNCTION_NAME: exportFn.functionName },
+      environment: {
+        ...sharedEnvironment,
+        EXPORT_FUNCTION_NAME: exportFn.functionName,
+        RUN_LINK_REUSE_MINUTES: String(config.runLinkReuseMinutes ?? DEFAULT_RUN_LINK_REUSE_MINUTES),
+        RUN_LINK_STARTS_PER_HOUR: String(config.runLinkStartsPerHour ?? DEFAULT_RUN_LINK_STARTS_PER_HOUR),
+      },
     });
     const apiFn = this.apiFunction.function;
     this.api.addRoutes(apiFn);
@@ -152,6 +167,18 @@ export class ReportExporterStack extends Stack {
       'ApiServerErrors',
       this.api.stage.metricServerError({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }),
       'The HTTP API answered 5xx.',
+    );
+    this.alarms.alarmAbove(
+      'RunLinkRefused',
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'RunLinkRefused',
+        dimensionsMap: { service: SERVICE_NAME },
+        period: FIVE_MINUTES,
+        statistic: cloudwatch.Stats.SUM,
+      }),
+      RUN_LINK_REFUSED_ALARM_THRESHOLD,
+      `More than ${RUN_LINK_REFUSED_ALARM_THRESHOLD} run links were refused in 5 minutes (custom metric RunLinkRefused): someone may be trying tokens. The export-api log says why each was refused.`,
     );
     this.alarms.alarmAboveZero(
       'FailedExportsQueueDepth',
@@ -234,13 +261,14 @@ export class ReportExporterStack extends Stack {
       }),
     );
     role.addToPrincipalPolicy(this.listBucketStatement());
-    // Job status only: the items whose key starts with `job/` (leases and latest are the export's).
+    // Job status and run links only: items whose key starts with `job/` or `run-link/` (leases and
+    // latest are the export's).
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'JobStatus',
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
         resources: [this.ledger.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job/*'] } },
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job/*', 'run-link/*'] } },
       }),
     );
     this.secrets.linkKeySecret.grantRead(role);
@@ -281,7 +309,7 @@ export class ReportExporterStack extends Stack {
 
   private addOutputs(): void {
     const output = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
-    output('ApiUrl', this.api.url, 'Base URL of the HTTP API (POST /exports, GET /exports/{id}, GET /links/{token})');
+    output('ApiUrl', this.api.url, 'Base URL of the HTTP API (POST /exports, GET /exports/{id}, GET /links/{token}, GET /run/{token})');
     output('ReportsBucketName', this.reports.bucket.bucketName, `Bucket with the reports under ${REPORTS_PREFIX}/`);
     output('LedgerTableName', this.ledger.table.tableName, 'DynamoDB run ledger (leases, latest, job status); the export command takes it as --ledger-table');
     output('AccessLogBucketName', this.reports.logBucket.bucketName, 'Server access logs of the reports bucket');

@@ -15,9 +15,19 @@ export interface ExportHttpApiProps {
 }
 
 /**
- * The HTTP API: `POST /exports` and `GET /exports/{id}` behind IAM (SigV4), `GET /links/{token}`
- * open because the signed token in the path is the credential (e-mail recipients have no AWS
- * identity). Routes are added with `addRoutes` once the handler exists, so the API (and its URL)
+ * Per-route limits of the run-link routes, tighter than the stage's: they are open to anyone with a
+ * URL, and a person needs one page load and a poll every few seconds. The handler's own per-token
+ * start limit and one-export-per-report rule sit behind these.
+ */
+export const RUN_LINK_THROTTLE = {
+  'GET /run/{token}': { rateLimit: 2, burstLimit: 5 },
+  'GET /run/{token}/status': { rateLimit: 5, burstLimit: 10 },
+} as const;
+
+/**
+ * The HTTP API: `POST /exports` and `GET /exports/{id}` behind IAM (SigV4); `GET /links/{token}`,
+ * `GET /run/{token}` and `GET /run/{token}/status` open because the signed token in the path is the
+ * credential (e-mail recipients and people with a run link have no AWS identity). Routes are added with `addRoutes` once the handler exists, so the API (and its URL)
  * can be created before the functions that need the URL in their environment.
  */
 export class ExportHttpApi extends Construct {
@@ -94,5 +104,24 @@ export class ExportHttpApi extends Construct {
       id: 'AwsSolutions-APIG4',
       reason: 'GET /links/{token} is opened by e-mail recipients without AWS credentials; it is protected by an HMAC token (signed, expiring, bound to one file) that the handler verifies before presigning a short-lived S3 URL.',
     });
+    const runRoutes = (['/run/{token}', '/run/{token}/status'] as const).map((path) => {
+      const [route] = this.api.addRoutes({ path, methods: [apigw.HttpMethod.GET], integration, authorizer: new apigw.HttpNoneAuthorizer() });
+      if (route === undefined) throw new Error(`addRoutes returned no route for GET ${path}`);
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: `GET ${path} is opened by people without AWS credentials; it is protected by an HMAC run-link token (signed, expiring, revocable, bound to one configured report) that the handler verifies, with a per-token start limit and route throttling.`,
+      });
+      return route;
+    });
+    // Route-level throttling lives on the stage; a route setting for a route that does not exist
+    // yet fails the deployment, so the stage waits for the routes.
+    const cfnStage = this.stage.node.defaultChild as apigw.CfnStage;
+    cfnStage.routeSettings = Object.fromEntries(
+      Object.entries(RUN_LINK_THROTTLE).map(([routeKey, limit]) => [
+        routeKey,
+        { ThrottlingRateLimit: limit.rateLimit, ThrottlingBurstLimit: limit.burstLimit },
+      ]),
+    );
+    for (const route of runRoutes) cfnStage.addDependency(route.node.defaultChild as apigw.CfnRoute);
   }
 }

@@ -47,9 +47,14 @@ export class ExporterAlarms extends Construct {
 
   /** An alarm when `metric` is above zero in any 5-minute period; no data (quiet times) is OK. */
   alarmAboveZero(id: string, metric: cloudwatch.IMetric, description: string): cloudwatch.Alarm {
+    return this.alarmAbove(id, metric, 0, description);
+  }
+
+  /** An alarm when `metric` is above `threshold` in any period; no data is OK. */
+  alarmAbove(id: string, metric: cloudwatch.IMetric, threshold: number, description: string): cloudwatch.Alarm {
     const alarm = new cloudwatch.Alarm(this, id, {
       metric,
-      threshold: 0,
+      threshold,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
       datapointsToAlarm: 1,

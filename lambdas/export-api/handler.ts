@@ -2,7 +2,9 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { loadApiLambdaConfig } from '../../shared/core/config';
 import { handleApiRequest } from '../../shared/jobs/export-api';
+import { RUN_LINK_STALE_MINUTES } from '../../shared/core/defaults';
 import { JobStatusStore } from '../../shared/jobs/job-status';
+import { LedgerRunLinkLedger, RevocationCache } from '../../shared/jobs/run-link-ledger';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { createLambdaClient, LambdaJobLauncher } from '../../shared/jobs/lambda-launcher';
 import { inlinePolicy, parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
@@ -38,6 +40,17 @@ const ledger = new DynamoDbLedger({
   client: tracer.captureAWSv3Client(createDynamoDbClient()),
 });
 const jobs = new JobStatusStore(ledger);
+// Run links share the run ledger: one export per report, starts per token and revocation are
+// conditional writes on the same table.
+const runLinkLedger = new LedgerRunLinkLedger(ledger);
+const revocations = new RevocationCache(runLinkLedger);
+const runLinks = {
+  ledger: runLinkLedger,
+  isRevoked: revocations.isRevoked,
+  reuseMinutes: config.RUN_LINK_REUSE_MINUTES,
+  startLimit: { limit: config.RUN_LINK_STARTS_PER_HOUR, windowMs: 3_600_000 },
+  staleAfterMs: RUN_LINK_STALE_MINUTES * 60_000,
+};
 
 /** API Gateway HTTP API (payload format 2.0) → the export API. */
 export const handler = withLifecycle(
@@ -50,6 +63,7 @@ export const handler = withLifecycle(
         method: event.requestContext.http.method,
         route: event.routeKey,
         pathParameters: event.pathParameters ?? {},
+        query: event.queryStringParameters ?? {},
         body,
         requestId: event.requestContext.requestId,
       },
@@ -63,8 +77,14 @@ export const handler = withLifecycle(
         linkKeys: () => linkKeys.getKeys(),
         apiBaseUrl: config.LINK_BASE_URL,
         log: logger,
+        runLinks,
       },
     );
+    // Refused run links on their own, without the route dimension: the alarm watches this one
+    // series for someone trying tokens (exporter-alarms in the stack).
+    if (response.statusCode === 403 && event.routeKey.startsWith('GET /run/')) {
+      metrics.singleMetric().addMetric('RunLinkRefused', MetricUnit.Count, 1);
+    }
     // One metric per answer class, so refused links and bad requests show on a dashboard.
     metrics.addDimension('route', event.routeKey);
     metrics.addMetric(`Api${Math.floor(response.statusCode / 100)}xx`, MetricUnit.Count, 1);

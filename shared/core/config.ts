@@ -2,6 +2,8 @@ import * as z from 'zod';
 import {
   DEFAULT_API_CONCURRENCY,
   DEFAULT_API_TIMEOUT_MS,
+  DEFAULT_RUN_LINK_REUSE_MINUTES,
+  DEFAULT_RUN_LINK_STARTS_PER_HOUR,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_SECRET_MAX_AGE_SECONDS,
 } from './defaults';
@@ -82,6 +84,9 @@ export function loadExportLambdaConfig(env: Env): ExportLambdaConfig {
 const apiLambdaSchema = lambdaSchema.extend({
   EXPORT_FUNCTION_NAME: z.string().min(1),
   REPORT_DEFINITIONS: z.string().default('{}'),
+  /** Run links: reuse an export that finished less than this many minutes ago (0: never). */
+  RUN_LINK_REUSE_MINUTES: z.coerce.number().int().min(0).max(1440).default(DEFAULT_RUN_LINK_REUSE_MINUTES),
+  RUN_LINK_STARTS_PER_HOUR: positiveInt(DEFAULT_RUN_LINK_STARTS_PER_HOUR),
 });
 export type ApiLambdaConfig = z.infer<typeof apiLambdaSchema>;
 export function loadApiLambdaConfig(env: Env): ApiLambdaConfig {

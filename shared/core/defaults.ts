@@ -12,6 +12,17 @@ export const DEFAULT_API_TIMEOUT_MS = 30_000;
 /** How long a secret value is reused without asking Secrets Manager again. */
 export const DEFAULT_SECRET_MAX_AGE_SECONDS = 300;
 
+/** A run link reuses an export of its report that finished less than this many minutes ago. */
+export const DEFAULT_RUN_LINK_REUSE_MINUTES = 5;
+
+/** Exports one run link may start per hour (joining or reusing one does not count). */
+export const DEFAULT_RUN_LINK_STARTS_PER_HOUR = 6;
+
+/**
+ * A queued or running export whose status has not changed for this long is taken for dead: the
+ * export function's longest timeout (15 minutes) plus a margin. Progress writes keep a live one fresh.
+ */
+export const RUN_LINK_STALE_MINUTES = 20;
 /**
  * Largest planning API response read (bytes). Far above any page the API documents (50 records), so
  * only a broken or hostile answer reaches it; it is enforced while the body streams in.

@@ -34,6 +34,8 @@ export interface ReportEmailInput {
   readonly linksExpireAt?: Date | undefined;
   /** Shown in the small print, for support questions. */
   readonly runId?: string | undefined;
+  /** A run link (`/run/{token}`): "Get a fresh copy now". */
+  readonly freshCopyUrl?: string | undefined;
 }
 
 export interface RenderedEmail {
@@ -49,6 +51,8 @@ export interface EmailModel {
   readonly sections: readonly SummarySection[];
   readonly workbook: ReportEmailLink | undefined;
   readonly otherFiles: readonly ReportEmailLink[];
+  /** "Get a fresh copy now": runs the report again and opens the new workbook. */
+  readonly freshCopyUrl: string | undefined;
   readonly smallPrint: readonly string[];
   readonly timeZone: string;
 }
@@ -93,6 +97,7 @@ function emailModel(input: ReportEmailInput): EmailModel {
     sections: emailSections(input.summary),
     workbook,
     otherFiles: input.links.filter((l) => l !== workbook),
+    freshCopyUrl: input.freshCopyUrl,
     smallPrint,
     timeZone: input.timeZone,
   };
@@ -136,6 +141,7 @@ function renderText(model: EmailModel): string {
     lines.push('', 'Other files');
     for (const link of model.otherFiles) lines.push(`- ${link.label} (${fileDetail(link)}):`, `  ${link.url}`);
   }
+  if (model.freshCopyUrl) lines.push('', 'Get a fresh copy now:', `  ${model.freshCopyUrl}`);
   lines.push('', ...model.smallPrint);
   return `${lines.join('\n')}\n`;
 }

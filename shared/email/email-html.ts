@@ -49,6 +49,7 @@ export function renderEmailHtml(model: EmailModel): string {
     sections +
     button +
     files +
+    (model.freshCopyUrl ? `<p style="${STYLE.muted}margin-top:12px;">${anchor(model.freshCopyUrl, 'Get a fresh copy now')}</p>` : '') +
     `<div style="margin-top:24px;padding-top:12px;border-top:1px solid #eef0f2;">${smallPrint}</div>` +
     '</td></tr></table>' +
     '<!--[if mso]></td></tr></table><![endif]-->' +

@@ -10,6 +10,8 @@ import { manifestSchema } from '../report/manifest';
 import { EXPORT_ID_PATTERN, type JobStatusStore } from './job-status';
 import type { JobLauncher } from './ports';
 import { resolveDefinition, type InlinePolicy } from './resolve-definition';
+import { openRunLink, showRun, type RunLinkDependencies } from './run-link';
+import { renderRunPage, renderRunStatus } from './run-page';
 
 /** The HTTP request as the API needs it, independent of the API Gateway payload version. */
 export interface ApiRequest {
@@ -17,6 +19,7 @@ export interface ApiRequest {
   /** The matched route, e.g. `POST /exports`, `GET /exports/{id}`, `GET /links/{token}`. */
   readonly route: string;
   readonly pathParameters: Readonly<Record<string, string | undefined>>;
+  readonly query?: Readonly<Record<string, string | undefined>>;
   readonly body: string | undefined;
   readonly requestId: string;
 }
@@ -43,6 +46,8 @@ export interface ApiDependencies {
   readonly newId?: () => string;
   /** Lifetime of the download links in a status answer. */
   readonly presignedSeconds?: number;
+  /** Run links (`GET /run/{token}`); without them those routes answer 404. */
+  readonly runLinks?: Pick<RunLinkDependencies, 'ledger' | 'isRevoked' | 'reuseMinutes' | 'startLimit' | 'staleAfterMs'>;
 }
 
 const startExportSchema = z.strictObject({
@@ -75,10 +80,15 @@ export async function handleApiRequest(request: ApiRequest, deps: ApiDependencie
         return await exportStatus(request.pathParameters.id, deps);
       case 'GET /links/{token}':
         return await followLink(request.pathParameters.token, deps);
+      case 'GET /run/{token}':
+        return await runPage(request, deps);
+      case 'GET /run/{token}/status':
+        return await runStatus(request, deps);
       default:
         return json(404, { message: 'no such route' });
     }
   } catch (error) {
+    if (request.route.startsWith('GET /run/')) return runPageError(request, deps, error);
     deps.log.error('request failed', {
       route: request.route,
       requestId: request.requestId,
@@ -167,4 +177,44 @@ async function followLink(token: string | undefined, deps: ApiDependencies): Pro
     headers: { location: resolution.location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
     body: '',
   };
+}
+
+function runLinkDeps(deps: ApiDependencies): RunLinkDependencies | undefined {
+  if (!deps.runLinks) return undefined;
+  return {
+    ...deps.runLinks,
+    definitions: deps.definitions,
+    jobs: deps.jobs,
+    launcher: deps.launcher,
+    storage: deps.storage,
+    linkKeys: deps.linkKeys,
+    log: deps.log,
+    ...(deps.now && { now: deps.now }),
+    ...(deps.newId && { newId: deps.newId }),
+  };
+}
+
+/** `GET /run/{token}` starts, joins or reuses; with `?export=<id>` it only shows that export. */
+async function runPage(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const runDeps = runLinkDeps(deps);
+  if (!runDeps) return json(404, { message: 'no such route' });
+  const token = request.pathParameters.token;
+  const exportId = request.query?.export;
+  const view = exportId === undefined ? await openRunLink(token, runDeps) : await showRun(token, exportId, runDeps);
+  // Opening the link is the request for a fresh copy: its workbook downloads as soon as it is ready.
+  return renderRunPage(view, token ?? '', { download: exportId === undefined || request.query?.download === '1' });
+}
+
+async function runStatus(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const runDeps = runLinkDeps(deps);
+  if (!runDeps) return json(404, { message: 'no such route' });
+  return renderRunStatus(await showRun(request.pathParameters.token, request.query?.export, runDeps));
+}
+
+/** People get a page, not a JSON error: the same "try again" page as a failed export, no internals. */
+function runPageError(request: ApiRequest, deps: ApiDependencies, error: unknown): ApiResponse {
+  deps.log.error('run link request failed', { route: request.route, requestId: request.requestId, error: errorMessage(error) });
+  const view = { state: 'failed', exportId: '', title: 'Fresh export' } as const;
+  const page = request.route.endsWith('/status') ? renderRunStatus(view) : renderRunPage(view, request.pathParameters.token ?? '');
+  return { ...page, statusCode: 500 };
 }

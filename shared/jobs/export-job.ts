@@ -13,6 +13,7 @@ import type { ExportResult } from '../report/run-export';
 import type { CredentialsSource } from '../secrets/credential-refresh';
 import { classifyFailure } from './failure';
 import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from './failure-notice';
+import { finalProgress, trackJobProgress, type JobProgress } from './job-progress';
 import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
@@ -105,8 +106,11 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
   }
 
   let definition: ReportDefinition | undefined;
+  let progress: JobProgress | undefined;
   try {
     definition = resolveDefinition(request, deps.definitions, deps.inline);
+    const datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
+    if (request.exportId) progress = trackJobProgress(request.exportId, { jobs: deps.jobs, datasetsTotal, now, log });
     const scheduled = request.scheduledTime ? new Date(request.scheduledTime) : undefined;
     const result = await exportReport(definition, {
       credentials: deps.credentials,
@@ -121,7 +125,9 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       ...(deps.maxResponseBytes !== undefined && { maxResponseBytes: deps.maxResponseBytes }),
       ...(deps.deadline !== undefined && { deadline: deps.deadline }),
       ...(deps.onRequest && { onRequest: deps.onRequest }),
+      ...(progress && { onProgress: progress.onProgress }),
     });
+    await progress?.settle();
     deps.onComplete?.(result, now().getTime() - started.getTime());
 
     let emailed = false;
@@ -137,6 +143,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
         key: keys.current,
         now: now(),
         storage: deps.storage,
+        freshCopyLink: request.definition === undefined,
       });
       await deps.mail.send(message);
       emailed = true;
@@ -153,12 +160,14 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       ...tableFilesDetail(result.manifest),
     });
     if (request.exportId) {
-      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey }, now());
+      const done = finalProgress(result.manifest.summary.rows as Record<string, number>, datasetsTotal);
+      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done }, now());
     }
     if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
     log.info('export job succeeded', { report: definition.name, runId, emailed });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
   } catch (error) {
+    await progress?.settle();
     if (error instanceof RunInProgressError || error instanceof LeaseLostError) {
       // Another attempt of this run is writing it (a duplicate delivery, or a retry that overlapped)
       // and reports the outcome. No retry is needed here: if that attempt dies, its own invocation is

@@ -18,6 +18,10 @@ export const jobStatusSchema = z.object({
   updatedAt: z.string(),
   runId: z.string().optional(),
   manifestKey: z.string().optional(),
+  /** Written by the export as it streams (job-progress.ts), for the run page. */
+  progress: z
+    .object({ datasetsDone: z.number().int().nonnegative(), datasetsTotal: z.number().int().nonnegative(), rows: z.number().int().nonnegative() })
+    .optional(),
   /** A reason a user can act on; never a stack trace. */
   error: z.string().optional(),
 });

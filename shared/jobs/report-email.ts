@@ -2,6 +2,7 @@ import { renderReportEmail, type ReportEmailLink } from '../email/email-content'
 import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
 import { createLinkToken, type LinkKey } from '../links/link-token';
+import { createRunLinkToken } from '../links/run-link-token';
 import type { Storage } from '../storage/storage';
 import type { ReportDefinition } from '../report/definition';
 import type { ExportResult } from '../report/run-export';
@@ -34,10 +35,14 @@ export function fileLinks(
 export async function buildReportEmail(
   definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
   result: ExportResult,
-  options: { from: string; linkBaseUrl: string; key: LinkKey; now: Date; storage: Storage },
+  options: { from: string; linkBaseUrl: string; key: LinkKey; now: Date; storage: Storage; freshCopyLink?: boolean },
 ): Promise<OutgoingEmail> {
   const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
   const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now });
+  // A run link of the configured report, valid as long as the file links (inline definitions have none).
+  const freshCopyUrl = options.freshCopyLink
+    ? `${options.linkBaseUrl.replace(/\/+$/, '')}/run/${createRunLinkToken({ report: definition.name, expiresAt }, options.key, options.now).token}`
+    : undefined;
   const rendered = renderReportEmail({
     reportName: definition.title ?? definition.name,
     generatedAt: new Date(result.manifest.generatedAt),
@@ -47,6 +52,7 @@ export async function buildReportEmail(
     links,
     linksExpireAt: expiresAt,
     runId: result.manifest.runId,
+    freshCopyUrl,
   });
   const attachments: EmailAttachment[] = [];
   const workbook = result.manifest.files.find((f) => f.format === 'xlsx');

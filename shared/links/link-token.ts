@@ -124,10 +124,6 @@ export function toVerificationKeys(set: LinkKeySet): LinkVerificationKeys {
 }
 
 export function createLinkToken(claims: LinkClaims, key: LinkKey, now: Date = new Date()): string {
-  const secret = keyBytes(key);
-  if (secret.byteLength < MIN_LINK_KEY_BYTES) {
-    throw new ConfigError(`link key "${key.id}" is shorter than ${MIN_LINK_KEY_BYTES} bytes`);
-  }
   const lifetime = (claims.expiresAt.getTime() - now.getTime()) / 1000;
   if (!(lifetime > 0 && lifetime <= MAX_LINK_LIFETIME_SECONDS)) {
     throw new ConfigError(`link expiry must be in the future and at most ${MAX_LINK_LIFETIME_SECONDS / 86400} days away`);
@@ -145,8 +141,7 @@ export function createLinkToken(claims: LinkClaims, key: LinkKey, now: Date = ne
       cause: parsed.error,
     });
   }
-  const body = Buffer.from(JSON.stringify(parsed.data), 'utf8').toString('base64url');
-  const token = `${body}.${sign(secret, body).toString('base64url')}`;
+  const token = sealToken(parsed.data, key);
   if (token.length > MAX_LINK_TOKEN_LENGTH) {
     throw new ConfigError(`link token for "${claims.runKey}/${claims.file}" would exceed ${MAX_LINK_TOKEN_LENGTH} characters`);
   }
@@ -158,6 +153,18 @@ export function createLinkToken(claims: LinkClaims, key: LinkKey, now: Date = ne
  * every failure; the reason is on a non-enumerable `reason` property (see linkTokenFailure).
  */
 export function verifyLinkToken(token: string, keys: LinkVerificationKeys, now: Date = new Date()): LinkTokenPayload {
+  const decoded = openSignedToken(token, keys, now);
+  const payload = linkTokenPayloadSchema.safeParse(decoded);
+  if (!payload.success) throw refusal('invalid-payload');
+  if (now.getTime() >= payload.data.exp * 1000) throw refusal('expired');
+  return payload.data;
+}
+
+/**
+ * Checks the shape, key and signature of any token of this format (download links and run links,
+ * run-link-token.ts) and returns its decoded, not yet validated, payload. Throws like verifyLinkToken.
+ */
+export function openSignedToken(token: string, keys: LinkVerificationKeys, now: Date): unknown {
   if (typeof token !== 'string') throw refusal('malformed');
   if (token.length > MAX_LINK_TOKEN_LENGTH) throw refusal('oversized');
   const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(token);
@@ -181,11 +188,17 @@ export function verifyLinkToken(token: string, keys: LinkVerificationKeys, now: 
   if (!canonical || provided.byteLength !== expected.byteLength || !timingSafeEqual(provided, expected)) {
     throw refusal('bad-signature');
   }
+  return decoded;
+}
 
-  const payload = linkTokenPayloadSchema.safeParse(decoded);
-  if (!payload.success) throw refusal('invalid-payload');
-  if (now.getTime() >= payload.data.exp * 1000) throw refusal('expired');
-  return payload.data;
+/** Signs a validated payload: base64url(JSON) "." base64url(HMAC). */
+export function sealToken(payload: object, key: LinkKey): string {
+  const secret = keyBytes(key);
+  if (secret.byteLength < MIN_LINK_KEY_BYTES) {
+    throw new ConfigError(`link key "${key.id}" is shorter than ${MIN_LINK_KEY_BYTES} bytes`);
+  }
+  const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+  return `${body}.${sign(secret, body).toString('base64url')}`;
 }
 
 /** The internal reason of a refused token, for logs. */
@@ -215,7 +228,7 @@ function keyBytes(key: LinkKey): Uint8Array {
   return typeof key.secret === 'string' ? Buffer.from(key.secret, 'utf8') : key.secret;
 }
 
-function refusal(reason: LinkTokenFailure): LinkTokenError {
+export function refusal(reason: LinkTokenFailure): LinkTokenError {
   const error = new LinkTokenError(LINK_TOKEN_PUBLIC_MESSAGE);
   // Non-enumerable: serialisers that copy own enumerable properties into a response skip it.
   Object.defineProperty(error, 'reason', { value: reason, enumerable: false });

@@ -204,7 +204,8 @@ describe('functions', () => {
     ];
     const env = (fn: string) => synthesized.template.toJSON().Resources[fn].Properties.Environment.Variables as Record<string, unknown>;
     expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM'].sort());
-    expect(Object.keys(env(ids.apiFn)).sort()).toEqual([...shared, 'EXPORT_FUNCTION_NAME'].sort());
+    expect(Object.keys(env(ids.apiFn)).sort()).toEqual([...shared, 'EXPORT_FUNCTION_NAME', 'RUN_LINK_REUSE_MINUTES', 'RUN_LINK_STARTS_PER_HOUR'].sort());
+    expect(env(ids.apiFn)).toMatchObject({ RUN_LINK_REUSE_MINUTES: '5', RUN_LINK_STARTS_PER_HOUR: '6' });
 
     const exportEnv = env(ids.exportFn);
     expect(exportEnv).toMatchObject({
@@ -313,7 +314,7 @@ describe('least privilege', () => {
       expect.objectContaining({
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
         Resource: arn(ids.ledger),
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job/*'] } },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job/*', 'run-link/*'] } },
       }),
     ]);
   });
@@ -412,8 +413,10 @@ describe('schedules', () => {
 });
 
 describe('HTTP API', () => {
-  it('authorizes the export routes with IAM and leaves the link route to its token', () => {
-    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 3);
+  it('authorizes the export routes with IAM and leaves the link and run-link routes to their tokens', () => {
+    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 5);
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /run/{token}', AuthorizationType: 'NONE' });
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /run/{token}/status', AuthorizationType: 'NONE' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /exports', AuthorizationType: 'AWS_IAM' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /exports/{id}', AuthorizationType: 'AWS_IAM' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /links/{token}', AuthorizationType: 'NONE' });
@@ -429,6 +432,19 @@ describe('HTTP API', () => {
     const [stage] = Object.values(synthesized.template.findResources('AWS::ApiGatewayV2::Stage'));
     expect(stage?.Properties.AccessLogSettings.Format).not.toMatch(/\$context\.(path|resourcePath)/);
   });
+
+  it('throttles the run-link routes tighter than the stage, after the routes exist', () => {
+    const stages = synthesized.template.findResources('AWS::ApiGatewayV2::Stage');
+    const [stage] = Object.values(stages);
+    expect(stage?.Properties.RouteSettings).toEqual({
+      'GET /run/{token}': { ThrottlingRateLimit: 2, ThrottlingBurstLimit: 5 },
+      'GET /run/{token}/status': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+    });
+    const routes = synthesized.template.findResources('AWS::ApiGatewayV2::Route');
+    const runRouteIds = Object.entries(routes).filter(([, r]) => String(r.Properties.RouteKey).startsWith('GET /run/')).map(([id]) => id);
+    expect(runRouteIds).toHaveLength(2);
+    expect(stage?.DependsOn).toEqual(expect.arrayContaining(runRouteIds));
+  });
 });
 
 describe('alarms', () => {
@@ -442,6 +458,20 @@ describe('alarms', () => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: ids.topic }],
     });
+
+  it('alarms when more than 20 run links are refused in 5 minutes', () => {
+    synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'RunLinkRefused',
+      Namespace: 'PlanningReportExporter',
+      Dimensions: [{ Name: 'service', Value: 'planning-report-exporter' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 20,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: ids.topic }],
+    });
+  });
 
   it('alarms on export-report errors, both dead-letter queues and the ExportFailed metric', () => {
     alarmOn('Errors', [{ Name: 'FunctionName', Value: { Ref: ids.exportFn } }], 'AWS/Lambda');

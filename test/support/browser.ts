@@ -1,74 +1,47 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 
-/**
- * A real browser for the tests that check what a reader sees (the report e-mail). Debian's
- * chromium, driven by playwright-core (which downloads nothing). A browser test never passes
- * silently and never skips: without a browser it installs one when it can (root with apt-get),
- * else it fails with the one command to run.
- */
+/** Where a Chromium is looked for, in order (CHROME_PATH first). */
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const INSTALL_COMMAND = 'sudo apt-get install -y chromium';
 
-let installTried = false;
-
-function firstExisting(): string | undefined {
-  const fromEnv = process.env.CHROME_PATH;
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`CHROME_PATH is ${fromEnv}, which does not exist: fix it or unset it`);
-    return fromEnv;
+/**
+ * The Chromium the browser tests drive: CHROME_PATH, else a Debian/Ubuntu install. As root with
+ * apt-get it is installed once (`apt-get install -y chromium`); otherwise this throws with the one
+ * command to run. It never returns nothing: a browser test must fail, not skip, without a browser.
+ */
+export function findBrowser(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const configured = env.CHROME_PATH;
+  if (configured) {
+    if (!existsSync(configured)) throw new Error(`CHROME_PATH is set to ${configured}, which does not exist`);
+    return configured;
   }
-  return CANDIDATES.find((path) => existsSync(path));
-}
-
-function canInstall(): boolean {
-  return process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
-}
-
-/** The path of a Chromium-family browser: CHROME_PATH, then the usual Debian paths. */
-export function findBrowser(): string {
-  const found = firstExisting();
+  const found = CANDIDATES.find((candidate) => existsSync(candidate));
   if (found) return found;
-  if (canInstall() && !installTried) {
-    installTried = true;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot && existsSync('/usr/bin/apt-get')) {
     const apt = (args: string[]) => execFileSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     try {
       apt(['install', '-y', 'chromium']);
     } catch {
-      // The package lists may be missing (a fresh container): fetch them once and try again.
+      // A fresh container has no package lists yet: fetch them once and try again.
       apt(['update']);
       apt(['install', '-y', 'chromium']);
     }
-    const installed = firstExisting();
+    const installed = CANDIDATES.find((candidate) => existsSync(candidate));
     if (installed) return installed;
   }
-  throw new Error(
-    `No Chromium-family browser found (looked at CHROME_PATH, ${CANDIDATES.join(', ')}). ` +
-      `The browser tests need one; install it with: ${INSTALL_COMMAND}`,
-  );
-}
-
-export interface LaunchedBrowser {
-  /** The browser's one context, on the fresh profile. */
-  readonly context: BrowserContext;
-  newPage(): Promise<Page>;
-  /** Closes the browser and removes its profile. */
-  close(): Promise<void>;
+  throw new Error(`No Chromium found (looked at CHROME_PATH, ${CANDIDATES.join(', ')}). Install one with: ${INSTALL_COMMAND}`);
 }
 
 /**
- * Launches the browser headless on a fresh profile (playwright takes the profile as userDataDir, not
- * as a --user-data-dir argument), with nothing that phones home.
+ * Launches it headless with nothing phoning home. The profile is fresh: playwright gives every
+ * launch its own temporary --user-data-dir (and refuses one in `args`), deleted on close.
  */
-export async function launchBrowser(): Promise<LaunchedBrowser> {
-  const executablePath = findBrowser();
-  const profile = await mkdtemp(join(tmpdir(), 'browser-profile-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath,
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: findBrowser(),
     headless: true,
     args: [
       '--headless',
@@ -81,12 +54,4 @@ export async function launchBrowser(): Promise<LaunchedBrowser> {
       '--disable-sync',
     ],
   });
-  return {
-    context,
-    newPage: () => context.newPage(),
-    close: async () => {
-      await context.close();
-      await rm(profile, { recursive: true, force: true });
-    },
-  };
 }

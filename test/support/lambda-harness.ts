@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { vi } from 'vitest';
+import { LOCAL_LINK_KEYS } from '../../cli/local-link-keys';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startEventBridgeStub, startLambdaStub } from './aws-stubs';
 import { startDynalite, type DynaliteHandle } from './dynalite';
@@ -10,7 +10,8 @@ import { startSesLocal, type SesLocalHandle } from './ses-local';
 type ExportHandler = (event: unknown, context: Context) => Promise<unknown>;
 type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export const LINK_KEYS = { current: { id: 'k2', secret: 'b'.repeat(48) }, previous: { id: 'k1', secret: 'a'.repeat(48) } };
+/** The local stack's key set: the one `npm run link -- --local` signs with. */
+export const LINK_KEYS = LOCAL_LINK_KEYS;
 export const API_BASE_URL = 'https://api.example.test';
 
 /**
@@ -85,9 +86,9 @@ export function httpApiEvent(
 
 export async function startLambdaHarness(
   definitions: Record<string, unknown>,
-  options: { planningSecret?: (sim: RunningSimulator) => string; env?: Record<string, string> } = {},
+  options: { planningSecret?: (sim: RunningSimulator) => string; env?: Record<string, string>; tenant?: 'tiny' | 'demo' } = {},
 ): Promise<LambdaHarness> {
-  const sim = await startSimulator({ tenant: 'tiny' });
+  const sim = await startSimulator({ tenant: options.tenant ?? 'tiny' });
   const s3 = await startS3rver({ bucket: 'reports-bucket' });
   const dynamo = await startDynalite({ tableName: 'run-ledger' });
   const ses = await startSesLocal();
@@ -127,7 +128,8 @@ export async function startLambdaHarness(
   };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
-  vi.resetModules();
+  // Fresh handler modules per harness under vitest; `npm run local` (scripts/local-stack.ts) runs outside it.
+  if (process.env.VITEST) (await import('vitest')).vi.resetModules();
   const exportHandler: ExportHandler = (await import('../../lambdas/export-report/handler')).handler;
   const apiHandler: ApiHandler = (await import('../../lambdas/export-api/handler')).handler;
   handlers.export = exportHandler;

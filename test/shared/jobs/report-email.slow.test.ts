@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingEmail } from '../../../shared/email/ses-mailer';
 import { buildReportEmail } from '../../../shared/jobs/report-email';
@@ -9,14 +9,14 @@ import { parseReportDefinition } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
-import { launchBrowser, type LaunchedBrowser } from '../../support/browser';
+import { launchBrowser } from '../../support/browser';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 
 /** The demo's weekly e-mail, opened in a real browser: what a reader sees, in the order they see it. */
 describe('the report e-mail in a browser (demo tenant)', () => {
   let sim: RunningSimulator;
   let root: string;
-  let browser: LaunchedBrowser;
+  let browser: Browser;
   let email: OutgoingEmail;
   let page: Page;
   const now = new Date('2026-11-23T06:00:00Z');

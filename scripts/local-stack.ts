@@ -1,0 +1,26 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LOCAL_API_URL } from '../cli/local-link-keys';
+import { startHttpApi } from '../test/support/http-api';
+import { startLambdaHarness } from '../test/support/lambda-harness';
+
+/**
+ * `npm run local`: the whole stack on loopback for a person to click through — planning API
+ * simulator (demo tenant), s3rver, the AWS stubs, both Lambda handlers, and the HTTP API on
+ * 127.0.0.1:8787 (as in the tests). Report: examples/demo-report.json. Get a link to open with
+ * `npm run link -- --report demo-weekly --local`. Ctrl-C stops it.
+ */
+const definition = JSON.parse(await readFile(join(import.meta.dirname, '..', 'examples', 'demo-report.json'), 'utf8')) as { name: string };
+const harness = await startLambdaHarness({ [definition.name]: definition }, { tenant: 'demo' });
+const api = await startHttpApi(harness.apiHandler, { port: Number(new URL(LOCAL_API_URL).port) });
+process.stdout.write(`local stack: HTTP API at ${api.baseUrl}, report "${definition.name}"\n`);
+process.stdout.write(`open a run link from: npm run link -- --report ${definition.name} --local\n`);
+
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  void api.close().then(() => harness.close()).then(() => process.exit(0));
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import { formatBytes } from '../core/format-bytes';
+import type { RunView } from './run-link';
+
+/**
+ * The run page (`GET /run/{token}`) and its status JSON, rendered from a RunView. The page works
+ * without script: while the export runs, a `<noscript>` meta refresh reloads the export's own page
+ * (`?export=<id>&download=1`, which never starts another export), and the finished page starts the
+ * workbook download the same way. With script, one small static script polls the status JSON and
+ * reloads once at the end; it and the style sheet are allowed by their hashes in the CSP, so no
+ * other inline script can run. Tokens stay out of Referer headers (`no-referrer`).
+ */
+export interface PageResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** Seconds between reloads of the no-script page, and between polls of the script (ms below). */
+export const REFRESH_SECONDS = 3;
+
+const STYLE = `
+body{margin:0;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#fff}
+main{max-width:36rem;margin:3rem auto;padding:0 1rem}
+h1{font-size:1.5rem;margin:0 0 1rem}
+p{margin:0 0 1rem}
+progress{width:100%;height:1rem;accent-color:#0b5cad}
+ul{list-style:none;padding:0;margin:0 0 1rem}
+li{margin:0 0 .5rem}
+.button{display:inline-block;padding:.6rem 1rem;border-radius:.3rem;background:#0b5cad;color:#fff;text-decoration:none;font-weight:600}
+.button.secondary{background:#fff;color:#0b5cad;border:2px solid #0b5cad}
+a:focus-visible,.button:focus-visible,h1:focus-visible{outline:3px solid #b35900;outline-offset:3px}
+.muted{color:#4a4a4a}
+`.trim();
+
+/*
+ * Polls the status JSON and updates the progress text in place; on a final state it loads the
+ * export's own page, which the server renders complete (files or "try again"). On the finished page
+ * it starts the workbook download once and drops `download=1` so a reload does not repeat it.
+ */
+const SCRIPT = `
+(function(){
+var main=document.getElementById('run');if(!main)return;
+var state=main.getAttribute('data-state'),status=main.getAttribute('data-status'),page=main.getAttribute('data-page');
+if(state==='done'){var a=document.getElementById('workbook');
+if(a&&main.getAttribute('data-download')==='1'){history.replaceState(null,'',page);
+window.addEventListener('load',function(){window.location.assign(a.href);});}return;}
+if(state!=='running'||!status)return;
+function text(id,v){var e=document.getElementById(id);if(e)e.textContent=v;}
+function poll(){fetch(status,{cache:'no-store',credentials:'omit'}).then(function(r){return r.json();}).then(function(s){
+if(s.state!=='running'){window.location.replace(page+'&download=1');return;}
+if(s.progress){var b=document.getElementById('bar');if(b){b.max=Math.max(s.progress.datasetsTotal,1);b.value=s.progress.datasetsDone;}
+text('datasets',s.progress.datasetsDone+' of '+s.progress.datasetsTotal);text('rows',s.progress.rows.toLocaleString('en'));}
+setTimeout(poll,${REFRESH_SECONDS * 1000});}).catch(function(){setTimeout(poll,${REFRESH_SECONDS * 2000});});}
+setTimeout(poll,${REFRESH_SECONDS * 1000});
+})();
+`.trim();
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** The page's CSP: nothing but the hashed script and style, fetches to this origin, no framing. */
+export const RUN_PAGE_CSP = [
+  "default-src 'none'",
+  `script-src ${sha256(SCRIPT)}`,
+  `style-src ${sha256(STYLE)}`,
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const COMMON_HEADERS = {
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+
+const HTML_HEADERS = { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': RUN_PAGE_CSP };
+const JSON_HEADERS = {
+  ...COMMON_HEADERS,
+  'content-type': 'application/json; charset=utf-8',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Status codes of the page: a refused link is 403, a spent start limit 429, the rest 200. */
+function statusCodeOf(view: RunView): number {
+  return view.state === 'refused' ? 403 : view.state === 'limited' ? 429 : 200;
+}
+
+/** The status JSON the page polls: state and progress only; links only once done. */
+export function renderRunStatus(view: RunView): PageResponse {
+  const body =
+    view.state === 'running'
+      ? { state: view.state, exportId: view.exportId, progress: view.progress ?? null }
+      : view.state === 'done'
+        ? { state: view.state, exportId: view.exportId, finishedAt: view.finishedAt, files: view.files }
+        : view.state === 'failed'
+          ? { state: view.state, exportId: view.exportId, message: 'The export did not finish. Please try again.' }
+          : view.state === 'limited'
+            ? { state: view.state, retryAfterSeconds: view.retryAfterSeconds }
+            : { state: view.state, message: 'This link is not valid or has expired.' };
+  return { statusCode: statusCodeOf(view), headers: JSON_HEADERS, body: JSON.stringify(body) };
+}
+
+/**
+ * The HTML page. `token` is the run link's token (already verified when the view is not `refused`);
+ * every URL on the page is relative to `/run/{token}`, so it works under any stage or domain.
+ */
+export function renderRunPage(view: RunView, token: string, options: { download?: boolean } = {}): PageResponse {
+  const t = encodeURIComponent(token);
+  let heading: string;
+  let content: string;
+  let refresh: string | undefined;
+  let attributes = `data-state="${view.state}"`;
+  switch (view.state) {
+    case 'refused':
+      heading = 'This link does not work';
+      content = `<p>The link is not valid, has expired or has been withdrawn. Ask the person who sent it to you for a new one.</p>`;
+      break;
+    case 'limited':
+      heading = escapeHtml(view.title);
+      content = `<p role="alert">This link has started as many exports as it may for now. Please try again in ${Math.ceil(view.retryAfterSeconds / 60)} minutes.</p>`;
+      break;
+    case 'running': {
+      const page = `${t}?export=${view.exportId}`;
+      refresh = `${page}&download=1`;
+      attributes += ` data-status="${t}/status?export=${view.exportId}" data-page="${page}"`;
+      const p = view.progress;
+      const done = p?.datasetsDone ?? 0;
+      const total = p?.datasetsTotal ?? 0;
+      heading = escapeHtml(view.title);
+      content = [
+        `<p id="message">Preparing a fresh copy. This usually takes a minute or two; you can leave this page open.</p>`,
+        `<label for="bar">Datasets done</label>`,
+        `<progress id="bar" max="${Math.max(total, 1)}" value="${done}"></progress>`,
+        `<p role="status" aria-live="polite">Datasets done: <span id="datasets">${p ? `${done} of ${total}` : 'starting'}</span>. Rows so far: <span id="rows">${(p?.rows ?? 0).toLocaleString('en')}</span>.</p>`,
+      ].join('\n');
+      break;
+    }
+    case 'done': {
+      const page = `${t}?export=${view.exportId}`;
+      attributes += ` data-page="${page}"${options.download ? ' data-download="1"' : ''}`;
+      const workbook = view.files.find((f) => f.format === 'xlsx');
+      if (options.download && workbook) refresh = `0;url=${workbook.href}`;
+      heading = escapeHtml(view.title);
+      const items = view.files.map((f) => {
+        const label = f.format === 'xlsx' ? `Download the workbook (${escapeHtml(f.name)}, ${formatBytes(f.bytes)})` : `Download ${escapeHtml(f.name)} (${formatBytes(f.bytes)})`;
+        const attributes = f === workbook ? ' id="workbook" class="button" autofocus' : ' class="button secondary"';
+        return `<li><a${attributes} href="${escapeHtml(f.href)}">${label}</a></li>`;
+      });
+      content = [
+        `<p role="status">Your fresh copy is ready${workbook && options.download ? '; the workbook download has started' : ''}.</p>`,
+        `<p class="muted">Exported <time datetime="${escapeHtml(view.finishedAt)}">${escapeHtml(view.finishedAt.replace('T', ' ').slice(0, 16))} UTC</time>.</p>`,
+        `<ul aria-label="Files">${items.join('')}</ul>`,
+      ].join('\n');
+      break;
+    }
+    case 'failed':
+      heading = escapeHtml(view.title);
+      content = [
+        `<p role="alert">The export did not finish. This is usually temporary.</p>`,
+        `<p><a class="button" id="retry" href="${t}" autofocus>Try again</a></p>`,
+      ].join('\n');
+      break;
+  }
+  const meta =
+    refresh === undefined
+      ? ''
+      : `<noscript><meta http-equiv="refresh" content="${escapeHtml(refresh.startsWith('0;') ? refresh : `${REFRESH_SECONDS};url=${refresh}`)}"></noscript>`;
+  const body = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${heading} – fresh export</title>
+${meta}
+<style>${STYLE}</style>
+</head>
+<body>
+<main id="run" ${attributes}>
+<h1 tabindex="-1">${heading}</h1>
+${content}
+</main>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+  const headers = view.state === 'limited' ? { ...HTML_HEADERS, 'retry-after': String(view.retryAfterSeconds) } : HTML_HEADERS;
+  return { statusCode: statusCodeOf(view), headers, body };
+}

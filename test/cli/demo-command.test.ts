@@ -1,0 +1,41 @@
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDemoCommand } from '../../cli/demo-command';
+
+describe('demo command (the README\'s first command)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'demo-cmd-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves the demo tenant, exports it through the export command and publishes latest.json', async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (c: Buffer) => (out += c.toString()));
+    stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await runDemoCommand(['--out', join(dir, 'out')], { stdout, stderr, env: {}, cwd: dir });
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    expect(out).toMatch(/demo tenant "demo" served at http:\/\/127\.0\.0\.1:\d+/);
+
+    const latest = JSON.parse(await readFile(join(dir, 'out', 'demo-weekly', 'latest.json'), 'utf8'));
+    expect(latest).toMatchObject({ report: 'demo-weekly' });
+    const manifest = JSON.parse(await readFile(join(dir, 'out', latest.manifest), 'utf8'));
+    const runFolder = join(dir, 'out', latest.manifest.slice(0, latest.manifest.lastIndexOf('/')));
+    const stored = await readdir(runFolder);
+    for (const file of manifest.files) expect(stored).toContain(file.path);
+    // The rows the manifest announces are the rows of the CSV a user opens.
+    const risks = manifest.files.find((f: { path: string }) => f.path === 'risks.csv');
+    const rows = parse(await readFile(join(runFolder, 'risks.csv')), { bom: true, columns: true });
+    expect(rows.length).toBe(risks.rows.risks);
+    expect(rows.length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,107 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CommandIo } from '../../cli/export-command';
+import { runLinkCommand } from '../../cli/link-command';
+import { LOCAL_API_URL, LOCAL_LINK_KEYS } from '../../cli/local-link-keys';
+import { LedgerRunLinkLedger } from '../../shared/jobs/run-link-ledger';
+import { LocalLedger } from '../../shared/ledger/local-ledger';
+import { verifyRunLinkToken } from '../../shared/links/run-link-token';
+
+function captureIo(cwd: string): CommandIo & { out(): string; err(): string } {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  return { stdout, stderr, env: {}, cwd, out: () => out, err: () => err };
+}
+
+const now = new Date('2026-11-23T06:00:00Z');
+const deployedKey = { id: 'prod-1', secret: 'p'.repeat(48) };
+
+describe('link command', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'link-cmd-'));
+    await writeFile(
+      join(dir, 'cdk-outputs.json'),
+      JSON.stringify({ PlanningReportExporter: { ApiUrl: 'https://abc.execute-api.eu-central-1.amazonaws.com', LinkKeySecretArn: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:link-keys', LedgerTableName: 'run-ledger-abc' } }),
+    );
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('prints a run link for the local stack, signed with the local key, for --days', async () => {
+    const io = captureIo(dir);
+    expect(await runLinkCommand(['--report', 'acme-weekly', '--days', '30', '--local'], io, { now: () => now })).toBe(0);
+    const url = io.out().trim();
+    expect(url.startsWith(`${LOCAL_API_URL}/run/`)).toBe(true);
+    const claims = verifyRunLinkToken(url.slice(`${LOCAL_API_URL}/run/`.length), LOCAL_LINK_KEYS, now);
+    expect(claims).toMatchObject({ report: 'acme-weekly', kid: 'k2', exp: Math.floor(now.getTime() / 1000) + 30 * 86400 });
+    expect(io.err()).toContain(`id ${claims.jti}`);
+  });
+
+  it('prints a link for a deployed stack from cdk-outputs.json, signed with the secret\'s current key', async () => {
+    const io = captureIo(dir);
+    const asked: string[] = [];
+    const code = await runLinkCommand(['--report', 'acme-weekly'], io, {
+      now: () => now,
+      reportNames: () => Promise.resolve(['acme-weekly']),
+      deployedKey: (secretId) => Promise.resolve(void asked.push(secretId)).then(() => deployedKey),
+    });
+    expect(code, io.err()).toBe(0);
+    expect(asked).toEqual(['arn:aws:secretsmanager:eu-central-1:123456789012:secret:link-keys']);
+    const url = io.out().trim();
+    const base = 'https://abc.execute-api.eu-central-1.amazonaws.com/run/';
+    expect(url.startsWith(base)).toBe(true);
+    expect(verifyRunLinkToken(url.slice(base.length), { current: deployedKey }, now).report).toBe('acme-weekly');
+  });
+
+  it('checks the report name against cdk.json, and names the problem for bad input', async () => {
+    const unknown = captureIo(dir);
+    expect(await runLinkCommand(['--report', 'nope'], unknown, { reportNames: () => Promise.resolve(['acme-weekly']) })).toBe(1);
+    expect(unknown.err()).toContain('no report named "nope" in cdk.json; configured: acme-weekly');
+
+    const days = captureIo(dir);
+    expect(await runLinkCommand(['--report', 'acme-weekly', '--days', '91', '--local'], days)).toBe(2);
+    expect(days.err()).toContain('--days must be a whole number from 1 to 90');
+
+    const half = captureIo(dir);
+    expect(await runLinkCommand(['--report', 'acme-weekly', '--api-url', 'https://x'], half)).toBe(2);
+    expect(half.err()).toContain('give both --api-url and --key-secret');
+
+    const noOutputs = captureIo(tmpdir());
+    expect(await runLinkCommand(['--report', 'acme-weekly', '--outputs', 'missing.json'], noOutputs, { reportNames: () => Promise.resolve(['acme-weekly']) })).toBe(1);
+    expect(noOutputs.err()).toContain('--outputs-file cdk-outputs.json');
+  });
+
+  it('reads the report names from this repository\'s cdk.json by default', async () => {
+    const io = captureIo(join(import.meta.dirname, '..', '..'));
+    expect(await runLinkCommand(['--report', 'not-configured-anywhere'], io)).toBe(1);
+    expect(io.err()).toMatch(/configured: .*acme-weekly/);
+  });
+
+  it('revokes a link by its id in the deployed stack\'s ledger (table from cdk-outputs.json)', async () => {
+    const ledger = new LocalLedger(join(dir, 'ledger'));
+    const tables: string[] = [];
+    const io = captureIo(dir);
+    const id = 'GDRKq1PiRfJsD8bvt3b4iQ';
+    const code = await runLinkCommand(['--revoke', id], io, { now: () => now, ledger: (table) => (tables.push(table), ledger) });
+    expect(code, io.err()).toBe(0);
+    expect(tables).toEqual(['run-ledger-abc']);
+    expect(io.out()).toContain(`run link ${id} is revoked`);
+    expect(await new LedgerRunLinkLedger(ledger).isRevoked(id)).toBe(true);
+    expect(await new LedgerRunLinkLedger(ledger).isRevoked('AAAAAAAAAAAAAAAAAAAAAA')).toBe(false);
+
+    const bad = captureIo(dir);
+    expect(await runLinkCommand(['--revoke', 'not-an-id'], bad)).toBe(2);
+    expect(bad.err()).toContain('--revoke takes the 22-character id');
+    const mixed = captureIo(dir);
+    expect(await runLinkCommand(['--revoke', id, '--report', 'acme-weekly'], mixed)).toBe(2);
+  });
+});
