@@ -150,7 +150,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     throw new Error(`Invalid companyPrefix '${companyPrefix}'`);
   }
   const seed = options.seed ?? 1;
-  const tenant = generateTenant(resolveShape(options.tenant), seed, companyPrefix);
+  const today = options.today ?? new Date();
+  const tenant = generateTenant(resolveShape(options.tenant), seed, companyPrefix, {
+    flavour: options.flavour ?? 'test',
+    todayMs: Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()),
+  });
   const faults = new FaultController(seed, options.faults);
   let latencyMs = Math.max(0, options.latencyMs ?? 0);
   const requests: RequestLogEntry[] = [];

@@ -61,7 +61,9 @@ export interface WriterRow {
 export interface WriterSheet {
   readonly id: number;
   properties: { outlineLevelRow: number };
-  columns: { width: number }[];
+  columns: { width: number; hidden?: boolean }[];
+  /** Conditional formats (the Summary's data bars), written when the sheet is committed. */
+  addConditionalFormatting(format: { ref: string; rules: readonly Record<string, unknown>[] }): void;
   autoFilter: string | null;
   addRow(values: undefined): WriterRow;
   commit(): void;
@@ -101,7 +103,9 @@ export function createWorkbookWriter(out: Writable, options: { zlibLevel: number
  * by a placeholder so data sheets get ids 2, 3, …; Summary is added last, takes the freed id 1 and
  * is listed first, while its zip entry is simply the last one.
  */
-export function reserveFirstSheet(workbook: WriterWorkbook): { addFirst(name: string): WriterSheet } {
+export function reserveFirstSheet(workbook: WriterWorkbook): {
+  addFirst(name: string, options?: Record<string, unknown>): WriterSheet;
+} {
   const internals = workbook as unknown as { _worksheets?: unknown };
   const sheets = internals._worksheets;
   if (!Array.isArray(sheets) || sheets.length !== 0) {
@@ -110,10 +114,10 @@ export function reserveFirstSheet(workbook: WriterWorkbook): { addFirst(name: st
   const placeholder = { placeholder: 'Summary' };
   sheets[1] = placeholder;
   return {
-    addFirst(name: string): WriterSheet {
+    addFirst(name: string, options: Record<string, unknown> = {}): WriterSheet {
       if (sheets[1] !== placeholder) throw new ExporterError('exceljs internals changed: sheet id 1 was taken');
       sheets[1] = undefined;
-      const sheet = workbook.addWorksheet(name, {});
+      const sheet = workbook.addWorksheet(name, options);
       if (sheet.id !== 1) throw new ExporterError(`exceljs internals changed: Summary got sheet id ${sheet.id}`);
       return sheet;
     },
