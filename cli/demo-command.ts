@@ -10,7 +10,11 @@ import { runExportCommand, type CommandIo } from './export-command';
  * real export command against it with examples/demo-report.json, so the demo goes through exactly
  * the door a user takes. No AWS account and no configuration needed.
  */
-export async function runDemoCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+export async function runDemoCommand(
+  argv: readonly string[],
+  io: CommandIo,
+  options: { readonly today?: Date } = {},
+): Promise<number> {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -20,7 +24,8 @@ export async function runDemoCommand(argv: readonly string[], io: CommandIo): Pr
     },
   });
   const tenant = values.tenant === 'large' || values.tenant === 'tiny' ? values.tenant : 'demo';
-  const simulator = await startSimulator({ tenant });
+  // A demo reads like a real release train, with dates around today (the test flavour's traps stay in the tests).
+  const simulator = await startSimulator({ tenant, flavour: 'demo', ...(options.today && { today: options.today }) });
   const dir = await mkdtemp(join(tmpdir(), 'demo-credentials-'));
   try {
     const credentialsPath = join(dir, 'credentials.json');

@@ -3,7 +3,8 @@
  * (seed, board, index), so a page costs O(page) and nothing is kept in memory.
  */
 import type { BoardMeta, SimBoard } from './boards';
-import { DATE_ANCHOR_MS, DAY_MS, formatItemDate } from './dates';
+import type { TenantStory } from './types';
+import { dateBase, DAY_MS, formatItemDate, TEST_STORY } from './dates';
 import { percent, specialSlot } from './numbers';
 import { Rng } from './random';
 import type { BoardItemRecord, BoardStatusRecord, BoardStoryRecord } from './records';
@@ -15,6 +16,8 @@ export interface BoardItemContext {
   companyPrefix: string;
   board: SimBoard;
   meta: BoardMeta;
+  /** Default: the test flavour. */
+  story?: TenantStory;
 }
 
 /**
@@ -79,6 +82,7 @@ export function storyCount(board: SimBoard, index: number): number {
 export function generateBoardItem(ctx: BoardItemContext, index: number): BoardItemRecord {
   const { board, meta } = ctx;
   const rng = Rng.for(ctx.seed, 31, board.index, index);
+  const flavourStory = ctx.story ?? TEST_STORY;
   const id = boardItemId(board, index);
   const key = boardItemKey(board, index);
   const parents = meta.statuses.parentStatuses;
@@ -97,7 +101,7 @@ export function generateBoardItem(ctx: BoardItemContext, index: number): BoardIt
     const st = rng.pick(children);
     const estimate = rng.chance(0.1) ? undefined : rng.pick(STORY_POINTS);
     const sKey = storyKey(board, index, s);
-    const story = { summary: workTitle(rng), id: String(storyIdBase + s + 1), parentId: id } as BoardStoryRecord;
+    const story = { summary: workTitle(rng, flavourStory.flavour), id: String(storyIdBase + s + 1), parentId: id } as BoardStoryRecord;
     if (estimate !== undefined) story.estimates = estimate;
     story.status = st.title;
     story.externalKey = sKey;
@@ -132,12 +136,12 @@ export function generateBoardItem(ctx: BoardItemContext, index: number): BoardIt
     }
   }
 
-  const created = DATE_ANCHOR_MS + rng.int(0, 360) * DAY_MS;
+  const created = dateBase(flavourStory, 420) + rng.int(0, 360) * DAY_MS;
   const updated = created + rng.int(0, 60) * DAY_MS;
   const creator = rng.pick(PEOPLE);
   const updater = rng.pick(PEOPLE);
-  const slot = specialSlot(index, board.itemCount);
-  let summary = workTitle(rng);
+  const slot = flavourStory.flavour === 'demo' ? -1 : specialSlot(index, board.itemCount);
+  let summary = workTitle(rng, flavourStory.flavour);
   if (slot >= 0 && slot < INJECTION_TITLES.length) summary = INJECTION_TITLES[slot] ?? summary;
   else if (slot >= INJECTION_TITLES.length) summary = AWKWARD_TITLES[slot - INJECTION_TITLES.length] ?? summary;
   const enabler = rng.chance(0.2);

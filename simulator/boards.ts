@@ -1,5 +1,6 @@
 /** Boards (legacy groups) and their sprint, team and status metadata. */
-import { DAY_MS } from './dates';
+import { DAY_MS, TEST_STORY } from './dates';
+import type { TenantStory } from './types';
 import { Rng } from './random';
 import type {
   BoardRecord,
@@ -87,6 +88,15 @@ const TEAM_NAMES = [
   ['Phoenix 🔥', 'PX', '#DE350B'],
   ['Data <Insights>', 'DI', '#00B8D9'],
 ] as const;
+/** The demo's team names: as many, in the same places, without markup or emoji. */
+const DEMO_TEAM_NAMES: readonly (readonly [string, string, string])[] = [
+  ['Blue Whales', 'BW', '#0052CC'],
+  ['Team Zürich', 'ZH', '#00875A'],
+  ['Team Tokyo', 'TK', '#FF991F'],
+  ['R&D Core', 'RD', '#6554C0'],
+  ['Phoenix', 'PX', '#DE350B'],
+  ['Data Insights', 'DI', '#00B8D9'],
+];
 
 /** First day of the simulated program increment (Monday 5 Jan 2026, UTC). */
 export const PI_START_MS = Date.UTC(2026, 0, 5);
@@ -156,8 +166,16 @@ function status(
   return { id, rowStatus, source, title, color, category, updated: false };
 }
 
+/** The Monday of the week of `ms` (00:00 UTC). */
+function mondayOnOrBefore(ms: number): number {
+  const weekday = (new Date(ms).getUTCDay() + 6) % 7;
+  return ms - weekday * DAY_MS;
+}
+
 /** Builds a board's sprints (5 + an IP sprint, two weeks each), teams and statuses. */
-export function buildBoardMeta(board: SimBoard, seed: number): BoardMeta {
+export function buildBoardMeta(board: SimBoard, seed: number, story: TenantStory = TEST_STORY): BoardMeta {
+  // A demo's PI is running: today falls in its third sprint.
+  const piStart = story.flavour === 'demo' ? mondayOnOrBefore(story.todayMs) - 4 * 7 * DAY_MS : PI_START_MS;
   const rng = Rng.for(seed, 21, board.index);
   const sprints: SprintRecord[] = [];
   const sprintDates: BoardMeta['sprintDates'] = [];
@@ -169,7 +187,7 @@ export function buildBoardMeta(board: SimBoard, seed: number): BoardMeta {
       title: ip ? 'IP Sprint' : `Sprint ${n}`,
       isIPSprint: ip,
     });
-    const startDate = PI_START_MS + (n - 1) * 14 * DAY_MS;
+    const startDate = piStart + (n - 1) * 14 * DAY_MS;
     sprintDates.push({ startDate, endDate: startDate + 14 * DAY_MS - 1 });
   }
   const teams: TeamRecord[] = [];
@@ -177,7 +195,8 @@ export function buildBoardMeta(board: SimBoard, seed: number): BoardMeta {
     const count = rng.int(3, 5);
     const offset = board.index % TEAM_NAMES.length;
     for (let t = 0; t < count; t++) {
-      const [title, label, color] = TEAM_NAMES[(offset + t) % TEAM_NAMES.length] ?? ['Team', 'T', '#000000'];
+      const names = story.flavour === 'demo' ? DEMO_TEAM_NAMES : TEAM_NAMES;
+      const [title, label, color] = names[(offset + t) % names.length] ?? ['Team', 'T', '#000000'];
       teams.push({ color, id: `${board.id}5${t}`, label, title });
     }
   }

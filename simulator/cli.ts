@@ -25,17 +25,20 @@ async function main(): Promise<void> {
       latency: { type: 'string' },
       seed: { type: 'string' },
       prefix: { type: 'string' },
+      flavour: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
     process.stdout.write(
-      'Usage: tsx simulator/cli.ts [--port 8080] [--legacy-port 8081] [--tenant tiny|demo|large] [--latency ms] [--seed n] [--prefix acme] [--host 127.0.0.1]\n',
+      'Usage: tsx simulator/cli.ts [--port 8080] [--legacy-port 8081] [--tenant tiny|demo|large] [--latency ms] [--seed n] [--prefix acme] [--host 127.0.0.1] [--flavour demo|test]\n',
     );
     return;
   }
   const tenant = (values.tenant ?? 'demo') as TenantPreset;
   if (!(tenant in PRESETS)) throw new Error(`--tenant must be one of ${Object.keys(PRESETS).join(', ')}`);
+  const flavour = values.flavour ?? 'demo';
+  if (flavour !== 'demo' && flavour !== 'test') throw new Error('--flavour must be demo (a realistic release train) or test (with the traps)');
   const sim = await startSimulator({
     host: values.host,
     port: toNumber('port', values.port),
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
     latencyMs: toNumber('latency', values.latency),
     seed: toNumber('seed', values.seed),
     companyPrefix: values.prefix,
+    flavour,
   });
   const summary = {
     v1BaseUrl: sim.v1BaseUrl,

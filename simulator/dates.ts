@@ -1,4 +1,5 @@
 /** Date helpers (UTC only, so output never depends on the machine's time zone). */
+import type { TenantStory } from './types';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 
@@ -7,6 +8,18 @@ export const DAY_MS = 86_400_000;
 
 /** Epoch ms of 2025-01-06T00:00:00Z, the anchor of generated dates. */
 export const DATE_ANCHOR_MS = Date.UTC(2025, 0, 6);
+
+/** The test flavour: fixed dates whatever the day the tests run. */
+export const TEST_STORY: TenantStory = { flavour: 'test', todayMs: DATE_ANCHOR_MS };
+
+/**
+ * Where a span of generated dates starts: the fixed anchor for tests; for a demo, `daysBack` days
+ * before today, so a date drawn within the span lies in the past (raised, created) and "today" is
+ * the end of it.
+ */
+export function dateBase(story: TenantStory, daysBack: number): number {
+  return story.flavour === 'demo' ? story.todayMs - daysBack * DAY_MS : DATE_ANCHOR_MS;
+}
 
 function parts(ms: number): { dd: string; mon: string; yyyy: string } {
   const d = new Date(ms);

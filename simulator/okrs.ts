@@ -13,7 +13,8 @@ import type {
   V1Status,
 } from './records';
 import { PEOPLE, multiLine, workTitle } from './text';
-import type { TenantShape } from './types';
+import { TEST_STORY } from './dates';
+import type { TenantShape, TenantStory } from './types';
 
 const PORTFOLIO_NAMES = [
   'Grow digital revenue',
@@ -61,7 +62,8 @@ function mean(values: readonly number[]): number {
  * the mean of its key results (0 without any); a group's the mean of its objectives; themeProgress
  * the mean of its groups; groupsProgress maps each group id to the group's completionPct.
  */
-export function buildOkrs(shape: TenantShape, seed: number, boards: readonly SimBoard[]): OkrTree {
+export function buildOkrs(shape: TenantShape, seed: number, boards: readonly SimBoard[], story: TenantStory = TEST_STORY): OkrTree {
+  const flavour = story.flavour;
   const tree: OkrTree = {
     portfolioThemes: [],
     strategicThemes: [],
@@ -83,7 +85,7 @@ export function buildOkrs(shape: TenantShape, seed: number, boards: readonly Sim
       key: `PT-${p + 1}`,
       title: round === 0 ? name : `${name} ${round + 1}`,
       id: idOf(1, p),
-      description: multiLine(rng, 1, 3),
+      description: multiLine(rng, 1, 3, flavour),
       status: rng.pick(OKR_STATUSES),
     };
     if (p % 2 === 1) delete record.description;
@@ -95,7 +97,7 @@ export function buildOkrs(shape: TenantShape, seed: number, boards: readonly Sim
       const theme: StrategicThemeRecord = {
         id: idOf(2, themeIndex),
         key: `ST-${themeIndex + 1}`,
-        title: themeIndex === 1 ? `=${workTitle(trng)}` : workTitle(trng),
+        title: themeIndex === 1 && flavour === 'test' ? `=${workTitle(trng, flavour)}` : workTitle(trng, flavour),
         status: trng.pick(OKR_STATUSES),
         owners: trng.sample(PEOPLE, trng.int(1, 2)).map((person) => person.id),
       };
@@ -128,7 +130,7 @@ export function buildOkrs(shape: TenantShape, seed: number, boards: readonly Sim
                 level: 3,
                 type: 'Key Result',
                 key: `KR-${krIndex + 1}`,
-                title: workTitle(krng),
+                title: workTitle(krng, flavour),
                 completionPct: krng.int(0, 20) * 5,
                 criteria: 'By Items',
                 timePeriod: period,
@@ -143,7 +145,7 @@ export function buildOkrs(shape: TenantShape, seed: number, boards: readonly Sim
                 level: 3,
                 type: 'Key Result',
                 key: `KR-${krIndex + 1}`,
-                title: workTitle(krng),
+                title: workTitle(krng, flavour),
                 completionPct: round2(Math.max(0, Math.min(100, ((current - baseline) / (target - baseline)) * 100))),
                 criteria: 'Target',
                 timePeriod: period,
@@ -161,7 +163,7 @@ export function buildOkrs(shape: TenantShape, seed: number, boards: readonly Sim
             level: 2,
             type: 'Objective',
             key: `OBJ-${objectiveIndex + 1}`,
-            title: workTitle(orng),
+            title: workTitle(orng, flavour),
             completionPct: mean(krPcts),
             timePeriod: period,
             status,

@@ -15,7 +15,8 @@ import type {
   PiSubItemRecord,
   PiTeamsAndSprintsRecord,
 } from './records';
-import type { TenantShape } from './types';
+import type { TenantShape, TenantStory } from './types';
+import { TEST_STORY } from './dates';
 import { AWKWARD_TITLES, INJECTION_TITLES, workTitle } from './text';
 
 /** completionType values 1-6. */
@@ -118,7 +119,9 @@ export function generatePiBoard(
   shape: TenantShape,
   seed: number,
   companyPrefix: string,
+  story: TenantStory = TEST_STORY,
 ): RawPiBoard {
+  const flavour = story.flavour;
   const rng = Rng.for(seed, 41, board.index);
   const parents = meta.statuses.parentStatuses;
   const children = meta.statuses.childrenStatuses;
@@ -150,7 +153,7 @@ export function generatePiBoard(
           const record: PiSubItemRecord = {
             id: String(200_000_000_000 + board.index * 100_000_000 + 50_000_000 + subIndex),
             ...trackerFields(board, companyPrefix, 500_000 + subIndex, 'story'),
-            title: workTitle(rng),
+            title: workTitle(rng, flavour),
             type: 'UserStory',
             issueType: 'Story',
             ...(points === undefined ? {} : { storyPoints: points }),
@@ -184,7 +187,7 @@ export function generatePiBoard(
         const record: PiLinkedItemRecord = {
           id: String(200_000_000_000 + board.index * 100_000_000 + linkedIndex),
           ...trackerFields(board, companyPrefix, linkedIndex, 'feature'),
-          title: linkedIndex === 0 ? INJECTION_TITLES[board.index % INJECTION_TITLES.length] ?? 'Feature' : workTitle(rng),
+          title: linkedIndex === 0 && flavour === 'test' ? INJECTION_TITLES[board.index % INJECTION_TITLES.length] ?? 'Feature' : workTitle(rng, flavour),
           type: 'Feature',
           issueType: 'Feature',
           ...(linkedIndex % 6 === 5 ? {} : { storyPoints: points }),
@@ -199,8 +202,8 @@ export function generatePiBoard(
         { id: `${board.id}32`, title: 'In Progress', category: 'InProgress' },
         { id: `${board.id}33`, title: 'Achieved', category: 'Done' },
       ] as const);
-      let title = workTitle(rng);
-      if (objectiveIndex === totalObjectives - 1) title = AWKWARD_TITLES[board.index % AWKWARD_TITLES.length] ?? title;
+      let title = workTitle(rng, flavour);
+      if (objectiveIndex === totalObjectives - 1 && flavour === 'test') title = AWKWARD_TITLES[board.index % AWKWARD_TITLES.length] ?? title;
       objectives.push({
         record: {
           id: `${board.prefix}-OBJ-${objectiveIndex + 1}`,

@@ -1,7 +1,7 @@
 /** Risk registers and risks (Risk API). */
 import type { BoardMeta, SimBoard } from './boards';
 import { boardItemId, boardItemKey } from './board-items';
-import { DATE_ANCHOR_MS, DAY_MS, formatIsoDate, formatRiskDate } from './dates';
+import { dateBase, DAY_MS, formatIsoDate, formatRiskDate, TEST_STORY } from './dates';
 import { specialSlot } from './numbers';
 import { Rng } from './random';
 import type { RiskCustomField, RiskMatrix, RiskRecord, RiskRegisterRecord } from './records';
@@ -15,7 +15,7 @@ import {
   multiLine,
   riskTitle,
 } from './text';
-import type { TenantShape } from './types';
+import type { TenantShape, TenantStory } from './types';
 
 const REGISTER_NAMES = [
   ['ENT', 'Enterprise risks'],
@@ -112,7 +112,10 @@ export function buildRisks(
   registers: readonly GeneratedRegister[],
   boards: readonly SimBoard[],
   metaOf: (board: SimBoard) => BoardMeta,
+  story: TenantStory = TEST_STORY,
 ): RiskRecord[][] {
+  const demo = story.flavour === 'demo';
+  const raisedBase = dateBase(story, 420);
   const total = shape.registers * shape.risksPerRegister;
   const out: RiskRecord[][] = [];
   let global = 0;
@@ -124,13 +127,21 @@ export function buildRisks(
       const impact = rng.pick(reg.matrix.impacts);
       const probability = rng.pick(reg.matrix.probabilities);
       const status = rng.pick(RISK_STATUSES);
-      const raised = DATE_ANCHOR_MS + rng.int(0, 420) * DAY_MS;
-      const resolved = status.id === '3' || status.id === '4' ? raised + rng.int(5, 90) * DAY_MS : undefined;
+      const raised = raisedBase + rng.int(0, 420) * DAY_MS;
+      let resolved = status.id === '3' || status.id === '4' ? raised + rng.int(5, 90) * DAY_MS : undefined;
+      if (demo) {
+        // A demo reads like this week's register: nothing resolved in the future, and most open risks
+        // carry a target date, some already passed (overdue). Drawn from their own stream so the
+        // main one (and with it every other field) stays as in the test flavour.
+        const target = Rng.for(seed, 63, r, n);
+        if (resolved !== undefined) resolved = Math.min(resolved, story.todayMs - DAY_MS);
+        else if (target.chance(0.75)) resolved = story.todayMs + target.int(-40, 70) * DAY_MS;
+      }
 
       let title = riskTitle(rng);
-      let riskDesc: string | undefined = rng.chance(0.9) ? multiLine(rng, 1, 4) : undefined;
+      let riskDesc: string | undefined = rng.chance(0.9) ? multiLine(rng, 1, 4, story.flavour) : undefined;
       let mitigationActions: string | undefined = rng.chance(0.8) ? actionList(rng) : undefined;
-      const slot = specialSlot(global, total, 8, 5);
+      const slot = demo ? -1 : specialSlot(global, total, 8, 5);
       if (slot >= 0 && slot < INJECTION_TITLES.length) title = INJECTION_TITLES[slot] ?? title;
       if (slot >= INJECTION_TITLES.length) title = AWKWARD_TITLES[slot - INJECTION_TITLES.length] ?? title;
       if (slot === 0) riskDesc = CONTROL_CHAR_TEXT;
@@ -181,7 +192,7 @@ export function buildRisks(
         customFields.push({ id: 'cf-104', title: 'Review date', type: 'date', value: formatIsoDate(raised + rng.int(7, 120) * DAY_MS) });
       }
       if (rng.chance(0.5)) customFields.push({ id: 'cf-105', title: 'Affected areas', type: 'multiselect', value: rng.sample(AREAS, rng.int(1, 3)) });
-      if (rng.chance(0.3)) customFields.push({ id: 'cf-106', title: 'Notes', type: 'text', value: multiLine(rng, 1, 2) });
+      if (rng.chance(0.3)) customFields.push({ id: 'cf-106', title: 'Notes', type: 'text', value: multiLine(rng, 1, 2, story.flavour) });
       record.customFields = customFields;
 
       const watchers = rng.sample(PEOPLE, rng.int(0, 3));

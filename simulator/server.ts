@@ -153,7 +153,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     throw new Error(`Invalid companyPrefix '${companyPrefix}'`);
   }
   const seed = options.seed ?? 1;
-  const evolving = evolveTenant(generateTenant(resolveShape(options.tenant), seed, companyPrefix));
+  const today = options.today ?? new Date();
+  const evolving = evolveTenant(generateTenant(resolveShape(options.tenant), seed, companyPrefix, {
+    flavour: options.flavour ?? 'test',
+    todayMs: Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()),
+  }));
   const tenant = evolving.tenant;
   const faults = new FaultController(seed, options.faults);
   let latencyMs = Math.max(0, options.latencyMs ?? 0);

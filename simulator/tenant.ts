@@ -37,7 +37,8 @@ import type {
   ThemeProgressRecord,
 } from './records';
 import { buildRegisters, buildRisks } from './risks';
-import type { SimUser, TenantShape } from './types';
+import { TEST_STORY } from './dates';
+import type { SimUser, TenantShape, TenantStory } from './types';
 import { buildUsers, visibilityRule } from './users';
 
 /**
@@ -164,7 +165,12 @@ function indexBy<T>(items: readonly T[], ...keys: ((item: T) => string | undefin
 }
 
 /** Generates a tenant. */
-export function generateTenant(shape: TenantShape, seed: number, companyPrefix: string): Tenant {
+export function generateTenant(
+  shape: TenantShape,
+  seed: number,
+  companyPrefix: string,
+  story: TenantStory = TEST_STORY,
+): Tenant {
   const users = buildUsers(companyPrefix, seed);
   const generatedRegisters = buildRegisters(shape, seed);
   const registers = generatedRegisters.map((r) => r.record);
@@ -174,14 +180,14 @@ export function generateTenant(shape: TenantShape, seed: number, companyPrefix: 
   const metaOf = (board: SimBoard): BoardMeta => {
     let meta = metas.get(board.id);
     if (!meta) {
-      meta = deepFreeze(buildBoardMeta(board, seed));
+      meta = deepFreeze(buildBoardMeta(board, seed, story));
       metas.set(board.id, meta);
     }
     return meta;
   };
-  const risksByRegister = buildRisks(shape, seed, generatedRegisters, boards, metaOf);
+  const risksByRegister = buildRisks(shape, seed, generatedRegisters, boards, metaOf, story);
   const allRisks = risksByRegister.flat();
-  const okr: OkrTree = buildOkrs(shape, seed, boards);
+  const okr: OkrTree = buildOkrs(shape, seed, boards, story);
 
   const registerIndex = indexBy(registers, (r) => r.id, (r) => r.key);
   const riskIndex = indexBy(allRisks, (r) => r.id);
@@ -220,7 +226,7 @@ export function generateTenant(shape: TenantShape, seed: number, companyPrefix: 
   const itemContext = (board: SimBoard): BoardItemContext => {
     let ctx = itemContexts.get(board.id);
     if (!ctx) {
-      ctx = { seed, companyPrefix, board, meta: metaOf(board) };
+      ctx = { seed, companyPrefix, board, meta: metaOf(board), story };
       itemContexts.set(board.id, ctx);
     }
     return ctx;
@@ -229,7 +235,7 @@ export function generateTenant(shape: TenantShape, seed: number, companyPrefix: 
   const piBoard = (board: SimBoard): RawPiBoard => {
     let raw = piBoards.get(board.id);
     if (!raw) {
-      raw = deepFreeze(generatePiBoard(board, metaOf(board), shape, seed, companyPrefix));
+      raw = deepFreeze(generatePiBoard(board, metaOf(board), shape, seed, companyPrefix, story));
       piBoards.set(board.id, raw);
     }
     return raw;

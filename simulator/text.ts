@@ -4,6 +4,7 @@
  * characters XML forbids, a text longer than an Excel cell holds).
  */
 import type { Rng } from './random';
+import type { TenantFlavour } from './types';
 
 /** A person of the simulated company (owner, watcher, creator...). */
 export interface Person {
@@ -44,6 +45,8 @@ const OBJECTS = [
   'observability stack', 'access management', 'reporting suite', 'logistics network',
 ];
 const QUALIFIERS = ['for EMEA', 'in Zürich & Genève', 'for 日本語 users', 'for SMB customers', 'v2', '(phase 2)', 'R&D', 'for <enterprise> tier'];
+/** The demo's qualifiers: as many as QUALIFIERS, so a demo draws the same random numbers as a test tenant. */
+const DEMO_QUALIFIERS = ['for EMEA', 'for the DACH region', 'for mobile users', 'for SMB customers', 'v2', '(phase 2)', 'for partners', 'for enterprise customers'];
 const SENTENCES = [
   'The team raised this during PI planning.',
   'Impact is highest in the last two sprints of the increment.',
@@ -94,16 +97,19 @@ export function riskTitle(rng: Rng): string {
 }
 
 /** One title for an objective, feature or story. */
-export function workTitle(rng: Rng): string {
+export function workTitle(rng: Rng, flavour: TenantFlavour = 'test'): string {
   const base = `${rng.pick(VERBS)} ${rng.pick(OBJECTS)}`;
-  return rng.chance(0.25) ? `${base} ${rng.pick(QUALIFIERS)}` : base;
+  return rng.chance(0.25) ? `${base} ${rng.pick(flavour === 'demo' ? DEMO_QUALIFIERS : QUALIFIERS)}` : base;
 }
 
+/** The demo's sentences: SENTENCES without markup, as many of them (the same random draws). */
+const DEMO_SENTENCES = SENTENCES.map((s) => s.replace('<auth-service>', 'the auth service'));
+
 /** Several lines joined with \n. */
-export function multiLine(rng: Rng, minLines: number, maxLines: number): string {
+export function multiLine(rng: Rng, minLines: number, maxLines: number, flavour: TenantFlavour = 'test'): string {
   const n = rng.int(minLines, maxLines);
   const lines: string[] = [];
-  for (let i = 0; i < n; i++) lines.push(rng.pick(SENTENCES));
+  for (let i = 0; i < n; i++) lines.push(rng.pick(flavour === 'demo' ? DEMO_SENTENCES : SENTENCES));
   return lines.join('\n');
 }
 

@@ -83,12 +83,30 @@ export interface SimulatorOptions {
    * documented). Default: no cap. Set it to catch clients that stop on a short page.
    */
   maxItemsPageSize?: number | undefined;
+  /** Default 'test' (see TenantFlavour); `npm run demo` uses 'demo'. */
+  flavour?: TenantFlavour | undefined;
+  /** The day a 'demo' tenant's dates revolve around; default: the real date when the simulator starts. Tests pass a fixed day. */
+  today?: Date | undefined;
   /**
    * Waits out a delay (latency, slow faults) of `ms`. Default: a timer. Tests inject one to see the
    * delays applied and to hold an answer back until they release it, without reading a clock.
    * close() still cuts a pending delay.
    */
   wait?: ((ms: number) => Promise<void>) | undefined;
+}
+
+/**
+ * What the generated records read like. 'test' (the default): every awkward string an exporter must
+ * survive (formula-like titles, control characters, a 40,000-character text, markup) and dates
+ * anchored at fixed days, so tests are deterministic. 'demo': a release train as its people know
+ * it (plain titles, no traps) with dates around `today`, so "overdue" and "this sprint" mean something.
+ */
+export type TenantFlavour = 'test' | 'demo';
+
+/** Flavour and the day the tenant's dates revolve around (ms at 00:00 UTC; used by 'demo'). */
+export interface TenantStory {
+  readonly flavour: TenantFlavour;
+  readonly todayMs: number;
 }
 
 /** A user of the simulated tenant. */

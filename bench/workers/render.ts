@@ -19,6 +19,7 @@ import { openCsvSink } from '../../shared/render/csv';
 import { openParquetSink } from '../../shared/render/parquet/parquet-sink';
 import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
 import type { TableDefinition } from '../../shared/table/table';
+import { labelled } from '../../shared/report/tables/labels';
 
 export type RenderKind = 'xlsx' | 'csv' | 'deflate' | 'exceljs-memory' | 'generate' | 'parquet';
 
@@ -31,7 +32,8 @@ interface Input {
 }
 
 const input = workerInput<Input>();
-const table: TableDefinition = { name: 'board-items', columns: COLUMNS };
+// Labelled as runExport labels it: the sheet title, header labels, hidden ids and one-line keys.
+const table: TableDefinition = labelled({ name: 'board-items', columns: COLUMNS });
 const TIME_ZONE = 'Europe/Berlin';
 
 async function xlsx(): Promise<void> {

@@ -1,3 +1,5 @@
+import type { SummaryLine, SummarySection } from '../table/table';
+
 /**
  * The e-mail's "What changed since <date>" section: counts per kind and the top changes; the rest
  * is in the workbook's Changes sheet. Built from a small digest of the run's comparison so the
@@ -68,4 +70,25 @@ export function renderChangesHtml(
     (items ? `<ul style="${style.list}">${items}</ul>` : '') +
     more
   );
+}
+
+/**
+ * The section as the e-mail's other sections are drawn (label and value lines), so the HTML and
+ * text parts show it alike: the counts (or why nothing was compared), then the top changes.
+ */
+export function changesSection(digest: ChangesDigest): SummarySection {
+  const lines: SummaryLine[] = [];
+  if (digest.note !== null) {
+    lines.push({ label: 'Not compared', value: digest.note });
+  } else {
+    lines.push({ label: 'In all', value: countsText(digest) });
+    for (const row of digest.top) lines.push({ label: [row.table, row.key, row.title].filter((p) => p).join(' '), value: changeValue(row) });
+    if (digest.more > 0) lines.push({ label: 'More', value: `${digest.more} more in the workbook's Changes sheet` });
+  }
+  return { heading: changesHeading(digest), role: 'headline', lines };
+}
+
+function changeValue(row: ChangesDigestRow): string {
+  if (row.kind === 'changed') return `${row.what}: ${row.from ?? '–'} → ${row.to ?? '–'}`;
+  return [row.what, row.from, row.to].filter((p) => p).join(' ');
 }

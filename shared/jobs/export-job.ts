@@ -229,7 +229,7 @@ async function notifyOwners(
     if (ownersOf(definition).length > 0) deps.log.warn('no mail sender configured: the owners cannot be told', { report: definition.name });
     return;
   }
-  const noticeDeps = { storage: deps.storage, send: deps.mail.send, from, log: deps.log, now: at };
+  const noticeDeps = { ledger: deps.ledger, send: deps.mail.send, from, log: deps.log, now: at };
   try {
     if ('reason' in outcome) await noticeFailure(definition, outcome, noticeDeps);
     else await noticeRecovery(definition, outcome.runId, noticeDeps);

@@ -1,25 +1,21 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { escapeHtml } from '../email/email-content';
 import type { OutgoingEmail } from '../email/ses-mailer';
 import { errorMessage } from '../core/errors';
 import type { Log } from '../core/logger';
 import type { ReportDefinition } from '../report/definition';
-import { CONTENT_TYPES } from '../report/layout';
-import type { Storage } from '../storage/storage';
+import { ledgerKey, type Ledger } from '../ledger/ledger';
 
 /**
  * Failure notifications of scheduled reports: the owners (`email.onFailure`, default the
  * recipients) get ONE e-mail when a report starts failing, however many retries and days the
  * streak lasts, and one more when it works again.
  *
- * The streak lives in storage, `<report>/_state/notifications.json`, because Lambda invocations
- * share nothing else. A change of state is claimed first: every attempt that read the same state
- * tries to create the same claim object (`_state/claims/<hash of the state read>-<new status>`)
- * exclusively, and only the one that succeeds writes the new state and sends. A stale writer (one
- * that read a state another attempt has already moved on from) finds that state's claim taken and
- * sends nothing. This should move to the run ledger's conditional writes (issue 12 item 1) once
- * they land: one conditional update of the state instead of claim objects.
+ * The streak lives in the run ledger (`notify/<report>`), because Lambda invocations share nothing
+ * else. A change of state is one compare-and-swap: every attempt that read the same version races to
+ * write the next one, and only the one that succeeds sends. A stale writer (one that read a state
+ * another attempt has already moved on from) loses the swap and sends nothing.
  */
 
 export const notificationStateSchema = z.object({
@@ -34,11 +30,11 @@ export const notificationStateSchema = z.object({
 export type NotificationState = z.infer<typeof notificationStateSchema>;
 
 export function notificationStateKey(report: string): string {
-  return `${report}/_state/notifications.json`;
+  return ledgerKey('notify', report);
 }
 
 export interface NoticeDependencies {
-  readonly storage: Storage;
+  readonly ledger: Ledger;
   readonly send: (email: OutgoingEmail) => Promise<unknown>;
   readonly from: string;
   readonly log: Log;
@@ -82,7 +78,7 @@ async function transition(
   const owners = ownersOf(definition);
   if (owners.length === 0) return 'no-owners';
   const key = notificationStateKey(definition.name);
-  const read = await readState(deps.storage, key, deps.log);
+  const read = await readState(deps.ledger, key, deps.log);
   const email = emailFor(read.state);
   // Same state as before (a retry of a failing report, or a report that keeps working): no write.
   if (email === undefined && (read.state?.status ?? 'ok') === next.status) return 'unchanged';
@@ -92,22 +88,17 @@ async function transition(
     since: deps.now.toISOString(),
     writer: randomBytes(9).toString('base64url'),
   };
-  // One winner per state read: everyone who read the same state races for the same claim.
-  const claim = `${definition.name}/_state/claims/${createHash('sha256').update(read.raw ?? '(absent)').digest('hex').slice(0, 24)}-${next.status}.json`;
-  const won = await deps.storage.createExclusive(claim, JSON.stringify(state), { contentType: CONTENT_TYPES.json });
-  if (!won) return 'lost-race';
-  await deps.storage.putObject(key, JSON.stringify(state, null, 2), { contentType: CONTENT_TYPES.json });
+  // One winner per state read: everyone who read the same version races for the next one.
+  if (!(await deps.ledger.put(key, state, read.version))) return 'lost-race';
   if (email === undefined) return 'unchanged';
   try {
     await deps.send({ ...email, from: definition.email?.from ?? deps.from, to: owners });
   } catch (error) {
-    // Put the previous state back and free the claim, so the next failure tries to tell the owners again.
+    // Put the previous state back (a working one if there was none), so the next failure tries to
+    // tell the owners again. If another attempt moved on meanwhile, its state stands.
     deps.log.error('could not send the failure notification', { report: definition.name, error: errorMessage(error) });
-    if (read.raw === undefined) await deps.storage.deleteObjects([key, claim]);
-    else {
-      await deps.storage.putObject(key, read.raw, { contentType: CONTENT_TYPES.json });
-      await deps.storage.deleteObjects([claim]);
-    }
+    const previous: NotificationState = read.state ?? { status: 'ok', since: deps.now.toISOString(), runId: next.runId, writer: 'restored' };
+    await deps.ledger.put(key, previous, read.version + 1);
     throw error;
   }
   deps.log.info('failure notification sent', { report: definition.name, status: next.status, owners: owners.length });
@@ -115,16 +106,12 @@ async function transition(
 }
 
 /** An unreadable state is treated as absent (and overwritten), with a warning: it only costs one extra e-mail. */
-async function readState(storage: Storage, key: string, log: Log): Promise<{ raw: string | undefined; state: NotificationState | undefined }> {
-  const bytes = await storage.getObject(key);
-  if (bytes === undefined) return { raw: undefined, state: undefined };
-  const raw = Buffer.from(bytes).toString('utf8');
-  try {
-    return { raw, state: notificationStateSchema.parse(JSON.parse(raw)) };
-  } catch (error) {
-    log.warn('the notification state is unreadable; treating it as absent', { key, error: errorMessage(error) });
-    return { raw, state: undefined };
-  }
+async function readState(ledger: Ledger, key: string, log: Log): Promise<{ version: number; state: NotificationState | undefined }> {
+  const entry = await ledger.get(key);
+  if (entry === undefined) return { version: 0, state: undefined };
+  const parsed = notificationStateSchema.safeParse(entry.value);
+  if (!parsed.success) log.warn('the notification state is unreadable; treating it as absent', { key, error: parsed.error.message });
+  return { version: entry.version, state: parsed.success ? parsed.data : undefined };
 }
 
 /** What the owner can do about a failure of this kind. */

@@ -7,8 +7,16 @@ import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition';
 import type { ExportResult } from '../report/run-export';
+import { SHEET_TITLES } from '../report/tables/labels';
 
 const DAY_MS = 86_400_000;
+
+/** What a file holds, for people: "Workbook", or the sheet name of a CSV table ("Board items"). */
+function fileLabel(path: string, format: 'xlsx' | 'csv'): string {
+  if (format === 'xlsx') return 'Workbook';
+  const table = path.replace(/\.csv$/, '');
+  return `${SHEET_TITLES[table] ?? table} (CSV)`;
+}
 
 /** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`. */
 export function fileLinks(
@@ -17,7 +25,7 @@ export function fileLinks(
 ): ReportEmailLink[] {
   const base = options.linkBaseUrl.replace(/\/+$/, '');
   return result.manifest.files.map((file) => ({
-    label: file.path,
+    label: fileLabel(file.path, file.format),
     format: file.format,
     bytes: file.bytes,
     url: `${base}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
@@ -45,6 +53,7 @@ export async function buildReportEmail(
     links,
     linksExpireAt: expiresAt,
     changes: changesDigest(result.changes, definition.timeZone),
+    runId: result.manifest.runId,
     freshCopyUrl,
   });
   const attachments: EmailAttachment[] = [];

@@ -8,7 +8,7 @@ import { finished } from 'node:stream/promises';
 import { isTextList, listText, type CellValue, type Column, type ColumnType, type TableDefinition, type TableRow, type TableSink } from '../table/table';
 import { ExporterError, StorageError } from '../core/errors';
 import { neutraliseFormula } from './cell-text';
-import { outputWriteError } from './output-error';
+import { waitForDrain } from './output-error';
 import { createZoneClock, type ZoneClock } from './time-zone';
 
 export interface CsvOptions {
@@ -62,7 +62,7 @@ export function openCsvSink(table: TableDefinition, out: Writable, options: CsvO
     if (pending === '') return;
     const chunk = pending;
     pending = '';
-    if (!out.write(chunk)) return waitForDrain(out);
+    if (!out.write(chunk)) return waitForDrain(out, 'the CSV file');
   };
 
   return {
@@ -136,30 +136,4 @@ export function formatValue(
   }
   // LinkValue: the URL is what a machine needs; the link text is in a neighbouring column.
   return text(value.url);
-}
-
-function waitForDrain(out: Writable): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const cleanup = () => {
-      out.off('drain', onDrain);
-      out.off('error', onError);
-      out.off('close', onClose);
-    };
-    const onDrain = () => {
-      cleanup();
-      resolve();
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(outputWriteError('the CSV file', error));
-    };
-    // A destroyed stream never drains; without this the producer would wait forever.
-    const onClose = () => {
-      cleanup();
-      reject(new StorageError('The CSV output stream closed before all rows were written'));
-    };
-    out.on('drain', onDrain);
-    out.on('error', onError);
-    out.on('close', onClose);
-  });
 }

@@ -1,5 +1,7 @@
 import type { Log } from '../core/logger';
+import { isoDateInZone } from './dates';
 import type { ReportDefinition } from './definition';
+import type { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
 import type { SummarySection, TableDefinition, TableRow } from '../table/table';
 
@@ -14,6 +16,16 @@ export interface DatasetContext {
   readonly source: PlanningSource;
   readonly definition: ReportDefinition;
   readonly log: Log;
+  /** User ids to names, shared by the datasets of one run (see people.ts). */
+  readonly people?: PeopleDirectory;
+  /** The run's clock: "overdue" is measured against the run's calendar day (default: the real time). */
+  readonly now?: () => Date;
+}
+
+/** The run's calendar day in the report's time zone, at 00:00 UTC (how dates are carried, see table.ts). */
+export function runDay(ctx: DatasetContext): Date {
+  const now = ctx.now ? ctx.now() : new Date();
+  return new Date(`${isoDateInZone(now, ctx.definition.timeZone)}T00:00:00Z`);
 }
 
 /** One table of a dataset: its columns (known before the first row) and its rows, streamed. */

@@ -103,7 +103,7 @@ export const reportDefinitionSchema = z.strictObject({
       to: z.array(emailAddress).min(1, 'list at least one recipient'),
       cc: z.array(emailAddress).optional(),
       from: emailAddress.optional(),
-      /** Placeholders: {report}, {date}. */
+      /** Placeholders: {report} (or {title}), {date}; default "{report} – {date}". */
       subjectTemplate: z.string().min(1).max(200).optional(),
       /** Attach the workbook when it is small enough for SES (see docs). */
       attachWorkbook: z.boolean().default(false),

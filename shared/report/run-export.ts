@@ -6,10 +6,14 @@ import { openCsvSink } from '../render/csv';
 import { openXlsxWorkbook, type XlsxWorkbook } from '../render/xlsx/workbook';
 import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
+import { isoDateInZone } from './dates';
 import { CONTENT_TYPES, manifestKey, runFolderKey, tableFileKey } from './layout';
 import { publishLatest } from './latest-pointer';
 import { manifestSchema, type Manifest, type ManifestFile, type ManifestTableFile } from './manifest';
+import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
+import { composeSummary } from './summary/compose';
+import { labelled } from './tables/labels';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
 import { RunLease } from './run-lease';
 import type { ReportSummary, SummarySection, TableSink } from '../table/table';
@@ -176,7 +180,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   try {
     const files: ManifestFile[] = [];
     const tableRows: Record<string, number> = {};
-    const ctx: DatasetContext = { source: deps.source, definition, log };
+    const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory(), now: () => startedAt };
     // --- changes hook (docs/changes.md): snapshots and the comparison with the baseline run.
     const changeTracker = await startChangeTracking({
       storage: deps.storage,
@@ -219,13 +223,15 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
           creator: 'planning-report-exporter',
           title: definition.title ?? definition.name,
           leadingSheets: [CHANGES_SHEET_NAME],
+          footer: `${definition.title ?? definition.name} – ${isoDateInZone(startedAt, definition.timeZone)}`,
         })
       : undefined;
 
     for (const dataset of datasets) {
       progress({ type: 'dataset', dataset: dataset.name });
       log.info('exporting dataset', { dataset: dataset.name });
-      for await (const { table, rows } of dataset.tables()) {
+      for await (const output of dataset.tables()) {
+        const { table, rows } = { ...output, table: labelled(output.table) };
         const sinks: TableSink[] = [];
         if (workbook) sinks.push(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 }));
         const csvName = `${table.name}.csv`;
@@ -448,7 +454,8 @@ function buildSummary(
   datasets: readonly Dataset[],
 ): ReportSummary {
   const exportSection: SummarySection = {
-    heading: 'Export',
+    heading: 'About this report',
+    role: 'about',
     lines: [
       { label: 'Report', value: definition.title ?? definition.name },
       { label: 'Run id', value: runId },
@@ -462,6 +469,7 @@ function buildSummary(
   };
   const scope: SummarySection = {
     heading: 'Scope',
+    role: 'about',
     lines: datasets.flatMap((d) =>
       Object.entries(d.resolvedSelectors()).map(([what, value]) => ({
         label: SCOPE_LABELS[`${d.name}.${what}`] ?? `${d.name} ${what}`,
@@ -471,12 +479,15 @@ function buildSummary(
   };
   const rowSection: SummarySection = {
     heading: 'Rows',
+    role: 'about',
     lines: Object.entries(rows).map(([table, n]) => ({ label: table, value: n, type: 'integer' as const })),
   };
-  return {
-    title: definition.title ?? definition.name,
-    sections: [exportSection, scope, rowSection, ...datasets.flatMap((d) => d.summary())],
-  };
+  return composeSummary(definition.title ?? definition.name, [
+    ...datasets.flatMap((d) => d.summary()),
+    exportSection,
+    scope,
+    rowSection,
+  ]);
 }
 
 /** The summary of a completed run, rebuilt from its manifest (an idempotent re-run returns it). */

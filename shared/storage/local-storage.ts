@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { errorMessage, StorageError } from '../core/errors';
@@ -44,24 +44,6 @@ export class LocalDirectoryStorage implements Storage {
       throw new StorageError(`could not write ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
     }
     return { key, bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
-  }
-
-  async createExclusive(key: string, body: string, meta: ObjectMetadata): Promise<boolean> {
-    const target = this.pathOf(key);
-    assertValidMetadata(key, meta.metadata);
-    const temp = tempPathFor(target);
-    try {
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(temp, body, { flag: 'wx' });
-      // link() fails with EEXIST when the target exists, atomically, and the target appears complete.
-      await link(temp, target);
-      return true;
-    } catch (error) {
-      if (isErrno(error, 'EEXIST')) return false;
-      throw new StorageError(`could not create ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
-    } finally {
-      await rm(temp, { force: true }).catch(() => undefined);
-    }
   }
 
   async getObject(key: string): Promise<Uint8Array | undefined> {

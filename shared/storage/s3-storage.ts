@@ -91,20 +91,6 @@ export class S3Storage implements Storage {
     return { key, bytes: bytes.byteLength, sha256: digest.toString('hex') };
   }
 
-  async createExclusive(key: string, body: string, meta: ObjectMetadata): Promise<boolean> {
-    assertValidKey(key);
-    assertValidMetadata(key, meta.metadata);
-    const bytes = Buffer.from(body, 'utf8');
-    try {
-      await this.client.send(new PutObjectCommand({ ...this.putParams(key, meta), Body: bytes, IfNoneMatch: '*' }));
-      return true;
-    } catch (error) {
-      // 412: another writer was first. 409: a concurrent conditional write to the key is in progress.
-      if (errorName(error) === 'PreconditionFailed' || errorName(error) === 'ConditionalRequestConflict') return false;
-      throw sdkError(`could not create ${this.describe(key)}`, error);
-    }
-  }
-
   async getObject(key: string): Promise<Uint8Array | undefined> {
     assertValidKey(key);
     try {

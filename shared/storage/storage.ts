@@ -54,10 +54,4 @@ export interface Storage {
   annotate(key: string, labels: Readonly<Record<string, string>>): Promise<void>;
   /** A human-readable location of the root for messages, e.g. `./out` or `s3://bucket/prefix`. */
   describe(key?: string): string;
-  /**
-   * Stores a small object only if nothing is stored under `key` yet; resolves false when something
-   * is (local: an exclusive hard link; S3: PutObject with If-None-Match: *). Exactly one of several
-   * concurrent callers gets true. Used to claim a one-off action, such as sending a notification.
-   */
-  createExclusive(key: string, body: string, meta: ObjectMetadata): Promise<boolean>;
 }

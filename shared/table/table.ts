@@ -41,6 +41,14 @@ export interface Column {
   readonly description: string;
   /** Preferred width in characters for the worksheet; the renderer picks one by type when absent. */
   readonly width?: number;
+  /** Header for people (the workbook); the key stays the machine header (CSV). Set from tables/labels.ts. */
+  readonly label?: string;
+  /** Kept for the contract but hidden in the workbook (internal ids, colour codes); a reader can unhide it. */
+  readonly hidden?: boolean;
+  /** Workbook: kept on one line, never wrapped (ids and keys). */
+  readonly nowrap?: boolean;
+  /** Workbook: indented by the row's outline level (titles of a hierarchy). */
+  readonly indentByLevel?: boolean;
 }
 
 export interface LinkValue {
@@ -62,6 +70,8 @@ export interface TableRow {
 export interface TableDefinition {
   /** File and sheet name: `risks`, `board-items`, ... (<= 31 characters, Excel's sheet-name limit). */
   readonly name: string;
+  /** Sheet name for people ("Board items"); the workbook falls back to `name`. */
+  readonly title?: string;
   readonly columns: readonly Column[];
   /** Deepest `outlineLevel` its rows use (0 or absent: a flat table); the worksheet's outline bar is sized from it. */
   readonly outlineLevels?: number;
@@ -75,7 +85,11 @@ export interface TableSink {
   close(): Promise<number>;
 }
 
-/** The Summary sheet: sections of label/value lines. */
+/**
+ * The Summary sheet (and the e-mail): sections of label/value lines and small tables. A link whose
+ * url starts with `#` points into the workbook (`#'Risks'!A12`): the workbook makes it a jump to
+ * that row, the e-mail shows its text.
+ */
 export interface SummaryLine {
   readonly label: string;
   readonly value: CellValue;
@@ -83,9 +97,34 @@ export interface SummaryLine {
   /** The change since the run compared with, e.g. "+4 since 16 Nov" (shown beside the value). */
   readonly delta?: string;
 }
+export interface SummaryGridColumn {
+  readonly label: string;
+  readonly type?: ColumnType;
+  /** Percent column drawn with a data bar. */
+  readonly bar?: boolean;
+  /** Left out where space is short (the e-mail); the workbook shows it. */
+  readonly brief?: boolean;
+}
+export interface SummaryGridRow {
+  readonly values: readonly CellValue[];
+  /** Background fill per cell ("#rrggbb"), aligned with values; null/undefined: none. */
+  readonly fills?: readonly (string | null | undefined)[];
+}
+export interface SummaryGrid {
+  readonly columns: readonly SummaryGridColumn[];
+  readonly rows: readonly SummaryGridRow[];
+}
+/**
+ * Where a section goes: headline figures first, then what needs attention, then detail, and the
+ * run's metadata ("about") last, in small print.
+ */
+export type SummaryRole = 'headline' | 'attention' | 'detail' | 'about';
 export interface SummarySection {
   readonly heading: string;
   readonly lines: readonly SummaryLine[];
+  readonly grid?: SummaryGrid;
+  /** Default 'detail'. */
+  readonly role?: SummaryRole;
 }
 /**
  * A small sheet written whole (the Changes sheet): a heading, one sentence, then a table whose rows

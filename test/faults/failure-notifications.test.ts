@@ -13,6 +13,7 @@ import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { Storage } from '../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startSesLocal, type SesLocalHandle, type StoredMail } from '../support/ses-local';
+import type { Ledger } from '../../shared/ledger/ledger';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 
 /**
@@ -140,31 +141,34 @@ describe('failure notifications (item 8)', () => {
   });
 
   it('a stale writer (it read the state before another attempt changed it) sends nothing', async () => {
-    const definition = parseReportDefinition(WEEKLY);
+    const definition = { ...parseReportDefinition(WEEKLY), name: 'stale-case' };
     const key = notificationStateKey('stale-case');
-    const staleOk = JSON.stringify({ status: 'ok', since: '2026-11-01T00:00:00.000Z', runId: 'old', writer: 'w-old' });
-    // Attempt B moved the state on from staleOk, and claimed that move.
-    await storage.putObject(key, staleOk, { contentType: 'application/json' });
+    const staleOk = { status: 'ok', since: '2026-11-01T00:00:00.000Z', runId: 'old', writer: 'w-old' };
+    expect(await ledger.put(key, staleOk, 0)).toBe(true);
+    const stale = await ledger.get(key);
+    // Attempt B moves the state on from staleOk and tells the owners.
     const b = await noticeFailure(
-      { ...definition, name: 'stale-case' },
+      definition,
       { runId: 'r-b', reason: 'boom', errorType: 'PlanningApiError', retryable: true },
-      { storage, send: () => Promise.resolve(), from: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:00:00Z') },
+      { ledger, send: () => Promise.resolve(), from: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:00:00Z') },
     );
     expect(b).toBe('sent');
-    const fresh = Buffer.from((await storage.getObject(key))!).toString('utf8');
+    const fresh = await ledger.get(key);
+    // Attempt A read the state before B wrote it: its first read returns the stale entry.
     let reads = 0;
-    // The first read returns what the state was before attempt B wrote it.
-    const staleStorage: Storage = Object.assign(Object.create(storage) as Storage, {
-      getObject: (k: string) => (k === key && reads++ === 0 ? Promise.resolve(new Uint8Array(Buffer.from(staleOk))) : storage.getObject(k)),
-    });
+    const staleLedger: Ledger = {
+      get: (k) => (k === key && reads++ === 0 ? Promise.resolve(stale) : ledger.get(k)),
+      put: (k, v, expected, options) => ledger.put(k, v, expected, options),
+      describe: () => ledger.describe(),
+    };
     const sent: unknown[] = [];
     const outcome = await noticeFailure(
-      { ...definition, name: 'stale-case' },
+      definition,
       { runId: 'r-a', reason: 'boom', errorType: 'PlanningApiError', retryable: true },
-      { storage: staleStorage, send: (m) => Promise.resolve(sent.push(m)), from: 'reports@example.test', log: silentLog, now: new Date() },
+      { ledger: staleLedger, send: (m) => Promise.resolve(sent.push(m)), from: 'reports@example.test', log: silentLog, now: new Date() },
     );
     expect(outcome).toBe('lost-race');
     expect(sent).toEqual([]);
-    expect(Buffer.from((await storage.getObject(key))!).toString('utf8')).toBe(fresh);
+    expect(await ledger.get(key)).toEqual(fresh);
   });
 });

@@ -21,7 +21,14 @@ export function findBrowser(env: Readonly<Record<string, string | undefined>> = 
   if (found) return found;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (isRoot && existsSync('/usr/bin/apt-get')) {
-    execFileSync('apt-get', ['install', '-y', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const apt = (args: string[]) => execFileSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    try {
+      apt(['install', '-y', 'chromium']);
+    } catch {
+      // A fresh container has no package lists yet: fetch them once and try again.
+      apt(['update']);
+      apt(['install', '-y', 'chromium']);
+    }
     const installed = CANDIDATES.find((candidate) => existsSync(candidate));
     if (installed) return installed;
   }

@@ -31,9 +31,15 @@ export function sheetHeader(sheet: ExcelJS.Worksheet): string[] {
   return header;
 }
 
-/** Data rows of a worksheet (header excluded) with cells addressed by column name. */
-export function sheetRows(sheet: ExcelJS.Worksheet): { row: ExcelJS.Row; cell: (column: string) => ExcelJS.Cell }[] {
-  const header = sheetHeader(sheet);
+/**
+ * Data rows of a worksheet (header excluded) with cells addressed by column name: the header's text
+ * (the workbook's labels), or the machine names in `keys` (the CSV header, same order) when given.
+ */
+export function sheetRows(
+  sheet: ExcelJS.Worksheet,
+  keys?: readonly string[],
+): { row: ExcelJS.Row; cell: (column: string) => ExcelJS.Cell }[] {
+  const header = keys ? [...keys] : sheetHeader(sheet);
   const out: { row: ExcelJS.Row; cell: (column: string) => ExcelJS.Cell }[] = [];
   for (let r = 2; r <= sheet.rowCount; r++) {
     const row = sheet.getRow(r);

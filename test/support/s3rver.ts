@@ -38,6 +38,12 @@ export async function startS3rver(options: { bucket?: string } = {}): Promise<S3
   });
   makeObjectWritesAtomic((server as unknown as { store: FilesystemStore }).store);
   const address = await server.run();
+  // Node's 5 s keep-alive timeout races the clients' reuse of idle sockets on a loaded machine (the
+  // client's timer fires late, reuses a socket the server has just closed: ECONNRESET). Idle sockets
+  // stay open longer than any test; close() ends them.
+  const httpServer = (server as unknown as { httpServer: { keepAliveTimeout: number; headersTimeout: number } }).httpServer;
+  httpServer.keepAliveTimeout = 120_000;
+  httpServer.headersTimeout = 121_000;
   const endpoint = `http://127.0.0.1:${address.port}`;
   const createClient = (overrides: Partial<ConstructorParameters<typeof S3Client>[0]> = {}): S3Client =>
     new S3Client({

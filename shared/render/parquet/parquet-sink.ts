@@ -11,6 +11,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { ExporterError, StorageError } from '../../core/errors';
+import { waitForDrain } from '../output-error';
 import { tableSchema, type SchemaType, type TableSchema } from '../../table/schema';
 import { isTextList, listText, type CellValue, type TableDefinition, type TableRow, type TableSink } from '../../table/table';
 import { parquetSchema } from './parquet-schema';
@@ -112,7 +113,7 @@ export function openParquetSink(table: TableDefinition, out: Writable, options: 
 
   const writer = new StreamWriter((chunk) => {
     throwIfFailed();
-    return out.write(chunk) ? undefined : waitForDrain(out, table.name);
+    return out.write(chunk) ? undefined : waitForDrain(out, `the Parquet file of "${table.name}"`);
   });
   const parquet = new ParquetWriter({
     writer,
@@ -196,30 +197,4 @@ export function openParquetSink(table: TableDefinition, out: Writable, options: 
       return rows;
     },
   };
-}
-
-function waitForDrain(out: Writable, table: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const cleanup = () => {
-      out.off('drain', onDrain);
-      out.off('error', onError);
-      out.off('close', onClose);
-    };
-    const onDrain = () => {
-      cleanup();
-      resolve();
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(new StorageError(`Writing the Parquet file of "${table}" failed`, { cause: error }));
-    };
-    // A destroyed stream never drains; without this the producer would wait forever.
-    const onClose = () => {
-      cleanup();
-      reject(new StorageError(`The Parquet output stream of "${table}" closed before all rows were written`));
-    };
-    out.on('drain', onDrain);
-    out.on('error', onError);
-    out.on('close', onClose);
-  });
 }

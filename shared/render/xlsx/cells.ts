@@ -12,6 +12,9 @@ const MAX_URL_LENGTH = 2079;
 /** The only link schemes that become clickable: never javascript:, file:, data:, … */
 // eslint-disable-next-line no-control-regex -- control characters are what it rejects
 const SAFE_URL = /^(?:https?:\/\/|mailto:)[^\s\u0000-\u001F\u007F\uFFFE\uFFFF]+$/i;
+/** A jump inside the workbook, `#'Sheet name'!A12` (the Summary's links to rows). */
+// eslint-disable-next-line no-control-regex -- control characters are what it rejects
+const INTERNAL_LINK = /^#'(?:[^'\u0000-\u001F]|'')+'![A-Z]{1,3}\d{1,7}$/;
 /** 1900-03-01: Excel's serials before it are shifted by its 1900-02-29 leap-year bug. */
 const EXCEL_FIRST_SAFE_MS = Date.UTC(1900, 2, 1);
 const EXCEL_END_MS = Date.UTC(10000, 0, 1);
@@ -25,6 +28,7 @@ export interface StyleModel {
   font?: Record<string, unknown>;
   alignment?: Record<string, unknown>;
   fill?: Record<string, unknown>;
+  border?: Record<string, unknown>;
 }
 /** What a cell of exceljs's streaming writer holds. */
 export type ExcelValue = string | number | boolean | Date | { text: string; hyperlink: string } | null;
@@ -113,6 +117,9 @@ export class StyleBook {
   readonly sectionHeading: StyleModel = { font: { ...BASE_FONT, bold: true } };
   /** Rows get this instead of exceljs's per-row `{}`, which it would serialise row by row. */
   readonly row: StyleModel = {};
+  /** Text kept on one line: ids and keys, which must not wrap mid-number. */
+  readonly oneLine: StyleModel = { alignment: { vertical: 'top' } };
+  private readonly indents: StyleModel[] = [];
 
   constructor() {
     for (let kind = 0; kind < KIND_COUNT; kind++) this.plain.push(kindStyle(kind));
@@ -120,6 +127,12 @@ export class StyleBook {
 
   of(kind: Kind): StyleModel {
     return this.plain[kind]!;
+  }
+
+  /** Wrapped text indented by `level` steps (titles of a hierarchy); level 0 is plain text. */
+  indented(level: number): StyleModel {
+    if (level <= 0) return this.plain[Kind.Text]!;
+    return (this.indents[level] ??= { alignment: { vertical: 'top', wrapText: true, indent: level } });
   }
 
   /** The style of a filled cell, or undefined when the colour is not a valid hex colour. */
@@ -234,7 +247,7 @@ function dateToExcel(value: Date, type: ColumnType | undefined, clock: ZoneClock
 
 function linkToExcel(text: string, url: string): ExcelValue {
   const shown = worksheetText(text) || worksheetText(url);
-  if (url.length <= MAX_URL_LENGTH && SAFE_URL.test(url) && shown !== '') {
+  if (url.length <= MAX_URL_LENGTH && (SAFE_URL.test(url) || INTERNAL_LINK.test(url)) && shown !== '') {
     producedKind = Kind.Link;
     return { text: shown, hyperlink: url };
   }
@@ -246,6 +259,7 @@ function linkToExcel(text: string, url: string): ExcelValue {
 // -------------------------------------------------------------------------------------------------
 // Columns
 
+/** `key`: the header text (the column's label, or its name). */
 export function widthOf(type: ColumnType, key: string, preferred: number | undefined): number {
   const byType: Record<ColumnType, number> = {
     text: 40,

@@ -61,7 +61,9 @@ export interface WriterRow {
 export interface WriterSheet {
   readonly id: number;
   properties: { outlineLevelRow: number };
-  columns: { width: number }[];
+  columns: { width: number; hidden?: boolean }[];
+  /** Conditional formats (the Summary's data bars), written when the sheet is committed. */
+  addConditionalFormatting(format: { ref: string; rules: readonly Record<string, unknown>[] }): void;
   autoFilter: string | null;
   addRow(values: undefined): WriterRow;
   commit(): void;
@@ -101,9 +103,11 @@ export function createWorkbookWriter(out: Writable, options: { zlibLevel: number
  * by a placeholder so data sheets get ids 2, 3, …; Summary is added last, takes the freed id 1 and
  * is listed first, while its zip entry is simply the last one.
  */
-export function reserveFirstSheet(workbook: WriterWorkbook): { addFirst(name: string): WriterSheet } {
+export function reserveFirstSheet(workbook: WriterWorkbook): {
+  addFirst(name: string, options?: Record<string, unknown>): WriterSheet;
+} {
   const reserved = reserveLeadingSheets(workbook, 1);
-  return { addFirst: (name) => reserved.add(1, name) };
+  return { addFirst: (name, options) => reserved.add(1, name, options) };
 }
 
 /**
@@ -112,7 +116,10 @@ export function reserveFirstSheet(workbook: WriterWorkbook): { addFirst(name: st
  * added from the highest id down (Changes before Summary), each while the lower ones are still held.
  * Every reserved id must be added before the workbook is committed.
  */
-export function reserveLeadingSheets(workbook: WriterWorkbook, count: number): { add(id: number, name: string): WriterSheet } {
+export function reserveLeadingSheets(
+  workbook: WriterWorkbook,
+  count: number,
+): { add(id: number, name: string, options?: Record<string, unknown>): WriterSheet } {
   const internals = workbook as unknown as { _worksheets?: unknown };
   const sheets = internals._worksheets;
   if (!Array.isArray(sheets) || sheets.length !== 0) {
@@ -125,7 +132,7 @@ export function reserveLeadingSheets(workbook: WriterWorkbook, count: number): {
     sheets[id] = placeholder;
   }
   return {
-    add(id: number, name: string): WriterSheet {
+    add(id: number, name: string, options: Record<string, unknown> = {}): WriterSheet {
       const placeholder = placeholders.get(id);
       if (!placeholder) throw new ExporterError(`sheet id ${id} is not reserved`);
       if (sheets[id] !== placeholder) throw new ExporterError(`exceljs internals changed: sheet id ${id} was taken`);
@@ -136,7 +143,7 @@ export function reserveLeadingSheets(workbook: WriterWorkbook, count: number): {
       }
       sheets[id] = undefined;
       placeholders.delete(id);
-      const sheet = workbook.addWorksheet(name, {});
+      const sheet = workbook.addWorksheet(name, options);
       if (sheet.id !== id) throw new ExporterError(`exceljs internals changed: "${name}" got sheet id ${sheet.id}, not ${id}`);
       return sheet;
     },

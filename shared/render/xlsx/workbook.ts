@@ -10,24 +10,25 @@ import type { Writable } from 'node:stream';
 import { ExporterError } from '../../core/errors';
 import { outputWriteError } from '../output-error';
 import type {
-  CellValue,
-  ColumnType,
-  LeadingSheet,
   ReportSummary,
+  LeadingSheet,
   TableDefinition,
   TableRow,
   TableSink,
 } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import { createZoneClock } from '../time-zone';
-import { columnLetters, inferType, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf } from './cells';
+import { columnLetters, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf } from './cells';
 import {
   createWorkbookWriter,
   pendingXmlBytes,
   recycleSheetBuffers,
   reserveLeadingSheets,
   writeHyperlinksInSlices,
+  type WriterSheet,
 } from './exceljs-internals';
+import { writeLeadingRows } from './leading-sheet';
+import { SUMMARY_COLUMN_WIDTHS, writeSummaryRows } from './summary-sheet';
 
 export interface XlsxOptions {
   /** IANA zone: datetime cells hold the wall-clock time there (Excel cells have no zone). */
@@ -35,6 +36,10 @@ export interface XlsxOptions {
   readonly creator?: string;
   /** Document title (file properties) and the default Summary title. */
   readonly title?: string;
+  /** Left part of every printed page's footer, e.g. "ART weekly – 2026-11-23"; the page number is on the right. */
+  readonly footer?: string;
+  /** Data rows a sheet takes before the table continues on "<sheet> (2)"; default Excel's 1,048,575 (tests lower it). */
+  readonly maxRowsPerSheet?: number;
   /**
    * Sheets written after the data sheets (with writeLeadingSheet) but listed right after the
    * Summary, in this order: the Changes sheet. Each must be written before the Summary.
@@ -79,6 +84,24 @@ const ROWS_PER_YIELD = 32;
 const MAX_PENDING_XML_BYTES = 2 ** 20;
 /** Excel's 1,048,576 rows a sheet, less the header. */
 const EXCEL_MAX_DATA_ROWS = 1_048_575;
+/**
+ * Printing: landscape A4, one page wide (however many pages long), narrow margins. fitToHeight 0
+ * is Excel's "automatic"; exceljs sets fitToPage from fitToWidth/fitToHeight.
+ */
+const PRINT_SETUP = {
+  orientation: 'landscape',
+  paperSize: 9,
+  fitToWidth: 1,
+  fitToHeight: 0,
+  margins: { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.3, footer: 0.3 },
+} as const;
+
+/** The footer of every printed page: report and date on the left, "Page n of m" on the right. */
+function printFooter(footer: string | undefined): { oddFooter: string } {
+  // `&` starts a code in Excel's header/footer language; a literal one is `&&`.
+  const left = footer ? `&L&9${worksheetText(footer).replace(/&/g, '&&')}` : '';
+  return { oddFooter: `${left}&R&9Page &P of &N` };
+}
 /** Excel's outline depth limit. */
 const MAX_OUTLINE_LEVEL = 7;
 
@@ -103,6 +126,8 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
   const styles = new StyleBook();
   const usedNames = new Set<string>([SUMMARY_SHEET_NAME.toLowerCase(), ...leading.map((n) => n.toLowerCase())]);
   let openSheetName: string | undefined;
+  const textStyle = (variant: number, level: number | undefined): StyleModel =>
+    variant === 1 ? styles.oneLine : variant === 2 ? styles.indented(level ?? 0) : styles.of(Kind.Text);
   let summaryWritten = false;
   let closed = false;
 
@@ -128,56 +153,79 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
 
   return {
     openSheet(table: TableDefinition, sheetOptions?: XlsxSheetOptions): TableSink {
-      assertWritable(`open the sheet "${table.name}"`);
-      const name = uniqueSheetName(table.name);
-      openSheetName = name;
+      const title = table.title ?? table.name;
+      assertWritable(`open the sheet "${title}"`);
       const columns = table.columns;
       const types = columns.map((c) => c.type);
       const columnCount = columns.length;
-      const sheet = workbook.addWorksheet(name, {
-        views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
-        properties: {
-          outlineLevelRow: clampOutline(sheetOptions?.outlineLevels ?? 0),
-          // Group headers (summary rows) sit above their details, as in a hierarchy.
-          outlineProperties: { summaryBelow: false, summaryRight: false },
-        },
-      });
-      // exceljs flags a row `collapsed` when its level >= this property, which it reads live but has
-      // already written to the sheet header above: raised past any level, no visible row is marked
-      // collapsed (Excel would show its group as closed while the rows are open).
-      sheet.properties.outlineLevelRow = MAX_OUTLINE_LEVEL + 1;
-      sheet.columns = columns.map((c) => ({ width: widthOf(c.type, c.key, c.width) }));
+      /** Per column: 0 as the kind says, 1 text on one line (ids), 2 text indented by the row's level. */
+      const variants = columns.map((c) => (c.indentByLevel ? 2 : c.nowrap ? 1 : 0));
+      const hasVariants = variants.some((v) => v !== 0);
+      const outlineLevels = clampOutline(sheetOptions?.outlineLevels ?? 0);
+      const maxRows = Math.max(1, options.maxRowsPerSheet ?? EXCEL_MAX_DATA_ROWS);
 
-      const header = sheet.addRow(undefined);
-      header.style = styles.row;
-      for (let i = 0; i < columnCount; i++) {
-        const cell = header.getCell(i + 1);
-        cell.value = worksheetText(columns[i]!.key);
-        cell.style = styles.header;
-      }
-      header.commit();
-      const pendingXml = pendingXmlBytes(sheet);
-      recycleSheetBuffers(sheet);
-      writeHyperlinksInSlices(sheet);
+      /** One sheet of the table: the first, or a continuation past Excel's row limit. */
+      const startSheet = (name: string): { sheet: WriterSheet; pendingXml: () => number } => {
+        openSheetName = name;
+        const sheet = workbook.addWorksheet(name, {
+          views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
+          properties: {
+            outlineLevelRow: outlineLevels,
+            // Group headers (summary rows) sit above their details, as in a hierarchy.
+            outlineProperties: { summaryBelow: false, summaryRight: false },
+          },
+          pageSetup: { ...PRINT_SETUP, printTitlesRow: '1:1' },
+          headerFooter: printFooter(options.footer),
+        });
+        // exceljs flags a row `collapsed` when its level >= this property, which it reads live but has
+        // already written to the sheet header above: raised past any level, no visible row is marked
+        // collapsed (Excel would show its group as closed while the rows are open).
+        sheet.properties.outlineLevelRow = MAX_OUTLINE_LEVEL + 1;
+        // Hidden, not dropped: internal ids and colour codes stay for whoever unhides them.
+        sheet.columns = columns.map((c) => ({
+          width: widthOf(c.type, c.label ?? c.key, c.width),
+          ...(c.hidden && { hidden: true }),
+        }));
+        const header = sheet.addRow(undefined);
+        header.style = styles.row;
+        for (let i = 0; i < columnCount; i++) {
+          const cell = header.getCell(i + 1);
+          cell.value = worksheetText(columns[i]!.label ?? columns[i]!.key);
+          cell.style = styles.header;
+        }
+        header.commit();
+        const pendingXml = pendingXmlBytes(sheet);
+        recycleSheetBuffers(sheet);
+        writeHyperlinksInSlices(sheet);
+        return { sheet, pendingXml };
+      };
+      const finishSheet = (sheet: WriterSheet, rows: number) => {
+        if (columnCount > 0) sheet.autoFilter = `A1:${columnLetters(columnCount)}${rows + 1}`;
+        sheet.commit();
+      };
 
+      let current = startSheet(uniqueSheetName(title));
+      let part = 1;
+      let rowsInSheet = 0;
       let rows = 0;
       let sinceYield = 0;
       let sheetClosed = false;
 
       return {
         writeRow(row: TableRow): Promise<void> | void {
-          if (sheetClosed) throw new ExporterError(`The sheet "${name}" is closed`);
-          if (rows >= EXCEL_MAX_DATA_ROWS) {
-            throw new ExporterError(
-              `The table "${table.name}" has more than ${EXCEL_MAX_DATA_ROWS.toLocaleString('en-US')} rows, ` +
-                "Excel's limit for one sheet; the CSV export has no such limit",
-            );
+          if (sheetClosed) throw new ExporterError(`The sheet "${title}" is closed`);
+          if (rowsInSheet >= maxRows) {
+            // Past Excel's limit the table goes on in "Board items (2)", … rather than failing the export.
+            finishSheet(current.sheet, rowsInSheet);
+            current = startSheet(uniqueSheetName(`${title} (${++part})`));
+            rowsInSheet = 0;
           }
           const values = row.values;
           const fill = row.fill;
           const fillColumn =
             fill && Number.isInteger(fill.column) && fill.column >= 0 && fill.column < columnCount ? fill.column : -1;
-          const target = sheet.addRow(undefined);
+          const level = row.outlineLevel;
+          const target = current.sheet.addRow(undefined);
           target.style = styles.row;
           for (let i = 0; i < columnCount; i++) {
             const value = toExcel(values[i], types[i], clock);
@@ -187,22 +235,21 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
             if (empty && style === undefined) continue;
             const cell = target.getCell(i + 1);
             cell.value = empty ? null : value;
-            cell.style = style ?? styles.of(producedKind);
+            cell.style = style ?? (hasVariants && producedKind === Kind.Text ? textStyle(variants[i]!, level) : styles.of(producedKind));
           }
-          const level = row.outlineLevel;
           if (level) target.outlineLevel = clampOutline(level);
           target.commit();
           rows += 1;
+          rowsInSheet += 1;
           if (++sinceYield >= ROWS_PER_YIELD) {
             sinceYield = 0;
-            return flow.relieve(pendingXml);
+            return flow.relieve(current.pendingXml);
           }
         },
         close(): Promise<number> {
-          if (sheetClosed) return Promise.reject(new ExporterError(`The sheet "${name}" is closed`));
+          if (sheetClosed) return Promise.reject(new ExporterError(`The sheet "${title}" is closed`));
           sheetClosed = true;
-          if (columnCount > 0) sheet.autoFilter = `A1:${columnLetters(columnCount)}${rows + 1}`;
-          sheet.commit();
+          finishSheet(current.sheet, rowsInSheet);
           openSheetName = undefined;
           return Promise.resolve(rows);
         },
@@ -213,47 +260,11 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       assertWritable(`write the sheet "${name}"`);
       if (!leadingLeft.has(name)) throw new ExporterError(`"${name}" is not a leading sheet of this workbook, or it was written already`);
       leadingLeft.delete(name);
-      // Written from the last leading sheet to the first: each takes the lowest free id.
-      const sheet = sheetOrder.add(2 + leading.indexOf(name), name);
-      const columns = content.columns;
-      const types = columns.map((c) => c.type);
-      sheet.columns = columns.map((c) => ({ width: widthOf(c.type, c.key, c.width) }));
-      const line = (text: string, style: StyleModel) => {
-        const row = sheet.addRow(undefined);
-        row.style = styles.row;
-        const cell = row.getCell(1);
-        cell.value = worksheetText(text);
-        cell.style = style;
-        row.commit();
-      };
-      line(content.heading, styles.title);
-      line(content.sentence, styles.of(Kind.Text));
-      sheet.addRow(undefined).commit();
-      const header = sheet.addRow(undefined);
-      header.style = styles.row;
-      columns.forEach((c, i) => {
-        const cell = header.getCell(i + 1);
-        cell.value = worksheetText(c.key);
-        cell.style = styles.header;
+      const sheet = sheetOrder.add(2 + leading.indexOf(name), name, {
+        pageSetup: { ...PRINT_SETUP },
+        headerFooter: printFooter(options.footer),
       });
-      header.commit();
-      let written = 0;
-      for (const data of content.rows) {
-        const row = sheet.addRow(undefined);
-        row.style = styles.row;
-        const fill = data.fill;
-        for (let i = 0; i < columns.length; i++) {
-          const value = toExcel(data.values[i], types[i], clock);
-          const style = fill && fill.column === i ? styles.withFill(producedKind, fill.color) : undefined;
-          if ((value === null || value === '') && style === undefined) continue;
-          const cell = row.getCell(i + 1);
-          cell.value = value === '' ? null : value;
-          cell.style = style ?? styles.of(producedKind);
-        }
-        row.commit();
-        if (++written % ROWS_PER_YIELD === 0) await flow.relieve(noPendingXml);
-      }
-      if (columns.length > 0) sheet.autoFilter = `A4:${columnLetters(columns.length)}${content.rows.length + 4}`;
+      await writeLeadingRows(sheet, content, { styles, clock, relieve: () => flow.relieve(noPendingXml) });
       sheet.commit();
     },
 
@@ -261,43 +272,14 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       assertWritable('write the Summary');
       if (leadingLeft.size > 0) throw new ExporterError(`Write the sheet "${[...leadingLeft][0]}" before the Summary`);
       summaryWritten = true;
-      const sheet = sheetOrder.add(1, SUMMARY_SHEET_NAME);
-      sheet.columns = [{ width: 32 }, { width: 60 }, { width: 24 }];
-      let written = 0;
-      const addRow = (label: string, style: StyleModel, value?: CellValue, type?: ColumnType, delta?: string) => {
-        const row = sheet.addRow(undefined);
-        row.style = styles.row;
-        const labelCell = row.getCell(1);
-        labelCell.value = worksheetText(label);
-        labelCell.style = style;
-        if (value !== undefined && value !== null) {
-          const cell = row.getCell(2);
-          cell.value = toExcel(value, type ?? inferType(value), clock);
-          cell.style = styles.of(producedKind);
-        }
-        // The change since the run compared with ("+4 since 16 Nov"), beside the figure.
-        if (delta) {
-          const cell = row.getCell(3);
-          cell.value = worksheetText(delta);
-          cell.style = styles.of(Kind.Text);
-        }
-        row.commit();
-        written += 1;
-      };
-      const blank = () => {
-        sheet.addRow(undefined).commit();
-        written += 1;
-      };
-
-      addRow(summary.title, styles.title);
-      for (const section of summary.sections) {
-        blank();
-        addRow(section.heading, styles.sectionHeading);
-        for (const line of section.lines) {
-          addRow(line.label, styles.of(Kind.Text), line.value, line.type, line.delta);
-          if (written % ROWS_PER_YIELD === 0) await flow.relieve(noPendingXml);
-        }
-      }
+      // The Summary prints on one page: fitted in both directions.
+      const sheet = sheetOrder.add(1, SUMMARY_SHEET_NAME, {
+        pageSetup: { ...PRINT_SETUP, fitToHeight: 1 },
+        headerFooter: printFooter(options.footer),
+        views: [{ showGridLines: false }],
+      });
+      sheet.columns = SUMMARY_COLUMN_WIDTHS.map((width) => ({ width }));
+      await writeSummaryRows(sheet, summary, { styles, clock, relieve: () => flow.relieve(noPendingXml) });
       sheet.commit();
     },
 

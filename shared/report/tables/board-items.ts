@@ -11,6 +11,7 @@ export const BOARD_ITEM_COLUMNS: readonly Column[] = [
   col('kind', 'text', '"feature" (parent item) or "story" (child item)', 8),
   col('id', 'text', 'Item id', 12),
   col('parent_id', 'text', 'For stories: id of the feature', 12),
+  col('parent_title', 'text', 'For stories: summary of the feature', 30),
   col('external_key', 'text', 'Key of the item in the tracker', 12),
   col('external_link', 'link', 'Link to the item in the tracker', 36),
   col('summary', 'text', 'Summary (title)', 44),
@@ -88,8 +89,8 @@ export function featureRow(board: Board, item: BoardItem, meta: BoardMetadata): 
   return {
     outlineLevel: 0,
     values: [
-      board.id, board.title ?? null, 'feature', item.id, null, item.externalKey ?? null,
-      link(item.externalKey, item.externalUrl), item.summary ?? null, item.itemType ?? null, item.cardType ?? null,
+      board.id, board.title ?? null, 'feature', item.id, null, null, item.externalKey ?? null,
+      link(item.externalKey ?? item.summary, item.externalUrl), item.summary ?? null, item.itemType ?? null, item.cardType ?? null,
       status?.title ?? item.status ?? null, status?.category ?? null,
       listOf([...new Set(plan.map((p) => meta.sprints.title(p.sprint)))]),
       listOf([...new Set(plan.map((p) => meta.teams.title(p.team)))]),
@@ -105,8 +106,8 @@ export function storyRow(board: Board, feature: BoardItem, story: BoardStory, me
   return {
     outlineLevel: 1,
     values: [
-      board.id, board.title ?? null, 'story', story.id, story.parentId ?? feature.id, story.externalKey ?? null,
-      link(story.externalKey, story.externalUrl), story.summary ?? null, null, null,
+      board.id, board.title ?? null, 'story', story.id, story.parentId ?? feature.id, feature.summary ?? null,
+      story.externalKey ?? null, link(story.externalKey ?? story.summary, story.externalUrl), story.summary ?? null, null, null,
       status?.title ?? story.status ?? null, status?.category ?? null, null, null, story.estimates ?? null,
     ],
   };
@@ -283,13 +284,14 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
     summary: () => [
       {
         heading: 'Board items',
-        lines: boards.flatMap((b) => {
-          const c = counts.get(b.id) ?? { features: 0, stories: 0 };
-          return [
-            { label: `${b.title ?? b.id}: features`, value: c.features, type: 'integer' as const },
-            { label: `${b.title ?? b.id}: stories`, value: c.stories, type: 'integer' as const },
-          ];
-        }),
+        lines: [],
+        grid: {
+          columns: [{ label: 'Board' }, { label: 'Features', type: 'integer' }, { label: 'Stories', type: 'integer' }],
+          rows: boards.map((b) => {
+            const c = counts.get(b.id) ?? { features: 0, stories: 0 };
+            return { values: [b.title ?? b.id, c.features, c.stories] };
+          }),
+        },
       },
     ],
     figures: () => ({

@@ -9,8 +9,10 @@ import type {
   ThemeProgress,
 } from '../../planning-api/schemas';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
-import type { Column, SummaryLine, TableRow } from '../../table/table';
+import type { Column, TableRow } from '../../table/table';
+import { OkrFigures } from '../summary/okr-figures';
 import { col, listOf } from './columns';
+import { SHEET_TITLES } from './labels';
 
 export const STRATEGIC_THEME_COLUMNS: readonly Column[] = [
   col('portfolio_theme_keys', 'list', 'Keys of the portfolio themes the strategic theme belongs to', 16),
@@ -19,7 +21,7 @@ export const STRATEGIC_THEME_COLUMNS: readonly Column[] = [
   col('id', 'text', 'Internal strategic theme id', 12),
   col('title', 'text', 'Strategic theme title', 40),
   col('status', 'text', 'Status', 14),
-  col('owners', 'list', 'Owner user ids', 24),
+  col('owners', 'list', 'Owners: display names where a risk of the same run names the user, else user ids', 24),
   col('theme_progress', 'percent', 'Theme progress (percent) from the progress operation'),
 ];
 
@@ -30,6 +32,7 @@ export const OKR_COLUMNS: readonly Column[] = [
   col('id', 'text', 'Internal id', 12),
   col('key', 'text', 'Key (objectives and key results)', 12),
   col('parent_id', 'text', 'Id of the group (for objectives) or objective (for key results)', 12),
+  col('parent_title', 'text', 'Title of that group or objective', 30),
   col('title', 'text', 'Title', 44),
   col('completion', 'percent', 'Completion percent'),
   col('time_period', 'text', 'Time period label', 14),
@@ -58,6 +61,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   let themes: StrategicTheme[] = [];
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
+  const health = new OkrFigures(SHEET_TITLES.okrs ?? 'okrs');
   let objectiveCompletionSum = 0;
   let objectivesWithCompletion = 0;
 
@@ -152,7 +156,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
             theme.id,
             theme.title ?? null,
             theme.status?.status ?? null,
-            listOf(theme.owners),
+            listOf(theme.owners?.map((id) => (id && ctx.people ? ctx.people.name(id) : id))),
             progress.get(theme.id)?.themeProgress ?? null,
           ],
         };
@@ -160,7 +164,10 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
     }
     yield { table: { name: 'strategic-themes', columns: STRATEGIC_THEME_COLUMNS }, rows: themeRows() };
 
+    for (const theme of themes) health.theme(theme, progress.get(theme.id)?.themeProgress ?? null);
     async function* okrRows(): AsyncIterable<TableRow> {
+      /** Sheet row of the next row (the header is row 1), for the Summary's links. */
+      let row = 2;
       // The next theme's tree loads while this one's rows are written.
       let next = themes.length > 0 ? loadTree(themes[0]!) : undefined;
       for (let i = 0; i < themes.length; i++) {
@@ -170,10 +177,11 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         const groupsProgress = progress.get(tree.theme.id)?.groupsProgress ?? {};
         for (const { group, objectives } of tree.groups) {
           counts.groups++;
+          row++;
           yield {
             outlineLevel: 0,
             values: [
-              themeKey, 1, group.type ?? 'Objective Group', group.id, null, null, group.title ?? null,
+              themeKey, 1, group.type ?? 'Objective Group', group.id, null, null, null, group.title ?? null,
               group.completionPct ?? groupsProgress[group.id] ?? null, null, group.status?.status ?? null,
             ],
           };
@@ -183,10 +191,11 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
               objectiveCompletionSum += objective.completionPct;
               objectivesWithCompletion++;
             }
+            health.objective(tree.theme, objective, row++);
             yield {
               outlineLevel: 1,
               values: [
-                themeKey, 2, objective.type ?? 'Objective', objective.id, objective.key ?? null, group.id,
+                themeKey, 2, objective.type ?? 'Objective', objective.id, objective.key ?? null, group.id, group.title ?? null,
                 objective.title ?? null, objective.completionPct ?? null, objective.timePeriod ?? null,
                 objective.status?.status ?? null, objective.bvPlan ?? null, objective.bvActual ?? null,
                 objective.completionCriteria ?? null,
@@ -194,10 +203,11 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
             };
             for (const kr of keyResults) {
               counts.keyResults++;
+              row++;
               yield {
                 outlineLevel: 2,
                 values: [
-                  themeKey, 3, kr.type ?? 'Key Result', kr.id, kr.key ?? null, objective.id, kr.title ?? null,
+                  themeKey, 3, kr.type ?? 'Key Result', kr.id, kr.key ?? null, objective.id, objective.title ?? null, kr.title ?? null,
                   kr.completionPct ?? null, kr.timePeriod ?? null, kr.status?.status ?? null, null, null, null,
                   kr.criteria ?? null, kr.metric?.baseline ?? null, kr.metric?.target ?? null,
                   kr.metric?.current ?? null, kr.metric?.unit ?? null,
@@ -221,16 +231,11 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
       strategicThemes: themes.map((t) => ({ id: t.id, key: t.key ?? null, title: t.title ?? null })),
     }),
     summary: () => [
+      ...health.sections(),
       {
-        heading: 'OKR completion',
+        heading: 'OKRs',
+        role: 'detail',
         lines: [
-          ...themes.map(
-            (t): SummaryLine => ({
-              label: `${t.key ?? t.id} ${t.title ?? ''}`.trim(),
-              value: progress.get(t.id)?.themeProgress ?? null,
-              type: 'percent',
-            }),
-          ),
           { label: 'Average objective completion', value: averageObjectiveCompletion(), type: 'percent' },
           { label: 'Objective groups', value: counts.groups, type: 'integer' },
           { label: 'Objectives', value: counts.objectives, type: 'integer' },
@@ -244,6 +249,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         averageObjectiveCompletion: averageObjectiveCompletion(),
         themeProgress: Object.fromEntries(themes.map((t) => [t.key ?? t.id, progress.get(t.id)?.themeProgress ?? null])),
       },
+      ...health.figures(),
     }),
   };
 }

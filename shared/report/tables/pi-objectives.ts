@@ -1,10 +1,12 @@
-import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
+import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
 import { trackerRef } from '../../planning-api/tracker-ref';
 import { epochToCalendarDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
+import { PiFigures } from '../summary/pi-figures';
 import { col, link, listOf } from './columns';
+import { SHEET_TITLES } from './labels';
 
 export const PI_OBJECTIVE_COLUMNS: readonly Column[] = [
   col('board_id', 'text', 'Board id', 12),
@@ -28,6 +30,7 @@ export const PI_OBJECTIVE_COLUMNS: readonly Column[] = [
 const ITEM_COLUMNS: readonly Column[] = [
   col('board_id', 'text', 'Board id', 12),
   col('objective_id', 'text', 'Objective the item is linked to', 14),
+  col('objective_title', 'text', 'Title of that objective', 30),
   col('kind', 'text', '"item" (linked item) or "sub-item"', 9),
   col('item_id', 'text', 'Id of the item', 12),
   col('parent_item_id', 'text', 'For sub-items: id of the linked item above it', 12),
@@ -80,13 +83,14 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   const additionalColumns = selection.additionalColumns;
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
   let boards: Board[] = [];
+  const predictability = new PiFigures(SHEET_TITLES['pi-objectives'] ?? 'pi-objectives');
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
-  function itemRow(boardId: string, objectiveId: string, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
+  function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
     const ref = trackerRef(item, { extBBrowseUrl });
     const values: CellValue[] = [
-      boardId, objectiveId, parentId ? 'sub-item' : 'item', item.id, parentId, ref.family === 'unknown' ? null : ref.family,
-      ref.id, ref.key, link(ref.key ?? ref.id, ref.url), item.title ?? null, item.type ?? null, item.issueType ?? null,
+      boardId, objective.id, objective.title ?? null, parentId ? 'sub-item' : 'item', item.id, parentId,
+      ref.family === 'unknown' ? null : ref.family, ref.id, ref.key, link(ref.key ?? item.title ?? ref.id, ref.url), item.title ?? null, item.type ?? null, item.issueType ?? null,
       item.storyPoints ?? null, item.completion ?? null, item.status?.title ?? null, item.status?.category ?? null,
     ];
     if (additionalColumns) values.push(...teamSprintValues(item.teamsAndSprints, ctx.definition.timeZone));
@@ -105,6 +109,8 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
 
     async function* objectiveRows(): AsyncIterable<TableRow> {
+      /** Sheet row of the next row (the header is row 1), for the Summary's links. */
+      let row = 2;
       for (const { board, groups } of groupsByBoard) {
         const stats = { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
         perBoard.set(board.id, stats);
@@ -115,6 +121,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
               stats.withCompletion++;
               stats.completionSum += objective.completion;
             } else stats.notComputable++;
+            predictability.add(board, group, objective, row++);
             yield {
               values: [
                 board.id, board.title ?? null, group.id, group.title ?? null, group.type ?? null, objective.id,
@@ -134,8 +141,8 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
         for (const group of groups) {
           for (const objective of group.objectives ?? []) {
             for (const item of objective.linkedItems ?? []) {
-              yield itemRow(board.id, objective.id, item, null);
-              for (const sub of item.subItems ?? []) yield itemRow(board.id, objective.id, sub, item.id);
+              yield itemRow(board.id, objective, item, null);
+              for (const sub of item.subItems ?? []) yield itemRow(board.id, objective, sub, item.id);
             }
           }
         }
@@ -159,8 +166,10 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
       additionalColumns,
     }),
     summary: () => [
+      ...predictability.sections(),
       {
         heading: 'PI objective completion (average per board)',
+        role: 'detail',
         lines: boards.map((b) => ({
           label: b.title ?? b.id,
           value: average(perBoard.get(b.id) ?? { withCompletion: 0, completionSum: 0 }),
@@ -169,6 +178,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
       },
     ],
     figures: () => ({
+      ...predictability.figures(),
       piObjectives: Object.fromEntries(
         boards.map((b) => {
           const s = perBoard.get(b.id) ?? { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };

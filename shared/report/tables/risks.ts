@@ -2,8 +2,11 @@ import { toArray } from '../../core/async-iterables';
 import { SelectorNotFoundError } from '../../core/errors';
 import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
 import { epochToCalendarDate, parseApiDate } from '../dates';
-import type { Dataset, DatasetContext, TableOutput } from '../dataset';
-import type { CellValue, Column, ColumnType, SummarySection, TableDefinition, TableRow } from '../../table/table';
+import { runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
+import { RiskFigures } from '../summary/risk-figures';
+import { SHEET_TITLES } from './labels';
+import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
+import type { PeopleDirectory } from '../people';
 import { col, columnSlug, dateOrText, joinList, listOf } from './columns';
 
 /** Fixed columns of the `risks` table; custom-field columns (`cf_...`) follow them. */
@@ -112,9 +115,20 @@ export function customColumns(risks: readonly Risk[]): CustomColumn[] {
       taken.add(key);
       return {
         title,
-        column: col(key, customColumnType(type), `Custom field "${title}" (${type ?? 'unknown type'})`, 20),
+        // The field's own title heads the column in the workbook; the key stays the CSV contract.
+        column: { ...col(key, customColumnType(type), `Custom field "${title}" (${type ?? 'unknown type'})`, 20), label: title },
       };
     });
+}
+
+/** Every id → name pair a risk mentions: responsible person, watchers, user-picker fields. */
+function learnPeople(risk: Risk, people: PeopleDirectory): void {
+  people.learn(risk.responsible?.id, risk.responsible?.user);
+  for (const w of risk.watcherList ?? []) people.learn(w.id, w.Watcher);
+  for (const field of risk.customFields ?? []) {
+    const v = field.value as { id?: unknown; fullName?: unknown } | null | undefined;
+    if (v && typeof v === 'object' && typeof v.id === 'string' && typeof v.fullName === 'string') people.learn(v.id, v.fullName);
+  }
 }
 
 export function riskRow(register: RiskRegister, risk: Risk, custom: readonly CustomColumn[]): TableRow {
@@ -161,7 +175,7 @@ function matches(register: RiskRegister, selector: string): boolean {
 export function risksDataset(ctx: DatasetContext): Dataset {
   const selectors = ctx.definition.datasets.risks?.registers;
   let registers: RiskRegister[] = [];
-  const byLevel = new Map<string, { count: number; color: string | null }>();
+  const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks');
   let total = 0;
 
   async function selectRegisters(): Promise<RiskRegister[]> {
@@ -190,10 +204,8 @@ export function risksDataset(ctx: DatasetContext): Dataset {
       for (const { register, risks } of perRegister) {
         for (const risk of risks) {
           total++;
-          const level = risk.riskLevel?.title ?? '(no level)';
-          const entry = byLevel.get(level) ?? { count: 0, color: risk.riskLevel?.color ?? null };
-          entry.count++;
-          byLevel.set(level, entry);
+          if (ctx.people) learnPeople(risk, ctx.people);
+          figures.add(register, risk, total + 1);
           yield riskRow(register, risk, custom);
         }
       }
@@ -207,18 +219,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
     resolvedSelectors: () => ({
       registers: registers.map((r) => ({ id: r.id, key: r.key ?? null, title: r.title ?? null })),
     }),
-    summary: (): SummarySection[] => [
-      {
-        heading: 'Risks by level',
-        lines: [
-          ...[...byLevel.entries()].map(([label, v]) => ({ label, value: v.count, type: 'integer' as const })),
-          { label: 'All risks', value: total, type: 'integer' },
-        ],
-      },
-    ],
-    figures: () => ({
-      risksByLevel: Object.fromEntries([...byLevel.entries()].map(([k, v]) => [k, { count: v.count, color: v.color }])),
-      risks: total,
-    }),
+    summary: () => figures.sections(),
+    figures: () => figures.figures(),
   };
 }

@@ -5,20 +5,15 @@ const base: ReportEmailInput = {
   reportName: 'Acme weekly',
   generatedAt: new Date('2024-05-05T23:30:00Z'),
   timeZone: 'Europe/Berlin',
+  runId: 'run-42',
   summary: {
     title: 'Acme weekly',
     sections: [
       {
-        heading: 'Rows',
+        heading: 'Risks',
+        role: 'headline',
         lines: [
-          { label: 'Risks', value: 1234, type: 'integer' },
-          { label: 'Board items', value: 300000 },
-        ],
-      },
-      {
-        heading: 'Progress',
-        lines: [
-          { label: 'PI objectives completed', value: 45.5, type: 'percent' },
+          { label: 'Open risks', value: 1234, type: 'integer' },
           { label: 'PI end', value: new Date('2024-06-30T00:00:00Z'), type: 'date' },
           { label: 'Last sync', value: new Date('2024-05-05T22:00:00Z'), type: 'datetime' },
           { label: 'Blocked', value: false },
@@ -26,58 +21,91 @@ const base: ReportEmailInput = {
           { label: 'Board', value: { text: 'Program board', url: 'https://acme.example.com/board/7' } },
         ],
       },
+      {
+        heading: 'Predictability by board',
+        role: 'headline',
+        lines: [],
+        grid: {
+          columns: [{ label: 'Board' }, { label: 'Committed', type: 'integer', brief: true }, { label: 'Predictability', type: 'percent', bar: true }],
+          rows: [{ values: ['Train A', 7, 85.4], fills: [null, null, '#C6EFCE'] }],
+        },
+      },
+      {
+        heading: 'Needs attention',
+        role: 'attention',
+        lines: [],
+        grid: {
+          columns: [{ label: 'What' }, { label: 'Item', type: 'link' }, { label: 'Why' }],
+          rows: [{ values: ['Risk', { text: 'ENT-7 Supplier may fail', url: "#'Risks'!A9" }, 'Critical · no owner'] }],
+        },
+      },
+      { heading: 'Risks by level and status', role: 'detail', lines: [{ label: 'detail only', value: 1 }] },
+      { heading: 'About this report', role: 'about', lines: [{ label: 'Planning API', value: 'http://127.0.0.1:1234' }] },
     ],
   },
   links: [
-    { label: 'acme-weekly.xlsx', url: 'https://links.example.com/d/abc.def', bytes: 2_500_000, format: 'xlsx' },
-    { label: 'risks.csv', url: 'https://links.example.com/d/ghi.jkl?x=1&y=2', bytes: 900, format: 'csv' },
+    { label: 'Workbook', url: 'https://links.example.com/d/abc.def', bytes: 2_500_000, format: 'xlsx' },
+    { label: 'Risks (CSV)', url: 'https://links.example.com/d/ghi.jkl?x=1&y=2', bytes: 900, format: 'csv' },
   ],
   linksExpireAt: new Date('2024-05-20T06:00:00Z'),
 };
 
 describe('renderReportEmail', () => {
-  it('renders the default subject with the date in the report time zone', () => {
+  it('renders the default subject with the date in the report time zone and no doubled words', () => {
     // 23:30 UTC on the 5th is already the 6th in Berlin.
-    expect(renderReportEmail(base).subject).toBe('Acme weekly report – 2024-05-06');
+    expect(renderReportEmail(base).subject).toBe('Acme weekly – 2024-05-06');
+    expect(renderReportEmail({ ...base, reportName: 'Demo company – weekly planning report' }).subject).toBe(
+      'Demo company – weekly planning report – 2024-05-06',
+    );
   });
 
   it('uses a subject template, literally (no $-patterns), without line breaks', () => {
-    expect(renderReportEmail({ ...base, subjectTemplate: '[{report}] {date} / {report}' }).subject).toBe(
+    expect(renderReportEmail({ ...base, subjectTemplate: '[{report}] {date} / {title}' }).subject).toBe(
       '[Acme weekly] 2024-05-06 / Acme weekly',
     );
-    expect(renderReportEmail({ ...base, reportName: "$& $' costs", subjectTemplate: '{report}' }).subject).toBe(
-      "$& $' costs",
-    );
-    expect(renderReportEmail({ ...base, reportName: 'a\r\nBcc: evil@example.com' }).subject).toBe(
-      'a Bcc: evil@example.com report – 2024-05-06',
-    );
+    expect(renderReportEmail({ ...base, reportName: "$& $' costs", subjectTemplate: '{report}' }).subject).toBe("$& $' costs");
+    expect(renderReportEmail({ ...base, reportName: 'a\r\nBcc: evil@example.com' }).subject).toBe('a Bcc: evil@example.com – 2024-05-06');
   });
 
-  it('renders summary figures and one link per file in HTML and text', () => {
+  it('opens with headline figures and Needs attention, then the workbook button, other files and small print', () => {
     const { html, text } = renderReportEmail(base);
-    expect(html).toContain('<th scope="row" style="');
-    expect(html).toMatch(/Risks<\/th><td[^>]*>1,234<\/td>/);
-    expect(html).toMatch(/Board items<\/th><td[^>]*>300,000<\/td>/);
-    expect(html).toMatch(/>45.5 %<\/td>/);
+    const order = ['Open risks', 'Predictability by board', 'Needs attention', 'Open the workbook', 'Other files', 'Run run-42'];
+    const at = (s: string, within: string) => within.indexOf(s);
+    for (const part of [html, text]) {
+      const positions = order.map((o) => at(o, part));
+      expect(positions.every((p) => p >= 0)).toBe(true);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      // Detail and the run's metadata (API addresses) stay in the workbook.
+      expect(part).not.toContain('detail only');
+      expect(part).not.toContain('127.0.0.1');
+    }
+    expect(html).toMatch(/Open risks<\/th><td[^>]*>1,234<\/td>/);
     expect(html).toMatch(/>2024-06-30<\/td>/);
     expect(html).toMatch(/>2024-05-06 00:00<\/td>/);
     expect(html).toMatch(/>no<\/td>/);
     expect(html).toMatch(/>–<\/td>/);
-    expect(html).toContain('<a href="https://acme.example.com/board/7" style="color:#0b63c5;">Program board</a>');
-    expect(html).toContain('<a href="https://links.example.com/d/abc.def" style="color:#0b63c5;">acme-weekly.xlsx</a>');
+    expect(html).toContain('<a href="https://acme.example.com/board/7" style="color:#0b63c5;text-decoration:underline;">Program board</a>');
+    expect(html).toMatch(/<a href="https:\/\/links.example.com\/d\/abc.def" style="[^"]*">Open the workbook<\/a>/);
     expect(html).toContain('href="https://links.example.com/d/ghi.jkl?x=1&amp;y=2"');
-    expect(html).toContain('(Excel, 2.4 MiB)');
+    expect(html).toContain('Workbook (Excel, 2.4 MiB)');
     expect(html).toContain('(CSV, 900 B)');
     expect(html).toContain('Generated 2024-05-06 01:30 (Europe/Berlin)');
     expect(html).toContain('The links work until 2024-05-20.');
-    expect(html).toContain('style="');
+    // A link into the workbook is text in the e-mail; brief columns are left out; fills and bars are kept.
+    expect(html).toContain('ENT-7 Supplier may fail');
+    expect(html).not.toContain("#'Risks'");
+    expect(html).not.toContain('Committed');
+    expect(html).toContain('bgcolor="#C6EFCE"');
+    expect(html).toContain('85 %');
 
     expect(text).toContain('Acme weekly\nGenerated 2024-05-06 01:30 (Europe/Berlin)\n');
-    expect(text).toContain('\nRows\n  Risks: 1,234\n  Board items: 300,000\n');
-    expect(text).toContain('  PI objectives completed: 45.5 %\n');
+    expect(text).toContain('\nRisks\n  Open risks: 1,234\n');
     expect(text).toContain('  Board: Program board <https://acme.example.com/board/7>\n');
-    expect(text).toContain('- acme-weekly.xlsx (Excel, 2.4 MiB):\n  https://links.example.com/d/abc.def\n');
-    expect(text).toContain('- risks.csv (CSV, 900 B):\n  https://links.example.com/d/ghi.jkl?x=1&y=2\n');
+    expect(text).toContain('  Train A: Predictability 85 %\n');
+    expect(text).toContain('  - Risk ENT-7 Supplier may fail: Critical · no owner\n');
+    expect(text).toContain('Open the workbook (Excel, 2.4 MiB):\n  https://links.example.com/d/abc.def\n');
+    expect(text).toContain('- Risks (CSV) (CSV, 900 B):\n  https://links.example.com/d/ghi.jkl?x=1&y=2\n');
+    expect(text).toContain('Run run-42, generated 2024-05-06 01:30 (Europe/Berlin).\nThe links work until 2024-05-20.\n');
     expect(text).not.toMatch(/<(a|td|th|table|h[12])\b/);
   });
 
@@ -91,11 +119,13 @@ describe('renderReportEmail', () => {
         sections: [
           {
             heading: evil,
+            role: 'headline',
             lines: [
               { label: evil, value: evil },
               { label: 'link', value: { text: evil, url: 'https://x.example.com/?a="b"&c=<d>' } },
               { label: 'js', value: { text: 'click', url: 'javascript:alert(1)' } },
             ],
+            grid: { columns: [{ label: evil }], rows: [{ values: [evil], fills: ['"><script>'] }] },
           },
         ],
       },
@@ -112,10 +142,21 @@ describe('renderReportEmail', () => {
     expect(text).toContain(evil);
   });
 
-  it('omits the file list when there are no links', () => {
+  it('shows a summary without roles (an older manifest) whole, less its metadata', () => {
+    const { text } = renderReportEmail({
+      ...base,
+      summary: { title: 'Old', sections: [{ heading: 'Rows', lines: [{ label: 'risks', value: 3 }] }, { heading: 'About this report', role: 'about', lines: [{ label: 'Run id', value: 'x' }] }] },
+    });
+    expect(text).toContain('\nRows\n  risks: 3\n');
+    expect(text).not.toContain('Run id');
+  });
+
+  it('has no button and no file list when there are no links', () => {
     const { html, text } = renderReportEmail({ ...base, links: [], linksExpireAt: undefined });
-    expect(html).not.toContain('Files');
-    expect(text).not.toContain('Files');
-    expect(text).not.toContain('links work until');
+    for (const part of [html, text]) {
+      expect(part).not.toContain('Open the workbook');
+      expect(part).not.toContain('Other files');
+      expect(part).not.toContain('links work until');
+    }
   });
 });

@@ -44,7 +44,7 @@ describe('SesMailer against aws-ses-v2-local', () => {
     expect(mail.messageId).toBe(result.messageId);
     expect(mail.from).toBe('reports@example.com');
     expect(mail.destination).toEqual({ to: ['a@example.com', 'b@example.com'], cc: ['c@example.com'], bcc: [] });
-    expect(mail.subject).toBe('Acme <weekly> & more report – 2024-05-06');
+    expect(mail.subject).toBe('Acme <weekly> & more – 2024-05-06');
     expect(mail.body.html).toBe(rendered.html);
     expect(mail.body.text).toBe(rendered.text);
     expect(mail.body.html).toContain('<a href="https://links.example.com/d/tok1.sig"');
@@ -102,7 +102,7 @@ describe('SesMailer against aws-ses-v2-local', () => {
     await closed.close();
     const offline = new SesMailer({ client });
     await expect(offline.send({ from: 'r@example.com', to: ['a@example.com'], ...rendered })).rejects.toThrow(
-      /could not send "Acme <weekly> & more report – 2024-05-06" to 1 recipient\(s\)/,
+      /could not send "Acme <weekly> & more – 2024-05-06" to 1 recipient\(s\)/,
     );
   });
 });

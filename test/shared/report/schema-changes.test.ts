@@ -46,13 +46,13 @@ describe('schema changes between runs (manifest and ReportExported detail)', () 
     const second = await run('run-2');
     expect(tableFilesDetail(second.manifest)).toMatchObject({ schemaChanges: { minor: [], breaking: [] } });
     expect(tableFilesDetail(second.manifest).tables?.map((t) => [t.table, t.schemaVersion])).toEqual([
-      ['risks', '1.0'], ['strategic-themes', '1.0'], ['okrs', '1.0'],
+      ['risks', '1.0'], ['strategic-themes', '1.1'], ['okrs', '1.1'],
     ]);
   });
 
   it('names a minor change (columns added) and a breaking change (a column removed or retyped) by kind', async () => {
     // Pretend older schemas were published: risks without `mitigation` (so 1.0 added it: minor) and
-    // okrs with `level` as a string (so 1.0 retyped it: breaking).
+    // okrs with `level` as a string (so the current version retyped it: breaking).
     const risks = schemaOf('risks')!;
     const olderRisks: TableSchema = { ...risks, version: '0.9', columns: risks.columns.filter((c) => c.name !== 'mitigation') };
     const okrs = schemaOf('okrs')!;
@@ -65,11 +65,11 @@ describe('schema changes between runs (manifest and ReportExported detail)', () 
     const result = await run('run-3');
     expect(result.manifest.schemaChanges).toEqual([
       { table: 'risks', kind: 'minor', from: '0.9', to: '1.0', added: ['mitigation'], removed: [], retyped: [] },
-      { table: 'okrs', kind: 'breaking', from: '0.3', to: '1.0', added: [], removed: [], retyped: ['level'] },
+      { table: 'okrs', kind: 'breaking', from: '0.3', to: '1.1', added: [], removed: [], retyped: ['level'] },
     ]);
     expect(tableFilesDetail(result.manifest).schemaChanges).toEqual({
       minor: [{ table: 'risks', from: '0.9', to: '1.0', columns: ['mitigation'] }],
-      breaking: [{ table: 'okrs', from: '0.3', to: '1.0', columns: ['level'] }],
+      breaking: [{ table: 'okrs', from: '0.3', to: '1.1', columns: ['level'] }],
     });
     // The published schema is now the current one.
     expect(JSON.parse(await readFile(schemaFile('okrs'), 'utf8'))).toEqual(okrs);

@@ -28,17 +28,6 @@ describe('LocalDirectoryStorage', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('createExclusive lets exactly one of several concurrent callers create a key, and leaves no temp files', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => storage.createExclusive('r/_state/claim.json', `{"writer":${i}}`, { contentType: 'application/json' })),
-    );
-    expect(results.filter(Boolean)).toHaveLength(1);
-    const winner = results.indexOf(true);
-    expect(Buffer.from((await storage.getObject('r/_state/claim.json'))!).toString('utf8')).toBe(`{"writer":${winner}}`);
-    expect(await storage.createExclusive('r/_state/claim.json', '{}', { contentType: 'application/json' })).toBe(false);
-    expect(await filesUnder(root)).toEqual([path.join('r', '_state', 'claim.json')]);
-  });
-
   it('streams an object, reports bytes and sha256, and reads it back', async () => {
     const data = patternBytes(3 * 1024 * 1024 + 17);
     const upload = storage.openUpload('acme/dt=2024-05-06/run=r1/risks.csv', meta);

@@ -347,19 +347,20 @@ describe('openXlsxWorkbook: Summary sheet', () => {
     expect(summary.getCell('A8').font?.bold).toBe(true);
   });
 
+  // Values stand in column C: labels run over A and B (see summary-sheet.ts).
   it('writes label/value lines typed by their type', () => {
     const summary = book.getWorksheet('Summary')!;
     expect(summary.getCell('A4').value).toBe('Generated at');
-    expect(summary.getCell('B4').value).toEqual(new Date('2026-11-21T08:00:00Z'));
-    expect(summary.getCell('B4').numFmt).toBe('yyyy-mm-dd hh:mm');
-    expect(summary.getCell('B5').value).toEqual(new Date(Date.UTC(2026, 10, 21)));
-    expect(summary.getCell('B5').numFmt).toBe('yyyy-mm-dd');
-    expect(summary.getCell('B6').value).toBe('Europe/Berlin');
-    expect(summary.getCell('B9').value).toBe(RISK_ROWS.length);
-    expect(summary.getCell('B9').numFmt).toBe('0');
-    expect(summary.getCell('B11').value).toBe(0.875);
-    expect(summary.getCell('B11').numFmt).toBe('0.0%');
-    expect(summary.getCell('B12').value).toEqual({ text: 'Planning tool', hyperlink: 'https://planning.example.com' });
+    expect(summary.getCell('C4').value).toEqual(new Date('2026-11-21T08:00:00Z'));
+    expect(summary.getCell('C4').numFmt).toBe('yyyy-mm-dd hh:mm');
+    expect(summary.getCell('C5').value).toEqual(new Date(Date.UTC(2026, 10, 21)));
+    expect(summary.getCell('C5').numFmt).toBe('yyyy-mm-dd');
+    expect(summary.getCell('C6').value).toBe('Europe/Berlin');
+    expect(summary.getCell('C9').value).toBe(RISK_ROWS.length);
+    expect(summary.getCell('C9').numFmt).toBe('0');
+    expect(summary.getCell('C11').value).toBe(0.875);
+    expect(summary.getCell('C11').numFmt).toBe('0.0%');
+    expect(summary.getCell('C12').value).toEqual({ text: 'Planning tool', hyperlink: 'https://planning.example.com' });
   });
 });
 

@@ -1,0 +1,127 @@
+import type { CellValue, SummaryGrid, SummaryGridColumn, SummarySection } from '../table/table';
+import type { EmailModel, ReportEmailLink } from './email-content';
+import { cellText, escapeHtml, fileDetail, isLink, isWebUrl } from './email-format';
+
+/**
+ * The HTML part, built the way mail clients render reliably: layout tables, inline styles and
+ * bgcolor attributes (Outlook's Word engine ignores most CSS; Gmail strips <style> in some views),
+ * one 640px column that narrows on a phone, and a "bulletproof" button (a table cell, not an image).
+ */
+
+const FONT = "font-family:'Segoe UI',Helvetica,Arial,sans-serif;";
+const STYLE = {
+  body: `margin:0;padding:0;background:#f5f6f8;${FONT}color:#1f2933;`,
+  card: 'background:#ffffff;border:1px solid #d9dee4;border-radius:6px;',
+  h1: `margin:0 0 4px 0;font-size:20px;line-height:26px;${FONT}`,
+  muted: `margin:0;color:#616e7c;font-size:13px;line-height:18px;${FONT}`,
+  h2: `margin:22px 0 8px 0;font-size:15px;line-height:20px;${FONT}`,
+  table: 'border-collapse:collapse;width:100%;font-size:14px;',
+  label: `text-align:left;font-weight:normal;color:#52606d;padding:5px 12px 5px 0;border-bottom:1px solid #eef0f2;${FONT}`,
+  value: `text-align:right;font-weight:bold;padding:5px 0;border-bottom:1px solid #eef0f2;${FONT}`,
+  th: `text-align:left;font-weight:600;color:#52606d;font-size:12px;padding:4px 8px 4px 0;border-bottom:2px solid #d9dee4;${FONT}`,
+  td: `padding:5px 8px 5px 0;border-bottom:1px solid #eef0f2;vertical-align:top;${FONT}`,
+  link: 'color:#0b63c5;text-decoration:underline;',
+  button: `display:inline-block;padding:12px 28px;font-size:16px;font-weight:bold;color:#ffffff;text-decoration:none;${FONT}`,
+  list: `margin:0;padding-left:20px;font-size:14px;line-height:22px;${FONT}`,
+} as const;
+const BUTTON_COLOUR = '#0b63c5';
+const BAR_COLOUR = '#5b8def';
+const BAR_TRACK = '#e4e7eb';
+
+export function renderEmailHtml(model: EmailModel): string {
+  const sections = model.sections.map((s) => section(s, model.timeZone)).join('');
+  const button = model.workbook ? workbookButton(model.workbook) : '';
+  const files =
+    model.otherFiles.length > 0
+      ? `<h2 style="${STYLE.h2}">Other files</h2><ul style="${STYLE.list}">${model.otherFiles.map(fileItem).join('')}</ul>`
+      : '';
+  const smallPrint = model.smallPrint.map((p) => `<p style="${STYLE.muted}">${escapeHtml(p)}</p>`).join('');
+  return (
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="x-apple-disable-message-reformatting">' +
+    `<title>${escapeHtml(model.title)}</title></head>` +
+    `<body style="${STYLE.body}">` +
+    `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#f5f6f8" style="background:#f5f6f8;"><tr><td align="center" style="padding:16px 8px;">` +
+    '<!--[if mso]><table role="presentation" width="640" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->' +
+    `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="max-width:640px;${STYLE.card}"><tr><td style="padding:24px;">` +
+    `<h1 style="${STYLE.h1}">${escapeHtml(model.title)}</h1>` +
+    `<p style="${STYLE.muted}">Generated ${escapeHtml(model.generated)}</p>` +
+    sections +
+    button +
+    files +
+    (model.freshCopyUrl ? `<p style="${STYLE.muted}margin-top:12px;">${anchor(model.freshCopyUrl, 'Get a fresh copy now')}</p>` : '') +
+    `<div style="margin-top:24px;padding-top:12px;border-top:1px solid #eef0f2;">${smallPrint}</div>` +
+    '</td></tr></table>' +
+    '<!--[if mso]></td></tr></table><![endif]-->' +
+    '</td></tr></table></body></html>'
+  );
+}
+
+function section(s: SummarySection, timeZone: string): string {
+  const lines = s.lines
+    .map(
+      (line) =>
+        `<tr><th scope="row" style="${STYLE.label}">${escapeHtml(line.label)}</th>` +
+        `<td style="${STYLE.value}">${cellHtml(line.value, line.type, timeZone)}</td></tr>`,
+    )
+    .join('');
+  const table = lines ? `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="${STYLE.table}">${lines}</table>` : '';
+  return `<h2 style="${STYLE.h2}">${escapeHtml(s.heading)}</h2>${table}${s.grid ? grid(s.grid, timeZone) : ''}`;
+}
+
+function grid(g: SummaryGrid, timeZone: string): string {
+  const shown = g.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.brief);
+  const align = (c: SummaryGridColumn) => (c.type === 'integer' || c.type === 'number' || c.type === 'percent' ? 'right' : 'left');
+  const head = shown.map(({ c }) => `<th scope="col" style="${STYLE.th}text-align:${align(c)};">${escapeHtml(c.label)}</th>`).join('');
+  const rows = g.rows
+    .map((row) => {
+      const cells = shown
+        .map(({ c, i }) => {
+          const fill = row.fills?.[i];
+          const bg = fill ? ` bgcolor="${escapeHtml(fill)}"` : '';
+          const style = `${STYLE.td}text-align:${align(c)};${fill ? `background:${escapeHtml(fill)};` : ''}`;
+          const value = row.values[i];
+          // An empty grid cell stays empty (the "N more" lines have no item); '–' marks a missing figure.
+          const content =
+            value === null || value === undefined ? '' : c.bar && typeof value === 'number' ? bar(value, timeZone) : cellHtml(value, c.type, timeZone);
+          return `<td${bg} style="${style}">${content}</td>`;
+        })
+        .join('');
+      return `<tr>${cells}</tr>`;
+    })
+    .join('');
+  return `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="${STYLE.table}"><tr>${head}</tr>${rows}</table>`;
+}
+
+/** A percentage with a small bar beside it: two table cells, which every client draws. */
+function bar(percent: number, timeZone: string): string {
+  const width = Math.max(0, Math.min(100, Math.round(percent)));
+  const track =
+    `<table role="presentation" width="80" cellpadding="0" cellspacing="0" border="0" style="display:inline-table;vertical-align:middle;width:80px;"><tr>` +
+    (width > 0 ? `<td width="${Math.round(width * 0.8)}" height="8" bgcolor="${BAR_COLOUR}" style="background:${BAR_COLOUR};height:8px;font-size:0;line-height:0;">&nbsp;</td>` : '') +
+    (width < 100 ? `<td height="8" bgcolor="${BAR_TRACK}" style="background:${BAR_TRACK};height:8px;font-size:0;line-height:0;">&nbsp;</td>` : '') +
+    '</tr></table>';
+  return `${track} <span style="display:inline-block;min-width:44px;">${escapeHtml(cellText(percent, 'percent', timeZone, false))}</span>`;
+}
+
+function cellHtml(value: CellValue, type: SummaryGridColumn['type'], timeZone: string): string {
+  if (isLink(value) && isWebUrl(value.url)) return anchor(value.url, value.text);
+  return escapeHtml(cellText(value, type, timeZone, false));
+}
+
+function anchor(url: string, text: string): string {
+  return `<a href="${escapeHtml(url)}" style="${STYLE.link}">${escapeHtml(text)}</a>`;
+}
+
+function workbookButton(link: ReportEmailLink): string {
+  return (
+    '<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:28px 0 4px 0;"><tr>' +
+    `<td align="center" bgcolor="${BUTTON_COLOUR}" style="border-radius:6px;background:${BUTTON_COLOUR};">` +
+    `<a href="${escapeHtml(link.url)}" style="${STYLE.button}">Open the workbook</a></td></tr></table>` +
+    `<p style="${STYLE.muted}">${escapeHtml(`${link.label} (${fileDetail(link)})`)}</p>`
+  );
+}
+
+function fileItem(link: ReportEmailLink): string {
+  return `<li>${anchor(link.url, link.label)} <span style="color:#616e7c;">(${escapeHtml(fileDetail(link))})</span></li>`;
+}

@@ -1,0 +1,58 @@
+/**
+ * A leading sheet (the Changes sheet, docs/changes.md): a heading, one sentence, a blank row, then a
+ * table with a header, fills and links like a data sheet's. Small, so it is written whole at the end.
+ */
+import type { LeadingSheet } from '../../table/table';
+import { worksheetText } from '../cell-text';
+import type { ZoneClock } from '../time-zone';
+import { columnLetters, Kind, producedKind, type StyleBook, type StyleModel, toExcel, widthOf } from './cells';
+import type { WriterSheet } from './exceljs-internals';
+
+const ROWS_PER_YIELD = 32;
+
+export async function writeLeadingRows(
+  sheet: WriterSheet,
+  content: LeadingSheet,
+  deps: { readonly styles: StyleBook; readonly clock: ZoneClock; readonly relieve: () => Promise<void> },
+): Promise<void> {
+  const { styles, clock } = deps;
+  const columns = content.columns;
+  const types = columns.map((c) => c.type);
+  sheet.columns = columns.map((c) => ({ width: widthOf(c.type, c.label ?? c.key, c.width) }));
+  const line = (text: string, style: StyleModel) => {
+    const row = sheet.addRow(undefined);
+    row.style = styles.row;
+    const cell = row.getCell(1);
+    cell.value = worksheetText(text);
+    cell.style = style;
+    row.commit();
+  };
+  line(content.heading, styles.title);
+  line(content.sentence, styles.of(Kind.Text));
+  sheet.addRow(undefined).commit();
+  const header = sheet.addRow(undefined);
+  header.style = styles.row;
+  columns.forEach((c, i) => {
+    const cell = header.getCell(i + 1);
+    cell.value = worksheetText(c.label ?? c.key);
+    cell.style = styles.header;
+  });
+  header.commit();
+  let written = 0;
+  for (const data of content.rows) {
+    const row = sheet.addRow(undefined);
+    row.style = styles.row;
+    const fill = data.fill;
+    for (let i = 0; i < columns.length; i++) {
+      const value = toExcel(data.values[i], types[i]!, clock);
+      const style = fill && fill.column === i ? styles.withFill(producedKind, fill.color) : undefined;
+      if ((value === null || value === '') && style === undefined) continue;
+      const cell = row.getCell(i + 1);
+      cell.value = value === '' ? null : value;
+      cell.style = style ?? styles.of(producedKind);
+    }
+    row.commit();
+    if (++written % ROWS_PER_YIELD === 0) await deps.relieve();
+  }
+  if (columns.length > 0) sheet.autoFilter = `A4:${columnLetters(columns.length)}${content.rows.length + 4}`;
+}

@@ -1,0 +1,93 @@
+import type { OkrObjective, StrategicTheme } from '../../planning-api/schemas';
+import type { SummaryGridRow, SummarySection } from '../../table/table';
+import { ATTENTION_COLUMNS, ATTENTION_LIMIT, FILLS, okrHealth, rowLink } from './vocabulary';
+
+interface ThemeCounts {
+  readonly theme: StrategicTheme;
+  progress: number | null;
+  objectives: number;
+  onTrack: number;
+  atRisk: number;
+  offTrack: number;
+}
+
+/**
+ * The Summary's OKR figures, fed while the OKR rows stream: progress per strategic theme with its
+ * objectives' on-track / at-risk / off-track counts, and the off-track objectives.
+ */
+export class OkrFigures {
+  readonly #themes = new Map<string, ThemeCounts>();
+  readonly #offTrack: { label: string; theme: string; completion: number | null; row: number }[] = [];
+
+  constructor(private readonly sheet: string) {}
+
+  theme(theme: StrategicTheme, progress: number | null): void {
+    this.#themes.set(theme.id, { theme, progress, objectives: 0, onTrack: 0, atRisk: 0, offTrack: 0 });
+  }
+
+  /** `row`: the objective's row in the OKR sheet (the header is row 1). */
+  objective(theme: StrategicTheme, objective: OkrObjective, row: number): void {
+    const counts = this.#themes.get(theme.id);
+    if (!counts) return;
+    counts.objectives++;
+    const health = okrHealth(objective.status?.status);
+    if (health === 'on-track') counts.onTrack++;
+    if (health === 'at-risk') counts.atRisk++;
+    if (health === 'off-track') {
+      counts.offTrack++;
+      this.#offTrack.push({
+        label: `${objective.key ?? ''} ${objective.title ?? ''}`.trim() || objective.id,
+        theme: theme.title ?? theme.key ?? theme.id,
+        completion: objective.completionPct ?? null,
+        row,
+      });
+    }
+  }
+
+  sections(): SummarySection[] {
+    const rows: SummaryGridRow[] = [...this.#themes.values()].map((t) => ({
+      values: [`${t.theme.key ?? ''} ${t.theme.title ?? ''}`.trim() || t.theme.id, t.progress, t.objectives, t.onTrack, t.atRisk, t.offTrack],
+      fills: [null, null, null, null, t.atRisk > 0 ? FILLS.warn : null, t.offTrack > 0 ? FILLS.bad : null],
+    }));
+    const attention: SummaryGridRow[] = this.#offTrack.slice(0, ATTENTION_LIMIT).map((o) => ({
+      values: [
+        'OKR',
+        rowLink(o.label, this.sheet, o.row),
+        `Off track${o.completion === null ? '' : ` · ${Math.round(o.completion)} % complete`} · ${o.theme}`,
+      ],
+    }));
+    if (this.#offTrack.length > ATTENTION_LIMIT) {
+      attention.push({ values: ['OKR', null, `${this.#offTrack.length - ATTENTION_LIMIT} more off-track objectives`] });
+    }
+    return [
+      {
+        heading: 'OKR progress by strategic theme',
+        role: 'headline',
+        lines: [],
+        grid: {
+          columns: [
+            { label: 'Strategic theme' },
+            { label: 'Progress', type: 'percent', bar: true },
+            { label: 'Objectives', type: 'integer', brief: true },
+            { label: 'On track', type: 'integer' },
+            { label: 'At risk', type: 'integer' },
+            { label: 'Off track', type: 'integer' },
+          ],
+          rows,
+        },
+      },
+      { heading: 'Needs attention', role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: attention } },
+    ];
+  }
+
+  figures(): Record<string, unknown> {
+    return {
+      okrHealth: Object.fromEntries(
+        [...this.#themes.values()].map((t) => [
+          t.theme.key ?? t.theme.id,
+          { progress: t.progress, objectives: t.objectives, onTrack: t.onTrack, atRisk: t.atRisk, offTrack: t.offTrack },
+        ]),
+      ),
+    };
+  }
+}

@@ -1,0 +1,102 @@
+import type { CellValue, SummaryGridColumn } from '../../table/table';
+
+/**
+ * The planning tool's words, read the way a Release Train Engineer reads them. Registers, themes
+ * and boards name their levels and statuses freely, so these are patterns over the usual names;
+ * anything unrecognised is treated as the least alarming choice (open, unknown severity last).
+ */
+
+/** Severity rank of a risk level title: 0 is the most severe; unknown titles after the known ones. */
+export function severityRank(level: string | null | undefined): number {
+  const t = (level ?? '').trim().toLowerCase();
+  if (t === '') return 99;
+  if (/critical|extreme|severe|very high/.test(t)) return 0;
+  if (/high/.test(t)) return 1;
+  if (/medium|moderate/.test(t)) return 2;
+  if (/very low|negligible|minimal/.test(t)) return 4;
+  if (/low/.test(t)) return 3;
+  return 50;
+}
+
+export function isHighOrCritical(level: string | null | undefined): boolean {
+  return severityRank(level) <= 1;
+}
+
+/** A risk status that no longer needs action. */
+export function isClosedRiskStatus(status: string | null | undefined): boolean {
+  return /closed|mitigated|resolved|done|cancel|archiv|accepted/i.test(status ?? '');
+}
+
+/** Rank for ordering risk statuses in the matrix: open ones first, closed ones last. */
+export function riskStatusRank(status: string): number {
+  const known = ['open', 'new', 'identified', 'in progress', 'monitoring', 'accepted', 'mitigated', 'resolved', 'closed'];
+  const i = known.indexOf(status.toLowerCase());
+  return i >= 0 ? i : isClosedRiskStatus(status) ? 100 : 50;
+}
+
+export type OkrHealth = 'on-track' | 'at-risk' | 'off-track' | 'other';
+
+export function okrHealth(status: string | null | undefined): OkrHealth {
+  const t = (status ?? '').toLowerCase();
+  if (/off[\s-]?track|behind|blocked/.test(t)) return 'off-track';
+  if (/at[\s-]?risk/.test(t)) return 'at-risk';
+  if (/on[\s-]?track/.test(t)) return 'on-track';
+  return 'other';
+}
+
+/** A PI objective counts as committed unless its type says uncommitted (SAFe's stretch objectives). */
+export function isCommitted(type: string | null | undefined): boolean {
+  return !/uncommitted|stretch/i.test(type ?? '') && /committed/i.test(type ?? '');
+}
+
+/** A board in its execution phase (the PI is running), as opposed to planning or closed. */
+export function isTrackingState(state: string | null | undefined): boolean {
+  return /tracking|active|execution|in progress|running/i.test(state ?? '');
+}
+
+/** SAFe's predictability band: 80-100 % of the planned business value delivered. */
+export const PREDICTABILITY_BAND = { low: 80, high: 100 } as const;
+
+/** Fills people read without a legend: green in band, amber outside. */
+export const FILLS = { good: '#C6EFCE', warn: '#FFEB9C', bad: '#FFC7CE' } as const;
+
+export function bandFill(percent: number | null): string | null {
+  if (percent === null) return null;
+  return percent >= PREDICTABILITY_BAND.low && percent <= PREDICTABILITY_BAND.high ? FILLS.good : FILLS.warn;
+}
+
+export function bandText(percent: number | null): string {
+  if (percent === null) return 'no planned BV';
+  if (percent < PREDICTABILITY_BAND.low) return 'below 80 %';
+  if (percent > PREDICTABILITY_BAND.high) return 'above 100 %';
+  return 'in band';
+}
+
+/** Characters of an item's text in "Needs attention": one line of the Summary and the e-mail. */
+const ITEM_TEXT_LENGTH = 52;
+
+/** A link to a row of a worksheet: `#'Sheet name'!A<row>` (row 1 is the header); long text is cut with "…". */
+export function rowLink(text: string, sheet: string, row: number): CellValue {
+  const shown = text.length > ITEM_TEXT_LENGTH ? `${text.slice(0, ITEM_TEXT_LENGTH - 1).trimEnd()}…` : text;
+  return { text: shown, url: `#'${sheet.replace(/'/g, "''")}'!A${row}` };
+}
+
+/** Columns of "Needs attention", the same for every dataset so the sections merge into one table. */
+export const ATTENTION_COLUMNS: readonly SummaryGridColumn[] = [
+  { label: 'What' },
+  { label: 'Item', type: 'link' },
+  { label: 'Why' },
+];
+
+/** Rows of each kind shown in "Needs attention"; the rest are counted in one more line. */
+export const ATTENTION_LIMIT = 5;
+
+/** Calendar days from `from` to `to`, both dates at 00:00 UTC. */
+export function daysBetween(from: Date, to: Date): number {
+  return Math.round((to.getTime() - from.getTime()) / 86_400_000);
+}
+
+/** A ratio as a percentage (0-100), or null when there is nothing to divide by. */
+export function percentOf(part: number, whole: number): number | null {
+  return whole > 0 ? (100 * part) / whole : null;
+}

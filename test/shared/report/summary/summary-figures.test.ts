@@ -1,0 +1,145 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseReportDefinition } from '../../../../shared/report/definition';
+import { exportReport } from '../../../../shared/report/export-report';
+import type { ExportResult } from '../../../../shared/report/run-export';
+import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
+import type { CellValue, SummarySection } from '../../../../shared/table/table';
+import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
+import { LocalLedger } from '../../../../shared/ledger/local-ledger';
+
+/**
+ * Every Summary figure against values computed here from the simulator's records, with the simple
+ * rules a reader would apply by hand (not with the exporter's own helpers).
+ */
+const TODAY = '2026-11-23';
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** `DD-Mon-YYYY` → `YYYY-MM-DD`. */
+const isoOf = (riskDate: string) => {
+  const [dd, mon, yyyy] = riskDate.split('-');
+  return `${yyyy}-${String(MONTHS.indexOf(mon!) + 1).padStart(2, '0')}-${dd}`;
+};
+
+describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
+  let sim: RunningSimulator;
+  let root: string;
+  let result: ExportResult;
+  const section = (heading: string, role?: string): SummarySection =>
+    result.summary.sections.find((s) => s.heading === heading && (role === undefined || s.role === role))!;
+  const line = (s: SummarySection, label: string): CellValue => s.lines.find((l) => l.label === label)?.value;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ tenant: 'demo' });
+    root = await mkdtemp(join(tmpdir(), 'summary-'));
+    result = await exportReport(
+      parseReportDefinition({ name: 'rte-weekly', formats: ['csv'], datasets: { risks: {}, okrs: {}, piObjectives: {} } }),
+      {
+        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+        storage: new LocalDirectoryStorage(root),
+        ledger: new LocalLedger(join(root, '.ledger')),
+        now: () => new Date(`${TODAY}T06:00:00Z`),
+      },
+    );
+  });
+  afterAll(async () => {
+    await sim.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('reads top to bottom: headline figures, needs attention, detail, and the run metadata last', () => {
+    const roles: string[] = result.summary.sections.map((s) => s.role ?? 'detail');
+    const firstOf = (role: string) => roles.indexOf(role);
+    expect(firstOf('headline')).toBe(0);
+    expect(roles.filter((r) => r === 'attention')).toHaveLength(1);
+    expect(firstOf('attention')).toBeGreaterThan(roles.lastIndexOf('headline'));
+    expect(firstOf('detail')).toBeGreaterThan(firstOf('attention'));
+    expect(firstOf('about')).toBeGreaterThan(roles.lastIndexOf('detail'));
+    expect(result.summary.sections.at(-3)!.heading).toBe('About this report');
+  });
+
+  it('counts open, high/critical, overdue and unowned risks', () => {
+    const risks = sim.tenant.allRisks;
+    const open = risks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status));
+    const s = section('Risks', 'headline');
+    expect(line(s, 'Open risks')).toBe(open.length);
+    expect(line(s, 'Open and high or critical')).toBe(open.filter((r) => ['High', 'Critical'].includes(r.riskLevel.title)).length);
+    expect(line(s, 'Overdue (resolution date passed)')).toBe(open.filter((r) => r.resolutionDate && isoOf(r.resolutionDate) < TODAY).length);
+    expect(line(s, 'Without an owner')).toBe(open.filter((r) => !r.responsible).length);
+    expect(line(s, 'All risks, closed included')).toBe(risks.length);
+    expect(open.length).toBeGreaterThan(0);
+  });
+
+  it('fills the level × status matrix in severity order with the register colours', () => {
+    const grid = section('Risks by level and status').grid!;
+    const statuses = grid.columns.slice(1, -1).map((c) => c.label);
+    expect(grid.rows.map((r) => r.values[0])).toEqual(['Critical', 'High', 'Medium', 'Low', 'All levels']);
+    for (const row of grid.rows.slice(0, -1)) {
+      const level = row.values[0];
+      const ofLevel = sim.tenant.allRisks.filter((r) => r.riskLevel.title === level);
+      statuses.forEach((status, i) => expect(row.values[i + 1]).toBe(ofLevel.filter((r) => r.status.status === status).length));
+      expect(row.values.at(-1)).toBe(ofLevel.length);
+      expect(row.fills?.[0]).toBe(ofLevel[0]!.riskLevel.color);
+    }
+    expect(statuses.indexOf('Open')).toBeLessThan(statuses.indexOf('Closed'));
+  });
+
+  it('shows OKR progress per strategic theme with on-track / at-risk / off-track counts', () => {
+    const grid = section('OKR progress by strategic theme').grid!;
+    expect(grid.rows).toHaveLength(sim.tenant.strategicThemes.length);
+    sim.tenant.strategicThemes.forEach((theme, i) => {
+      const objectives = sim.tenant.objectiveGroupsOf(theme.id).flatMap((g) => sim.tenant.objectivesOf(g.id));
+      const count = (status: string) => objectives.filter((o) => o.status.status === status).length;
+      expect(grid.rows[i]!.values).toEqual([
+        `${theme.key} ${theme.title}`, sim.tenant.themeProgress(theme.id)?.themeProgress ?? null,
+        objectives.length, count('On Track'), count('At Risk'), count('Off Track'),
+      ]);
+    });
+  });
+
+  it('measures predictability (actual ÷ planned BV of committed objectives) per board with the 80-100 % band', () => {
+    const grid = section('Predictability by board').grid!;
+    let planned = 0;
+    let actual = 0;
+    sim.tenant.boards.forEach((board, i) => {
+      const objectives = sim.tenant.piObjectiveGroups(board.id).flatMap((g) => g.objectives ?? []);
+      const committed = objectives.filter((o) => o.type === 'Objective-Committed');
+      const p = committed.reduce((n, o) => n + (o.bvPlan ?? 0), 0);
+      const a = committed.reduce((n, o) => n + (o.bvActual ?? 0), 0);
+      planned += p;
+      actual += a;
+      const row = grid.rows[i]!;
+      expect(row.values.slice(0, 5)).toEqual([board.title, committed.length, objectives.length - committed.length, p, a]);
+      expect(row.values[5]).toBeCloseTo((100 * a) / p, 9);
+      const inBand = (100 * a) / p >= 80 && (100 * a) / p <= 100;
+      expect(row.values[6]).toBe(inBand ? 'in band' : (100 * a) / p < 80 ? 'below 80 %' : 'above 100 %');
+    });
+    const headline = section('PI objectives', 'headline');
+    expect(line(headline, 'Planned BV (committed)')).toBe(planned);
+    expect(line(headline, 'Actual BV (committed)')).toBe(actual);
+    expect(line(headline, 'Predictability (actual ÷ planned BV)')).toBeCloseTo((100 * actual) / planned, 9);
+  });
+
+  it('lists what needs attention, each linked to its row', () => {
+    const grid = section('Needs attention').grid!;
+    const kinds = new Set(grid.rows.map((r) => r.values[0]));
+    expect(kinds).toEqual(new Set(['Risk', 'OKR', 'PI objective']));
+    const offTrack = sim.tenant.strategicThemes
+      .flatMap((t) => sim.tenant.objectiveGroupsOf(t.id).flatMap((g) => sim.tenant.objectivesOf(g.id)))
+      .filter((o) => o.status.status === 'Off Track');
+    const okrRows = grid.rows.filter((r) => r.values[0] === 'OKR' && r.values[1]);
+    expect(okrRows.length).toBe(Math.min(5, offTrack.length));
+    for (const row of grid.rows) {
+      const link = row.values[1] as { text: string; url: string } | null;
+      if (link) expect(link.url).toMatch(/^#'(Risks|OKRs|PI objectives)'!A\d+$/);
+    }
+    const tracking = new Set(sim.tenant.boards.filter((b) => b.state.title === 'Active').map((b) => b.id));
+    const noValue = sim.tenant.boards
+      .filter((b) => tracking.has(b.id))
+      .flatMap((b) => sim.tenant.piObjectiveGroups(b.id).flatMap((g) => g.objectives ?? []))
+      .filter((o) => o.type === 'Objective-Committed' && !o.bvActual);
+    const piRows = grid.rows.filter((r) => r.values[0] === 'PI objective');
+    expect(piRows.filter((r) => r.values[1]).length).toBe(Math.min(5, noValue.length));
+  });
+});

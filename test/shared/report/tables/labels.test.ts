@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { Column } from '../../../../shared/table/table';
+import { BOARD_ITEM_COLUMNS } from '../../../../shared/report/tables/board-items';
+import { COLUMN_LABELS, HIDDEN_COLUMNS, labelled, SHEET_TITLES } from '../../../../shared/report/tables/labels';
+import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../../../../shared/report/tables/okrs';
+import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../../../../shared/report/tables/pi-objectives';
+import { customColumns, RISK_COLUMNS } from '../../../../shared/report/tables/risks';
+
+const TABLES: Record<string, readonly Column[]> = {
+  risks: RISK_COLUMNS,
+  'strategic-themes': STRATEGIC_THEME_COLUMNS,
+  okrs: OKR_COLUMNS,
+  'pi-objectives': PI_OBJECTIVE_COLUMNS,
+  'pi-objective-items': piObjectiveItemColumns(true),
+  'board-items': BOARD_ITEM_COLUMNS,
+};
+
+describe('workbook labels', () => {
+  it.each(Object.entries(TABLES))('every column of %s has a label, unique within the table', (name, columns) => {
+    const table = labelled({ name, columns });
+    const labels = table.columns.map((c) => c.label);
+    expect(labels.every((l) => typeof l === 'string' && l.length > 0 && !/_/.test(l))).toBe(true);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(table.title).toBe(SHEET_TITLES[name]);
+  });
+
+  it('labels and hidden columns name columns that exist (no stale entries)', () => {
+    for (const [name, columns] of Object.entries(TABLES)) {
+      const keys = new Set(columns.map((c) => c.key));
+      expect(Object.keys(COLUMN_LABELS[name] ?? {}).filter((k) => !keys.has(k))).toEqual([]);
+      expect((HIDDEN_COLUMNS[name] ?? []).filter((k) => !keys.has(k))).toEqual([]);
+    }
+  });
+
+  it('hides internal ids and colour codes, keeps what people read visible', () => {
+    const risks = labelled({ name: 'risks', columns: RISK_COLUMNS }).columns;
+    const hidden = risks.filter((c) => c.hidden).map((c) => c.key);
+    expect(hidden).toEqual(['id', 'risk_level_color']);
+    expect(risks.find((c) => c.key === 'key')?.label).toBe('Risk');
+    expect(risks.find((c) => c.key === 'responsible')?.label).toBe('Owner');
+    expect(labelled({ name: 'okrs', columns: OKR_COLUMNS }).columns.find((c) => c.key === 'bv_plan')?.label).toBe('Planned BV');
+  });
+
+  it('sheet titles are valid Excel sheet names', () => {
+    for (const title of Object.values(SHEET_TITLES)) {
+      expect(title.length).toBeLessThanOrEqual(31);
+      expect(title).not.toMatch(/[[\]:*?/\\]/);
+    }
+  });
+
+  it('a custom-field column is headed by the field title, its key stays snake_case', () => {
+    const [column] = customColumns([
+      { id: 'r1', customFields: [{ id: 'f1', title: 'Cost Impact (kEUR)', type: 'number', value: 5 }] },
+    ] as never);
+    const shown = labelled({ name: 'risks', columns: [column!.column] }).columns[0]!;
+    expect(shown.key).toBe('cf_cost_impact_keur');
+    expect(shown.label).toBe('Cost Impact (kEUR)');
+  });
+});

@@ -1,0 +1,171 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseReportDefinition } from '../../../shared/report/definition';
+import { exportReport } from '../../../shared/report/export-report';
+import type { ExportResult } from '../../../shared/report/run-export';
+import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index';
+import { readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
+import { LocalLedger } from '../../../shared/ledger/local-ledger';
+
+/** The demo workbook as a Release Train Engineer opens it: words, links, hidden ids, print setup, Summary. */
+const TODAY = new Date('2026-11-23T06:00:00Z');
+
+describe('the workbook people read (demo flavour)', () => {
+  let sim: RunningSimulator;
+  let root: string;
+  let result: ExportResult;
+  let workbook: ExcelJS.Workbook;
+  const folder = () => join(root, result.runFolder);
+
+  beforeAll(async () => {
+    sim = await startSimulator({ tenant: 'demo', flavour: 'demo', today: TODAY });
+    root = await mkdtemp(join(tmpdir(), 'workbook-people-'));
+    result = await exportReport(
+      parseReportDefinition({
+        name: 'rte-weekly',
+        title: 'ART weekly',
+        timeZone: 'Europe/Berlin',
+        datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} },
+      }),
+      {
+        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+        storage: new LocalDirectoryStorage(root),
+        ledger: new LocalLedger(join(root, '.ledger')),
+        now: () => TODAY,
+        runId: 'run-1',
+      },
+    );
+    workbook = await readWorkbook(join(folder(), 'rte-weekly.xlsx'));
+  });
+  afterAll(async () => {
+    await sim.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('names sheets for people and heads columns with labels; the CSV keeps the snake_case contract', async () => {
+    expect(workbook.worksheets.map((s) => s.name)).toEqual([
+      'Summary', 'Risks', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
+    ]);
+    const risks = workbook.getWorksheet('Risks')!;
+    const csv = await readCsv(join(folder(), 'risks.csv'));
+    expect(csv.header.slice(0, 3)).toEqual(['register_key', 'register_title', 'key']);
+    const header = sheetHeader(risks);
+    expect(header.slice(0, 3)).toEqual(['Register', 'Register title', 'Risk']);
+    expect(header).toContain('Owner');
+    // A custom field is headed by its own title.
+    expect(header[csv.header.indexOf('cf_cost_impact_k')]).toBe('Cost impact (k€)');
+    expect(sheetHeader(workbook.getWorksheet('PI objectives')!)).toContain('Planned BV');
+  });
+
+  it('hides internal ids and colour codes (kept, unhideable) and never wraps ids', async () => {
+    const risks = workbook.getWorksheet('Risks')!;
+    const keys = (await readCsv(join(folder(), 'risks.csv'))).header;
+    const hidden = keys.filter((_k, i) => risks.getColumn(i + 1).hidden);
+    expect(hidden).toEqual(['id', 'risk_level_color']);
+    const first = sheetRows(risks, keys)[0]!;
+    expect(first.cell('id').value).toBe(sim.tenant.allRisks[0]!.id);
+    expect(first.cell('key').alignment?.wrapText ?? false).toBe(false);
+    expect(first.cell('title').alignment?.wrapText).toBe(true);
+  });
+
+  it('indents OKR titles by level and puts the parent title beside its id', async () => {
+    const okrs = workbook.getWorksheet('OKRs')!;
+    const keys = (await readCsv(join(folder(), 'okrs.csv'))).header;
+    for (const row of sheetRows(okrs, keys).slice(0, 20)) {
+      const level = row.cell('level').value as number;
+      expect(row.cell('title').alignment?.indent ?? 0).toBe(level - 1);
+      if (level === 3) expect(row.cell('parent_title').value).toBe(sim.tenant.objective(row.cell('parent_id').value as string)?.title);
+    }
+  });
+
+  it('makes item keys hyperlinks whose text is the key, never an internal id', async () => {
+    const items = workbook.getWorksheet('Board items')!;
+    const keys = (await readCsv(join(folder(), 'board-items.csv'))).header;
+    const row = sheetRows(items, keys)[0]!;
+    const link = row.cell('external_link').value as { text: string; hyperlink: string };
+    expect(link.text).toBe(row.cell('external_key').value);
+    expect(link.hyperlink).toMatch(/^https:\/\//);
+  });
+
+  it('prints every sheet landscape, one page wide, header row repeated, with a footer; the Summary on one page', () => {
+    for (const sheet of workbook.worksheets) {
+      expect(sheet.pageSetup.orientation, sheet.name).toBe('landscape');
+      expect(sheet.pageSetup.fitToWidth, sheet.name).toBe(1);
+      expect(sheet.headerFooter.oddFooter, sheet.name).toMatch(/ART weekly.*2026-11-23.*&P/);
+      if (sheet.name === 'Summary') expect(sheet.pageSetup.fitToHeight).toBe(1);
+      else {
+        expect(sheet.pageSetup.fitToHeight, sheet.name).toBe(0);
+        expect(sheet.pageSetup.printTitlesRow, sheet.name).toBe('1:1');
+      }
+    }
+  });
+
+  describe('the Summary sheet', () => {
+    const rows = () => {
+      const sheet = workbook.getWorksheet('Summary')!;
+      const out: { a: string; b: ExcelJS.Cell; c: ExcelJS.Cell; row: ExcelJS.Row; n: number }[] = [];
+      sheet.eachRow({ includeEmpty: false }, (row, n) => out.push({ a: row.getCell(1).text, b: row.getCell(2), c: row.getCell(3), row, n }));
+      return out;
+    };
+    const value = (label: string) => rows().find((r) => r.a === label)?.c.value;
+
+    it('opens with the headline figures, computed from the simulator independently', () => {
+      const open = sim.tenant.allRisks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status));
+      const today = '2026-11-23';
+      const iso = (d: string) => new Date(`${d} UTC`).toISOString().slice(0, 10);
+      expect(rows()[0]!.a).toBe('ART weekly');
+      expect(rows()[1]!.a).toBe('Risks');
+      expect(value('Open risks')).toBe(open.length);
+      expect(value('Open and high or critical')).toBe(open.filter((r) => ['High', 'Critical'].includes(r.riskLevel.title)).length);
+      const overdue = open.filter((r) => r.resolutionDate && iso(r.resolutionDate.replace(/-/g, ' ')) < today).length;
+      expect(overdue).toBeGreaterThan(0);
+      expect(value('Overdue (resolution date passed)')).toBe(overdue);
+      expect(value('Without an owner')).toBe(open.filter((r) => !r.responsible).length);
+    });
+
+    it('links every Needs attention item to its row, and that row is the item', () => {
+      const all = rows();
+      const start = all.findIndex((r) => r.a === 'Needs attention');
+      const linked = all.slice(start).filter((r) => typeof r.b.value === 'object' && r.b.value !== null && 'hyperlink' in r.b.value);
+      expect(linked.length).toBeGreaterThan(3);
+      for (const r of linked) {
+        const { text, hyperlink } = r.b.value as { text: string; hyperlink: string };
+        const m = /^#'([^']+)'!A(\d+)$/.exec(hyperlink)!;
+        expect(m, hyperlink).not.toBeNull();
+        const target = workbook.getWorksheet(m[1])!.getRow(Number(m[2]));
+        const cells = (target.values as unknown[]).map((v) => (typeof v === 'string' || typeof v === 'number' ? String(v) : ''));
+        expect(cells.some((c) => c !== '' && text.includes(c) && c.length > 3), `${text} → ${m[1]} row ${m[2]}`).toBe(true);
+      }
+    });
+
+    it('fills the level × status matrix with the register colours, in severity order', () => {
+      const all = rows();
+      const start = all.findIndex((r) => r.a === 'Risks by level and status');
+      const levels = all.slice(start + 2, start + 6);
+      expect(levels.map((r) => r.a)).toEqual(['Critical', 'High', 'Medium', 'Low']);
+      for (const r of levels) {
+        const colour = sim.tenant.allRisks.find((x) => x.riskLevel.title === r.a)!.riskLevel.color.replace('#', '');
+        const fill = r.row.getCell(1).fill as { fgColor?: { argb?: string } };
+        expect(fill.fgColor?.argb?.slice(2)).toBe(colour.toUpperCase());
+      }
+    });
+
+    it('draws data bars on progress and predictability', () => {
+      const sheet = workbook.getWorksheet('Summary')! as ExcelJS.Worksheet & { conditionalFormattings?: { ref: string; rules: { type: string }[] }[] };
+      const bars = (sheet.conditionalFormattings ?? []).filter((cf) => cf.rules.some((r) => r.type === 'dataBar'));
+      expect(bars.length).toBeGreaterThanOrEqual(3);
+    });
+
+    it('keeps the run metadata in small print at the bottom', () => {
+      const all = rows();
+      const about = all.findIndex((r) => r.a === 'About this report');
+      expect(about).toBeGreaterThan(all.findIndex((r) => r.a === 'Needs attention'));
+      expect(all.slice(about).some((r) => r.a === 'Run id' && r.c.value === 'run-1')).toBe(true);
+      expect(all.slice(0, about).some((r) => r.a === 'Planning API')).toBe(false);
+    });
+  });
+});
