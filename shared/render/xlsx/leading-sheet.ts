@@ -44,7 +44,7 @@ export async function writeLeadingRows(
     row.style = styles.row;
     const fill = data.fill;
     for (let i = 0; i < columns.length; i++) {
-      const value = toExcel(data.values[i], types[i]!, clock);
+      const value = toExcel(data.values[i], types[i], clock);
       const style = fill && fill.column === i ? styles.withFill(producedKind, fill.color) : undefined;
       if ((value === null || value === '') && style === undefined) continue;
       const cell = row.getCell(i + 1);
