@@ -107,6 +107,8 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       addRow([
         { column: 1, value: line.label, style: about ? STYLE.small : STYLE.label },
         { column: 3, value: about ? smallPrint(line.value) : line.value, type: line.type, style: about ? STYLE.small : STYLE.value },
+        // The change since the run compared with ("+4 since 16 Nov", docs/changes.md), beside the figure.
+        ...(line.delta ? [{ column: 4, value: line.delta, style: STYLE.small }] : []),
       ]);
       if (rowNumber % 32 === 0) await deps.relieve();
     }

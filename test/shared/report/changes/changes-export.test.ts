@@ -236,6 +236,9 @@ describe('changes since the last run (two exports into one root)', () => {
     const numeric = headline.filter((l) => typeof l.value === 'number');
     expect(numeric.length).toBeGreaterThan(0);
     for (const line of numeric) expect(line.delta).toMatch(/^(unchanged|[+−][\d,.]+) since 16 Nov$/);
+    const summarySheet = (await readWorkbook(join(root, second.runFolder, 'weekly.xlsx'))).getWorksheet('Summary')!;
+    const shown = summarySheet.getRows(1, summarySheet.rowCount)!.find((r) => r.getCell(1).text === numeric[0]!.label)!;
+    expect([shown.getCell(3).value, shown.getCell(4).text]).toEqual([numeric[0]!.value, numeric[0]!.delta]);
     const digest = changesDigest(second.changes, 'UTC');
     expect(digest).toMatchObject({ since: '16 Nov 2026', note: null, counts: second.changes.counts, more: listed.length - 10 });
     expect(digest.top).toHaveLength(10);
