@@ -261,7 +261,8 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       if (!leadingLeft.has(name)) throw new ExporterError(`"${name}" is not a leading sheet of this workbook, or it was written already`);
       leadingLeft.delete(name);
       const sheet = sheetOrder.add(2 + leading.indexOf(name), name, {
-        pageSetup: { ...PRINT_SETUP },
+        // Its table's header (row 4, under the heading and the sentence) repeats on every printed page.
+        pageSetup: { ...PRINT_SETUP, printTitlesRow: '4:4' },
         headerFooter: printFooter(options.footer),
       });
       await writeLeadingRows(sheet, content, { styles, clock, relieve: () => flow.relieve(noPendingXml) });

@@ -61,7 +61,7 @@ describe('export-report handler', () => {
     expect(mail.destination.to).toEqual(['team@example.test']);
     expect(mail.subject).toContain('Weekly <Planning> & Risks');
     expect(mail.body.html).toContain('Weekly &lt;Planning&gt; &amp; Risks');
-    expect(mail.body.text).toContain('What changed\n  This is the first run of this report, so there is nothing to compare with yet.');
+    expect(mail.body.text).toContain('What changed\n  Not compared: This is the first run of this report, so there is nothing to compare with yet.');
     expect(manifest.changes).toMatchObject({ trigger: 'scheduled', previous: null, baseline: null });
     const links = [...new Set([...(mail.body.html ?? '').matchAll(/https:\/\/api\.example\.test\/links\/([A-Za-z0-9_.-]+)/g)].map((m) => m[1]!))];
     expect(links).toHaveLength(manifest.files.length);
