@@ -152,6 +152,11 @@ export class RunLease {
     this.timer = undefined;
   }
 
+  /** Resolves once no renewal is in flight (one the heartbeat began may still be writing after stopHeartbeat). */
+  settled(): Promise<void> {
+    return this.renewing;
+  }
+
   /** Throws when a background renewal found the lease gone: the run must not publish. */
   check(): void {
     if (this.lost) throw this.lost instanceof LeaseLostError ? this.lost : new LeaseLostError(`the lease on run "${this.options.runId}" could not be renewed: ${errorMessage(this.lost)}`, { cause: this.lost });

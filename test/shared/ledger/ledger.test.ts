@@ -100,6 +100,7 @@ describe.each(adapters)('the %s ledger', (name, make) => {
       held.lease.startHeartbeat(1);
       while ((await ledger.get(key))!.version === before) await new Promise((resolve) => setImmediate(resolve));
       held.lease.stopHeartbeat();
+      await held.lease.settled();
       clock = new Date('2026-11-23T06:01:30Z');
       await expect(RunLease.acquire(options('heartbeat'))).rejects.toThrow(RunInProgressError);
       held.lease.check();
