@@ -1,5 +1,5 @@
-import type { Storage, ObjectUpload, StoredObject } from '../storage/storage';
-import { errorMessage, StorageError } from '../core/errors';
+import type { Storage, ObjectUpload } from '../storage/storage';
+import { StorageError } from '../core/errors';
 import type { Ledger } from '../ledger/ledger';
 import { silentLog, type Log } from '../core/logger';
 import { openCsvSink } from '../render/csv';
@@ -12,11 +12,12 @@ import { publishLatest } from './latest-pointer';
 import { manifestSchema, type Manifest, type ManifestFile, type ManifestTableFile } from './manifest';
 import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
-import { composeSummary } from './summary/compose';
 import { labelled } from './tables/labels';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
+import { cleanUp, fileEntry, verifiedManifest, verifyStored } from './run-files';
 import { RunLease } from './run-lease';
-import type { ReportSummary, SummarySection, TableSink } from '../table/table';
+import { buildSummary, summaryFromManifest } from './run-summary';
+import type { ReportSummary, TableSink } from '../table/table';
 import { boardItemsDataset } from './tables/board-items';
 import { okrsDataset } from './tables/okrs';
 import { piObjectivesDataset } from './tables/pi-objectives';
@@ -336,39 +337,6 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   }
 }
 
-/** Checks every listed file against what the store holds now (size and sha256, re-read). */
-async function verifyStored(
-  storage: Storage,
-  files: readonly { readonly key: string; readonly bytes: number; readonly sha256: string }[],
-): Promise<void> {
-  for (const file of files) {
-    const { key } = file;
-    const actual = await storage.hashObject(key);
-    if (!actual || actual.bytes !== file.bytes || actual.sha256 !== file.sha256) {
-      throw new StorageError(
-        `${storage.describe(key)} is not what this run wrote (${actual ? `${actual.bytes} bytes, sha256 ${actual.sha256.slice(0, 12)}…` : 'missing'}; ` +
-          `expected ${file.bytes} bytes, sha256 ${file.sha256.slice(0, 12)}…); the manifest was not published`,
-      );
-    }
-  }
-}
-
-/** The run's manifest if one is stored and every file it lists is intact; else undefined. */
-async function verifiedManifest(storage: Storage, runFolder: string, key: string): Promise<Manifest | undefined> {
-  const bytes = await storage.getObject(key);
-  if (!bytes) return undefined;
-  try {
-    const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
-    await verifyStored(storage, [
-      ...manifest.files.map((f) => ({ ...f, key: `${runFolder}/${f.path}` })),
-      ...(manifest.tables ?? []).map((f) => ({ ...f, key: `${manifest.report}/${f.path}` })),
-    ]);
-    return manifest;
-  } catch {
-    return undefined;
-  }
-}
-
 async function completedRun(storage: Storage, key: string, log: Log, runId: string): Promise<ExportResult> {
   const bytes = await storage.getObject(key);
   if (!bytes) {
@@ -380,121 +348,5 @@ async function completedRun(storage: Storage, key: string, log: Log, runId: stri
   return {
     manifest, manifestKey: key, runFolder, summary: summaryFromManifest(manifest), written: false, latestUpdated: false,
     changes: changeReportFromManifest(manifest),
-  };
-}
-
-function fileEntry(object: StoredObject, runFolder: string, format: 'xlsx' | 'csv', rows: Record<string, number>): ManifestFile {
-  return {
-    path: object.key.slice(object.key.lastIndexOf(`${runFolder}/`) + runFolder.length + 1),
-    format,
-    contentType: CONTENT_TYPES[format],
-    bytes: object.bytes,
-    sha256: object.sha256,
-    rows: { ...rows },
-  };
-}
-
-/**
- * A failed attempt removes what it wrote itself, and only while it still holds the lease: after a
- * takeover the same keys belong to the attempt that took over. Never the whole run folder.
- */
-async function cleanUp(
-  storage: Storage,
-  lease: RunLease,
-  runFolder: string,
-  open: Set<ObjectUpload>,
-  mine: Set<string>,
-  error: unknown,
-  log: Log,
-): Promise<void> {
-  const reason = error instanceof Error ? error : new Error(String(error));
-  log.warn('export failed; removing what this attempt wrote', { runFolder, error: reason.message, objects: mine.size });
-  await Promise.allSettled([...open].map((u) => u.abort(reason)));
-  const keys = [...mine];
-  try {
-    if (!(await lease.held())) {
-      log.warn('this attempt no longer holds the run; leaving its files to the attempt that does', { runFolder });
-      return;
-    }
-    if (keys.length > 0) await storage.deleteObjects(keys);
-    await lease.release([], keys);
-  } catch (cleanupError) {
-    // The original failure is what the user must see; what is left stays recorded as debris.
-    log.error('could not remove the partial run', { runFolder, error: errorMessage(cleanupError) });
-    await lease.release(keys, []).catch(() => false);
-  }
-}
-
-/** Labels of the Summary's Scope lines, in the words of the planning tool rather than the code. */
-const SCOPE_LABELS: Readonly<Record<string, string>> = {
-  'risks.registers': 'Risk registers',
-  'okrs.strategicThemes': 'Strategic themes',
-  'piObjectives.boards': 'PI objectives: boards',
-  'piObjectives.completionType': 'PI objectives: completion type',
-  'piObjectives.additionalColumns': 'PI objectives: teams and sprints',
-  'boardItems.boards': 'Board items: boards',
-};
-
-function scopeValue(value: unknown): string {
-  if (Array.isArray(value)) {
-    const names = value.map((v: { key?: string | null; title?: string | null; id: string }) => `${v.key ?? v.id} ${v.title ?? ''}`.trim());
-    return names.join('; ') || '(none visible)';
-  }
-  if (value === null || value === undefined) return 'board default';
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-}
-
-function buildSummary(
-  definition: ReportDefinition,
-  runId: string,
-  startedAt: Date,
-  source: Manifest['source'],
-  rows: Record<string, number>,
-  datasets: readonly Dataset[],
-): ReportSummary {
-  const exportSection: SummarySection = {
-    heading: 'About this report',
-    role: 'about',
-    lines: [
-      { label: 'Report', value: definition.title ?? definition.name },
-      { label: 'Run id', value: runId },
-      { label: 'Generated at', value: startedAt, type: 'datetime' },
-      { label: 'Time zone', value: definition.timeZone },
-      { label: 'Planning API', value: source.baseUrl },
-      { label: 'Legacy API', value: source.legacyBaseUrl },
-      { label: 'Company prefix', value: source.companyPrefix },
-      { label: 'Exported as', value: source.email },
-    ],
-  };
-  const scope: SummarySection = {
-    heading: 'Scope',
-    role: 'about',
-    lines: datasets.flatMap((d) =>
-      Object.entries(d.resolvedSelectors()).map(([what, value]) => ({
-        label: SCOPE_LABELS[`${d.name}.${what}`] ?? `${d.name} ${what}`,
-        value: scopeValue(value),
-      })),
-    ),
-  };
-  const rowSection: SummarySection = {
-    heading: 'Rows',
-    role: 'about',
-    lines: Object.entries(rows).map(([table, n]) => ({ label: table, value: n, type: 'integer' as const })),
-  };
-  return composeSummary(definition.title ?? definition.name, [
-    ...datasets.flatMap((d) => d.summary()),
-    exportSection,
-    scope,
-    rowSection,
-  ]);
-}
-
-/** The summary of a completed run, rebuilt from its manifest (an idempotent re-run returns it). */
-function summaryFromManifest(manifest: Manifest): ReportSummary {
-  const sections = manifest.summary.sections;
-  return {
-    title: typeof manifest.summary.title === 'string' ? manifest.summary.title : manifest.report,
-    sections: Array.isArray(sections) ? (sections as SummarySection[]) : [],
   };
 }
