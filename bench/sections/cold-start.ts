@@ -40,6 +40,7 @@ function lambdaEnv(sourceMaps: boolean): Record<string, string> {
     LINK_BASE_URL: 'https://abc123defg.execute-api.eu-west-1.amazonaws.com',
     EXPORT_FUNCTION_NAME: 'planning-report-exporter-ExportReport',
     EVENT_BUS_NAME: 'default',
+    LEDGER_TABLE: 'planning-report-exporter-Ledger',
     API_CONCURRENCY: '8',
     API_TIMEOUT_MS: '30000',
     SECRET_MAX_AGE_SECONDS: '300',
