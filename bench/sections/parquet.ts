@@ -7,18 +7,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runWorker, TMP_DIR } from '../lib/child';
 import { int, mb, mib, over, progress, ratio, seconds, table, type SectionResult, type TargetCheck } from '../lib/common';
-import type { RenderKind } from '../workers/render';
+import type { RenderKind, RenderResult } from '../workers/render';
 
 const ROWS = 300_000;
 const SMALL = 10_000;
 const HEAP_MB = 1_024;
 
-interface RenderResult {
-  wallMs: number;
-  cpuMs: number;
-  bytes: number;
-  rssStartMb: number;
-}
 interface Measured {
   readonly kind: RenderKind;
   readonly rows: number;

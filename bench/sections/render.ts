@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runWorker, TMP_DIR } from '../lib/child';
 import { int, mb, median, mib, over, progress, ratio, seconds, table, type SectionResult, type TargetCheck } from '../lib/common';
-import type { RenderKind } from '../workers/render';
+import type { RenderKind, RenderResult } from '../workers/render';
 
 export const DEFAULT_SIZES = [10_000, 100_000, 300_000] as const;
 
@@ -21,13 +21,6 @@ const REPEAT_UP_TO_ROWS = 100_000;
 const EXCELJS_MEMORY_MAX_ROWS = 100_000;
 const EXCELJS_MEMORY_HEAP_MB = 6_144;
 const RENDER_HEAP_MB = 1_024;
-
-interface RenderResult {
-  wallMs: number;
-  cpuMs: number;
-  bytes: number;
-  rssStartMb: number;
-}
 
 interface Measured {
   kind: RenderKind;
@@ -70,7 +63,7 @@ async function measure(kind: RenderKind, rows: number, links: boolean, runs: num
 }
 
 const LABELS: Record<RenderKind, string> = {
-  xlsx: 'xlsx (shared/render/xlsx.ts)',
+  xlsx: 'xlsx (shared/render/xlsx/)',
   csv: 'CSV (shared/render/csv.ts)',
   deflate: 'reference: sheet XML → zlib level 6 → file',
   'exceljs-memory': 'reference: exceljs in-memory Workbook',

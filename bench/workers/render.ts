@@ -1,7 +1,7 @@
 /**
  * Render measurement (one process per run): `rows` board-item rows through one writer into a file.
  *
- *   xlsx            the project's renderer (shared/render/xlsx.ts), as runExport drives it
+ *   xlsx            the project's renderer (shared/render/xlsx/), as runExport drives it
  *   csv             the project's renderer (shared/render/csv.ts)
  *   deflate         reference: the same rows as worksheet XML through zlib deflate level 6 into a file
  *   exceljs-memory  reference: exceljs's in-memory Workbook with the same rows, written at the end
@@ -22,6 +22,14 @@ import type { TableDefinition } from '../../shared/table/table';
 import { labelled } from '../../shared/report/tables/labels';
 
 export type RenderKind = 'xlsx' | 'csv' | 'deflate' | 'exceljs-memory' | 'generate' | 'parquet';
+
+/** What this worker reports on stdout when it is done: the one shape the render and Parquet sections read. */
+export interface RenderResult {
+  wallMs: number;
+  cpuMs: number;
+  bytes: number;
+  rssStartMb: number;
+}
 
 interface Input {
   kind: RenderKind;
@@ -153,4 +161,4 @@ try {
 } catch {
   // 'generate' writes no file
 }
-reportResult({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, bytes, rssStartMb });
+reportResult({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, bytes, rssStartMb } satisfies RenderResult);
