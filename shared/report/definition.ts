@@ -98,6 +98,8 @@ export const reportDefinitionSchema = z.strictObject({
       baseline: baselineOptionSchema.default('previous'),
     })
     .default({ baseline: 'previous' }),
+  /** How many runs (this one included) the Trends sheet and the e-mail's trends show. */
+  trends: z.strictObject({ runs: z.number().int().min(1).max(52).default(12) }).default({ runs: 12 }),
   email: z
     .strictObject({
       to: z.array(emailAddress).min(1, 'list at least one recipient'),

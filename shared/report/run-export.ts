@@ -29,6 +29,7 @@ import { startChangeTracking } from './changes/tracker';
 import { withDeltas } from './changes/deltas';
 import { CHANGES_SHEET_NAME, changesSheetContent } from './changes/sheet';
 import { openTableFiles } from './table-files';
+import { FeatureCompletion } from './trends/figures';
 
 export interface ExportDependencies {
   readonly source: PlanningSource;
@@ -182,6 +183,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     const files: ManifestFile[] = [];
     const tableRows: Record<string, number> = {};
     const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory(), now: () => startedAt };
+    const featureCompletion = new FeatureCompletion(); // trends: each board's features, kept in the manifest
     // --- changes hook (docs/changes.md): snapshots and the comparison with the baseline run.
     const changeTracker = await startChangeTracking({
       storage: deps.storage,
@@ -248,6 +250,8 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         }
         const tracked = await changeTracker.openTable(dataset.name, table, dataset.resolvedSelectors());
         if (tracked) sinks.push(tracked);
+        const features = featureCompletion.sinkFor(table);
+        if (features) sinks.push(features);
         let count = 0;
         for await (const row of rows) {
           for (const sink of sinks) {
@@ -307,6 +311,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
         title: summary.title,
         rows: tableRows,
         ...datasets.reduce<Record<string, unknown>>((all, d) => ({ ...all, ...d.figures() }), {}),
+        ...featureCompletion.figures(),
         sections: summary.sections,
       },
       changes: changed.manifest,

@@ -1,0 +1,118 @@
+import { isoDateInZone } from '../dates';
+import type { RunFigures } from './figures';
+import type { SkippedRun } from './history';
+
+/** How a series' values read: counts, or percentages 0-100. */
+export type TrendUnit = 'count' | 'percent';
+
+/** One table of the Trends sheet: a row per run, a column per figure, and how it is charted. */
+export interface TrendTable {
+  readonly id: string;
+  readonly title: string;
+  readonly unit: TrendUnit;
+  /** The figures' names (the first column, the run date, is implied). */
+  readonly columns: readonly string[];
+  readonly rows: readonly { readonly run: string; readonly values: readonly (number | null)[] }[];
+  readonly chart: 'line' | 'predictability' | 'burn-up' | 'none';
+}
+
+export interface Trends {
+  /** Runs on the trends, this run included. */
+  readonly runs: number;
+  readonly tables: readonly TrendTable[];
+  readonly skipped: readonly SkippedRun[];
+  /** What a reader is told above the tables: why there is little to see, or which runs were left out. */
+  readonly note: string;
+}
+
+/** Boards charted one by one (a burn-up each); more would bury the sheet. */
+export const MAX_BURN_UP_BOARDS = 8;
+
+/**
+ * The trend tables over `runs` (oldest first, this run last): risks, OKR progress per strategic
+ * theme, predictability per PI board, a burn-up per board and the counts of changes. A figure a run
+ * did not record is empty in its row; a board or theme appears once any run has it.
+ */
+export function buildTrends(runs: readonly RunFigures[], skipped: readonly SkippedRun[], timeZone: string): Trends {
+  const labels = runLabels(runs, timeZone);
+  const rowsOf = (values: (f: RunFigures) => (number | null)[]) => runs.map((f, i) => ({ run: labels[i]!, values: values(f) }));
+  const tables: TrendTable[] = [];
+  if (runs.some((f) => f.risks)) {
+    tables.push({
+      id: 'risks', title: 'Open risks', unit: 'count', chart: 'line',
+      columns: ['Open', 'High or critical', 'Overdue', 'Without an owner'],
+      rows: rowsOf((f) => (f.risks ? [f.risks.open, f.risks.highOrCritical, f.risks.overdue, f.risks.withoutOwner] : [null, null, null, null])),
+    });
+  }
+  const themes = unionOf(runs, (f) => f.okrThemes);
+  if (themes.size > 0) {
+    tables.push({
+      id: 'okrs', title: 'OKR progress by strategic theme', unit: 'percent', chart: 'line',
+      columns: [...themes.values()],
+      rows: rowsOf((f) => [...themes.keys()].map((k) => f.okrThemes[k]?.progress ?? null)),
+    });
+  }
+  const pis = unionOf(runs, (f) => f.predictability);
+  if (pis.size > 0) {
+    tables.push({
+      id: 'predictability', title: 'Predictability by PI (actual ÷ planned business value)', unit: 'percent', chart: 'predictability',
+      columns: [...pis.values()],
+      rows: rowsOf((f) => [...pis.keys()].map((k) => f.predictability[k]?.percent ?? null)),
+    });
+  }
+  const boards = unionOf(runs, (f) => f.features);
+  for (const [id, title] of [...boards].slice(0, MAX_BURN_UP_BOARDS)) {
+    tables.push({
+      id: `burn-up-${id}`, title: `Feature burn-up: ${title}`, unit: 'count', chart: 'burn-up',
+      columns: ['Features', 'Features done', 'Estimate', 'Estimate done', 'Done by status %', 'Done by estimate %'],
+      rows: rowsOf((f) => {
+        const b = f.features[id];
+        if (!b) return [null, null, null, null, null, null];
+        return [b.features, b.done, b.estimate, b.estimateDone, percent(b.done, b.features), percent(b.estimateDone, b.estimate)];
+      }),
+    });
+  }
+  if (runs.some((f) => f.changes)) {
+    tables.push({
+      id: 'changes', title: 'Changes since the run before', unit: 'count', chart: 'none',
+      columns: ['Added', 'Removed', 'Changed'],
+      rows: rowsOf((f) => (f.changes ? [f.changes.added, f.changes.removed, f.changes.changed] : [null, null, null])),
+    });
+  }
+  return { runs: runs.length, tables, skipped, note: noteFor(runs.length, skipped) };
+}
+
+function noteFor(runs: number, skipped: readonly SkippedRun[]): string {
+  const head =
+    runs <= 1
+      ? 'Trends start with the next run: this is the first run of this report with figures to compare.'
+      : runs < 4
+        ? `Trends over the ${runs} runs so far; they grow with every run.`
+        : `Trends over the last ${runs} runs.`;
+  if (skipped.length === 0) return head;
+  const named = skipped.map((s) => `${s.run} (${s.reason})`).join('; ');
+  return `${head} Left out, unreadable: ${named}.`;
+}
+
+/** Percent 0-100 with one decimal, or null when there is nothing to divide by. */
+export function percent(part: number, whole: number): number | null {
+  return whole > 0 ? Math.round((part / whole) * 1000) / 10 : null;
+}
+
+/** Key → title over every run, in the order they first appear (the newest title wins). */
+function unionOf(runs: readonly RunFigures[], pick: (f: RunFigures) => Readonly<Record<string, { readonly title: string }>>): Map<string, string> {
+  const all = new Map<string, string>();
+  for (const f of runs) for (const [key, v] of Object.entries(pick(f))) all.set(key, v.title);
+  return all;
+}
+
+/** The run's date in the report's zone; runs on the same day also get their time. */
+function runLabels(runs: readonly RunFigures[], timeZone: string): string[] {
+  const days = runs.map((f) => isoDateInZone(new Date(f.generatedAt), timeZone));
+  return runs.map((f, i) => {
+    const day = days[i]!;
+    if (days.filter((d) => d === day).length === 1) return day;
+    const time = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(f.generatedAt));
+    return `${day} ${time}`;
+  });
+}

@@ -1,0 +1,165 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseReportDefinition } from '../../../../shared/report/definition';
+import { exportReport } from '../../../../shared/report/export-report';
+import type { ExportResult } from '../../../../shared/report/run-export';
+import { LocalLedger } from '../../../../shared/ledger/local-ledger';
+import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
+import { silentLog } from '../../../../shared/core/logger';
+import { readTrendHistory } from '../../../../shared/report/trends/history';
+import type { RunFigures } from '../../../../shared/report/trends/figures';
+import { startSimulator, type RunningSimulator, type TenantAdvance } from '../../../../simulator/index';
+
+const DEFINITION = parseReportDefinition({
+  name: 'weekly',
+  timeZone: 'UTC',
+  formats: ['csv'],
+  datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} },
+});
+const RUNS = 12;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const dayOfRun = (i: number) => new Date(Date.UTC(2026, 8, 7 + 7 * i, 6, 0));
+
+/** A risk's DD-Mon-YYYY resolution date as a UTC day. */
+function parseDay(text: string | undefined): Date | null {
+  if (!text) return null;
+  const [d, m, y] = text.split('-');
+  return new Date(Date.UTC(Number(y), MONTHS.indexOf(m!), Number(d)));
+}
+
+/** The figures the trends must show for the tenant as it is now, computed from its records alone. */
+function expectedFigures(sim: RunningSimulator, at: Date): Omit<RunFigures, 'runId' | 'generatedAt' | 'changes'> {
+  const t = sim.tenant;
+  const today = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+  const open = t.registers.flatMap((r) => t.risks(r.id)).filter((r) => r.status.status === 'Open' || r.status.status === 'In Progress');
+  const risks = {
+    open: open.length,
+    highOrCritical: open.filter((r) => r.riskLevel.title === 'High' || r.riskLevel.title === 'Critical').length,
+    overdue: open.filter((r) => {
+      const due = parseDay(r.resolutionDate);
+      return due !== null && due < today;
+    }).length,
+    withoutOwner: open.filter((r) => !r.responsible?.user && !r.responsible?.id).length,
+  };
+  const okrThemes = Object.fromEntries(
+    t.strategicThemes.map((s) => [s.key ?? s.id, { title: s.title, progress: t.themeProgress(s.id)?.themeProgress ?? null }]),
+  );
+  const predictability = Object.fromEntries(
+    t.boards.map((b) => {
+      const committed = t.piObjectiveGroups(b.id).flatMap((g) => g.objectives).filter((o) => o.type === 'Objective-Committed');
+      const planned = committed.reduce((s, o) => s + o.bvPlan, 0);
+      const actual = committed.reduce((s, o) => s + o.bvActual, 0);
+      return [b.id, { title: b.title, percent: planned > 0 ? (100 * actual) / planned : null }];
+    }),
+  );
+  const features = Object.fromEntries(
+    t.boards.map((b) => {
+      const statuses = t.statuses(b.id).parentStatuses;
+      const isDone = (s: string) => statuses.find((x) => x.title === s || x.id === s)?.category === 'Done';
+      const items = t.boardItems(b.id);
+      const done = items.filter((i) => isDone(i.status));
+      const sum = (list: typeof items) => list.reduce((s, i) => s + (i.estimates ?? 0), 0);
+      return [b.id, { title: b.title, features: items.length, done: done.length, estimate: sum(items), estimateDone: sum(done) }];
+    }),
+  );
+  return { risks, okrThemes, predictability, features };
+}
+
+/** Week i's changes to the tenant: every kind of figure moves, differently each week. */
+function weekChanges(sim: RunningSimulator, i: number): TenantAdvance {
+  const t = sim.tenant;
+  const open = t.allRisks.filter((r) => r.status.status === 'Open' || r.status.status === 'In Progress');
+  const board = t.boards[i % t.boards.length]!;
+  const notDone = t.boardItems(board.id).filter((it) => it.status !== 'Done');
+  const done = t.statuses(board.id).parentStatuses.find((s) => s.category === 'Done')!;
+  const theme = t.strategicThemes[i % t.strategicThemes.length]!;
+  const objective = t.piObjectiveGroups(board.id).flatMap((g) => g.objectives).find((o) => o.type === 'Objective-Committed');
+  return {
+    date: dayOfRun(i),
+    risks: [
+      ...(open[0] ? [{ id: open[0].id, close: true }] : []),
+      ...(open[1] ? [{ id: open[1].id, responsible: null }] : []),
+      ...(open[2] && i % 2 === 0 ? [{ id: open[2].id, impact: 'Extreme', probability: 'Almost certain' }] : []),
+      ...(open[3] ? [{ id: open[3].id, resolutionDate: `01-Jan-2026` }] : []),
+    ],
+    addRisks: i % 3 === 0 ? [{ register: t.registers[0]!.key, title: `Risk of week ${i}`, impact: 'Major', probability: 'Likely' }] : [],
+    themeProgress: { [theme.key ?? theme.id]: (i * 7) % 100 },
+    piObjectives: objective ? [{ boardId: board.id, id: objective.id, bvActual: objective.bvActual + 3 }] : [],
+    boardItems: notDone.slice(0, 2).map((it) => ({ boardId: board.id, id: it.id, status: done.title, estimates: 5 + i })),
+    addBoardItems: i % 4 === 1 ? [{ boardId: board.id, summary: `Feature of week ${i}` }] : [],
+  };
+}
+
+describe('the trends reader over 12 kept runs of an evolving tenant', () => {
+  let sim: RunningSimulator;
+  let root: string;
+  const results: ExportResult[] = [];
+  const expected: ReturnType<typeof expectedFigures>[] = [];
+  const storage = () => new LocalDirectoryStorage(root);
+
+  beforeAll(async () => {
+    sim = await startSimulator({ tenant: 'tiny' });
+    root = await mkdtemp(join(tmpdir(), 'trends-'));
+    for (let i = 0; i < RUNS; i++) {
+      if (i > 0) sim.advance(weekChanges(sim, i));
+      expected.push(expectedFigures(sim, dayOfRun(i)));
+      results.push(
+        await exportReport(DEFINITION, {
+          credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+          storage: storage(),
+          ledger: new LocalLedger(join(root, '.ledger')),
+          runId: `r${String(i + 1).padStart(2, '0')}`,
+          trigger: 'scheduled',
+          now: () => dayOfRun(i),
+        }),
+      );
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await sim.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('reads every kept run, oldest first, with the figures the tenant had at each run', async () => {
+    const history = await readTrendHistory({ storage: storage(), report: 'weekly', runs: RUNS + 1, log: silentLog });
+    expect(history.skipped).toEqual([]);
+    expect(history.runs.map((r) => r.runId)).toEqual(results.map((r) => r.manifest.runId));
+    history.runs.forEach((run, i) => {
+      const want = expected[i]!;
+      expect(run.risks, `risks of run ${i + 1}`).toEqual(want.risks);
+      expect(run.okrThemes, `OKR themes of run ${i + 1}`).toEqual(want.okrThemes);
+      for (const [id, p] of Object.entries(want.predictability)) {
+        expect(run.predictability[id]?.title).toBe(p.title);
+        if (p.percent === null) expect(run.predictability[id]?.percent ?? null).toBeNull();
+        else expect(run.predictability[id]?.percent).toBeCloseTo(p.percent, 9);
+      }
+      expect(run.features, `features of run ${i + 1}`).toEqual(want.features);
+      const counts = results[i]!.manifest.changes!.counts;
+      expect(run.changes).toEqual(i === 0 ? null : { added: counts.added, removed: counts.removed, changed: counts.changed });
+    });
+    // The figures move: a test over a tenant that stood still would prove nothing.
+    expect(new Set(history.runs.map((r) => r.risks?.open)).size).toBeGreaterThan(3);
+    expect(new Set(history.runs.map((r) => JSON.stringify(r.features))).size).toBe(RUNS);
+  });
+
+  it('stops at the configured number of runs, keeping the newest', async () => {
+    const history = await readTrendHistory({ storage: storage(), report: 'weekly', runs: 5, log: silentLog });
+    expect(history.runs.map((r) => r.runId)).toEqual(['r09', 'r10', 'r11', 'r12']);
+  });
+
+  it('skips a damaged run in the middle and names it, reading the runs before it from their folders', async () => {
+    const damaged = results[5]!;
+    await writeFile(join(root, damaged.manifestKey), '{"formatVersion": 1, "report": "weekly", "runId": "r06", "tru');
+    const missing = results[8]!;
+    await rm(join(root, missing.manifestKey));
+    const history = await readTrendHistory({ storage: storage(), report: 'weekly', runs: RUNS + 1, log: silentLog });
+    expect(history.runs.map((r) => r.runId)).toEqual(['r01', 'r02', 'r03', 'r04', 'r05', 'r07', 'r08', 'r10', 'r11', 'r12']);
+    expect(history.skipped).toEqual([
+      { run: `${missing.runFolder.slice('weekly/'.length)}`, reason: 'its manifest is missing' },
+      { run: `${damaged.runFolder.slice('weekly/'.length)}`, reason: 'its manifest is not valid JSON' },
+    ]);
+    expect(history.runs[4]!.risks).toEqual(expected[4]!.risks);
+  });
+});
