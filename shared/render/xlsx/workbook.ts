@@ -19,7 +19,9 @@ import type {
 import { worksheetText } from '../cell-text';
 import { createZoneClock } from '../time-zone';
 import { columnLetters, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf } from './cells';
+import { writeChartSheetRows, type ChartSheetContent } from './chart-sheet';
 import {
+  attachCharts,
   createWorkbookWriter,
   pendingXmlBytes,
   recycleSheetBuffers,
@@ -64,6 +66,8 @@ export interface XlsxWorkbook {
    * the Summary. Call after the data sheets and before the Summary.
    */
   writeLeadingSheet(name: string, content: LeadingSheet): Promise<void>;
+  /** Writes one of `options.leadingSheets` as small tables with native charts beside them (the Trends sheet). */
+  writeChartSheet(name: string, content: ChartSheetContent): Promise<void>;
   /** Writes the Summary sheet, which is the workbook's first sheet. Call after the data sheets. */
   writeSummary(summary: ReportSummary): Promise<void>;
   /** Finishes the file and waits until `out` has finished. */
@@ -267,6 +271,16 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       });
       await writeLeadingRows(sheet, content, { styles, clock, relieve: () => flow.relieve(noPendingXml) });
       sheet.commit();
+    },
+
+    writeChartSheet(name: string, content: ChartSheetContent): Promise<void> {
+      assertWritable(`write the sheet "${name}"`);
+      if (!leadingLeft.has(name)) throw new ExporterError(`"${name}" is not a leading sheet of this workbook, or it was written already`);
+      leadingLeft.delete(name);
+      const sheet = sheetOrder.add(2 + leading.indexOf(name), name, { pageSetup: PRINT_SETUP, headerFooter: printFooter(options.footer) });
+      attachCharts(workbook, sheet, writeChartSheetRows(sheet, name, content, styles));
+      sheet.commit();
+      return Promise.resolve();
     },
 
     async writeSummary(summary: ReportSummary): Promise<void> {

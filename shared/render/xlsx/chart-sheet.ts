@@ -1,0 +1,124 @@
+/**
+ * A sheet of small tables, each with a native chart beside it (the Trends sheet): a heading, one
+ * sentence, then per block a title, a header row (the category column, then one column per
+ * figure) and a row per category. The charts refer to the tables' cells, so a reader can restyle
+ * them, extend them or copy them into a slide.
+ */
+import { worksheetText } from '../cell-text';
+import { columnLetters, Kind, type StyleBook } from './cells';
+import { rangeRef, type ChartAnchor, type ChartPart, type ChartSeries } from './chart-parts';
+import type { WriterSheet } from './exceljs-internals';
+
+export interface ChartBlockColumn {
+  readonly label: string;
+  /** `percent` values are 0-100 and are written as Excel percentages. */
+  readonly format: 'integer' | 'number' | 'percent';
+}
+
+export interface ChartBlock {
+  readonly title: string;
+  readonly categoryLabel: string;
+  readonly columns: readonly ChartBlockColumn[];
+  readonly rows: readonly { readonly category: string; readonly values: readonly (number | null)[] }[];
+  readonly chart?: {
+    readonly kind: 'line' | 'column';
+    /** Indexes into `columns`. */
+    readonly series: readonly number[];
+    /** Columns drawn as dashed lines over a column chart (a target band). */
+    readonly overlay?: readonly number[];
+  };
+}
+
+export interface ChartSheetContent {
+  readonly heading: string;
+  readonly sentence: string;
+  readonly blocks: readonly ChartBlock[];
+}
+
+/** Rows a chart is tall; a block with a chart takes at least this many rows and a blank one. */
+export const CHART_ROWS = 16;
+const CHART_COLUMNS = 8;
+/** Colour-blind-safe series colours (Okabe-Ito), then the band's grey. */
+const PALETTE = ['0072B2', 'D55E00', '009E73', 'CC79A7', 'E69F00', '56B4E9', 'F0E442', '000000'];
+const BAND_COLOR = '7F7F7F';
+
+export type PlacedChart = { readonly anchor: ChartAnchor; readonly part: ChartPart };
+
+/** Writes the rows and returns the charts to attach (before the sheet is committed). */
+export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, content: ChartSheetContent, styles: StyleBook): PlacedChart[] {
+  const widest = Math.max(1, ...content.blocks.map((b) => b.columns.length + 1));
+  sheet.columns = Array.from({ length: widest }, (_, i) => ({ width: i === 0 ? 18 : 14 }));
+  let rowNo = 0;
+  const add = (cells: readonly { value: string | number | null; style: object }[]) => {
+    const row = sheet.addRow(undefined);
+    row.style = styles.row;
+    cells.forEach((c, i) => {
+      if (c.value === null) return;
+      const cell = row.getCell(i + 1);
+      cell.value = c.value;
+      cell.style = c.style;
+    });
+    row.commit();
+    return ++rowNo;
+  };
+  add([{ value: worksheetText(content.heading), style: styles.title }]);
+  add([{ value: worksheetText(content.sentence), style: styles.oneLine }]);
+  add([]);
+  const charts: PlacedChart[] = [];
+  for (const block of content.blocks) {
+    const titleRow = add([{ value: worksheetText(block.title), style: styles.sectionHeading }]);
+    const headerRow = add([block.categoryLabel, ...block.columns.map((c) => c.label)].map((label) => ({ value: worksheetText(label), style: styles.header })));
+    for (const r of block.rows) {
+      add([
+        { value: worksheetText(r.category), style: styles.oneLine },
+        ...block.columns.map((c, i) => {
+          const v = r.values[i] ?? null;
+          return { value: v === null ? null : c.format === 'percent' ? v / 100 : v, style: styles.of(styleKind(c.format)) };
+        }),
+      ]);
+    }
+    const lastRow = headerRow + block.rows.length;
+    if (block.chart && block.rows.length > 0) {
+      charts.push({
+        anchor: { fromCol: widest + 1, fromRow: titleRow - 1, toCol: widest + 1 + CHART_COLUMNS, toRow: titleRow - 1 + CHART_ROWS },
+        part: chartOf(sheetName, block, headerRow, lastRow),
+      });
+      while (rowNo < titleRow + CHART_ROWS) add([]);
+    } else {
+      add([]);
+    }
+  }
+  return charts;
+}
+
+function styleKind(format: ChartBlockColumn['format']): Kind {
+  return format === 'percent' ? Kind.PercentFraction : format === 'integer' ? Kind.Integer : Kind.Number;
+}
+
+function chartOf(sheetName: string, block: ChartBlock, headerRow: number, lastRow: number): ChartPart {
+  const chart = block.chart!;
+  const first = headerRow + 1;
+  const seriesOf = (index: number, color: string, dashed: boolean): ChartSeries => {
+    const column = block.columns[index]!;
+    const letter = columnLetters(index + 2);
+    const scale = column.format === 'percent' ? 100 : 1;
+    return {
+      name: column.label,
+      nameRef: rangeRef(sheetName, letter, headerRow, headerRow),
+      valuesRef: rangeRef(sheetName, letter, first, lastRow),
+      values: block.rows.map((r) => (r.values[index] == null ? null : (r.values[index]) / scale)),
+      color,
+      dashed,
+    };
+  };
+  const percent = chart.series.every((i) => block.columns[i]?.format === 'percent');
+  return {
+    title: block.title,
+    kind: chart.kind,
+    categoriesRef: rangeRef(sheetName, 'A', first, lastRow),
+    categories: block.rows.map((r) => r.category),
+    series: chart.series.map((i, n) => seriesOf(i, PALETTE[n % PALETTE.length]!, false)),
+    overlay: (chart.overlay ?? []).map((i) => seriesOf(i, BAND_COLOR, true)),
+    valueFormat: percent ? '0%' : '0',
+  };
+}

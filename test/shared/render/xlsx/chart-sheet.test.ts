@@ -1,0 +1,134 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
+import type { ChartSheetContent } from '../../../../shared/render/xlsx/chart-sheet';
+import { readWorkbook } from '../../../support/read-output';
+import { makeTempDir } from '../temp-files';
+import { readZipEntries } from '../zip-entries';
+
+const temp = makeTempDir('xlsx-charts');
+afterAll(() => temp.remove());
+
+const CONTENT: ChartSheetContent = {
+  heading: 'Trends',
+  sentence: 'Trends over the last 3 runs.',
+  blocks: [
+    {
+      title: 'Open risks',
+      categoryLabel: 'Run',
+      columns: [{ label: 'Open', format: 'integer' }, { label: 'High or critical', format: 'integer' }],
+      rows: [
+        { category: '2026-11-02', values: [12, 4] },
+        { category: '2026-11-09', values: [10, null] },
+        { category: '2026-11-16', values: [9, 2] },
+      ],
+      chart: { kind: 'line', series: [0, 1] },
+    },
+    {
+      title: "Predictability by PI (board's 'PI 1')",
+      categoryLabel: 'Run',
+      columns: [{ label: 'PI 1', format: 'percent' }, { label: '80 %', format: 'percent' }, { label: '100 %', format: 'percent' }],
+      rows: [
+        { category: '2026-11-02', values: [72.5, 80, 100] },
+        { category: '2026-11-09', values: [85, 80, 100] },
+      ],
+      chart: { kind: 'column', series: [0], overlay: [1, 2] },
+    },
+    { title: 'No chart', categoryLabel: 'Run', columns: [{ label: 'Added', format: 'integer' }], rows: [{ category: '2026-11-09', values: [3] }] },
+  ],
+};
+
+async function writeChartWorkbook(file: string): Promise<void> {
+  const out = createWriteStream(file);
+  const workbook = openXlsxWorkbook(out, { timeZone: 'UTC', leadingSheets: ['Trends'] });
+  const sink = workbook.openSheet({ name: 'items', columns: [{ key: 'id', type: 'link', description: 'id' }] });
+  await sink.writeRow({ values: [{ text: 'A-1', url: 'https://tracker.example.com/A-1' }] });
+  await sink.close();
+  await workbook.writeChartSheet('Trends', CONTENT);
+  await workbook.writeSummary({ title: 'Report', sections: [] });
+  await workbook.close();
+  await finished(out);
+}
+
+const attr = (xml: string, element: string, name: string): string[] =>
+  [...xml.matchAll(new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`, 'g'))].map((m) => m[1]!);
+const texts = (xml: string, element: string): string[] => [...xml.matchAll(new RegExp(`<${element}>([^<]*)</${element}>`, 'g'))].map((m) => m[1]!);
+
+describe('a chart sheet: tables with native Excel charts over their cells', () => {
+  const file = temp.path('charts.xlsx');
+
+  it('writes chart and drawing parts that point at the tables written, with their types and relationships', async () => {
+    await writeChartWorkbook(file);
+    const zip = await readZipEntries(file);
+    const workbookXml = zip.get('xl/workbook.xml')!;
+    expect(attr(workbookXml, 'sheet', 'name')).toEqual(['Summary', 'Trends', 'items']);
+    const types = zip.get('[Content_Types].xml')!;
+    expect(types).toContain('<Override PartName="/xl/charts/chart1.xml" ContentType="application/vnd.openxmlformats-officedocument.drawingml.chart+xml"/>');
+    expect(types).toContain('<Override PartName="/xl/charts/chart2.xml"');
+    expect(types).toContain('<Override PartName="/xl/drawings/drawing1.xml" ContentType="application/vnd.openxmlformats-officedocument.drawing+xml"/>');
+
+    // The Trends sheet is sheet id 2: its drawing element, and its relationship to the drawing.
+    const sheetXml = zip.get('xl/worksheets/sheet2.xml')!;
+    const drawingId = attr(sheetXml, 'drawing', 'r:id');
+    expect(drawingId).toHaveLength(1);
+    expect(sheetXml.indexOf('<drawing ')).toBeGreaterThan(sheetXml.indexOf('</sheetData>'));
+    const sheetRels = zip.get('xl/worksheets/_rels/sheet2.xml.rels')!;
+    expect(sheetRels).toMatch(new RegExp(`Id="${drawingId[0]}" Type="[^"]+/relationships/drawing" Target="../drawings/drawing1.xml"`));
+    expect(zip.get('xl/drawings/_rels/drawing1.xml.rels')).toContain('Target="../charts/chart2.xml"');
+    const drawing = zip.get('xl/drawings/drawing1.xml')!;
+    expect(attr(drawing, 'c:chart', 'r:id')).toEqual(['rId1', 'rId2']);
+    // The data sheet's hyperlink keeps its own relationship.
+    expect(zip.get('xl/worksheets/_rels/sheet3.xml.rels')).toContain('https://tracker.example.com/A-1');
+
+    const risks = zip.get('xl/charts/chart1.xml')!;
+    expect(risks).toContain('<c:lineChart>');
+    expect(texts(risks, 'c:f')).toEqual([
+      "'Trends'!$B$5", "'Trends'!$A$6:$A$8", "'Trends'!$B$6:$B$8",
+      "'Trends'!$C$5", "'Trends'!$A$6:$A$8", "'Trends'!$C$6:$C$8",
+    ]);
+    const band = zip.get('xl/charts/chart2.xml')!;
+    expect(band).toMatch(/<c:barChart>.*<\/c:barChart><c:lineChart>.*<a:prstDash val="dash"\/>.*<\/c:lineChart>/);
+    expect(texts(band, 'c:f')).toContain("'Trends'!$B$23:$B$24");
+
+    // Every range holds what the chart's cache says: read the cells back with a workbook reader.
+    const sheet = (await readWorkbook(file)).getWorksheet('Trends')!;
+    for (const chart of [risks, band]) {
+      const refs = texts(chart, 'c:f');
+      const caches = [...chart.matchAll(/<c:(?:str|num)Cache>(.*?)<\/c:(?:str|num)Cache>/g)].map((m) => m[1]!);
+      refs.forEach((ref, i) => {
+        const [, fromCol, fromRow, toRow] = /!\$([A-Z]+)\$(\d+)(?::\$[A-Z]+\$(\d+))?$/.exec(ref)!;
+        const cached = new Map([...caches[i]!.matchAll(/<c:pt idx="(\d+)"><c:v>([^<]*)<\/c:v>/g)].map((m) => [Number(m[1]), m[2]!]));
+        for (let row = Number(fromRow); row <= Number(toRow ?? fromRow); row++) {
+          const value = sheet.getCell(`${fromCol}${row}`).value;
+          const want = cached.get(row - Number(fromRow));
+          expect(value === null ? undefined : String(value as string | number), `${ref} row ${row}`).toBe(want);
+        }
+      });
+    }
+    expect(sheet.getCell('B23').value).toBe(0.725);
+    expect(sheet.getCell('B23').numFmt).toBe('0.0%');
+  });
+
+  const python = spawnSync('python3', ['-c', 'import openpyxl'], { encoding: 'utf8' }).status === 0;
+  it.skipIf(!python)('opens in openpyxl, whose chart reader finds both charts and their series references', async () => {
+    await writeChartWorkbook(file);
+    const script = [
+      'import sys, json, openpyxl',
+      'from openpyxl.chart.reader import read_chart',
+      'wb = openpyxl.load_workbook(sys.argv[1])',
+      'ws = wb["Trends"]',
+      'print(json.dumps({"charts": [[type(c).__name__, [s.val.numRef.f for s in c.series]] for c in ws._charts], "a6": ws["A6"].value, "b6": ws["B6"].value}))',
+    ].join('\n');
+    const result = JSON.parse(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' })) as unknown;
+    expect(result).toEqual({
+      charts: [
+        ['LineChart', ["'Trends'!$B$6:$B$8", "'Trends'!$C$6:$C$8"]],
+        ['BarChart', ["'Trends'!$B$23:$B$24"]],
+      ],
+      a6: '2026-11-02',
+      b6: 12,
+    });
+  });
+});
