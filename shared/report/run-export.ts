@@ -30,6 +30,9 @@ import { withDeltas } from './changes/deltas';
 import { CHANGES_SHEET_NAME, changesSheetContent } from './changes/sheet';
 import { openTableFiles } from './table-files';
 import { FeatureCompletion } from './trends/figures';
+import { startTrends } from './trends/run-trends';
+import type { Trends } from './trends/series';
+import { TRENDS_SHEET_NAME, trendsSheetContent } from './trends/sheet';
 
 export interface ExportDependencies {
   readonly source: PlanningSource;
@@ -64,6 +67,8 @@ export interface ExportResult {
   readonly latestUpdated: boolean;
   /** What changed since the baseline run (docs/changes.md). */
   readonly changes: ChangeReport;
+  /** The figures of this run and the ones before it; absent when the run was not exported again. */
+  readonly trends?: Trends;
 }
 
 const DATASET_ORDER = [
@@ -183,7 +188,9 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     const files: ManifestFile[] = [];
     const tableRows: Record<string, number> = {};
     const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory(), now: () => startedAt };
-    const featureCompletion = new FeatureCompletion(); // trends: each board's features, kept in the manifest
+    // --- trends hook: each board's features kept in the manifest; earlier runs' manifests read meanwhile.
+    const featureCompletion = new FeatureCompletion();
+    const trendsRun = startTrends({ storage: deps.storage, report: definition.name, runs: definition.trends.runs, log });
     // --- changes hook (docs/changes.md): snapshots and the comparison with the baseline run.
     const changeTracker = await startChangeTracking({
       storage: deps.storage,
@@ -225,7 +232,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
           timeZone: definition.timeZone,
           creator: 'planning-report-exporter',
           title: definition.title ?? definition.name,
-          leadingSheets: [CHANGES_SHEET_NAME],
+          leadingSheets: [TRENDS_SHEET_NAME, CHANGES_SHEET_NAME],
           footer: `${definition.title ?? definition.name} – ${isoDateInZone(startedAt, definition.timeZone)}`,
         })
       : undefined;
@@ -282,6 +289,13 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     }
     if (workbook) await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(changed.report, definition.timeZone));
     // --- end of the changes hook
+    const trends = await trendsRun.finish({
+      runId, generatedAt: runStart.toISOString(), changes: changed.manifest,
+      summary: { ...datasets.reduce<Record<string, unknown>>((all, d) => ({ ...all, ...d.figures() }), {}), ...featureCompletion.figures() },
+      selectors: { resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])) },
+    }, definition.timeZone);
+    if (workbook) await workbook.writeChartSheet(TRENDS_SHEET_NAME, trendsSheetContent(trends));
+    // --- end of the trends hook
     const summary = withDeltas(buildSummary(definition, runId, runStart, deps.sourceInfo, tableRows, datasets), changed.report, definition.timeZone);
     if (workbook && xlsxUpload) {
       await workbook.writeSummary(summary);
@@ -334,7 +348,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       log,
     });
     log.info('export complete', { runId, manifest: ownManifestKey, rows: tableRows, latestUpdated });
-    return { manifest, manifestKey: ownManifestKey, runFolder, summary, written: true, latestUpdated, changes: changed.report };
+    return { manifest, manifestKey: ownManifestKey, runFolder, summary, written: true, latestUpdated, changes: changed.report, trends };
   } catch (error) {
     lease.stopHeartbeat();
     await cleanUp(deps.storage, lease, runFolder, open, mine, error, log);

@@ -37,7 +37,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 const text = (v: unknown, fallback: string): string => (typeof v === 'string' && v !== '' ? v : fallback);
 
 /** Theme titles by key, from what the run's selectors resolved to. */
-function themeTitles(manifest: Manifest): Map<string, string> {
+function themeTitles(manifest: Pick<Manifest, 'selectors'>): Map<string, string> {
   const resolved = obj(obj(manifest.selectors.resolved)?.okrs)?.strategicThemes;
   const titles = new Map<string, string>();
   if (!Array.isArray(resolved)) return titles;
@@ -51,7 +51,7 @@ function themeTitles(manifest: Manifest): Map<string, string> {
 }
 
 /** Reads the figures a run stored in its manifest; what a run did not record stays empty. */
-export function figuresFromManifest(manifest: Manifest): RunFigures {
+export function figuresFromManifest(manifest: Pick<Manifest, 'runId' | 'generatedAt' | 'summary' | 'selectors' | 'changes'>): RunFigures {
   const s = manifest.summary;
   const open = obj(s.openRisks);
   const risks = open

@@ -80,7 +80,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   it('puts the Summary sheet first and one sheet per table with the same rows as its CSV', async () => {
     const workbook = await sharedWorkbook();
     expect(workbook.worksheets.map((s) => s.name)).toEqual([
-      'Summary', 'Changes', 'Risks', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
+      'Summary', 'Trends', 'Changes', 'Risks', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
     ]);
     for (const table of ['risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items']) {
       const sheet = workbook.getWorksheet(SHEET_TITLES[table])!;

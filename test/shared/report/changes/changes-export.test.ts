@@ -215,7 +215,7 @@ describe('changes since the last run (two exports into one root)', () => {
     // The workbook's Changes sheet: the same rows, each kind cell coloured, item keys linked to the tracker.
     const sheet = await changesSheet(second);
     // Right after the Summary, although it is written after the data sheets.
-    expect(sheet.names.slice(0, 2)).toEqual(['Summary', 'Changes']);
+    expect(sheet.names.slice(0, 3)).toEqual(['Summary', 'Trends', 'Changes']);
     expect(sheet.header).toEqual(['table', 'kind', 'key', 'title', 'change', 'from', 'to']);
     expect(sheet.intro).toEqual([
       'Changes since 16 Nov 2026 (run r1)',

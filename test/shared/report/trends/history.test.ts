@@ -9,13 +9,14 @@ import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { silentLog } from '../../../../shared/core/logger';
 import { readTrendHistory } from '../../../../shared/report/trends/history';
-import type { RunFigures } from '../../../../shared/report/trends/figures';
+import { readWorkbook } from '../../../support/read-output';
+import { readZipEntries } from '../../render/zip-entries';
 import { startSimulator, type RunningSimulator, type TenantAdvance } from '../../../../simulator/index';
 
 const DEFINITION = parseReportDefinition({
   name: 'weekly',
   timeZone: 'UTC',
-  formats: ['csv'],
+  formats: ['xlsx', 'csv'],
   datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} },
 });
 const RUNS = 12;
@@ -30,7 +31,7 @@ function parseDay(text: string | undefined): Date | null {
 }
 
 /** The figures the trends must show for the tenant as it is now, computed from its records alone. */
-function expectedFigures(sim: RunningSimulator, at: Date): Omit<RunFigures, 'runId' | 'generatedAt' | 'changes'> {
+function expectedFigures(sim: RunningSimulator, at: Date) {
   const t = sim.tenant;
   const today = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
   const open = t.registers.flatMap((r) => t.risks(r.id)).filter((r) => r.status.status === 'Open' || r.status.status === 'In Progress');
@@ -142,6 +143,48 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
     // The figures move: a test over a tenant that stood still would prove nothing.
     expect(new Set(history.runs.map((r) => r.risks?.open)).size).toBeGreaterThan(3);
     expect(new Set(history.runs.map((r) => JSON.stringify(r.features))).size).toBe(RUNS);
+  });
+
+  it('writes a Trends sheet after the Summary: a table per series with the figures of every run, and its charts', async () => {
+    const file = join(root, results[RUNS - 1]!.runFolder, 'weekly.xlsx');
+    const workbook = await readWorkbook(file);
+    expect(workbook.worksheets.map((w) => w.name).slice(0, 3)).toEqual(['Summary', 'Trends', 'Changes']);
+    const sheet = workbook.getWorksheet('Trends')!;
+    expect(sheet.getCell('A2').text).toBe('Trends over the last 12 runs.');
+    const column = (n: number) => Array.from({ length: sheet.rowCount }, (_, i) => sheet.getRow(i + 1).getCell(n).value);
+    const titleRow = column(1).indexOf('Open risks') + 1;
+    expect(sheet.getRow(titleRow + 1).values).toEqual([undefined, 'Run', 'Open', 'High or critical', 'Overdue', 'Without an owner']);
+    for (let i = 0; i < RUNS; i++) {
+      const r = expected[i]!.risks;
+      expect(sheet.getRow(titleRow + 2 + i).values, `run ${i + 1}`).toEqual([
+        undefined, dayOfRun(i).toISOString().slice(0, 10), r.open, r.highOrCritical, r.overdue, r.withoutOwner,
+      ]);
+    }
+    const board = sim.tenant.boards[0]!;
+    const burnUp = column(1).indexOf(`Feature burn-up: ${board.title}`) + 1;
+    const last = expected[RUNS - 1]!.features[board.id]!;
+    expect(sheet.getRow(burnUp + 1 + RUNS).values).toEqual([
+      undefined, dayOfRun(RUNS - 1).toISOString().slice(0, 10), last.features, last.done, last.estimate, last.estimateDone,
+      Math.round((last.done / last.features) * 1000) / 1000, Math.round((last.estimateDone / last.estimate) * 1000) / 1000,
+    ]);
+    // Risks, OKR progress, predictability, then a burn-up per board.
+    const zip = await readZipEntries(file);
+    const charts = [...zip.keys()].filter((k) => /^xl\/charts\/chart\d+\.xml$/.test(k));
+    expect(charts).toHaveLength(3 + sim.tenant.boards.length);
+    expect(zip.get('xl/charts/chart1.xml')).toContain(`<c:f>'Trends'!$B$${titleRow + 2}:$B$${titleRow + 1 + RUNS}</c:f>`);
+  });
+
+  it('says on the first run that trends start with the next one, and shows what two or three runs have', async () => {
+    const first = (await readWorkbook(join(root, results[0]!.runFolder, 'weekly.xlsx'))).getWorksheet('Trends')!;
+    expect(first.getCell('A2').text).toBe('Trends start with the next run: this is the first run of this report with figures to compare.');
+    expect(results[0]!.trends?.tables.find((t) => t.id === 'risks')?.rows).toHaveLength(1);
+    const third = (await readWorkbook(join(root, results[2]!.runFolder, 'weekly.xlsx'))).getWorksheet('Trends')!;
+    expect(third.getCell('A2').text).toBe('Trends over the 3 runs so far; they grow with every run.');
+    expect(results[2]!.trends?.tables.find((t) => t.id === 'risks')?.rows.map((r) => r.values[0])).toEqual(
+      expected.slice(0, 3).map((e) => e.risks.open),
+    );
+    const firstZip = await readZipEntries(join(root, results[0]!.runFolder, 'weekly.xlsx'));
+    expect([...firstZip.keys()].some((k) => k.startsWith('xl/charts/'))).toBe(false);
   });
 
   it('stops at the configured number of runs, keeping the newest', async () => {

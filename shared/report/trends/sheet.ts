@@ -1,0 +1,47 @@
+import type { ChartBlock, ChartSheetContent } from '../../render/xlsx/chart-sheet';
+import { PREDICTABILITY_BAND } from '../summary/vocabulary';
+import type { Trends, TrendTable } from './series';
+
+export const TRENDS_SHEET_NAME = 'Trends';
+
+/** The Trends sheet: one table per series with its chart beside it (charts from two runs on). */
+export function trendsSheetContent(trends: Trends): ChartSheetContent {
+  const charted = trends.runs >= 2;
+  return {
+    heading: 'Trends',
+    sentence: trends.note,
+    blocks: trends.tables.map((t) => block(t, charted)),
+  };
+}
+
+function block(table: TrendTable, charted: boolean): ChartBlock {
+  const format = table.unit === 'percent' ? ('percent' as const) : ('integer' as const);
+  const rows = table.rows.map((r) => ({ category: r.run, values: r.values }));
+  const base = { title: table.title, categoryLabel: 'Run' };
+  const all = table.columns.map((_, i) => i);
+  switch (table.chart) {
+    case 'predictability': {
+      const band = [`${PREDICTABILITY_BAND.low} % (band)`, `${PREDICTABILITY_BAND.high} % (band)`];
+      return {
+        ...base,
+        columns: [...table.columns, ...band].map((label) => ({ label, format })),
+        rows: rows.map((r) => ({ ...r, values: [...r.values, PREDICTABILITY_BAND.low, PREDICTABILITY_BAND.high] })),
+        ...(charted && { chart: { kind: 'column' as const, series: all, overlay: [all.length, all.length + 1] } }),
+      };
+    }
+    case 'burn-up': {
+      // Estimates when the board has any, otherwise the count of features.
+      const byEstimate = table.rows.some((r) => (r.values[2] ?? 0) > 0);
+      return {
+        ...base,
+        columns: table.columns.map((label, i) => ({ label, format: i >= 4 ? ('percent' as const) : i >= 2 ? ('number' as const) : ('integer' as const) })),
+        rows,
+        ...(charted && { chart: { kind: 'line' as const, series: byEstimate ? [2, 3] : [0, 1] } }),
+      };
+    }
+    case 'line':
+      return { ...base, columns: table.columns.map((label) => ({ label, format })), rows, ...(charted && { chart: { kind: 'line' as const, series: all } }) };
+    case 'none':
+      return { ...base, columns: table.columns.map((label) => ({ label, format })), rows };
+  }
+}
