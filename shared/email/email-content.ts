@@ -2,6 +2,7 @@ import type { ReportSummary, SummarySection } from '../table/table';
 import { changesSection, type ChangesDigest } from './changes-section';
 import { renderEmailHtml } from './email-html';
 import { cellText, fileDetail, formatDate, formatDateTime } from './email-format';
+import { renderTrendsText, type EmailTrends } from './trends-section';
 
 export { escapeHtml } from './email-format';
 
@@ -39,6 +40,8 @@ export interface ReportEmailInput {
   readonly freshCopyUrl?: string | undefined;
   /** "What changed since <date>", shown right after the headline figures (docs/changes.md). */
   readonly changes?: ChangesDigest | undefined;
+  /** Small bar charts of the headline figures over the last runs, after the Summary's sections. */
+  readonly trends?: EmailTrends | undefined;
 }
 
 export interface RenderedEmail {
@@ -58,6 +61,7 @@ export interface EmailModel {
   readonly freshCopyUrl: string | undefined;
   readonly smallPrint: readonly string[];
   readonly timeZone: string;
+  readonly trends?: EmailTrends | undefined;
 }
 
 export const DEFAULT_SUBJECT_TEMPLATE = '{report} – {date}';
@@ -113,6 +117,7 @@ function emailModel(input: ReportEmailInput): EmailModel {
     freshCopyUrl: input.freshCopyUrl,
     smallPrint,
     timeZone: input.timeZone,
+    trends: input.trends,
   };
 }
 
@@ -147,6 +152,7 @@ function renderText(model: EmailModel): string {
       lines.push(`  ${head}: ${tail}`);
     }
   }
+  if (model.trends) lines.push(...renderTrendsText(model.trends));
   if (model.workbook) {
     lines.push('', `Open the workbook (${fileDetail(model.workbook)}):`, `  ${model.workbook.url}`);
   }

@@ -1,6 +1,7 @@
 import type { CellValue, SummaryGrid, SummaryGridColumn, SummarySection } from '../table/table';
 import type { EmailModel, ReportEmailLink } from './email-content';
 import { cellText, escapeHtml, fileDetail, isLink, isWebUrl } from './email-format';
+import { renderTrendsHtml } from './trends-section';
 
 /**
  * The HTML part, built the way mail clients render reliably: layout tables, inline styles and
@@ -47,6 +48,7 @@ export function renderEmailHtml(model: EmailModel): string {
     `<h1 style="${STYLE.h1}">${escapeHtml(model.title)}</h1>` +
     `<p style="${STYLE.muted}">Generated ${escapeHtml(model.generated)}</p>` +
     sections +
+    (model.trends ? renderTrendsHtml(model.trends, escapeHtml, STYLE.h2) : '') +
     button +
     files +
     (model.freshCopyUrl ? `<p style="${STYLE.muted}margin-top:12px;">${anchor(model.freshCopyUrl, 'Get a fresh copy now')}</p>` : '') +

@@ -8,6 +8,7 @@ import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition';
 import type { ExportResult } from '../report/run-export';
 import { SHEET_TITLES } from '../report/tables/labels';
+import { emailTrends } from '../report/trends/email';
 
 const DAY_MS = 86_400_000;
 
@@ -53,6 +54,7 @@ export async function buildReportEmail(
     links,
     linksExpireAt: expiresAt,
     changes: changesDigest(result.changes, definition.timeZone),
+    trends: result.trends && emailTrends(result.trends),
     runId: result.manifest.runId,
     freshCopyUrl,
   });

@@ -15,6 +15,8 @@ export interface RunFigures {
   readonly okrThemes: Readonly<Record<string, { readonly title: string; readonly progress: number | null }>>;
   /** Board (a PI board) id → predictability of the committed objectives in percent. */
   readonly predictability: Readonly<Record<string, { readonly title: string; readonly percent: number | null }>>;
+  /** Predictability over every board of the run. */
+  readonly predictabilityAll: number | null;
   /** Board id → its features: how many and how many done, and their estimates in total and done. */
   readonly features: Readonly<Record<string, FeatureTally>>;
   readonly changes: { readonly added: number; readonly removed: number; readonly changed: number } | null;
@@ -84,6 +86,7 @@ export function figuresFromManifest(manifest: Pick<Manifest, 'runId' | 'generate
     risks,
     okrThemes,
     predictability,
+    predictabilityAll: num(obj(obj(s.piPredictability)?.all)?.predictability),
     features,
     changes: counts ? { added: counts.added, removed: counts.removed, changed: counts.changed } : null,
   };

@@ -19,6 +19,8 @@ export interface TrendTable {
 export interface Trends {
   /** Runs on the trends, this run included. */
   readonly runs: number;
+  /** Each run's label and figures, oldest first (the e-mail draws its own series from them). */
+  readonly points: readonly { readonly run: string; readonly figures: RunFigures }[];
   readonly tables: readonly TrendTable[];
   readonly skipped: readonly SkippedRun[];
   /** What a reader is told above the tables: why there is little to see, or which runs were left out. */
@@ -79,7 +81,7 @@ export function buildTrends(runs: readonly RunFigures[], skipped: readonly Skipp
       rows: rowsOf((f) => (f.changes ? [f.changes.added, f.changes.removed, f.changes.changed] : [null, null, null])),
     });
   }
-  return { runs: runs.length, tables, skipped, note: noteFor(runs.length, skipped) };
+  return { runs: runs.length, points: runs.map((f, i) => ({ run: labels[i]!, figures: f })), tables, skipped, note: noteFor(runs.length, skipped) };
 }
 
 function noteFor(runs: number, skipped: readonly SkippedRun[]): string {

@@ -11,6 +11,9 @@ import { silentLog } from '../../../../shared/core/logger';
 import { readTrendHistory } from '../../../../shared/report/trends/history';
 import { readWorkbook } from '../../../support/read-output';
 import { readZipEntries } from '../../render/zip-entries';
+import { renderReportEmail } from '../../../../shared/email/email-content';
+import { changesDigest } from '../../../../shared/report/changes/digest';
+import { emailTrends } from '../../../../shared/report/trends/email';
 import { startSimulator, type RunningSimulator, type TenantAdvance } from '../../../../simulator/index';
 
 const DEFINITION = parseReportDefinition({
@@ -185,6 +188,31 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
     );
     const firstZip = await readZipEntries(join(root, results[0]!.runFolder, 'weekly.xlsx'));
     expect([...firstZip.keys()].some((k) => k.startsWith('xl/charts/'))).toBe(false);
+  });
+
+  it('draws the last 8 runs of each headline series in the e-mail as table bars with their numbers in text, under 102 KB', () => {
+    const result = results[RUNS - 1]!;
+    const email = renderReportEmail({
+      reportName: 'weekly', generatedAt: dayOfRun(RUNS - 1), timeZone: 'UTC', summary: result.summary,
+      links: result.manifest.files.map((f) => ({ label: f.path, url: `https://links.example.com/${f.path}`, bytes: f.bytes, format: f.format })),
+      changes: changesDigest(result.changes, 'UTC'), trends: emailTrends(result.trends!), runId: result.manifest.runId,
+    });
+    expect(Buffer.byteLength(email.html)).toBeLessThan(102 * 1024);
+    expect(email.html).not.toMatch(/<img|<svg|url\(/i);
+    const opens = expected.slice(-8).map((e) => e.risks.open);
+    const days = Array.from({ length: 8 }, (_, i) => dayOfRun(RUNS - 8 + i).toISOString().slice(0, 10));
+    // The chart's number row and date row: text a screen reader reads (the bar row is aria-hidden).
+    const chart = /Open risks <span[^>]*>\(([^)]*)\)<\/span><\/p><table[^>]*><tr aria-hidden="true">(.*?)<\/tr><tr>(.*?)<\/tr><tr>(.*?)<\/tr><\/table>/.exec(email.html)!;
+    expect(chart[1]).toBe(`${days[0]} to ${days[7]}`);
+    const cells = (row: string) => [...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]);
+    expect(cells(chart[3]!)).toEqual(opens.map(String));
+    expect(cells(chart[4]!)).toEqual(days.map((d) => d.slice(5)));
+    // Taller bars for bigger numbers.
+    const heights = [...chart[2]!.matchAll(/<td height="(\d+)" bgcolor/g)].map((m) => Number(m[1]));
+    const max = Math.max(...opens);
+    expect(heights).toEqual(opens.filter((o) => o > 0).map((o) => Math.max(2, Math.round((o / max) * 40))));
+    expect(email.text).toContain(`Open risks: ${days.map((d, i) => `${d} ${opens[i]}`).join(', ')}`);
+    expect(email.html).toContain('Predictability, all PI boards');
   });
 
   it('stops at the configured number of runs, keeping the newest', async () => {

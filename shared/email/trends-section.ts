@@ -1,0 +1,76 @@
+/**
+ * The e-mail's trends: one small bar chart per headline series (the last runs), drawn with table
+ * cells and bgcolor so it shows in Outlook, Gmail and Apple Mail with images blocked. Each bar's
+ * number and run date are text in the rows under the bars, so a screen reader (and a reader of the
+ * plain-text part) gets the figures, not a picture of them.
+ */
+
+export interface EmailTrendSeries {
+  readonly label: string;
+  readonly unit: 'count' | 'percent';
+  /** Oldest first. */
+  readonly points: readonly { readonly run: string; readonly value: number | null }[];
+}
+
+export interface EmailTrends {
+  /** "Trends start with the next run", or what the trends cover. */
+  readonly note: string;
+  readonly series: readonly EmailTrendSeries[];
+}
+
+const FONT = "font-family:'Segoe UI',Helvetica,Arial,sans-serif;";
+const BAR = '#5b8def';
+const LAST_BAR = '#0b63c5';
+/** Pixels of the tallest bar. */
+const HEIGHT = 40;
+
+function valueText(value: number | null, unit: EmailTrendSeries['unit']): string {
+  if (value === null) return '–';
+  const rounded = Math.round(value * 10) / 10;
+  return unit === 'percent' ? `${rounded} %` : String(rounded);
+}
+
+/** "09-14" from "2026-09-14" (the year is in the series' text line); anything else as it is. */
+function shortRun(run: string): string {
+  return /^\d{4}-\d{2}-\d{2}/.test(run) ? run.slice(5) : run;
+}
+
+function seriesHtml(s: EmailTrendSeries, escapeHtml: (text: string) => string): string {
+  const max = Math.max(1, ...s.points.map((p) => p.value ?? 0));
+  const last = s.points.length - 1;
+  const cell = 'padding:0 2px;text-align:center;';
+  const bars = s.points
+    .map((p, i) => {
+      const h = p.value === null || p.value <= 0 ? 0 : Math.max(2, Math.round((p.value / max) * HEIGHT));
+      const colour = i === last ? LAST_BAR : BAR;
+      const barCell =
+        h > 0
+          ? `<table role="presentation" width="22" cellpadding="0" cellspacing="0" border="0" align="center"><tr><td height="${h}" bgcolor="${colour}" style="background:${colour};height:${h}px;font-size:0;line-height:0;">&nbsp;</td></tr></table>`
+          : '';
+      return `<td valign="bottom" height="${HEIGHT}" style="${cell}height:${HEIGHT}px;vertical-align:bottom;">${barCell}</td>`;
+    })
+    .join('');
+  const values = s.points.map((p) => `<td style="${cell}font-size:11px;font-weight:bold;${FONT}">${escapeHtml(valueText(p.value, s.unit))}</td>`).join('');
+  const runs = s.points.map((p) => `<td style="${cell}font-size:10px;color:#616e7c;${FONT}">${escapeHtml(shortRun(p.run))}</td>`).join('');
+  const first = s.points[0]?.run ?? '';
+  const lastRun = s.points[last]?.run ?? '';
+  return (
+    `<p style="margin:12px 0 4px 0;font-size:13px;font-weight:600;${FONT}">${escapeHtml(s.label)}` +
+    ` <span style="font-weight:normal;color:#616e7c;">(${escapeHtml(first === lastRun ? first : `${first} to ${lastRun}`)})</span></p>` +
+    '<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;">' +
+    `<tr aria-hidden="true">${bars}</tr><tr>${values}</tr><tr>${runs}</tr></table>`
+  );
+}
+
+export function renderTrendsHtml(trends: EmailTrends, escapeHtml: (text: string) => string, headingStyle: string): string {
+  const note = `<p style="margin:0;color:#616e7c;font-size:13px;line-height:18px;${FONT}">${escapeHtml(trends.note)}</p>`;
+  return `<h2 style="${headingStyle}">Trends</h2>${note}${trends.series.map((s) => seriesHtml(s, escapeHtml)).join('')}`;
+}
+
+export function renderTrendsText(trends: EmailTrends): string[] {
+  const lines = ['', 'Trends', `  ${trends.note}`];
+  for (const s of trends.series) {
+    lines.push(`  ${s.label}: ${s.points.map((p) => `${p.run} ${valueText(p.value, s.unit)}`).join(', ')}`);
+  }
+  return lines;
+}
