@@ -4,6 +4,7 @@ import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas
 import { epochToCalendarDate, parseApiDate } from '../dates';
 import { runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
 import { RiskFigures } from '../summary/risk-figures';
+import { RiskHeatMap } from '../summary/risk-heat-map';
 import { SHEET_TITLES } from './labels';
 import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../people';
@@ -176,6 +177,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
   const selectors = ctx.definition.datasets.risks?.registers;
   let registers: RiskRegister[] = [];
   const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks');
+  const heatMap = new RiskHeatMap();
   let total = 0;
 
   async function selectRegisters(): Promise<RiskRegister[]> {
@@ -206,6 +208,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
           total++;
           if (ctx.people) learnPeople(risk, ctx.people);
           figures.add(register, risk, total + 1);
+          heatMap.add(register, risk);
           yield riskRow(register, risk, custom);
         }
       }
@@ -219,7 +222,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
     resolvedSelectors: () => ({
       registers: registers.map((r) => ({ id: r.id, key: r.key ?? null, title: r.title ?? null })),
     }),
-    summary: () => figures.sections(),
+    summary: () => [...figures.sections(), ...heatMap.sections()],
     figures: () => figures.figures(),
   };
 }
