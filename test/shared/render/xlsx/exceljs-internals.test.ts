@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ExporterError } from '../../../../shared/core/errors';
 import {
   assertTestedExceljsVersion,
+  attachCharts,
   createWorkbookWriter,
   pendingXmlBytes,
   recycleSheetBuffers,
@@ -184,5 +185,27 @@ describe('exceljs internals the Excel renderer relies on (canary: run it after e
     const patched = await sheetXml(true);
     expect(patched.includes('<hyperlink ref="B10000" r:id="rId10000"/></hyperlinks>')).toBe(true);
     expect(patched === (await sheetXml(false)), 'WorksheetWriter._writeHyperlinks: the sliced hyperlink list differs from exceljs\'s').toBe(true);
+  });
+  it('WorkbookWriter.zip/addContentTypes, WorksheetWriter._writeLegacyData and _sheetRelsWriter.addRelationship (attachCharts)', async () => {
+    const { workbook, entries } = openWriter();
+    const sheet = workbook.addWorksheet('Charted', {});
+    writeRows(sheet, 1, 3, 'row');
+    const part = {
+      title: 'T', kind: 'line' as const, categoriesRef: "'Charted'!$A$1:$A$3", categories: ['a', 'b', 'c'], valueFormat: '0',
+      series: [{ name: 'S', nameRef: "'Charted'!$B$1", valuesRef: "'Charted'!$B$1:$B$3", values: [1, 2, 3], color: '000000' }],
+    };
+    attachCharts(workbook, sheet, [{ anchor: { fromCol: 3, fromRow: 0, toCol: 9, toRow: 12 }, part }]);
+    sheet.commit();
+    const files = await entries();
+    const drawing = /<drawing r:id="(rId\d+)"\/><\/worksheet>$/.exec(files.get('xl/worksheets/sheet1.xml') ?? '');
+    expect(drawing, 'WorksheetWriter._writeLegacyData: no <drawing> just before </worksheet>').not.toBeNull();
+    expect(files.get('xl/worksheets/_rels/sheet1.xml.rels'), 'SheetRelsWriter.addRelationship').toContain(
+      `Id="${drawing![1]}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/drawing" Target="../drawings/drawing1.xml"`,
+    );
+    expect(files.get('[Content_Types].xml'), 'WorkbookWriter.addContentTypes: no chart override').toContain('PartName="/xl/charts/chart1.xml"');
+    expect(files.has('xl/charts/chart1.xml') && files.has('xl/drawings/drawing1.xml') && files.has('xl/drawings/_rels/drawing1.xml.rels'), 'WorkbookWriter.zip.append').toBe(true);
+    const committed = workbook.addWorksheet('Late', {});
+    committed.commit();
+    expect(() => attachCharts(workbook, committed, [{ anchor: { fromCol: 0, fromRow: 0, toCol: 1, toRow: 1 }, part }])).toThrow(ExporterError);
   });
 });
