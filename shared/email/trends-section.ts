@@ -36,7 +36,8 @@ function shortRun(run: string): string {
 }
 
 function seriesHtml(s: EmailTrendSeries, escapeHtml: (text: string) => string): string {
-  const max = Math.max(1, ...s.points.map((p) => p.value ?? 0));
+  // Percentages on a 0-100 scale, so a rise from 90 to 95 % does not look like a doubling.
+  const max = Math.max(s.unit === 'percent' ? 100 : 1, ...s.points.map((p) => p.value ?? 0));
   const last = s.points.length - 1;
   const cell = 'padding:0 2px;text-align:center;';
   const bars = s.points
