@@ -44,7 +44,7 @@ describe('the e-mail trends of the four-week demo in a browser, images off', () 
         ledger: new LocalLedger(join(root, '.ledger')), runId: `week-${i + 1}`, trigger: 'scheduled', now: () => dayOfWeek(i),
       });
     }
-    email = await buildReportEmail(definition as typeof definition & { email: NonNullable<typeof definition.email> }, result!, {
+    email = await buildReportEmail(definition as typeof definition & { email: NonNullable<typeof definition.email> }, result, {
       from: 'reports@example.test', linkBaseUrl: 'https://reports.example.test', key: { id: 'k1', secret: 'k'.repeat(48) }, now: dayOfWeek(WEEKS - 1), storage,
     });
     page = await browser.newPage();
