@@ -7,6 +7,7 @@ import type { OutgoingEmail } from '../../../../shared/email/ses-mailer';
 import { buildReportEmail } from '../../../../shared/jobs/report-email';
 import { parseReportDefinition } from '../../../../shared/report/definition';
 import { exportReport } from '../../../../shared/report/export-report';
+import type { ExportResult } from '../../../../shared/report/run-export';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
@@ -32,19 +33,19 @@ describe('the e-mail trends of the four-week demo in a browser, images off', () 
       name: 'rte-weekly', title: 'Demo company – weekly planning report',
       datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} }, email: { to: ['rte@example.test'] },
     });
-    let result;
+    const results: ExportResult[] = [];
     for (let i = 0; i < WEEKS; i++) {
       if (i > 0) {
         const open = sim.tenant.allRisks.filter((r) => r.status.status === 'Open').slice(0, 2 * i);
         sim.advance({ date: dayOfWeek(i), risks: open.map((r) => ({ id: r.id, close: true })) });
       }
       opens.push(sim.tenant.allRisks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status)).length);
-      result = await exportReport(definition, {
+      results.push(await exportReport(definition, {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) }, storage,
         ledger: new LocalLedger(join(root, '.ledger')), runId: `week-${i + 1}`, trigger: 'scheduled', now: () => dayOfWeek(i),
-      });
+      }));
     }
-    email = await buildReportEmail(definition as typeof definition & { email: NonNullable<typeof definition.email> }, result, {
+    email = await buildReportEmail(definition as typeof definition & { email: NonNullable<typeof definition.email> }, results[WEEKS - 1]!, {
       from: 'reports@example.test', linkBaseUrl: 'https://reports.example.test', key: { id: 'k1', secret: 'k'.repeat(48) }, now: dayOfWeek(WEEKS - 1), storage,
     });
     page = await browser.newPage();
