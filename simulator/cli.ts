@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { PRESETS } from './presets';
 import { startSimulator } from './server';
 import type { TenantPreset } from './types';
-import { defaultVocabulary } from './vocabulary';
+import { setDefaultVocabulary } from './vocabulary';
 
 function toNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   if (!(tenant in PRESETS)) throw new Error(`--tenant must be one of ${Object.keys(PRESETS).join(', ')}`);
   const flavour = values.flavour ?? 'demo';
   if (flavour !== 'demo' && flavour !== 'test') throw new Error('--flavour must be demo (a realistic release train) or test (with the traps)');
-  const vocabulary = values.vocabulary ?? defaultVocabulary();
+  const vocabulary = values.vocabulary ?? setDefaultVocabulary(process.env.SIMULATOR_VOCABULARY);
   if (vocabulary !== 'contract' && vocabulary !== 'docs') {
     throw new Error("--vocabulary must be contract (the API contract's field names) or docs (the names of the service's public documentation)");
   }

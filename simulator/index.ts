@@ -29,6 +29,7 @@ export type * from './records';
 export type { Vocabulary } from './vocabulary';
 export {
   defaultVocabulary,
+  setDefaultVocabulary,
   docsBoardItem,
   docsOkrObjective,
   docsOkrObjectiveGroup,

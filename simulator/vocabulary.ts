@@ -26,15 +26,25 @@ export type Vocabulary = 'contract' | 'docs';
 
 export const VOCABULARIES: readonly Vocabulary[] = ['contract', 'docs'];
 
+let processDefault: Vocabulary = 'contract';
+
+/** The vocabulary of a simulator started without one ('contract' unless setDefaultVocabulary changed it). */
+export function defaultVocabulary(): Vocabulary {
+  return processDefault;
+}
+
 /**
- * The vocabulary of a simulator started without one: `SIMULATOR_VOCABULARY` when set (so the whole
- * test suite can be run against the docs vocabulary), else 'contract'.
+ * Sets the vocabulary of simulators started without one, from a setting such as the
+ * SIMULATOR_VOCABULARY environment variable (the test setup and the simulator CLI read it), so the
+ * whole test suite can run against either vocabulary. Empty or undefined keeps 'contract'.
  */
-export function defaultVocabulary(env: NodeJS.ProcessEnv = process.env): Vocabulary {
-  const value = env.SIMULATOR_VOCABULARY?.trim();
-  if (value === undefined || value === '') return 'contract';
-  if (value === 'contract' || value === 'docs') return value;
-  throw new Error(`SIMULATOR_VOCABULARY must be 'contract' or 'docs', got '${value}'`);
+export function setDefaultVocabulary(value: string | undefined): Vocabulary {
+  const text = value?.trim() ?? '';
+  if (text !== '' && text !== 'contract' && text !== 'docs') {
+    throw new Error(`SIMULATOR_VOCABULARY must be 'contract' or 'docs', got '${text}'`);
+  }
+  processDefault = text === '' ? 'contract' : (text as Vocabulary);
+  return processDefault;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
