@@ -43,7 +43,7 @@ export function setDefaultVocabulary(value: string | undefined): Vocabulary {
   if (text !== '' && text !== 'contract' && text !== 'docs') {
     throw new Error(`SIMULATOR_VOCABULARY must be 'contract' or 'docs', got '${text}'`);
   }
-  processDefault = text === '' ? 'contract' : (text as Vocabulary);
+  processDefault = text === '' ? 'contract' : (text);
   return processDefault;
 }
 
