@@ -1,0 +1,104 @@
+/** What `npm run discover` prints, and the starter report definition it writes. */
+import type { ReportDefinitionInput } from '../shared/report/definition';
+import { GROUP_TITLES, type BoardTracker, type Discovery } from './discover-probe';
+
+/** Longest cell printed; longer texts are cut with an ellipsis so a table stays readable. */
+const MAX_CELL = 48;
+
+function cell(value: string | null | undefined): string {
+  // Titles may hold line breaks or control characters; a table row must stay one line.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
+  const text = (value ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL - 1)}…` : text;
+}
+
+/** A plain-text table: a header, a rule, one line per row, columns padded to their widest cell. */
+export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const cells = [header, ...rows].map((row) => row.map((c) => cell(c)));
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
+  const line = (row: readonly string[]) => row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(cells[0] ?? []), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+const TRACKER_WORDS: Record<BoardTracker, string> = {
+  extA: 'first (extA / tfs, azure)',
+  extB: 'second (extB / jira)',
+  unknown: 'unknown',
+};
+
+function section(title: string, body: string, count: number): string {
+  return `${title} (${count})\n${count === 0 ? '  (none visible to this user)' : body}\n`;
+}
+
+/** Every table of a discovery, for the terminal. */
+export function formatDiscovery(found: Discovery): string {
+  const parts = [
+    `API groups\n${textTable(
+      ['group', 'answer', 'detail'],
+      found.groups.map((g) => [GROUP_TITLES[g.group], g.ok ? 'ok' : 'refused', g.detail]),
+    )}\n`,
+    section('Collections', textTable(['id', 'title'], found.collections.map((c) => [c.id, c.title ?? ''])), found.collections.length),
+    section(
+      'Boards',
+      textTable(
+        ['id', 'title', 'state', 'tracker family', 'collections'],
+        found.boards.map((b) => [b.board.id, b.board.title ?? '', b.board.state?.title ?? '', TRACKER_WORDS[b.tracker], b.collections.map((c) => c.title ?? c.id).join(', ')]),
+      ),
+      found.boards.length,
+    ),
+    section(
+      'Risk registers',
+      textTable(
+        ['key', 'title', 'id', 'linked boards'],
+        found.registers.map((r) => [r.register.key ?? '', r.register.title ?? '', r.register.id, r.boards.join(', ')]),
+      ),
+      found.registers.length,
+    ),
+    section(
+      'Portfolio themes',
+      textTable(['key', 'title', 'id'], found.portfolioThemes.map((p) => [p.key ?? '', p.title ?? '', p.id])),
+      found.portfolioThemes.length,
+    ),
+    section(
+      'Strategic themes',
+      textTable(
+        ['key', 'title', 'id', 'status', 'portfolio themes'],
+        found.strategicThemes.map((t) => [t.theme.key ?? '', t.theme.title ?? '', t.theme.id, t.theme.status?.status ?? '', t.portfolios.map((p) => p.key ?? p.id).join(', ')]),
+      ),
+      found.strategicThemes.length,
+    ),
+  ];
+  return parts.join('\n');
+}
+
+/** A report name from the company prefix: lower-case letters, digits and hyphens. */
+function reportName(companyPrefix: string): string {
+  const slug = companyPrefix.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  return `${slug || 'company'}-planning`;
+}
+
+/**
+ * A report definition that selects everything found, by key (registers, themes) or id (boards), in
+ * the groups that answered. Undefined when no group answered with anything to export.
+ */
+export function starterDefinition(found: Discovery, companyPrefix: string): ReportDefinitionInput | undefined {
+  const ok = (group: string) => found.groups.some((g) => g.group === group && g.ok);
+  const datasets: ReportDefinitionInput['datasets'] = {};
+  if (ok('risk') && found.registers.length > 0) {
+    datasets.risks = { registers: found.registers.map((r) => r.register.key ?? r.register.id) };
+  }
+  if (ok('okr') && found.strategicThemes.length > 0) {
+    datasets.okrs = { strategicThemes: found.strategicThemes.map((t) => t.theme.key ?? t.theme.id) };
+  }
+  const boards = found.boards.map((b) => b.board.id);
+  if (ok('pi-objectives') && boards.length > 0) datasets.piObjectives = { boards, additionalColumns: true };
+  if (ok('pi-board-items') && boards.length > 0) datasets.boardItems = { boards };
+  if (Object.keys(datasets).length === 0) return undefined;
+  return {
+    name: reportName(companyPrefix),
+    title: `${companyPrefix} planning report`,
+    timeZone: 'UTC',
+    datasets,
+    formats: ['xlsx', 'csv'],
+  };
+}
