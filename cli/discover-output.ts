@@ -5,16 +5,19 @@ import { GROUP_TITLES, type BoardTracker, type Discovery } from './discover-prob
 /** Longest cell printed; longer texts are cut with an ellipsis so a table stays readable. */
 const MAX_CELL = 48;
 
-function cell(value: string | null | undefined): string {
+function cell(value: string | null | undefined, max: number): string {
   // Titles may hold line breaks or control characters; a table row must stay one line.
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
   const text = (value ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL - 1)}…` : text;
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** A plain-text table: a header, a rule, one line per row, columns padded to their widest cell. */
-export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const cells = [header, ...rows].map((row) => row.map((c) => cell(c)));
+/**
+ * A plain-text table: a header, a rule, one line per row, columns padded to their widest cell.
+ * Cells are cut at `maxCell` characters (the reasons of the API groups table are never cut).
+ */
+export function textTable(header: readonly string[], rows: readonly (readonly string[])[], maxCell = MAX_CELL): string {
+  const cells = [header, ...rows].map((row) => row.map((c) => cell(c, maxCell)));
   const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
   const line = (row: readonly string[]) => row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(cells[0] ?? []), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
@@ -36,6 +39,7 @@ export function formatDiscovery(found: Discovery): string {
     `API groups\n${textTable(
       ['group', 'answer', 'detail'],
       found.groups.map((g) => [GROUP_TITLES[g.group], g.ok ? 'ok' : 'refused', g.detail]),
+      Number.POSITIVE_INFINITY,
     )}\n`,
     section('Collections', textTable(['id', 'title'], found.collections.map((c) => [c.id, c.title ?? ''])), found.collections.length),
     section(
