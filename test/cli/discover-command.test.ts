@@ -110,6 +110,26 @@ describe('discover command', () => {
     expect(new Set(items.map((r) => r.board_id))).toEqual(new Set(sim.tenant.boards.map((b) => b.id)));
   });
 
+  it('exports a definition that names boards, registers and themes by title', async () => {
+    const [board] = sim.tenant.boards;
+    const [register] = sim.tenant.registers;
+    const [theme] = sim.tenant.strategicThemes;
+    await writeFile(
+      join(dir, 'by-title.json'),
+      JSON.stringify({
+        name: 'by-title',
+        datasets: { risks: { registers: [register!.title] }, okrs: { strategicThemes: [theme!.title] }, boardItems: { boards: [board!.title.toUpperCase()] } },
+        formats: ['csv'],
+      }),
+    );
+    const io = captureIo(dir);
+    expect(await runExportCommand(['--report', 'by-title.json', '--credentials', 'credentials.json', '--out', 'out', '--quiet'], io)).toBe(0);
+    const files = await csvFiles(join(dir, 'out', 'by-title'));
+    expect(new Set((await csvRows(files, 'risks')).map((r) => r.register_key))).toEqual(new Set([register!.key]));
+    expect(new Set((await csvRows(files, 'board-items')).map((r) => r.board_id))).toEqual(new Set([board!.id]));
+    expect(new Set((await csvRows(files, 'okrs')).map((r) => r.strategic_theme_key))).toEqual(new Set([theme!.key]));
+  });
+
   it('does not overwrite an existing file with --write', async () => {
     await writeFile(join(dir, 'taken.json'), '{"keep":true}');
     const io = captureIo(dir);
