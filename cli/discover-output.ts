@@ -29,19 +29,22 @@ const TRACKER_WORDS: Record<BoardTracker, string> = {
   unknown: 'unknown',
 };
 
-function section(title: string, body: string, count: number): string {
-  return `${title} (${count})\n${count === 0 ? '  (none visible to this user)' : body}\n`;
+function section(title: string, body: string, count: number, readable: boolean): string {
+  const empty = readable ? '  (none visible to this user)' : '  (not listed: the API group refused, see above)';
+  return `${title} (${count})\n${count === 0 ? empty : body}\n`;
 }
 
 /** Every table of a discovery, for the terminal. */
 export function formatDiscovery(found: Discovery): string {
+  const ok = (...groups: string[]) => found.groups.some((g) => groups.includes(g.group) && g.ok);
+  const legacy = ok('pi-objectives', 'pi-board-items');
+  const reasons = found.groups.filter((g) => g.reason !== undefined).map((g) => `  ${GROUP_TITLES[g.group]}: ${g.reason ?? ''}`);
   const parts = [
     `API groups\n${textTable(
       ['group', 'answer', 'detail'],
-      found.groups.map((g) => [GROUP_TITLES[g.group], g.ok ? 'ok' : 'refused', g.detail]),
-      Number.POSITIVE_INFINITY,
-    )}\n`,
-    section('Collections', textTable(['id', 'title'], found.collections.map((c) => [c.id, c.title ?? ''])), found.collections.length),
+      found.groups.map((g) => [GROUP_TITLES[g.group], g.ok ? 'ok' : 'no', g.detail]),
+    )}\n${reasons.length > 0 ? `\nWhy:\n${reasons.join('\n')}\n` : ''}`,
+    section('Collections', textTable(['id', 'title'], found.collections.map((c) => [c.id, c.title ?? ''])), found.collections.length, legacy),
     section(
       'Boards',
       textTable(
@@ -49,6 +52,7 @@ export function formatDiscovery(found: Discovery): string {
         found.boards.map((b) => [b.board.id, b.board.title ?? '', b.board.state?.title ?? '', TRACKER_WORDS[b.tracker], b.collections.map((c) => c.title ?? c.id).join(', ')]),
       ),
       found.boards.length,
+      legacy,
     ),
     section(
       'Risk registers',
@@ -57,11 +61,13 @@ export function formatDiscovery(found: Discovery): string {
         found.registers.map((r) => [r.register.key ?? '', r.register.title ?? '', r.register.id, r.boards.join(', ')]),
       ),
       found.registers.length,
+      ok('risk'),
     ),
     section(
       'Portfolio themes',
       textTable(['key', 'title', 'id'], found.portfolioThemes.map((p) => [p.key ?? '', p.title ?? '', p.id])),
       found.portfolioThemes.length,
+      ok('okr'),
     ),
     section(
       'Strategic themes',
@@ -70,6 +76,7 @@ export function formatDiscovery(found: Discovery): string {
         found.strategicThemes.map((t) => [t.theme.key ?? '', t.theme.title ?? '', t.theme.id, t.theme.status?.status ?? '', t.portfolios.map((p) => p.key ?? p.id).join(', ')]),
       ),
       found.strategicThemes.length,
+      ok('okr'),
     ),
   ];
   return parts.join('\n');

@@ -20,8 +20,10 @@ export const GROUP_TITLES: Readonly<Record<ApiGroupName, string>> = {
 export interface GroupCheck {
   readonly group: ApiGroupName;
   readonly ok: boolean;
-  /** What it answered: a count when it answered, the reason when it refused. */
+  /** What it answered: counts when it answered, the status when it refused (e.g. `403`). */
   readonly detail: string;
+  /** Why it refused, with what to do; undefined when it answered. */
+  readonly reason?: string | undefined;
 }
 
 /** Tracker family of a board, told by the field names of its items in either vocabulary. */
@@ -53,12 +55,20 @@ export interface Discovery {
   readonly strategicThemes: readonly DiscoveredTheme[];
 }
 
-/** Why a group refused, in a line: the status and what to do, without repeating the operation name. */
+/** Why a group refused, in a line: the client's error without the operation name it starts with. */
 export function refusalReason(error: unknown): string {
   const text = errorMessage(error).replace(/^[A-Za-z]+: /, '');
-  if (error instanceof PlanningApiError && error.status === 403) return `refused (403): this user may not read this group. ${text}`;
-  if (error instanceof AuthenticationError) return `refused: ${text}`;
-  return `failed: ${text}`;
+  if (error instanceof PlanningApiError && error.status === 403) return `this user may not read this group: ${text}`;
+  return text;
+}
+
+/** The short form of a refusal for the table: its HTTP status, or what kind of failure it was. */
+export function refusalStatus(error: unknown): string {
+  if (error instanceof PlanningApiError && error.status !== undefined) {
+    const what = error instanceof AuthenticationError || error.status === 403 ? 'refused' : 'failed';
+    return `${what} (${error.status})`;
+  }
+  return 'failed';
 }
 
 const FIRST_FAMILY = ['extAId', 'extAURL', 'extCId', 'tfsId', 'tfsURL', 'azureId'];
@@ -87,7 +97,9 @@ async function attempt<T>(fn: () => Promise<T>): Promise<Attempt<T>> {
 }
 
 function check<T>(group: ApiGroupName, result: Attempt<T>, describe: (value: T) => string): GroupCheck {
-  if (result.error !== undefined || result.value === undefined) return { group, ok: false, detail: refusalReason(result.error) };
+  if (result.error !== undefined || result.value === undefined) {
+    return { group, ok: false, detail: refusalStatus(result.error), reason: refusalReason(result.error) };
+  }
   return { group, ok: true, detail: describe(result.value) };
 }
 

@@ -144,7 +144,10 @@ describe('discover command', () => {
     await writeFile(join(dir, 'alice.json'), JSON.stringify(sim.credentials(alice)));
     const io = captureIo(dir);
     expect(await runDiscoverCommand(['--credentials', 'alice.json', '--write', 'alice-report.json'], io)).toBe(0);
-    expect(rowOf(io.out(), 'Strategic Themes & OKRs  ')).toMatch(/refused +refused \(403\): this user may not read this group/);
+    expect(rowOf(io.out(), 'Strategic Themes & OKRs  ')).toMatch(/ no +refused \(403\)$/);
+    expect(io.out()).toContain('  Strategic Themes & OKRs: this user may not read this group: ');
+    expect(io.out()).toContain('You do not have permission to use the Strategic Themes & OKRs API');
+    expect(io.out()).toContain('Strategic themes (0)\n  (not listed: the API group refused, see above)');
     expect(rowOf(io.out(), 'Risk  ')).toMatch(/ ok /);
     const written = JSON.parse(await readFile(join(dir, 'alice-report.json'), 'utf8'));
     expect(written.datasets.okrs).toBeUndefined();
@@ -156,7 +159,8 @@ describe('discover command', () => {
     const io = captureIo(dir);
     expect(await runDiscoverCommand(['--credentials', 'bad-key.json', '--write', 'never.json'], io)).toBe(1);
     for (const group of ['Risk', 'Strategic Themes & OKRs', 'PI Objectives', 'PI Board Items']) {
-      expect(rowOf(io.out(), `${group}  `)).toMatch(/refused +refused: the planning API rejected the credentials \(401\)/);
+      expect(rowOf(io.out(), `${group}  `)).toMatch(/ no +refused \(401\)$/);
+      expect(io.out()).toContain(`  ${group}: the planning API rejected the credentials (401). Check the e-mail and API key`);
     }
     expect(io.err()).toContain('no report definition written');
     await expect(readFile(join(dir, 'never.json'))).rejects.toThrow(/ENOENT/);
@@ -188,10 +192,9 @@ describe('discover command against the docs vocabulary', () => {
     const io = captureIo(dir);
     expect(await runDiscoverCommand(['--credentials', 'wrong-prefix.json'], io)).toBe(0);
     for (const group of ['PI Objectives', 'PI Board Items']) {
-      const row = rowOf(io.out(), `${group}  `);
-      expect(row).toContain('refused');
+      expect(rowOf(io.out(), `${group}  `)).toMatch(/ no +refused \(404\)$/);
+      expect(io.out()).toContain(`  ${group}: the planning API does not accept the company prefix "acmee" of the credentials (404: Invalid company prefix in URL.)`);
     }
-    expect(io.out()).toContain('does not accept the company prefix "acmee"');
     expect(rowOf(io.out(), 'Risk  ')).toMatch(/ ok /);
     expect(io.out()).toContain('Boards (0)');
   });
