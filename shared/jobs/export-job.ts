@@ -8,6 +8,7 @@ import type { Log } from '../core/logger';
 import type { RequestEvent } from '../planning-api/requester';
 import type { ReportDefinition } from '../report/definition';
 import { exportReport } from '../report/export-report';
+import { resolveExportSettings, type ExportSettings } from '../report/export-settings';
 import { newRunId } from '../report/run-id';
 import type { ExportResult } from '../report/run-export';
 import type { CredentialsSource } from '../secrets/credential-refresh';
@@ -39,14 +40,11 @@ export interface ExportJobDependencies {
   };
   readonly bucket?: string;
   readonly now?: () => Date;
-  readonly concurrency?: number;
-  readonly timeoutMs?: number;
-  readonly maxResponseBytes?: number;
   /**
-   * Overall deadline of the export, epoch ms (the Lambda's remaining time less a margin): the run
-   * fails cleanly and reports before the invocation would be killed.
+   * Resolved by the handler; its deadline is the Lambda's remaining time less a margin
+   * (exportDeadline), so the run fails cleanly and reports before the invocation would be killed.
    */
-  readonly deadline?: number;
+  readonly settings?: ExportSettings;
   /** Whether (and how) inline definitions may run; default: off. */
   readonly inline?: InlinePolicy;
   readonly onRequest?: (event: RequestEvent) => void;
@@ -67,6 +65,23 @@ export type ExportJobOutcome =
  */
 export function exportDeadline(nowMs: number, remainingMs: number): number {
   return nowMs + remainingMs - Math.min(DEFAULT_DEADLINE_MARGIN_MS, Math.floor(remainingMs / 5));
+}
+
+/**
+ * The export settings of a job in a Lambda, resolved once from the function's configuration, with
+ * the deadline that leaves time to report a failure (exportDeadline).
+ */
+export function jobExportSettings(
+  config: { readonly API_CONCURRENCY: number; readonly API_TIMEOUT_MS: number; readonly API_MAX_RESPONSE_BYTES: number },
+  nowMs: number,
+  remainingMs: number,
+): ExportSettings {
+  return resolveExportSettings({
+    concurrency: config.API_CONCURRENCY,
+    timeoutMs: config.API_TIMEOUT_MS,
+    maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+    deadline: exportDeadline(nowMs, remainingMs),
+  });
 }
 
 /** A run id that is the same for every attempt of one scheduled run or one API export. */
@@ -119,14 +134,11 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       log,
       runId,
       trigger: runTrigger(request),
-      ...(scheduled && !Number.isNaN(scheduled.getTime()) && { runDate: scheduled }),
-      ...(deps.now && { now: deps.now }),
-      ...(deps.concurrency !== undefined && { concurrency: deps.concurrency }),
-      ...(deps.timeoutMs !== undefined && { timeoutMs: deps.timeoutMs }),
-      ...(deps.maxResponseBytes !== undefined && { maxResponseBytes: deps.maxResponseBytes }),
-      ...(deps.deadline !== undefined && { deadline: deps.deadline }),
-      ...(deps.onRequest && { onRequest: deps.onRequest }),
-      ...(progress && { onProgress: progress.onProgress }),
+      runDate: scheduled && !Number.isNaN(scheduled.getTime()) ? scheduled : undefined,
+      now: deps.now,
+      settings: deps.settings,
+      onRequest: deps.onRequest,
+      onProgress: progress?.onProgress,
     });
     await progress?.settle();
     deps.onComplete?.(result, now().getTime() - started.getTime());

@@ -68,7 +68,7 @@ export interface WrittenRun {
  */
 export async function withRunAttempt(options: RunAttemptOptions, write: (run: RunInProgress) => Promise<WrittenRun>): Promise<ExportResult> {
   const { storage, ledger, report, runId, now, log } = options;
-  const leased = await RunLease.acquire({ ledger, report, runId, now, log, ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }) });
+  const leased = await RunLease.acquire({ ledger, report, runId, now, log, leaseMs: options.leaseMs });
   if (leased.kind === 'complete') return await completedRun(storage, leased.manifestKey, log, runId);
   const runDate = options.runDate ?? leased.startedAt;
   const runFolder = runFolderKey(report, runDate, options.timeZone, runId);
