@@ -143,39 +143,8 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     await progress?.settle();
     deps.onComplete?.(result, now().getTime() - started.getTime());
 
-    let emailed = false;
-    const email = definition.email;
-    if (email) {
-      if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
-      const keys = await deps.mail.linkKeys();
-      const from = email.from ?? deps.mail.from;
-      if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
-      const message = await buildReportEmail({ ...definition, email }, result, {
-        from,
-        linkBaseUrl: deps.mail.linkBaseUrl,
-        key: keys.current,
-        now: now(),
-        storage: deps.storage,
-        freshCopyLink: request.definition === undefined,
-      });
-      await deps.mail.send(message);
-      emailed = true;
-    }
-
-    await deps.events.publish('ReportExported', {
-      report: definition.name,
-      runId: result.manifest.runId,
-      ...(request.exportId && { exportId: request.exportId }),
-      manifestKey: result.manifestKey,
-      ...(deps.bucket && { bucket: deps.bucket }),
-      rows: result.manifest.summary.rows as Record<string, number>,
-      files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
-      ...tableFilesDetail(result.manifest),
-    });
-    if (request.exportId) {
-      const done = finalProgress(result.manifest.summary.rows as Record<string, number>, datasetsTotal);
-      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done }, now());
-    }
+    const emailed = await emailRecipients(definition, result, request, deps, now());
+    await reportSuccess(definition, result, request, deps, { datasetsTotal, now });
     if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
     log.info('export job succeeded', { report: definition.name, runId, emailed });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
@@ -218,6 +187,56 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     // transient failure is thrown for the invocation's retry policy (same run id, same keys).
     if (failure.retryable && !request.exportId) throw new RetryableExportError(failure.reason, { cause: error });
     return { status: 'failed', reason: failure.reason, retryable: failure.retryable };
+  }
+}
+
+/** E-mails the report to the definition's recipients; false when it has none. */
+async function emailRecipients(
+  definition: ReportDefinition,
+  result: ExportResult,
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  now: Date,
+): Promise<boolean> {
+  const email = definition.email;
+  if (!email) return false;
+  if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
+  const keys = await deps.mail.linkKeys();
+  const from = email.from ?? deps.mail.from;
+  if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
+  const message = await buildReportEmail({ ...definition, email }, result, {
+    from,
+    linkBaseUrl: deps.mail.linkBaseUrl,
+    key: keys.current,
+    now,
+    storage: deps.storage,
+    freshCopyLink: request.definition === undefined,
+  });
+  await deps.mail.send(message);
+  return true;
+}
+
+/** Announces the stored run on the event bus (ReportExported) and marks an on-demand job succeeded. */
+async function reportSuccess(
+  definition: ReportDefinition,
+  result: ExportResult,
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  job: { readonly datasetsTotal: number; readonly now: () => Date },
+): Promise<void> {
+  await deps.events.publish('ReportExported', {
+    report: definition.name,
+    runId: result.manifest.runId,
+    ...(request.exportId && { exportId: request.exportId }),
+    manifestKey: result.manifestKey,
+    ...(deps.bucket && { bucket: deps.bucket }),
+    rows: result.manifest.summary.rows as Record<string, number>,
+    files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
+    ...tableFilesDetail(result.manifest),
+  });
+  if (request.exportId) {
+    const done = finalProgress(result.manifest.summary.rows as Record<string, number>, job.datasetsTotal);
+    await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done }, job.now());
   }
 }
 
