@@ -6,7 +6,7 @@ import type { FinishedRun, OutputContext, OutputFactory } from '../../../../shar
 import type { TableDefinition, TableRow, TableSink } from '../../../../shared/table/table';
 
 const file = (path: string): ManifestFile => ({ path, format: 'csv', contentType: 'text/csv', bytes: 1, sha256: '0'.repeat(64), rows: {} });
-const table: TableDefinition = { name: 'risks', columns: [{ key: 'id', type: 'text' }] };
+const table: TableDefinition = { name: 'risks', columns: [{ key: 'id', type: 'text', description: 'Id' }] };
 const run: FinishedRun = { summary: { title: 't', sections: [] }, changes: {} as FinishedRun['changes'], snapshots: [], rows: { risks: 2 } };
 
 /** An output that records what it is asked, writes rows into `seen`, and lists one file per step. */
