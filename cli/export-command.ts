@@ -15,6 +15,7 @@ import { errorMessage, ExporterError, ReportDefinitionError, StorageError } from
 import { createLogger } from '../shared/core/logger';
 import { parseReportDefinitionJson } from '../shared/report/definition';
 import { exportReport } from '../shared/report/export-report';
+import { resolveExportSettings } from '../shared/report/export-settings';
 import type { ExportResult } from '../shared/report/run-export';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
@@ -128,16 +129,19 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
 
     if (!args.quiet) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
     const timeoutMs = args.timeout === undefined ? undefined : parseDuration(args.timeout);
+    const settings = resolveExportSettings({
+      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+      deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
+      concurrency: args.concurrency === undefined ? undefined : Number(args.concurrency),
+    });
     const result = await exportReport(definition, {
       credentials,
       storage,
       ledger,
       log,
-      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
-      ...(timeoutMs !== undefined && { deadline: Date.now() + timeoutMs }),
-      ...(args['run-id'] !== undefined && { runId: args['run-id'] }),
-      ...(args.concurrency !== undefined && { concurrency: Number(args.concurrency) }),
-      ...(!args.quiet && { onProgress: terminalProgress(io.stdout) }),
+      settings,
+      runId: args['run-id'],
+      onProgress: args.quiet ? undefined : terminalProgress(io.stdout),
     });
     io.stdout.write(describeResult(result, storage));
     return 0;

@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
-import { exportDeadline, runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
+import { jobExportSettings, runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { exportJobRequestSchema } from '../../shared/jobs/ports';
@@ -62,10 +62,7 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
       events,
       log: logger,
       bucket: config.REPORTS_BUCKET,
-      concurrency: config.API_CONCURRENCY,
-      timeoutMs: config.API_TIMEOUT_MS,
-      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
-      deadline: exportDeadline(Date.now(), context.getRemainingTimeInMillis()),
+      settings: jobExportSettings(config, Date.now(), context.getRemainingTimeInMillis()),
       mail: {
         send: (email) => mailer.send(email),
         from: config.MAIL_FROM,

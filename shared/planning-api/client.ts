@@ -55,19 +55,19 @@ export const DEFAULT_BOARD_ITEMS_PAGE_SIZE = 50;
 export interface PlanningApiClientOptions {
   credentials: Credentials;
   /** Defaults to the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** One limiter for the whole export; defaults to a private one of DEFAULT_API_CONCURRENCY slots. */
   limiter?: ConcurrencyLimiter;
   log?: Log;
   /** Time limit of each attempt (headers and body). Default 30 000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Largest response body read, in bytes; enforced while it streams in. Default 64 MiB. */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
   /**
    * Overall deadline, in ms on the `now` clock (epoch ms by default): no request, retry or backoff
    * goes past it; a request then fails with DeadlineExceededError. Default: none.
    */
-  deadline?: number;
+  deadline?: number | undefined;
   retry?: Partial<RetryOptions>;
   /** v1 page size, 1 to 50. Default 50. */
   pageLimit?: number;
@@ -86,7 +86,7 @@ export interface PlanningApiClientOptions {
   random?: () => number;
   now?: () => number;
   /** Metrics hook, called once per attempt. Errors thrown by it are logged and ignored. */
-  onRequest?: (event: RequestEvent) => void;
+  onRequest?: ((event: RequestEvent) => void) | undefined;
 }
 
 export interface ListBoardsOptions {
