@@ -1,36 +1,108 @@
 import type { Board, BoardItem, BoardStatus, BoardStory, Sprint, Team } from '../../planning-api/schemas';
 import { parseApiDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
-import type { Column, TableRow } from '../../table/table';
+import type { CellValue, Column, TableRow } from '../../table/table';
+import { tableColumns } from '../../table/column-spec';
 import { selectBoards } from './boards';
-import { col, dateOrText, link, listOf } from './columns';
+import { dateOrText, link, listOf } from './columns';
 
-export const BOARD_ITEM_COLUMNS: readonly Column[] = [
-  col('board_id', 'text', 'Board id', 12),
-  col('board_title', 'text', 'Board title', 24),
-  col('kind', 'text', '"feature" (parent item) or "story" (child item)', 8),
-  col('id', 'text', 'Item id', 12),
-  col('parent_id', 'text', 'For stories: id of the feature', 12),
-  col('parent_title', 'text', 'For stories: summary of the feature', 30),
-  col('external_key', 'text', 'Key of the item in the tracker', 12),
-  col('external_link', 'link', 'Link to the item in the tracker', 36),
-  col('summary', 'text', 'Summary (title)', 44),
-  col('item_type', 'text', 'Item type (features)', 12),
-  col('card_type', 'text', 'Card type (features)', 12),
-  col('status', 'text', 'Status title, resolved through the statuses operation', 14),
-  col('status_category', 'text', 'Status category, e.g. ToDo', 12),
-  col('sprints', 'list', 'Sprint titles (features)', 20),
-  col('teams', 'list', 'Team titles (features)', 20),
-  col('estimates', 'number', 'Estimate (story points or effort)'),
-  col('completion_by_status', 'percent', 'Completion by status of the stories (features)'),
-  col('completion_by_estimate', 'percent', 'Completion by estimate of the stories (features)'),
-  col('created_on', 'date', 'Creation date (features)'),
-  col('created_by', 'text', 'Login of the creator (features)', 18),
-  col('updated_on', 'date', 'Last update date (features)'),
-  col('updated_by', 'text', 'Login of the last updater (features)', 18),
-  col('iteration_path', 'text', 'Iteration path (features)', 20),
-  col('area_path', 'text', 'Area path (features)', 20),
-];
+/** What a `board-items` row is read from: a feature, or one of its stories (`story` set). */
+export interface BoardItemSource {
+  readonly board: Board;
+  readonly meta: BoardMetadata;
+  readonly feature: BoardItem;
+  readonly story?: BoardStory | undefined;
+}
+
+/** A feature-only value: stories leave these columns empty. */
+const ofFeature = (read: (item: BoardItem, s: BoardItemSource) => CellValue) => (s: BoardItemSource) =>
+  s.story ? null : read(s.feature, s);
+
+function statusOf(s: BoardItemSource): BoardStatus | undefined {
+  return s.story
+    ? (s.meta.childStatuses.find(s.story.status) ?? s.meta.parentStatuses.find(s.story.status))
+    : s.meta.parentStatuses.find(s.feature.status);
+}
+
+export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
+  { name: 'board_id', type: 'text', label: 'Board id', width: 12, hidden: true, description: 'Board id', read: (s) => s.board.id },
+  { name: 'board_title', type: 'text', label: 'Board', width: 24, description: 'Board title', read: (s) => s.board.title ?? null },
+  {
+    name: 'kind', type: 'text', label: 'Kind', width: 8, description: '"feature" (parent item) or "story" (child item)',
+    read: (s) => (s.story ? 'story' : 'feature'),
+  },
+  { name: 'id', type: 'text', label: 'Item id', width: 12, hidden: true, description: 'Item id', read: (s) => (s.story ?? s.feature).id },
+  {
+    name: 'parent_id', type: 'text', label: 'Feature id', width: 12, hidden: true, description: 'For stories: id of the feature',
+    read: (s) => (s.story ? (s.story.parentId ?? s.feature.id) : null),
+  },
+  {
+    name: 'parent_title', type: 'text', label: 'Feature', width: 30, description: 'For stories: summary of the feature',
+    read: (s) => (s.story ? (s.feature.summary ?? null) : null),
+  },
+  {
+    name: 'external_key', type: 'text', label: 'Key', width: 12, description: 'Key of the item in the tracker',
+    read: (s) => (s.story ?? s.feature).externalKey ?? null,
+  },
+  {
+    name: 'external_link', type: 'link', label: 'Item', width: 36, description: 'Link to the item in the tracker',
+    read: (s) => {
+      const item = s.story ?? s.feature;
+      return link(item.externalKey ?? item.summary, item.externalUrl);
+    },
+  },
+  { name: 'summary', type: 'text', label: 'Summary', width: 44, description: 'Summary (title)', read: (s) => (s.story ?? s.feature).summary ?? null },
+  { name: 'item_type', type: 'text', label: 'Item type', width: 12, description: 'Item type (features)', read: ofFeature((f) => f.itemType ?? null) },
+  { name: 'card_type', type: 'text', label: 'Card type', width: 12, description: 'Card type (features)', read: ofFeature((f) => f.cardType ?? null) },
+  {
+    name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status title, resolved through the statuses operation',
+    change: { label: 'Status', order: 1 }, read: (s) => statusOf(s)?.title ?? (s.story ?? s.feature).status ?? null,
+  },
+  {
+    name: 'status_category', type: 'text', label: 'Status category', width: 12, description: 'Status category, e.g. ToDo',
+    read: (s) => statusOf(s)?.category ?? null,
+  },
+  {
+    name: 'sprints', type: 'list', label: 'Sprints', width: 20, description: 'Sprint titles (features)', change: { label: 'Sprint', order: 3 },
+    read: ofFeature((f, s) => listOf([...new Set((f.teamsAndSprints ?? []).map((p) => s.meta.sprints.title(p.sprint)))])),
+  },
+  {
+    name: 'teams', type: 'list', label: 'Teams', width: 20, description: 'Team titles (features)', change: { label: 'Team', order: 2 },
+    read: ofFeature((f, s) => listOf([...new Set((f.teamsAndSprints ?? []).map((p) => s.meta.teams.title(p.team)))])),
+  },
+  {
+    name: 'estimates', type: 'number', label: 'Estimate', description: 'Estimate (story points or effort)',
+    change: { label: 'Estimate', order: 4 }, read: (s) => (s.story ?? s.feature).estimates ?? null,
+  },
+  {
+    name: 'completion_by_status', type: 'percent', label: 'Done by status', description: 'Completion by status of the stories (features)',
+    read: ofFeature((f) => f.completionByStatus ?? null),
+  },
+  {
+    name: 'completion_by_estimate', type: 'percent', label: 'Done by estimate', description: 'Completion by estimate of the stories (features)',
+    read: ofFeature((f) => f.completionByEstimate ?? null),
+  },
+  {
+    name: 'created_on', type: 'date', label: 'Created', description: 'Creation date (features)',
+    read: ofFeature((f) => dateOrText(f.createdOn, parseApiDate)),
+  },
+  { name: 'created_by', type: 'text', label: 'Created by', width: 18, description: 'Login of the creator (features)', read: ofFeature((f) => f.createdBy ?? null) },
+  {
+    name: 'updated_on', type: 'date', label: 'Updated', description: 'Last update date (features)',
+    read: ofFeature((f) => dateOrText(f.updatedOn, parseApiDate)),
+  },
+  {
+    name: 'updated_by', type: 'text', label: 'Updated by', width: 18, description: 'Login of the last updater (features)',
+    read: ofFeature((f) => f.updatedBy ?? null),
+  },
+  {
+    name: 'iteration_path', type: 'text', label: 'Iteration path', width: 20, description: 'Iteration path (features)',
+    read: ofFeature((f) => f.iterationPath ?? null),
+  },
+  { name: 'area_path', type: 'text', label: 'Area path', width: 20, description: 'Area path (features)', read: ofFeature((f) => f.areaPath ?? null) },
+]);
+
+export const BOARD_ITEM_COLUMNS: readonly Column[] = BOARD_ITEM_TABLE.columns;
 
 /**
  * The fields asked for explicitly: with a `fields` list the server returns only those (plus id),
@@ -84,33 +156,11 @@ async function loadMetadata(ctx: DatasetContext, boardId: string): Promise<Board
 }
 
 export function featureRow(board: Board, item: BoardItem, meta: BoardMetadata): TableRow {
-  const status = meta.parentStatuses.find(item.status);
-  const plan = item.teamsAndSprints ?? [];
-  return {
-    outlineLevel: 0,
-    values: [
-      board.id, board.title ?? null, 'feature', item.id, null, null, item.externalKey ?? null,
-      link(item.externalKey ?? item.summary, item.externalUrl), item.summary ?? null, item.itemType ?? null, item.cardType ?? null,
-      status?.title ?? item.status ?? null, status?.category ?? null,
-      listOf([...new Set(plan.map((p) => meta.sprints.title(p.sprint)))]),
-      listOf([...new Set(plan.map((p) => meta.teams.title(p.team)))]),
-      item.estimates ?? null, item.completionByStatus ?? null, item.completionByEstimate ?? null,
-      dateOrText(item.createdOn, parseApiDate), item.createdBy ?? null, dateOrText(item.updatedOn, parseApiDate),
-      item.updatedBy ?? null, item.iterationPath ?? null, item.areaPath ?? null,
-    ],
-  };
+  return { outlineLevel: 0, values: BOARD_ITEM_TABLE.values({ board, meta, feature: item }) };
 }
 
 export function storyRow(board: Board, feature: BoardItem, story: BoardStory, meta: BoardMetadata): TableRow {
-  const status = meta.childStatuses.find(story.status) ?? meta.parentStatuses.find(story.status);
-  return {
-    outlineLevel: 1,
-    values: [
-      board.id, board.title ?? null, 'story', story.id, story.parentId ?? feature.id, feature.summary ?? null,
-      story.externalKey ?? null, link(story.externalKey ?? story.summary, story.externalUrl), story.summary ?? null, null, null,
-      status?.title ?? story.status ?? null, status?.category ?? null, null, null, story.estimates ?? null,
-    ],
-  };
+  return { outlineLevel: 1, values: BOARD_ITEM_TABLE.values({ board, meta, feature, story }) };
 }
 
 /**
