@@ -13,6 +13,7 @@ import { manifestSchema, type Manifest, type ManifestFile, type ManifestTableFil
 import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
 import { labelled } from './tables/labels';
+import { mergeFigures } from './field-audit';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
 import { cleanUp, fileEntry, verifiedManifest, verifyStored } from './run-files';
 import { RunLease } from './run-lease';
@@ -306,7 +307,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       summary: {
         title: summary.title,
         rows: tableRows,
-        ...datasets.reduce<Record<string, unknown>>((all, d) => ({ ...all, ...d.figures() }), {}),
+        ...mergeFigures(datasets.map((d) => d.figures())),
         sections: summary.sections,
       },
       changes: changed.manifest,

@@ -1,15 +1,17 @@
 import type { Board, BoardItem, BoardStatus, BoardStory, Sprint, Team } from '../../planning-api/schemas';
-import { parseApiDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { tableColumns } from '../../table/column-spec';
 import { selectBoards } from './boards';
-import { dateOrText, link, listOf } from './columns';
+import { apiDate, link, listOf, titleOrText } from './columns';
+import { FieldAudit, type FieldShape } from '../field-audit';
 
 /** What a `board-items` row is read from: a feature, or one of its stories (`story` set). */
 export interface BoardItemSource {
   readonly board: Board;
   readonly meta: BoardMetadata;
+  /** The report's time zone: epoch-millisecond dates become calendar dates there. */
+  readonly timeZone: string;
   readonly feature: BoardItem;
   readonly story?: BoardStory | undefined;
 }
@@ -38,7 +40,7 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
   },
   {
     name: 'parent_title', type: 'text', label: 'Feature', width: 30, description: 'For stories: summary of the feature',
-    read: (s) => (s.story ? (s.feature.summary ?? null) : null),
+    read: (s) => (s.story ? (s.feature.summary ?? s.story.parentDescription ?? null) : null),
   },
   {
     name: 'external_key', type: 'text', label: 'Key', width: 12, description: 'Key of the item in the tracker',
@@ -64,11 +66,20 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
   },
   {
     name: 'sprints', type: 'list', label: 'Sprints', width: 20, description: 'Sprint titles (features)', change: { label: 'Sprint', order: 3 },
-    read: ofFeature((f, s) => listOf([...new Set((f.teamsAndSprints ?? []).map((p) => s.meta.sprints.title(p.sprint)))])),
+    read: ofFeature((f, s) => {
+      const plan = f.teamsAndSprints;
+      // Text where the contract has a list (the docs' type): kept readable here, counted as a warning.
+      if (typeof plan === 'string') return listOf([plan]);
+      return listOf([...new Set((plan ?? []).map((p) => s.meta.sprints.title(p.sprint)))]);
+    }),
   },
   {
     name: 'teams', type: 'list', label: 'Teams', width: 20, description: 'Team titles (features)', change: { label: 'Team', order: 2 },
-    read: ofFeature((f, s) => listOf([...new Set((f.teamsAndSprints ?? []).map((p) => s.meta.teams.title(p.team)))])),
+    read: ofFeature((f, s) => {
+      const plan = f.teamsAndSprints;
+      if (typeof plan === 'string') return null;
+      return listOf([...new Set((plan ?? []).map((p) => s.meta.teams.title(p.team)))]);
+    }),
   },
   {
     name: 'estimates', type: 'number', label: 'Estimate', description: 'Estimate (story points or effort)',
@@ -84,12 +95,12 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
   },
   {
     name: 'created_on', type: 'date', label: 'Created', description: 'Creation date (features)',
-    read: ofFeature((f) => dateOrText(f.createdOn, parseApiDate)),
+    read: ofFeature((f, s) => apiDate(f.createdOn, s.timeZone)),
   },
   { name: 'created_by', type: 'text', label: 'Created by', width: 18, description: 'Login of the creator (features)', read: ofFeature((f) => f.createdBy ?? null) },
   {
     name: 'updated_on', type: 'date', label: 'Updated', description: 'Last update date (features)',
-    read: ofFeature((f) => dateOrText(f.updatedOn, parseApiDate)),
+    read: ofFeature((f, s) => apiDate(f.updatedOn, s.timeZone)),
   },
   {
     name: 'updated_by', type: 'text', label: 'Updated by', width: 18, description: 'Login of the last updater (features)',
@@ -100,7 +111,38 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
     read: ofFeature((f) => f.iterationPath ?? null),
   },
   { name: 'area_path', type: 'text', label: 'Area path', width: 20, description: 'Area path (features)', read: ofFeature((f) => f.areaPath ?? null) },
+  {
+    name: 'tracker_id', type: 'text', label: 'Tracker id', width: 10, description: 'Id of the feature in the first tracker family (extCId; azureId in the public docs)',
+    read: ofFeature((f) => f.extCId ?? f.azureId ?? null),
+  },
+  {
+    name: 'planning_id', type: 'text', label: 'Planning-tool id', width: 14, hidden: true,
+    description: "The planning tool's own id of the item (kendisId in the public docs)", read: (s) => (s.story ?? s.feature).kendisId ?? null,
+  },
+  {
+    name: 'board_state', type: 'text', label: 'Board state', width: 12, description: 'State of the board, e.g. Planning or Tracking',
+    read: (s) => titleOrText(s.board.state),
+  },
 ]);
+
+/** The fields each table reads from a feature and its child items; anything else is listed in the manifest. */
+export const BOARD_ITEM_SHAPE: FieldShape = (() => {
+  const story: FieldShape = {
+    id: true, kendisId: true, parentId: true, parentDescription: true, summary: true, estimates: true, status: true,
+    externalKey: true, externalUrl: true,
+  };
+  return {
+    id: true, extCId: true, azureId: true, kendisId: true, iterationPath: true, estimates: true, updatedBy: true,
+    externalKey: true, teamsAndSprints: { sprint: true, team: true }, completionByStatus: true, updatedOn: true,
+    status: true, itemType: true, completionByEstimate: true, createdOn: true, summary: true, externalUrl: true,
+    cardType: true, createdBy: true, areaPath: true, stories: story, children: story,
+  };
+})();
+
+/** The child items of a feature: `stories` in the contract, `children` in the public docs. */
+export function childItems(feature: BoardItem): readonly BoardStory[] {
+  return feature.stories ?? feature.children ?? [];
+}
 
 export const BOARD_ITEM_COLUMNS: readonly Column[] = BOARD_ITEM_TABLE.columns;
 
@@ -111,7 +153,7 @@ export const BOARD_ITEM_COLUMNS: readonly Column[] = BOARD_ITEM_TABLE.columns;
 export const BOARD_ITEM_FIELDS = [
   'summary', 'externalKey', 'externalUrl', 'itemType', 'cardType', 'status', 'teamsAndSprints', 'estimates',
   'completionByStatus', 'completionByEstimate', 'createdOn', 'createdBy', 'updatedOn', 'updatedBy',
-  'iterationPath', 'areaPath', 'extCId', 'children',
+  'iterationPath', 'areaPath', 'extCId', 'children', 'azureId', 'kendisId',
 ] as const;
 
 /** Looks a reference up by id first, then by title: the items operation may send either. */
@@ -155,12 +197,12 @@ async function loadMetadata(ctx: DatasetContext, boardId: string): Promise<Board
   };
 }
 
-export function featureRow(board: Board, item: BoardItem, meta: BoardMetadata): TableRow {
-  return { outlineLevel: 0, values: BOARD_ITEM_TABLE.values({ board, meta, feature: item }) };
+export function featureRow(board: Board, item: BoardItem, meta: BoardMetadata, timeZone = 'UTC'): TableRow {
+  return { outlineLevel: 0, values: BOARD_ITEM_TABLE.values({ board, meta, timeZone, feature: item }) };
 }
 
-export function storyRow(board: Board, feature: BoardItem, story: BoardStory, meta: BoardMetadata): TableRow {
-  return { outlineLevel: 1, values: BOARD_ITEM_TABLE.values({ board, meta, feature, story }) };
+export function storyRow(board: Board, feature: BoardItem, story: BoardStory, meta: BoardMetadata, timeZone = 'UTC'): TableRow {
+  return { outlineLevel: 1, values: BOARD_ITEM_TABLE.values({ board, meta, timeZone, feature, story }) };
 }
 
 /**
@@ -307,23 +349,32 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   const selection = ctx.definition.datasets.boardItems ?? {};
   let boards: Board[] = [];
   const counts = new Map<string, { features: number; stories: number }>();
+  const audit = new FieldAudit();
 
   async function* rows(): AsyncIterable<TableRow> {
     for (const board of boards) counts.set(board.id, { features: 0, stories: 0 });
     const items = boardItemsInOrder(ctx.source, (boardId) => loadMetadata(ctx, boardId), boards, readAhead);
+    const timeZone = ctx.definition.timeZone;
     for await (const { board, meta, item } of items) {
       const count = counts.get(board.id)!;
       count.features++;
-      yield featureRow(board, item, meta);
-      for (const story of item.stories ?? []) {
+      audit.check('board-items', item, BOARD_ITEM_SHAPE);
+      if (typeof item.teamsAndSprints === 'string') {
+        audit.warn('board-items', 'teamsAndSprints', 'text where a list of { sprint, team } was expected; shown as is in sprints');
+      }
+      yield featureRow(board, item, meta, timeZone);
+      for (const story of childItems(item)) {
         count.stories++;
-        yield storyRow(board, item, story, meta);
+        yield storyRow(board, item, story, meta, timeZone);
       }
     }
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
     boards = await selectBoards(ctx.source, selection, 'boardItems', ctx.log);
+    for (const board of boards) {
+      if (typeof board.state === 'string') audit.warn('board-items', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
+    }
     yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS, outlineLevels: 1 }, rows: rows() };
   }
 
@@ -343,8 +394,10 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
           }),
         },
       },
+      ...audit.sections(),
     ],
     figures: () => ({
+      ...audit.figures(),
       boardItems: Object.fromEntries(boards.map((b) => [b.id, { title: b.title ?? null, ...(counts.get(b.id) ?? { features: 0, stories: 0 }) }])),
     }),
   };

@@ -13,6 +13,7 @@ import type { Column, TableRow } from '../../table/table';
 import { OkrFigures } from '../summary/okr-figures';
 import { listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
+import { FieldAudit, type FieldShape } from '../field-audit';
 import { SHEET_TITLES } from './labels';
 
 /** What a `strategic-themes` row is read from. */
@@ -48,7 +49,27 @@ export const STRATEGIC_THEME_TABLE = tableColumns<ThemeSource>()([
     name: 'theme_progress', type: 'percent', label: 'Progress', description: 'Theme progress (percent) from the progress operation',
     change: { label: 'Progress', order: 2 }, read: (s) => s.progress,
   },
+  { name: 'summary', type: 'text', label: 'Summary', width: 40, description: 'Short summary of the theme', read: (s) => s.theme.summary ?? null },
+  { name: 'description', type: 'text', label: 'Description', width: 50, description: 'Description of the theme (multi-line)', read: (s) => s.theme.description ?? null },
+  { name: 'color', type: 'text', label: 'Colour', width: 10, hidden: true, description: 'Colour of the theme (hex)', read: (s) => s.theme.color ?? null },
 ]);
+
+export const THEME_SHAPE: FieldShape = {
+  id: true, key: true, title: true, status: true, owners: true, summary: true, description: true, color: true,
+};
+export const OKR_GROUP_SHAPE: FieldShape = {
+  id: true, type: true, title: true, completionPct: true, status: true, bvPlan: true, bvActual: true, completionCriteria: true,
+  // Structure, kept by the row's place: the level column, the order of the rows, the objective rows themselves.
+  level: true, sequence: true, objectivesCount: true,
+};
+export const OKR_OBJECTIVE_SHAPE: FieldShape = {
+  id: true, type: true, key: true, title: true, completionPct: true, timePeriod: true, endTimePeriod: true, objType: true,
+  status: true, bvPlan: true, bvActual: true, completionCriteria: true, groupName: true, level: true, keyResultsCount: true,
+};
+export const KEY_RESULT_SHAPE: FieldShape = {
+  id: true, type: true, key: true, title: true, completionPct: true, criteria: true, timePeriod: true, status: true,
+  metric: { baseline: true, target: true, unit: true, current: true }, level: true,
+};
 
 export const STRATEGIC_THEME_COLUMNS: readonly Column[] = STRATEGIC_THEME_TABLE.columns;
 
@@ -103,16 +124,16 @@ export const OKR_TABLE = tableColumns<OkrSource>()([
   },
   {
     name: 'bv_plan', type: 'number', label: 'Planned BV', description: 'Planned business value (objectives)',
-    change: { label: 'Planned BV', order: 3 }, read: (s) => (s.level === 2 ? (s.objective.bvPlan ?? null) : null),
+    change: { label: 'Planned BV', order: 3 }, read: (s) => (s.level === 3 ? null : (okrNode(s) as OkrObjective).bvPlan ?? null),
   },
   {
     name: 'bv_actual', type: 'number', label: 'Actual BV', description: 'Actual business value (objectives)',
-    change: { label: 'Actual BV', order: 4 }, read: (s) => (s.level === 2 ? (s.objective.bvActual ?? null) : null),
+    change: { label: 'Actual BV', order: 4 }, read: (s) => (s.level === 3 ? null : (okrNode(s) as OkrObjective).bvActual ?? null),
   },
   {
     name: 'completion_criteria', type: 'text', label: 'Completion criteria', width: 18,
     description: 'Completion criteria of an objective, e.g. ROLLUP_BY_STATUS',
-    read: (s) => (s.level === 2 ? (s.objective.completionCriteria ?? null) : null),
+    read: (s) => (s.level === 3 ? null : (okrNode(s) as OkrObjective).completionCriteria ?? null),
   },
   {
     name: 'criteria', type: 'text', label: 'Criteria', width: 12, description: 'Criteria of a key result, e.g. "By Items" or "Target"',
@@ -125,6 +146,14 @@ export const OKR_TABLE = tableColumns<OkrSource>()([
     change: { label: 'Current value', order: 5 }, read: (s) => metric(s)?.current ?? null,
   },
   { name: 'metric_unit', type: 'text', label: 'Unit', width: 10, description: 'Key-result metric unit', read: (s) => metric(s)?.unit ?? null },
+  {
+    name: 'objective_kind', type: 'text', label: 'Objective kind', width: 14, description: 'Kind of an objective as the tool names it (objType)',
+    read: (s) => (s.level === 2 ? (s.objective.objType ?? null) : null),
+  },
+  {
+    name: 'end_time_period', type: 'text', label: 'End period', width: 14, description: 'Last time period of an objective that spans several',
+    read: (s) => (s.level === 2 ? (s.objective.endTimePeriod ?? null) : null),
+  },
 ]);
 
 export const OKR_COLUMNS: readonly Column[] = OKR_TABLE.columns;
@@ -144,6 +173,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
   const health = new OkrFigures(SHEET_TITLES.okrs ?? 'okrs');
+  const audit = new FieldAudit();
   let objectiveCompletionSum = 0;
   let objectivesWithCompletion = 0;
 
@@ -228,6 +258,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
 
     async function* themeRows(): AsyncIterable<TableRow> {
       for (const theme of themes) {
+        audit.check('strategic-themes', theme, THEME_SHAPE);
         // Portfolio order for the membership columns, independent of which request finished first.
         const owners = portfolios.filter((p) => (membership.get(theme.id) ?? []).some((m) => m.id === p.id));
         yield {
@@ -256,6 +287,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         for (const { group, objectives } of tree.groups) {
           counts.groups++;
           row++;
+          audit.check('okrs', group, OKR_GROUP_SHAPE);
           yield {
             outlineLevel: 0,
             values: OKR_TABLE.values({ level: 1, themeKey, group, groupProgress: groupsProgress[group.id] ?? null }),
@@ -267,10 +299,12 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
               objectivesWithCompletion++;
             }
             health.objective(tree.theme, objective, row++);
+            audit.check('okrs', objective, OKR_OBJECTIVE_SHAPE);
             yield { outlineLevel: 1, values: OKR_TABLE.values({ level: 2, themeKey, group, objective }) };
             for (const kr of keyResults) {
               counts.keyResults++;
               row++;
+              audit.check('okrs', kr, KEY_RESULT_SHAPE);
               yield { outlineLevel: 2, values: OKR_TABLE.values({ level: 3, themeKey, objective, keyResult: kr }) };
             }
           }
@@ -301,8 +335,10 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
           { label: 'Key results', value: counts.keyResults, type: 'integer' },
         ],
       },
+      ...audit.sections(),
     ],
     figures: () => ({
+      ...audit.figures(),
       okr: {
         ...counts,
         averageObjectiveCompletion: averageObjectiveCompletion(),

@@ -1,12 +1,13 @@
 import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
-import { trackerRef, type TrackerRef } from '../../planning-api/tracker-ref';
+import { trackerRef, type TrackerItemFields, type TrackerRef } from '../../planning-api/tracker-ref';
+import { FieldAudit, type FieldShape } from '../field-audit';
 import { tableColumns, type ColumnName } from '../../table/column-spec';
 import { epochToCalendarDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
-import { link, listOf } from './columns';
+import { link, listOf, titleOrText } from './columns';
 import { SHEET_TITLES } from './labels';
 
 /** What a `pi-objectives` row is read from. */
@@ -68,6 +69,20 @@ export const PI_OBJECTIVE_TABLE = tableColumns<PiObjectiveSource>()([
   {
     name: 'linked_items', type: 'integer', label: 'Linked items', width: 8, description: 'Number of linked items',
     read: (s) => s.objective.linkedItems?.length ?? 0,
+  },
+  {
+    name: 'group_completion', type: 'percent', label: 'Group completion', description: 'Completion of the objective group, rolled up from its objectives',
+    read: (s) => s.group.completion ?? null,
+  },
+  { name: 'group_bv_plan', type: 'number', label: 'Group planned BV', description: 'Planned business value of the whole group', read: (s) => s.group.bvPlan ?? null },
+  { name: 'group_bv_actual', type: 'number', label: 'Group actual BV', description: 'Actual business value of the whole group', read: (s) => s.group.bvActual ?? null },
+  {
+    name: 'group_achievement', type: 'percent', label: 'Group BV achievement',
+    description: 'Actual over planned business value of the group (only on boards with BV achievement enabled)', read: (s) => s.group.achievement ?? null,
+  },
+  {
+    name: 'board_state', type: 'text', label: 'Board state', width: 12, description: 'State of the board, e.g. Planning or Tracking',
+    read: (s) => titleOrText(s.board.state),
   },
 ]);
 
@@ -152,6 +167,16 @@ const PI_ITEM_TABLE = tableColumns<PiItemSource>()([
     name: 'status_category', type: 'text', label: 'Status category', width: 12, description: 'Status category',
     read: (s) => s.item.status?.category ?? null,
   },
+  {
+    name: 'tracker_item_type_icon', type: 'text', label: 'Item type icon', width: 20, hidden: true,
+    description: 'Address of the item-type icon (first family: extAItemTypeIcon; tfsItemTypeIcon in the public docs)',
+    read: (s) => s.item.extAItemTypeIcon ?? s.item.tfsItemTypeIcon ?? null,
+  },
+  {
+    name: 'tracker_issue_type_id', type: 'text', label: 'Issue type id', width: 10, hidden: true,
+    description: 'Issue-type id in the tracker (second family: extBIssueTypeId; jiraIssueTypeId in the public docs)',
+    read: (s) => s.item.extBIssueTypeId ?? s.item.jiraIssueTypeId ?? null,
+  },
 ]);
 
 const TEAM_SPRINT_TABLE = tableColumns<PiItemSource>()([
@@ -188,7 +213,9 @@ function unique(values: (string | null | undefined)[]): string[] {
   return [...new Set(values.filter((v): v is string => !!v))];
 }
 
-export function teamSprintPlan(entries: readonly PiTeamsAndSprints[] | null | undefined, timeZone: string): TeamSprintPlan {
+export function teamSprintPlan(entries: readonly PiTeamsAndSprints[] | string | null | undefined, timeZone: string): TeamSprintPlan {
+  // Text where the contract has a list: kept readable in the sprints column (the dataset counts a warning).
+  if (typeof entries === 'string') return { teams: null, sprints: listOf([entries]), firstStart: null, lastEnd: null };
   const list = [...(entries ?? [])].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
   const starts = list.map((e) => e.sprint?.startDate).filter((n): n is number => typeof n === 'number');
   const ends = list.map((e) => e.sprint?.endDate).filter((n): n is number => typeof n === 'number');
@@ -209,7 +236,38 @@ export function piItemValues(source: PiItemSource, additionalColumns: boolean): 
   return values;
 }
 
+/** The tracker fields under either vocabulary: the contract's extA and extB, or the docs' tfs and jira names. */
+export function trackerFields(item: PiLinkedItem | PiSubItem): TrackerItemFields {
+  return {
+    extAId: item.extAId ?? item.tfsId,
+    extAURL: item.extAURL ?? item.tfsURL,
+    extBId: item.extBId ?? item.jiraId,
+    extBKey: item.extBKey ?? item.jiraKey,
+  };
+}
+
+const STATUS = true;
+/** Fields of a sub-item the item table reads (a status and a plan entry are references: their title is what is kept). */
+export const PI_SUB_ITEM_SHAPE: FieldShape = {
+  id: true, extAId: true, extAURL: true, extAItemTypeIcon: true, tfsId: true, tfsURL: true, tfsItemTypeIcon: true,
+  extBId: true, extBKey: true, extBIssueTypeId: true, jiraId: true, jiraKey: true, jiraIssueTypeId: true, title: true,
+  type: true, issueType: true, storyPoints: true, completion: true, status: STATUS,
+  teamsAndSprints: { sequence: true, team: true, sprint: true },
+};
+/** A linked item: its sub-items have rows of their own (audited one by one). */
+export const PI_LINKED_ITEM_SHAPE: FieldShape = { ...PI_SUB_ITEM_SHAPE, subItems: true };
+/** An objective group and its objectives; linked items are audited with the item table. */
+export const PI_GROUP_SHAPE: FieldShape = {
+  id: true, title: true, type: true, completion: true, bvPlan: true, bvActual: true, achievement: true, status: STATUS,
+  objectives: {
+    id: true, title: true, type: true, completion: true, bvPlan: true, bvActual: true, status: STATUS, linkedItems: true,
+    // The rows keep the API's order, which is the sequence.
+    sequence: true,
+  },
+};
+
 export function piObjectivesDataset(ctx: DatasetContext): Dataset {
+  const audit = new FieldAudit();
   const selection = ctx.definition.datasets.piObjectives ?? { additionalColumns: false };
   const completionType = selection.completionType as CompletionType | undefined;
   const additionalColumns = selection.additionalColumns;
@@ -219,7 +277,11 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
   function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
-    const ref = trackerRef(item, { extBBrowseUrl });
+    const ref = trackerRef(trackerFields(item), { extBBrowseUrl });
+    audit.check('pi-objective-items', item, parentId ? PI_SUB_ITEM_SHAPE : PI_LINKED_ITEM_SHAPE);
+    if (typeof item.teamsAndSprints === 'string') {
+      audit.warn('pi-objective-items', 'teamsAndSprints', 'text where a list of { team, sprint } was expected; shown as is in sprints');
+    }
     const plan = additionalColumns ? teamSprintPlan(item.teamsAndSprints, ctx.definition.timeZone) : undefined;
     const values = piItemValues({ boardId, objective, item, parentId, ref, plan }, additionalColumns);
     return { values, outlineLevel: parentId ? 1 : 0 };
@@ -227,6 +289,9 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
 
   async function* tables(): AsyncIterable<TableOutput> {
     boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log);
+    for (const board of boards) {
+      if (typeof board.state === 'string') audit.warn('pi-objectives', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
+    }
     // One request per board returns the whole nested tree; both tables are built from it.
     const groupsByBoard: { board: Board; groups: PiObjectiveGroup[] }[] = await Promise.all(
       boards.map(async (board) => ({
@@ -243,6 +308,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
         const stats = { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
         perBoard.set(board.id, stats);
         for (const group of groups) {
+          audit.check('pi-objectives', group, PI_GROUP_SHAPE);
           for (const objective of group.objectives ?? []) {
             stats.objectives++;
             if (typeof objective.completion === 'number') {
@@ -297,8 +363,10 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
           type: 'percent' as const,
         })),
       },
+      ...audit.sections(),
     ],
     figures: () => ({
+      ...audit.figures(),
       ...predictability.figures(),
       piObjectives: Object.fromEntries(
         boards.map((b) => {

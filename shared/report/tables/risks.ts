@@ -9,6 +9,7 @@ import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '.
 import type { PeopleDirectory } from '../people';
 import { col, columnSlug, dateOrText, joinList, listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
+import { FieldAudit, type FieldShape } from '../field-audit';
 
 /** What a `risks` row is read from. */
 export interface RiskSource {
@@ -77,6 +78,13 @@ export const RISK_TABLE = tableColumns<RiskSource>()([
 export const RISK_COLUMNS: readonly Column[] = RISK_TABLE.columns;
 
 const RISK_LEVEL_COLUMN = RISK_TABLE.indexOf('risk_level');
+
+/** The fields the risk columns read (custom fields become columns of their own). */
+export const RISK_SHAPE: FieldShape = {
+  id: true, key: true, title: true, riskDesc: true, mitigationActions: true, createdBy: true, impact: true, probability: true,
+  riskLevel: { title: true, color: true }, raisedDate: true, resolutionDate: true, linkedItems: true, boardTeams: true,
+  boardSprints: true, customFields: true, status: true, riskRegister: true, watcherList: true, responsible: true,
+};
 
 interface CustomColumn {
   readonly title: string;
@@ -199,6 +207,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
   let registers: RiskRegister[] = [];
   const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks');
   let total = 0;
+  const audit = new FieldAudit();
 
   async function selectRegisters(): Promise<RiskRegister[]> {
     const visible = await toArray(ctx.source.listRiskRegisters());
@@ -228,6 +237,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
           total++;
           if (ctx.people) learnPeople(risk, ctx.people);
           figures.add(register, risk, total + 1);
+          audit.check('risks', risk, RISK_SHAPE);
           yield riskRow(register, risk, custom);
         }
       }
@@ -241,7 +251,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
     resolvedSelectors: () => ({
       registers: registers.map((r) => ({ id: r.id, key: r.key ?? null, title: r.title ?? null })),
     }),
-    summary: () => figures.sections(),
-    figures: () => figures.figures(),
+    summary: () => [...figures.sections(), ...audit.sections()],
+    figures: () => ({ ...audit.figures(), ...figures.figures() }),
   };
 }
