@@ -86,12 +86,15 @@ export class FieldAudit {
         value: warnings.map((w) => `${w.path}: ${w.problem} (${w.records.toLocaleString('en-US')})`).join(', '),
       })),
     ];
-    return lines.length > 0 ? [{ heading: FIELD_AUDIT_HEADING, role: 'about', lines }] : [];
+    if (lines.length === 0) return [];
+    return [{ heading: FIELD_AUDIT_HEADING, role: 'about', lines, smallPrint: FIELD_AUDIT_SMALL_PRINT }];
   }
 }
 
-/** Heading of the Summary section above; the e-mail looks for it to add its sentence. */
 export const FIELD_AUDIT_HEADING = 'Fields the server sent that the report does not hold';
+/** The e-mail's sentence: the detail stays in the workbook and the manifest. */
+export const FIELD_AUDIT_SMALL_PRINT =
+  'The server sent fields this report does not hold, or values of an unexpected shape; the Summary sheet and the manifest list them.';
 
 function walk(record: Record<string, unknown>, shape: FieldShape, prefix: string, counts: Map<string, number>): void {
   for (const key in record) {
