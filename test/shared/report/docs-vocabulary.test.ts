@@ -72,7 +72,7 @@ function serveDocsVocabulary(): Server {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const path = url.pathname.replace(/^\/api\/acme\//, '');
       const input = body ? (JSON.parse(body) as Record<string, unknown>) : {};
-      const boardId = String(input.boardId ?? url.searchParams.get('boardId') ?? '');
+      const boardId = typeof input.boardId === 'string' ? input.boardId : (url.searchParams.get('boardId') ?? '');
       const send = (data: unknown) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(data));
