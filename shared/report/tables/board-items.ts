@@ -14,17 +14,16 @@ export interface BoardItemSource {
   readonly timeZone: string;
   readonly feature: BoardItem;
   readonly story?: BoardStory | undefined;
+  /** The row's own item: the story on a story row, else the feature. */
+  readonly item: BoardItem | BoardStory;
+  /** The item's status resolved through the statuses operation (looked up once for both status columns). */
+  readonly status: BoardStatus | undefined;
 }
 
 /** A feature-only value: stories leave these columns empty. */
 const ofFeature = (read: (item: BoardItem, s: BoardItemSource) => CellValue) => (s: BoardItemSource) =>
   s.story ? null : read(s.feature, s);
 
-function statusOf(s: BoardItemSource): BoardStatus | undefined {
-  return s.story
-    ? (s.meta.childStatuses.find(s.story.status) ?? s.meta.parentStatuses.find(s.story.status))
-    : s.meta.parentStatuses.find(s.feature.status);
-}
 
 export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
   { name: 'board_id', type: 'text', label: 'Board id', width: 12, hidden: true, description: 'Board id', read: (s) => s.board.id },
@@ -33,7 +32,7 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
     name: 'kind', type: 'text', label: 'Kind', width: 8, description: '"feature" (parent item) or "story" (child item)',
     read: (s) => (s.story ? 'story' : 'feature'),
   },
-  { name: 'id', type: 'text', label: 'Item id', width: 12, hidden: true, description: 'Item id', read: (s) => (s.story ?? s.feature).id },
+  { name: 'id', type: 'text', label: 'Item id', width: 12, hidden: true, description: 'Item id', read: (s) => s.item.id },
   {
     name: 'parent_id', type: 'text', label: 'Feature id', width: 12, hidden: true, description: 'For stories: id of the feature',
     read: (s) => (s.story ? (s.story.parentId ?? s.feature.id) : null),
@@ -44,25 +43,24 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
   },
   {
     name: 'external_key', type: 'text', label: 'Key', width: 12, description: 'Key of the item in the tracker',
-    read: (s) => (s.story ?? s.feature).externalKey ?? null,
+    read: (s) => s.item.externalKey ?? null,
   },
   {
     name: 'external_link', type: 'link', label: 'Item', width: 36, description: 'Link to the item in the tracker',
     read: (s) => {
-      const item = s.story ?? s.feature;
-      return link(item.externalKey ?? item.summary, item.externalUrl);
+      return link(s.item.externalKey ?? s.item.summary, s.item.externalUrl);
     },
   },
-  { name: 'summary', type: 'text', label: 'Summary', width: 44, description: 'Summary (title)', read: (s) => (s.story ?? s.feature).summary ?? null },
+  { name: 'summary', type: 'text', label: 'Summary', width: 44, description: 'Summary (title)', read: (s) => s.item.summary ?? null },
   { name: 'item_type', type: 'text', label: 'Item type', width: 12, description: 'Item type (features)', read: ofFeature((f) => f.itemType ?? null) },
   { name: 'card_type', type: 'text', label: 'Card type', width: 12, description: 'Card type (features)', read: ofFeature((f) => f.cardType ?? null) },
   {
     name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status title, resolved through the statuses operation',
-    change: { label: 'Status', order: 1 }, read: (s) => statusOf(s)?.title ?? (s.story ?? s.feature).status ?? null,
+    change: { label: 'Status', order: 1 }, read: (s) => s.status?.title ?? s.item.status ?? null,
   },
   {
     name: 'status_category', type: 'text', label: 'Status category', width: 12, description: 'Status category, e.g. ToDo',
-    read: (s) => statusOf(s)?.category ?? null,
+    read: (s) => s.status?.category ?? null,
   },
   {
     name: 'sprints', type: 'list', label: 'Sprints', width: 20, description: 'Sprint titles (features)', change: { label: 'Sprint', order: 3 },
@@ -83,41 +81,41 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
   },
   {
     name: 'estimates', type: 'number', label: 'Estimate', description: 'Estimate (story points or effort)',
-    change: { label: 'Estimate', order: 4 }, read: (s) => (s.story ?? s.feature).estimates ?? null,
+    change: { label: 'Estimate', order: 4 }, read: (s) => s.item.estimates ?? null,
   },
   {
     name: 'completion_by_status', type: 'percent', label: 'Done by status', description: 'Completion by status of the stories (features)',
-    read: ofFeature((f) => f.completionByStatus ?? null),
+    read: (s) => (s.story ? null : s.feature.completionByStatus ?? null),
   },
   {
     name: 'completion_by_estimate', type: 'percent', label: 'Done by estimate', description: 'Completion by estimate of the stories (features)',
-    read: ofFeature((f) => f.completionByEstimate ?? null),
+    read: (s) => (s.story ? null : s.feature.completionByEstimate ?? null),
   },
   {
     name: 'created_on', type: 'date', label: 'Created', description: 'Creation date (features)',
-    read: ofFeature((f, s) => apiDate(f.createdOn, s.timeZone)),
+    read: (s) => (s.story ? null : apiDate(s.feature.createdOn, s.timeZone)),
   },
   { name: 'created_by', type: 'text', label: 'Created by', width: 18, description: 'Login of the creator (features)', read: ofFeature((f) => f.createdBy ?? null) },
   {
     name: 'updated_on', type: 'date', label: 'Updated', description: 'Last update date (features)',
-    read: ofFeature((f, s) => apiDate(f.updatedOn, s.timeZone)),
+    read: (s) => (s.story ? null : apiDate(s.feature.updatedOn, s.timeZone)),
   },
   {
     name: 'updated_by', type: 'text', label: 'Updated by', width: 18, description: 'Login of the last updater (features)',
-    read: ofFeature((f) => f.updatedBy ?? null),
+    read: (s) => (s.story ? null : s.feature.updatedBy ?? null),
   },
   {
     name: 'iteration_path', type: 'text', label: 'Iteration path', width: 20, description: 'Iteration path (features)',
-    read: ofFeature((f) => f.iterationPath ?? null),
+    read: (s) => (s.story ? null : s.feature.iterationPath ?? null),
   },
   { name: 'area_path', type: 'text', label: 'Area path', width: 20, description: 'Area path (features)', read: ofFeature((f) => f.areaPath ?? null) },
   {
     name: 'tracker_id', type: 'text', label: 'Tracker id', width: 10, description: 'Id of the feature in the first tracker family (extCId; azureId in the public docs)',
-    read: ofFeature((f) => f.extCId ?? f.azureId ?? null),
+    read: (s) => (s.story ? null : s.feature.extCId ?? s.feature.azureId ?? null),
   },
   {
     name: 'planning_id', type: 'text', label: 'Planning-tool id', width: 14, hidden: true,
-    description: "The planning tool's own id of the item (kendisId in the public docs)", read: (s) => (s.story ?? s.feature).kendisId ?? null,
+    description: "The planning tool's own id of the item (kendisId in the public docs)", read: (s) => s.item.kendisId ?? null,
   },
   {
     name: 'board_state', type: 'text', label: 'Board state', width: 12, description: 'State of the board, e.g. Planning or Tracking',
@@ -198,11 +196,13 @@ async function loadMetadata(ctx: DatasetContext, boardId: string): Promise<Board
 }
 
 export function featureRow(board: Board, item: BoardItem, meta: BoardMetadata, timeZone = 'UTC'): TableRow {
-  return { outlineLevel: 0, values: BOARD_ITEM_TABLE.values({ board, meta, timeZone, feature: item }) };
+  const status = meta.parentStatuses.find(item.status);
+  return { outlineLevel: 0, values: BOARD_ITEM_TABLE.values({ board, meta, timeZone, feature: item, story: undefined, item, status }) };
 }
 
 export function storyRow(board: Board, feature: BoardItem, story: BoardStory, meta: BoardMetadata, timeZone = 'UTC'): TableRow {
-  return { outlineLevel: 1, values: BOARD_ITEM_TABLE.values({ board, meta, timeZone, feature, story }) };
+  const status = meta.childStatuses.find(story.status) ?? meta.parentStatuses.find(story.status);
+  return { outlineLevel: 1, values: BOARD_ITEM_TABLE.values({ board, meta, timeZone, feature, story, item: story, status }) };
 }
 
 /**
