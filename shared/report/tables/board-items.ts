@@ -38,8 +38,8 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
     read: (s) => (s.story ? (s.story.parentId ?? s.feature.id) : null),
   },
   {
-    name: 'parent_title', type: 'text', label: 'Feature', width: 30, description: 'For stories: summary of the feature',
-    read: (s) => (s.story ? (s.feature.summary ?? s.story.parentDescription ?? null) : null),
+    name: 'parent_title', type: 'text', label: 'Feature', width: 30, description: "For stories: title of the feature (the story's parentDescription when sent, else the feature's summary)",
+    read: (s) => (s.story ? (s.story.parentDescription ?? s.feature.summary ?? null) : null),
   },
   {
     name: 'external_key', type: 'text', label: 'Key', width: 12, description: 'Key of the item in the tracker',

@@ -88,6 +88,17 @@ function serveDocsVocabulary(): Server {
   });
 }
 
+/** Every leaf value of a record with its path (`children[].summary`), for the no-value-lost check. */
+function leaves(table: string, value: unknown, path: string, out: { table: string; path: string; value: unknown }[]): void {
+  if (Array.isArray(value)) {
+    for (const item of value) leaves(table, item, `${path}[]`, out);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) leaves(table, inner, path === '' || path.endsWith('.') ? `${path}${key}` : `${path}.${key}`, out);
+  } else if (value !== undefined && value !== null && value !== '') {
+    out.push({ table, path: path.replace(/\[\](?=[A-Za-z])/g, '[].'), value });
+  }
+}
+
 describe('an export from a server that speaks the public docs\' vocabulary', () => {
   let server: Server;
   let root: string;
@@ -156,7 +167,8 @@ describe('an export from a server that speaks the public docs\' vocabulary', () 
       tracker_id: '2', planning_id: '64bd1e57e87523ghjD442Fe2', created_on: '2024-07-25', updated_on: '2024-07-25',
       sprints: '1879e6d2-43ea Phoenix', teams: '', status: 'Active', board_state: 'Tracking',
     });
-    expect(items[1]).toMatchObject({ planning_id: '64bd1e57e87123ghjD1974f0', parent_title: 'Improve DWH Nightly Sync', summary: 'Child story' });
+    expect(items[1]).toMatchObject({ planning_id: '64bd1e57e87123ghjD1974f0', parent_title: 'CRM system updates v1.5', summary: 'Child story' });
+    expect(items[2]).toMatchObject({ parent_title: 'Improve DWH Nightly Sync', parent_id: '66a2c76a09da964694561fda' });
     expect(items[3]).toMatchObject({ tracker_id: '99', created_on: '2024-07-25' });
 
     const workbook = await readWorkbook(join(folder, 'docs-weekly.xlsx'));
@@ -178,6 +190,49 @@ describe('an export from a server that speaks the public docs\' vocabulary', () 
       { d: '2024-07-25', tracker_id: '2' }, { d: '2024-07-25', tracker_id: '99' }, { d: null, tracker_id: null },
     ]);
     connection.closeSync();
+  });
+
+  it('puts every served value into a cell of its table or into the manifest list of unexported fields', async () => {
+    const manifest = JSON.parse(await readFile(join(folder, 'manifest.json'), 'utf8')) as {
+      summary: { unexportedFields: Record<string, { path: string }[]> };
+    };
+    const cells = async (table: string) => new Set((await readCsv(join(folder, `${table}.csv`))).rows.flat());
+    const served: { table: string; path: string; value: unknown }[] = [];
+    for (const records of Object.values(ITEMS)) for (const r of records) leaves('board-items', r, '', served);
+    for (const groups of Object.values(GROUPS)) {
+      for (const g of groups as Record<string, unknown>[]) {
+        const { objectives, ...group } = g;
+        leaves('pi-objectives', group, '', served);
+        for (const o of (objectives ?? []) as Record<string, unknown>[]) {
+          const { linkedItems, ...objective } = o;
+          leaves('pi-objectives', objective, 'objectives[].', served);
+          for (const item of (linkedItems ?? []) as Record<string, unknown>[]) {
+            const { subItems, ...linked } = item;
+            leaves('pi-objective-items', linked, '', served);
+            for (const sub of (subItems ?? []) as Record<string, unknown>[]) leaves('pi-objective-items', sub, '', served);
+          }
+        }
+      }
+    }
+    // Values that reach their cell changed: references shown by their title, dates as calendar dates,
+    // and the objective's place in its group, which is the rows' order.
+    const shownOtherwise: Record<string, (value: unknown) => string> = {
+      'board-items:status': () => 'Active',
+      'board-items:children[].status': () => 'Active',
+      'board-items:createdOn': () => '2024-07-25',
+      'board-items:updatedOn': () => '2024-07-25',
+      'pi-objectives:status.id': () => 'In Progress',
+      'pi-objectives:objectives[].status.id': () => 'In Progress',
+      'pi-objective-items:status.id': () => 'Active',
+      'pi-objectives:objectives[].sequence': () => 'OBJ-23',
+    };
+    const missing: string[] = [];
+    for (const { table, path, value } of served) {
+      const unexported = (manifest.summary.unexportedFields[table] ?? []).some((f) => f.path === path.replace(/^objectives\[\]\./, ''));
+      const expected = shownOtherwise[`${table}:${path}`]?.(value) ?? String(value);
+      if (!unexported && !(await cells(table)).has(expected)) missing.push(`${table}: ${path} = ${JSON.stringify(value)}`);
+    }
+    expect(missing).toEqual([]);
   });
 
   it('lists every served field no column holds, per table, and counts values of another shape', async () => {
