@@ -201,8 +201,18 @@ function describeResult(result: ExportResult, storage: Storage): string {
       (t) => `  parquet  ${storage.describe(`${result.manifest.report}/${t.path}`)} (${formatBytes(t.bytes)}, ${t.rows.toLocaleString('en-US')} rows)`,
     ),
     result.latestUpdated ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)}` : '',
+    unexportedLine(result.manifest.summary),
   ];
   return `${lines.filter((l) => l !== '').join('\n')}\n`;
+}
+
+/** One line when the server sent fields no column holds (the manifest lists them per table). */
+function unexportedLine(summary: Readonly<Record<string, unknown>>): string {
+  const byTable = (summary.unexportedFields ?? {}) as Readonly<Record<string, readonly unknown[]>>;
+  const tables = Object.entries(byTable).filter(([, fields]) => fields.length > 0);
+  if (tables.length === 0) return '';
+  const fields = tables.reduce((n, [, f]) => n + f.length, 0);
+  return `  note     ${fields} field(s) the server sent are in no column (${tables.map(([t]) => t).join(', ')}): see summary.unexportedFields in the manifest`;
 }
 
 /** Our errors carry messages written for users; anything else is unexpected and says so. */

@@ -103,6 +103,7 @@ function emailModel(input: ReportEmailInput): EmailModel {
   const smallPrint = [
     ...(input.runId ? [`Run ${input.runId}, generated ${generated}.`] : [`Generated ${generated}.`]),
     ...(input.linksExpireAt ? [`The links work until ${formatDate(input.linksExpireAt, input.timeZone)}.`] : []),
+    ...new Set(input.summary.sections.flatMap((section) => (section.smallPrint ? [section.smallPrint] : []))),
   ];
   return {
     title: input.summary.title || input.reportName,

@@ -8,6 +8,7 @@ import { manifestSchema, type Manifest } from './manifest';
 import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
 import { labelled } from './tables/labels';
+import { mergeFigures } from './field-audit';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
 import { withRunAttempt, type ExportResult, type RunInProgress } from './run-attempt';
 import { buildSummary } from './run-summary';
@@ -162,7 +163,7 @@ function buildManifest(parts: ManifestParts): Manifest {
     summary: {
       title: summary.title,
       rows: parts.tableRows,
-      ...datasets.reduce<Record<string, unknown>>((all, d) => ({ ...all, ...d.figures() }), {}),
+      ...mergeFigures(datasets.map((d) => d.figures())),
       sections: summary.sections,
     },
     changes: parts.changes,

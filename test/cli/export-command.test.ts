@@ -46,6 +46,10 @@ describe('export command', () => {
     expect(io.out() + io.err()).not.toContain(sim.credentials().apiKey);
     const latest = JSON.parse(await readFile(join(dir, 'out', 'cli-test', 'latest.json'), 'utf8'));
     expect(latest.report).toBe('cli-test');
+    // The simulator's risks carry a field no column holds: one line says so and points to the manifest.
+    const manifest = JSON.parse(await readFile(join(dir, 'out', latest.manifest), 'utf8'));
+    expect(manifest.summary.unexportedFields).toEqual({ risks: [{ path: 'score', records: expect.any(Number) }] });
+    expect(io.out()).toContain('note     1 field(s) the server sent are in no column (risks): see summary.unexportedFields in the manifest');
   });
 
   it('exports to S3 when given --bucket and a local endpoint', async () => {
