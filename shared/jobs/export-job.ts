@@ -145,6 +145,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
         now: now(),
         storage: deps.storage,
         freshCopyLink: request.definition === undefined,
+        inline: request.definition !== undefined,
       });
       await deps.mail.send(message);
       emailed = true;
