@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { errorMessage, StorageError } from '../core/errors';
+import { makeDirectory } from '../core/make-directory';
 import type { Ledger, LedgerEntry, LedgerPutOptions } from './ledger';
 
 /** A lock older than this was left by a killed process: it guards a few milliseconds of work. */
@@ -49,7 +50,7 @@ export class LocalLedger implements Ledger {
 
   async put(key: string, value: unknown, expectedVersion: number, options: LedgerPutOptions = {}): Promise<boolean> {
     const file = this.fileOf(key);
-    await mkdir(this.directory, { recursive: true }).catch((error: unknown) => {
+    await makeDirectory(this.directory).catch((error: unknown) => {
       throw new StorageError(`could not create the run ledger directory ${this.directory}: ${errorMessage(error)}`, { cause: error });
     });
     const release = await this.lock(file);

@@ -78,5 +78,8 @@ export function verifyRunLinkToken(token: string, keys: LinkVerificationKeys, no
   const payload = runLinkPayloadSchema.safeParse(decoded);
   if (!payload.success) throw refusal('invalid-payload');
   if (now.getTime() >= payload.data.exp * 1000) throw refusal('expired');
+  // Signed by a key, but further out than any link this exporter issues: a key used elsewhere, or a
+  // forger with a leaked key minting links that outlive its rotation. The maximum holds both ways.
+  if (payload.data.exp * 1000 - now.getTime() > MAX_LINK_LIFETIME_SECONDS * 1000) throw refusal('invalid-payload');
   return payload.data;
 }

@@ -115,4 +115,11 @@ describe('export command', () => {
     expect(code).toBe(1);
     expect(io.err()).toMatch(/credentials file ".*nope.json" was not found/);
   });
+
+  it.runIf(process.platform === 'linux')('ends with a clear error for an --out where no folder can be made (/proc/self), instead of hanging', async () => {
+    const io = captureIo(dir);
+    const code = await runExportCommand(['--report', 'report.json', '--credentials', 'credentials.json', '--out', '/proc/self'], io);
+    expect(code).toBe(1);
+    expect(io.err()).toContain('cannot create folders in /proc/self');
+  });
 });
