@@ -182,7 +182,7 @@ export const MAX_ERROR_TEXT = 300;
 
 /**
  * The human-readable part of an error body. Bodies seen from this kind of service:
- * `{ "errorMessages": ["..."], "errors": { "field": "..." } }`, `{ "error": "..." }`,
+ * `{ "errorMessages": ["..."], "errors": { "field": "..." } }`, `{ "errorMessages": "..." }`, `{ "error": "..." }`,
  * `{ "message": "..." }`, or plain text / an HTML page from a gateway.
  */
 export function extractErrorText(
@@ -213,8 +213,11 @@ function messageFromJson(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const record = value as Record<string, unknown>;
   const parts: string[] = [];
+  // The service sends `errorMessages` as an array or, on some operations, as one string.
   if (Array.isArray(record.errorMessages)) {
     parts.push(...record.errorMessages.filter((m): m is string => typeof m === 'string'));
+  } else if (typeof record.errorMessages === 'string') {
+    parts.push(record.errorMessages);
   }
   if (record.errors !== null && typeof record.errors === 'object' && !Array.isArray(record.errors)) {
     for (const [field, message] of Object.entries(record.errors)) {

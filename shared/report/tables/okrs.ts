@@ -1,5 +1,5 @@
 import { toArray } from '../../core/async-iterables';
-import { NotFoundError, SelectorNotFoundError } from '../../core/errors';
+import { NotFoundError } from '../../core/errors';
 import type {
   KeyResult,
   OkrObjective,
@@ -8,6 +8,7 @@ import type {
   StrategicTheme,
   ThemeProgress,
 } from '../../planning-api/schemas';
+import { resolveSelector } from '../selector-titles';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { Column, TableRow } from '../../table/table';
 import { OkrFigures } from '../summary/okr-figures';
@@ -70,25 +71,13 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
     if (!selection.portfolioThemes && !selection.strategicThemes) return all;
     const chosen = new Map<string, StrategicTheme>();
     for (const selector of selection.portfolioThemes ?? []) {
-      const portfolio = portfolios.find((p) => p.id === selector || p.key === selector);
-      if (!portfolio) {
-        throw new SelectorNotFoundError(
-          `okrs.portfolioThemes: no visible portfolio theme has the key or id "${selector}". ` +
-            `Visible: ${portfolios.map((p) => p.key ?? p.id).join(', ') || '(none)'}.`,
-        );
-      }
+      const portfolio = resolveSelector(portfolios, selector, { path: 'okrs.portfolioThemes', noun: 'portfolio theme', keyed: true });
       for (const theme of all) {
         if ((membership.get(theme.id) ?? []).some((p) => p.id === portfolio.id)) chosen.set(theme.id, theme);
       }
     }
     for (const selector of selection.strategicThemes ?? []) {
-      const theme = all.find((t) => t.id === selector || t.key === selector);
-      if (!theme) {
-        throw new SelectorNotFoundError(
-          `okrs.strategicThemes: no visible strategic theme has the key or id "${selector}". ` +
-            `Visible: ${all.map((t) => t.key ?? t.id).join(', ') || '(none)'}.`,
-        );
-      }
+      const theme = resolveSelector(all, selector, { path: 'okrs.strategicThemes', noun: 'strategic theme', keyed: true });
       chosen.set(theme.id, theme);
     }
     // Keep the API's order, not the selector order, so the sheet reads like the planning tool.

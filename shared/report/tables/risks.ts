@@ -1,9 +1,9 @@
 import { toArray } from '../../core/async-iterables';
-import { SelectorNotFoundError } from '../../core/errors';
 import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
 import { epochToCalendarDate, parseApiDate } from '../dates';
 import { runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
 import { RiskFigures } from '../summary/risk-figures';
+import { resolveSelector } from '../selector-titles';
 import { SHEET_TITLES } from './labels';
 import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../people';
@@ -163,10 +163,6 @@ export function riskRow(register: RiskRegister, risk: Risk, custom: readonly Cus
   return color ? { values, fill: { column: RISK_LEVEL_COLUMN, color } } : { values };
 }
 
-function matches(register: RiskRegister, selector: string): boolean {
-  return register.id === selector || register.key === selector;
-}
-
 /**
  * The `risks` dataset. Risks are collected before the table starts because the custom-field
  * columns are only known once every risk has been seen (a stable header needs them all); a
@@ -181,16 +177,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
   async function selectRegisters(): Promise<RiskRegister[]> {
     const visible = await toArray(ctx.source.listRiskRegisters());
     if (!selectors) return visible;
-    return selectors.map((selector) => {
-      const found = visible.find((r) => matches(r, selector));
-      if (!found) {
-        throw new SelectorNotFoundError(
-          `risks.registers: no visible risk register has the id or key "${selector}". ` +
-            `Visible registers: ${visible.map((r) => r.key ?? r.id).join(', ') || '(none)'}.`,
-        );
-      }
-      return found;
-    });
+    return selectors.map((selector) => resolveSelector(visible, selector, { path: 'risks.registers', noun: 'risk register', keyed: true }));
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
