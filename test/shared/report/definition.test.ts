@@ -71,8 +71,8 @@ describe('parseReportDefinition', () => {
   it('refuses selector ids with control or ANSI characters, naming the field and not echoing the id', () => {
     const issues = issuesOf({ name: 'acme', datasets: { risks: { registers: ['ok', 'R1\u001b[2J\u001b]0;owned\u0007'] }, boardItems: { boards: ['b\u009b31m'] } } });
     expect(issues).toEqual([
-      { path: 'datasets.risks.registers.1', message: 'register id or key must not contain control characters (copy the id again)' },
-      { path: 'datasets.boardItems.boards.0', message: 'board id must not contain control characters (copy the id again)' },
+      { path: 'datasets.risks.registers.1', message: 'register id, key or title must not contain control characters (copy it again)' },
+      { path: 'datasets.boardItems.boards.0', message: 'board id or title must not contain control characters (copy it again)' },
     ]);
     expect(issues.map((i) => `${i.path} ${i.message}`).join('\n')).not.toMatch(/owned|31m/);
   });
