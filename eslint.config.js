@@ -107,7 +107,7 @@ const LONG_FUNCTIONS = [
   { file: 'shared/report/tables/pi-objectives.ts', name: 'piObjectivesDataset', lines: 103, why: 'as okrs.ts: inline row building until the column specs per table' },
   { file: 'shared/report/changes/tracker.ts', name: 'startChangeTracking', lines: 118, why: "the tracker's per-run state is one closure shared by every table's sink" },
   { file: 'shared/render/time-zone.ts', name: 'createZoneClock', lines: 85, why: 'a hot path: the caches and the formatters it reuses live in one closure on purpose' },
-  { file: 'shared/jobs/run-page.ts', name: 'renderRunPage', lines: 83, why: 'one HTML page as one template, read top to bottom' },
+  { file: 'shared/jobs/run-page.ts', name: 'renderRunPage', lines: 90, why: 'one HTML page as one template, read top to bottom' },
 ];
 const functionLength = (max) => ({ 'max-lines-per-function': ['error', { max, skipBlankLines: true, skipComments: true }] });
 

@@ -7,6 +7,7 @@ import { loadCliConfig } from '../shared/core/config';
 import { createDynamoDbClient, DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
 import type { Ledger } from '../shared/ledger/ledger';
 import { LocalLedger } from '../shared/ledger/local-ledger';
+import { scopedLedger, storageScope } from '../shared/ledger/scoped-ledger';
 import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
@@ -122,7 +123,7 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
         })
       : new LocalDirectoryStorage(await checkOutDirectory(resolve(io.cwd, args.out!)));
     const ledger: Ledger = args.bucket
-      ? new DynamoDbLedger({ tableName: args['ledger-table']!, client: createDynamoDbClient() })
+      ? scopedLedger(new DynamoDbLedger({ tableName: args['ledger-table']!, client: createDynamoDbClient() }), storageScope(args.bucket, args.prefix))
       : new LocalLedger(resolve(io.cwd, args.out!, '.ledger'));
     const log = args.verbose ? createLogger({ level: 'DEBUG' }) : createLogger({ level: 'SILENT' });
     log.appendKeys({ report: definition.name });

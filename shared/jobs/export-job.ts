@@ -211,6 +211,7 @@ async function emailRecipients(
     now,
     storage: deps.storage,
     freshCopyLink: request.definition === undefined,
+    inline: request.definition !== undefined,
   });
   await deps.mail.send(message);
   return true;

@@ -170,6 +170,8 @@ export function verifySignedToken<T extends { readonly exp: number }>(
   const payload = schema.safeParse(openSignedToken(token, keys, now));
   if (!payload.success) throw refusal('invalid-payload');
   if (now.getTime() >= payload.data.exp * 1000) throw refusal('expired');
+  // No link is issued for longer than the maximum; one that claims to be was not made here.
+  if (payload.data.exp * 1000 - now.getTime() > MAX_LINK_LIFETIME_SECONDS * 1000) throw refusal('invalid-payload');
   return payload.data;
 }
 

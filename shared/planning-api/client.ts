@@ -4,6 +4,7 @@ import { silentLog, type Log } from '../core/logger';
 import { createLimiter, type ConcurrencyLimiter } from './concurrency';
 import type { Credentials } from './credentials';
 import { HttpTransport } from './http-transport';
+import { redactErrorsOf } from './redacting-errors';
 import { pageOffset } from './paging';
 import { parseRecord, readBareObject, readListEnvelope, readObjectEnvelope } from './parse';
 import { PlanningApiRequester, type Call, type RequestEvent } from './requester';
@@ -147,15 +148,12 @@ export class PlanningApiClient {
     if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
       throw new RangeError(`maxResponseBytes must be a positive integer, got ${String(maxResponseBytes)}`);
     }
+    // The credentials object is not kept: only the transport holds the key, in a private field.
+    const transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs, timeoutSignal: options.timeoutSignal, maxResponseBytes });
+    // Whatever an error quotes from a response (a failing field of a 200 too) is redacted on the way out.
+    redactErrorsOf(this, (text) => transport.redact(text));
     this.#requester = new PlanningApiRequester({
-      // The credentials object is not kept: only the transport holds the key, in a private field.
-      transport: new HttpTransport({
-        credentials: options.credentials,
-        fetch: options.fetch,
-        timeoutMs,
-        timeoutSignal: options.timeoutSignal,
-        maxResponseBytes,
-      }),
+      transport,
       deadline: options.deadline,
       baseUrl: options.credentials.baseUrl,
       legacyBaseUrl: `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`,

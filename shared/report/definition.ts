@@ -13,7 +13,14 @@ import { isTimeZone } from './dates';
 
 const idList = (what: string) =>
   z
-    .array(z.string().trim().min(1, `${what} must not be empty strings`))
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, `${what} must not be empty strings`)
+        // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+        .refine((id) => !/[\u0000-\u001f\u007f-\u009f]/.test(id), `${what} must not contain control characters (copy it again)`),
+    )
     .min(1, `list at least one ${what}, or leave the selector out to export all visible ones`)
     .optional();
 
