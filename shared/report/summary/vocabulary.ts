@@ -54,6 +54,11 @@ export function isTrackingState(state: string | null | undefined): boolean {
   return /tracking|active|execution|in progress|running/i.test(state ?? '');
 }
 
+/** A board whose PI is over (its business value has been scored). */
+export function isClosedBoardState(state: string | null | undefined): boolean {
+  return /closed|done|complete|finished|archiv/i.test(state ?? '');
+}
+
 /** SAFe's predictability band: 80-100 % of the planned business value delivered. */
 export const PREDICTABILITY_BAND = { low: 80, high: 100 } as const;
 

@@ -1,10 +1,12 @@
 import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
 import { trackerRef } from '../../planning-api/tracker-ref';
 import { epochToCalendarDate } from '../dates';
-import type { Dataset, DatasetContext, TableOutput } from '../dataset';
+import { runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
+import { boardSprints, piPhase } from '../summary/pi-phase';
+import { isClosedBoardState } from '../summary/vocabulary';
 import { col, link, listOf } from './columns';
 import { SHEET_TITLES } from './labels';
 
@@ -97,15 +99,25 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     return { values, outlineLevel: parentId ? 1 : 0 };
   }
 
+  /** The board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
+  async function placePi(board: Board, groups: PiObjectiveGroup[]): Promise<void> {
+    const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
+    const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
+    const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(board.state?.title));
+    predictability.board(board, phase, teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)));
+  }
+
   async function* tables(): AsyncIterable<TableOutput> {
     boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log);
     // One request per board returns the whole nested tree; both tables are built from it.
     const groupsByBoard: { board: Board; groups: PiObjectiveGroup[] }[] = await Promise.all(
       boards.map(async (board) => ({
         board,
-        groups: await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns }),
+        // Always with teams and sprints: their sprint dates place the PI's phase (columns follow the setting).
+        groups: await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns: true }),
       })),
     );
+    await Promise.all(groupsByBoard.map(({ board, groups }) => placePi(board, groups)));
     const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
 
     async function* objectiveRows(): AsyncIterable<TableRow> {
