@@ -9,14 +9,10 @@ const INTEGER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const ONE_DECIMAL = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
-/** Excel number formats that write the same text as the functions below. */
+/** Excel number formats that write the same text as the functions below (percent cells hold fractions). */
 export const EXCEL_FORMATS = {
   integer: '#,##0',
-  number: '#,##0.##',
-  /** Percent cells hold 0-100 (not 0-1): the "%" is literal text. */
-  percent: '#,##0.0" %"',
-  delta: '+#,##0;-#,##0;0',
-  percentPoints: '+#,##0.0" pp";-#,##0.0" pp";0.0" pp"',
+  percent: '0.0 %',
   date: 'yyyy-mm-dd',
   datetime: 'yyyy-mm-dd hh:mm',
 } as const;

@@ -235,7 +235,11 @@ describe('changes since the last run (two exports into one root)', () => {
     const headline = second.summary.sections.filter((x) => x.role === 'headline').flatMap((x) => x.lines);
     const numeric = headline.filter((l) => typeof l.value === 'number');
     expect(numeric.length).toBeGreaterThan(0);
-    for (const line of numeric) expect(line.delta).toMatch(/^(unchanged|[+−][\d,.]+) since 16 Nov$/);
+    for (const line of numeric) {
+      // A percentage's change is in percentage points, one decimal.
+      expect(line.delta).toMatch(line.type === 'percent' ? /^(unchanged|[+−]\d+\.\d pp) since 16 Nov$/ : /^(unchanged|[+−][\d,.]+) since 16 Nov$/);
+    }
+    expect(numeric.some((l) => l.type === 'percent' && l.delta?.endsWith('pp since 16 Nov'))).toBe(true);
     const summarySheet = (await readWorkbook(join(root, second.runFolder, 'weekly.xlsx'))).getWorksheet('Summary')!;
     const shown = summarySheet.getRows(1, summarySheet.rowCount)!.find((r) => r.getCell(1).text === numeric[0]!.label)!;
     expect([shown.getCell(3).value, shown.getCell(4).text]).toEqual([numeric[0]!.value, numeric[0]!.delta]);
