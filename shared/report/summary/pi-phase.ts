@@ -24,7 +24,7 @@ export interface PiPhase {
   /** Calendar days left in the PI, the run's day included (0 once it has ended). */
   readonly daysLeft: number | null;
   readonly scored: boolean;
-  /** The phase in words: `Sprint 3 of 5 · 41 days left (IP sprint from 2026-12-21)`. */
+  /** The phase in words: `Sprint 3 (3/5) · 56 days left · IP sprint from 2027-01-04`. */
   readonly text: string;
 }
 
@@ -45,10 +45,13 @@ export function boardSprints(sprints: readonly Sprint[], groups: readonly PiObje
       }
     }
   }
-  const day = (ms: number) => epochToCalendarDate(ms, timeZone) ?? null;
+  // The end is the sprint's last instant, which can fall on the next calendar day in the report's
+  // zone: a sprint's days are counted from its start, for its length rounded to whole days.
   const known = sprints.map((s) => {
     const d = dated.get(s.id);
-    return d ? { start: day(d.start), end: day(d.end) } : null;
+    const start = d ? (epochToCalendarDate(d.start, timeZone) ?? null) : null;
+    if (!d || !start) return null;
+    return { start, end: addDays(start, Math.max(1, Math.round((d.end - d.start) / 86_400_000)) - 1) };
   });
   const anchor = known.findIndex((k) => k?.start && k.end);
   return sprints.map((s, i) => {
@@ -96,7 +99,7 @@ export function piPhase(pi: string, sprints: readonly PiSprint[], today: Date, b
   let where: string;
   if (!current) where = 'before its first sprint';
   else if (current.isIPSprint) where = `${current.title} (IP sprint)`;
-  else where = `${current.title} (${development.indexOf(current) + 1} of ${development.length})`;
+  else where = `${current.title} (${development.indexOf(current) + 1}/${development.length})`;
   const ipNote = ip?.start && !current?.isIPSprint ? ` · IP sprint from ${iso(ip.start)}` : '';
   return {
     pi,
