@@ -34,10 +34,12 @@ export function riskStatusRank(status: string): number {
   return i >= 0 ? i : isClosedRiskStatus(status) ? 100 : 50;
 }
 
-export type OkrHealth = 'on-track' | 'at-risk' | 'off-track' | 'other';
+export type OkrHealth = 'not-started' | 'on-track' | 'at-risk' | 'off-track' | 'done' | 'other';
 
 export function okrHealth(status: string | null | undefined): OkrHealth {
   const t = (status ?? '').toLowerCase();
+  if (/not[\s-]?started|to ?do|new/.test(t)) return 'not-started';
+  if (/done|achieved|complete|closed/.test(t)) return 'done';
   if (/off[\s-]?track|behind|blocked/.test(t)) return 'off-track';
   if (/at[\s-]?risk/.test(t)) return 'at-risk';
   if (/on[\s-]?track/.test(t)) return 'on-track';

@@ -175,7 +175,7 @@ function matches(register: RiskRegister, selector: string): boolean {
 export function risksDataset(ctx: DatasetContext): Dataset {
   const selectors = ctx.definition.datasets.risks?.registers;
   let registers: RiskRegister[] = [];
-  const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks');
+  const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks', ctx.definition.datasets.risks?.ownerField);
   let total = 0;
 
   async function selectRegisters(): Promise<RiskRegister[]> {

@@ -129,7 +129,7 @@ describe('the workbook people read (demo flavour)', () => {
       const overdue = open.filter((r) => r.resolutionDate && iso(r.resolutionDate.replace(/-/g, ' ')) < today).length;
       expect(overdue).toBeGreaterThan(0);
       expect(value('Overdue (resolution date passed)')).toBe(overdue);
-      expect(value('Without an owner')).toBe(open.filter((r) => !r.responsible).length);
+      expect(value('Without a responsible person')).toBe(open.filter((r) => !r.responsible).length);
     });
 
     it('links every Needs attention item to its row, and that row is the item', () => {

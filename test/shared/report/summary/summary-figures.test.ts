@@ -66,26 +66,56 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
     expect(line(s, 'Open risks')).toBe(open.length);
     expect(line(s, 'Open and high or critical')).toBe(open.filter((r) => ['High', 'Critical'].includes(r.riskLevel.title)).length);
     expect(line(s, 'Overdue (resolution date passed)')).toBe(open.filter((r) => r.resolutionDate && isoOf(r.resolutionDate) < TODAY).length);
-    expect(line(s, 'Without an owner')).toBe(open.filter((r) => !r.responsible).length);
+    expect(line(s, 'Without a responsible person')).toBe(open.filter((r) => !r.responsible).length);
     expect(line(s, 'All risks, closed included')).toBe(risks.length);
     expect(open.length).toBeGreaterThan(0);
   });
 
+  it('counts owners in the custom field the definition names, and says which field', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'summary-owner-'));
+    try {
+      const owned = await exportReport(
+        parseReportDefinition({ name: 'owners', formats: ['csv'], datasets: { risks: { ownerField: 'Risk owner' } } }),
+        {
+          credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+          storage: new LocalDirectoryStorage(dir),
+          ledger: new LocalLedger(join(dir, '.ledger')),
+          now: () => new Date(`${TODAY}T06:00:00Z`),
+        },
+      );
+      const open = sim.tenant.allRisks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status));
+      const withoutField = open.filter((r) => !(r.customFields ?? []).some((f) => f.title === 'Risk owner' && f.value)).length;
+      const headline = owned.summary.sections.find((s) => s.heading === 'Risks')!;
+      expect(line(headline, 'Without a Risk owner')).toBe(withoutField);
+      expect(withoutField).not.toBe(open.filter((r) => !r.responsible).length);
+      expect(line(headline, 'Without a responsible person')).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('fills the level × status matrix in severity order with the register colours', () => {
     const grid = section('Risks by level and status').grid!;
-    const statuses = grid.columns.slice(1, -1).map((c) => c.label);
+    const statuses = grid.columns.slice(1, -2).map((c) => c.label);
+    expect(grid.columns.at(-2)!.label).toBe('Open (not closed)');
     expect(grid.rows.map((r) => r.values[0])).toEqual(['Critical', 'High', 'Medium', 'Low', 'All levels']);
     for (const row of grid.rows.slice(0, -1)) {
       const level = row.values[0];
       const ofLevel = sim.tenant.allRisks.filter((r) => r.riskLevel.title === level);
-      statuses.forEach((status, i) => expect(row.values[i + 1]).toBe(ofLevel.filter((r) => r.status.status === status).length));
+      // Status names in words: "In Progress" is shown as "In progress".
+      statuses.forEach((status, i) =>
+        expect(row.values[i + 1]).toBe(ofLevel.filter((r) => r.status.status.toLowerCase() === status.toLowerCase()).length),
+      );
+      expect(row.values.at(-2)).toBe(ofLevel.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status)).length);
       expect(row.values.at(-1)).toBe(ofLevel.length);
       expect(row.fills?.[0]).toBe(ofLevel[0]!.riskLevel.color);
     }
     expect(statuses.indexOf('Open')).toBeLessThan(statuses.indexOf('Closed'));
+    // "Open" in the headline and in the matrix's total agree.
+    expect(grid.rows.at(-1)!.values.at(-2)).toBe(line(section('Risks', 'headline'), 'Open risks'));
   });
 
-  it('shows OKR progress per strategic theme with on-track / at-risk / off-track counts', () => {
+  it('shows OKR progress per strategic theme with every state counted, adding up to the objectives', () => {
     const grid = section('OKR progress by strategic theme').grid!;
     expect(grid.rows).toHaveLength(sim.tenant.strategicThemes.length);
     sim.tenant.strategicThemes.forEach((theme, i) => {
@@ -93,8 +123,9 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
       const count = (status: string) => objectives.filter((o) => o.status.status === status).length;
       expect(grid.rows[i]!.values).toEqual([
         `${theme.key} ${theme.title}`, sim.tenant.themeProgress(theme.id)?.themeProgress ?? null,
-        objectives.length, count('On Track'), count('At Risk'), count('Off Track'),
+        objectives.length, count('Not Started'), count('On Track'), count('At Risk'), count('Off Track'), count('Done'),
       ]);
+      expect(count('Not Started') + count('On Track') + count('At Risk') + count('Off Track') + count('Done')).toBe(objectives.length);
     });
   });
 
