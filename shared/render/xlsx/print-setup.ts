@@ -57,7 +57,7 @@ export function dataSheetSetup(widths: readonly number[], keyColumn: string, tit
 }
 
 /**
- * The Summary fits its columns to a portrait page's width: they are chosen narrow enough (88
+ * The Summary fits its columns to a portrait page's width: they are chosen narrow enough (83
  * characters) that the fit keeps 10-point text at 8 pt or more even where Calibri is replaced by a
  * wider font (LibreOffice without Calibri measures about 10 px a character, so the fit is ~80 %).
  */

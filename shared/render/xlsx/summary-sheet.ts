@@ -4,7 +4,7 @@
  * lines and small tables share one column grid, narrow enough to print portrait with no text under
  * 8 pt (print-setup.ts); a section that would not fit on the page it starts on begins a new page:
  *
- *   A (12)   B (28)                 C … H (8 each)
+ *   A (12)   B (22)                 C … I (7 each)
  *   label ─────────────────────►    value                 (lines: the label runs into B)
  *   first column ─────────────►     2nd, 3rd, … columns   (tables: theme, board, level …)
  *   What     Item (link)            Why ─────────────►    (Needs attention)
@@ -18,9 +18,9 @@ import { inferType, Kind, producedKind, type StyleBook, type StyleModel, toExcel
 import type { WriterRow, WriterSheet } from './exceljs-internals';
 import { LINE_PT, rowHeightFor, summaryPageHeightPt, wrappedLines } from './print-setup';
 
-export const SUMMARY_COLUMN_WIDTHS: readonly number[] = [12, 28, 8, 8, 8, 8, 8, 8];
-/** Characters across C … H, where long text wraps in one merged cell. */
-const WIDE_WIDTH = 48;
+export const SUMMARY_COLUMN_WIDTHS: readonly number[] = [12, 22, 7, 7, 7, 7, 7, 7, 7];
+/** Characters across C … I, where long text wraps in one merged cell. */
+const WIDE_WIDTH = 49;
 const BAR_COLOUR = 'FF5B8DEF';
 const FONT = { name: 'Calibri', family: 2 } as const;
 
@@ -110,7 +110,7 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       if (c.wide && producedKind === Kind.Text) {
         sheet.mergeCells(rowNumber + 1, c.column, rowNumber + 1, SUMMARY_COLUMN_WIDTHS.length);
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
-        lines = Math.max(lines, wrappedLines(String(cell.value), WIDE_WIDTH - 8 * (c.column - 3)));
+        lines = Math.max(lines, wrappedLines(String(cell.value), WIDE_WIDTH - 7 * (c.column - 3)));
       } else if (c.column === SUMMARY_COLUMN_WIDTHS.length && producedKind === Kind.Text) {
         // Text in the last column has no cell to run into before the page edge: it wraps.
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
