@@ -40,7 +40,7 @@ const STYLE = {
   smallHeading: { font: { ...FONT, size: 10, bold: true, color: { argb: 'FF616E7C' } } },
 } satisfies Record<string, StyleModel>;
 
-/** Characters of a small-print value: it runs over C…H, and a longer one would widen the printed page. */
+/** Characters of a small-print value: it runs over C…I, and a longer one would widen the printed page. */
 const SMALL_PRINT_LENGTH = 75;
 
 /** Long metadata (every board of the scope) is cut with "…"; the manifest keeps it whole. */
