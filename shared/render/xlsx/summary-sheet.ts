@@ -110,7 +110,7 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       if (c.wide && producedKind === Kind.Text) {
         sheet.mergeCells(rowNumber + 1, c.column, rowNumber + 1, SUMMARY_COLUMN_WIDTHS.length);
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
-        lines = Math.max(lines, wrappedLines(String(cell.value), WIDE_WIDTH - 7 * (c.column - 3)));
+        lines = Math.max(lines, wrappedLines(typeof cell.value === 'string' ? cell.value : '', WIDE_WIDTH - 7 * (c.column - 3)));
       } else if (c.column === SUMMARY_COLUMN_WIDTHS.length && producedKind === Kind.Text) {
         // Text in the last column has no cell to run into before the page edge: it wraps.
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };

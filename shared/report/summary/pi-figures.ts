@@ -162,7 +162,8 @@ function grid(tallies: Iterable<Tally>, first: string) {
       { label: 'Planned BV (committed)', type: 'number' as const },
       { label: 'Actual BV (all)', type: 'number' as const },
       { label: 'Predictability', type: 'percent' as const, bar: true },
-      { label: '80–100 % band', brief: true },
+      // Not brief: the e-mail shows the band in words beside its colour.
+      { label: '80–100 % band' },
     ],
     rows: [...tallies].map((x): SummaryGridRow => {
       const p = predictability(x);
