@@ -214,16 +214,16 @@ describe('openXlsxWorkbook: cell types and formats', () => {
     expect(risks.getCell('F3').value).toEqual(new Date('2026-07-01T12:15:30Z'));
   });
 
-  it('writes percentages as fractions with a percent format', () => {
+  it('writes percentages as fractions with a one-decimal percent format', () => {
     expect(risks.getCell('D2').value).toBe(0.45);
-    expect(risks.getCell('D2').numFmt).toBe('0%');
+    expect(risks.getCell('D2').numFmt).toBe('0.0 %');
     expect(risks.getCell('D3').value).toBe(0.125);
-    expect(risks.getCell('D3').numFmt).toBe('0.0%');
+    expect(risks.getCell('D3').numFmt).toBe('0.0 %');
   });
 
-  it('writes integers with a 0 format, other numbers in General, and a fractional "integer" unrounded', () => {
+  it('writes integers with thousands separators, other numbers in General, and a fractional "integer" unrounded', () => {
     expect(risks.getCell('B2').value).toBe(42);
-    expect(risks.getCell('B2').numFmt).toBe('0');
+    expect(risks.getCell('B2').numFmt).toBe('#,##0');
     expect(risks.getCell('B3').value).toBe(2.5);
     expect(risks.getCell('B3').numFmt).toBeUndefined();
     expect(risks.getCell('C2').value).toBe(0.1 + 0.2);
@@ -357,9 +357,9 @@ describe('openXlsxWorkbook: Summary sheet', () => {
     expect(summary.getCell('C5').numFmt).toBe('yyyy-mm-dd');
     expect(summary.getCell('C6').value).toBe('Europe/Berlin');
     expect(summary.getCell('C9').value).toBe(RISK_ROWS.length);
-    expect(summary.getCell('C9').numFmt).toBe('0');
+    expect(summary.getCell('C9').numFmt).toBe('#,##0');
     expect(summary.getCell('C11').value).toBe(0.875);
-    expect(summary.getCell('C11').numFmt).toBe('0.0%');
+    expect(summary.getCell('C11').numFmt).toBe('0.0 %');
     expect(summary.getCell('C12').value).toEqual({ text: 'Planning tool', hyperlink: 'https://planning.example.com' });
   });
 });
