@@ -1,3 +1,4 @@
+// @tier slow
 import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
@@ -5,6 +6,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { TableDefinition, TableRow } from '../../../../shared/table/table';
+import { LARGE_ROWS } from '../../../support/test-tiers';
 import { makeTempDir } from '../temp-files';
 
 const temp = makeTempDir('xlsx-large');
@@ -35,7 +37,7 @@ function item(i: number): TableRow {
   };
 }
 
-const ROWS = 100_000;
+const ROWS = LARGE_ROWS;
 
 describe('openXlsxWorkbook at scale', () => {
   // A hang guard, not a speed target (those are in npm run bench): reading 100,000 rows back with
