@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { slowTestFiles } from './test/support/test-tiers';
+import { slowTestFiles } from './test/support/test-tiers.js';
 
 /**
  * Two tiers. `npm test` runs both; `npm run test:fast` runs the fast tier alone, in seconds, while
