@@ -8,7 +8,7 @@ import { StorageError } from '../../../shared/core/errors';
 import { restoreFormula } from '../../../shared/render/cell-text';
 import { openCsvSink } from '../../../shared/render/csv';
 import type { TableDefinition, TableRow } from '../../../shared/table/table';
-import { makeTempDir } from './temp-files';
+import { makeTempDir } from '../../support/temp-dir';
 
 const temp = makeTempDir('csv-render');
 afterAll(() => temp.remove());

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { TableDefinition, TableRow } from '../../../../shared/table/table';
 import { LARGE_ROWS } from '../../../support/test-tiers';
-import { makeTempDir } from '../temp-files';
+import { makeTempDir } from '../../../support/temp-dir';
 
 const temp = makeTempDir('xlsx-large');
 afterAll(() => temp.remove());

@@ -6,7 +6,7 @@ import { StorageError } from '../../../../shared/core/errors';
 import { parseFillColor, readableFontColor } from '../../../../shared/render/xlsx/cells';
 import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { ReportSummary, TableDefinition, TableRow } from '../../../../shared/table/table';
-import { makeTempDir } from '../temp-files';
+import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
 const temp = makeTempDir('xlsx-render');
