@@ -3,7 +3,8 @@ import { ReportDefinitionError } from '../core/errors';
 import { parseReportDefinition, type DatasetName, type ReportDefinition } from '../report/definition';
 
 /**
- * Finds the definition an export job runs, under least privilege (issue 12, item 5):
+ * Finds the definition an export job runs, under least privilege (a caller must not widen what the
+ * operators configured):
  *
  * - A configured report by name. Callers may narrow it and nothing else: `overrides` may hold only
  *   `formats` and `datasets`, and a dataset may only be one the report has, with selectors that are

@@ -79,7 +79,7 @@ export class HttpTransport {
   /**
    * Replaces the API key, the Basic token, the header value and the secret document's other values by
    * [REDACTED]. Call it on the WHOLE text before anything cuts it: a cut through the key leaves a
-   * fragment that no longer matches and would be printed (issue 12, defect 2).
+   * fragment that no longer matches and would be printed.
    */
   redact(text: string): string {
     let out = text;

@@ -12,7 +12,7 @@ import { lambdaContext, startLambdaHarness, type LambdaHarness } from '../suppor
 import { captureIo } from '../support/cli-io';
 
 /**
- * Issue 12, defect 8: no limits in the client. A 300 MB body was buffered whole (1.8 GB, then
+ * Limits in the client. Before them, a 300 MB body was buffered whole (1.8 GB, then
  * "Invalid string length"); a v1 server ignoring startAt gave 120 rows of which 50 unique; a hung
  * server took 5 × 30 s to fail and nothing bounded the whole run. The simulator's fault modes
  * 'oversized', ignoreStartAt and 'hang' play the broken server.
@@ -33,7 +33,7 @@ async function drain<T>(iterable: AsyncIterable<T>, into: T[]): Promise<void> {
   for await (const item of iterable) into.push(item);
 }
 
-describe('client limits (defect 8)', () => {
+describe('client limits', () => {
   let sim: RunningSimulator;
   let dir: string;
 
@@ -139,7 +139,7 @@ describe('client limits (defect 8)', () => {
   });
 });
 
-describe('the export Lambda fails cleanly before its own timeout (defect 8)', () => {
+describe('the export Lambda fails cleanly before its own timeout', () => {
   let h: LambdaHarness;
   beforeAll(async () => {
     h = await startLambdaHarness({ hung: { name: 'hung', datasets: { risks: {} }, formats: ['csv'] } });

@@ -11,13 +11,13 @@ import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { captureIo } from '../support/cli-io';
 
 /**
- * Issue 12, defect 9 (the input half): JSON files with a byte-order mark, and file-system errors that
+ * Input hygiene: JSON files with a byte-order mark, and file-system errors that once
  * said "Writing the Excel workbook failed" without a path or a reason.
  */
 
 const BOM = '\uFEFF';
 
-describe('input hygiene (defect 9)', () => {
+describe('input hygiene', () => {
   let sim: RunningSimulator;
   let dir: string;
 

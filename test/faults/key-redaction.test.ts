@@ -15,7 +15,7 @@ import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { captureIo } from '../support/cli-io';
 
 /**
- * Issue 12, defect 2: error text was cut at 300 characters before the key was redacted, so a server
+ * Error text was once cut at 300 characters before the key was redacted, so a server
  * that echoes the key near the cut got (most of) it printed. The key is put at every offset around
  * the cut, and three doors are read back: the command line, the job status and ReportFailed.
  */
@@ -36,7 +36,7 @@ function leakedPieces(text: string, secret: string): string[] {
   return pieces;
 }
 
-describe('the API key never leaks through a cut error text (defect 2)', () => {
+describe('the API key never leaks through a cut error text', () => {
   let server: TestServer;
   let dir: string;
   /** What the server puts in front of the echoed secret; set per test. */

@@ -25,7 +25,7 @@ import { readCsv } from '../../support/read-output';
 import { startS3rver } from '../../support/s3rver';
 
 /**
- * The fault suite of issue 12 for runs (defects 1, 4, 5, 6, 7): overlapping attempts of one run id,
+ * The fault suite for runs: overlapping attempts of one run id,
  * concurrent reports in one root, bad latest.json, a race on latest, a killed process and a retry
  * across midnight. Everything is local (directory + local ledger); the DynamoDB ledger runs the same
  * lease rules in test/shared/ledger/.
