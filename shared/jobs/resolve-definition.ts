@@ -41,6 +41,10 @@ const SELECTORS: Record<DatasetName, readonly string[]> = {
 
 type Issue = { path: string; message: string };
 
+/**
+ * The definition a job runs: the configured report narrowed by the caller's `overrides`, or an inline
+ * definition where `inline` allows one. Throws a ReportDefinitionError naming each offending field.
+ */
 export function resolveDefinition(
   request: { report?: string | undefined; definition?: unknown; overrides?: Record<string, unknown> | undefined },
   configured: Readonly<Record<string, unknown>>,

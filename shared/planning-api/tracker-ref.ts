@@ -30,6 +30,10 @@ export interface TrackerRefOptions {
   extBBrowseUrl?: string | undefined;
 }
 
+/**
+ * The tracker reference of an item: its family, id or key, and a link when one is known (given by the
+ * API, or built from the key with `options.extBBrowseUrl`); only http(s) links are kept.
+ */
 export function trackerRef(item: TrackerItemFields, options: TrackerRefOptions = {}): TrackerRef {
   const extAId = present(item.extAId);
   const extAURL = present(item.extAURL);
