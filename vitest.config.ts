@@ -19,6 +19,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // SIMULATOR_VOCABULARY=docs runs every simulator-backed test against the docs' field names.
+    setupFiles: ['test/support/simulator-vocabulary.ts'],
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW } },
       { extends: true, test: { name: 'slow', include: SLOW } },

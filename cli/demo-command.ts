@@ -21,16 +21,28 @@ export async function runDemoCommand(
       out: { type: 'string', default: 'out' },
       tenant: { type: 'string', default: 'demo' },
       report: { type: 'string', default: join(import.meta.dirname, '..', 'examples', 'demo-report.json') },
+      // Which field names the demo server speaks: the contract's (default) or the public documentation's.
+      vocabulary: { type: 'string' },
     },
   });
+  if (values.vocabulary !== undefined && values.vocabulary !== 'contract' && values.vocabulary !== 'docs') {
+    io.stderr.write('error: --vocabulary must be contract or docs\n');
+    return 2;
+  }
   const tenant = values.tenant === 'large' || values.tenant === 'tiny' ? values.tenant : 'demo';
   // A demo reads like a real release train, with dates around today (the test flavour's traps stay in the tests).
-  const simulator = await startSimulator({ tenant, flavour: 'demo', ...(options.today && { today: options.today }) });
+  const simulator = await startSimulator({
+    tenant,
+    flavour: 'demo',
+    ...(values.vocabulary !== undefined && { vocabulary: values.vocabulary }),
+    ...(options.today && { today: options.today }),
+  });
   const dir = await mkdtemp(join(tmpdir(), 'demo-credentials-'));
   try {
     const credentialsPath = join(dir, 'credentials.json');
     await writeFile(credentialsPath, JSON.stringify(simulator.credentials(), null, 2), { mode: 0o600 });
-    io.stdout.write(`demo tenant "${tenant}" served at ${simulator.v1BaseUrl} (v1) and ${simulator.legacyBaseUrl} (legacy)\n`);
+    const speaks = simulator.vocabulary === 'docs' ? ', with the field names of the public documentation' : '';
+    io.stdout.write(`demo tenant "${tenant}" served at ${simulator.v1BaseUrl} (v1) and ${simulator.legacyBaseUrl} (legacy)${speaks}\n`);
     return await runExportCommand(
       ['--report', values.report, '--credentials', credentialsPath, '--out', values.out],
       io,

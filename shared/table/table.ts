@@ -126,6 +126,8 @@ export interface SummarySection {
   readonly grid?: SummaryGrid;
   /** Default 'detail'. */
   readonly role?: SummaryRole;
+  /** One sentence for the e-mail's small print, for a section the e-mail does not show itself. */
+  readonly smallPrint?: string;
 }
 /**
  * A small sheet written whole (the Changes sheet): a heading, one sentence, then a table whose rows

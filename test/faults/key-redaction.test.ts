@@ -41,6 +41,8 @@ describe('the API key never leaks through a cut error text', () => {
   let dir: string;
   /** What the server puts in front of the echoed secret; set per test. */
   let echo = (): string => '';
+  /** How it is echoed: in a 400's error text, or in the `total` of a 200 list answer. */
+  let mode: 'error-400' | 'total-200' = 'error-400';
   const document = (url: string) => ({
     email: EMAIL,
     apiKey: KEY,
@@ -52,7 +54,11 @@ describe('the API key never leaks through a cut error text', () => {
 
   beforeAll(async () => {
     // 400 is not retried: one request per export.
-    server = await startServer((_request, response) => sendJson(response, 400, { errorMessages: [echo()] }));
+    server = await startServer((_request, response) =>
+      mode === 'error-400'
+        ? sendJson(response, 400, { errorMessages: [echo()] })
+        : sendJson(response, 200, { startAt: 0, pageLimit: 100, total: echo(), data: [] }),
+    );
     dir = await mkdtemp(join(tmpdir(), 'redaction-'));
     await writeFile(join(dir, 'credentials.json'), JSON.stringify(document(server.url)));
     await writeFile(join(dir, 'report.json'), JSON.stringify({ name: 'leaky', datasets: { risks: {} }, formats: ['csv'] }));
@@ -132,5 +138,84 @@ describe('the API key never leaks through a cut error text', () => {
       const shown = `${status?.error ?? ''}\n${JSON.stringify(event)}`;
       expect({ offset, leaked: leakedPieces(shown, KEY) }).toEqual({ offset, leaked: [] });
     }
+  });
+
+  it('a key echoed inside a 200 answer (in `total`) reaches neither stderr nor the job status nor the failure event', async () => {
+    mode = 'total-200';
+    try {
+      const credentials = parseCredentialsDocument(JSON.stringify(document(server.url)), 'test document');
+      const client = new PlanningApiClient({ credentials });
+      for (const offset of [0, 1, 8, 30, 38, 39, 40, 41, 60]) {
+        echo = () => `${'t'.repeat(offset)}${KEY}`;
+        const error = await toArray(client.listRiskRegisters()).then(() => undefined, (e: unknown) => e as Error);
+        expect(error?.message).toContain('total');
+        expect({ offset, leaked: leakedPieces(`${error!.message}\n${error!.stack ?? ''}`, KEY) }).toEqual({ offset, leaked: [] });
+
+        const io = captureIo(dir);
+        const code = await runExportCommand(
+          ['--report', 'report.json', '--credentials', 'credentials.json', '--out', join('out-200', String(offset)), '--quiet', '--verbose'],
+          io,
+        );
+        const printed = io.printed();
+        expect(code).toBe(1);
+        expect(printed).toContain('total');
+        expect({ offset, leaked: leakedPieces(printed, KEY) }).toEqual({ offset, leaked: [] });
+
+        const ledger = new LocalLedger(join(dir, 'jobs-200-ledger'));
+        const jobs = new JobStatusStore(ledger);
+        const failed: unknown[] = [];
+        const exportId = `job-200-${offset}`;
+        const at = '2026-11-23T06:00:00.000Z';
+        await jobs.put({ id: exportId, report: 'leaky', status: 'queued', createdAt: at, updatedAt: at });
+        await runExportJob(
+          { report: 'leaky', exportId, source: 'api' },
+          {
+            definitions: { leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } },
+            credentials: { getCredentials: () => Promise.resolve(credentials) },
+            storage: new LocalDirectoryStorage(join(dir, 'jobs-200')),
+            ledger,
+            jobs,
+            events: { publish: (type: string, detail: unknown) => Promise.resolve(void (type === 'ReportFailed' && failed.push(detail))) },
+            log: silentLog,
+          },
+        );
+        const status = await jobs.get(exportId);
+        expect(status?.error).toContain('total');
+        const shown = `${status?.error ?? ''}\n${JSON.stringify(failed)}`;
+        expect({ offset, leaked: leakedPieces(shown, KEY) }).toEqual({ offset, leaked: [] });
+      }
+    } finally {
+      mode = 'error-400';
+    }
+  });
+
+  describe('every spelling of a key with characters that encodings change', () => {
+    const SPECIAL = 'Zq7v&K2<xR9"mWp4/Tn+B8c Ld3=YhF6\'gJs1QeA%é';
+    const forms: [string, (key: string) => string][] = [
+      ['raw', (k) => k],
+      ['URL-encoded', (k) => encodeURIComponent(k)],
+      ['form-encoded', (k) => encodeURIComponent(k).replace(/%20/g, '+')],
+      ['JSON-escaped', (k) => JSON.stringify(k).slice(1, -1)],
+      ['HTML-escaped', (k) => k.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')],
+      ['HTML numeric', (k) => k.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)],
+      ['base64 of the key alone', (k) => Buffer.from(k).toString('base64')],
+      ['base64url of the key alone', (k) => Buffer.from(k).toString('base64url')],
+      ['base64 inside a longer base64 (offset 1)', (k) => Buffer.from(`a${k}`).toString('base64')],
+      ['base64 inside a longer base64 (offset 2)', (k) => Buffer.from(`ab${k}`).toString('base64')],
+      ['Basic of email:key', (k) => `Basic ${Buffer.from(`${EMAIL}:${k}`).toString('base64')}`],
+    ];
+
+    it.each(forms)('%s: no 8-character piece of it, nor of the raw key, at any offset around the cut', async (_name, encode) => {
+      const credentials = parseCredentialsDocument(JSON.stringify({ ...document(server.url), apiKey: SPECIAL }), 'test document');
+      const client = new PlanningApiClient({ credentials });
+      const encoded = encode(SPECIAL);
+      for (const offset of OFFSETS) {
+        echo = () => `${'x'.repeat(offset)}${encoded} trailing text`;
+        const error = await toArray(client.listRiskRegisters()).then(() => undefined, (e: unknown) => e as Error);
+        expect(error?.message).toContain('answered 400');
+        const leaks = [...leakedPieces(error!.message, encoded), ...leakedPieces(error!.message, SPECIAL)];
+        expect({ offset, leaks }).toEqual({ offset, leaks: [] });
+      }
+    });
   });
 });

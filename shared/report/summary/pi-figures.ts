@@ -53,7 +53,7 @@ export class PiFigures {
       x.planned += objective.bvPlan ?? 0;
       x.actual += objective.bvActual ?? 0;
     }
-    if (committed && !objective.bvActual && isTrackingState(board.state?.title)) {
+    if (committed && !objective.bvActual && isTrackingState(typeof board.state === 'object' ? board.state?.title : board.state)) {
       this.#noValue.push({ title: objective.title ?? objective.id, board: boardName, planned: objective.bvPlan ?? null, row });
     }
   }

@@ -4,6 +4,7 @@ import type { Board, BoardItem } from '../../../../shared/planning-api/schemas';
 import type { DatasetContext } from '../../../../shared/report/dataset';
 import { parseReportDefinition } from '../../../../shared/report/definition';
 import { createExportClient } from '../../../../shared/report/export-report';
+import { resolveExportSettings } from '../../../../shared/report/export-settings';
 import type { PlanningSource } from '../../../../shared/report/planning-source';
 import type { TableRow } from '../../../../shared/table/table';
 import {
@@ -183,7 +184,7 @@ describe('board-items dataset against the simulator', () => {
 
   async function exportRows(target: RunningSimulator, readAhead?: BoardItemsReadAhead): Promise<TableRow[]> {
     const ctx: DatasetContext = {
-      source: createExportClient(target.credentials(), { boardItemsPageSize: 7, concurrency: 4 }),
+      source: createExportClient(target.credentials(), resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 })),
       definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
       log: silentLog,
     };
