@@ -71,6 +71,10 @@ export const DEFAULT_SUBJECT_TEMPLATE = '{report} – {date}';
 const MAX_SUBJECT_LENGTH = 200;
 
 
+/**
+ * The report e-mail of one run: subject (from the definition's template), HTML and plain-text parts
+ * built from one model, so both say the same; dates in the report's time zone.
+ */
 export function renderReportEmail(input: ReportEmailInput): RenderedEmail {
   const date = formatDate(input.generatedAt, input.timeZone);
   const model = emailModel(input);

@@ -1,11 +1,11 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCommand } from '../../cli/demo-command';
+import { captureIo } from '../support/cli-io';
 
 describe('demo command (the README\'s first command)', () => {
   let dir: string;
@@ -17,15 +17,10 @@ describe('demo command (the README\'s first command)', () => {
   });
 
   it('serves the demo tenant, exports it through the export command and publishes latest.json', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (c: Buffer) => (out += c.toString()));
-    stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await runDemoCommand(['--out', join(dir, 'out')], { stdout, stderr, env: {}, cwd: dir });
-    expect({ code, err }).toEqual({ code: 0, err: '' });
-    expect(out).toMatch(/demo tenant "demo" served at http:\/\/127\.0\.0\.1:\d+/);
+    const io = captureIo(dir);
+    const code = await runDemoCommand(['--out', join(dir, 'out')], io);
+    expect({ code, err: io.err() }).toEqual({ code: 0, err: '' });
+    expect(io.out()).toMatch(/demo tenant "demo" served at http:\/\/127\.0\.0\.1:\d+/);
 
     const latest = JSON.parse(await readFile(join(dir, 'out', 'demo-weekly', 'latest.json'), 'utf8'));
     expect(latest).toMatchObject({ report: 'demo-weekly' });

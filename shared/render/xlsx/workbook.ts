@@ -109,6 +109,11 @@ const MAX_OUTLINE_LEVEL = 7;
 // eslint-disable-next-line no-control-regex -- control characters are what it replaces
 const FORBIDDEN_SHEET_CHARS = /[[\]:*?/\\\u0000-\u001F]/g;
 
+/**
+ * Opens a streaming xlsx workbook on `out`: one sheet at a time is open (`openSheet`), rows stream
+ * into it while `out` sets the pace, the Summary sheet is written last but listed first, and
+ * `close()` finishes the zip. The only entry into exceljs for the rest of the code.
+ */
 export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkbook {
   const clock = createZoneClock(options.timeZone);
   // exceljs defaults to zlib level 1; 6 makes files ~18 % smaller at no measurable time cost.

@@ -6,25 +6,14 @@ import { StorageError } from '../../../../shared/core/errors';
 import { parseFillColor, readableFontColor } from '../../../../shared/render/xlsx/cells';
 import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { ReportSummary, TableDefinition, TableRow } from '../../../../shared/table/table';
-import { makeTempDir } from '../temp-files';
+import { allTypesRow, allTypesTable } from '../../../support/all-types';
+import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
 const temp = makeTempDir('xlsx-render');
 afterAll(() => temp.remove());
 
-const RISKS: TableDefinition = {
-  name: 'risks',
-  columns: [
-    { key: 'title', type: 'text', description: 'text' },
-    { key: 'count', type: 'integer', description: 'integer' },
-    { key: 'score', type: 'number', description: 'number' },
-    { key: 'progress', type: 'percent', description: 'percent' },
-    { key: 'due', type: 'date', description: 'date' },
-    { key: 'updated_at', type: 'datetime', description: 'datetime' },
-    { key: 'link', type: 'link', description: 'link' },
-    { key: 'blocked', type: 'boolean', description: 'boolean' },
-  ],
-};
+const RISKS = allTypesTable('risks');
 const OKRS: TableDefinition = {
   name: 'okrs',
   columns: [
@@ -38,19 +27,7 @@ const FORMULA_LIKE = ['=1+1', "=cmd|' /C calc'!A0", '+SUM(A1)', '-2+3', '@SUM(A1
 const LONG = 'L'.repeat(40_000);
 
 const RISK_ROWS: TableRow[] = [
-  {
-    values: [
-      'Risk A',
-      42,
-      0.1 + 0.2,
-      45,
-      new Date(Date.UTC(2026, 10, 21)),
-      new Date('2026-11-21T07:00:00Z'),
-      { text: 'Open in tool', url: 'https://planning.example.com/items/1?a=1&b=2' },
-      true,
-    ],
-    fill: { column: 0, color: '#1f3864' },
-  },
+  { ...allTypesRow({ text: 'Open in tool', url: 'https://planning.example.com/items/1?a=1&b=2' }), fill: { column: 0, color: '#1f3864' } },
   {
     values: [
       'line one\r\nline two\nline three',
