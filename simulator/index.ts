@@ -1,9 +1,11 @@
 /**
- * HTTP simulator of the Work-Planning Reporting API (../../../shared/planning-api.md), for tests,
+ * HTTP simulator of the Work-Planning Reporting API, as the vendor documents it, for tests,
  * `npm run demo` and benchmarks. See docs/simulator.md.
  */
 export { startSimulator, type RunningSimulator } from './server';
 export type {
+  ApiGroup,
+  GroupRefusal,
   FaultOptions,
   InjectedFault,
   RequestLogEntry,
@@ -24,3 +26,19 @@ export { MINIMAL_FIELDS, V1_PAGE_LIMIT } from './projection';
 export { DEFAULT_ITEM_FIELDS } from './board-items';
 export { ITEMS_PAGE_SIZE } from './routes-legacy';
 export type * from './records';
+export type { Vocabulary } from './vocabulary';
+export {
+  defaultVocabulary,
+  setDefaultVocabulary,
+  docsBoardItem,
+  docsOkrObjective,
+  docsOkrObjectiveGroup,
+  docsPiObjectiveGroup,
+  docsStrategicTheme,
+  DOCS_DEFAULT_ITEM_FIELDS,
+  DOCS_TRACKER_NAMES,
+  itemDateToEpochMs,
+  projectDocsBoardItem,
+  teamsAndSprintsText,
+  VOCABULARIES,
+} from './vocabulary';

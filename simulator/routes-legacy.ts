@@ -3,6 +3,7 @@ import { projectBoardItem } from './board-items';
 import type { SimBoard } from './boards';
 import type { RouteContext, RouteResult } from './routing';
 import { legacyError, methodNotAllowed } from './routing';
+import { docsPiObjectiveGroup, projectDocsBoardItem } from './vocabulary';
 
 /** Default `pageSize` of List board items. */
 export const ITEMS_PAGE_SIZE = 50;
@@ -10,11 +11,17 @@ export const ITEMS_PAGE_SIZE = 50;
 const GET_ROUTES = new Set(['collections', 'boards', 'objective-groups']);
 const POST_ROUTES = new Set(['items', 'sprints', 'teams', 'statuses']);
 
+/** The service's documented answer to a missing, unknown or inaccessible board id. */
+const NO_SESSION_BOARD = 'No Session Board found';
+
 function visibleBoard(ctx: RouteContext, boardId: unknown): SimBoard | RouteResult {
-  if (boardId === undefined || boardId === null || boardId === '') return legacyError(400, 'boardId is required');
+  const docs = ctx.vocabulary === 'docs';
+  if (boardId === undefined || boardId === null || boardId === '') return docs ? legacyError(500, NO_SESSION_BOARD) : legacyError(400, 'boardId is required');
   if (typeof boardId !== 'string' && typeof boardId !== 'number') return legacyError(400, 'boardId must be a string');
   const board = ctx.tenant.board(String(boardId));
-  if (!board || !ctx.view.canSeeBoard(board.id)) return legacyError(404, `Board '${String(boardId)}' not found`);
+  if (!board || !ctx.view.canSeeBoard(board.id)) {
+    return docs ? legacyError(500, NO_SESSION_BOARD) : legacyError(404, `Board '${String(boardId)}' not found`);
+  }
   return board;
 }
 
@@ -53,7 +60,7 @@ export function handleLegacyRoute(ctx: RouteContext): RouteResult | undefined {
       const board = visibleBoard(ctx, query.get('boardId') ?? undefined);
       if (!isBoard(board)) return board;
       const groups = ctx.tenant.piObjectiveGroups(board.id, query.get('completionType'), query.get('additionalColumns') === '1');
-      return { status: 200, body: { data: groups } };
+      return { status: 200, body: { data: ctx.vocabulary === 'docs' ? groups.map(docsPiObjectiveGroup) : groups } };
     }
     case 'items':
     case 'sprints':
@@ -92,6 +99,10 @@ export function handleLegacyRoute(ctx: RouteContext): RouteResult | undefined {
   }
   const start = Math.max(0, pageStart);
   // O(page): only the requested items are generated and serialised.
-  const data = ctx.tenant.boardItems(board.id, start, start + pageSize).map((item) => projectBoardItem(item, fields));
+  const items = ctx.tenant.boardItems(board.id, start, start + pageSize);
+  const data =
+    ctx.vocabulary === 'docs'
+      ? items.map((item) => projectDocsBoardItem(item, meta.sprints, fields))
+      : items.map((item) => projectBoardItem(item, fields));
   return { status: 200, body: { data } };
 }

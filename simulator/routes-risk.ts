@@ -19,25 +19,25 @@ export function handleRiskRoute(ctx: RouteContext): RouteResult | undefined {
   }
   if (a === 'risk') {
     const risk = tenant.risk(b);
-    if (!risk || !view.canSeeRisk(risk.id)) return v1Error(404, `Risk '${b}' does not exist`);
+    if (!risk || !view.canSeeRisk(risk.id)) return v1Error(404, `Risk '${b}' does not exist`, ctx.vocabulary);
     return { status: 200, body: { data: [projectRecord(risk, fields, MINIMAL_FIELDS.risk)] } };
   }
   if (b === 'risk') {
     const register = tenant.register(a);
-    if (!register || !view.canSeeRegister(register.id)) return v1Error(404, `Risk register '${a}' does not exist`);
+    if (!register || !view.canSeeRegister(register.id)) return v1Error(404, `Risk register '${a}' does not exist`, ctx.vocabulary);
     return { status: 200, body: pageEnvelope('data', tenant.risks(register.id), query, (r) => projectRecord(r, fields, MINIMAL_FIELDS.risk)) };
   }
   if (b === 'riskregister') {
     const board = tenant.board(a);
     const register = board && view.canSeeBoard(board.id) ? tenant.registerOfBoard(board.id) : undefined;
     if (!board || !register || !view.canSeeRegister(register.id)) {
-      return v1Error(404, `No risk register is linked to board '${a}'`);
+      return v1Error(404, `No risk register is linked to board '${a}'`, ctx.vocabulary);
     }
     return { status: 200, body: { data: [{ ...projectRecord(register, fields, MINIMAL_FIELDS.register), board: board.ref }] } };
   }
   // {registerIdOrKey}/boards: paginated board references, no `fields`.
   const register = tenant.register(a);
-  if (!register || !view.canSeeRegister(register.id)) return v1Error(404, `Risk register '${a}' does not exist`);
+  if (!register || !view.canSeeRegister(register.id)) return v1Error(404, `Risk register '${a}' does not exist`, ctx.vocabulary);
   const boards = tenant.boardsOfRegister(register.id).filter((board) => view.canSeeBoard(board.id));
   return { status: 200, body: pageEnvelope('data', boards.map((board) => board.ref), query, (r) => r) };
 }

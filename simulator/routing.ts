@@ -1,6 +1,7 @@
 /** Types and helpers shared by the route modules. */
 import type { Tenant, TenantView } from './tenant';
-import type { SimAddress, SimUser } from './types';
+import type { ApiGroup, SimAddress, SimUser } from './types';
+import type { Vocabulary } from './vocabulary';
 
 /** A parsed, authenticated request. */
 export interface RouteContext {
@@ -14,6 +15,8 @@ export interface RouteContext {
   /** Parsed JSON body; undefined without a JSON body. */
   body: unknown;
   maxItemsPageSize: number | undefined;
+  /** Field names and shapes of the answer (see vocabulary.ts). */
+  vocabulary: Vocabulary;
 }
 
 /** What a route answers; `body` is serialised as JSON unless `raw` is given. */
@@ -25,8 +28,13 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-/** Error body of the v1 address: `{"errorMessages":[...]}`. */
-export function v1Error(status: number, message: string): RouteResult {
+/**
+ * Error body of the v1 address: `{"errorMessages":[...]}` as the contract's clients expect; in the
+ * docs vocabulary `{"errorMessages":"..."}` for a 4xx and `{"error":"..."}` for a 5xx, as the
+ * service's error page shows them.
+ */
+export function v1Error(status: number, message: string, vocabulary: Vocabulary = 'contract'): RouteResult {
+  if (vocabulary === 'docs') return { status, body: status >= 500 ? { error: message } : { errorMessages: message } };
   return { status, body: { errorMessages: [message] } };
 }
 
@@ -36,8 +44,20 @@ export function legacyError(status: number, message: string): RouteResult {
 }
 
 /** Error in the shape of the given address. */
-export function addressError(address: SimAddress, status: number, message: string): RouteResult {
-  return address === 'v1' ? v1Error(status, message) : legacyError(status, message);
+export function addressError(address: SimAddress, status: number, message: string, vocabulary: Vocabulary = 'contract'): RouteResult {
+  return address === 'v1' ? v1Error(status, message, vocabulary) : legacyError(status, message);
+}
+
+/** The API group a request belongs to (collections and boards are shared by the two legacy groups). */
+export function groupsOfRequest(address: SimAddress, segments: readonly string[]): readonly ApiGroup[] {
+  const [first = ''] = segments;
+  if (address === 'legacy') {
+    if (first === 'objective-groups') return ['pi-objectives'];
+    if (first === 'collections' || first === 'boards') return ['pi-objectives', 'pi-board-items'];
+    return ['pi-board-items'];
+  }
+  const okr = ['portfolio-themes', 'strategic-themes', 'objective-groups', 'objectives', 'key-results'];
+  return okr.includes(first) ? ['okr'] : ['risk'];
 }
 
 /** 405 with an Allow header. */

@@ -6,11 +6,14 @@ import { resolveShape } from './presets';
 import { handleLegacyRoute } from './routes-legacy';
 import { handleOkrRoute } from './routes-okr';
 import { handleRiskRoute } from './routes-risk';
-import { addressError, type RouteContext, type RouteResult } from './routing';
+import { addressError, groupsOfRequest, type RouteContext, type RouteResult } from './routing';
+import { defaultVocabulary, type Vocabulary } from './vocabulary';
 import { evolveTenant, type TenantAdvance } from './evolution';
 import { generateTenant, type Tenant } from './tenant';
 import type {
+  ApiGroup,
   FaultOptions,
+  GroupRefusal,
   InjectedFault,
   RequestLogEntry,
   SimAddress,
@@ -50,6 +53,12 @@ export interface RunningSimulator {
   advance(changes: TenantAdvance): void;
   /** Drops the injected faults that have not fired yet. */
   clearInjectedFaults(): void;
+  /** The vocabulary the simulator speaks (see SimulatorOptions.vocabulary). */
+  readonly vocabulary: Vocabulary;
+  /** From now on `email` (default: every user) is refused `group` with a 403. */
+  refuseGroup(group: ApiGroup, email?: string): void;
+  /** Drops every group refusal. */
+  clearRefusals(): void;
   /** Stops both servers, cutting open connections and pending delays. */
   close(): Promise<void>;
 }
@@ -61,16 +70,28 @@ const GATEWAY_HTML = (status: number): string => {
   return `<html>\r\n<head><title>${text}</title></head>\r\n<body>\r\n<center><h1>${text}</h1></center>\r\n</body>\r\n</html>\r\n`;
 };
 
-function faultResult(address: SimAddress, fault: Extract<FaultDecision, { kind: 'status' }>): RouteResult {
+function faultResult(address: SimAddress, fault: Extract<FaultDecision, { kind: 'status' }>, vocabulary: Vocabulary): RouteResult {
   const { status } = fault;
   if (status === 429) {
-    return { ...addressError(address, 429, 'Rate limit exceeded'), headers: { 'Retry-After': fault.retryAfter ?? '0' } };
+    return { ...addressError(address, 429, 'Rate limit exceeded', vocabulary), headers: { 'Retry-After': fault.retryAfter ?? '0' } };
   }
   if (status === 502 || status === 503 || status === 504) {
     // What a gateway in front of the service answers: HTML, not JSON.
     return { status, raw: GATEWAY_HTML(status), headers: { 'Content-Type': 'text/html' } };
   }
-  return addressError(address, status, status >= 500 ? 'Internal server error' : (STATUS_CODES[status] ?? 'Error'));
+  return addressError(address, status, status >= 500 ? 'Internal server error' : (STATUS_CODES[status] ?? 'Error'), vocabulary);
+}
+
+const GROUP_NAMES: Record<ApiGroup, string> = {
+  risk: 'Risk API',
+  okr: 'Strategic Themes & OKRs API',
+  'pi-objectives': 'PI Objectives API',
+  'pi-board-items': 'PI Board Items API',
+};
+
+/** Whether every group a request belongs to is refused to `email`. */
+function refused(refusals: readonly GroupRefusal[], groups: readonly ApiGroup[], email: string): boolean {
+  return groups.every((group) => refusals.some((r) => r.group === group && (r.email === undefined || r.email === email)));
 }
 
 function readBody(req: IncomingMessage): Promise<string | undefined> {
@@ -153,6 +174,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     throw new Error(`Invalid companyPrefix '${companyPrefix}'`);
   }
   const seed = options.seed ?? 1;
+  const vocabulary = options.vocabulary ?? defaultVocabulary();
+  const refusals: GroupRefusal[] = [...(options.refusedGroups ?? [])];
+  const fail = (address: SimAddress, status: number, message: string): RouteResult => addressError(address, status, message, vocabulary);
   const today = options.today ?? new Date();
   const evolving = evolveTenant(generateTenant(resolveShape(options.tenant), seed, companyPrefix, {
     flavour: options.flavour ?? 'test',
@@ -192,16 +216,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const root = roots[address];
     if (!path.startsWith(root)) {
       const unknownCompany = address === 'legacy' && path.startsWith('/api/');
-      return addressError(address, 404, unknownCompany ? 'Unknown company prefix' : `No route for ${path}`);
+      if (unknownCompany && vocabulary === 'docs') return fail(address, 404, 'Invalid company prefix in URL.');
+      return fail(address, 404, unknownCompany ? 'Unknown company prefix' : `No route for ${path}`);
     }
     const credentials = decodeBasic(req.headers.authorization);
+    const challenge = { 'WWW-Authenticate': 'Basic realm="planning"' };
+    const badKey = vocabulary === 'docs' && address === 'legacy' ? 'Invalid API Key' : 'Invalid e-mail or API key';
     if (!credentials) {
-      return { ...addressError(address, 401, 'Authentication required'), headers: { 'WWW-Authenticate': 'Basic realm="planning"' } };
+      return { ...fail(address, 401, vocabulary === 'docs' && address === 'legacy' ? badKey : 'Authentication required'), headers: challenge };
     }
     const user = tenant.users.find((u) => u.email === credentials.email && u.apiKey === credentials.apiKey);
-    if (!user) {
-      return { ...addressError(address, 401, 'Invalid e-mail or API key'), headers: { 'WWW-Authenticate': 'Basic realm="planning"' } };
-    }
+    if (!user) return { ...fail(address, 401, badKey), headers: challenge };
     entry.user = user.email;
     let segments: string[];
     try {
@@ -211,11 +236,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         .filter((s) => s !== '')
         .map((s) => decodeURIComponent(s));
     } catch {
-      return addressError(address, 404, `No route for ${path}`);
+      return fail(address, 404, `No route for ${path}`);
+    }
+    const groups = groupsOfRequest(address, segments);
+    if (refused(refusals, groups, user.email)) {
+      return fail(address, 403, `You do not have permission to use the ${groups.map((g) => GROUP_NAMES[g]).join(' or ')}`);
     }
     // A JSON body is only read with a JSON Content-Type (like common body parsers).
     const isJson = /application\/json/i.test(req.headers['content-type'] ?? '');
-    if (isJson && body.invalid) return addressError(address, 400, 'Invalid JSON body');
+    if (isJson && body.invalid) return fail(address, 400, 'Invalid JSON body');
     const ctx: RouteContext = {
       tenant,
       user,
@@ -225,9 +254,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       query,
       body: isJson ? body.parsed : undefined,
       maxItemsPageSize: options.maxItemsPageSize,
+      vocabulary,
     };
     const result = address === 'v1' ? (handleOkrRoute(ctx) ?? handleRiskRoute(ctx)) : handleLegacyRoute(ctx);
-    return result ?? addressError(address, 404, `No route for ${ctx.method} ${path}`);
+    return result ?? fail(address, 404, `No route for ${ctx.method} ${path}`);
   };
 
   const send = (res: ServerResponse, result: RouteResult, entry: RequestLogEntry): void => {
@@ -288,7 +318,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       requests.push(entry);
       return;
     }
-    const result = fault?.kind === 'status' ? faultResult(address, fault) : route(address, req, path, query, { raw, parsed, invalid }, entry);
+    const result = fault?.kind === 'status' ? faultResult(address, fault, vocabulary) : route(address, req, path, query, { raw, parsed, invalid }, entry);
     send(res, result, entry);
   };
 
@@ -344,6 +374,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
     clearInjectedFaults() {
       faults.clearInjected();
+    },
+    vocabulary,
+    refuseGroup(group, email) {
+      refusals.push(email === undefined ? { group } : { group, email });
+    },
+    clearRefusals() {
+      refusals.length = 0;
     },
     advance(changes) {
       evolving.advance(changes);

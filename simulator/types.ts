@@ -62,6 +62,15 @@ export interface InjectedFault {
   match?: (req: { method: string; path: string; query: URLSearchParams }) => boolean;
 }
 
+/** The four API groups of the service; a user may be refused one of them (see SimulatorOptions.refusedGroups). */
+export type ApiGroup = 'risk' | 'okr' | 'pi-objectives' | 'pi-board-items';
+
+/** A permission fault: `email` (default: every user) may not read `group`; answered 403. */
+export interface GroupRefusal {
+  group: ApiGroup;
+  email?: string;
+}
+
 export interface SimulatorOptions {
   /** Default '127.0.0.1'. */
   host?: string | undefined;
@@ -93,6 +102,15 @@ export interface SimulatorOptions {
    * close() still cuts a pending delay.
    */
   wait?: ((ms: number) => Promise<void>) | undefined;
+  /**
+   * Field names and shapes served: 'contract' (the API contract's neutral names) or 'docs' (the
+   * names and shapes of the service's public documentation, and its documented error answers:
+   * 500 "No Session Board found" for an unknown board, 404 "Invalid company prefix in URL." for an
+   * unknown prefix). Default: the SIMULATOR_VOCABULARY environment variable, else 'contract'.
+   */
+  vocabulary?: 'contract' | 'docs' | undefined;
+  /** Groups refused to users (403), e.g. a key that may read risks but not OKRs. Changeable with refuseGroup. */
+  refusedGroups?: readonly GroupRefusal[] | undefined;
 }
 
 /**

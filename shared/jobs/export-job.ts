@@ -8,6 +8,7 @@ import type { Log } from '../core/logger';
 import type { RequestEvent } from '../planning-api/requester';
 import type { ReportDefinition } from '../report/definition';
 import { exportReport } from '../report/export-report';
+import { resolveExportSettings, type ExportSettings } from '../report/export-settings';
 import { newRunId } from '../report/run-id';
 import type { ExportResult } from '../report/run-export';
 import type { CredentialsSource } from '../secrets/credential-refresh';
@@ -39,14 +40,11 @@ export interface ExportJobDependencies {
   };
   readonly bucket?: string;
   readonly now?: () => Date;
-  readonly concurrency?: number;
-  readonly timeoutMs?: number;
-  readonly maxResponseBytes?: number;
   /**
-   * Overall deadline of the export, epoch ms (the Lambda's remaining time less a margin): the run
-   * fails cleanly and reports before the invocation would be killed.
+   * Resolved by the handler; its deadline is the Lambda's remaining time less a margin
+   * (exportDeadline), so the run fails cleanly and reports before the invocation would be killed.
    */
-  readonly deadline?: number;
+  readonly settings?: ExportSettings;
   /** Whether (and how) inline definitions may run; default: off. */
   readonly inline?: InlinePolicy;
   readonly onRequest?: (event: RequestEvent) => void;
@@ -67,6 +65,23 @@ export type ExportJobOutcome =
  */
 export function exportDeadline(nowMs: number, remainingMs: number): number {
   return nowMs + remainingMs - Math.min(DEFAULT_DEADLINE_MARGIN_MS, Math.floor(remainingMs / 5));
+}
+
+/**
+ * The export settings of a job in a Lambda, resolved once from the function's configuration, with
+ * the deadline that leaves time to report a failure (exportDeadline).
+ */
+export function jobExportSettings(
+  config: { readonly API_CONCURRENCY: number; readonly API_TIMEOUT_MS: number; readonly API_MAX_RESPONSE_BYTES: number },
+  nowMs: number,
+  remainingMs: number,
+): ExportSettings {
+  return resolveExportSettings({
+    concurrency: config.API_CONCURRENCY,
+    timeoutMs: config.API_TIMEOUT_MS,
+    maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+    deadline: exportDeadline(nowMs, remainingMs),
+  });
 }
 
 /** A run id that is the same for every attempt of one scheduled run or one API export. */
@@ -119,51 +134,17 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       log,
       runId,
       trigger: runTrigger(request),
-      ...(scheduled && !Number.isNaN(scheduled.getTime()) && { runDate: scheduled }),
-      ...(deps.now && { now: deps.now }),
-      ...(deps.concurrency !== undefined && { concurrency: deps.concurrency }),
-      ...(deps.timeoutMs !== undefined && { timeoutMs: deps.timeoutMs }),
-      ...(deps.maxResponseBytes !== undefined && { maxResponseBytes: deps.maxResponseBytes }),
-      ...(deps.deadline !== undefined && { deadline: deps.deadline }),
-      ...(deps.onRequest && { onRequest: deps.onRequest }),
-      ...(progress && { onProgress: progress.onProgress }),
+      runDate: scheduled && !Number.isNaN(scheduled.getTime()) ? scheduled : undefined,
+      now: deps.now,
+      settings: deps.settings,
+      onRequest: deps.onRequest,
+      onProgress: progress?.onProgress,
     });
     await progress?.settle();
     deps.onComplete?.(result, now().getTime() - started.getTime());
 
-    let emailed = false;
-    const email = definition.email;
-    if (email) {
-      if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
-      const keys = await deps.mail.linkKeys();
-      const from = email.from ?? deps.mail.from;
-      if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
-      const message = await buildReportEmail({ ...definition, email }, result, {
-        from,
-        linkBaseUrl: deps.mail.linkBaseUrl,
-        key: keys.current,
-        now: now(),
-        storage: deps.storage,
-        freshCopyLink: request.definition === undefined,
-      });
-      await deps.mail.send(message);
-      emailed = true;
-    }
-
-    await deps.events.publish('ReportExported', {
-      report: definition.name,
-      runId: result.manifest.runId,
-      ...(request.exportId && { exportId: request.exportId }),
-      manifestKey: result.manifestKey,
-      ...(deps.bucket && { bucket: deps.bucket }),
-      rows: result.manifest.summary.rows as Record<string, number>,
-      files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
-      ...tableFilesDetail(result.manifest),
-    });
-    if (request.exportId) {
-      const done = finalProgress(result.manifest.summary.rows as Record<string, number>, datasetsTotal);
-      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done }, now());
-    }
+    const emailed = await emailRecipients(definition, result, request, deps, now());
+    await reportSuccess(definition, result, request, deps, { datasetsTotal, now });
     if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
     log.info('export job succeeded', { report: definition.name, runId, emailed });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
@@ -206,6 +187,57 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     // transient failure is thrown for the invocation's retry policy (same run id, same keys).
     if (failure.retryable && !request.exportId) throw new RetryableExportError(failure.reason, { cause: error });
     return { status: 'failed', reason: failure.reason, retryable: failure.retryable };
+  }
+}
+
+/** E-mails the report to the definition's recipients; false when it has none. */
+async function emailRecipients(
+  definition: ReportDefinition,
+  result: ExportResult,
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  now: Date,
+): Promise<boolean> {
+  const email = definition.email;
+  if (!email) return false;
+  if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
+  const keys = await deps.mail.linkKeys();
+  const from = email.from ?? deps.mail.from;
+  if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
+  const message = await buildReportEmail({ ...definition, email }, result, {
+    from,
+    linkBaseUrl: deps.mail.linkBaseUrl,
+    key: keys.current,
+    now,
+    storage: deps.storage,
+    freshCopyLink: request.definition === undefined,
+    inline: request.definition !== undefined,
+  });
+  await deps.mail.send(message);
+  return true;
+}
+
+/** Announces the stored run on the event bus (ReportExported) and marks an on-demand job succeeded. */
+async function reportSuccess(
+  definition: ReportDefinition,
+  result: ExportResult,
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  job: { readonly datasetsTotal: number; readonly now: () => Date },
+): Promise<void> {
+  await deps.events.publish('ReportExported', {
+    report: definition.name,
+    runId: result.manifest.runId,
+    ...(request.exportId && { exportId: request.exportId }),
+    manifestKey: result.manifestKey,
+    ...(deps.bucket && { bucket: deps.bucket }),
+    rows: result.manifest.summary.rows as Record<string, number>,
+    files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
+    ...tableFilesDetail(result.manifest),
+  });
+  if (request.exportId) {
+    const done = finalProgress(result.manifest.summary.rows as Record<string, number>, job.datasetsTotal);
+    await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done }, job.now());
   }
 }
 

@@ -29,6 +29,57 @@ export interface ErrorContext {
   readonly maxResponseBytes: number;
 }
 
+/** The board a failed call was about: the `boardId` of its body or query, when it has one. */
+export interface DocumentedErrorInput {
+  readonly boardId?: string | undefined;
+  /** Company prefix of the legacy address, from the credentials. */
+  readonly companyPrefix: string;
+  /** Whether the call went to the legacy address (paths /api/<companyPrefix>/...). */
+  readonly legacy: boolean;
+}
+
+/** How a newcomer lists the ids the API accepts; named in every "unknown id" error. */
+export const DISCOVER_HINT = 'list the boards, registers and themes your key may read with `npm run discover -- --credentials <file>`';
+
+const NO_SESSION_BOARD = /no session board found/i;
+const INVALID_PREFIX = /invalid company prefix/i;
+
+/**
+ * The answers the service documents for a wrong board id (500 "No Session Board found") and a
+ * wrong company prefix (404 "Invalid company prefix in URL."), turned into errors that say what to
+ * do. Both are permanent: the 500 is not retried like a passing server failure. Undefined for any
+ * other answer.
+ */
+export function documentedError(
+  call: FailedCall,
+  outcome: Extract<TransportOutcome, { kind: 'response' }>,
+  context: ErrorContext,
+  input: DocumentedErrorInput,
+): PlanningApiError | undefined {
+  const { operation } = call;
+  const { status } = outcome;
+  if (status !== 500 && status !== 404) return undefined;
+  const said = extractErrorText(outcome.text, undefined, context.redact);
+  if (status === 500 && NO_SESSION_BOARD.test(said)) {
+    const board = input.boardId === undefined ? 'the board' : `board "${input.boardId}"`;
+    return new NotFoundError(
+      `${operation}: the planning API does not know ${board} or this user may not open it (500: ${said}). ` +
+        'Board ids come from the list of boards, not from the address bar of the browser; ' +
+        DISCOVER_HINT,
+      { operation, status },
+    );
+  }
+  if (status === 404 && input.legacy && INVALID_PREFIX.test(said)) {
+    return new AuthenticationError(
+      `${operation}: the planning API does not accept the company prefix "${input.companyPrefix}" of the credentials ` +
+        `(404: ${said}). Set companyPrefix in the credentials document to the prefix of your company's login ` +
+        'address (https://<companyPrefix>.…), as your administrator gives it',
+      { operation, status },
+    );
+  }
+  return undefined;
+}
+
 function serverText(text: string, context: ErrorContext): string {
   const extracted = extractErrorText(text, undefined, context.redact);
   return extracted ? `: ${extracted}` : '';

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { NotFoundError } from '../core/errors';
 import type { Log } from '../core/logger';
 import type { ConcurrencyLimiter } from './concurrency';
-import { deadlineError, exhaustedError, httpError, tooLargeError } from './client-errors';
+import { deadlineError, documentedError, exhaustedError, httpError, tooLargeError } from './client-errors';
 import { joinUrl, type HttpMethod, type HttpTransport } from './http-transport';
 import { pageV1 } from './paging';
 import { parseJsonBody, parseRecord, readListEnvelope, readSingleEnvelope, type EnvelopeKey } from './parse';
@@ -77,6 +77,7 @@ export class PlanningApiRequester {
   readonly #now: () => number;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
   readonly #deadline: number | undefined;
+  readonly #companyPrefix: string;
 
   constructor(options: RequesterOptions) {
     this.#transport = options.transport;
@@ -91,6 +92,8 @@ export class PlanningApiRequester {
     this.#now = options.now;
     this.#onRequest = options.onRequest;
     this.#deadline = options.deadline;
+    // The legacy base URL ends in /api/<companyPrefix>; the prefix is named when the server refuses it.
+    this.#companyPrefix = decodeURIComponent(options.legacyBaseUrl.replace(/\/+$/, '').split('/').pop() ?? '');
   }
 
   listV1<T extends { id: string }>(
@@ -197,6 +200,11 @@ export class PlanningApiRequester {
         this.#emit({ ...report, outcome: 'too-large', retried: false });
         throw tooLargeError(call, outcome, context);
       }
+      const documented = outcome.kind === 'response' ? documentedError(call, outcome, context, this.#callFacts(call)) : undefined;
+      if (documented) {
+        this.#emit({ ...report, outcome: 'http-error', retried: false });
+        throw documented;
+      }
       const retryable = outcome.kind !== 'response' || isRetryableStatus(outcome.status);
       const retried = retryable && attempt < maxAttempts;
       const failure = outcome.kind === 'response' ? 'http-error' : outcome.kind === 'timeout' ? 'timeout' : 'network-error';
@@ -214,6 +222,13 @@ export class PlanningApiRequester {
       this.#log.warn('planning API request failed; retrying', { ...report, failure, delayMs });
       await this.#sleep(delayMs);
     }
+  }
+
+  /** What the documented errors name: the board of the call and the prefix of the legacy address. */
+  #callFacts(call: Call): { boardId: string | undefined; companyPrefix: string; legacy: boolean } {
+    const fromBody = call.body !== null && typeof call.body === 'object' ? (call.body as { boardId?: unknown }).boardId : undefined;
+    const boardId = typeof fromBody === 'string' ? fromBody : call.query?.boardId;
+    return { boardId, companyPrefix: this.#companyPrefix, legacy: call.api === 'legacy' };
   }
 
   #emit(event: RequestEvent): void {

@@ -13,7 +13,14 @@ import { isTimeZone } from './dates';
 
 const idList = (what: string) =>
   z
-    .array(z.string().trim().min(1, `${what} must not be empty strings`))
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, `${what} must not be empty strings`)
+        // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+        .refine((id) => !/[\u0000-\u001f\u007f-\u009f]/.test(id), `${what} must not contain control characters (copy it again)`),
+    )
     .min(1, `list at least one ${what}, or leave the selector out to export all visible ones`)
     .optional();
 
@@ -34,17 +41,26 @@ export const reportDefinitionSchema = z.strictObject({
     .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC'),
   datasets: z
     .strictObject({
-      risks: z.strictObject({ registers: idList('register id or key') }).optional(),
+      risks: z
+        .strictObject({
+          registers: idList('register id, key or title'),
+          /**
+           * Title of a custom field that holds a risk's owner (a user picker such as "Risk owner"),
+           * for registers that keep the owner there rather than in `responsible`.
+           */
+          ownerField: z.string().trim().min(1, 'ownerField names a custom field: give its title, e.g. "Risk owner"').optional(),
+        })
+        .optional(),
       okrs: z
         .strictObject({
-          portfolioThemes: idList('portfolio theme key or id'),
-          strategicThemes: idList('strategic theme key or id'),
+          portfolioThemes: idList('portfolio theme key, id or title'),
+          strategicThemes: idList('strategic theme key, id or title'),
         })
         .optional(),
       piObjectives: z
         .strictObject({
-          boards: idList('board id'),
-          collections: idList('collection id'),
+          boards: idList('board id or title'),
+          collections: idList('collection id or title'),
           completionType: z
             .number()
             .int()
@@ -54,7 +70,7 @@ export const reportDefinitionSchema = z.strictObject({
           additionalColumns: z.boolean().default(false),
         })
         .optional(),
-      boardItems: z.strictObject({ boards: idList('board id'), collections: idList('collection id') }).optional(),
+      boardItems: z.strictObject({ boards: idList('board id or title'), collections: idList('collection id or title') }).optional(),
     })
     .refine(
       (d) => Object.values(d).some((v) => v !== undefined),

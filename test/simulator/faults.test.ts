@@ -1,3 +1,4 @@
+// The simulator's contract shapes: pinned to the contract vocabulary (vocabulary.test.ts covers 'docs').
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { client } from '../../simulator/http-helpers';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
@@ -7,7 +8,7 @@ let admin: ReturnType<typeof client>;
 const delays = delayProbe();
 
 beforeAll(async () => {
-  sim = await startSimulator({ tenant: 'tiny', wait: delays.wait });
+  sim = await startSimulator({ tenant: 'tiny', wait: delays.wait, vocabulary: 'contract' });
   admin = client(sim);
 });
 afterAll(async () => {

@@ -1,3 +1,4 @@
+// The simulator's contract shapes: pinned to the contract vocabulary (vocabulary.test.ts covers 'docs').
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   boardItemSchema,
@@ -15,7 +16,7 @@ let sim: RunningSimulator;
 let admin: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  sim = await startSimulator({ tenant: 'demo', seed: 11 });
+  sim = await startSimulator({ tenant: 'demo', seed: 11, vocabulary: 'contract' });
   admin = client(sim);
 });
 afterAll(async () => {

@@ -1,3 +1,4 @@
+// The simulator's contract shapes: pinned to the contract vocabulary (vocabulary.test.ts covers 'docs').
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   keyResultSchema,
@@ -14,7 +15,7 @@ let sim: RunningSimulator;
 let admin: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  sim = await startSimulator({ tenant: 'demo', seed: 5 });
+  sim = await startSimulator({ tenant: 'demo', seed: 5, vocabulary: 'contract' });
   admin = client(sim);
 });
 afterAll(async () => {

@@ -1,3 +1,4 @@
+// The simulator's contract shapes: pinned to the contract vocabulary (vocabulary.test.ts covers 'docs').
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boardRegisterSchema, boardRefSchema, riskRegisterSchema, riskSchema } from '../../shared/planning-api/schemas';
 import { client } from '../../simulator/http-helpers';
@@ -7,7 +8,7 @@ let sim: RunningSimulator;
 let admin: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  sim = await startSimulator({ tenant: 'demo', seed: 3 });
+  sim = await startSimulator({ tenant: 'demo', seed: 3, vocabulary: 'contract' });
   admin = client(sim);
 });
 afterAll(async () => {

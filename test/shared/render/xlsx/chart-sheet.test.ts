@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { ChartSheetContent } from '../../../../shared/render/xlsx/chart-sheet';
 import { readWorkbook } from '../../../support/read-output';
-import { makeTempDir } from '../temp-files';
+import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
 const temp = makeTempDir('xlsx-charts');

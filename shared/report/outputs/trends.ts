@@ -1,0 +1,40 @@
+/**
+ * The trends of a report (docs/trends.md): this run's figures beside those of the runs before it.
+ * While the rows stream it counts each board's features (kept in the manifest, so later runs read
+ * them without opening this run's files) and reads the earlier runs' manifests; at the end it adds
+ * the Trends sheet to the workbook and hands the trends back for the e-mail.
+ */
+import type { Trends } from '../trends/series';
+import { FeatureCompletion } from '../trends/figures';
+import { startTrends } from '../trends/run-trends';
+import { TRENDS_SHEET_NAME, trendsSheetContent } from '../trends/sheet';
+import type { FinishedRun, OutputFactory } from './output';
+
+export const trendsOutput: OutputFactory = (ctx) => {
+  const { definition, log } = ctx;
+  const features = new FeatureCompletion();
+  const history = startTrends({ storage: ctx.writer.storage, report: definition.name, runs: definition.trends.runs, log });
+  let built: Promise<Trends> | undefined;
+  // Whichever asks first (the workbook or the run's end) builds them, once.
+  const trendsOf = (run: FinishedRun) => {
+    const { record } = run;
+    built ??= history.finish({
+      runId: record.runId,
+      generatedAt: record.generatedAt,
+      selectors: record.selectors,
+      changes: record.changes,
+      summary: { ...record.figures, ...features.figures() },
+    }, definition.timeZone);
+    return built;
+  };
+  if (definition.formats.includes('xlsx')) {
+    ctx.sheets.add(TRENDS_SHEET_NAME, async (workbook, run) => workbook.writeChartSheet(TRENDS_SHEET_NAME, trendsSheetContent(await trendsOf(run))));
+  }
+  return Promise.resolve({
+    openTable: (table) => Promise.resolve(features.sinkFor(table)),
+    finishTable: () => Promise.resolve({}),
+    async finishRun(run) {
+      return { figures: features.figures(), result: { trends: await trendsOf(run) } };
+    },
+  });
+};

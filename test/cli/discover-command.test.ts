@@ -1,0 +1,191 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runDiscoverCommand } from '../../cli/discover-command';
+import { runExportCommand } from '../../cli/export-command';
+import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { captureIo } from '../support/cli-io';
+import { csvObjects, readCsv } from '../support/read-output';
+
+/** The table row (one line) of the discover output that mentions `text`. */
+function rowOf(output: string, text: string): string {
+  const line = output.split('\n').find((l) => l.includes(text));
+  if (line === undefined) throw new Error(`no line mentions "${text}" in:\n${output}`);
+  return line;
+}
+
+/** Every CSV file below `dir`, by file name. */
+async function csvFiles(dir: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.csv')) found.set(entry.name, join(entry.parentPath, entry.name));
+  }
+  return found;
+}
+
+async function csvRows(files: Map<string, string>, table: string): Promise<Record<string, string>[]> {
+  const path = [...files.entries()].find(([n]) => n.replace(/\.csv$/, '').endsWith(table))?.[1];
+  if (!path) throw new Error(`no ${table} CSV among ${[...files.keys()].join(', ')}`);
+  return csvObjects(await readCsv(path));
+}
+
+const FAMILY_WORDS = { extA: 'first (extA', extB: 'second (extB' } as const;
+
+describe('discover command', () => {
+  let sim: RunningSimulator;
+  let dir: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ tenant: 'tiny', seed: 4 });
+    dir = await mkdtemp(join(tmpdir(), 'discover-cmd-'));
+    await writeFile(join(dir, 'credentials.json'), JSON.stringify(sim.credentials()));
+  });
+  afterAll(async () => {
+    await Promise.all([sim.close(), rm(dir, { recursive: true, force: true })]);
+  });
+  beforeEach(() => {
+    sim.clearRefusals();
+  });
+
+  it('prints its usage with --help and refuses a call without credentials', async () => {
+    const help = captureIo(dir);
+    expect(await runDiscoverCommand(['--help'], help)).toBe(0);
+    expect(help.out()).toContain('Usage: npm run discover -- (--credentials <credentials.json> | --secret-id <id>) [--write <report.json>]');
+    const bad = captureIo(dir);
+    expect(await runDiscoverCommand([], bad)).toBe(2);
+    expect(bad.err()).toContain('error: give exactly one of --credentials or --secret-id');
+  });
+
+  it('lists what the key may read, and writes a definition that exports as it is', async () => {
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'credentials.json', '--write', 'starter.json'], io)).toBe(0);
+    const out = io.out();
+    for (const group of ['Risk', 'Strategic Themes & OKRs', 'PI Objectives', 'PI Board Items']) {
+      expect(rowOf(out, `${group}  `)).toMatch(/ ok /);
+    }
+    expect(out).toContain(`Boards (${sim.tenant.boards.length})`);
+    for (const board of sim.tenant.boards) {
+      const row = rowOf(out, board.id);
+      expect(row).toContain(board.title);
+      expect(row).toContain(board.state.title);
+      expect(row).toContain(FAMILY_WORDS[board.trackerFamily]);
+      const collection = sim.tenant.collections.find((c) => c.id === board.collectionId)!;
+      expect(row).toContain(collection.title);
+    }
+    for (const register of sim.tenant.registers) {
+      const row = rowOf(out, `${register.key} `);
+      expect(row).toContain(register.title);
+      for (const board of sim.tenant.boardsOfRegister(register.id)) expect(row).toContain(board.title);
+    }
+    for (const theme of sim.tenant.strategicThemes) expect(rowOf(out, theme.id)).toContain(theme.key);
+    for (const collection of sim.tenant.collections) expect(rowOf(out, collection.id)).toContain(collection.title);
+    expect(out + io.err()).not.toContain(sim.credentials().apiKey);
+
+    const written = JSON.parse(await readFile(join(dir, 'starter.json'), 'utf8'));
+    expect(written.datasets.risks.registers).toEqual(sim.tenant.registers.map((r) => r.key));
+    expect(written.datasets.okrs.strategicThemes).toEqual(sim.tenant.strategicThemes.map((t) => t.key));
+    expect(written.datasets.boardItems.boards).toEqual(sim.tenant.boards.map((b) => b.id));
+    expect(written.datasets.piObjectives.boards).toEqual(sim.tenant.boards.map((b) => b.id));
+
+    const exported = captureIo(dir);
+    const code = await runExportCommand(['--report', 'starter.json', '--credentials', 'credentials.json', '--out', 'out', '--quiet'], exported);
+    expect(exported.err()).toBe('');
+    expect(code).toBe(0);
+    const files = await csvFiles(join(dir, 'out', written.name));
+    const risks = await csvRows(files, 'risks');
+    expect(new Set(risks.map((r) => r.register_key))).toEqual(new Set(sim.tenant.registers.map((r) => r.key)));
+    expect(risks).toHaveLength(sim.tenant.allRisks.length);
+    const items = await csvRows(files, 'board-items');
+    expect(new Set(items.map((r) => r.board_id))).toEqual(new Set(sim.tenant.boards.map((b) => b.id)));
+  });
+
+  it('exports a definition that names boards, registers and themes by title', async () => {
+    const [board] = sim.tenant.boards;
+    const [register] = sim.tenant.registers;
+    const [theme] = sim.tenant.strategicThemes;
+    await writeFile(
+      join(dir, 'by-title.json'),
+      JSON.stringify({
+        name: 'by-title',
+        datasets: { risks: { registers: [register!.title] }, okrs: { strategicThemes: [theme!.title] }, boardItems: { boards: [board!.title.toUpperCase()] } },
+        formats: ['csv'],
+      }),
+    );
+    const io = captureIo(dir);
+    expect(await runExportCommand(['--report', 'by-title.json', '--credentials', 'credentials.json', '--out', 'out', '--quiet'], io)).toBe(0);
+    const files = await csvFiles(join(dir, 'out', 'by-title'));
+    expect(new Set((await csvRows(files, 'risks')).map((r) => r.register_key))).toEqual(new Set([register!.key]));
+    expect(new Set((await csvRows(files, 'board-items')).map((r) => r.board_id))).toEqual(new Set([board!.id]));
+    expect(new Set((await csvRows(files, 'okrs')).map((r) => r.strategic_theme_key))).toEqual(new Set([theme!.key]));
+  });
+
+  it('does not overwrite an existing file with --write', async () => {
+    await writeFile(join(dir, 'taken.json'), '{"keep":true}');
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'credentials.json', '--write', 'taken.json'], io)).toBe(1);
+    expect(io.err()).toMatch(/could not be written to ".*taken\.json": the file exists already/);
+    expect(await readFile(join(dir, 'taken.json'), 'utf8')).toBe('{"keep":true}');
+  });
+
+  it('says which group a user may not read, and leaves it out of the written definition', async () => {
+    const alice = sim.users[1]!.email;
+    sim.refuseGroup('okr', alice);
+    await writeFile(join(dir, 'alice.json'), JSON.stringify(sim.credentials(alice)));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'alice.json', '--write', 'alice-report.json'], io)).toBe(0);
+    expect(rowOf(io.out(), 'Strategic Themes & OKRs  ')).toMatch(/ no +refused \(403\)$/);
+    expect(io.out()).toContain('  Strategic Themes & OKRs: this user may not read this group: ');
+    expect(io.out()).toContain('You do not have permission to use the Strategic Themes & OKRs API');
+    expect(io.out()).toContain('Strategic themes (0)\n  (not listed: the API group refused, see above)');
+    expect(rowOf(io.out(), 'Risk  ')).toMatch(/ ok /);
+    const written = JSON.parse(await readFile(join(dir, 'alice-report.json'), 'utf8'));
+    expect(written.datasets.okrs).toBeUndefined();
+    expect(written.datasets.risks.registers).toEqual(sim.tenant.visibleTo(alice).registers.map((r) => r.key));
+  });
+
+  it('reports a bad key as refused by every group, and exits 1 without writing', async () => {
+    await writeFile(join(dir, 'bad-key.json'), JSON.stringify({ ...sim.credentials(), apiKey: 'sim-not-the-key-000' }));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'bad-key.json', '--write', 'never.json'], io)).toBe(1);
+    for (const group of ['Risk', 'Strategic Themes & OKRs', 'PI Objectives', 'PI Board Items']) {
+      expect(rowOf(io.out(), `${group}  `)).toMatch(/ no +refused \(401\)$/);
+      expect(io.out()).toContain(`  ${group}: the planning API rejected the credentials (401). Check the e-mail and API key`);
+    }
+    expect(io.err()).toContain('no report definition written');
+    await expect(readFile(join(dir, 'never.json'))).rejects.toThrow(/ENOENT/);
+    expect(io.out() + io.err()).not.toContain('sim-not-the-key-000');
+  });
+});
+
+describe('discover command against the docs vocabulary', () => {
+  let sim: RunningSimulator;
+  let dir: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ tenant: 'tiny', seed: 4, vocabulary: 'docs' });
+    dir = await mkdtemp(join(tmpdir(), 'discover-docs-'));
+  });
+  afterAll(async () => {
+    await Promise.all([sim.close(), rm(dir, { recursive: true, force: true })]);
+  });
+
+  it('tells the tracker family from tfs/jira/azure field names', async () => {
+    await writeFile(join(dir, 'credentials.json'), JSON.stringify(sim.credentials()));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'credentials.json'], io)).toBe(0);
+    for (const board of sim.tenant.boards) expect(rowOf(io.out(), board.id)).toContain(FAMILY_WORDS[board.trackerFamily]);
+  });
+
+  it('names the company prefix the legacy groups refuse, while the v1 groups answer', async () => {
+    await writeFile(join(dir, 'wrong-prefix.json'), JSON.stringify({ ...sim.credentials(), companyPrefix: 'acmee' }));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'wrong-prefix.json'], io)).toBe(0);
+    for (const group of ['PI Objectives', 'PI Board Items']) {
+      expect(rowOf(io.out(), `${group}  `)).toMatch(/ no +refused \(404\)$/);
+      expect(io.out()).toContain(`  ${group}: the planning API does not accept the company prefix "acmee" of the credentials (404: Invalid company prefix in URL.)`);
+    }
+    expect(rowOf(io.out(), 'Risk  ')).toMatch(/ ok /);
+    expect(io.out()).toContain('Boards (0)');
+  });
+});
