@@ -102,7 +102,7 @@ const MAX_FUNCTION_LINES = 80;
  * listed here has its ceiling raised to that length for every function in it.
  */
 const LONG_FUNCTIONS = [
-  { file: 'shared/render/xlsx/workbook.ts', name: 'openXlsxWorkbook, openSheet', lines: 177, why: "one closure holds the streaming workbook's state (sheets, widths, print setup); being reworked with the print settings" },
+  { file: 'shared/render/xlsx/workbook.ts', name: 'openXlsxWorkbook, openSheet', lines: 184, why: "one closure holds the streaming workbook's state (sheets, widths, print setup, the leading and chart sheets); being reworked with the print settings" },
   { file: 'shared/report/tables/okrs.ts', name: 'okrsDataset, tables', lines: 184, why: 'the rows are built inline from their column lists; the column specs per table replace them' },
   { file: 'shared/report/tables/pi-objectives.ts', name: 'piObjectivesDataset', lines: 110, why: 'a closure over the run’s audit, figures and PI phases: the per-board walk shares them' },
   { file: 'shared/report/changes/tracker.ts', name: 'startChangeTracking', lines: 118, why: "the tracker's per-run state is one closure shared by every table's sink" },

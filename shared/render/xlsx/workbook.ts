@@ -276,8 +276,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
 
     async writeLeadingSheet(name: string, content: LeadingSheet): Promise<void> {
       assertWritable(`write the sheet "${name}"`);
-      if (!leadingLeft.has(name)) throw new ExporterError(`"${name}" is not a leading sheet of this workbook, or it was written already`);
-      leadingLeft.delete(name);
+      takeLeading(leadingLeft, name);
       const sheet = sheetOrder.add(2 + leading.indexOf(name), name, {
         // Its table's header (row 4, under the heading and the sentence) repeats on every printed page.
         pageSetup: { ...PRINT_SETUP, printTitlesRow: '4:4' },
@@ -289,8 +288,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
 
     writeChartSheet(name: string, content: ChartSheetContent): Promise<void> {
       assertWritable(`write the sheet "${name}"`);
-      if (!leadingLeft.has(name)) throw new ExporterError(`"${name}" is not a leading sheet of this workbook, or it was written already`);
-      leadingLeft.delete(name);
+      takeLeading(leadingLeft, name);
       const sheet = sheetOrder.add(2 + leading.indexOf(name), name, { pageSetup: PRINT_SETUP, headerFooter: printFooter(options.footer) });
       attachCharts(workbook, sheet, writeChartSheetRows(sheet, name, content, styles));
       sheet.commit();
@@ -389,4 +387,10 @@ class OutputFlow {
 function linesOf(value: unknown, width: number): number {
   const text = typeof value === 'string' ? value : typeof value === 'object' && value !== null && 'text' in value ? String(value.text) : '';
   return text.length > width * 0.9 || text.includes('\n') ? wrappedLines(text, width) : 1;
+}
+
+/** Marks a leading sheet written; a name not declared, or written twice, is the caller's mistake. */
+function takeLeading(left: Set<string>, name: string): void {
+  if (!left.has(name)) throw new ExporterError(`"${name}" is not a leading sheet of this workbook, or it was written already`);
+  left.delete(name);
 }

@@ -52,9 +52,10 @@ function expectedFigures(sim: RunningSimulator, at: Date) {
   );
   const predictability = Object.fromEntries(
     t.boards.map((b) => {
-      const committed = t.piObjectiveGroups(b.id).flatMap((g) => g.objectives).filter((o) => o.type === 'Objective-Committed');
-      const planned = committed.reduce((s, o) => s + o.bvPlan, 0);
-      const actual = committed.reduce((s, o) => s + o.bvActual, 0);
+      // SAFe's measure: actual BV of every objective, committed or not, over planned BV of the committed ones.
+      const objectives = t.piObjectiveGroups(b.id).flatMap((g) => g.objectives);
+      const planned = objectives.filter((o) => o.type === 'Objective-Committed').reduce((s, o) => s + o.bvPlan, 0);
+      const actual = objectives.reduce((s, o) => s + o.bvActual, 0);
       return [b.id, { title: b.title, percent: planned > 0 ? (100 * actual) / planned : null }];
     }),
   );
