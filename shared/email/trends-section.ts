@@ -4,6 +4,7 @@
  * number and run date are text in the rows under the bars, so a screen reader (and a reader of the
  * plain-text part) gets the figures, not a picture of them.
  */
+import { formatNumber, formatPercent } from '../core/format';
 
 export interface EmailTrendSeries {
   readonly label: string;
@@ -26,8 +27,7 @@ const HEIGHT = 40;
 
 function valueText(value: number | null, unit: EmailTrendSeries['unit']): string {
   if (value === null) return '–';
-  const rounded = Math.round(value * 10) / 10;
-  return unit === 'percent' ? `${rounded} %` : String(rounded);
+  return unit === 'percent' ? formatPercent(value) : formatNumber(value);
 }
 
 /** "09-14" from "2026-09-14" (the year is in the series' text line); anything else as it is. */

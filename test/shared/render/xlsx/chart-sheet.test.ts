@@ -108,7 +108,7 @@ describe('a chart sheet: tables with native Excel charts over their cells', () =
       });
     }
     expect(sheet.getCell('B23').value).toBe(0.725);
-    expect(sheet.getCell('B23').numFmt).toBe('0.0%');
+    expect(sheet.getCell('B23').numFmt).toBe('0.0 %');
   });
 
   const python = spawnSync('python3', ['-c', 'import openpyxl'], { encoding: 'utf8' }).status === 0;

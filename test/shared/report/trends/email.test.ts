@@ -33,8 +33,8 @@ describe('trends in the e-mail', () => {
     expect(open.points).toEqual([{ run: '2026-11-02', value: 5 }, { run: '2026-11-09', value: 4 }, { run: '2026-11-16', value: 6 }]);
     const html = renderTrendsHtml(three, escapeHtml, '');
     // A run without a figure shows a dash and no bar; the others their number, as text.
-    expect(html).toContain('>80 %</td><td style="padding:0 2px;text-align:center;font-size:11px;font-weight:bold;');
-    expect(html).toMatch(/>80 %<\/td><td[^>]*>–<\/td><td[^>]*>95 %<\/td>/);
+    expect(html).toContain('>80.0 %</td><td style="padding:0 2px;text-align:center;font-size:11px;font-weight:bold;');
+    expect(html).toMatch(/>80.0 %<\/td><td[^>]*>–<\/td><td[^>]*>95.0 %<\/td>/);
     expect(three.series.map((s) => s.label)).toContain('OKR progress, average of the strategic themes');
 
     const twelve = emailTrends(buildTrends(Array.from({ length: 12 }, (_, i) => run(i + 1, i, 70 + i)), [], 'UTC'));
