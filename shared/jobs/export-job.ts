@@ -19,6 +19,7 @@ import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
+import { messageRunKey, sendOnce } from './message-claim';
 import { resolveDefinition, type InlinePolicy } from './resolve-definition';
 import { tableFilesDetail } from './table-event';
 
@@ -99,7 +100,8 @@ export function jobRunId(request: ExportJobRequest, now: Date): string {
  * event bus and keep the on-demand status up to date. Failures are recorded (status, ReportFailed
  * event) and returned; a scheduled run's transient failure is thrown as RetryableExportError.
  * Retries are idempotent: the run id is the same, a completed run is not exported again, and the
- * e-mail is sent again (at least once) when the earlier attempt failed after exporting.
+ * e-mail goes out once per run (claimed in the ledger first, message-claim.ts): a retry sends it
+ * only if no earlier attempt did.
  */
 export async function runExportJob(request: ExportJobRequest, deps: ExportJobDependencies): Promise<ExportJobOutcome> {
   const now = deps.now ?? (() => new Date());
@@ -200,21 +202,26 @@ async function emailRecipients(
 ): Promise<boolean> {
   const email = definition.email;
   if (!email) return false;
-  if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
-  const keys = await deps.mail.linkKeys();
-  const from = email.from ?? deps.mail.from;
+  const mail = deps.mail;
+  if (!mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
+  const keys = await mail.linkKeys();
+  const from = email.from ?? mail.from;
   if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
   const message = await buildReportEmail({ ...definition, email }, result, {
     from,
-    linkBaseUrl: deps.mail.linkBaseUrl,
+    linkBaseUrl: mail.linkBaseUrl,
     key: keys.current,
     now,
     storage: deps.storage,
     freshCopyLink: request.definition === undefined,
     inline: request.definition !== undefined,
   });
-  await deps.mail.send(message);
-  return true;
+  // Claimed before it is sent: a retry or a repeated delivery of the run finds the claim and skips.
+  const outcome = await sendOnce(
+    { ledger: deps.ledger, runKey: messageRunKey(definition.name, result.manifest.runId), channel: 'email', log: deps.log, now },
+    () => mail.send(message),
+  );
+  return outcome === 'sent';
 }
 
 /** Announces the stored run on the event bus (ReportExported) and marks an on-demand job succeeded. */
