@@ -71,6 +71,10 @@ export const DEFAULT_SUBJECT_TEMPLATE = '{report} – {date}';
 const MAX_SUBJECT_LENGTH = 200;
 
 
+/**
+ * The report e-mail of one run: subject (from the definition's template), HTML and plain-text parts
+ * built from one model, so both say the same; dates in the report's time zone.
+ */
 export function renderReportEmail(input: ReportEmailInput): RenderedEmail {
   const date = formatDate(input.generatedAt, input.timeZone);
   const model = emailModel(input);
@@ -87,17 +91,23 @@ export function renderReportEmail(input: ReportEmailInput): RenderedEmail {
  * is shown whole, less its metadata, rather than not at all.
  */
 function emailSections(summary: ReportSummary): SummarySection[] {
-  const main = summary.sections.filter((s) => s.role === 'headline' || s.role === 'attention');
+  // On a phone the first screen answers: headline figures, then Needs attention, then the headline tables.
+  const figures = summary.sections.filter((s) => s.role === 'headline' && !s.grid);
+  const tables = summary.sections.filter((s) => s.role === 'headline' && s.grid);
+  const main = [...figures, ...summary.sections.filter((s) => s.role === 'attention'), ...tables];
   if (main.length > 0) return main;
   return summary.sections.filter((s) => s.role !== 'about');
 }
 
-/** The changes section goes right after the last headline section (first when there is none). */
+/**
+ * The changes section goes after the headline figures and "Needs attention" (the first screen
+ * answers what to act on); first when there are neither.
+ */
 function withChanges(sections: SummarySection[], digest: ChangesDigest | undefined): SummarySection[] {
   if (!digest) return sections;
   let at = 0;
   sections.forEach((s, i) => {
-    if (s.role === 'headline') at = i + 1;
+    if (s.role === 'headline' || s.role === 'attention') at = i + 1;
   });
   return [...sections.slice(0, at), changesSection(digest), ...sections.slice(at)];
 }
@@ -148,7 +158,9 @@ function renderText(model: EmailModel): string {
   const lines: string[] = [model.title, `Generated ${model.generated}`];
   for (const section of model.sections) {
     lines.push('', section.heading);
-    for (const line of section.lines) lines.push(`  ${line.label}: ${cellText(line.value, line.type, tz, true)}`);
+    for (const line of section.lines) {
+      lines.push(`  ${line.label}: ${cellText(line.value, line.type, tz, true)}${line.delta ? ` (${line.delta})` : ''}`);
+    }
     const grid = section.grid;
     if (!grid) continue;
     const shown = grid.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.brief);

@@ -15,7 +15,8 @@ const DAY_MS = 86_400_000;
 function fileLabel(path: string, format: 'xlsx' | 'csv'): string {
   if (format === 'xlsx') return 'Workbook';
   const table = path.replace(/\.csv$/, '');
-  return `${SHEET_TITLES[table] ?? table} (CSV)`;
+  // The format and size follow in brackets where the label is shown: "Risks (CSV, 54.9 KiB)".
+  return SHEET_TITLES[table] ?? table;
 }
 
 /** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`. */

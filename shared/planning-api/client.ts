@@ -95,7 +95,7 @@ export interface ListBoardsOptions {
 }
 
 export interface PiObjectiveGroupsOptions {
-  /** Completion calculation 1 to 6 (planning-api.md 4.4); omitted: the board's default (2, or 6 in OKR mode). */
+  /** Completion calculation 1 to 6, as the API numbers them; omitted: the board's default (2, or 6 in OKR mode). */
   completionType?: CompletionType | undefined;
   /** Adds `teamsAndSprints` to every linked item and sub-item. */
   additionalColumns?: boolean;
@@ -118,7 +118,7 @@ export type BoardStatuses = {
 const seg = encodeURIComponent;
 
 /**
- * Typed client of the Work-Planning Reporting API (see planning-api.md). Lists that page are async
+ * Typed client of the Work-Planning Reporting API (its operations are listed in docs/simulator.md). Lists that page are async
  * iterators that stream records in server order; lists that come in one response are arrays.
  * Every record is validated (schemas.ts) before it is returned.
  */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * Zod schemas of the records of the Work-Planning Reporting API (../shared/planning-api.md, section 2).
+ * Zod schemas of the records of the Work-Planning Reporting API, as its documentation describes them.
  *
  * Tolerance rules, because a real server leaves empty fields out and may add fields we do not know:
  * - objects are loose (unknown keys pass through untouched);

@@ -35,6 +35,12 @@ export function escapeCsvField(text: string): string {
  */
 const CHUNK_CHARS = 64 * 1024;
 
+/**
+ * Opens a CSV sink for one table on `out`: RFC 4180 with CRLF, the column keys as the header (written
+ * at once), values formatted by column type in `options.timeZone`, formula-like texts neutralised
+ * unless turned off. Rows are batched into large writes and wait for `out` to drain; `close()`
+ * ends `out` and resolves with the number of data rows.
+ */
 export function openCsvSink(table: TableDefinition, out: Writable, options: CsvOptions): TableSink {
   const clock = createZoneClock(options.timeZone);
   const columns = table.columns;

@@ -41,7 +41,16 @@ export const reportDefinitionSchema = z.strictObject({
     .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC'),
   datasets: z
     .strictObject({
-      risks: z.strictObject({ registers: idList('register id, key or title') }).optional(),
+      risks: z
+        .strictObject({
+          registers: idList('register id, key or title'),
+          /**
+           * Title of a custom field that holds a risk's owner (a user picker such as "Risk owner"),
+           * for registers that keep the owner there rather than in `responsible`.
+           */
+          ownerField: z.string().trim().min(1, 'ownerField names a custom field: give its title, e.g. "Risk owner"').optional(),
+        })
+        .optional(),
       okrs: z
         .strictObject({
           portfolioThemes: idList('portfolio theme key, id or title'),

@@ -32,6 +32,7 @@ const CONTRACTS: readonly TableContract[] = [
 
 export const TABLE_SCHEMAS: readonly TableSchema[] = CONTRACTS.map((c) => tableSchema(c.table, c.version, c.columns));
 
+/** The published schema of a table by name, or undefined for a table without one. */
 export function schemaOf(table: string): TableSchema | undefined {
   return TABLE_SCHEMAS.find((s) => s.table === table);
 }

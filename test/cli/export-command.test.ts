@@ -1,23 +1,13 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExportCommand, type CommandIo } from '../../cli/export-command';
+import { runExportCommand } from '../../cli/export-command';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startDynalite, type DynaliteHandle } from '../support/dynalite';
 import { startS3rver, type S3rverHandle } from '../support/s3rver';
-
-function captureIo(cwd: string, env: Record<string, string> = {}): CommandIo & { out(): string; err(): string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  return { stdout, stderr, env, cwd, out: () => out, err: () => err };
-}
+import { captureIo } from '../support/cli-io';
 
 describe('export command', () => {
   let sim: RunningSimulator;

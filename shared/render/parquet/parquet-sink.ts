@@ -91,6 +91,11 @@ class StreamWriter extends ByteWriter {
   }
 }
 
+/**
+ * Opens a Parquet sink for one table on `out`, with the table's published schema (`schemaVersion`)
+ * plus the run's `run_id` and `exported_at` columns. Rows are buffered into row groups bounded by
+ * rows and text size; values a column type cannot hold are written as null and counted.
+ */
 export function openParquetSink(table: TableDefinition, out: Writable, options: ParquetOptions): ParquetSink {
   const schema = tableSchema(table.name, options.schemaVersion, table.columns);
   const dataColumns = schema.columns.slice(0, table.columns.length);

@@ -3,11 +3,13 @@ import { trackerRef, type TrackerItemFields, type TrackerRef } from '../../plann
 import { FieldAudit, type FieldShape } from '../field-audit';
 import { tableColumns, type ColumnName } from '../../table/column-spec';
 import { epochToCalendarDate } from '../dates';
-import type { Dataset, DatasetContext, TableOutput } from '../dataset';
+import { runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
 import { link, listOf, titleOrText } from './columns';
+import { boardSprints, piPhase } from '../summary/pi-phase';
+import { isClosedBoardState } from '../summary/vocabulary';
 import { SHEET_TITLES } from './labels';
 
 /** What a `pi-objectives` row is read from. */
@@ -287,6 +289,14 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     return { values, outlineLevel: parentId ? 1 : 0 };
   }
 
+  /** The board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
+  async function placePi(board: Board, groups: PiObjectiveGroup[]): Promise<void> {
+    const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
+    const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
+    const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined));
+    predictability.board(board, phase, teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)));
+  }
+
   async function* tables(): AsyncIterable<TableOutput> {
     boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log);
     for (const board of boards) {
@@ -296,9 +306,11 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     const groupsByBoard: { board: Board; groups: PiObjectiveGroup[] }[] = await Promise.all(
       boards.map(async (board) => ({
         board,
-        groups: await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns }),
+        // Always with teams and sprints: their sprint dates place the PI's phase (columns follow the setting).
+        groups: await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns: true }),
       })),
     );
+    await Promise.all(groupsByBoard.map(({ board, groups }) => placePi(board, groups)));
     const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
 
     async function* objectiveRows(): AsyncIterable<TableRow> {

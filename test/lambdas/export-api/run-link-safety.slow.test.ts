@@ -1,3 +1,4 @@
+// @tier slow
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStatusStore } from '../../../shared/jobs/job-status';

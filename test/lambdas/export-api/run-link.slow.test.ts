@@ -1,3 +1,4 @@
+// @tier slow
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
