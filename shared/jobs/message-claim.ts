@@ -97,14 +97,13 @@ function refused(reason: string): MessageClaim {
 }
 
 function granted(ledger: Ledger, key: string, token: string, claimedAt: Date): MessageClaim {
-  /** Moves the claim to `status` while it is still this claimant's (a takeover after CLAIM_MS wins). */
+  /** Moves the claim to `status` while it is still this claimant's (a takeover after CLAIM_MS wins). `at` stays the claim's time. */
   const settle = async (status: 'sent' | 'released'): Promise<void> => {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const entry = await ledger.get(key);
       const parsed = entry ? claimStateSchema.safeParse(entry.value) : undefined;
       if (!entry || !parsed?.success || parsed.data.token !== token) return;
-      const at = new Date(Math.max(Date.now(), claimedAt.getTime())).toISOString();
-      if (await ledger.put(key, { status, at, token }, entry.version, { expiresAt: expiry(claimedAt) })) return;
+      if (await ledger.put(key, { status, at: claimedAt.toISOString(), token }, entry.version, { expiresAt: expiry(claimedAt) })) return;
     }
   };
   return { granted: true, reason: undefined, sent: () => settle('sent'), release: () => settle('released') };
