@@ -18,6 +18,9 @@ import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
+import { decideDelivery } from './delivery-decision';
+import { deliverRunToChannels, type ChannelJobDependencies } from './report-channels';
+import type { ChannelResult } from '../channels/deliver';
 import { resolveDefinition, type InlinePolicy } from './resolve-definition';
 import { tableFilesDetail } from './table-event';
 
@@ -37,6 +40,8 @@ export interface ExportJobDependencies {
     readonly linkBaseUrl: string;
     readonly linkKeys: () => Promise<LinkVerificationKeys>;
   };
+  /** Needed only for definitions with chat channels (`delivery.channels`). */
+  readonly channels?: ChannelJobDependencies;
   readonly bucket?: string;
   readonly now?: () => Date;
   readonly concurrency?: number;
@@ -54,7 +59,14 @@ export interface ExportJobDependencies {
 }
 
 export type ExportJobOutcome =
-  | { readonly status: 'succeeded'; readonly runId: string; readonly manifestKey: string; readonly emailed: boolean }
+  | {
+      readonly status: 'succeeded';
+      readonly runId: string;
+      readonly manifestKey: string;
+      readonly emailed: boolean;
+      /** Whether the message went out (`delivery.when`), why, and how each chat channel fared. */
+      readonly delivery: { readonly sent: boolean; readonly reason: string; readonly channels: readonly ChannelResult[] };
+    }
   | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean }
   /** A duplicate delivery, or another attempt owns the run: nothing was done, nothing reported. */
   | { readonly status: 'skipped'; readonly reason: string };
@@ -131,8 +143,10 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     await progress?.settle();
     deps.onComplete?.(result, now().getTime() - started.getTime());
 
+    const delivery = decideDelivery(definition, result);
+    const channels = delivery.send ? await deliverRunToChannels(definition, result, channelContext(request, deps, now())) : [];
     let emailed = false;
-    const email = definition.email;
+    const email = delivery.send ? definition.email : undefined;
     if (email) {
       if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
       const keys = await deps.mail.linkKeys();
@@ -162,11 +176,17 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     });
     if (request.exportId) {
       const done = finalProgress(result.manifest.summary.rows as Record<string, number>, datasetsTotal);
-      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done }, now());
+      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done, delivery: delivery.reason }, now());
     }
     if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
-    log.info('export job succeeded', { report: definition.name, runId, emailed });
-    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
+    log.info('export job succeeded', { report: definition.name, runId, emailed, delivery: delivery.reason });
+    return {
+      status: 'succeeded',
+      runId: result.manifest.runId,
+      manifestKey: result.manifestKey,
+      emailed,
+      delivery: { sent: delivery.send, reason: delivery.reason, channels },
+    };
   } catch (error) {
     await progress?.settle();
     if (error instanceof RunInProgressError || error instanceof LeaseLostError) {
@@ -207,6 +227,18 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     if (failure.retryable && !request.exportId) throw new RetryableExportError(failure.reason, { cause: error });
     return { status: 'failed', reason: failure.reason, retryable: failure.retryable };
   }
+}
+
+function channelContext(request: ExportJobRequest, deps: ExportJobDependencies, at: Date): Parameters<typeof deliverRunToChannels>[2] {
+  return {
+    channels: deps.channels,
+    links: deps.mail && { baseUrl: deps.mail.linkBaseUrl, keys: deps.mail.linkKeys },
+    freshCopyLink: request.definition === undefined,
+    ledger: deps.ledger,
+    log: deps.log,
+    now: at,
+    mail: deps.mail,
+  };
 }
 
 /** Scheduled runs have nobody watching: their owners are told of failures. On-demand callers see the status. */
