@@ -105,7 +105,10 @@ export class SecretsManagerWebhookSource {
       reader = new SecretJsonReader({ ...this.options, secretId: ref.secretId }, parseWebhookDocument);
       this.readers.set(ref.secretId, reader);
     }
-    return webhookUrlOf(await reader.read(false), ref.key, `secret "${ref.secretId}"`);
+    const cached = await reader.read(false);
+    // A field missing from the cached value may have been added since: read past the cache once.
+    const document = ref.key in cached ? cached : await reader.read(true);
+    return webhookUrlOf(document, ref.key, `secret "${ref.secretId}"`);
   }
 }
 
