@@ -79,7 +79,7 @@ export function slackProblems(payload: unknown): string[] {
 
 function textObjects(block: Record<string, unknown>): { type?: unknown; text?: unknown }[] {
   const out: { type?: unknown; text?: unknown }[] = [];
-  if (block.text && typeof block.text === 'object') out.push(block.text as { type?: unknown; text?: unknown });
+  if (block.text && typeof block.text === 'object') out.push(block.text);
   if (Array.isArray(block.fields)) out.push(...(block.fields as { type?: unknown; text?: unknown }[]));
   if (block.type === 'context' && Array.isArray(block.elements)) out.push(...(block.elements as { type?: unknown; text?: unknown }[]));
   return out;

@@ -11,9 +11,11 @@ function allText(payload: { blocks: Block[] }): string {
     .join('\n');
 }
 
+const slack = (message: Parameters<typeof slackPayload>[0]) => slackPayload(message) as unknown as { text: string; blocks: Block[] };
+
 describe('the Slack message', () => {
   it('shows the headline figures, the changes count, what needs attention and two buttons, in that order', () => {
-    const payload = slackPayload(sampleMessage()) as { text: string; blocks: Block[] };
+    const payload = slack(sampleMessage());
     expect(slackProblems(payload)).toEqual([]);
     const text = allText(payload);
     const order = ['Open risks: *12 (+4 since 16 Nov)*', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.', '*Needs attention*', 'Risk R-1: no owner'];
@@ -29,13 +31,13 @@ describe('the Slack message', () => {
   });
 
   it('escapes the characters Slack reads as markup in values from the planning tool', () => {
-    const text = allText(slackPayload(sampleMessage()) as { blocks: Block[] });
+    const text = allText(slack(sampleMessage()));
     expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(text).not.toContain('<script>');
   });
 
   it('stays within Block Kit limits for a huge report, saying how much more is in the workbook', () => {
-    const payload = slackPayload(hugeMessage()) as { text: string; blocks: Block[] };
+    const payload = slack(hugeMessage());
     expect(slackProblems(payload)).toEqual([]);
     expect(payload.blocks).toHaveLength(50);
     expect(payload.blocks.at(-1)!.type).toBe('context');
@@ -46,7 +48,7 @@ describe('the Slack message', () => {
   });
 
   it('says so when nothing needs attention and leaves out buttons it has no link for', () => {
-    const payload = slackPayload(sampleMessage({ attention: [], workbookUrl: undefined, freshCopyUrl: undefined, changes: undefined })) as { blocks: Block[] };
+    const payload = slack(sampleMessage({ attention: [], workbookUrl: undefined, freshCopyUrl: undefined, changes: undefined }));
     expect(slackProblems(payload)).toEqual([]);
     expect(allText(payload)).toContain('Nothing needs attention.');
     expect(payload.blocks.some((b) => b.type === 'actions')).toBe(false);
