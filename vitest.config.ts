@@ -1,18 +1,16 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { slowTestFiles } from './test/support/test-tiers.js';
 
 /**
  * Two tiers. `npm test` runs both; `npm run test:fast` runs the fast tier alone, in seconds, while
  * editing. The slow tier is what needs minutes of CPU: 100,000-row renders and exports, CDK synth
- * with cdk-nag, and the Lambda harness (every local AWS stand-in at once). A new test file that
- * belongs there is named `*.slow.test.ts`.
+ * with cdk-nag, the Lambda harness (every local AWS stand-in at once) and the browser. A file joins
+ * it by its first line, `// @tier slow` (test/support/test-tiers.ts), not by its name or folder, so
+ * renaming or moving a test cannot change its tier; test/architecture/test-tiers.test.ts fails when a
+ * file doing slow work lacks the marker.
  */
-const SLOW = [
-  'test/**/*.slow.test.ts',
-  'test/infra/**/*.test.ts',
-  'test/lambdas/*/**/*.test.ts',
-  'test/**/export-to-s3.test.ts',
-  'test/**/xlsx-large.test.ts',
-];
+const SLOW = slowTestFiles(fileURLToPath(new URL('.', import.meta.url)));
 
 export default defineConfig({
   test: {

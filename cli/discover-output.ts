@@ -49,7 +49,7 @@ export function formatDiscovery(found: Discovery): string {
       'Boards',
       textTable(
         ['id', 'title', 'state', 'tracker family', 'collections'],
-        found.boards.map((b) => [b.board.id, b.board.title ?? '', b.board.state?.title ?? '', TRACKER_WORDS[b.tracker], b.collections.map((c) => c.title ?? c.id).join(', ')]),
+        found.boards.map((b) => [b.board.id, b.board.title ?? '', (typeof b.board.state === 'string' ? b.board.state : b.board.state?.title) ?? '', TRACKER_WORDS[b.tracker], b.collections.map((c) => c.title ?? c.id).join(', ')]),
       ),
       found.boards.length,
       legacy,

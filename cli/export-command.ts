@@ -7,6 +7,7 @@ import { loadCliConfig } from '../shared/core/config';
 import { createDynamoDbClient, DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
 import type { Ledger } from '../shared/ledger/ledger';
 import { LocalLedger } from '../shared/ledger/local-ledger';
+import { scopedLedger, storageScope } from '../shared/ledger/scoped-ledger';
 import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
@@ -15,6 +16,7 @@ import { errorMessage, ExporterError, ReportDefinitionError, StorageError } from
 import { createLogger } from '../shared/core/logger';
 import { parseReportDefinitionJson } from '../shared/report/definition';
 import { exportReport } from '../shared/report/export-report';
+import { resolveExportSettings } from '../shared/report/export-settings';
 import type { ExportResult } from '../shared/report/run-export';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
@@ -121,23 +123,26 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
         })
       : new LocalDirectoryStorage(await checkOutDirectory(resolve(io.cwd, args.out!)));
     const ledger: Ledger = args.bucket
-      ? new DynamoDbLedger({ tableName: args['ledger-table']!, client: createDynamoDbClient() })
+      ? scopedLedger(new DynamoDbLedger({ tableName: args['ledger-table']!, client: createDynamoDbClient() }), storageScope(args.bucket, args.prefix))
       : new LocalLedger(resolve(io.cwd, args.out!, '.ledger'));
     const log = args.verbose ? createLogger({ level: 'DEBUG' }) : createLogger({ level: 'SILENT' });
     log.appendKeys({ report: definition.name });
 
     if (!args.quiet) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
     const timeoutMs = args.timeout === undefined ? undefined : parseDuration(args.timeout);
+    const settings = resolveExportSettings({
+      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+      deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
+      concurrency: args.concurrency === undefined ? undefined : Number(args.concurrency),
+    });
     const result = await exportReport(definition, {
       credentials,
       storage,
       ledger,
       log,
-      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
-      ...(timeoutMs !== undefined && { deadline: Date.now() + timeoutMs }),
-      ...(args['run-id'] !== undefined && { runId: args['run-id'] }),
-      ...(args.concurrency !== undefined && { concurrency: Number(args.concurrency) }),
-      ...(!args.quiet && { onProgress: terminalProgress(io.stdout) }),
+      settings,
+      runId: args['run-id'],
+      onProgress: args.quiet ? undefined : terminalProgress(io.stdout),
     });
     io.stdout.write(describeResult(result, storage));
     return 0;
@@ -197,8 +202,18 @@ function describeResult(result: ExportResult, storage: Storage): string {
       (t) => `  parquet  ${storage.describe(`${result.manifest.report}/${t.path}`)} (${formatBytes(t.bytes)}, ${t.rows.toLocaleString('en-US')} rows)`,
     ),
     result.latestUpdated ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)}` : '',
+    unexportedLine(result.manifest.summary),
   ];
   return `${lines.filter((l) => l !== '').join('\n')}\n`;
+}
+
+/** One line when the server sent fields no column holds (the manifest lists them per table). */
+function unexportedLine(summary: Readonly<Record<string, unknown>>): string {
+  const byTable = (summary.unexportedFields ?? {}) as Readonly<Record<string, readonly unknown[]>>;
+  const tables = Object.entries(byTable).filter(([, fields]) => fields.length > 0);
+  if (tables.length === 0) return '';
+  const fields = tables.reduce((n, [, f]) => n + f.length, 0);
+  return `  note     ${fields} field(s) the server sent are in no column (${tables.map(([t]) => t).join(', ')}): see summary.unexportedFields in the manifest`;
 }
 
 /** Our errors carry messages written for users; anything else is unexpected and says so. */

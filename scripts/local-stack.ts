@@ -10,8 +10,15 @@ import { startLambdaHarness } from '../test/support/lambda-harness';
  * 127.0.0.1:8787 (as in the tests). Report: examples/demo-report.json. Get a link to open with
  * `npm run link -- --report demo-weekly --local`. Ctrl-C stops it.
  */
+if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+  process.stdout.write(
+    'Usage: npm run local\n\nServes the whole stack on loopback (realistic demo tenant, report examples/demo-report.json)\n' +
+      `with the HTTP API at ${LOCAL_API_URL}. Then: npm run link -- --report demo-weekly --local. Ctrl-C stops it.\n`,
+  );
+  process.exit(0);
+}
 const definition = JSON.parse(await readFile(join(import.meta.dirname, '..', 'examples', 'demo-report.json'), 'utf8')) as { name: string };
-const harness = await startLambdaHarness({ [definition.name]: definition }, { tenant: 'demo' });
+const harness = await startLambdaHarness({ [definition.name]: definition }, { tenant: 'demo', flavour: 'demo' });
 const api = await startHttpApi(harness.apiHandler, { port: Number(new URL(LOCAL_API_URL).port) });
 process.stdout.write(`local stack: HTTP API at ${api.baseUrl}, report "${definition.name}"\n`);
 process.stdout.write(`open a run link from: npm run link -- --report ${definition.name} --local\n`);

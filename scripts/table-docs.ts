@@ -28,9 +28,9 @@ const TYPE_NOTES: Record<Column['type'], string> = {
 
 const HEADER = '| column | workbook label | type | meaning |\n|---|---|---|---|';
 
-function columnRows(table: string, columns: readonly Column[]): string {
+function columnRows(columns: readonly Column[]): string {
   return columns
-    .map((c) => labelColumn(table, c))
+    .map(labelColumn)
     .map((c) => `| \`${c.key}\` | ${c.label ?? c.key}${c.hidden ? ' (hidden)' : ''} | ${TYPE_NOTES[c.type]} | ${c.description} |`)
     .join('\n');
 }
@@ -39,7 +39,7 @@ function tableSection(name: string, intro: string, columns: readonly Column[], o
   const sheet = SHEET_TITLES[name] ?? name;
   const version = schemaOf(name)?.version ?? '–';
   const schema = `Machine schema: [schemas/${name}.json](../schemas/${name}.json), version ${version} (Parquet adds \`run_id\` and \`exported_at\`).`;
-  return `## \`${name}\` (sheet "${sheet}")\n\n${intro}\n\n${HEADER}\n${columnRows(name, columns)}\n${outro ? `\n${outro}\n` : ''}\n${schema}\n`;
+  return `## \`${name}\` (sheet "${sheet}")\n\n${intro}\n\n${HEADER}\n${columnRows(columns)}\n${outro ? `\n${outro}\n` : ''}\n${schema}\n`;
 }
 
 export function renderTableDocs(): string {
@@ -66,7 +66,7 @@ export function renderTableDocs(): string {
     tableSection('okrs', 'One row per objective group (level 1), objective (level 2) and key result (level 3), in hierarchy order; the worksheet groups them with outline levels.', OKR_COLUMNS),
     tableSection('pi-objectives', 'One row per PI objective on the selected boards (default: all visible boards).', PI_OBJECTIVE_COLUMNS),
     tableSection('pi-objective-items', 'One row per linked item and per sub-item of each PI objective; sub-items follow their item and are grouped under it in the worksheet.', itemsBase,
-      `With \`additionalColumns: true\` these columns follow:\n\n${HEADER}\n${columnRows('pi-objective-items', itemsExtra)}`),
+      `With \`additionalColumns: true\` these columns follow:\n\n${HEADER}\n${columnRows(itemsExtra)}`),
     tableSection('board-items', 'One row per feature and per story of the selected boards (default: all visible); each story follows its feature.', BOARD_ITEM_COLUMNS),
     // changes.csv has no machine schema (it is not a table of the planning data): its section is built here.
     `## \`changes\`\n\nWhat changed since the earlier run the report is compared with ([changes.md](changes.md)): \`changes.csv\` and the workbook's \`Changes\` sheet, one row per change, grouped by table. When nothing could be compared, one \`note\` row says why.\n\n| column | type | meaning |\n|---|---|---|\n${CHANGES_TABLE.columns.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n')}\n`,

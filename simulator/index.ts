@@ -1,5 +1,5 @@
 /**
- * HTTP simulator of the Work-Planning Reporting API (../../../shared/planning-api.md), for tests,
+ * HTTP simulator of the Work-Planning Reporting API, as the vendor documents it, for tests,
  * `npm run demo` and benchmarks. See docs/simulator.md.
  */
 export { startSimulator, type RunningSimulator } from './server';

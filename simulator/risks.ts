@@ -86,11 +86,13 @@ export interface GeneratedRegister {
 }
 
 /** Builds the registers. Even positions use a 5x5 matrix, odd ones 3x3. */
-export function buildRegisters(shape: TenantShape, seed: number): GeneratedRegister[] {
+export function buildRegisters(shape: TenantShape, seed: number, flavour: TenantStory['flavour'] = 'test'): GeneratedRegister[] {
   const out: GeneratedRegister[] = [];
   for (let r = 0; r < shape.registers; r++) {
     const rng = Rng.for(seed, 61, r);
-    const [baseKey, baseTitle] = REGISTER_NAMES[r % REGISTER_NAMES.length] ?? ['REG', 'Register'];
+    const [baseKey, trapTitle] = REGISTER_NAMES[r % REGISTER_NAMES.length] ?? ['REG', 'Register'];
+    // The markup in a register name is a test trap (escaping); a demo reads like a real company.
+    const baseTitle = flavour === 'demo' ? trapTitle.replace(' <and> ', ' & ') : trapTitle;
     const round = Math.floor(r / REGISTER_NAMES.length);
     const record: RiskRegisterRecord = {
       key: round === 0 ? baseKey : `${baseKey}${round + 1}`,

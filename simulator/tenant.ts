@@ -172,7 +172,7 @@ export function generateTenant(
   story: TenantStory = TEST_STORY,
 ): Tenant {
   const users = buildUsers(companyPrefix, seed);
-  const generatedRegisters = buildRegisters(shape, seed);
+  const generatedRegisters = buildRegisters(shape, seed, story.flavour);
   const registers = generatedRegisters.map((r) => r.record);
   const collections = buildCollections(shape);
   const boards = buildBoards(shape, collections, registers);

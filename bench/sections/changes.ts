@@ -1,6 +1,6 @@
 /**
  * 6. Changes: what comparing with the previous run adds to an export of 300,000 board-item rows
- * (issue 11: at most +25 % time and +100 MB peak RSS). Measured against the same rows through the
+ * (the budget: at most +25 % time and +100 MB peak RSS). Measured against the same rows through the
  * export's own sinks (xlsx + CSV) without the comparison; fetching is left out, which makes the
  * ratio stricter than against a whole export.
  */

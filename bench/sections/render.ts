@@ -17,7 +17,7 @@ export interface RenderOptions {
 
 /** Runs above this many rows are made once: each takes tens of seconds. */
 const REPEAT_UP_TO_ROWS = 100_000;
-/** exceljs's in-memory Workbook is measured up to this size (2.9 GB at 100k rows in exceljs-notes.md). */
+/** exceljs's in-memory Workbook is measured up to this size (about 1.9 GB of RSS at 100,000 rows, docs/benchmarks.md). */
 const EXCELJS_MEMORY_MAX_ROWS = 100_000;
 const EXCELJS_MEMORY_HEAP_MB = 6_144;
 const RENDER_HEAP_MB = 1_024;
@@ -105,7 +105,7 @@ export async function runRenderSection(options: RenderOptions): Promise<SectionR
       const measured = all.filter((m) => m.kind === 'exceljs-memory' && !m.error).sort((a, b) => b.rows - a.rows)[0];
       const scale = measured
         ? `${mb(measured.peakRssMb)} at ${int(measured.rows)} rows in this run, so ~${(((measured.peakRssMb * rows) / measured.rows) / 1024).toFixed(1)} GB here`
-        : '2.9 GB at 100,000 rows in exceljs-notes.md';
+        : 'about 1.9 GB at 100,000 rows in docs/benchmarks.md';
       rowsOut.push([LABELS['exceljs-memory'], int(rows), `not run: it holds the whole workbook in memory (${scale}, far beyond the export Lambda's 1,024 MB)`, '–', '–', '–', '–', '–']);
     }
   }

@@ -10,6 +10,7 @@ import { reportResult, workerInput } from '../lib/child';
 import { silentLog } from '../../shared/core/logger';
 import type { Credentials } from '../../shared/planning-api/credentials';
 import { createExportClient } from '../../shared/report/export-report';
+import { resolveExportSettings } from '../../shared/report/export-settings';
 import type { DatasetContext } from '../../shared/report/dataset';
 import { parseReportDefinition } from '../../shared/report/definition';
 import { boardItemsDataset, type BoardItemsReadAhead } from '../../shared/report/tables/board-items';
@@ -29,11 +30,11 @@ interface Input {
 }
 
 const input = workerInput<Input>();
-const client = createExportClient(input.credentials, {
-  concurrency: input.concurrency,
-  log: silentLog,
-  ...(input.boardItemsPageSize !== undefined && { boardItemsPageSize: input.boardItemsPageSize }),
-});
+const client = createExportClient(
+  input.credentials,
+  resolveExportSettings({ concurrency: input.concurrency, boardItemsPageSize: input.boardItemsPageSize }),
+  { log: silentLog },
+);
 
 const cpuStart = process.cpuUsage();
 const started = performance.now();

@@ -16,17 +16,20 @@ export interface ExportHttpApiProps {
 
 /**
  * Per-route limits of the run-link routes, tighter than the stage's: they are open to anyone with a
- * URL, and a person needs one page load and a poll every few seconds. The handler's own per-token
- * start limit and one-export-per-report rule sit behind these.
+ * URL, and a person needs one page load, one press of the button (the POST, the only route that
+ * starts an export) and a poll every few seconds. The handler's own per-token start limit and
+ * one-export-per-report rule sit behind these.
  */
 export const RUN_LINK_THROTTLE = {
   'GET /run/{token}': { rateLimit: 2, burstLimit: 5 },
+  'POST /run/{token}': { rateLimit: 2, burstLimit: 5 },
   'GET /run/{token}/status': { rateLimit: 5, burstLimit: 10 },
+  'GET /run/{token}/download': { rateLimit: 5, burstLimit: 10 },
 } as const;
 
 /**
- * The HTTP API: `POST /exports` and `GET /exports/{id}` behind IAM (SigV4); `GET /links/{token}`,
- * `GET /run/{token}` and `GET /run/{token}/status` open because the signed token in the path is the
+ * The HTTP API: `POST /exports` and `GET /exports/{id}` behind IAM (SigV4); `GET /links/{token}` and
+ * the run-link routes (RUN_LINK_THROTTLE) open because the signed token in the path is the
  * credential (e-mail recipients and people with a run link have no AWS identity). Routes are added with `addRoutes` once the handler exists, so the API (and its URL)
  * can be created before the functions that need the URL in their environment.
  */
@@ -104,12 +107,13 @@ export class ExportHttpApi extends Construct {
       id: 'AwsSolutions-APIG4',
       reason: 'GET /links/{token} is opened by e-mail recipients without AWS credentials; it is protected by an HMAC token (signed, expiring, bound to one file) that the handler verifies before presigning a short-lived S3 URL.',
     });
-    const runRoutes = (['/run/{token}', '/run/{token}/status'] as const).map((path) => {
-      const [route] = this.api.addRoutes({ path, methods: [apigw.HttpMethod.GET], integration, authorizer: new apigw.HttpNoneAuthorizer() });
-      if (route === undefined) throw new Error(`addRoutes returned no route for GET ${path}`);
+    const runRoutes = Object.keys(RUN_LINK_THROTTLE).map((routeKey) => {
+      const [method = '', path = ''] = routeKey.split(' ');
+      const [route] = this.api.addRoutes({ path, methods: [method as apigw.HttpMethod], integration, authorizer: new apigw.HttpNoneAuthorizer() });
+      if (route === undefined) throw new Error(`addRoutes returned no route for ${routeKey}`);
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason: `GET ${path} is opened by people without AWS credentials; it is protected by an HMAC run-link token (signed, expiring, revocable, bound to one configured report) that the handler verifies, with a per-token start limit and route throttling.`,
+        reason: `${routeKey} is opened by people without AWS credentials; it is protected by an HMAC run-link token (signed, expiring, revocable, bound to one configured report) that the handler verifies, with a per-token start limit and route throttling.`,
       });
       return route;
     });

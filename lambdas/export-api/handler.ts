@@ -82,7 +82,7 @@ export const handler = withLifecycle(
     );
     // Refused run links on their own, without the route dimension: the alarm watches this one
     // series for someone trying tokens (exporter-alarms in the stack).
-    if (response.statusCode === 403 && event.routeKey.startsWith('GET /run/')) {
+    if (response.statusCode === 403 && event.routeKey.includes(' /run/')) {
       metrics.singleMetric().addMetric('RunLinkRefused', MetricUnit.Count, 1);
     }
     // One metric per answer class, so refused links and bad requests show on a dashboard.

@@ -2,9 +2,10 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
-import { exportDeadline, runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
+import { jobExportSettings, runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
+import { scopedLedger, storageScope } from '../../shared/ledger/scoped-ledger';
 import { exportJobRequestSchema } from '../../shared/jobs/ports';
 import { inlinePolicy, parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
 import {
@@ -30,10 +31,11 @@ const storage = new S3Storage({
 });
 const inline = inlinePolicy(config);
 const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS, inline);
-const ledger = new DynamoDbLedger({
-  tableName: config.LEDGER_TABLE,
-  client: tracer.captureAWSv3Client(createDynamoDbClient()),
-});
+// Runs and `latest` are entries of this bucket and prefix: stacks or prefixes may share the table.
+const ledger = scopedLedger(
+  new DynamoDbLedger({ tableName: config.LEDGER_TABLE, client: tracer.captureAWSv3Client(createDynamoDbClient()) }),
+  storageScope(config.REPORTS_BUCKET, config.REPORTS_PREFIX),
+);
 const jobs = new JobStatusStore(ledger);
 const credentials = new SecretsManagerCredentialsSource({
   secretId: config.PLANNING_SECRET_ID,
@@ -65,10 +67,7 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
       events,
       log: logger,
       bucket: config.REPORTS_BUCKET,
-      concurrency: config.API_CONCURRENCY,
-      timeoutMs: config.API_TIMEOUT_MS,
-      maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
-      deadline: exportDeadline(Date.now(), context.getRemainingTimeInMillis()),
+      settings: jobExportSettings(config, Date.now(), context.getRemainingTimeInMillis()),
       mail: {
         send: (email) => mailer.send(email),
         from: config.MAIL_FROM,

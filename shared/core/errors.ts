@@ -1,3 +1,5 @@
+import { printable } from './text';
+
 /**
  * Typed errors of the exporter. Every error carries `cause` where one exists, and a message a user
  * can act on. Handlers map them to responses at the edge (see lambdas/*); nothing else formats them.
@@ -77,7 +79,13 @@ export class StorageError extends ExporterError {}
 export class LinkTokenError extends ExporterError {}
 
 /** A selector of the report definition names a board, register or theme the user cannot see. */
-export class SelectorNotFoundError extends ExporterError {}
+export class SelectorNotFoundError extends ExporterError {
+  // The message quotes selector ids from the definition and names from the planning tool: either may
+  // hold terminal escape sequences, which must be shown, not obeyed.
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(printable(message), options);
+  }
+}
 
 /** Sending the report e-mail failed, or the message was invalid (address, recipients, size). */
 export class EmailDeliveryError extends ExporterError {}

@@ -5,3 +5,14 @@
 export function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
+
+/**
+ * Text safe to print on a terminal: control characters (C0, DEL, C1, among them ESC and CSI that
+ * start ANSI sequences) and the bidirectional overrides are shown as `\u001b`-style escapes instead
+ * of being obeyed. For messages that quote what a user or the planning tool wrote (selector ids,
+ * names).
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is escaped
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

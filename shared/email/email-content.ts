@@ -29,6 +29,11 @@ export interface ReportEmailInput {
   readonly timeZone: string;
   /** Placeholders {report} (or {title}) and {date}; default DEFAULT_SUBJECT_TEMPLATE. */
   readonly subjectTemplate?: string;
+  /**
+   * Text the operators did not write (an inline definition's title): shown in quotes after the
+   * subject, never as it, so it cannot pose as the organisation's own subject line.
+   */
+  readonly quotedTitle?: string | undefined;
   readonly summary: ReportSummary;
   readonly links: readonly ReportEmailLink[];
   /** When the links stop working, shown so nobody is surprised by a 403 weeks later. */
@@ -66,11 +71,15 @@ export const DEFAULT_SUBJECT_TEMPLATE = '{report} – {date}';
 const MAX_SUBJECT_LENGTH = 200;
 
 
+/**
+ * The report e-mail of one run: subject (from the definition's template), HTML and plain-text parts
+ * built from one model, so both say the same; dates in the report's time zone.
+ */
 export function renderReportEmail(input: ReportEmailInput): RenderedEmail {
   const date = formatDate(input.generatedAt, input.timeZone);
   const model = emailModel(input);
   return {
-    subject: renderSubject(input.subjectTemplate ?? DEFAULT_SUBJECT_TEMPLATE, input.reportName, date),
+    subject: withQuotedTitle(renderSubject(input.subjectTemplate ?? DEFAULT_SUBJECT_TEMPLATE, input.reportName, date), input.quotedTitle),
     html: renderEmailHtml(model),
     text: renderText(model),
   };
@@ -82,17 +91,23 @@ export function renderReportEmail(input: ReportEmailInput): RenderedEmail {
  * is shown whole, less its metadata, rather than not at all.
  */
 function emailSections(summary: ReportSummary): SummarySection[] {
-  const main = summary.sections.filter((s) => s.role === 'headline' || s.role === 'attention');
+  // On a phone the first screen answers: headline figures, then Needs attention, then the headline tables.
+  const figures = summary.sections.filter((s) => s.role === 'headline' && !s.grid);
+  const tables = summary.sections.filter((s) => s.role === 'headline' && s.grid);
+  const main = [...figures, ...summary.sections.filter((s) => s.role === 'attention'), ...tables];
   if (main.length > 0) return main;
   return summary.sections.filter((s) => s.role !== 'about');
 }
 
-/** The changes section goes right after the last headline section (first when there is none). */
+/**
+ * The changes section goes after the headline figures and "Needs attention" (the first screen
+ * answers what to act on); first when there are neither.
+ */
 function withChanges(sections: SummarySection[], digest: ChangesDigest | undefined): SummarySection[] {
   if (!digest) return sections;
   let at = 0;
   sections.forEach((s, i) => {
-    if (s.role === 'headline') at = i + 1;
+    if (s.role === 'headline' || s.role === 'attention') at = i + 1;
   });
   return [...sections.slice(0, at), changesSection(digest), ...sections.slice(at)];
 }
@@ -103,6 +118,7 @@ function emailModel(input: ReportEmailInput): EmailModel {
   const smallPrint = [
     ...(input.runId ? [`Run ${input.runId}, generated ${generated}.`] : [`Generated ${generated}.`]),
     ...(input.linksExpireAt ? [`The links work until ${formatDate(input.linksExpireAt, input.timeZone)}.`] : []),
+    ...new Set(input.summary.sections.flatMap((section) => (section.smallPrint ? [section.smallPrint] : []))),
   ];
   return {
     title: input.summary.title || input.reportName,
@@ -125,12 +141,26 @@ function renderSubject(template: string, report: string, date: string): string {
   return clean.length > MAX_SUBJECT_LENGTH ? `${clean.slice(0, MAX_SUBJECT_LENGTH - 1)}…` : clean;
 }
 
+/** Room for a quoted title: enough to recognise it, too little for a paragraph of bait. */
+const MAX_QUOTED_TITLE_LENGTH = 60;
+
+function withQuotedTitle(subject: string, title: string | undefined): string {
+  if (title === undefined) return subject;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+  const clean = title.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/["“”]/g, "'").replace(/\s+/g, ' ').trim();
+  if (clean.length === 0) return subject;
+  const cut = clean.length > MAX_QUOTED_TITLE_LENGTH ? `${clean.slice(0, MAX_QUOTED_TITLE_LENGTH - 1)}…` : clean;
+  return `${subject} – "${cut}"`;
+}
+
 function renderText(model: EmailModel): string {
   const tz = model.timeZone;
   const lines: string[] = [model.title, `Generated ${model.generated}`];
   for (const section of model.sections) {
     lines.push('', section.heading);
-    for (const line of section.lines) lines.push(`  ${line.label}: ${cellText(line.value, line.type, tz, true)}`);
+    for (const line of section.lines) {
+      lines.push(`  ${line.label}: ${cellText(line.value, line.type, tz, true)}${line.delta ? ` (${line.delta})` : ''}`);
+    }
     const grid = section.grid;
     if (!grid) continue;
     const shown = grid.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.brief);

@@ -18,9 +18,10 @@ const STYLE = {
   table: 'border-collapse:collapse;width:100%;font-size:14px;',
   label: `text-align:left;font-weight:normal;color:#52606d;padding:5px 12px 5px 0;border-bottom:1px solid #eef0f2;${FONT}`,
   value: `text-align:right;font-weight:bold;padding:5px 0;border-bottom:1px solid #eef0f2;${FONT}`,
-  th: `text-align:left;font-weight:600;color:#52606d;font-size:12px;padding:4px 8px 4px 0;border-bottom:2px solid #d9dee4;${FONT}`,
-  td: `padding:5px 8px 5px 0;border-bottom:1px solid #eef0f2;vertical-align:top;${FONT}`,
+  th: `text-align:left;font-weight:600;color:#52606d;font-size:12px;padding:4px 4px 4px 0;border-bottom:2px solid #d9dee4;${FONT}`,
+  td: `padding:5px 4px 5px 0;border-bottom:1px solid #eef0f2;vertical-align:top;${FONT}`,
   link: 'color:#0b63c5;text-decoration:underline;',
+  delta: `font-weight:normal;color:#616e7c;font-size:12px;${FONT}`,
   button: `display:inline-block;padding:12px 28px;font-size:16px;font-weight:bold;color:#ffffff;text-decoration:none;${FONT}`,
   list: `margin:0;padding-left:20px;font-size:14px;line-height:22px;${FONT}`,
 } as const;
@@ -62,7 +63,10 @@ function section(s: SummarySection, timeZone: string): string {
     .map(
       (line) =>
         `<tr><th scope="row" style="${STYLE.label}">${escapeHtml(line.label)}</th>` +
-        `<td style="${STYLE.value}">${cellHtml(line.value, line.type, timeZone)}</td></tr>`,
+        `<td style="${STYLE.value}">${cellHtml(line.value, line.type, timeZone)}` +
+        // The change since the run compared with, beside the figure as on the Summary sheet.
+        (line.delta ? `<br><span style="${STYLE.delta}">${escapeHtml(line.delta)}</span>` : '') +
+        '</td></tr>',
     )
     .join('');
   const table = lines ? `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="${STYLE.table}">${lines}</table>` : '';
@@ -96,9 +100,10 @@ function grid(g: SummaryGrid, timeZone: string): string {
 /** A percentage with a small bar beside it: two table cells, which every client draws. */
 function bar(percent: number, timeZone: string): string {
   const width = Math.max(0, Math.min(100, Math.round(percent)));
+  // 48 px: with the figure and the band in words, the row still fits a 375-px phone.
   const track =
-    `<table role="presentation" width="80" cellpadding="0" cellspacing="0" border="0" style="display:inline-table;vertical-align:middle;width:80px;"><tr>` +
-    (width > 0 ? `<td width="${Math.round(width * 0.8)}" height="8" bgcolor="${BAR_COLOUR}" style="background:${BAR_COLOUR};height:8px;font-size:0;line-height:0;">&nbsp;</td>` : '') +
+    `<table role="presentation" width="48" cellpadding="0" cellspacing="0" border="0" style="display:inline-table;vertical-align:middle;width:48px;"><tr>` +
+    (width > 0 ? `<td width="${Math.round(width * 0.48)}" height="8" bgcolor="${BAR_COLOUR}" style="background:${BAR_COLOUR};height:8px;font-size:0;line-height:0;">&nbsp;</td>` : '') +
     (width < 100 ? `<td height="8" bgcolor="${BAR_TRACK}" style="background:${BAR_TRACK};height:8px;font-size:0;line-height:0;">&nbsp;</td>` : '') +
     '</tr></table>';
   return `${track} <span style="display:inline-block;min-width:44px;">${escapeHtml(cellText(percent, 'percent', timeZone, false))}</span>`;

@@ -10,13 +10,15 @@ import { manifestSchema } from '../report/manifest';
 import { EXPORT_ID_PATTERN, type JobStatusStore } from './job-status';
 import type { JobLauncher } from './ports';
 import { resolveDefinition, type InlinePolicy } from './resolve-definition';
-import { openRunLink, showRun, type RunLinkDependencies } from './run-link';
+import { createRunPageToken, verifyRunPageToken } from '../links/run-page-token';
+import { DEFAULT_REDIRECT_TTL_SECONDS } from '../links/link-redirect';
+import { findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from './run-link';
 import { renderRunPage, renderRunStatus } from './run-page';
 
 /** The HTTP request as the API needs it, independent of the API Gateway payload version. */
 export interface ApiRequest {
   readonly method: string;
-  /** The matched route, e.g. `POST /exports`, `GET /exports/{id}`, `GET /links/{token}`. */
+  /** The matched route, e.g. `POST /exports`, `GET /exports/{id}`, `GET /links/{token}` (HEAD requests match GET routes). */
   readonly route: string;
   readonly pathParameters: Readonly<Record<string, string | undefined>>;
   readonly query?: Readonly<Record<string, string | undefined>>;
@@ -56,6 +58,12 @@ const startExportSchema = z.strictObject({
   definition: z.record(z.string(), z.unknown()).optional(),
 });
 
+/**
+ * Every link and run-link token is base64url "." base64url. Anything else (a stray percent escape, a
+ * lone surrogate, which encodeURIComponent cannot even encode) is refused before it is used.
+ */
+const TOKEN_ALPHABET = /^[A-Za-z0-9_.-]{1,4096}$/;
+
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResponse {
@@ -72,6 +80,8 @@ function badRequest(message: string, issues: readonly { path: string; message: s
  * Every failure is mapped here to a status code and a safe message; nothing internal is echoed.
  */
 export async function handleApiRequest(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const token = request.pathParameters.token;
+  if (token !== undefined && !TOKEN_ALPHABET.test(token)) return malformedToken(request, deps);
   try {
     switch (request.route) {
       case 'POST /exports':
@@ -82,13 +92,17 @@ export async function handleApiRequest(request: ApiRequest, deps: ApiDependencie
         return await followLink(request.pathParameters.token, deps);
       case 'GET /run/{token}':
         return await runPage(request, deps);
+      case 'POST /run/{token}':
+        return await startFromRunPage(request, deps);
       case 'GET /run/{token}/status':
         return await runStatus(request, deps);
+      case 'GET /run/{token}/download':
+        return await runDownload(request, deps);
       default:
         return json(404, { message: 'no such route' });
     }
   } catch (error) {
-    if (request.route.startsWith('GET /run/')) return runPageError(request, deps, error);
+    if (request.route.includes(' /run/')) return runPageError(request, deps, error);
     deps.log.error('request failed', {
       route: request.route,
       requestId: request.requestId,
@@ -194,21 +208,74 @@ function runLinkDeps(deps: ApiDependencies): RunLinkDependencies | undefined {
   };
 }
 
-/** `GET /run/{token}` starts, joins or reuses; with `?export=<id>` it only shows that export. */
+/**
+ * `GET /run/{token}` shows and never starts: the export running for the report, a fresh one to
+ * reuse, or the "Get a fresh copy" button; with `?export=<id>` it shows that export.
+ */
 async function runPage(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
   const runDeps = runLinkDeps(deps);
   if (!runDeps) return json(404, { message: 'no such route' });
   const token = request.pathParameters.token;
   const exportId = request.query?.export;
-  const view = exportId === undefined ? await openRunLink(token, runDeps) : await showRun(token, exportId, runDeps);
-  // Opening the link is the request for a fresh copy: its workbook downloads as soon as it is ready.
-  return renderRunPage(view, token ?? '', { download: exportId === undefined || request.query?.download === '1' });
+  const view = exportId === undefined ? await viewRunLink(token, runDeps) : await showRun(token, exportId, runDeps);
+  // A reusable copy found on opening the link downloads at once, as the export's own page does.
+  return renderPage(view, token, deps, { download: exportId === undefined || request.query?.download === '1' });
+}
+
+/**
+ * `POST /run/{token}` (the page's button, form-encoded `page=<page token>`): starts, joins or
+ * reuses, then sends the browser to the export's own page (303, so a reload does not post again).
+ * Without a valid page token nothing starts: the page is shown again with a fresh one.
+ */
+async function startFromRunPage(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const runDeps = runLinkDeps(deps);
+  if (!runDeps) return json(404, { message: 'no such route' });
+  const token = request.pathParameters.token;
+  const pageToken = new URLSearchParams(request.body ?? '').get('page') ?? undefined;
+  const now = (deps.now ?? (() => new Date()))();
+  if (token === undefined || !verifyRunPageToken(pageToken, token, await deps.linkKeys(), now)) {
+    deps.log.warn('run link start refused', { reason: pageToken === undefined ? 'no-page-token' : 'bad-page-token', requestId: request.requestId });
+    return renderPage(await viewRunLink(token, runDeps), token, deps);
+  }
+  const view = await startRunLink(token, runDeps);
+  if (view.state !== 'running' && view.state !== 'done' && view.state !== 'failed') return renderPage(view, token, deps);
+  const location = `${encodeURIComponent(token)}?export=${encodeURIComponent(view.exportId)}&download=1`;
+  return { statusCode: 303, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
+}
+
+/** `GET /run/{token}/download?export=<id>&file=<path>`: the run link is checked, then a short-lived redirect. */
+async function runDownload(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const runDeps = runLinkDeps(deps);
+  if (!runDeps) return json(404, { message: 'no such route' });
+  const token = request.pathParameters.token;
+  const found = await findRunDownload(token, request.query?.export, request.query?.file, runDeps);
+  if (found.state === 'refused') return renderPage({ state: 'refused' }, token, deps);
+  if (found.state === 'gone') {
+    return { ...(await renderPage(await viewRunLink(token, runDeps), token, deps)), statusCode: 404 };
+  }
+  const location = await deps.presign(found.key, { expiresInSeconds: DEFAULT_REDIRECT_TTL_SECONDS, downloadName: found.name });
+  return { statusCode: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
+}
+
+/** The HTML page, with a fresh page token for its form when it has one. */
+async function renderPage(view: RunView, token: string | undefined, deps: ApiDependencies, options: { download?: boolean } = {}): Promise<ApiResponse> {
+  const withForm = token !== undefined && (view.state === 'ready' || view.state === 'failed');
+  const now = (deps.now ?? (() => new Date()))();
+  const pageToken = withForm ? createRunPageToken(token, (await deps.linkKeys()).current, now) : undefined;
+  return renderRunPage(view, token ?? '', { ...options, ...(pageToken !== undefined && { pageToken }) });
 }
 
 async function runStatus(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
   const runDeps = runLinkDeps(deps);
   if (!runDeps) return json(404, { message: 'no such route' });
   return renderRunStatus(await showRun(request.pathParameters.token, request.query?.export, runDeps));
+}
+
+/** A token that cannot be a token: 400, the refusal page for people, JSON for the link route. */
+function malformedToken(request: ApiRequest, deps: ApiDependencies): ApiResponse {
+  deps.log.warn('request refused', { route: request.route, requestId: request.requestId, reason: 'malformed-token' });
+  if (!request.route.includes(' /run/')) return json(400, { message: 'the link is malformed; copy it again from the e-mail' });
+  return { ...renderRunPage({ state: 'refused' }, ''), statusCode: 400 };
 }
 
 /** People get a page, not a JSON error: the same "try again" page as a failed export, no internals. */

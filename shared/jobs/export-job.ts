@@ -8,6 +8,7 @@ import type { Log } from '../core/logger';
 import type { RequestEvent } from '../planning-api/requester';
 import type { ReportDefinition } from '../report/definition';
 import { exportReport } from '../report/export-report';
+import { resolveExportSettings, type ExportSettings } from '../report/export-settings';
 import { newRunId } from '../report/run-id';
 import type { ExportResult } from '../report/run-export';
 import type { CredentialsSource } from '../secrets/credential-refresh';
@@ -44,14 +45,11 @@ export interface ExportJobDependencies {
   readonly channels?: ChannelJobDependencies;
   readonly bucket?: string;
   readonly now?: () => Date;
-  readonly concurrency?: number;
-  readonly timeoutMs?: number;
-  readonly maxResponseBytes?: number;
   /**
-   * Overall deadline of the export, epoch ms (the Lambda's remaining time less a margin): the run
-   * fails cleanly and reports before the invocation would be killed.
+   * Resolved by the handler; its deadline is the Lambda's remaining time less a margin
+   * (exportDeadline), so the run fails cleanly and reports before the invocation would be killed.
    */
-  readonly deadline?: number;
+  readonly settings?: ExportSettings;
   /** Whether (and how) inline definitions may run; default: off. */
   readonly inline?: InlinePolicy;
   readonly onRequest?: (event: RequestEvent) => void;
@@ -79,6 +77,23 @@ export type ExportJobOutcome =
  */
 export function exportDeadline(nowMs: number, remainingMs: number): number {
   return nowMs + remainingMs - Math.min(DEFAULT_DEADLINE_MARGIN_MS, Math.floor(remainingMs / 5));
+}
+
+/**
+ * The export settings of a job in a Lambda, resolved once from the function's configuration, with
+ * the deadline that leaves time to report a failure (exportDeadline).
+ */
+export function jobExportSettings(
+  config: { readonly API_CONCURRENCY: number; readonly API_TIMEOUT_MS: number; readonly API_MAX_RESPONSE_BYTES: number },
+  nowMs: number,
+  remainingMs: number,
+): ExportSettings {
+  return resolveExportSettings({
+    concurrency: config.API_CONCURRENCY,
+    timeoutMs: config.API_TIMEOUT_MS,
+    maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+    deadline: exportDeadline(nowMs, remainingMs),
+  });
 }
 
 /** A run id that is the same for every attempt of one scheduled run or one API export. */
@@ -131,62 +146,20 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       log,
       runId,
       trigger: runTrigger(request),
-      ...(scheduled && !Number.isNaN(scheduled.getTime()) && { runDate: scheduled }),
-      ...(deps.now && { now: deps.now }),
-      ...(deps.concurrency !== undefined && { concurrency: deps.concurrency }),
-      ...(deps.timeoutMs !== undefined && { timeoutMs: deps.timeoutMs }),
-      ...(deps.maxResponseBytes !== undefined && { maxResponseBytes: deps.maxResponseBytes }),
-      ...(deps.deadline !== undefined && { deadline: deps.deadline }),
-      ...(deps.onRequest && { onRequest: deps.onRequest }),
-      ...(progress && { onProgress: progress.onProgress }),
+      runDate: scheduled && !Number.isNaN(scheduled.getTime()) ? scheduled : undefined,
+      now: deps.now,
+      settings: deps.settings,
+      onRequest: deps.onRequest,
+      onProgress: progress?.onProgress,
     });
     await progress?.settle();
     deps.onComplete?.(result, now().getTime() - started.getTime());
 
-    const delivery = decideDelivery(definition, result);
-    const channels = delivery.send ? await deliverRunToChannels(definition, result, channelContext(request, deps, now())) : [];
-    let emailed = false;
-    const email = delivery.send ? definition.email : undefined;
-    if (email) {
-      if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
-      const keys = await deps.mail.linkKeys();
-      const from = email.from ?? deps.mail.from;
-      if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
-      const message = await buildReportEmail({ ...definition, email }, result, {
-        from,
-        linkBaseUrl: deps.mail.linkBaseUrl,
-        key: keys.current,
-        now: now(),
-        storage: deps.storage,
-        freshCopyLink: request.definition === undefined,
-      });
-      await deps.mail.send(message);
-      emailed = true;
-    }
-
-    await deps.events.publish('ReportExported', {
-      report: definition.name,
-      runId: result.manifest.runId,
-      ...(request.exportId && { exportId: request.exportId }),
-      manifestKey: result.manifestKey,
-      ...(deps.bucket && { bucket: deps.bucket }),
-      rows: result.manifest.summary.rows as Record<string, number>,
-      files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
-      ...tableFilesDetail(result.manifest),
-    });
-    if (request.exportId) {
-      const done = finalProgress(result.manifest.summary.rows as Record<string, number>, datasetsTotal);
-      await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done, delivery: delivery.reason }, now());
-    }
+    const { emailed, delivery } = await deliverRun(definition, result, request, deps, now());
+    await reportSuccess(definition, result, request, deps, { datasetsTotal, now, delivery: delivery.reason });
     if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
     log.info('export job succeeded', { report: definition.name, runId, emailed, delivery: delivery.reason });
-    return {
-      status: 'succeeded',
-      runId: result.manifest.runId,
-      manifestKey: result.manifestKey,
-      emailed,
-      delivery: { sent: delivery.send, reason: delivery.reason, channels },
-    };
+    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed, delivery };
   } catch (error) {
     await progress?.settle();
     if (error instanceof RunInProgressError || error instanceof LeaseLostError) {
@@ -229,6 +202,23 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
   }
 }
 
+/**
+ * Sends the run's message when `delivery.when` allows: chat channels first (they never throw), then
+ * the e-mail, whose failure still fails the job as before.
+ */
+async function deliverRun(
+  definition: ReportDefinition,
+  result: ExportResult,
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  at: Date,
+): Promise<{ emailed: boolean; delivery: Extract<ExportJobOutcome, { status: 'succeeded' }>['delivery'] }> {
+  const decision = decideDelivery(definition, result);
+  const channels = decision.send ? await deliverRunToChannels(definition, result, channelContext(request, deps, at)) : [];
+  const emailed = decision.send && (await emailRecipients(definition, result, request, deps, at));
+  return { emailed, delivery: { sent: decision.send, reason: decision.reason, channels } };
+}
+
 function channelContext(request: ExportJobRequest, deps: ExportJobDependencies, at: Date): Parameters<typeof deliverRunToChannels>[2] {
   return {
     channels: deps.channels,
@@ -239,6 +229,57 @@ function channelContext(request: ExportJobRequest, deps: ExportJobDependencies, 
     now: at,
     mail: deps.mail,
   };
+}
+
+/** E-mails the report to the definition's recipients; false when it has none. */
+async function emailRecipients(
+  definition: ReportDefinition,
+  result: ExportResult,
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  now: Date,
+): Promise<boolean> {
+  const email = definition.email;
+  if (!email) return false;
+  if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
+  const keys = await deps.mail.linkKeys();
+  const from = email.from ?? deps.mail.from;
+  if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
+  const message = await buildReportEmail({ ...definition, email }, result, {
+    from,
+    linkBaseUrl: deps.mail.linkBaseUrl,
+    key: keys.current,
+    now,
+    storage: deps.storage,
+    freshCopyLink: request.definition === undefined,
+    inline: request.definition !== undefined,
+  });
+  await deps.mail.send(message);
+  return true;
+}
+
+/** Announces the stored run on the event bus (ReportExported) and marks an on-demand job succeeded. */
+async function reportSuccess(
+  definition: ReportDefinition,
+  result: ExportResult,
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  job: { readonly datasetsTotal: number; readonly now: () => Date; readonly delivery: string },
+): Promise<void> {
+  await deps.events.publish('ReportExported', {
+    report: definition.name,
+    runId: result.manifest.runId,
+    ...(request.exportId && { exportId: request.exportId }),
+    manifestKey: result.manifestKey,
+    ...(deps.bucket && { bucket: deps.bucket }),
+    rows: result.manifest.summary.rows as Record<string, number>,
+    files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
+    ...tableFilesDetail(result.manifest),
+  });
+  if (request.exportId) {
+    const done = finalProgress(result.manifest.summary.rows as Record<string, number>, job.datasetsTotal);
+    await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done, delivery: job.delivery }, job.now());
+  }
 }
 
 /** Scheduled runs have nobody watching: their owners are told of failures. On-demand callers see the status. */

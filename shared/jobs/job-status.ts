@@ -42,6 +42,7 @@ const ENTERED_FROM: Readonly<Record<JobState, readonly JobState[]>> = {
 const JOB_DAYS = 30;
 const MAX_ROUNDS = 10;
 
+/** The status of on-demand export jobs, kept in the ledger with compare-and-swap updates; jobs expire after 30 days. */
 export class JobStatusStore {
   constructor(private readonly ledger: Ledger) {}
 

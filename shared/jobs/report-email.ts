@@ -15,7 +15,8 @@ const DAY_MS = 86_400_000;
 function fileLabel(path: string, format: 'xlsx' | 'csv'): string {
   if (format === 'xlsx') return 'Workbook';
   const table = path.replace(/\.csv$/, '');
-  return `${SHEET_TITLES[table] ?? table} (CSV)`;
+  // The format and size follow in brackets where the label is shown: "Risks (CSV, 54.9 KiB)".
+  return SHEET_TITLES[table] ?? table;
 }
 
 /** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`. */
@@ -32,11 +33,16 @@ export function fileLinks(
   }));
 }
 
-/** The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked and small. */
+/**
+ * The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked
+ * and small. `inline`: the definition came with the request, not from the operators, so it chooses
+ * neither sender nor subject: the subject is the default one of its (prefixed) name, its title
+ * follows in quotes, and the sender is the configured one.
+ */
 export async function buildReportEmail(
   definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
   result: ExportResult,
-  options: { from: string; linkBaseUrl: string; key: LinkKey; now: Date; storage: Storage; freshCopyLink?: boolean },
+  options: { from: string; linkBaseUrl: string; key: LinkKey; now: Date; storage: Storage; freshCopyLink?: boolean; inline?: boolean },
 ): Promise<OutgoingEmail> {
   const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
   const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now });
@@ -45,10 +51,11 @@ export async function buildReportEmail(
     ? `${options.linkBaseUrl.replace(/\/+$/, '')}/run/${createRunLinkToken({ report: definition.name, expiresAt }, options.key, options.now).token}`
     : undefined;
   const rendered = renderReportEmail({
-    reportName: definition.title ?? definition.name,
+    reportName: options.inline ? definition.name : (definition.title ?? definition.name),
     generatedAt: new Date(result.manifest.generatedAt),
     timeZone: definition.timeZone,
-    ...(definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
+    ...(!options.inline && definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
+    quotedTitle: options.inline ? definition.title : undefined,
     summary: result.summary,
     links,
     linksExpireAt: expiresAt,
@@ -63,7 +70,7 @@ export async function buildReportEmail(
     if (content) attachments.push({ fileName: workbook.path, contentType: workbook.contentType, content });
   }
   return {
-    from: definition.email.from ?? options.from,
+    from: options.inline ? options.from : (definition.email.from ?? options.from),
     to: definition.email.to,
     ...(definition.email.cc && { cc: definition.email.cc }),
     ...rendered,

@@ -3,7 +3,8 @@ import { ReportDefinitionError } from '../core/errors';
 import { parseReportDefinition, type DatasetName, type ReportDefinition } from '../report/definition';
 
 /**
- * Finds the definition an export job runs, under least privilege (issue 12, item 5):
+ * Finds the definition an export job runs, under least privilege (a caller must not widen what the
+ * operators configured):
  *
  * - A configured report by name. Callers may narrow it and nothing else: `overrides` may hold only
  *   `formats` and `datasets`, and a dataset may only be one the report has, with selectors that are
@@ -40,6 +41,10 @@ const SELECTORS: Record<DatasetName, readonly string[]> = {
 
 type Issue = { path: string; message: string };
 
+/**
+ * The definition a job runs: the configured report narrowed by the caller's `overrides`, or an inline
+ * definition where `inline` allows one. Throws a ReportDefinitionError naming each offending field.
+ */
 export function resolveDefinition(
   request: { report?: string | undefined; definition?: unknown; overrides?: Record<string, unknown> | undefined },
   configured: Readonly<Record<string, unknown>>,
@@ -162,6 +167,10 @@ function resolveInline(input: unknown, inline: InlinePolicy): ReportDefinition {
         });
       }
     }
+  }
+  // A webhook secret names a configured report's channel: a caller's definition could post into it.
+  if ((parsed.delivery?.channels.length ?? 0) > 0) {
+    issues.push({ path: 'definition.delivery.channels', message: 'inline definitions may not post to chat channels; configure the report instead' });
   }
   if (issues.length > 0) throw refused(issues);
   const name = `${inline.prefix}${parsed.name}`;

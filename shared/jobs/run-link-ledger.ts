@@ -10,12 +10,14 @@ import { ledgerKey, type Ledger } from '../ledger/ledger';
  */
 export interface RunLinkLedger {
   /** The export that holds the report's run-link slot (running, or the last one), if any. */
-  currentRun(report: string): Promise<string | undefined>;
+  currentRun(report: string): Promise<RunSlot | undefined>;
   /**
    * Points the report's slot at `next` only if it still points at `expected` (undefined: empty).
    * False when another request moved it first: that request's export is the one to join.
    */
-  swapRun(report: string, expected: string | undefined, next: string): Promise<boolean>;
+  swapRun(report: string, expected: string | undefined, next: RunSlot): Promise<boolean>;
+  /** Whether the run link may start one more export in the current window (nothing is counted). */
+  canStart(linkId: string, now: Date, limits: StartLimit): Promise<boolean>;
   /**
    * Counts one export start against a run link, in fixed windows of `windowMs`. False, and nothing
    * counted, when `limit` starts already fall in the current window.
@@ -24,6 +26,12 @@ export interface RunLinkLedger {
   isRevoked(linkId: string): Promise<boolean>;
   /** Revokes a run link for good (idempotent). */
   revoke(linkId: string, at: Date): Promise<void>;
+}
+
+/** The report's slot: the export that took it and when (its job status is written just after). */
+export interface RunSlot {
+  readonly exportId: string;
+  readonly startedAt: string;
 }
 
 export interface StartLimit {
@@ -72,14 +80,19 @@ const YEAR_MS = 365 * 86_400_000;
 export class LedgerRunLinkLedger implements RunLinkLedger {
   constructor(private readonly store: Ledger) {}
 
-  async currentRun(report: string): Promise<string | undefined> {
-    return exportIdOf((await this.store.get(ledgerKey('run-link', 'report', report)))?.value);
+  async currentRun(report: string): Promise<RunSlot | undefined> {
+    return slotOf((await this.store.get(ledgerKey('run-link', 'report', report)))?.value);
   }
 
-  async swapRun(report: string, expected: string | undefined, next: string): Promise<boolean> {
+  async swapRun(report: string, expected: string | undefined, next: RunSlot): Promise<boolean> {
     const entry = await this.store.get(ledgerKey('run-link', 'report', report));
-    if (exportIdOf(entry?.value) !== expected) return false;
-    return this.store.put(ledgerKey('run-link', 'report', report), { exportId: next }, entry?.version ?? 0);
+    if (slotOf(entry?.value)?.exportId !== expected) return false;
+    return this.store.put(ledgerKey('run-link', 'report', report), { exportId: next.exportId, startedAt: next.startedAt }, entry?.version ?? 0);
+  }
+
+  async canStart(linkId: string, now: Date, { limit, windowMs }: StartLimit): Promise<boolean> {
+    const window = Math.floor(now.getTime() / windowMs);
+    return countOf((await this.store.get(ledgerKey('run-link', 'starts', linkId, String(window))))?.value) < limit;
   }
 
   async takeStart(linkId: string, now: Date, { limit, windowMs }: StartLimit): Promise<boolean> {
@@ -106,9 +119,12 @@ export class LedgerRunLinkLedger implements RunLinkLedger {
   }
 }
 
-function exportIdOf(value: unknown): string | undefined {
-  const id = typeof value === 'object' && value !== null ? (value as { exportId?: unknown }).exportId : undefined;
-  return typeof id === 'string' ? id : undefined;
+function slotOf(value: unknown): RunSlot | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { exportId, startedAt } = value as { exportId?: unknown; startedAt?: unknown };
+  if (typeof exportId !== 'string') return undefined;
+  // Slots written before `startedAt` existed read as started long ago: their job status exists.
+  return { exportId, startedAt: typeof startedAt === 'string' ? startedAt : new Date(0).toISOString() };
 }
 
 function countOf(value: unknown): number {

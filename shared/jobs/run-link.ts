@@ -1,20 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, LinkTokenError } from '../core/errors';
 import type { Log } from '../core/logger';
-import { createLinkToken, linkTokenFailure, type LinkVerificationKeys } from '../links/link-token';
+import { linkTokenFailure, type LinkVerificationKeys } from '../links/link-token';
 import { verifyRunLinkToken, type RunLinkClaims } from '../links/run-link-token';
 import { manifestSchema } from '../report/manifest';
 import type { Storage } from '../storage/storage';
 import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from './job-status';
 import type { JobLauncher } from './ports';
-import type { RunLinkLedger, StartLimit } from './run-link-ledger';
+import type { RunLinkLedger, RunSlot, StartLimit } from './run-link-ledger';
 
 /**
- * The logic behind `GET /run/{token}`: a person opens a run link and gets a fresh export of the
- * token's report. Opening starts an export, joins the one already running for that report, or
- * reuses one that finished less than `reuseMinutes` ago; the ledger's conditional writes keep it to
- * one export per report and a few starts per token (run-link-ledger.ts). Every outcome is a
- * RunView, which run-page.ts renders as HTML or JSON; nothing internal reaches a view.
+ * The logic behind the run-link routes. A GET only shows (viewRunLink): the export running for the
+ * token's report, one that finished less than `reuseMinutes` ago, or a page with a "Get a fresh
+ * copy" button; mail scanners fetch every link in a message, so a GET must never start anything.
+ * The button's POST acts (startRunLink): it starts an export, joins the one already running for
+ * that report, or reuses a fresh one. The report's slot in the ledger is taken by one conditional
+ * write before anything is counted, so racing opens start one export and count one start; joining
+ * and reusing cost none (run-link-ledger.ts). Every outcome is a RunView, which run-page.ts renders
+ * as HTML or JSON; nothing internal reaches a view.
  */
 export interface RunLinkDependencies {
   /** Configured definitions by name (a run link names one); only `title` is read here. */
@@ -31,8 +34,6 @@ export interface RunLinkDependencies {
   readonly startLimit: StartLimit;
   /** A queued or running job whose status has not changed for this long is dead (export timeout + margin). */
   readonly staleAfterMs: number;
-  /** Lifetime of the download links on a finished page. */
-  readonly downloadLinkSeconds?: number;
   readonly now?: () => Date;
   readonly newId?: () => string;
 }
@@ -41,7 +42,10 @@ export interface RunFile {
   readonly name: string;
   readonly format: 'xlsx' | 'csv';
   readonly bytes: number;
-  /** Relative to the run page (`/run/{token}`): the download-link route, `../links/<token>`. */
+  /**
+   * Relative to the run page (`/run/{token}`): `<token>/download?export=<id>&file=<path>`, which
+   * checks the run link (revocation included) at every click before it redirects to S3.
+   */
   readonly href: string;
 }
 
@@ -53,47 +57,53 @@ export interface RunProgress {
 
 export type RunView =
   | { readonly state: 'refused' }
+  | { readonly state: 'ready'; readonly title: string }
   | { readonly state: 'limited'; readonly retryAfterSeconds: number; readonly title: string }
   | { readonly state: 'running'; readonly exportId: string; readonly title: string; readonly progress: RunProgress | undefined }
   | { readonly state: 'done'; readonly exportId: string; readonly title: string; readonly finishedAt: string; readonly files: readonly RunFile[] }
   | { readonly state: 'failed'; readonly exportId: string; readonly title: string };
 
-export const DEFAULT_DOWNLOAD_LINK_SECONDS = 3600;
 /** How often a lost race for the report's slot is retried before joining whatever holds it. */
 const SLOT_ATTEMPTS = 3;
+/**
+ * A slot whose job status does not exist yet belongs to a start in progress (the slot is taken
+ * first, the job written next); after this long without one, the starter died in between.
+ */
+const STARTING_GRACE_MS = 60_000;
 
-/** `GET /run/{token}`: start, join or reuse an export of the token's report. */
-export async function openRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
+/** `GET /run/{token}`: the export to show (running, or finished and reusable), or the button. */
+export async function viewRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
   const now = (deps.now ?? (() => new Date()))();
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
-  if (!claims) return { state: 'refused' };
+  if (!claims || token === undefined) return { state: 'refused' };
+  const joined = await joinable(claims, token, deps, now);
+  return joined?.view ?? { state: 'ready', title: titleOf(claims.report, deps) };
+}
+
+/** `POST /run/{token}` (the button): start, join or reuse an export of the token's report. */
+export async function startRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
+  const now = (deps.now ?? (() => new Date()))();
+  const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
+  if (!claims || token === undefined) return { state: 'refused' };
   const title = titleOf(claims.report, deps);
 
   for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
-    const currentId = await deps.ledger.currentRun(claims.report);
-    const current = currentId === undefined ? undefined : await deps.jobs.get(currentId);
-    if (current && current.report === claims.report) {
-      const view = await viewOf(current, claims, deps, now);
-      const fresh = now.getTime() - Date.parse(current.updatedAt) < deps.reuseMinutes * 60_000;
-      if (view.state === 'running' || (view.state === 'done' && fresh)) {
-        deps.log.info('run link joined an export', { report: claims.report, exportId: current.id, state: view.state, link: claims.jti });
-        return view;
-      }
+    const joined = await joinable(claims, token, deps, now);
+    if (joined?.view) {
+      deps.log.info('run link joined an export', { report: claims.report, exportId: joined.slot?.exportId, state: joined.view.state, link: claims.jti });
+      return joined.view;
     }
-
-    if (!(await deps.ledger.takeStart(claims.jti, now, deps.startLimit))) {
-      deps.log.warn('run link start limit reached', { report: claims.report, link: claims.jti });
-      const windowEnd = (Math.floor(now.getTime() / deps.startLimit.windowMs) + 1) * deps.startLimit.windowMs;
-      return { state: 'limited', retryAfterSeconds: Math.ceil((windowEnd - now.getTime()) / 1000), title };
-    }
+    if (!(await deps.ledger.canStart(claims.jti, now, deps.startLimit))) return limited(claims, title, deps, now);
     const id = (deps.newId ?? randomUUID)();
     const at = now.toISOString();
-    // The job exists before the slot points at it, so a concurrent opener never sees a dangling id.
-    await deps.jobs.put({ id, report: claims.report, status: 'queued', createdAt: at, updatedAt: at });
-    if (!(await deps.ledger.swapRun(claims.report, currentId, id))) {
-      await deps.jobs.update(id, { status: 'failed', error: 'superseded by a concurrent start' }, now);
-      continue;
+    // The slot first: of racing opens exactly one wins it, and only the winner counts a start and
+    // writes a job; the others join it on the next round (as "starting" until its job exists).
+    if (!(await deps.ledger.swapRun(claims.report, joined?.slot?.exportId, { exportId: id, startedAt: at }))) continue;
+    if (!(await deps.ledger.takeStart(claims.jti, now, deps.startLimit))) {
+      await deps.jobs.put({ id, report: claims.report, status: 'failed', createdAt: at, updatedAt: at, error: 'start limit reached' });
+      return limited(claims, title, deps, now);
     }
+    await deps.jobs.put({ id, report: claims.report, status: 'queued', createdAt: at, updatedAt: at });
     try {
       await deps.launcher.launch({ report: claims.report, exportId: id, source: 'api' });
     } catch (error) {
@@ -105,9 +115,37 @@ export async function openRunLink(token: string | undefined, deps: RunLinkDepend
     return { state: 'running', exportId: id, title, progress: undefined };
   }
   // Three lost races in a row: someone else is starting this report right now; show theirs.
-  const winner = await deps.ledger.currentRun(claims.report);
-  const job = winner === undefined ? undefined : await deps.jobs.get(winner);
-  return job ? viewOf(job, claims, deps, now) : { state: 'refused' };
+  const slot = await deps.ledger.currentRun(claims.report);
+  return slot ? { state: 'running', exportId: slot.exportId, title, progress: undefined } : { state: 'refused' };
+}
+
+/**
+ * What holds the report's slot, and its view when it is worth joining: running (or just being
+ * started), or finished less than `reuseMinutes` ago. `view` is undefined when a new export is due.
+ */
+async function joinable(
+  claims: RunLinkClaims,
+  token: string,
+  deps: RunLinkDependencies,
+  now: Date,
+): Promise<{ slot: RunSlot | undefined; view: RunView | undefined } | undefined> {
+  const slot = await deps.ledger.currentRun(claims.report);
+  if (!slot) return undefined;
+  const job = await deps.jobs.get(slot.exportId);
+  if (!job) {
+    const starting = now.getTime() - Date.parse(slot.startedAt) < STARTING_GRACE_MS;
+    return { slot, view: starting ? { state: 'running', exportId: slot.exportId, title: titleOf(claims.report, deps), progress: undefined } : undefined };
+  }
+  if (job.report !== claims.report) return { slot, view: undefined };
+  const view = await viewOf(job, claims, token, deps, now);
+  const fresh = now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000;
+  return { slot, view: view.state === 'running' || (view.state === 'done' && fresh) ? view : undefined };
+}
+
+function limited(claims: RunLinkClaims, title: string, deps: RunLinkDependencies, now: Date): RunView {
+  deps.log.warn('run link start limit reached', { report: claims.report, link: claims.jti });
+  const windowEnd = (Math.floor(now.getTime() / deps.startLimit.windowMs) + 1) * deps.startLimit.windowMs;
+  return { state: 'limited', retryAfterSeconds: Math.ceil((windowEnd - now.getTime()) / 1000), title };
 }
 
 /**
@@ -117,11 +155,44 @@ export async function openRunLink(token: string | undefined, deps: RunLinkDepend
 export async function showRun(token: string | undefined, exportId: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
   const now = (deps.now ?? (() => new Date()))();
   const claims = await admit(token, deps, now, deps.isRevoked ?? ((id) => deps.ledger.isRevoked(id)));
+  if (!claims || token === undefined || exportId === undefined || !EXPORT_ID_PATTERN.test(exportId)) return { state: 'refused' };
+  const job = await deps.jobs.get(exportId);
+  if (!job) {
+    // Just started by another open: the slot names it a moment before its job status exists.
+    const slot = await deps.ledger.currentRun(claims.report);
+    const starting = slot?.exportId === exportId && now.getTime() - Date.parse(slot.startedAt) < STARTING_GRACE_MS;
+    return starting ? { state: 'running', exportId, title: titleOf(claims.report, deps), progress: undefined } : { state: 'refused' };
+  }
+  // Another report's export id is refused exactly like a bad token: the link grants one report.
+  if (job.report !== claims.report) return { state: 'refused' };
+  return viewOf(job, claims, token, deps, now);
+}
+
+export type RunDownload = { readonly state: 'refused' } | { readonly state: 'gone' } | { readonly state: 'found'; readonly key: string; readonly name: string };
+
+/**
+ * `GET /run/{token}/download?export=<id>&file=<path>`: the storage key of one file of a finished
+ * export, checked at every click against the run link itself (signature, expiry, configuration and
+ * revocation, read from the ledger, not the cache), so revoking the run link stops its downloads at
+ * once; the caller redirects to a presigned URL that lives a few minutes. `gone`: not (or no
+ * longer) a file of a finished export of this report.
+ */
+export async function findRunDownload(
+  token: string | undefined,
+  exportId: string | undefined,
+  file: string | undefined,
+  deps: RunLinkDependencies,
+): Promise<RunDownload> {
+  const now = (deps.now ?? (() => new Date()))();
+  const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
   if (!claims || exportId === undefined || !EXPORT_ID_PATTERN.test(exportId)) return { state: 'refused' };
   const job = await deps.jobs.get(exportId);
-  // Another report's export id is refused exactly like a bad token: the link grants one report.
   if (!job || job.report !== claims.report) return { state: 'refused' };
-  return viewOf(job, claims, deps, now);
+  if (job.status !== 'succeeded' || !job.manifestKey || file === undefined) return { state: 'gone' };
+  const bytes = await deps.storage.getObject(job.manifestKey);
+  const entry = bytes ? manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8'))).files.find((f) => f.path === file) : undefined;
+  if (!entry) return { state: 'gone' };
+  return { state: 'found', key: `${job.manifestKey.slice(0, job.manifestKey.lastIndexOf('/'))}/${entry.path}`, name: entry.path.split('/').pop() ?? entry.path };
 }
 
 async function admit(
@@ -151,7 +222,7 @@ async function admit(
   return claims;
 }
 
-async function viewOf(job: JobStatus, claims: RunLinkClaims, deps: RunLinkDependencies, now: Date): Promise<RunView> {
+async function viewOf(job: JobStatus, claims: RunLinkClaims, token: string, deps: RunLinkDependencies, now: Date): Promise<RunView> {
   const title = titleOf(claims.report, deps);
   if (job.status === 'queued' || job.status === 'running') {
     if (now.getTime() - Date.parse(job.updatedAt) > deps.staleAfterMs) return { state: 'failed', exportId: job.id, title };
@@ -162,9 +233,7 @@ async function viewOf(job: JobStatus, claims: RunLinkClaims, deps: RunLinkDepend
   // The files have expired (bucket lifecycle): to the person this is a run to start again.
   if (!bytes) return { state: 'failed', exportId: job.id, title };
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
-  const runKey = job.manifestKey.slice(0, job.manifestKey.lastIndexOf('/'));
-  const key = (await deps.linkKeys()).current;
-  const expiresAt = new Date(now.getTime() + (deps.downloadLinkSeconds ?? DEFAULT_DOWNLOAD_LINK_SECONDS) * 1000);
+  const page = encodeURIComponent(token);
   // The workbook first: it is the button the page focuses and downloads.
   const files = [...manifest.files].sort((a, b) => Number(b.format === 'xlsx') - Number(a.format === 'xlsx'));
   return {
@@ -176,7 +245,7 @@ async function viewOf(job: JobStatus, claims: RunLinkClaims, deps: RunLinkDepend
       name: f.path,
       format: f.format,
       bytes: f.bytes,
-      href: `../links/${createLinkToken({ runKey, file: f.path, expiresAt }, key, now)}`,
+      href: `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(f.path)}`,
     })),
   };
 }

@@ -3,7 +3,10 @@ import { formatBytes } from '../core/format-bytes';
 import type { RunView } from './run-link';
 
 /**
- * The run page (`GET /run/{token}`) and its status JSON, rendered from a RunView. The page works
+ * The run page (`GET /run/{token}`) and its status JSON, rendered from a RunView. A GET only shows:
+ * the one thing that starts an export is the "Get a fresh copy" form (a POST with the per-page
+ * token, run-page-token.ts), which no script submits; it is on the pages of a link with nothing
+ * running or reusable (`ready`) and of a failed export. Download links are GETs. The page works
  * without script: while the export runs, a `<noscript>` meta refresh reloads the export's own page
  * (`?export=<id>&download=1`, which never starts another export), and the finished page starts the
  * workbook download the same way. With script, one small static script polls the status JSON and
@@ -28,6 +31,7 @@ progress{width:100%;height:1rem;accent-color:#0b5cad}
 ul{list-style:none;padding:0;margin:0 0 1rem}
 li{margin:0 0 .5rem}
 .button{display:inline-block;padding:.6rem 1rem;border-radius:.3rem;background:#0b5cad;color:#fff;text-decoration:none;font-weight:600}
+button.button{border:0;font:inherit;cursor:pointer}
 .button.secondary{background:#fff;color:#0b5cad;border:2px solid #0b5cad}
 a:focus-visible,.button:focus-visible,h1:focus-visible{outline:3px solid #b35900;outline-offset:3px}
 .muted{color:#4a4a4a}
@@ -65,7 +69,8 @@ export const RUN_PAGE_CSP = [
   `style-src ${sha256(STYLE)}`,
   "connect-src 'self'",
   "base-uri 'none'",
-  "form-action 'none'",
+  // The fresh-copy form posts to the page's own URL; nowhere else.
+  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 
@@ -103,15 +108,27 @@ export function renderRunStatus(view: RunView): PageResponse {
           ? { state: view.state, exportId: view.exportId, message: 'The export did not finish. Please try again.' }
           : view.state === 'limited'
             ? { state: view.state, retryAfterSeconds: view.retryAfterSeconds }
-            : { state: view.state, message: 'This link is not valid or has expired.' };
+            : view.state === 'ready'
+              ? { state: view.state }
+              : { state: view.state, message: 'This link is not valid or has expired.' };
   return { statusCode: statusCodeOf(view), headers: JSON_HEADERS, body: JSON.stringify(body) };
+}
+
+/**
+ * The "Get a fresh copy" button: a form POST to the page's own URL (`/run/{token}`) with the
+ * per-page token. Without a page token (an error page) it is a link that reloads the page instead.
+ */
+function freshCopyForm(t: string, pageToken: string | undefined, label: string): string {
+  if (pageToken === undefined) return `<p><a class="button" id="retry" href="${t}">Reload</a></p>`;
+  return `<form method="post" action="${t}"><input type="hidden" name="page" value="${escapeHtml(pageToken)}"><button class="button" id="start" type="submit" autofocus>${label}</button></form>`;
 }
 
 /**
  * The HTML page. `token` is the run link's token (already verified when the view is not `refused`);
  * every URL on the page is relative to `/run/{token}`, so it works under any stage or domain.
+ * `pageToken` goes into the fresh-copy form (ready and failed pages).
  */
-export function renderRunPage(view: RunView, token: string, options: { download?: boolean } = {}): PageResponse {
+export function renderRunPage(view: RunView, token: string, options: { download?: boolean; pageToken?: string } = {}): PageResponse {
   const t = encodeURIComponent(token);
   let heading: string;
   let content: string;
@@ -121,6 +138,13 @@ export function renderRunPage(view: RunView, token: string, options: { download?
     case 'refused':
       heading = 'This link does not work';
       content = `<p>The link is not valid, has expired or has been withdrawn. Ask the person who sent it to you for a new one.</p>`;
+      break;
+    case 'ready':
+      heading = escapeHtml(view.title);
+      content = [
+        `<p>Press the button to export a fresh copy of this report. It usually takes a minute or two; the workbook downloads when it is ready.</p>`,
+        freshCopyForm(t, options.pageToken, 'Get a fresh copy'),
+      ].join('\n');
       break;
     case 'limited':
       heading = escapeHtml(view.title);
@@ -164,7 +188,7 @@ export function renderRunPage(view: RunView, token: string, options: { download?
       heading = escapeHtml(view.title);
       content = [
         `<p role="alert">The export did not finish. This is usually temporary.</p>`,
-        `<p><a class="button" id="retry" href="${t}" autofocus>Try again</a></p>`,
+        freshCopyForm(t, options.pageToken, 'Try again'),
       ].join('\n');
       break;
   }

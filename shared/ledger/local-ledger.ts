@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { errorMessage, StorageError } from '../core/errors';
+import { makeDirectory } from '../core/make-directory';
 import type { Ledger, LedgerEntry, LedgerPutOptions } from './ledger';
 
-/** A lock older than this was left by a killed process: it guards a few milliseconds of work. */
-const STALE_LOCK_MS = 30_000;
-/** How long a writer waits for another writer's lock before giving up with a clear error. */
-const LOCK_WAIT_MS = 10_000;
+/** Versions kept per key: readers that listed the folder a moment ago still find what they listed. */
+const KEPT_VERSIONS = 4;
+/** Reads retried when the version just listed was removed by a newer writer in between. */
+const READ_ATTEMPTS = 5;
 
 interface StoredEntry {
   readonly version: number;
@@ -16,98 +16,125 @@ interface StoredEntry {
   readonly expiresAt?: string;
 }
 
+export interface LocalLedgerOptions {
+  /**
+   * Called after a writer has read and compared the version and before it commits: tests pause a
+   * writer here to show that a slow writer cannot move an entry backward, whatever the delay.
+   */
+  readonly beforeCommit?: (key: string) => Promise<void>;
+}
+
 /**
- * The ledger in a local directory (the export command with --out), one JSON file per key. A write
- * takes `<file>.lock` with an exclusive create (`wx`: exactly one process succeeds), compares the
- * version, writes a temporary file and renames it into place (atomic within a directory), then
- * drops the lock. Readers never take the lock: a rename never shows them half a file. Several
- * processes may share one directory (e.g. two exports into one --out); that is the point.
+ * The ledger in a local directory (the export command with --out): one folder per key, one file per
+ * version (`<version>.json`). A put is a compare-and-swap on the version, as DynamoDB's condition
+ * is: the new version's file is published with `link`, which fails if that file exists, so of two
+ * writers of one version exactly one wins, however long either was paused. There are no locks to
+ * go stale and nothing is taken over by age. A writer that finds a newer version than its own after
+ * publishing (its version number had been cleared away long ago) takes its file back and loses.
+ * Readers list the folder and read the highest version. Several processes may share one directory
+ * (e.g. two exports into one --out); that is the point.
  */
 export class LocalLedger implements Ledger {
-  constructor(private readonly directory: string) {}
+  constructor(
+    private readonly directory: string,
+    private readonly options: LocalLedgerOptions = {},
+  ) {}
 
   async get(key: string): Promise<LedgerEntry | undefined> {
-    const file = this.fileOf(key);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return undefined;
-      throw new StorageError(`could not read the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
-    }
-    try {
-      const stored = JSON.parse(text) as StoredEntry;
-      if (typeof stored.version !== 'number' || stored.version < 1) throw new Error('no version');
-      return { value: stored.value, version: stored.version };
-    } catch (error) {
-      throw new StorageError(
-        `the run ledger entry ${file} is corrupt (${errorMessage(error)}); remove it if no export is running`,
-        { cause: error },
-      );
+    for (let attempt = 0; ; attempt++) {
+      const latest = (await this.versionsOf(key)).at(-1);
+      if (latest === undefined) return this.legacyEntry(key);
+      const file = path.join(this.folderOf(key), `${latest}.json`);
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (error) {
+        // Cleared away by a newer writer since the listing: list again.
+        if (isErrno(error, 'ENOENT') && attempt < READ_ATTEMPTS) continue;
+        throw new StorageError(`could not read the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
+      }
+      return parseEntry(text, file);
     }
   }
 
   async put(key: string, value: unknown, expectedVersion: number, options: LedgerPutOptions = {}): Promise<boolean> {
-    const file = this.fileOf(key);
-    await mkdir(this.directory, { recursive: true }).catch((error: unknown) => {
-      throw new StorageError(`could not create the run ledger directory ${this.directory}: ${errorMessage(error)}`, { cause: error });
+    const folder = this.folderOf(key);
+    await makeDirectory(folder).catch((error: unknown) => {
+      throw new StorageError(`could not create the run ledger directory ${folder}: ${errorMessage(error)}`, { cause: error });
     });
-    const release = await this.lock(file);
+    if (((await this.get(key))?.version ?? 0) !== expectedVersion) return false;
+    await this.options.beforeCommit?.(key);
+
+    const version = expectedVersion + 1;
+    const stored: StoredEntry = { version, value, ...(options.expiresAt && { expiresAt: options.expiresAt.toISOString() }) };
+    const temp = path.join(folder, `.${randomBytes(6).toString('hex')}.tmp`);
+    const target = path.join(folder, `${version}.json`);
     try {
-      const current = await this.get(key);
-      if ((current?.version ?? 0) !== expectedVersion) return false;
-      const stored: StoredEntry = {
-        version: expectedVersion + 1,
-        value,
-        ...(options.expiresAt && { expiresAt: options.expiresAt.toISOString() }),
-      };
-      const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-      try {
-        await writeFile(temp, JSON.stringify(stored), { flag: 'wx' });
-        await rename(temp, file);
-      } catch (error) {
-        await rm(temp, { force: true });
-        throw new StorageError(`could not write the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
-      }
-      return true;
+      await writeFile(temp, JSON.stringify(stored), { flag: 'wx' });
+      // The compare-and-swap: a complete file appears under the new version's name, or EEXIST.
+      await link(temp, target);
+    } catch (error) {
+      if (isErrno(error, 'EEXIST')) return false;
+      throw new StorageError(`could not write the run ledger entry ${target}: ${errorMessage(error)}`, { cause: error });
     } finally {
-      await release();
+      await rm(temp, { force: true });
     }
+    const versions = await this.versionsOf(key);
+    if (versions.some((v) => v > version)) {
+      // Our number was free only because it had been cleared away: we are far behind, not ahead.
+      await rm(target, { force: true });
+      return false;
+    }
+    await Promise.all(versions.filter((v) => v <= version - KEPT_VERSIONS).map((v) => rm(path.join(folder, `${v}.json`), { force: true })));
+    return true;
   }
 
   describe(): string {
     return this.directory;
   }
 
-  private fileOf(key: string): string {
-    // One flat file per key; encoding '/' (and everything else) keeps every name inside the directory.
-    return path.join(this.directory, `${encodeURIComponent(key)}.json`);
+  private folderOf(key: string): string {
+    // One folder per key; encoding '/' (and everything else) keeps every name inside the directory.
+    return path.join(this.directory, encodeURIComponent(key));
   }
 
-  private async lock(file: string): Promise<() => Promise<void>> {
-    const lockFile = `${file}.lock`;
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const handle = await open(lockFile, 'wx');
-        await handle.close();
-        return () => rm(lockFile, { force: true });
-      } catch (error) {
-        if (!isErrno(error, 'EEXIST')) {
-          throw new StorageError(`could not lock the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
-        }
-      }
-      const age = await stat(lockFile).then((s) => Date.now() - s.mtimeMs, () => 0);
-      if (age > STALE_LOCK_MS) {
-        // Left by a process that died holding it; removing it is safe because no holder lives that long.
-        await rm(lockFile, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new StorageError(`the run ledger entry ${file} stayed locked for ${LOCK_WAIT_MS / 1000} s (${lockFile}); try again`);
-      }
-      await delay(2 + Math.min(attempt, 20) + Math.floor(Math.random() * 5));
+  /** The versions stored for a key, ascending. */
+  private async versionsOf(key: string): Promise<number[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.folderOf(key));
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return [];
+      throw new StorageError(`could not read the run ledger entry ${this.folderOf(key)}: ${errorMessage(error)}`, { cause: error });
     }
+    return names
+      .map((name) => /^(\d{1,15})\.json$/.exec(name)?.[1])
+      .filter((v): v is string => v !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+  }
+
+  /** An entry written by the earlier layout (`<key>.json` next to the folders), read until it is next written. */
+  private async legacyEntry(key: string): Promise<LedgerEntry | undefined> {
+    const file = path.join(this.directory, `${encodeURIComponent(key)}.json`);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR')) return undefined;
+      throw new StorageError(`could not read the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
+    }
+    return parseEntry(text, file);
+  }
+}
+
+function parseEntry(text: string, file: string): LedgerEntry {
+  try {
+    const stored = JSON.parse(text) as StoredEntry;
+    if (typeof stored.version !== 'number' || stored.version < 1) throw new Error('no version');
+    return { value: stored.value, version: stored.version };
+  } catch (error) {
+    throw new StorageError(`the run ledger entry ${file} is corrupt (${errorMessage(error)}); remove it if no export is running`, { cause: error });
   }
 }
 

@@ -153,18 +153,30 @@ export function createLinkToken(claims: LinkClaims, key: LinkKey, now: Date = ne
  * every failure; the reason is on a non-enumerable `reason` property (see linkTokenFailure).
  */
 export function verifyLinkToken(token: string, keys: LinkVerificationKeys, now: Date = new Date()): LinkTokenPayload {
-  const decoded = openSignedToken(token, keys, now);
-  const payload = linkTokenPayloadSchema.safeParse(decoded);
-  if (!payload.success) throw refusal('invalid-payload');
-  if (now.getTime() >= payload.data.exp * 1000) throw refusal('expired');
-  return payload.data;
+  return verifySignedToken(token, keys, linkTokenPayloadSchema, now);
 }
 
 /**
- * Checks the shape, key and signature of any token of this format (download links and run links,
- * run-link-token.ts) and returns its decoded, not yet validated, payload. Throws like verifyLinkToken.
+ * The one verifier of every token of this format (download links, run links in run-link-token.ts):
+ * shape, key and signature, then the payload against the kind's own strict schema, then expiry.
+ * Throws LinkTokenError with the one public message whatever failed (reason for logs on the error).
  */
-export function openSignedToken(token: string, keys: LinkVerificationKeys, now: Date): unknown {
+export function verifySignedToken<T extends { readonly exp: number }>(
+  token: string,
+  keys: LinkVerificationKeys,
+  schema: z.ZodType<T>,
+  now: Date,
+): T {
+  const payload = schema.safeParse(openSignedToken(token, keys, now));
+  if (!payload.success) throw refusal('invalid-payload');
+  if (now.getTime() >= payload.data.exp * 1000) throw refusal('expired');
+  // No link is issued for longer than the maximum; one that claims to be was not made here.
+  if (payload.data.exp * 1000 - now.getTime() > MAX_LINK_LIFETIME_SECONDS * 1000) throw refusal('invalid-payload');
+  return payload.data;
+}
+
+/** Checks the shape, key and signature of a token and returns its decoded, not yet validated, payload. */
+function openSignedToken(token: string, keys: LinkVerificationKeys, now: Date): unknown {
   if (typeof token !== 'string') throw refusal('malformed');
   if (token.length > MAX_LINK_TOKEN_LENGTH) throw refusal('oversized');
   const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(token);

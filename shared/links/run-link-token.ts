@@ -4,9 +4,8 @@ import { ConfigError } from '../core/errors';
 import {
   LINK_TOKEN_VERSION,
   MAX_LINK_LIFETIME_SECONDS,
-  openSignedToken,
-  refusal,
   sealToken,
+  verifySignedToken,
   type LinkKey,
   type LinkVerificationKeys,
 } from './link-token';
@@ -74,9 +73,5 @@ export function createRunLinkToken(
  * the error for logs, see linkTokenFailure). Revocation is not checked here: it needs the ledger.
  */
 export function verifyRunLinkToken(token: string, keys: LinkVerificationKeys, now: Date = new Date()): RunLinkClaims {
-  const decoded = openSignedToken(token, keys, now);
-  const payload = runLinkPayloadSchema.safeParse(decoded);
-  if (!payload.success) throw refusal('invalid-payload');
-  if (now.getTime() >= payload.data.exp * 1000) throw refusal('expired');
-  return payload.data;
+  return verifySignedToken(token, keys, runLinkPayloadSchema, now);
 }

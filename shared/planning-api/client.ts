@@ -4,6 +4,7 @@ import { silentLog, type Log } from '../core/logger';
 import { createLimiter, type ConcurrencyLimiter } from './concurrency';
 import type { Credentials } from './credentials';
 import { HttpTransport } from './http-transport';
+import { redactErrorsOf } from './redacting-errors';
 import { pageOffset } from './paging';
 import { parseRecord, readBareObject, readListEnvelope, readObjectEnvelope } from './parse';
 import { PlanningApiRequester, type Call, type RequestEvent } from './requester';
@@ -55,19 +56,19 @@ export const DEFAULT_BOARD_ITEMS_PAGE_SIZE = 50;
 export interface PlanningApiClientOptions {
   credentials: Credentials;
   /** Defaults to the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** One limiter for the whole export; defaults to a private one of DEFAULT_API_CONCURRENCY slots. */
   limiter?: ConcurrencyLimiter;
   log?: Log;
   /** Time limit of each attempt (headers and body). Default 30 000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Largest response body read, in bytes; enforced while it streams in. Default 64 MiB. */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
   /**
    * Overall deadline, in ms on the `now` clock (epoch ms by default): no request, retry or backoff
    * goes past it; a request then fails with DeadlineExceededError. Default: none.
    */
-  deadline?: number;
+  deadline?: number | undefined;
   retry?: Partial<RetryOptions>;
   /** v1 page size, 1 to 50. Default 50. */
   pageLimit?: number;
@@ -86,7 +87,7 @@ export interface PlanningApiClientOptions {
   random?: () => number;
   now?: () => number;
   /** Metrics hook, called once per attempt. Errors thrown by it are logged and ignored. */
-  onRequest?: (event: RequestEvent) => void;
+  onRequest?: ((event: RequestEvent) => void) | undefined;
 }
 
 export interface ListBoardsOptions {
@@ -94,7 +95,7 @@ export interface ListBoardsOptions {
 }
 
 export interface PiObjectiveGroupsOptions {
-  /** Completion calculation 1 to 6 (planning-api.md 4.4); omitted: the board's default (2, or 6 in OKR mode). */
+  /** Completion calculation 1 to 6, as the API numbers them; omitted: the board's default (2, or 6 in OKR mode). */
   completionType?: CompletionType | undefined;
   /** Adds `teamsAndSprints` to every linked item and sub-item. */
   additionalColumns?: boolean;
@@ -117,7 +118,7 @@ export type BoardStatuses = {
 const seg = encodeURIComponent;
 
 /**
- * Typed client of the Work-Planning Reporting API (see planning-api.md). Lists that page are async
+ * Typed client of the Work-Planning Reporting API (its operations are listed in docs/simulator.md). Lists that page are async
  * iterators that stream records in server order; lists that come in one response are arrays.
  * Every record is validated (schemas.ts) before it is returned.
  */
@@ -147,15 +148,12 @@ export class PlanningApiClient {
     if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
       throw new RangeError(`maxResponseBytes must be a positive integer, got ${String(maxResponseBytes)}`);
     }
+    // The credentials object is not kept: only the transport holds the key, in a private field.
+    const transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs, timeoutSignal: options.timeoutSignal, maxResponseBytes });
+    // Whatever an error quotes from a response (a failing field of a 200 too) is redacted on the way out.
+    redactErrorsOf(this, (text) => transport.redact(text));
     this.#requester = new PlanningApiRequester({
-      // The credentials object is not kept: only the transport holds the key, in a private field.
-      transport: new HttpTransport({
-        credentials: options.credentials,
-        fetch: options.fetch,
-        timeoutMs,
-        timeoutSignal: options.timeoutSignal,
-        maxResponseBytes,
-      }),
+      transport,
       deadline: options.deadline,
       baseUrl: options.credentials.baseUrl,
       legacyBaseUrl: `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`,

@@ -17,6 +17,11 @@ export interface ConcurrencyLimiter {
   run<T>(task: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * A limiter of `limit` concurrent tasks, first come first served; one is shared by every client of
+ * an export so the whole run stays within what the API tolerates. Throws a RangeError unless `limit`
+ * is a positive integer.
+ */
 export function createLimiter(limit: number): ConcurrencyLimiter {
   if (!Number.isInteger(limit) || limit < 1) {
     throw new RangeError(`concurrency limit must be a positive integer, got ${String(limit)}`);

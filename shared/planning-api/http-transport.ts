@@ -1,3 +1,4 @@
+import { createRedactor, REDACTED } from '../core/redaction';
 import type { Credentials } from './credentials';
 
 /**
@@ -39,14 +40,13 @@ export interface HttpTransportOptions {
   timeoutSignal?: ((ms: number) => AbortSignal) | undefined;
 }
 
-const REDACTED = '[REDACTED]';
 /** Values of the secret document shorter than this are not treated as secrets (the key always is). */
 const MIN_REDACTED_VALUE_LENGTH = 8;
 
 export class HttpTransport {
   readonly #fetch: typeof fetch;
   readonly #authorization: string;
-  readonly #secrets: readonly string[];
+  readonly #redact: (text: string) => string;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   readonly #timeoutSignal: (ms: number) => AbortSignal;
@@ -54,13 +54,12 @@ export class HttpTransport {
   constructor(options: HttpTransportOptions) {
     const token = Buffer.from(`${options.credentials.email}:${options.credentials.apiKey}`, 'utf8').toString('base64');
     this.#authorization = `Basic ${token}`;
-    // Longest first, so that the header is replaced as a whole before its parts. The other values of
-    // the secret document count as secret too (a document may hold more than the key), except short
-    // ones such as a company prefix: replacing "acme" everywhere would garble every message.
+    // Every spelling of each (core/redaction.ts), longest first, so the header goes as a whole before
+    // its parts. The other values of the secret document count as secret too (a document may hold
+    // more than the key), except short ones such as a company prefix: replacing "acme" everywhere
+    // would garble every message.
     const otherValues = (options.credentials.documentValues ?? []).filter((v) => v.length >= MIN_REDACTED_VALUE_LENGTH);
-    this.#secrets = [...new Set([this.#authorization, token, options.credentials.apiKey, ...otherValues])]
-      .filter((s) => s.length > 0)
-      .sort((a, b) => b.length - a.length);
+    this.#redact = createRedactor([this.#authorization, token, options.credentials.apiKey, ...otherValues]);
     // Bind so that a fetch taken from globalThis is not called with this transport as `this`.
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#timeoutMs = options.timeoutMs;
@@ -77,13 +76,12 @@ export class HttpTransport {
   }
 
   /**
-   * Replaces the API key, the Basic token, the header value and the secret document's other values by
-   * [REDACTED]. Call it on the WHOLE text before anything cuts it: a cut through the key leaves a
-   * fragment that no longer matches and would be printed (issue 12, defect 2).
+   * Replaces the API key, the Basic token, the header value and the secret document's other values,
+   * raw, URL-encoded, JSON- or HTML-escaped or in base64, by [REDACTED]. Call it on the WHOLE text
+   * before anything cuts it: a cut through the key leaves a fragment that no longer matches.
    */
   redact(text: string): string {
-    let out = text;
-    for (const secret of this.#secrets) out = out.split(secret).join(REDACTED);
+    const out = this.#redact(text);
     // Also any other Basic credential a proxy may echo (e.g. re-wrapped or URL-safe encoded). The
     // look-ahead demands a digit or base64 symbol so that prose like "Basic authentication" survives.
     return out.replace(/Basic\s+(?=[A-Za-z0-9+/_-]*[0-9+/=_-])[A-Za-z0-9+/_-]{12,}={0,2}/g, `Basic ${REDACTED}`);

@@ -201,8 +201,13 @@ function describeType(value: unknown): string {
   return typeof value;
 }
 
+/**
+ * A value as a message may show it. A string is quoted only whole (so redaction, which matches whole
+ * secrets, still sees any secret in it); a longer one is described, never cut: a cut through a key
+ * echoed by the server would leave a fragment no redaction recognises.
+ */
 function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 39)}…` : value);
+  if (typeof value === 'string') return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return describeType(value);
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * Zod schemas of the records of the Work-Planning Reporting API (../shared/planning-api.md, section 2).
+ * Zod schemas of the records of the Work-Planning Reporting API, as its documentation describes them.
  *
  * Tolerance rules, because a real server leaves empty fields out and may add fields we do not know:
  * - objects are loose (unknown keys pass through untouched);
@@ -23,6 +23,14 @@ const optNumber = z
   .nullish();
 const optBoolean = z.boolean().nullish();
 const list = <T extends z.ZodType>(item: T) => z.array(item).nullish();
+/**
+ * Where the contract leaves a shape "not shown" and the public docs give another type (a string for
+ * an array, an id for an object), the other shape is kept as it came; the table shows it readably and
+ * counts a warning instead of failing the export.
+ */
+const orText = <T extends z.ZodType>(shape: T) => z.union([shape, z.string(), numberAsString]).nullish();
+/** Dates: text (`DD-Mon-YYYY`, `DD Mon, YY`, ISO 8601) or epoch milliseconds, as the docs' field reference types them. */
+const optDate = z.union([z.string(), z.number()]).nullish();
 
 /** v1 status: { id, status }. */
 export const v1StatusSchema = z.looseObject({ id: optString, status: optString });
@@ -80,6 +88,9 @@ export const strategicThemeSchema = z.looseObject({
   id,
   key: optString,
   title: optString,
+  summary: optString,
+  description: optString,
+  color: optString,
   status: v1StatusSchema.nullish(),
   owners: list(optString),
 });
@@ -93,6 +104,9 @@ export const okrObjectiveGroupSchema = z.looseObject({
   objectivesCount: optNumber,
   sequence: optNumber,
   status: v1StatusSchema.nullish(),
+  bvPlan: optNumber,
+  bvActual: optNumber,
+  completionCriteria: optString,
 });
 
 export const okrObjectiveSchema = z.looseObject({
@@ -103,6 +117,8 @@ export const okrObjectiveSchema = z.looseObject({
   title: optString,
   completionPct: optNumber,
   timePeriod: optString,
+  endTimePeriod: optString,
+  objType: optString,
   status: v1StatusSchema.nullish(),
   bvPlan: optNumber,
   bvActual: optNumber,
@@ -138,7 +154,7 @@ export const collectionSchema = z.looseObject({ id, title: optString });
 export const boardSchema = z.looseObject({
   id,
   title: optString,
-  state: z.looseObject({ id: optString, title: optString }).nullish(),
+  state: orText(z.looseObject({ id: optString, title: optString })),
 });
 
 export const piTeamsAndSprintsSchema = z.looseObject({
@@ -156,24 +172,33 @@ export const piTeamsAndSprintsSchema = z.looseObject({
     .nullish(),
 });
 
-/** Fields shared by linked items and sub-items, in both tracker families. */
+/**
+ * Fields shared by linked items and sub-items, in both tracker families, under the contract's
+ * neutral names and the public docs' names (which a real server sends): tfs* = extA*, jira* = extB*.
+ */
 const piItemShape = {
   id,
   // first tracker family
   extAId: optString,
   extAURL: optString,
   extAItemTypeIcon: optString,
+  tfsId: optString,
+  tfsURL: optString,
+  tfsItemTypeIcon: optString,
   // second tracker family: the link is built from extBKey
   extBId: optString,
   extBKey: optString,
   extBIssueTypeId: optString,
+  jiraId: optString,
+  jiraKey: optString,
+  jiraIssueTypeId: optString,
   title: optString,
   type: optString,
   issueType: optString,
   storyPoints: optNumber,
   completion: optNumber,
   status: legacyStatusSchema.nullish(),
-  teamsAndSprints: list(piTeamsAndSprintsSchema),
+  teamsAndSprints: orText(z.array(piTeamsAndSprintsSchema)),
 };
 
 export const piSubItemSchema = z.looseObject(piItemShape);
@@ -205,7 +230,9 @@ export const piObjectiveGroupSchema = z.looseObject({
 
 export const boardStorySchema = z.looseObject({
   id,
+  kendisId: optString,
   parentId: optString,
+  parentDescription: optString,
   summary: optString,
   estimates: optNumber,
   status: optString,
@@ -213,23 +240,27 @@ export const boardStorySchema = z.looseObject({
   externalUrl: optString,
 });
 
+/** A feature: child items under `stories` (the contract) or `children` (the docs); `azureId` is the docs' `extCId`. */
 export const boardItemSchema = z.looseObject({
   id,
   extCId: optString,
+  azureId: optString,
+  kendisId: optString,
   iterationPath: optString,
   estimates: optNumber,
   updatedBy: optString,
   externalKey: optString,
-  teamsAndSprints: list(z.looseObject({ sprint: optString, team: optString })),
+  teamsAndSprints: orText(z.array(z.looseObject({ sprint: optString, team: optString }))),
   completionByStatus: optNumber,
-  updatedOn: optString,
+  updatedOn: optDate,
   status: optString,
   itemType: optString,
   completionByEstimate: optNumber,
-  createdOn: optString,
+  createdOn: optDate,
   summary: optString,
   externalUrl: optString,
   stories: list(boardStorySchema),
+  children: list(boardStorySchema),
   cardType: optString,
   createdBy: optString,
   areaPath: optString,

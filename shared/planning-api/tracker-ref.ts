@@ -1,6 +1,6 @@
 /**
  * Links of PI Objectives items to the external work tracker. Boards connect to one of two tracker
- * families (planning-api.md 2.13): the first gives `extAId` and a ready link `extAURL`; the second
+ * families, as the API's documentation describes them: the first gives `extAId` and a ready link `extAURL`; the second
  * gives `extBId` and a key `extBKey`, and the link must be built from the key with the tracker's
  * browse address, which the API does not return. The report definition supplies that address as a
  * template such as `https://tracker.example.com/browse/{key}`.
@@ -30,6 +30,10 @@ export interface TrackerRefOptions {
   extBBrowseUrl?: string | undefined;
 }
 
+/**
+ * The tracker reference of an item: its family, id or key, and a link when one is known (given by the
+ * API, or built from the key with `options.extBBrowseUrl`); only http(s) links are kept.
+ */
 export function trackerRef(item: TrackerItemFields, options: TrackerRefOptions = {}): TrackerRef {
   const extAId = present(item.extAId);
   const extAURL = present(item.extAURL);

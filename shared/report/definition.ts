@@ -14,7 +14,14 @@ import { deliveryOptionSchema } from '../channels/delivery-option';
 
 const idList = (what: string) =>
   z
-    .array(z.string().trim().min(1, `${what} must not be empty strings`))
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, `${what} must not be empty strings`)
+        // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+        .refine((id) => !/[\u0000-\u001f\u007f-\u009f]/.test(id), `${what} must not contain control characters (copy it again)`),
+    )
     .min(1, `list at least one ${what}, or leave the selector out to export all visible ones`)
     .optional();
 
@@ -35,7 +42,16 @@ export const reportDefinitionSchema = z.strictObject({
     .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC'),
   datasets: z
     .strictObject({
-      risks: z.strictObject({ registers: idList('register id, key or title') }).optional(),
+      risks: z
+        .strictObject({
+          registers: idList('register id, key or title'),
+          /**
+           * Title of a custom field that holds a risk's owner (a user picker such as "Risk owner"),
+           * for registers that keep the owner there rather than in `responsible`.
+           */
+          ownerField: z.string().trim().min(1, 'ownerField names a custom field: give its title, e.g. "Risk owner"').optional(),
+        })
+        .optional(),
       okrs: z
         .strictObject({
           portfolioThemes: idList('portfolio theme key, id or title'),

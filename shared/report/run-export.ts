@@ -1,34 +1,28 @@
-import type { Storage, ObjectUpload } from '../storage/storage';
+import type { Storage } from '../storage/storage';
 import { StorageError } from '../core/errors';
 import type { Ledger } from '../ledger/ledger';
 import { silentLog, type Log } from '../core/logger';
-import { openCsvSink } from '../render/csv';
-import { openXlsxWorkbook, type XlsxWorkbook } from '../render/xlsx/workbook';
 import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
-import { isoDateInZone } from './dates';
-import { CONTENT_TYPES, manifestKey, runFolderKey, tableFileKey } from './layout';
-import { publishLatest } from './latest-pointer';
-import { manifestSchema, type Manifest, type ManifestFile, type ManifestTableFile } from './manifest';
+import { manifestSchema, type Manifest } from './manifest';
 import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
 import { labelled } from './tables/labels';
+import { mergeFigures } from './field-audit';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
-import { cleanUp, fileEntry, verifiedManifest, verifyStored } from './run-files';
-import { RunLease } from './run-lease';
-import { buildSummary, summaryFromManifest } from './run-summary';
-import type { ReportSummary, TableSink } from '../table/table';
+import { withRunAttempt, type ExportResult, type RunInProgress } from './run-attempt';
+import { buildSummary } from './run-summary';
+import type { ReportSummary, TableRow, TableSink } from '../table/table';
 import { boardItemsDataset } from './tables/board-items';
 import { okrsDataset } from './tables/okrs';
 import { piObjectivesDataset } from './tables/pi-objectives';
 import { risksDataset } from './tables/risks';
 import type { RunTrigger } from './changes/manifest-changes';
-import type { ChangeReport } from './changes/model';
-import { CHANGES_CSV, changeReportFromManifest, writeChangesCsv } from './changes/outputs';
-import { startChangeTracking } from './changes/tracker';
+import { startChangeTracking, type ChangeTracker } from './changes/tracker';
 import { withDeltas } from './changes/deltas';
-import { CHANGES_SHEET_NAME, changesSheetContent } from './changes/sheet';
-import { openTableFiles } from './table-files';
+import { openOutputs, type RunEntries } from './outputs/index';
+
+export type { ExportResult } from './run-attempt';
 
 export interface ExportDependencies {
   readonly source: PlanningSource;
@@ -36,33 +30,21 @@ export interface ExportDependencies {
   /** Where attempts of a run agree who writes and where `latest` points (see shared/ledger/). */
   readonly ledger: Ledger;
   /** Lease duration (tests); the default suits Lambda and the command line. */
-  readonly leaseMs?: number;
+  readonly leaseMs?: number | undefined;
   /** Where the data came from, for the manifest: never the API key. */
   readonly sourceInfo: Manifest['source'];
-  readonly log?: Log;
-  readonly now?: () => Date;
+  readonly log?: Log | undefined;
+  readonly now?: (() => Date) | undefined;
   /** Supplied by callers that retry (a schedule, an API job) so a second attempt reuses the keys. */
-  readonly runId?: string;
+  readonly runId?: string | undefined;
   /**
    * The date of the `dt=` partition (a schedule's time); defaults to the start of the run's first
    * attempt, as recorded by its lease, so a retry after midnight lands in the same folder.
    */
-  readonly runDate?: Date;
-  readonly onProgress?: (event: ProgressEvent) => void;
+  readonly runDate?: Date | undefined;
+  readonly onProgress?: ((event: ProgressEvent) => void) | undefined;
   /** Scheduled and on-demand runs are compared only with runs of their own kind (docs/changes.md). */
-  readonly trigger?: RunTrigger;
-}
-
-export interface ExportResult {
-  readonly manifest: Manifest;
-  readonly manifestKey: string;
-  readonly runFolder: string;
-  readonly summary: ReportSummary;
-  /** False when a previous attempt of the same run id had already completed: nothing was written. */
-  readonly written: boolean;
-  readonly latestUpdated: boolean;
-  /** What changed since the baseline run (docs/changes.md). */
-  readonly changes: ChangeReport;
+  readonly trigger?: RunTrigger | undefined;
 }
 
 const DATASET_ORDER = [
@@ -76,16 +58,14 @@ const DATASET_ORDER = [
 const PROGRESS_EVERY = 2_000;
 
 /**
- * Runs one export: fetches every dataset of the definition, streams each table into its worksheet
- * and its CSV file at the same time, stores the files, then publishes `manifest.json` and, if this
- * run is the newest, `latest.json`.
+ * Runs one export: fetches every dataset of the definition, streams each table's rows into every
+ * output at once (outputs/index.ts: workbook, CSV, Parquet, snapshots, changes), then builds the
+ * manifest from what the outputs stored and checks every file it lists.
  *
- * Publishing is atomic for readers (docs/run-atomicity.md): the attempt first takes a lease on
- * (report, run id) in the ledger, so no other attempt of the run writes at the same time; the
- * manifest is written only after every file it lists has been read back and matched; latest.json
- * only after the ledger moved `latest` forward. On failure the attempt deletes what it wrote itself
- * (uploads in flight are aborted) and releases the lease; what it could not delete stays recorded for
- * the next attempt. A run the ledger knows as complete is not run again.
+ * Publishing is atomic for readers (docs/run-atomicity.md, run-attempt.ts): the attempt holds a
+ * lease on (report, run id) in the ledger, writes only through its RunWriter, publishes the manifest
+ * only after every file it lists has been read back and matched, and latest.json only after the
+ * ledger moved `latest` forward. A run the ledger knows as complete is not run again.
  */
 export async function runExport(definition: ReportDefinition, deps: ExportDependencies): Promise<ExportResult> {
   const log = deps.log ?? silentLog;
@@ -95,258 +75,97 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   if (!RUN_ID_PATTERN.test(runId)) {
     throw new StorageError(`run id "${runId}" must be 1-100 letters, digits, ".", "_" or "-"`);
   }
-  const leased = await RunLease.acquire({
-    ledger: deps.ledger,
-    report: definition.name,
-    runId,
-    now,
-    log,
-    ...(deps.leaseMs !== undefined && { leaseMs: deps.leaseMs }),
-  });
-  const runStart = leased.startedAt;
-  const runFolder = runFolderKey(definition.name, deps.runDate ?? runStart, definition.timeZone, runId);
-  const ownManifestKey = manifestKey(runFolder);
-  if (leased.kind === 'complete') return await completedRun(deps.storage, leased.manifestKey, log, runId);
-  const lease = leased.lease;
-
-  try {
-    // A previous attempt died after publishing its manifest but before the ledger heard of it.
-    const published = await verifiedManifest(deps.storage, runFolder, ownManifestKey);
-    if (published) {
-      await lease.complete(ownManifestKey);
-      // It may have died before latest.json, too.
-      const latestUpdated = await publishLatest({
-        storage: deps.storage,
-        ledger: deps.ledger,
-        pointer: { report: published.report, runId: published.runId, generatedAt: published.generatedAt, manifest: ownManifestKey },
-        now: now(),
-        log,
-      });
-      log.info('run already complete; not exporting again', { runId, manifest: ownManifestKey });
-      return {
-        manifest: published, manifestKey: ownManifestKey, runFolder, summary: summaryFromManifest(published), written: false, latestUpdated,
-        changes: changeReportFromManifest(published),
-      };
-    }
-    if (leased.takenOver) {
-      // Debris of the attempts before: exactly what they recorded, plus unfinished temp files.
-      // The run folder, and this run's Parquet files under the report's tables/ prefix.
-      const ofThisRun = (key: string) =>
-        key.startsWith(`${runFolder}/`) || (key.startsWith(`${definition.name}/tables/`) && key.includes(`/run=${runId}/`));
-      const debris = leased.debris.filter(ofThisRun);
-      if (debris.length > 0) {
-        log.warn('removing what an earlier attempt of this run left behind', { runId, objects: debris.length });
-        await deps.storage.deleteObjects(debris);
-      }
-      await deps.storage.removeIncomplete(`${runFolder}/`);
-      for (const folder of new Set(debris.filter((k) => !k.startsWith(`${runFolder}/`)).map((k) => k.slice(0, k.lastIndexOf('/') + 1)))) {
-        await deps.storage.removeIncomplete(folder);
-      }
-      await lease.renew({ removeKeys: debris });
-    }
-  } catch (error) {
-    await lease.release([], []).catch(() => false);
-    throw error;
-  }
-  lease.startHeartbeat();
-
   const progress = deps.onProgress ?? (() => undefined);
-  const open = new Set<ObjectUpload>();
-  /** Keys this attempt wrote or began to write: all it may ever delete. */
-  const mine = new Set<string>();
-  const metadata = { report: definition.name, 'run-id': runId };
-  /** Recorded in the ledger before the first byte, so a crash leaves debris the next attempt can find. */
-  const claim = async (key: string) => {
-    lease.check();
-    await lease.renew({ addKeys: [key] });
-    mine.add(key);
-  };
-  const upload = async (name: string, format: 'xlsx' | 'csv') => {
-    await claim(`${runFolder}/${name}`);
-    const u = deps.storage.openUpload(`${runFolder}/${name}`, {
-      contentType: CONTENT_TYPES[format],
-      downloadName: format === 'xlsx' ? name : `${definition.name}-${name}`,
-      metadata,
-    });
-    open.add(u);
-    return u;
-  };
-  const finish = async (u: ObjectUpload) => {
-    const object = await u.done;
-    open.delete(u);
-    progress({ type: 'file-stored', path: object.key, bytes: object.bytes });
-    return object;
-  };
-
-  try {
-    const files: ManifestFile[] = [];
-    const tableRows: Record<string, number> = {};
+  const attempt = { storage: deps.storage, ledger: deps.ledger, report: definition.name, timeZone: definition.timeZone, runId, now, log };
+  return withRunAttempt({ ...attempt, runDate: deps.runDate, leaseMs: deps.leaseMs, onProgress: progress }, async (run) => {
     const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory(), now: () => startedAt };
-    // --- changes hook (docs/changes.md): snapshots and the comparison with the baseline run.
-    const changeTracker = await startChangeTracking({
-      storage: deps.storage,
-      definition,
-      trigger: deps.trigger ?? 'on-demand',
-      startedAt: runStart,
-      log,
-      openUpload: async (path, contentType) => {
-        await claim(`${runFolder}/${path}`);
-        const u = deps.storage.openUpload(`${runFolder}/${path}`, { contentType, metadata });
-        open.add(u);
-        return u;
-      },
-      // Snapshots are the run's own bookkeeping, not files for people: no file-stored progress event.
-      stored: async (u) => {
-        const object = await u.done;
-        open.delete(u);
-        return object;
-      },
-    });
-    const datasets: Dataset[] = DATASET_ORDER.filter(([name]) => definition.datasets[name] !== undefined).map(
-      ([, create]) => create(ctx),
-    );
-
-    const wantsXlsx = definition.formats.includes('xlsx');
-    const wantsCsv = definition.formats.includes('csv');
-    // Parquet (issue 13): one file per table under <report>/tables/, see table-files.ts.
-    const tableFiles = definition.formats.includes('parquet')
-      ? openTableFiles({
-          storage: deps.storage, report: definition.name, runId, runDate: deps.runDate ?? runStart, timeZone: definition.timeZone,
-          exportedAt: startedAt, metadata, log, track: (u) => open.add(u), stored: finish,
-        })
-      : undefined;
-    const tableFileEntries: ManifestTableFile[] = [];
-    const workbookName = `${definition.name}.xlsx`;
-    const xlsxUpload = wantsXlsx ? await upload(workbookName, 'xlsx') : undefined;
-    const workbook: XlsxWorkbook | undefined = xlsxUpload
-      ? openXlsxWorkbook(xlsxUpload.stream, {
-          timeZone: definition.timeZone,
-          creator: 'planning-report-exporter',
-          title: definition.title ?? definition.name,
-          leadingSheets: [CHANGES_SHEET_NAME],
-          footer: `${definition.title ?? definition.name} – ${isoDateInZone(startedAt, definition.timeZone)}`,
-        })
-      : undefined;
-
+    const tracker = await trackChanges(definition, deps, run, log);
+    const outputs = await openOutputs({ definition, writer: run.writer, runId, runDate: run.runDate, exportedAt: startedAt, tracker, log });
+    const datasets: Dataset[] = DATASET_ORDER.filter(([name]) => definition.datasets[name] !== undefined).map(([, create]) => create(ctx));
+    const tableRows: Record<string, number> = {};
     for (const dataset of datasets) {
       progress({ type: 'dataset', dataset: dataset.name });
       log.info('exporting dataset', { dataset: dataset.name });
       for await (const output of dataset.tables()) {
-        const { table, rows } = { ...output, table: labelled(output.table) };
-        const sinks: TableSink[] = [];
-        if (workbook) sinks.push(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 }));
-        const csvName = `${table.name}.csv`;
-        const csvUpload = wantsCsv ? await upload(csvName, 'csv') : undefined;
-        if (csvUpload) {
-          sinks.push(openCsvSink(table, csvUpload.stream, {
-            bom: definition.csv.bom, timeZone: definition.timeZone, neutraliseFormulas: definition.csv.neutraliseFormulas,
-          }));
-        }
-        if (tableFiles) {
-          await claim(tableFileKey(definition.name, table.name, deps.runDate ?? runStart, definition.timeZone, runId));
-          sinks.push(tableFiles.open(table));
-        }
-        const tracked = await changeTracker.openTable(dataset.name, table, dataset.resolvedSelectors());
-        if (tracked) sinks.push(tracked);
-        let count = 0;
-        for await (const row of rows) {
-          for (const sink of sinks) {
-            const pending = sink.writeRow(row);
-            if (pending) await pending;
-          }
-          if (++count % PROGRESS_EVERY === 0) progress({ type: 'rows', table: table.name, rows: count });
-        }
-        for (const sink of sinks) await sink.close();
+        const table = labelled(output.table);
+        const count = await fanOut(output.rows, await outputs.openTable(table, dataset), (rows) => progress({ type: 'rows', table: table.name, rows }));
         tableRows[table.name] = count;
         progress({ type: 'table-done', table: table.name, rows: count });
-        if (csvUpload) {
-          const object = await finish(csvUpload);
-          await deps.storage.annotate(`${runFolder}/${csvName}`, { ...metadata, rows: String(count) });
-          files.push(fileEntry(object, runFolder, 'csv', { [table.name]: count }));
-        }
-        if (tableFiles) tableFileEntries.push(await tableFiles.finish(table.name, count));
+        await outputs.finishTable(table.name, count);
       }
     }
-
-    const changed = await changeTracker.finish();
-    if (wantsCsv) {
-      const changesUpload = await upload(CHANGES_CSV, 'csv');
-      const count = await writeChangesCsv(changed.report, changesUpload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone });
-      const object = await finish(changesUpload);
-      await deps.storage.annotate(`${runFolder}/${CHANGES_CSV}`, { ...metadata, rows: String(count) });
-      files.push(fileEntry(object, runFolder, 'csv', { changes: count }));
-    }
-    if (workbook) await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(changed.report, definition.timeZone));
-    // --- end of the changes hook
-    const summary = withDeltas(buildSummary(definition, runId, runStart, deps.sourceInfo, tableRows, datasets), changed.report, definition.timeZone);
-    if (workbook && xlsxUpload) {
-      await workbook.writeSummary(summary);
-      await workbook.close();
-      const object = await finish(xlsxUpload);
-      const total = Object.values(tableRows).reduce((a, b) => a + b, 0);
-      await deps.storage.annotate(`${runFolder}/${workbookName}`, { ...metadata, rows: String(total) });
-      files.unshift(fileEntry(object, runFolder, 'xlsx', tableRows));
-    }
-
-    const schemaChanges = await tableFiles?.publishSchemas();
-    // Through JSON and back, so the manifest returned is exactly what readers of manifest.json get.
-    const manifest: Manifest = manifestSchema.parse(JSON.parse(JSON.stringify({
-      formatVersion: 1,
-      report: definition.name,
-      runId,
-      generatedAt: runStart.toISOString(),
-      timeZone: definition.timeZone,
-      source: deps.sourceInfo,
-      selectors: {
-        requested: definition.datasets,
-        resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])),
-      },
-      files,
-      ...(tableFiles && { tables: tableFileEntries, schemas: tableFiles.schemas(), schemaChanges }),
-      summary: {
-        title: summary.title,
-        rows: tableRows,
-        ...datasets.reduce<Record<string, unknown>>((all, d) => ({ ...all, ...d.figures() }), {}),
-        sections: summary.sections,
-      },
-      changes: changed.manifest,
-    })));
+    const changed = await tracker.finish();
+    const summary = withDeltas(buildSummary(definition, runId, run.runStart, deps.sourceInfo, tableRows, datasets), changed.report, definition.timeZone);
+    const snapshots = changed.manifest.snapshots.map((f) => ({ ...f, key: `${run.runFolder}/${f.path}` }));
+    const entries = await outputs.finishRun({ summary, changes: changed.report, snapshots, rows: tableRows });
+    const manifest = buildManifest({ definition, runId, runStart: run.runStart, source: deps.sourceInfo, datasets, summary, tableRows, entries, changes: changed.manifest });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
-    await verifyStored(deps.storage, [
-      ...files.map((f) => ({ ...f, key: `${runFolder}/${f.path}` })),
-      ...tableFileEntries.map((f) => ({ ...f, key: `${definition.name}/${f.path}` })),
-      ...changed.manifest.snapshots.map((f) => ({ ...f, key: `${runFolder}/${f.path}` })),
-    ]);
-    await claim(ownManifestKey);
-    await deps.storage.putObject(ownManifestKey, JSON.stringify(manifest, null, 2), { contentType: CONTENT_TYPES.json });
-    lease.check();
-    await lease.complete(ownManifestKey);
-    const latestUpdated = await publishLatest({
-      storage: deps.storage,
-      ledger: deps.ledger,
-      pointer: { report: manifest.report, runId: manifest.runId, generatedAt: manifest.generatedAt, manifest: ownManifestKey },
-      now: now(),
-      log,
-    });
-    log.info('export complete', { runId, manifest: ownManifestKey, rows: tableRows, latestUpdated });
-    return { manifest, manifestKey: ownManifestKey, runFolder, summary, written: true, latestUpdated, changes: changed.report };
-  } catch (error) {
-    lease.stopHeartbeat();
-    await cleanUp(deps.storage, lease, runFolder, open, mine, error, log);
-    throw error;
-  }
+    await run.writer.verify([...entries.files.map((f) => ({ ...f, key: `${run.runFolder}/${f.path}` })), ...entries.stored]);
+    return { manifest, summary, changes: changed.report };
+  });
 }
 
-async function completedRun(storage: Storage, key: string, log: Log, runId: string): Promise<ExportResult> {
-  const bytes = await storage.getObject(key);
-  if (!bytes) {
-    throw new StorageError(`run "${runId}" is complete in the ledger but its manifest ${storage.describe(key)} is gone (expired?); export with a new run id`);
+/** Writes every row of a table to every sink (awaiting each sink's backpressure); resolves with the row count once all are closed. */
+async function fanOut(rows: AsyncIterable<TableRow>, sinks: readonly TableSink[], onRows: (count: number) => void): Promise<number> {
+  let count = 0;
+  for await (const row of rows) {
+    for (const sink of sinks) {
+      const pending = sink.writeRow(row);
+      if (pending) await pending;
+    }
+    if (++count % PROGRESS_EVERY === 0) onRows(count);
   }
-  log.info('run already complete; not exporting again', { runId, manifest: key });
-  const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
-  const runFolder = key.slice(0, key.lastIndexOf('/'));
-  return {
-    manifest, manifestKey: key, runFolder, summary: summaryFromManifest(manifest), written: false, latestUpdated: false,
-    changes: changeReportFromManifest(manifest),
-  };
+  for (const sink of sinks) await sink.close();
+  return count;
+}
+
+/** The changes hook (docs/changes.md): finds the baseline run; snapshots go through the run's writer. */
+function trackChanges(definition: ReportDefinition, deps: ExportDependencies, run: RunInProgress, log: Log): Promise<ChangeTracker> {
+  return startChangeTracking({
+    storage: deps.storage,
+    definition,
+    trigger: deps.trigger ?? 'on-demand',
+    startedAt: run.runStart,
+    log,
+    openUpload: (path, contentType) => run.writer.openUpload(`${run.runFolder}/${path}`, { contentType }),
+    stored: (upload) => run.writer.stored(upload),
+  });
+}
+
+interface ManifestParts {
+  readonly definition: ReportDefinition;
+  readonly runId: string;
+  readonly runStart: Date;
+  readonly source: Manifest['source'];
+  readonly datasets: readonly Dataset[];
+  readonly summary: ReportSummary;
+  readonly tableRows: Record<string, number>;
+  readonly entries: RunEntries;
+  readonly changes: Manifest['changes'];
+}
+
+/** The run's manifest, through JSON and back, so the manifest returned is exactly what readers of manifest.json get. */
+function buildManifest(parts: ManifestParts): Manifest {
+  const { definition, datasets, summary } = parts;
+  return manifestSchema.parse(JSON.parse(JSON.stringify({
+    formatVersion: 1,
+    report: definition.name,
+    runId: parts.runId,
+    generatedAt: parts.runStart.toISOString(),
+    timeZone: definition.timeZone,
+    source: parts.source,
+    selectors: {
+      requested: definition.datasets,
+      resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])),
+    },
+    files: parts.entries.files,
+    ...parts.entries.fields,
+    summary: {
+      title: summary.title,
+      rows: parts.tableRows,
+      ...mergeFigures(datasets.map((d) => d.figures())),
+      sections: summary.sections,
+    },
+    changes: parts.changes,
+  })));
 }

@@ -44,7 +44,7 @@ export interface LeaseOptions {
   readonly runId: string;
   readonly now: () => Date;
   readonly log: Log;
-  readonly leaseMs?: number;
+  readonly leaseMs?: number | undefined;
 }
 
 /**

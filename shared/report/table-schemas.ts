@@ -22,16 +22,17 @@ const CONTRACTS: readonly TableContract[] = [
   // risks: the cf_<title> custom-field columns that follow vary with the tenant; they are written
   // (typed) but are not part of the contract.
   { table: 'risks', version: '1.0', columns: RISK_COLUMNS },
-  { table: 'strategic-themes', version: '1.1', columns: STRATEGIC_THEME_COLUMNS },
-  { table: 'okrs', version: '1.1', columns: OKR_COLUMNS },
-  { table: 'pi-objectives', version: '1.0', columns: PI_OBJECTIVE_COLUMNS },
+  { table: 'strategic-themes', version: '1.2', columns: STRATEGIC_THEME_COLUMNS },
+  { table: 'okrs', version: '1.2', columns: OKR_COLUMNS },
+  { table: 'pi-objectives', version: '1.1', columns: PI_OBJECTIVE_COLUMNS },
   // With additionalColumns off, the last four columns are absent from the file (null to a reader).
-  { table: 'pi-objective-items', version: '1.1', columns: piObjectiveItemColumns(true) },
-  { table: 'board-items', version: '1.1', columns: BOARD_ITEM_COLUMNS },
+  { table: 'pi-objective-items', version: '1.2', columns: piObjectiveItemColumns(true) },
+  { table: 'board-items', version: '1.2', columns: BOARD_ITEM_COLUMNS },
 ];
 
 export const TABLE_SCHEMAS: readonly TableSchema[] = CONTRACTS.map((c) => tableSchema(c.table, c.version, c.columns));
 
+/** The published schema of a table by name, or undefined for a table without one. */
 export function schemaOf(table: string): TableSchema | undefined {
   return TABLE_SCHEMAS.find((s) => s.table === table);
 }

@@ -40,6 +40,10 @@ export function parseSecretDocument<S extends z.ZodType>(text: string, schema: S
   throw new CredentialsError(`${label} ${parts.join(' and ')}`);
 }
 
+/**
+ * Parses the planning API credentials secret (JSON, a byte-order mark allowed). Throws a
+ * CredentialsError that names the missing or invalid fields (never their values) and `label`.
+ */
 export function parseCredentialsDocument(text: string, label: string): Credentials {
   const credentials = parseSecretDocument(text, credentialsSchema, label);
   // Parsed a second time only to collect every string value (the schema drops unknown fields), so
@@ -58,6 +62,7 @@ function stringValues(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
+/** Parses the link-signing keys secret (current key, optional previous one) into verification keys; errors as above. */
 export function parseLinkKeysDocument(text: string, label: string): LinkVerificationKeys {
   return toVerificationKeys(parseSecretDocument(text, linkKeySetSchema, label));
 }

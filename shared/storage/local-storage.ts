@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { errorMessage, StorageError } from '../core/errors';
+import { makeDirectory } from '../core/make-directory';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from './storage';
 import { assertValidKey, assertValidMetadata, assertValidPrefix } from './storage-keys';
 
@@ -36,7 +37,7 @@ export class LocalDirectoryStorage implements Storage {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const temp = tempPathFor(target);
     try {
-      await mkdir(path.dirname(target), { recursive: true });
+      await makeDirectory(path.dirname(target));
       await writeFile(temp, bytes, { flag: 'wx' });
       await rename(temp, target);
     } catch (error) {
@@ -198,7 +199,7 @@ class LocalUpload implements ObjectUpload {
 
     this.stream = new Writable({
       construct: (callback) => {
-        mkdir(path.dirname(this.target), { recursive: true })
+        makeDirectory(path.dirname(this.target))
           .then(() => open(this.temp, 'wx'))
           .then((handle) => {
             this.handle = handle;

@@ -24,6 +24,7 @@ export type ColumnType = 'text' | 'integer' | 'number' | 'percent' | 'date' | 'd
 /** How a list is written into one spreadsheet or CSV cell; `; ` because titles often contain commas. */
 export const LIST_SEPARATOR = '; ';
 
+/** True for a `list` column's value (several texts in one cell); every other cell value is scalar. */
 export function isTextList(value: CellValue): value is readonly string[] {
   return Array.isArray(value);
 }
@@ -125,6 +126,8 @@ export interface SummarySection {
   readonly grid?: SummaryGrid;
   /** Default 'detail'. */
   readonly role?: SummaryRole;
+  /** One sentence for the e-mail's small print, for a section the e-mail does not show itself. */
+  readonly smallPrint?: string;
 }
 /**
  * A small sheet written whole (the Changes sheet): a heading, one sentence, then a table whose rows

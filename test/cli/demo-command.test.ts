@@ -1,10 +1,11 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCommand } from '../../cli/demo-command';
+import { captureIo } from '../support/cli-io';
 
 describe('demo command (the README\'s first command)', () => {
   let dir: string;
@@ -16,15 +17,10 @@ describe('demo command (the README\'s first command)', () => {
   });
 
   it('serves the demo tenant, exports it through the export command and publishes latest.json', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (c: Buffer) => (out += c.toString()));
-    stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await runDemoCommand(['--out', join(dir, 'out')], { stdout, stderr, env: {}, cwd: dir });
-    expect({ code, err }).toEqual({ code: 0, err: '' });
-    expect(out).toMatch(/demo tenant "demo" served at http:\/\/127\.0\.0\.1:\d+/);
+    const io = captureIo(dir);
+    const code = await runDemoCommand(['--out', join(dir, 'out')], io);
+    expect({ code, err: io.err() }).toEqual({ code: 0, err: '' });
+    expect(io.out()).toMatch(/demo tenant "demo" served at http:\/\/127\.0\.0\.1:\d+/);
 
     const latest = JSON.parse(await readFile(join(dir, 'out', 'demo-weekly', 'latest.json'), 'utf8'));
     expect(latest).toMatchObject({ report: 'demo-weekly' });
@@ -37,5 +33,35 @@ describe('demo command (the README\'s first command)', () => {
     const rows = parse(await readFile(join(runFolder, 'risks.csv')), { bom: true, columns: true });
     expect(rows.length).toBe(risks.rows.risks);
     expect(rows.length).toBeGreaterThan(0);
+
+    // The e-mail the run would send, beside its files, its path printed.
+    expect(out).toContain(join(runFolder, 'email.html'));
+    const html = await readFile(join(runFolder, 'email.html'), 'utf8');
+    expect(html).toContain('Needs attention');
+    const mail = await simpleParser(await readFile(join(runFolder, 'email.eml')));
+    expect(mail.subject).toMatch(/^demo-weekly – \d{4}-\d{2}-\d{2}$/);
+    expect(mail.html).toBe(html);
+    expect(mail.text).toContain('Open risks: ');
+    expect(mail.text).toContain(`Risks (CSV, `);
+  });
+
+  it('explains its options on --help, and names an unknown option without a stack trace', async () => {
+    const run = async (argv: string[]) => {
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let out = '';
+      let err = '';
+      stdout.on('data', (c: Buffer) => (out += c.toString()));
+      stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const code = await runDemoCommand(argv, { stdout, stderr, env: {}, cwd: dir });
+      return { code, out, err };
+    };
+    const help = await run(['--help']);
+    expect(help).toMatchObject({ code: 0, err: '' });
+    expect(help.out).toMatch(/^Usage: npm run demo -- \[options\]/);
+    expect(help.out).toContain('--out <dir>');
+    const wrong = await run(['--bogus']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toBe('Unknown option \'--bogus\'\nRun "npm run demo -- --help" for the options.\n');
   });
 });

@@ -1,22 +1,12 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runDiscoverCommand } from '../../cli/discover-command';
-import { runExportCommand, type CommandIo } from '../../cli/export-command';
+import { runExportCommand } from '../../cli/export-command';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { captureIo } from '../support/cli-io';
 import { csvObjects, readCsv } from '../support/read-output';
-
-function captureIo(cwd: string): CommandIo & { out(): string; err(): string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  return { stdout, stderr, env: {}, cwd, out: () => out, err: () => err };
-}
 
 /** The table row (one line) of the discover output that mentions `text`. */
 function rowOf(output: string, text: string): string {

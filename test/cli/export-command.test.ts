@@ -1,23 +1,13 @@
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExportCommand, type CommandIo } from '../../cli/export-command';
+import { runExportCommand } from '../../cli/export-command';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startDynalite, type DynaliteHandle } from '../support/dynalite';
 import { startS3rver, type S3rverHandle } from '../support/s3rver';
-
-function captureIo(cwd: string, env: Record<string, string> = {}): CommandIo & { out(): string; err(): string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  return { stdout, stderr, env, cwd, out: () => out, err: () => err };
-}
+import { captureIo } from '../support/cli-io';
 
 describe('export command', () => {
   let sim: RunningSimulator;
@@ -46,6 +36,10 @@ describe('export command', () => {
     expect(io.out() + io.err()).not.toContain(sim.credentials().apiKey);
     const latest = JSON.parse(await readFile(join(dir, 'out', 'cli-test', 'latest.json'), 'utf8'));
     expect(latest.report).toBe('cli-test');
+    // The simulator's risks carry a field no column holds: one line says so and points to the manifest.
+    const manifest = JSON.parse(await readFile(join(dir, 'out', latest.manifest), 'utf8'));
+    expect(manifest.summary.unexportedFields).toEqual({ risks: [{ path: 'score', records: expect.any(Number) }] });
+    expect(io.out()).toContain('note     1 field(s) the server sent are in no column (risks): see summary.unexportedFields in the manifest');
   });
 
   it('exports to S3 when given --bucket and a local endpoint', async () => {
@@ -72,6 +66,41 @@ describe('export command', () => {
     expect(io.out()).toContain('s3://reports/team-a/cli-test/');
     const latest = await s3.client.send(new GetObjectCommand({ Bucket: 'reports', Key: 'team-a/cli-test/latest.json' }));
     expect(JSON.parse(await latest.Body!.transformToString()).runId).toBe('cli-s3');
+  });
+
+  it('keeps two prefixes that share one ledger table apart: the same report and run id complete in both', async () => {
+    const env = {
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_REGION: 'us-east-1',
+    };
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      for (const prefix of ['shared-x', 'shared-y']) {
+        const io = captureIo(dir, env);
+        const code = await runExportCommand(
+          ['--report', 'report.json', '--credentials', 'credentials.json', '--bucket', 'reports', '--prefix', prefix, '--ledger-table', 'cli-ledger', '--run-id', 'same-run', '--quiet'],
+          io,
+        );
+        expect({ prefix, code, err: io.err() }).toEqual({ prefix, code: 0, err: '' });
+        expect(io.out()).toContain('export complete');
+      }
+    } finally {
+      process.env = saved;
+    }
+    for (const prefix of ['shared-x', 'shared-y']) {
+      const latest = await s3.client.send(new GetObjectCommand({ Bucket: 'reports', Key: `${prefix}/cli-test/latest.json` }));
+      const pointer = JSON.parse(await latest.Body!.transformToString()) as { runId: string; manifestKey?: string; manifest?: string };
+      expect(pointer.runId).toBe('same-run');
+      // The manifest it names is in its own prefix.
+      const manifestKey = Object.values(pointer).find((v): v is string => typeof v === 'string' && v.endsWith('manifest.json'))!;
+      const key = manifestKey.startsWith(`${prefix}/`) ? manifestKey : `${prefix}/${manifestKey}`;
+      const manifest = await s3.client.send(new GetObjectCommand({ Bucket: 'reports', Key: key }));
+      expect(JSON.parse(await manifest.Body!.transformToString()).runId).toBe('same-run');
+    }
   });
 
   it('refuses --bucket without a ledger table and says why', async () => {
@@ -114,5 +143,12 @@ describe('export command', () => {
     const code = await runExportCommand(['--report', 'report.json', '--credentials', 'nope.json', '--out', 'x'], io);
     expect(code).toBe(1);
     expect(io.err()).toMatch(/credentials file ".*nope.json" was not found/);
+  });
+
+  it.runIf(process.platform === 'linux')('ends with a clear error for an --out where no folder can be made (/proc/self), instead of hanging', async () => {
+    const io = captureIo(dir);
+    const code = await runExportCommand(['--report', 'report.json', '--credentials', 'credentials.json', '--out', '/proc/self'], io);
+    expect(code).toBe(1);
+    expect(io.err()).toContain('cannot create folders in /proc/self');
   });
 });

@@ -1,24 +1,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandIo } from '../../cli/export-command';
 import { runLinkCommand } from '../../cli/link-command';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from '../../cli/local-link-keys';
 import { LedgerRunLinkLedger } from '../../shared/jobs/run-link-ledger';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { verifyRunLinkToken } from '../../shared/links/run-link-token';
-
-function captureIo(cwd: string): CommandIo & { out(): string; err(): string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  return { stdout, stderr, env: {}, cwd, out: () => out, err: () => err };
-}
+import { captureIo } from '../support/cli-io';
 
 const now = new Date('2026-11-23T06:00:00Z');
 const deployedKey = { id: 'prod-1', secret: 'p'.repeat(48) };

@@ -1,9 +1,10 @@
+// @tier slow
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
 
 /**
- * Issue 12, defects 3 and 9 (the API half): POST /exports accepted any override (another report's
+ * What the on-demand API lets a caller do and see. Before: POST /exports accepted any override (another report's
  * name moved its latest.json; email.to made SES send the caller's subject anywhere; an inline
  * definition could do both); an unknown report name listed every configured report; a failed job's
  * status showed the secret's name. Runs through the real handlers against s3rver and SES local.
@@ -35,7 +36,7 @@ function harnessApi(h: () => LambdaHarness) {
   return { post, status, keys, text };
 }
 
-describe('the on-demand API grants only what callers need (defect 3)', () => {
+describe('the on-demand API grants only what callers need', () => {
   let h: LambdaHarness;
   const api = harnessApi(() => h);
   beforeAll(async () => {
@@ -83,14 +84,14 @@ describe('the on-demand API grants only what callers need (defect 3)', () => {
     expect(refused.body).toMatch(/inline definitions are turned off/);
   });
 
-  it('an unknown report name does not list the configured reports (defect 9)', async () => {
+  it('an unknown report name does not list the configured reports', async () => {
     const unknown = await api.post({ report: 'secret-plans' });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.body).not.toMatch(/weekly|payroll/);
   });
 });
 
-describe('inline definitions when the stack turns them on (defect 3)', () => {
+describe('inline definitions when the stack turns them on', () => {
   let h: LambdaHarness;
   const api = harnessApi(() => h);
   beforeAll(async () => {
@@ -131,7 +132,7 @@ describe('inline definitions when the stack turns them on (defect 3)', () => {
   });
 });
 
-describe('a failed job does not show the secret to the caller (defect 9)', () => {
+describe('a failed job does not show the secret to the caller', () => {
   let h: LambdaHarness;
   const api = harnessApi(() => h);
   beforeAll(async () => {

@@ -1,7 +1,7 @@
+// @tier slow
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { DeadlineExceededError, PlanningApiError, ResponseTooLargeError } from '../../shared/core/errors';
@@ -9,9 +9,10 @@ import { exportDeadline } from '../../shared/jobs/export-job';
 import { PlanningApiClient, type RequestEvent } from '../../shared/planning-api';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { lambdaContext, startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
+import { captureIo } from '../support/cli-io';
 
 /**
- * Issue 12, defect 8: no limits in the client. A 300 MB body was buffered whole (1.8 GB, then
+ * Limits in the client. Before them, a 300 MB body was buffered whole (1.8 GB, then
  * "Invalid string length"); a v1 server ignoring startAt gave 120 rows of which 50 unique; a hung
  * server took 5 × 30 s to fail and nothing bounded the whole run. The simulator's fault modes
  * 'oversized', ignoreStartAt and 'hang' play the broken server.
@@ -32,7 +33,7 @@ async function drain<T>(iterable: AsyncIterable<T>, into: T[]): Promise<void> {
   for await (const item of iterable) into.push(item);
 }
 
-describe('client limits (defect 8)', () => {
+describe('client limits', () => {
   let sim: RunningSimulator;
   let dir: string;
 
@@ -53,16 +54,9 @@ describe('client limits (defect 8)', () => {
   });
 
   async function cli(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; text: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let text = '';
-    stdout.on('data', (c: Buffer) => (text += c.toString()));
-    stderr.on('data', (c: Buffer) => (text += c.toString()));
-    const code = await runExportCommand(
-      ['--report', 'report.json', '--credentials', 'credentials.json', ...argv, '--quiet'],
-      { stdout, stderr, env, cwd: dir },
-    );
-    return { code, text };
+    const io = captureIo(dir, env);
+    const code = await runExportCommand(['--report', 'report.json', '--credentials', 'credentials.json', ...argv, '--quiet'], io);
+    return { code, text: io.printed() };
   }
 
   it('refuses a body over the default 64 MiB while it streams in, naming the operation, without retrying', async () => {
@@ -145,7 +139,7 @@ describe('client limits (defect 8)', () => {
   });
 });
 
-describe('the export Lambda fails cleanly before its own timeout (defect 8)', () => {
+describe('the export Lambda fails cleanly before its own timeout', () => {
   let h: LambdaHarness;
   beforeAll(async () => {
     h = await startLambdaHarness({ hung: { name: 'hung', datasets: { risks: {} }, formats: ['csv'] } });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../shared/core/logger';
 import { SesMailer } from '../../shared/email/ses-mailer';
 import type { EventPublisher } from '../../shared/events/report-events';
@@ -17,9 +17,10 @@ import type { Ledger } from '../../shared/ledger/ledger';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 
 /**
- * Issue 12, item 8: when a scheduled report fails its owners get ONE e-mail per failure streak (not
- * one per retry or per day) saying what failed and what to do, and one more when it works again.
- * The mail is read back from aws-ses-v2-local; the streak state lives in storage between "invocations".
+ * When a scheduled report fails its owners get ONE e-mail per failure streak (not one per retry or
+ * per day) saying what failed and what to do, and one more when it works again. The mail is read
+ * back from aws-ses-v2-local; the streak state lives in the ledger between "invocations". Each test
+ * starts from an empty ledger, storage and mail store, so none depends on what another left behind.
  */
 
 const LINK_KEYS = { current: { id: 'k1', secret: 'a'.repeat(48) } };
@@ -32,7 +33,7 @@ const WEEKLY = {
 };
 const DAILY = { name: 'daily', datasets: { risks: {} }, formats: ['csv'], email: { to: ['readers@example.test'] } };
 
-describe('failure notifications (item 8)', () => {
+describe('failure notifications', () => {
   let sim: RunningSimulator;
   let ses: SesLocalHandle;
   let dir: string;
@@ -42,15 +43,19 @@ describe('failure notifications (item 8)', () => {
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'tiny' });
     ses = await startSesLocal();
+  });
+  beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'notices-'));
     storage = new LocalDirectoryStorage(dir);
     ledger = new LocalLedger(join(dir, '.ledger'));
+    await ses.clearStore();
   });
-  afterEach(() => {
+  afterEach(async () => {
     sim.clearInjectedFaults();
+    await rm(dir, { recursive: true, force: true });
   });
   afterAll(async () => {
-    await Promise.all([sim.close(), ses.close(), rm(dir, { recursive: true, force: true })]);
+    await Promise.all([sim.close(), ses.close()]);
   });
 
   function deps(at: string): ExportJobDependencies {
@@ -129,15 +134,12 @@ describe('failure notifications (item 8)', () => {
   });
 
   it('concurrent attempts of one failing run send one e-mail', async () => {
-    // A fresh streak: the first test left weekly failing, so it works again first.
-    expect(await scheduled('weekly', '2026-11-30T06:00:00Z')).toBe('succeeded');
-    const before = mailsTo(await ses.fetchStore(), 'owner@example.test').length;
     failAll();
     const outcomes = await Promise.all([0, 1, 2, 3].map(() => scheduled('weekly', '2026-12-01T06:00:00Z')));
     // The run ledger lets one attempt of a run id work at a time: the others are skipped, not failed.
     expect(outcomes).toContain('failed');
     expect(outcomes.every((o) => o === 'failed' || o === 'skipped')).toBe(true);
-    expect(mailsTo(await ses.fetchStore(), 'owner@example.test')).toHaveLength(before + 1);
+    expect(mailsTo(await ses.fetchStore(), 'owner@example.test')).toHaveLength(1);
   });
 
   it('a stale writer (it read the state before another attempt changed it) sends nothing', async () => {
@@ -165,7 +167,7 @@ describe('failure notifications (item 8)', () => {
     const outcome = await noticeFailure(
       definition,
       { runId: 'r-a', reason: 'boom', errorType: 'PlanningApiError', retryable: true },
-      { ledger: staleLedger, send: (m) => Promise.resolve(sent.push(m)), from: 'reports@example.test', log: silentLog, now: new Date() },
+      { ledger: staleLedger, send: (m) => Promise.resolve(sent.push(m)), from: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:01:00Z') },
     );
     expect(outcome).toBe('lost-race');
     expect(sent).toEqual([]);

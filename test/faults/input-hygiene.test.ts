@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { parseReportDefinition } from '../../shared/report/definition';
@@ -9,26 +8,23 @@ import { exportReport } from '../../shared/report/export-report';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
+import { captureIo } from '../support/cli-io';
 
 /**
- * Issue 12, defect 9 (the input half): JSON files with a byte-order mark, and file-system errors that
+ * Input hygiene: JSON files with a byte-order mark, and file-system errors that once
  * said "Writing the Excel workbook failed" without a path or a reason.
  */
 
 const BOM = '\uFEFF';
 
-describe('input hygiene (defect 9)', () => {
+describe('input hygiene', () => {
   let sim: RunningSimulator;
   let dir: string;
 
   async function run(argv: string[]): Promise<{ code: number; text: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let text = '';
-    stdout.on('data', (c: Buffer) => (text += c.toString()));
-    stderr.on('data', (c: Buffer) => (text += c.toString()));
-    const code = await runExportCommand([...argv, '--quiet'], { stdout, stderr, env: {}, cwd: dir });
-    return { code, text };
+    const io = captureIo(dir);
+    const code = await runExportCommand([...argv, '--quiet'], io);
+    return { code, text: io.printed() };
   }
 
   beforeAll(async () => {

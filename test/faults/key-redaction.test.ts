@@ -1,7 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { silentLog } from '../../shared/core/logger';
@@ -13,9 +12,10 @@ import { parseCredentialsDocument } from '../../shared/secrets/secret-document';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { sendJson, startServer, type TestServer } from '../shared/planning-api/test-server';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
+import { captureIo } from '../support/cli-io';
 
 /**
- * Issue 12, defect 2: error text was cut at 300 characters before the key was redacted, so a server
+ * Error text was once cut at 300 characters before the key was redacted, so a server
  * that echoes the key near the cut got (most of) it printed. The key is put at every offset around
  * the cut, and three doors are read back: the command line, the job status and ReportFailed.
  */
@@ -36,11 +36,13 @@ function leakedPieces(text: string, secret: string): string[] {
   return pieces;
 }
 
-describe('the API key never leaks through a cut error text (defect 2)', () => {
+describe('the API key never leaks through a cut error text', () => {
   let server: TestServer;
   let dir: string;
   /** What the server puts in front of the echoed secret; set per test. */
   let echo = (): string => '';
+  /** How it is echoed: in a 400's error text, or in the `total` of a 200 list answer. */
+  let mode: 'error-400' | 'total-200' = 'error-400';
   const document = (url: string) => ({
     email: EMAIL,
     apiKey: KEY,
@@ -52,7 +54,11 @@ describe('the API key never leaks through a cut error text (defect 2)', () => {
 
   beforeAll(async () => {
     // 400 is not retried: one request per export.
-    server = await startServer((_request, response) => sendJson(response, 400, { errorMessages: [echo()] }));
+    server = await startServer((_request, response) =>
+      mode === 'error-400'
+        ? sendJson(response, 400, { errorMessages: [echo()] })
+        : sendJson(response, 200, { startAt: 0, pageLimit: 100, total: echo(), data: [] }),
+    );
     dir = await mkdtemp(join(tmpdir(), 'redaction-'));
     await writeFile(join(dir, 'credentials.json'), JSON.stringify(document(server.url)));
     await writeFile(join(dir, 'report.json'), JSON.stringify({ name: 'leaky', datasets: { risks: {} }, formats: ['csv'] }));
@@ -82,15 +88,12 @@ describe('the API key never leaks through a cut error text (defect 2)', () => {
   it('the command line prints no piece of the key at any offset', async () => {
     for (const offset of OFFSETS) {
       echo = () => `${'y'.repeat(offset)}${KEY}${'z'.repeat(40)}`;
-      const stdout = new PassThrough();
-      const stderr = new PassThrough();
-      let printed = '';
-      stdout.on('data', (c: Buffer) => (printed += c.toString()));
-      stderr.on('data', (c: Buffer) => (printed += c.toString()));
+      const io = captureIo(dir);
       const code = await runExportCommand(
         ['--report', 'report.json', '--credentials', 'credentials.json', '--out', join('out', String(offset)), '--quiet'],
-        { stdout, stderr, env: {}, cwd: dir },
+        io,
       );
+      const printed = io.printed();
       expect(code).toBe(1);
       expect(printed).toContain('answered 400');
       expect({ offset, leaked: leakedPieces(printed, KEY) }).toEqual({ offset, leaked: [] });
@@ -135,5 +138,84 @@ describe('the API key never leaks through a cut error text (defect 2)', () => {
       const shown = `${status?.error ?? ''}\n${JSON.stringify(event)}`;
       expect({ offset, leaked: leakedPieces(shown, KEY) }).toEqual({ offset, leaked: [] });
     }
+  });
+
+  it('a key echoed inside a 200 answer (in `total`) reaches neither stderr nor the job status nor the failure event', async () => {
+    mode = 'total-200';
+    try {
+      const credentials = parseCredentialsDocument(JSON.stringify(document(server.url)), 'test document');
+      const client = new PlanningApiClient({ credentials });
+      for (const offset of [0, 1, 8, 30, 38, 39, 40, 41, 60]) {
+        echo = () => `${'t'.repeat(offset)}${KEY}`;
+        const error = await toArray(client.listRiskRegisters()).then(() => undefined, (e: unknown) => e as Error);
+        expect(error?.message).toContain('total');
+        expect({ offset, leaked: leakedPieces(`${error!.message}\n${error!.stack ?? ''}`, KEY) }).toEqual({ offset, leaked: [] });
+
+        const io = captureIo(dir);
+        const code = await runExportCommand(
+          ['--report', 'report.json', '--credentials', 'credentials.json', '--out', join('out-200', String(offset)), '--quiet', '--verbose'],
+          io,
+        );
+        const printed = io.printed();
+        expect(code).toBe(1);
+        expect(printed).toContain('total');
+        expect({ offset, leaked: leakedPieces(printed, KEY) }).toEqual({ offset, leaked: [] });
+
+        const ledger = new LocalLedger(join(dir, 'jobs-200-ledger'));
+        const jobs = new JobStatusStore(ledger);
+        const failed: unknown[] = [];
+        const exportId = `job-200-${offset}`;
+        const at = '2026-11-23T06:00:00.000Z';
+        await jobs.put({ id: exportId, report: 'leaky', status: 'queued', createdAt: at, updatedAt: at });
+        await runExportJob(
+          { report: 'leaky', exportId, source: 'api' },
+          {
+            definitions: { leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } },
+            credentials: { getCredentials: () => Promise.resolve(credentials) },
+            storage: new LocalDirectoryStorage(join(dir, 'jobs-200')),
+            ledger,
+            jobs,
+            events: { publish: (type: string, detail: unknown) => Promise.resolve(void (type === 'ReportFailed' && failed.push(detail))) },
+            log: silentLog,
+          },
+        );
+        const status = await jobs.get(exportId);
+        expect(status?.error).toContain('total');
+        const shown = `${status?.error ?? ''}\n${JSON.stringify(failed)}`;
+        expect({ offset, leaked: leakedPieces(shown, KEY) }).toEqual({ offset, leaked: [] });
+      }
+    } finally {
+      mode = 'error-400';
+    }
+  });
+
+  describe('every spelling of a key with characters that encodings change', () => {
+    const SPECIAL = 'Zq7v&K2<xR9"mWp4/Tn+B8c Ld3=YhF6\'gJs1QeA%é';
+    const forms: [string, (key: string) => string][] = [
+      ['raw', (k) => k],
+      ['URL-encoded', (k) => encodeURIComponent(k)],
+      ['form-encoded', (k) => encodeURIComponent(k).replace(/%20/g, '+')],
+      ['JSON-escaped', (k) => JSON.stringify(k).slice(1, -1)],
+      ['HTML-escaped', (k) => k.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')],
+      ['HTML numeric', (k) => k.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)],
+      ['base64 of the key alone', (k) => Buffer.from(k).toString('base64')],
+      ['base64url of the key alone', (k) => Buffer.from(k).toString('base64url')],
+      ['base64 inside a longer base64 (offset 1)', (k) => Buffer.from(`a${k}`).toString('base64')],
+      ['base64 inside a longer base64 (offset 2)', (k) => Buffer.from(`ab${k}`).toString('base64')],
+      ['Basic of email:key', (k) => `Basic ${Buffer.from(`${EMAIL}:${k}`).toString('base64')}`],
+    ];
+
+    it.each(forms)('%s: no 8-character piece of it, nor of the raw key, at any offset around the cut', async (_name, encode) => {
+      const credentials = parseCredentialsDocument(JSON.stringify({ ...document(server.url), apiKey: SPECIAL }), 'test document');
+      const client = new PlanningApiClient({ credentials });
+      const encoded = encode(SPECIAL);
+      for (const offset of OFFSETS) {
+        echo = () => `${'x'.repeat(offset)}${encoded} trailing text`;
+        const error = await toArray(client.listRiskRegisters()).then(() => undefined, (e: unknown) => e as Error);
+        expect(error?.message).toContain('answered 400');
+        const leaks = [...leakedPieces(error!.message, encoded), ...leakedPieces(error!.message, SPECIAL)];
+        expect({ offset, leaks }).toEqual({ offset, leaks: [] });
+      }
+    });
   });
 });

@@ -1,3 +1,4 @@
+// @tier slow
 import { describe, expect, it } from 'vitest';
 import { definitionsByName, InfraConfigError, loadInfraConfig, MAX_REPORT_DEFINITIONS_BYTES, REPO_ROOT } from '../../infra/config';
 import { cdkJsonContext } from './support';

@@ -1,3 +1,4 @@
+// @tier slow
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validations } from 'aws-cdk-lib';
@@ -414,8 +415,10 @@ describe('schedules', () => {
 
 describe('HTTP API', () => {
   it('authorizes the export routes with IAM and leaves the link and run-link routes to their tokens', () => {
-    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 5);
+    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 7);
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /run/{token}', AuthorizationType: 'NONE' });
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /run/{token}', AuthorizationType: 'NONE' });
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /run/{token}/download', AuthorizationType: 'NONE' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /run/{token}/status', AuthorizationType: 'NONE' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /exports', AuthorizationType: 'AWS_IAM' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /exports/{id}', AuthorizationType: 'AWS_IAM' });
@@ -438,11 +441,13 @@ describe('HTTP API', () => {
     const [stage] = Object.values(stages);
     expect(stage?.Properties.RouteSettings).toEqual({
       'GET /run/{token}': { ThrottlingRateLimit: 2, ThrottlingBurstLimit: 5 },
+      'POST /run/{token}': { ThrottlingRateLimit: 2, ThrottlingBurstLimit: 5 },
       'GET /run/{token}/status': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+      'GET /run/{token}/download': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
     });
     const routes = synthesized.template.findResources('AWS::ApiGatewayV2::Route');
-    const runRouteIds = Object.entries(routes).filter(([, r]) => String(r.Properties.RouteKey).startsWith('GET /run/')).map(([id]) => id);
-    expect(runRouteIds).toHaveLength(2);
+    const runRouteIds = Object.entries(routes).filter(([, r]) => String(r.Properties.RouteKey).includes(' /run/')).map(([id]) => id);
+    expect(runRouteIds).toHaveLength(4);
     expect(stage?.DependsOn).toEqual(expect.arrayContaining(runRouteIds));
   });
 });

@@ -1,3 +1,4 @@
+// @tier slow
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadInfraConfig } from '../../infra/config';

@@ -1,3 +1,4 @@
+// @tier slow
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadInfraConfig } from '../../infra/config';
 import { asArray, describeFindings, policyStatements, synthesize, unacknowledgedNagFindings, type Synthesized } from './support';

@@ -86,9 +86,15 @@ export function httpApiEvent(
 
 export async function startLambdaHarness(
   definitions: Record<string, unknown>,
-  options: { planningSecret?: (sim: RunningSimulator) => string; env?: Record<string, string>; tenant?: 'tiny' | 'demo' } = {},
+  options: {
+    planningSecret?: (sim: RunningSimulator) => string;
+    env?: Record<string, string>;
+    tenant?: 'tiny' | 'demo';
+    /** 'demo': the realistic tenant (`npm run local`); tests keep the test flavour's traps. */
+    flavour?: 'test' | 'demo';
+  } = {},
 ): Promise<LambdaHarness> {
-  const sim = await startSimulator({ tenant: options.tenant ?? 'tiny' });
+  const sim = await startSimulator({ tenant: options.tenant ?? 'tiny', ...(options.flavour && { flavour: options.flavour }) });
   const s3 = await startS3rver({ bucket: 'reports-bucket' });
   const dynamo = await startDynalite({ tableName: 'run-ledger' });
   const ses = await startSesLocal();

@@ -21,6 +21,8 @@ export interface SesLocalHandle {
   readonly client: SESv2Client;
   /** The mails received since this server started (GET /store). */
   fetchStore(): Promise<StoredMail[]>;
+  /** Empties the mail store, so a test sees only the mails it caused. */
+  clearStore(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,8 +40,11 @@ export async function startSesLocal(): Promise<SesLocalHandle> {
   const start = (typeof candidate === 'function' ? candidate : (candidate as { default?: unknown }).default) as StartServer;
   const server = await start({ host: '127.0.0.1', port: 0 });
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const cleared = await fetch(`${endpoint}/clear-store`, { method: 'POST' });
-  if (!cleared.ok) throw new Error(`aws-ses-v2-local: clear-store answered ${cleared.status}`);
+  const clearStore = async (): Promise<void> => {
+    const cleared = await fetch(`${endpoint}/clear-store`, { method: 'POST' });
+    if (!cleared.ok) throw new Error(`aws-ses-v2-local: clear-store answered ${cleared.status}`);
+  };
+  await clearStore();
   const client = new SESv2Client({
     endpoint,
     region: 'us-east-1',
@@ -49,6 +54,7 @@ export async function startSesLocal(): Promise<SesLocalHandle> {
   return {
     endpoint,
     client,
+    clearStore,
     fetchStore: async () => {
       const response = await fetch(`${endpoint}/store`);
       if (!response.ok) throw new Error(`aws-ses-v2-local: /store answered ${response.status}`);

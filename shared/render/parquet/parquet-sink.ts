@@ -8,10 +8,8 @@
  * lists as LIST<string>, percent as a fraction, dates as DATE, date-times as UTC TIMESTAMP.
  */
 import type { Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
-import { ExporterError, StorageError } from '../../core/errors';
-import { waitForDrain } from '../output-error';
+import { SinkLifecycle } from '../sink-lifecycle';
 import { tableSchema, type SchemaType, type TableSchema } from '../../table/schema';
 import { isTextList, listText, type CellValue, type TableDefinition, type TableRow, type TableSink } from '../../table/table';
 import { parquetSchema } from './parquet-schema';
@@ -93,6 +91,11 @@ class StreamWriter extends ByteWriter {
   }
 }
 
+/**
+ * Opens a Parquet sink for one table on `out`, with the table's published schema (`schemaVersion`)
+ * plus the run's `run_id` and `exported_at` columns. Rows are buffered into row groups bounded by
+ * rows and text size; values a column type cannot hold are written as null and counted.
+ */
 export function openParquetSink(table: TableDefinition, out: Writable, options: ParquetOptions): ParquetSink {
   const schema = tableSchema(table.name, options.schemaVersion, table.columns);
   const dataColumns = schema.columns.slice(0, table.columns.length);
@@ -103,18 +106,8 @@ export function openParquetSink(table: TableDefinition, out: Writable, options: 
   const exportedAt = BigInt(options.exportedAt.getTime());
   const nulled: Record<string, number> = {};
 
-  let failure: Error | undefined;
-  out.on('error', (error: Error) => {
-    failure ??= error;
-  });
-  const throwIfFailed = () => {
-    if (failure) throw new StorageError(`Writing the Parquet file of "${table.name}" failed`, { cause: failure });
-  };
-
-  const writer = new StreamWriter((chunk) => {
-    throwIfFailed();
-    return out.write(chunk) ? undefined : waitForDrain(out, `the Parquet file of "${table.name}"`);
-  });
+  const life = new SinkLifecycle(out, `the Parquet file of "${table.name}"`);
+  const writer = new StreamWriter((chunk) => life.write(chunk));
   const parquet = new ParquetWriter({
     writer,
     schema: parquetSchema(schema.columns),
@@ -133,7 +126,6 @@ export function openParquetSink(table: TableDefinition, out: Writable, options: 
   let buffered = 0;
   let bufferedChars = 0;
   let rows = 0;
-  let closed = false;
 
   const writeGroup = (): Promise<void> | void => {
     if (buffered === 0) return;
@@ -174,26 +166,17 @@ export function openParquetSink(table: TableDefinition, out: Writable, options: 
     schema,
     nulledValues: () => ({ ...nulled }),
     writeRow(row: TableRow): Promise<void> | void {
-      if (closed) throw new ExporterError(`The Parquet file of "${table.name}" is closed`);
-      throwIfFailed();
+      life.checkWritable();
       push(row);
       if (buffered >= rowGroupRows || bufferedChars >= rowGroupChars) return writeGroup();
     },
     async close(): Promise<number> {
-      if (closed) throw new ExporterError(`The Parquet file of "${table.name}" is closed`);
-      closed = true;
-      throwIfFailed();
-      try {
+      await life.close(async () => {
         await writeGroup();
         // The footer (metadata) is appended to the writer's buffer; the last flush sends it.
         await parquet.finish();
         await writer.flush();
-        out.end();
-        await finished(out, { readable: false });
-      } catch (error) {
-        if (error instanceof StorageError) throw error;
-        throw new StorageError(`Writing the Parquet file of "${table.name}" failed`, { cause: error });
-      }
+      });
       return rows;
     },
   };

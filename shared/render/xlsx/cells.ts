@@ -3,6 +3,7 @@
  * style objects cells point at, fill colours and column widths. Conventions: docs/formats.md.
  * Pure functions and plain objects; the writer that uses them is ./workbook.ts.
  */
+import { EXCEL_FORMATS } from '../../core/format';
 import { isTextList, listText, type CellValue, type ColumnType } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import type { ZoneClock } from '../time-zone';
@@ -60,17 +61,17 @@ function kindStyle(kind: Kind, fontColor?: string): StyleModel {
       // Wrapped, or multi-line text shows as one line.
       return { alignment: { vertical: 'top', wrapText: true }, ...(font && { font }) };
     case Kind.Integer:
-      return { numFmt: '0', alignment: TOP, ...(font && { font }) };
+      return { numFmt: EXCEL_FORMATS.integer, alignment: TOP, ...(font && { font }) };
     case Kind.Number:
       return { alignment: TOP, ...(font && { font }) };
     case Kind.PercentWhole:
-      return { numFmt: '0%', alignment: TOP, ...(font && { font }) };
+      return { numFmt: EXCEL_FORMATS.percent, alignment: TOP, ...(font && { font }) };
     case Kind.PercentFraction:
-      return { numFmt: '0.0%', alignment: TOP, ...(font && { font }) };
+      return { numFmt: EXCEL_FORMATS.percent, alignment: TOP, ...(font && { font }) };
     case Kind.Date:
-      return { numFmt: 'yyyy-mm-dd', alignment: TOP, ...(font && { font }) };
+      return { numFmt: EXCEL_FORMATS.date, alignment: TOP, ...(font && { font }) };
     case Kind.DateTime:
-      return { numFmt: 'yyyy-mm-dd hh:mm', alignment: TOP, ...(font && { font }) };
+      return { numFmt: EXCEL_FORMATS.datetime, alignment: TOP, ...(font && { font }) };
     case Kind.Link:
       // Excel's own Hyperlink colour; on a dark fill the readable colour wins.
       return {
@@ -189,7 +190,8 @@ export function toExcel(value: CellValue, type: ColumnType | undefined, clock: Z
         producedKind = Number.isInteger(value) ? Kind.PercentWhole : Kind.PercentFraction;
         return value / 100;
       }
-      producedKind = type === 'integer' && Number.isInteger(value) ? Kind.Integer : Kind.Number;
+      // Whole numbers take thousands separators (2,148); Excel has no format that also drops a fraction's trailing dot.
+      producedKind = (type === 'integer' || type === 'number') && Number.isInteger(value) ? Kind.Integer : Kind.Number;
       return value;
     case 'boolean':
       producedKind = Kind.Boolean;

@@ -56,6 +56,10 @@ export interface WriterRow {
   getCell(column: number): WriterCell;
   style: StyleModel;
   outlineLevel: number;
+  /** Points; a set height is written as customHeight (nothing grows a streamed row on opening). */
+  height?: number;
+  /** A manual page break after this row (written when the sheet is committed). */
+  addPageBreak(): void;
   commit(): void;
 }
 export interface WriterSheet {
@@ -66,6 +70,8 @@ export interface WriterSheet {
   addConditionalFormatting(format: { ref: string; rules: readonly Record<string, unknown>[] }): void;
   autoFilter: string | null;
   addRow(values: undefined): WriterRow;
+  /** Merges a rectangle (1-based rows and columns). */
+  mergeCells(top: number, left: number, bottom: number, right: number): void;
   commit(): void;
 }
 export interface WriterWorkbook {

@@ -7,6 +7,7 @@ import { worksheetText } from '../cell-text';
 import type { ZoneClock } from '../time-zone';
 import { columnLetters, Kind, producedKind, type StyleBook, type StyleModel, toExcel, widthOf } from './cells';
 import type { WriterSheet } from './exceljs-internals';
+import { rowHeightFor, wrappedLines } from './print-setup';
 
 const ROWS_PER_YIELD = 32;
 
@@ -28,7 +29,18 @@ export async function writeLeadingRows(
     row.commit();
   };
   line(content.heading, styles.title);
-  line(content.sentence, styles.of(Kind.Text));
+  // The sentence spans the table's width (merged, wrapped, as tall as its lines): in column A alone it was cut.
+  const widths = columns.map((c) => widthOf(c.type, c.label ?? c.key, c.width));
+  const span = Math.max(1, columns.length);
+  const sentence = sheet.addRow(undefined);
+  sentence.style = styles.row;
+  const cell = sentence.getCell(1);
+  cell.value = worksheetText(content.sentence);
+  cell.style = styles.of(Kind.Text);
+  const height = rowHeightFor(wrappedLines(content.sentence, widths.reduce((a, b) => a + b, 0) || 40));
+  if (height !== undefined) sentence.height = height;
+  if (span > 1) sheet.mergeCells(2, 1, 2, span);
+  sentence.commit();
   sheet.addRow(undefined).commit();
   const header = sheet.addRow(undefined);
   header.style = styles.row;

@@ -1,9 +1,10 @@
 /**
  * The Summary sheet: the report for people, top to bottom as composed in shared/report/summary/
  * (headline figures, Needs attention, detail, then the run's metadata in small print). Label/value
- * lines and small tables share one column grid so the sheet prints on one landscape page:
+ * lines and small tables share one column grid, narrow enough to print portrait with no text under
+ * 8 pt (print-setup.ts); a section that would not fit on the page it starts on begins a new page:
  *
- *   A (16)   B (46)                 C … H (13 each)
+ *   A (12)   B (22)                 C … I (7 each)
  *   label ─────────────────────►    value                 (lines: the label runs into B)
  *   first column ─────────────►     2nd, 3rd, … columns   (tables: theme, board, level …)
  *   What     Item (link)            Why ─────────────►    (Needs attention)
@@ -14,9 +15,12 @@
 import type { CellValue, ColumnType, ReportSummary, SummaryGrid, SummarySection } from '../../table/table';
 import type { ZoneClock } from '../time-zone';
 import { inferType, Kind, producedKind, type StyleBook, type StyleModel, toExcel } from './cells';
-import type { WriterSheet } from './exceljs-internals';
+import type { WriterRow, WriterSheet } from './exceljs-internals';
+import { LINE_PT, rowHeightFor, summaryPageHeightPt, wrappedLines } from './print-setup';
 
-export const SUMMARY_COLUMN_WIDTHS: readonly number[] = [16, 46, 13, 13, 13, 13, 13, 13];
+export const SUMMARY_COLUMN_WIDTHS: readonly number[] = [12, 22, 7, 7, 7, 7, 7, 7, 7];
+/** Characters across C … I, where long text wraps in one merged cell. */
+const WIDE_WIDTH = 49;
 const BAR_COLOUR = 'FF5B8DEF';
 const FONT = { name: 'Calibri', family: 2 } as const;
 
@@ -24,17 +28,20 @@ const STYLE = {
   /** Labels run into the empty cell beside them: never wrapped. */
   label: { alignment: { vertical: 'top' }, font: { ...FONT, size: 11 } },
   value: { alignment: { vertical: 'top' }, font: { ...FONT, size: 11, bold: true } },
+  /** Text in a table's later columns: indented, so it does not run into a number on its left. */
+  gridText: { alignment: { vertical: 'top', indent: 1 }, font: { ...FONT, size: 11 } },
   gridHeader: {
     alignment: { vertical: 'bottom', wrapText: true },
     font: { ...FONT, size: 10, bold: true, color: { argb: 'FF52606D' } },
     border: { bottom: { style: 'thin', color: { argb: 'FFB0B8C1' } } },
   },
-  small: { alignment: { vertical: 'top' }, font: { ...FONT, size: 9, color: { argb: 'FF616E7C' } } },
-  smallHeading: { font: { ...FONT, size: 9, bold: true, color: { argb: 'FF616E7C' } } },
+  // 10 pt: the smallest text, printed at 8 pt or more (see print-setup.ts).
+  small: { alignment: { vertical: 'top' }, font: { ...FONT, size: 10, color: { argb: 'FF616E7C' } } },
+  smallHeading: { font: { ...FONT, size: 10, bold: true, color: { argb: 'FF616E7C' } } },
 } satisfies Record<string, StyleModel>;
 
-/** Characters of a small-print value: it runs over C…H, and a longer one would widen the printed page. */
-const SMALL_PRINT_LENGTH = 90;
+/** Characters of a small-print value: it runs over C…I, and a longer one would widen the printed page. */
+const SMALL_PRINT_LENGTH = 75;
 
 /** Long metadata (every board of the scope) is cut with "…"; the manifest keeps it whole. */
 function smallPrint(value: CellValue): CellValue {
@@ -66,6 +73,8 @@ interface Cell {
   readonly type?: ColumnType | undefined;
   readonly style?: StyleModel | undefined;
   readonly fill?: string | null | undefined;
+  /** Text that runs from its column to H, wrapped in one merged cell. */
+  readonly wide?: boolean;
 }
 
 export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummary, deps: SummarySheetDeps): Promise<void> {
@@ -85,28 +94,58 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
     return style;
   };
 
+  const pageHeight = summaryPageHeightPt();
+  let usedOnPage = 0;
+  let lastRow: WriterRow | undefined;
+
   const addRow = (cells: readonly Cell[]) => {
     const row = sheet.addRow(undefined);
     row.style = styles.row;
+    let lines = 1;
     for (const c of cells) {
       if (c.value === null || c.value === undefined || c.value === '') continue;
       const cell = row.getCell(c.column);
       cell.value = toExcel(c.value, c.type ?? inferType(c.value), clock);
       cell.style = (c.fill ? styles.withFill(producedKind, c.fill) : undefined) ?? styleOf(producedKind, c.style);
+      if (c.wide && producedKind === Kind.Text) {
+        sheet.mergeCells(rowNumber + 1, c.column, rowNumber + 1, SUMMARY_COLUMN_WIDTHS.length);
+        cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
+        lines = Math.max(lines, wrappedLines(typeof cell.value === 'string' ? cell.value : '', WIDE_WIDTH - 7 * (c.column - 3)));
+      } else if (c.column === SUMMARY_COLUMN_WIDTHS.length && producedKind === Kind.Text) {
+        // Text in the last column has no cell to run into before the page edge: it wraps.
+        cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
+        lines = Math.max(lines, cellLines(cell.value, c.column));
+      } else if (producedKind === Kind.Link || c.style === STYLE.gridHeader) lines = Math.max(lines, cellLines(cell.value, c.column));
     }
+    const height = rowHeightFor(lines);
+    if (height !== undefined) row.height = height;
+    usedOnPage += height ?? LINE_PT;
     row.commit();
+    lastRow = row;
     rowNumber += 1;
+  };
+
+  /** A page break before a section that would not fit in what is left of the page (unless it is longer than a page). */
+  const keepTogether = (section: SummarySection) => {
+    const rows = 2 + section.lines.length + (section.grid ? 1 + section.grid.rows.length : 0);
+    // Linked items usually wrap onto a second line.
+    const estimate = (rows + (section.role === 'attention' ? (section.grid?.rows.length ?? 0) : 0)) * LINE_PT;
+    if (lastRow && usedOnPage + estimate > pageHeight && estimate <= pageHeight) {
+      lastRow.addPageBreak();
+      usedOnPage = 0;
+    }
   };
 
   addRow([{ column: 1, value: summary.title, style: styles.title }]);
   for (const section of summary.sections) {
+    keepTogether(section);
     const about = section.role === 'about';
     addRow([]);
     addRow([{ column: 1, value: section.heading, style: about ? STYLE.smallHeading : styles.sectionHeading }]);
     for (const line of section.lines) {
       addRow([
         { column: 1, value: line.label, style: about ? STYLE.small : STYLE.label },
-        { column: 3, value: about ? smallPrint(line.value) : line.value, type: line.type, style: about ? STYLE.small : STYLE.value },
+        { column: 3, value: about ? smallPrint(line.value) : line.value, type: line.type, style: about ? STYLE.small : STYLE.value, wide: !line.delta },
         // The change since the run compared with ("+4 since 16 Nov", docs/changes.md), beside the figure.
         ...(line.delta ? [{ column: 4, value: line.delta, style: STYLE.small }] : []),
       ]);
@@ -126,8 +165,10 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
           value: row.values[i],
           type: c.type === 'link' ? undefined : c.type,
           // Text runs into the empty cells beside it (one line); links and figures take their own style.
-          style: c.type === 'text' || c.type === undefined ? STYLE.label : undefined,
+          style: c.type === 'text' || c.type === undefined ? (i === 0 ? STYLE.label : STYLE.gridText) : undefined,
           fill: row.fills?.[i],
+          // The last column's text (Why) runs to the page edge and wraps there.
+          wide: section.role === 'attention' && i === grid.columns.length - 1,
         })),
       );
       if (rowNumber % 32 === 0) await deps.relieve();
@@ -150,4 +191,10 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       });
     });
   }
+}
+
+/** Lines of a wrapped Summary cell (links, table headers) in its column. */
+function cellLines(value: unknown, column: number): number {
+  const text = typeof value === 'string' ? value : typeof value === 'object' && value !== null && 'text' in value ? String(value.text) : '';
+  return wrappedLines(text, SUMMARY_COLUMN_WIDTHS[column - 1] ?? 11);
 }

@@ -28,6 +28,7 @@ import {
   type WriterSheet,
 } from './exceljs-internals';
 import { writeLeadingRows } from './leading-sheet';
+import { MARGINS, dataSheetSetup, rowHeightFor, summarySetup, wrappedLines } from './print-setup';
 import { SUMMARY_COLUMN_WIDTHS, writeSummaryRows } from './summary-sheet';
 
 export interface XlsxOptions {
@@ -84,16 +85,13 @@ const ROWS_PER_YIELD = 32;
 const MAX_PENDING_XML_BYTES = 2 ** 20;
 /** Excel's 1,048,576 rows a sheet, less the header. */
 const EXCEL_MAX_DATA_ROWS = 1_048_575;
-/**
- * Printing: landscape A4, one page wide (however many pages long), narrow margins. fitToHeight 0
- * is Excel's "automatic"; exceljs sets fitToPage from fitToWidth/fitToHeight.
- */
+/** Printing of sheets whose widths are set by their writer (the Changes sheet): landscape A4, one page wide. */
 const PRINT_SETUP = {
   orientation: 'landscape',
   paperSize: 9,
   fitToWidth: 1,
   fitToHeight: 0,
-  margins: { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.3, footer: 0.3 },
+  margins: MARGINS,
 } as const;
 
 /** The footer of every printed page: report and date on the left, "Page n of m" on the right. */
@@ -111,6 +109,11 @@ const MAX_OUTLINE_LEVEL = 7;
 // eslint-disable-next-line no-control-regex -- control characters are what it replaces
 const FORBIDDEN_SHEET_CHARS = /[[\]:*?/\\\u0000-\u001F]/g;
 
+/**
+ * Opens a streaming xlsx workbook on `out`: one sheet at a time is open (`openSheet`), rows stream
+ * into it while `out` sets the pace, the Summary sheet is written last but listed first, and
+ * `close()` finishes the zip. The only entry into exceljs for the rest of the code.
+ */
 export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkbook {
   const clock = createZoneClock(options.timeZone);
   // exceljs defaults to zlib level 1; 6 makes files ~18 % smaller at no measurable time cost.
@@ -163,6 +166,9 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       const hasVariants = variants.some((v) => v !== 0);
       const outlineLevels = clampOutline(sheetOptions?.outlineLevels ?? 0);
       const maxRows = Math.max(1, options.maxRowsPerSheet ?? EXCEL_MAX_DATA_ROWS);
+      const widths = columns.map((c) => widthOf(c.type, c.label ?? c.key, c.width));
+      /** Per column: whether its text wraps (and so may need a taller row). */
+      const wraps = columns.map((c, i) => !c.nowrap && !c.hidden && variants[i] !== 1);
 
       /** One sheet of the table: the first, or a continuation past Excel's row limit. */
       const startSheet = (name: string): { sheet: WriterSheet; pendingXml: () => number } => {
@@ -174,7 +180,11 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
             // Group headers (summary rows) sit above their details, as in a hierarchy.
             outlineProperties: { summaryBelow: false, summaryRight: false },
           },
-          pageSetup: { ...PRINT_SETUP, printTitlesRow: '1:1' },
+          pageSetup: dataSheetSetup(
+            widths.filter((_, i) => !columns[i]!.hidden),
+            columnLetters(Math.max(1, columns.findIndex((c) => !c.hidden) + 1)),
+            '1:1',
+          ),
           headerFooter: printFooter(options.footer),
         });
         // exceljs flags a row `collapsed` when its level >= this property, which it reads live but has
@@ -182,8 +192,8 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
         // collapsed (Excel would show its group as closed while the rows are open).
         sheet.properties.outlineLevelRow = MAX_OUTLINE_LEVEL + 1;
         // Hidden, not dropped: internal ids and colour codes stay for whoever unhides them.
-        sheet.columns = columns.map((c) => ({
-          width: widthOf(c.type, c.label ?? c.key, c.width),
+        sheet.columns = columns.map((c, i) => ({
+          width: widths[i]!,
           ...(c.hidden && { hidden: true }),
         }));
         const header = sheet.addRow(undefined);
@@ -227,8 +237,10 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
           const level = row.outlineLevel;
           const target = current.sheet.addRow(undefined);
           target.style = styles.row;
+          let lines = 1;
           for (let i = 0; i < columnCount; i++) {
             const value = toExcel(values[i], types[i], clock);
+            if (wraps[i]) lines = Math.max(lines, linesOf(value, widths[i]!));
             const style = i === fillColumn ? styles.withFill(producedKind, fill!.color) : undefined;
             // Empty text is an empty cell, as in the CSV (and Excel's ISBLANK agrees).
             const empty = value === null || value === '';
@@ -237,6 +249,8 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
             cell.value = empty ? null : value;
             cell.style = style ?? (hasVariants && producedKind === Kind.Text ? textStyle(variants[i]!, level) : styles.of(producedKind));
           }
+          const height = rowHeightFor(lines);
+          if (height !== undefined) target.height = height;
           if (level) target.outlineLevel = clampOutline(level);
           target.commit();
           rows += 1;
@@ -273,9 +287,9 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       assertWritable('write the Summary');
       if (leadingLeft.size > 0) throw new ExporterError(`Write the sheet "${[...leadingLeft][0]}" before the Summary`);
       summaryWritten = true;
-      // The Summary prints on one page: fitted in both directions.
+      // The Summary prints portrait, on as many pages as it needs (see print-setup.ts).
       const sheet = sheetOrder.add(1, SUMMARY_SHEET_NAME, {
-        pageSetup: { ...PRINT_SETUP, fitToHeight: 1 },
+        pageSetup: summarySetup(),
         headerFooter: printFooter(options.footer),
         views: [{ showGridLines: false }],
       });
@@ -355,4 +369,10 @@ class OutputFlow {
       this.out.on('close', done);
     });
   }
+}
+
+/** Lines a written cell value takes in its wrapped column (1 for anything but text that overflows). */
+function linesOf(value: unknown, width: number): number {
+  const text = typeof value === 'string' ? value : typeof value === 'object' && value !== null && 'text' in value ? String(value.text) : '';
+  return text.length > width * 0.9 || text.includes('\n') ? wrappedLines(text, width) : 1;
 }

@@ -1,3 +1,4 @@
+import { formatDelta, formatPercentPoints } from '../../core/format';
 import type { ReportSummary, SummaryLine, SummarySection } from '../../table/table';
 import type { ChangeReport } from './model';
 
@@ -24,17 +25,18 @@ export function withDeltas(summary: ReportSummary, changes: ChangeReport, timeZo
         lines: section.lines.map((line): SummaryLine => {
           const before = old.get(`${section.heading}\u001f${line.label}`);
           if (typeof line.value !== 'number' || before === undefined) return line;
-          return { ...line, delta: deltaText(line.value - before, since) };
+          return { ...line, delta: deltaText(line.value - before, since, line.type === 'percent') };
         }),
       };
     }),
   };
 }
 
-export function deltaText(difference: number, since: string): string {
-  const rounded = Math.round(difference * 100) / 100;
+/** `+4 since 16 Nov`; for a percentage, the change in percentage points: `+4.9 pp since 16 Nov`. */
+export function deltaText(difference: number, since: string, percent = false): string {
+  const rounded = Math.round(difference * (percent ? 10 : 100)) / (percent ? 10 : 100);
   if (rounded === 0) return `unchanged since ${since}`;
-  return `${rounded > 0 ? '+' : '−'}${Math.abs(rounded).toLocaleString('en-US')} since ${since}`;
+  return `${percent ? formatPercentPoints(rounded) : formatDelta(rounded)} since ${since}`;
 }
 
 /** "16 Nov" in the report's zone (with the year when it is not this run's year, see the caller). */

@@ -12,10 +12,24 @@ export type ChangesSheetContent = LeadingSheet;
 
 export const CHANGES_SHEET_NAME = 'Changes';
 
+/** Headers for people; the CSV keeps the column names. */
+const SHEET_LABELS: Readonly<Record<string, string>> = {
+  table: 'Table',
+  kind: 'Change',
+  key: 'Key',
+  title: 'Item',
+  change: 'Field',
+  from: 'Before',
+  to: 'After',
+};
+
+/** A field that was emptied (or filled) shows "(none)" on its empty side rather than a blank cell. */
+export const NONE = '(none)';
+
 /** The sheet shows the link on the key instead of in a column of its own. */
 const SHEET_COLUMNS: readonly Column[] = CHANGES_TABLE.columns
   .filter((c) => c.key !== 'link')
-  .map((c) => (c.key === 'key' ? { ...c, type: 'link' as const } : c));
+  .map((c) => ({ ...c, label: SHEET_LABELS[c.key] ?? c.key, ...(c.key === 'key' && { type: 'link' as const }) }));
 const KIND_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'kind');
 
 export function changesSheetContent(report: ChangeReport, timeZone: string): ChangesSheetContent {
@@ -38,7 +52,11 @@ export function changesSheetContent(report: ChangeReport, timeZone: string): Cha
 
 function sheetRow(change: ChangeRow, sheets: Readonly<Record<string, string>>): TableRow {
   return {
-    values: [change.tableLabel, change.kind, keyCell(change, sheets), change.title, change.what, change.from, change.to],
+    values: [
+      change.tableLabel, change.kind, keyCell(change, sheets), change.title, change.what,
+      change.kind === 'changed' ? (change.from ?? NONE) : change.from,
+      change.kind === 'changed' ? (change.to ?? NONE) : change.to,
+    ],
     fill: { column: KIND_COLUMN, color: KIND_COLORS[change.kind] },
   };
 }

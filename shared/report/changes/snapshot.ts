@@ -3,7 +3,8 @@ import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, createGzip } from 'node:zlib';
 import * as z from 'zod';
-import { errorMessage, ExporterError, StorageError } from '../../core/errors';
+import { ExporterError } from '../../core/errors';
+import { SinkLifecycle } from '../../render/sink-lifecycle';
 import { fingerprint, type SnapshotValue } from './specs';
 
 /**
@@ -68,28 +69,17 @@ export function openSnapshotWriter(out: Writable, header: SnapshotHeader): Snaps
   const done = pipeline(gzip, out);
   // Observed by close(); until then a failure must not be an unhandled rejection.
   done.catch(() => undefined);
+  // The rows go into gzip; the snapshot is written once the pipeline has delivered all to `out`.
+  const life = new SinkLifecycle(gzip, `the snapshot of "${header.table}"`, () => done);
   let pending = JSON.stringify(header) + '\n';
-  let closed = false;
   const flush = (): Promise<void> | undefined => {
     const chunk = pending;
     pending = '';
-    if (gzip.write(chunk)) return undefined;
-    return new Promise((resolve, reject) => {
-      const onDrain = () => {
-        gzip.off('error', onError);
-        resolve();
-      };
-      const onError = (error: Error) => {
-        gzip.off('drain', onDrain);
-        reject(new StorageError(`Writing the snapshot of "${header.table}" failed: ${errorMessage(error)}`, { cause: error }));
-      };
-      gzip.once('drain', onDrain);
-      gzip.once('error', onError);
-    });
+    return life.write(chunk);
   };
   return {
     write(row) {
-      if (closed) throw new ExporterError(`The snapshot of "${header.table}" is closed`);
+      life.checkWritable();
       const valuesJson = JSON.stringify(row.values);
       const print = fingerprint(valuesJson);
       // The shown key is usually the key itself (or its tail): written as 0 then, to keep snapshots small.
@@ -98,15 +88,11 @@ export function openSnapshotWriter(out: Writable, header: SnapshotHeader): Snaps
       return { fingerprint: print, pending: pending.length >= CHUNK_CHARS ? flush() : undefined };
     },
     async close() {
-      if (closed) throw new ExporterError(`The snapshot of "${header.table}" is closed`);
-      closed = true;
-      gzip.end(pending);
-      pending = '';
-      try {
-        await done;
-      } catch (error) {
-        throw new StorageError(`Writing the snapshot of "${header.table}" failed: ${errorMessage(error)}`, { cause: error });
-      }
+      await life.close(() => {
+        // Not waited for: ending the stream flushes it, and close waits until all has gone out.
+        gzip.write(pending);
+        pending = '';
+      });
     },
   };
 }

@@ -1,3 +1,8 @@
+import type { TrackedColumn } from '../../table/column-spec';
+import { BOARD_ITEM_TABLE } from '../tables/board-items';
+import { OKR_TABLE, STRATEGIC_THEME_TABLE } from '../tables/okrs';
+import { PI_ITEM_TRACKED, PI_OBJECTIVE_TABLE, type PiItemColumnName } from '../tables/pi-objectives';
+import { RISK_TABLE } from '../tables/risks';
 import { isTextList, listText, type CellValue, type Column, type ColumnType, type TableDefinition, type TableRow } from '../../table/table';
 
 /**
@@ -25,76 +30,73 @@ export interface ChangeSpec {
   readonly fields: readonly { readonly column: string; readonly label: string }[];
 }
 
-const f = (column: string, label: string) => ({ column, label });
+/** What a change spec names, checked against the table's column names by the compiler. */
+interface ChangeSpecOf<N extends string> {
+  readonly label: string;
+  readonly key: readonly (readonly N[])[];
+  readonly display: readonly N[];
+  readonly title: N;
+  readonly link?: N;
+  readonly scope: N;
+  readonly settings?: readonly string[];
+}
+
+/** A table's change spec; the tracked fields and their labels come from its column specs. */
+function changeSpec<N extends string>(
+  table: string,
+  tracked: readonly TrackedColumn<N>[],
+  spec: ChangeSpecOf<NoInfer<N>>,
+): ChangeSpec {
+  return { table, ...spec, fields: tracked };
+}
 
 export const CHANGE_SPECS: readonly ChangeSpec[] = [
-  {
-    table: 'risks',
+  changeSpec('risks', RISK_TABLE.tracked, {
     label: 'Risks',
     key: [['key', 'id']],
     display: ['key', 'id'],
     title: 'title',
     scope: 'register_key',
-    fields: [
-      f('status', 'Status'), f('risk_level', 'Risk level'), f('impact', 'Impact'), f('probability', 'Probability'),
-      f('responsible', 'Responsible'), f('resolution_date', 'Resolution date'),
-    ],
-  },
-  {
-    table: 'strategic-themes',
+  }),
+  changeSpec('strategic-themes', STRATEGIC_THEME_TABLE.tracked, {
     label: 'Strategic themes',
     key: [['key', 'id']],
     display: ['key', 'id'],
     title: 'title',
     scope: 'key',
-    fields: [f('status', 'Status'), f('theme_progress', 'Progress')],
-  },
-  {
-    table: 'okrs',
+  }),
+  changeSpec('okrs', OKR_TABLE.tracked, {
     label: 'OKRs',
     // Groups have no key; a level keeps a group id from meeting an objective id.
     key: [['level'], ['key', 'id']],
     display: ['key', 'id'],
     title: 'title',
     scope: 'strategic_theme_key',
-    fields: [
-      f('completion', 'Progress'), f('status', 'Status'), f('bv_plan', 'Planned BV'), f('bv_actual', 'Actual BV'),
-      f('metric_current', 'Current value'),
-    ],
-  },
-  {
-    table: 'pi-objectives',
+  }),
+  changeSpec('pi-objectives', PI_OBJECTIVE_TABLE.tracked, {
     label: 'PI objectives',
     key: [['board_id'], ['id']],
     display: ['id'],
     title: 'title',
     scope: 'board_id',
     settings: ['completionType'],
-    fields: [f('completion', 'Completion'), f('status', 'Status'), f('bv_plan', 'Planned BV'), f('bv_actual', 'Actual BV')],
-  },
-  {
-    table: 'pi-objective-items',
+  }),
+  changeSpec<PiItemColumnName>('pi-objective-items', PI_ITEM_TRACKED, {
     label: 'PI objective items',
     key: [['objective_id'], ['kind'], ['item_id']],
     display: ['tracker_key', 'tracker_id', 'item_id'],
     title: 'title',
     link: 'tracker_link',
     scope: 'board_id',
-    fields: [
-      f('status', 'Status'), f('completion', 'Completion'), f('story_points', 'Story points'), f('teams', 'Teams'),
-      f('sprints', 'Sprints'),
-    ],
-  },
-  {
-    table: 'board-items',
+  }),
+  changeSpec('board-items', BOARD_ITEM_TABLE.tracked, {
     label: 'Board items',
     key: [['board_id'], ['id']],
     display: ['external_key', 'id'],
     title: 'summary',
     link: 'external_link',
     scope: 'board_id',
-    fields: [f('status', 'Status'), f('teams', 'Team'), f('sprints', 'Sprint'), f('estimates', 'Estimate')],
-  },
+  }),
 ];
 
 export function changeSpecOf(table: string): ChangeSpec | undefined {

@@ -14,7 +14,8 @@ import { bindSpec, changeSpecOf } from './specs';
 
 /**
  * The hook between a run (run-export.ts) and the comparison: run-export opens one tracker per run,
- * adds the sink of `openTable` to each table's sinks, and calls `finish` after the last table. The
+ * the snapshots output (outputs/snapshots.ts) adds the sink of `openTable` to each table, and
+ * run-export calls `finish` after the last table. The
  * tracker writes each table's snapshot through the run's own uploads (so a failed run removes them
  * with everything else) and compares the rows with the baseline as they stream.
  */

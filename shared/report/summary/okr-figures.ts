@@ -6,14 +6,19 @@ interface ThemeCounts {
   readonly theme: StrategicTheme;
   progress: number | null;
   objectives: number;
+  notStarted: number;
   onTrack: number;
   atRisk: number;
   offTrack: number;
+  done: number;
+  /** A status none of the above names: counted, so the states add up to the objectives. */
+  other: number;
 }
 
 /**
  * The Summary's OKR figures, fed while the OKR rows stream: progress per strategic theme with its
- * objectives' on-track / at-risk / off-track counts, and the off-track objectives.
+ * objectives counted by every state (not started, on track, at risk, off track, done; any other
+ * status in its own column), so the states add up to the objectives; and the off-track objectives.
  */
 export class OkrFigures {
   readonly #themes = new Map<string, ThemeCounts>();
@@ -22,7 +27,7 @@ export class OkrFigures {
   constructor(private readonly sheet: string) {}
 
   theme(theme: StrategicTheme, progress: number | null): void {
-    this.#themes.set(theme.id, { theme, progress, objectives: 0, onTrack: 0, atRisk: 0, offTrack: 0 });
+    this.#themes.set(theme.id, { theme, progress, objectives: 0, notStarted: 0, onTrack: 0, atRisk: 0, offTrack: 0, done: 0, other: 0 });
   }
 
   /** `row`: the objective's row in the OKR sheet (the header is row 1). */
@@ -31,8 +36,11 @@ export class OkrFigures {
     if (!counts) return;
     counts.objectives++;
     const health = okrHealth(objective.status?.status);
+    if (health === 'not-started') counts.notStarted++;
     if (health === 'on-track') counts.onTrack++;
     if (health === 'at-risk') counts.atRisk++;
+    if (health === 'done') counts.done++;
+    if (health === 'other') counts.other++;
     if (health === 'off-track') {
       counts.offTrack++;
       this.#offTrack.push({
@@ -45,9 +53,13 @@ export class OkrFigures {
   }
 
   sections(): SummarySection[] {
+    const others = [...this.#themes.values()].some((t) => t.other > 0);
     const rows: SummaryGridRow[] = [...this.#themes.values()].map((t) => ({
-      values: [`${t.theme.key ?? ''} ${t.theme.title ?? ''}`.trim() || t.theme.id, t.progress, t.objectives, t.onTrack, t.atRisk, t.offTrack],
-      fills: [null, null, null, null, t.atRisk > 0 ? FILLS.warn : null, t.offTrack > 0 ? FILLS.bad : null],
+      values: [
+        `${t.theme.key ?? ''} ${t.theme.title ?? ''}`.trim() || t.theme.id, t.progress, t.objectives,
+        t.notStarted, t.onTrack, t.atRisk, t.offTrack, t.done, ...(others ? [t.other] : []),
+      ],
+      fills: [null, null, null, null, null, t.atRisk > 0 ? FILLS.warn : null, t.offTrack > 0 ? FILLS.bad : null, null],
     }));
     const attention: SummaryGridRow[] = this.#offTrack.slice(0, ATTENTION_LIMIT).map((o) => ({
       values: [
@@ -69,9 +81,12 @@ export class OkrFigures {
             { label: 'Strategic theme' },
             { label: 'Progress', type: 'percent', bar: true },
             { label: 'Objectives', type: 'integer', brief: true },
+            { label: 'Not started', type: 'integer' },
             { label: 'On track', type: 'integer' },
             { label: 'At risk', type: 'integer' },
             { label: 'Off track', type: 'integer' },
+            { label: 'Done', type: 'integer' },
+            ...(others ? [{ label: 'Other status', type: 'integer' as const }] : []),
           ],
           rows,
         },
@@ -85,7 +100,7 @@ export class OkrFigures {
       okrHealth: Object.fromEntries(
         [...this.#themes.values()].map((t) => [
           t.theme.key ?? t.theme.id,
-          { progress: t.progress, objectives: t.objectives, onTrack: t.onTrack, atRisk: t.atRisk, offTrack: t.offTrack },
+          { progress: t.progress, objectives: t.objectives, notStarted: t.notStarted, onTrack: t.onTrack, atRisk: t.atRisk, offTrack: t.offTrack, done: t.done, other: t.other },
         ]),
       ),
     };

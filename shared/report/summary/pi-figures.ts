@@ -1,13 +1,15 @@
 import type { Board, PiObjective, PiObjectiveGroup } from '../../planning-api/schemas';
-import type { SummaryGridRow, SummarySection } from '../../table/table';
+import type { SummaryGridRow, SummaryLine, SummarySection } from '../../table/table';
+import type { PiPhase } from './pi-phase';
 import {
   ATTENTION_COLUMNS,
   ATTENTION_LIMIT,
   bandFill,
   bandText,
+  FILLS,
   isCommitted,
-  isTrackingState,
   percentOf,
+  PREDICTABILITY_BAND,
   rowLink,
 } from './vocabulary';
 
@@ -15,104 +17,158 @@ interface Tally {
   readonly label: string;
   committed: number;
   uncommitted: number;
+  /** Planned BV of the committed objectives: the measure's denominator. */
   planned: number;
+  /** Actual BV of all objectives, committed and uncommitted: the measure's numerator. */
   actual: number;
+  /** Whether every PI the tally covers has reached its last sprint (business value is scored). */
+  scored: boolean;
 }
 
-const tally = (label: string): Tally => ({ label, committed: 0, uncommitted: 0, planned: 0, actual: 0 });
+const tally = (label: string, scored: boolean): Tally => ({ label, committed: 0, uncommitted: 0, planned: 0, actual: 0, scored });
+
+/** What the band column says before business value is scored. */
+export const NOT_SCORED_YET = 'scored at the end of the PI';
 
 /**
- * The Summary's PI figures, fed while the PI objectives stream: committed vs uncommitted objectives,
- * planned vs actual business value and predictability (actual ÷ planned BV of the committed
- * objectives) per board and per team, with SAFe's 80-100 % band marked; and the committed
- * objectives without actual BV on boards whose PI is running.
+ * The Summary's PI figures, fed while the PI objectives stream. Predictability is SAFe's ART
+ * measure: actual BV of the committed and uncommitted objectives ÷ planned BV of the committed
+ * objectives (uncommitted objectives raise it, so it can exceed 100 %), per board, per team and for
+ * all boards. Each board's PI is named with its phase; the 80 % band and "no actual BV yet" are
+ * judged only once the PI has reached its last sprint, when business owners score actual BV.
+ * Per-team figures count only the groups that are teams of the board (not program objectives).
  */
 export class PiFigures {
-  readonly #all = tally('All boards');
+  readonly #all = tally('All boards', true);
   readonly #boards = new Map<string, Tally>();
   readonly #teams = new Map<string, Tally>();
+  readonly #phases = new Map<string, PiPhase>();
+  readonly #teamNames = new Map<string, Set<string>>();
   readonly #noValue: { title: string; board: string; planned: number | null; row: number }[] = [];
 
   constructor(private readonly sheet: string) {}
 
+  /** Before the board's objectives: its PI phase and the titles and labels of its teams. */
+  board(board: Board, phase: PiPhase, teams: readonly string[]): void {
+    this.#phases.set(board.id, phase);
+    this.#teamNames.set(board.id, new Set(teams.map((t) => t.trim().toLowerCase())));
+    this.#boards.set(board.id, tally(board.title ?? board.id, phase.scored));
+    if (!phase.scored) this.#all.scored = false;
+  }
+
   /** `row`: the objective's row in the PI objectives sheet (the header is row 1). */
   add(board: Board, group: PiObjectiveGroup, objective: PiObjective, row: number): void {
     const boardName = board.title ?? board.id;
-    const b = this.#boards.get(board.id) ?? tally(boardName);
+    const b = this.#boards.get(board.id) ?? tally(boardName, false);
     this.#boards.set(board.id, b);
-    const teamKey = `${board.id}\u0000${group.id}`;
-    const t = this.#teams.get(teamKey) ?? tally(`${boardName} · ${group.title ?? group.id}`);
-    this.#teams.set(teamKey, t);
+    if (!this.#phases.has(board.id)) this.#all.scored = false;
+    const tallies = [this.#all, b];
+    if (this.#isTeam(board.id, group)) {
+      const teamKey = `${board.id}\u0000${group.id}`;
+      const t = this.#teams.get(teamKey) ?? tally(`${boardName} · ${group.title ?? group.id}`, b.scored);
+      this.#teams.set(teamKey, t);
+      tallies.push(t);
+    }
     const committed = isCommitted(objective.type);
-    for (const x of [this.#all, b, t]) {
-      if (!committed) {
-        x.uncommitted++;
-        continue;
-      }
-      x.committed++;
-      x.planned += objective.bvPlan ?? 0;
+    for (const x of tallies) {
+      if (committed) {
+        x.committed++;
+        x.planned += objective.bvPlan ?? 0;
+      } else x.uncommitted++;
       x.actual += objective.bvActual ?? 0;
     }
-    if (committed && !objective.bvActual && isTrackingState(board.state?.title)) {
+    if (committed && !objective.bvActual && b.scored) {
       this.#noValue.push({ title: objective.title ?? objective.id, board: boardName, planned: objective.bvPlan ?? null, row });
     }
   }
 
+  #isTeam(boardId: string, group: PiObjectiveGroup): boolean {
+    return this.#teamNames.get(boardId)?.has((group.title ?? '').trim().toLowerCase()) ?? false;
+  }
+
   sections(): SummarySection[] {
     const all = this.#all;
-    const grid = (tallies: Iterable<Tally>, first: string) => ({
-      columns: [
-        { label: first },
-        { label: 'Committed', type: 'integer' as const, brief: true },
-        { label: 'Uncommitted', type: 'integer' as const, brief: true },
-        { label: 'Planned BV', type: 'number' as const },
-        { label: 'Actual BV', type: 'number' as const },
-        { label: 'Predictability', type: 'percent' as const, bar: true },
-        { label: '80–100 % band', brief: true },
-      ],
-      rows: [...tallies].map((x): SummaryGridRow => {
-        const p = percentOf(x.actual, x.planned);
-        return {
-          values: [x.label, x.committed, x.uncommitted, x.planned, x.actual, p, bandText(p)],
-          fills: [null, null, null, null, null, bandFill(p), bandFill(p)],
-        };
-      }),
-    });
-    const attention: SummaryGridRow[] = this.#noValue.slice(0, ATTENTION_LIMIT).map((o) => ({
-      values: [
-        'PI objective',
-        rowLink(o.title, this.sheet, o.row),
-        `Committed, no actual BV yet${o.planned === null ? '' : ` (planned ${o.planned})`} · ${o.board}`,
-      ],
-    }));
-    if (this.#noValue.length > ATTENTION_LIMIT) {
-      attention.push({ values: ['PI objective', null, `${this.#noValue.length - ATTENTION_LIMIT} more committed objectives without actual BV`] });
-    }
-    return [
+    const sections: SummarySection[] = [
       {
         heading: 'PI objectives',
         role: 'headline',
         lines: [
+          ...this.#phaseLines(),
           { label: 'Committed objectives', value: all.committed, type: 'integer' },
           { label: 'Uncommitted objectives', value: all.uncommitted, type: 'integer' },
-          { label: 'Planned BV (committed)', value: all.planned, type: 'number' },
-          { label: 'Actual BV (committed)', value: all.actual, type: 'number' },
-          { label: 'Predictability (actual ÷ planned BV)', value: percentOf(all.actual, all.planned), type: 'percent' },
+          { label: 'Planned BV (committed objectives)', value: all.planned, type: 'number' },
+          { label: 'Actual BV (all objectives)', value: all.actual, type: 'number' },
+          { label: 'Predictability (actual ÷ planned BV)', value: predictability(all), type: 'percent' },
+          { label: 'Judged against 80–100 %', value: judgement(all) },
         ],
       },
       { heading: 'Predictability by board', role: 'headline', lines: [], grid: grid(this.#boards.values(), 'Board') },
-      { heading: 'Needs attention', role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: attention } },
-      { heading: 'Predictability by team', role: 'detail', lines: [], grid: grid(this.#teams.values(), 'Board · team') },
+      { heading: 'Needs attention', role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: this.#attention() } },
     ];
+    if (this.#teams.size > 0) {
+      sections.push({ heading: 'Predictability by team', role: 'detail', lines: [], grid: grid(this.#teams.values(), 'Board · team') });
+    }
+    return sections;
+  }
+
+  #phaseLines(): SummaryLine[] {
+    return [...this.#phases.values()].map((p) => ({ label: `PI: ${p.pi}`, value: p.text }));
+  }
+
+  #attention(): SummaryGridRow[] {
+    const rows: SummaryGridRow[] = [...this.#boards.values()]
+      .filter((b) => b.scored && (predictability(b) ?? Infinity) < PREDICTABILITY_BAND.low)
+      .map((b) => ({ values: ['PI', b.label, `Predictability ${bandText(predictability(b))}`], fills: [null, null, FILLS.warn] }));
+    rows.push(
+      ...this.#noValue.slice(0, ATTENTION_LIMIT).map((o) => ({
+        values: [
+          'PI objective',
+          rowLink(o.title, this.sheet, o.row),
+          `Committed, no actual BV${o.planned === null ? '' : ` (planned ${o.planned})`} · ${o.board}`,
+        ],
+      })),
+    );
+    if (this.#noValue.length > ATTENTION_LIMIT) {
+      rows.push({ values: ['PI objective', null, `${this.#noValue.length - ATTENTION_LIMIT} more committed objectives without actual BV`] });
+    }
+    return rows;
   }
 
   figures(): Record<string, unknown> {
-    const figure = (x: Tally) => ({ ...x, predictability: percentOf(x.actual, x.planned) });
+    const figure = (x: Tally) => ({ ...x, predictability: predictability(x) });
     return {
       piPredictability: {
         all: figure(this.#all),
-        boards: Object.fromEntries([...this.#boards].map(([id, x]) => [id, figure(x)])),
+        boards: Object.fromEntries([...this.#boards].map(([id, x]) => [id, { ...figure(x), phase: this.#phases.get(id) ?? null }])),
       },
     };
   }
+}
+
+function predictability(x: Tally): number | null {
+  return percentOf(x.actual, x.planned);
+}
+
+function judgement(x: Tally): string {
+  return x.scored ? bandText(predictability(x)) : NOT_SCORED_YET;
+}
+
+function grid(tallies: Iterable<Tally>, first: string) {
+  return {
+    columns: [
+      { label: first },
+      { label: 'Committed', type: 'integer' as const, brief: true },
+      { label: 'Uncommitted', type: 'integer' as const, brief: true },
+      { label: 'Planned BV (committed)', type: 'number' as const },
+      { label: 'Actual BV (all)', type: 'number' as const },
+      { label: 'Predictability', type: 'percent' as const, bar: true },
+      // Not brief: the e-mail shows the band in words beside its colour.
+      { label: '80–100 % band' },
+    ],
+    rows: [...tallies].map((x): SummaryGridRow => {
+      const p = predictability(x);
+      const fill = x.scored ? bandFill(p) : null;
+      return { values: [x.label, x.committed, x.uncommitted, x.planned, x.actual, p, judgement(x)], fills: [null, null, null, null, null, fill, fill] };
+    }),
+  };
 }

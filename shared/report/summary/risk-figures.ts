@@ -1,5 +1,6 @@
 import type { Risk, RiskRegister } from '../../planning-api/schemas';
 import type { CellValue, SummaryGridRow, SummarySection } from '../../table/table';
+import { statusCategoryText } from '../../core/format';
 import { parseApiDate } from '../dates';
 import {
   ATTENTION_COLUMNS,
@@ -23,8 +24,9 @@ interface Candidate {
 
 /**
  * The Summary's risk figures, fed one risk at a time while the risks stream into their sheet (no
- * second pass over the data): open risks, how many are high or critical, overdue or without an
- * owner; a level × status matrix; and the open high/critical risks that are overdue or unowned.
+ * second pass over the data): open risks (every status that is not closed or mitigated), how many
+ * are high or critical, overdue or without an owner (the `responsible` field, or a custom field
+ * the definition names); a level × status matrix; and the open high/critical risks that are overdue or unowned.
  */
 export class RiskFigures {
   #total = 0;
@@ -36,11 +38,30 @@ export class RiskFigures {
   readonly #statuses = new Set<string>();
   readonly #candidates: Candidate[] = [];
 
-  /** `today`: the run's calendar day at 00:00 UTC; `sheet`: the risks sheet name, for row links. */
+  /**
+   * `today`: the run's calendar day at 00:00 UTC; `sheet`: the risks sheet name, for row links;
+   * `ownerField`: the title of a custom field that holds the owner (default: the `responsible` field).
+   */
   constructor(
     private readonly today: Date,
     private readonly sheet: string,
+    private readonly ownerField?: string,
   ) {}
+
+  #hasOwner(risk: Risk): boolean {
+    if (this.ownerField === undefined) return !!(risk.responsible?.user || risk.responsible?.id);
+    const wanted = this.ownerField.toLowerCase();
+    const field = risk.customFields?.find((f) => (f.title ?? '').toLowerCase() === wanted);
+    const value: unknown = field?.value;
+    return value !== null && value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
+  }
+
+  /** The owner figure is named after the field it counts. */
+  get #ownerWords(): { line: string; why: string } {
+    return this.ownerField === undefined
+      ? { line: 'Without a responsible person', why: 'no responsible person' }
+      : { line: `Without a ${this.ownerField}`, why: `no ${this.ownerField}` };
+  }
 
   /** `row`: the risk's row in its sheet (the header is row 1). */
   add(register: RiskRegister, risk: Risk, row: number): void {
@@ -60,7 +81,7 @@ export class RiskFigures {
     const due = parseApiDate(risk.resolutionDate);
     const overdueDays = due && due < this.today ? daysBetween(due, this.today) : null;
     if (overdueDays !== null) this.#overdue++;
-    const unowned = !risk.responsible?.user && !risk.responsible?.id;
+    const unowned = !this.#hasOwner(risk);
     if (unowned) this.#unowned++;
     if (severe && (overdueDays !== null || unowned)) {
       this.#candidates.push({
@@ -94,7 +115,7 @@ export class RiskFigures {
         { label: 'Open risks', value: this.#open, type: 'integer' },
         { label: 'Open and high or critical', value: this.#openSevere, type: 'integer' },
         { label: 'Overdue (resolution date passed)', value: this.#overdue, type: 'integer' },
-        { label: 'Without an owner', value: this.#unowned, type: 'integer' },
+        { label: this.#ownerWords.line, value: this.#unowned, type: 'integer' },
         { label: 'All risks, closed included', value: this.#total, type: 'integer' },
       ],
     };
@@ -111,7 +132,7 @@ export class RiskFigures {
       const why = [
         c.level,
         ...(c.overdueDays !== null ? [`overdue ${c.overdueDays} day${c.overdueDays === 1 ? '' : 's'}`] : []),
-        ...(c.unowned ? ['no owner'] : []),
+        ...(c.unowned ? [this.#ownerWords.why] : []),
       ].join(' · ');
       return { values: ['Risk', rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row), why] };
     });
@@ -124,21 +145,29 @@ export class RiskFigures {
   #matrix(): SummarySection {
     const statuses = [...this.#statuses].sort((a, b) => riskStatusRank(a) - riskStatusRank(b));
     const levels = [...this.#levels.entries()].sort(([a], [b]) => severityRank(a) - severityRank(b));
+    // "Open" in the headline is every status that is not closed: the matrix shows that total too.
+    const openStatuses = statuses.filter((s) => !isClosedRiskStatus(s));
+    const openOf = (byStatus: (s: string) => number) => openStatuses.reduce((n, s) => n + byStatus(s), 0);
     const rows: SummaryGridRow[] = levels.map(([level, entry]) => {
       const counts = statuses.map((s) => entry.byStatus.get(s) ?? 0);
-      const values: CellValue[] = [level, ...counts, entry.total];
+      const values: CellValue[] = [level, ...counts, openOf((s) => entry.byStatus.get(s) ?? 0), entry.total];
       // The register's colour on the level and on every cell that holds a risk: the matrix reads like a heat map.
-      const fills = [entry.color, ...counts.map((n) => (n > 0 ? entry.color : null)), null];
+      const fills = [entry.color, ...counts.map((n) => (n > 0 ? entry.color : null)), null, null];
       return { values, fills };
     });
     const totals = statuses.map((s) => levels.reduce((sum, [, e]) => sum + (e.byStatus.get(s) ?? 0), 0));
-    rows.push({ values: ['All levels', ...totals, this.#total] });
+    rows.push({ values: ['All levels', ...totals, this.#open, this.#total] });
     return {
       heading: 'Risks by level and status',
       role: 'detail',
       lines: [],
       grid: {
-        columns: [{ label: 'Level' }, ...statuses.map((s) => ({ label: s, type: 'integer' as const })), { label: 'Total', type: 'integer' }],
+        columns: [
+          { label: 'Level' },
+          ...statuses.map((s) => ({ label: statusCategoryText(s), type: 'integer' as const })),
+          { label: 'Open (not closed)', type: 'integer' },
+          { label: 'Total', type: 'integer' },
+        ],
         rows,
       },
     };

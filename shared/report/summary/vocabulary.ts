@@ -34,10 +34,12 @@ export function riskStatusRank(status: string): number {
   return i >= 0 ? i : isClosedRiskStatus(status) ? 100 : 50;
 }
 
-export type OkrHealth = 'on-track' | 'at-risk' | 'off-track' | 'other';
+export type OkrHealth = 'not-started' | 'on-track' | 'at-risk' | 'off-track' | 'done' | 'other';
 
 export function okrHealth(status: string | null | undefined): OkrHealth {
   const t = (status ?? '').toLowerCase();
+  if (/not[\s-]?started|to ?do|new/.test(t)) return 'not-started';
+  if (/done|achieved|complete|closed/.test(t)) return 'done';
   if (/off[\s-]?track|behind|blocked/.test(t)) return 'off-track';
   if (/at[\s-]?risk/.test(t)) return 'at-risk';
   if (/on[\s-]?track/.test(t)) return 'on-track';
@@ -52,6 +54,11 @@ export function isCommitted(type: string | null | undefined): boolean {
 /** A board in its execution phase (the PI is running), as opposed to planning or closed. */
 export function isTrackingState(state: string | null | undefined): boolean {
   return /tracking|active|execution|in progress|running/i.test(state ?? '');
+}
+
+/** A board whose PI is over (its business value has been scored). */
+export function isClosedBoardState(state: string | null | undefined): boolean {
+  return /closed|done|complete|finished|archiv/i.test(state ?? '');
 }
 
 /** SAFe's predictability band: 80-100 % of the planned business value delivered. */

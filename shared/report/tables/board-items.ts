@@ -1,36 +1,148 @@
 import type { Board, BoardItem, BoardStatus, BoardStory, Sprint, Team } from '../../planning-api/schemas';
-import { parseApiDate } from '../dates';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
-import type { Column, TableRow } from '../../table/table';
+import type { CellValue, Column, TableRow } from '../../table/table';
+import { tableColumns } from '../../table/column-spec';
 import { selectBoards } from './boards';
-import { col, dateOrText, link, listOf } from './columns';
+import { apiDate, link, listOf, titleOrText } from './columns';
+import { FieldAudit, type FieldShape } from '../field-audit';
 
-export const BOARD_ITEM_COLUMNS: readonly Column[] = [
-  col('board_id', 'text', 'Board id', 12),
-  col('board_title', 'text', 'Board title', 24),
-  col('kind', 'text', '"feature" (parent item) or "story" (child item)', 8),
-  col('id', 'text', 'Item id', 12),
-  col('parent_id', 'text', 'For stories: id of the feature', 12),
-  col('parent_title', 'text', 'For stories: summary of the feature', 30),
-  col('external_key', 'text', 'Key of the item in the tracker', 12),
-  col('external_link', 'link', 'Link to the item in the tracker', 36),
-  col('summary', 'text', 'Summary (title)', 44),
-  col('item_type', 'text', 'Item type (features)', 12),
-  col('card_type', 'text', 'Card type (features)', 12),
-  col('status', 'text', 'Status title, resolved through the statuses operation', 14),
-  col('status_category', 'text', 'Status category, e.g. ToDo', 12),
-  col('sprints', 'list', 'Sprint titles (features)', 20),
-  col('teams', 'list', 'Team titles (features)', 20),
-  col('estimates', 'number', 'Estimate (story points or effort)'),
-  col('completion_by_status', 'percent', 'Completion by status of the stories (features)'),
-  col('completion_by_estimate', 'percent', 'Completion by estimate of the stories (features)'),
-  col('created_on', 'date', 'Creation date (features)'),
-  col('created_by', 'text', 'Login of the creator (features)', 18),
-  col('updated_on', 'date', 'Last update date (features)'),
-  col('updated_by', 'text', 'Login of the last updater (features)', 18),
-  col('iteration_path', 'text', 'Iteration path (features)', 20),
-  col('area_path', 'text', 'Area path (features)', 20),
-];
+/** What a `board-items` row is read from: a feature, or one of its stories (`story` set). */
+export interface BoardItemSource {
+  readonly board: Board;
+  readonly meta: BoardMetadata;
+  /** The report's time zone: epoch-millisecond dates become calendar dates there. */
+  readonly timeZone: string;
+  readonly feature: BoardItem;
+  readonly story?: BoardStory | undefined;
+  /** The row's own item: the story on a story row, else the feature. */
+  readonly item: BoardItem | BoardStory;
+  /** The item's status resolved through the statuses operation (looked up once for both status columns). */
+  readonly status: BoardStatus | undefined;
+}
+
+/** A feature-only value: stories leave these columns empty. */
+const ofFeature = (read: (item: BoardItem, s: BoardItemSource) => CellValue) => (s: BoardItemSource) =>
+  s.story ? null : read(s.feature, s);
+
+
+export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
+  { name: 'board_id', type: 'text', label: 'Board id', width: 12, hidden: true, description: 'Board id', read: (s) => s.board.id },
+  { name: 'board_title', type: 'text', label: 'Board', width: 24, description: 'Board title', read: (s) => s.board.title ?? null },
+  {
+    name: 'kind', type: 'text', label: 'Kind', width: 8, description: '"feature" (parent item) or "story" (child item)',
+    read: (s) => (s.story ? 'story' : 'feature'),
+  },
+  { name: 'id', type: 'text', label: 'Item id', width: 12, hidden: true, description: 'Item id', read: (s) => s.item.id },
+  {
+    name: 'parent_id', type: 'text', label: 'Feature id', width: 12, hidden: true, description: 'For stories: id of the feature',
+    read: (s) => (s.story ? (s.story.parentId ?? s.feature.id) : null),
+  },
+  {
+    name: 'parent_title', type: 'text', label: 'Feature', width: 30, description: "For stories: title of the feature (the story's parentDescription when sent, else the feature's summary)",
+    read: (s) => (s.story ? (s.story.parentDescription ?? s.feature.summary ?? null) : null),
+  },
+  {
+    name: 'external_key', type: 'text', label: 'Key', width: 12, description: 'Key of the item in the tracker',
+    read: (s) => s.item.externalKey ?? null,
+  },
+  {
+    name: 'external_link', type: 'link', label: 'Item', width: 36, description: 'Link to the item in the tracker',
+    read: (s) => {
+      return link(s.item.externalKey ?? s.item.summary, s.item.externalUrl);
+    },
+  },
+  { name: 'summary', type: 'text', label: 'Summary', width: 44, description: 'Summary (title)', read: (s) => s.item.summary ?? null },
+  { name: 'item_type', type: 'text', label: 'Item type', width: 12, description: 'Item type (features)', read: ofFeature((f) => f.itemType ?? null) },
+  { name: 'card_type', type: 'text', label: 'Card type', width: 12, description: 'Card type (features)', read: ofFeature((f) => f.cardType ?? null) },
+  {
+    name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status title, resolved through the statuses operation',
+    change: { label: 'Status', order: 1 }, read: (s) => s.status?.title ?? s.item.status ?? null,
+  },
+  {
+    name: 'status_category', type: 'text', label: 'Status category', width: 12, description: 'Status category, e.g. ToDo',
+    read: (s) => s.status?.category ?? null,
+  },
+  {
+    name: 'sprints', type: 'list', label: 'Sprints', width: 20, description: 'Sprint titles (features)', change: { label: 'Sprint', order: 3 },
+    read: ofFeature((f, s) => {
+      const plan = f.teamsAndSprints;
+      // Text where the contract has a list (the docs' type): kept readable here, counted as a warning.
+      if (typeof plan === 'string') return listOf([plan]);
+      return listOf([...new Set((plan ?? []).map((p) => s.meta.sprints.title(p.sprint)))]);
+    }),
+  },
+  {
+    name: 'teams', type: 'list', label: 'Teams', width: 20, description: 'Team titles (features)', change: { label: 'Team', order: 2 },
+    read: ofFeature((f, s) => {
+      const plan = f.teamsAndSprints;
+      if (typeof plan === 'string') return null;
+      return listOf([...new Set((plan ?? []).map((p) => s.meta.teams.title(p.team)))]);
+    }),
+  },
+  {
+    name: 'estimates', type: 'number', label: 'Estimate', description: 'Estimate (story points or effort)',
+    change: { label: 'Estimate', order: 4 }, read: (s) => s.item.estimates ?? null,
+  },
+  {
+    name: 'completion_by_status', type: 'percent', label: 'Done by status', description: 'Completion by status of the stories (features)',
+    read: (s) => (s.story ? null : s.feature.completionByStatus ?? null),
+  },
+  {
+    name: 'completion_by_estimate', type: 'percent', label: 'Done by estimate', description: 'Completion by estimate of the stories (features)',
+    read: (s) => (s.story ? null : s.feature.completionByEstimate ?? null),
+  },
+  {
+    name: 'created_on', type: 'date', label: 'Created', description: 'Creation date (features)',
+    read: (s) => (s.story ? null : apiDate(s.feature.createdOn, s.timeZone)),
+  },
+  { name: 'created_by', type: 'text', label: 'Created by', width: 18, description: 'Login of the creator (features)', read: ofFeature((f) => f.createdBy ?? null) },
+  {
+    name: 'updated_on', type: 'date', label: 'Updated', description: 'Last update date (features)',
+    read: (s) => (s.story ? null : apiDate(s.feature.updatedOn, s.timeZone)),
+  },
+  {
+    name: 'updated_by', type: 'text', label: 'Updated by', width: 18, description: 'Login of the last updater (features)',
+    read: (s) => (s.story ? null : s.feature.updatedBy ?? null),
+  },
+  {
+    name: 'iteration_path', type: 'text', label: 'Iteration path', width: 20, description: 'Iteration path (features)',
+    read: (s) => (s.story ? null : s.feature.iterationPath ?? null),
+  },
+  { name: 'area_path', type: 'text', label: 'Area path', width: 20, description: 'Area path (features)', read: ofFeature((f) => f.areaPath ?? null) },
+  {
+    name: 'tracker_id', type: 'text', label: 'Tracker id', width: 10, description: 'Id of the feature in the first tracker family (extCId; azureId in the public docs)',
+    read: (s) => (s.story ? null : s.feature.extCId ?? s.feature.azureId ?? null),
+  },
+  {
+    name: 'planning_id', type: 'text', label: 'Planning-tool id', width: 14, hidden: true,
+    description: "The planning tool's own id of the item (kendisId in the public docs)", read: (s) => s.item.kendisId ?? null,
+  },
+  {
+    name: 'board_state', type: 'text', label: 'Board state', width: 12, description: 'State of the board, e.g. Planning or Tracking',
+    read: (s) => titleOrText(s.board.state),
+  },
+]);
+
+/** The fields each table reads from a feature and its child items; anything else is listed in the manifest. */
+export const BOARD_ITEM_SHAPE: FieldShape = (() => {
+  const story: FieldShape = {
+    id: true, kendisId: true, parentId: true, parentDescription: true, summary: true, estimates: true, status: true,
+    externalKey: true, externalUrl: true,
+  };
+  return {
+    id: true, extCId: true, azureId: true, kendisId: true, iterationPath: true, estimates: true, updatedBy: true,
+    externalKey: true, teamsAndSprints: { sprint: true, team: true }, completionByStatus: true, updatedOn: true,
+    status: true, itemType: true, completionByEstimate: true, createdOn: true, summary: true, externalUrl: true,
+    cardType: true, createdBy: true, areaPath: true, stories: story, children: story,
+  };
+})();
+
+/** The child items of a feature: `stories` in the contract, `children` in the public docs. */
+export function childItems(feature: BoardItem): readonly BoardStory[] {
+  return feature.stories ?? feature.children ?? [];
+}
+
+export const BOARD_ITEM_COLUMNS: readonly Column[] = BOARD_ITEM_TABLE.columns;
 
 /**
  * The fields asked for explicitly: with a `fields` list the server returns only those (plus id),
@@ -39,7 +151,7 @@ export const BOARD_ITEM_COLUMNS: readonly Column[] = [
 export const BOARD_ITEM_FIELDS = [
   'summary', 'externalKey', 'externalUrl', 'itemType', 'cardType', 'status', 'teamsAndSprints', 'estimates',
   'completionByStatus', 'completionByEstimate', 'createdOn', 'createdBy', 'updatedOn', 'updatedBy',
-  'iterationPath', 'areaPath', 'extCId', 'children',
+  'iterationPath', 'areaPath', 'extCId', 'children', 'azureId', 'kendisId',
 ] as const;
 
 /** Looks a reference up by id first, then by title: the items operation may send either. */
@@ -83,34 +195,14 @@ async function loadMetadata(ctx: DatasetContext, boardId: string): Promise<Board
   };
 }
 
-export function featureRow(board: Board, item: BoardItem, meta: BoardMetadata): TableRow {
+export function featureRow(board: Board, item: BoardItem, meta: BoardMetadata, timeZone = 'UTC'): TableRow {
   const status = meta.parentStatuses.find(item.status);
-  const plan = item.teamsAndSprints ?? [];
-  return {
-    outlineLevel: 0,
-    values: [
-      board.id, board.title ?? null, 'feature', item.id, null, null, item.externalKey ?? null,
-      link(item.externalKey ?? item.summary, item.externalUrl), item.summary ?? null, item.itemType ?? null, item.cardType ?? null,
-      status?.title ?? item.status ?? null, status?.category ?? null,
-      listOf([...new Set(plan.map((p) => meta.sprints.title(p.sprint)))]),
-      listOf([...new Set(plan.map((p) => meta.teams.title(p.team)))]),
-      item.estimates ?? null, item.completionByStatus ?? null, item.completionByEstimate ?? null,
-      dateOrText(item.createdOn, parseApiDate), item.createdBy ?? null, dateOrText(item.updatedOn, parseApiDate),
-      item.updatedBy ?? null, item.iterationPath ?? null, item.areaPath ?? null,
-    ],
-  };
+  return { outlineLevel: 0, values: BOARD_ITEM_TABLE.values({ board, meta, timeZone, feature: item, story: undefined, item, status }) };
 }
 
-export function storyRow(board: Board, feature: BoardItem, story: BoardStory, meta: BoardMetadata): TableRow {
+export function storyRow(board: Board, feature: BoardItem, story: BoardStory, meta: BoardMetadata, timeZone = 'UTC'): TableRow {
   const status = meta.childStatuses.find(story.status) ?? meta.parentStatuses.find(story.status);
-  return {
-    outlineLevel: 1,
-    values: [
-      board.id, board.title ?? null, 'story', story.id, story.parentId ?? feature.id, feature.summary ?? null,
-      story.externalKey ?? null, link(story.externalKey ?? story.summary, story.externalUrl), story.summary ?? null, null, null,
-      status?.title ?? story.status ?? null, status?.category ?? null, null, null, story.estimates ?? null,
-    ],
-  };
+  return { outlineLevel: 1, values: BOARD_ITEM_TABLE.values({ board, meta, timeZone, feature, story, item: story, status }) };
 }
 
 /**
@@ -257,23 +349,32 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   const selection = ctx.definition.datasets.boardItems ?? {};
   let boards: Board[] = [];
   const counts = new Map<string, { features: number; stories: number }>();
+  const audit = new FieldAudit();
 
   async function* rows(): AsyncIterable<TableRow> {
     for (const board of boards) counts.set(board.id, { features: 0, stories: 0 });
     const items = boardItemsInOrder(ctx.source, (boardId) => loadMetadata(ctx, boardId), boards, readAhead);
+    const timeZone = ctx.definition.timeZone;
     for await (const { board, meta, item } of items) {
       const count = counts.get(board.id)!;
       count.features++;
-      yield featureRow(board, item, meta);
-      for (const story of item.stories ?? []) {
+      audit.check('board-items', item, BOARD_ITEM_SHAPE);
+      if (typeof item.teamsAndSprints === 'string') {
+        audit.warn('board-items', 'teamsAndSprints', 'text where a list of { sprint, team } was expected; shown as is in sprints');
+      }
+      yield featureRow(board, item, meta, timeZone);
+      for (const story of childItems(item)) {
         count.stories++;
-        yield storyRow(board, item, story, meta);
+        yield storyRow(board, item, story, meta, timeZone);
       }
     }
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
     boards = await selectBoards(ctx.source, selection, 'boardItems', ctx.log);
+    for (const board of boards) {
+      if (typeof board.state === 'string') audit.warn('board-items', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
+    }
     yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS, outlineLevels: 1 }, rows: rows() };
   }
 
@@ -293,8 +394,10 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
           }),
         },
       },
+      ...audit.sections(),
     ],
     figures: () => ({
+      ...audit.figures(),
       boardItems: Object.fromEntries(boards.map((b) => [b.id, { title: b.title ?? null, ...(counts.get(b.id) ?? { features: 0, stories: 0 }) }])),
     }),
   };

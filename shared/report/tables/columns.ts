@@ -1,4 +1,5 @@
 import { listText, type CellValue, type Column, type ColumnType } from '../../table/table';
+import { epochToCalendarDate, parseApiDate } from '../dates';
 
 /** Shorthand for column definitions, which are the documented contract (docs/tables.md). */
 export function col(key: string, type: ColumnType, description: string, width?: number): Column {
@@ -38,4 +39,22 @@ export function columnSlug(title: string): string {
 export function link(text: string | null | undefined, url: string | null | undefined): CellValue {
   if (!url) return null;
   return { text: text || url, url };
+}
+
+/**
+ * A value for a `date` column from any of the API's date forms: `DD-Mon-YYYY`, `DD Mon, YY`, ISO 8601
+ * or epoch milliseconds (a number, or digits as text). An instant becomes its calendar date in the
+ * report's time zone; text that is none of these stays as it came, readable.
+ */
+export function apiDate(value: string | number | null | undefined, timeZone: string): CellValue {
+  if (typeof value === 'number') return epochToCalendarDate(value, timeZone) ?? null;
+  if (typeof value === 'string' && /^\d{11,}$/.test(value)) return epochToCalendarDate(Number(value), timeZone) ?? value;
+  return dateOrText(value, parseApiDate);
+}
+
+/** The title of a record sent as `{ id, title }`, or the text sent in its place (an id where the docs leave the shape open). */
+export function titleOrText(value: string | { readonly title?: string | null | undefined; readonly id?: string | null | undefined } | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value === '' ? null : value;
+  return value.title ?? value.id ?? null;
 }

@@ -12,41 +12,152 @@ import { resolveSelector } from '../selector-titles';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { Column, TableRow } from '../../table/table';
 import { OkrFigures } from '../summary/okr-figures';
-import { col, listOf } from './columns';
+import { listOf } from './columns';
+import { tableColumns } from '../../table/column-spec';
+import { FieldAudit, type FieldShape } from '../field-audit';
 import { SHEET_TITLES } from './labels';
 
-export const STRATEGIC_THEME_COLUMNS: readonly Column[] = [
-  col('portfolio_theme_keys', 'list', 'Keys of the portfolio themes the strategic theme belongs to', 16),
-  col('portfolio_theme_titles', 'list', 'Titles of those portfolio themes', 28),
-  col('key', 'text', 'Strategic theme key', 12),
-  col('id', 'text', 'Internal strategic theme id', 12),
-  col('title', 'text', 'Strategic theme title', 40),
-  col('status', 'text', 'Status', 14),
-  col('owners', 'list', 'Owners: display names where a risk of the same run names the user, else user ids', 24),
-  col('theme_progress', 'percent', 'Theme progress (percent) from the progress operation'),
-];
+/** What a `strategic-themes` row is read from. */
+export interface ThemeSource {
+  readonly theme: StrategicTheme;
+  /** Portfolio themes the theme belongs to, in portfolio order. */
+  readonly portfolios: readonly PortfolioTheme[];
+  readonly owners: readonly string[] | null;
+  readonly progress: number | null;
+}
 
-export const OKR_COLUMNS: readonly Column[] = [
-  col('strategic_theme_key', 'text', 'Key of the strategic theme the row belongs to', 12),
-  col('level', 'integer', '1 objective group, 2 objective, 3 key result', 6),
-  col('type', 'text', '"Objective Group", "Objective" or "Key Result"', 16),
-  col('id', 'text', 'Internal id', 12),
-  col('key', 'text', 'Key (objectives and key results)', 12),
-  col('parent_id', 'text', 'Id of the group (for objectives) or objective (for key results)', 12),
-  col('parent_title', 'text', 'Title of that group or objective', 30),
-  col('title', 'text', 'Title', 44),
-  col('completion', 'percent', 'Completion percent'),
-  col('time_period', 'text', 'Time period label', 14),
-  col('status', 'text', 'Status', 14),
-  col('bv_plan', 'number', 'Planned business value (objectives)'),
-  col('bv_actual', 'number', 'Actual business value (objectives)'),
-  col('completion_criteria', 'text', 'Completion criteria of an objective, e.g. ROLLUP_BY_STATUS', 18),
-  col('criteria', 'text', 'Criteria of a key result, e.g. "By Items" or "Target"', 12),
-  col('metric_baseline', 'number', 'Key-result metric baseline'),
-  col('metric_target', 'number', 'Key-result metric target'),
-  col('metric_current', 'number', 'Key-result metric current value'),
-  col('metric_unit', 'text', 'Key-result metric unit', 10),
-];
+export const STRATEGIC_THEME_TABLE = tableColumns<ThemeSource>()([
+  {
+    name: 'portfolio_theme_keys', type: 'list', label: 'Portfolio themes', width: 16,
+    description: 'Keys of the portfolio themes the strategic theme belongs to', read: (s) => listOf(s.portfolios.map((p) => p.key)),
+  },
+  {
+    name: 'portfolio_theme_titles', type: 'list', label: 'Portfolio theme titles', width: 28, description: 'Titles of those portfolio themes',
+    read: (s) => listOf(s.portfolios.map((p) => p.title)),
+  },
+  { name: 'key', type: 'text', label: 'Theme', width: 12, description: 'Strategic theme key', read: (s) => s.theme.key ?? null },
+  { name: 'id', type: 'text', label: 'Theme id', width: 12, hidden: true, description: 'Internal strategic theme id', read: (s) => s.theme.id },
+  { name: 'title', type: 'text', label: 'Title', width: 40, description: 'Strategic theme title', read: (s) => s.theme.title ?? null },
+  {
+    name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status', change: { label: 'Status', order: 1 },
+    read: (s) => s.theme.status?.status ?? null,
+  },
+  {
+    name: 'owners', type: 'list', label: 'Owners', width: 24,
+    description: 'Owners: display names where a risk of the same run names the user, else user ids', read: (s) => s.owners,
+  },
+  {
+    name: 'theme_progress', type: 'percent', label: 'Progress', description: 'Theme progress (percent) from the progress operation',
+    change: { label: 'Progress', order: 2 }, read: (s) => s.progress,
+  },
+  { name: 'summary', type: 'text', label: 'Summary', width: 40, description: 'Short summary of the theme', read: (s) => s.theme.summary ?? null },
+  { name: 'description', type: 'text', label: 'Description', width: 50, description: 'Description of the theme (multi-line)', read: (s) => s.theme.description ?? null },
+  { name: 'color', type: 'text', label: 'Colour', width: 10, hidden: true, description: 'Colour of the theme (hex)', read: (s) => s.theme.color ?? null },
+]);
+
+export const THEME_SHAPE: FieldShape = {
+  id: true, key: true, title: true, status: true, owners: true, summary: true, description: true, color: true,
+};
+export const OKR_GROUP_SHAPE: FieldShape = {
+  id: true, type: true, title: true, completionPct: true, status: true, bvPlan: true, bvActual: true, completionCriteria: true,
+  // Structure, kept by the row's place: the level column, the order of the rows, the objective rows themselves.
+  level: true, sequence: true, objectivesCount: true,
+};
+export const OKR_OBJECTIVE_SHAPE: FieldShape = {
+  id: true, type: true, key: true, title: true, completionPct: true, timePeriod: true, endTimePeriod: true, objType: true,
+  status: true, bvPlan: true, bvActual: true, completionCriteria: true, groupName: true, level: true, keyResultsCount: true,
+};
+export const KEY_RESULT_SHAPE: FieldShape = {
+  id: true, type: true, key: true, title: true, completionPct: true, criteria: true, timePeriod: true, status: true,
+  metric: { baseline: true, target: true, unit: true, current: true }, level: true,
+};
+
+export const STRATEGIC_THEME_COLUMNS: readonly Column[] = STRATEGIC_THEME_TABLE.columns;
+
+/** What an `okrs` row is read from: a group (level 1), one of its objectives (2) or a key result (3). */
+export type OkrSource =
+  | { readonly level: 1; readonly themeKey: string; readonly group: OkrObjectiveGroup; readonly groupProgress: number | null }
+  | { readonly level: 2; readonly themeKey: string; readonly group: OkrObjectiveGroup; readonly objective: OkrObjective }
+  | { readonly level: 3; readonly themeKey: string; readonly objective: OkrObjective; readonly keyResult: KeyResult };
+
+const DEFAULT_OKR_TYPES = { 1: 'Objective Group', 2: 'Objective', 3: 'Key Result' } as const;
+
+function okrNode(s: OkrSource): OkrObjectiveGroup | OkrObjective | KeyResult {
+  return s.level === 1 ? s.group : s.level === 2 ? s.objective : s.keyResult;
+}
+
+/** The row's parent: the group of an objective, the objective of a key result. */
+function okrParent(s: OkrSource): { readonly id: string; readonly title?: string | null | undefined } | null {
+  return s.level === 1 ? null : s.level === 2 ? s.group : s.objective;
+}
+
+const metric = (s: OkrSource) => (s.level === 3 ? s.keyResult.metric : undefined);
+
+export const OKR_TABLE = tableColumns<OkrSource>()([
+  { name: 'strategic_theme_key', type: 'text', label: 'Theme', width: 12, description: 'Key of the strategic theme the row belongs to', read: (s) => s.themeKey },
+  { name: 'level', type: 'integer', label: 'Level', width: 6, description: '1 objective group, 2 objective, 3 key result', read: (s) => s.level },
+  {
+    name: 'type', type: 'text', label: 'Type', width: 16, description: '"Objective Group", "Objective" or "Key Result"',
+    read: (s) => okrNode(s).type ?? DEFAULT_OKR_TYPES[s.level],
+  },
+  { name: 'id', type: 'text', label: 'Id', width: 12, hidden: true, description: 'Internal id', read: (s) => okrNode(s).id },
+  {
+    name: 'key', type: 'text', label: 'Key', width: 12, description: 'Key (objectives and key results)',
+    read: (s) => (s.level === 1 ? null : (okrNode(s) as OkrObjective | KeyResult).key ?? null),
+  },
+  {
+    name: 'parent_id', type: 'text', label: 'Parent id', width: 12, hidden: true,
+    description: 'Id of the group (for objectives) or objective (for key results)', read: (s) => okrParent(s)?.id ?? null,
+  },
+  { name: 'parent_title', type: 'text', label: 'Parent', width: 30, description: 'Title of that group or objective', read: (s) => okrParent(s)?.title ?? null },
+  { name: 'title', type: 'text', label: 'Title', width: 44, indent: true, description: 'Title', read: (s) => okrNode(s).title ?? null },
+  {
+    name: 'completion', type: 'percent', label: 'Completion', description: 'Completion percent', change: { label: 'Progress', order: 1 },
+    read: (s) => (s.level === 1 ? (s.group.completionPct ?? s.groupProgress) : (okrNode(s).completionPct ?? null)),
+  },
+  {
+    name: 'time_period', type: 'text', label: 'Time period', width: 14, description: 'Time period label',
+    read: (s) => (s.level === 1 ? null : (okrNode(s) as OkrObjective | KeyResult).timePeriod ?? null),
+  },
+  {
+    name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status', change: { label: 'Status', order: 2 },
+    read: (s) => okrNode(s).status?.status ?? null,
+  },
+  {
+    name: 'bv_plan', type: 'number', label: 'Planned BV', description: 'Planned business value (objectives)',
+    change: { label: 'Planned BV', order: 3 }, read: (s) => (s.level === 3 ? null : (okrNode(s) as OkrObjective).bvPlan ?? null),
+  },
+  {
+    name: 'bv_actual', type: 'number', label: 'Actual BV', description: 'Actual business value (objectives)',
+    change: { label: 'Actual BV', order: 4 }, read: (s) => (s.level === 3 ? null : (okrNode(s) as OkrObjective).bvActual ?? null),
+  },
+  {
+    name: 'completion_criteria', type: 'text', label: 'Completion criteria', width: 18,
+    description: 'Completion criteria of an objective, e.g. ROLLUP_BY_STATUS',
+    read: (s) => (s.level === 3 ? null : (okrNode(s) as OkrObjective).completionCriteria ?? null),
+  },
+  {
+    name: 'criteria', type: 'text', label: 'Criteria', width: 12, description: 'Criteria of a key result, e.g. "By Items" or "Target"',
+    read: (s) => (s.level === 3 ? (s.keyResult.criteria ?? null) : null),
+  },
+  { name: 'metric_baseline', type: 'number', label: 'Baseline', description: 'Key-result metric baseline', read: (s) => metric(s)?.baseline ?? null },
+  { name: 'metric_target', type: 'number', label: 'Target', description: 'Key-result metric target', read: (s) => metric(s)?.target ?? null },
+  {
+    name: 'metric_current', type: 'number', label: 'Current', description: 'Key-result metric current value',
+    change: { label: 'Current value', order: 5 }, read: (s) => metric(s)?.current ?? null,
+  },
+  { name: 'metric_unit', type: 'text', label: 'Unit', width: 10, description: 'Key-result metric unit', read: (s) => metric(s)?.unit ?? null },
+  {
+    name: 'objective_kind', type: 'text', label: 'Objective kind', width: 14, description: 'Kind of an objective as the tool names it (objType)',
+    read: (s) => (s.level === 2 ? (s.objective.objType ?? null) : null),
+  },
+  {
+    name: 'end_time_period', type: 'text', label: 'End period', width: 14, description: 'Last time period of an objective that spans several',
+    read: (s) => (s.level === 2 ? (s.objective.endTimePeriod ?? null) : null),
+  },
+]);
+
+export const OKR_COLUMNS: readonly Column[] = OKR_TABLE.columns;
 
 interface ThemeTree {
   readonly theme: StrategicTheme;
@@ -63,6 +174,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
   const health = new OkrFigures(SHEET_TITLES.okrs ?? 'okrs');
+  const audit = new FieldAudit();
   let objectiveCompletionSum = 0;
   let objectivesWithCompletion = 0;
 
@@ -135,19 +247,16 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
 
     async function* themeRows(): AsyncIterable<TableRow> {
       for (const theme of themes) {
+        audit.check('strategic-themes', theme, THEME_SHAPE);
         // Portfolio order for the membership columns, independent of which request finished first.
         const owners = portfolios.filter((p) => (membership.get(theme.id) ?? []).some((m) => m.id === p.id));
         yield {
-          values: [
-            listOf(owners.map((p) => p.key)),
-            listOf(owners.map((p) => p.title)),
-            theme.key ?? null,
-            theme.id,
-            theme.title ?? null,
-            theme.status?.status ?? null,
-            listOf(theme.owners?.map((id) => (id && ctx.people ? ctx.people.name(id) : id))),
-            progress.get(theme.id)?.themeProgress ?? null,
-          ],
+          values: STRATEGIC_THEME_TABLE.values({
+            theme,
+            portfolios: owners,
+            owners: listOf(theme.owners?.map((id) => (id && ctx.people ? ctx.people.name(id) : id))),
+            progress: progress.get(theme.id)?.themeProgress ?? null,
+          }),
         };
       }
     }
@@ -167,12 +276,10 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         for (const { group, objectives } of tree.groups) {
           counts.groups++;
           row++;
+          audit.check('okrs', group, OKR_GROUP_SHAPE);
           yield {
             outlineLevel: 0,
-            values: [
-              themeKey, 1, group.type ?? 'Objective Group', group.id, null, null, null, group.title ?? null,
-              group.completionPct ?? groupsProgress[group.id] ?? null, null, group.status?.status ?? null,
-            ],
+            values: OKR_TABLE.values({ level: 1, themeKey, group, groupProgress: groupsProgress[group.id] ?? null }),
           };
           for (const { objective, keyResults } of objectives) {
             counts.objectives++;
@@ -181,27 +288,13 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
               objectivesWithCompletion++;
             }
             health.objective(tree.theme, objective, row++);
-            yield {
-              outlineLevel: 1,
-              values: [
-                themeKey, 2, objective.type ?? 'Objective', objective.id, objective.key ?? null, group.id, group.title ?? null,
-                objective.title ?? null, objective.completionPct ?? null, objective.timePeriod ?? null,
-                objective.status?.status ?? null, objective.bvPlan ?? null, objective.bvActual ?? null,
-                objective.completionCriteria ?? null,
-              ],
-            };
+            audit.check('okrs', objective, OKR_OBJECTIVE_SHAPE);
+            yield { outlineLevel: 1, values: OKR_TABLE.values({ level: 2, themeKey, group, objective }) };
             for (const kr of keyResults) {
               counts.keyResults++;
               row++;
-              yield {
-                outlineLevel: 2,
-                values: [
-                  themeKey, 3, kr.type ?? 'Key Result', kr.id, kr.key ?? null, objective.id, objective.title ?? null, kr.title ?? null,
-                  kr.completionPct ?? null, kr.timePeriod ?? null, kr.status?.status ?? null, null, null, null,
-                  kr.criteria ?? null, kr.metric?.baseline ?? null, kr.metric?.target ?? null,
-                  kr.metric?.current ?? null, kr.metric?.unit ?? null,
-                ],
-              };
+              audit.check('okrs', kr, KEY_RESULT_SHAPE);
+              yield { outlineLevel: 2, values: OKR_TABLE.values({ level: 3, themeKey, objective, keyResult: kr }) };
             }
           }
         }
@@ -231,8 +324,10 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
           { label: 'Key results', value: counts.keyResults, type: 'integer' },
         ],
       },
+      ...audit.sections(),
     ],
     figures: () => ({
+      ...audit.figures(),
       okr: {
         ...counts,
         averageObjectiveCompletion: averageObjectiveCompletion(),

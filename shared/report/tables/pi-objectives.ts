@@ -1,83 +1,275 @@
 import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
-import { trackerRef } from '../../planning-api/tracker-ref';
+import { trackerRef, type TrackerItemFields, type TrackerRef } from '../../planning-api/tracker-ref';
+import { FieldAudit, type FieldShape } from '../field-audit';
+import { tableColumns, type ColumnName } from '../../table/column-spec';
 import { epochToCalendarDate } from '../dates';
-import type { Dataset, DatasetContext, TableOutput } from '../dataset';
+import { runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
-import { col, link, listOf } from './columns';
+import { link, listOf, titleOrText } from './columns';
+import { boardSprints, piPhase } from '../summary/pi-phase';
+import { isClosedBoardState } from '../summary/vocabulary';
 import { SHEET_TITLES } from './labels';
 
-export const PI_OBJECTIVE_COLUMNS: readonly Column[] = [
-  col('board_id', 'text', 'Board id', 12),
-  col('board_title', 'text', 'Board title', 24),
-  col('group_id', 'text', 'Objective group id', 12),
-  col('group_title', 'text', 'Objective group title (usually a team)', 24),
-  col('group_type', 'text', 'Objective group type, e.g. TeamGroup', 12),
-  col('id', 'text', 'Objective id', 14),
-  col('title', 'text', 'Objective title', 44),
-  col('type', 'text', 'Objective type, e.g. Objective-Committed', 20),
-  col('completion', 'percent', 'Completion percent by the completion type used; empty when not computable (null)'),
-  col('completion_type', 'integer', 'completionType requested (1-6); empty when the board default was used', 8),
-  col('completion_type_name', 'text', 'Name of the calculation, or "board default (2; 6 on OKR-mode boards)"', 28),
-  col('bv_plan', 'number', 'Planned business value'),
-  col('bv_actual', 'number', 'Actual business value'),
-  col('status', 'text', 'Status title', 14),
-  col('status_category', 'text', 'Status category, e.g. ToDo', 12),
-  col('linked_items', 'integer', 'Number of linked items', 8),
-];
+/** What a `pi-objectives` row is read from. */
+export interface PiObjectiveSource {
+  readonly board: Board;
+  readonly group: PiObjectiveGroup;
+  readonly objective: PiObjective;
+  readonly completionType: CompletionType | undefined;
+  readonly typeName: string;
+}
 
-const ITEM_COLUMNS: readonly Column[] = [
-  col('board_id', 'text', 'Board id', 12),
-  col('objective_id', 'text', 'Objective the item is linked to', 14),
-  col('objective_title', 'text', 'Title of that objective', 30),
-  col('kind', 'text', '"item" (linked item) or "sub-item"', 9),
-  col('item_id', 'text', 'Id of the item', 12),
-  col('parent_item_id', 'text', 'For sub-items: id of the linked item above it', 12),
-  col('tracker_family', 'text', '"extA" or "extB": which tracker family the board is connected to', 8),
-  col('tracker_id', 'text', 'Item id in the tracker (extAId or extBId)', 12),
-  col('tracker_key', 'text', 'Item key in the tracker (extBKey; empty for extA)', 12),
-  col('tracker_link', 'link', 'Link to the item in the tracker (extAURL, or built from extBKey)', 40),
-  col('title', 'text', 'Item title', 44),
-  col('type', 'text', 'Item type, e.g. Feature or UserStory', 12),
-  col('issue_type', 'text', 'Tracker issue type, e.g. Story', 12),
-  col('story_points', 'number', 'Story points'),
-  col('completion', 'percent', 'Completion percent (linked items)'),
-  col('status', 'text', 'Status title', 14),
-  col('status_category', 'text', 'Status category', 12),
-];
+export const PI_OBJECTIVE_TABLE = tableColumns<PiObjectiveSource>()([
+  { name: 'board_id', type: 'text', label: 'Board id', width: 12, hidden: true, description: 'Board id', read: (s) => s.board.id },
+  { name: 'board_title', type: 'text', label: 'Board', width: 24, description: 'Board title', read: (s) => s.board.title ?? null },
+  { name: 'group_id', type: 'text', label: 'Group id', width: 12, hidden: true, description: 'Objective group id', read: (s) => s.group.id },
+  {
+    name: 'group_title', type: 'text', label: 'Team / group', width: 24, description: 'Objective group title (usually a team)',
+    read: (s) => s.group.title ?? null,
+  },
+  {
+    name: 'group_type', type: 'text', label: 'Group type', width: 12, hidden: true, description: 'Objective group type, e.g. TeamGroup',
+    read: (s) => s.group.type ?? null,
+  },
+  { name: 'id', type: 'text', label: 'Objective id', width: 14, description: 'Objective id', read: (s) => s.objective.id },
+  { name: 'title', type: 'text', label: 'Objective', width: 44, description: 'Objective title', read: (s) => s.objective.title ?? null },
+  {
+    name: 'type', type: 'text', label: 'Type', width: 20, description: 'Objective type, e.g. Objective-Committed',
+    read: (s) => s.objective.type ?? null,
+  },
+  {
+    name: 'completion', type: 'percent', label: 'Completion',
+    description: 'Completion percent by the completion type used; empty when not computable (null)',
+    change: { label: 'Completion', order: 1 }, read: (s) => s.objective.completion ?? null,
+  },
+  {
+    name: 'completion_type', type: 'integer', label: 'Completion type', width: 8, hidden: true,
+    description: 'completionType requested (1-6); empty when the board default was used', read: (s) => s.completionType ?? null,
+  },
+  {
+    name: 'completion_type_name', type: 'text', label: 'Completion calculation', width: 28,
+    description: 'Name of the calculation, or "board default (2; 6 on OKR-mode boards)"', read: (s) => s.typeName,
+  },
+  {
+    name: 'bv_plan', type: 'number', label: 'Planned BV', description: 'Planned business value',
+    change: { label: 'Planned BV', order: 3 }, read: (s) => s.objective.bvPlan ?? null,
+  },
+  {
+    name: 'bv_actual', type: 'number', label: 'Actual BV', description: 'Actual business value',
+    change: { label: 'Actual BV', order: 4 }, read: (s) => s.objective.bvActual ?? null,
+  },
+  {
+    name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status title', change: { label: 'Status', order: 2 },
+    read: (s) => s.objective.status?.title ?? null,
+  },
+  {
+    name: 'status_category', type: 'text', label: 'Status category', width: 12, description: 'Status category, e.g. ToDo',
+    read: (s) => s.objective.status?.category ?? null,
+  },
+  {
+    name: 'linked_items', type: 'integer', label: 'Linked items', width: 8, description: 'Number of linked items',
+    read: (s) => s.objective.linkedItems?.length ?? 0,
+  },
+  {
+    name: 'group_completion', type: 'percent', label: 'Group completion', description: 'Completion of the objective group, rolled up from its objectives',
+    read: (s) => s.group.completion ?? null,
+  },
+  { name: 'group_bv_plan', type: 'number', label: 'Group planned BV', description: 'Planned business value of the whole group', read: (s) => s.group.bvPlan ?? null },
+  { name: 'group_bv_actual', type: 'number', label: 'Group actual BV', description: 'Actual business value of the whole group', read: (s) => s.group.bvActual ?? null },
+  {
+    name: 'group_achievement', type: 'percent', label: 'Group BV achievement',
+    description: 'Actual over planned business value of the group (only on boards with BV achievement enabled)', read: (s) => s.group.achievement ?? null,
+  },
+  {
+    name: 'board_state', type: 'text', label: 'Board state', width: 12, description: 'State of the board, e.g. Planning or Tracking',
+    read: (s) => titleOrText(s.board.state),
+  },
+]);
 
-const TEAM_SPRINT_COLUMNS: readonly Column[] = [
-  col('teams', 'list', 'Teams the item is planned for (additionalColumns only)', 20),
-  col('sprints', 'list', 'Sprints the item is planned in (additionalColumns only)', 20),
-  col('first_sprint_start', 'date', 'Start date of the earliest sprint (additionalColumns only)'),
-  col('last_sprint_end', 'date', 'End date of the latest sprint (additionalColumns only)'),
-];
+export const PI_OBJECTIVE_COLUMNS: readonly Column[] = PI_OBJECTIVE_TABLE.columns;
+
+/** What a `pi-objective-items` row is read from: a linked item, or a sub-item under one. */
+export interface PiItemSource {
+  readonly boardId: string;
+  readonly objective: PiObjective;
+  readonly item: PiLinkedItem | PiSubItem;
+  /** The linked item above a sub-item; null for a linked item. */
+  readonly parentId: string | null;
+  readonly ref: TrackerRef;
+  /** The item's plan, earliest first (read only when the team and sprint columns are on). */
+  readonly plan: TeamSprintPlan | undefined;
+}
+
+/** Team and sprint facts of one item, computed once for the four columns that show them. */
+export interface TeamSprintPlan {
+  readonly teams: readonly string[] | null;
+  readonly sprints: readonly string[] | null;
+  readonly firstStart: CellValue;
+  readonly lastEnd: CellValue;
+}
+
+const PI_ITEM_TABLE = tableColumns<PiItemSource>()([
+  { name: 'board_id', type: 'text', label: 'Board id', width: 12, hidden: true, description: 'Board id', read: (s) => s.boardId },
+  {
+    name: 'objective_id', type: 'text', label: 'Objective id', width: 14, hidden: true, description: 'Objective the item is linked to',
+    read: (s) => s.objective.id,
+  },
+  {
+    name: 'objective_title', type: 'text', label: 'Objective', width: 30, description: 'Title of that objective',
+    read: (s) => s.objective.title ?? null,
+  },
+  {
+    name: 'kind', type: 'text', label: 'Kind', width: 9, description: '"item" (linked item) or "sub-item"',
+    read: (s) => (s.parentId ? 'sub-item' : 'item'),
+  },
+  { name: 'item_id', type: 'text', label: 'Item id', width: 12, hidden: true, description: 'Id of the item', read: (s) => s.item.id },
+  {
+    name: 'parent_item_id', type: 'text', label: 'Parent item id', width: 12, hidden: true,
+    description: 'For sub-items: id of the linked item above it', read: (s) => s.parentId,
+  },
+  {
+    name: 'tracker_family', type: 'text', label: 'Tracker', width: 8,
+    description: '"extA" or "extB": which tracker family the board is connected to',
+    read: (s) => (s.ref.family === 'unknown' ? null : s.ref.family),
+  },
+  {
+    name: 'tracker_id', type: 'text', label: 'Tracker id', width: 12, hidden: true, description: 'Item id in the tracker (extAId or extBId)',
+    read: (s) => s.ref.id,
+  },
+  {
+    name: 'tracker_key', type: 'text', label: 'Tracker key', width: 12, description: 'Item key in the tracker (extBKey; empty for extA)',
+    read: (s) => s.ref.key,
+  },
+  {
+    name: 'tracker_link', type: 'link', label: 'Item', width: 40,
+    description: 'Link to the item in the tracker (extAURL, or built from extBKey)',
+    read: (s) => link(s.ref.key ?? s.item.title ?? s.ref.id, s.ref.url),
+  },
+  { name: 'title', type: 'text', label: 'Title', width: 44, description: 'Item title', read: (s) => s.item.title ?? null },
+  { name: 'type', type: 'text', label: 'Type', width: 12, description: 'Item type, e.g. Feature or UserStory', read: (s) => s.item.type ?? null },
+  {
+    name: 'issue_type', type: 'text', label: 'Issue type', width: 12, description: 'Tracker issue type, e.g. Story',
+    read: (s) => s.item.issueType ?? null,
+  },
+  {
+    name: 'story_points', type: 'number', label: 'Story points', description: 'Story points',
+    change: { label: 'Story points', order: 3 }, read: (s) => s.item.storyPoints ?? null,
+  },
+  {
+    name: 'completion', type: 'percent', label: 'Completion', description: 'Completion percent (linked items)',
+    change: { label: 'Completion', order: 2 }, read: (s) => s.item.completion ?? null,
+  },
+  {
+    name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status title', change: { label: 'Status', order: 1 },
+    read: (s) => s.item.status?.title ?? null,
+  },
+  {
+    name: 'status_category', type: 'text', label: 'Status category', width: 12, description: 'Status category',
+    read: (s) => s.item.status?.category ?? null,
+  },
+  {
+    name: 'tracker_item_type_icon', type: 'text', label: 'Item type icon', width: 20, hidden: true,
+    description: 'Address of the item-type icon (first family: extAItemTypeIcon; tfsItemTypeIcon in the public docs)',
+    read: (s) => s.item.extAItemTypeIcon ?? s.item.tfsItemTypeIcon ?? null,
+  },
+  {
+    name: 'tracker_issue_type_id', type: 'text', label: 'Issue type id', width: 10, hidden: true,
+    description: 'Issue-type id in the tracker (second family: extBIssueTypeId; jiraIssueTypeId in the public docs)',
+    read: (s) => s.item.extBIssueTypeId ?? s.item.jiraIssueTypeId ?? null,
+  },
+]);
+
+const TEAM_SPRINT_TABLE = tableColumns<PiItemSource>()([
+  {
+    name: 'teams', type: 'list', label: 'Teams', width: 20, description: 'Teams the item is planned for (additionalColumns only)',
+    change: { label: 'Teams', order: 4 }, read: (s) => s.plan?.teams ?? null,
+  },
+  {
+    name: 'sprints', type: 'list', label: 'Sprints', width: 20, description: 'Sprints the item is planned in (additionalColumns only)',
+    change: { label: 'Sprints', order: 5 }, read: (s) => s.plan?.sprints ?? null,
+  },
+  {
+    name: 'first_sprint_start', type: 'date', label: 'First sprint starts',
+    description: 'Start date of the earliest sprint (additionalColumns only)', read: (s) => s.plan?.firstStart ?? null,
+  },
+  {
+    name: 'last_sprint_end', type: 'date', label: 'Last sprint ends', description: 'End date of the latest sprint (additionalColumns only)',
+    read: (s) => s.plan?.lastEnd ?? null,
+  },
+]);
+
+/** Names of every column `pi-objective-items` may have (the team and sprint ones only with additionalColumns). */
+export type PiItemColumnName = ColumnName<typeof PI_ITEM_TABLE> | ColumnName<typeof TEAM_SPRINT_TABLE>;
 
 /** Columns of `pi-objective-items`: team and sprint columns exist exactly when additionalColumns is on. */
 export function piObjectiveItemColumns(additionalColumns: boolean): readonly Column[] {
-  return additionalColumns ? [...ITEM_COLUMNS, ...TEAM_SPRINT_COLUMNS] : ITEM_COLUMNS;
+  return additionalColumns ? [...PI_ITEM_TABLE.columns, ...TEAM_SPRINT_TABLE.columns] : PI_ITEM_TABLE.columns;
 }
+
+/** Tracked columns of `pi-objective-items` in comparison order (those of absent columns are skipped when bound). */
+export const PI_ITEM_TRACKED = [...PI_ITEM_TABLE.tracked, ...TEAM_SPRINT_TABLE.tracked];
 
 function unique(values: (string | null | undefined)[]): string[] {
   return [...new Set(values.filter((v): v is string => !!v))];
 }
 
-function teamSprintValues(entries: readonly PiTeamsAndSprints[] | null | undefined, timeZone: string): CellValue[] {
+export function teamSprintPlan(entries: readonly PiTeamsAndSprints[] | string | null | undefined, timeZone: string): TeamSprintPlan {
+  // Text where the contract has a list: kept readable in the sprints column (the dataset counts a warning).
+  if (typeof entries === 'string') return { teams: null, sprints: listOf([entries]), firstStart: null, lastEnd: null };
   const list = [...(entries ?? [])].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
   const starts = list.map((e) => e.sprint?.startDate).filter((n): n is number => typeof n === 'number');
   const ends = list.map((e) => e.sprint?.endDate).filter((n): n is number => typeof n === 'number');
   // Sprint boundaries are instants; the calendar date in the report's zone is what planners read.
   const day = (ms: number) => epochToCalendarDate(ms, timeZone) ?? null;
-  return [
-    listOf(unique(list.map((e) => e.team?.title))),
-    listOf(unique(list.map((e) => e.sprint?.title))),
-    starts.length > 0 ? day(Math.min(...starts)) : null,
-    ends.length > 0 ? day(Math.max(...ends)) : null,
-  ];
+  return {
+    teams: listOf(unique(list.map((e) => e.team?.title))),
+    sprints: listOf(unique(list.map((e) => e.sprint?.title))),
+    firstStart: starts.length > 0 ? day(Math.min(...starts)) : null,
+    lastEnd: ends.length > 0 ? day(Math.max(...ends)) : null,
+  };
 }
 
+/** The values of a `pi-objective-items` row, with or without the team and sprint columns. */
+export function piItemValues(source: PiItemSource, additionalColumns: boolean): CellValue[] {
+  const values = PI_ITEM_TABLE.values(source);
+  if (additionalColumns) values.push(...TEAM_SPRINT_TABLE.values(source));
+  return values;
+}
+
+/** The tracker fields under either vocabulary: the contract's extA and extB, or the docs' tfs and jira names. */
+export function trackerFields(item: PiLinkedItem | PiSubItem): TrackerItemFields {
+  return {
+    extAId: item.extAId ?? item.tfsId,
+    extAURL: item.extAURL ?? item.tfsURL,
+    extBId: item.extBId ?? item.jiraId,
+    extBKey: item.extBKey ?? item.jiraKey,
+  };
+}
+
+const STATUS = true;
+/** Fields of a sub-item the item table reads (a status and a plan entry are references: their title is what is kept). */
+export const PI_SUB_ITEM_SHAPE: FieldShape = {
+  id: true, extAId: true, extAURL: true, extAItemTypeIcon: true, tfsId: true, tfsURL: true, tfsItemTypeIcon: true,
+  extBId: true, extBKey: true, extBIssueTypeId: true, jiraId: true, jiraKey: true, jiraIssueTypeId: true, title: true,
+  type: true, issueType: true, storyPoints: true, completion: true, status: STATUS,
+  teamsAndSprints: { sequence: true, team: true, sprint: true },
+};
+/** A linked item: its sub-items have rows of their own (audited one by one). */
+export const PI_LINKED_ITEM_SHAPE: FieldShape = { ...PI_SUB_ITEM_SHAPE, subItems: true };
+/** An objective group and its objectives; linked items are audited with the item table. */
+export const PI_GROUP_SHAPE: FieldShape = {
+  id: true, title: true, type: true, completion: true, bvPlan: true, bvActual: true, achievement: true, status: STATUS,
+  objectives: {
+    id: true, title: true, type: true, completion: true, bvPlan: true, bvActual: true, status: STATUS, linkedItems: true,
+    // The rows keep the API's order, which is the sequence.
+    sequence: true,
+  },
+};
+
 export function piObjectivesDataset(ctx: DatasetContext): Dataset {
+  const audit = new FieldAudit();
   const selection = ctx.definition.datasets.piObjectives ?? { additionalColumns: false };
   const completionType = selection.completionType as CompletionType | undefined;
   const additionalColumns = selection.additionalColumns;
@@ -87,25 +279,38 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
   function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
-    const ref = trackerRef(item, { extBBrowseUrl });
-    const values: CellValue[] = [
-      boardId, objective.id, objective.title ?? null, parentId ? 'sub-item' : 'item', item.id, parentId,
-      ref.family === 'unknown' ? null : ref.family, ref.id, ref.key, link(ref.key ?? item.title ?? ref.id, ref.url), item.title ?? null, item.type ?? null, item.issueType ?? null,
-      item.storyPoints ?? null, item.completion ?? null, item.status?.title ?? null, item.status?.category ?? null,
-    ];
-    if (additionalColumns) values.push(...teamSprintValues(item.teamsAndSprints, ctx.definition.timeZone));
+    const ref = trackerRef(trackerFields(item), { extBBrowseUrl });
+    audit.check('pi-objective-items', item, parentId ? PI_SUB_ITEM_SHAPE : PI_LINKED_ITEM_SHAPE);
+    if (typeof item.teamsAndSprints === 'string') {
+      audit.warn('pi-objective-items', 'teamsAndSprints', 'text where a list of { team, sprint } was expected; shown as is in sprints');
+    }
+    const plan = additionalColumns ? teamSprintPlan(item.teamsAndSprints, ctx.definition.timeZone) : undefined;
+    const values = piItemValues({ boardId, objective, item, parentId, ref, plan }, additionalColumns);
     return { values, outlineLevel: parentId ? 1 : 0 };
+  }
+
+  /** The board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
+  async function placePi(board: Board, groups: PiObjectiveGroup[]): Promise<void> {
+    const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
+    const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
+    const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined));
+    predictability.board(board, phase, teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)));
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
     boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log);
+    for (const board of boards) {
+      if (typeof board.state === 'string') audit.warn('pi-objectives', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
+    }
     // One request per board returns the whole nested tree; both tables are built from it.
     const groupsByBoard: { board: Board; groups: PiObjectiveGroup[] }[] = await Promise.all(
       boards.map(async (board) => ({
         board,
-        groups: await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns }),
+        // Always with teams and sprints: their sprint dates place the PI's phase (columns follow the setting).
+        groups: await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns: true }),
       })),
     );
+    await Promise.all(groupsByBoard.map(({ board, groups }) => placePi(board, groups)));
     const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
 
     async function* objectiveRows(): AsyncIterable<TableRow> {
@@ -115,6 +320,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
         const stats = { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
         perBoard.set(board.id, stats);
         for (const group of groups) {
+          audit.check('pi-objectives', group, PI_GROUP_SHAPE);
           for (const objective of group.objectives ?? []) {
             stats.objectives++;
             if (typeof objective.completion === 'number') {
@@ -122,14 +328,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
               stats.completionSum += objective.completion;
             } else stats.notComputable++;
             predictability.add(board, group, objective, row++);
-            yield {
-              values: [
-                board.id, board.title ?? null, group.id, group.title ?? null, group.type ?? null, objective.id,
-                objective.title ?? null, objective.type ?? null, objective.completion ?? null, completionType ?? null,
-                typeName, objective.bvPlan ?? null, objective.bvActual ?? null, objective.status?.title ?? null,
-                objective.status?.category ?? null, objective.linkedItems?.length ?? 0,
-              ],
-            };
+            yield { values: PI_OBJECTIVE_TABLE.values({ board, group, objective, completionType, typeName }) };
           }
         }
       }
@@ -176,8 +375,10 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
           type: 'percent' as const,
         })),
       },
+      ...audit.sections(),
     ],
     figures: () => ({
+      ...audit.figures(),
       ...predictability.figures(),
       piObjectives: Object.fromEntries(
         boards.map((b) => {

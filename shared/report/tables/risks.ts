@@ -8,32 +8,83 @@ import { SHEET_TITLES } from './labels';
 import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../people';
 import { col, columnSlug, dateOrText, joinList, listOf } from './columns';
+import { tableColumns } from '../../table/column-spec';
+import { FieldAudit, type FieldShape } from '../field-audit';
+
+/** What a `risks` row is read from. */
+export interface RiskSource {
+  readonly register: RiskRegister;
+  readonly risk: Risk;
+}
 
 /** Fixed columns of the `risks` table; custom-field columns (`cf_...`) follow them. */
-export const RISK_COLUMNS: readonly Column[] = [
-  col('register_key', 'text', 'Key of the risk register', 12),
-  col('register_title', 'text', 'Title of the risk register', 24),
-  col('key', 'text', 'Risk key (register key, hyphen, number)', 12),
-  col('id', 'text', 'Internal risk id', 12),
-  col('title', 'text', 'Risk title', 40),
-  col('status', 'text', 'Risk status', 14),
-  col('impact', 'text', 'Impact level from the register matrix', 12),
-  col('probability', 'text', 'Probability level from the register matrix', 12),
-  col('risk_level', 'text', 'Computed risk level; the worksheet cell is filled with the level colour', 14),
-  col('risk_level_color', 'text', 'Hex colour of the risk level', 10),
-  col('raised_date', 'date', 'Date the risk was raised'),
-  col('resolution_date', 'date', 'Resolution date (empty when not resolved)'),
-  col('responsible', 'text', 'Display name of the responsible user', 20),
-  col('created_by', 'text', 'Login of the user who created the risk', 20),
-  col('watchers', 'list', 'Display names of watchers', 24),
-  col('linked_items', 'list', 'Keys of linked board items', 20),
-  col('teams', 'list', 'Board teams', 20),
-  col('sprints', 'list', 'Board sprints', 20),
-  col('description', 'text', 'Risk description (multi-line)', 50),
-  col('mitigation', 'text', 'Mitigation actions (multi-line)', 50),
-];
+export const RISK_TABLE = tableColumns<RiskSource>()([
+  { name: 'register_key', type: 'text', label: 'Register', width: 12, description: 'Key of the risk register', read: (s) => s.register.key ?? null },
+  {
+    name: 'register_title', type: 'text', label: 'Register title', width: 24, description: 'Title of the risk register',
+    read: (s) => s.register.title ?? s.risk.riskRegister?.riskRegister ?? null,
+  },
+  { name: 'key', type: 'text', label: 'Risk', width: 12, description: 'Risk key (register key, hyphen, number)', read: (s) => s.risk.key ?? null },
+  { name: 'id', type: 'text', label: 'Risk id', width: 12, hidden: true, description: 'Internal risk id', read: (s) => s.risk.id },
+  { name: 'title', type: 'text', label: 'Title', width: 40, description: 'Risk title', read: (s) => s.risk.title ?? null },
+  {
+    name: 'status', type: 'text', label: 'Status', width: 14, description: 'Risk status', change: { label: 'Status', order: 1 },
+    read: (s) => s.risk.status?.status ?? null,
+  },
+  {
+    name: 'impact', type: 'text', label: 'Impact', width: 12, description: 'Impact level from the register matrix',
+    change: { label: 'Impact', order: 3 }, read: (s) => s.risk.impact ?? null,
+  },
+  {
+    name: 'probability', type: 'text', label: 'Probability', width: 12, description: 'Probability level from the register matrix',
+    change: { label: 'Probability', order: 4 }, read: (s) => s.risk.probability ?? null,
+  },
+  {
+    name: 'risk_level', type: 'text', label: 'Risk level', width: 14,
+    description: 'Computed risk level; the worksheet cell is filled with the level colour',
+    change: { label: 'Risk level', order: 2 }, read: (s) => s.risk.riskLevel?.title ?? null,
+  },
+  {
+    name: 'risk_level_color', type: 'text', label: 'Level colour', width: 10, hidden: true, description: 'Hex colour of the risk level',
+    read: (s) => s.risk.riskLevel?.color ?? null,
+  },
+  { name: 'raised_date', type: 'date', label: 'Raised', description: 'Date the risk was raised', read: (s) => dateOrText(s.risk.raisedDate, parseApiDate) },
+  {
+    name: 'resolution_date', type: 'date', label: 'Resolution date', description: 'Resolution date (empty when not resolved)',
+    change: { label: 'Resolution date', order: 6 }, read: (s) => dateOrText(s.risk.resolutionDate, parseApiDate),
+  },
+  {
+    name: 'responsible', type: 'text', label: 'Owner', width: 20, description: 'Display name of the responsible user',
+    change: { label: 'Responsible', order: 5 }, read: (s) => s.risk.responsible?.user ?? null,
+  },
+  { name: 'created_by', type: 'text', label: 'Created by', width: 20, description: 'Login of the user who created the risk', read: (s) => s.risk.createdBy ?? null },
+  {
+    name: 'watchers', type: 'list', label: 'Watchers', width: 24, description: 'Display names of watchers',
+    read: (s) => listOf(s.risk.watcherList?.map((w) => w.Watcher)),
+  },
+  {
+    name: 'linked_items', type: 'list', label: 'Linked items', width: 20, description: 'Keys of linked board items',
+    read: (s) => listOf(s.risk.linkedItems?.map((l) => l.key ?? l.id)),
+  },
+  { name: 'teams', type: 'list', label: 'Teams', width: 20, description: 'Board teams', read: (s) => listOf(s.risk.boardTeams?.map((t) => t.teamTitle)) },
+  {
+    name: 'sprints', type: 'list', label: 'Sprints', width: 20, description: 'Board sprints',
+    read: (s) => listOf(s.risk.boardSprints?.map((b) => b.sprintTitle)),
+  },
+  { name: 'description', type: 'text', label: 'Description', width: 50, description: 'Risk description (multi-line)', read: (s) => s.risk.riskDesc ?? null },
+  { name: 'mitigation', type: 'text', label: 'Mitigation', width: 50, description: 'Mitigation actions (multi-line)', read: (s) => s.risk.mitigationActions ?? null },
+]);
 
-const RISK_LEVEL_COLUMN = RISK_COLUMNS.findIndex((c) => c.key === 'risk_level');
+export const RISK_COLUMNS: readonly Column[] = RISK_TABLE.columns;
+
+const RISK_LEVEL_COLUMN = RISK_TABLE.indexOf('risk_level');
+
+/** The fields the risk columns read (custom fields become columns of their own). */
+export const RISK_SHAPE: FieldShape = {
+  id: true, key: true, title: true, riskDesc: true, mitigationActions: true, createdBy: true, impact: true, probability: true,
+  riskLevel: { title: true, color: true }, raisedDate: true, resolutionDate: true, linkedItems: true, boardTeams: true,
+  boardSprints: true, customFields: true, status: true, riskRegister: true, watcherList: true, responsible: true,
+};
 
 interface CustomColumn {
   readonly title: string;
@@ -132,28 +183,7 @@ function learnPeople(risk: Risk, people: PeopleDirectory): void {
 }
 
 export function riskRow(register: RiskRegister, risk: Risk, custom: readonly CustomColumn[]): TableRow {
-  const values: CellValue[] = [
-    register.key ?? null,
-    register.title ?? risk.riskRegister?.riskRegister ?? null,
-    risk.key ?? null,
-    risk.id,
-    risk.title ?? null,
-    risk.status?.status ?? null,
-    risk.impact ?? null,
-    risk.probability ?? null,
-    risk.riskLevel?.title ?? null,
-    risk.riskLevel?.color ?? null,
-    dateOrText(risk.raisedDate, parseApiDate),
-    dateOrText(risk.resolutionDate, parseApiDate),
-    risk.responsible?.user ?? null,
-    risk.createdBy ?? null,
-    listOf(risk.watcherList?.map((w) => w.Watcher)),
-    listOf(risk.linkedItems?.map((l) => l.key ?? l.id)),
-    listOf(risk.boardTeams?.map((t) => t.teamTitle)),
-    listOf(risk.boardSprints?.map((s) => s.sprintTitle)),
-    risk.riskDesc ?? null,
-    risk.mitigationActions ?? null,
-  ];
+  const values = RISK_TABLE.values({ register, risk });
   const fields = new Map((risk.customFields ?? []).map((f) => [f.title ?? f.id, f] as const));
   for (const c of custom) {
     const field = fields.get(c.title);
@@ -171,8 +201,9 @@ export function riskRow(register: RiskRegister, risk: Risk, custom: readonly Cus
 export function risksDataset(ctx: DatasetContext): Dataset {
   const selectors = ctx.definition.datasets.risks?.registers;
   let registers: RiskRegister[] = [];
-  const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks');
+  const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks', ctx.definition.datasets.risks?.ownerField);
   let total = 0;
+  const audit = new FieldAudit();
 
   async function selectRegisters(): Promise<RiskRegister[]> {
     const visible = await toArray(ctx.source.listRiskRegisters());
@@ -193,6 +224,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
           total++;
           if (ctx.people) learnPeople(risk, ctx.people);
           figures.add(register, risk, total + 1);
+          audit.check('risks', risk, RISK_SHAPE);
           yield riskRow(register, risk, custom);
         }
       }
@@ -206,7 +238,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
     resolvedSelectors: () => ({
       registers: registers.map((r) => ({ id: r.id, key: r.key ?? null, title: r.title ?? null })),
     }),
-    summary: () => figures.sections(),
-    figures: () => figures.figures(),
+    summary: () => [...figures.sections(), ...audit.sections()],
+    figures: () => ({ ...audit.figures(), ...figures.figures() }),
   };
 }

@@ -1,3 +1,4 @@
+// @tier slow
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -85,19 +86,27 @@ describe('run link in a browser', () => {
     return manifestSchema.parse(JSON.parse(Buffer.from(bytes!).toString('utf8')));
   }
 
-  it('starts an export, shows it to the end, downloads the workbook, and reuses it on a second open', async () => {
+  it('opens on a button, starts an export on its click, shows it to the end, downloads the workbook, and reuses it on a second open', async () => {
     const { token } = link();
     const context = await browser.newContext({ acceptDownloads: true, viewport: VIEWPORT });
     const page = await context.newPage();
-    const autoDownload = page.waitForEvent('download');
     const response = await page.goto(`${api.baseUrl}/run/${token}`);
     expect(response!.status()).toBe(200);
     const headers = response!.headers();
     expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(headers['content-security-policy']).toContain("form-action 'self'");
     expect(headers['referrer-policy']).toBe('no-referrer');
     expect(headers['cache-control']).toBe('no-store');
-    // The export runs asynchronously: the first answer is the progress page.
-    expect(await page.locator('#run').getAttribute('data-state')).toBe('running');
+    // Opening the link only shows the button: nothing starts until a person presses it.
+    expect(await page.locator('#run').getAttribute('data-state')).toBe('ready');
+    await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('start');
+    await page.screenshot({ path: path.join(IMAGES, 'run-link-ready.png') });
+    expect(h.lambda.invocations).toHaveLength(0);
+
+    const autoDownload = page.waitForEvent('download');
+    await Promise.all([page.waitForURL(/\?export=/), page.click('#start')]);
+    // The export runs asynchronously: the answer to the click is the progress page.
+    expect(await page.locator('#run').getAttribute('data-state')).toMatch(/^(running|done)$/);
     expect(h.lambda.invocations).toHaveLength(1);
 
     // The script polls the status JSON and loads the finished page, which starts the workbook download.

@@ -1,3 +1,4 @@
+// @tier slow
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';

@@ -45,7 +45,7 @@ const base: ReportEmailInput = {
   },
   links: [
     { label: 'Workbook', url: 'https://links.example.com/d/abc.def', bytes: 2_500_000, format: 'xlsx' },
-    { label: 'Risks (CSV)', url: 'https://links.example.com/d/ghi.jkl?x=1&y=2', bytes: 900, format: 'csv' },
+    { label: 'Risks', url: 'https://links.example.com/d/ghi.jkl?x=1&y=2', bytes: 900, format: 'csv' },
   ],
   linksExpireAt: new Date('2024-05-20T06:00:00Z'),
 };
@@ -69,7 +69,8 @@ describe('renderReportEmail', () => {
 
   it('opens with headline figures and Needs attention, then the workbook button, other files and small print', () => {
     const { html, text } = renderReportEmail(base);
-    const order = ['Open risks', 'Predictability by board', 'Needs attention', 'Open the workbook', 'Other files', 'Run run-42'];
+    // Headline figures, Needs attention, then the headline tables.
+    const order = ['Open risks', 'Needs attention', 'Predictability by board', 'Open the workbook', 'Other files', 'Run run-42'];
     const at = (s: string, within: string) => within.indexOf(s);
     for (const part of [html, text]) {
       const positions = order.map((o) => at(o, part));
@@ -81,7 +82,7 @@ describe('renderReportEmail', () => {
     }
     expect(html).toMatch(/Open risks<\/th><td[^>]*>1,234<\/td>/);
     expect(html).toMatch(/>2024-06-30<\/td>/);
-    expect(html).toMatch(/>2024-05-06 00:00<\/td>/);
+    expect(html).toMatch(/>2024-05-06 00:00 CEST<\/td>/);
     expect(html).toMatch(/>no<\/td>/);
     expect(html).toMatch(/>–<\/td>/);
     expect(html).toContain('<a href="https://acme.example.com/board/7" style="color:#0b63c5;text-decoration:underline;">Program board</a>');
@@ -89,23 +90,23 @@ describe('renderReportEmail', () => {
     expect(html).toContain('href="https://links.example.com/d/ghi.jkl?x=1&amp;y=2"');
     expect(html).toContain('Workbook (Excel, 2.4 MiB)');
     expect(html).toContain('(CSV, 900 B)');
-    expect(html).toContain('Generated 2024-05-06 01:30 (Europe/Berlin)');
+    expect(html).toContain('Generated 2024-05-06 01:30 CEST (Europe/Berlin)');
     expect(html).toContain('The links work until 2024-05-20.');
     // A link into the workbook is text in the e-mail; brief columns are left out; fills and bars are kept.
     expect(html).toContain('ENT-7 Supplier may fail');
     expect(html).not.toContain("#'Risks'");
     expect(html).not.toContain('Committed');
     expect(html).toContain('bgcolor="#C6EFCE"');
-    expect(html).toContain('85 %');
+    expect(html).toContain('85.4 %');
 
-    expect(text).toContain('Acme weekly\nGenerated 2024-05-06 01:30 (Europe/Berlin)\n');
+    expect(text).toContain('Acme weekly\nGenerated 2024-05-06 01:30 CEST (Europe/Berlin)\n');
     expect(text).toContain('\nRisks\n  Open risks: 1,234\n');
     expect(text).toContain('  Board: Program board <https://acme.example.com/board/7>\n');
-    expect(text).toContain('  Train A: Predictability 85 %\n');
+    expect(text).toContain('  Train A: Predictability 85.4 %\n');
     expect(text).toContain('  - Risk ENT-7 Supplier may fail: Critical · no owner\n');
     expect(text).toContain('Open the workbook (Excel, 2.4 MiB):\n  https://links.example.com/d/abc.def\n');
-    expect(text).toContain('- Risks (CSV) (CSV, 900 B):\n  https://links.example.com/d/ghi.jkl?x=1&y=2\n');
-    expect(text).toContain('Run run-42, generated 2024-05-06 01:30 (Europe/Berlin).\nThe links work until 2024-05-20.\n');
+    expect(text).toContain('- Risks (CSV, 900 B):\n  https://links.example.com/d/ghi.jkl?x=1&y=2\n');
+    expect(text).toContain('Run run-42, generated 2024-05-06 01:30 CEST (Europe/Berlin).\nThe links work until 2024-05-20.\n');
     expect(text).not.toMatch(/<(a|td|th|table|h[12])\b/);
   });
 

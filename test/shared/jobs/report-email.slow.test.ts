@@ -1,3 +1,4 @@
+// @tier slow
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,7 +62,8 @@ describe('the report e-mail in a browser (demo tenant)', () => {
 
   it('shows headline figures, then Needs attention, then one button, then the other files, then the small print', async () => {
     const text = await page.locator('body').innerText();
-    const order = ['Open risks', 'OKR progress by strategic theme', 'Predictability by board', 'Needs attention', 'Open the workbook', 'Other files', 'Run run-7'];
+    // Headline figures, Needs attention, then the headline tables: the first screen of a phone answers.
+    const order = ['Open risks', 'Needs attention', 'OKR progress by strategic theme', 'Predictability by board', 'Open the workbook', 'Other files', 'Run run-7'];
     const positions = order.map((o) => text.indexOf(o));
     expect(positions.every((p) => p >= 0), `missing one of ${order.join(', ')} in:\n${text}`).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -86,23 +88,33 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     );
     expect(colour).toBe('rgb(11, 99, 197)');
     const others = await page.locator('ul li a').allInnerTexts();
-    expect(others).toEqual(expect.arrayContaining(['Risks (CSV)', 'OKRs (CSV)', 'PI objectives (CSV)']));
+    expect(others).toEqual(expect.arrayContaining(['Risks', 'OKRs', 'PI objectives']));
+    // The format and size once, in brackets: "Risks (CSV, 54.9 KiB)".
+    const items = await page.locator('ul li').allInnerTexts();
+    expect(items.find((t) => t.startsWith('Risks'))).toMatch(/^Risks \(CSV, [\d.]+ KiB\)$/);
     expect(others.some((t) => t.endsWith('.csv') || t.endsWith('.xlsx'))).toBe(false);
   });
 
-  it('marks predictability in the 80-100 % band green, others amber, each with a bar', async () => {
+  it('marks predictability in words and colour: green in the 80-100 % band, amber outside, none before the PI is scored; each with a bar', async () => {
     // HTMLTableElement.rows holds the grid's own rows, not those of the bars nested in its cells.
-    const cells = await page.evaluate<{ text: string; bg: string; bars: number }[]>(`(() => {
+    const cells = await page.evaluate<{ text: string; bg: string; bars: number; band: string }[]>(`(() => {
       const th = [...document.querySelectorAll('th')].filter((e) => e.textContent === 'Predictability').at(-1);
+      const column = th.cellIndex;
       return [...th.closest('table').rows].slice(1).map((row) => {
-        const cell = row.cells[row.cells.length - 1];
-        return { text: cell.innerText, bg: getComputedStyle(cell).backgroundColor, bars: cell.querySelectorAll('td[bgcolor="#5b8def"]').length };
+        const cell = row.cells[column];
+        return { text: cell.innerText, bg: getComputedStyle(cell).backgroundColor, bars: cell.querySelectorAll('td[bgcolor="#5b8def"]').length, band: row.cells[column + 1].innerText };
       });
     })()`);
     expect(cells).toHaveLength(sim.tenant.boards.length);
+    expect(cells.some((c) => c.band !== 'scored at the end of the PI')).toBe(true);
     for (const cell of cells) {
       const percent = Number(cell.text.replace(/[^\d.]/g, ''));
-      expect(cell.bg).toBe(percent >= 80 && percent <= 100 ? 'rgb(198, 239, 206)' : 'rgb(255, 235, 156)');
+      const words = percent < 80 ? 'below 80 %' : percent > 100 ? 'above 100 %' : 'in band';
+      if (cell.band === 'scored at the end of the PI') expect(cell.bg).toBe('rgba(0, 0, 0, 0)');
+      else {
+        expect(cell.band).toBe(words);
+        expect(cell.bg).toBe(words === 'in band' ? 'rgb(198, 239, 206)' : 'rgb(255, 235, 156)');
+      }
       expect(cell.bars).toBe(percent > 0 ? 1 : 0);
     }
   });
@@ -112,6 +124,14 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     expect(await page.getByRole('link', { name: 'Open the workbook' }).isVisible()).toBe(true);
+  });
+
+  it('answers on the first screen of a 390-px phone: headline figures and Needs attention start within 900 px', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const tops = await page.evaluate<Record<string, number>>(`(() => Object.fromEntries(
+      [...document.querySelectorAll('h2')].map((h) => [h.textContent, h.getBoundingClientRect().top + window.scrollY])))()`);
+    expect(tops['Risks']).toBeLessThan(900);
+    expect(tops['Needs attention']).toBeLessThan(900);
   });
 
   it('says the same in the plain-text part', () => {

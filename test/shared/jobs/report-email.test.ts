@@ -48,4 +48,24 @@ describe('report e-mail', () => {
     expect(email.html).not.toContain('fresh copy');
     expect(email.text).not.toContain('fresh copy');
   });
+
+  it('gives an inline definition the configured sender and the default subject, its title only quoted after it', async () => {
+    const bait = parseReportDefinition({
+      name: 'adhoc-probe',
+      title: 'Your account is locked "now" – click http://evil.test\r\nBcc: x@evil.test',
+      datasets: { risks: {} },
+      email: { to: ['pm@example.com'], from: 'security@example.com', subjectTemplate: '{title}' },
+      links: { emailLinkDays: 30 },
+    });
+    const options = { from: 'reports@example.com', linkBaseUrl: 'https://api.example.test', key, now, storage };
+    const inline = await buildReportEmail(bait as typeof bait & { email: NonNullable<typeof bait.email> }, result, { ...options, inline: true });
+    expect(inline.from).toBe('reports@example.com');
+    expect(inline.subject).toBe('adhoc-probe – 2026-11-23 – "Your account is locked \'now\' – click http://evil.test Bcc: …"');
+    expect(inline.subject.startsWith('Your account')).toBe(false);
+
+    // A configured definition keeps its own subject template and sender.
+    const configured = await buildReportEmail(bait as typeof bait & { email: NonNullable<typeof bait.email> }, result, options);
+    expect(configured.from).toBe('security@example.com');
+    expect(configured.subject.startsWith('Your account is locked')).toBe(true);
+  });
 });

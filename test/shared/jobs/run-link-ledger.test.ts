@@ -38,18 +38,25 @@ describe.each(adapters)('run links on the run ledger: %s', (_name, make) => {
     expect(results.filter(Boolean)).toHaveLength(6);
     expect(await ledger.takeStart(b, now, { limit: 6, windowMs: HOUR })).toBe(true);
     expect(await ledger.takeStart(a, new Date(now.getTime() + HOUR), { limit: 6, windowMs: HOUR })).toBe(true);
+    // canStart only looks: it never counts.
+    expect(await ledger.canStart(a, now, { limit: 6, windowMs: HOUR })).toBe(false);
+    expect(await ledger.canStart(b, now, { limit: 6, windowMs: HOUR })).toBe(true);
+    expect(await ledger.canStart(b, now, { limit: 2, windowMs: HOUR })).toBe(true);
+    expect(await ledger.takeStart(b, now, { limit: 2, windowMs: HOUR })).toBe(true);
+    expect(await ledger.canStart(b, now, { limit: 2, windowMs: HOUR })).toBe(false);
   });
 
   it('moves a report\'s slot for exactly one of 10 concurrent swaps from the same state', async () => {
     const ledger = new LedgerRunLinkLedger(make());
     const report = unique('acme');
-    const wins = await Promise.all(Array.from({ length: 10 }, (_, i) => ledger.swapRun(report, undefined, `export-${i}`)));
+    const slot = (exportId: string) => ({ exportId, startedAt: now.toISOString() });
+    const wins = await Promise.all(Array.from({ length: 10 }, (_, i) => ledger.swapRun(report, undefined, slot(`export-${i}`))));
     expect(wins.filter(Boolean)).toHaveLength(1);
     const holder = await ledger.currentRun(report);
-    expect(holder).toBe(`export-${wins.indexOf(true)}`);
-    expect(await ledger.swapRun(report, 'export-other', 'export-x')).toBe(false);
-    expect(await ledger.swapRun(report, holder, 'export-next')).toBe(true);
-    expect(await ledger.currentRun(report)).toBe('export-next');
+    expect(holder).toEqual(slot(`export-${wins.indexOf(true)}`));
+    expect(await ledger.swapRun(report, 'export-other', slot('export-x'))).toBe(false);
+    expect(await ledger.swapRun(report, holder?.exportId, slot('export-next'))).toBe(true);
+    expect(await ledger.currentRun(report)).toEqual(slot('export-next'));
     expect(await ledger.currentRun(unique('other'))).toBeUndefined();
   });
 

@@ -5,11 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../shared/core/logger';
 import { JobStatusStore } from '../../../shared/jobs/job-status';
 import type { ExportJobRequest } from '../../../shared/jobs/ports';
-import { openRunLink, showRun, type RunLinkDependencies, type RunView } from '../../../shared/jobs/run-link';
+import { findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from '../../../shared/jobs/run-link';
 import { LedgerRunLinkLedger, RevocationCache } from '../../../shared/jobs/run-link-ledger';
 import type { Ledger } from '../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
-import { verifyLinkToken } from '../../../shared/links/link-token';
+import { ledgerKey } from '../../../shared/ledger/ledger';
 import { createRunLinkToken } from '../../../shared/links/run-link-token';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import type { Storage } from '../../../shared/storage/storage';
@@ -109,92 +109,93 @@ describe('run links (start, join, reuse, limits)', () => {
 
   it('starts an export of the token\'s report and joins it while it runs', async () => {
     const link = token();
-    const first = await openRunLink(link.token, deps);
+    const first = await startRunLink(link.token, deps);
     expect(first).toMatchObject({ state: 'running', exportId: 'export-0001', title: 'ACME weekly' });
     expect(launched).toEqual([{ report: 'acme-weekly', exportId: 'export-0001', source: 'api' }]);
     expect(await jobs.get('export-0001')).toMatchObject({ status: 'queued', report: 'acme-weekly' });
 
     await jobs.update('export-0001', { status: 'running', progress: { datasetsDone: 1, datasetsTotal: 3, rows: 1200 } }, clock);
     later(1);
-    const second = await openRunLink(token().token, deps);
+    const second = await startRunLink(token().token, deps);
     expect(second).toMatchObject({ state: 'running', exportId: 'export-0001', progress: { datasetsDone: 1, datasetsTotal: 3, rows: 1200 } });
     expect(launched).toHaveLength(1);
   });
 
   it('starts one export when many people open links of one report at the same moment', async () => {
-    const views = await Promise.all(Array.from({ length: 8 }, () => openRunLink(token().token, deps)));
+    const views = await Promise.all(Array.from({ length: 8 }, () => startRunLink(token().token, deps)));
     expect(new Set(views.map(exportIdOf)).size).toBe(1);
     expect(launched).toHaveLength(1);
   });
 
-  it('reuses an export that finished less than N minutes ago, with download links through the link route', async () => {
-    const first = await openRunLink(token().token, deps);
+  it('reuses an export that finished less than N minutes ago, with download links through the run link', async () => {
+    const first = await startRunLink(token().token, deps);
     later(2);
     await finish(exportIdOf(first)!);
     later(4);
-    const reused = await openRunLink(token().token, deps);
+    const link = token();
+    const reused = await startRunLink(link.token, deps);
     expect(reused.state).toBe('done');
     if (reused.state !== 'done') return;
     expect(reused.exportId).toBe(exportIdOf(first));
     expect(reused.files.map((f) => f.name)).toEqual(['acme-weekly.xlsx', 'risks.csv']);
-    const href = reused.files[0]!.href;
-    expect(href).toMatch(/^\.\.\/links\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
-    expect(verifyLinkToken(href.slice('../links/'.length), KEYS, clock)).toMatchObject({
-      run: `acme-weekly/dt=2026-11-23/run=${exportIdOf(first)}`,
-      file: 'acme-weekly.xlsx',
+    const href = new URL(reused.files[0]!.href, `https://api.test/run/${link.token}`);
+    expect(href.pathname).toBe(`/run/${link.token}/download`);
+    expect(Object.fromEntries(href.searchParams)).toEqual({ export: exportIdOf(first), file: 'acme-weekly.xlsx' });
+    expect(await findRunDownload(link.token, exportIdOf(first), 'acme-weekly.xlsx', deps)).toEqual({
+      state: 'found', key: `acme-weekly/dt=2026-11-23/run=${exportIdOf(first)}/acme-weekly.xlsx`, name: 'acme-weekly.xlsx',
     });
     expect(launched).toHaveLength(1);
 
     later(2); // 6 minutes after it finished: stale for reuse, so a fresh export starts
-    const fresh = await openRunLink(token().token, deps);
+    const fresh = await startRunLink(token().token, deps);
     expect(fresh).toMatchObject({ state: 'running', exportId: 'export-0002' });
     expect(launched).toHaveLength(2);
   });
 
   it('starts again after a failure, and shows the failure without internals', async () => {
     const link = token();
-    const first = await openRunLink(link.token, deps);
+    const first = await startRunLink(link.token, deps);
     await finish(exportIdOf(first)!, 'failed');
     const shown = await showRun(link.token, exportIdOf(first), deps);
     expect(shown).toEqual({ state: 'failed', exportId: exportIdOf(first), title: 'ACME weekly' });
     expect(JSON.stringify(shown)).not.toContain('internal');
-    expect(await openRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-0002' });
+    expect(await startRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-0002' });
   });
 
   it('takes an export whose status stopped changing for longer than the stale limit for dead', async () => {
     const link = token();
-    await openRunLink(link.token, deps);
+    await startRunLink(link.token, deps);
     later(21);
     expect(await showRun(link.token, 'export-0001', deps)).toMatchObject({ state: 'failed' });
-    expect(await openRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-0002' });
+    expect(await startRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-0002' });
   });
 
   it('limits the starts per token and hour; other tokens and the next hour are not affected', async () => {
     const link = token();
     for (let i = 0; i < 6; i++) {
-      const view = await openRunLink(link.token, deps);
+      const view = await startRunLink(link.token, deps);
       expect(view.state).toBe('running');
       await finish(exportIdOf(view)!, 'failed');
     }
-    const limited = await openRunLink(link.token, deps);
+    const limited = await startRunLink(link.token, deps);
     expect(limited).toMatchObject({ state: 'limited', retryAfterSeconds: 3600 });
     expect(launched).toHaveLength(6);
-    expect((await openRunLink(token().token, deps)).state).toBe('running');
+    expect((await startRunLink(token().token, deps)).state).toBe('running');
     later(60);
     await finish(`export-000${launched.length}`, 'failed');
-    expect((await openRunLink(link.token, deps)).state).toBe('running');
+    expect((await startRunLink(link.token, deps)).state).toBe('running');
   });
 
   it('refuses revoked tokens, tokens of reports no longer configured, and another report\'s export', async () => {
     const link = token();
-    const view = await openRunLink(link.token, deps);
+    const view = await startRunLink(link.token, deps);
     await ledger.revoke(link.id, clock);
-    expect(await openRunLink(link.token, deps)).toEqual({ state: 'refused' });
+    expect(await startRunLink(link.token, deps)).toEqual({ state: 'refused' });
     expect(await showRun(link.token, exportIdOf(view), deps)).toEqual({ state: 'refused' });
-    expect(await openRunLink(createRunLinkToken({ report: 'gone', expiresAt: new Date(T0.getTime() + 86400_000) }, KEYS.current, T0).token, deps)).toEqual({ state: 'refused' });
+    expect(await startRunLink(createRunLinkToken({ report: 'gone', expiresAt: new Date(T0.getTime() + 86400_000) }, KEYS.current, T0).token, deps)).toEqual({ state: 'refused' });
     expect(await showRun(token('other').token, exportIdOf(view), deps)).toEqual({ state: 'refused' });
     expect(await showRun(token().token, '../../etc/passwd', deps)).toEqual({ state: 'refused' });
-    expect(await openRunLink(undefined, deps)).toEqual({ state: 'refused' });
+    expect(await startRunLink(undefined, deps)).toEqual({ state: 'refused' });
     expect(launched).toHaveLength(1);
   });
 
@@ -202,7 +203,7 @@ describe('run links (start, join, reuse, limits)', () => {
     const link = token();
     const cache = new RevocationCache(ledger, () => clock);
     const polling = { ...deps, isRevoked: cache.isRevoked };
-    const view = await openRunLink(link.token, polling);
+    const view = await startRunLink(link.token, polling);
     await showRun(link.token, exportIdOf(view), polling); // warms the cache
     const [storageBefore, ledgerBefore] = [storage.reads, store.reads];
     const shown = await showRun(link.token, exportIdOf(view), polling);
@@ -214,5 +215,78 @@ describe('run links (start, join, reuse, limits)', () => {
     await ledger.revoke(link.id, clock);
     later(1);
     expect(await showRun(link.token, exportIdOf(view), polling)).toEqual({ state: 'refused' });
+  });
+  const startsCounted = async (linkId: string) =>
+    ((await store.get(ledgerKey('run-link', 'starts', linkId, String(Math.floor(clock.getTime() / (60 * MINUTE))))))?.value as { count?: number } | undefined)?.count ?? 0;
+
+  it('a GET only shows: the button when nothing runs, the running or fresh export to join; it never starts or counts', async () => {
+    const link = token();
+    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly' });
+    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly' });
+    expect(launched).toHaveLength(0);
+    expect(await startsCounted(link.id)).toBe(0);
+
+    const started = await startRunLink(link.token, deps);
+    expect(await viewRunLink(token().token, deps)).toMatchObject({ state: 'running', exportId: exportIdOf(started) });
+    later(1);
+    await finish(exportIdOf(started)!);
+    expect(await viewRunLink(token().token, deps)).toMatchObject({ state: 'done', exportId: exportIdOf(started) });
+    later(6);
+    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly' });
+    expect(launched).toHaveLength(1);
+    expect(await startsCounted(link.id)).toBe(1);
+  });
+
+  it('counts one start for racing opens of one link, and none for joining or reusing', async () => {
+    const link = token();
+    const views = await Promise.all(Array.from({ length: 12 }, () => startRunLink(link.token, deps)));
+    expect(views.map((v) => v.state)).toEqual(Array.from({ length: 12 }, () => 'running'));
+    const winners = new Set(views.map(exportIdOf));
+    expect(winners.size).toBe(1);
+    const [winner] = [...winners];
+    expect(launched).toEqual([{ report: 'acme-weekly', exportId: winner, source: 'api' }]);
+    expect(await startsCounted(link.id)).toBe(1);
+    // Only the winner wrote a job: no superseded ones.
+    for (let i = 1; i <= ids; i++) {
+      const id = `export-${String(i).padStart(4, '0')}`;
+      if (id !== winner) expect(await jobs.get(id)).toBeUndefined();
+    }
+
+    later(1);
+    await finish(winner!);
+    later(1);
+    const reused = await Promise.all(Array.from({ length: 5 }, () => startRunLink(link.token, deps)));
+    expect(reused.map((v) => v.state)).toEqual(Array.from({ length: 5 }, () => 'done'));
+    expect(await startsCounted(link.id)).toBe(1);
+    expect(launched).toHaveLength(1);
+  });
+
+  it('shows an export whose slot is taken but whose job is not written yet as starting, and a dead starter as nothing', async () => {
+    const link = token();
+    await ledger.swapRun('acme-weekly', undefined, { exportId: 'export-ghost', startedAt: clock.toISOString() });
+    expect(await viewRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-ghost' });
+    expect(await showRun(link.token, 'export-ghost', deps)).toMatchObject({ state: 'running', exportId: 'export-ghost' });
+    later(2);
+    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly' });
+    expect(await showRun(link.token, 'export-ghost', deps)).toEqual({ state: 'refused' });
+    expect(await startRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-0001' });
+  });
+
+  it('checks the run link at every download: revoking it stops the links its page handed out at once', async () => {
+    const link = token();
+    const cache = new RevocationCache(ledger, () => clock);
+    const cached = { ...deps, isRevoked: cache.isRevoked };
+    const view = await startRunLink(link.token, cached);
+    await finish(exportIdOf(view)!);
+    const page = await showRun(link.token, exportIdOf(view), cached); // warms the revocation cache
+    expect(page.state).toBe('done');
+    expect((await findRunDownload(link.token, exportIdOf(view), 'risks.csv', cached)).state).toBe('found');
+    await ledger.revoke(link.id, clock);
+    expect(await findRunDownload(link.token, exportIdOf(view), 'risks.csv', cached)).toEqual({ state: 'refused' });
+    // Files that are not in the export's manifest, and other reports' exports, are never found.
+    const other = token();
+    expect(await findRunDownload(other.token, exportIdOf(view), '../manifest.json', deps)).toEqual({ state: 'gone' });
+    expect(await findRunDownload(other.token, exportIdOf(view), 'manifest.json', deps)).toEqual({ state: 'gone' });
+    expect(await findRunDownload(token('other').token, exportIdOf(view), 'risks.csv', deps)).toEqual({ state: 'refused' });
   });
 });

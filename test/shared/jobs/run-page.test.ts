@@ -6,6 +6,7 @@ import type { RunView } from '../../../shared/jobs/run-link';
 const TOKEN = 'eyJ2IjoxfQ.c2lnbmF0dXJl';
 const views: Record<RunView['state'], RunView> = {
   refused: { state: 'refused' },
+  ready: { state: 'ready', title: 'ACME weekly' },
   limited: { state: 'limited', retryAfterSeconds: 1800, title: 'ACME weekly' },
   running: { state: 'running', exportId: 'export-0001', title: 'ACME <weekly>', progress: { datasetsDone: 1, datasetsTotal: 3, rows: 12345 } },
   done: {
@@ -78,9 +79,18 @@ describe('run page', () => {
     expect(downloading).toContain('data-download="1"');
   });
 
-  it('offers "try again" after a failure, pointing at the link itself, with no internals', () => {
-    const { body } = renderRunPage(views.failed, TOKEN);
-    expect(body).toContain(`<a class="button" id="retry" href="${TOKEN}" autofocus>Try again</a>`);
+  it('offers "Get a fresh copy" as a form POST to the link itself with the page token, and no script submits it', () => {
+    const { body, headers } = renderRunPage(views.ready, TOKEN, { pageToken: '123.k1.abc' });
+    expect(body).toContain(`<form method="post" action="${TOKEN}"><input type="hidden" name="page" value="123.k1.abc"><button class="button" id="start" type="submit" autofocus>Get a fresh copy</button></form>`);
+    expect(headers['content-security-policy']).toContain("form-action 'self'");
+    expect(body).not.toMatch(/\.submit\(|requestSubmit|http-equiv="refresh"/);
+    expect(renderRunPage(views.ready, TOKEN).body).toContain(`<a class="button" id="retry" href="${TOKEN}">Reload</a>`);
+    expect(JSON.parse(renderRunStatus(views.ready).body)).toEqual({ state: 'ready' });
+  });
+
+  it('offers "try again" after a failure as the same form, with no internals', () => {
+    const { body } = renderRunPage(views.failed, TOKEN, { pageToken: '123.k1.abc' });
+    expect(body).toContain(`<form method="post" action="${TOKEN}"><input type="hidden" name="page" value="123.k1.abc"><button class="button" id="start" type="submit" autofocus>Try again</button></form>`);
     expect(body).toContain('role="alert"');
     expect(JSON.parse(renderRunStatus(views.failed).body)).toEqual({
       state: 'failed', exportId: 'export-0001', message: 'The export did not finish. Please try again.',

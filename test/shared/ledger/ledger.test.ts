@@ -28,6 +28,11 @@ const adapters: [string, () => Ledger][] = [
   ['local directory', () => new LocalLedger(join(dir, 'ledger'))],
 ];
 
+/** The DynamoDB ledger with a pause before each conditional write, like LocalLedger's `beforeCommit`. */
+function pausedDynamo(ledger: Ledger, pause: () => Promise<void>): Ledger {
+  return { get: (key) => ledger.get(key), put: async (...args) => (await pause(), ledger.put(...args)), describe: () => ledger.describe() };
+}
+
 describe.each(adapters)('the %s ledger', (name, make) => {
   const prefix = name.replace(/\W/g, '');
 
@@ -50,6 +55,26 @@ describe.each(adapters)('the %s ledger', (name, make) => {
     expect(results.filter(Boolean)).toHaveLength(1);
     const winner = results.indexOf(true);
     expect(await ledger.get(key)).toEqual({ value: { writer: winner }, version: 1 });
+  });
+
+  it('lets a writer paused between its compare and its commit neither win nor move the entry backward', async () => {
+    for (const newerWrites of [1, 9]) {
+      const key = `${prefix}/paused-${newerWrites}`;
+      const ledger = make();
+      expect(await ledger.put(key, { latest: 'run-1' }, 0)).toBe(true);
+      let resume!: () => void;
+      let paused!: () => void;
+      const reachedCommit = new Promise<void>((resolve) => (paused = resolve));
+      const gate = new Promise<void>((resolve) => (resume = resolve));
+      const slow = name === 'DynamoDB' ? pausedDynamo(make(), () => (paused(), gate)) : new LocalLedger(join(dir, 'ledger'), { beforeCommit: () => (paused(), gate) });
+      const stale = slow.put(key, { latest: 'run-0-stale' }, 1);
+      await reachedCommit;
+      // Meanwhile newer runs move the entry on (9 writes clear the paused writer's version number away).
+      for (let v = 1; v <= newerWrites; v++) expect(await ledger.put(key, { latest: `run-${v + 1}` }, v)).toBe(true);
+      resume();
+      expect(await stale).toBe(false);
+      expect(await ledger.get(key)).toEqual({ value: { latest: `run-${newerWrites + 1}` }, version: newerWrites + 1 });
+    }
   });
 
   describe('run leases on it', () => {

@@ -139,7 +139,7 @@ describe('link tokens', () => {
   });
 
   it('refuses correctly signed payloads that break the schema (paths, version, extra fields)', () => {
-    const valid = { v: 1, kid: keyA.id, run: claims.runKey, file: 'a.csv', exp: 2_000_000_000 };
+    const valid = { v: 1, kid: keyA.id, run: claims.runKey, file: 'a.csv', exp: Math.floor(now.getTime() / 1000) + 86_400 };
     expect(verifyLinkToken(forge(valid, keyA.secret), keys, now).file).toBe('a.csv');
     for (const bad of [
       { ...valid, file: '../../other-report/secret.xlsx' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, LinkTokenError } from '../../../shared/core/errors';
-import { createLinkToken, linkTokenFailure, LINK_TOKEN_PUBLIC_MESSAGE, verifyLinkToken } from '../../../shared/links/link-token';
+import { createLinkToken, linkTokenFailure, LINK_TOKEN_PUBLIC_MESSAGE, sealToken, verifyLinkToken } from '../../../shared/links/link-token';
 import { createRunLinkToken, RUN_LINK_ID_PATTERN, verifyRunLinkToken } from '../../../shared/links/run-link-token';
 
 const now = new Date('2026-11-23T06:00:00Z');
@@ -65,5 +65,17 @@ describe('download-link verifier and run tokens', () => {
   it('refuses a run-link token as a download link', () => {
     const { token } = createRunLinkToken({ report: 'acme-weekly', expiresAt: in30Days }, current, now);
     expect(reasonOf(() => verifyLinkToken(token, { current }, now))).toBe('invalid-payload');
+  });
+
+  it('refuses at verification a correctly signed token that expires further out than 90 days (10 years)', () => {
+    const keys = { current };
+    const exp = Math.floor(now.getTime() / 1000) + 10 * 365 * 86400;
+    const run = sealToken({ v: 1, use: 'run', kid: current.id, report: 'acme-weekly', jti: 'A'.repeat(22), exp }, current);
+    expect(reasonOf(() => verifyRunLinkToken(run, keys, now))).toBe('invalid-payload');
+    const download = sealToken({ v: 1, kid: current.id, run: 'acme-weekly/dt=2026-11-23/run=r1', file: 'risks.csv', exp }, current);
+    expect(reasonOf(() => verifyLinkToken(download, keys, now))).toBe('invalid-payload');
+    // Exactly 90 days is still a link this exporter issues.
+    const longest = sealToken({ v: 1, use: 'run', kid: current.id, report: 'acme-weekly', jti: 'A'.repeat(22), exp: Math.floor(now.getTime() / 1000) + 90 * 86400 }, current);
+    expect(verifyRunLinkToken(longest, keys, now).report).toBe('acme-weekly');
   });
 });

@@ -4,6 +4,17 @@ import type { Log } from '../../../shared/core/logger';
 import { createLimiter, PlanningApiClient, toArray } from '../../../shared/planning-api';
 import { delay, sendJson, testCredentials, v1Page, type Handler, type TestServer, useTestClient } from './test-server';
 
+/** A meeting point: each call waits until `count` calls have arrived, then all go on together. */
+function barrier(count: number): () => Promise<void> {
+  let arrived = 0;
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return () => {
+    if (++arrived === count) open();
+    return opened;
+  };
+}
+
 const clientFor = useTestClient();
 
 const ids = (n: number, from = 0): string[] => Array.from({ length: n }, (_, i) => `r-${from + i}`);
@@ -30,8 +41,11 @@ describe('v1 paging (startAt / pageLimit / total)', () => {
   });
 
   it('requests the remaining pages in parallel after the first', async () => {
+    // The five later pages are answered only once all five are in flight: an event, not a delay that a
+    // loaded machine may outlast. A client that sent them one by one would never see an answer.
+    const allAsked = barrier(5);
     const { client, server } = await clientFor(async (req, res) => {
-      if (req.query.get('startAt') !== '0') await delay(40);
+      if (req.query.get('startAt') !== '0') await allAsked();
       sendJson(res, 200, v1Page(req, { total: 300 }));
     });
     const records = await toArray(client.listRiskRegisters());
@@ -41,9 +55,12 @@ describe('v1 paging (startAt / pageLimit / total)', () => {
 
   it('keeps the requests in flight within the shared limiter', async () => {
     const limiter = createLimiter(2);
+    // The first two requests are held until both are in flight, so the limit is reached by events.
+    const firstTwo = barrier(2);
+    let seen = 0;
     const { client, server } = await clientFor(
       async (req, res) => {
-        await delay(5);
+        if (++seen <= 2) await firstTwo();
         sendJson(res, 200, v1Page(req, { total: 500, key: 'Data' }));
       },
       { limiter },

@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, NotFoundError, RequestTimeoutError } from '../../../shared/core/errors';
 import {
+  createLimiter,
   PlanningApiClient,
   toArray,
   trackerRef,
@@ -22,10 +23,6 @@ function clientOf(sim: RunningSimulator, options: Partial<PlanningApiClientOptio
   return new PlanningApiClient({ credentials: sim.credentials(email), retry: FAST_RETRY, ...options });
 }
 
-/** Waits until the simulator has logged `count` requests (a slow answer is logged when it is sent). */
-async function requestsSettled(sim: RunningSimulator, count: number): Promise<void> {
-  for (let i = 0; i < 200 && sim.requests.length < count; i += 1) await new Promise((r) => setTimeout(r, 10));
-}
 
 const riskPath = (registerId: string) => (req: { path: string }) => req.path === `/api/v1/${registerId}/risk`;
 
@@ -356,23 +353,6 @@ describe('against the simulator (one register of 137 risks)', () => {
     expect(sim.requests.filter((r) => r.fault === 'injected')).toHaveLength(1);
   });
 
-  it('retries a request that times out', async () => {
-    sim.injectFault({ status: 'slow', delayMs: 700, match: (req) => req.query.get('startAt') === '100' });
-    const risks = await toArray(clientOf(sim, { timeoutMs: 250 }).listRisks(registerId));
-    expect(risks.map((r) => r.id)).toEqual(allIds());
-    await requestsSettled(sim, 4);
-    expect(sim.requests).toHaveLength(4);
-  });
-
-  it('throws RequestTimeoutError when every attempt is too slow', async () => {
-    sim.injectFault({ status: 'slow', delayMs: 300, times: 2 });
-    const error = await clientOf(sim, { timeoutMs: 50, retry: { ...FAST_RETRY, maxAttempts: 2 } })
-      .getRisk(sim.tenant.risks(registerId)[0]!.id)
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RequestTimeoutError);
-    expect((error as Error).message).toBe('getRisk: no complete response within 50 ms (gave up after 2 attempts)');
-  });
-
   it('still yields exactly the tenant records under random faults', async () => {
     sim.setFaults({ rate429: 0.15, rate5xx: 0.15, rateSlow: 0.05, slowMs: 300, retryAfter: '0' });
     const client = clientOf(sim, { timeoutMs: 100, pageLimit: 10, retry: { ...FAST_RETRY, maxAttempts: 12 } });
@@ -383,6 +363,82 @@ describe('against the simulator (one register of 137 risks)', () => {
       expect(await client.getStatuses(board.id)).toEqual(sim.tenant.statuses(board.id));
     }
     expect(sim.requests.some((r) => r.fault !== undefined)).toBe(true);
+  });
+});
+
+/**
+ * Timeouts without racing two timers: the simulator holds a slow answer until the test releases it,
+ * and the attempt waiting for it ends when it reaches the simulator, through the client's injected
+ * timeout signal. One request on the wire at a time (a limiter of one slot), so the attempt that
+ * reached the simulator is the latest one begun.
+ */
+describe('against the simulator (slow answers held back)', () => {
+  const HELD_MS = 60_000;
+  const TIMEOUT_MS = 250;
+  let sim: RunningSimulator;
+  let registerId: string;
+  const held: (() => void)[] = [];
+  let attempts: AbortController[] = [];
+
+  beforeAll(async () => {
+    sim = await startSimulator({
+      tenant: { registers: 1, risksPerRegister: 137, boards: 1, itemsPerBoard: 1 },
+      seed: 3,
+      // Only slow faults wait here (no latency is set): the answer waits for release, the attempt ends now.
+      wait: (ms) =>
+        new Promise<void>((resolve) => {
+          expect(ms).toBe(HELD_MS);
+          held.push(resolve);
+          attempts.at(-1)!.abort(new DOMException('timed out', 'TimeoutError'));
+        }),
+    });
+    registerId = sim.tenant.registers[0]!.id;
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+  beforeEach(() => {
+    attempts = [];
+    sim.clearRequests();
+    sim.clearInjectedFaults();
+  });
+  afterEach(() => {
+    for (const release of held.splice(0)) release();
+  });
+
+  const heldClient = (options: Partial<PlanningApiClientOptions> = {}) =>
+    clientOf(sim, {
+      timeoutMs: TIMEOUT_MS,
+      limiter: createLimiter(1),
+      timeoutSignal: (ms) => {
+        expect(ms).toBeLessThanOrEqual(TIMEOUT_MS);
+        const attempt = new AbortController();
+        attempts.push(attempt);
+        return attempt.signal;
+      },
+      ...options,
+    });
+
+  it('retries a request that times out', async () => {
+    sim.injectFault({ status: 'slow', delayMs: HELD_MS, match: (req) => req.query.get('startAt') === '100' });
+    const risks = await toArray(heldClient().listRisks(registerId));
+    expect(risks.map((r) => r.id)).toEqual(sim.tenant.risks(registerId).map((r) => r.id));
+    // Four attempts: three pages, the third twice. The held one is logged only once it is answered.
+    expect(attempts).toHaveLength(4);
+    expect(held).toHaveLength(1);
+    expect(sim.requests.map((r) => r.query.startAt)).toEqual(['0', '50', '100']);
+    expect(sim.requests.filter((r) => r.fault !== undefined)).toEqual([]);
+  });
+
+  it('throws RequestTimeoutError when every attempt is too slow', async () => {
+    sim.injectFault({ status: 'slow', delayMs: HELD_MS, times: 2 });
+    const error = await heldClient({ retry: { ...FAST_RETRY, maxAttempts: 2 } })
+      .getRisk(sim.tenant.risks(registerId)[0]!.id)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect((error as Error).message).toBe(`getRisk: no complete response within ${TIMEOUT_MS} ms (gave up after 2 attempts)`);
+    expect(attempts).toHaveLength(2);
+    expect(held).toHaveLength(2);
   });
 });
 

@@ -8,24 +8,13 @@ import { StorageError } from '../../../shared/core/errors';
 import { restoreFormula } from '../../../shared/render/cell-text';
 import { openCsvSink } from '../../../shared/render/csv';
 import type { TableDefinition, TableRow } from '../../../shared/table/table';
-import { makeTempDir } from './temp-files';
+import { allTypesRow, allTypesTable } from '../../support/all-types';
+import { makeTempDir } from '../../support/temp-dir';
 
 const temp = makeTempDir('csv-render');
 afterAll(() => temp.remove());
 
-const ALL_TYPES: TableDefinition = {
-  name: 'all-types',
-  columns: [
-    { key: 'title', type: 'text', description: 'text' },
-    { key: 'count', type: 'integer', description: 'integer' },
-    { key: 'score', type: 'number', description: 'number' },
-    { key: 'progress', type: 'percent', description: 'percent' },
-    { key: 'due', type: 'date', description: 'date' },
-    { key: 'updated_at', type: 'datetime', description: 'datetime' },
-    { key: 'url', type: 'link', description: 'link' },
-    { key: 'blocked', type: 'boolean', description: 'boolean' },
-  ],
-};
+const ALL_TYPES = allTypesTable();
 
 async function writeCsv(
   name: string,
@@ -68,18 +57,7 @@ describe('openCsvSink', () => {
 
   it('formats every column type: plain numbers, percent as given, ISO dates, datetimes with offset, URL, true/false', async () => {
     const { bytes } = await writeCsv('types', ALL_TYPES, [
-      {
-        values: [
-          'Risk A',
-          42,
-          0.1 + 0.2,
-          45,
-          new Date(Date.UTC(2026, 10, 21)),
-          new Date('2026-11-21T07:00:00Z'),
-          { text: 'Open', url: 'https://planning.example.com/items/1?a=1&b=2' },
-          true,
-        ],
-      },
+      allTypesRow(),
       {
         values: ['Risk B', -3, 1_000_000, 12.5, new Date(Date.UTC(2026, 6, 1)), new Date('2026-07-01T10:15:30Z'), null, false],
       },

@@ -67,4 +67,13 @@ describe('parseReportDefinition', () => {
   it('reports JSON syntax errors as such', () => {
     expect(() => parseReportDefinitionJson('{"name": ', 'report.json')).toThrow(/report.json is not valid JSON/);
   });
+
+  it('refuses selector ids with control or ANSI characters, naming the field and not echoing the id', () => {
+    const issues = issuesOf({ name: 'acme', datasets: { risks: { registers: ['ok', 'R1\u001b[2J\u001b]0;owned\u0007'] }, boardItems: { boards: ['b\u009b31m'] } } });
+    expect(issues).toEqual([
+      { path: 'datasets.risks.registers.1', message: 'register id, key or title must not contain control characters (copy it again)' },
+      { path: 'datasets.boardItems.boards.0', message: 'board id or title must not contain control characters (copy it again)' },
+    ]);
+    expect(issues.map((i) => `${i.path} ${i.message}`).join('\n')).not.toMatch(/owned|31m/);
+  });
 });

@@ -1,3 +1,4 @@
+// @tier slow
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, GetObjectTaggingCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
@@ -12,6 +13,7 @@ import type { ExportResult } from '../../../shared/report/run-export';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { startDynalite, type DynaliteHandle } from '../../support/dynalite';
 import { startS3rver, type S3rverHandle } from '../../support/s3rver';
+import { LARGE_ROWS } from '../../support/test-tiers';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -47,7 +49,7 @@ describe('a 100,000-row export to S3', () => {
       (n, b) => n + sim.tenant.boardItems(b.id).reduce((m, item) => m + 1 + (item.stories?.length ?? 0), 0),
       0,
     );
-    expect(expected).toBeGreaterThanOrEqual(100_000);
+    expect(expected).toBeGreaterThanOrEqual(LARGE_ROWS);
     expect(workbook.rows['board-items']).toBe(expected);
     for (const file of result.manifest.files) {
       const head = await s3.client.send(

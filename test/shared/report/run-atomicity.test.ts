@@ -25,7 +25,7 @@ import { readCsv } from '../../support/read-output';
 import { startS3rver } from '../../support/s3rver';
 
 /**
- * The fault suite of issue 12 for runs (defects 1, 4, 5, 6, 7): overlapping attempts of one run id,
+ * The fault suite for runs: overlapping attempts of one run id,
  * concurrent reports in one root, bad latest.json, a race on latest, a killed process and a retry
  * across midnight. Everything is local (directory + local ledger); the DynamoDB ledger runs the same
  * lease rules in test/shared/ledger/.
@@ -384,10 +384,15 @@ describe('runs that cannot corrupt each other', () => {
         gone = true;
         resolve(code);
       }));
-      const folder = join(at, 'out', 'killed', `dt=${new Date().toISOString().slice(0, 10)}`, 'run=killed-1');
+      // The child dates its run folder by its own clock; the folder is read from the disk, not derived
+      // from this process's clock, which may already be on the next day.
+      const reportFolder = join(at, 'out', 'killed');
+      let folder = '';
       // Wait for the event (the CSV renamed into place), by watching the folder it appears in.
       for (;;) {
-        const files = await readdir(folder).catch(() => [] as string[]);
+        const day = (await readdir(reportFolder).catch(() => [] as string[])).find((f) => f.startsWith('dt='));
+        folder = day ? join(reportFolder, day, 'run=killed-1') : '';
+        const files = folder ? await readdir(folder).catch(() => [] as string[]) : [];
         if (files.includes('risks.csv') && files.some((f) => f.endsWith('.partial'))) break;
         if (gone) throw new Error(`the export process ended before it could be killed (exit code ${String(await exited)})`);
         await new Promise((resolve) => setImmediate(resolve));
@@ -400,7 +405,8 @@ describe('runs that cannot corrupt each other', () => {
       // The retry comes after the dead attempt's lease has lapsed.
       const def = parseReportDefinition({ name: 'killed', timeZone: 'UTC', datasets: { risks: {}, boardItems: {} } });
       const retry = await attempt('killed-1', client(), { at: join(at, 'out'), def, now: () => new Date(Date.now() + 10 * 60_000) });
-      expect(retry.runFolder).toBe(`killed/dt=${new Date().toISOString().slice(0, 10)}/run=killed-1`);
+      // The retry keeps the killed attempt's folder, whatever day the retry's clock shows.
+      expect(join(at, 'out', retry.runFolder)).toBe(folder);
       await expectConsistent(retry, join(at, 'out'));
       expect((await readdir(folder)).filter((f) => f.startsWith('.'))).toEqual([]);
     } finally {

@@ -20,7 +20,7 @@ import {
   type WriterSheet,
   type WriterWorkbook,
 } from '../../../../shared/render/xlsx/exceljs-internals';
-import { makeTempDir } from '../temp-files';
+import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
 const temp = makeTempDir('exceljs-internals');

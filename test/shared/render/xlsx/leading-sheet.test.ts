@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ExporterError } from '../../../../shared/core/errors';
 import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { LeadingSheet, TableDefinition } from '../../../../shared/table/table';
-import { makeTempDir } from '../temp-files';
+import { makeTempDir } from '../../../support/temp-dir';
 
 const temp = makeTempDir('xlsx-leading');
 afterAll(() => temp.remove());

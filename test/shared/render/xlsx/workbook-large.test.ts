@@ -1,3 +1,4 @@
+// @tier slow
 import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
@@ -5,7 +6,8 @@ import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { TableDefinition, TableRow } from '../../../../shared/table/table';
-import { makeTempDir } from '../temp-files';
+import { LARGE_ROWS } from '../../../support/test-tiers';
+import { makeTempDir } from '../../../support/temp-dir';
 
 const temp = makeTempDir('xlsx-large');
 afterAll(() => temp.remove());
@@ -35,7 +37,7 @@ function item(i: number): TableRow {
   };
 }
 
-const ROWS = 100_000;
+const ROWS = LARGE_ROWS;
 
 describe('openXlsxWorkbook at scale', () => {
   // A hang guard, not a speed target (those are in npm run bench): reading 100,000 rows back with
@@ -44,17 +46,12 @@ describe('openXlsxWorkbook at scale', () => {
     const path = temp.path('large.xlsx');
     const workbook = openXlsxWorkbook(createWriteStream(path), { timeZone: 'UTC' });
     const sheet = workbook.openSheet(ITEMS, { outlineLevels: 1 });
-    let peakBuffers = 0;
-    for (let i = 0; i < ROWS; i++) {
-      await sheet.writeRow(item(i));
-      if (i % 5000 === 0) peakBuffers = Math.max(peakBuffers, process.memoryUsage().arrayBuffers);
-    }
+    // Memory at this size is measured by npm run bench (peak RSS of a render in its own process), not
+    // here: the process's buffers also hold other tests' garbage until a collection happens to run.
+    for (let i = 0; i < ROWS; i++) await sheet.writeRow(item(i));
     expect(await sheet.close()).toBe(ROWS);
     await workbook.writeSummary({ title: 'Large', sections: [{ heading: 'Rows', lines: [{ label: 'items', value: ROWS }] }] });
     await workbook.close();
-    // The uncompressed sheet is ~60 MB; buffers stay far below (hyperlink relationships, which the
-    // zip can only take after the sheet, are the one part that grows: ~0.2 KB a link).
-    expect(peakBuffers).toBeLessThan(48 * 2 ** 20);
 
     const book = new ExcelJS.Workbook();
     await book.xlsx.readFile(path);
@@ -138,7 +135,7 @@ describe('openXlsxWorkbook at scale', () => {
     expect(read.getCell(`B${blockedAt + 101}`).value).toBe(`${blockedAt + 99} ${bigText}`);
   });
 
-  it('keeps the sheet XML in front of the zip bounded and reuses its 64 KiB buffers', async () => {
+  it('passes the sheet XML to the zip through fewer than 64 reused 64 KiB buffers', async () => {
     // Without links the sheet is the only part that grows; a destination that takes everything at
     // once, so only the renderer's own pacing and exceljs/archiver's buffers are measured.
     const out = new Writable({
@@ -152,21 +149,17 @@ describe('openXlsxWorkbook at scale', () => {
       const sheet = workbook.openSheet(ITEMS);
       const text = 'planning & <reporting> "text" '.repeat(40);
       const rows = 40_000;
-      let peakBuffers = 0;
-      for (let i = 0; i < rows; i++) {
-        await sheet.writeRow({ values: [i, `${i} ${text}`, null, i % 101, null] });
-        if (i % 1000 === 0) peakBuffers = Math.max(peakBuffers, process.memoryUsage().arrayBuffers);
-      }
+      for (let i = 0; i < rows; i++) await sheet.writeRow({ values: [i, `${i} ${text}`, null, i % 101, null] });
       expect(await sheet.close()).toBe(rows);
       await workbook.writeSummary({ title: 'Bounded', sections: [] });
       await workbook.close();
       // ~55 MB of sheet XML. Before: the PassThrough in front of deflate (readable-stream 2, no
       // writableLength) went unmeasured, ~0.35 KB a row piled up, and every 64 KiB buffer was a new
-      // allocation that often ended as old-generation garbage (up to ~64 MB before a full GC).
+      // allocation that often ended as old-generation garbage (up to ~64 MB before a full GC). Counting
+      // the allocations shows the reuse without depending on when the garbage collector runs.
       const sheetBuffers = allocations.mock.calls.filter(([size]) => size === 65_536).length;
       expect(sheetBuffers).toBeGreaterThan(0);
       expect(sheetBuffers).toBeLessThan(64);
-      expect(peakBuffers).toBeLessThan(24 * 2 ** 20);
     } finally {
       allocations.mockRestore();
     }

@@ -6,25 +6,14 @@ import { StorageError } from '../../../../shared/core/errors';
 import { parseFillColor, readableFontColor } from '../../../../shared/render/xlsx/cells';
 import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { ReportSummary, TableDefinition, TableRow } from '../../../../shared/table/table';
-import { makeTempDir } from '../temp-files';
+import { allTypesRow, allTypesTable } from '../../../support/all-types';
+import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
 const temp = makeTempDir('xlsx-render');
 afterAll(() => temp.remove());
 
-const RISKS: TableDefinition = {
-  name: 'risks',
-  columns: [
-    { key: 'title', type: 'text', description: 'text' },
-    { key: 'count', type: 'integer', description: 'integer' },
-    { key: 'score', type: 'number', description: 'number' },
-    { key: 'progress', type: 'percent', description: 'percent' },
-    { key: 'due', type: 'date', description: 'date' },
-    { key: 'updated_at', type: 'datetime', description: 'datetime' },
-    { key: 'link', type: 'link', description: 'link' },
-    { key: 'blocked', type: 'boolean', description: 'boolean' },
-  ],
-};
+const RISKS = allTypesTable('risks');
 const OKRS: TableDefinition = {
   name: 'okrs',
   columns: [
@@ -38,19 +27,7 @@ const FORMULA_LIKE = ['=1+1', "=cmd|' /C calc'!A0", '+SUM(A1)', '-2+3', '@SUM(A1
 const LONG = 'L'.repeat(40_000);
 
 const RISK_ROWS: TableRow[] = [
-  {
-    values: [
-      'Risk A',
-      42,
-      0.1 + 0.2,
-      45,
-      new Date(Date.UTC(2026, 10, 21)),
-      new Date('2026-11-21T07:00:00Z'),
-      { text: 'Open in tool', url: 'https://planning.example.com/items/1?a=1&b=2' },
-      true,
-    ],
-    fill: { column: 0, color: '#1f3864' },
-  },
+  { ...allTypesRow({ text: 'Open in tool', url: 'https://planning.example.com/items/1?a=1&b=2' }), fill: { column: 0, color: '#1f3864' } },
   {
     values: [
       'line one\r\nline two\nline three',
@@ -214,16 +191,16 @@ describe('openXlsxWorkbook: cell types and formats', () => {
     expect(risks.getCell('F3').value).toEqual(new Date('2026-07-01T12:15:30Z'));
   });
 
-  it('writes percentages as fractions with a percent format', () => {
+  it('writes percentages as fractions with a one-decimal percent format', () => {
     expect(risks.getCell('D2').value).toBe(0.45);
-    expect(risks.getCell('D2').numFmt).toBe('0%');
+    expect(risks.getCell('D2').numFmt).toBe('0.0 %');
     expect(risks.getCell('D3').value).toBe(0.125);
-    expect(risks.getCell('D3').numFmt).toBe('0.0%');
+    expect(risks.getCell('D3').numFmt).toBe('0.0 %');
   });
 
-  it('writes integers with a 0 format, other numbers in General, and a fractional "integer" unrounded', () => {
+  it('writes integers with thousands separators, other numbers in General, and a fractional "integer" unrounded', () => {
     expect(risks.getCell('B2').value).toBe(42);
-    expect(risks.getCell('B2').numFmt).toBe('0');
+    expect(risks.getCell('B2').numFmt).toBe('#,##0');
     expect(risks.getCell('B3').value).toBe(2.5);
     expect(risks.getCell('B3').numFmt).toBeUndefined();
     expect(risks.getCell('C2').value).toBe(0.1 + 0.2);
@@ -357,9 +334,9 @@ describe('openXlsxWorkbook: Summary sheet', () => {
     expect(summary.getCell('C5').numFmt).toBe('yyyy-mm-dd');
     expect(summary.getCell('C6').value).toBe('Europe/Berlin');
     expect(summary.getCell('C9').value).toBe(RISK_ROWS.length);
-    expect(summary.getCell('C9').numFmt).toBe('0');
+    expect(summary.getCell('C9').numFmt).toBe('#,##0');
     expect(summary.getCell('C11').value).toBe(0.875);
-    expect(summary.getCell('C11').numFmt).toBe('0.0%');
+    expect(summary.getCell('C11').numFmt).toBe('0.0 %');
     expect(summary.getCell('C12').value).toEqual({ text: 'Planning tool', hyperlink: 'https://planning.example.com' });
   });
 });

@@ -216,15 +216,20 @@ describe('changes since the last run (two exports into one root)', () => {
     const sheet = await changesSheet(second);
     // Right after the Summary, although it is written after the data sheets.
     expect(sheet.names.slice(0, 2)).toEqual(['Summary', 'Changes']);
-    expect(sheet.header).toEqual(['table', 'kind', 'key', 'title', 'change', 'from', 'to']);
+    // Headers for people; changes.csv keeps the column names.
+    expect(sheet.header).toEqual(['Table', 'Change', 'Key', 'Item', 'Field', 'Before', 'After']);
     expect(sheet.intro).toEqual([
       'Changes since 16 Nov 2026 (run r1)',
       `${second.changes.counts.added} added, ${second.changes.counts.removed} removed, ${second.changes.counts.changed} changed.`,
     ]);
     const sheetChanges = sheet.rows.map(({ fill: _f, link: _l, ...c }) => c);
-    expect(sortChanges(sheetChanges)).toEqual(sortChanges(expected));
+    // An emptied (or newly filled) field shows "(none)" on its empty side on the sheet; the CSV keeps it empty.
+    const forPeople = (c: Change): Change =>
+      c.kind === 'changed' ? { ...c, from: c.from === '' ? '(none)' : c.from, to: c.to === '' ? '(none)' : c.to } : c;
+    expect(sheetChanges.some((c) => c.to === '(none)' || c.from === '(none)')).toBe(true);
+    expect(sortChanges(sheetChanges)).toEqual(sortChanges(expected.map(forPeople)));
     // Row by row the same as changes.csv (whose titles are formula-neutralised).
-    expect(sheetChanges.map((c) => ({ ...c, title: c.title && neutraliseFormula(c.title) }))).toEqual(listed);
+    expect(sheetChanges.map((c) => ({ ...c, title: c.title && neutraliseFormula(c.title) }))).toEqual(listed.map(forPeople));
     for (const row of sheet.rows) {
       expect(row.fill).toBe(`FF${KIND_COLORS[row.kind as keyof typeof KIND_COLORS].slice(1).toUpperCase()}`);
     }
@@ -235,7 +240,11 @@ describe('changes since the last run (two exports into one root)', () => {
     const headline = second.summary.sections.filter((x) => x.role === 'headline').flatMap((x) => x.lines);
     const numeric = headline.filter((l) => typeof l.value === 'number');
     expect(numeric.length).toBeGreaterThan(0);
-    for (const line of numeric) expect(line.delta).toMatch(/^(unchanged|[+−][\d,.]+) since 16 Nov$/);
+    for (const line of numeric) {
+      // A percentage's change is in percentage points, one decimal.
+      expect(line.delta).toMatch(line.type === 'percent' ? /^(unchanged|[+−]\d+\.\d pp) since 16 Nov$/ : /^(unchanged|[+−][\d,.]+) since 16 Nov$/);
+    }
+    expect(numeric.some((l) => l.type === 'percent' && l.delta?.endsWith('pp since 16 Nov'))).toBe(true);
     const summarySheet = (await readWorkbook(join(root, second.runFolder, 'weekly.xlsx'))).getWorksheet('Summary')!;
     const shown = summarySheet.getRows(1, summarySheet.rowCount)!.find((r) => r.getCell(1).text === numeric[0]!.label)!;
     expect([shown.getCell(3).value, shown.getCell(4).text]).toEqual([numeric[0]!.value, numeric[0]!.delta]);

@@ -66,26 +66,56 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
     expect(line(s, 'Open risks')).toBe(open.length);
     expect(line(s, 'Open and high or critical')).toBe(open.filter((r) => ['High', 'Critical'].includes(r.riskLevel.title)).length);
     expect(line(s, 'Overdue (resolution date passed)')).toBe(open.filter((r) => r.resolutionDate && isoOf(r.resolutionDate) < TODAY).length);
-    expect(line(s, 'Without an owner')).toBe(open.filter((r) => !r.responsible).length);
+    expect(line(s, 'Without a responsible person')).toBe(open.filter((r) => !r.responsible).length);
     expect(line(s, 'All risks, closed included')).toBe(risks.length);
     expect(open.length).toBeGreaterThan(0);
   });
 
+  it('counts owners in the custom field the definition names, and says which field', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'summary-owner-'));
+    try {
+      const owned = await exportReport(
+        parseReportDefinition({ name: 'owners', formats: ['csv'], datasets: { risks: { ownerField: 'Risk owner' } } }),
+        {
+          credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+          storage: new LocalDirectoryStorage(dir),
+          ledger: new LocalLedger(join(dir, '.ledger')),
+          now: () => new Date(`${TODAY}T06:00:00Z`),
+        },
+      );
+      const open = sim.tenant.allRisks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status));
+      const withoutField = open.filter((r) => !(r.customFields ?? []).some((f) => f.title === 'Risk owner' && f.value)).length;
+      const headline = owned.summary.sections.find((s) => s.heading === 'Risks')!;
+      expect(line(headline, 'Without a Risk owner')).toBe(withoutField);
+      expect(withoutField).not.toBe(open.filter((r) => !r.responsible).length);
+      expect(line(headline, 'Without a responsible person')).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('fills the level × status matrix in severity order with the register colours', () => {
     const grid = section('Risks by level and status').grid!;
-    const statuses = grid.columns.slice(1, -1).map((c) => c.label);
+    const statuses = grid.columns.slice(1, -2).map((c) => c.label);
+    expect(grid.columns.at(-2)!.label).toBe('Open (not closed)');
     expect(grid.rows.map((r) => r.values[0])).toEqual(['Critical', 'High', 'Medium', 'Low', 'All levels']);
     for (const row of grid.rows.slice(0, -1)) {
       const level = row.values[0];
       const ofLevel = sim.tenant.allRisks.filter((r) => r.riskLevel.title === level);
-      statuses.forEach((status, i) => expect(row.values[i + 1]).toBe(ofLevel.filter((r) => r.status.status === status).length));
+      // Status names in words: "In Progress" is shown as "In progress".
+      statuses.forEach((status, i) =>
+        expect(row.values[i + 1]).toBe(ofLevel.filter((r) => r.status.status.toLowerCase() === status.toLowerCase()).length),
+      );
+      expect(row.values.at(-2)).toBe(ofLevel.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status)).length);
       expect(row.values.at(-1)).toBe(ofLevel.length);
       expect(row.fills?.[0]).toBe(ofLevel[0]!.riskLevel.color);
     }
     expect(statuses.indexOf('Open')).toBeLessThan(statuses.indexOf('Closed'));
+    // "Open" in the headline and in the matrix's total agree.
+    expect(grid.rows.at(-1)!.values.at(-2)).toBe(line(section('Risks', 'headline'), 'Open risks'));
   });
 
-  it('shows OKR progress per strategic theme with on-track / at-risk / off-track counts', () => {
+  it('shows OKR progress per strategic theme with every state counted, adding up to the objectives', () => {
     const grid = section('OKR progress by strategic theme').grid!;
     expect(grid.rows).toHaveLength(sim.tenant.strategicThemes.length);
     sim.tenant.strategicThemes.forEach((theme, i) => {
@@ -93,38 +123,16 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
       const count = (status: string) => objectives.filter((o) => o.status.status === status).length;
       expect(grid.rows[i]!.values).toEqual([
         `${theme.key} ${theme.title}`, sim.tenant.themeProgress(theme.id)?.themeProgress ?? null,
-        objectives.length, count('On Track'), count('At Risk'), count('Off Track'),
+        objectives.length, count('Not Started'), count('On Track'), count('At Risk'), count('Off Track'), count('Done'),
       ]);
+      expect(count('Not Started') + count('On Track') + count('At Risk') + count('Off Track') + count('Done')).toBe(objectives.length);
     });
-  });
-
-  it('measures predictability (actual ÷ planned BV of committed objectives) per board with the 80-100 % band', () => {
-    const grid = section('Predictability by board').grid!;
-    let planned = 0;
-    let actual = 0;
-    sim.tenant.boards.forEach((board, i) => {
-      const objectives = sim.tenant.piObjectiveGroups(board.id).flatMap((g) => g.objectives ?? []);
-      const committed = objectives.filter((o) => o.type === 'Objective-Committed');
-      const p = committed.reduce((n, o) => n + (o.bvPlan ?? 0), 0);
-      const a = committed.reduce((n, o) => n + (o.bvActual ?? 0), 0);
-      planned += p;
-      actual += a;
-      const row = grid.rows[i]!;
-      expect(row.values.slice(0, 5)).toEqual([board.title, committed.length, objectives.length - committed.length, p, a]);
-      expect(row.values[5]).toBeCloseTo((100 * a) / p, 9);
-      const inBand = (100 * a) / p >= 80 && (100 * a) / p <= 100;
-      expect(row.values[6]).toBe(inBand ? 'in band' : (100 * a) / p < 80 ? 'below 80 %' : 'above 100 %');
-    });
-    const headline = section('PI objectives', 'headline');
-    expect(line(headline, 'Planned BV (committed)')).toBe(planned);
-    expect(line(headline, 'Actual BV (committed)')).toBe(actual);
-    expect(line(headline, 'Predictability (actual ÷ planned BV)')).toBeCloseTo((100 * actual) / planned, 9);
   });
 
   it('lists what needs attention, each linked to its row', () => {
     const grid = section('Needs attention').grid!;
     const kinds = new Set(grid.rows.map((r) => r.values[0]));
-    expect(kinds).toEqual(new Set(['Risk', 'OKR', 'PI objective']));
+    expect([...kinds].filter((k) => k !== 'PI')).toEqual(['Risk', 'OKR', 'PI objective']);
     const offTrack = sim.tenant.strategicThemes
       .flatMap((t) => sim.tenant.objectiveGroupsOf(t.id).flatMap((g) => sim.tenant.objectivesOf(g.id)))
       .filter((o) => o.status.status === 'Off Track');
@@ -132,9 +140,10 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
     expect(okrRows.length).toBe(Math.min(5, offTrack.length));
     for (const row of grid.rows) {
       const link = row.values[1] as { text: string; url: string } | null;
-      if (link) expect(link.url).toMatch(/^#'(Risks|OKRs|PI objectives)'!A\d+$/);
+      if (link && typeof link === 'object') expect(link.url).toMatch(/^#'(Risks|OKRs|PI objectives)'!A\d+$/);
     }
-    const tracking = new Set(sim.tenant.boards.filter((b) => b.state.title === 'Active').map((b) => b.id));
+    // The test tenant's PI ran from 2026-01-05: it has been scored on the boards whose sprints carry dates (those with teams).
+    const tracking = new Set(sim.tenant.boards.filter((b) => sim.tenant.teams(b.id).length > 0).map((b) => b.id));
     const noValue = sim.tenant.boards
       .filter((b) => tracking.has(b.id))
       .flatMap((b) => sim.tenant.piObjectiveGroups(b.id).flatMap((g) => g.objectives ?? []))

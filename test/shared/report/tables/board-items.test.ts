@@ -4,6 +4,7 @@ import type { Board, BoardItem } from '../../../../shared/planning-api/schemas';
 import type { DatasetContext } from '../../../../shared/report/dataset';
 import { parseReportDefinition } from '../../../../shared/report/definition';
 import { createExportClient } from '../../../../shared/report/export-report';
+import { resolveExportSettings } from '../../../../shared/report/export-settings';
 import type { PlanningSource } from '../../../../shared/report/planning-source';
 import type { TableRow } from '../../../../shared/table/table';
 import {
@@ -33,12 +34,17 @@ const boardsOf = (n: number): Board[] => Array.from({ length: n }, (_, i) => ({ 
 /** A fake items operation: `count(board)` features, a page of `pageSize` every `pageMs`. Records what it was asked. */
 function fakeSource(options: { count: (boardId: string) => number; pageSize: number; pageMs: number; failAt?: { board: string; after: number } }) {
   const pulled = new Map<string, number>();
+  const started = new Set<string>();
   const finished = new Set<string>();
   let active = 0;
+  let allStopped: (() => void) | undefined;
+  /** Resolves once every board started so far has stopped (its generator's finally ran). */
+  const whenAllStopped = () => (active === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allStopped = resolve)));
   let maxActive = 0;
   const source = {
     async *listBoardItems(boardId: string): AsyncGenerator<BoardItem> {
       active++;
+      started.add(boardId);
       maxActive = Math.max(maxActive, active);
       try {
         const n = options.count(boardId);
@@ -51,13 +57,16 @@ function fakeSource(options: { count: (boardId: string) => number; pageSize: num
       } finally {
         active--;
         finished.add(boardId);
+        if (active === 0) allStopped?.();
       }
     },
   };
   return {
     source: source as unknown as PlanningSource,
     pulled,
+    started,
     finished,
+    whenAllStopped,
     get maxActive() {
       return maxActive;
     },
@@ -110,11 +119,13 @@ describe('boardItemsInOrder', () => {
     for await (const _ of boardItemsInOrder(fake.source, () => Promise.resolve(META), boardsOf(4), LIMITS)) {
       if (++n === 25) break;
     }
-    await delay(30);
-    const pulled = [...fake.pulled.values()].reduce((a, b) => a + b, 0);
+    // Waits for the event itself: each board's fetch ends (its generator returns) once it sees the stop.
+    await fake.whenAllStopped();
+    expect([...fake.started].sort()).toEqual(['b0', 'b1', 'b2']);
     expect([...fake.finished].sort()).toEqual(['b0', 'b1', 'b2']);
-    await delay(30);
-    expect([...fake.pulled.values()].reduce((a, b) => a + b, 0)).toBe(pulled);
+    // Stopped within the read-ahead: each fetch takes at most one more feature after the stop.
+    const pulled = [...fake.pulled.values()].reduce((a, b) => a + b, 0);
+    expect(pulled).toBeLessThanOrEqual(n + LIMITS.features + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight);
   });
 
   it('ends with the failure of a later board without waiting for its turn', async () => {
@@ -173,7 +184,7 @@ describe('board-items dataset against the simulator', () => {
 
   async function exportRows(target: RunningSimulator, readAhead?: BoardItemsReadAhead): Promise<TableRow[]> {
     const ctx: DatasetContext = {
-      source: createExportClient(target.credentials(), { boardItemsPageSize: 7, concurrency: 4 }),
+      source: createExportClient(target.credentials(), resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 })),
       definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
       log: silentLog,
     };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Column } from '../../../../shared/table/table';
 import { BOARD_ITEM_COLUMNS } from '../../../../shared/report/tables/board-items';
-import { COLUMN_LABELS, HIDDEN_COLUMNS, labelled, SHEET_TITLES } from '../../../../shared/report/tables/labels';
+import { labelled, SHEET_TITLES } from '../../../../shared/report/tables/labels';
 import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../../../../shared/report/tables/okrs';
 import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../../../../shared/report/tables/pi-objectives';
 import { customColumns, RISK_COLUMNS } from '../../../../shared/report/tables/risks';
@@ -24,12 +24,10 @@ describe('workbook labels', () => {
     expect(table.title).toBe(SHEET_TITLES[name]);
   });
 
-  it('labels and hidden columns name columns that exist (no stale entries)', () => {
-    for (const [name, columns] of Object.entries(TABLES)) {
-      const keys = new Set(columns.map((c) => c.key));
-      expect(Object.keys(COLUMN_LABELS[name] ?? {}).filter((k) => !keys.has(k))).toEqual([]);
-      expect((HIDDEN_COLUMNS[name] ?? []).filter((k) => !keys.has(k))).toEqual([]);
-    }
+  it('keeps ids and keys on one line and indents the titles of a hierarchy', () => {
+    const okrs = labelled({ name: 'okrs', columns: OKR_COLUMNS }).columns;
+    expect(okrs.filter((c) => c.nowrap).map((c) => c.key)).toEqual(['strategic_theme_key', 'id', 'key', 'parent_id']);
+    expect(okrs.filter((c) => c.indentByLevel).map((c) => c.key)).toEqual(['title']);
   });
 
   it('hides internal ids and colour codes, keeps what people read visible', () => {

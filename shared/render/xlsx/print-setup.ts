@@ -1,0 +1,86 @@
+/**
+ * How sheets print, worked out from their column widths (docs/formats.md, "Printing"):
+ *
+ * - data sheets print landscape, fitted to the page width only when the text stays at 7 pt or
+ *   more; wider tables print across pages at a readable scale, with the header row and the key
+ *   column repeated on every page;
+ * - the Summary prints portrait, fitted to the page width with its smallest text at 8 pt or more,
+ *   on as many pages as it needs, with a page break before a section that would not fit on the page it starts on;
+ * - wrapped text gets a row height for its lines: neither Excel nor LibreOffice grows a streamed
+ *   row when the file is opened, so without one a long description prints over the rows below.
+ *
+ * Widths are in Excel's character units (the width of "0" in Calibri 11, 7 px at 96 dpi, plus 5 px
+ * of padding per column).
+ */
+
+export const A4 = { widthIn: 8.27, heightIn: 11.69 } as const;
+export const MARGINS = { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.3, footer: 0.3 } as const;
+const PX_PER_IN = 96;
+/** Body text of the data sheets and the smallest text of the Summary, in points. */
+const DATA_FONT_PT = 11;
+/** The smallest printed text allowed. */
+const MIN_DATA_PT = 7;
+/** Height of one line of 11-point Calibri, in points (Excel's default row is 15). */
+export const LINE_PT = 15;
+/** Excel's largest row height. */
+const MAX_ROW_PT = 409;
+
+function columnsPx(widths: readonly number[]): number {
+  return widths.reduce((sum, w) => sum + Math.round(w * 7) + 5, 0);
+}
+
+function printableWidthPx(orientation: 'portrait' | 'landscape'): number {
+  const paper = orientation === 'portrait' ? A4.widthIn : A4.heightIn;
+  return (paper - MARGINS.left - MARGINS.right) * PX_PER_IN;
+}
+
+export interface PageSetup {
+  readonly orientation: 'portrait' | 'landscape';
+  readonly paperSize: 9;
+  readonly margins: typeof MARGINS;
+  readonly fitToWidth?: number;
+  readonly fitToHeight?: number;
+  readonly scale?: number;
+  readonly printTitlesRow?: string;
+  readonly printTitlesColumn?: string;
+}
+
+/**
+ * A data sheet's setup from its visible columns' widths. `keyColumn`: the letter of the column that
+ * names a row (the first visible one), repeated when the table prints across pages.
+ */
+export function dataSheetSetup(widths: readonly number[], keyColumn: string, titlesRow: string): PageSetup {
+  const base = { orientation: 'landscape', paperSize: 9, margins: MARGINS, printTitlesRow: titlesRow } as const;
+  const fit = Math.min(1, printableWidthPx('landscape') / columnsPx(widths));
+  if (DATA_FONT_PT * fit >= MIN_DATA_PT) return { ...base, fitToWidth: 1, fitToHeight: 0 };
+  return { ...base, scale: Math.ceil((100 * MIN_DATA_PT) / DATA_FONT_PT), printTitlesColumn: `${keyColumn}:${keyColumn}` };
+}
+
+/**
+ * The Summary fits its columns to a portrait page's width: they are chosen narrow enough (83
+ * characters) that the fit keeps 10-point text at 8 pt or more even where Calibri is replaced by a
+ * wider font (LibreOffice without Calibri measures about 10 px a character, so the fit is ~80 %).
+ */
+export function summarySetup(): PageSetup {
+  return { orientation: 'portrait', paperSize: 9, margins: MARGINS, fitToWidth: 1, fitToHeight: 0 };
+}
+
+/** Points of rows on one printed portrait page at full scale (a smaller fit only adds room). */
+export function summaryPageHeightPt(): number {
+  return (A4.heightIn - MARGINS.top - MARGINS.bottom) * 72;
+}
+
+/**
+ * Lines a text takes in a wrapped cell `width` characters wide. Running text averages slightly
+ * narrower characters than "0", but capitals and wide letters vary: counted at 0.95 of the width
+ * the estimate errs towards a taller row (white space) rather than overprinting.
+ */
+export function wrappedLines(text: string, width: number): number {
+  const perLine = Math.max(1, Math.floor(width * 0.95));
+  return text.split('\n').reduce((n, paragraph) => n + Math.max(1, Math.ceil(paragraph.length / perLine)), 0);
+}
+
+/** Row height in points for `lines` lines of 11-point text, or undefined for one line (Excel's default). */
+export function rowHeightFor(lines: number): number | undefined {
+  return lines > 1 ? Math.min(MAX_ROW_PT, lines * LINE_PT) : undefined;
+}

@@ -1,0 +1,117 @@
+/**
+ * The machine layout of a run (docs/downstream.md): one Parquet file per table under the table's own
+ * prefix, `<report>/tables/<table>/dt=<day>/run=<runId>/part-00000.parquet`, next to (not inside) the
+ * human run folder, so one Glue/Athena/DuckDB table spans every run. Parquet output opens one sink
+ * per table, and records the file and the table's schema for the manifest.
+ */
+import type { Log } from '../../core/logger';
+import { openParquetSink } from '../../render/parquet/parquet-sink';
+import type { ObjectUpload, Storage } from '../../storage/storage';
+import { classifySchemaChange, type TableSchema } from '../../table/schema';
+import { CONTENT_TYPES, tableFileKey, tableSchemaKey } from '../layout';
+import { tableSchemaSchema, type ManifestTableFile, type SchemaChangeEntry } from '../manifest';
+import type { RunWriter } from '../run-writer';
+import { schemaFileText, schemaOf } from '../table-schemas';
+import type { OutputContext, OutputFactory } from './output';
+
+/** A table outside the contract (none today) is still written, with version 0.0. */
+const UNVERSIONED = '0.0';
+
+interface OpenFile {
+  readonly upload: ObjectUpload;
+  readonly nulled: () => Readonly<Record<string, number>>;
+  readonly schema: TableSchema;
+}
+
+export const parquetOutput: OutputFactory = (ctx) => {
+  const { definition, writer } = ctx;
+  if (!definition.formats.includes('parquet')) return Promise.resolve(undefined);
+  const report = definition.name;
+  const open = new Map<string, OpenFile>();
+  const written = new Map<string, TableSchema>();
+  const entries: ManifestTableFile[] = [];
+  return Promise.resolve({
+    async openTable(table) {
+      const key = tableFileKey(report, table.name, ctx.runDate, definition.timeZone, ctx.runId);
+      const upload = await writer.openUpload(key, { contentType: CONTENT_TYPES.parquet, downloadName: `${report}-${table.name}.parquet` });
+      const contract = schemaOf(table.name);
+      const sink = openParquetSink(table, upload.stream, {
+        runId: ctx.runId,
+        exportedAt: ctx.exportedAt,
+        schemaVersion: contract?.version ?? UNVERSIONED,
+      });
+      open.set(table.name, { upload, nulled: sink.nulledValues, schema: contract ?? sink.schema });
+      return sink;
+    },
+    async finishTable(table, rows) {
+      const file = open.get(table)!;
+      open.delete(table);
+      const entry = await tableFileEntry(ctx, table, rows, file);
+      written.set(table, file.schema);
+      entries.push(entry);
+      return { stored: [{ ...entry, key: `${report}/${entry.path}` }] };
+    },
+    async finishRun() {
+      const schemaChanges = await publishSchemas(writer, report, written, ctx.log);
+      return { fields: { tables: entries, schemas: Object.fromEntries(written), schemaChanges } };
+    },
+  });
+};
+
+/** Waits for the table's file to be stored and returns its manifest entry. */
+async function tableFileEntry(ctx: OutputContext, table: string, rows: number, file: OpenFile): Promise<ManifestTableFile> {
+  const report = ctx.definition.name;
+  const relative = (key: string) => key.slice(report.length + 1);
+  const object = await ctx.writer.stored(file.upload, rows);
+  const nulled = file.nulled();
+  if (Object.keys(nulled).length > 0) {
+    // The CSV keeps such a value as text; Parquet cannot put text into a DATE or DOUBLE column.
+    ctx.log.warn('values that do not fit their column type were written as null in Parquet', { table, nulled });
+  }
+  return {
+    table,
+    path: relative(object.key),
+    format: 'parquet',
+    contentType: CONTENT_TYPES.parquet,
+    bytes: object.bytes,
+    sha256: object.sha256,
+    rows,
+    schemaVersion: file.schema.version,
+    schemaPath: relative(tableSchemaKey(report, table)),
+    ...(Object.keys(nulled).length > 0 && { nulledValues: { ...nulled } }),
+  };
+}
+
+/**
+ * Writes `_schema.json` of every table of the run (once all files are stored) and returns how each
+ * differs from the one it replaces, if it does.
+ */
+async function publishSchemas(writer: RunWriter, report: string, written: ReadonlyMap<string, TableSchema>, log: Log): Promise<SchemaChangeEntry[]> {
+  const changes: SchemaChangeEntry[] = [];
+  for (const [table, schema] of written) {
+    const previous = await readPublished(writer.storage, tableSchemaKey(report, table));
+    const change = previous && previous.version !== schema.version ? classifySchemaChange(previous, schema) : undefined;
+    if (change && change.kind !== 'none') {
+      changes.push({
+        table, kind: change.kind, from: previous!.version, to: schema.version, added: [...change.added],
+        removed: change.kind === 'breaking' ? [...change.removed] : [], retyped: change.kind === 'breaking' ? [...change.retyped] : [],
+      });
+      log.warn('table schema changed', { table, kind: change.kind, from: previous!.version, to: schema.version });
+    }
+    await writer.putShared(tableSchemaKey(report, table), schemaFileText(schema));
+  }
+  return changes;
+}
+
+/** The schema published before this run, or undefined when there is none (or it is unreadable). */
+async function readPublished(storage: Storage, key: string): Promise<TableSchema | undefined> {
+  const bytes = await storage.getObject(key);
+  if (!bytes) return undefined;
+  try {
+    const parsed = tableSchemaSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    // Not JSON: treated as absent; this run's schema replaces it.
+    return undefined;
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * Each tracked table's snapshot (`snapshots/<table>.ndjson.gz` in the run folder), the next run's
+ * baseline (docs/changes.md). The change tracker writes and compares them; this output gives it each
+ * table's rows and has the snapshots verified with the run's other files.
+ */
+import { NO_ENTRIES, type OutputFactory } from './output';
+
+export const snapshotsOutput: OutputFactory = (ctx) =>
+  Promise.resolve({
+    openTable: (table, dataset) => ctx.tracker.openTable(dataset.name, table, dataset.resolvedSelectors()),
+    finishTable: () => Promise.resolve(NO_ENTRIES),
+    finishRun: (run) => Promise.resolve({ stored: run.snapshots }),
+  });

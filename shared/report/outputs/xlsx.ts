@@ -1,0 +1,36 @@
+/**
+ * The workbook for people, `<report>.xlsx` in the run folder: the Changes sheet first, one sheet per
+ * table as the rows stream, the Summary written last (it needs every table's figures).
+ */
+import { openXlsxWorkbook } from '../../render/xlsx/workbook';
+import { CHANGES_SHEET_NAME, changesSheetContent } from '../changes/sheet';
+import { isoDateInZone } from '../dates';
+import { CONTENT_TYPES } from '../layout';
+import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
+
+export const xlsxOutput: OutputFactory = async (ctx) => {
+  const { definition, writer } = ctx;
+  if (!definition.formats.includes('xlsx')) return undefined;
+  const name = `${definition.name}.xlsx`;
+  const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: CONTENT_TYPES.xlsx, downloadName: name });
+  const title = definition.title ?? definition.name;
+  const workbook = openXlsxWorkbook(upload.stream, {
+    timeZone: definition.timeZone,
+    creator: 'planning-report-exporter',
+    title,
+    leadingSheets: [CHANGES_SHEET_NAME],
+    footer: `${title} – ${isoDateInZone(ctx.exportedAt, definition.timeZone)}`,
+  });
+  return {
+    openTable: (table) => Promise.resolve(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 })),
+    finishTable: () => Promise.resolve(NO_ENTRIES),
+    async finishRun(run) {
+      await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(run.changes, definition.timeZone));
+      await workbook.writeSummary(run.summary);
+      await workbook.close();
+      const total = Object.values(run.rows).reduce((a, b) => a + b, 0);
+      const object = await writer.stored(upload, total);
+      return { files: [fileEntry(object, writer.runFolder, 'xlsx', run.rows)] };
+    },
+  };
+};

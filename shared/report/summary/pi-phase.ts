@@ -1,0 +1,113 @@
+import type { PiObjectiveGroup, Sprint } from '../../planning-api/schemas';
+import { epochToCalendarDate } from '../dates';
+import { daysBetween } from './vocabulary';
+
+/** One sprint of a PI with its calendar days in the report's zone (00:00 UTC dates, see table.ts). */
+export interface PiSprint {
+  readonly title: string;
+  readonly isIPSprint: boolean;
+  readonly start: Date | null;
+  readonly end: Date | null;
+}
+
+/**
+ * Where a PI stands on the run's day. Business owners score actual business value at the end of the
+ * PI (Inspect & Adapt, in the IP sprint), so predictability is judged only from the start of the
+ * PI's last sprint on (`scored`); before that, a low figure is the normal state of a running PI.
+ */
+export interface PiPhase {
+  readonly pi: string;
+  /** Whether the sprints carry dates, so the phase could be worked out. */
+  readonly known: boolean;
+  readonly sprint: string | null;
+  readonly inIpSprint: boolean;
+  /** Calendar days left in the PI, the run's day included (0 once it has ended). */
+  readonly daysLeft: number | null;
+  readonly scored: boolean;
+  /** The phase in words: `Sprint 3 (3/5) · 56 days left · IP sprint from 2027-01-04`. */
+  readonly text: string;
+}
+
+/**
+ * The sprints of a board in the board's order, with dates taken from the sprints the PI objectives'
+ * items are planned in (the sprint metadata call carries no dates). Sprints no item is planned in
+ * get dates by the cadence of the nearest dated sprint, as a PI's sprints are back to back.
+ */
+export function boardSprints(sprints: readonly Sprint[], groups: readonly PiObjectiveGroup[], timeZone: string): PiSprint[] {
+  const dated = new Map<string, { start: number; end: number }>();
+  for (const group of groups) {
+    for (const objective of group.objectives ?? []) {
+      for (const item of objective.linkedItems ?? []) {
+        for (const entry of [item, ...(item.subItems ?? [])].flatMap((i) => (Array.isArray(i.teamsAndSprints) ? i.teamsAndSprints : []))) {
+          const s = entry.sprint;
+          if (s?.id && typeof s.startDate === 'number' && typeof s.endDate === 'number') dated.set(s.id, { start: s.startDate, end: s.endDate });
+        }
+      }
+    }
+  }
+  // The end is the sprint's last instant, which can fall on the next calendar day in the report's
+  // zone: a sprint's days are counted from its start, for its length rounded to whole days.
+  const known = sprints.map((s) => {
+    const d = dated.get(s.id);
+    const start = d ? (epochToCalendarDate(d.start, timeZone) ?? null) : null;
+    if (!d || !start) return null;
+    return { start, end: addDays(start, Math.max(1, Math.round((d.end - d.start) / 86_400_000)) - 1) };
+  });
+  const anchor = known.findIndex((k) => k?.start && k.end);
+  return sprints.map((s, i) => {
+    const title = s.title ?? s.label ?? s.id;
+    const isIPSprint = s.isIPSprint === true;
+    const own = known[i];
+    if (own?.start && own.end) return { title, isIPSprint, start: own.start, end: own.end };
+    const a = anchor >= 0 ? known[anchor] : null;
+    if (!a?.start || !a.end) return { title, isIPSprint, start: null, end: null };
+    const length = daysBetween(a.start, a.end) + 1;
+    const start = addDays(a.start, (i - anchor) * length);
+    return { title, isIPSprint, start, end: addDays(start, length - 1) };
+  });
+}
+
+const addDays = (d: Date, days: number) => new Date(d.getTime() + days * 86_400_000);
+const iso = (d: Date) => d.toISOString().slice(0, 10);
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The phase of the PI on `today` (the run's calendar day). Without dated sprints the phase is
+ * unknown; the PI then counts as scored only when the board's state says it is over.
+ */
+export function piPhase(pi: string, sprints: readonly PiSprint[], today: Date, boardClosed: boolean): PiPhase {
+  const first = sprints[0];
+  const last = sprints.at(-1);
+  if (!first?.start || !last?.start || !last.end) {
+    const text = boardClosed ? 'PI closed' : 'PI phase unknown (the board’s sprints carry no dates)';
+    return { pi, known: false, sprint: null, inIpSprint: false, daysLeft: null, scored: boardClosed, text };
+  }
+  const scored = today >= last.start;
+  if (today > last.end) {
+    return { pi, known: true, sprint: null, inIpSprint: false, daysLeft: 0, scored, text: `PI ended ${iso(last.end)}` };
+  }
+  const daysLeft = daysBetween(today, last.end) + 1;
+  if (today < first.start) {
+    const text = `PI starts ${iso(first.start)} · ${plural(sprints.length, 'sprint')}`;
+    return { pi, known: true, sprint: null, inIpSprint: false, daysLeft, scored, text };
+  }
+  // By start dates: an end given as the last instant of a day can fall on the next day in the report's zone.
+  const current = sprints.findLast((s) => s.start !== null && s.start <= today) ?? null;
+  const development = sprints.filter((s) => !s.isIPSprint);
+  const ip = sprints.find((s) => s.isIPSprint && s.start);
+  const left = `${plural(daysLeft, 'day')} left`;
+  let where: string;
+  if (!current) where = 'before its first sprint';
+  else if (current.isIPSprint) where = `${current.title} (IP sprint)`;
+  else where = `${current.title} (${development.indexOf(current) + 1}/${development.length})`;
+  const ipNote = ip?.start && !current?.isIPSprint ? ` · IP sprint from ${iso(ip.start)}` : '';
+  return {
+    pi,
+    known: true,
+    sprint: current?.title ?? null,
+    inIpSprint: current?.isIPSprint === true,
+    daysLeft,
+    scored,
+    text: `${where} · ${left}${ipNote}`,
+  };
+}

@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- the lint config is plain JavaScript without type declarations
+import { importBoundaries } from '../../eslint.config.js';
+
+/**
+ * docs/architecture.md is what a newcomer reads first, so it must say what the linter enforces: the
+ * same layers, the same imports allowed, the same AWS adapters, and every folder of shared/ drawn.
+ */
+
+interface BoundaryConfig {
+  files: string[];
+  ignores?: string[];
+  rules: { 'no-restricted-imports': [string, { patterns: { regex?: string; message: string }[] }] };
+}
+
+const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
+const configs = importBoundaries as BoundaryConfig[];
+const LAYER_GLOB = /^shared\/([a-z-]+)\/\*\*\/\*\.ts$/;
+const layerConfigs = configs.filter((c) => LAYER_GLOB.test(c.files[0]!) && !c.ignores);
+const layers = layerConfigs.map((c) => LAYER_GLOB.exec(c.files[0]!)![1]!);
+
+/** What the linter lets each layer import: every other layer but those its "may import only" rule forbids. */
+function enforced(): Record<string, string[]> {
+  return Object.fromEntries(
+    layerConfigs.map((c, i) => {
+      const layer = layers[i]!;
+      const rule = c.rules['no-restricted-imports'][1].patterns.find((p) => p.message.includes('may import only'));
+      const forbidden = rule?.regex ? /\(([^()]*)\)\(\/\|\$\)$/.exec(rule.regex)![1]!.split('|') : [];
+      return [layer, layers.filter((l) => l !== layer && !forbidden.includes(l)).sort()];
+    }),
+  );
+}
+
+/** The layer table of the document: `| \`layer\` | allowed, … |`; "everything above" is every layer listed before. */
+function documented(): Record<string, string[]> {
+  const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| ([^|]+) \|$/gm)].map((m) => [m[1]!, m[2]!.trim()] as const);
+  return Object.fromEntries(
+    rows.map(([layer, allowed], i) => {
+      if (allowed === 'nothing else in `shared/`') return [layer, []];
+      if (allowed === 'everything above') return [layer, rows.slice(0, i).map(([l]) => l).sort()];
+      return [layer, allowed.split(',').map((l) => l.trim()).sort()];
+    }),
+  );
+}
+
+describe('docs/architecture.md', () => {
+  it('lists every layer the linter knows, each with the imports the linter allows', () => {
+    expect(documented()).toEqual(enforced());
+  });
+
+  it('covers every folder of shared/ as a layer, in the table and in the diagram', () => {
+    const folders = readdirSync(new URL('../../shared/', import.meta.url), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+    expect([...layers].sort()).toEqual(folders);
+    const diagram = /```mermaid\n([\s\S]*?)```/.exec(doc)![1]!;
+    expect(folders.filter((f) => !diagram.includes(`${f}/<br/>`))).toEqual([]);
+  });
+
+  it('names every AWS adapter the linter allows the SDK', () => {
+    const adapters = configs.map((c) => c.files[0]!).filter((f) => f.startsWith('shared/') && f.endsWith('.ts') && !f.includes('*'));
+    expect(adapters.length).toBeGreaterThan(0);
+    const paragraph = /Only the \*\*AWS adapters\*\*[\s\S]*?\n- /.exec(doc)![0];
+    expect(adapters.filter((file) => !paragraph.includes(`\`${file.replace(/^shared\//, '')}\``))).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { renderReportEmail } from '../../../shared/email/email-content';
+import { FIELD_AUDIT_SMALL_PRINT, FieldAudit, mergeFigures, type FieldShape } from '../../../shared/report/field-audit';
+import { KEY_RESULT_SHAPE, OKR_OBJECTIVE_SHAPE, OKR_TABLE, STRATEGIC_THEME_TABLE, THEME_SHAPE } from '../../../shared/report/tables/okrs';
+
+const SHAPE: FieldShape = { id: true, title: true, children: { id: true, summary: true }, meta: { color: true } };
+
+describe('field audit', () => {
+  it('counts fields no column holds, in nested records and arrays, one count per record', () => {
+    const audit = new FieldAudit();
+    audit.check('t', { id: '1', title: 'a', extra: 1, children: [{ id: 'c', summary: 's', rank: 2 }, { id: 'd', rank: 3 }], meta: { color: '#f00', shade: 'x' } }, SHAPE);
+    audit.check('t', { id: '2', extra: 0, empty: '', nothing: null, children: 'text, not a list' }, SHAPE);
+    expect(audit.figures()).toEqual({
+      unexportedFields: { t: [{ path: 'children[].rank', records: 2 }, { path: 'extra', records: 2 }, { path: 'meta.shade', records: 1 }] },
+    });
+  });
+
+  it('says nothing when every field has a column', () => {
+    const audit = new FieldAudit();
+    audit.check('t', { id: '1', title: 'a' }, SHAPE);
+    expect(audit.figures()).toEqual({});
+    expect(audit.sections()).toEqual([]);
+  });
+
+  it('counts values of another shape and puts both lists in the Summary small print, which the e-mail mentions once', () => {
+    const audit = new FieldAudit();
+    audit.check('board-items', { id: '1', kendisScore: 4 }, SHAPE);
+    audit.warn('board-items', 'teamsAndSprints', 'text where a list was expected');
+    audit.warn('board-items', 'teamsAndSprints', 'text where a list was expected');
+    const sections = audit.sections();
+    expect(sections).toEqual([
+      {
+        heading: 'Fields the server sent that the report does not hold',
+        role: 'about',
+        smallPrint: FIELD_AUDIT_SMALL_PRINT,
+        lines: [
+          { label: 'Not exported (board-items)', value: 'kendisScore (1)' },
+          { label: 'Unexpected shape (board-items)', value: 'teamsAndSprints: text where a list was expected (2)' },
+        ],
+      },
+    ]);
+    const email = renderReportEmail({
+      reportName: 'Acme', generatedAt: new Date('2026-11-23T06:00:00Z'), timeZone: 'UTC', links: [],
+      summary: { title: 'Acme', sections: [...sections, ...sections] },
+    });
+    expect(email.text.split(FIELD_AUDIT_SMALL_PRINT).length - 1).toBe(1);
+    expect(email.html).toContain('The server sent fields this report does not hold');
+  });
+
+  it('merges the per-table lists of several datasets and keeps their other figures', () => {
+    expect(
+      mergeFigures([
+        { unexportedFields: { risks: [{ path: 'score', records: 2 }] }, risk: { total: 2 } },
+        { unexportedFields: { okrs: [{ path: 'x', records: 1 }] }, shapeWarnings: { okrs: [] }, okr: { groups: 1 } },
+      ]),
+    ).toEqual({
+      unexportedFields: { risks: [{ path: 'score', records: 2 }], okrs: [{ path: 'x', records: 1 }] },
+      shapeWarnings: { okrs: [] },
+      risk: { total: 2 },
+      okr: { groups: 1 },
+    });
+  });
+});
+
+describe('strategic themes and OKRs in the docs vocabulary', () => {
+  it('exports theme summary, description and colour, group BV and criteria, objective kind and end period', () => {
+    const theme = { id: 't1', key: 'ST-1', title: 'Grow', summary: 'Short', description: 'Long\ntext', color: '#336699' };
+    const themeRow = STRATEGIC_THEME_TABLE.values({ theme, portfolios: [], owners: null, progress: 40 });
+    const at = (name: Parameters<typeof STRATEGIC_THEME_TABLE.indexOf>[0]) => themeRow[STRATEGIC_THEME_TABLE.indexOf(name)];
+    expect([at('summary'), at('description'), at('color')]).toEqual(['Short', 'Long\ntext', '#336699']);
+    expect(STRATEGIC_THEME_TABLE.columns.find((c) => c.key === 'color')?.hidden).toBe(true);
+
+    const group = { id: 'g1', title: 'Group', bvPlan: 30, bvActual: 12, completionCriteria: 'ROLLUP_BY_STATUS' };
+    const groupRow = OKR_TABLE.values({ level: 1, themeKey: 'ST-1', group, groupProgress: null });
+    const okr = (row: unknown[], name: Parameters<typeof OKR_TABLE.indexOf>[0]) => row[OKR_TABLE.indexOf(name)];
+    expect([okr(groupRow, 'bv_plan'), okr(groupRow, 'bv_actual'), okr(groupRow, 'completion_criteria')]).toEqual([30, 12, 'ROLLUP_BY_STATUS']);
+    const objective = { id: 'o1', key: 'OKR-1', objType: 'Committed', timePeriod: 'Q1 2026', endTimePeriod: 'Q2 2026' };
+    const objectiveRow = OKR_TABLE.values({ level: 2, themeKey: 'ST-1', group, objective });
+    expect([okr(objectiveRow, 'objective_kind'), okr(objectiveRow, 'time_period'), okr(objectiveRow, 'end_time_period')]).toEqual(['Committed', 'Q1 2026', 'Q2 2026']);
+
+    const audit = new FieldAudit();
+    audit.check('strategic-themes', theme, THEME_SHAPE);
+    audit.check('okrs', objective, OKR_OBJECTIVE_SHAPE);
+    audit.check('okrs', { id: 'k', metric: { baseline: 1, target: 2, current: 1, unit: '%', trend: 'up' } }, KEY_RESULT_SHAPE);
+    expect(audit.figures()).toEqual({ unexportedFields: { okrs: [{ path: 'metric.trend', records: 1 }] } });
+  });
+});
