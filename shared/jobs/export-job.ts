@@ -56,14 +56,20 @@ export interface ExportJobDependencies {
   readonly onComplete?: (result: ExportResult, durationMs: number) => void;
 }
 
+/** Whether the run's message went out (`delivery.when`), why, and how each chat channel fared. */
+export interface RunDelivery {
+  readonly sent: boolean;
+  readonly reason: string;
+  readonly channels: readonly ChannelResult[];
+}
+
 export type ExportJobOutcome =
   | {
       readonly status: 'succeeded';
       readonly runId: string;
       readonly manifestKey: string;
       readonly emailed: boolean;
-      /** Whether the message went out (`delivery.when`), why, and how each chat channel fared. */
-      readonly delivery: { readonly sent: boolean; readonly reason: string; readonly channels: readonly ChannelResult[] };
+      readonly delivery: RunDelivery;
     }
   | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean }
   /** A duplicate delivery, or another attempt owns the run: nothing was done, nothing reported. */
@@ -156,7 +162,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     deps.onComplete?.(result, now().getTime() - started.getTime());
 
     const { emailed, delivery } = await deliverRun(definition, result, request, deps, now());
-    await reportSuccess(definition, result, request, deps, { datasetsTotal, now, delivery: delivery.reason });
+    await reportSuccess(definition, result, request, deps, { datasetsTotal, now, delivery });
     if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
     log.info('export job succeeded', { report: definition.name, runId, emailed, delivery: delivery.reason });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed, delivery };
@@ -212,7 +218,7 @@ async function deliverRun(
   request: ExportJobRequest,
   deps: ExportJobDependencies,
   at: Date,
-): Promise<{ emailed: boolean; delivery: Extract<ExportJobOutcome, { status: 'succeeded' }>['delivery'] }> {
+): Promise<{ emailed: boolean; delivery: RunDelivery }> {
   const decision = decideDelivery(definition, result);
   const channels = decision.send ? await deliverRunToChannels(definition, result, channelContext(request, deps, at)) : [];
   const emailed = decision.send && (await emailRecipients(definition, result, request, deps, at));
@@ -264,7 +270,7 @@ async function reportSuccess(
   result: ExportResult,
   request: ExportJobRequest,
   deps: ExportJobDependencies,
-  job: { readonly datasetsTotal: number; readonly now: () => Date; readonly delivery: string },
+  job: { readonly datasetsTotal: number; readonly now: () => Date; readonly delivery: RunDelivery },
 ): Promise<void> {
   await deps.events.publish('ReportExported', {
     report: definition.name,
@@ -275,10 +281,11 @@ async function reportSuccess(
     rows: result.manifest.summary.rows as Record<string, number>,
     files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
     ...tableFilesDetail(result.manifest),
+    delivery: { ...job.delivery, channels: job.delivery.channels.map((c) => ({ type: c.type, status: c.status })) },
   });
   if (request.exportId) {
     const done = finalProgress(result.manifest.summary.rows as Record<string, number>, job.datasetsTotal);
-    await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done, delivery: job.delivery }, job.now());
+    await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done, delivery: job.delivery.reason }, job.now());
   }
 }
 

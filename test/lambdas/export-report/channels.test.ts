@@ -108,6 +108,14 @@ describe('Slack and Teams delivery beside e-mail (local stack)', () => {
       reason: 'not sent: nothing changed since run s-20261123T060000Z and delivery.when is "changed"',
       channels: [],
     });
+    // The event downstream run lists read says the same.
+    const exported = h.events.events.filter((e) => e.DetailType === 'ReportExported').map((e) => JSON.parse(e.Detail) as { runId: string; delivery: unknown });
+    expect(exported.find((d) => d.runId === 's-20261130T060000Z')?.delivery).toEqual({ sent: false, reason: outcome.delivery.reason, channels: [] });
+    expect(exported.find((d) => d.runId === 's-20261123T060000Z')?.delivery).toEqual({
+      sent: true,
+      reason: expect.stringMatching(/^sent: /),
+      channels: [{ type: 'slack', status: 'sent' }, { type: 'teams', status: 'sent' }],
+    });
     expect((await h.ses.fetchStore()).length).toBe(mailsBefore);
     expect(hooks.posts.length).toBe(postsBefore);
     // The export itself ran and was kept.
