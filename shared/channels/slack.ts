@@ -71,7 +71,7 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
     section(fitLines(`*${slackEscape(s.heading)}*`, s.figures.map((f) => `${slackEscape(f.label)}: *${slackEscape(f.value)}*`), 0, SLACK_LIMITS.text)),
   );
   const summary = message.changes ? `${message.title}: ${message.changes.text}` : message.title;
-  return { text: clip(summary, SLACK_LIMITS.text), blocks: [...top, ...headline, ...bottom] };
+  return { text: clip(slackEscape(summary), SLACK_LIMITS.text), blocks: [...top, ...headline, ...bottom] };
 }
 
 export const slackChannel: Channel = { type: 'slack', label: 'Slack', payload: slackPayload };

@@ -17,6 +17,8 @@ export interface WebhookPostOptions {
   readonly now?: () => Date;
   /** A Retry-After longer than this is not waited for: the post fails as retryable. */
   readonly maxWaitMs?: number;
+  /** Epoch ms (the Lambda's deadline): no retry waits past it. */
+  readonly deadline?: number;
 }
 
 export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000, attempts: 3, maxWaitMs: 30_000 } as const;
@@ -35,8 +37,10 @@ export async function postWebhook(url: string, body: unknown, label: string, opt
     const failure = await postOnce(doFetch, url, json, label, timeoutMs);
     if (failure === undefined) return;
     if (!failure.retryable || attempt >= attempts) throw failure.error;
-    const wait = failure.retryAfter === undefined ? BACKOFF_MS * 2 ** (attempt - 1) : retryAfterMs(failure.retryAfter, options.now?.() ?? new Date());
+    const now = options.now?.() ?? new Date();
+    const wait = failure.retryAfter === undefined ? BACKOFF_MS * 2 ** (attempt - 1) : retryAfterMs(failure.retryAfter, now);
     if (wait === undefined || wait > (options.maxWaitMs ?? WEBHOOK_DEFAULTS.maxWaitMs)) throw failure.error;
+    if (options.deadline !== undefined && now.getTime() + wait >= options.deadline) throw failure.error;
     await sleep(wait);
   }
 }

@@ -20,6 +20,8 @@ export interface RunChannelsContext {
   readonly channels: ChannelJobDependencies | undefined;
   readonly links: { readonly baseUrl: string; readonly keys: () => Promise<LinkVerificationKeys> } | undefined;
   readonly freshCopyLink: boolean;
+  /** The job's deadline (epoch ms): webhook retries stop there. */
+  readonly deadline: number | undefined;
   readonly ledger: Ledger;
   readonly log: Log;
   readonly now: Date;
@@ -42,11 +44,8 @@ export async function deliverRunToChannels(definition: ReportDefinition, result:
     context.log.error('link keys unreadable: chat messages go out without buttons', { report: definition.name, error: errorMessage(error) });
   }
   const message = buildChannelMessage(definition, result, { links, now: context.now, freshCopyLink: context.freshCopyLink });
-  const results = await deliverToChannels(targets, message, {
-    webhooks: context.channels?.webhooks,
-    log: context.log,
-    ...(context.channels?.post && { post: context.channels.post }),
-  });
+  const post = { ...context.channels?.post, ...(context.deadline !== undefined && { deadline: context.deadline }) };
+  const results = await deliverToChannels(targets, message, { webhooks: context.channels?.webhooks, log: context.log, post });
   const noticeDeps = { ledger: context.ledger, send: context.mail?.send, from: context.mail?.from, log: context.log, now: context.now };
   await Promise.all(
     results.map((r) =>

@@ -27,7 +27,7 @@ describe('the Slack message', () => {
       ['Open the workbook', 'https://reports.example.test/links/wb-token'],
       ['Get a fresh copy now', 'https://reports.example.test/run/fresh-token'],
     ]);
-    expect(payload.text).toBe('Weekly <planning> & risks: 2 added, 0 removed, 1 changed.');
+    expect(payload.text).toBe('Weekly &lt;planning&gt; &amp; risks: 2 added, 0 removed, 1 changed.');
   });
 
   it('escapes the characters Slack reads as markup in values from the planning tool', () => {

@@ -70,6 +70,14 @@ describe('posting to a webhook', () => {
     expect(waits).toEqual([]);
   });
 
+  it('does not wait past the deadline', async () => {
+    hook.script({ status: 503, retryAfter: '5' });
+    const now = new Date('2026-11-23T06:00:00Z');
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now: () => now, deadline: now.getTime() + 4000 }));
+    expect(error.message).toBe('the Slack webhook answered 503');
+    expect(waits).toEqual([]);
+  });
+
   it('fails at once on a removed webhook, saying what to do, without the URL', async () => {
     hook.script({ status: 404, body: 'no_service' });
     const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep }));
