@@ -35,7 +35,7 @@ describe('demo command (the README\'s first command)', () => {
     expect(rows.length).toBeGreaterThan(0);
 
     // The e-mail the run would send, beside its files, its path printed.
-    expect(out).toContain(join(runFolder, 'email.html'));
+    expect(io.out()).toContain(join(runFolder, 'email.html'));
     const html = await readFile(join(runFolder, 'email.html'), 'utf8');
     expect(html).toContain('Needs attention');
     const mail = await simpleParser(await readFile(join(runFolder, 'email.eml')));
@@ -47,14 +47,9 @@ describe('demo command (the README\'s first command)', () => {
 
   it('explains its options on --help, and names an unknown option without a stack trace', async () => {
     const run = async (argv: string[]) => {
-      const stdout = new PassThrough();
-      const stderr = new PassThrough();
-      let out = '';
-      let err = '';
-      stdout.on('data', (c: Buffer) => (out += c.toString()));
-      stderr.on('data', (c: Buffer) => (err += c.toString()));
-      const code = await runDemoCommand(argv, { stdout, stderr, env: {}, cwd: dir });
-      return { code, out, err };
+      const io = captureIo(dir);
+      const code = await runDemoCommand(argv, io);
+      return { code, out: io.out(), err: io.err() };
     };
     const help = await run(['--help']);
     expect(help).toMatchObject({ code: 0, err: '' });

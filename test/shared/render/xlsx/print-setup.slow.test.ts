@@ -1,3 +1,4 @@
+// @tier slow
 import { execFile } from 'node:child_process';
 import { readdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
