@@ -235,7 +235,7 @@ export class ReportExporterStack extends Stack {
     this.secrets.planningSecret.grantRead(role);
     this.secrets.linkKeySecret.grantRead(role);
     // Chat channels: the webhook secrets the configured reports name, and no others.
-    grantWebhookSecrets(this, config.reports, role);
+    grantWebhookSecrets(this, config.reports, role, config.planningSecretName);
     events.EventBus.fromEventBusName(this, 'DefaultBus', EVENT_BUS_NAME).grantPutEventsTo(role);
     if (config.sesIdentityArn !== undefined) {
       role.addToPrincipalPolicy(

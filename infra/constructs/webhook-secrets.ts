@@ -14,8 +14,17 @@ export function webhookSecretNames(reports: readonly ConfiguredReport[]): string
  * Secrets Manager adds), and on nothing else: a definition cannot make the function read a secret
  * the stack was not deployed with. The operator creates each secret and puts the URLs in it.
  */
-export function grantWebhookSecrets(scope: Construct, reports: readonly ConfiguredReport[], grantee: iam.IGrantable): void {
+export function grantWebhookSecrets(
+  scope: Construct,
+  reports: readonly ConfiguredReport[],
+  grantee: iam.IGrantable,
+  planningSecretName: string | undefined,
+): void {
   for (const name of webhookSecretNames(reports)) {
+    // Its https fields (the API's base URLs) would pass as webhooks: the report would be posted to the planning API.
+    if (name === planningSecretName) {
+      throw new Error(`delivery.channels names the planning API credentials secret "${name}" as a webhook secret; keep the webhook URLs in a secret of their own`);
+    }
     const id = `WebhookSecret-${name.replace(/[^A-Za-z0-9]/g, '-')}`;
     secretsmanager.Secret.fromSecretNameV2(scope, id, name).grantRead(grantee);
   }

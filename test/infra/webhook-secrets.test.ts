@@ -42,6 +42,14 @@ describe('webhook secrets', () => {
     expect(JSON.stringify(synthesized.template.toJSON())).not.toMatch(/hooks\.slack\.com|webhook\.office\.com/);
   });
 
+  it('refuses the planning credentials secret as a webhook secret', () => {
+    const config = loadInfraConfig({
+      reports: [{ definition: { name: 'x', datasets: { risks: {} }, delivery: { channels: [slack('prod/planning-api', 'baseUrl')] } }, schedule: null }],
+      planningSecretName: 'prod/planning-api',
+    });
+    expect(() => synthesize(config, { bundle: false })).toThrow('delivery.channels names the planning API credentials secret "prod/planning-api" as a webhook secret');
+  });
+
   it('stays cdk-nag clean', () => {
     expect(describeFindings(unacknowledgedNagFindings(synthesized.app))).toEqual([]);
   });
