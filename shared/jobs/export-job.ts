@@ -20,6 +20,9 @@ import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
 import { messageRunKey, sendOnce } from './message-claim';
+import { decideDelivery } from './delivery-decision';
+import { deliverRunToChannels, type ChannelJobDependencies } from './report-channels';
+import type { ChannelResult } from '../channels/deliver';
 import { resolveDefinition, type InlinePolicy } from './resolve-definition';
 import { tableFilesDetail } from './table-event';
 
@@ -39,6 +42,8 @@ export interface ExportJobDependencies {
     readonly linkBaseUrl: string;
     readonly linkKeys: () => Promise<LinkVerificationKeys>;
   };
+  /** Needed only for definitions with chat channels (`delivery.channels`). */
+  readonly channels?: ChannelJobDependencies;
   readonly bucket?: string;
   readonly now?: () => Date;
   /**
@@ -52,8 +57,21 @@ export interface ExportJobDependencies {
   readonly onComplete?: (result: ExportResult, durationMs: number) => void;
 }
 
+/** Whether the run's message went out (`delivery.when`), why, and how each chat channel fared. */
+export interface RunDelivery {
+  readonly sent: boolean;
+  readonly reason: string;
+  readonly channels: readonly ChannelResult[];
+}
+
 export type ExportJobOutcome =
-  | { readonly status: 'succeeded'; readonly runId: string; readonly manifestKey: string; readonly emailed: boolean }
+  | {
+      readonly status: 'succeeded';
+      readonly runId: string;
+      readonly manifestKey: string;
+      readonly emailed: boolean;
+      readonly delivery: RunDelivery;
+    }
   | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean }
   /** A duplicate delivery, or another attempt owns the run: nothing was done, nothing reported. */
   | { readonly status: 'skipped'; readonly reason: string };
@@ -145,11 +163,11 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     await progress?.settle();
     deps.onComplete?.(result, now().getTime() - started.getTime());
 
-    const emailed = await emailRecipients(definition, result, request, deps, now());
-    await reportSuccess(definition, result, request, deps, { datasetsTotal, now });
+    const { emailed, delivery } = await deliverRun(definition, result, request, deps, now());
+    await reportSuccess(definition, result, request, deps, { datasetsTotal, now, delivery });
     if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
-    log.info('export job succeeded', { report: definition.name, runId, emailed });
-    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
+    log.info('export job succeeded', { report: definition.name, runId, emailed, delivery: delivery.reason });
+    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed, delivery };
   } catch (error) {
     await progress?.settle();
     if (error instanceof RunInProgressError || error instanceof LeaseLostError) {
@@ -192,6 +210,36 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
   }
 }
 
+/**
+ * Sends the run's message when `delivery.when` allows: chat channels first (they never throw), then
+ * the e-mail, whose failure still fails the job as before.
+ */
+async function deliverRun(
+  definition: ReportDefinition,
+  result: ExportResult,
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  at: Date,
+): Promise<{ emailed: boolean; delivery: RunDelivery }> {
+  const decision = decideDelivery(definition, result);
+  const channels = decision.send ? await deliverRunToChannels(definition, result, channelContext(request, deps, at)) : [];
+  const emailed = decision.send && (await emailRecipients(definition, result, request, deps, at));
+  return { emailed, delivery: { sent: decision.send, reason: decision.reason, channels } };
+}
+
+function channelContext(request: ExportJobRequest, deps: ExportJobDependencies, at: Date): Parameters<typeof deliverRunToChannels>[2] {
+  return {
+    channels: deps.channels,
+    links: deps.mail && { baseUrl: deps.mail.linkBaseUrl, keys: deps.mail.linkKeys },
+    freshCopyLink: request.definition === undefined,
+    deadline: deps.settings?.deadline,
+    ledger: deps.ledger,
+    log: deps.log,
+    now: at,
+    mail: deps.mail,
+  };
+}
+
 /** E-mails the report to the definition's recipients; false when it has none. */
 async function emailRecipients(
   definition: ReportDefinition,
@@ -230,7 +278,7 @@ async function reportSuccess(
   result: ExportResult,
   request: ExportJobRequest,
   deps: ExportJobDependencies,
-  job: { readonly datasetsTotal: number; readonly now: () => Date },
+  job: { readonly datasetsTotal: number; readonly now: () => Date; readonly delivery: RunDelivery },
 ): Promise<void> {
   await deps.events.publish('ReportExported', {
     report: definition.name,
@@ -241,10 +289,11 @@ async function reportSuccess(
     rows: result.manifest.summary.rows as Record<string, number>,
     files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
     ...tableFilesDetail(result.manifest),
+    delivery: { ...job.delivery, channels: job.delivery.channels.map((c) => ({ type: c.type, status: c.status })) },
   });
   if (request.exportId) {
     const done = finalProgress(result.manifest.summary.rows as Record<string, number>, job.datasetsTotal);
-    await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done }, job.now());
+    await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done, delivery: job.delivery.reason }, job.now());
   }
 }
 
