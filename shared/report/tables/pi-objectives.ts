@@ -22,7 +22,7 @@ export interface PiObjectiveSource {
 }
 
 /** Objectives and items carry the same legacy status record. */
-type RowStatus = PiObjective['status'] | PiSubItem['status'];
+type RowStatus = PiObjective['status'];
 
 /**
  * The status columns of both tables: the status title, compared between runs at `order`, and its
