@@ -16,11 +16,12 @@ const LAYERS = {
   storage: ['core'],
   ledger: ['core'],
   email: ['core', 'table'],
+  channels: ['core'],
   events: ['core'],
   links: ['core', 'storage'],
   secrets: ['core', 'planning-api', 'links'],
-  report: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'secrets'],
-  jobs: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'events', 'links', 'secrets', 'report'],
+  report: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'secrets', 'channels'],
+  jobs: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'events', 'links', 'secrets', 'report', 'channels'],
 };
 /** Top-level folders that runtime code under shared/ never imports. */
 const DOORS_AND_TOOLS = ['lambdas', 'cli', 'infra', 'simulator', 'test', 'bench', 'scripts'];

@@ -145,6 +145,8 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
       onProgress: args.quiet ? undefined : terminalProgress(io.stdout),
     });
     io.stdout.write(describeResult(result, storage));
+    // Published all the same: latest.json is a mirror of the ledger, rewritten by the next publish.
+    if (result.latestProblem !== undefined) io.stderr.write(`warning: ${result.latestProblem}\n`);
     return 0;
   } catch (error) {
     io.stderr.write(`\nexport failed: ${describeError(error)}\n`);
@@ -201,7 +203,8 @@ function describeResult(result: ExportResult, storage: Storage): string {
     ...(result.manifest.tables ?? []).map(
       (t) => `  parquet  ${storage.describe(`${result.manifest.report}/${t.path}`)} (${formatBytes(t.bytes)}, ${t.rows.toLocaleString('en-US')} rows)`,
     ),
-    result.latestUpdated ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)}` : '',
+    result.latestUpdated && result.latestProblem === undefined ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)}` : '',
+    result.latestProblem !== undefined ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)} NOT updated (see the warning)` : '',
     unexportedLine(result.manifest.summary),
   ];
   return `${lines.filter((l) => l !== '').join('\n')}\n`;

@@ -22,6 +22,7 @@ import { RunLedgerTable } from './constructs/run-ledger-table';
 import { DownstreamTables } from './constructs/downstream-tables';
 import { tablesOfDatasets } from '../shared/report/table-schemas';
 import { SecureQueue } from './constructs/secure-queue';
+import { grantWebhookSecrets } from './constructs/webhook-secrets';
 
 /** Root of everything the Lambdas write in the bucket (REPORTS_PREFIX). */
 export const REPORTS_PREFIX = 'reports';
@@ -233,6 +234,8 @@ export class ReportExporterStack extends Stack {
     );
     this.secrets.planningSecret.grantRead(role);
     this.secrets.linkKeySecret.grantRead(role);
+    // Chat channels: the webhook secrets the configured reports name, and no others.
+    grantWebhookSecrets(this, config.reports, role, config.planningSecretName);
     events.EventBus.fromEventBusName(this, 'DefaultBus', EVENT_BUS_NAME).grantPutEventsTo(role);
     if (config.sesIdentityArn !== undefined) {
       role.addToPrincipalPolicy(

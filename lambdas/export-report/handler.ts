@@ -12,6 +12,7 @@ import {
   createSecretsManagerClient,
   SecretsManagerCredentialsSource,
   SecretsManagerLinkKeySource,
+  SecretsManagerWebhookSource,
 } from '../../shared/secrets/secret-source';
 import { createS3Client } from '../../shared/storage/s3-client';
 import { S3Storage } from '../../shared/storage/s3-storage';
@@ -42,6 +43,8 @@ const credentials = new SecretsManagerCredentialsSource({
   maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS,
 });
 const linkKeys = new SecretsManagerLinkKeySource({ secretId: config.LINK_KEY_SECRET_ID, client: secretsClient });
+// Chat channels' webhook URLs, read from the secrets their definitions name (the stack grants read on those).
+const webhooks = new SecretsManagerWebhookSource({ client: secretsClient, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
 const mailer = new SesMailer({ client: tracer.captureAWSv3Client(createSesClient()) });
 const events = new EventBridgePublisher({
   busName: config.EVENT_BUS_NAME,
@@ -71,6 +74,7 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
         linkBaseUrl: config.LINK_BASE_URL,
         linkKeys: () => linkKeys.getKeys(),
       },
+      channels: { webhooks },
       onRequest: (e) => {
         metrics.addMetric('ApiRequests', MetricUnit.Count, 1);
         if (e.retried) metrics.addMetric('ApiRetries', MetricUnit.Count, 1);

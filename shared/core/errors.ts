@@ -107,3 +107,15 @@ export class RunInProgressError extends ExporterError {}
  * It stops without publishing: the other attempt owns the run folder now.
  */
 export class LeaseLostError extends ExporterError {}
+
+/**
+ * A chat channel (Slack, Teams) did not take the report message. Never carries the webhook URL:
+ * the URL is the channel's credential. `retryable` says whether the webhook may take it later.
+ */
+export class ChannelDeliveryError extends ExporterError {
+  readonly retryable: boolean;
+  constructor(message: string, options: { retryable: boolean }) {
+    super(message);
+    this.retryable = options.retryable;
+  }
+}

@@ -29,6 +29,12 @@ export interface ReportExportedDetail {
     readonly minor: readonly SchemaChangeSummary[];
     readonly breaking: readonly SchemaChangeSummary[];
   };
+  /** Whether the run's message went out (`delivery.when`), why, and each chat channel's result. */
+  readonly delivery?: {
+    readonly sent: boolean;
+    readonly reason: string;
+    readonly channels: readonly { readonly type: string; readonly status: 'sent' | 'failed' | 'skipped' }[];
+  };
 }
 
 export interface SchemaChangeSummary {

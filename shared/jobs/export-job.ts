@@ -19,6 +19,10 @@ import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
+import { messageRunKey, sendOnce } from './message-claim';
+import { decideDelivery } from './delivery-decision';
+import { deliverRunToChannels, type ChannelJobDependencies } from './report-channels';
+import type { ChannelResult } from '../channels/deliver';
 import { resolveDefinition, type InlinePolicy } from './resolve-definition';
 import { tableFilesDetail } from './table-event';
 
@@ -38,6 +42,8 @@ export interface ExportJobDependencies {
     readonly linkBaseUrl: string;
     readonly linkKeys: () => Promise<LinkVerificationKeys>;
   };
+  /** Needed only for definitions with chat channels (`delivery.channels`). */
+  readonly channels?: ChannelJobDependencies;
   readonly bucket?: string;
   readonly now?: () => Date;
   /**
@@ -51,8 +57,21 @@ export interface ExportJobDependencies {
   readonly onComplete?: (result: ExportResult, durationMs: number) => void;
 }
 
+/** Whether the run's message went out (`delivery.when`), why, and how each chat channel fared. */
+export interface RunDelivery {
+  readonly sent: boolean;
+  readonly reason: string;
+  readonly channels: readonly ChannelResult[];
+}
+
 export type ExportJobOutcome =
-  | { readonly status: 'succeeded'; readonly runId: string; readonly manifestKey: string; readonly emailed: boolean }
+  | {
+      readonly status: 'succeeded';
+      readonly runId: string;
+      readonly manifestKey: string;
+      readonly emailed: boolean;
+      readonly delivery: RunDelivery;
+    }
   | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean }
   /** A duplicate delivery, or another attempt owns the run: nothing was done, nothing reported. */
   | { readonly status: 'skipped'; readonly reason: string };
@@ -99,7 +118,8 @@ export function jobRunId(request: ExportJobRequest, now: Date): string {
  * event bus and keep the on-demand status up to date. Failures are recorded (status, ReportFailed
  * event) and returned; a scheduled run's transient failure is thrown as RetryableExportError.
  * Retries are idempotent: the run id is the same, a completed run is not exported again, and the
- * e-mail is sent again (at least once) when the earlier attempt failed after exporting.
+ * e-mail goes out once per run (claimed in the ledger first, message-claim.ts): a retry sends it
+ * only if no earlier attempt did.
  */
 export async function runExportJob(request: ExportJobRequest, deps: ExportJobDependencies): Promise<ExportJobOutcome> {
   const now = deps.now ?? (() => new Date());
@@ -143,11 +163,11 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
     await progress?.settle();
     deps.onComplete?.(result, now().getTime() - started.getTime());
 
-    const emailed = await emailRecipients(definition, result, request, deps, now());
-    await reportSuccess(definition, result, request, deps, { datasetsTotal, now });
+    const { emailed, delivery } = await deliverRun(definition, result, request, deps, now());
+    await reportSuccess(definition, result, request, deps, { datasetsTotal, now, delivery });
     if (isScheduled(request)) await notifyOwners(definition, { runId }, deps, now());
-    log.info('export job succeeded', { report: definition.name, runId, emailed });
-    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed };
+    log.info('export job succeeded', { report: definition.name, runId, emailed, delivery: delivery.reason });
+    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed, delivery };
   } catch (error) {
     await progress?.settle();
     if (error instanceof RunInProgressError || error instanceof LeaseLostError) {
@@ -190,6 +210,36 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
   }
 }
 
+/**
+ * Sends the run's message when `delivery.when` allows: chat channels first (they never throw), then
+ * the e-mail, whose failure still fails the job as before.
+ */
+async function deliverRun(
+  definition: ReportDefinition,
+  result: ExportResult,
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  at: Date,
+): Promise<{ emailed: boolean; delivery: RunDelivery }> {
+  const decision = decideDelivery(definition, result);
+  const channels = decision.send ? await deliverRunToChannels(definition, result, channelContext(request, deps, at)) : [];
+  const emailed = decision.send && (await emailRecipients(definition, result, request, deps, at));
+  return { emailed, delivery: { sent: decision.send, reason: decision.reason, channels } };
+}
+
+function channelContext(request: ExportJobRequest, deps: ExportJobDependencies, at: Date): Parameters<typeof deliverRunToChannels>[2] {
+  return {
+    channels: deps.channels,
+    links: deps.mail && { baseUrl: deps.mail.linkBaseUrl, keys: deps.mail.linkKeys },
+    freshCopyLink: request.definition === undefined,
+    deadline: deps.settings?.deadline,
+    ledger: deps.ledger,
+    log: deps.log,
+    now: at,
+    mail: deps.mail,
+  };
+}
+
 /** E-mails the report to the definition's recipients; false when it has none. */
 async function emailRecipients(
   definition: ReportDefinition,
@@ -200,21 +250,26 @@ async function emailRecipients(
 ): Promise<boolean> {
   const email = definition.email;
   if (!email) return false;
-  if (!deps.mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
-  const keys = await deps.mail.linkKeys();
-  const from = email.from ?? deps.mail.from;
+  const mail = deps.mail;
+  if (!mail) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
+  const keys = await mail.linkKeys();
+  const from = email.from ?? mail.from;
   if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
   const message = await buildReportEmail({ ...definition, email }, result, {
     from,
-    linkBaseUrl: deps.mail.linkBaseUrl,
+    linkBaseUrl: mail.linkBaseUrl,
     key: keys.current,
     now,
     storage: deps.storage,
     freshCopyLink: request.definition === undefined,
     inline: request.definition !== undefined,
   });
-  await deps.mail.send(message);
-  return true;
+  // Claimed before it is sent: a retry or a repeated delivery of the run finds the claim and skips.
+  const outcome = await sendOnce(
+    { ledger: deps.ledger, runKey: messageRunKey(definition.name, result.manifest.runId), channel: 'email', log: deps.log, now },
+    () => mail.send(message),
+  );
+  return outcome === 'sent';
 }
 
 /** Announces the stored run on the event bus (ReportExported) and marks an on-demand job succeeded. */
@@ -223,7 +278,7 @@ async function reportSuccess(
   result: ExportResult,
   request: ExportJobRequest,
   deps: ExportJobDependencies,
-  job: { readonly datasetsTotal: number; readonly now: () => Date },
+  job: { readonly datasetsTotal: number; readonly now: () => Date; readonly delivery: RunDelivery },
 ): Promise<void> {
   await deps.events.publish('ReportExported', {
     report: definition.name,
@@ -234,10 +289,11 @@ async function reportSuccess(
     rows: result.manifest.summary.rows as Record<string, number>,
     files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
     ...tableFilesDetail(result.manifest),
+    delivery: { ...job.delivery, channels: job.delivery.channels.map((c) => ({ type: c.type, status: c.status })) },
   });
   if (request.exportId) {
     const done = finalProgress(result.manifest.summary.rows as Record<string, number>, job.datasetsTotal);
-    await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done }, job.now());
+    await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done, delivery: job.delivery.reason }, job.now());
   }
 }
 

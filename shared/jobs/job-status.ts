@@ -22,6 +22,8 @@ export const jobStatusSchema = z.object({
   progress: z
     .object({ datasetsDone: z.number().int().nonnegative(), datasetsTotal: z.number().int().nonnegative(), rows: z.number().int().nonnegative() })
     .optional(),
+  /** Whether the run's message was sent, and why (`delivery.when`). */
+  delivery: z.string().optional(),
   /** A reason a user can act on; never a stack trace. */
   error: z.string().optional(),
 });

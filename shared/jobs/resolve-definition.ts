@@ -168,6 +168,10 @@ function resolveInline(input: unknown, inline: InlinePolicy): ReportDefinition {
       }
     }
   }
+  // A webhook secret names a configured report's channel: a caller's definition could post into it.
+  if ((parsed.delivery?.channels.length ?? 0) > 0) {
+    issues.push({ path: 'definition.delivery.channels', message: 'inline definitions may not post to chat channels; configure the report instead' });
+  }
   if (issues.length > 0) throw refused(issues);
   const name = `${inline.prefix}${parsed.name}`;
   return parseReportDefinition({ ...parsed, name }, `definition (named "${name}" with the inline prefix)`);

@@ -33,6 +33,6 @@ export interface Ledger {
 }
 
 /** Ledger keys are `<kind>/<parts...>`; parts are URI-encoded so a report name cannot forge another key. */
-export function ledgerKey(kind: 'run' | 'latest' | 'job' | 'run-link' | 'notify', ...parts: readonly string[]): string {
+export function ledgerKey(kind: 'run' | 'latest' | 'job' | 'run-link' | 'notify' | 'message', ...parts: readonly string[]): string {
   return [kind, ...parts.map((p) => encodeURIComponent(p))].join('/');
 }

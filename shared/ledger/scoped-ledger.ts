@@ -1,11 +1,11 @@
 import type { Ledger, LedgerEntry, LedgerPutOptions } from './ledger';
 
 /**
- * Entries that describe what is stored where: run leases and the `latest` pointer. They belong to
- * one storage root, so two buckets or prefixes sharing one ledger table must not see each other's.
+ * Entries that describe what is stored where: run leases, the `latest` pointer and the messages sent
+ * for a run (a run id is unique only within its root). They belong to one storage root, so two buckets or prefixes sharing one ledger table must not see each other's.
  * Job status (random export ids), run links and failure notices are the stack's, not a root's.
  */
-const SCOPED_KINDS = new Set(['run', 'latest']);
+const SCOPED_KINDS = new Set(['run', 'latest', 'message']);
 
 /** The storage root a ledger is scoped to: `s3://<bucket>/<prefix>` (slashes around the prefix ignored). */
 export function storageScope(bucket: string, prefix: string | undefined): string {

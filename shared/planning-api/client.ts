@@ -117,6 +117,12 @@ export type BoardStatuses = {
 
 const seg = encodeURIComponent;
 
+/** How a call names what it reads: in the not-found message, and in its other failures. */
+function about(noun: string, idOrKey: string): { notFound: string; subject: string } {
+  const subject = `${noun} "${idOrKey}"`;
+  return { notFound: `${subject} was not found`, subject };
+}
+
 /**
  * Typed client of the Work-Planning Reporting API (its operations are listed in docs/simulator.md). Lists that page are async
  * iterators that stream records in server order; lists that come in one response are arrays.
@@ -175,17 +181,11 @@ export class PlanningApiClient {
   }
 
   listRisks(registerIdOrKey: string): AsyncGenerator<Risk, void, undefined> {
-    return this.#requester.listV1('listRisks', `${seg(registerIdOrKey)}/risk`, 'data', riskSchema, {
-      notFound: `risk register "${registerIdOrKey}" was not found`,
-      subject: `risk register "${registerIdOrKey}"`,
-    });
+    return this.#requester.listV1('listRisks', `${seg(registerIdOrKey)}/risk`, 'data', riskSchema, about('risk register', registerIdOrKey));
   }
 
   getRisk(riskId: string): Promise<Risk> {
-    return this.#requester.getV1('getRisk', `risk/${seg(riskId)}`, 'data', riskSchema, {
-      notFound: `risk "${riskId}" was not found`,
-      subject: `risk "${riskId}"`,
-    });
+    return this.#requester.getV1('getRisk', `risk/${seg(riskId)}`, 'data', riskSchema, about('risk', riskId));
   }
 
   /** The register linked to a board (PI board, solution train, portfolio board...). */
@@ -199,8 +199,7 @@ export class PlanningApiClient {
   /** Boards linked to a register. This operation takes no `fields` parameter. */
   listRegisterBoards(registerIdOrKey: string): AsyncGenerator<BoardRef, void, undefined> {
     return this.#requester.listV1('listRegisterBoards', `${seg(registerIdOrKey)}/boards`, 'data', boardRefSchema, {
-      notFound: `risk register "${registerIdOrKey}" was not found`,
-      subject: `risk register "${registerIdOrKey}"`,
+      ...about('risk register', registerIdOrKey),
       noFields: true,
     });
   }
@@ -212,10 +211,7 @@ export class PlanningApiClient {
   }
 
   getPortfolioTheme(keyOrId: string): Promise<PortfolioTheme> {
-    return this.#requester.getV1('getPortfolioTheme', `portfolio-themes/${seg(keyOrId)}`, 'Data', portfolioThemeSchema, {
-      notFound: `portfolio theme "${keyOrId}" was not found`,
-      subject: `portfolio theme "${keyOrId}"`,
-    });
+    return this.#requester.getV1('getPortfolioTheme', `portfolio-themes/${seg(keyOrId)}`, 'Data', portfolioThemeSchema, about('portfolio theme', keyOrId));
   }
 
   listStrategicThemes(): AsyncGenerator<StrategicTheme, void, undefined> {
@@ -229,18 +225,12 @@ export class PlanningApiClient {
       `portfolio-themes/${seg(portfolioKeyOrId)}/strategic-themes`,
       'Data',
       strategicThemeSchema,
-      {
-        notFound: `portfolio theme "${portfolioKeyOrId}" was not found`,
-        subject: `portfolio theme "${portfolioKeyOrId}"`,
-      },
+      about('portfolio theme', portfolioKeyOrId),
     );
   }
 
   getStrategicTheme(keyOrId: string): Promise<StrategicTheme> {
-    return this.#requester.getV1('getStrategicTheme', `strategic-themes/${seg(keyOrId)}`, 'Data', strategicThemeSchema, {
-      notFound: `strategic theme "${keyOrId}" was not found`,
-      subject: `strategic theme "${keyOrId}"`,
-    });
+    return this.#requester.getV1('getStrategicTheme', `strategic-themes/${seg(keyOrId)}`, 'Data', strategicThemeSchema, about('strategic theme', keyOrId));
   }
 
   listObjectiveGroups(themeKeyOrId: string): AsyncGenerator<OkrObjectiveGroup, void, undefined> {
@@ -249,7 +239,7 @@ export class PlanningApiClient {
       `strategic-themes/${seg(themeKeyOrId)}/objective-groups`,
       'Data',
       okrObjectiveGroupSchema,
-      { notFound: `strategic theme "${themeKeyOrId}" was not found`, subject: `strategic theme "${themeKeyOrId}"` },
+      about('strategic theme', themeKeyOrId),
     );
   }
 
@@ -261,38 +251,25 @@ export class PlanningApiClient {
       api: 'v1',
       method: 'GET',
       path: `strategic-themes/${seg(themeKeyOrId)}/progress`,
-      notFound: `strategic theme "${themeKeyOrId}" was not found`,
-      subject: `strategic theme "${themeKeyOrId}"`,
+      ...about('strategic theme', themeKeyOrId),
     });
     return parseRecord(themeProgressSchema, readObjectEnvelope(body, 'Data', operation), operation);
   }
 
   listObjectives(groupId: string): AsyncGenerator<OkrObjective, void, undefined> {
-    return this.#requester.listV1('listObjectives', `objective-groups/${seg(groupId)}/objectives`, 'Data', okrObjectiveSchema, {
-      notFound: `objective group "${groupId}" was not found`,
-      subject: `objective group "${groupId}"`,
-    });
+    return this.#requester.listV1('listObjectives', `objective-groups/${seg(groupId)}/objectives`, 'Data', okrObjectiveSchema, about('objective group', groupId));
   }
 
   getObjective(keyOrId: string): Promise<OkrObjective> {
-    return this.#requester.getV1('getObjective', `objectives/${seg(keyOrId)}`, 'Data', okrObjectiveSchema, {
-      notFound: `objective "${keyOrId}" was not found`,
-      subject: `objective "${keyOrId}"`,
-    });
+    return this.#requester.getV1('getObjective', `objectives/${seg(keyOrId)}`, 'Data', okrObjectiveSchema, about('objective', keyOrId));
   }
 
   listKeyResults(objectiveKeyOrId: string): AsyncGenerator<KeyResult, void, undefined> {
-    return this.#requester.listV1('listKeyResults', `objectives/${seg(objectiveKeyOrId)}/key-results`, 'Data', keyResultSchema, {
-      notFound: `objective "${objectiveKeyOrId}" was not found`,
-      subject: `objective "${objectiveKeyOrId}"`,
-    });
+    return this.#requester.listV1('listKeyResults', `objectives/${seg(objectiveKeyOrId)}/key-results`, 'Data', keyResultSchema, about('objective', objectiveKeyOrId));
   }
 
   getKeyResult(keyOrId: string): Promise<KeyResult> {
-    return this.#requester.getV1('getKeyResult', `key-results/${seg(keyOrId)}`, 'Data', keyResultSchema, {
-      notFound: `key result "${keyOrId}" was not found`,
-      subject: `key result "${keyOrId}"`,
-    });
+    return this.#requester.getV1('getKeyResult', `key-results/${seg(keyOrId)}`, 'Data', keyResultSchema, about('key result', keyOrId));
   }
 
   // ------------------------------------------ PI Objectives and PI Board Items (legacy address)
@@ -344,8 +321,7 @@ export class PlanningApiClient {
           completionType: completionType === undefined ? undefined : String(completionType),
           additionalColumns: additionalColumns ? '1' : undefined,
         },
-        notFound: `board "${boardId}" was not found`,
-        subject: `board "${boardId}"`,
+        ...about('board', boardId),
       },
       piObjectiveGroupSchema,
     );
@@ -377,8 +353,7 @@ export class PlanningApiClient {
             method: 'POST',
             path: 'items',
             body: { boardId, fields, pageStart, pageSize: asked },
-            notFound: `board "${boardId}" was not found`,
-            subject: `board "${boardId}"`,
+            ...about('board', boardId),
           });
         const asked = Math.min(size, this.#boardItemsPageCap);
         let body: unknown;
@@ -437,8 +412,7 @@ export class PlanningApiClient {
       method: 'POST',
       path,
       body: { boardId },
-      notFound: `board "${boardId}" was not found`,
-      subject: `board "${boardId}"`,
+      ...about('board', boardId),
     };
   }
 

@@ -109,13 +109,21 @@ export const okrObjectiveGroupSchema = z.looseObject({
   completionCriteria: optString,
 });
 
-export const okrObjectiveSchema = z.looseObject({
+/**
+ * The fields an objective and a key result open with. Spread first, so fields keep their order and
+ * a record with several bad fields is still reported by the same first one.
+ */
+const okrEntryFields = {
   id,
   level: optNumber,
   type: optString,
   key: optString,
   title: optString,
   completionPct: optNumber,
+};
+
+export const okrObjectiveSchema = z.looseObject({
+  ...okrEntryFields,
   timePeriod: optString,
   endTimePeriod: optString,
   objType: optString,
@@ -129,12 +137,7 @@ export const okrObjectiveSchema = z.looseObject({
 });
 
 export const keyResultSchema = z.looseObject({
-  id,
-  level: optNumber,
-  type: optString,
-  key: optString,
-  title: optString,
-  completionPct: optNumber,
+  ...okrEntryFields,
   criteria: optString,
   timePeriod: optString,
   status: v1StatusSchema.nullish(),
@@ -204,25 +207,28 @@ const piItemShape = {
 export const piSubItemSchema = z.looseObject(piItemShape);
 export const piLinkedItemSchema = z.looseObject({ ...piItemShape, subItems: list(piSubItemSchema) });
 
-export const piObjectiveSchema = z.looseObject({
+/**
+ * What an objective and its group both report (a group's figures roll up from its objectives).
+ * Spread first, like okrEntryFields, to keep the field order.
+ */
+const piObjectiveFields = {
   id,
   title: optString,
   type: optString,
   completion: optNumber,
   bvPlan: optNumber,
   bvActual: optNumber,
+};
+
+export const piObjectiveSchema = z.looseObject({
+  ...piObjectiveFields,
   sequence: optNumber,
   status: legacyStatusSchema.nullish(),
   linkedItems: list(piLinkedItemSchema),
 });
 
 export const piObjectiveGroupSchema = z.looseObject({
-  id,
-  title: optString,
-  type: optString,
-  completion: optNumber,
-  bvPlan: optNumber,
-  bvActual: optNumber,
+  ...piObjectiveFields,
   achievement: optNumber,
   status: legacyStatusSchema.nullish(),
   objectives: list(piObjectiveSchema),

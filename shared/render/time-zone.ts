@@ -70,33 +70,9 @@ export function createZoneClock(timeZone: string): ZoneClock {
     return wall.getTime() - wholeSecond;
   };
 
-  const days = new Map<number, number>();
-  const slices = new Map<number, number>();
-  const sliceOffset = (epochMs: number): number => {
-    const slice = Math.floor(epochMs / SLICE_MS);
-    let offset = slices.get(slice);
-    if (offset === undefined) {
-      const start = slice * SLICE_MS;
-      const first = exactOffset(start);
-      offset = first === exactOffset(start + SLICE_MS - 1) ? first : MIXED;
-      if (slices.size >= MAX_CACHED) slices.clear();
-      slices.set(slice, offset);
-    }
-    return Number.isNaN(offset) ? exactOffset(epochMs) : offset;
-  };
-  const offsetMs = (epochMs: number): number => {
-    const day = Math.floor(epochMs / DAY_MS);
-    let offset = days.get(day);
-    if (offset === undefined) {
-      const start = day * DAY_MS;
-      const first = exactOffset(start);
-      offset =
-        first === exactOffset(start + DAY_MS / 2) && first === exactOffset(start + DAY_MS - 1) ? first : MIXED;
-      if (days.size >= MAX_CACHED) days.clear();
-      days.set(day, offset);
-    }
-    return Number.isNaN(offset) ? sliceOffset(epochMs) : offset;
-  };
+  // A day that is mixed is looked up by its slices, and a mixed slice instant by instant.
+  const sliceOffset = spanOffsets(SLICE_MS, [SLICE_MS - 1], exactOffset, exactOffset);
+  const offsetMs = spanOffsets(DAY_MS, [DAY_MS / 2, DAY_MS - 1], exactOffset, sliceOffset);
 
   return {
     timeZone,
@@ -111,6 +87,32 @@ export function createZoneClock(timeZone: string): ZoneClock {
       }
       return isoLocal(epochMs + offset) + formatOffset(offset);
     },
+  };
+}
+
+/**
+ * Offsets cached per span of `spanMs` from the epoch: one offset for a span whose start and `probes`
+ * (distances from its start, checked in order) agree; a span where they differ is marked MIXED and
+ * its instants are passed to `finer`.
+ */
+function spanOffsets(
+  spanMs: number,
+  probes: readonly number[],
+  exactOffset: (epochMs: number) => number,
+  finer: (epochMs: number) => number,
+): (epochMs: number) => number {
+  const spans = new Map<number, number>();
+  return (epochMs) => {
+    const span = Math.floor(epochMs / spanMs);
+    let offset = spans.get(span);
+    if (offset === undefined) {
+      const start = span * spanMs;
+      const first = exactOffset(start);
+      offset = probes.every((probe) => exactOffset(start + probe) === first) ? first : MIXED;
+      if (spans.size >= MAX_CACHED) spans.clear();
+      spans.set(span, offset);
+    }
+    return Number.isNaN(offset) ? finer(epochMs) : offset;
   };
 }
 

@@ -4,6 +4,7 @@ import { errorMessage, ReportDefinitionError } from '../core/errors';
 import { baselineOptionSchema } from './changes/baseline';
 import { stripBom } from '../core/text';
 import { isTimeZone } from './dates';
+import { deliveryOptionSchema } from '../channels/delivery-option';
 
 /**
  * The report definition: which datasets to export, narrowed by selectors, in which formats, and how
@@ -132,6 +133,8 @@ export const reportDefinitionSchema = z.strictObject({
       onFailure: z.array(emailAddress).min(1, 'list at least one owner, or leave onFailure out to tell the recipients').optional(),
     })
     .optional(),
+  /** Chat channels beside e-mail, and whether a run's message goes out at all (docs/delivery.md). */
+  delivery: deliveryOptionSchema.optional(),
 });
 
 export type ReportDefinition = z.infer<typeof reportDefinitionSchema>;

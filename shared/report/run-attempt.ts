@@ -3,7 +3,7 @@
  * earlier attempts left (a manifest they published, debris they recorded), hands the writing to the
  * caller through a RunWriter, publishes the manifest and, once, moves `latest`.
  */
-import { StorageError } from '../core/errors';
+import { errorMessage, LeaseLostError, StorageError } from '../core/errors';
 import type { Ledger } from '../ledger/ledger';
 import type { Log } from '../core/logger';
 import type { Storage } from '../storage/storage';
@@ -17,7 +17,7 @@ import { manifestKey, runFolderKey } from './layout';
 import { manifestSchema, type Manifest } from './manifest';
 import { RunLease } from './run-lease';
 import { summaryFromManifest } from './run-summary';
-import { RunWriter, verifyStored } from './run-writer';
+import { RunWriter, verifyStored, type WritePoint } from './run-writer';
 
 export interface ExportResult {
   readonly manifest: Manifest;
@@ -26,7 +26,14 @@ export interface ExportResult {
   readonly summary: ReportSummary;
   /** False when a previous attempt of the same run id had already completed: nothing was written. */
   readonly written: boolean;
+  /** The ledger's `latest` names this run (it is the newest complete run of the report). */
   readonly latestUpdated: boolean;
+  /**
+   * Why latest.json could not be brought in line with the ledger (e.g. the store answered 503), or
+   * undefined when it was. The run is published either way; the next run, or a rerun of this run
+   * id, writes latest.json again.
+   */
+  readonly latestProblem: string | undefined;
   /** What changed since the baseline run (docs/changes.md). */
   readonly changes: ChangeReport;
   /** The figures of this run and the ones before it (docs/trends.md); absent when the run was not exported again. */
@@ -45,6 +52,8 @@ export interface RunAttemptOptions {
   readonly now: () => Date;
   readonly log: Log;
   readonly onProgress: (event: ProgressEvent) => void;
+  /** Test hook: awaited at every write point of the attempt (see RunWriterOptions.pause). */
+  readonly pause?: ((point: WritePoint, key: string) => Promise<void>) | undefined;
 }
 
 /** What the caller hands over to the writing of a run. */
@@ -73,10 +82,13 @@ export interface WrittenRun {
 export async function withRunAttempt(options: RunAttemptOptions, write: (run: RunInProgress) => Promise<WrittenRun>): Promise<ExportResult> {
   const { storage, ledger, report, runId, now, log } = options;
   const leased = await RunLease.acquire({ ledger, report, runId, now, log, leaseMs: options.leaseMs });
-  if (leased.kind === 'complete') return await completedRun(storage, leased.manifestKey, log, runId);
+  if (leased.kind === 'complete') {
+    const done = await completedRun(storage, leased.manifestKey, log, runId);
+    // A rerun of a complete run repairs latest.json if an earlier attempt could not write it.
+    return { ...done, ...(await publishLatestOf(options, done.manifest, done.manifestKey)) };
+  }
   const runDate = options.runDate ?? leased.startedAt;
   const runFolder = runFolderKey(report, runDate, options.timeZone, runId);
-  const key = manifestKey(runFolder);
   const { lease } = leased;
   const written = await recover(options, leased, runFolder).then(
     async (published) => published ?? (await writeRun()),
@@ -86,28 +98,54 @@ export async function withRunAttempt(options: RunAttemptOptions, write: (run: Ru
     },
   );
   const { manifest } = written.run;
-  const pointer = { report: manifest.report, runId: manifest.runId, generatedAt: manifest.generatedAt, manifest: key };
-  const latestUpdated = await publishLatest({ storage, ledger, pointer, now: now(), log });
+  const key = written.manifestKey;
+  await options.pause?.('latest', key);
+  const latest = await publishLatestOf(options, manifest, key);
   log.info(written.written ? 'export complete' : 'run already complete; not exporting again', {
-    runId, manifest: key, rows: manifest.summary.rows, latestUpdated,
+    runId, manifest: key, rows: manifest.summary.rows, latestUpdated: latest.latestUpdated,
   });
-  return { ...written.run, manifestKey: key, runFolder, written: written.written, latestUpdated };
+  return { ...written.run, manifestKey: key, runFolder, written: written.written, ...latest };
 
-  async function writeRun(): Promise<{ run: WrittenRun; written: boolean }> {
+  async function writeRun(): Promise<{ run: WrittenRun; written: boolean; manifestKey: string }> {
     lease.startHeartbeat();
     const metadata = { report, 'run-id': runId };
-    const writer = new RunWriter({ storage, lease, runFolder, metadata, onProgress: options.onProgress, log });
+    const writer = new RunWriter({ storage, lease, runFolder, metadata, onProgress: options.onProgress, log, pause: options.pause });
     try {
       const run = await write({ writer, runId, runFolder, runStart: leased.startedAt, runDate });
-      await writer.putManifest(key, JSON.stringify(run.manifest, null, 2));
+      const key = await writer.putManifest(manifestKey(runFolder), JSON.stringify(run.manifest, null, 2));
       lease.check();
+      // The fence: the run is published by this compare-and-swap, which fails once another attempt holds it.
       await lease.complete(key);
-      return { run, written: true };
+      return { run, written: true, manifestKey: key };
     } catch (error) {
       lease.stopHeartbeat();
+      // A stale attempt may fail anywhere (a file the holder removed, a renewal refused): say why once.
+      const loss = await lease.loss().catch(() => undefined);
       await writer.cleanUp(error);
+      if (loss && !(error instanceof LeaseLostError)) throw new LeaseLostError(loss.error.message, { cause: error });
       throw error;
     }
+  }
+}
+
+/**
+ * Moves the ledger's `latest` to this run if it is the newest and mirrors it to latest.json. The
+ * run is published before this, so a failure here is reported, not thrown: the ledger stays the
+ * truth and the next publish (any later run, or a rerun of this run id) writes latest.json again.
+ */
+async function publishLatestOf(
+  options: RunAttemptOptions,
+  manifest: Manifest,
+  key: string,
+): Promise<{ latestUpdated: boolean; latestProblem: string | undefined }> {
+  const { storage, ledger, now, log } = options;
+  const pointer = { report: manifest.report, runId: manifest.runId, generatedAt: manifest.generatedAt, manifest: key };
+  try {
+    return { latestUpdated: await publishLatest({ storage, ledger, pointer, now: now(), log }), latestProblem: undefined };
+  } catch (error) {
+    const problem = `latest.json could not be updated (${errorMessage(error)}); the run is published and the next run, or a rerun of run id "${manifest.runId}", writes latest.json again`;
+    log.warn('run published but latest.json not updated', { runId: manifest.runId, error: errorMessage(error) });
+    return { latestUpdated: false, latestProblem: problem };
   }
 }
 
@@ -121,12 +159,19 @@ async function recover(
   options: RunAttemptOptions,
   leased: Acquired,
   runFolder: string,
-): Promise<{ run: WrittenRun; written: boolean } | undefined> {
+): Promise<{ run: WrittenRun; written: boolean; manifestKey: string } | undefined> {
   const { storage, report, runId, log } = options;
-  const published = await verifiedManifest(storage, runFolder, manifestKey(runFolder));
+  // A manifest an attempt recorded as its own is debris until the ledger completes it: removed below.
+  // One at the plain key that no attempt recorded was published before the ledger heard of it.
+  const plain = manifestKey(runFolder);
+  const published = leased.debris.includes(plain) ? undefined : await verifiedManifest(storage, runFolder, plain);
   if (published) {
-    await leased.lease.complete(manifestKey(runFolder));
-    return { run: { manifest: published, summary: summaryFromManifest(published), changes: changeReportFromManifest(published) }, written: false };
+    await leased.lease.complete(plain);
+    return {
+      run: { manifest: published, summary: summaryFromManifest(published), changes: changeReportFromManifest(published) },
+      written: false,
+      manifestKey: plain,
+    };
   }
   if (!leased.takenOver) return undefined;
   // Debris of the attempts before: exactly what they recorded, plus unfinished temp files.
@@ -172,6 +217,6 @@ async function completedRun(storage: Storage, key: string, log: Log, runId: stri
   const runFolder = key.slice(0, key.lastIndexOf('/'));
   return {
     manifest, manifestKey: key, runFolder, summary: summaryFromManifest(manifest), written: false, latestUpdated: false,
-    changes: changeReportFromManifest(manifest),
+    latestProblem: undefined, changes: changeReportFromManifest(manifest),
   };
 }

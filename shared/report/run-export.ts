@@ -10,7 +10,7 @@ import type { PlanningSource } from './planning-source';
 import { labelled } from './tables/labels';
 import { mergeFigures } from './field-audit';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
-import { withRunAttempt, type ExportResult, type RunInProgress } from './run-attempt';
+import { withRunAttempt, type ExportResult, type RunAttemptOptions, type RunInProgress } from './run-attempt';
 import { buildSummary } from './run-summary';
 import type { ReportSummary, TableRow, TableSink } from '../table/table';
 import { boardItemsDataset } from './tables/board-items';
@@ -46,6 +46,8 @@ export interface ExportDependencies {
   readonly onProgress?: ((event: ProgressEvent) => void) | undefined;
   /** Scheduled and on-demand runs are compared only with runs of their own kind (docs/changes.md). */
   readonly trigger?: RunTrigger | undefined;
+  /** Test hook: awaited at every write point of the run (see RunWriterOptions.pause). */
+  readonly pause?: RunAttemptOptions['pause'];
 }
 
 const DATASET_ORDER = [
@@ -78,7 +80,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   }
   const progress = deps.onProgress ?? (() => undefined);
   const attempt = { storage: deps.storage, ledger: deps.ledger, report: definition.name, timeZone: definition.timeZone, runId, now, log };
-  return withRunAttempt({ ...attempt, runDate: deps.runDate, leaseMs: deps.leaseMs, onProgress: progress }, async (run) => {
+  return withRunAttempt({ ...attempt, runDate: deps.runDate, leaseMs: deps.leaseMs, onProgress: progress, pause: deps.pause }, async (run) => {
     const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory(), now: () => startedAt };
     const tracker = await trackChanges(definition, deps, run, log);
     const outputs = await openOutputs({ definition, writer: run.writer, runId, runDate: run.runDate, exportedAt: startedAt, tracker, log });
@@ -134,7 +136,10 @@ function trackChanges(definition: ReportDefinition, deps: ExportDependencies, ru
     startedAt: run.runStart,
     log,
     openUpload: (path, contentType) => run.writer.openUpload(`${run.runFolder}/${path}`, { contentType }),
-    stored: (upload) => run.writer.stored(upload),
+    stored: async (upload) => {
+      const object = await run.writer.stored(upload);
+      return { ...object, path: object.key.slice(run.runFolder.length + 1) };
+    },
   });
 }
 

@@ -26,6 +26,13 @@ const runEntrySchema = z.object({
   leaseExpiresAt: z.iso.datetime(),
   status: z.enum(['running', 'released', 'complete']),
   /**
+   * The fencing token: 1 for the first attempt, one more for every attempt that takes the run after
+   * it. An attempt writes only under keys carrying its generation (see attemptKey), so whatever a
+   * stale attempt still writes lands beside, never over, what the holder publishes. Absent in
+   * entries written before generations existed: they count as 1.
+   */
+  generation: z.number().int().positive().optional(),
+  /**
    * Objects attempts have begun to write and not removed again. While a run is not complete this is
    * what a dead attempt leaves behind; the next attempt deletes exactly these.
    */
@@ -54,6 +61,7 @@ export interface LeaseOptions {
  */
 export class RunLease {
   private lost: Error | undefined;
+  private heldGeneration = 1;
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> = Promise.resolve();
 
@@ -61,6 +69,11 @@ export class RunLease {
     private readonly options: LeaseOptions,
     readonly attempt: string,
   ) {}
+
+  /** This attempt's fencing token (see the run entry's `generation`). */
+  get generation(): number {
+    return this.heldGeneration;
+  }
 
   private get key(): string {
     return ledgerKey('run', this.options.report, this.options.runId);
@@ -88,6 +101,7 @@ export class RunLease {
           startedAt: now.toISOString(),
           leaseExpiresAt: lease.expiry(now),
           status: 'running',
+          generation: 1,
           keys: [],
         };
         if (await lease.write(fresh, 0, now)) return { kind: 'acquired', lease, startedAt: now, debris: [], takenOver: false };
@@ -103,8 +117,10 @@ export class RunLease {
             `until ${current.leaseExpiresAt} (renewed while it runs). Nothing was written; try again after it ends.`,
         );
       }
-      const takeover: RunEntry = { ...current, attempt: lease.attempt, leaseExpiresAt: lease.expiry(now), status: 'running' };
+      const generation = (current.generation ?? 1) + 1;
+      const takeover: RunEntry = { ...current, attempt: lease.attempt, leaseExpiresAt: lease.expiry(now), status: 'running', generation };
       if (await lease.write(takeover, entry.version, now)) {
+        lease.heldGeneration = generation;
         if (current.status === 'running') {
           options.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
             runId: options.runId,
@@ -192,25 +208,46 @@ export class RunLease {
 
   /** True while the ledger still names this attempt as the holder (checked before deleting). */
   async held(): Promise<boolean> {
+    return (await this.loss()) === undefined;
+  }
+
+  /**
+   * Undefined while this attempt holds the run; else why not, as the error a stale attempt fails
+   * with, and the manifest the ledger chose if the run is complete (which may be this attempt's own,
+   * adopted by a later one: then its files must stay).
+   */
+  async loss(): Promise<{ error: LeaseLostError; publishedManifest: string | undefined } | undefined> {
     const entry = await this.options.ledger.get(this.key);
-    if (!entry) return false;
-    const current = this.parse(entry);
-    return current.attempt === this.attempt && current.status === 'running';
+    const current = entry ? this.parse(entry) : undefined;
+    if (current?.attempt === this.attempt && current.status === 'running') return undefined;
+    return { error: this.lostError(current), publishedManifest: current?.status === 'complete' ? current.manifestKey : undefined };
   }
 
   private async update(change: (entry: RunEntry) => RunEntry): Promise<void> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const entry = await this.options.ledger.get(this.key);
       const current = entry ? this.parse(entry) : undefined;
-      if (!entry || !current || current.attempt !== this.attempt || current.status !== 'running') {
-        throw new LeaseLostError(
-          `this attempt lost its lease on run "${this.options.runId}" of report "${this.options.report}" ` +
-            '(it stalled past the lease and another attempt took the run over); it stops without publishing',
-        );
-      }
+      if (!entry || !current || current.attempt !== this.attempt || current.status !== 'running') throw this.lostError(current);
       if (await this.write(change(current), entry.version, this.options.now())) return;
     }
     throw new StorageError(`could not update the lease on run "${this.options.runId}": the ledger ${this.options.ledger.describe()} kept changing`);
+  }
+
+  /** The error of an attempt that no longer holds the run, naming who does (or what became of it). */
+  private lostError(current: RunEntry | undefined): LeaseLostError {
+    const run = `run "${this.options.runId}" of report "${this.options.report}"`;
+    const mine = `this attempt (generation ${this.generation})`;
+    let to: string;
+    if (!current) to = 'nobody: the run\'s ledger entry is gone (expired or removed)';
+    else if (current.attempt === this.attempt) to = `itself: it already ${current.status === 'complete' ? 'completed' : 'gave up'} the run`;
+    else {
+      const other = `the attempt of generation ${current.generation ?? 1} (${current.attempt})`;
+      to = current.status === 'complete' ? `${other}, which published the run` : current.status === 'released' ? `${other}, which failed and gave it up` : `${other}, which holds it now`;
+    }
+    return new LeaseLostError(
+      `${mine} lost its lease on ${run} to ${to}; it stalled past its lease and stops here: nothing it wrote is published ` +
+        '(its own files are removed; they never replaced a published file)',
+    );
   }
 
   private write(entry: RunEntry, expectedVersion: number, now: Date): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import * as z from 'zod';
 import { CredentialsError } from '../core/errors';
 import { stripBom } from '../core/text';
 import { credentialsSchema, type Credentials } from '../planning-api/credentials';
@@ -75,4 +75,25 @@ function isMissing(root: unknown, path: readonly PropertyKey[]): boolean {
     node = (node as Record<PropertyKey, unknown>)[segment];
   }
   return node === undefined || node === null || (typeof node === 'string' && node.trim() === '');
+}
+
+/**
+ * A webhook secret: a JSON object whose fields are incoming-webhook URLs. Only https is accepted,
+ * except plain http to this machine (the local stack's recording servers).
+ */
+const webhookUrl = z
+  .string()
+  .refine((s) => /^https:\/\/[^\s/]+\/\S*$/.test(s) || /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?\/\S*$/.test(s), 'must be an https URL');
+const webhookDocumentSchema = z.record(z.string(), z.unknown());
+
+export function parseWebhookDocument(text: string, label: string): Readonly<Record<string, unknown>> {
+  return parseSecretDocument(text, webhookDocumentSchema, label);
+}
+
+/** The URL in field `key` of a webhook secret; errors name the secret and the field, never a value. */
+export function webhookUrlOf(document: Readonly<Record<string, unknown>>, key: string, label: string): string {
+  const value = document[key];
+  if (value === undefined || value === null || value === '') throw new CredentialsError(`${label} has no field "${key}"`);
+  if (!webhookUrl.safeParse(value).success) throw new CredentialsError(`${label} field "${key}" is not an https webhook URL`);
+  return value as string;
 }

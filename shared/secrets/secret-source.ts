@@ -5,7 +5,7 @@ import { CredentialsError } from '../core/errors';
 import type { LinkVerificationKeys } from '../links/link-token';
 import type { Credentials } from '../planning-api/credentials';
 import type { CredentialsSource } from './credential-refresh';
-import { parseCredentialsDocument, parseLinkKeysDocument } from './secret-document';
+import { parseCredentialsDocument, parseLinkKeysDocument, parseWebhookDocument, webhookUrlOf } from './secret-document';
 
 
 export interface SecretSourceOptions {
@@ -87,6 +87,28 @@ export class SecretsManagerLinkKeySource {
 
   getKeys(options: { forceFetch?: boolean } = {}): Promise<LinkVerificationKeys> {
     return this.reader.read(options.forceFetch ?? false);
+  }
+}
+
+/**
+ * Incoming-webhook URLs of chat channels, from the secrets a definition names (`{ secretId, key }`).
+ * One cached reader per secret; the URL is returned to the poster and nowhere else.
+ */
+export class SecretsManagerWebhookSource {
+  private readonly readers = new Map<string, SecretJsonReader<Readonly<Record<string, unknown>>>>();
+
+  constructor(private readonly options: Omit<SecretSourceOptions, 'secretId'> = {}) {}
+
+  async webhookUrl(ref: { readonly secretId: string; readonly key: string }): Promise<string> {
+    let reader = this.readers.get(ref.secretId);
+    if (!reader) {
+      reader = new SecretJsonReader({ ...this.options, secretId: ref.secretId }, parseWebhookDocument);
+      this.readers.set(ref.secretId, reader);
+    }
+    const cached = await reader.read(false);
+    // A field missing from the cached value may have been added since: read past the cache once.
+    const document = ref.key in cached ? cached : await reader.read(true);
+    return webhookUrlOf(document, ref.key, `secret "${ref.secretId}"`);
   }
 }
 

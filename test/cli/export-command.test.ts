@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
@@ -40,6 +40,30 @@ describe('export command', () => {
     const manifest = JSON.parse(await readFile(join(dir, 'out', latest.manifest), 'utf8'));
     expect(manifest.summary.unexportedFields).toEqual({ risks: [{ path: 'score', records: expect.any(Number) }] });
     expect(io.out()).toContain('note     1 field(s) the server sent are in no column (risks): see summary.unexportedFields in the manifest');
+  });
+
+  it('reports a run published whose latest.json could not be written, and a rerun of the run id repairs latest.json', async () => {
+    const args = (runId: string) => ['--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out-latest', '--run-id', runId, '--quiet'];
+    expect(await runExportCommand(args('first'), captureIo(dir))).toBe(0);
+    // A directory where latest.json goes: its write fails as a 503 would, after the run completed.
+    const latestPath = join(dir, 'out-latest', 'cli-test', 'latest.json');
+    await rm(latestPath);
+    await mkdir(join(latestPath, 'blocked'), { recursive: true });
+    const io = captureIo(dir);
+    expect(await runExportCommand(args('second'), io)).toBe(0);
+    expect(io.out()).toMatch(/export complete\n {2}run {6}second\n/);
+    expect(io.out()).toMatch(/latest {3}.*latest\.json NOT updated \(see the warning\)/);
+    expect(io.err()).toMatch(/^warning: latest\.json could not be updated \(.+\); the run is published and the next run, or a rerun of run id "second", writes latest\.json again\n$/);
+    expect(io.err()).not.toContain('no run was published');
+
+    await rm(latestPath, { recursive: true });
+    const rerun = captureIo(dir);
+    expect(await runExportCommand(args('second'), rerun)).toBe(0);
+    expect(rerun.out()).toMatch(/this run id had already completed; nothing was exported again/);
+    expect(rerun.out()).toContain(`  latest   ${latestPath}`);
+    const latest = JSON.parse(await readFile(latestPath, 'utf8'));
+    expect(latest.runId).toBe('second');
+    expect(JSON.parse(await readFile(join(dir, 'out-latest', latest.manifest), 'utf8')).runId).toBe('second');
   });
 
   it('exports to S3 when given --bucket and a local endpoint', async () => {

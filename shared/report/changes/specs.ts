@@ -11,33 +11,26 @@ import { isTextList, listText, type CellValue, type Column, type ColumnType, typ
  * tracked fields. Only columns named here are kept in the snapshot; the rest of a row is not
  * compared (a changed description is not news in a weekly report; a changed status is).
  */
-export interface ChangeSpec {
+export interface ChangeSpec extends ChangeSpecOf<string> {
   readonly table: string;
-  /** How the table is named on the Changes sheet and in the e-mail. */
-  readonly label: string;
-  /** Key parts, each a list of columns of which the first non-empty one is used. */
-  readonly key: readonly (readonly string[])[];
-  /** Shown as the key: the first non-empty of these columns. */
-  readonly display: readonly string[];
-  readonly title: string;
-  /** A link column (tracker URL) for the key's hyperlink, when the table has one. */
-  readonly link?: string;
-  /** The column holding the id of the selection unit the row belongs to (see scope.ts). */
-  readonly scope: string;
-  /** Selector settings that change this table's values without changing its rows (compared as a whole). */
-  readonly settings?: readonly string[];
   /** Tracked fields with their labels on the Changes sheet, in the order they are listed. */
   readonly fields: readonly { readonly column: string; readonly label: string }[];
 }
 
-/** What a change spec names, checked against the table's column names by the compiler. */
+/** What a change spec names; for a table's own spec, `N` has the compiler check its column names. */
 interface ChangeSpecOf<N extends string> {
+  /** How the table is named on the Changes sheet and in the e-mail. */
   readonly label: string;
+  /** Key parts, each a list of columns of which the first non-empty one is used. */
   readonly key: readonly (readonly N[])[];
+  /** Shown as the key: the first non-empty of these columns. */
   readonly display: readonly N[];
   readonly title: N;
+  /** A link column (tracker URL) for the key's hyperlink, when the table has one. */
   readonly link?: N;
+  /** The column holding the id of the selection unit the row belongs to (see scope.ts). */
   readonly scope: N;
+  /** Selector settings that change this table's values without changing its rows (compared as a whole). */
   readonly settings?: readonly string[];
 }
 
@@ -50,21 +43,12 @@ function changeSpec<N extends string>(
   return { table, ...spec, fields: tracked };
 }
 
+/** Rows known by their key, or their id where they have no key, and shown that way with their title. */
+const BY_KEY_OR_ID = { key: [['key', 'id']], display: ['key', 'id'], title: 'title' } as const;
+
 export const CHANGE_SPECS: readonly ChangeSpec[] = [
-  changeSpec('risks', RISK_TABLE.tracked, {
-    label: 'Risks',
-    key: [['key', 'id']],
-    display: ['key', 'id'],
-    title: 'title',
-    scope: 'register_key',
-  }),
-  changeSpec('strategic-themes', STRATEGIC_THEME_TABLE.tracked, {
-    label: 'Strategic themes',
-    key: [['key', 'id']],
-    display: ['key', 'id'],
-    title: 'title',
-    scope: 'key',
-  }),
+  changeSpec('risks', RISK_TABLE.tracked, { label: 'Risks', ...BY_KEY_OR_ID, scope: 'register_key' }),
+  changeSpec('strategic-themes', STRATEGIC_THEME_TABLE.tracked, { label: 'Strategic themes', ...BY_KEY_OR_ID, scope: 'key' }),
   changeSpec('okrs', OKR_TABLE.tracked, {
     label: 'OKRs',
     // Groups have no key; a level keeps a group id from meeting an objective id.

@@ -27,8 +27,11 @@ export interface ChangeTrackerDeps {
   readonly log: Log;
   /** Opens an upload at `path` inside the run folder (after recording the key as the run's own). */
   openUpload(path: string, contentType: string): Promise<ObjectUpload>;
-  /** Waits until an upload opened with `openUpload` is stored. */
-  stored(upload: ObjectUpload): Promise<StoredObject>;
+  /**
+   * Waits until an upload opened with `openUpload` is stored; `path`, when given, is where it was
+   * stored inside the run folder (a later attempt of a run stores under its own name, see run-writer.ts).
+   */
+  stored(upload: ObjectUpload): Promise<StoredObject & { readonly path?: string }>;
 }
 
 export interface ChangeTracker {
@@ -97,7 +100,7 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
         async close() {
           await writer.close();
           const object = await deps.stored(upload);
-          snapshots.push({ table: table.name, path, bytes: object.bytes, sha256: object.sha256, rows: count });
+          snapshots.push({ table: table.name, path: object.path ?? path, bytes: object.bytes, sha256: object.sha256, rows: count });
           const counts = emptyCounts();
           if (comparison instanceof TableComparison) {
             const result = await comparison.finish();

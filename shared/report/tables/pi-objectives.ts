@@ -1,7 +1,7 @@
 import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
 import { trackerRef, type TrackerItemFields, type TrackerRef } from '../../planning-api/tracker-ref';
 import { FieldAudit, type FieldShape } from '../field-audit';
-import { tableColumns, type ColumnName } from '../../table/column-spec';
+import { tableColumns, type ColumnName, type ColumnSpec } from '../../table/column-spec';
 import { epochToCalendarDate } from '../dates';
 import { runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
@@ -19,6 +19,30 @@ export interface PiObjectiveSource {
   readonly objective: PiObjective;
   readonly completionType: CompletionType | undefined;
   readonly typeName: string;
+}
+
+/** Objectives and items carry the same legacy status record. */
+type RowStatus = PiObjective['status'];
+
+/**
+ * The status columns of both tables: the status title, compared between runs at `order`, and its
+ * category. Only the source of the status, the comparison order and the category's note differ.
+ */
+function statusColumns<S>(
+  statusOf: (source: S) => RowStatus,
+  order: number,
+  categoryDescription: string,
+): ColumnSpec<S, 'status' | 'status_category'>[] {
+  return [
+    {
+      name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status title', change: { label: 'Status', order },
+      read: (s) => statusOf(s)?.title ?? null,
+    },
+    {
+      name: 'status_category', type: 'text', label: 'Status category', width: 12, description: categoryDescription,
+      read: (s) => statusOf(s)?.category ?? null,
+    },
+  ];
 }
 
 export const PI_OBJECTIVE_TABLE = tableColumns<PiObjectiveSource>()([
@@ -60,14 +84,7 @@ export const PI_OBJECTIVE_TABLE = tableColumns<PiObjectiveSource>()([
     name: 'bv_actual', type: 'number', label: 'Actual BV', description: 'Actual business value',
     change: { label: 'Actual BV', order: 4 }, read: (s) => s.objective.bvActual ?? null,
   },
-  {
-    name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status title', change: { label: 'Status', order: 2 },
-    read: (s) => s.objective.status?.title ?? null,
-  },
-  {
-    name: 'status_category', type: 'text', label: 'Status category', width: 12, description: 'Status category, e.g. ToDo',
-    read: (s) => s.objective.status?.category ?? null,
-  },
+  ...statusColumns<PiObjectiveSource>((s) => s.objective.status, 2, 'Status category, e.g. ToDo'),
   {
     name: 'linked_items', type: 'integer', label: 'Linked items', width: 8, description: 'Number of linked items',
     read: (s) => s.objective.linkedItems?.length ?? 0,
@@ -161,14 +178,7 @@ const PI_ITEM_TABLE = tableColumns<PiItemSource>()([
     name: 'completion', type: 'percent', label: 'Completion', description: 'Completion percent (linked items)',
     change: { label: 'Completion', order: 2 }, read: (s) => s.item.completion ?? null,
   },
-  {
-    name: 'status', type: 'text', label: 'Status', width: 14, description: 'Status title', change: { label: 'Status', order: 1 },
-    read: (s) => s.item.status?.title ?? null,
-  },
-  {
-    name: 'status_category', type: 'text', label: 'Status category', width: 12, description: 'Status category',
-    read: (s) => s.item.status?.category ?? null,
-  },
+  ...statusColumns<PiItemSource>((s) => s.item.status, 1, 'Status category'),
   {
     name: 'tracker_item_type_icon', type: 'text', label: 'Item type icon', width: 20, hidden: true,
     description: 'Address of the item-type icon (first family: extAItemTypeIcon; tfsItemTypeIcon in the public docs)',

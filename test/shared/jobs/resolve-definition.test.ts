@@ -110,3 +110,21 @@ describe('parseConfiguredDefinitions', () => {
     expect(Object.keys(parseConfiguredDefinitions(clash))).toEqual(['adhoc-x']);
   });
 });
+
+describe('inline definitions and chat channels', () => {
+  it('refuses an inline definition that posts to a chat channel, whose secret belongs to a configured report', () => {
+    const definition = {
+      name: 'mine',
+      datasets: { risks: {} },
+      delivery: { channels: [{ type: 'slack', webhook: { secretId: 'chat/webhooks', key: 'rte' } }] },
+    };
+    let issues: readonly { path: string; message: string }[] = [];
+    try {
+      resolveDefinition({ definition }, configured, inlineOn);
+    } catch (error) {
+      issues = (error as ReportDefinitionError).issues;
+    }
+    expect(issues).toEqual([{ path: 'definition.delivery.channels', message: 'inline definitions may not post to chat channels; configure the report instead' }]);
+    expect(resolveDefinition({ definition: { ...definition, delivery: { when: 'changed' } } }, configured, inlineOn).delivery?.when).toBe('changed');
+  });
+});

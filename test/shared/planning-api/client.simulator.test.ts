@@ -31,7 +31,8 @@ describe('against the simulator (tiny tenant)', () => {
   let client: PlanningApiClient;
 
   beforeAll(async () => {
-    sim = await startSimulator({ tenant: 'tiny', seed: 11 });
+    // Compares with the tenant's records in the contract's shapes; the docs vocabulary has its own tests (test/simulator/vocabulary.test.ts, test/shared/report/docs-vocabulary.test.ts).
+    sim = await startSimulator({ tenant: 'tiny', seed: 11, vocabulary: 'contract' });
     client = clientOf(sim);
   });
   afterAll(async () => {
@@ -317,7 +318,7 @@ describe('against the simulator (one register of 137 risks)', () => {
   const allIds = (): string[] => sim.tenant.risks(registerId).map((r) => r.id);
 
   beforeAll(async () => {
-    sim = await startSimulator({ tenant: { registers: 1, risksPerRegister: 137, boards: 2, itemsPerBoard: 40 }, seed: 3 });
+    sim = await startSimulator({ tenant: { registers: 1, risksPerRegister: 137, boards: 2, itemsPerBoard: 40 }, seed: 3, vocabulary: 'contract' });
     registerId = sim.tenant.registers[0]!.id;
   });
   afterAll(async () => {

@@ -1,0 +1,52 @@
+/**
+ * The port of a chat channel: it turns the report message into the JSON its incoming webhook takes.
+ * Posting, retries and secrets are the same for every channel (webhook-post.ts, deliver.ts), so a
+ * new channel is one file with a `Channel` and one entry in CHANNELS (channels.ts).
+ */
+
+/** One figure as the reader sees it: "Open risks" → "12". Values are plain text, already formatted. */
+export interface MessageFigure {
+  readonly label: string;
+  readonly value: string;
+}
+
+export interface MessageSection {
+  readonly heading: string;
+  readonly figures: readonly MessageFigure[];
+}
+
+/** What every channel shows, in this order: the e-mail's content, trimmed to what fits a chat message. */
+export interface ChannelMessage {
+  /** The report's title. */
+  readonly title: string;
+  /** "23 Nov 2026, 07:00 (Europe/Berlin)". */
+  readonly generated: string;
+  readonly runId: string;
+  /** The headline figures, section by section. */
+  readonly headline: readonly MessageSection[];
+  /** "Needs attention": one line per item; empty when nothing does. */
+  readonly attention: readonly string[];
+  /** How many more items need attention than `attention` lists. */
+  readonly attentionMore: number;
+  /** The comparison with the earlier run: heading ("What changed since 16 Nov 2026"), counts text, total. */
+  readonly changes: { readonly heading: string; readonly text: string; readonly total: number } | undefined;
+  readonly workbookUrl: string | undefined;
+  readonly freshCopyUrl: string | undefined;
+}
+
+export interface Channel {
+  /** The name a definition uses: `delivery.channels[].type`. */
+  readonly type: string;
+  /** For people: "Slack", "Microsoft Teams". */
+  readonly label: string;
+  /** The webhook's JSON body. */
+  payload(message: ChannelMessage): unknown;
+}
+
+/** Cuts text to `max` characters, marking the cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export const BUTTON_WORKBOOK = 'Open the workbook';
+export const BUTTON_FRESH_COPY = 'Get a fresh copy now';

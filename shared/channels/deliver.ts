@@ -1,0 +1,76 @@
+import { errorMessage } from '../core/errors';
+import type { Log } from '../core/logger';
+import type { ChannelMessage } from './channel';
+import { channelOf } from './channels';
+import type { ChannelTarget, WebhookRef } from './delivery-option';
+import { postWebhook, type WebhookPostOptions } from './webhook-post';
+
+/** Reads a webhook URL from where the definition says it is kept (the secrets adapter). */
+export interface WebhookUrlSource {
+  webhookUrl(ref: WebhookRef): Promise<string>;
+}
+
+export interface ChannelResult {
+  readonly type: string;
+  /** Where the URL is kept, for people fixing it: `secret "x", field "y"`. */
+  readonly webhook: string;
+  /** `skipped`: an earlier attempt of the same run already posted it (see `once`). */
+  readonly status: 'sent' | 'failed' | 'skipped';
+  /** Why it failed; never the URL. */
+  readonly error?: string;
+}
+
+export interface ChannelDeliveryDependencies {
+  readonly webhooks: WebhookUrlSource | undefined;
+  readonly log: Log;
+  readonly post?: WebhookPostOptions;
+  /**
+   * Runs a post at most once per run and channel (the caller claims it in the run ledger first), so a
+   * retried or twice-delivered run does not post again. Without it every call posts.
+   */
+  readonly once?: (channelKey: string, send: () => Promise<unknown>) => Promise<'sent' | 'skipped'>;
+}
+
+export function describeWebhook(ref: WebhookRef): string {
+  return `secret "${ref.secretId}", field "${ref.key}"`;
+}
+
+/**
+ * Posts the message to every channel at once. Each channel succeeds or fails on its own: a failure
+ * is returned (and logged), never thrown, so one broken webhook cannot stop the others or the e-mail.
+ */
+export async function deliverToChannels(
+  targets: readonly ChannelTarget[],
+  message: ChannelMessage,
+  deps: ChannelDeliveryDependencies,
+): Promise<ChannelResult[]> {
+  return Promise.all(targets.map((target) => deliverOne(target, message, deps)));
+}
+
+async function deliverOne(target: ChannelTarget, message: ChannelMessage, deps: ChannelDeliveryDependencies): Promise<ChannelResult> {
+  const webhook = describeWebhook(target.webhook);
+  const channel = channelOf(target.type);
+  let url: string | undefined;
+  try {
+    if (!channel) throw new Error(`there is no channel "${target.type}"`);
+    if (!deps.webhooks) throw new Error('no webhook secret reader is configured');
+    const webhooks = deps.webhooks;
+    const post = async () => {
+      url = await webhooks.webhookUrl(target.webhook);
+      await postWebhook(url, channel.payload(message), channel.label, deps.post);
+    };
+    const key = `${target.type}:${target.webhook.secretId}:${target.webhook.key}`;
+    const outcome = deps.once ? await deps.once(key, post) : (await post(), 'sent' as const);
+    deps.log.info(outcome === 'sent' ? 'report message posted' : 'report message already posted for this run', { channel: target.type, webhook });
+    return { type: target.type, webhook, status: outcome };
+  } catch (error) {
+    const reason = withoutUrl(errorMessage(error), url);
+    deps.log.error('report message not posted', { channel: target.type, webhook, error: reason });
+    return { type: target.type, webhook, status: 'failed', error: reason };
+  }
+}
+
+/** A second guard: whatever produced the message, the URL does not leave this function. */
+function withoutUrl(text: string, url: string | undefined): string {
+  return url ? text.split(url).join('[webhook URL]') : text;
+}

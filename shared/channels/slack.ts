@@ -1,0 +1,77 @@
+import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, clip, type Channel, type ChannelMessage } from './channel';
+
+/**
+ * Slack incoming webhook: a Block Kit message. Slack refuses a message with more than 50 blocks or a
+ * text object over 3,000 characters (header text: 150, button text: 75), so every text is cut to its
+ * limit here and the attention list stops at a line boundary with "… more in the workbook".
+ */
+export const SLACK_LIMITS = { blocks: 50, text: 3000, header: 150, button: 75, url: 3000 } as const;
+
+type Block = Readonly<Record<string, unknown>>;
+
+/** Slack's mrkdwn treats these three as control characters; everything else is shown as typed. */
+export function slackEscape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+const mrkdwn = (text: string) => ({ type: 'mrkdwn', text: clip(text, SLACK_LIMITS.text) });
+const section = (text: string): Block => ({ type: 'section', text: mrkdwn(text) });
+
+/** Lines joined up to the limit; what does not fit is counted in a last line. */
+function fitLines(heading: string, lines: readonly string[], more: number, limit: number): string {
+  let text = heading;
+  let shown = 0;
+  for (const line of lines) {
+    const tail = `\n…and ${lines.length - shown - 1 + more} more in the workbook`;
+    if (text.length + 1 + line.length + tail.length > limit) break;
+    text += `\n${line}`;
+    shown += 1;
+  }
+  const rest = lines.length - shown + more;
+  return rest > 0 ? `${text}\n…and ${rest} more in the workbook` : text;
+}
+
+function buttons(message: ChannelMessage): Block | undefined {
+  const elements = [
+    message.workbookUrl && { text: BUTTON_WORKBOOK, url: message.workbookUrl, style: 'primary', id: 'open-workbook' },
+    message.freshCopyUrl && { text: BUTTON_FRESH_COPY, url: message.freshCopyUrl, id: 'fresh-copy' },
+  ]
+    .filter((b) => typeof b === 'object')
+    .filter((b) => b.url.length <= SLACK_LIMITS.url)
+    .map((b) => ({
+      type: 'button',
+      action_id: b.id,
+      text: { type: 'plain_text', text: clip(b.text, SLACK_LIMITS.button) },
+      url: b.url,
+      ...(b.style && { style: b.style }),
+    }));
+  return elements.length > 0 ? { type: 'actions', elements } : undefined;
+}
+
+export function slackPayload(message: ChannelMessage): { text: string; blocks: Block[] } {
+  const top: Block[] = [
+    { type: 'header', text: { type: 'plain_text', text: clip(message.title, SLACK_LIMITS.header) } },
+    { type: 'context', elements: [mrkdwn(`Generated ${slackEscape(message.generated)}`)] },
+  ];
+  const changes = message.changes && section(`*${slackEscape(message.changes.heading)}*\n${slackEscape(message.changes.text)}`);
+  const attention =
+    message.attention.length + message.attentionMore > 0
+      ? section(fitLines('*Needs attention*', message.attention.map((l) => `• ${slackEscape(l)}`), message.attentionMore, SLACK_LIMITS.text))
+      : section('*Needs attention*\nNothing needs attention.');
+  const actions = buttons(message);
+  const bottom: Block[] = [
+    ...(changes ? [changes] : []),
+    attention,
+    ...(actions ? [actions] : []),
+    { type: 'context', elements: [mrkdwn(`Run ${slackEscape(message.runId)}`)] },
+  ];
+  // Headline sections fill what is left of the 50 blocks; the rest are in the workbook.
+  const room = SLACK_LIMITS.blocks - top.length - bottom.length;
+  const headline = message.headline.slice(0, room).map((s) =>
+    section(fitLines(`*${slackEscape(s.heading)}*`, s.figures.map((f) => `${slackEscape(f.label)}: *${slackEscape(f.value)}*`), 0, SLACK_LIMITS.text)),
+  );
+  const summary = message.changes ? `${message.title}: ${message.changes.text}` : message.title;
+  return { text: clip(slackEscape(summary), SLACK_LIMITS.text), blocks: [...top, ...headline, ...bottom] };
+}
+
+export const slackChannel: Channel = { type: 'slack', label: 'Slack', payload: slackPayload };

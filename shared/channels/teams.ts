@@ -1,0 +1,53 @@
+import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, type Channel, type ChannelMessage } from './channel';
+
+/**
+ * Microsoft Teams incoming webhook (a Workflows "post to a channel when a webhook request is
+ * received" flow, or a legacy connector): a message whose one attachment is an Adaptive Card.
+ * Version 1.4 is the newest every Teams client renders.
+ */
+export const ADAPTIVE_CARD_VERSION = '1.4';
+export const ADAPTIVE_CARD_CONTENT_TYPE = 'application/vnd.microsoft.card.adaptive';
+
+/** The attention list stops here: a card is read on a phone too. */
+const MAX_ATTENTION_LINES = 15;
+
+type Element = Readonly<Record<string, unknown>>;
+
+const text = (value: string, extra: Element = {}): Element => ({ type: 'TextBlock', text: value, wrap: true, ...extra });
+const heading = (value: string): Element => text(value, { weight: 'Bolder', spacing: 'Medium' });
+
+export function adaptiveCard(message: ChannelMessage): Element {
+  const shown = message.attention.slice(0, MAX_ATTENTION_LINES);
+  const more = message.attention.length - shown.length + message.attentionMore;
+  const body: Element[] = [
+    text(message.title, { size: 'Large', weight: 'Bolder' }),
+    text(`Generated ${message.generated}`, { isSubtle: true, spacing: 'None' }),
+    ...message.headline.flatMap((s) => [
+      heading(s.heading),
+      { type: 'FactSet', facts: s.figures.map((f) => ({ title: f.label, value: f.value })) },
+    ]),
+    ...(message.changes ? [heading(message.changes.heading), text(message.changes.text)] : []),
+    heading('Needs attention'),
+    ...(shown.length === 0 && more === 0 ? [text('Nothing needs attention.')] : shown.map((l) => text(`• ${l}`, { spacing: 'Small' }))),
+    ...(more > 0 ? [text(`…and ${more} more in the workbook`, { isSubtle: true })] : []),
+    text(`Run ${message.runId}`, { isSubtle: true, size: 'Small' }),
+  ];
+  const actions = [
+    message.workbookUrl && { type: 'Action.OpenUrl', title: BUTTON_WORKBOOK, url: message.workbookUrl, style: 'positive' },
+    message.freshCopyUrl && { type: 'Action.OpenUrl', title: BUTTON_FRESH_COPY, url: message.freshCopyUrl },
+  ].filter((a) => typeof a === 'object');
+  return {
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    type: 'AdaptiveCard',
+    version: ADAPTIVE_CARD_VERSION,
+    body,
+    ...(actions.length > 0 && { actions }),
+    msteams: { width: 'Full' },
+  };
+}
+
+export function teamsPayload(message: ChannelMessage): { type: 'message'; attachments: Element[] } {
+  return { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD_CONTENT_TYPE, contentUrl: null, content: adaptiveCard(message) }] };
+}
+
+export const teamsChannel: Channel = { type: 'teams', label: 'Microsoft Teams', payload: teamsPayload };

@@ -1,0 +1,44 @@
+import type { DeliveryWhen } from '../channels/delivery-option';
+import type { ReportDefinition } from '../report/definition';
+import type { ExportResult } from '../report/run-export';
+
+/** Whether a run's message goes out (e-mail and chat channels), and why, in a sentence for people. */
+export interface DeliveryDecision {
+  readonly send: boolean;
+  readonly when: DeliveryWhen;
+  readonly reason: string;
+}
+
+export function attentionCount(result: ExportResult): number {
+  return result.summary.sections.filter((s) => s.role === 'attention').reduce((n, s) => n + (s.grid?.rows.length ?? 0), 0);
+}
+
+export function changeCount(result: ExportResult): number {
+  const c = result.changes.counts;
+  return c.added + c.removed + c.changed + c.scope;
+}
+
+/**
+ * `delivery.when`: "always"; "changed" sends when the comparison found changes, or when there was
+ * no earlier run to compare with (the first run is news); "attention" sends when "Needs attention"
+ * lists something. The export itself is kept either way.
+ */
+export function decideDelivery(definition: ReportDefinition, result: ExportResult): DeliveryDecision {
+  const when = definition.delivery?.when ?? 'always';
+  const rule = `delivery.when is "${when}"`;
+  if (when === 'changed') {
+    const baseline = result.changes.baseline;
+    if (!baseline) return { send: true, when, reason: `sent: there is no earlier run to compare with (${rule})` };
+    const changes = changeCount(result);
+    return changes > 0
+      ? { send: true, when, reason: `sent: ${changes} change${changes === 1 ? '' : 's'} since run ${baseline.runId} (${rule})` }
+      : { send: false, when, reason: `not sent: nothing changed since run ${baseline.runId} and ${rule}` };
+  }
+  if (when === 'attention') {
+    const items = attentionCount(result);
+    return items > 0
+      ? { send: true, when, reason: `sent: ${items} item${items === 1 ? ' needs' : 's need'} attention (${rule})` }
+      : { send: false, when, reason: `not sent: nothing needs attention and ${rule}` };
+  }
+  return { send: true, when, reason: `sent: ${rule}` };
+}

@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import * as z from 'zod';
+import type { Log } from '../core/logger';
+import { ledgerKey, type Ledger } from '../ledger/ledger';
+
+/**
+ * Each message of a run goes out once: before a channel (e-mail, Slack, Teams, a failure notice)
+ * sends anything for a run, it claims (run, channel) in the ledger with a compare-and-swap. A retry
+ * of the run, a duplicate delivery of the scheduled event or a second attempt racing the first finds
+ * the claim and sends nothing. A send that fails gives the claim back, so the next retry sends; a
+ * sender that died between claim and send leaves a claim that another may take after CLAIM_MS.
+ */
+
+/** How long a claim without `sent` blocks others: far longer than any send, short enough for a retry. */
+export const CLAIM_MS = 15 * 60_000;
+/** Claims outlive every retry of a run (a scheduled run's retries end within hours). */
+const CLAIM_DAYS = 35;
+const MAX_ROUNDS = 10;
+
+const claimStateSchema = z.object({
+  status: z.enum(['sending', 'sent', 'released']),
+  /** When the state was written (ISO). */
+  at: z.string(),
+  /** Random token of the claimant: tells a writer whether the claim is still its own. */
+  token: z.string(),
+});
+type ClaimState = z.infer<typeof claimStateSchema>;
+
+/** The run a message belongs to: the same for every attempt and every delivery of the run. */
+export function messageRunKey(report: string, runId: string): string {
+  return `${report}/${runId}`;
+}
+
+export interface MessageClaim {
+  /** True: this caller sends, then calls sent() (or release() when sending failed). */
+  readonly granted: boolean;
+  /** Why not granted, for the log. */
+  readonly reason: string | undefined;
+  /** Records the message as sent: no later attempt of the run sends it again. */
+  sent(): Promise<void>;
+  /** Gives the claim back after a failed send, so a retry of the run sends. */
+  release(): Promise<void>;
+}
+
+export interface ClaimOptions {
+  readonly now?: Date | undefined;
+}
+
+/**
+ * Claims the message of `channel` (e.g. `email`, `slack`, `teams`) for the run `runKey` (see
+ * messageRunKey). Only a granted claim may send.
+ */
+export async function claimMessage(ledger: Ledger, runKey: string, channel: string, options: ClaimOptions = {}): Promise<MessageClaim> {
+  const key = ledgerKey('message', runKey, channel);
+  const now = options.now ?? new Date();
+  const token = randomBytes(9).toString('base64url');
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const entry = await ledger.get(key);
+    const parsed = entry ? claimStateSchema.safeParse(entry.value) : undefined;
+    const current = parsed?.success ? parsed.data : undefined;
+    if (current?.status === 'sent') return refused(`the ${channel} message of run ${runKey} was already sent (${current.at})`);
+    if (current?.status === 'sending' && now.getTime() - Date.parse(current.at) < CLAIM_MS) {
+      return refused(`the ${channel} message of run ${runKey} is being sent by another attempt (claimed ${current.at})`);
+    }
+    const state: ClaimState = { status: 'sending', at: now.toISOString(), token };
+    if (await ledger.put(key, state, entry?.version ?? 0, { expiresAt: expiry(now) })) return granted(ledger, key, token, now);
+  }
+  return refused(`the ${channel} message of run ${runKey} kept being claimed by others`);
+}
+
+/**
+ * Sends through `send` only if the claim is granted: the usual way to use claimMessage. Resolves
+ * 'sent' or 'skipped' (logged with the reason); a failed send gives the claim back and rethrows.
+ */
+export async function sendOnce(
+  claim: { ledger: Ledger; runKey: string; channel: string; log: Log; now?: Date | undefined },
+  send: () => Promise<unknown>,
+): Promise<'sent' | 'skipped'> {
+  const held = await claimMessage(claim.ledger, claim.runKey, claim.channel, { now: claim.now });
+  if (!held.granted) {
+    claim.log.info('message not sent again', { channel: claim.channel, reason: held.reason });
+    return 'skipped';
+  }
+  try {
+    await send();
+  } catch (error) {
+    await held.release().catch(() => undefined);
+    throw error;
+  }
+  await held.sent();
+  return 'sent';
+}
+
+function refused(reason: string): MessageClaim {
+  const nothing = () => Promise.resolve();
+  return { granted: false, reason, sent: nothing, release: nothing };
+}
+
+function granted(ledger: Ledger, key: string, token: string, claimedAt: Date): MessageClaim {
+  /** Moves the claim to `status` while it is still this claimant's (a takeover after CLAIM_MS wins). `at` stays the claim's time. */
+  const settle = async (status: 'sent' | 'released'): Promise<void> => {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const entry = await ledger.get(key);
+      const parsed = entry ? claimStateSchema.safeParse(entry.value) : undefined;
+      if (!entry || !parsed?.success || parsed.data.token !== token) return;
+      if (await ledger.put(key, { status, at: claimedAt.toISOString(), token }, entry.version, { expiresAt: expiry(claimedAt) })) return;
+    }
+  };
+  return { granted: true, reason: undefined, sent: () => settle('sent'), release: () => settle('released') };
+}
+
+function expiry(now: Date): Date {
+  return new Date(now.getTime() + CLAIM_DAYS * 86_400_000);
+}

@@ -1,0 +1,82 @@
+import type { ChannelMessage, MessageFigure, MessageSection } from '../channels/channel';
+import { changesHeading, countsText } from '../email/changes-section';
+import { cellText, formatDateTime } from '../email/email-format';
+import type { LinkKey } from '../links/link-token';
+import { createRunLinkToken } from '../links/run-link-token';
+import { changesDigest } from '../report/changes/digest';
+import type { ReportDefinition } from '../report/definition';
+import type { ExportResult } from '../report/run-export';
+import type { SummarySection } from '../table/table';
+import { fileLinks } from './report-email';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The chat message of a run: the e-mail's headline figures, "Needs attention" and the changes
+ * count, formatted by the same functions as the e-mail so every channel shows the same figures.
+ * Without link keys (no link endpoint configured) the message has no buttons.
+ */
+export function buildChannelMessage(
+  definition: ReportDefinition,
+  result: ExportResult,
+  options: { links?: { baseUrl: string; key: LinkKey } | undefined; now: Date; freshCopyLink: boolean },
+): ChannelMessage {
+  const tz = definition.timeZone;
+  const sections = result.summary.sections;
+  const digest = changesDigest(result.changes, tz);
+  const total = digest.counts.added + digest.counts.removed + digest.counts.changed + digest.counts.scope;
+  const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
+  return {
+    title: result.summary.title || (definition.title ?? definition.name),
+    generated: `${formatDateTime(new Date(result.manifest.generatedAt), tz)} (${tz})`,
+    runId: result.manifest.runId,
+    headline: sections.filter((s) => s.role === 'headline').map((s) => headlineSection(s, tz)),
+    attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, tz)),
+    attentionMore: 0,
+    changes: { heading: changesHeading(digest), text: digest.note ?? countsText(digest), total },
+    workbookUrl: links?.workbookUrl,
+    freshCopyUrl: links?.freshCopyUrl,
+  };
+}
+
+function headlineSection(section: SummarySection, tz: string): MessageSection {
+  const figures: MessageFigure[] = section.lines.map((line) => ({
+    label: line.label,
+    value: `${cellText(line.value, line.type, tz, false)}${line.delta ? ` (${line.delta})` : ''}`,
+  }));
+  const grid = section.grid;
+  if (grid) {
+    // As in the e-mail's text part: the first column names the row, the others follow labelled.
+    const shown = grid.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.brief);
+    const [first, ...rest] = shown;
+    for (const row of grid.rows) {
+      figures.push({
+        label: first ? cellText(row.values[first.i], first.c.type, tz, false) : '',
+        value: rest.map(({ c, i }) => `${c.label} ${cellText(row.values[i], c.type, tz, false)}`).join(', '),
+      });
+    }
+  }
+  return { heading: section.heading, figures };
+}
+
+/** "Risk R-12: no owner": what, which item, why; the summary's own "n more" rows come through as lines. */
+function attentionLines(section: SummarySection, tz: string): string[] {
+  return (section.grid?.rows ?? []).map((row) => {
+    const [what, item, why] = row.values;
+    const itemText = item ? ` ${cellText(item, 'link', tz, false)}:` : '';
+    return `${cellText(what, 'text', tz, false)}${itemText} ${cellText(why, 'text', tz, false)}`;
+  });
+}
+
+function messageLinks(
+  definition: ReportDefinition,
+  result: ExportResult,
+  options: { baseUrl: string; key: LinkKey; now: Date; freshCopyLink: boolean },
+): { workbookUrl: string | undefined; freshCopyUrl: string | undefined } {
+  const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
+  const files = fileLinks(result, { linkBaseUrl: options.baseUrl, key: options.key, expiresAt, now: options.now });
+  const freshCopyUrl = options.freshCopyLink
+    ? `${options.baseUrl.replace(/\/+$/, '')}/run/${createRunLinkToken({ report: definition.name, expiresAt }, options.key, options.now).token}`
+    : undefined;
+  return { workbookUrl: files.find((f) => f.format === 'xlsx')?.url, freshCopyUrl };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { teamsPayload } from '../../../shared/channels/teams';
+import { teamsProblems } from '../../support/webhook-recorder';
+import { hugeMessage, sampleMessage } from '../../support/channel-message';
+
+type Card = {
+  type: string;
+  version: string;
+  body: { type: string; text?: string; facts?: { title: string; value: string }[] }[];
+  actions?: { type: string; title: string; url: string }[];
+};
+const cardOf = (payload: unknown) => (payload as { attachments: { content: Card }[] }).attachments[0]!.content;
+
+describe('the Teams message', () => {
+  it('is a message with one Adaptive Card: figures as facts, changes, needs attention, OpenUrl buttons', () => {
+    const payload = teamsPayload(sampleMessage());
+    expect(teamsProblems(payload)).toEqual([]);
+    const card = cardOf(payload);
+    expect(card.type).toBe('AdaptiveCard');
+    const facts = card.body.flatMap((e) => e.facts ?? []);
+    expect(facts).toContainEqual({ title: 'Open risks', value: '12 (+4 since 16 Nov)' });
+    const texts = card.body.map((e) => e.text ?? '');
+    const order = ['Risks', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.', 'Needs attention', '• Risk R-1: no owner'];
+    const at = order.map((o) => texts.indexOf(o));
+    expect(at.every((p) => p >= 0), texts.join('\n')).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(card.actions).toEqual([
+      { type: 'Action.OpenUrl', title: 'Open the workbook', url: 'https://reports.example.test/links/wb-token', style: 'positive' },
+      { type: 'Action.OpenUrl', title: 'Get a fresh copy now', url: 'https://reports.example.test/run/fresh-token' },
+    ]);
+  });
+
+  it('lists at most 15 attention items and counts the rest', () => {
+    const card = cardOf(teamsPayload(hugeMessage()));
+    expect(teamsProblems(teamsPayload(hugeMessage()))).toEqual([]);
+    expect(card.body.filter((e) => e.text?.startsWith('• '))).toHaveLength(15);
+    expect(card.body.map((e) => e.text)).toContain(`…and ${500 - 15 + 7} more in the workbook`);
+  });
+
+  it('has no actions without links and says when nothing needs attention', () => {
+    const card = cardOf(teamsPayload(sampleMessage({ attention: [], workbookUrl: undefined, freshCopyUrl: undefined })));
+    expect(card.actions).toBeUndefined();
+    expect(card.body.map((e) => e.text)).toContain('Nothing needs attention.');
+  });
+});

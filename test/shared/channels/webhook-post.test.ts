@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ChannelDeliveryError } from '../../../shared/core/errors';
+import { postWebhook, retryAfterMs } from '../../../shared/channels/webhook-post';
+import { startWebhookRecorder, type WebhookRecorder } from '../../support/webhook-recorder';
+
+const SECRET_PATH = 'slack/T000/B000/very-secret-token';
+
+describe('posting to a webhook', () => {
+  let hook: WebhookRecorder;
+  let waits: number[];
+  const sleep = (ms: number) => {
+    waits.push(ms);
+    return Promise.resolve();
+  };
+  beforeAll(async () => {
+    hook = await startWebhookRecorder();
+  });
+  beforeEach(() => {
+    waits = [];
+    hook.posts.length = 0;
+  });
+  afterAll(async () => {
+    await hook.close();
+  });
+
+  async function failure(promise: Promise<unknown>): Promise<ChannelDeliveryError> {
+    const error = await promise.then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ChannelDeliveryError);
+    const e = error as ChannelDeliveryError;
+    expect(e.message).not.toContain('very-secret-token');
+    expect(JSON.stringify({ ...e, message: e.message, cause: e.cause })).not.toContain('very-secret-token');
+    return e;
+  }
+
+  it('posts JSON once when the webhook takes it', async () => {
+    await postWebhook(hook.url(SECRET_PATH), { text: 'hello' }, 'Slack', { sleep });
+    expect(hook.posts).toHaveLength(1);
+    expect(hook.posts[0]!.body).toEqual({ text: 'hello' });
+    expect(hook.posts[0]!.contentType).toMatch(/^application\/json/);
+    expect(waits).toEqual([]);
+  });
+
+  it('waits as long as Retry-After asks after a 429, then posts again', async () => {
+    hook.script({ status: 429, body: 'rate_limited', retryAfter: '7' });
+    await postWebhook(hook.url(SECRET_PATH), { text: 'hello' }, 'Slack', { sleep });
+    expect(hook.posts).toHaveLength(2);
+    expect(waits).toEqual([7000]);
+  });
+
+  it('reads a Retry-After date against the injected clock', async () => {
+    hook.script({ status: 503, retryAfter: 'Mon, 23 Nov 2026 06:00:05 GMT' });
+    await postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now: () => new Date('2026-11-23T06:00:00Z') });
+    expect(waits).toEqual([5000]);
+    expect(retryAfterMs('soon', new Date())).toBeUndefined();
+  });
+
+  it('backs off 1 s, 2 s on 5xx without Retry-After and gives up after three attempts, as retryable', async () => {
+    hook.script({ status: 500 }, { status: 502 }, { status: 503 });
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep }));
+    expect(error.message).toBe('the Slack webhook answered 503');
+    expect(error.retryable).toBe(true);
+    expect(waits).toEqual([1000, 2000]);
+    expect(hook.posts).toHaveLength(3);
+  });
+
+  it('does not wait for a Retry-After beyond the limit', async () => {
+    hook.script({ status: 429, retryAfter: '3600' });
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep }));
+    expect(error.retryable).toBe(true);
+    expect(waits).toEqual([]);
+  });
+
+  it('does not wait past the deadline', async () => {
+    hook.script({ status: 503, retryAfter: '5' });
+    const now = new Date('2026-11-23T06:00:00Z');
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now: () => now, deadline: now.getTime() + 4000 }));
+    expect(error.message).toBe('the Slack webhook answered 503');
+    expect(waits).toEqual([]);
+  });
+
+  it('fails at once on a removed webhook, saying what to do, without the URL', async () => {
+    hook.script({ status: 404, body: 'no_service' });
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep }));
+    expect(error.message).toBe('the Slack webhook answered 404 "no_service": the webhook may have been removed; put a new one in the secret');
+    expect(error.retryable).toBe(false);
+    expect(hook.posts).toHaveLength(1);
+  });
+
+  it('ends a request the webhook never answers at the timeout', async () => {
+    hook.script({ status: 0, hang: true });
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Microsoft Teams', { sleep, timeoutMs: 200, attempts: 1 }));
+    expect(error.message).toBe('the Microsoft Teams webhook did not answer within 200 ms');
+  });
+
+  it('names the network error, not the address, when nothing listens', async () => {
+    const closed = await startWebhookRecorder();
+    const url = closed.url(SECRET_PATH);
+    await closed.close();
+    const error = await failure(postWebhook(url, { text: 'x' }, 'Slack', { sleep, attempts: 1 }));
+    expect(error.message).toBe('the Slack webhook could not be reached (ECONNREFUSED)');
+  });
+});

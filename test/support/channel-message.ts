@@ -1,0 +1,33 @@
+import type { ChannelMessage } from '../../shared/channels/channel';
+
+/** A message as a real run would give it, with ways to make it as large as a big portfolio's. */
+export function sampleMessage(overrides: Partial<ChannelMessage> = {}): ChannelMessage {
+  return {
+    title: 'Weekly <planning> & risks',
+    generated: '2026-11-23 07:00 (Europe/Berlin)',
+    runId: 's-20261123T060000Z',
+    headline: [
+      { heading: 'Risks', figures: [{ label: 'Open risks', value: '12 (+4 since 16 Nov)' }, { label: 'High', value: '3' }] },
+      { heading: 'OKR progress by strategic theme', figures: [{ label: 'Growth', value: 'Progress 40 %' }] },
+    ],
+    attention: ['Risk R-1: no owner', 'Risk R-2: <script>alert(1)</script> overdue'],
+    attentionMore: 0,
+    changes: { heading: 'What changed since 16 Nov 2026', text: '2 added, 0 removed, 1 changed.', total: 3 },
+    workbookUrl: 'https://reports.example.test/links/wb-token',
+    freshCopyUrl: 'https://reports.example.test/run/fresh-token',
+    ...overrides,
+  };
+}
+
+/** 60 headline sections, 500 attention lines and texts far past every limit. */
+export function hugeMessage(): ChannelMessage {
+  return sampleMessage({
+    title: 'T'.repeat(5000),
+    headline: Array.from({ length: 60 }, (_, s) => ({
+      heading: `Board ${s} ${'h'.repeat(4000)}`,
+      figures: Array.from({ length: 200 }, (_, f) => ({ label: `Figure ${f}`, value: 'v'.repeat(40) })),
+    })),
+    attention: Array.from({ length: 500 }, (_, i) => `Risk R-${i}: ${'why '.repeat(30)}`),
+    attentionMore: 7,
+  });
+}
