@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine, machineLine, mark, progress, SECTION_IDS, table, type SectionId, type SectionResult } from './lib/common';
 import { updateDoc, type SectionBlock } from './lib/doc';
 import { runChangesSection } from './sections/changes';
+import { runTrendsSection } from './sections/trends';
 import { runColdStartSection } from './sections/cold-start';
 import { runE2eSection } from './sections/e2e';
 import { runFetchSection } from './sections/fetch';
@@ -74,6 +75,7 @@ const runners: Record<SectionId, () => Promise<SectionResult>> = {
   e2e: () => runE2eSection(),
   cold: () => runColdStartSection({ repeat: Math.max(5, repeat) }),
   changes: () => runChangesSection({ repeat }),
+  trends: () => runTrendsSection({ repeat }),
 };
 
 const started = performance.now();
