@@ -55,7 +55,7 @@ export async function runTrendsSection(options: { repeat: number; rows?: number 
     const shown = withTrends.result!.runs;
     const markdown = [
       `${int(rows)} board-item rows (bench/lib/board-item-rows.ts, with hyperlinks) through the xlsx and CSV sinks as runExport drives them, ` +
-        `without and with the trends (bench/workers/trends.ts): each board's feature tally as a sink, the manifests of 12 earlier runs ` +
+        `without and with the trends (bench/workers/trends.ts): each board's feature tally as a sink, the manifests of 12 earlier runs (~28 kB each, like the demo's) ` +
         `read through the run chain while the rows stream, and the Trends sheet with its native charts (${int(shown)} runs shown). ` +
         `Fresh process per run, \`--max-old-space-size=${HEAP_MB}\`, the two kinds alternating; median of ${options.repeat}.`,
       '',

@@ -14,6 +14,7 @@ import { boardItemRow, COLUMNS } from '../lib/board-item-rows';
 import { openCsvSink } from '../../shared/render/csv';
 import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
 import { latestKey } from '../../shared/report/layout';
+import { manifestSchema } from '../../shared/report/manifest';
 import { FeatureCompletion } from '../../shared/report/trends/figures';
 import { startTrends } from '../../shared/report/trends/run-trends';
 import { TRENDS_SHEET_NAME, trendsSheetContent } from '../../shared/report/trends/sheet';
@@ -35,6 +36,8 @@ const table: TableDefinition = { name: 'board-items', columns: COLUMNS, outlineL
 const TIME_ZONE = 'Europe/Berlin';
 const HISTORY = 12;
 const storage = new LocalDirectoryStorage(input.dir);
+/** The Summary's sections a real manifest carries, so each manifest is ~28 kB like the demo's (the reader parses them all). */
+const FILLER = [{ title: 'Needs attention', rows: Array.from({ length: 300 }, (_, i) => `Committed objective ${i} without actual BV (planned 8) · Platform Release Train`) }];
 
 function* rows(): Generator<TableRow> {
   for (let i = 0; i < input.rows; i++) yield boardItemRow(i);
@@ -57,12 +60,13 @@ async function prepare(): Promise<void> {
   for (let run = 1; run <= HISTORY; run++) {
     const day = new Date(Date.UTC(2026, 8, 7 + run * 7)).toISOString();
     const key = `bench/dt=${day.slice(0, 10)}/run=r${run}/manifest.json`;
-    const manifest = {
+    // Parsed as readers parse it, so a manifest the trends would skip fails the bench instead.
+    const manifest = manifestSchema.parse({
       formatVersion: 1, report: 'bench', runId: `r${run}`, generatedAt: day, timeZone: TIME_ZONE,
       source: { baseUrl: '-', legacyBaseUrl: '-', companyPrefix: '-', email: '-' }, selectors: { requested: {}, resolved: {} }, files: [],
-      summary: { title: 'bench', rows: { 'board-items': input.rows }, ...summary(run), sections: [] },
-      changes: { previous, baseline: null, note: null, counts: { added: run, removed: 0, changed: run * 10, scope: input.rows }, snapshots: [] },
-    };
+      summary: { title: 'bench', rows: { 'board-items': input.rows }, ...summary(run), sections: FILLER },
+      changes: { trigger: 'scheduled', previous, baseline: null, note: null, counts: { added: run, removed: 0, changed: run * 10, scope: input.rows }, snapshots: [] },
+    });
     await storage.putObject(key, JSON.stringify(manifest), { contentType: 'application/json' });
     previous = key;
     latest = key;
@@ -101,6 +105,7 @@ async function exportRun(withTrends: boolean): Promise<number> {
     }, TIME_ZONE);
     await workbook.writeChartSheet(TRENDS_SHEET_NAME, trendsSheetContent(trends));
     runs = trends.runs;
+    if (runs !== HISTORY + 1) throw new Error(`the trends read ${runs - 1} of ${HISTORY} earlier runs: ${JSON.stringify(trends.skipped)}`);
   }
   await workbook.writeSummary({ title: 'bench', sections: [] });
   await workbook.close();
