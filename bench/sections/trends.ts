@@ -82,7 +82,7 @@ export async function runTrendsSection(options: { repeat: number; rows?: number 
         },
         {
           target: `Trends: 12 runs of history add ≤ 50 MB peak RSS at ${int(rows)} rows`,
-          measured: `${mb(base.peak)} → ${mb(withTrends.peak)} (+${mb(extraMb)})`,
+          measured: `${mb(base.peak)} → ${mb(withTrends.peak)} (${extraMb < 0 ? "−" : "+"}${mb(Math.abs(extraMb))})`,
           met: extraMb <= 50,
           gap: over(Math.max(0, extraMb), 50),
         },
