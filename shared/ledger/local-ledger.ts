@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { errorMessage, StorageError } from '../core/errors';
+import { errorMessage, StorageError, transientFsFailure } from '../core/errors';
 import type { Ledger, LedgerEntry, LedgerPutOptions } from './ledger';
 
 /** A lock older than this was left by a killed process: it guards a few milliseconds of work. */
@@ -33,7 +33,7 @@ export class LocalLedger implements Ledger {
       text = await readFile(file, 'utf8');
     } catch (error) {
       if (isErrno(error, 'ENOENT')) return undefined;
-      throw new StorageError(`could not read the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not read the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
     try {
       const stored = JSON.parse(text) as StoredEntry;
@@ -50,7 +50,7 @@ export class LocalLedger implements Ledger {
   async put(key: string, value: unknown, expectedVersion: number, options: LedgerPutOptions = {}): Promise<boolean> {
     const file = this.fileOf(key);
     await mkdir(this.directory, { recursive: true }).catch((error: unknown) => {
-      throw new StorageError(`could not create the run ledger directory ${this.directory}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not create the run ledger directory ${this.directory}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     });
     const release = await this.lock(file);
     try {
@@ -67,7 +67,7 @@ export class LocalLedger implements Ledger {
         await rename(temp, file);
       } catch (error) {
         await rm(temp, { force: true });
-        throw new StorageError(`could not write the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
+        throw new StorageError(`could not write the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
       }
       return true;
     } finally {
@@ -94,7 +94,7 @@ export class LocalLedger implements Ledger {
         return () => rm(lockFile, { force: true });
       } catch (error) {
         if (!isErrno(error, 'EEXIST')) {
-          throw new StorageError(`could not lock the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
+          throw new StorageError(`could not lock the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
         }
       }
       const age = await stat(lockFile).then((s) => Date.now() - s.mtimeMs, () => 0);
@@ -104,7 +104,7 @@ export class LocalLedger implements Ledger {
         continue;
       }
       if (Date.now() > deadline) {
-        throw new StorageError(`the run ledger entry ${file} stayed locked for ${LOCK_WAIT_MS / 1000} s (${lockFile}); try again`);
+        throw new StorageError(`the run ledger entry ${file} stayed locked for ${LOCK_WAIT_MS / 1000} s (${lockFile}); try again`, { retryable: true });
       }
       await delay(2 + Math.min(attempt, 20) + Math.floor(Math.random() * 5));
     }

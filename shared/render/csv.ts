@@ -6,7 +6,7 @@
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { isTextList, listText, type CellValue, type Column, type ColumnType, type TableDefinition, type TableRow, type TableSink } from '../table/table';
-import { ExporterError, StorageError } from '../core/errors';
+import { ExporterError, retryableCause, StorageError } from '../core/errors';
 import { neutraliseFormula } from './cell-text';
 import { waitForDrain } from './output-error';
 import { createZoneClock, type ZoneClock } from './time-zone';
@@ -51,7 +51,7 @@ export function openCsvSink(table: TableDefinition, out: Writable, options: CsvO
     failure ??= error;
   });
   const throwIfFailed = () => {
-    if (failure) throw new StorageError(`Writing the CSV file of "${table.name}" failed`, { cause: failure });
+    if (failure) throw new StorageError(`Writing the CSV file of "${table.name}" failed`, { cause: failure, retryable: retryableCause(failure) });
   };
 
   // The header goes out at once (a consumer may check it before any row); its backpressure, if
@@ -84,7 +84,7 @@ export function openCsvSink(table: TableDefinition, out: Writable, options: CsvO
         await finished(out, { readable: false });
       } catch (error) {
         if (error instanceof StorageError) throw error;
-        throw new StorageError(`Writing the CSV file of "${table.name}" failed`, { cause: error });
+        throw new StorageError(`Writing the CSV file of "${table.name}" failed`, { cause: error, retryable: retryableCause(error) });
       }
       return rows;
     },

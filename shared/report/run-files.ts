@@ -21,6 +21,8 @@ export async function verifyStored(
       throw new StorageError(
         `${storage.describe(key)} is not what this run wrote (${actual ? `${actual.bytes} bytes, sha256 ${actual.sha256.slice(0, 12)}…` : 'missing'}; ` +
           `expected ${file.bytes} bytes, sha256 ${file.sha256.slice(0, 12)}…); the manifest was not published`,
+        // Another attempt of the run writes its files again.
+        { retryable: true },
       );
     }
   }

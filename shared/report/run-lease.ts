@@ -115,7 +115,7 @@ export class RunLease {
         return { kind: 'acquired', lease, startedAt: new Date(current.startedAt), debris: current.keys, takenOver: true };
       }
     }
-    throw new StorageError(`could not take the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`);
+    throw new StorageError(`could not take the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`, { retryable: true });
   }
 
   /**
@@ -210,7 +210,7 @@ export class RunLease {
       }
       if (await this.write(change(current), entry.version, this.options.now())) return;
     }
-    throw new StorageError(`could not update the lease on run "${this.options.runId}": the ledger ${this.options.ledger.describe()} kept changing`);
+    throw new StorageError(`could not update the lease on run "${this.options.runId}": the ledger ${this.options.ledger.describe()} kept changing`, { retryable: true });
   }
 
   private write(entry: RunEntry, expectedVersion: number, now: Date): Promise<boolean> {

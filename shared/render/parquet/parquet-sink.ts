@@ -10,7 +10,7 @@
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
-import { ExporterError, StorageError } from '../../core/errors';
+import { ExporterError, retryableCause, StorageError } from '../../core/errors';
 import { waitForDrain } from '../output-error';
 import { tableSchema, type SchemaType, type TableSchema } from '../../table/schema';
 import { isTextList, listText, type CellValue, type TableDefinition, type TableRow, type TableSink } from '../../table/table';
@@ -108,7 +108,7 @@ export function openParquetSink(table: TableDefinition, out: Writable, options: 
     failure ??= error;
   });
   const throwIfFailed = () => {
-    if (failure) throw new StorageError(`Writing the Parquet file of "${table.name}" failed`, { cause: failure });
+    if (failure) throw new StorageError(`Writing the Parquet file of "${table.name}" failed`, { cause: failure, retryable: retryableCause(failure) });
   };
 
   const writer = new StreamWriter((chunk) => {
@@ -192,7 +192,7 @@ export function openParquetSink(table: TableDefinition, out: Writable, options: 
         await finished(out, { readable: false });
       } catch (error) {
         if (error instanceof StorageError) throw error;
-        throw new StorageError(`Writing the Parquet file of "${table.name}" failed`, { cause: error });
+        throw new StorageError(`Writing the Parquet file of "${table.name}" failed`, { cause: error, retryable: retryableCause(error) });
       }
       return rows;
     },

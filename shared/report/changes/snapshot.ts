@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, createGzip } from 'node:zlib';
 import * as z from 'zod';
-import { errorMessage, ExporterError, StorageError } from '../../core/errors';
+import { errorMessage, ExporterError, retryableCause, StorageError } from '../../core/errors';
 import { fingerprint, type SnapshotValue } from './specs';
 
 /**
@@ -81,7 +81,7 @@ export function openSnapshotWriter(out: Writable, header: SnapshotHeader): Snaps
       };
       const onError = (error: Error) => {
         gzip.off('drain', onDrain);
-        reject(new StorageError(`Writing the snapshot of "${header.table}" failed: ${errorMessage(error)}`, { cause: error }));
+        reject(new StorageError(`Writing the snapshot of "${header.table}" failed: ${errorMessage(error)}`, { cause: error, retryable: retryableCause(error) }));
       };
       gzip.once('drain', onDrain);
       gzip.once('error', onError);
@@ -105,7 +105,7 @@ export function openSnapshotWriter(out: Writable, header: SnapshotHeader): Snaps
       try {
         await done;
       } catch (error) {
-        throw new StorageError(`Writing the snapshot of "${header.table}" failed: ${errorMessage(error)}`, { cause: error });
+        throw new StorageError(`Writing the snapshot of "${header.table}" failed: ${errorMessage(error)}`, { cause: error, retryable: retryableCause(error) });
       }
     },
   };
