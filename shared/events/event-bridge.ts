@@ -1,9 +1,10 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { EventPublishError, transientAwsCode } from '../core/errors';
+import { EVENT_SOURCE } from '../core/names';
 import type { EventPublisher, ReportExportedDetail, ReportFailedDetail } from './report-events';
 
 /** Source of every event the exporter puts on the bus; downstream rules match on it. */
-export const EVENT_SOURCE = 'planning-report-exporter';
+export { EVENT_SOURCE };
 
 
 /** Publishes ReportExported / ReportFailed on an EventBridge bus. */
