@@ -118,7 +118,7 @@ function callText(source: string, start: number): string {
   throw new Error(`unbalanced call at ${start}`);
 }
 
-function flagOf(className: string, call: string): Flag | string {
+function flagOf(className: string, call: string): boolean | string {
   const option = /retryable:\s*([^,}\n]+)/.exec(call)?.[1]?.trim();
   if (option === undefined) return CLASS_DEFAULTS[className] ?? 'unknown class';
   if (option === 'true' || option === 'false') return option === 'true';
@@ -128,9 +128,9 @@ function flagOf(className: string, call: string): Flag | string {
   return `not a known decision: ${option}`;
 }
 
-function scanThrowSites(): Record<string, [string, Flag | string][]> {
+function scanThrowSites(): Record<string, [string, boolean | string][]> {
   const pattern = new RegExp(`new (${Object.keys(CLASS_DEFAULTS).join('|')})\\(`, 'g');
-  const found: Record<string, [string, Flag | string][]> = {};
+  const found: Record<string, [string, boolean | string][]> = {};
   for (const file of ['cli', 'lambdas', 'shared'].flatMap(sourceFiles).sort()) {
     const source = readFileSync(join(ROOT, file), 'utf8');
     for (const match of source.matchAll(pattern)) {
@@ -321,7 +321,7 @@ describe('flags set by the real code paths', () => {
     };
     const store = new JobStatusStore(inner);
     const at = '2026-11-23T06:00:00.000Z';
-    await store.put({ id: 'abc12345', status: 'queued', report: 'r', createdAt: at, updatedAt: at } as Parameters<typeof store.put>[0]);
+    await store.put({ id: 'abc12345', status: 'queued', report: 'r', createdAt: at, updatedAt: at });
     const lost = await failureOf(new JobStatusStore(racing).update('abc12345', { status: 'running' }, new Date(at)));
     expect(lost.message).toMatch(/kept changing/);
     expect(lost.retryable).toBe(true);
