@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -11,6 +11,15 @@ import {
   DEFAULT_RUN_LINK_REUSE_MINUTES,
   DEFAULT_RUN_LINK_STARTS_PER_HOUR,
 } from '../shared/core/defaults';
+import {
+  DEFAULT_EVENT_BUS_NAME,
+  DEFAULT_REPORTS_PREFIX,
+  METRIC,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  type ApiLambdaEnvironment,
+  type ExportLambdaEnvironment,
+} from '../shared/core/names';
 import { definitionsByName, REPO_ROOT, type InfraConfig } from './config';
 import { ExportHttpApi } from './constructs/export-http-api';
 import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
@@ -25,13 +34,8 @@ import { SecureQueue } from './constructs/secure-queue';
 import { grantWebhookSecrets } from './constructs/webhook-secrets';
 
 /** Root of everything the Lambdas write in the bucket (REPORTS_PREFIX). */
-export const REPORTS_PREFIX = 'reports';
-/** Powertools `service`: the default dimension of every custom metric, and the alarm's dimension. */
-export const SERVICE_NAME = 'planning-report-exporter';
-export const METRICS_NAMESPACE = 'PlanningReportExporter';
-/** Source of the events the export function puts on the default bus. */
-export const EVENT_SOURCE = 'planning-report-exporter';
-export const EVENT_BUS_NAME = 'default';
+const REPORTS_PREFIX = DEFAULT_REPORTS_PREFIX;
+const EVENT_BUS_NAME = DEFAULT_EVENT_BUS_NAME;
 
 const LOG_RETENTION = logs.RetentionDays.THREE_MONTHS;
 /**
@@ -78,8 +82,8 @@ export class ReportExporterStack extends Stack {
     });
     this.api = new ExportHttpApi(this, 'Http', { logRetention: LOG_RETENTION });
 
-    // Mirrors lambdaSchema in shared/core/config.ts (both functions parse it).
-    const sharedEnvironment: Record<string, string> = {
+    // lambdaSchema in shared/core/config.ts (both functions parse it); the types below check the keys.
+    const sharedEnvironment = {
       REPORTS_BUCKET: bucket.bucketName,
       REPORTS_PREFIX,
       LEDGER_TABLE: this.ledger.table.tableName,
@@ -95,7 +99,7 @@ export class ReportExporterStack extends Stack {
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-    };
+    } satisfies Partial<ExportLambdaEnvironment & ApiLambdaEnvironment>;
     // SES is opt-in: without an identity there is neither a sender nor a permission to send.
     const mailEnabled = config.sesIdentityArn !== undefined;
 
@@ -113,7 +117,7 @@ export class ReportExporterStack extends Stack {
         PLANNING_SECRET_ID: this.secrets.planningSecretId,
         EVENT_BUS_NAME,
         ...(mailEnabled && config.mailFrom !== undefined && { MAIL_FROM: config.mailFrom }),
-      },
+      } satisfies ExportLambdaEnvironment,
     });
     const exportFn = this.exportFunction.function;
 
@@ -130,7 +134,7 @@ export class ReportExporterStack extends Stack {
         EXPORT_FUNCTION_NAME: exportFn.functionName,
         RUN_LINK_REUSE_MINUTES: String(config.runLinkReuseMinutes ?? DEFAULT_RUN_LINK_REUSE_MINUTES),
         RUN_LINK_STARTS_PER_HOUR: String(config.runLinkStartsPerHour ?? DEFAULT_RUN_LINK_STARTS_PER_HOUR),
-      },
+      } satisfies ApiLambdaEnvironment,
     });
     const apiFn = this.apiFunction.function;
     this.api.addRoutes(apiFn);
@@ -173,7 +177,7 @@ export class ReportExporterStack extends Stack {
       'RunLinkRefused',
       new cloudwatch.Metric({
         namespace: METRICS_NAMESPACE,
-        metricName: 'RunLinkRefused',
+        metricName: METRIC.RunLinkRefused,
         dimensionsMap: { service: SERVICE_NAME },
         period: FIVE_MINUTES,
         statistic: cloudwatch.Stats.SUM,
@@ -195,7 +199,7 @@ export class ReportExporterStack extends Stack {
       'ExportFailedMetric',
       new cloudwatch.Metric({
         namespace: METRICS_NAMESPACE,
-        metricName: 'ExportFailed',
+        metricName: METRIC.ExportFailed,
         dimensionsMap: { service: SERVICE_NAME },
         period: FIVE_MINUTES,
         statistic: cloudwatch.Stats.SUM,
@@ -207,31 +211,13 @@ export class ReportExporterStack extends Stack {
   }
 
   /**
-   * export-report: write, read and delete under the prefix only, both secrets, SES on the one
-   * identity, PutEvents on the default bus.
+   * export-report: write, read and delete under the prefix only, every ledger item, both secrets,
+   * SES on the one identity, PutEvents on the bus.
    */
   private grantExportPermissions(config: InfraConfig): void {
     const role = this.exportFunction.role;
-    const bucket = this.reports.bucket;
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        sid: 'ReportObjects',
-        // PutObject covers the multipart upload calls; AbortMultipartUpload is separate. DeleteObject
-        // is how a failed run removes its partial files (DeleteObjects checks it per key).
-        actions: ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'],
-        resources: [bucket.arnForObjects(`${REPORTS_PREFIX}/*`)],
-      }),
-    );
-    role.addToPrincipalPolicy(this.listBucketStatement());
-    // Leases, latest and job status: read and conditional put on single items, nothing else
-    // (no Scan, Query, DeleteItem or table-level actions).
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        sid: 'RunLedger',
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-        resources: [this.ledger.table.tableArn],
-      }),
-    );
+    this.reports.grantReportWriter(role);
+    this.ledger.grantRunItems(role);
     this.secrets.planningSecret.grantRead(role);
     this.secrets.linkKeySecret.grantRead(role);
     // Chat channels: the webhook secrets the configured reports name, and no others.
@@ -246,68 +232,15 @@ export class ReportExporterStack extends Stack {
         }),
       );
     }
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOf(bucket)}.Arn>/${REPORTS_PREFIX}/*]`,
-      reason: `Object permissions are scoped to the exporter's prefix "${REPORTS_PREFIX}/"; run folders have generated names, so the keys cannot be listed in advance.`,
-    });
   }
 
-  /** export-api: read manifests and files (to presign), job status in the ledger, invoke export-report. */
+  /** export-api: read manifests and files (to presign), job status and run links in the ledger, invoke export-report. */
   private grantApiPermissions(): void {
     const role = this.apiFunction.role;
-    const bucket = this.reports.bucket;
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        sid: 'ReadReports',
-        actions: ['s3:GetObject'],
-        resources: [bucket.arnForObjects(`${REPORTS_PREFIX}/*`)],
-      }),
-    );
-    role.addToPrincipalPolicy(this.listBucketStatement());
-    // Job status and run links only: items whose key starts with `job/` or `run-link/` (leases and
-    // latest are the export's).
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        sid: 'JobStatus',
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-        resources: [this.ledger.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job/*', 'run-link/*'] } },
-      }),
-    );
+    this.reports.grantReportReader(role);
+    this.ledger.grantJobItems(role);
     this.secrets.linkKeySecret.grantRead(role);
-    // Not grantInvoke: that also allows every version and alias (`<arn>:*`); the API invokes the
-    // unqualified function.
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        sid: 'StartExport',
-        actions: ['lambda:InvokeFunction'],
-        resources: [this.exportFunction.function.functionArn],
-      }),
-    );
-    const bucketId = this.logicalIdOf(bucket);
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${REPORTS_PREFIX}/*]`,
-      reason: `Read access is scoped to the exporter's prefix "${REPORTS_PREFIX}/": the API presigns download URLs for files in run folders with generated names.`,
-    });
-  }
-
-  /**
-   * ListBucket on the bucket itself. Without it S3 answers GetObject on a missing key with 403
-   * instead of NoSuchKey, and the storage adapter relies on NoSuchKey to mean "absent" (the first
-   * run of a report has no latest.json; an unknown export id has no status). An `s3:prefix`
-   * condition cannot be used: GetObject requests carry no prefix, so the condition would fail
-   * exactly there. The bucket holds nothing but the exporter's own output.
-   */
-  private listBucketStatement(): iam.PolicyStatement {
-    return new iam.PolicyStatement({
-      sid: 'ListReportsBucket',
-      actions: ['s3:ListBucket'],
-      resources: [this.reports.bucket.bucketArn],
-    });
-  }
-
-  private logicalIdOf(bucket: ReportsBucket['bucket']): string {
-    return this.getLogicalId(bucket.node.defaultChild as CfnElement);
+    this.exportFunction.grantInvokeUnqualified(role);
   }
 
   private addOutputs(): void {

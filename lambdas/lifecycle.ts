@@ -6,6 +6,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createLogger } from '../shared/core/logger';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/core/names';
 
 /**
  * The one lifecycle of every handler: Powertools' logger, metrics and tracer, built once per
@@ -13,8 +14,6 @@ import { createLogger } from '../shared/core/logger';
  * request's keys afterwards (also when the handler throws), flush the metrics (with a cold-start
  * metric) and trace the invocation. Handlers only translate; they never write this wiring again.
  */
-export const SERVICE_NAME = 'planning-report-exporter';
-
 export interface Powertools {
   readonly logger: ReturnType<typeof createLogger>;
   readonly metrics: Metrics;
@@ -24,7 +23,7 @@ export interface Powertools {
 export function createPowertools(): Powertools {
   return {
     logger: createLogger(),
-    metrics: new Metrics({ namespace: 'PlanningReportExporter', serviceName: SERVICE_NAME }),
+    metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }),
     tracer: new Tracer({ serviceName: SERVICE_NAME }),
   };
 }

@@ -95,4 +95,14 @@ export class ExporterFunction extends Construct {
       reason: 'Only the X-Ray actions xray:PutTraceSegments and xray:PutTelemetryRecords use "*": X-Ray does not support resource-level permissions for them.',
     });
   }
+
+  /**
+   * Asynchronous invocations of the unqualified function. Not grantInvoke: that also allows every
+   * version and alias (`<arn>:*`).
+   */
+  grantInvokeUnqualified(role: iam.Role): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'StartExport', actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] }),
+    );
+  }
 }

@@ -1,4 +1,5 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
@@ -28,9 +29,12 @@ export interface ReportsBucketProps {
 export class ReportsBucket extends Construct {
   readonly bucket: s3.Bucket;
   readonly logBucket: s3.Bucket;
+  /** Root of everything the exporter writes, without slashes. */
+  readonly prefix: string;
 
   constructor(scope: Construct, id: string, props: ReportsBucketProps) {
     super(scope, id);
+    this.prefix = props.prefix;
     // Log delivery must write through the log bucket's policy, not the LogDeliveryWrite ACL (ACLs
     // are disabled by BUCKET_OWNER_ENFORCED). Set here, not only in cdk.json, so the construct is
     // right in any app.
@@ -79,5 +83,63 @@ export class ReportsBucket extends Construct {
       // Reports are business records and the bucket name is in other systems' event filters.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+  }
+
+  /**
+   * The export: write, read and delete objects under the prefix only (a failed run removes its
+   * partial files), tag them, abort its multipart uploads; plus ListBucket (see listBucket).
+   */
+  grantReportWriter(role: iam.Role): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReportObjects',
+        // PutObject covers the multipart upload calls; AbortMultipartUpload is separate. DeleteObject
+        // is how a failed run removes its partial files (DeleteObjects checks it per key).
+        actions: ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [this.bucket.arnForObjects(`${this.prefix}/*`)],
+      }),
+    );
+    role.addToPrincipalPolicy(this.listBucket());
+    this.acknowledgePrefixWildcard(
+      role,
+      `Object permissions are scoped to the exporter's prefix "${this.prefix}/"; run folders have generated names, so the keys cannot be listed in advance.`,
+    );
+  }
+
+  /** The API: read manifests and files under the prefix (to presign downloads), plus ListBucket. */
+  grantReportReader(role: iam.Role): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadReports',
+        actions: ['s3:GetObject'],
+        resources: [this.bucket.arnForObjects(`${this.prefix}/*`)],
+      }),
+    );
+    role.addToPrincipalPolicy(this.listBucket());
+    this.acknowledgePrefixWildcard(
+      role,
+      `Read access is scoped to the exporter's prefix "${this.prefix}/": the API presigns download URLs for files in run folders with generated names.`,
+    );
+  }
+
+  /**
+   * ListBucket on the bucket itself. Without it S3 answers GetObject on a missing key with 403
+   * instead of NoSuchKey, and the storage adapter relies on NoSuchKey to mean "absent" (the first
+   * run of a report has no latest.json; an unknown export id has no status). An `s3:prefix`
+   * condition cannot be used: GetObject requests carry no prefix, so the condition would fail
+   * exactly there. The bucket holds nothing but the exporter's own output.
+   */
+  private listBucket(): iam.PolicyStatement {
+    return new iam.PolicyStatement({
+      sid: 'ListReportsBucket',
+      actions: ['s3:ListBucket'],
+      resources: [this.bucket.bucketArn],
+    });
+  }
+
+  /** cdk-nag flags the `<prefix>/*` wildcard; it is the narrowest resource the generated keys allow. */
+  private acknowledgePrefixWildcard(role: iam.Role, reason: string): void {
+    const bucketId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnElement);
+    Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${this.prefix}/*]`, reason });
   }
 }

@@ -1,7 +1,12 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { API_LEDGER_KINDS, ledgerKeyPattern } from '../../shared/core/names';
 import { LEDGER_PARTITION_KEY, LEDGER_TTL_ATTRIBUTE } from '../../shared/ledger/dynamodb-ledger';
+
+/** Read and conditional put on single items: no Scan, Query, DeleteItem or table-level actions. */
+const ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'];
 
 /**
  * The run ledger (shared/ledger/): run leases, the `latest` pointer of each report and on-demand
@@ -24,5 +29,25 @@ export class RunLedgerTable extends Construct {
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+  }
+
+  /** The export: every item (leases, latest, job status, run links, failure notices). */
+  grantRunItems(role: iam.Role): void {
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'RunLedger', actions: ITEM_ACTIONS, resources: [this.table.tableArn] }));
+  }
+
+  /**
+   * The API: on-demand job status and run links only, by the leading key of the item (leases and
+   * latest are the export's).
+   */
+  grantJobItems(role: iam.Role): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'JobStatus',
+        actions: ITEM_ACTIONS,
+        resources: [this.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': API_LEDGER_KINDS.map(ledgerKeyPattern) } },
+      }),
+    );
   }
 }

@@ -1,6 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { loadApiLambdaConfig } from '../../shared/core/config';
+import { apiStatusMetric, METRIC } from '../../shared/core/names';
 import { handleApiRequest } from '../../shared/jobs/export-api';
 import { RUN_LINK_STALE_MINUTES } from '../../shared/core/defaults';
 import { JobStatusStore } from '../../shared/jobs/job-status';
@@ -83,11 +84,11 @@ export const handler = withLifecycle(
     // Refused run links on their own, without the route dimension: the alarm watches this one
     // series for someone trying tokens (exporter-alarms in the stack).
     if (response.statusCode === 403 && event.routeKey.includes(' /run/')) {
-      metrics.singleMetric().addMetric('RunLinkRefused', MetricUnit.Count, 1);
+      metrics.singleMetric().addMetric(METRIC.RunLinkRefused, MetricUnit.Count, 1);
     }
     // One metric per answer class, so refused links and bad requests show on a dashboard.
     metrics.addDimension('route', event.routeKey);
-    metrics.addMetric(`Api${Math.floor(response.statusCode / 100)}xx`, MetricUnit.Count, 1);
+    metrics.addMetric(apiStatusMetric(response.statusCode), MetricUnit.Count, 1);
     return response;
   },
 );

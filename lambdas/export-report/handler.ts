@@ -1,5 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
+import { METRIC } from '../../shared/core/names';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { jobExportSettings, runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
@@ -76,20 +77,20 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
       },
       channels: { webhooks },
       onRequest: (e) => {
-        metrics.addMetric('ApiRequests', MetricUnit.Count, 1);
-        if (e.retried) metrics.addMetric('ApiRetries', MetricUnit.Count, 1);
+        metrics.addMetric(METRIC.ApiRequests, MetricUnit.Count, 1);
+        if (e.retried) metrics.addMetric(METRIC.ApiRetries, MetricUnit.Count, 1);
       },
       onComplete: (result, durationMs) => {
         const rows = Object.values(result.manifest.summary.rows as Record<string, number>).reduce((a, b) => a + b, 0);
-        metrics.addMetric('ExportedRows', MetricUnit.Count, rows);
-        metrics.addMetric('ExportDuration', MetricUnit.Milliseconds, durationMs);
+        metrics.addMetric(METRIC.ExportedRows, MetricUnit.Count, rows);
+        metrics.addMetric(METRIC.ExportDuration, MetricUnit.Milliseconds, durationMs);
       },
     });
   } catch (error) {
-    metrics.addMetric('ExportFailed', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.ExportFailed, MetricUnit.Count, 1);
     throw error;
   }
-  const metric = { succeeded: 'ExportSucceeded', failed: 'ExportFailed', skipped: 'ExportSkipped' }[outcome.status];
+  const metric = { succeeded: METRIC.ExportSucceeded, failed: METRIC.ExportFailed, skipped: METRIC.ExportSkipped }[outcome.status];
   metrics.addMetric(metric, MetricUnit.Count, 1);
   return outcome;
 });

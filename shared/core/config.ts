@@ -8,6 +8,7 @@ import {
   DEFAULT_SECRET_MAX_AGE_SECONDS,
 } from './defaults';
 import { ConfigError } from './errors';
+import { DEFAULT_EVENT_BUS_NAME, DEFAULT_REPORTS_PREFIX } from './names';
 
 /**
  * Configuration from the environment, parsed once per door with zod. Nothing else reads
@@ -41,10 +42,20 @@ export function loadCliConfig(env: Env): CliConfig {
   return parseEnv(cliSchema, env, 'command line');
 }
 
+/**
+ * The variables a schema reads, as strings (optional where the schema has a default), plus those
+ * the Lambda runtime and Powertools read: the stack types the functions' environment with it.
+ */
+type EnvironmentOf<S extends z.ZodObject> = { readonly [K in keyof z.input<S>]: string } & {
+  readonly NODE_OPTIONS?: string;
+  readonly POWERTOOLS_SERVICE_NAME?: string;
+  readonly POWERTOOLS_METRICS_NAMESPACE?: string;
+};
+
 /** Shared by both Lambdas. */
 const lambdaSchema = z.object({
   REPORTS_BUCKET: z.string().min(3),
-  REPORTS_PREFIX: z.string().default('reports'),
+  REPORTS_PREFIX: z.string().default(DEFAULT_REPORTS_PREFIX),
   /** DynamoDB table of the run ledger: run leases, `latest` of each report, on-demand job status. */
   LEDGER_TABLE: z.string().min(3),
   LINK_KEY_SECRET_ID: z.string().min(1),
@@ -71,12 +82,14 @@ const lambdaSchema = z.object({
 
 const exportLambdaSchema = lambdaSchema.extend({
   PLANNING_SECRET_ID: z.string().min(1),
-  EVENT_BUS_NAME: z.string().min(1).default('default'),
+  EVENT_BUS_NAME: z.string().min(1).default(DEFAULT_EVENT_BUS_NAME),
   MAIL_FROM: z.string().min(3).optional(),
   /** Report definitions by name, JSON: {"acme-weekly": {...}} (set by the stack from cdk.json). */
   REPORT_DEFINITIONS: z.string().default('{}'),
 });
 export type ExportLambdaConfig = z.infer<typeof exportLambdaSchema>;
+/** The environment of export-report as the stack sets it: every variable the schema reads, required where it has no default. */
+export type ExportLambdaEnvironment = EnvironmentOf<typeof exportLambdaSchema>;
 export function loadExportLambdaConfig(env: Env): ExportLambdaConfig {
   return parseEnv(exportLambdaSchema, env, 'export-report');
 }
@@ -89,6 +102,8 @@ const apiLambdaSchema = lambdaSchema.extend({
   RUN_LINK_STARTS_PER_HOUR: positiveInt(DEFAULT_RUN_LINK_STARTS_PER_HOUR),
 });
 export type ApiLambdaConfig = z.infer<typeof apiLambdaSchema>;
+/** The environment of export-api as the stack sets it. */
+export type ApiLambdaEnvironment = EnvironmentOf<typeof apiLambdaSchema>;
 export function loadApiLambdaConfig(env: Env): ApiLambdaConfig {
   return parseEnv(apiLambdaSchema, env, 'export-api');
 }

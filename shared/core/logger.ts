@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { SERVICE_NAME } from './names';
 
 /**
  * The one structured logger. Shared logic takes a `Log` (the narrow shape it uses) so tests can pass
@@ -12,7 +13,7 @@ export type Log = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 /** Without a level, Powertools takes POWERTOOLS_LOG_LEVEL (set by the stack), else INFO. */
 export function createLogger(options: { level?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' } = {}): Logger {
   return new Logger({
-    serviceName: 'planning-report-exporter',
+    serviceName: SERVICE_NAME,
     ...(options.level !== undefined && { logLevel: options.level }),
   });
 }

@@ -1,6 +1,6 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
-import { EmailDeliveryError } from '../core/errors';
+import { EmailDeliveryError, transientAwsFailure } from '../core/errors';
 import { emailAddress } from './email-address';
 
 export { emailAddress } from './email-address';
@@ -99,6 +99,7 @@ export class SesMailer {
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       throw new EmailDeliveryError(`could not send "${subject}" to ${to.length + cc.length} recipient(s): ${detail}`, {
         cause: error,
+        retryable: transientAwsFailure(error),
       });
     }
   }

@@ -1,9 +1,10 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { EventPublishError } from '../core/errors';
+import { EventPublishError, transientAwsCode } from '../core/errors';
+import { EVENT_SOURCE } from '../core/names';
 import type { EventPublisher, ReportExportedDetail, ReportFailedDetail } from './report-events';
 
 /** Source of every event the exporter puts on the bus; downstream rules match on it. */
-export const EVENT_SOURCE = 'planning-report-exporter';
+export { EVENT_SOURCE };
 
 
 /** Publishes ReportExported / ReportFailed on an EventBridge bus. */
@@ -22,7 +23,9 @@ export class EventBridgePublisher implements EventPublisher {
     // PutEvents reports per-entry failures in a 200 answer; a lost event must not pass silently.
     if ((result.FailedEntryCount ?? 0) > 0) {
       const entry = result.Entries?.[0];
-      throw new EventPublishError(`could not publish ${detailType}: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`.trim());
+      throw new EventPublishError(`could not publish ${detailType}: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`.trim(), {
+        retryable: transientAwsCode(entry?.ErrorCode),
+      });
     }
   }
 }

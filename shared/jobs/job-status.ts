@@ -68,7 +68,7 @@ export class JobStatusStore {
       const next = jobStatusSchema.parse({ ...current.status, ...change, updatedAt: now.toISOString() });
       if (await this.ledger.put(ledgerKey('job', id), next, current.version, { expiresAt: expiry(next.createdAt) })) return next;
     }
-    throw new StorageError(`could not update export job ${id}: its status kept changing`);
+    throw new StorageError(`could not update export job ${id}: its status kept changing`, { retryable: true });
   }
 
   private async read(id: string): Promise<{ status: JobStatus; version: number } | undefined> {

@@ -4,7 +4,7 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { StorageError } from '../core/errors';
+import { StorageError, transientAwsFailure } from '../core/errors';
 import type { Ledger, LedgerEntry, LedgerPutOptions } from './ledger';
 
 /** Attribute names of the table (the stack creates it with these; see infra/constructs/run-ledger-table.ts). */
@@ -95,5 +95,5 @@ export function createDynamoDbClient(): DynamoDBClient {
 
 function sdkError(what: string, error: unknown): StorageError {
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return new StorageError(`${what}: ${detail}`, { cause: error });
+  return new StorageError(`${what}: ${detail}`, { cause: error, retryable: transientAwsFailure(error) });
 }

@@ -1,3 +1,5 @@
+import type { LedgerKind } from '../core/names';
+
 /**
  * The ledger port: a small store of JSON documents with compare-and-swap writes, the one place where
  * concurrent attempts of an export agree on who owns a run, which run `latest` points at and what
@@ -33,6 +35,6 @@ export interface Ledger {
 }
 
 /** Ledger keys are `<kind>/<parts...>`; parts are URI-encoded so a report name cannot forge another key. */
-export function ledgerKey(kind: 'run' | 'latest' | 'job' | 'run-link' | 'notify' | 'message', ...parts: readonly string[]): string {
+export function ledgerKey(kind: LedgerKind, ...parts: readonly string[]): string {
   return [kind, ...parts.map((p) => encodeURIComponent(p))].join('/');
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { errorMessage, StorageError } from '../core/errors';
+import { errorMessage, StorageError, transientFsFailure } from '../core/errors';
 import { makeDirectory } from '../core/make-directory';
 import type { Ledger, LedgerEntry, LedgerPutOptions } from './ledger';
 
@@ -51,7 +51,7 @@ export class LocalLedger implements Ledger {
       } catch (error) {
         // Cleared away by a newer writer since the listing: list again.
         if (isErrno(error, 'ENOENT') && attempt < READ_ATTEMPTS) continue;
-        throw new StorageError(`could not read the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
+        throw new StorageError(`could not read the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
       }
       return parseEntry(text, file);
     }
@@ -60,7 +60,7 @@ export class LocalLedger implements Ledger {
   async put(key: string, value: unknown, expectedVersion: number, options: LedgerPutOptions = {}): Promise<boolean> {
     const folder = this.folderOf(key);
     await makeDirectory(folder).catch((error: unknown) => {
-      throw new StorageError(`could not create the run ledger directory ${folder}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not create the run ledger directory ${folder}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     });
     if (((await this.get(key))?.version ?? 0) !== expectedVersion) return false;
     await this.options.beforeCommit?.(key);
@@ -75,7 +75,7 @@ export class LocalLedger implements Ledger {
       await link(temp, target);
     } catch (error) {
       if (isErrno(error, 'EEXIST')) return false;
-      throw new StorageError(`could not write the run ledger entry ${target}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not write the run ledger entry ${target}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     } finally {
       await rm(temp, { force: true });
     }
@@ -105,7 +105,7 @@ export class LocalLedger implements Ledger {
       names = await readdir(this.folderOf(key));
     } catch (error) {
       if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return [];
-      throw new StorageError(`could not read the run ledger entry ${this.folderOf(key)}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not read the run ledger entry ${this.folderOf(key)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
     return names
       .map((name) => /^(\d{1,15})\.json$/.exec(name)?.[1])
@@ -122,7 +122,7 @@ export class LocalLedger implements Ledger {
       text = await readFile(file, 'utf8');
     } catch (error) {
       if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR')) return undefined;
-      throw new StorageError(`could not read the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not read the run ledger entry ${file}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
     return parseEntry(text, file);
   }

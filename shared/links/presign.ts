@@ -1,6 +1,6 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { StorageError } from '../core/errors';
+import { StorageError, transientAwsFailure } from '../core/errors';
 import { attachmentDisposition } from '../storage/content-disposition';
 import { assertValidKey, joinKey, normalisePrefix } from '../storage/storage-keys';
 
@@ -56,7 +56,7 @@ export function createPresigner(options: {
         });
       } catch (error) {
         const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        throw new StorageError(`could not presign s3://${options.bucket}/${fullKey}: ${detail}`, { cause: error });
+        throw new StorageError(`could not presign s3://${options.bucket}/${fullKey}: ${detail}`, { cause: error, retryable: transientAwsFailure(error) });
       }
     },
   };

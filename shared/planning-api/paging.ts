@@ -192,7 +192,8 @@ function repeatedPageError(operation: string, offsetName: string, offset: number
   return new PlanningApiError(
     `${operation}: the server returned the same page for ${offsetName}=${offset} as for ${offsetName}=${earlier}; ` +
       `it seems to ignore ${offsetName}, so paging stopped instead of returning duplicate rows`,
-    { operation },
+    // The server answers the same way again.
+    { operation, retryable: false },
   );
 }
 

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { errorMessage, StorageError } from '../core/errors';
+import { errorMessage, retryableCause, StorageError } from '../core/errors';
 
 /**
  * The error of a renderer whose output stream failed. The storage's own error already names the file
@@ -8,7 +8,7 @@ import { errorMessage, StorageError } from '../core/errors';
  */
 export function outputWriteError(what: string, error: unknown): StorageError {
   if (error instanceof StorageError) return error;
-  return new StorageError(`Writing ${what} failed: ${errorMessage(error)}`, { cause: error });
+  return new StorageError(`Writing ${what} failed: ${errorMessage(error)}`, { cause: error, retryable: retryableCause(error) });
 }
 
 /**
@@ -32,7 +32,7 @@ export function waitForDrain(out: Writable, what: string): Promise<void> {
     };
     const onClose = () => {
       cleanup();
-      reject(new StorageError(`The output stream of ${what} closed before all rows were written`));
+      reject(new StorageError(`The output stream of ${what} closed before all rows were written`, { retryable: true }));
     };
     out.on('drain', onDrain);
     out.on('error', onError);

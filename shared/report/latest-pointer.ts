@@ -33,7 +33,7 @@ export async function publishLatest(input: PublishLatestInput): Promise<boolean>
   const limit = new Date(now.getTime() + FUTURE_SKEW_MS).toISOString();
   let moved: boolean;
   for (let round = 0; ; round++) {
-    if (round >= MAX_ROUNDS) throw new StorageError(`could not move latest of "${pointer.report}": the ledger ${ledger.describe()} kept changing`);
+    if (round >= MAX_ROUNDS) throw new StorageError(`could not move latest of "${pointer.report}": the ledger ${ledger.describe()} kept changing`, { retryable: true });
     const entry = await ledger.get(key);
     let current = entry ? trusted(entry.value, limit, `the ledger's latest of "${pointer.report}"`, log) : undefined;
     // Before the ledger knew this report, latest.json was the record: start from it if it is sane.

@@ -131,7 +131,7 @@ export class RunLease {
         return { kind: 'acquired', lease, startedAt: new Date(current.startedAt), debris: current.keys, takenOver: true };
       }
     }
-    throw new StorageError(`could not take the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`);
+    throw new StorageError(`could not take the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`, { retryable: true });
   }
 
   /**
@@ -230,7 +230,7 @@ export class RunLease {
       if (!entry || !current || current.attempt !== this.attempt || current.status !== 'running') throw this.lostError(current);
       if (await this.write(change(current), entry.version, this.options.now())) return;
     }
-    throw new StorageError(`could not update the lease on run "${this.options.runId}": the ledger ${this.options.ledger.describe()} kept changing`);
+    throw new StorageError(`could not update the lease on run "${this.options.runId}": the ledger ${this.options.ledger.describe()} kept changing`, { retryable: true });
   }
 
   /** The error of an attempt that no longer holds the run, naming who does (or what became of it). */

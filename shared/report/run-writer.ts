@@ -183,6 +183,8 @@ export async function verifyStored(storage: Storage, files: readonly StoredFile[
       throw new StorageError(
         `${storage.describe(key)} is not what this run wrote (${actual ? `${actual.bytes} bytes, sha256 ${actual.sha256.slice(0, 12)}…` : 'missing'}; ` +
           `expected ${file.bytes} bytes, sha256 ${file.sha256.slice(0, 12)}…); the manifest was not published`,
+        // Another attempt (or an eventually consistent read) can see it right: a new attempt writes it again.
+        { retryable: true },
       );
     }
   }

@@ -1,7 +1,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { DEFAULT_SECRET_MAX_AGE_SECONDS } from '../core/defaults';
-import { CredentialsError } from '../core/errors';
+import { CredentialsError, transientAwsFailure } from '../core/errors';
 import type { LinkVerificationKeys } from '../links/link-token';
 import type { Credentials } from '../planning-api/credentials';
 import type { CredentialsSource } from './credential-refresh';
@@ -60,7 +60,7 @@ class SecretJsonReader<T> {
       return new CredentialsError(`${this.label} was not found`, { cause: error });
     }
     const detail = sdkError instanceof Error ? `${sdkError.name}: ${sdkError.message}` : String(sdkError);
-    return new CredentialsError(`could not read ${this.label}: ${detail}`, { cause: error });
+    return new CredentialsError(`could not read ${this.label}: ${detail}`, { cause: error, retryable: transientAwsFailure(sdkError) });
   }
 }
 

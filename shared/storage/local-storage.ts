@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { errorMessage, StorageError } from '../core/errors';
+import { errorMessage, retryableCause, StorageError, transientFsFailure } from '../core/errors';
 import { makeDirectory } from '../core/make-directory';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from './storage';
 import { assertValidKey, assertValidMetadata, assertValidPrefix } from './storage-keys';
@@ -42,7 +42,7 @@ export class LocalDirectoryStorage implements Storage {
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
-      throw new StorageError(`could not write ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not write ${this.describe(key)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
     return { key, bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
   }
@@ -54,7 +54,7 @@ export class LocalDirectoryStorage implements Storage {
     } catch (error) {
       // A directory is not an object either: S3 has no directories to read.
       if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR') || isErrno(error, 'ENOTDIR')) return undefined;
-      throw new StorageError(`could not read ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not read ${this.describe(key)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
   }
 
@@ -68,7 +68,7 @@ export class LocalDirectoryStorage implements Storage {
     try {
       await this.walk(startDir, keys);
     } catch (error) {
-      throw new StorageError(`could not list ${this.describe(prefix)}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not list ${this.describe(prefix)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
     return keys.filter((k) => k.startsWith(prefix)).sort();
   }
@@ -80,7 +80,7 @@ export class LocalDirectoryStorage implements Storage {
       try {
         await rm(target, { force: true });
       } catch (error) {
-        throw new StorageError(`could not delete ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
+        throw new StorageError(`could not delete ${this.describe(key)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
       }
       await removeEmptyParents(this.root, path.dirname(target));
     }
@@ -97,7 +97,7 @@ export class LocalDirectoryStorage implements Storage {
       }
     } catch (error) {
       if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR') || isErrno(error, 'ENOTDIR')) return undefined;
-      throw new StorageError(`could not read ${this.describe(key)}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not read ${this.describe(key)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
     return { key, bytes, sha256: hash.digest('hex') };
   }
@@ -110,7 +110,7 @@ export class LocalDirectoryStorage implements Storage {
       await this.walkPartials(dir === '' ? path.resolve(this.root) : this.pathOf(dir), found);
       for (const file of found) await rm(file, { force: true });
     } catch (error) {
-      throw new StorageError(`could not remove unfinished uploads under ${this.describe(prefix)}: ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`could not remove unfinished uploads under ${this.describe(prefix)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
   }
 
@@ -241,7 +241,7 @@ class LocalUpload implements ObjectUpload {
           await this.finalising?.catch(() => undefined);
           if (!this.renamed) await rm(this.temp, { force: true }).catch(() => undefined);
           if (error) rejectDone(error instanceof StorageError ? error : this.wrap('could not write', error));
-          else if (!this.renamed) rejectDone(new StorageError(`upload of ${this.location} was closed before it ended`));
+          else if (!this.renamed) rejectDone(new StorageError(`upload of ${this.location} was closed before it ended`, { retryable: true }));
           resolveClosed();
           callback(error);
         })();
@@ -254,7 +254,7 @@ class LocalUpload implements ObjectUpload {
 
   abort(reason: Error): Promise<void> {
     this.abortion ??= (async () => {
-      const error = new StorageError(`upload of ${this.location} was aborted: ${reason.message}`, { cause: reason });
+      const error = new StorageError(`upload of ${this.location} was aborted: ${reason.message}`, { cause: reason, retryable: retryableCause(reason) });
       // After a successful finish the stream is already destroyed (autoDestroy); destroy() is then a
       // no-op and the object is removed below.
       if (!this.stream.destroyed) this.stream.destroy(error);
@@ -266,7 +266,7 @@ class LocalUpload implements ObjectUpload {
   }
 
   private wrap(what: string, error: unknown): StorageError {
-    return new StorageError(`${what} ${this.location}: ${errorMessage(error)}`, { cause: error });
+    return new StorageError(`${what} ${this.location}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
   }
 }
 

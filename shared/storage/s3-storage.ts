@@ -11,7 +11,7 @@ import {
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { StorageError } from '../core/errors';
+import { retryableCause, StorageError, transientAwsCode, transientAwsFailure } from '../core/errors';
 import { attachmentDisposition } from './content-disposition';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from './storage';
 import { assertValidKey, assertValidMetadata, assertValidPrefix, joinKey, normalisePrefix } from './storage-keys';
@@ -144,6 +144,7 @@ export class S3Storage implements Storage {
         throw new StorageError(
           `could not delete ${failed.length} object(s), e.g. s3://${this.bucket}/${first.Key ?? '?'}: ` +
             `${first.Code ?? 'error'} ${first.Message ?? ''}`.trim(),
+          { retryable: failed.some((f) => transientAwsCode(f.Code)) },
         );
       }
     }
@@ -283,6 +284,7 @@ class S3Upload implements ObjectUpload {
     this.abortion ??= (async () => {
       this.abortError = new StorageError(`upload of ${this.init.location} was aborted: ${reason.message}`, {
         cause: reason,
+        retryable: retryableCause(reason),
       });
       // Destroying the source makes lib-storage stop reading, wait for parts in flight and send
       // AbortMultipartUpload. Upload.abort() is not used: its done() rejects at once while that
@@ -312,5 +314,5 @@ function errorName(error: unknown): string | undefined {
 function sdkError(what: string, error: unknown): StorageError {
   if (error instanceof StorageError) return error;
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return new StorageError(`${what}: ${detail}`, { cause: error });
+  return new StorageError(`${what}: ${detail}`, { cause: error, retryable: transientAwsFailure(error) });
 }

@@ -6,6 +6,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadInfraConfig, type InfraConfig } from '../../infra/config';
+import { apiStatusMetric, METRIC, METRICS_NAMESPACE, SERVICE_NAME, type MetricName } from '../../shared/core/names';
 import { asArray, describeFindings, policyStatements, synthesize, unacknowledgedNagFindings, type Synthesized } from './support';
 
 /**
@@ -36,6 +37,25 @@ const config: InfraConfig = loadInfraConfig({
   exportTimeoutMinutes: 10,
   exportReservedConcurrency: 3,
 });
+
+/**
+ * The metrics the handlers publish, read from their source: every metric name is a constant of
+ * shared/core/names.ts (a name typed as a string there would fail here), and export-api's answer
+ * classes come from apiStatusMetric.
+ */
+function metricsPublishedByHandlers(): MetricName[] {
+  const dir = join(__dirname, '..', '..', 'lambdas');
+  const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => readFileSync(join(dir, file), 'utf8'));
+  const names = new Set<MetricName>();
+  for (const source of sources) {
+    expect(source, 'a handler names a metric with a string literal').not.toMatch(/addMetric\(\s*['"`]/);
+    for (const match of source.matchAll(/\bMETRIC\.(\w+)/g)) names.add(METRIC[match[1] as keyof typeof METRIC]);
+    if (source.includes('apiStatusMetric(')) for (const status of [200, 300, 400, 500]) names.add(apiStatusMetric(status));
+  }
+  return [...names].filter((name) => name !== undefined).sort();
+}
 
 let synthesized: Synthesized;
 let ids: {
@@ -483,6 +503,25 @@ describe('alarms', () => {
     alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.failedQueue, 'QueueName'] } }], 'AWS/SQS');
     alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.schedulerDlq, 'QueueName'] } }], 'AWS/SQS');
     alarmOn('ExportFailed', [{ Name: 'service', Value: 'planning-report-exporter' }], 'PlanningReportExporter');
+  });
+
+  it('watches only metrics a handler publishes, in the handlers\' namespace and service', () => {
+    const emitted = metricsPublishedByHandlers();
+    expect(emitted).toEqual(expect.arrayContaining([METRIC.ExportFailed, METRIC.RunLinkRefused]));
+    const alarms = Object.values(synthesized.template.findResources('AWS::CloudWatch::Alarm')) as {
+      Properties: { MetricName?: string; Namespace?: string; Dimensions?: { Name: string; Value: unknown }[] };
+    }[];
+    const custom = alarms.map((a) => a.Properties).filter((p) => !p.Namespace?.startsWith('AWS/'));
+    expect(custom.length).toBeGreaterThanOrEqual(2);
+    for (const alarm of custom) {
+      expect(alarm.Namespace).toBe(METRICS_NAMESPACE);
+      expect(emitted).toContain(alarm.MetricName);
+      expect(alarm.Dimensions).toEqual([{ Name: 'service', Value: SERVICE_NAME }]);
+    }
+    const env = (fn: string) => synthesized.template.toJSON().Resources[fn].Properties.Environment.Variables as Record<string, unknown>;
+    for (const fn of [ids.exportFn, ids.apiFn]) {
+      expect(env(fn)).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME: SERVICE_NAME });
+    }
   });
 
   it('publishes to a KMS-encrypted, TLS-only topic with the e-mail subscription', () => {

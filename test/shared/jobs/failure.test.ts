@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
+  ConfigError,
+  CredentialsError,
   PlanningApiError,
   ReportDefinitionError,
   SelectorNotFoundError,
@@ -21,11 +23,27 @@ describe('classifyFailure', () => {
     }
   });
 
-  it('retries throttling, server errors, timeouts and storage failures', () => {
+  it('retries throttling, server errors and timeouts', () => {
     expect(classifyFailure(new PlanningApiError('x', { operation: 'o', status: 503 })).retryable).toBe(true);
     expect(classifyFailure(new PlanningApiError('x', { operation: 'o', status: 429 })).retryable).toBe(true);
     expect(classifyFailure(new PlanningApiError('x', { operation: 'o' })).retryable).toBe(true);
-    expect(classifyFailure(new StorageError('s3 down')).retryable).toBe(true);
+  });
+
+  it('retries a storage failure only when its throw site marked it retryable', () => {
+    expect(classifyFailure(new StorageError('s3 answered 503', { retryable: true })).retryable).toBe(true);
+    expect(classifyFailure(new StorageError('run id "../x" must be 1-100 letters')).retryable).toBe(false);
+  });
+
+  it('tells callers the public message, keeps the logged message and masks ARNs', () => {
+    const config = new ConfigError('REPORTS_BUCKET is missing');
+    expect(classifyFailure(config)).toEqual({ reason: config.publicMessage, errorType: 'ConfigError', retryable: false });
+    expect(classifyFailure(config).reason).not.toContain('REPORTS_BUCKET');
+    const credentials = new CredentialsError('secret arn:aws:secretsmanager:eu-west-1:123456789012:secret:x was not found');
+    expect(classifyFailure(credentials).reason).not.toMatch(/secretsmanager|123456789012/);
+    const denied = new StorageError('AccessDenied: arn:aws:iam::123456789012:role/exporter may not write', { retryable: false });
+    expect(classifyFailure(denied).reason).toBe('AccessDenied: [ARN] may not write');
+    const custom = new StorageError('manifest s3://internal/x is gone', { publicMessage: 'the run is gone; export with a new run id' });
+    expect(classifyFailure(custom).reason).toBe('the run is gone; export with a new run id');
   });
 
   it('never passes the text of an unexpected error to the user', () => {

@@ -1,0 +1,64 @@
+/**
+ * Names the runtime and the stack must agree on, in one place: the handlers publish metrics and
+ * read ledger keys under these names, and the stack alarms on those metrics and grants access to
+ * those keys. Renaming one here renames both sides; a name typed twice would leave an alarm that
+ * never fires or a permission that no longer matches.
+ */
+
+/** Powertools `service`: the default dimension of every custom metric, and the alarms' dimension. */
+export const SERVICE_NAME = 'planning-report-exporter';
+
+/** CloudWatch namespace of the custom metrics. */
+export const METRICS_NAMESPACE = 'PlanningReportExporter';
+
+/** Source of the events the export function puts on the bus. */
+export const EVENT_SOURCE = 'planning-report-exporter';
+
+/** The bus the events go to unless EVENT_BUS_NAME says otherwise. */
+export const DEFAULT_EVENT_BUS_NAME = 'default';
+
+/** Root of everything the Lambdas write in the bucket unless REPORTS_PREFIX says otherwise. */
+export const DEFAULT_REPORTS_PREFIX = 'reports';
+
+/** The custom metrics the handlers publish (export-report, then export-api). */
+export const METRIC = {
+  ExportSucceeded: 'ExportSucceeded',
+  /** An export failed, including failures that are not retried (a bad definition). Alarmed. */
+  ExportFailed: 'ExportFailed',
+  ExportSkipped: 'ExportSkipped',
+  ExportedRows: 'ExportedRows',
+  ExportDuration: 'ExportDuration',
+  ApiRequests: 'ApiRequests',
+  ApiRetries: 'ApiRetries',
+  /** A run link was refused (bad signature, expired, revoked), without the route dimension. Alarmed. */
+  RunLinkRefused: 'RunLinkRefused',
+  Api2xx: 'Api2xx',
+  Api3xx: 'Api3xx',
+  Api4xx: 'Api4xx',
+  Api5xx: 'Api5xx',
+} as const;
+export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+
+/** The metric of an HTTP answer's class (Api2xx … Api5xx). */
+export function apiStatusMetric(statusCode: number): MetricName {
+  // A Lambda behind API Gateway answers 2xx to 5xx; anything else is counted with its neighbour.
+  const answerClass = Math.min(5, Math.max(2, Math.floor(statusCode / 100))) as 2 | 3 | 4 | 5;
+  return METRIC[`Api${answerClass}xx`];
+}
+
+/**
+ * The kinds of ledger keys (`<kind>/<parts…>`): run leases, each report's latest run, on-demand job
+ * status, run links and failure notices. The stack's IAM conditions name kinds as key prefixes.
+ */
+export const LEDGER_KINDS = ['run', 'latest', 'job', 'run-link', 'notify', 'message'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+/** The items export-api reads and writes: job status and run links (leases and latest are the export's). */
+export const API_LEDGER_KINDS = ['job', 'run-link'] as const satisfies readonly LedgerKind[];
+
+/** The leading-key pattern of a kind's items, as an IAM `dynamodb:LeadingKeys` condition matches it. */
+export function ledgerKeyPattern(kind: LedgerKind): string {
+  return `${kind}/*`;
+}
+
+export type { ApiLambdaEnvironment, ExportLambdaEnvironment } from './config';

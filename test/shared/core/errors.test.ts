@@ -1,0 +1,368 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as errors from '../../../shared/core/errors';
+import { ExporterError, StorageError } from '../../../shared/core/errors';
+import { EventBridgePublisher } from '../../../shared/events/event-bridge';
+import { classifyFailure } from '../../../shared/jobs/failure';
+import { JobStatusStore } from '../../../shared/jobs/job-status';
+import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
+import { ledgerKey, type Ledger } from '../../../shared/ledger/ledger';
+import { LocalLedger } from '../../../shared/ledger/local-ledger';
+import { exhaustedError, httpError } from '../../../shared/planning-api/client-errors';
+import { describeSource } from '../../../shared/planning-api/credentials';
+import { parseReportDefinition } from '../../../shared/report/definition';
+import { createExportClient } from '../../../shared/report/export-report';
+import { runExport } from '../../../shared/report/run-export';
+import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
+import { S3Storage } from '../../../shared/storage/s3-storage';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index';
+import { jsonErrorAnswer, s3ErrorAnswer, startAwsErrorStub } from '../../support/aws-error-stub';
+
+/**
+ * Whether a failure is retried is decided where it is thrown. `status`: by the HTTP status (the
+ * planning API's, or a webhook's for chat channels); `cause`: as the wrapped failure says; `aws` / `fs`: by the SDK or file-system error (throttling,
+ * 5xx, a busy file pass on another attempt; access denied or a full disk do not).
+ */
+type Flag = boolean | 'status' | 'cause' | 'aws' | 'fs';
+
+/** Each error class of shared/core/errors.ts and whether it is retried when its throw site says nothing. */
+const CLASS_DEFAULTS: Record<string, Flag> = {
+  ExporterError: false,
+  ConfigError: false,
+  PlanningApiError: 'status',
+  NotFoundError: false,
+  AuthenticationError: false,
+  RequestTimeoutError: 'status',
+  ResponseTooLargeError: false,
+  DeadlineExceededError: 'status',
+  SchemaMismatchError: false,
+  CredentialsError: false,
+  ReportDefinitionError: false,
+  StorageError: false,
+  LinkTokenError: false,
+  SelectorNotFoundError: false,
+  EmailDeliveryError: false,
+  EventPublishError: false,
+  RetryableExportError: true,
+  RunInProgressError: true,
+  LeaseLostError: false,
+  ChannelDeliveryError: false,
+};
+
+/**
+ * Every place an error of those classes is built, per file, with the flag it ends up with. A new or
+ * changed throw site fails this test until it is listed here: decide whether another attempt can help.
+ */
+const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
+  'cli/discover-command.ts': [['ExporterError', false]],
+  'cli/export-command.ts': [['ReportDefinitionError', false], ['StorageError', false], ['StorageError', false]],
+  'cli/link-command.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
+  'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'status'], ['ChannelDeliveryError', true]],
+  'shared/core/config.ts': [['ConfigError', false]],
+  'shared/email/ses-mailer.ts': [['EmailDeliveryError', 'aws'], ['EmailDeliveryError', false], ['EmailDeliveryError', false], ['EmailDeliveryError', false]],
+  'shared/events/event-bridge.ts': [['EventPublishError', 'aws']],
+  'shared/jobs/export-job.ts': [['ExporterError', false], ['ExporterError', false], ['RetryableExportError', true]],
+  'shared/jobs/job-status.ts': [['StorageError', false], ['StorageError', true]],
+  'shared/jobs/resolve-definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
+  'shared/ledger/dynamodb-ledger.ts': [['StorageError', 'aws'], ['StorageError', false], ['StorageError', false]],
+  'shared/ledger/local-ledger.ts': [['StorageError', false], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs']],
+  'shared/links/link-token.ts': [['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['LinkTokenError', false]],
+  'shared/links/presign.ts': [['StorageError', 'aws'], ['StorageError', false]],
+  'shared/links/run-link-token.ts': [['ConfigError', false], ['ConfigError', false]],
+  'shared/planning-api/client-errors.ts': [['AuthenticationError', false], ['AuthenticationError', false], ['AuthenticationError', false], ['DeadlineExceededError', 'status'], ['NotFoundError', false], ['NotFoundError', false], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['RequestTimeoutError', 'status'], ['ResponseTooLargeError', false]],
+  'shared/planning-api/client.ts': [['SchemaMismatchError', false]],
+  'shared/planning-api/paging.ts': [['PlanningApiError', false]],
+  'shared/planning-api/parse.ts': [['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false]],
+  'shared/planning-api/requester.ts': [['NotFoundError', false]],
+  'shared/render/output-error.ts': [['StorageError', 'cause'], ['StorageError', true]],
+  'shared/render/sink-lifecycle.ts': [['ExporterError', false]],
+  'shared/render/xlsx/exceljs-internals.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
+  'shared/render/xlsx/workbook.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
+  'shared/report/definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false]],
+  'shared/report/export-settings.ts': [['ConfigError', false]],
+  'shared/report/latest-pointer.ts': [['StorageError', true]],
+  'shared/report/run-attempt.ts': [['LeaseLostError', false], ['StorageError', false]],
+  'shared/report/run-export.ts': [['StorageError', false]],
+  'shared/report/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', false], ['StorageError', true], ['StorageError', true]],
+  'shared/report/run-writer.ts': [['StorageError', true]],
+  'shared/report/selector-titles.ts': [['SelectorNotFoundError', false], ['SelectorNotFoundError', false]],
+  'shared/secrets/credentials-file.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
+  'shared/secrets/secret-document.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
+  'shared/secrets/secret-source.ts': [['CredentialsError', 'aws'], ['CredentialsError', false], ['CredentialsError', false]],
+  'shared/storage/local-storage.ts': [['StorageError', 'cause'], ['StorageError', false], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', true]],
+  'shared/storage/s3-storage.ts': [['StorageError', 'aws'], ['StorageError', 'aws'], ['StorageError', 'cause'], ['StorageError', false], ['StorageError', false]],
+  'shared/storage/storage-keys.ts': [['StorageError', false], ['StorageError', false], ['StorageError', false], ['StorageError', false], ['StorageError', false]],
+};
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
+}
+
+/** The text of a call from `new X(` to its closing parenthesis. */
+function callText(source: string, start: number): string {
+  let depth = 0;
+  for (let i = start; i < source.length; i++) {
+    if (source[i] === '(') depth += 1;
+    else if (source[i] === ')' && --depth === 0) return source.slice(start, i + 1);
+  }
+  throw new Error(`unbalanced call at ${start}`);
+}
+
+function flagOf(className: string, call: string): boolean | string {
+  // `{ retryable }`: the site computed it from the answer's HTTP status just above.
+  if (/[{,]\s*retryable\s*[,}]/.test(call)) return 'status';
+  const option = /retryable:\s*([^,}\n]+)/.exec(call)?.[1]?.trim();
+  if (option === undefined) return CLASS_DEFAULTS[className] ?? 'unknown class';
+  if (option === 'true' || option === 'false') return option === 'true';
+  if (option.includes('retryableCause(')) return 'cause';
+  if (option.includes('transientAws')) return 'aws';
+  if (option.includes('transientFs')) return 'fs';
+  return `not a known decision: ${option}`;
+}
+
+function scanThrowSites(): Record<string, [string, boolean | string][]> {
+  const pattern = new RegExp(`new (${Object.keys(CLASS_DEFAULTS).join('|')})\\(`, 'g');
+  const found: Record<string, [string, boolean | string][]> = {};
+  for (const file of ['cli', 'lambdas', 'shared'].flatMap(sourceFiles).sort()) {
+    const source = readFileSync(join(ROOT, file), 'utf8');
+    for (const match of source.matchAll(pattern)) {
+      const className = match[1] ?? '';
+      (found[file] ??= []).push([className, flagOf(className, callText(source, match.index + match[0].length - 1))]);
+    }
+  }
+  return found;
+}
+
+const bySite = (a: readonly [string, unknown], b: readonly [string, unknown]) => `${a[0]}${String(a[1])}`.localeCompare(`${b[0]}${String(b[1])}`);
+
+type ErrorClass = new (...args: never[]) => ExporterError;
+
+function exportedErrorClasses(): [string, ErrorClass][] {
+  const entries: [string, unknown][] = Object.entries(errors);
+  return entries.filter(
+    (entry): entry is [string, ErrorClass] =>
+      typeof entry[1] === 'function' && (entry[1] === ExporterError || (entry[1] as { prototype: unknown }).prototype instanceof ExporterError),
+  );
+}
+
+/** An instance of `cls` built as its throw sites build it, with `status` where it takes one. */
+function build(name: string, cls: ErrorClass, status?: number): ExporterError {
+  const make = cls as unknown as new (message: string, second?: unknown) => ExporterError;
+  if (name === 'ReportDefinitionError') return new make('m', []);
+  if (cls === errors.PlanningApiError || cls.prototype instanceof errors.PlanningApiError) {
+    return new make('m', { operation: 'o', path: 'p', ...(status !== undefined && { status }) });
+  }
+  return new make('m');
+}
+
+describe('error classes', () => {
+  it('lists every class with the flag it has when its throw site says nothing', () => {
+    const classes = exportedErrorClasses();
+    expect(classes.map(([name]) => name).sort()).toEqual(Object.keys(CLASS_DEFAULTS).sort());
+    for (const [name, cls] of classes) {
+      const expected = CLASS_DEFAULTS[name];
+      if (expected === 'status') {
+        expect([503, 429, 408, undefined].map((status) => build(name, cls, status).retryable), name).toEqual([true, true, true, true]);
+        expect([400, 404, 422].map((status) => build(name, cls, status).retryable), name).toEqual([false, false, false]);
+      } else {
+        expect(build(name, cls).retryable, name).toBe(expected);
+      }
+    }
+  });
+
+  it('lets the throw site override the class default and keeps the public message apart from the logged one', () => {
+    expect(new StorageError('s3 answered 503', { retryable: true }).retryable).toBe(true);
+    expect(new errors.RunInProgressError('busy', { retryable: false }).retryable).toBe(false);
+    const config = new errors.ConfigError('LEDGER_TABLE is missing', { cause: new Error('zod') });
+    expect(config.message).toBe('LEDGER_TABLE is missing');
+    expect(config.publicMessage).not.toContain('LEDGER_TABLE');
+    expect(config.cause).toBeInstanceOf(Error);
+    expect(new StorageError('no cause')).not.toHaveProperty('cause');
+  });
+});
+
+describe('throw sites', () => {
+  it('each site of each error class decides retrying as listed', () => {
+    const found = scanThrowSites();
+    const sorted = (sites: Record<string, readonly (readonly [string, unknown])[]>) =>
+      Object.fromEntries(Object.entries(sites).map(([file, list]) => [file, [...list].sort(bySite)]));
+    expect(sorted(found)).toEqual(sorted(THROW_SITES));
+  });
+});
+
+describe('flags set by the real code paths', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'errors-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const failureOf = async (work: Promise<unknown>): Promise<ExporterError> => {
+    const error: unknown = await work.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(error instanceof ExporterError)) throw new Error(`expected an ExporterError, got ${String(error)}`);
+    return error;
+  };
+
+  it('an S3 throttle or 5xx is retryable; access denied is not', async () => {
+    const stub = await startAwsErrorStub(s3ErrorAnswer(503, 'SlowDown'));
+    try {
+      const client = new S3Client({
+        endpoint: stub.endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+        maxAttempts: 1,
+      });
+      const storage = new S3Storage({ client, bucket: 'reports' });
+      const slow = await failureOf(storage.getObject('a/b.csv'));
+      expect(slow).toBeInstanceOf(StorageError);
+      expect(slow.retryable).toBe(true);
+      stub.answer = s3ErrorAnswer(500, 'InternalError');
+      expect((await failureOf(storage.listKeys('a/'))).retryable).toBe(true);
+      stub.answer = s3ErrorAnswer(403, 'AccessDenied');
+      const denied = await failureOf(storage.getObject('a/b.csv'));
+      expect(denied.message).toMatch(/AccessDenied/);
+      expect(denied.retryable).toBe(false);
+      expect(classifyFailure(denied).retryable).toBe(false);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('a throttled run ledger is retryable; a missing table is not', async () => {
+    const stub = await startAwsErrorStub(jsonErrorAnswer(400, 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException'));
+    try {
+      const client = new DynamoDBClient({ endpoint: stub.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' }, maxAttempts: 1 });
+      const ledger = new DynamoDbLedger({ client, tableName: 'ledger' });
+      expect((await failureOf(ledger.get(ledgerKey('job', 'abc12345')))).retryable).toBe(true);
+      stub.answer = jsonErrorAnswer(400, 'com.amazonaws.dynamodb.v20120810#ResourceNotFoundException');
+      expect((await failureOf(ledger.put(ledgerKey('job', 'abc12345'), {}, 0))).retryable).toBe(false);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('an event the bus throttled is retryable; one it refused is not', async () => {
+    const answer = (code: string) => ({
+      status: 200,
+      contentType: 'application/x-amz-json-1.1',
+      body: JSON.stringify({ FailedEntryCount: 1, Entries: [{ ErrorCode: code, ErrorMessage: 'from the stub' }] }),
+    });
+    const stub = await startAwsErrorStub(answer('ThrottlingException'));
+    try {
+      const client = new EventBridgeClient({ endpoint: stub.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' }, maxAttempts: 1 });
+      const publisher = new EventBridgePublisher({ busName: 'bus', client });
+      const detail = { report: 'r', runId: 'x', reason: 'y', errorType: 'E', retryable: false } as unknown as Parameters<typeof publisher.publish>[1];
+      expect((await failureOf(publisher.publish('ReportFailed', detail))).retryable).toBe(true);
+      stub.answer = answer('AccessDeniedException');
+      expect((await failureOf(publisher.publish('ReportFailed', detail))).retryable).toBe(false);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('a planning API 5xx, 429 or timeout is retryable; 400 and 404 are not', () => {
+    const call = { operation: 'listRisks', path: '/risks' };
+    const context = { redact: (text: string) => text, timeoutMs: 1000, maxResponseBytes: 1024 };
+    const response = (status: number) => ({ kind: 'response' as const, status, text: '', headers: {} });
+    const cast = (o: unknown) => o as Parameters<typeof httpError>[1];
+    expect(httpError(call, cast(response(400)), context).retryable).toBe(false);
+    expect(httpError(call, cast(response(404)), context).retryable).toBe(false);
+    expect(exhaustedError(call, cast(response(503)), 3, context).retryable).toBe(true);
+    expect(exhaustedError(call, cast(response(429)), 3, context).retryable).toBe(true);
+    expect(exhaustedError(call, { kind: 'timeout' } as Parameters<typeof exhaustedError>[1], 3, context).retryable).toBe(true);
+  });
+
+  it('a bad storage key, a corrupt ledger entry and a corrupt job record are not retryable', async () => {
+    const storage = new LocalDirectoryStorage(join(dir, 'out'));
+    expect((await failureOf(storage.putObject('../escape.csv', 'x', { contentType: 'text/csv' }))).retryable).toBe(false);
+
+    const ledgerDir = join(dir, 'ledger');
+    const ledger = new LocalLedger(ledgerDir);
+    await ledger.put(ledgerKey('job', 'abc12345'), { not: 'a job' }, 0);
+    const corruptJob = await failureOf(new JobStatusStore(ledger).get('abc12345'));
+    expect(corruptJob.message).toMatch(/is not valid/);
+    expect(corruptJob.retryable).toBe(false);
+
+    await mkdir(join(dir, 'broken'), { recursive: true });
+    const broken = new LocalLedger(join(dir, 'broken'));
+    await broken.put(ledgerKey('job', 'x'), {}, 0);
+    // One folder per key, one file per version (see LocalLedger).
+    const [folder] = readdirSync(join(dir, 'broken')).filter((name) => !name.startsWith('.'));
+    await writeFile(join(dir, 'broken', folder ?? '', '1.json'), '{ half');
+    const corrupt = await failureOf(broken.get(ledgerKey('job', 'x')));
+    expect(corrupt.message).toMatch(/corrupt/);
+    expect(corrupt.retryable).toBe(false);
+  });
+
+  it('a job status that keeps changing under its writer is retryable', async () => {
+    const inner = new LocalLedger(join(dir, 'racing'));
+    // Another writer moves the entry on between each read and write of the store.
+    const racing: Ledger = {
+      get: (key) => inner.get(key),
+      put: async (key, value, expectedVersion, options) => {
+        const current = await inner.get(key);
+        if (current) await inner.put(key, current.value, current.version, options);
+        return inner.put(key, value, expectedVersion, options);
+      },
+      describe: () => inner.describe(),
+    };
+    const store = new JobStatusStore(inner);
+    const at = '2026-11-23T06:00:00.000Z';
+    await store.put({ id: 'abc12345', status: 'queued', report: 'r', createdAt: at, updatedAt: at });
+    const lost = await failureOf(new JobStatusStore(racing).update('abc12345', { status: 'running' }, new Date(at)));
+    expect(lost.message).toMatch(/kept changing/);
+    expect(lost.retryable).toBe(true);
+  });
+
+  describe('runs', () => {
+    let sim: RunningSimulator;
+    beforeAll(async () => {
+      sim = await startSimulator();
+    });
+    afterAll(async () => {
+      await sim.close();
+    });
+
+    const deps = (root: string, runId: string) => ({
+      source: createExportClient(sim.credentials()),
+      sourceInfo: describeSource(sim.credentials()),
+      storage: new LocalDirectoryStorage(root),
+      ledger: new LocalLedger(join(root, '.ledger')),
+      runId,
+      now: () => new Date('2026-11-23T06:00:00Z'),
+    });
+    const definition = parseReportDefinition({ name: 'flags', datasets: { risks: {} } });
+
+    it('a malformed run id is not retryable', async () => {
+      const error = await failureOf(runExport(definition, deps(join(dir, 'bad-id'), '../up')));
+      expect(error).toBeInstanceOf(StorageError);
+      expect(error.message).toMatch(/run id/);
+      expect(classifyFailure(error).retryable).toBe(false);
+    });
+
+    it('a run complete in the ledger whose manifest is gone is not retryable', async () => {
+      const root = join(dir, 'gone');
+      const first = await runExport(definition, deps(root, 'r-1'));
+      await new LocalDirectoryStorage(root).deleteObjects([first.manifestKey]);
+      const error = await failureOf(runExport(definition, deps(root, 'r-1')));
+      expect(error.message).toMatch(/manifest .* is gone/);
+      expect(classifyFailure(error)).toMatchObject({ retryable: false, errorType: 'StorageError' });
+    });
+  });
+});
