@@ -66,7 +66,7 @@ export class LocalDirectoryStorage implements Storage {
     const startDir = slash < 0 ? '' : prefix.slice(0, slash);
     const keys: string[] = [];
     try {
-      await this.walk(startDir, keys);
+      await this.walk(startDir, (name) => !isPartialName(name), keys);
     } catch (error) {
       throw new StorageError(`could not list ${this.describe(prefix)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
@@ -107,8 +107,9 @@ export class LocalDirectoryStorage implements Storage {
     const dir = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
     const found: string[] = [];
     try {
-      await this.walkPartials(dir === '' ? path.resolve(this.root) : this.pathOf(dir), found);
-      for (const file of found) await rm(file, { force: true });
+      await this.walk(dir, isPartialName, found);
+      // Unfinished uploads' names are not keys (pathOf would refuse them); their folders were checked on the way down.
+      for (const key of found) await rm(path.resolve(this.root, ...key.split('/')), { force: true });
     } catch (error) {
       throw new StorageError(`could not remove unfinished uploads under ${this.describe(prefix)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
@@ -133,7 +134,8 @@ export class LocalDirectoryStorage implements Storage {
     return target;
   }
 
-  private async walk(relativeDir: string, into: string[]): Promise<void> {
+  /** Keys of the files below `relativeDir` (relative to the root) whose name `wanted` accepts. */
+  private async walk(relativeDir: string, wanted: (name: string) => boolean, into: string[]): Promise<void> {
     const dir = relativeDir === '' ? path.resolve(this.root) : this.pathOf(relativeDir);
     let entries;
     try {
@@ -144,23 +146,8 @@ export class LocalDirectoryStorage implements Storage {
     }
     for (const entry of entries) {
       const key = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
-      if (entry.isDirectory()) await this.walk(key, into);
-      else if (entry.isFile() && !isPartialName(entry.name)) into.push(key);
-    }
-  }
-
-  private async walkPartials(dir: string, into: string[]): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return;
-      throw error;
-    }
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) await this.walkPartials(full, into);
-      else if (entry.isFile() && isPartialName(entry.name)) into.push(full);
+      if (entry.isDirectory()) await this.walk(key, wanted, into);
+      else if (entry.isFile() && wanted(entry.name)) into.push(key);
     }
   }
 
