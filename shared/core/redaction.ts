@@ -45,6 +45,9 @@ export function redactError<T>(error: T, redact: (text: string) => string): T {
     seen.add(at);
     at.message = redact(at.message);
     if (at.stack !== undefined) at.stack = redact(at.stack);
+    // An exporter error also carries the text callers are told (job status, events): the same text, the same rule.
+    const told = at as Error & { publicMessage?: unknown };
+    if (typeof told.publicMessage === 'string') told.publicMessage = redact(told.publicMessage);
   }
   return error;
 }
