@@ -29,10 +29,11 @@ export default defineConfig({
       provider: 'v8',
       include: ['shared/**/*.ts', 'lambdas/**/*.ts', 'cli/**/*.ts'],
       reporter: ['text-summary', 'json-summary'],
-      // The floor: the figures of 2026-11-23 (91.62 / 77.57 / 94.91 / 93.86 % at the start of the day,
-      // 91.92 / 80.97 / 95.75 / 94.32 % at its end), rounded down, lines kept a point lower for run-to-run
-      // variance. Raise it when coverage rises; CI fails when a change lets it fall below.
-      thresholds: { statements: 91, branches: 80, functions: 95, lines: 93 },
+      // The floor: the figures measured in CI on 2026-11-23 (statements / branches / functions / lines:
+      // 91.92 / 80.97 / 95.75 / 94.32 % at noon, 93.96 / 84.74 / 97.24 / 96.03 % in the evening), rounded
+      // down with a point kept back for run-to-run variance. Raise it when coverage rises; CI fails when a
+      // change lets it fall below.
+      thresholds: { statements: 93, branches: 83, functions: 96, lines: 95 },
     },
   },
 });
