@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadCliConfig } from '../shared/core/config';
 import { errorMessage, ExporterError } from '../shared/core/errors';
+import { parseOptions, UsageError } from './usage';
 import { PlanningApiClient } from '../shared/planning-api';
 import { parseReportDefinition } from '../shared/report/definition';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
@@ -26,23 +26,13 @@ export const DISCOVER_USAGE = `Usage: npm run discover -- (--credentials <creden
 
   Report definitions may name boards, collections, registers and themes by id, key or title.`;
 
-class UsageError extends ExporterError {}
-
 function parse(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        credentials: { type: 'string' },
-        'secret-id': { type: 'string' },
-        write: { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError(errorMessage(error), { cause: error });
-  }
+  return parseOptions(argv, {
+    credentials: { type: 'string' },
+    'secret-id': { type: 'string' },
+    write: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  });
 }
 
 async function writeDefinition(path: string, definition: unknown): Promise<void> {

@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createS3Client } from '../shared/storage/s3-client';
 import { formatBytes } from '../shared/core/format-bytes';
 import { loadCliConfig } from '../shared/core/config';
@@ -13,6 +12,7 @@ import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
 import { errorMessage, ExporterError, ReportDefinitionError, StorageError } from '../shared/core/errors';
+import { parseOptions, UsageError } from './usage';
 import { createLogger } from '../shared/core/logger';
 import { parseReportDefinitionJson } from '../shared/report/definition';
 import { exportReport } from '../shared/report/export-report';
@@ -49,33 +49,22 @@ export interface CommandIo {
   readonly cwd: string;
 }
 
-class UsageError extends ExporterError {}
-
 function parse(argv: readonly string[]) {
-  try {
-    const { values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        report: { type: 'string' },
-        credentials: { type: 'string' },
-        'secret-id': { type: 'string' },
-        out: { type: 'string' },
-        bucket: { type: 'string' },
-        prefix: { type: 'string' },
-        'ledger-table': { type: 'string' },
-        'run-id': { type: 'string' },
-        concurrency: { type: 'string' },
-        timeout: { type: 'string' },
-        quiet: { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    });
-    return values;
-  } catch (error) {
-    throw new UsageError(errorMessage(error), { cause: error });
-  }
+  return parseOptions(argv, {
+    report: { type: 'string' },
+    credentials: { type: 'string' },
+    'secret-id': { type: 'string' },
+    out: { type: 'string' },
+    bucket: { type: 'string' },
+    prefix: { type: 'string' },
+    'ledger-table': { type: 'string' },
+    'run-id': { type: 'string' },
+    concurrency: { type: 'string' },
+    timeout: { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  });
 }
 
 /** Runs the export command; resolves with the process exit code (0 ok, 1 failed, 2 usage). */

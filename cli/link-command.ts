@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { errorMessage, ExporterError } from '../shared/core/errors';
+import { parseOptions, UsageError } from './usage';
 import { MAX_LINK_LIFETIME_SECONDS, type LinkKey } from '../shared/links/link-token';
 import { LedgerRunLinkLedger } from '../shared/jobs/run-link-ledger';
 import { DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
@@ -28,29 +28,19 @@ With --revoke, withdraws a link for good by the id printed when it was made (a d
   --revoke      the id of a run link to revoke
   --ledger-table  the LedgerTableName output, instead of --outputs (with --revoke)`;
 
-class UsageError extends ExporterError {}
-
 function parse(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        report: { type: 'string' },
-        days: { type: 'string', default: '30' },
-        local: { type: 'boolean', default: false },
-        outputs: { type: 'string' },
-        'api-url': { type: 'string' },
-        'key-secret': { type: 'string' },
-        'base-url': { type: 'string' },
-        revoke: { type: 'string' },
-        'ledger-table': { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError(errorMessage(error), { cause: error });
-  }
+  return parseOptions(argv, {
+    report: { type: 'string' },
+    days: { type: 'string', default: '30' },
+    local: { type: 'boolean', default: false },
+    outputs: { type: 'string' },
+    'api-url': { type: 'string' },
+    'key-secret': { type: 'string' },
+    'base-url': { type: 'string' },
+    revoke: { type: 'string' },
+    'ledger-table': { type: 'string' },
+    help: { type: 'boolean', default: false },
+  });
 }
 
 export interface LinkCommandDependencies {
