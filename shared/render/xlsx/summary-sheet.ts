@@ -107,9 +107,11 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       const cell = row.getCell(c.column);
       cell.value = toExcel(c.value, c.type ?? inferType(c.value), clock);
       cell.style = (c.fill ? styles.withFill(producedKind, c.fill) : undefined) ?? styleOf(producedKind, c.style);
-      if (c.wide && producedKind === Kind.Text) {
+      // A date and time gets the same room as text: in its column alone a wider print font shows ###.
+      if (c.wide && (producedKind === Kind.Text || producedKind === Kind.DateTime)) {
         sheet.mergeCells(rowNumber + 1, c.column, rowNumber + 1, SUMMARY_COLUMN_WIDTHS.length);
-        cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
+        // Left-aligned like the text beside it: a date at the far end of eight columns reads as unrelated.
+        cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true, horizontal: 'left' } };
         lines = Math.max(lines, wrappedLines(typeof cell.value === 'string' ? cell.value : '', WIDE_WIDTH - 7 * (c.column - 3)));
       } else if (c.column === SUMMARY_COLUMN_WIDTHS.length && producedKind === Kind.Text) {
         // Text in the last column has no cell to run into before the page edge: it wraps.
