@@ -5,15 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, CredentialsError } from '../../../shared/core/errors';
 import { fileCredentialsSource, readCredentialsFile } from '../../../shared/secrets/credentials-file';
 import { withCredentialRefresh } from '../../../shared/secrets/credential-refresh';
+import { testCredentials } from '../../support/credentials';
 
 const API_KEY = 'file-secret-key-abcdef';
-const credentials = {
-  email: 'api-user@acme.example.com',
-  apiKey: API_KEY,
-  baseUrl: 'https://acme.example.com',
-  legacyBaseUrl: 'https://legacy.example.com',
-  companyPrefix: 'acme',
-};
+const credentials = testCredentials(API_KEY);
 
 describe('readCredentialsFile', () => {
   let dir: string;

@@ -6,26 +6,13 @@ import {
 } from '../../../shared/secrets/secret-source';
 import { withCredentialRefresh } from '../../../shared/secrets/credential-refresh';
 import { startSecretsManagerStub, type SecretsManagerStub } from '../../support/secrets-manager-stub';
+import { testCredentials } from '../../support/credentials';
+import { rejectionOf } from '../../support/rejection';
 
 const API_KEY = 'sk-live-VERY-SECRET-0123456789';
 const ROTATED_KEY = 'sk-live-ROTATED-9876543210';
-const credentials = {
-  email: 'api-user@acme.example.com',
-  apiKey: API_KEY,
-  baseUrl: 'https://acme.example.com',
-  legacyBaseUrl: 'https://legacy.example.com',
-  companyPrefix: 'acme',
-};
+const credentials = testCredentials(API_KEY);
 const json = (value: unknown) => JSON.stringify(value);
-
-async function errorOf(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Message, cause chain and serialised form: none may contain the secret. */
 function everythingSaidAbout(error: Error): string {
@@ -90,7 +77,7 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
 
   it('missing secret → CredentialsError naming it', async () => {
     const source = new SecretsManagerCredentialsSource({ secretId: 'prod/missing', client: stub.client });
-    const error = await errorOf(source.getCredentials());
+    const error = await rejectionOf(source.getCredentials());
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).toBe('secret "prod/missing" was not found');
   });
@@ -98,7 +85,7 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
   it('not JSON → CredentialsError, and the value is nowhere in the error', async () => {
     stub.setSecret('prod/planning', `apiKey=${API_KEY}`);
     const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
-    const error = await errorOf(source.getCredentials());
+    const error = await rejectionOf(source.getCredentials());
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).toBe('secret "prod/planning" is not JSON');
     expect(everythingSaidAbout(error)).not.toContain(API_KEY);
@@ -108,22 +95,22 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
     const { apiKey: _omitted, ...withoutKey } = credentials;
     stub.setSecret('prod/planning', json(withoutKey));
     const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
-    expect((await errorOf(source.getCredentials())).message).toBe('secret "prod/planning" is missing field apiKey');
+    expect((await rejectionOf(source.getCredentials())).message).toBe('secret "prod/planning" is missing field apiKey');
 
     stub.setSecret('prod/planning', json({ ...withoutKey, email: '' }));
-    expect((await errorOf(source.getCredentials({ forceFetch: true }))).message).toBe(
+    expect((await rejectionOf(source.getCredentials({ forceFetch: true }))).message).toBe(
       'secret "prod/planning" is missing fields email, apiKey',
     );
 
     stub.setSecret('prod/planning', json({ ...credentials, baseUrl: `not a url ${API_KEY}` }));
-    const invalid = await errorOf(source.getCredentials({ forceFetch: true }));
+    const invalid = await rejectionOf(source.getCredentials({ forceFetch: true }));
     expect(invalid.message).toBe(
       'secret "prod/planning" has invalid field baseUrl: baseUrl must be an absolute URL such as https://acme.example.com',
     );
     expect(everythingSaidAbout(invalid)).not.toContain(API_KEY);
 
     stub.setSecret('prod/planning', json([API_KEY]));
-    expect((await errorOf(source.getCredentials({ forceFetch: true }))).message).toBe(
+    expect((await rejectionOf(source.getCredentials({ forceFetch: true }))).message).toBe(
       'secret "prod/planning" is not a JSON object',
     );
   });
@@ -131,7 +118,7 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
   it('service failures name the secret', async () => {
     stub.failNext(1);
     const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
-    const error = await errorOf(source.getCredentials());
+    const error = await rejectionOf(source.getCredentials());
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).toMatch(/^could not read secret "prod\/planning": InternalServiceError/);
   });
@@ -175,7 +162,7 @@ describe('withCredentialRefresh', () => {
 
   it('rethrows the 401 when the secret did not change (no pointless retry)', async () => {
     let attempts = 0;
-    const error = await errorOf(
+    const error = await rejectionOf(
       withCredentialRefresh(source, () => {
         attempts += 1;
         return Promise.reject(unauthorized());
@@ -190,7 +177,7 @@ describe('withCredentialRefresh', () => {
     await source.getCredentials();
     stub.setSecret('prod/planning', json({ ...credentials, apiKey: ROTATED_KEY }));
     let attempts = 0;
-    const error = await errorOf(
+    const error = await rejectionOf(
       withCredentialRefresh(source, () => {
         attempts += 1;
         return Promise.reject(unauthorized());
@@ -201,7 +188,7 @@ describe('withCredentialRefresh', () => {
   });
 
   it('does not refetch for other errors', async () => {
-    const error = await errorOf(withCredentialRefresh(source, () => Promise.reject(new Error('boom'))));
+    const error = await rejectionOf(withCredentialRefresh(source, () => Promise.reject(new Error('boom'))));
     expect(error.message).toBe('boom');
     expect(stub.calls()).toBe(1);
   });
@@ -236,7 +223,7 @@ describe('SecretsManagerLinkKeySource', () => {
 
   it('names bad fields without values', async () => {
     const source = new SecretsManagerLinkKeySource({ secretId: 'prod/link-keys-bad', client: stub.client });
-    const error = await errorOf(source.getKeys());
+    const error = await rejectionOf(source.getKeys());
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).toBe(
       'secret "prod/link-keys-bad" has invalid field current.secret: must be at least 32 characters (random)',

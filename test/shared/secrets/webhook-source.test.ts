@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialsError } from '../../../shared/core/errors';
 import { SecretsManagerWebhookSource } from '../../../shared/secrets/secret-source';
+import { rejectionOf } from '../../support/rejection';
 import { startSecretsManagerStub, type SecretsManagerStub } from '../../support/secrets-manager-stub';
 
 const SLACK_URL = 'https://hooks.slack.com/services/T0/B0/VERY-SECRET-PART';
 
 async function errorOf(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await rejectionOf(promise);
   expect(error).toBeInstanceOf(CredentialsError);
-  return error as Error;
+  return error;
 }
 
 describe('webhook URLs from Secrets Manager', () => {
