@@ -1,8 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { startSimulator } from '../simulator/index';
+import { startSimulator, type RunningSimulator } from '../simulator/index';
+import { aWeekOfWork } from '../simulator/weekly-work';
 import { writeDemoEmail } from './demo-email';
 import { runExportCommand, type CommandIo } from './export-command';
 
@@ -12,7 +14,9 @@ Runs the exporter against a local planning API simulator (no account, no configu
 writes the workbook, the CSV files and the e-mail the run would send.
 
 Options:
-  --out <dir>        where the report folders go (default: out)
+  --out <dir>        where the report folders go (default: out; with --weeks: out/<n>-weeks)
+  --weeks <n>        build n weekly runs (2 to 12) of a tenant that changes a little each week,
+                     the last one today, so the report shows changes and trends
   --tenant <name>    demo (default), tiny or large
   --report <file>    report definition (default: examples/demo-report.json)
   --vocabulary <v>   field names the demo server speaks: contract (default) or docs
@@ -34,7 +38,8 @@ export async function runDemoCommand(
     ({ values } = parseArgs({
       args: [...argv],
       options: {
-        out: { type: 'string', default: 'out' },
+        out: { type: 'string' },
+        weeks: { type: 'string', default: '1' },
         tenant: { type: 'string', default: 'demo' },
         report: { type: 'string', default: join(import.meta.dirname, '..', 'examples', 'demo-report.json') },
         // Which field names the demo server speaks: the contract's (default) or the public documentation's.
@@ -55,13 +60,27 @@ export async function runDemoCommand(
     io.stderr.write('error: --vocabulary must be contract or docs\n');
     return 2;
   }
+  if (!/^([1-9]|1[0-2])$/.test(values.weeks)) {
+    io.stderr.write('error: --weeks must be a whole number from 1 to 12\n');
+    return 2;
+  }
+  const weeks = Number(values.weeks);
+  const out = values.out ?? (weeks > 1 ? join('out', `${weeks}-weeks`) : 'out');
   const tenant = values.tenant === 'large' || values.tenant === 'tiny' ? values.tenant : 'demo';
+  const definition = JSON.parse(await readFile(values.report, 'utf8')) as { name: string; timeZone?: string };
+  if (weeks > 1 && (await exists(resolve(io.cwd, out, definition.name)))) {
+    io.stderr.write(
+      `error: ${join(out, definition.name)} already holds runs; a --weeks demo builds its history from its first week. Delete that folder or give another --out.\n`,
+    );
+    return 2;
+  }
+  const today = options.today ?? new Date();
   // A demo reads like a real release train, with dates around today (the test flavour's traps stay in the tests).
   const simulator = await startSimulator({
     tenant,
     flavour: 'demo',
+    today,
     ...(values.vocabulary !== undefined && { vocabulary: values.vocabulary }),
-    ...(options.today && { today: options.today }),
   });
   const dir = await mkdtemp(join(tmpdir(), 'demo-credentials-'));
   try {
@@ -69,17 +88,50 @@ export async function runDemoCommand(
     await writeFile(credentialsPath, JSON.stringify(simulator.credentials(), null, 2), { mode: 0o600 });
     const speaks = simulator.vocabulary === 'docs' ? ', with the field names of the public documentation' : '';
     io.stdout.write(`demo tenant "${tenant}" served at ${simulator.v1BaseUrl} (v1) and ${simulator.legacyBaseUrl} (legacy)${speaks}\n`);
-    const code = await runExportCommand(
-      ['--report', values.report, '--credentials', credentialsPath, '--out', values.out],
-      io,
-    );
+    const exportArgs = ['--report', values.report, '--credentials', credentialsPath, '--out', out];
+    const code = await runWeeks(simulator, weeks, today, exportArgs, io);
     if (code !== 0) return code;
-    const definition = JSON.parse(await readFile(values.report, 'utf8')) as { name: string; timeZone?: string };
-    const written = await writeDemoEmail(resolve(io.cwd, values.out), definition.name, definition.timeZone ?? 'UTC');
+    const written = await writeDemoEmail(resolve(io.cwd, out), definition.name, definition.timeZone ?? 'UTC');
     io.stdout.write(`the e-mail it would send: ${written.html} (open in a browser) and ${written.eml} (open in a mail client)\n`);
     return 0;
   } finally {
     await rm(dir, { recursive: true, force: true });
     await simulator.close();
   }
+}
+
+const WEEK_MS = 7 * 24 * 3_600_000;
+
+/**
+ * The weekly runs of the demo, oldest first, each at its own date, the last one `today`; between two
+ * runs the tenant moves by a week of ordinary work (simulator/weekly-work.ts). Only the last run
+ * prints the export's full account; the others print a line each.
+ */
+async function runWeeks(
+  simulator: RunningSimulator,
+  weeks: number,
+  today: Date,
+  exportArgs: readonly string[],
+  io: CommandIo,
+): Promise<number> {
+  for (let week = 0; week < weeks; week++) {
+    const date = new Date(today.getTime() - (weeks - 1 - week) * WEEK_MS);
+    if (week > 0) simulator.advance(aWeekOfWork(simulator.tenant, week, date));
+    const last = week === weeks - 1;
+    const title = `week ${week + 1} of ${weeks}, ${date.toISOString().slice(0, 10)}`;
+    if (weeks > 1 && last) io.stdout.write(`${title}\n`);
+    // Earlier weeks' full accounts would bury the one that matters; their errors still show.
+    const weekIo = last ? io : { ...io, stdout: new PassThrough().resume() };
+    const code = await runExportCommand(last ? exportArgs : [...exportArgs, '--quiet'], weekIo, { now: () => date });
+    if (code !== 0) return code;
+    if (!last) io.stdout.write(`${title}: exported\n`);
+  }
+  return 0;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }

@@ -68,7 +68,12 @@ function parse(argv: readonly string[]) {
 }
 
 /** Runs the export command; resolves with the process exit code (0 ok, 1 failed, 2 usage). */
-export async function runExportCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+export async function runExportCommand(
+  argv: readonly string[],
+  io: CommandIo,
+  /** The run's clock: the multi-week demo dates each weekly run; the command line uses the real one. */
+  options: { readonly now?: () => Date } = {},
+): Promise<number> {
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
@@ -131,6 +136,7 @@ export async function runExportCommand(argv: readonly string[], io: CommandIo): 
       log,
       settings,
       runId: args['run-id'],
+      now: options.now,
       onProgress: args.quiet ? undefined : terminalProgress(io.stdout),
     });
     io.stdout.write(describeResult(result, storage));

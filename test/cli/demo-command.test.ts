@@ -6,6 +6,7 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCommand } from '../../cli/demo-command';
 import { captureIo } from '../support/cli-io';
+import { csvObjects, readCsv, readWorkbook } from '../support/read-output';
 
 describe('demo command (the README\'s first command)', () => {
   let dir: string;
@@ -45,6 +46,41 @@ describe('demo command (the README\'s first command)', () => {
     expect(mail.text).toContain(`Risks (CSV, `);
   });
 
+  it('builds four weekly runs with --weeks 4, so the last report shows a week of changes and four points of trends', async () => {
+    const io = captureIo(dir);
+    const out = join(dir, 'weeks');
+    const today = new Date(Date.UTC(2026, 10, 23, 7));
+    const code = await runDemoCommand(['--weeks', '4', '--out', out], io, { today });
+    expect({ code, err: io.err() }).toEqual({ code: 0, err: '' });
+    expect(io.out()).toContain('week 1 of 4, 2026-11-02: exported\nweek 2 of 4, 2026-11-09: exported\nweek 3 of 4, 2026-11-16: exported\nweek 4 of 4, 2026-11-23\n');
+
+    const latest = JSON.parse(await readFile(join(out, 'demo-weekly', 'latest.json'), 'utf8'));
+    const runFolder = join(out, latest.manifest.slice(0, latest.manifest.lastIndexOf('/')));
+    const workbook = await readWorkbook(join(runFolder, 'demo-weekly.xlsx'));
+    const trends = workbook.getWorksheet('Trends')!;
+    const runs: { date: string; open: number }[] = [];
+    trends.eachRow((row) => {
+      const [date, open] = [row.getCell(1).text, row.getCell(2).value];
+      if (/^\d{4}-\d{2}-\d{2}$/.test(date) && runs.length < 4) runs.push({ date, open: Number(open) });
+    });
+    // The report's zone (Europe) puts a 07:00 UTC run on the same day.
+    expect(runs.map((r) => r.date)).toEqual(['2026-11-02', '2026-11-09', '2026-11-16', '2026-11-23']);
+    // The last point is this run's own open risks, as its CSV lists them; a week of work closes some.
+    const risks = csvObjects(await readCsv(join(runFolder, 'risks.csv')));
+    expect(runs[3]!.open).toBe(risks.filter((r) => r.status === 'Open' || r.status === 'In Progress').length);
+    expect(runs[3]!.open).toBeLessThan(runs[0]!.open);
+
+    const changes = workbook.getWorksheet('Changes')!;
+    expect(changes.getCell('A1').text).toMatch(/^Changes since 16 Nov 2026/);
+    expect(changes.rowCount).toBeGreaterThan(10);
+    expect(risks.some((r) => r.title === 'Key architect on leave during integration sprint')).toBe(true);
+
+    // A second --weeks demo into the same folder would mix two histories: refused, with what to do.
+    const again = captureIo(dir);
+    expect(await runDemoCommand(['--weeks', '4', '--out', out], again, { today })).toBe(2);
+    expect(again.err()).toMatch(/already holds runs; a --weeks demo builds its history from its first week\. Delete that folder or give another --out\./);
+  }, 60_000);
+
   it('explains its options on --help, and names an unknown option without a stack trace', async () => {
     const run = async (argv: string[]) => {
       const io = captureIo(dir);
@@ -55,6 +91,8 @@ describe('demo command (the README\'s first command)', () => {
     expect(help).toMatchObject({ code: 0, err: '' });
     expect(help.out).toMatch(/^Usage: npm run demo -- \[options\]/);
     expect(help.out).toContain('--out <dir>');
+    expect(help.out).toContain('--weeks <n>');
+    expect((await run(['--weeks', '13'])).err).toBe('error: --weeks must be a whole number from 1 to 12\n');
     const wrong = await run(['--bogus']);
     expect(wrong.code).toBe(2);
     expect(wrong.err).toBe('Unknown option \'--bogus\'\nRun "npm run demo -- --help" for the options.\n');
