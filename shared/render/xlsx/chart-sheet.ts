@@ -8,6 +8,7 @@ import { worksheetText } from '../cell-text';
 import { columnLetters, Kind, type StyleBook } from './cells';
 import { rangeRef, type ChartAnchor, type ChartPart, type ChartSeries } from './chart-parts';
 import type { WriterSheet } from './exceljs-internals';
+import { headerLines, rowHeightFor } from './print-setup';
 
 export interface ChartBlockColumn {
   readonly label: string;
@@ -47,11 +48,13 @@ export type PlacedChart = { readonly anchor: ChartAnchor; readonly part: ChartPa
 /** Writes the rows and returns the charts to attach (before the sheet is committed). */
 export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, content: ChartSheetContent, styles: StyleBook): PlacedChart[] {
   const widest = Math.max(1, ...content.blocks.map((b) => b.columns.length + 1));
-  sheet.columns = Array.from({ length: widest }, (_, i) => ({ width: i === 0 ? 18 : 14 }));
+  const widthOf = (i: number) => (i === 0 ? 18 : 14);
+  sheet.columns = Array.from({ length: widest }, (_, i) => ({ width: widthOf(i) }));
   let rowNo = 0;
-  const add = (cells: readonly { value: string | number | null; style: object }[]) => {
+  const add = (cells: readonly { value: string | number | null; style: object }[], height?: number) => {
     const row = sheet.addRow(undefined);
     row.style = styles.row;
+    if (height !== undefined) row.height = height;
     cells.forEach((c, i) => {
       if (c.value === null) return;
       const cell = row.getCell(i + 1);
@@ -67,7 +70,10 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
   const charts: PlacedChart[] = [];
   for (const block of content.blocks) {
     const titleRow = add([{ value: worksheetText(block.title), style: styles.sectionHeading }]);
-    const headerRow = add([block.categoryLabel, ...block.columns.map((c) => c.label)].map((label) => ({ value: worksheetText(label), style: styles.header })));
+    const labels = [block.categoryLabel, ...block.columns.map((c) => c.label)];
+    // Header labels wrap (theme and board names are long): a streamed row does not grow by itself.
+    const lines = Math.max(...labels.map((label, i) => headerLines(label, widthOf(i))));
+    const headerRow = add(labels.map((label) => ({ value: worksheetText(label), style: styles.header })), rowHeightFor(lines));
     for (const r of block.rows) {
       add([
         { value: worksheetText(r.category), style: styles.oneLine },

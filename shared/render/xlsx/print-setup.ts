@@ -80,6 +80,28 @@ export function wrappedLines(text: string, width: number): number {
   return text.split('\n').reduce((n, paragraph) => n + Math.max(1, Math.ceil(paragraph.length / perLine)), 0);
 }
 
+/**
+ * Lines of a bold header in a wrapped cell `width` characters wide, wrapped at spaces as Excel and
+ * LibreOffice do: a bold word that does not fit on the line goes whole to the next one, so a count
+ * of characters alone says two lines where "Improve / pricing / model" prints three. Bold letters
+ * (and LibreOffice's stand-in for Calibri) are wider: a line holds about 0.8 of the width.
+ */
+export function headerLines(text: string, width: number): number {
+  const perLine = Math.max(1, Math.floor(width * 0.8));
+  let lines = 1;
+  let used = 0;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const needed = used === 0 ? word.length : used + 1 + word.length;
+    if (needed <= perLine) used = needed;
+    else {
+      lines += used === 0 ? 0 : 1;
+      lines += Math.floor(Math.max(0, word.length - 1) / perLine);
+      used = word.length % perLine || perLine;
+    }
+  }
+  return lines;
+}
+
 /** Row height in points for `lines` lines of 11-point text, or undefined for one line (Excel's default). */
 export function rowHeightFor(lines: number): number | undefined {
   return lines > 1 ? Math.min(MAX_ROW_PT, lines * LINE_PT) : undefined;

@@ -158,7 +158,7 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
   for (const bar of bars) sheet.addConditionalFormatting(bar);
 
   async function writeGrid(section: SummarySection, grid: SummaryGrid): Promise<void> {
-    addRow(grid.columns.map((c, i) => ({ column: placement(section, i), value: c.label, style: STYLE.gridHeader })));
+    addRow(headerCells(section, grid));
     const first = rowNumber + 1;
     for (const row of grid.rows) {
       addRow(
@@ -195,8 +195,63 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
   }
 }
 
+/** A table's header row: labels over the narrow columns (C … I) hyphenated where a word would not fit. */
+function headerCells(section: SummarySection, grid: SummaryGrid): Cell[] {
+  return grid.columns.map((c, i) => {
+    const column = placement(section, i);
+    return { column, value: column > 2 ? hyphenated(c.label) : c.label, style: STYLE.gridHeader };
+  });
+}
+
 /** Lines of a wrapped Summary cell (links, table headers) in its column. */
 function cellLines(value: unknown, column: number): number {
   const text = typeof value === 'string' ? value : typeof value === 'object' && value !== null && 'text' in value ? String(value.text) : '';
   return wrappedLines(text, SUMMARY_COLUMN_WIDTHS[column - 1] ?? 11);
+}
+
+/**
+ * How much of a narrow (C … I) column one line of a 10-point bold header fills, per character:
+ * printed through LibreOffice's fit, a word wider than about 6.8 "average" letters is broken
+ * wherever the column ends ("Progres/s", "Commit/ted").
+ */
+const NARROW_LINE = 6.8;
+const letterWidth = (ch: string): number => (/[mwMW]/.test(ch) ? 1.5 : /[A-Z]/.test(ch) ? 1.2 : /[iljtfr().,'’ -]/.test(ch) ? 0.6 : 1);
+const widthOfWord = (word: string): number => [...word].reduce((sum, ch) => sum + letterWidth(ch), 0);
+
+/** Where the header words of the Summary's tables break, as a dictionary would hyphenate them. */
+const SYLLABLES: Readonly<Record<string, string>> = {
+  progress: 'Pro-gress',
+  objectives: 'Objec-tives',
+  committed: 'Com-mitted',
+  uncommitted: 'Uncom-mitted',
+  predictability: 'Predict-ability',
+  insignificant: 'Insig-nificant',
+  catastrophic: 'Catas-trophic',
+  mitigated: 'Miti-gated',
+  accepted: 'Accep-ted',
+  resolved: 'Resol-ved',
+};
+
+/**
+ * A header with each word too wide for a narrow column broken once, at a syllable, with a hyphen and
+ * a line break, so print shows "Com-/mitted" rather than "Commit/ted". Words not in the dictionary
+ * break where the line is full.
+ */
+export function hyphenated(label: string): string {
+  return label
+    .split(' ')
+    .map((word) => (widthOfWord(word) <= NARROW_LINE ? word : breakWord(word)))
+    .join(' ');
+}
+
+function breakWord(word: string): string {
+  const core = word.replace(/^\(|\)$/g, '');
+  const known = SYLLABLES[core.toLowerCase()];
+  if (known) {
+    const cased = core[0] === core[0]?.toLowerCase() ? known[0]!.toLowerCase() + known.slice(1) : known;
+    return word.replace(core, cased).replace('-', '-\n');
+  }
+  let cut = 1;
+  while (cut < word.length - 2 && widthOfWord(word.slice(0, cut + 1)) + 0.6 <= NARROW_LINE) cut += 1;
+  return `${word.slice(0, cut)}-\n${word.slice(cut)}`;
 }
