@@ -259,7 +259,8 @@ async function runDownload(request: ApiRequest, deps: ApiDependencies): Promise<
 
 /** The HTML page, with a fresh page token for its form when it has one. */
 async function renderPage(view: RunView, token: string | undefined, deps: ApiDependencies, options: { download?: boolean } = {}): Promise<ApiResponse> {
-  const withForm = token !== undefined && (view.state === 'ready' || view.state === 'failed');
+  // A form wherever the page offers a fresh copy: nothing to show, a failure, or an export from earlier.
+  const withForm = token !== undefined && (view.state === 'ready' || view.state === 'failed' || (view.state === 'done' && !view.fresh));
   const now = (deps.now ?? (() => new Date()))();
   const pageToken = withForm ? createRunPageToken(token, (await deps.linkKeys()).current, now) : undefined;
   return renderRunPage(view, token ?? '', { ...options, ...(pageToken !== undefined && { pageToken }) });

@@ -3,7 +3,11 @@ import { errorMessage, LinkTokenError } from '../core/errors';
 import type { Log } from '../core/logger';
 import { linkTokenFailure, type LinkVerificationKeys } from '../links/link-token';
 import { verifyRunLinkToken, type RunLinkClaims } from '../links/run-link-token';
-import { manifestSchema } from '../report/manifest';
+import { cellText } from '../email/email-format';
+import { formatDateInZone } from '../core/format';
+import { manifestSchema, type Manifest } from '../report/manifest';
+import { summaryFromManifest } from '../report/run-summary';
+import { SHEET_TITLES } from '../report/tables/labels';
 import type { Storage } from '../storage/storage';
 import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from './job-status';
 import type { JobLauncher } from './ports';
@@ -39,6 +43,9 @@ export interface RunLinkDependencies {
 }
 
 export interface RunFile {
+  /** What the page calls it: the table's title ("PI objective items"), or "workbook". */
+  readonly label: string;
+  /** The name it is saved under (downloadName). */
   readonly name: string;
   readonly format: 'xlsx' | 'csv';
   readonly bytes: number;
@@ -55,12 +62,31 @@ export interface RunProgress {
   readonly rows: number;
 }
 
+/** A headline figure of a finished export, as the e-mail writes it ("Open risks", "58", "−2 since 16 Nov"). */
+export interface RunFigure {
+  readonly label: string;
+  readonly value: string;
+  readonly delta?: string | undefined;
+}
+
 export type RunView =
   | { readonly state: 'refused' }
-  | { readonly state: 'ready'; readonly title: string }
+  /** `gone`: the page was opened for an export that is no longer kept (a bookmark); the link itself is valid. */
+  | { readonly state: 'ready'; readonly title: string; readonly gone?: boolean }
   | { readonly state: 'limited'; readonly retryAfterSeconds: number; readonly title: string }
   | { readonly state: 'running'; readonly exportId: string; readonly title: string; readonly progress: RunProgress | undefined }
-  | { readonly state: 'done'; readonly exportId: string; readonly title: string; readonly finishedAt: string; readonly files: readonly RunFile[] }
+  | {
+      readonly state: 'done';
+      readonly exportId: string;
+      readonly title: string;
+      readonly finishedAt: string;
+      /** The report's zone: the page shows times as its readers' e-mails and workbooks do. */
+      readonly timeZone: string;
+      /** Finished within the reuse window: "your fresh copy"; an older one (a bookmark) says when it is from. */
+      readonly fresh: boolean;
+      readonly figures: readonly RunFigure[];
+      readonly files: readonly RunFile[];
+    }
   | { readonly state: 'failed'; readonly exportId: string; readonly title: string };
 
 /** How often a lost race for the report's slot is retried before joining whatever holds it. */
@@ -161,7 +187,9 @@ export async function showRun(token: string | undefined, exportId: string | unde
     // Just started by another open: the slot names it a moment before its job status exists.
     const slot = await deps.ledger.currentRun(claims.report);
     const starting = slot?.exportId === exportId && now.getTime() - Date.parse(slot.startedAt) < STARTING_GRACE_MS;
-    return starting ? { state: 'running', exportId, title: titleOf(claims.report, deps), progress: undefined } : { state: 'refused' };
+    const title = titleOf(claims.report, deps);
+    // A bookmarked page of an export whose record has expired: the link is valid, that copy is not kept.
+    return starting ? { state: 'running', exportId, title, progress: undefined } : { state: 'ready', title, gone: true };
   }
   // Another report's export id is refused exactly like a bad token: the link grants one report.
   if (job.report !== claims.report) return { state: 'refused' };
@@ -190,9 +218,15 @@ export async function findRunDownload(
   if (!job || job.report !== claims.report) return { state: 'refused' };
   if (job.status !== 'succeeded' || !job.manifestKey || file === undefined) return { state: 'gone' };
   const bytes = await deps.storage.getObject(job.manifestKey);
-  const entry = bytes ? manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8'))).files.find((f) => f.path === file) : undefined;
-  if (!entry) return { state: 'gone' };
-  return { state: 'found', key: `${job.manifestKey.slice(0, job.manifestKey.lastIndexOf('/'))}/${entry.path}`, name: entry.path.split('/').pop() ?? entry.path };
+  const manifest = bytes ? manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8'))) : undefined;
+  const entry = manifest?.files.find((f) => f.path === file);
+  if (!manifest || !entry) return { state: 'gone' };
+  const title = titleOf(claims.report, deps);
+  return {
+    state: 'found',
+    key: `${job.manifestKey.slice(0, job.manifestKey.lastIndexOf('/'))}/${entry.path}`,
+    name: downloadName(title, entry.path, manifest, timeZoneOf(claims.report, deps)),
+  };
 }
 
 async function admit(
@@ -234,6 +268,7 @@ async function viewOf(job: JobStatus, claims: RunLinkClaims, token: string, deps
   if (!bytes) return { state: 'failed', exportId: job.id, title };
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   const page = encodeURIComponent(token);
+  const timeZone = timeZoneOf(claims.report, deps);
   // The workbook first: it is the button the page focuses and downloads.
   const files = [...manifest.files].sort((a, b) => Number(b.format === 'xlsx') - Number(a.format === 'xlsx'));
   return {
@@ -241,13 +276,51 @@ async function viewOf(job: JobStatus, claims: RunLinkClaims, token: string, deps
     exportId: job.id,
     title,
     finishedAt: manifest.generatedAt,
+    timeZone,
+    fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
+    figures: headlineFigures(manifest, timeZone),
     files: files.map((f) => ({
-      name: f.path,
+      label: f.format === 'xlsx' ? 'workbook' : fileTitle(f.path.replace(/\.csv$/, '')),
+      name: downloadName(title, f.path, manifest, timeZone),
       format: f.format,
       bytes: f.bytes,
       href: `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(f.path)}`,
     })),
   };
+}
+
+/** The figures the e-mail opens with (the Summary's headline lines), written the same way. */
+function headlineFigures(manifest: Manifest, timeZone: string): RunFigure[] {
+  return summaryFromManifest(manifest)
+    .sections.filter((s) => s.role === 'headline' && !s.grid)
+    .flatMap((s) => s.lines)
+    .map((line) => ({ label: line.label, value: cellText(line.value, line.type, timeZone, false), delta: line.delta }));
+}
+
+/**
+ * The name a browser saves a file under, for the person who downloads it:
+ * `Demo company – PI objective items – 2026-11-23.csv`, the workbook `Demo company – 2026-11-23.xlsx`.
+ */
+export function downloadName(title: string, path: string, manifest: Pick<Manifest, 'generatedAt'>, timeZone: string): string {
+  const file = path.split('/').pop() ?? path;
+  const dot = file.lastIndexOf('.');
+  const [stem, extension] = dot > 0 ? [file.slice(0, dot), file.slice(dot)] : [file, ''];
+  const table = extension === '.xlsx' ? undefined : fileTitle(stem);
+  const day = formatDateInZone(new Date(manifest.generatedAt), timeZone);
+  // A title may carry characters a file system refuses; they become a dash.
+  const safe = (text: string) => [...text].map((c) => (c < ' ' || '\\/:*?"<>|'.includes(c) ? '-' : c)).join('').trim();
+  return [safe(title), table && safe(table), day].filter(Boolean).join(' – ') + extension;
+}
+
+/** A table file's title for people: the sheet's title ("PI objective items"); the changes file is "Changes". */
+function fileTitle(stem: string): string {
+  return SHEET_TITLES[stem] ?? (stem === 'changes' ? 'Changes' : stem);
+}
+
+function timeZoneOf(report: string, deps: RunLinkDependencies): string {
+  const definition = deps.definitions[report];
+  const zone = typeof definition === 'object' && definition !== null ? (definition as { timeZone?: unknown }).timeZone : undefined;
+  return typeof zone === 'string' && zone.length > 0 ? zone : 'UTC';
 }
 
 function titleOf(report: string, deps: RunLinkDependencies): string {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { formatBytes } from '../core/format-bytes';
-import type { RunView } from './run-link';
+import { formatDateTime } from '../core/format';
+import type { RunFigure, RunView } from './run-link';
 
 /**
  * The run page (`GET /run/{token}`) and its status JSON, rendered from a RunView. A GET only shows:
@@ -35,19 +36,25 @@ button.button{border:0;font:inherit;cursor:pointer}
 .button.secondary{background:#fff;color:#0b5cad;border:2px solid #0b5cad}
 a:focus-visible,.button:focus-visible,h1:focus-visible{outline:3px solid #b35900;outline-offset:3px}
 .muted{color:#4a4a4a}
+dl.figures{display:grid;grid-template-columns:1fr auto;gap:.25rem 1rem;margin:0 0 1.5rem}
+dl.figures dt{margin:0}
+dl.figures dd{margin:0;font-weight:600;text-align:right}
+dl.figures dd span{font-weight:400;color:#4a4a4a;margin-left:.5rem}
 `.trim();
 
 /*
  * Polls the status JSON and updates the progress text in place; on a final state it loads the
  * export's own page, which the server renders complete (files or "try again"). On the finished page
- * it starts the workbook download once and drops `download=1` so a reload does not repeat it.
+ * it puts the run link itself back in the address bar (a bookmark then opens the link, never this
+ * one export as if it were new) and starts the workbook download once.
  */
 const SCRIPT = `
 (function(){
 var main=document.getElementById('run');if(!main)return;
 var state=main.getAttribute('data-state'),status=main.getAttribute('data-status'),page=main.getAttribute('data-page');
 if(state==='done'){var a=document.getElementById('workbook');
-if(a&&main.getAttribute('data-download')==='1'){history.replaceState(null,'',page);
+if(main.getAttribute('data-link'))history.replaceState(null,'',main.getAttribute('data-link'));
+if(a&&main.getAttribute('data-download')==='1'){
 window.addEventListener('load',function(){window.location.assign(a.href);});}return;}
 if(state!=='running'||!status)return;
 function text(id,v){var e=document.getElementById(id);if(e)e.textContent=v;}
@@ -142,6 +149,7 @@ export function renderRunPage(view: RunView, token: string, options: { download?
     case 'ready':
       heading = escapeHtml(view.title);
       content = [
+        ...(view.gone ? [`<p role="status">That export is no longer kept. This link still works: get a fresh copy.</p>`] : []),
         `<p>Press the button to export a fresh copy of this report. It usually takes a minute or two; the workbook downloads when it is ready.</p>`,
         freshCopyForm(t, options.pageToken, 'Get a fresh copy'),
       ].join('\n');
@@ -160,28 +168,18 @@ export function renderRunPage(view: RunView, token: string, options: { download?
       heading = escapeHtml(view.title);
       content = [
         `<p id="message">Preparing a fresh copy. This usually takes a minute or two; you can leave this page open.</p>`,
-        `<label for="bar">Datasets done</label>`,
-        `<progress id="bar" max="${Math.max(total, 1)}" value="${done}"></progress>`,
+        `<progress id="bar" aria-label="Export progress" max="${Math.max(total, 1)}" value="${done}"></progress>`,
         `<p role="status" aria-live="polite">Datasets done: <span id="datasets">${p ? `${done} of ${total}` : 'starting'}</span>. Rows so far: <span id="rows">${(p?.rows ?? 0).toLocaleString('en')}</span>.</p>`,
       ].join('\n');
       break;
     }
     case 'done': {
-      const page = `${t}?export=${view.exportId}`;
-      attributes += ` data-page="${page}"${options.download ? ' data-download="1"' : ''}`;
+      // The page's address becomes the run link again (script): a bookmark opens the link, not this export.
+      attributes += ` data-page="${t}?export=${view.exportId}" data-link="${t}"${options.download ? ' data-download="1"' : ''}`;
       const workbook = view.files.find((f) => f.format === 'xlsx');
       if (options.download && workbook) refresh = `0;url=${workbook.href}`;
       heading = escapeHtml(view.title);
-      const items = view.files.map((f) => {
-        const label = f.format === 'xlsx' ? `Download the workbook (${escapeHtml(f.name)}, ${formatBytes(f.bytes)})` : `Download ${escapeHtml(f.name)} (${formatBytes(f.bytes)})`;
-        const attributes = f === workbook ? ' id="workbook" class="button" autofocus' : ' class="button secondary"';
-        return `<li><a${attributes} href="${escapeHtml(f.href)}">${label}</a></li>`;
-      });
-      content = [
-        `<p role="status">Your fresh copy is ready${workbook && options.download ? '; the workbook download has started' : ''}.</p>`,
-        `<p class="muted">Exported <time datetime="${escapeHtml(view.finishedAt)}">${escapeHtml(view.finishedAt.replace('T', ' ').slice(0, 16))} UTC</time>.</p>`,
-        `<ul aria-label="Files">${items.join('')}</ul>`,
-      ].join('\n');
+      content = doneContent(view, workbook, options.download === true, t, options.pageToken);
       break;
     }
     case 'failed':
@@ -217,4 +215,39 @@ ${content}
 `;
   const headers = view.state === 'limited' ? { ...HTML_HEADERS, 'retry-after': String(view.retryAfterSeconds) } : HTML_HEADERS;
   return { statusCode: statusCodeOf(view), headers, body };
+}
+
+type DoneView = Extract<RunView, { state: 'done' }>;
+
+/**
+ * A finished export: what it is (a fresh copy, or one exported earlier, dated, with the button for
+ * a fresh one), its headline figures, then its files with the names they are saved under.
+ */
+function doneContent(view: DoneView, workbook: DoneView['files'][number] | undefined, download: boolean, t: string, pageToken: string | undefined): string {
+  const when = formatDateTime(new Date(view.finishedAt), view.timeZone);
+  const items = view.files.map((f) => {
+    const label = f.format === 'xlsx' ? `Download the workbook (${formatBytes(f.bytes)})` : `${escapeHtml(f.label)} (CSV, ${formatBytes(f.bytes)})`;
+    // An earlier export's page focuses the fresh-copy button instead.
+    const attributes = f === workbook ? ` id="workbook" class="button"${view.fresh ? ' autofocus' : ''}` : ' class="button secondary"';
+    // The name it is saved under, for the pointer's tooltip (the server sets it on the download).
+    return `<li><a${attributes} href="${escapeHtml(f.href)}" title="${escapeHtml(f.name)}">${label}</a></li>`;
+  });
+  const about = view.fresh
+    ? `<p role="status">Your fresh copy is ready${workbook && download ? '; the workbook download has started' : ''}.</p>`
+    : `<p role="status">This copy was exported on ${escapeHtml(when)}. It is not the latest data.</p>`;
+  return [
+    about,
+    `<p class="muted">Exported <time datetime="${escapeHtml(view.finishedAt)}">${escapeHtml(when)}</time>.</p>`,
+    figuresList(view.figures),
+    `<ul aria-label="Files">${items.join('')}</ul>`,
+    ...(view.fresh ? [] : [freshCopyForm(t, pageToken, 'Get a fresh copy')]),
+  ].join('\n');
+}
+
+function figuresList(figures: readonly RunFigure[]): string {
+  if (figures.length === 0) return '';
+  const rows = figures.map(
+    (f) => `<dt>${escapeHtml(f.label)}</dt><dd>${escapeHtml(f.value)}${f.delta ? `<span>${escapeHtml(f.delta)}</span>` : ''}</dd>`,
+  );
+  return `<dl class="figures" aria-label="Headline figures">${rows.join('')}</dl>`;
 }

@@ -115,7 +115,12 @@ describe('run link in a browser', () => {
     const manifest = await manifestOf(exportId);
     const workbook = manifest.files.find((f) => f.format === 'xlsx')!;
     const first = await autoDownload;
-    expect(first.suggestedFilename()).toBe(workbook.path);
+    // Saved under a name for people: the report's title and the day in the report's zone.
+    expect(first.suggestedFilename()).toMatch(/^On-demand planning report – \d{4}-\d{2}-\d{2}\.xlsx$/);
+    // The address is the run link again: a bookmark opens the link, never this export as if new.
+    expect(new URL(page.url()).search).toBe('');
+    expect(new URL(page.url()).pathname).toBe(`/run/${token}`);
+    expect(await page.locator('dl.figures').textContent()).toContain('Open risks');
     expect(await sha256(first)).toBe(workbook.sha256);
 
     await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('workbook');
@@ -123,7 +128,7 @@ describe('run link in a browser', () => {
     for (const selector of ['h1', 'p.muted', '#workbook', '#run li:nth-child(2) a']) {
       expect(await contrastOf(page, selector), selector).toBeGreaterThanOrEqual(4.5);
     }
-    await page.screenshot({ path: path.join(IMAGES, 'run-link-done.png') });
+    await page.screenshot({ path: path.join(IMAGES, 'run-link-done.png'), fullPage: true });
     const [clicked] = await Promise.all([page.waitForEvent('download'), page.click('#workbook')]);
     expect(await sha256(clicked)).toBe(workbook.sha256);
     expect(await page.locator('#run li a').count()).toBe(manifest.files.length);
@@ -172,7 +177,7 @@ describe('run link in a browser', () => {
     await page.goto(`${api.baseUrl}/run/${token}?export=export-held-midway`);
     expect(await page.locator('#datasets').textContent()).toBe('1 of 2');
     expect(await page.locator('#rows').textContent()).toBe('1,234');
-    expect(await page.locator('label[for="bar"]').textContent()).toBe('Datasets done');
+    expect(await page.locator('#bar').getAttribute('aria-label')).toBe('Export progress');
     await page.screenshot({ path: path.join(IMAGES, 'run-link-progress.png') });
 
     // Without script the page reloads itself; when the job is done the reload starts the download.

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../shared/core/logger';
 import { JobStatusStore } from '../../../shared/jobs/job-status';
 import type { ExportJobRequest } from '../../../shared/jobs/ports';
-import { findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from '../../../shared/jobs/run-link';
+import { downloadName,
+  findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from '../../../shared/jobs/run-link';
 import { LedgerRunLinkLedger, RevocationCache } from '../../../shared/jobs/run-link-ledger';
 import type { Ledger } from '../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
@@ -137,12 +138,14 @@ describe('run links (start, join, reuse, limits)', () => {
     expect(reused.state).toBe('done');
     if (reused.state !== 'done') return;
     expect(reused.exportId).toBe(exportIdOf(first));
-    expect(reused.files.map((f) => f.name)).toEqual(['acme-weekly.xlsx', 'risks.csv']);
+    // Saved under names for people: the report's title, the table, the day in the report's zone.
+    expect(reused.files.map((f) => f.name)).toEqual(['ACME weekly – 2026-11-23.xlsx', 'ACME weekly – Risks – 2026-11-23.csv']);
+    expect(reused.fresh).toBe(true);
     const href = new URL(reused.files[0]!.href, `https://api.test/run/${link.token}`);
     expect(href.pathname).toBe(`/run/${link.token}/download`);
     expect(Object.fromEntries(href.searchParams)).toEqual({ export: exportIdOf(first), file: 'acme-weekly.xlsx' });
     expect(await findRunDownload(link.token, exportIdOf(first), 'acme-weekly.xlsx', deps)).toEqual({
-      state: 'found', key: `acme-weekly/dt=2026-11-23/run=${exportIdOf(first)}/acme-weekly.xlsx`, name: 'acme-weekly.xlsx',
+      state: 'found', key: `acme-weekly/dt=2026-11-23/run=${exportIdOf(first)}/acme-weekly.xlsx`, name: 'ACME weekly – 2026-11-23.xlsx',
     });
     expect(launched).toHaveLength(1);
 
@@ -268,7 +271,8 @@ describe('run links (start, join, reuse, limits)', () => {
     expect(await showRun(link.token, 'export-ghost', deps)).toMatchObject({ state: 'running', exportId: 'export-ghost' });
     later(2);
     expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly' });
-    expect(await showRun(link.token, 'export-ghost', deps)).toEqual({ state: 'refused' });
+    // The link is valid; that export is simply not kept: the page offers a fresh copy, it does not call the link withdrawn.
+    expect(await showRun(link.token, 'export-ghost', deps)).toEqual({ state: 'ready', title: 'ACME weekly', gone: true });
     expect(await startRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-0001' });
   });
 
@@ -288,5 +292,14 @@ describe('run links (start, join, reuse, limits)', () => {
     expect(await findRunDownload(other.token, exportIdOf(view), '../manifest.json', deps)).toEqual({ state: 'gone' });
     expect(await findRunDownload(other.token, exportIdOf(view), 'manifest.json', deps)).toEqual({ state: 'gone' });
     expect(await findRunDownload(token('other').token, exportIdOf(view), 'risks.csv', deps)).toEqual({ state: 'refused' });
+  });
+});
+
+describe('downloadName', () => {
+  it('names a file for people in the report zone\'s day, with characters a file system refuses made dashes', () => {
+    const manifest = { generatedAt: '2026-11-23T23:30:00.000Z' };
+    expect(downloadName('Demo company', 'pi-objective-items.csv', manifest, 'Europe/Berlin')).toBe('Demo company – PI objective items – 2026-11-24.csv');
+    expect(downloadName('Demo company', 'demo-weekly.xlsx', manifest, 'America/New_York')).toBe('Demo company – 2026-11-23.xlsx');
+    expect(downloadName('Q4: A/B "plan"', 'changes.csv', manifest, 'UTC')).toBe('Q4- A-B -plan- – Changes – 2026-11-23.csv');
   });
 });

@@ -11,9 +11,11 @@ const views: Record<RunView['state'], RunView> = {
   running: { state: 'running', exportId: 'export-0001', title: 'ACME <weekly>', progress: { datasetsDone: 1, datasetsTotal: 3, rows: 12345 } },
   done: {
     state: 'done', exportId: 'export-0001', title: 'ACME weekly', finishedAt: '2026-11-23T06:01:00.000Z',
+    timeZone: 'Europe/Berlin', fresh: true,
+    figures: [{ label: 'Open risks', value: '58', delta: '−2 since 16 Nov' }, { label: 'Overdue', value: '14' }],
     files: [
-      { name: 'acme.xlsx', format: 'xlsx', bytes: 20480, href: '../links/aaa.bbb' },
-      { name: 'risks.csv', format: 'csv', bytes: 100, href: '../links/ccc.ddd' },
+      { label: 'workbook', name: 'ACME weekly – 2026-11-23.xlsx', format: 'xlsx', bytes: 20480, href: '../links/aaa.bbb' },
+      { label: 'Risks', name: 'ACME weekly – Risks – 2026-11-23.csv', format: 'csv', bytes: 100, href: '../links/ccc.ddd' },
     ],
   },
   failed: { state: 'failed', exportId: 'export-0001', title: 'ACME weekly' },
@@ -57,8 +59,9 @@ describe('run page', () => {
 
   it('shows progress with a labelled bar and a live region, escapes the title, and reloads without script', () => {
     const { body } = renderRunPage(views.running, TOKEN);
-    expect(body).toContain('<label for="bar">Datasets done</label>');
-    expect(body).toContain('<progress id="bar" max="3" value="1">');
+    // One accessible name for the bar; "Datasets done" is said once, in the live region.
+    expect(body).toContain('<progress id="bar" aria-label="Export progress" max="3" value="1">');
+    expect(body.match(/Datasets done/g)).toHaveLength(1);
     expect(body).toContain('aria-live="polite"');
     expect(body).toContain('1 of 3');
     expect(body).toContain('12,345');
@@ -71,12 +74,34 @@ describe('run page', () => {
 
   it('lists the files when done, focuses the workbook, and starts its download only when asked', () => {
     const plain = renderRunPage(views.done, TOKEN).body;
-    expect(plain).toContain('<a id="workbook" class="button" autofocus href="../links/aaa.bbb">Download the workbook (acme.xlsx, 20.0 KiB)</a>');
-    expect(plain).toContain('<a class="button secondary" href="../links/ccc.ddd">Download risks.csv (100 B)</a>');
+    expect(plain).toContain('<a id="workbook" class="button" autofocus href="../links/aaa.bbb" title="ACME weekly – 2026-11-23.xlsx">Download the workbook (20.0 KiB)</a>');
+    expect(plain).toContain('<a class="button secondary" href="../links/ccc.ddd" title="ACME weekly – Risks – 2026-11-23.csv">Risks (CSV, 100 B)</a>');
+    // In the report's zone, as its e-mail and workbook write times.
+    expect(plain).toContain('<time datetime="2026-11-23T06:01:00.000Z">2026-11-23 07:01 CET</time>');
+    expect(plain).toContain('<dl class="figures" aria-label="Headline figures"><dt>Open risks</dt><dd>58<span>−2 since 16 Nov</span></dd><dt>Overdue</dt><dd>14</dd></dl>');
+    expect(plain).toContain('Your fresh copy is ready.');
+    // The script puts the run link back in the address bar: a bookmark keeps the link, not this export.
+    expect(plain).toContain(`data-link="${TOKEN}"`);
     expect(plain).not.toContain('http-equiv="refresh"');
     const downloading = renderRunPage(views.done, TOKEN, { download: true }).body;
     expect(downloading).toContain('<noscript><meta http-equiv="refresh" content="0;url=../links/aaa.bbb"></noscript>');
     expect(downloading).toContain('data-download="1"');
+  });
+
+  it('dates an export from earlier and offers a fresh copy, never calling it fresh', () => {
+    const old = { ...views.done, fresh: false } as RunView;
+    const { body } = renderRunPage(old, TOKEN, { pageToken: '123.k1.abc' });
+    expect(body).not.toContain('Your fresh copy is ready');
+    expect(body).toContain('This copy was exported on 2026-11-23 07:01 CET. It is not the latest data.');
+    expect(body).toContain('<button class="button" id="start" type="submit" autofocus>Get a fresh copy</button>');
+    expect(body.match(/autofocus/g)).toHaveLength(1);
+  });
+
+  it('says an expired export is no longer kept, and that the link still works', () => {
+    const { body, statusCode } = renderRunPage({ state: 'ready', title: 'ACME weekly', gone: true }, TOKEN, { pageToken: '123.k1.abc' });
+    expect(statusCode).toBe(200);
+    expect(body).toContain('That export is no longer kept. This link still works: get a fresh copy.');
+    expect(body).not.toContain('withdrawn');
   });
 
   it('offers "Get a fresh copy" as a form POST to the link itself with the page token, and no script submits it', () => {
