@@ -5,8 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../shared/core/logger';
 import { JobStatusStore } from '../../../shared/jobs/job-status';
 import type { ExportJobRequest } from '../../../shared/jobs/ports';
-import { downloadName,
-  findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from '../../../shared/jobs/run-link';
+import { downloadName, findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from '../../../shared/jobs/run-link';
 import { LedgerRunLinkLedger, RevocationCache } from '../../../shared/jobs/run-link-ledger';
 import type { Ledger } from '../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
