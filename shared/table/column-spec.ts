@@ -21,6 +21,8 @@ export interface ColumnSpec<S, N extends string = string> {
   readonly hidden?: boolean;
   /** Workbook: indented by the row's outline level (titles of a hierarchy). */
   readonly indent?: boolean;
+  /** Workbook: the coded text value in words (see Column.inWords). */
+  readonly inWords?: (text: string) => string;
   /**
    * Compared between runs: the label on the Changes sheet, and the field's place in the comparison
    * (snapshots store fields in this order, so it stays fixed when columns are added or moved).
@@ -63,6 +65,7 @@ export function toColumn(spec: ColumnSpec<never>): Column {
     ...(spec.hidden === true && { hidden: true }),
     ...(spec.type === 'text' && isIdentifier(spec.name) && { nowrap: true }),
     ...(spec.indent === true && { indentByLevel: true }),
+    ...(spec.inWords !== undefined && { inWords: spec.inWords }),
   };
 }
 

@@ -50,6 +50,11 @@ export interface Column {
   readonly nowrap?: boolean;
   /** Workbook: indented by the row's outline level (titles of a hierarchy). */
   readonly indentByLevel?: boolean;
+  /**
+   * Workbook: how people read a coded text value (`InProgress` → "In progress"). The CSV, Parquet
+   * and snapshots keep the value as the API sends it, so programs and comparisons see no change.
+   */
+  readonly inWords?: (text: string) => string;
 }
 
 export interface LinkValue {

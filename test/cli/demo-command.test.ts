@@ -75,6 +75,15 @@ describe('demo command (the README\'s first command)', () => {
     expect(changes.rowCount).toBeGreaterThan(10);
     expect(risks.some((r) => r.title === 'Key architect on leave during integration sprint')).toBe(true);
 
+    // Status categories read as words in the workbook; the CSV keeps the API's codes for programs.
+    const boardSheet = workbook.getWorksheet('Board items')!;
+    const categoryColumn = (boardSheet.getRow(1).values as unknown[]).indexOf('Status category');
+    const shown = new Set<string>();
+    boardSheet.eachRow((row, n) => n > 1 && shown.add(row.getCell(categoryColumn).text));
+    expect([...shown].sort()).toEqual(['Done', 'In progress', 'To do']);
+    const csvCategories = new Set(csvObjects(await readCsv(join(runFolder, 'board-items.csv'))).map((r) => r.status_category));
+    expect([...csvCategories].sort()).toEqual(['Done', 'InProgress', 'ToDo']);
+
     // A second --weeks demo into the same folder would mix two histories: refused, with what to do.
     const again = captureIo(dir);
     expect(await runDemoCommand(['--weeks', '4', '--out', out], again, { today })).toBe(2);

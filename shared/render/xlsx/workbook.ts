@@ -15,6 +15,7 @@ import type {
   TableDefinition,
   TableRow,
   TableSink,
+  CellValue,
 } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import { createZoneClock } from '../time-zone';
@@ -172,7 +173,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       const maxRows = Math.max(1, options.maxRowsPerSheet ?? EXCEL_MAX_DATA_ROWS);
       const widths = columns.map((c) => widthOf(c.type, c.label ?? c.key, c.width));
       /** Per column: whether its text wraps (and so may need a taller row). */
-      const wraps = columns.map((c, i) => !c.nowrap && !c.hidden && variants[i] !== 1);
+      const wraps = columns.map((c, i) => !c.nowrap && !c.hidden && variants[i] !== 1), inWords = columns.map((c) => c.inWords);
 
       /** One sheet of the table: the first, or a continuation past Excel's row limit. */
       const startSheet = (name: string): { sheet: WriterSheet; pendingXml: () => number } => {
@@ -243,7 +244,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
           target.style = styles.row;
           let lines = 1;
           for (let i = 0; i < columnCount; i++) {
-            const value = toExcel(values[i], types[i], clock);
+            const value = toExcel(inWordsOf(values[i], inWords[i]), types[i], clock);
             if (wraps[i]) lines = Math.max(lines, linesOf(value, widths[i]!));
             const style = i === fillColumn ? styles.withFill(producedKind, fill!.color) : undefined;
             // Empty text is an empty cell, as in the CSV (and Excel's ISBLANK agrees).
@@ -393,4 +394,9 @@ function linesOf(value: unknown, width: number): number {
 function takeLeading(left: Set<string>, name: string): void {
   if (!left.has(name)) throw new ExporterError(`"${name}" is not a leading sheet of this workbook, or it was written already`);
   left.delete(name);
+}
+
+/** A coded text value as people read it (Column.inWords); any other value as it is. */
+function inWordsOf(value: CellValue, words: ((text: string) => string) | undefined): CellValue {
+  return words && typeof value === 'string' ? words(value) : value;
 }

@@ -1,3 +1,4 @@
+import { statusCategoryText } from '../../core/format';
 import type { Board, BoardItem, BoardStatus, BoardStory, Sprint, Team } from '../../planning-api/schemas';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
@@ -60,6 +61,7 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
   },
   {
     name: 'status_category', type: 'text', label: 'Status category', width: 12, description: 'Status category, e.g. ToDo',
+    inWords: statusCategoryText,
     read: (s) => s.status?.category ?? null,
   },
   {

@@ -1,3 +1,4 @@
+import { statusCategoryText } from '../../core/format';
 import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
 import { trackerRef, type TrackerItemFields, type TrackerRef } from '../../planning-api/tracker-ref';
 import { FieldAudit, type FieldShape } from '../field-audit';
@@ -40,6 +41,7 @@ function statusColumns<S>(
     },
     {
       name: 'status_category', type: 'text', label: 'Status category', width: 12, description: categoryDescription,
+      inWords: statusCategoryText,
       read: (s) => statusOf(s)?.category ?? null,
     },
   ];
