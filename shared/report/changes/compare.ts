@@ -90,7 +90,7 @@ export class TableComparison {
             return;
           }
           counts.removed++;
-          removed.push(this.changeRow('removed', old.display, null, null, old.title, 'removed', null, null));
+          removed.push({ ...this.changeRow('removed', old.display, null, null, old.title, 'removed', null, null), context: unitLabel(this.baseline, old.scope) });
         }
       } });
     }
@@ -103,16 +103,16 @@ export class TableComparison {
         const to = now.values[i] ?? null;
         if (from === to) return;
         any = true;
-        changed.push(
-          this.changeRow('changed', now.display, now.link, now.sheetRow, now.title, field.label,
+        changed.push({
+          ...this.changeRow('changed', now.display, now.link, now.sheetRow, now.title, field.label,
             displayValue(from, field.type), displayValue(to, field.type)),
-        );
+          context: now.context,
+        });
       });
       if (any) counts.changed++;
     }
     counts.added = this.added.length;
     const scopeRows: ChangeRow[] = [];
-    const unitLabel = (header: SnapshotHeader, id: string) => header.scope.units.find((u) => u.id === id)?.label ?? id;
     for (const unit of this.current.scope.units) {
       if (this.baseUnits.has(unit.id)) continue;
       counts.scope++;
@@ -123,15 +123,16 @@ export class TableComparison {
       if (this.currentUnits.has(unit.id)) continue;
       counts.scope++;
       const rows = scopeRemoved.get(unit.id) ?? 0;
-      scopeRows.push(this.changeRow('scope', unit.id, null, null, unitLabel(this.baseline, unit.id), 'removed from the selection', rowsText(rows), null));
+      scopeRows.push(this.changeRow('scope', unit.id, null, null, unitLabel(this.baseline, unit.id) ?? unit.id, 'removed from the selection', rowsText(rows), null));
     }
-    const added = this.added.map((a) => this.changeRow('added', a.display, a.link, a.sheetRow, a.title, 'added', null, null));
+    const added = this.added.map((a) => ({ ...this.changeRow('added', a.display, a.link, a.sheetRow, a.title, 'added', null, null), context: a.context }));
     return { rows: [...scopeRows, ...added, ...removed, ...changed], counts };
   }
 
   private candidate(row: TableRow, key: string, sheetRow: number, values: readonly SnapshotValue[]): Candidate {
     const b = this.bound;
-    return { key, display: b.displayOf(row), title: b.titleOf(row), link: b.linkOf(row), sheetRow, values };
+    const context = [unitLabel(this.current, b.scopeOf(row)), b.teamsOf(row)].filter(Boolean).join(' · ') || null;
+    return { key, display: b.displayOf(row), title: b.titleOf(row), link: b.linkOf(row), sheetRow, values, context };
   }
 
   private changeRow(
@@ -156,6 +157,12 @@ interface Candidate {
   readonly link: string | null;
   readonly sheetRow: number;
   readonly values: readonly SnapshotValue[];
+  readonly context: string | null;
+}
+
+/** The people's name of a selection unit (board, register, theme) as the snapshot header lists it. */
+function unitLabel(header: SnapshotHeader, id: string | null): string | null {
+  return id === null ? null : (header.scope.units.find((u) => u.id === id)?.label ?? null);
 }
 
 class StopReading extends Error {}

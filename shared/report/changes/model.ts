@@ -18,6 +18,11 @@ export interface ChangeRow {
   /** The row's line in its data sheet of this run's workbook (header = 1); null for removed rows. */
   readonly sheetRow: number | null;
   readonly title: string | null;
+  /**
+   * Where the row belongs, for people: its board (ART), register or strategic theme, and its teams
+   * where the table has them ("Payments ART · Team Phoenix"); null on scope and note rows.
+   */
+  readonly context?: string | null;
   /** What changed: a field label (`Status`), `added`, `removed`, or the scope/note text's subject. */
   readonly what: string;
   readonly from: string | null;
@@ -80,6 +85,8 @@ export const CHANGES_TABLE: TableDefinition = {
     { key: 'from', type: 'text', description: 'Value in the earlier run (statuses as titles)', width: 22 },
     { key: 'to', type: 'text', description: 'Value in this run (statuses as titles)', width: 22 },
     { key: 'link', type: 'text', description: 'Tracker URL of the row, when it has one', width: 30 },
+    // Last, so programs that read the columns by position keep working.
+    { key: 'context', type: 'text', description: 'Board (ART), register or strategic theme of the row, and its teams', width: 28 },
   ],
 };
 
@@ -95,7 +102,7 @@ export const KIND_COLORS: Readonly<Record<ChangeKind, string>> = {
 /** A change as a CSV row of CHANGES_TABLE. */
 export function changeCsvRow(change: ChangeRow): TableRow {
   return {
-    values: [change.tableLabel, change.kind, change.key, change.title, change.what, change.from, change.to, change.link],
+    values: [change.tableLabel, change.kind, change.key, change.title, change.what, change.from, change.to, change.link, change.context ?? null],
   };
 }
 

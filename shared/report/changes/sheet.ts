@@ -18,6 +18,7 @@ const SHEET_LABELS: Readonly<Record<string, string>> = {
   kind: 'Change',
   key: 'Key',
   title: 'Item',
+  context: 'Where',
   change: 'Field',
   from: 'Before',
   to: 'After',
@@ -26,10 +27,16 @@ const SHEET_LABELS: Readonly<Record<string, string>> = {
 /** A field that was emptied (or filled) shows "(none)" on its empty side rather than a blank cell. */
 export const NONE = '(none)';
 
-/** The sheet shows the link on the key instead of in a column of its own. */
-const SHEET_COLUMNS: readonly Column[] = CHANGES_TABLE.columns
-  .filter((c) => c.key !== 'link')
-  .map((c) => ({ ...c, label: SHEET_LABELS[c.key] ?? c.key, ...(c.key === 'key' && { type: 'link' as const }) }));
+/**
+ * The sheet shows the link on the key instead of in a column of its own, and where the row belongs
+ * right after its title (the CSV keeps that column last, for programs reading by position).
+ */
+const SHEET_ORDER = ['table', 'kind', 'key', 'title', 'context', 'change', 'from', 'to'] as const;
+const SHEET_COLUMNS: readonly Column[] = SHEET_ORDER.map((key) => CHANGES_TABLE.columns.find((c) => c.key === key)!).map((c) => ({
+  ...c,
+  label: SHEET_LABELS[c.key] ?? c.key,
+  ...(c.key === 'key' && { type: 'link' as const }),
+}));
 const KIND_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'kind');
 
 export function changesSheetContent(report: ChangeReport, timeZone: string): ChangesSheetContent {
@@ -53,7 +60,7 @@ export function changesSheetContent(report: ChangeReport, timeZone: string): Cha
 function sheetRow(change: ChangeRow, sheets: Readonly<Record<string, string>>): TableRow {
   return {
     values: [
-      change.tableLabel, change.kind, keyCell(change, sheets), change.title, change.what,
+      change.tableLabel, change.kind, keyCell(change, sheets), change.title, change.context ?? null, change.what,
       change.kind === 'changed' ? (change.from ?? NONE) : change.from,
       change.kind === 'changed' ? (change.to ?? NONE) : change.to,
     ],

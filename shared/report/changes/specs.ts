@@ -30,6 +30,8 @@ interface ChangeSpecOf<N extends string> {
   readonly link?: N;
   /** The column holding the id of the selection unit the row belongs to (see scope.ts). */
   readonly scope: N;
+  /** The row's teams, shown on the Changes sheet beside its board, register or theme. */
+  readonly teams?: N;
   /** Selector settings that change this table's values without changing its rows (compared as a whole). */
   readonly settings?: readonly string[];
 }
@@ -47,7 +49,7 @@ function changeSpec<N extends string>(
 const BY_KEY_OR_ID = { key: [['key', 'id']], display: ['key', 'id'], title: 'title' } as const;
 
 export const CHANGE_SPECS: readonly ChangeSpec[] = [
-  changeSpec('risks', RISK_TABLE.tracked, { label: 'Risks', ...BY_KEY_OR_ID, scope: 'register_key' }),
+  changeSpec('risks', RISK_TABLE.tracked, { label: 'Risks', ...BY_KEY_OR_ID, scope: 'register_key', teams: 'teams' }),
   changeSpec('strategic-themes', STRATEGIC_THEME_TABLE.tracked, { label: 'Strategic themes', ...BY_KEY_OR_ID, scope: 'key' }),
   changeSpec('okrs', OKR_TABLE.tracked, {
     label: 'OKRs',
@@ -72,6 +74,7 @@ export const CHANGE_SPECS: readonly ChangeSpec[] = [
     title: 'title',
     link: 'tracker_link',
     scope: 'board_id',
+    teams: 'teams',
   }),
   changeSpec('board-items', BOARD_ITEM_TABLE.tracked, {
     label: 'Board items',
@@ -80,6 +83,7 @@ export const CHANGE_SPECS: readonly ChangeSpec[] = [
     title: 'summary',
     link: 'external_link',
     scope: 'board_id',
+    teams: 'teams',
   }),
 ];
 
@@ -106,6 +110,7 @@ export interface BoundSpec {
   titleOf(row: TableRow): string | null;
   linkOf(row: TableRow): string | null;
   scopeOf(row: TableRow): string | null;
+  teamsOf(row: TableRow): string | null;
   valuesOf(row: TableRow): SnapshotValue[];
 }
 
@@ -121,6 +126,7 @@ export function bindSpec(spec: ChangeSpec, table: TableDefinition): BoundSpec {
   const title = at(spec.title);
   const link = at(spec.link);
   const scope = at(spec.scope);
+  const teams = at(spec.teams);
   const first = (row: TableRow, columns: readonly number[]): string => {
     for (const i of columns) {
       const text = snapshotValue(row.values[i], 'text');
@@ -137,6 +143,7 @@ export function bindSpec(spec: ChangeSpec, table: TableDefinition): BoundSpec {
     titleOf: (row) => (title < 0 ? null : asText(snapshotValue(row.values[title], 'text'))),
     linkOf: (row) => (link < 0 ? null : asText(snapshotValue(row.values[link], 'link'))),
     scopeOf: (row) => (scope < 0 ? null : asText(snapshotValue(row.values[scope], 'text'))),
+    teamsOf: (row) => (teams < 0 ? null : asText(snapshotValue(row.values[teams], 'list'))),
     valuesOf: (row) => fields.map((field) => snapshotValue(row.values[field.i], field.type)),
   };
 }

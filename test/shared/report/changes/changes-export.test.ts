@@ -20,7 +20,9 @@ const BASE: ReportDefinitionInput = {
   datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} },
 };
 
-type Change = { table: string; kind: string; key: string; title: string; change: string; from: string; to: string };
+type Change = { table: string; kind: string; key: string; title: string; change: string; from: string; to: string; where?: string };
+/** A change without where its row belongs (checked on its own below). */
+const bare = (list: Change[]): Change[] => list.map(({ where: _where, ...c }) => c);
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** DD-Mon-YYYY as the exporter writes it in CSV: YYYY-MM-DD. */
@@ -71,6 +73,8 @@ describe('changes since the last run (two exports into one root)', () => {
   const changesCsv = async (result: ExportResult): Promise<Change[]> =>
     csvObjects(await readCsv(join(root, result.runFolder, 'changes.csv'))).map((r) => ({
       table: r.table!, kind: r.kind!, key: r.key!, title: r.title!, change: r.change!, from: r.from!, to: r.to!,
+      // Scope and note rows belong nowhere in particular: no `where`.
+      ...(r.context ? { where: r.context } : {}),
     }));
   /** The Changes sheet: its place among the sheets, its two intro lines, and its change rows with fills and links. */
   const changesSheet = async (result: ExportResult) => {
@@ -84,7 +88,7 @@ describe('changes since the last run (two exports into one root)', () => {
       const keyCell = sheet.getRow(r).getCell(3);
       const fill = sheet.getRow(r).getCell(2).fill as { fgColor?: { argb?: string } } | undefined;
       rows.push({
-        table: text(r, 1), kind: text(r, 2), key: keyCell.text, title: text(r, 4), change: text(r, 5), from: text(r, 6), to: text(r, 7),
+        table: text(r, 1), kind: text(r, 2), key: keyCell.text, title: text(r, 4), ...(text(r, 5) ? { where: text(r, 5) } : {}), change: text(r, 6), from: text(r, 7), to: text(r, 8),
         fill: fill?.fgColor?.argb, link: (keyCell.value as { hyperlink?: string } | null)?.hyperlink,
       });
     }
@@ -199,7 +203,19 @@ describe('changes since the last run (two exports into one root)', () => {
       ...f2.stories.map((s) => ({ table: 'Board items', kind: 'removed', key: s.externalKey, title: snapshotTitle(s.summary)!, change: 'removed', from: '', to: '' })),
     ];
     const listed = await changesCsv(second);
-    expect(sortChanges(listed)).toEqual(sortChanges(asCsv(expected)));
+    expect(sortChanges(bare(listed))).toEqual(sortChanges(asCsv(expected)));
+    // Where each row belongs, for people: its register, theme or board, and its teams where it has them.
+    const whereOf = (table: string, key: string, change?: string) => listed.find((c) => c.table === table && c.key === key && (!change || c.change === change))!.where;
+    const withTeams = (unit: string, teams: readonly string[] | undefined) => [unit, ...(teams?.length ? [teams.join('; ')] : [])].join(' · ');
+    const registerOf = (r: RiskRecord) => t.register(r.riskRegister.id)!;
+    const riskWhere = (r: RiskRecord) => withTeams(`${registerOf(r).title} (${registerOf(r).key})`, r.boardTeams?.map((x) => x.teamTitle));
+    expect(whereOf('Risks', toClose.key, 'Status')).toBe(riskWhere(sim.tenant.risk(toClose.id)!));
+    expect(whereOf('Risks', toRemove.key)).toBe(`${registerOf(toRemove).title} (${registerOf(toRemove).key})`);
+    // Units are named as the selection names them: title and key (or id).
+    expect(whereOf('OKRs', objective.key, 'Progress')).toBe(`${theme.title} (${theme.key})`);
+    expect(whereOf('PI objectives', piObjective.id, 'Status')).toBe(`${t.board(piBoardId)!.record.title} (${piBoardId})`);
+    expect(whereOf('Board items', f1.externalKey, 'Estimate')).toBe(`${board.record.title} (${board.id}) · ${otherTeam}`);
+    expect(whereOf('Board items', f2.externalKey)).toBe(`${board.record.title} (${board.id})`);
     // Grouped by table, in the order of the workbook's sheets.
     const order = ['Risks', 'Strategic themes', 'OKRs', 'PI objectives', 'Board items'];
     expect(listed.map((c) => order.indexOf(c.table))).toEqual([...listed.map((c) => order.indexOf(c.table))].sort((a, b) => a - b));
@@ -218,17 +234,18 @@ describe('changes since the last run (two exports into one root)', () => {
     // Right after the Summary, although it is written after the data sheets.
     expect(sheet.names.slice(0, 3)).toEqual(['Summary', 'Trends', 'Changes']);
     // Headers for people; changes.csv keeps the column names.
-    expect(sheet.header).toEqual(['Table', 'Change', 'Key', 'Item', 'Field', 'Before', 'After']);
+    expect(sheet.header).toEqual(['Table', 'Change', 'Key', 'Item', 'Where', 'Field', 'Before', 'After']);
     expect(sheet.intro).toEqual([
       'Changes since 16 Nov 2026 (run r1)',
       `${second.changes.counts.added} added, ${second.changes.counts.removed} removed, ${second.changes.counts.changed} changed.`,
     ]);
+    expect(sheet.header).toContain('Where');
     const sheetChanges = sheet.rows.map(({ fill: _f, link: _l, ...c }) => c);
     // An emptied (or newly filled) field shows "(none)" on its empty side on the sheet; the CSV keeps it empty.
     const forPeople = (c: Change): Change =>
       c.kind === 'changed' ? { ...c, from: c.from === '' ? '(none)' : c.from, to: c.to === '' ? '(none)' : c.to } : c;
     expect(sheetChanges.some((c) => c.to === '(none)' || c.from === '(none)')).toBe(true);
-    expect(sortChanges(sheetChanges)).toEqual(sortChanges(expected.map(forPeople)));
+    expect(sortChanges(bare(sheetChanges))).toEqual(sortChanges(expected.map(forPeople)));
     // Row by row the same as changes.csv (whose titles are formula-neutralised).
     expect(sheetChanges.map((c) => ({ ...c, title: c.title && neutraliseFormula(c.title) }))).toEqual(listed.map(forPeople));
     for (const row of sheet.rows) {
