@@ -29,8 +29,9 @@ export function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnTy
 /** Text of a cell; in the text part a link that leads out of the workbook carries its address. */
 export function cellText(value: CellValue, type: ColumnType | undefined, timeZone: string, withUrl: boolean): string {
   if (!isLink(value)) return formatValue(value, type, timeZone);
-  if (!withUrl || !isWebUrl(value.url)) return value.text;
-  return value.text === value.url ? value.url : `${value.text} <${value.url}>`;
+  const url = value.web ?? value.url;
+  if (!withUrl || !isWebUrl(url)) return value.text;
+  return value.text === url ? url : `${value.text} <${url}>`;
 }
 
 /** Only http(s) addresses are links in an e-mail; `#'Sheet'!A1` points into the workbook, anything else is unsafe. */

@@ -112,7 +112,9 @@ function bar(percent: number, timeZone: string): string {
 }
 
 function cellHtml(value: CellValue, type: SummaryGridColumn['type'], timeZone: string): string {
-  if (isLink(value) && isWebUrl(value.url)) return anchor(value.url, value.text);
+  // An item's address in the planning tool, when known; a link into the workbook is only text here.
+  const target = isLink(value) ? (value.web ?? value.url) : undefined;
+  if (isLink(value) && target !== undefined && isWebUrl(target)) return anchor(target, value.text);
   return escapeHtml(cellText(value, type, timeZone, false));
 }
 

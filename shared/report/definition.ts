@@ -1,3 +1,4 @@
+import { templateProblem, type PlanningLinkKind } from './summary/planning-links';
 import * as z from 'zod';
 import { emailAddress } from '../email/email-address';
 import { errorMessage, ReportDefinitionError } from '../core/errors';
@@ -23,6 +24,16 @@ const idList = (what: string) =>
         .refine((id) => !/[\u0000-\u001f\u007f-\u009f]/.test(id), `${what} must not contain control characters (copy it again)`),
     )
     .min(1, `list at least one ${what}, or leave the selector out to export all visible ones`)
+    .optional();
+
+/** A link template of `kind`, checked for its placeholders (an error names the ones it knows). */
+const linkTemplate = (kind: PlanningLinkKind) =>
+  z
+    .string()
+    .superRefine((template, ctx) => {
+      const problem = templateProblem(kind, template);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .optional();
 
 export const reportDefinitionSchema = z.strictObject({
@@ -100,6 +111,13 @@ export const reportDefinitionSchema = z.strictObject({
         .string()
         .refine((s) => /^https?:\/\//.test(s) && s.includes('{key}'), 'must be an http(s) URL containing {key}')
         .optional(),
+      /**
+       * Addresses of items in the planning tool, for "Needs attention" in the e-mail and chat
+       * messages (summary/planning-links.ts): e.g. https://acme.example.com/risks/{registerId}/{id}.
+       */
+      riskUrl: linkTemplate('riskUrl'),
+      okrUrl: linkTemplate('okrUrl'),
+      piObjectiveUrl: linkTemplate('piObjectiveUrl'),
       /** Lifetime of presigned download links handed out on demand. */
       presignedSeconds: z.number().int().min(60).max(43_200).default(3600),
       /** Lifetime of the links in e-mails (served by the link endpoint). */

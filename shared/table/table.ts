@@ -60,6 +60,11 @@ export interface Column {
 export interface LinkValue {
   readonly text: string;
   readonly url: string;
+  /**
+   * Where the item lives on the web, when `url` points inside the workbook (`#'Risks'!A12`): the
+   * e-mail and chat messages link there, the workbook to its row.
+   */
+  readonly web?: string | undefined;
 }
 
 export type CellValue = string | number | boolean | Date | LinkValue | readonly string[] | null | undefined;

@@ -1,3 +1,4 @@
+import { planningLink } from './planning-links';
 import type { OkrObjective, StrategicTheme } from '../../planning-api/schemas';
 import type { SummaryGridRow, SummarySection } from '../../table/table';
 import { ATTENTION_COLUMNS, ATTENTION_LIMIT, FILLS, okrHealth, rowLink } from './vocabulary';
@@ -22,9 +23,13 @@ interface ThemeCounts {
  */
 export class OkrFigures {
   readonly #themes = new Map<string, ThemeCounts>();
-  readonly #offTrack: { label: string; theme: string; completion: number | null; row: number }[] = [];
+  readonly #offTrack: { label: string; theme: string; completion: number | null; row: number; web: string | undefined }[] = [];
 
-  constructor(private readonly sheet: string) {}
+  /** `linkTemplate`: `links.okrUrl` of the definition, the objective's address in the planning tool. */
+  constructor(
+    private readonly sheet: string,
+    private readonly linkTemplate?: string,
+  ) {}
 
   theme(theme: StrategicTheme, progress: number | null): void {
     this.#themes.set(theme.id, { theme, progress, objectives: 0, notStarted: 0, onTrack: 0, atRisk: 0, offTrack: 0, done: 0, other: 0 });
@@ -47,6 +52,7 @@ export class OkrFigures {
         label: `${objective.key ?? ''} ${objective.title ?? ''}`.trim() || objective.id,
         theme: theme.title ?? theme.key ?? theme.id,
         completion: objective.completionPct ?? null,
+        web: planningLink(this.linkTemplate, { id: objective.id, key: objective.key ?? undefined }),
         row,
       });
     }
@@ -64,7 +70,7 @@ export class OkrFigures {
     const attention: SummaryGridRow[] = this.#offTrack.slice(0, ATTENTION_LIMIT).map((o) => ({
       values: [
         'OKR',
-        rowLink(o.label, this.sheet, o.row),
+        rowLink(o.label, this.sheet, o.row, o.web),
         `Off track${o.completion === null ? '' : ` · ${Math.round(o.completion)} % complete`} · ${o.theme}`,
       ],
     }));

@@ -1,3 +1,4 @@
+import { planningLink } from './planning-links';
 import type { Board, PiObjective, PiObjectiveGroup } from '../../planning-api/schemas';
 import type { SummaryGridRow, SummaryLine, SummarySection } from '../../table/table';
 import type { PiPhase } from './pi-phase';
@@ -44,9 +45,13 @@ export class PiFigures {
   readonly #teams = new Map<string, Tally>();
   readonly #phases = new Map<string, PiPhase>();
   readonly #teamNames = new Map<string, Set<string>>();
-  readonly #noValue: { title: string; board: string; planned: number | null; row: number }[] = [];
+  readonly #noValue: { title: string; board: string; planned: number | null; row: number; web: string | undefined }[] = [];
 
-  constructor(private readonly sheet: string) {}
+  /** `linkTemplate`: `links.piObjectiveUrl` of the definition, the objective's address in the planning tool. */
+  constructor(
+    private readonly sheet: string,
+    private readonly linkTemplate?: string,
+  ) {}
 
   /** Before the board's objectives: its PI phase and the titles and labels of its teams. */
   board(board: Board, phase: PiPhase, teams: readonly string[]): void {
@@ -78,7 +83,8 @@ export class PiFigures {
       x.actual += objective.bvActual ?? 0;
     }
     if (committed && !objective.bvActual && b.scored) {
-      this.#noValue.push({ title: objective.title ?? objective.id, board: boardName, planned: objective.bvPlan ?? null, row });
+      const web = planningLink(this.linkTemplate, { id: objective.id, boardId: board.id });
+      this.#noValue.push({ title: objective.title ?? objective.id, board: boardName, planned: objective.bvPlan ?? null, row, web });
     }
   }
 
@@ -123,7 +129,7 @@ export class PiFigures {
       ...this.#noValue.slice(0, ATTENTION_LIMIT).map((o) => ({
         values: [
           'PI objective',
-          rowLink(o.title, this.sheet, o.row),
+          rowLink(o.title, this.sheet, o.row, o.web),
           `Committed, no actual BV${o.planned === null ? '' : ` (planned ${o.planned})`} · ${o.board}`,
         ],
       })),

@@ -12,6 +12,7 @@ import {
   rowLink,
   severityRank,
 } from './vocabulary';
+import { planningLink } from './planning-links';
 
 interface Candidate {
   readonly key: string;
@@ -20,6 +21,7 @@ interface Candidate {
   readonly overdueDays: number | null;
   readonly unowned: boolean;
   readonly row: number;
+  readonly web: string | undefined;
 }
 
 /**
@@ -46,6 +48,8 @@ export class RiskFigures {
     private readonly today: Date,
     private readonly sheet: string,
     private readonly ownerField?: string,
+    /** `links.riskUrl` of the definition: the risk's address in the planning tool. */
+    private readonly linkTemplate?: string,
   ) {}
 
   #hasOwner(risk: Risk): boolean {
@@ -91,6 +95,7 @@ export class RiskFigures {
         overdueDays,
         unowned,
         row,
+        web: planningLink(this.linkTemplate, { id: risk.id, key: risk.key ?? undefined, registerId: register.id }),
       });
     }
   }
@@ -134,7 +139,7 @@ export class RiskFigures {
         ...(c.overdueDays !== null ? [`overdue ${c.overdueDays} day${c.overdueDays === 1 ? '' : 's'}`] : []),
         ...(c.unowned ? [this.#ownerWords.why] : []),
       ].join(' · ');
-      return { values: ['Risk', rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row), why] };
+      return { values: ['Risk', rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row, c.web), why] };
     });
     if (sorted.length > ATTENTION_LIMIT) {
       rows.push({ values: ['Risk', null, `${sorted.length - ATTENTION_LIMIT} more open high/critical risks overdue or unowned`] });

@@ -173,7 +173,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   let themes: StrategicTheme[] = [];
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
-  const health = new OkrFigures(SHEET_TITLES.okrs ?? 'okrs');
+  const health = new OkrFigures(SHEET_TITLES.okrs ?? 'okrs', ctx.definition.links.okrUrl);
   const audit = new FieldAudit();
   let objectiveCompletionSum = 0;
   let objectivesWithCompletion = 0;

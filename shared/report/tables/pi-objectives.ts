@@ -287,7 +287,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   const additionalColumns = selection.additionalColumns;
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
   let boards: Board[] = [];
-  const predictability = new PiFigures(SHEET_TITLES['pi-objectives'] ?? 'pi-objectives');
+  const predictability = new PiFigures(SHEET_TITLES['pi-objectives'] ?? 'pi-objectives', ctx.definition.links.piObjectiveUrl);
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
   function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {

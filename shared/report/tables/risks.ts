@@ -202,7 +202,7 @@ export function riskRow(register: RiskRegister, risk: Risk, custom: readonly Cus
 export function risksDataset(ctx: DatasetContext): Dataset {
   const selectors = ctx.definition.datasets.risks?.registers;
   let registers: RiskRegister[] = [];
-  const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks', ctx.definition.datasets.risks?.ownerField);
+  const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks', ctx.definition.datasets.risks?.ownerField, ctx.definition.links.riskUrl);
   const heatMap = new RiskHeatMap();
   let total = 0;
   const audit = new FieldAudit();

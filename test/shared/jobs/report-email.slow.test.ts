@@ -31,6 +31,11 @@ describe('the report e-mail in a browser (demo tenant)', () => {
       title: 'Demo company – weekly planning report',
       datasets: { risks: {}, okrs: {}, piObjectives: {} },
       email: { to: ['rte@example.test'] },
+      links: {
+        riskUrl: 'https://planning.example.test/risks/{registerId}/{id}',
+        okrUrl: 'https://planning.example.test/okrs/{key}',
+        piObjectiveUrl: 'https://planning.example.test/boards/{boardId}/objectives/{id}',
+      },
     });
     const result = await exportReport(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
@@ -54,6 +59,23 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     await browser?.close();
     await sim?.close();
     if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('links each item of Needs attention to it in the planning tool, from the definition\'s link templates', async () => {
+    const links = await page.evaluate<{ text: string; href: string }[]>(`(() => {
+      const heading = [...document.querySelectorAll('h2')].find((h) => h.textContent === 'Needs attention');
+      const table = heading && heading.nextElementSibling;
+      return table ? [...table.querySelectorAll('a')].map((a) => ({ text: a.textContent, href: a.getAttribute('href') })) : [];
+    })()`);
+    const risks = links.filter((l) => l.href.includes('/risks/'));
+    expect(risks.length).toBeGreaterThan(0);
+    for (const link of risks) {
+      const risk = sim.tenant.allRisks.find((r) => link.text.startsWith(`${r.key} `))!;
+      expect(link.href).toBe(`https://planning.example.test/risks/${encodeURIComponent(risk.riskRegister.id)}/${encodeURIComponent(risk.id)}`);
+    }
+    // Every linked item goes to the planning tool; none to the workbook's inner addresses.
+    expect(links.every((l) => l.href.startsWith('https://planning.example.test/'))).toBe(true);
+    expect(email.text).toContain(`<${risks[0]!.href}>`);
   });
 
   it('has a subject without doubled words', () => {
