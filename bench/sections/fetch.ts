@@ -3,8 +3,10 @@
  * added to every response, at the export's default concurrency and at concurrency 1, with the
  * references measured in the same run: the latency lower bound, the same fetch with no latency (the
  * client's own CPU cost), the same number of payload-free requests, and the settings before tuning.
+ * The compared runs are interleaved, each against a fresh simulator (comparedRuns).
  */
-import { runWorker, startService, type ChildOutcome } from '../lib/child';
+import { runWorker, startService, type ChildOutcome, type ServiceProcess } from '../lib/child';
+import { interleaved, spreadText } from '../lib/interleave';
 import { int, mb, median, over, progress, ratio, seconds, table, type SectionResult, type TargetCheck } from '../lib/common';
 import type { SimStats } from '../workers/sim-server';
 import { DEFAULT_API_CONCURRENCY } from '../../shared/core/defaults';
@@ -83,63 +85,93 @@ function failure(what: string, outcome: ChildOutcome<unknown>): Error {
   return new Error(`${what} failed (exit ${String(outcome.exitCode)} ${outcome.signal ?? ''}):\n${outcome.stderrTail}`);
 }
 
-export async function runFetchSection(options: FetchOptions): Promise<SectionResult> {
-  const started = performance.now();
+interface RunSettings {
+  readonly faults?: number;
+  readonly latencyMs?: number;
+  readonly settings?: typeof BEFORE_TUNING;
+}
+
+/** A simulator of the fetch tenant in its own process, freshly started, with `latencyMs` per response. */
+async function freshSimulator(latencyMs: number): Promise<{ service: ServiceProcess; credentials: SimCredentials }> {
   const { service, ready } = await startService<{ credentials: SimCredentials }>('workers/sim-server.ts', {
     tenant: FETCH_SHAPE,
-    latencyMs: LATENCY_MS,
+    latencyMs,
     seed: 1,
   });
-  const credentials = ready.credentials;
-  const concurrency = DEFAULT_API_CONCURRENCY;
+  return { service, credentials: ready.credentials };
+}
 
-  const measure = async (
-    label: string,
-    c: number,
-    times: number,
-    extra: { faults?: number; latencyMs?: number; settings?: typeof BEFORE_TUNING } = {},
-  ): Promise<Run> => {
-    const latencyMs = extra.latencyMs ?? LATENCY_MS;
-    const faults = extra.faults ?? 0;
-    const run: Run = { label, concurrency: c, latencyMs, walls: [], cpu: [], peakRss: [], requests: [], faults, pageSizes: new Set(), rows: undefined };
-    await service.request({ type: 'latency', ms: latencyMs });
-    for (let i = 0; i < times; i++) {
-      progress(`fetch: ${label} (${i + 1}/${times})`);
-      await service.request({ type: 'clear' });
-      for (const fault of FAULTS.slice(0, faults)) await service.request({ type: 'inject', ...fault });
-      const outcome = await runWorker<FetchResult>(
-        'workers/fetch.ts',
-        { mode: 'datasets', credentials, concurrency: c, ...extra.settings },
-        { maxOldSpaceMb: HEAP_MB },
-      );
-      if (!outcome.result) throw failure(`fetch ${label}`, outcome);
-      const stats = await service.request<SimStats>({ type: 'stats' });
-      run.walls.push(outcome.result.wallMs);
-      run.cpu.push(outcome.result.cpuMs);
-      run.peakRss.push(outcome.peakRssMb);
-      run.requests.push(stats.requests);
-      for (const size of stats.itemsPageSizes) run.pageSizes.add(size);
-      run.rows = outcome.result.rows;
-    }
-    await service.request({ type: 'latency', ms: LATENCY_MS });
-    return run;
-  };
-  const minimumOf = (run: Run): number => (run.pageSizes.size === 1 ? minimumRequests(FETCH_SHAPE, [...run.pageSizes][0]!) : Number.NaN);
-
+/** One fetch in a fresh process against a fresh simulator: no run inherits another's warm caches. */
+async function fetchOnce(label: string, concurrency: number, extra: RunSettings, into: Run): Promise<void> {
+  const { service, credentials } = await freshSimulator(into.latencyMs);
   try {
-    const parallel = await measure(`concurrency ${concurrency} (the default)`, concurrency, options.repeat);
-    const sequential = await measure('concurrency 1', 1, 1);
-    const others: Run[] = [];
-    for (const c of OTHER_CONCURRENCIES) others.push(await measure(`concurrency ${c}`, c, 1));
-    const faulty = await measure(`concurrency ${concurrency}, ${FAULTS.length} injected faults`, concurrency, 1, { faults: FAULTS.length });
-    const noLatency = await measure(`reference: concurrency ${concurrency}, no latency (the client's CPU)`, concurrency, options.repeat, { latencyMs: 0 });
-    const before = await measure(
-      `reference: concurrency ${concurrency}, before tuning (pageSize ${BEFORE_TUNING.boardItemsPageSize}, one board at a time)`,
-      concurrency,
-      1,
-      { settings: BEFORE_TUNING },
+    for (const fault of FAULTS.slice(0, extra.faults ?? 0)) await service.request({ type: 'inject', ...fault });
+    const outcome = await runWorker<FetchResult>(
+      'workers/fetch.ts',
+      { mode: 'datasets', credentials, concurrency, ...extra.settings },
+      { maxOldSpaceMb: HEAP_MB },
     );
+    if (!outcome.result) throw failure(`fetch ${label}`, outcome);
+    const stats = await service.request<SimStats>({ type: 'stats' });
+    into.walls.push(outcome.result.wallMs);
+    into.cpu.push(outcome.result.cpuMs);
+    into.peakRss.push(outcome.peakRssMb);
+    into.requests.push(stats.requests);
+    for (const size of stats.itemsPageSizes) into.pageSizes.add(size);
+    into.rows = outcome.result.rows;
+  } finally {
+    await service.close();
+  }
+}
 
+function newRun(label: string, concurrency: number, extra: RunSettings): Run {
+  const latencyMs = extra.latencyMs ?? LATENCY_MS;
+  return { label, concurrency, latencyMs, walls: [], cpu: [], peakRss: [], requests: [], faults: extra.faults ?? 0, pageSizes: new Set(), rows: undefined };
+}
+
+/**
+ * The compared runs, interleaved (bench/lib/interleave.ts): the default, the same with injected
+ * faults, and the no-latency reference, `repeat` rounds in alternating order, each run against a
+ * fresh simulator. Run one after the other, the first got a cold simulator and the later ones a
+ * warm machine, which made the faulty twin look faster than the clean run.
+ */
+async function comparedRuns(concurrency: number, repeat: number): Promise<{ parallel: Run; faulty: Run; noLatency: Run }> {
+  const parallel = newRun(`concurrency ${concurrency} (the default)`, concurrency, {});
+  const faulty = newRun(`concurrency ${concurrency}, ${FAULTS.length} injected faults`, concurrency, { faults: FAULTS.length });
+  const noLatency = newRun(`reference: concurrency ${concurrency}, no latency (the client's CPU)`, concurrency, { latencyMs: 0 });
+  const variant = (run: Run, extra: RunSettings) => ({
+    label: run.label,
+    run: async (round: number) => {
+      progress(`fetch: ${run.label} (${round + 1}/${repeat})`);
+      await fetchOnce(run.label, concurrency, extra, run);
+    },
+  });
+  await interleaved([variant(parallel, {}), variant(faulty, { faults: FAULTS.length }), variant(noLatency, { latencyMs: 0 })], repeat);
+  return { parallel, faulty, noLatency };
+}
+
+async function singleRun(label: string, concurrency: number, extra: RunSettings = {}): Promise<Run> {
+  const run = newRun(label, concurrency, extra);
+  progress(`fetch: ${label}`);
+  await fetchOnce(label, concurrency, extra, run);
+  return run;
+}
+
+export async function runFetchSection(options: FetchOptions): Promise<SectionResult> {
+  const started = performance.now();
+  const concurrency = DEFAULT_API_CONCURRENCY;
+  const minimumOf = (run: Run): number => (run.pageSizes.size === 1 ? minimumRequests(FETCH_SHAPE, [...run.pageSizes][0]!) : Number.NaN);
+  const { parallel, faulty, noLatency } = await comparedRuns(concurrency, options.repeat);
+  const sequential = await singleRun('concurrency 1', 1);
+  const others: Run[] = [];
+  for (const c of OTHER_CONCURRENCIES) others.push(await singleRun(`concurrency ${c}`, c));
+  const before = await singleRun(
+    `reference: concurrency ${concurrency}, before tuning (pageSize ${BEFORE_TUNING.boardItemsPageSize}, one board at a time)`,
+    concurrency,
+    { settings: BEFORE_TUNING },
+  );
+  const { service, credentials } = await freshSimulator(LATENCY_MS);
+  try {
     const minimum = minimumOf(parallel);
     // The measured floor: as many requests of the cheapest operation, same client and limiter.
     const floors: number[] = [];
@@ -158,7 +190,7 @@ export async function runFetchSection(options: FetchOptions): Promise<SectionRes
       const lower = bound(run);
       return [
         run.label,
-        `${seconds(wallOf(run))}${run.walls.length > 1 ? ` (median of ${run.walls.length})` : ''}`,
+        spreadText(run.walls, seconds),
         [...run.pageSizes].join(', '),
         `${int(requests)}${run.requests.every((r) => r === requests) ? '' : ` (${run.requests.join(', ')})`}`,
         run.faults ? `${int(minimumOf(run))} + ${run.faults}` : int(minimumOf(run)),
@@ -212,6 +244,10 @@ export async function runFetchSection(options: FetchOptions): Promise<SectionRes
         `Measured floor: ${int(minimum)} payload-free requests (list collections) through the same client and limiter at ` +
         `concurrency ${concurrency} take **${seconds(floor)}** (median of ${floors.length}), ${ratio(floor / lower)} the lower bound: ` +
         `latency plus this machine's per-request overhead.`,
+      '',
+      `The default, its ${FAULTS.length}-fault twin and the no-latency reference run interleaved, ${options.repeat} rounds in ` +
+        `alternating order (A B C, C B A, …), each run a fresh fetch process against a freshly started simulator; ` +
+        `their wall times are medians with the range. The other runs go once each, also against a fresh simulator.`,
       '',
       table(
         ['run', 'wall time', 'items pageSize', 'requests', 'minimum', 'lower bound', 'wall / bound', 'client CPU', 'peak RSS'],
