@@ -62,6 +62,8 @@ if (input.mode === 'floor') {
     ...(wanted.includes('risks') ? [risksDataset(ctx)] : []),
     ...(wanted.includes('boardItems') ? [boardItemsDataset(ctx, input.readAhead)] : []),
   ];
+  // Board items start fetching with the run, within their read-ahead, as runExport has them.
+  for (const dataset of datasets) dataset.prefetch?.();
   const rows: Record<string, number> = {};
   let firstRowMs: number | undefined;
   for (const dataset of datasets) {

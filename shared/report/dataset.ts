@@ -41,6 +41,14 @@ export interface TableOutput {
  */
 export interface Dataset {
   readonly name: string;
+  /**
+   * Starts fetching before the dataset's turn, within its own read-ahead bound, so a large dataset's
+   * requests share the run's request budget with the datasets written before it instead of waiting
+   * for them. What it fetched is what `tables()` then hands out; a failure surfaces there.
+   */
+  prefetch?(): void;
+  /** Stops a prefetch that will not be consumed (the run failed before the dataset's turn). */
+  stop?(): Promise<void>;
   tables(): AsyncIterable<TableOutput>;
   /** What the selectors resolved to (board, register and theme ids and titles), for the manifest. */
   resolvedSelectors(): Record<string, unknown>;

@@ -86,16 +86,12 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     const outputs = await openOutputs({ definition, writer: run.writer, runId, runDate: run.runDate, exportedAt: startedAt, tracker, log });
     const datasets: Dataset[] = DATASET_ORDER.filter(([name]) => definition.datasets[name] !== undefined).map(([, create]) => create(ctx));
     const tableRows: Record<string, number> = {};
-    for (const dataset of datasets) {
-      progress({ type: 'dataset', dataset: dataset.name });
-      log.info('exporting dataset', { dataset: dataset.name });
-      for await (const output of dataset.tables()) {
-        const table = labelled(output.table);
-        const count = await fanOut(output.rows, await outputs.openTable(table, dataset), (rows) => progress({ type: 'rows', table: table.name, rows }));
-        tableRows[table.name] = count;
-        progress({ type: 'table-done', table: table.name, rows: count });
-        await outputs.finishTable(table.name, count);
-      }
+    // Large datasets start fetching now, within their read-ahead, sharing the request budget.
+    for (const dataset of datasets) dataset.prefetch?.();
+    try {
+      await exportDatasets(datasets, outputs, tableRows, progress, log);
+    } finally {
+      await Promise.all(datasets.map((d) => (d.stop ? d.stop() : Promise.resolve())));
     }
     const changed = await tracker.finish();
     const summary = withDeltas(buildSummary(definition, runId, run.runStart, deps.sourceInfo, tableRows, datasets), changed.report, definition.timeZone);
@@ -111,6 +107,27 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     await run.writer.verify([...entries.files.map((f) => ({ ...f, key: `${run.runFolder}/${f.path}` })), ...entries.stored]);
     return { manifest, summary, changes: changed.report, ...entries.result };
   });
+}
+
+/** Each dataset's tables in order, each table's rows into every output at once. */
+async function exportDatasets(
+  datasets: readonly Dataset[],
+  outputs: Awaited<ReturnType<typeof openOutputs>>,
+  tableRows: Record<string, number>,
+  progress: (event: ProgressEvent) => void,
+  log: Log,
+): Promise<void> {
+  for (const dataset of datasets) {
+    progress({ type: 'dataset', dataset: dataset.name });
+    log.info('exporting dataset', { dataset: dataset.name });
+    for await (const output of dataset.tables()) {
+      const table = labelled(output.table);
+      const count = await fanOut(output.rows, await outputs.openTable(table, dataset), (rows) => progress({ type: 'rows', table: table.name, rows }));
+      tableRows[table.name] = count;
+      progress({ type: 'table-done', table: table.name, rows: count });
+      await outputs.finishTable(table.name, count);
+    }
+  }
 }
 
 /** Writes every row of a table to every sink (awaiting each sink's backpressure); resolves with the row count once all are closed. */

@@ -346,6 +346,20 @@ export async function* boardItemsInOrder(
   }
 }
 
+type BoardItemOf = { board: Board; meta: BoardMetadata; item: BoardItem };
+
+/** `first` (already asked for) followed by the rest of `rest`. */
+async function* prepend<T>(first: Promise<IteratorResult<T, void>>, rest: AsyncGenerator<T, void, undefined>): AsyncGenerator<T, void, undefined> {
+  try {
+    const head = await first;
+    if (head.done) return;
+    yield head.value;
+    yield* rest;
+  } finally {
+    await rest.return(undefined);
+  }
+}
+
 /** The `board-items` table: features and their stories, board by board (several boards fetched at once). */
 export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsReadAhead = BOARD_ITEMS_READ_AHEAD): Dataset {
   const selection = ctx.definition.datasets.boardItems ?? {};
@@ -353,9 +367,19 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   const counts = new Map<string, { features: number; stories: number }>();
   const audit = new FieldAudit();
 
-  async function* rows(): AsyncIterable<TableRow> {
+  /** The boards and their items' iterator, started by prefetch() or at the dataset's turn. */
+  let started: Promise<{ boards: Board[]; items: AsyncGenerator<BoardItemOf> }> | undefined;
+  const start = () =>
+    (started ??= selectBoards(ctx.source, selection, 'boardItems', ctx.log).then((selected) => {
+      const items = boardItemsInOrder(ctx.source, (boardId) => loadMetadata(ctx, boardId), selected, readAhead);
+      // An async generator runs only when asked: ask for the first feature now, keep it for rows().
+      const first = items.next();
+      first.catch(() => undefined);
+      return { boards: selected, items: prepend(first, items) };
+    }));
+
+  async function* rows(items: AsyncGenerator<BoardItemOf>): AsyncIterable<TableRow> {
     for (const board of boards) counts.set(board.id, { features: 0, stories: 0 });
-    const items = boardItemsInOrder(ctx.source, (boardId) => loadMetadata(ctx, boardId), boards, readAhead);
     const timeZone = ctx.definition.timeZone;
     for await (const { board, meta, item } of items) {
       const count = counts.get(board.id)!;
@@ -373,15 +397,24 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
-    boards = await selectBoards(ctx.source, selection, 'boardItems', ctx.log);
+    const { boards: selected, items } = await start();
+    boards = selected;
     for (const board of boards) {
       if (typeof board.state === 'string') audit.warn('board-items', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
     }
-    yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS, outlineLevels: 1 }, rows: rows() };
+    yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS, outlineLevels: 1 }, rows: rows(items) };
   }
 
   return {
     name: 'boardItems',
+    prefetch: () => {
+      // Observed by tables(); until then a failure must not be an unhandled rejection.
+      start().catch(() => undefined);
+    },
+    stop: async () => {
+      const running = await started?.catch(() => undefined);
+      await running?.items.return(undefined);
+    },
     tables,
     resolvedSelectors: () => ({ boards: boards.map((b) => ({ id: b.id, title: b.title ?? null })) }),
     summary: () => [
