@@ -20,7 +20,7 @@ import type { EventPublisher } from '../events/report-events';
 import type { ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
 import { messageRunKey, sendOnce } from './message-claim';
-import { decideDelivery } from './delivery-decision';
+import { decideDelivery } from '../report/delivery-decision';
 import { deliverRunToChannels, type ChannelJobDependencies } from './report-channels';
 import type { ChannelResult } from '../channels/deliver';
 import { resolveDefinition, type InlinePolicy } from './resolve-definition';

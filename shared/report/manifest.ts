@@ -79,6 +79,11 @@ export const manifestSchema = z.object({
   summary: z.record(z.string(), z.unknown()),
   /** The comparison with an earlier run and this run's table snapshots (docs/changes.md). */
   changes: manifestChangesSchema.optional(),
+  /**
+   * Whether the run's message goes out under the definition's `delivery.when`, and why in words
+   * ("not sent: nothing changed since run … and delivery.when is \"changed\""); docs/delivery.md.
+   */
+  delivery: z.object({ send: z.boolean(), when: z.string(), reason: z.string() }).optional(),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;

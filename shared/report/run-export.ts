@@ -20,6 +20,7 @@ import { risksDataset } from './tables/risks';
 import type { RunTrigger } from './changes/manifest-changes';
 import { startChangeTracking, type ChangeTracker } from './changes/tracker';
 import { withDeltas } from './changes/deltas';
+import { decideDelivery, type DeliveryDecision } from './delivery-decision';
 import { openOutputs, type RunEntries } from './outputs/index';
 import type { RunRecord } from './outputs/output';
 
@@ -102,7 +103,8 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       figures: mergeFigures(datasets.map((d) => d.figures())),
     };
     const entries = await outputs.finishRun({ summary, changes: changed.report, snapshots, rows: tableRows, record });
-    const manifest = buildManifest({ definition, record, source: deps.sourceInfo, summary, tableRows, entries });
+    const delivery = decideDelivery(definition, { summary, changes: changed.report });
+    const manifest = buildManifest({ definition, record, source: deps.sourceInfo, summary, tableRows, entries, delivery });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
     await run.writer.verify([...entries.files.map((f) => ({ ...f, key: `${run.runFolder}/${f.path}` })), ...entries.stored]);
     return { manifest, summary, changes: changed.report, ...entries.result };
@@ -167,6 +169,7 @@ interface ManifestParts {
   readonly summary: ReportSummary;
   readonly tableRows: Record<string, number>;
   readonly entries: RunEntries;
+  readonly delivery: DeliveryDecision;
 }
 
 /** The run's manifest, through JSON and back, so the manifest returned is exactly what readers of manifest.json get. */
@@ -190,5 +193,6 @@ function buildManifest(parts: ManifestParts): Manifest {
       sections: summary.sections,
     },
     changes: record.changes,
+    delivery: parts.delivery,
   })));
 }

@@ -1,5 +1,5 @@
 // @tier slow
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
 import { startWebhookRecorder, type WebhookRecorder } from '../../support/webhook-recorder';
@@ -121,6 +121,10 @@ describe('Slack and Teams delivery beside e-mail (local stack)', () => {
     // The export itself ran and was kept.
     const listed = await h.s3.client.send(new ListObjectsV2Command({ Bucket: h.s3.bucket, Prefix: 'reports/weekly/dt=2026-11-30/' }));
     expect((listed.Contents ?? []).map((o) => o.Key)).toContain('reports/weekly/dt=2026-11-30/run=s-20261130T060000Z/manifest.json');
+    // Its manifest says why its message was not sent.
+    const stored = await h.s3.client.send(new GetObjectCommand({ Bucket: h.s3.bucket, Key: 'reports/weekly/dt=2026-11-30/run=s-20261130T060000Z/manifest.json' }));
+    const manifest = JSON.parse(await stored.Body!.transformToString()) as { delivery?: unknown };
+    expect(manifest.delivery).toEqual({ send: false, when: 'changed', reason: outcome.delivery.reason });
   });
 
   it('keeps e-mail and Teams going when Slack fails, tells the owners once per streak, and again when it works', async () => {

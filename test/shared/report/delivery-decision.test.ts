@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideDelivery } from '../../../shared/jobs/delivery-decision';
+import { decideDelivery } from '../../../shared/report/delivery-decision';
 import { parseReportDefinition } from '../../../shared/report/definition';
 import type { ExportResult } from '../../../shared/report/run-export';
 

@@ -1,19 +1,30 @@
 import type { DeliveryWhen } from '../channels/delivery-option';
-import type { ReportDefinition } from '../report/definition';
-import type { ExportResult } from '../report/run-export';
+import type { ReportSummary } from '../table/table';
+import type { ReportDefinition } from './definition';
+import type { ChangeReport } from './changes/model';
 
-/** Whether a run's message goes out (e-mail and chat channels), and why, in a sentence for people. */
+/** What the decision reads of a run: its "Needs attention" rows and its comparison's counts. */
+export interface DeliveryInputs {
+  readonly summary: ReportSummary;
+  readonly changes: Pick<ChangeReport, 'baseline' | 'counts'>;
+}
+
+/**
+ * Whether a run's message goes out (e-mail and chat channels), and why, in a sentence for people.
+ * Decided when the run is published and kept in its manifest (`delivery`), so a run that was not
+ * sent says why wherever the run is read.
+ */
 export interface DeliveryDecision {
   readonly send: boolean;
   readonly when: DeliveryWhen;
   readonly reason: string;
 }
 
-export function attentionCount(result: ExportResult): number {
+export function attentionCount(result: DeliveryInputs): number {
   return result.summary.sections.filter((s) => s.role === 'attention').reduce((n, s) => n + (s.grid?.rows.length ?? 0), 0);
 }
 
-export function changeCount(result: ExportResult): number {
+export function changeCount(result: DeliveryInputs): number {
   const c = result.changes.counts;
   return c.added + c.removed + c.changed + c.scope;
 }
@@ -23,7 +34,7 @@ export function changeCount(result: ExportResult): number {
  * no earlier run to compare with (the first run is news); "attention" sends when "Needs attention"
  * lists something. The export itself is kept either way.
  */
-export function decideDelivery(definition: ReportDefinition, result: ExportResult): DeliveryDecision {
+export function decideDelivery(definition: ReportDefinition, result: DeliveryInputs): DeliveryDecision {
   const when = definition.delivery?.when ?? 'always';
   const rule = `delivery.when is "${when}"`;
   if (when === 'changed') {
