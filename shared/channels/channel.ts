@@ -15,6 +15,13 @@ export interface MessageSection {
   readonly figures: readonly MessageFigure[];
 }
 
+/** One item of "Needs attention": "Risk R-12 Vendor lock-in: High · no owner", and its address in the planning tool when known. */
+export interface AttentionLine {
+  readonly text: string;
+  /** An http(s) address (the definition's `links.riskUrl` and the like); absent: shown as text. */
+  readonly url?: string | undefined;
+}
+
 /** What every channel shows, in this order: the e-mail's content, trimmed to what fits a chat message. */
 export interface ChannelMessage {
   /** The report's title. */
@@ -25,7 +32,7 @@ export interface ChannelMessage {
   /** The headline figures, section by section. */
   readonly headline: readonly MessageSection[];
   /** "Needs attention": one line per item; empty when nothing does. */
-  readonly attention: readonly string[];
+  readonly attention: readonly AttentionLine[];
   /** How many more items need attention than `attention` lists. */
   readonly attentionMore: number;
   /** The comparison with the earlier run: heading ("What changed since 16 Nov 2026"), counts text, total. */

@@ -1,4 +1,4 @@
-import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, clip, type Channel, type ChannelMessage } from './channel';
+import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, clip, type AttentionLine, type Channel, type ChannelMessage } from './channel';
 
 /**
  * Slack incoming webhook: a Block Kit message. Slack refuses a message with more than 50 blocks or a
@@ -12,6 +12,12 @@ type Block = Readonly<Record<string, unknown>>;
 /** Slack's mrkdwn treats these three as control characters; everything else is shown as typed. */
 export function slackEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** An item linked to it in the planning tool (`<url|text>`; the text may not hold `|`), or plain text. */
+function attentionText(line: AttentionLine): string {
+  if (line.url === undefined || line.url.length > SLACK_LIMITS.url / 2 || /[<>|\s]/.test(line.url)) return slackEscape(line.text);
+  return `<${line.url}|${slackEscape(line.text).replace(/\|/g, '¦')}>`;
 }
 
 const mrkdwn = (text: string) => ({ type: 'mrkdwn', text: clip(text, SLACK_LIMITS.text) });
@@ -56,7 +62,7 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
   const changes = message.changes && section(`*${slackEscape(message.changes.heading)}*\n${slackEscape(message.changes.text)}`);
   const attention =
     message.attention.length + message.attentionMore > 0
-      ? section(fitLines('*Needs attention*', message.attention.map((l) => `• ${slackEscape(l)}`), message.attentionMore, SLACK_LIMITS.text))
+      ? section(fitLines('*Needs attention*', message.attention.map((l) => `• ${attentionText(l)}`), message.attentionMore, SLACK_LIMITS.text))
       : section('*Needs attention*\nNothing needs attention.');
   const actions = buttons(message);
   const bottom: Block[] = [

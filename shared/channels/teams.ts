@@ -1,4 +1,4 @@
-import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, type Channel, type ChannelMessage } from './channel';
+import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, type AttentionLine, type Channel, type ChannelMessage } from './channel';
 
 /**
  * Microsoft Teams incoming webhook (a Workflows "post to a channel when a webhook request is
@@ -14,6 +14,15 @@ const MAX_ATTENTION_LINES = 15;
 type Element = Readonly<Record<string, unknown>>;
 
 const text = (value: string, extra: Element = {}): Element => ({ type: 'TextBlock', text: value, wrap: true, ...extra });
+/**
+ * An item linked to it in the planning tool: a TextBlock's markdown link `[text](url)`, with the
+ * characters that would end the link text or address escaped; plain text without an address.
+ */
+function attentionText(line: AttentionLine): string {
+  if (line.url === undefined || /[\s()]/.test(line.url)) return line.text;
+  return `[${line.text.replace(/[[\]\\]/g, (c) => `\\${c}`)}](${line.url})`;
+}
+
 const heading = (value: string): Element => text(value, { weight: 'Bolder', spacing: 'Medium' });
 
 export function adaptiveCard(message: ChannelMessage): Element {
@@ -28,7 +37,7 @@ export function adaptiveCard(message: ChannelMessage): Element {
     ]),
     ...(message.changes ? [heading(message.changes.heading), text(message.changes.text)] : []),
     heading('Needs attention'),
-    ...(shown.length === 0 && more === 0 ? [text('Nothing needs attention.')] : shown.map((l) => text(`• ${l}`, { spacing: 'Small' }))),
+    ...(shown.length === 0 && more === 0 ? [text('Nothing needs attention.')] : shown.map((l) => text(`• ${attentionText(l)}`, { spacing: 'Small' }))),
     ...(more > 0 ? [text(`…and ${more} more in the workbook`, { isSubtle: true })] : []),
     text(`Run ${message.runId}`, { isSubtle: true, size: 'Small' }),
   ];

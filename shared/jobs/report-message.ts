@@ -1,6 +1,6 @@
-import type { ChannelMessage, MessageFigure, MessageSection } from '../channels/channel';
+import type { AttentionLine, ChannelMessage, MessageFigure, MessageSection } from '../channels/channel';
 import { changesHeading, countsText } from '../email/changes-section';
-import { cellText, formatDateTime } from '../email/email-format';
+import { cellText, formatDateTime, isLink, isWebUrl } from '../email/email-format';
 import type { LinkKey } from '../links/link-token';
 import { createRunLinkToken } from '../links/run-link-token';
 import { changesDigest } from '../report/changes/digest';
@@ -59,12 +59,16 @@ function headlineSection(section: SummarySection, tz: string): MessageSection {
   return { heading: section.heading, figures };
 }
 
-/** "Risk R-12: no owner": what, which item, why; the summary's own "n more" rows come through as lines. */
-function attentionLines(section: SummarySection, tz: string): string[] {
+/** "Risk R-12: no owner": what, which item, why, linked to the item where its address is known; "n more" rows come through as lines. */
+function attentionLines(section: SummarySection, tz: string): AttentionLine[] {
   return (section.grid?.rows ?? []).map((row) => {
     const [what, item, why] = row.values;
     const itemText = item ? ` ${cellText(item, 'link', tz, false)}:` : '';
-    return `${cellText(what, 'text', tz, false)}${itemText} ${cellText(why, 'text', tz, false)}`;
+    const web = isLink(item) ? item.web : undefined;
+    return {
+      text: `${cellText(what, 'text', tz, false)}${itemText} ${cellText(why, 'text', tz, false)}`,
+      ...(web !== undefined && isWebUrl(web) && { url: web }),
+    };
   });
 }
 

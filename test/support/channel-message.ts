@@ -10,7 +10,10 @@ export function sampleMessage(overrides: Partial<ChannelMessage> = {}): ChannelM
       { heading: 'Risks', figures: [{ label: 'Open risks', value: '12 (+4 since 16 Nov)' }, { label: 'High', value: '3' }] },
       { heading: 'OKR progress by strategic theme', figures: [{ label: 'Growth', value: 'Progress 40 %' }] },
     ],
-    attention: ['Risk R-1: no owner', 'Risk R-2: <script>alert(1)</script> overdue'],
+    attention: [
+      { text: 'Risk R-1: no owner', url: 'https://planning.example.test/risks/reg-1/r-1' },
+      { text: 'Risk R-2: <script>alert(1)</script> overdue' },
+    ],
     attentionMore: 0,
     changes: { heading: 'What changed since 16 Nov 2026', text: '2 added, 0 removed, 1 changed.', total: 3 },
     workbookUrl: 'https://reports.example.test/links/wb-token',
@@ -27,7 +30,7 @@ export function hugeMessage(): ChannelMessage {
       heading: `Board ${s} ${'h'.repeat(4000)}`,
       figures: Array.from({ length: 200 }, (_, f) => ({ label: `Figure ${f}`, value: 'v'.repeat(40) })),
     })),
-    attention: Array.from({ length: 500 }, (_, i) => `Risk R-${i}: ${'why '.repeat(30)}`),
+    attention: Array.from({ length: 500 }, (_, i) => ({ text: `Risk R-${i}: ${'why '.repeat(30)}` })),
     attentionMore: 7,
   });
 }

@@ -18,7 +18,9 @@ describe('the Slack message', () => {
     const payload = slack(sampleMessage());
     expect(slackProblems(payload)).toEqual([]);
     const text = allText(payload);
-    const order = ['Open risks: *12 (+4 since 16 Nov)*', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.', '*Needs attention*', 'Risk R-1: no owner'];
+    // An item with an address in the planning tool links to it (`<url|text>`); one without is text.
+    const order = ['Open risks: *12 (+4 since 16 Nov)*', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.', '*Needs attention*',
+      '• <https://planning.example.test/risks/reg-1/r-1|Risk R-1: no owner>', '• Risk R-2: &lt;script&gt;'];
     const at = order.map((o) => text.indexOf(o));
     expect(at.every((p) => p >= 0), text).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

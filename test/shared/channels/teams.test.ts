@@ -20,7 +20,9 @@ describe('the Teams message', () => {
     const facts = card.body.flatMap((e) => e.facts ?? []);
     expect(facts).toContainEqual({ title: 'Open risks', value: '12 (+4 since 16 Nov)' });
     const texts = card.body.map((e) => e.text ?? '');
-    const order = ['Risks', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.', 'Needs attention', '• Risk R-1: no owner'];
+    // An item with an address in the planning tool is a markdown link; one without is text.
+    const order = ['Risks', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.', 'Needs attention',
+      '• [Risk R-1: no owner](https://planning.example.test/risks/reg-1/r-1)', '• Risk R-2: <script>alert(1)</script> overdue'];
     const at = order.map((o) => texts.indexOf(o));
     expect(at.every((p) => p >= 0), texts.join('\n')).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

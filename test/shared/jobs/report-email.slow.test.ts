@@ -6,6 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingEmail } from '../../../shared/email/ses-mailer';
 import { buildReportEmail } from '../../../shared/jobs/report-email';
+import { buildChannelMessage } from '../../../shared/jobs/report-message';
+import type { ExportResult } from '../../../shared/report/run-export';
 import { parseReportDefinition } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
@@ -20,13 +22,15 @@ describe('the report e-mail in a browser (demo tenant)', () => {
   let browser: Browser;
   let email: OutgoingEmail;
   let page: Page;
+  let result: ExportResult;
+  let definition: ReturnType<typeof parseReportDefinition>;
   const now = new Date('2026-11-23T06:00:00Z');
 
   beforeAll(async () => {
     [sim, browser] = await Promise.all([startSimulator({ tenant: 'demo' }), launchBrowser()]);
     root = await mkdtemp(join(tmpdir(), 'email-browser-'));
     const storage = new LocalDirectoryStorage(root);
-    const definition = parseReportDefinition({
+    definition = parseReportDefinition({
       name: 'rte-weekly',
       title: 'Demo company – weekly planning report',
       datasets: { risks: {}, okrs: {}, piObjectives: {} },
@@ -37,7 +41,7 @@ describe('the report e-mail in a browser (demo tenant)', () => {
         piObjectiveUrl: 'https://planning.example.test/boards/{boardId}/objectives/{id}',
       },
     });
-    const result = await exportReport(definition, {
+    result = await exportReport(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage,
       ledger: new LocalLedger(join(root, '.ledger')),
@@ -76,6 +80,10 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     // Every linked item goes to the planning tool; none to the workbook's inner addresses.
     expect(links.every((l) => l.href.startsWith('https://planning.example.test/'))).toBe(true);
     expect(email.text).toContain(`<${risks[0]!.href}>`);
+    // Chat messages link the same items to the same addresses.
+    const chat = buildChannelMessage(definition, result, { now, freshCopyLink: false });
+    const linked = chat.attention.filter((l) => l.url !== undefined);
+    expect(linked.map((l) => l.url)).toEqual(links.map((l) => l.href));
   });
 
   it('has a subject without doubled words', () => {
