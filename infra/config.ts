@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { emailAddress } from '../shared/email/email-address';
 import { reportDefinitionSchema, type ReportDefinitionInput } from '../shared/report/definition';
-import { isTimeZone } from '../shared/report/dates';
+import { scheduleSchema } from '../shared/definitions/stored-definition';
 import { errorMessage } from '../shared/core/errors';
 
 /**
@@ -25,26 +25,6 @@ export class InfraConfigError extends Error {
     this.name = 'InfraConfigError';
   }
 }
-
-/**
- * EventBridge Scheduler cron: six fields (minutes hours day-of-month month day-of-week year), and
- * one of day-of-month / day-of-week must be `?`. Checked here because CloudFormation would only
- * reject it halfway through a deployment.
- */
-const cronSchema = z
-  .string()
-  .trim()
-  .regex(/^cron\(\s*\S+(\s+\S+){5}\s*\)$/, 'must be a six-field Scheduler cron expression such as "cron(0 7 ? * MON *)"')
-  .refine((cron) => {
-    const fields = cron.slice(5, -1).trim().split(/\s+/);
-    return fields[2] === '?' || fields[4] === '?';
-  }, 'day-of-month (3rd field) or day-of-week (5th field) must be "?", e.g. "cron(0 7 ? * MON *)"');
-
-const scheduleSchema = z.strictObject({
-  cron: cronSchema,
-  /** IANA name; Scheduler evaluates the cron in it, so 07:00 stays 07:00 across daylight saving. */
-  timeZone: z.string().min(1).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin'),
-});
 
 const reportEntrySchema = z
   .strictObject({
@@ -125,12 +105,6 @@ export interface InfraConfig {
   readonly runLinkStartsPerHour?: number;
   readonly inlineDefinitions: { readonly enabled: boolean; readonly prefix: string; readonly emailDomains: readonly string[] };
 }
-
-/**
- * Lambda allows 4 KB for all environment variables of a function together; the definitions are
- * one of them. What is left covers the ARNs, names and URL the stack sets (about 1 KB).
- */
-export const MAX_REPORT_DEFINITIONS_BYTES = 2800;
 
 function keyPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>(
@@ -220,13 +194,6 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
   if (config.mailFrom !== undefined && config.sesIdentityArn === undefined) {
     problems.push(`${CONTEXT_KEY}.mailFrom: needs ${CONTEXT_KEY}.sesIdentityArn (the SES identity the sender belongs to)`);
   }
-  const definitionsBytes = Buffer.byteLength(JSON.stringify(definitionsByName(reports)), 'utf8');
-  if (definitionsBytes > MAX_REPORT_DEFINITIONS_BYTES) {
-    problems.push(
-      `${CONTEXT_KEY}.reports: the definitions take ${definitionsBytes} bytes as REPORT_DEFINITIONS, more than the ` +
-        `${MAX_REPORT_DEFINITIONS_BYTES} that fit Lambda's 4 KB environment; shorten titles or move reports to on-demand calls`,
-    );
-  }
   if (problems.length > 0) fail(problems);
 
   return {
@@ -252,9 +219,4 @@ function parseContextString(text: string): unknown {
   } catch (error) {
     return fail([`${CONTEXT_KEY}: a value given with -c must be JSON (${errorMessage(error)})`]);
   }
-}
-
-/** The REPORT_DEFINITIONS value: `{ "<name>": <definition> }`. */
-export function definitionsByName(reports: readonly ConfiguredReport[]): Record<string, ConfiguredReport['definition']> {
-  return Object.fromEntries(reports.map((r) => [r.definition.name, r.definition]));
 }

@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -19,8 +20,11 @@ import {
   SERVICE_NAME,
   type ApiLambdaEnvironment,
   type ExportLambdaEnvironment,
+  type SyncLambdaEnvironment,
 } from '../shared/core/names';
-import { definitionsByName, REPO_ROOT, type InfraConfig } from './config';
+import { DEFINITIONS_PREFIX } from '../shared/definitions/stored-definition';
+import { REPO_ROOT, type InfraConfig } from './config';
+import { DefinitionsBucket } from './constructs/definitions-bucket';
 import { ExportHttpApi } from './constructs/export-http-api';
 import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
 import { ExporterFunction } from './constructs/exporter-function';
@@ -52,6 +56,8 @@ export interface ReportExporterStackProps extends StackProps {
 
 export class ReportExporterStack extends Stack {
   readonly reports: ReportsBucket;
+  readonly definitions: DefinitionsBucket;
+  readonly syncFunction: ExporterFunction;
   readonly ledger: RunLedgerTable;
   readonly secrets: ExporterSecrets;
   readonly api: ExportHttpApi;
@@ -61,14 +67,17 @@ export class ReportExporterStack extends Stack {
   readonly schedules: ReportSchedules;
   readonly alarms: ExporterAlarms;
   readonly downstream: DownstreamTables;
+  private readonly config: InfraConfig;
 
   constructor(scope: Construct, id: string, props: ReportExporterStackProps) {
     super(scope, id, props);
     const { config } = props;
+    this.config = config;
     const repoRoot = props.repoRoot ?? REPO_ROOT;
 
     this.reports = new ReportsBucket(this, 'Storage', { prefix: REPORTS_PREFIX, retentionDays: config.retentionDays });
     const bucket = this.reports.bucket;
+    this.definitions = new DefinitionsBucket(this, 'Definitions', { logBucket: this.reports.logBucket });
     this.ledger = new RunLedgerTable(this, 'Ledger');
     // Glue tables and Athena for the reports that write Parquet (docs/downstream.md).
     this.downstream = new DownstreamTables(this, 'Downstream', {
@@ -92,7 +101,8 @@ export class ReportExporterStack extends Stack {
       API_CONCURRENCY: String(DEFAULT_API_CONCURRENCY),
       API_TIMEOUT_MS: String(DEFAULT_API_TIMEOUT_MS),
       SECRET_MAX_AGE_SECONDS: '300',
-      REPORT_DEFINITIONS: JSON.stringify(definitionsByName(config.reports)),
+      DEFINITIONS_BUCKET: this.definitions.bucket.bucketName,
+      DEFINITIONS_MAX_AGE_SECONDS: '60',
       INLINE_DEFINITIONS: config.inlineDefinitions.enabled ? 'on' : 'off',
       INLINE_PREFIX: config.inlineDefinitions.prefix,
       INLINE_EMAIL_DOMAINS: config.inlineDefinitions.emailDomains.join(','),
@@ -153,7 +163,8 @@ export class ReportExporterStack extends Stack {
     this.grantExportPermissions(config);
     this.grantApiPermissions();
 
-    this.schedules = new ReportSchedules(this, 'Schedules', { reports: config.reports, target: exportFn });
+    this.schedules = new ReportSchedules(this, 'Schedules', { target: exportFn });
+    this.syncFunction = this.definitionsSync(repoRoot);
 
     this.alarms = new ExporterAlarms(this, 'Alarms', {
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
@@ -211,12 +222,67 @@ export class ReportExporterStack extends Stack {
   }
 
   /**
+   * definitions-sync: an object created or deleted under definitions/ → that report's schedule.
+   * One at a time (reserved concurrency 1): each sync reads the stored object as it is now, so the
+   * last sync to run always leaves the last write's schedule, whatever order the events came in.
+   */
+  private definitionsSync(repoRoot: string): ExporterFunction {
+    const sync = new ExporterFunction(this, 'DefinitionsSync', {
+      repoRoot,
+      entry: 'lambdas/definitions-sync/handler.ts',
+      description: 'planning-report-exporter: definitions-sync (one Scheduler schedule per stored report)',
+      memorySize: 256,
+      timeout: Duration.minutes(1),
+      reservedConcurrentExecutions: 1,
+      logRetention: LOG_RETENTION,
+      environment: {
+        DEFINITIONS_BUCKET: this.definitions.bucket.bucketName,
+        SCHEDULE_GROUP: this.schedules.group.scheduleGroupName,
+        EXPORT_FUNCTION_ARN: this.exportFunction.function.functionArn,
+        SCHEDULER_ROLE_ARN: this.schedules.invokeRole.roleArn,
+        SCHEDULER_DEAD_LETTER_ARN: this.schedules.deadLetterQueue.queueArn,
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      } satisfies SyncLambdaEnvironment,
+    });
+    this.definitions.grantDefinitionReader(sync.role);
+    this.schedules.grantScheduleManager(sync.role);
+    const rule = new events.Rule(this, 'DefinitionChanged', {
+      description: 'A stored report was added, changed or deleted: sync its schedule',
+      eventPattern: {
+        source: ['aws.s3'],
+        detailType: ['Object Created', 'Object Deleted'],
+        detail: {
+          bucket: { name: [this.definitions.bucket.bucketName] },
+          object: { key: [{ prefix: DEFINITIONS_PREFIX }] },
+        },
+      },
+    });
+    rule.addTarget(
+      new eventTargets.LambdaFunction(sync.function, {
+        deadLetterQueue: this.failedSyncsQueue().queue,
+        retryAttempts: 4,
+        maxEventAge: Duration.hours(2),
+      }),
+    );
+    // The reports of cdk.json are uploaded once the rule exists, so their schedules appear in this deploy.
+    this.definitions.deployReports(this.config.reports, [rule, sync.function]);
+    return sync;
+  }
+
+  private failedSyncsQueue(): SecureQueue {
+    return new SecureQueue(this, 'FailedSyncs', { purpose: 'definition changes the sync function could not be handed (EventBridge rule target)' });
+  }
+
+  /**
    * export-report: write, read and delete under the prefix only, every ledger item, both secrets,
    * SES on the one identity, PutEvents on the bus.
    */
   private grantExportPermissions(config: InfraConfig): void {
     const role = this.exportFunction.role;
     this.reports.grantReportWriter(role);
+    this.definitions.grantDefinitionReader(role);
     this.ledger.grantRunItems(role);
     this.secrets.planningSecret.grantRead(role);
     this.secrets.linkKeySecret.grantRead(role);
@@ -238,6 +304,7 @@ export class ReportExporterStack extends Stack {
   private grantApiPermissions(): void {
     const role = this.apiFunction.role;
     this.reports.grantReportReader(role);
+    this.definitions.grantDefinitionReader(role);
     this.ledger.grantJobItems(role);
     this.secrets.linkKeySecret.grantRead(role);
     this.exportFunction.grantInvokeUnqualified(role);

@@ -1,85 +1,79 @@
-import { Duration, Stack, TimeZone, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ConfiguredReport } from '../config';
 import { SecureQueue } from './secure-queue';
 
 export interface ReportSchedulesProps {
-  readonly reports: readonly ConfiguredReport[];
+  /** The export function every schedule invokes. */
   readonly target: lambda.Function;
 }
 
-/** Payload of a scheduled invocation (the export handler's ExportJobRequest). */
-export function schedulePayload(report: string): Record<string, string> {
-  return {
-    report,
-    source: 'schedule',
-    // Filled in by Scheduler per invocation: retries of one run keep the same scheduled time, so
-    // the handler derives the same run id and a retry is idempotent.
-    scheduledTime: scheduler.ContextAttribute.scheduledTime,
-    executionId: scheduler.ContextAttribute.executionId,
-  };
-}
-
 /**
- * One EventBridge Scheduler schedule per report that has one. Scheduler invokes the function
- * asynchronously, so its retry policy only covers failures to hand the event to Lambda (throttling,
- * service errors); failures inside the function are retried by the function's async invoke config.
- * Events Scheduler could not deliver go to the dead-letter queue.
+ * Where the reports' schedules live: a schedule group of the stack, the role Scheduler assumes to
+ * invoke the export function, and the dead-letter queue for invocations it could not deliver. The
+ * schedules themselves are made by the definitions-sync function, one per stored report with a
+ * schedule (shared/definitions/schedule-sync.ts), so adding a report needs no deploy. Deleting the
+ * stack deletes the group and with it every schedule in it.
  */
 export class ReportSchedules extends Construct {
+  readonly group: scheduler.ScheduleGroup;
+  readonly invokeRole: iam.Role;
   readonly deadLetterQueue: sqs.Queue;
-  /** Schedules by report name. */
-  readonly schedules: ReadonlyMap<string, scheduler.Schedule>;
 
   constructor(scope: Construct, id: string, props: ReportSchedulesProps) {
     super(scope, id);
-    // Created even without scheduled reports, so the alarm and the output are always there.
     this.deadLetterQueue = new SecureQueue(this, 'DeadLetterQueue', {
       purpose: 'scheduled invocations EventBridge Scheduler could not deliver',
     }).queue;
-
-    const schedules = new Map<string, scheduler.Schedule>();
-    this.schedules = schedules;
-    const scheduled = props.reports.flatMap((r) => (r.schedule === null ? [] : [{ name: r.definition.name, ...r.schedule }]));
-    if (scheduled.length === 0) return;
-
-    // One role for all schedules, assumable only by Scheduler on behalf of this account. Created
-    // here rather than by LambdaInvoke so the permission it gets can be acknowledged precisely.
-    const role = new iam.Role(this, 'InvokeRole', {
+    this.group = new scheduler.ScheduleGroup(this, 'Group', {});
+    const stack = Stack.of(this);
+    this.invokeRole = new iam.Role(this, 'InvokeRole', {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
-        // Stack.of(this).account, not Aws.ACCOUNT: in aws-cdk-lib 2.276 the latter is dropped from
-        // principal conditions, leaving an empty StringEquals (the test checks the condition).
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        // Only schedules of this account's group may use it (Stack.of(this).account, not
+        // Aws.ACCOUNT: in aws-cdk-lib 2.276 the latter is dropped from principal conditions).
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.group.scheduleGroupName}/*` }) },
+        },
       }),
-      description: 'EventBridge Scheduler: invoke export-report for the configured report schedules',
+      description: 'EventBridge Scheduler: invoke export-report for the stored reports\' schedules',
     });
-    const functionId = Stack.of(this).getLogicalId(props.target.node.defaultChild as CfnElement);
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${functionId}.Arn>:*]`,
-      reason: 'LambdaInvoke always grants lambda:InvokeFunction on the function and its qualified ARNs (`<arn>:*`: versions and aliases) of this one function; nothing else is reachable.',
-    });
+    // The unqualified function only (not grantInvoke, which adds every version and alias).
+    this.invokeRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'InvokeExport', actions: ['lambda:InvokeFunction'], resources: [props.target.functionArn] }),
+    );
+    this.deadLetterQueue.grantSendMessages(this.invokeRole);
+  }
 
-    for (const { name, cron, timeZone } of scheduled) {
-      const schedule = new scheduler.Schedule(this, `Schedule-${name}`, {
-        description: `planning-report-exporter: export "${name}" ${cron} ${timeZone}`,
-        schedule: scheduler.ScheduleExpression.expression(cron, TimeZone.of(timeZone)),
-        // A report is expected at the configured minute, not somewhere in a window.
-        timeWindow: scheduler.TimeWindow.off(),
-        target: new LambdaInvoke(props.target, {
-          input: scheduler.ScheduleTargetInput.fromObject(schedulePayload(name)),
-          role,
-          deadLetterQueue: this.deadLetterQueue,
-          retryAttempts: 2,
-          // A report delivered more than an hour late is better re-run by hand than sent silently.
-          maxEventAge: Duration.hours(1),
-        }),
-      });
-      schedules.set(name, schedule);
-    }
+  /**
+   * The sync function: create, update, read and delete schedules of this group only, and hand
+   * Scheduler the invoke role (iam:PassRole to Scheduler alone).
+   */
+  grantScheduleManager(role: iam.Role): void {
+    const stack = Stack.of(this);
+    const schedules = stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.group.scheduleGroupName}/*` });
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ManageReportSchedules',
+        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
+        resources: [schedules],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'PassInvokeRole',
+        actions: ['iam:PassRole'],
+        resources: [this.invokeRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    const groupId = stack.getLogicalId(this.group.node.defaultChild as CfnElement);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${groupId}>/*]`,
+      reason: 'Schedules are named after the stored reports, which are added without a deploy; the wildcard stops at the stack\'s schedule group.',
+    });
   }
 }

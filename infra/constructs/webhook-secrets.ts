@@ -1,5 +1,7 @@
+import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import { WEBHOOK_SECRET_PREFIX } from '../../shared/core/names';
 import type { Construct } from 'constructs';
 import type { ConfiguredReport } from '../config';
 
@@ -17,9 +19,10 @@ export function webhookSecretNames(reports: readonly ConfiguredReport[]): string
 export function grantWebhookSecrets(
   scope: Construct,
   reports: readonly ConfiguredReport[],
-  grantee: iam.IGrantable,
+  grantee: iam.Role,
   planningSecretName: string | undefined,
 ): void {
+  grantWebhookSecretPrefix(scope, grantee, planningSecretName);
   for (const name of webhookSecretNames(reports)) {
     // Its https fields (the API's base URLs) would pass as webhooks: the report would be posted to the planning API.
     if (name === planningSecretName) {
@@ -28,4 +31,20 @@ export function grantWebhookSecrets(
     const id = `WebhookSecret-${name.replace(/[^A-Za-z0-9]/g, '-')}`;
     secretsmanager.Secret.fromSecretNameV2(scope, id, name).grantRead(grantee);
   }
+}
+
+/**
+ * Reports stored without a deploy may keep their webhook URLs in secrets named under
+ * WEBHOOK_SECRET_PREFIX (`planning-report-exporter/webhooks/…`); read on those, and no others.
+ */
+function grantWebhookSecretPrefix(scope: Construct, grantee: iam.Role, planningSecretName: string | undefined): void {
+  if (planningSecretName?.startsWith(WEBHOOK_SECRET_PREFIX)) {
+    throw new Error(`the planning API credentials secret "${planningSecretName}" is named under "${WEBHOOK_SECRET_PREFIX}", where every report may read webhook secrets; name it outside that prefix`);
+  }
+  const resource = Stack.of(scope).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${WEBHOOK_SECRET_PREFIX}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  grantee.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'ReadWebhookSecrets', actions: ['secretsmanager:GetSecretValue'], resources: [resource] }));
+  Validations.of(grantee).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${WEBHOOK_SECRET_PREFIX}*]`,
+    reason: `Reports are added without a deploy and name their chat webhook secrets; read is limited to secrets named under "${WEBHOOK_SECRET_PREFIX}".`,
+  });
 }

@@ -8,7 +8,8 @@ import { JobStatusStore } from '../../shared/jobs/job-status';
 import { LedgerRunLinkLedger, RevocationCache } from '../../shared/jobs/run-link-ledger';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { createLambdaClient, LambdaJobLauncher } from '../../shared/jobs/lambda-launcher';
-import { inlinePolicy, parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
+import { inlinePolicy } from '../../shared/jobs/resolve-definition';
+import { DefinitionStore } from '../../shared/definitions/definition-store';
 import { createPresigner } from '../../shared/links/presign';
 import { createSecretsManagerClient, SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
 import { createS3Client } from '../../shared/storage/s3-client';
@@ -35,7 +36,12 @@ const launcher = new LambdaJobLauncher({
   client: tracer.captureAWSv3Client(createLambdaClient()),
 });
 const inline = inlinePolicy(config);
-const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS, inline);
+// The reports live in the definitions bucket, read per run through a short cache: an upload
+// reaches the next run without a deploy, and no definition sits in the environment.
+const definitions = new DefinitionStore(
+  new S3Storage({ client: s3, bucket: config.DEFINITIONS_BUCKET, prefix: '' }),
+  { maxAgeSeconds: config.DEFINITIONS_MAX_AGE_SECONDS },
+);
 const ledger = new DynamoDbLedger({
   tableName: config.LEDGER_TABLE,
   client: tracer.captureAWSv3Client(createDynamoDbClient()),

@@ -8,7 +8,8 @@ import { JobStatusStore } from '../../shared/jobs/job-status';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { scopedLedger, storageScope } from '../../shared/ledger/scoped-ledger';
 import { exportJobRequestSchema } from '../../shared/jobs/ports';
-import { inlinePolicy, parseConfiguredDefinitions } from '../../shared/jobs/resolve-definition';
+import { inlinePolicy } from '../../shared/jobs/resolve-definition';
+import { DefinitionStore } from '../../shared/definitions/definition-store';
 import {
   createSecretsManagerClient,
   SecretsManagerCredentialsSource,
@@ -23,15 +24,21 @@ import { createPowertools, withLifecycle } from '../lifecycle';
 const config = loadExportLambdaConfig(process.env);
 const { logger, metrics, tracer } = createPowertools();
 const secretsClient = tracer.captureAWSv3Client(createSecretsManagerClient());
+const s3Client = tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3));
 const storage = new S3Storage({
-  client: tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3)),
+  client: s3Client,
   bucket: config.REPORTS_BUCKET,
   prefix: config.REPORTS_PREFIX,
   // Matches the stack's bucket (S3-managed keys); explicit so every object says how it is encrypted.
   serverSideEncryption: 'AES256',
 });
 const inline = inlinePolicy(config);
-const definitions = parseConfiguredDefinitions(config.REPORT_DEFINITIONS, inline);
+// The reports live in the definitions bucket, read per run through a short cache: an upload
+// reaches the next run without a deploy, and no definition sits in the environment.
+const definitions = new DefinitionStore(
+  new S3Storage({ client: s3Client, bucket: config.DEFINITIONS_BUCKET, prefix: '' }),
+  { maxAgeSeconds: config.DEFINITIONS_MAX_AGE_SECONDS },
+);
 // Runs and `latest` are entries of this bucket and prefix: stacks or prefixes may share the table.
 const ledger = scopedLedger(
   new DynamoDbLedger({ tableName: config.LEDGER_TABLE, client: tracer.captureAWSv3Client(createDynamoDbClient()) }),

@@ -6,6 +6,7 @@ import {
   DEFAULT_RUN_LINK_STARTS_PER_HOUR,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_SECRET_MAX_AGE_SECONDS,
+  DEFAULT_DEFINITIONS_MAX_AGE_SECONDS,
 } from './defaults';
 import { ConfigError } from './errors';
 import { DEFAULT_EVENT_BUS_NAME, DEFAULT_REPORTS_PREFIX } from './names';
@@ -65,6 +66,9 @@ const lambdaSchema = z.object({
   API_TIMEOUT_MS: positiveInt(DEFAULT_API_TIMEOUT_MS),
   API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
   SECRET_MAX_AGE_SECONDS: positiveInt(DEFAULT_SECRET_MAX_AGE_SECONDS),
+  /** The versioned bucket whose `definitions/` prefix holds one JSON object per report. */
+  DEFINITIONS_BUCKET: z.string().min(3),
+  DEFINITIONS_MAX_AGE_SECONDS: positiveInt(DEFAULT_DEFINITIONS_MAX_AGE_SECONDS),
   AWS_ENDPOINT_URL_S3: optionalUrl,
   /** On-demand calls with a full inline definition: off unless the stack turns them on. */
   INLINE_DEFINITIONS: z.enum(['on', 'off']).default('off'),
@@ -84,8 +88,6 @@ const exportLambdaSchema = lambdaSchema.extend({
   PLANNING_SECRET_ID: z.string().min(1),
   EVENT_BUS_NAME: z.string().min(1).default(DEFAULT_EVENT_BUS_NAME),
   MAIL_FROM: z.string().min(3).optional(),
-  /** Report definitions by name, JSON: {"acme-weekly": {...}} (set by the stack from cdk.json). */
-  REPORT_DEFINITIONS: z.string().default('{}'),
 });
 export type ExportLambdaConfig = z.infer<typeof exportLambdaSchema>;
 /** The environment of export-report as the stack sets it: every variable the schema reads, required where it has no default. */
@@ -96,7 +98,6 @@ export function loadExportLambdaConfig(env: Env): ExportLambdaConfig {
 
 const apiLambdaSchema = lambdaSchema.extend({
   EXPORT_FUNCTION_NAME: z.string().min(1),
-  REPORT_DEFINITIONS: z.string().default('{}'),
   /** Run links: reuse an export that finished less than this many minutes ago (0: never). */
   RUN_LINK_REUSE_MINUTES: z.coerce.number().int().min(0).max(1440).default(DEFAULT_RUN_LINK_REUSE_MINUTES),
   RUN_LINK_STARTS_PER_HOUR: positiveInt(DEFAULT_RUN_LINK_STARTS_PER_HOUR),
@@ -106,4 +107,21 @@ export type ApiLambdaConfig = z.infer<typeof apiLambdaSchema>;
 export type ApiLambdaEnvironment = EnvironmentOf<typeof apiLambdaSchema>;
 export function loadApiLambdaConfig(env: Env): ApiLambdaConfig {
   return parseEnv(apiLambdaSchema, env, 'export-api');
+}
+
+/** definitions-sync: where the stored reports are and what their schedules invoke. */
+const syncLambdaSchema = z.object({
+  DEFINITIONS_BUCKET: z.string().min(3),
+  /** The stack's schedule group: the function may touch schedules in it only. */
+  SCHEDULE_GROUP: z.string().min(1),
+  EXPORT_FUNCTION_ARN: z.string().min(20),
+  SCHEDULER_ROLE_ARN: z.string().min(20),
+  SCHEDULER_DEAD_LETTER_ARN: z.string().min(20),
+  AWS_ENDPOINT_URL_S3: optionalUrl,
+  AWS_ENDPOINT_URL_SCHEDULER: optionalUrl,
+});
+export type SyncLambdaConfig = z.infer<typeof syncLambdaSchema>;
+export type SyncLambdaEnvironment = EnvironmentOf<typeof syncLambdaSchema>;
+export function loadSyncLambdaConfig(env: Env): SyncLambdaConfig {
+  return parseEnv(syncLambdaSchema, env, 'definitions-sync');
 }

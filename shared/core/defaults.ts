@@ -11,6 +11,11 @@ export const DEFAULT_API_TIMEOUT_MS = 30_000;
 
 /** How long a secret value is reused without asking Secrets Manager again. */
 export const DEFAULT_SECRET_MAX_AGE_SECONDS = 300;
+/**
+ * How long a warm Lambda reuses a report definition it read from the definitions bucket: an upload
+ * reaches the next run within a minute, and a report run every minute costs one GET a minute.
+ */
+export const DEFAULT_DEFINITIONS_MAX_AGE_SECONDS = 60;
 
 /** A run link reuses an export of its report that finished less than this many minutes ago. */
 export const DEFAULT_RUN_LINK_REUSE_MINUTES = 5;

@@ -140,6 +140,9 @@ export class ReportDefinitionError extends ExporterError {
  */
 export class StorageError extends ExporterError {}
 
+/** Creating, changing or reading a report's schedule (EventBridge Scheduler) failed. */
+export class ScheduleError extends ExporterError {}
+
 /** A signed link token is malformed, tampered with or expired. Never say which to the caller. */
 export class LinkTokenError extends ExporterError {}
 

@@ -20,7 +20,13 @@ export const DEFAULT_EVENT_BUS_NAME = 'default';
 /** Root of everything the Lambdas write in the bucket unless REPORTS_PREFIX says otherwise. */
 export const DEFAULT_REPORTS_PREFIX = 'reports';
 
-/** The custom metrics the handlers publish (export-report, then export-api). */
+/**
+ * Secrets named under this prefix hold chat webhook URLs; the export function may read them, so a
+ * report stored without a deploy can post to a channel. Nothing else may be named under it.
+ */
+export const WEBHOOK_SECRET_PREFIX = 'planning-report-exporter/webhooks/';
+
+/** The custom metrics the handlers publish (export-report, export-api, definitions-sync). */
 export const METRIC = {
   ExportSucceeded: 'ExportSucceeded',
   /** An export failed, including failures that are not retried (a bad definition). Alarmed. */
@@ -36,6 +42,8 @@ export const METRIC = {
   Api3xx: 'Api3xx',
   Api4xx: 'Api4xx',
   Api5xx: 'Api5xx',
+  /** definitions-sync found a stored report it cannot read as one (its schedule is left as it was). Alarmed. */
+  DefinitionInvalid: 'DefinitionInvalid',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
@@ -61,4 +69,4 @@ export function ledgerKeyPattern(kind: LedgerKind): string {
   return `${kind}/*`;
 }
 
-export type { ApiLambdaEnvironment, ExportLambdaEnvironment } from './config';
+export type { ApiLambdaEnvironment, ExportLambdaEnvironment, SyncLambdaEnvironment } from './config';

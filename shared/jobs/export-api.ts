@@ -8,8 +8,8 @@ import { errorMessage, ReportDefinitionError } from '../core/errors';
 import type { Log } from '../core/logger';
 import { manifestSchema } from '../report/manifest';
 import { EXPORT_ID_PATTERN, type JobStatusStore } from './job-status';
-import type { JobLauncher } from './ports';
-import { resolveDefinition, type InlinePolicy } from './resolve-definition';
+import type { DefinitionCatalog, JobLauncher } from './ports';
+import { configuredDefinition, resolveDefinition, type InlinePolicy } from './resolve-definition';
 import { createRunPageToken, verifyRunPageToken } from '../links/run-page-token';
 import { DEFAULT_REDIRECT_TTL_SECONDS } from '../links/link-redirect';
 import { findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from './run-link';
@@ -33,7 +33,7 @@ export interface ApiResponse {
 }
 
 export interface ApiDependencies {
-  readonly definitions: Readonly<Record<string, unknown>>;
+  readonly definitions: DefinitionCatalog;
   readonly jobs: JobStatusStore;
   readonly launcher: JobLauncher;
   readonly storage: Storage;
@@ -131,7 +131,7 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
   }
   let reportName: string;
   try {
-    reportName = resolveDefinition(parsed.data, deps.definitions, deps.inline).name;
+    reportName = resolveDefinition(parsed.data, await configuredDefinition(parsed.data, deps.definitions), deps.inline).name;
   } catch (error) {
     if (error instanceof ReportDefinitionError) {
       deps.log.warn('export request refused', { requestId: request.requestId, error: error.message });

@@ -17,17 +17,17 @@ import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from './fa
 import { finalProgress, trackJobProgress, type JobProgress } from './job-progress';
 import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
-import type { ExportJobRequest } from './ports';
+import type { DefinitionCatalog, ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
 import { messageRunKey, sendOnce } from './message-claim';
 import { decideDelivery } from '../report/delivery-decision';
 import { deliverRunToChannels, type ChannelJobDependencies } from './report-channels';
 import type { ChannelResult } from '../channels/deliver';
-import { resolveDefinition, type InlinePolicy } from './resolve-definition';
+import { configuredDefinition, resolveDefinition, type InlinePolicy } from './resolve-definition';
 import { tableFilesDetail } from './table-event';
 
 export interface ExportJobDependencies {
-  readonly definitions: Readonly<Record<string, unknown>>;
+  readonly definitions: DefinitionCatalog;
   readonly credentials: CredentialsSource;
   readonly storage: Storage;
   /** The run ledger (leases and latest); `jobs` keeps its state in the same ledger. */
@@ -143,7 +143,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
   let definition: ReportDefinition | undefined;
   let progress: JobProgress | undefined;
   try {
-    definition = resolveDefinition(request, deps.definitions, deps.inline);
+    definition = resolveDefinition(request, await configuredDefinition(request, deps.definitions), deps.inline);
     const datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
     if (request.exportId) progress = trackJobProgress(request.exportId, { jobs: deps.jobs, datasetsTotal, now, log });
     const scheduled = request.scheduledTime ? new Date(request.scheduledTime) : undefined;

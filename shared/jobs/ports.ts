@@ -27,6 +27,20 @@ export const exportJobRequestSchema = z.looseObject({
 });
 export type ExportJobRequest = z.infer<typeof exportJobRequestSchema>;
 
+/**
+ * The configured reports, read one at a time by name: the stack's definitions bucket through a
+ * short cache (DefinitionStore), or a fixed set (catalogOf) for the local commands and tests.
+ */
+export interface DefinitionCatalog {
+  /** The report's definition as written, or undefined when no report has that name. */
+  get(name: string): Promise<unknown>;
+}
+
+/** A catalog of a fixed set of definitions by name. */
+export function catalogOf(definitions: Readonly<Record<string, unknown>>): DefinitionCatalog {
+  return { get: (name) => Promise.resolve(Object.hasOwn(definitions, name) ? definitions[name] : undefined) };
+}
+
 /** Starts an export job without waiting for it (the Lambda adapter invokes asynchronously). */
 export interface JobLauncher {
   launch(request: ExportJobRequest): Promise<void>;

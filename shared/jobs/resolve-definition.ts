@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { ReportDefinitionError } from '../core/errors';
 import { parseReportDefinition, type DatasetName, type ReportDefinition } from '../report/definition';
+import type { DefinitionCatalog } from './ports';
 
 /**
  * Finds the definition an export job runs, under least privilege (a caller must not widen what the
@@ -47,7 +47,7 @@ type Issue = { path: string; message: string };
  */
 export function resolveDefinition(
   request: { report?: string | undefined; definition?: unknown; overrides?: Record<string, unknown> | undefined },
-  configured: Readonly<Record<string, unknown>>,
+  configured: unknown,
   inline: InlinePolicy = INLINE_OFF,
 ): ReportDefinition {
   if (request.definition !== undefined) {
@@ -63,15 +63,29 @@ export function resolveDefinition(
       { path: 'report', message: 'required' },
     ]);
   }
-  const raw = Object.hasOwn(configured, request.report) ? configured[request.report] : undefined;
-  if (raw === undefined || typeof raw !== 'object' || raw === null) {
+  if (configured === undefined || typeof configured !== 'object' || configured === null) {
     throw new ReportDefinitionError(`no report named "${request.report}" is configured; ask the operators for the name`, [
       { path: 'report', message: 'unknown report name' },
     ]);
   }
-  const base = parseReportDefinition(raw, `report "${request.report}"`);
+  const base = parseReportDefinition(configured, `report "${request.report}"`);
+  // With inline runs on, a configured report under their prefix would share their folders.
+  if (inline.enabled && base.name.startsWith(inline.prefix)) {
+    throw new ReportDefinitionError(
+      `configured report "${base.name}" starts with the inline prefix "${inline.prefix}"; rename it or change INLINE_PREFIX`,
+      [{ path: 'report', message: 'name collides with the inline prefix' }],
+    );
+  }
   if (request.overrides === undefined) return base;
   return applyOverrides(base, request.overrides);
+}
+
+/** The configured definition a request names (as written), or undefined for inline or unknown ones. */
+export async function configuredDefinition(
+  request: { report?: string | undefined; definition?: unknown },
+  catalog: DefinitionCatalog,
+): Promise<unknown> {
+  return request.definition === undefined && request.report !== undefined ? catalog.get(request.report) : undefined;
 }
 
 function applyOverrides(base: ReportDefinition, overrides: Record<string, unknown>): ReportDefinition {
@@ -180,27 +194,6 @@ function resolveInline(input: unknown, inline: InlinePolicy): ReportDefinition {
 function refused(issues: readonly Issue[]): ReportDefinitionError {
   const lines = issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n');
   return new ReportDefinitionError(`the request asks for more than callers may change:\n${lines}`, issues);
-}
-
-/**
- * Parses REPORT_DEFINITIONS (JSON object of definitions by name), validating each. With inline
- * definitions on, a configured name must not start with the inline prefix, or an inline run could
- * land in its folder.
- */
-export function parseConfiguredDefinitions(json: string, inline: InlinePolicy = INLINE_OFF): Record<string, ReportDefinition> {
-  const raw = z.record(z.string(), z.unknown()).parse(JSON.parse(json));
-  return Object.fromEntries(
-    Object.entries(raw).map(([name, value]) => {
-      const definition = parseReportDefinition(value, `configured report "${name}"`);
-      if (inline.enabled && definition.name.startsWith(inline.prefix)) {
-        throw new ReportDefinitionError(
-          `configured report "${name}" starts with the inline prefix "${inline.prefix}"; rename it or change INLINE_PREFIX`,
-          [{ path: name, message: 'name collides with the inline prefix' }],
-        );
-      }
-      return [name, definition];
-    }),
-  );
 }
 
 /** The policy from the Lambda configuration (INLINE_DEFINITIONS, INLINE_PREFIX, INLINE_EMAIL_DOMAINS). */

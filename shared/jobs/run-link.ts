@@ -10,7 +10,7 @@ import { summaryFromManifest } from '../report/run-summary';
 import { SHEET_TITLES } from '../report/tables/labels';
 import type { Storage } from '../storage/storage';
 import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from './job-status';
-import type { JobLauncher } from './ports';
+import type { DefinitionCatalog, JobLauncher } from './ports';
 import type { RunLinkLedger, RunSlot, StartLimit } from './run-link-ledger';
 
 /**
@@ -24,8 +24,8 @@ import type { RunLinkLedger, RunSlot, StartLimit } from './run-link-ledger';
  * as HTML or JSON; nothing internal reaches a view.
  */
 export interface RunLinkDependencies {
-  /** Configured definitions by name (a run link names one); only `title` is read here. */
-  readonly definitions: Readonly<Record<string, unknown>>;
+  /** The configured reports (a run link names one); only `title` and `timeZone` are read here. */
+  readonly definitions: DefinitionCatalog;
   readonly jobs: JobStatusStore;
   readonly launcher: JobLauncher;
   readonly storage: Storage;
@@ -103,7 +103,7 @@ export async function viewRunLink(token: string | undefined, deps: RunLinkDepend
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
   if (!claims || token === undefined) return { state: 'refused' };
   const joined = await joinable(claims, token, deps, now);
-  return joined?.view ?? { state: 'ready', title: titleOf(claims.report, deps) };
+  return joined?.view ?? { state: 'ready', title: titleOf(claims) };
 }
 
 /** `POST /run/{token}` (the button): start, join or reuse an export of the token's report. */
@@ -111,7 +111,7 @@ export async function startRunLink(token: string | undefined, deps: RunLinkDepen
   const now = (deps.now ?? (() => new Date()))();
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
   if (!claims || token === undefined) return { state: 'refused' };
-  const title = titleOf(claims.report, deps);
+  const title = titleOf(claims);
 
   for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
     const joined = await joinable(claims, token, deps, now);
@@ -150,7 +150,7 @@ export async function startRunLink(token: string | undefined, deps: RunLinkDepen
  * started), or finished less than `reuseMinutes` ago. `view` is undefined when a new export is due.
  */
 async function joinable(
-  claims: RunLinkClaims,
+  claims: AdmittedClaims,
   token: string,
   deps: RunLinkDependencies,
   now: Date,
@@ -160,7 +160,7 @@ async function joinable(
   const job = await deps.jobs.get(slot.exportId);
   if (!job) {
     const starting = now.getTime() - Date.parse(slot.startedAt) < STARTING_GRACE_MS;
-    return { slot, view: starting ? { state: 'running', exportId: slot.exportId, title: titleOf(claims.report, deps), progress: undefined } : undefined };
+    return { slot, view: starting ? { state: 'running', exportId: slot.exportId, title: titleOf(claims), progress: undefined } : undefined };
   }
   if (job.report !== claims.report) return { slot, view: undefined };
   const view = await viewOf(job, claims, token, deps, now);
@@ -168,7 +168,7 @@ async function joinable(
   return { slot, view: view.state === 'running' || (view.state === 'done' && fresh) ? view : undefined };
 }
 
-function limited(claims: RunLinkClaims, title: string, deps: RunLinkDependencies, now: Date): RunView {
+function limited(claims: AdmittedClaims, title: string, deps: RunLinkDependencies, now: Date): RunView {
   deps.log.warn('run link start limit reached', { report: claims.report, link: claims.jti });
   const windowEnd = (Math.floor(now.getTime() / deps.startLimit.windowMs) + 1) * deps.startLimit.windowMs;
   return { state: 'limited', retryAfterSeconds: Math.ceil((windowEnd - now.getTime()) / 1000), title };
@@ -187,7 +187,7 @@ export async function showRun(token: string | undefined, exportId: string | unde
     // Just started by another open: the slot names it a moment before its job status exists.
     const slot = await deps.ledger.currentRun(claims.report);
     const starting = slot?.exportId === exportId && now.getTime() - Date.parse(slot.startedAt) < STARTING_GRACE_MS;
-    const title = titleOf(claims.report, deps);
+    const title = titleOf(claims);
     // A bookmarked page of an export whose record has expired: the link is valid, that copy is not kept.
     return starting ? { state: 'running', exportId, title, progress: undefined } : { state: 'ready', title, gone: true };
   }
@@ -221,11 +221,11 @@ export async function findRunDownload(
   const manifest = bytes ? manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8'))) : undefined;
   const entry = manifest?.files.find((f) => f.path === file);
   if (!manifest || !entry) return { state: 'gone' };
-  const title = titleOf(claims.report, deps);
+  const title = titleOf(claims);
   return {
     state: 'found',
     key: `${job.manifestKey.slice(0, job.manifestKey.lastIndexOf('/'))}/${entry.path}`,
-    name: downloadName(title, entry.path, manifest, timeZoneOf(claims.report, deps)),
+    name: downloadName(title, entry.path, manifest, timeZoneOf(claims)),
   };
 }
 
@@ -234,7 +234,7 @@ async function admit(
   deps: RunLinkDependencies,
   now: Date,
   isRevoked: (linkId: string) => Promise<boolean>,
-): Promise<RunLinkClaims | undefined> {
+): Promise<AdmittedClaims | undefined> {
   if (!token) return undefined;
   let claims: RunLinkClaims;
   try {
@@ -245,7 +245,8 @@ async function admit(
     deps.log.warn('run link refused', { reason: linkTokenFailure(error) ?? 'unknown' });
     return undefined;
   }
-  if (!Object.hasOwn(deps.definitions, claims.report)) {
+  const definition = await deps.definitions.get(claims.report);
+  if (typeof definition !== 'object' || definition === null) {
     deps.log.warn('run link refused', { reason: 'report-not-configured', link: claims.jti });
     return undefined;
   }
@@ -253,11 +254,11 @@ async function admit(
     deps.log.warn('run link refused', { reason: 'revoked', link: claims.jti });
     return undefined;
   }
-  return claims;
+  return { ...claims, definition: definition as Readonly<Record<string, unknown>> };
 }
 
-async function viewOf(job: JobStatus, claims: RunLinkClaims, token: string, deps: RunLinkDependencies, now: Date): Promise<RunView> {
-  const title = titleOf(claims.report, deps);
+async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, deps: RunLinkDependencies, now: Date): Promise<RunView> {
+  const title = titleOf(claims);
   if (job.status === 'queued' || job.status === 'running') {
     if (now.getTime() - Date.parse(job.updatedAt) > deps.staleAfterMs) return { state: 'failed', exportId: job.id, title };
     return { state: 'running', exportId: job.id, title, progress: job.progress };
@@ -268,7 +269,7 @@ async function viewOf(job: JobStatus, claims: RunLinkClaims, token: string, deps
   if (!bytes) return { state: 'failed', exportId: job.id, title };
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   const page = encodeURIComponent(token);
-  const timeZone = timeZoneOf(claims.report, deps);
+  const timeZone = timeZoneOf(claims);
   // The workbook first: it is the button the page focuses and downloads.
   const files = [...manifest.files].sort((a, b) => Number(b.format === 'xlsx') - Number(a.format === 'xlsx'));
   return {
@@ -317,14 +318,15 @@ function fileTitle(stem: string): string {
   return SHEET_TITLES[stem] ?? (stem === 'changes' ? 'Changes' : stem);
 }
 
-function timeZoneOf(report: string, deps: RunLinkDependencies): string {
-  const definition = deps.definitions[report];
-  const zone = typeof definition === 'object' && definition !== null ? (definition as { timeZone?: unknown }).timeZone : undefined;
+/** A verified token of a configured report, with that report's definition (as written). */
+type AdmittedClaims = RunLinkClaims & { readonly definition: Readonly<Record<string, unknown>> };
+
+function timeZoneOf(claims: AdmittedClaims): string {
+  const zone = claims.definition.timeZone;
   return typeof zone === 'string' && zone.length > 0 ? zone : 'UTC';
 }
 
-function titleOf(report: string, deps: RunLinkDependencies): string {
-  const definition = deps.definitions[report];
-  const title = typeof definition === 'object' && definition !== null ? (definition as { title?: unknown }).title : undefined;
-  return typeof title === 'string' && title.length > 0 ? title : report;
+function titleOf(claims: AdmittedClaims): string {
+  const title = claims.definition.title;
+  return typeof title === 'string' && title.length > 0 ? title : claims.report;
 }

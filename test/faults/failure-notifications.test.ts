@@ -1,3 +1,4 @@
+import { catalogOf } from '../../shared/jobs/ports';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +63,7 @@ describe('failure notifications', () => {
     const mailer = new SesMailer({ client: ses.client });
     const events: EventPublisher = { publish: () => Promise.resolve() };
     return {
-      definitions: { weekly: WEEKLY, daily: DAILY },
+      definitions: catalogOf({ weekly: WEEKLY, daily: DAILY }),
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage,
       ledger,

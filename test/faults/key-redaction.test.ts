@@ -1,3 +1,4 @@
+import { catalogOf } from '../../shared/jobs/ports';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,7 +121,7 @@ describe('the API key never leaks through a cut error text', () => {
       const outcome = await runExportJob(
         { report: 'leaky', exportId, source: 'api' },
         {
-          definitions: { leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } },
+          definitions: catalogOf({ leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } }),
           credentials: { getCredentials: () => Promise.resolve(credentials) },
           storage,
           ledger,
@@ -170,7 +171,7 @@ describe('the API key never leaks through a cut error text', () => {
         await runExportJob(
           { report: 'leaky', exportId, source: 'api' },
           {
-            definitions: { leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } },
+            definitions: catalogOf({ leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } }),
             credentials: { getCredentials: () => Promise.resolve(credentials) },
             storage: new LocalDirectoryStorage(join(dir, 'jobs-200')),
             ledger,

@@ -1,6 +1,6 @@
 // @tier slow
 import { describe, expect, it } from 'vitest';
-import { definitionsByName, InfraConfigError, loadInfraConfig, MAX_REPORT_DEFINITIONS_BYTES, REPO_ROOT } from '../../infra/config';
+import { InfraConfigError, loadInfraConfig, REPO_ROOT } from '../../infra/config';
 import { cdkJsonContext } from './support';
 
 const minimal = { name: 'weekly', datasets: { risks: {} } };
@@ -107,14 +107,14 @@ describe('loadInfraConfig', () => {
     expect(problems({ sesIdentityArn: 'arn:aws:s3:::bucket' })).toMatch(/reportExporter\.sesIdentityArn: must be an SES identity ARN/);
   });
 
-  it('keeps REPORT_DEFINITIONS within the Lambda environment limit', () => {
+  it('accepts as many reports as a portfolio has: they are stored in a bucket, not the environment', () => {
     const long = (i: number) => ({ ...minimal, name: `report-${i}`, title: 'x'.repeat(190) });
-    const reports = Array.from({ length: 20 }, (_, i) => ({ definition: long(i) }));
-    expect(problems({ reports })).toMatch(new RegExp(`more than the ${MAX_REPORT_DEFINITIONS_BYTES} that fit`));
+    const reports = Array.from({ length: 500 }, (_, i) => ({ definition: long(i) }));
+    expect(loadInfraConfig({ reports }).reports).toHaveLength(500);
   });
 
   it('keeps the definitions as written (defaults are applied by the Lambdas)', () => {
     const config = loadInfraConfig({ reports: [{ definition: minimal }] });
-    expect(definitionsByName(config.reports)).toEqual({ weekly: minimal });
+    expect(config.reports.map((r) => r.definition)).toEqual([minimal]);
   });
 });

@@ -6,6 +6,9 @@ import { startDynalite, type DynaliteHandle } from './dynalite';
 import { startS3rver, type S3rverHandle } from './s3rver';
 import { startSecretsManagerStub, type SecretsManagerStub } from './secrets-manager-stub';
 import { startSesLocal, type SesLocalHandle } from './ses-local';
+import { DefinitionStore } from '../../shared/definitions/definition-store';
+import type { StoredDefinition } from '../../shared/definitions/stored-definition';
+import { S3Storage } from '../../shared/storage/s3-storage';
 
 type ExportHandler = (event: unknown, context: Context) => Promise<unknown>;
 type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -31,8 +34,13 @@ export interface LambdaHarness {
   readonly lambda: Awaited<ReturnType<typeof startLambdaStub>>;
   readonly exportHandler: ExportHandler;
   readonly apiHandler: ApiHandler;
+  /** The stored reports in the definitions bucket: put and remove them as the CLI would. */
+  readonly definitions: DefinitionStore;
   close(): Promise<void>;
 }
+
+/** The harness's definitions bucket (on the same s3rver as the reports). */
+export const DEFINITIONS_BUCKET = 'definitions-bucket';
 
 export function lambdaContext(functionName: string): Context {
   return {
@@ -95,7 +103,12 @@ export async function startLambdaHarness(
   } = {},
 ): Promise<LambdaHarness> {
   const sim = await startSimulator({ tenant: options.tenant ?? 'tiny', ...(options.flavour && { flavour: options.flavour }) });
-  const s3 = await startS3rver({ bucket: 'reports-bucket' });
+  const s3 = await startS3rver({ bucket: 'reports-bucket', otherBuckets: [DEFINITIONS_BUCKET] });
+  // The stored reports, as `npm run reports -- push` or the deploy would leave them.
+  const definitionStore = new DefinitionStore(new S3Storage({ client: s3.client, bucket: DEFINITIONS_BUCKET, prefix: '' }));
+  for (const definition of Object.values(definitions)) {
+    await definitionStore.put({ definition: definition as StoredDefinition['definition'], schedule: null });
+  }
   const dynamo = await startDynalite({ tableName: 'run-ledger' });
   const ses = await startSesLocal();
   const secrets = await startSecretsManagerStub({
@@ -126,7 +139,7 @@ export async function startLambdaHarness(
     EVENT_BUS_NAME: 'default',
     MAIL_FROM: 'reports@example.test',
     EXPORT_FUNCTION_NAME: 'export-report',
-    REPORT_DEFINITIONS: JSON.stringify(definitions),
+    DEFINITIONS_BUCKET,
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
@@ -141,7 +154,7 @@ export async function startLambdaHarness(
   handlers.export = exportHandler;
 
   return {
-    sim, s3, dynamo, ses, secrets, events, lambda, exportHandler, apiHandler,
+    sim, s3, dynamo, ses, secrets, events, lambda, exportHandler, apiHandler, definitions: definitionStore,
     async close() {
       await lambda.settled();
       for (const [k, v] of Object.entries(saved)) {

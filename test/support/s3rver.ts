@@ -20,11 +20,11 @@ export interface S3rverHandle {
 }
 
 /**
- * Starts s3rver in-process on a free port with its own temporary directory and one bucket.
+ * Starts s3rver in-process on a free port with its own temporary directory and one bucket (more on request).
  * Checksums are computed only when required: with the SDK's default (WHEN_SUPPORTED) streamed
  * bodies are sent with aws-chunked framing, which s3rver stores verbatim, chunk headers included.
  */
-export async function startS3rver(options: { bucket?: string } = {}): Promise<S3rverHandle> {
+export async function startS3rver(options: { bucket?: string; otherBuckets?: readonly string[] } = {}): Promise<S3rverHandle> {
   const bucket = options.bucket ?? 'test-bucket';
   const directory = await mkdtemp(path.join(tmpdir(), 's3rver-'));
   const server = new S3rver({
@@ -34,7 +34,7 @@ export async function startS3rver(options: { bucket?: string } = {}): Promise<S3
     directory,
     // Keep the bucket in the path: vhost parsing would treat "127.0.0.1" as a bucket host.
     vhostBuckets: false,
-    configureBuckets: [{ name: bucket }],
+    configureBuckets: [bucket, ...(options.otherBuckets ?? [])].map((name) => ({ name })),
   });
   makeObjectWritesAtomic((server as unknown as { store: FilesystemStore }).store);
   const address = await server.run();

@@ -1,3 +1,4 @@
+import { catalogOf } from '../../../shared/jobs/ports';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,7 +82,7 @@ describe('each message once per run', () => {
       publish: () => (failEvents-- > 0 ? Promise.reject(new Error('injected: the event bus answered 503')) : Promise.resolve()),
     };
     const deps: ExportJobDependencies = {
-      definitions: { weekly: WEEKLY },
+      definitions: catalogOf({ weekly: WEEKLY }),
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage,
       ledger,

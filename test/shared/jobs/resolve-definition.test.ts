@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReportDefinitionError } from '../../../shared/core/errors';
-import { parseConfiguredDefinitions, resolveDefinition, type InlinePolicy } from '../../../shared/jobs/resolve-definition';
+import { catalogOf } from '../../../shared/jobs/ports';
+import { configuredDefinition, resolveDefinition as resolveWith, type InlinePolicy } from '../../../shared/jobs/resolve-definition';
 
 const configured = {
   weekly: {
@@ -10,6 +11,15 @@ const configured = {
     email: { to: ['team@example.com'], subjectTemplate: '{report}' },
   },
 };
+/** resolveDefinition with the named report looked up in `reports`, as the jobs do. */
+function resolveDefinition(
+  request: Parameters<typeof resolveWith>[0],
+  reports: Record<string, unknown>,
+  inline?: InlinePolicy,
+): ReturnType<typeof resolveWith> {
+  const named = request.definition === undefined && request.report !== undefined && Object.hasOwn(reports, request.report) ? reports[request.report] : undefined;
+  return resolveWith(request, named, inline);
+}
 const inlineOn: InlinePolicy = { enabled: true, prefix: 'adhoc-', emailDomains: ['example.com'] };
 
 function issuesOf(fn: () => unknown): { path: string; message: string }[] {
@@ -98,16 +108,22 @@ describe('resolveDefinition', () => {
   });
 });
 
-describe('parseConfiguredDefinitions', () => {
-  it('validates every configured definition and names the bad one', () => {
-    expect(Object.keys(parseConfiguredDefinitions(JSON.stringify(configured)))).toEqual(['weekly']);
-    expect(() => parseConfiguredDefinitions(JSON.stringify({ bad: { name: 'Bad!', datasets: {} } }))).toThrow(/configured report "bad"/);
+describe('configured reports', () => {
+  it('looks a report up by name in the catalog, and not for inline definitions', async () => {
+    const catalog = catalogOf(configured);
+    expect(await configuredDefinition({ report: 'weekly' }, catalog)).toBe(configured.weekly);
+    expect(await configuredDefinition({ report: 'monthly' }, catalog)).toBeUndefined();
+    expect(await configuredDefinition({ definition: configured.weekly }, catalog)).toBeUndefined();
+  });
+
+  it('validates the configured definition and names the report', () => {
+    expect(() => resolveDefinition({ report: 'bad' }, { bad: { name: 'Bad!', datasets: {} } })).toThrow(/report "bad" is invalid/);
   });
 
   it('refuses a configured name under the inline prefix when inline definitions are on', () => {
-    const clash = JSON.stringify({ 'adhoc-x': { name: 'adhoc-x', datasets: { risks: {} } } });
-    expect(() => parseConfiguredDefinitions(clash, inlineOn)).toThrow(/inline prefix "adhoc-"/);
-    expect(Object.keys(parseConfiguredDefinitions(clash))).toEqual(['adhoc-x']);
+    const clash = { 'adhoc-x': { name: 'adhoc-x', datasets: { risks: {} } } };
+    expect(() => resolveDefinition({ report: 'adhoc-x' }, clash, inlineOn)).toThrow(/inline prefix "adhoc-"/);
+    expect(resolveDefinition({ report: 'adhoc-x' }, clash).name).toBe('adhoc-x');
   });
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../shared/core/logger';
 import { JobStatusStore } from '../../../shared/jobs/job-status';
-import type { ExportJobRequest } from '../../../shared/jobs/ports';
+import { catalogOf, type ExportJobRequest } from '../../../shared/jobs/ports';
 import { downloadName, findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from '../../../shared/jobs/run-link';
 import { LedgerRunLinkLedger, RevocationCache } from '../../../shared/jobs/run-link-ledger';
 import type { Ledger } from '../../../shared/ledger/ledger';
@@ -65,7 +65,7 @@ describe('run links (start, join, reuse, limits)', () => {
     clock = T0;
     ids = 0;
     deps = {
-      definitions: { 'acme-weekly': { name: 'acme-weekly', title: 'ACME weekly' }, other: { name: 'other' } },
+      definitions: catalogOf({ 'acme-weekly': { name: 'acme-weekly', title: 'ACME weekly' }, other: { name: 'other' } }),
       jobs,
       launcher: { launch: (request) => Promise.resolve(void launched.push(request)) },
       storage,

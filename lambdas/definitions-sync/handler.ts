@@ -1,0 +1,35 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { loadSyncLambdaConfig } from '../../shared/core/config';
+import { METRIC } from '../../shared/core/names';
+import { DefinitionStore } from '../../shared/definitions/definition-store';
+import { createSchedulerClient, EventBridgeReportScheduler } from '../../shared/definitions/scheduler-client';
+import { syncReportSchedules, type SyncResult } from '../../shared/definitions/schedule-sync';
+import { reportsOfSyncEvent, syncEventSchema } from '../../shared/definitions/sync-event';
+import { createS3Client } from '../../shared/storage/s3-client';
+import { S3Storage } from '../../shared/storage/s3-storage';
+import { createPowertools, withLifecycle } from '../lifecycle';
+
+// Built once per container and reused by every invocation it serves.
+const config = loadSyncLambdaConfig(process.env);
+const { logger, metrics, tracer } = createPowertools();
+const store = new DefinitionStore(
+  new S3Storage({ client: tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3)), bucket: config.DEFINITIONS_BUCKET, prefix: '' }),
+);
+const scheduler = new EventBridgeReportScheduler(
+  {
+    groupName: config.SCHEDULE_GROUP,
+    functionArn: config.EXPORT_FUNCTION_ARN,
+    roleArn: config.SCHEDULER_ROLE_ARN,
+    deadLetterArn: config.SCHEDULER_DEAD_LETTER_ARN,
+  },
+  tracer.captureAWSv3Client(createSchedulerClient(config.AWS_ENDPOINT_URL_SCHEDULER)),
+);
+
+/** A change under definitions/ (or a manual `{ "reports": [...] }`) → that report's schedule. */
+export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown): Promise<SyncResult[]> => {
+  const reports = reportsOfSyncEvent(syncEventSchema.parse(event));
+  const results = await syncReportSchedules(reports, { store, scheduler, log: logger });
+  const invalid = results.filter((r) => r.action === 'invalid').length;
+  if (invalid > 0) metrics.addMetric(METRIC.DefinitionInvalid, MetricUnit.Count, invalid);
+  return results;
+});

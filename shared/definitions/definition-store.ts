@@ -1,0 +1,108 @@
+import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
+import { GetParameterError } from '@aws-lambda-powertools/parameters/errors';
+import { DEFAULT_DEFINITIONS_MAX_AGE_SECONDS } from '../core/defaults';
+import { ReportDefinitionError } from '../core/errors';
+import type { Storage } from '../storage/storage';
+import {
+  DEFINITIONS_PREFIX,
+  definitionKey,
+  parseStoredDefinitionJson,
+  reportNameOfKey,
+  storedDefinitionText,
+  type StoredDefinition,
+} from './stored-definition';
+
+/**
+ * Reads stored definition objects through the Powertools Parameters provider contract, so caching,
+ * maxAge and forceFetch behave as for the secrets: a warm Lambda reads a report's definition at
+ * most once per maxAge, and an upload is picked up within it without a redeploy.
+ */
+class StoredDefinitionProvider extends BaseProvider {
+  constructor(private readonly storage: Storage) {
+    super({});
+  }
+
+  protected async _get(name: string): Promise<string | undefined> {
+    const bytes = await this.storage.getObject(definitionKey(name));
+    return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
+  }
+
+  // A whole listing is never cached: `names()` asks the bucket each time (the CLI and the sync).
+  protected _getMultiple(): Promise<Record<string, unknown>> {
+    return Promise.reject(new Error('the definitions store lists with names(), not getMultiple'));
+  }
+}
+
+export interface DefinitionStoreOptions {
+  /** How long a definition read is reused; default DEFAULT_DEFINITIONS_MAX_AGE_SECONDS. */
+  readonly maxAgeSeconds?: number;
+}
+
+/**
+ * The stored reports: one JSON object per report under `definitions/` of the definitions bucket (or
+ * a local folder). The export Lambdas read the one report a run names; the sync function, the CLI
+ * and the tests list, write and delete them.
+ */
+export class DefinitionStore {
+  private readonly provider: StoredDefinitionProvider;
+  private readonly maxAgeSeconds: number;
+
+  constructor(
+    private readonly storage: Storage,
+    options: DefinitionStoreOptions = {},
+  ) {
+    this.provider = new StoredDefinitionProvider(storage);
+    this.maxAgeSeconds = options.maxAgeSeconds ?? DEFAULT_DEFINITIONS_MAX_AGE_SECONDS;
+  }
+
+  /** The definition (as written) of a stored report, or undefined when there is none. */
+  async get(name: string): Promise<unknown> {
+    return (await this.read(name))?.definition;
+  }
+
+  /**
+   * The stored report, validated, or undefined when there is none. `fresh` skips the cache (the sync
+   * function acts on what is stored now). Throws ReportDefinitionError naming the object when it
+   * is not a valid report.
+   */
+  async read(name: string, options: { fresh?: boolean } = {}): Promise<StoredDefinition | undefined> {
+    if (reportNameOfKey(definitionKey(name)) !== name) return undefined;
+    let text: unknown;
+    try {
+      text = await this.provider.get(name, { maxAge: this.maxAgeSeconds, forceFetch: options.fresh ?? false });
+    } catch (error) {
+      // Powertools wraps what the store threw; the StorageError (with its `retryable`) is the cause.
+      throw error instanceof GetParameterError && error.cause !== undefined ? error.cause : error;
+    }
+    if (typeof text !== 'string') return undefined;
+    const origin = `stored report ${this.storage.describe(definitionKey(name))}`;
+    const stored = parseStoredDefinitionJson(text, origin);
+    if (stored.parsed.name !== name) {
+      const message = `is named "${stored.parsed.name}"; store it as ${definitionKey(stored.parsed.name)}`;
+      throw new ReportDefinitionError(`${origin} is invalid:\n  - definition.name: ${message}`, [{ path: 'definition.name', message }]);
+    }
+    return stored;
+  }
+
+  /** Names of the stored reports, sorted. */
+  async names(): Promise<string[]> {
+    const keys = await this.storage.listKeys(DEFINITIONS_PREFIX);
+    return keys.flatMap((key) => reportNameOfKey(key) ?? []).sort();
+  }
+
+  /** Stores a validated report under its name (replacing the one there). */
+  async put(stored: Pick<StoredDefinition, 'definition' | 'schedule'>): Promise<void> {
+    const name = stored.definition.name;
+    await this.storage.putObject(definitionKey(name), storedDefinitionText(stored), { contentType: 'application/json' });
+    this.provider.clearCache();
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.storage.deleteObjects([definitionKey(name)]);
+    this.provider.clearCache();
+  }
+
+  describe(): string {
+    return this.storage.describe(DEFINITIONS_PREFIX);
+  }
+}
