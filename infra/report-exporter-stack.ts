@@ -164,11 +164,11 @@ export class ReportExporterStack extends Stack {
     this.grantApiPermissions();
 
     this.schedules = new ReportSchedules(this, 'Schedules', { target: exportFn });
-    this.syncFunction = this.definitionsSync(repoRoot);
 
     this.alarms = new ExporterAlarms(this, 'Alarms', {
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     });
+    this.syncFunction = this.definitionsSync(repoRoot);
     this.alarms.alarmAboveZero(
       'ExportErrors',
       exportFn.metricErrors({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }),
@@ -259,20 +259,45 @@ export class ReportExporterStack extends Stack {
         },
       },
     });
+    const failedSyncs = new SecureQueue(this, 'FailedSyncs', {
+      purpose: 'definition changes EventBridge could not hand to the sync function (rule target)',
+    });
     rule.addTarget(
       new eventTargets.LambdaFunction(sync.function, {
-        deadLetterQueue: this.failedSyncsQueue().queue,
+        deadLetterQueue: failedSyncs.queue,
         retryAttempts: 4,
         maxEventAge: Duration.hours(2),
       }),
     );
     // The reports of cdk.json are uploaded once the rule exists, so their schedules appear in this deploy.
     this.definitions.deployReports(this.config.reports, [rule, sync.function]);
+    this.alarmOnSync(sync, failedSyncs);
     return sync;
   }
 
-  private failedSyncsQueue(): SecureQueue {
-    return new SecureQueue(this, 'FailedSyncs', { purpose: 'definition changes the sync function could not be handed (EventBridge rule target)' });
+  /** A report whose schedule could not be made is a report that silently never runs. */
+  private alarmOnSync(sync: ExporterFunction, failedSyncs: SecureQueue): void {
+    this.alarms.alarmAboveZero(
+      'SyncErrors',
+      sync.function.metricErrors({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }),
+      'definitions-sync failed: a stored report\'s schedule may be missing or stale. Its log names the report; re-sync with {"reports":["<name>"]}.',
+    );
+    this.alarms.alarmAboveZero(
+      'FailedSyncsQueueDepth',
+      failedSyncs.queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM }),
+      'A definition change never reached definitions-sync: the event is in the failed-syncs queue.',
+    );
+    this.alarms.alarmAboveZero(
+      'DefinitionInvalid',
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: METRIC.DefinitionInvalid,
+        dimensionsMap: { service: SERVICE_NAME },
+        period: FIVE_MINUTES,
+        statistic: cloudwatch.Stats.SUM,
+      }),
+      'A stored report is not a valid definition (custom metric DefinitionInvalid); its schedule was left as it was. Run npm run reports -- validate on it.',
+    );
   }
 
   /**
@@ -321,6 +346,8 @@ export class ReportExporterStack extends Stack {
     output('ExportFunctionName', this.exportFunction.function.functionName, 'export-report Lambda');
     output('ApiFunctionName', this.apiFunction.function.functionName, 'export-api Lambda');
     output('FailedExportsQueueUrl', this.failedExportsQueue.queue.queueUrl, 'Failed asynchronous export invocations');
+    output('DefinitionsBucketName', this.definitions.bucket.bucketName, 'Stored reports, one JSON object per report under definitions/ (npm run reports -- push --bucket <this>)');
+    output('ScheduleGroupName', this.schedules.group.scheduleGroupName, 'EventBridge Scheduler group with one schedule per scheduled report (npm run reports -- list)');
     output('SchedulerDeadLetterQueueUrl', this.schedules.deadLetterQueue.queueUrl, 'Scheduled invocations that could not be delivered');
     output('AlarmTopicArn', this.alarms.topic.topicArn, 'SNS topic of all alarms (subscribe more endpoints here)');
   }

@@ -40,6 +40,7 @@ export class DefinitionsBucket extends Construct {
       lifecycleRules: [{ id: 'expire-old-definition-versions', noncurrentVersionExpiration: Duration.days(365) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    acknowledgeNotificationsHandler(this);
   }
 
   /** Read the stored reports (the export functions and the sync function), plus ListBucket. */
@@ -87,15 +88,31 @@ export class DefinitionsBucket extends Construct {
 }
 
 /** cdk-nag on the BucketDeployment's own handler (a singleton of aws-cdk-lib, not our code). */
-function acknowledgeDeploymentHandler(scope: Construct, deployment: s3deploy.BucketDeployment): void {
+function acknowledgeDeploymentHandler(scope: DefinitionsBucket, deployment: s3deploy.BucketDeployment): void {
   const stack = Stack.of(scope);
   const handler = stack.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
+  const bucketId = stack.getLogicalId(scope.bucket.node.defaultChild as CfnElement);
+  const wildcards = ['Action::s3:GetBucket*', 'Action::s3:GetObject*', 'Action::s3:List*', 'Action::s3:Abort*', 'Action::s3:DeleteObject*',
+    'Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*', `Resource::<${bucketId}.Arn>/*`];
   const acknowledgements = [
-    { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason: "aws-cdk-lib's BucketDeployment handler is built with the basic execution role (its own log group only in practice); it runs on deploy, not on data." },
-    { id: 'AwsSolutions-IAM5', reason: "BucketDeployment grants its handler read on the CDK asset bucket's objects and write on the destination bucket's objects with wildcards; the destination is the definitions bucket alone." },
+    { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason: "aws-cdk-lib's BucketDeployment handler is built with the basic execution role; it runs on deploy only, copying the reports of cdk.json." },
+    ...wildcards.map((finding) => ({
+      id: `AwsSolutions-IAM5[${finding}]`,
+      reason: "aws-cdk-lib's BucketDeployment grants its handler these wildcards on the CDK asset bucket (read) and on the definitions bucket (write); the destination is the definitions bucket alone.",
+    })),
     { id: 'AwsSolutions-L1', reason: "The BucketDeployment handler's runtime is chosen by aws-cdk-lib and moves with its upgrades." },
   ];
   for (const target of [deployment, ...(handler ? [handler] : [])]) {
     for (const ack of acknowledgements) Validations.of(target).acknowledge(ack);
   }
+}
+
+/** cdk-nag on the handler aws-cdk-lib adds to turn on the bucket's EventBridge notifications. */
+function acknowledgeNotificationsHandler(scope: Construct): void {
+  const handler = Stack.of(scope).node.children.find((c) => c.node.id.startsWith('BucketNotificationsHandler'));
+  if (!handler) return;
+  Validations.of(handler).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    reason: "aws-cdk-lib's bucket-notifications handler (turns on EventBridge notifications of the definitions bucket at deploy) is built with the basic execution role.",
+  });
 }

@@ -1,4 +1,4 @@
-import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -70,9 +70,8 @@ export class ReportSchedules extends Construct {
         conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
       }),
     );
-    const groupId = stack.getLogicalId(this.group.node.defaultChild as CfnElement);
     Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${groupId}>/*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.group.scheduleGroupName}/*]`,
       reason: 'Schedules are named after the stored reports, which are added without a deploy; the wildcard stops at the stack\'s schedule group.',
     });
   }

@@ -65,6 +65,11 @@ let ids: {
   apiFn: string;
   exportRolePolicy: string;
   apiRolePolicy: string;
+  syncFn: string;
+  syncRolePolicy: string;
+  definitions: string;
+  scheduleGroup: string;
+  invokeRole: string;
   planningSecret: string;
   linkSecret: string;
   failedQueue: string;
@@ -86,6 +91,11 @@ beforeAll(() => {
     apiFn: id(stack.apiFunction.function),
     exportRolePolicy: policyOf(stack.exportFunction.role),
     apiRolePolicy: policyOf(stack.apiFunction.role),
+    syncFn: id(stack.syncFunction.function),
+    syncRolePolicy: policyOf(stack.syncFunction.role),
+    definitions: id(stack.definitions.bucket),
+    scheduleGroup: stack.schedules.group.scheduleGroupName,
+    invokeRole: id(stack.schedules.invokeRole),
     planningSecret: id(stack.secrets.planningSecret),
     linkSecret: id(stack.secrets.linkKeySecret),
     failedQueue: id(stack.failedExportsQueue.queue),
@@ -177,7 +187,7 @@ describe('run ledger table', () => {
 
 describe('functions', () => {
   it('run Node.js 22 on arm64 with active tracing, ESM handler index.handler', () => {
-    for (const fn of [ids.exportFn, ids.apiFn]) {
+    for (const fn of [ids.exportFn, ids.apiFn, ids.syncFn]) {
       expect(synthesized.template.toJSON().Resources[fn].Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
@@ -196,13 +206,16 @@ describe('functions', () => {
   });
 
   it('log to explicit log groups with retention and use no AWS managed policies', () => {
-    synthesized.template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 90 }, 3);
-    for (const fn of [ids.exportFn, ids.apiFn]) {
-      const props = synthesized.template.toJSON().Resources[fn].Properties;
+    // The three functions' and the HTTP API's access log.
+    synthesized.template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 90 }, 4);
+    const resources = synthesized.template.toJSON().Resources;
+    for (const fn of [ids.exportFn, ids.apiFn, ids.syncFn]) {
+      const props = resources[fn].Properties;
       expect(props.LoggingConfig.LogGroup).toEqual({ Ref: expect.any(String) });
+      // Our functions' roles; aws-cdk-lib's deploy-time handlers (BucketDeployment, bucket notifications) bring their own.
+      const role = props.Role['Fn::GetAtt'][0] as string;
+      expect(resources[role].Properties.ManagedPolicyArns).toBeUndefined();
     }
-    const roles = synthesized.template.findResources('AWS::IAM::Role');
-    for (const role of Object.values(roles)) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
   });
 
   it('set exactly the environment variables shared/core/config.ts reads', () => {
@@ -215,7 +228,8 @@ describe('functions', () => {
       'API_CONCURRENCY',
       'API_TIMEOUT_MS',
       'SECRET_MAX_AGE_SECONDS',
-      'REPORT_DEFINITIONS',
+      'DEFINITIONS_BUCKET',
+      'DEFINITIONS_MAX_AGE_SECONDS',
       'INLINE_DEFINITIONS',
       'INLINE_PREFIX',
       'INLINE_EMAIL_DOMAINS',
@@ -246,9 +260,15 @@ describe('functions', () => {
       POWERTOOLS_METRICS_NAMESPACE: 'PlanningReportExporter',
     });
     expect(env(ids.apiFn).EXPORT_FUNCTION_NAME).toEqual({ Ref: ids.exportFn });
-    const definitions = JSON.parse(exportEnv.REPORT_DEFINITIONS as string) as Record<string, { name: string }>;
-    expect(Object.keys(definitions)).toEqual(['acme-weekly', 'ad-hoc']);
-    expect(definitions['acme-weekly']?.name).toBe('acme-weekly');
+    expect(exportEnv.DEFINITIONS_BUCKET).toEqual({ Ref: ids.definitions });
+  });
+
+  it('put no report definition in any environment variable', () => {
+    const functions = Object.values(synthesized.template.findResources('AWS::Lambda::Function'));
+    for (const fn of functions) {
+      const variables = JSON.stringify(fn.Properties.Environment?.Variables ?? {});
+      expect(variables).not.toMatch(/acme-weekly|ad-hoc|planning@acme|datasets/);
+    }
   });
 
   it('build LINK_BASE_URL from the API id alone, so the functions do not depend on routes or stage', () => {
@@ -278,8 +298,10 @@ describe('functions', () => {
 
   it('bundle both handlers as ESM with the require shim, with source maps', () => {
     const assets = readdirSync(synthesized.app.outdir).filter((d) => d.startsWith('asset.'));
-    const bundles = assets.map((d) => join(synthesized.app.outdir, d)).filter((d) => readdirSync(d).includes('index.mjs'));
-    expect(bundles).toHaveLength(2);
+    const bundles = assets
+      .map((d) => join(synthesized.app.outdir, d))
+      .filter((d) => statSync(d).isDirectory() && readdirSync(d).includes('index.mjs'));
+    expect(bundles).toHaveLength(3);
     for (const dir of bundles) {
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
       expect(code.startsWith("import { createRequire } from 'module'; const require = createRequire(import.meta.url);")).toBe(true);
@@ -290,6 +312,12 @@ describe('functions', () => {
     }
   });
 });
+
+/** Read-only on the stored reports: what both export functions and the sync function get. */
+const definitionReads = [
+  expect.objectContaining({ Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^Definitions/), 'Arn'] }, '/definitions/*']] } }),
+  expect.objectContaining({ Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Definitions/), 'Arn'] } }),
+];
 
 describe('least privilege', () => {
   it('uses "*" as a resource only for the X-Ray actions', () => {
@@ -309,9 +337,10 @@ describe('least privilege', () => {
           Resource: { 'Fn::Join': ['', [arn(ids.bucket), '/reports/*']] },
         }),
         expect.objectContaining({ Action: 's3:ListBucket', Resource: arn(ids.bucket) }),
+        ...definitionReads,
       ]),
     );
-    expect(s3).toHaveLength(2);
+    expect(s3).toHaveLength(4);
   });
 
   it('lets export-api only read under the prefix (job status lives in the ledger)', () => {
@@ -320,9 +349,10 @@ describe('least privilege', () => {
       expect.arrayContaining([
         expect.objectContaining({ Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [arn(ids.bucket), '/reports/*']] } }),
         expect.objectContaining({ Action: 's3:ListBucket', Resource: arn(ids.bucket) }),
+        ...definitionReads,
       ]),
     );
-    expect(s3).toHaveLength(2);
+    expect(s3).toHaveLength(4);
   });
 
   it('gives export-report item reads and conditional puts on the ledger, and export-api the same on job items only', () => {
@@ -346,7 +376,9 @@ describe('least privilege', () => {
         .filter((s) => asArray(s.Action as string | string[]).includes('secretsmanager:GetSecretValue'))
         .flatMap((s) => asArray(s.Resource));
     expect(secrets(ids.exportRolePolicy)).toEqual(expect.arrayContaining([{ Ref: ids.planningSecret }, { Ref: ids.linkSecret }]));
-    expect(secrets(ids.exportRolePolicy)).toHaveLength(2);
+    // And the webhook secrets of reports stored without a deploy (test/infra/webhook-secrets.test.ts).
+    expect(secrets(ids.exportRolePolicy).filter((r) => JSON.stringify(r).includes(':secret:planning-report-exporter/webhooks/*'))).toHaveLength(1);
+    expect(secrets(ids.exportRolePolicy)).toHaveLength(3);
     expect(secrets(ids.apiRolePolicy)).toEqual([{ Ref: ids.linkSecret }]);
   });
 
@@ -393,43 +425,95 @@ describe('link-signing key secret', () => {
   });
 });
 
-describe('schedules', () => {
-  it('creates one schedule per scheduled report: cron in its time zone, no flexible window, retries and a DLQ', () => {
-    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 1);
-    synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
-      ScheduleExpression: 'cron(0 7 ? * MON *)',
-      ScheduleExpressionTimezone: 'Europe/Berlin',
-      FlexibleTimeWindow: { Mode: 'OFF' },
-      State: 'ENABLED',
-      Target: Match.objectLike({
-        Arn: arn(ids.exportFn),
-        DeadLetterConfig: { Arn: arn(ids.schedulerDlq) },
-        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
+describe('stored reports and their schedules', () => {
+  it('keeps the definitions in a versioned, encrypted, TLS-only, logged and retained bucket that tells EventBridge of changes', () => {
+    synthesized.template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        VersioningConfiguration: { Status: 'Enabled' },
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        LoggingConfiguration: { DestinationBucketName: { Ref: ids.logBucket }, LogFilePrefix: 'definitions-bucket/' },
+        PublicAccessBlockConfiguration: Match.objectLike({ BlockPublicAcls: true, RestrictPublicBuckets: true }),
       }),
     });
-  });
-
-  it('passes the report name, the source and the Scheduler context attributes', () => {
-    const [schedule] = Object.values(synthesized.template.findResources('AWS::Scheduler::Schedule'));
-    expect(JSON.parse(schedule?.Properties.Target.Input as string)).toEqual({
-      report: 'acme-weekly',
-      source: 'schedule',
-      scheduledTime: '<aws.scheduler.scheduled-time>',
-      executionId: '<aws.scheduler.execution-id>',
+    synthesized.template.hasResourceProperties('Custom::S3BucketNotifications', {
+      BucketName: { Ref: ids.definitions },
+      NotificationConfiguration: { EventBridgeConfiguration: {} },
     });
   });
 
-  it('uses a role only Scheduler of this account can assume', () => {
-    synthesized.template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: {
-        Statement: [
-          Match.objectLike({
-            Principal: { Service: 'scheduler.amazonaws.com' },
-            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
-          }),
-        ],
+  it('uploads the reports of cdk.json on deploy under definitions/, never pruning pushed ones, after the sync rule exists', () => {
+    const [deployment] = Object.values(synthesized.template.findResources('Custom::CDKBucketDeployment'));
+    expect(deployment?.Properties).toMatchObject({ DestinationBucketName: { Ref: ids.definitions }, DestinationBucketKeyPrefix: 'definitions/', Prune: false });
+    const rule = Object.keys(synthesized.template.findResources('AWS::Events::Rule')).find((k) => k.startsWith('DefinitionChanged'));
+    expect(deployment?.DependsOn).toEqual(expect.arrayContaining([rule, ids.syncFn]));
+  });
+
+  it('wakes the sync function, one at a time, for objects created or deleted under definitions/ of that bucket only', () => {
+    synthesized.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.s3'],
+        'detail-type': ['Object Created', 'Object Deleted'],
+        detail: { bucket: { name: [{ Ref: ids.definitions }] }, object: { key: [{ prefix: 'definitions/' }] } },
       },
+      Targets: [Match.objectLike({ Arn: arn(ids.syncFn), RetryPolicy: { MaximumRetryAttempts: 4, MaximumEventAgeInSeconds: 7200 } })],
     });
+    expect(synthesized.template.toJSON().Resources[ids.syncFn].Properties).toMatchObject({ ReservedConcurrentExecutions: 1 });
+    expect(synthesized.template.toJSON().Resources[ids.syncFn].Properties.Environment.Variables).toEqual({
+      DEFINITIONS_BUCKET: { Ref: ids.definitions },
+      SCHEDULE_GROUP: ids.scheduleGroup,
+      EXPORT_FUNCTION_ARN: arn(ids.exportFn),
+      SCHEDULER_ROLE_ARN: arn(ids.invokeRole),
+      SCHEDULER_DEAD_LETTER_ARN: arn(ids.schedulerDlq),
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    });
+  });
+
+  it('lets the sync function manage schedules of its group only, pass only the invoke role to Scheduler, and read definitions', () => {
+    const statements = statementsOf(ids.syncRolePolicy).filter((s) => !JSON.stringify(s.Action).includes('logs:') && !JSON.stringify(s.Action).includes('xray:'));
+    expect(statements).toEqual([
+      ...definitionReads,
+      expect.objectContaining({
+        Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule', 'scheduler:UpdateSchedule'],
+        Resource: {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':scheduler:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:schedule/${ids.scheduleGroup}/*`]],
+        },
+      }),
+      expect.objectContaining({
+        Action: 'iam:PassRole',
+        Resource: arn(ids.invokeRole),
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    ]);
+  });
+
+  it('makes no schedule at deploy: the sync function makes one per stored report, in the stack\'s group', () => {
+    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 0);
+    synthesized.template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    synthesized.template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: ids.scheduleGroup });
+  });
+
+  it('uses an invoke role only Scheduler of this account and group can assume, to invoke the export function and dead-letter', () => {
+    const role = synthesized.template.toJSON().Resources[ids.invokeRole];
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: { 'aws:SourceArn': expect.objectContaining({ 'Fn::Join': expect.anything() }) },
+        },
+      }),
+    ]);
+    expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain(ids.scheduleGroup);
+    const invokeStatements = policyStatements(synthesized.template).filter(({ policy }) => policy.startsWith('SchedulesInvokeRole')).map((s) => s.statement);
+    expect(invokeStatements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Action: 'lambda:InvokeFunction', Resource: arn(ids.exportFn) }),
+        expect.objectContaining({ Action: expect.arrayContaining(['sqs:SendMessage']), Resource: arn(ids.schedulerDlq) }),
+      ]),
+    );
   });
 });
 
@@ -503,6 +587,13 @@ describe('alarms', () => {
     alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.failedQueue, 'QueueName'] } }], 'AWS/SQS');
     alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.schedulerDlq, 'QueueName'] } }], 'AWS/SQS');
     alarmOn('ExportFailed', [{ Name: 'service', Value: 'planning-report-exporter' }], 'PlanningReportExporter');
+  });
+
+  it('alarms when a stored report\'s schedule may be wrong: sync errors, undelivered sync events, invalid stored reports', () => {
+    alarmOn('Errors', [{ Name: 'FunctionName', Value: { Ref: ids.syncFn } }], 'AWS/Lambda');
+    const failedSyncs = Object.keys(synthesized.template.findResources('AWS::SQS::Queue')).find((k) => k.startsWith('FailedSyncs'))!;
+    alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [failedSyncs, 'QueueName'] } }], 'AWS/SQS');
+    alarmOn('DefinitionInvalid', [{ Name: 'service', Value: 'planning-report-exporter' }], 'PlanningReportExporter');
   });
 
   it('watches only metrics a handler publishes, in the handlers\' namespace and service', () => {

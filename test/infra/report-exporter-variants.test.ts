@@ -20,13 +20,20 @@ beforeAll(() => {
   );
 }, 120_000);
 
+/** The exporter's functions (aws-cdk-lib's deploy-time handlers have no environment of ours). */
+function ourFunctions(): { Properties: { Environment: { Variables: Record<string, unknown> } } }[] {
+  return Object.values(synthesized.template.findResources('AWS::Lambda::Function')).filter((fn) =>
+    String(fn.Properties.Description ?? '').startsWith('planning-report-exporter:'),
+  ) as never;
+}
+
 describe('minimal configuration', () => {
   it('references the planning secret by name instead of creating one', () => {
     synthesized.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
-    const fns = Object.values(synthesized.template.findResources('AWS::Lambda::Function'));
-    expect(fns).toHaveLength(2);
-    // Only the export function reads the planning credentials; the API function is not told where they are.
-    expect(fns.map((fn): unknown => fn.Properties.Environment.Variables.PLANNING_SECRET_ID).sort()).toEqual(['prod/planning-api', undefined]);
+    const fns = ourFunctions();
+    expect(fns).toHaveLength(3);
+    // Only the export function reads the planning credentials; the API and sync functions are not told where they are.
+    expect(fns.map((fn): unknown => fn.Properties.Environment.Variables.PLANNING_SECRET_ID).sort()).toEqual(['prod/planning-api', undefined, undefined]);
 
     const secretReads = policyStatements(synthesized.template)
       .filter(({ statement }) => asArray(statement.Action as string | string[]).includes('secretsmanager:GetSecretValue'))
@@ -37,19 +44,21 @@ describe('minimal configuration', () => {
   it('has no SES permission and no MAIL_FROM without an SES identity', () => {
     const ses = policyStatements(synthesized.template).filter(({ statement }) => JSON.stringify(statement.Action).includes('ses:'));
     expect(ses).toEqual([]);
-    for (const fn of Object.values(synthesized.template.findResources('AWS::Lambda::Function'))) {
+    for (const fn of ourFunctions()) {
       expect(fn.Properties.Environment.Variables.MAIL_FROM).toBeUndefined();
     }
   });
 
-  it('creates no schedule and no scheduler role, but keeps the scheduler DLQ alarm', () => {
+  it('creates no schedule at deploy, but the group, the invoke role and the queues a pushed report needs', () => {
     synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 0);
+    synthesized.template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
     synthesized.template.resourcePropertiesCountIs(
       'AWS::IAM::Role',
       { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' } })] } },
-      0,
+      1,
     );
-    synthesized.template.resourceCountIs('AWS::SQS::Queue', 2);
+    // Failed exports, Scheduler's dead letters, sync events EventBridge could not hand over.
+    synthesized.template.resourceCountIs('AWS::SQS::Queue', 3);
   });
 
   it('creates the alarm topic without subscriptions', () => {

@@ -1,6 +1,7 @@
 // @tier slow
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadInfraConfig } from '../../infra/config';
+import { WEBHOOK_SECRET_PREFIX } from '../../shared/core/names';
 import { asArray, describeFindings, policyStatements, synthesize, unacknowledgedNagFindings, type Synthesized } from './support';
 
 /** Chat webhooks: the export function reads exactly the secrets the configured reports name. */
@@ -30,12 +31,19 @@ function secretReads(role: 'ExportReport' | 'ExportApi'): string[] {
 }
 
 describe('webhook secrets', () => {
-  it('lets export-report read each named webhook secret once, by name, and export-api none', () => {
+  it('lets export-report read each named webhook secret once, by name, those under the webhook prefix, and export-api none', () => {
     const reads = secretReads('ExportReport');
-    expect(reads).toHaveLength(2);
+    expect(reads).toHaveLength(3);
     expect(reads.filter((r) => r.includes('secret:chat/webhooks-??????'))).toHaveLength(1);
     expect(reads.filter((r) => r.includes('secret:team-b/hooks-??????'))).toHaveLength(1);
+    // Reports stored without a deploy keep their webhook URLs under the prefix.
+    expect(reads.filter((r) => r.includes(`:secret:${WEBHOOK_SECRET_PREFIX}*`))).toHaveLength(1);
     expect(secretReads('ExportApi')).toEqual([]);
+  });
+
+  it('refuses a planning credentials secret named under the webhook prefix', () => {
+    const config = loadInfraConfig({ reports: [], planningSecretName: `${WEBHOOK_SECRET_PREFIX}planning` });
+    expect(() => synthesize(config, { bundle: false })).toThrow(`is named under "${WEBHOOK_SECRET_PREFIX}"`);
   });
 
   it('puts no webhook URL and no secret value in the template', () => {
