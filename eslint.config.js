@@ -20,8 +20,9 @@ const LAYERS = {
   events: ['core'],
   links: ['core', 'storage'],
   secrets: ['core', 'planning-api', 'links'],
+  definitions: ['core', 'storage', 'report'],
   report: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'secrets', 'channels'],
-  jobs: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'events', 'links', 'secrets', 'report', 'channels'],
+  jobs: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'events', 'links', 'secrets', 'report', 'channels', 'definitions'],
 };
 /** Top-level folders that runtime code under shared/ never imports. */
 const DOORS_AND_TOOLS = ['lambdas', 'cli', 'infra', 'simulator', 'test', 'bench', 'scripts'];
@@ -36,6 +37,7 @@ const AWS_ADAPTERS = [
   'shared/events/event-bridge.ts',
   'shared/jobs/lambda-launcher.ts',
   'shared/secrets/secret-source.ts',
+  'shared/definitions/scheduler-client.ts',
 ];
 /** The xlsx renderer is the only place that knows exceljs. */
 const EXCELJS_OWNER = 'shared/render/xlsx/**/*.ts';

@@ -53,6 +53,7 @@ const CLASS_DEFAULTS: Record<string, Flag> = {
   RunInProgressError: true,
   LeaseLostError: false,
   ChannelDeliveryError: false,
+  ScheduleError: false,
 };
 
 /**
@@ -65,6 +66,9 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'cli/link-command.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'status'], ['ChannelDeliveryError', true]],
   'shared/core/config.ts': [['ConfigError', false]],
+  'shared/definitions/definition-store.ts': [['ReportDefinitionError', false]],
+  'shared/definitions/scheduler-client.ts': [['ScheduleError', 'aws']],
+  'shared/definitions/stored-definition.ts': [['ReportDefinitionError', false]],
   'shared/email/ses-mailer.ts': [['EmailDeliveryError', 'aws'], ['EmailDeliveryError', false], ['EmailDeliveryError', false], ['EmailDeliveryError', false]],
   'shared/events/event-bridge.ts': [['EventPublishError', 'aws']],
   'shared/jobs/export-job.ts': [['ExporterError', false], ['ExporterError', false], ['RetryableExportError', true]],
