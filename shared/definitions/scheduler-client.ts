@@ -27,20 +27,47 @@ export function createSchedulerClient(endpoint?: string): SchedulerClient {
   return endpoint ? new SchedulerClient({ endpoint }) : new SchedulerClient({});
 }
 
+/** Reads the schedules of one group (the run list checks each stored report's schedule with it). */
+export class ScheduleReader {
+  protected readonly client: SchedulerClient;
+
+  constructor(
+    protected readonly groupName: string,
+    client?: SchedulerClient,
+  ) {
+    this.client = client ?? new SchedulerClient({});
+  }
+
+  async get(name: string): Promise<ScheduledReport | undefined> {
+    try {
+      const found = await this.client.send(new GetScheduleCommand({ Name: name, GroupName: this.groupName }));
+      const cron = found.ScheduleExpression ?? '';
+      return { name, cron, timeZone: found.ScheduleExpressionTimezone ?? 'UTC', enabled: found.State !== 'DISABLED' };
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return undefined;
+      throw this.failure(`could not read the schedule of "${name}"`, error);
+    }
+  }
+
+  // The group name is ours; the SDK's message names the schedule, never an ARN of the target.
+  protected failure(what: string, error: unknown): ScheduleError {
+    const detail = error instanceof Error ? error.name : String(error);
+    return new ScheduleError(`${what} in group "${this.groupName}": ${detail}`, { cause: error, retryable: transientAwsFailure(error) });
+  }
+}
+
 /**
  * Report schedules in EventBridge Scheduler. Every schedule invokes the export function with its
  * report's payload, at the configured minute (no flexible window), retried twice for at most an
  * hour by Scheduler when Lambda cannot take the event, then dead-lettered: a report delivered an
  * hour late is better re-run by hand than sent silently.
  */
-export class EventBridgeReportScheduler implements ReportScheduler {
-  private readonly client: SchedulerClient;
-
+export class EventBridgeReportScheduler extends ScheduleReader implements ReportScheduler {
   constructor(
     private readonly target: SchedulerTarget,
     client?: SchedulerClient,
   ) {
-    this.client = client ?? new SchedulerClient({});
+    super(target.groupName, client);
   }
 
   async put(spec: ScheduleSpec): Promise<'created' | 'updated'> {
@@ -61,7 +88,7 @@ export class EventBridgeReportScheduler implements ReportScheduler {
 
   async remove(name: string): Promise<boolean> {
     try {
-      await this.client.send(new DeleteScheduleCommand({ Name: name, GroupName: this.target.groupName }));
+      await this.client.send(new DeleteScheduleCommand({ Name: name, GroupName: this.groupName }));
       return true;
     } catch (error) {
       if (error instanceof ResourceNotFoundException) return false;
@@ -69,21 +96,10 @@ export class EventBridgeReportScheduler implements ReportScheduler {
     }
   }
 
-  async get(name: string): Promise<ScheduledReport | undefined> {
-    try {
-      const found = await this.client.send(new GetScheduleCommand({ Name: name, GroupName: this.target.groupName }));
-      const cron = found.ScheduleExpression ?? '';
-      return { name, cron, timeZone: found.ScheduleExpressionTimezone ?? 'UTC', enabled: found.State !== 'DISABLED' };
-    } catch (error) {
-      if (error instanceof ResourceNotFoundException) return undefined;
-      throw this.failure(`could not read the schedule of "${name}"`, error);
-    }
-  }
-
   private request(spec: ScheduleSpec): CreateScheduleCommandInput {
     return {
       Name: spec.name,
-      GroupName: this.target.groupName,
+      GroupName: this.groupName,
       Description: spec.description.slice(0, 512),
       ScheduleExpression: spec.cron,
       ScheduleExpressionTimezone: spec.timeZone,
@@ -99,9 +115,4 @@ export class EventBridgeReportScheduler implements ReportScheduler {
     };
   }
 
-  // The group name is ours; the SDK's message names the schedule, never an ARN of the target.
-  private failure(what: string, error: unknown): ScheduleError {
-    const detail = error instanceof Error ? error.name : String(error);
-    return new ScheduleError(`${what} in group "${this.target.groupName}": ${detail}`, { cause: error, retryable: transientAwsFailure(error) });
-  }
 }

@@ -1,7 +1,9 @@
 // @tier slow
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { runReportsCommand } from '../../../cli/reports-command';
+import { captureIo } from '../../support/cli-io';
+import { DEFINITIONS_BUCKET, httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
 import { startWebhookRecorder, type WebhookRecorder } from '../../support/webhook-recorder';
 
 /**
@@ -125,6 +127,19 @@ describe('Slack and Teams delivery beside e-mail (local stack)', () => {
     const stored = await h.s3.client.send(new GetObjectCommand({ Bucket: h.s3.bucket, Key: 'reports/weekly/dt=2026-11-30/run=s-20261130T060000Z/manifest.json' }));
     const manifest = JSON.parse(await stored.Body!.transformToString()) as { delivery?: unknown };
     expect(manifest.delivery).toEqual({ send: false, when: 'changed', reason: outcome.delivery.reason });
+
+    // And the run list (npm run reports -- list, against the stack's buckets and ledger) says so.
+    const io = captureIo(process.cwd(), { ...(process.env as Record<string, string>) });
+    const code = await runReportsCommand(
+      ['list', '--bucket', DEFINITIONS_BUCKET, '--reports-bucket', h.s3.bucket, '--ledger-table', h.dynamo.tableName],
+      io,
+      { now: () => new Date('2026-11-30T07:00:00Z') },
+    );
+    expect(io.err()).toBe('');
+    expect(code).toBe(0);
+    expect(io.out()).toMatch(
+      /^weekly — Weekly risks\n {2}schedule {2}on demand\n {2}last run {2}\S+ \(s-20261130T060000Z\): succeeded; not sent: nothing changed since run s-20261123T060000Z and delivery\.when is "changed"$/m,
+    );
   });
 
   it('keeps e-mail and Teams going when Slack fails, tells the owners once per streak, and again when it works', async () => {

@@ -64,6 +64,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'cli/discover-command.ts': [['ExporterError', false]],
   'cli/export-command.ts': [['ReportDefinitionError', false], ['StorageError', false], ['StorageError', false]],
   'cli/link-command.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
+  'cli/reports-command.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'status'], ['ChannelDeliveryError', true]],
   'shared/core/config.ts': [['ConfigError', false]],
   'shared/definitions/definition-store.ts': [['ReportDefinitionError', false]],

@@ -8,7 +8,7 @@ import {
   storedDefinitionText,
 } from '../../../shared/definitions/stored-definition';
 
-const weekly = { name: 'train-a', datasets: { risks: {} }, formats: ['xlsx'] };
+const weekly = { name: 'train-a', datasets: { risks: {} }, formats: ['xlsx' as const] };
 
 function issuesOf(run: () => unknown): { path: string; message: string }[] {
   try {

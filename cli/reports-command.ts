@@ -1,0 +1,225 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadCliConfig } from '../shared/core/config';
+import { errorMessage, ReportDefinitionError } from '../shared/core/errors';
+import { formatDateTime } from '../shared/core/format';
+import { WEBHOOK_SECRET_PREFIX } from '../shared/core/names';
+import { DefinitionStore } from '../shared/definitions/definition-store';
+import { createSchedulerClient, ScheduleReader } from '../shared/definitions/scheduler-client';
+import { parseStoredDefinition, type StoredDefinition } from '../shared/definitions/stored-definition';
+import { listReports, type ReportListEntry } from '../shared/jobs/report-list';
+import { createDynamoDbClient, DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
+import type { Ledger } from '../shared/ledger/ledger';
+import { LocalLedger } from '../shared/ledger/local-ledger';
+import { scopedLedger, storageScope } from '../shared/ledger/scoped-ledger';
+import { LocalDirectoryStorage } from '../shared/storage/local-storage';
+import { createS3Client } from '../shared/storage/s3-client';
+import { S3Storage } from '../shared/storage/s3-storage';
+import type { Storage } from '../shared/storage/storage';
+import type { CommandIo } from './export-command';
+import { UsageError } from './usage';
+
+export const REPORTS_USAGE = `usage: npm run reports -- <command> [options]
+
+Reports are stored one JSON object each under definitions/ of the stack's definitions bucket
+(output DefinitionsBucketName); uploading one is all it takes: its schedule follows within a
+minute (docs/reports.md). A file holds {"definition": {...}, "schedule": {"cron", "timeZone"} | null},
+or a bare definition (on demand only).
+
+commands:
+  validate <files...>            check every file; every problem is listed with its path
+  push <files...> --bucket <b>   validate all, then upload each (nothing is uploaded if one is invalid)
+  list --bucket <b>              name, schedule, next run, last run and its result
+       [--schedule-group <g>]      also check each schedule exists (output ScheduleGroupName)
+       [--reports-bucket <r> --ledger-table <t>]   last runs of the stack (outputs ReportsBucketName, LedgerTableName)
+       [--out <dir>]               last runs of local exports (npm run export -- --out <dir>)
+  remove <names...> --bucket <b> delete stored reports (their schedules go with them)
+
+  --dir <folder>   use a local folder instead of --bucket (its definitions/ subfolder)
+  --help           this text`;
+
+const OPTIONS = {
+  bucket: { type: 'string' },
+  dir: { type: 'string' },
+  'schedule-group': { type: 'string' },
+  'reports-bucket': { type: 'string' },
+  'reports-prefix': { type: 'string' },
+  'ledger-table': { type: 'string' },
+  out: { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+type Args = ReturnType<typeof parseArgs<{ args: string[]; strict: true; allowPositionals: true; options: typeof OPTIONS }>>;
+
+/** Runs `npm run reports`; resolves with the exit code (0 ok, 1 failed or invalid, 2 usage). */
+export async function runReportsCommand(argv: readonly string[], io: CommandIo, options: { now?: () => Date } = {}): Promise<number> {
+  let args: Args;
+  try {
+    args = parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    return usage(io, errorMessage(error));
+  }
+  const [command, ...rest] = args.positionals;
+  if (args.values.help || command === undefined) {
+    io.stdout.write(`${REPORTS_USAGE}\n`);
+    return command === undefined && !args.values.help ? 2 : 0;
+  }
+  try {
+    switch (command) {
+      case 'validate':
+        return (await validateFiles(rest, io)).ok ? 0 : 1;
+      case 'push':
+        return await push(rest, args.values, io);
+      case 'list':
+        return await list(args.values, io, (options.now ?? (() => new Date()))());
+      case 'remove':
+        return await remove(rest, args.values, io);
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) return usage(io, error.message);
+    io.stderr.write(`error: ${errorMessage(error)}\n`);
+    return 1;
+  }
+}
+
+function usage(io: CommandIo, message: string): number {
+  io.stderr.write(`error: ${message}\n\n${REPORTS_USAGE}\n`);
+  return 2;
+}
+
+/** Reads and validates each file; prints one line per good file and every problem of a bad one. */
+async function validateFiles(files: readonly string[], io: CommandIo): Promise<{ ok: boolean; reports: StoredDefinition[] }> {
+  if (files.length === 0) throw new UsageError('name the files to check');
+  const reports: StoredDefinition[] = [];
+  let ok = true;
+  const byName = new Map<string, string>();
+  for (const file of files) {
+    try {
+      const stored = await readReportFile(resolve(io.cwd, file), file);
+      const name = stored.parsed.name;
+      if (byName.has(name)) throw new ReportDefinitionError(`${file} is invalid:\n  - definition.name: "${name}" is also the name in ${byName.get(name)}`, []);
+      byName.set(name, file);
+      reports.push(stored);
+      io.stdout.write(`ok  ${file}: ${name}, ${stored.schedule ? `${stored.schedule.cron} ${stored.schedule.timeZone}` : 'on demand'}\n`);
+      for (const warning of warningsOf(stored)) io.stdout.write(`    warning: ${warning}\n`);
+    } catch (error) {
+      if (!(error instanceof ReportDefinitionError)) throw error;
+      ok = false;
+      io.stderr.write(`${error.message}\n`);
+    }
+  }
+  io.stdout.write(`${reports.length} of ${files.length} file${files.length === 1 ? '' : 's'} valid\n`);
+  return { ok, reports };
+}
+
+async function readReportFile(path: string, file: string): Promise<StoredDefinition> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new ReportDefinitionError(`${file} is invalid:\n  - (file): cannot read it (${typeof code === 'string' ? code : errorMessage(error)})`, []);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new ReportDefinitionError(`${file} is invalid:\n  - (root): not valid JSON: ${errorMessage(error)}`, [], { cause: error });
+  }
+  // A bare definition (the export command's file) is a report run on demand only.
+  const stored = typeof value === 'object' && value !== null && 'definition' in value ? value : { definition: value, schedule: null };
+  return parseStoredDefinition(stored, file);
+}
+
+/** Webhook secrets outside the prefix are readable only when cdk.json names the report. */
+function warningsOf(stored: StoredDefinition): string[] {
+  return (stored.parsed.delivery?.channels ?? [])
+    .filter((c) => !c.webhook.secretId.startsWith(WEBHOOK_SECRET_PREFIX))
+    .map((c) => `the ${c.type} webhook secret "${c.webhook.secretId}" is outside "${WEBHOOK_SECRET_PREFIX}": the stack reads it only for reports in cdk.json`);
+}
+
+async function push(files: readonly string[], values: Args['values'], io: CommandIo): Promise<number> {
+  const store = definitionStore(values, io);
+  const { ok, reports } = await validateFiles(files, io);
+  if (!ok) {
+    io.stderr.write('nothing pushed: fix the files above first\n');
+    return 1;
+  }
+  for (const stored of reports) {
+    await store.put(stored);
+    io.stdout.write(`pushed ${stored.parsed.name} to ${store.describe()}${stored.parsed.name}.json\n`);
+  }
+  io.stdout.write('schedules follow within a minute; check with: npm run reports -- list\n');
+  return 0;
+}
+
+async function remove(names: readonly string[], values: Args['values'], io: CommandIo): Promise<number> {
+  if (names.length === 0) throw new UsageError('name the reports to remove');
+  const store = definitionStore(values, io);
+  const known = new Set(await store.names());
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    io.stderr.write(`error: no stored report named ${unknown.map((n) => `"${n}"`).join(', ')}; nothing removed\n`);
+    return 1;
+  }
+  for (const name of names) {
+    await store.remove(name);
+    io.stdout.write(`removed ${name}\n`);
+  }
+  return 0;
+}
+
+async function list(values: Args['values'], io: CommandIo, now: Date): Promise<number> {
+  const store = definitionStore(values, io);
+  const runs = runHistory(values, io);
+  const scheduler = values['schedule-group'] ? new ScheduleReader(values['schedule-group'], createSchedulerClient(io.env.AWS_ENDPOINT_URL_SCHEDULER)) : undefined;
+  const entries = await listReports({ store, now, ...runs, ...(scheduler && { scheduler }) });
+  io.stdout.write(`${formatList(entries)}\n`);
+  return entries.some((e) => e.problem !== undefined || e.scheduleState === 'missing' || e.scheduleState === 'outdated') ? 1 : 0;
+}
+
+function definitionStore(values: Args['values'], io: CommandIo): DefinitionStore {
+  if (!values.bucket === !values.dir) throw new UsageError('give exactly one of --bucket or --dir');
+  const storage: Storage = values.bucket
+    ? new S3Storage({ bucket: values.bucket, prefix: '', client: createS3Client(loadCliConfig(io.env).AWS_ENDPOINT_URL_S3) })
+    : new LocalDirectoryStorage(resolve(io.cwd, values.dir!));
+  return new DefinitionStore(storage);
+}
+
+function runHistory(values: Args['values'], io: CommandIo): { ledger?: Ledger; storage?: Storage } {
+  if (values.out !== undefined) {
+    if (values['ledger-table'] !== undefined || values['reports-bucket'] !== undefined) throw new UsageError('give --out or --reports-bucket with --ledger-table, not both');
+    return { ledger: new LocalLedger(resolve(io.cwd, values.out, '.ledger')), storage: new LocalDirectoryStorage(resolve(io.cwd, values.out)) };
+  }
+  if ((values['ledger-table'] === undefined) !== (values['reports-bucket'] === undefined)) throw new UsageError('--reports-bucket and --ledger-table go together');
+  if (values['ledger-table'] === undefined) return {};
+  const bucket = values['reports-bucket']!;
+  const prefix = values['reports-prefix'] ?? 'reports';
+  return {
+    ledger: scopedLedger(new DynamoDbLedger({ tableName: values['ledger-table'], client: createDynamoDbClient() }), storageScope(bucket, prefix)),
+    storage: new S3Storage({ bucket, prefix, client: createS3Client(loadCliConfig(io.env).AWS_ENDPOINT_URL_S3) }),
+  };
+}
+
+/** One block per report: people read it in a terminal; names and results never truncate. */
+export function formatList(entries: readonly ReportListEntry[]): string {
+  if (entries.length === 0) return 'no stored reports';
+  return entries
+    .map((e) => {
+      const lines = [`${e.name}${e.title !== e.name ? ` — ${e.title}` : ''}`];
+      if (e.problem) return [...lines, `  INVALID: ${e.problem.replace(/\n/g, '\n  ')}`].join('\n');
+      const state = e.scheduleState === 'missing' ? ' (SCHEDULE MISSING: re-sync it)' : e.scheduleState === 'outdated' ? ' (SCHEDULE OUTDATED: re-sync it)' : '';
+      lines.push(`  schedule  ${e.schedule}${state}`);
+      if (e.schedule !== 'on demand') lines.push(`  next run  ${e.nextRun ? formatDateTime(e.nextRun, zoneOf(e.schedule)) : '—'}`);
+      lines.push(`  last run  ${e.lastRun ? `${e.lastRun.at} (${e.lastRun.runId}): ${e.lastRun.result}` : 'none yet'}`);
+      return lines.join('\n');
+    })
+    .join('\n');
+}
+
+function zoneOf(schedule: string): string {
+  return schedule.slice(schedule.lastIndexOf(' ') + 1);
+}

@@ -1,0 +1,91 @@
+import { errorMessage } from '../core/errors';
+import type { DefinitionStore } from '../definitions/definition-store';
+import { nextRun } from '../definitions/next-run';
+import type { ReportScheduler } from '../definitions/report-schedule';
+import type { StoredDefinition } from '../definitions/stored-definition';
+import { ledgerKey, type Ledger } from '../ledger/ledger';
+import { latestPointerSchema, manifestSchema } from '../report/manifest';
+import type { Storage } from '../storage/storage';
+import { notificationStateKey, notificationStateSchema } from './failure-notice';
+
+/**
+ * The run list of `npm run reports -- list`: each stored report with its schedule, when it runs
+ * next, whether its schedule exists, and its last run with the result in words ("succeeded; not
+ * sent: nothing changed since run … and delivery.when is \"changed\"", "failed: …").
+ */
+export interface ReportListEntry {
+  readonly name: string;
+  readonly title: string;
+  /** `cron(0 7 ? * MON *) Europe/Berlin`, or `on demand`. */
+  readonly schedule: string;
+  readonly nextRun?: Date;
+  /** Whether the scheduler holds the schedule the stored report asks for (undefined: not checked). */
+  readonly scheduleState?: 'present' | 'missing' | 'outdated';
+  readonly lastRun?: { readonly at: string; readonly runId: string; readonly result: string };
+  /** What is wrong with a stored object that is not a valid report. */
+  readonly problem?: string;
+}
+
+export interface ReportListDependencies {
+  readonly store: DefinitionStore;
+  readonly now: Date;
+  /** The run ledger scoped to the reports' storage: last runs. */
+  readonly ledger?: Ledger;
+  /** The reports' storage: the last run's manifest (whether its message went out). */
+  readonly storage?: Storage;
+  readonly scheduler?: Pick<ReportScheduler, 'get'>;
+}
+
+export async function listReports(deps: ReportListDependencies): Promise<ReportListEntry[]> {
+  const entries: ReportListEntry[] = [];
+  for (const name of await deps.store.names()) entries.push(await entryOf(name, deps));
+  return entries;
+}
+
+async function entryOf(name: string, deps: ReportListDependencies): Promise<ReportListEntry> {
+  let stored: StoredDefinition | undefined;
+  try {
+    stored = await deps.store.read(name, { fresh: true });
+  } catch (error) {
+    return { name, title: name, schedule: '—', problem: errorMessage(error) };
+  }
+  if (!stored) return { name, title: name, schedule: '—', problem: 'deleted while listing' };
+  const schedule = stored.schedule;
+  const next = schedule ? nextRun(schedule, deps.now) : undefined;
+  const lastRun = deps.ledger ? await lastRunOf(name, deps.ledger, deps.storage) : undefined;
+  const scheduleState = deps.scheduler && schedule ? await scheduleStateOf(name, schedule, deps.scheduler) : undefined;
+  return {
+    name,
+    title: stored.parsed.title ?? name,
+    schedule: schedule ? `${schedule.cron} ${schedule.timeZone}` : 'on demand',
+    ...(next && { nextRun: next }),
+    ...(scheduleState && { scheduleState }),
+    ...(lastRun && { lastRun }),
+  };
+}
+
+async function scheduleStateOf(name: string, wanted: { cron: string; timeZone: string }, scheduler: Pick<ReportScheduler, 'get'>): Promise<ReportListEntry['scheduleState']> {
+  const actual = await scheduler.get(name);
+  if (!actual) return 'missing';
+  return actual.cron === wanted.cron.trim() && actual.timeZone === wanted.timeZone ? 'present' : 'outdated';
+}
+
+/** The later of the last published run and the start of a failure streak, in words. */
+async function lastRunOf(name: string, ledger: Ledger, storage: Storage | undefined): Promise<ReportListEntry['lastRun']> {
+  const latest = latestPointerSchema.safeParse((await ledger.get(ledgerKey('latest', name)))?.value);
+  const notice = notificationStateSchema.safeParse((await ledger.get(notificationStateKey(name)))?.value);
+  const failing = notice.success && notice.data.status === 'failing' ? notice.data : undefined;
+  if (failing && (!latest.success || failing.since > latest.data.generatedAt)) {
+    return { at: failing.since, runId: failing.runId, result: `failed: ${failing.reason ?? 'see the export-report log'}` };
+  }
+  if (!latest.success) return undefined;
+  const delivery = storage ? await deliveryOf(storage, latest.data.manifest) : undefined;
+  return { at: latest.data.generatedAt, runId: latest.data.runId, result: delivery ? `succeeded; ${delivery}` : 'succeeded' };
+}
+
+async function deliveryOf(storage: Storage, manifestKey: string): Promise<string | undefined> {
+  const bytes = await storage.getObject(manifestKey);
+  if (!bytes) return undefined;
+  const manifest = manifestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+  return manifest.success ? manifest.data.delivery?.reason : undefined;
+}

@@ -1,0 +1,153 @@
+// @tier slow
+import { writeFileSync } from 'node:fs';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runReportsCommand } from '../../cli/reports-command';
+import { silentLog } from '../../shared/core/logger';
+import { DefinitionStore } from '../../shared/definitions/definition-store';
+import { EventBridgeReportScheduler } from '../../shared/definitions/scheduler-client';
+import { syncReportSchedules } from '../../shared/definitions/schedule-sync';
+import { S3Storage } from '../../shared/storage/s3-storage';
+import { captureIo } from '../support/cli-io';
+import { startS3rver, type S3rverHandle } from '../support/s3rver';
+import { startSchedulerStub, type SchedulerStub } from '../support/scheduler-stub';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+const NOW = new Date('2026-11-24T06:00:00Z');
+const report = (name: string, cron: string | null = 'cron(0 7 ? * MON *)') => ({
+  definition: { name, title: `Train ${name}`, datasets: { risks: {}, piObjectives: {} } },
+  schedule: cron === null ? null : { cron, timeZone: 'Europe/Berlin' },
+});
+
+let dir: TempDir;
+let s3: S3rverHandle;
+let stub: SchedulerStub;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  dir = makeTempDir('reports-cli');
+  s3 = await startS3rver({ bucket: 'definitions' });
+  stub = await startSchedulerStub();
+  env = {
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_ENDPOINT_URL_SCHEDULER: stub.endpoint,
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    AWS_REGION: 'eu-central-1',
+  };
+});
+afterAll(async () => {
+  await Promise.all([s3.close(), stub.close()]);
+  dir.remove();
+});
+
+/** The command with the local servers: the SDK reads credentials and region from the process environment. */
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = captureIo(dir.root, env);
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const code = await runReportsCommand(args, io, { now: () => NOW });
+    return { code, out: io.out(), err: io.err() };
+  } finally {
+    process.env = saved;
+  }
+}
+
+describe('npm run reports', () => {
+  it('validates 500 report files, stored form or bare definition, one line each', async () => {
+    const files = Array.from({ length: 500 }, (_, i) => {
+      const name = `train-${String(i).padStart(3, '0')}`;
+      const file = `${name}.json`;
+      writeFileSync(dir.path(file), JSON.stringify(i % 2 === 0 ? report(name) : report(name).definition));
+      return file;
+    });
+    const result = await run(['validate', ...files]);
+    expect(result.err).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('ok  train-000.json: train-000, cron(0 7 ? * MON *) Europe/Berlin\n');
+    expect(result.out).toContain('ok  train-001.json: train-001, on demand\n');
+    expect(result.out).toMatch(/500 of 500 files valid\n$/);
+  });
+
+  it('lists every problem of every bad file with its path, and exits 1', async () => {
+    writeFileSync(dir.path('bad.json'), JSON.stringify({ definition: { name: 'Bad Name', datasets: { risk: {} } }, schedule: { cron: 'cron(0 7 * * MON *)', timeZone: 'UTC' } }));
+    writeFileSync(dir.path('broken.json'), '{"definition": ');
+    writeFileSync(dir.path('twin.json'), JSON.stringify(report('train-000')));
+    const result = await run(['validate', 'bad.json', 'broken.json', 'twin.json', 'train-000.json', 'missing.json']);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('bad.json is invalid:\n');
+    expect(result.err).toContain('  - definition.name: must be a slug');
+    expect(result.err).toMatch(/ {2}- definition\.datasets: unknown field\(s\) "risk"/);
+    expect(result.err).toMatch(/ {2}- schedule\.cron: day-of-month \(3rd field\) or day-of-week \(5th field\) must be "\?"/);
+    expect(result.err).toMatch(/broken\.json is invalid:\n {2}- \(root\): not valid JSON/);
+    expect(result.err).toContain('train-000.json is invalid:\n  - definition.name: "train-000" is also the name in twin.json');
+    expect(result.err).toMatch(/missing\.json is invalid:\n {2}- \(file\): cannot read it \(ENOENT\)/);
+    expect(result.out).toMatch(/1 of 5 files valid\n$/);
+  });
+
+  it('pushes nothing when one file is invalid, and pushes all once they are', async () => {
+    const refused = await run(['push', 'train-002.json', 'bad.json', '--bucket', 'definitions']);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('nothing pushed: fix the files above first');
+    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    expect(await store.names()).toEqual([]);
+
+    const pushed = await run(['push', 'train-002.json', 'train-003.json', '--bucket', 'definitions']);
+    expect(pushed.err).toBe('');
+    expect(pushed.code).toBe(0);
+    expect(pushed.out).toContain('pushed train-002 to s3://definitions/definitions/train-002.json\n');
+    expect(await store.names()).toEqual(['train-002', 'train-003']);
+    expect((await store.read('train-003'))?.schedule).toBeNull();
+  });
+
+  it('lists name, schedule and next run, says a schedule is missing until the sync made it, and removes reports', async () => {
+    const listed = await run(['list', '--bucket', 'definitions', '--schedule-group', 'stack-reports']);
+    expect(listed.code).toBe(1);
+    expect(listed.out).toBe(
+      [
+        'train-002 — Train train-002',
+        '  schedule  cron(0 7 ? * MON *) Europe/Berlin (SCHEDULE MISSING: re-sync it)',
+        '  next run  2026-11-30 07:00 CET',
+        '  last run  none yet',
+        'train-003 — Train train-003',
+        '  schedule  on demand',
+        '  last run  none yet',
+        '',
+      ].join('\n'),
+    );
+
+    // What the sync function does on the upload's event.
+    const scheduler = new EventBridgeReportScheduler(
+      { groupName: 'stack-reports', functionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:x', roleArn: 'arn:aws:iam::123456789012:role/x', deadLetterArn: 'arn:aws:sqs:eu-central-1:123456789012:x' },
+      new SchedulerClient({ endpoint: stub.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }),
+    );
+    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    await syncReportSchedules(['train-002', 'train-003'], { store, scheduler, log: silentLog });
+    const synced = await run(['list', '--bucket', 'definitions', '--schedule-group', 'stack-reports']);
+    expect(synced.code).toBe(0);
+    expect(synced.out).toContain('  schedule  cron(0 7 ? * MON *) Europe/Berlin\n  next run  2026-11-30 07:00 CET\n');
+
+    const removed = await run(['remove', 'train-002', '--bucket', 'definitions']);
+    expect(removed.out).toBe('removed train-002\n');
+    await syncReportSchedules(['train-002'], { store, scheduler, log: silentLog });
+    expect(stub.schedules.size).toBe(0);
+    const unknown = await run(['remove', 'train-002', 'train-003', '--bucket', 'definitions']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toBe('error: no stored report named "train-002"; nothing removed\n');
+    expect(await store.names()).toEqual(['train-003']);
+  });
+
+  it('keeps reports in a local folder with --dir, and answers a wrong command line with its usage', async () => {
+    expect((await run(['push', 'train-004.json', '--dir', 'local-defs'])).code).toBe(0);
+    const listed = await run(['list', '--dir', 'local-defs']);
+    expect(listed.out).toContain('train-004 — Train train-004\n  schedule  cron(0 7 ? * MON *) Europe/Berlin\n');
+
+    const both = await run(['list', '--dir', 'local-defs', '--bucket', 'definitions']);
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/^error: give exactly one of --bucket or --dir\n\nusage: npm run reports/);
+    expect((await run(['publish'])).err).toMatch(/^error: unknown command "publish"/);
+    expect((await run(['validate'])).err).toMatch(/^error: name the files to check/);
+    expect((await run(['--help'])).out).toMatch(/^usage: npm run reports -- <command>/);
+  });
+});
