@@ -3,6 +3,7 @@
  * BUNDLING), its size, and the time a fresh Node process takes to import it (the module scope runs:
  * config parsed from the environment, SDK clients built; no network).
  */
+import { measureDefinitionsRead } from './definitions-read';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ const REPO_ROOT = benchPath('..');
 const HANDLERS = [
   { name: 'export-report', entry: 'lambdas/export-report/handler.ts' },
   { name: 'export-api', entry: 'lambdas/export-api/handler.ts' },
+  { name: 'definitions-sync', entry: 'lambdas/definitions-sync/handler.ts' },
 ] as const;
 /** 2 MB, decimal (the stricter reading). */
 const MAX_BUNDLE_BYTES = 2_000_000;
@@ -27,7 +29,6 @@ const MAX_IMPORT_MS = 300;
 
 /** Mirrors the stack's environment (infra/report-exporter-stack.ts) with made-up values: valid, offline. */
 function lambdaEnv(sourceMaps: boolean): Record<string, string> {
-  const demo = JSON.parse(readFileSync(join(REPO_ROOT, 'examples/demo-report.json'), 'utf8')) as { name: string };
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     AWS_REGION: 'eu-west-1',
@@ -44,7 +45,11 @@ function lambdaEnv(sourceMaps: boolean): Record<string, string> {
     API_CONCURRENCY: '8',
     API_TIMEOUT_MS: '30000',
     SECRET_MAX_AGE_SECONDS: '300',
-    REPORT_DEFINITIONS: JSON.stringify({ [demo.name]: demo }),
+    DEFINITIONS_BUCKET: 'bench-definitions-bucket',
+    SCHEDULE_GROUP: 'planning-report-exporter-reports',
+    EXPORT_FUNCTION_ARN: 'arn:aws:lambda:eu-west-1:123456789012:function:planning-report-exporter-ExportReport',
+    SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/planning-report-exporter-SchedulesInvokeRole',
+    SCHEDULER_DEAD_LETTER_ARN: 'arn:aws:sqs:eu-west-1:123456789012:planning-report-exporter-SchedulerDlq',
     POWERTOOLS_SERVICE_NAME: 'planning-report-exporter',
     POWERTOOLS_METRICS_NAMESPACE: 'PlanningReportExporter',
     ...(sourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
@@ -210,6 +215,8 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
     millis(b.withMaps.processMs),
   ]);
   const handlers = built.filter((b) => b.handler);
+  progress('cold start: reading a definition among 500');
+  const definitions = await measureDefinitionsRead(options.repeat);
   const targets: TargetCheck[] = [
     {
       target: 'Cold start: handler bundle < 2 MB minified',
@@ -230,8 +237,8 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
     `Bundled with esbuild using ${from} (ESM, minified, target ${String(stack.target)}, platform node, everything bundled ` +
       `including @aws-sdk, external source map without sources content), plus \`bundle: true, platform: 'node'\` as ` +
       `NodejsFunction adds. Import time: \`await import()\` of the bundle timed inside a fresh \`node\` process, median of ` +
-      `${options.repeat}, with the stack's environment (made-up bucket, secret ids and API URL; \`REPORT_DEFINITIONS\` = the demo ` +
-      `report), so the module scope runs fully: config parsed, definitions validated, SDK clients and Powertools built, no ` +
+      `${options.repeat}, with the stack's environment (made-up buckets, secret ids, ARNs and API URL; definitions are read ` +
+      `per run from the definitions bucket, measured below), so the module scope runs fully: config parsed, SDK clients and Powertools built, no ` +
       `network. The Lambdas run with \`NODE_OPTIONS=--enable-source-maps\` (set by the stack), which makes Node read and parse ` +
       `the source map while importing, so that is the headline figure; without it for comparison. Node here is ` +
       `${process.version}; Lambda runs Node 22.`,
@@ -242,6 +249,9 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
     ),
     '',
     'Sizes in kB of 1,000 bytes; the target reads 2 MB as 2,000,000 bytes.',
+    '',
+    definitions.markdown,
   ].join('\n');
+  targets.push(...definitions.targets);
   return { id: 'cold', title: '4. Cold start', markdown, targets, durationMs: performance.now() - started };
 }
