@@ -17,13 +17,16 @@ import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from './fa
 import { finalProgress, trackJobProgress, type JobProgress } from './job-progress';
 import type { JobStatusStore } from './job-status';
 import type { EventPublisher } from '../events/report-events';
-import type { DefinitionCatalog, ExportJobRequest } from './ports';
+import { catalogOf, type DefinitionCatalog, type ExportJobRequest } from './ports';
 import { buildReportEmail } from './report-email';
 import { messageRunKey, sendOnce } from './message-claim';
 import { decideDelivery } from '../report/delivery-decision';
 import { deliverRunToChannels, type ChannelJobDependencies } from './report-channels';
 import type { ChannelResult } from '../channels/deliver';
 import { configuredDefinition, resolveDefinition, type InlinePolicy } from './resolve-definition';
+import { createResponseCache } from '../planning-api/response-cache';
+import { parseReportDefinition } from '../report/definition';
+import { deliveriesOf, sliceDefinition } from '../report/slices';
 import { tableFilesDetail } from './table-event';
 
 export interface ExportJobDependencies {
@@ -55,6 +58,8 @@ export interface ExportJobDependencies {
   readonly inline?: InlinePolicy;
   readonly onRequest?: (event: RequestEvent) => void;
   readonly onComplete?: (result: ExportResult, durationMs: number) => void;
+  /** The planning API's fetch (the slices of a report share a response cache through it). */
+  readonly fetch?: typeof fetch;
 }
 
 /** Whether the run's message went out (`delivery.when`), why, and how each chat channel fared. */
@@ -75,6 +80,9 @@ export type ExportJobOutcome =
   | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean }
   /** A duplicate delivery, or another attempt owns the run: nothing was done, nothing reported. */
   | { readonly status: 'skipped'; readonly reason: string };
+
+/** A report with deliveries: the outcome of each slice's run, and the whole in one (runSlices). */
+export type SlicedJobOutcome = ExportJobOutcome & { readonly slices: readonly { readonly report: string; readonly outcome: ExportJobOutcome }[] };
 
 
 /**
@@ -122,6 +130,83 @@ export function jobRunId(request: ExportJobRequest, now: Date): string {
  * only if no earlier attempt did.
  */
 export async function runExportJob(request: ExportJobRequest, deps: ExportJobDependencies): Promise<ExportJobOutcome> {
+  const slices = await plannedSlices(request, deps);
+  return slices ? runSlices(request, slices, deps) : runOneExport(request, deps);
+}
+
+/**
+ * A scheduled (or manual) run of a configured report with deliveries runs its slices, one after
+ * another, each an ordinary run named `<report>--<delivery>` with its own folder, changes, message
+ * and failure notices. They share one response cache, so the planning API is asked once for what
+ * several slices read. On-demand exports (an export id, overrides or an inline definition) export
+ * the report as a whole.
+ */
+async function plannedSlices(request: ExportJobRequest, deps: ExportJobDependencies): Promise<{ name: string; definition: unknown }[] | undefined> {
+  if (request.report === undefined || request.definition !== undefined || request.exportId !== undefined || request.overrides !== undefined) return undefined;
+  let base: unknown;
+  try {
+    base = await deps.definitions.get(request.report);
+    if (deliveriesOf(base).length === 0) return undefined;
+    parseReportDefinition(base, `report "${request.report}"`);
+  } catch {
+    // The single run reads it again and reports the problem as every run does.
+    return undefined;
+  }
+  return deliveriesOf(base).map((delivery) => {
+    const definition = sliceDefinition(base, delivery);
+    return { name: String(definition.name), definition };
+  });
+}
+
+async function runSlices(request: ExportJobRequest, slices: readonly { name: string; definition: unknown }[], deps: ExportJobDependencies): Promise<SlicedJobOutcome> {
+  const cache = createResponseCache(deps.fetch);
+  const outcomes: { report: string; outcome: ExportJobOutcome }[] = [];
+  let retry: RetryableExportError | undefined;
+  for (const slice of slices) {
+    const sliceDeps = { ...deps, definitions: catalogOf({ [slice.name]: slice.definition }), fetch: cache.fetch };
+    try {
+      outcomes.push({ report: slice.name, outcome: await runOneExport({ ...request, report: slice.name }, sliceDeps) });
+    } catch (error) {
+      // One slice's transient failure must not keep the others from their audiences; the retry
+      // of the invocation redoes only what did not complete (run ids and message claims are per slice).
+      if (!(error instanceof RetryableExportError)) throw error;
+      retry ??= error;
+      outcomes.push({ report: slice.name, outcome: { status: 'failed', reason: error.message, retryable: true } });
+    }
+  }
+  deps.log.info('sliced report done', { report: request.report, slices: outcomes.map((o) => `${o.report}: ${o.outcome.status}`), cache: cache.stats() });
+  if (retry) throw retry;
+  return { ...combined(outcomes), slices: outcomes };
+}
+
+/** All slices succeeded: succeeded (sent if any was sent); else failed, naming each failed slice. */
+function combined(outcomes: readonly { report: string; outcome: ExportJobOutcome }[]): ExportJobOutcome {
+  const failed = outcomes.filter((o) => o.outcome.status === 'failed');
+  if (failed.length > 0) {
+    return {
+      status: 'failed',
+      reason: failed.map((o) => `${o.report}: ${o.outcome.status === 'failed' ? o.outcome.reason : ''}`).join('; '),
+      retryable: failed.some((o) => o.outcome.status === 'failed' && o.outcome.retryable),
+    };
+  }
+  const done = outcomes.flatMap((o) => (o.outcome.status === 'succeeded' ? [{ report: o.report, outcome: o.outcome }] : []));
+  const first = done[0];
+  if (!first) return { status: 'skipped', reason: outcomes.map((o) => `${o.report}: ${o.outcome.status === 'skipped' ? o.outcome.reason : ''}`).join('; ') };
+  return {
+    status: 'succeeded',
+    runId: first.outcome.runId,
+    manifestKey: first.outcome.manifestKey,
+    emailed: done.some((o) => o.outcome.emailed),
+    delivery: {
+      sent: done.some((o) => o.outcome.delivery.sent),
+      reason: done.map((o) => `${o.report}: ${o.outcome.delivery.reason}`).join('; '),
+      channels: done.flatMap((o) => o.outcome.delivery.channels),
+    },
+  };
+}
+
+/** One report's run: resolve, export, deliver, report (the whole report, or one slice of it). */
+async function runOneExport(request: ExportJobRequest, deps: ExportJobDependencies): Promise<ExportJobOutcome> {
   const now = deps.now ?? (() => new Date());
   const started = now();
   const reportName = request.report ?? nameOf(request.definition);
@@ -158,6 +243,7 @@ export async function runExportJob(request: ExportJobRequest, deps: ExportJobDep
       now: deps.now,
       settings: deps.settings,
       onRequest: deps.onRequest,
+      fetch: deps.fetch,
       onProgress: progress?.onProgress,
     });
     await progress?.settle();

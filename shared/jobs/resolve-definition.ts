@@ -1,5 +1,6 @@
 import { ReportDefinitionError } from '../core/errors';
 import { parseReportDefinition, type DatasetName, type ReportDefinition } from '../report/definition';
+import { findSliceDefinition } from '../report/slices';
 import type { DefinitionCatalog } from './ports';
 
 /**
@@ -85,7 +86,16 @@ export async function configuredDefinition(
   request: { report?: string | undefined; definition?: unknown },
   catalog: DefinitionCatalog,
 ): Promise<unknown> {
-  return request.definition === undefined && request.report !== undefined ? catalog.get(request.report) : undefined;
+  return request.definition === undefined && request.report !== undefined ? lookupReport(catalog, request.report) : undefined;
+}
+
+/**
+ * A configured report by name (as written): a stored report, or one delivery of one, named
+ * `<report>--<delivery>` (its slice, report/slices.ts), so a slice's run links and on-demand
+ * exports work like a report's.
+ */
+export async function lookupReport(catalog: DefinitionCatalog, name: string): Promise<unknown> {
+  return (await catalog.get(name)) ?? findSliceDefinition(name, (report) => catalog.get(report));
 }
 
 function applyOverrides(base: ReportDefinition, overrides: Record<string, unknown>): ReportDefinition {

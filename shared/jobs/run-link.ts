@@ -11,6 +11,7 @@ import { SHEET_TITLES } from '../report/tables/labels';
 import type { Storage } from '../storage/storage';
 import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from './job-status';
 import type { DefinitionCatalog, JobLauncher } from './ports';
+import { lookupReport } from './resolve-definition';
 import type { RunLinkLedger, RunSlot, StartLimit } from './run-link-ledger';
 
 /**
@@ -245,7 +246,7 @@ async function admit(
     deps.log.warn('run link refused', { reason: linkTokenFailure(error) ?? 'unknown' });
     return undefined;
   }
-  const definition = await deps.definitions.get(claims.report);
+  const definition = await lookupReport(deps.definitions, claims.report);
   if (typeof definition !== 'object' || definition === null) {
     deps.log.warn('run link refused', { reason: 'report-not-configured', link: claims.jti });
     return undefined;

@@ -36,6 +36,50 @@ const linkTemplate = (kind: PlanningLinkKind) =>
     })
     .optional();
 
+const emailSchema = z
+  .strictObject({
+    to: z.array(emailAddress).min(1, 'list at least one recipient'),
+    cc: z.array(emailAddress).optional(),
+    from: emailAddress.optional(),
+    /** Placeholders: {report} (or {title}), {date}; default "{report} – {date}". */
+    subjectTemplate: z.string().min(1).max(200).optional(),
+    /** Attach the workbook when it is small enough for SES (see docs). */
+    attachWorkbook: z.boolean().default(false),
+    /**
+     * Owners told when a scheduled run fails (once per failure streak) and when it works again.
+     * Default: the recipients (`to`).
+     */
+    onFailure: z.array(emailAddress).min(1, 'list at least one owner, or leave onFailure out to tell the recipients').optional(),
+  });
+
+/** A slice's name: its runs are the report's name, SLICE_SEPARATOR, and this. */
+const sliceNameSchema = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/, 'must be a slug: lower-case letters, digits and hyphens, 1-32 characters');
+
+/**
+ * One audience of a report (docs/reports.md): its own recipients and channels, and a filter that
+ * narrows the report's selectors to its part (a train's boards, registers and themes). The data is
+ * fetched once for all of them; each gets its own workbook, CSVs, Summary, changes and message.
+ */
+const sliceSchema = z.strictObject({
+  name: sliceNameSchema,
+  title: z.string().trim().min(1).max(200).optional(),
+  filter: z
+    .strictObject({
+      boards: idList('board id or title'),
+      collections: idList('collection id or title'),
+      registers: idList('register id, key or title'),
+      themes: idList('strategic theme key, id or title'),
+    })
+    .default({}),
+  email: emailSchema.optional(),
+  delivery: deliveryOptionSchema.optional(),
+});
+
+/** Between a report's name and a slice's in the slice's runs, folders and messages: `portfolio--train-a`. */
+export const SLICE_SEPARATOR = '--';
+
 export const reportDefinitionSchema = z.strictObject({
   /** Used in file names and S3 keys, so restricted to a safe slug. */
   name: z
@@ -135,24 +179,26 @@ export const reportDefinitionSchema = z.strictObject({
     .default({ baseline: 'previous' }),
   /** How many runs (this one included) the Trends sheet and the e-mail's trends show. */
   trends: z.strictObject({ runs: z.number().int().min(1).max(52).default(12) }).default({ runs: 12 }),
-  email: z
-    .strictObject({
-      to: z.array(emailAddress).min(1, 'list at least one recipient'),
-      cc: z.array(emailAddress).optional(),
-      from: emailAddress.optional(),
-      /** Placeholders: {report} (or {title}), {date}; default "{report} – {date}". */
-      subjectTemplate: z.string().min(1).max(200).optional(),
-      /** Attach the workbook when it is small enough for SES (see docs). */
-      attachWorkbook: z.boolean().default(false),
-      /**
-       * Owners told when a scheduled run fails (once per failure streak) and when it works again.
-       * Default: the recipients (`to`).
-       */
-      onFailure: z.array(emailAddress).min(1, 'list at least one owner, or leave onFailure out to tell the recipients').optional(),
-    })
-    .optional(),
+  email: emailSchema.optional(),
   /** Chat channels beside e-mail, and whether a run's message goes out at all (docs/delivery.md). */
   delivery: deliveryOptionSchema.optional(),
+  /**
+   * Audiences, each with its slice of the report (docs/reports.md). With deliveries, a scheduled
+   * run exports and sends each slice instead of the whole report.
+   */
+  deliveries: z
+    .array(sliceSchema)
+    .min(1, 'list at least one delivery, or leave deliveries out')
+    .max(50, 'at most 50 deliveries per report')
+    .refine((list) => new Set(list.map((d) => d.name)).size === list.length, 'give each delivery its own name')
+    .optional(),
+}).superRefine((definition, ctx) => {
+  for (const [index, slice] of (definition.deliveries ?? []).entries()) {
+    const name = `${definition.name}${SLICE_SEPARATOR}${slice.name}`;
+    if (name.length > 64) {
+      ctx.addIssue({ code: 'custom', path: ['deliveries', index, 'name'], message: `"${name}" (report, "--", delivery) is longer than 64 characters; shorten one of them` });
+    }
+  }
 });
 
 export type ReportDefinition = z.infer<typeof reportDefinitionSchema>;

@@ -144,3 +144,37 @@ describe('inline definitions and chat channels', () => {
     expect(resolveDefinition({ definition: { ...definition, delivery: { when: 'changed' } } }, configured, inlineOn).delivery?.when).toBe('changed');
   });
 });
+
+describe('deliveries of a report', () => {
+  const portfolio = {
+    name: 'portfolio',
+    title: 'Portfolio',
+    datasets: { risks: {}, piObjectives: { boards: ['b-1', 'b-2'] }, okrs: {} },
+    email: { to: ['pmo@example.com'] },
+    delivery: { when: 'changed' },
+    deliveries: [
+      { name: 'train-a', filter: { boards: ['b-1'], registers: ['R1'] }, email: { to: ['rte-a@example.com'] } },
+      { name: 'train-b', title: 'Train B', filter: { themes: ['T-9'] }, delivery: { when: 'attention' } },
+    ],
+  };
+
+  it('resolves `<report>--<delivery>` to the slice: its name, title, recipients, narrowed selectors and the report\'s `when`', async () => {
+    const catalog = catalogOf({ portfolio });
+    const a = resolveWith({ report: 'portfolio--train-a' }, await configuredDefinition({ report: 'portfolio--train-a' }, catalog));
+    expect(a).toMatchObject({ name: 'portfolio--train-a', title: 'Portfolio — train-a', email: { to: ['rte-a@example.com'] }, delivery: { when: 'changed', channels: [] } });
+    expect(a.datasets).toEqual({ risks: { registers: ['R1'] }, piObjectives: { boards: ['b-1'], additionalColumns: false }, okrs: {} });
+    expect(a.deliveries).toBeUndefined();
+    const b = resolveWith({ report: 'portfolio--train-b' }, await configuredDefinition({ report: 'portfolio--train-b' }, catalog));
+    expect(b).toMatchObject({ title: 'Train B', delivery: { when: 'attention' } });
+    expect(b.email).toBeUndefined();
+    expect(b.datasets.okrs).toEqual({ strategicThemes: ['T-9'] });
+    expect(await configuredDefinition({ report: 'portfolio--train-z' }, catalog)).toBeUndefined();
+  });
+
+  it('refuses deliveries with the same name, and a slice name longer than a report name may be', () => {
+    const twice = { ...portfolio, deliveries: [portfolio.deliveries[0], portfolio.deliveries[0]] };
+    expect(() => resolveDefinition({ report: 'portfolio' }, { portfolio: twice })).toThrow(/deliveries: give each delivery its own name/);
+    const long = { ...portfolio, name: 'p'.repeat(40), deliveries: [{ name: 'x'.repeat(30), filter: {} }] };
+    expect(() => resolveDefinition({ report: long.name }, { [long.name]: long })).toThrow(/deliveries\.0\.name: ".+" \(report, "--", delivery\) is longer than 64 characters/);
+  });
+});
