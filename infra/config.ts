@@ -169,11 +169,12 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     if (reports.some((r) => r.definition.name === definition.name)) {
       problems.push(`${origin}: a report named "${definition.name}" is configured twice`);
     }
-    if (definition.email !== undefined) {
+    if (definition.email !== undefined || (definition.deliveries ?? []).some((d) => d.email !== undefined)) {
       if (config.sesIdentityArn === undefined) {
         problems.push(`${origin}: report "${definition.name}" has e-mail recipients, so ${CONTEXT_KEY}.sesIdentityArn must be set`);
       }
-      if (definition.email.from === undefined && config.mailFrom === undefined) {
+      const senders = [definition.email, ...(definition.deliveries ?? []).map((d) => d.email)].filter((e) => e !== undefined);
+      if (senders.some((e) => e.from === undefined) && config.mailFrom === undefined) {
         problems.push(`${origin}: report "${definition.name}" has e-mail recipients but no sender: set its email.from or ${CONTEXT_KEY}.mailFrom`);
       }
     }

@@ -15,6 +15,7 @@ beforeAll(() => {
         { definition: { name: 'train-a', datasets: { risks: {} }, delivery: { when: 'changed', channels: [slack('chat/webhooks', 'a'), { type: 'teams', webhook: { secretId: 'chat/webhooks', key: 'a-teams' } }] } }, schedule: null },
         { definition: { name: 'train-b', datasets: { risks: {} }, delivery: { channels: [slack('team-b/hooks', 'b')] } }, schedule: null },
         { definition: { name: 'no-chat', datasets: { risks: {} } }, schedule: null },
+        { definition: { name: 'portfolio', datasets: { risks: {} }, deliveries: [{ name: 'train-c', filter: {}, delivery: { channels: [slack('team-c/hooks', 'c')] } }] }, schedule: null },
       ],
       planningSecretName: 'prod/planning-api',
     }),
@@ -33,9 +34,11 @@ function secretReads(role: 'ExportReport' | 'ExportApi'): string[] {
 describe('webhook secrets', () => {
   it('lets export-report read each named webhook secret once, by name, those under the webhook prefix, and export-api none', () => {
     const reads = secretReads('ExportReport');
-    expect(reads).toHaveLength(3);
+    expect(reads).toHaveLength(4);
     expect(reads.filter((r) => r.includes('secret:chat/webhooks-??????'))).toHaveLength(1);
     expect(reads.filter((r) => r.includes('secret:team-b/hooks-??????'))).toHaveLength(1);
+    // A delivery's channel, too.
+    expect(reads.filter((r) => r.includes('secret:team-c/hooks-??????'))).toHaveLength(1);
     // Reports stored without a deploy keep their webhook URLs under the prefix.
     expect(reads.filter((r) => r.includes(`:secret:${WEBHOOK_SECRET_PREFIX}*`))).toHaveLength(1);
     expect(secretReads('ExportApi')).toEqual([]);
