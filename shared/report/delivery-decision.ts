@@ -36,6 +36,10 @@ export function changeCount(result: DeliveryInputs): number {
  */
 export function decideDelivery(definition: ReportDefinition, result: DeliveryInputs): DeliveryDecision {
   const when = definition.delivery?.when ?? 'always';
+  // A report with deliveries speaks through them (one run per slice); a run of the whole sends nothing.
+  if ((definition.deliveries?.length ?? 0) > 0) {
+    return { send: false, when, reason: 'not sent: this report sends per delivery (deliveries); this run exports it whole' };
+  }
   const rule = `delivery.when is "${when}"`;
   if (when === 'changed') {
     const baseline = result.changes.baseline;

@@ -38,4 +38,13 @@ describe('whether a run is delivered', () => {
       reason: 'not sent: nothing needs attention and delivery.when is "attention"',
     });
   });
+
+  it('sends nothing for a run of a whole report that has deliveries: its audiences get their slices', () => {
+    const sliced = parseReportDefinition({ name: 'portfolio', datasets: { risks: {} }, email: { to: ['pmo@example.com'] }, deliveries: [{ name: 'train-a', filter: {} }] });
+    expect(decideDelivery(sliced, run({ changed: 3, attention: 2 }))).toEqual({
+      send: false,
+      when: 'always',
+      reason: 'not sent: this report sends per delivery (deliveries); this run exports it whole',
+    });
+  });
 });
