@@ -75,6 +75,13 @@ export class ReportsBucket extends Construct {
           expiration: Duration.days(props.retentionDays),
         },
         {
+          // The planning API's answers a fan-out's workers hand its assembler (shared/jobs/fan-out.ts):
+          // scratch for one run, read within the hour.
+          id: 'expire-fan-out-answers',
+          prefix: `${props.prefix}/_fanout/`,
+          expiration: Duration.days(1),
+        },
+        {
           // A Lambda that times out mid-upload leaves invisible, billed parts behind.
           id: 'abort-incomplete-multipart-uploads',
           abortIncompleteMultipartUploadAfter: Duration.days(1),

@@ -113,6 +113,7 @@ export function jobExportSettings(
 
 /** A run id that is the same for every attempt of one scheduled run or one API export. */
 export function jobRunId(request: ExportJobRequest, now: Date): string {
+  if (request.runId) return request.runId;
   if (request.exportId) return request.exportId;
   if (request.scheduledTime) {
     const at = new Date(request.scheduledTime);

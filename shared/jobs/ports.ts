@@ -24,6 +24,8 @@ export const exportJobRequestSchema = z.looseObject({
   /** Scheduler context: makes retries of one scheduled run reuse the same run id and keys. */
   scheduledTime: z.string().optional(),
   executionId: z.string().optional(),
+  /** The run id chosen by a fan-out's plan, so its workers and assembler name one run. */
+  runId: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/).optional(),
 });
 export type ExportJobRequest = z.infer<typeof exportJobRequestSchema>;
 

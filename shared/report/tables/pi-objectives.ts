@@ -9,7 +9,7 @@ import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
 import { link, listOf, titleOrText } from './columns';
-import { boardSprints, piPhase } from '../summary/pi-phase';
+import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
 import { isClosedBoardState } from '../summary/vocabulary';
 import { SHEET_TITLES } from './labels';
 
@@ -302,11 +302,11 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   }
 
   /** The board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
-  async function placePi(board: Board, groups: PiObjectiveGroup[]): Promise<void> {
+  async function piOf(board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
     const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
     const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
     const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined));
-    predictability.board(board, phase, teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)));
+    return { board, phase, teams: teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)) };
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
@@ -322,7 +322,10 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
         groups: await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns: true }),
       })),
     );
-    await Promise.all(groupsByBoard.map(({ board, groups }) => placePi(board, groups)));
+    // Asked for all boards at once, placed in the boards' order: the Summary lists the PIs in it,
+    // whichever answer came first.
+    const placed = await Promise.all(groupsByBoard.map(({ board, groups }) => piOf(board, groups)));
+    for (const { board, phase, teams } of placed) predictability.board(board, phase, teams);
     const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
 
     async function* objectiveRows(): AsyncIterable<TableRow> {

@@ -1,0 +1,126 @@
+import { errorMessage } from '../core/errors';
+import type { Log } from '../core/logger';
+import { createExportClient } from '../report/export-report';
+import type { ExportSettings } from '../report/export-settings';
+import { boardItemsDataset } from '../report/tables/board-items';
+import { selectBoards } from '../report/tables/boards';
+import type { ReportDefinition } from '../report/definition';
+import type { CredentialsSource } from '../secrets/credential-refresh';
+import type { Storage } from '../storage/storage';
+import { jobRunId, runExportJob, type ExportJobDependencies, type ExportJobOutcome } from './export-job';
+import { recordingFetch, replayingFetch } from './fan-out-responses';
+import type { ExportJobRequest } from './ports';
+import { configuredDefinition, resolveDefinition } from './resolve-definition';
+
+/**
+ * A report too big for one function (docs/deploy.md, "Past one Lambda"): its board items, the part
+ * that grows with the portfolio and is bound by the planning API's latency, are fetched by many
+ * workers at once, each for a few boards; one assembler then runs the ordinary export over the
+ * answers they stored (fan-out-responses.ts) and publishes, delivers and notifies as every run does.
+ *
+ * In AWS the steps are a Step Functions state machine (plan → Distributed Map of workers →
+ * assemble, infra/constructs/fan-out.ts); locally `runFannedOutJob` runs the same steps in process.
+ * Workers write only scratch answers under `_fanout/<report>/<run id>/`, never the run's files: the
+ * run is written and published by the assembler alone, under the run's lease, with its fencing.
+ */
+export const FAN_OUT_PREFIX = '_fanout';
+
+export function answersPrefix(report: string, runId: string): string {
+  return `${FAN_OUT_PREFIX}/${report}/${runId}/`;
+}
+
+export interface FanOutPlan {
+  /** The job request every step gets, with the run id fixed. */
+  readonly request: ExportJobRequest & { readonly report: string; readonly runId: string };
+  /** Board ids per worker. */
+  readonly chunks: readonly (readonly string[])[];
+}
+
+export interface FanOutDependencies {
+  readonly definitions: ExportJobDependencies['definitions'];
+  readonly credentials: CredentialsSource;
+  readonly storage: Storage;
+  readonly log: Log;
+  readonly settings?: ExportSettings;
+  readonly fetch?: typeof fetch;
+  readonly now?: () => Date;
+}
+
+/** Boards per worker: a worker of 1,024 MB and 15 minutes fetches a few of the largest boards easily. */
+export const DEFAULT_BOARDS_PER_WORKER = 2;
+
+/** Step 1: the run id and the boards of the report's board items, in chunks for the workers. */
+export async function planFanOut(request: ExportJobRequest, deps: FanOutDependencies, boardsPerWorker = DEFAULT_BOARDS_PER_WORKER): Promise<FanOutPlan> {
+  const definition = await definitionOf(request, deps);
+  const runId = jobRunId(request, (deps.now ?? (() => new Date()))());
+  const selection = definition.datasets.boardItems;
+  let ids: string[] = [];
+  if (selection) {
+    const client = createExportClient(await deps.credentials.getCredentials(), deps.settings, { log: deps.log, fetch: deps.fetch });
+    ids = (await selectBoards(client, selection, 'boardItems', deps.log)).map((b) => b.id);
+  }
+  const chunks: string[][] = [];
+  for (let i = 0; i < ids.length; i += boardsPerWorker) chunks.push(ids.slice(i, i + boardsPerWorker));
+  return { request: { ...request, report: definition.name, runId }, chunks };
+}
+
+/**
+ * Step 2, one worker: reads the board items of `boards` exactly as the export's dataset does (same
+ * client, settings and paging) and stores every answer for the assembler. The rows are dropped.
+ */
+export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, boards: readonly string[], deps: FanOutDependencies): Promise<{ boards: number }> {
+  const definition = await definitionOf(plan.request, deps);
+  const prefix = answersPrefix(definition.name, plan.request.runId);
+  const client = createExportClient(await deps.credentials.getCredentials(), deps.settings, {
+    log: deps.log,
+    fetch: recordingFetch(deps.storage, prefix, deps.fetch),
+  });
+  const narrowed: ReportDefinition = { ...definition, datasets: { boardItems: { boards: [...boards] } } };
+  const dataset = boardItemsDataset({ source: client, definition: narrowed, log: deps.log, ...(deps.now && { now: deps.now }) });
+  for await (const table of dataset.tables()) {
+    for await (const _row of table.rows) {
+      // Drained: the answers are what the worker is for.
+    }
+  }
+  return { boards: boards.length };
+}
+
+/**
+ * Step 3: the ordinary export job over the stored answers (missing ones are asked of the API), then
+ * the scratch answers are removed. Its outcome is the job's: published, delivered, owners told.
+ */
+export async function assembleFanOut(
+  plan: Pick<FanOutPlan, 'request'>,
+  deps: ExportJobDependencies,
+): Promise<ExportJobOutcome & { readonly answers: { readonly replayed: number; readonly fetched: number } }> {
+  const prefix = answersPrefix(plan.request.report, plan.request.runId);
+  const replay = replayingFetch(deps.storage, prefix, deps.fetch);
+  // The answers are left to the bucket's one-day lifecycle rule on `_fanout/`: a retried assembler
+  // reads them again, and deleting tens of thousands of objects would cost the run more than that.
+  const outcome = await runExportJob(plan.request, { ...deps, fetch: replay.fetch });
+  return { ...outcome, answers: replay.stats() };
+}
+
+/** The local driver: plan, `workers` workers at a time, assemble, in this process. */
+export async function runFannedOutJob(
+  request: ExportJobRequest,
+  deps: ExportJobDependencies,
+  options: { readonly boardsPerWorker?: number; readonly workers?: number } = {},
+): Promise<Awaited<ReturnType<typeof assembleFanOut>> & { readonly chunks: number }> {
+  const plan = await planFanOut(request, deps, options.boardsPerWorker);
+  const queue = [...plan.chunks];
+  // As in the state machine, a worker that fails leaves its boards to the assembler, which asks the API.
+  const worker = async (): Promise<void> => {
+    for (let chunk = queue.shift(); chunk; chunk = queue.shift()) {
+      await fetchBoardAnswers(plan, chunk, deps).catch((error: unknown) => {
+        deps.log.warn('fan-out worker failed; the assembler fetches its boards', { boards: chunk, error: errorMessage(error) });
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 4) }, worker));
+  return { ...(await assembleFanOut(plan, deps)), chunks: plan.chunks.length };
+}
+
+async function definitionOf(request: ExportJobRequest, deps: Pick<FanOutDependencies, 'definitions'>): Promise<ReportDefinition> {
+  return resolveDefinition(request, await configuredDefinition(request, deps.definitions));
+}

@@ -1,0 +1,135 @@
+// @tier slow
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLog } from '../../../shared/core/logger';
+import { runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
+import { assembleFanOut, fetchBoardAnswers, planFanOut, runFannedOutJob } from '../../../shared/jobs/fan-out';
+import { JobStatusStore } from '../../../shared/jobs/job-status';
+import { catalogOf } from '../../../shared/jobs/ports';
+import { LocalLedger } from '../../../shared/ledger/local-ledger';
+import { manifestSchema, type Manifest } from '../../../shared/report/manifest';
+import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index';
+import { readWorkbook } from '../../support/read-output';
+
+/**
+ * The fan-out path (plan → workers → assembler) against the single path, same tenant, same clock,
+ * same run id: the files must not tell which path wrote them.
+ */
+const REPORT = {
+  name: 'portfolio',
+  title: 'Portfolio',
+  datasets: { risks: {}, okrs: {}, piObjectives: { additionalColumns: true }, boardItems: {} },
+  formats: ['xlsx', 'csv', 'parquet'],
+};
+const REQUEST = { report: 'portfolio', source: 'schedule' as const, scheduledTime: '2026-11-23T06:00:00Z' };
+
+let sim: RunningSimulator;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  sim = await startSimulator({ tenant: 'tiny' });
+});
+afterAll(async () => {
+  await sim.close();
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function deps(): Promise<ExportJobDependencies & { dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'fan-out-'));
+  dirs.push(dir);
+  const ledger = new LocalLedger(join(dir, '.ledger'));
+  return {
+    dir,
+    definitions: catalogOf({ portfolio: REPORT }),
+    credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+    storage: new LocalDirectoryStorage(dir),
+    ledger,
+    jobs: new JobStatusStore(ledger),
+    events: { publish: () => Promise.resolve() },
+    log: silentLog,
+    now: () => new Date('2026-11-23T06:00:20Z'),
+  };
+}
+
+async function manifestAt(dir: string, key: string): Promise<Manifest> {
+  return manifestSchema.parse(JSON.parse(await readFile(join(dir, key), 'utf8')));
+}
+
+const runFolderOf = (manifestKey: string) => manifestKey.slice(0, manifestKey.lastIndexOf('/'));
+
+describe('the fan-out path', () => {
+  it('writes byte-identical CSVs, the same Parquet rows and the same workbook rows as the single path', async () => {
+    const single = await deps();
+    const one = await runExportJob(REQUEST, single);
+    const fanned = await deps();
+    const many = await runFannedOutJob(REQUEST, fanned, { boardsPerWorker: 1, workers: 3 });
+    if (one.status !== 'succeeded' || many.status !== 'succeeded') throw new Error(`a path failed: ${JSON.stringify([one, many])}`);
+    expect(many.chunks).toBe(4);
+    expect(many.manifestKey).toBe(one.manifestKey);
+
+    const [a, b] = [await manifestAt(single.dir, one.manifestKey), await manifestAt(fanned.dir, many.manifestKey)];
+    expect(b.summary).toEqual(a.summary);
+    expect(b.files.map((f) => [f.path, f.format])).toEqual(a.files.map((f) => [f.path, f.format]));
+    const csvs = a.files.filter((f) => f.format === 'csv');
+    expect(csvs.length).toBeGreaterThanOrEqual(6);
+    for (const file of csvs) {
+      const [x, y] = await Promise.all([single, fanned].map((d) => readFile(join(d.dir, runFolderOf(one.manifestKey), file.path))));
+      expect(y!.equals(x!), file.path).toBe(true);
+      expect(b.files.find((f) => f.path === file.path)?.sha256).toBe(file.sha256);
+    }
+
+    // Parquet, read by DuckDB: the same rows, table by table.
+    const db = await DuckDBInstance.create(':memory:');
+    const duck = await db.connect();
+    try {
+      for (const table of a.tables ?? []) {
+        const rows = async (dir: string) =>
+          (await duck.runAndReadAll(`SELECT * FROM read_parquet('${join(dir, 'portfolio', table.path)}') ORDER BY ALL`)).getRowObjectsJson();
+        const [x, y] = [await rows(single.dir), await rows(fanned.dir)];
+        expect(x.length, table.path).toBeGreaterThan(0);
+        expect(y, table.path).toEqual(x);
+      }
+    } finally {
+      duck.closeSync();
+    }
+
+    // The workbook: every sheet holds the same cell values.
+    const xlsx = a.files.find((f) => f.format === 'xlsx')!.path;
+    const [wa, wb] = await Promise.all([single, fanned].map((d) => readWorkbook(join(d.dir, runFolderOf(one.manifestKey), xlsx))));
+    expect(wb!.worksheets.map((s) => s.name)).toEqual(wa!.worksheets.map((s) => s.name));
+    for (const sheet of wa!.worksheets) {
+      const values = (book: typeof wa) => book!.getWorksheet(sheet.name)!.getSheetValues().map((row) => JSON.stringify(row));
+      expect(values(wb), sheet.name).toEqual(values(wa));
+    }
+  });
+
+  it('leaves the board items to the workers: the assembler reads every item page from their answers', async () => {
+    const d = await deps();
+    const plan = await planFanOut({ ...REQUEST, scheduledTime: '2026-11-24T06:00:00Z' }, d, 2);
+    expect(plan.chunks).toEqual([['1000', '1001'], ['1002', '1003']]);
+    expect(plan.request.runId).toBe('s-20261124T060000Z');
+    for (const chunk of plan.chunks) await fetchBoardAnswers(plan, chunk, d);
+
+    const before = sim.requests.length;
+    const outcome = await assembleFanOut(plan, d);
+    expect(outcome.status).toBe('succeeded');
+    const asked = sim.requests.slice(before).map((r) => r.path);
+    expect(asked.filter((p) => p.endsWith('/items'))).toEqual([]);
+    expect(outcome.answers.replayed).toBeGreaterThan(plan.chunks.length);
+  });
+
+  it('still completes when a worker failed: the assembler asks the API for that worker\'s boards', async () => {
+    const d = await deps();
+    const plan = await planFanOut({ ...REQUEST, scheduledTime: '2026-11-25T06:00:00Z' }, d, 2);
+    await fetchBoardAnswers(plan, plan.chunks[0]!, d);
+    const before = sim.requests.length;
+    const outcome = await assembleFanOut(plan, d);
+    expect(outcome.status).toBe('succeeded');
+    const itemPages = sim.requests.slice(before).filter((r) => r.path.endsWith('/items'));
+    expect(itemPages.length).toBeGreaterThan(0);
+  });
+});
