@@ -38,6 +38,7 @@ const AWS_ADAPTERS = [
   'shared/jobs/lambda-launcher.ts',
   'shared/secrets/secret-source.ts',
   'shared/definitions/scheduler-client.ts',
+  'shared/jobs/step-functions-starter.ts',
 ];
 /** The xlsx renderer is the only place that knows exceljs. */
 const EXCELJS_OWNER = 'shared/render/xlsx/**/*.ts';

@@ -9,6 +9,7 @@ import type { Construct } from 'constructs';
 import {
   DEFAULT_API_CONCURRENCY,
   DEFAULT_API_TIMEOUT_MS,
+  DEFAULT_FAN_OUT_ROWS,
   DEFAULT_RUN_LINK_REUSE_MINUTES,
   DEFAULT_RUN_LINK_STARTS_PER_HOUR,
 } from '../shared/core/defaults';
@@ -25,6 +26,7 @@ import {
 import { DEFINITIONS_PREFIX } from '../shared/definitions/stored-definition';
 import { REPO_ROOT, type InfraConfig } from './config';
 import { DefinitionsBucket } from './constructs/definitions-bucket';
+import { ReportFanOut } from './constructs/report-fan-out';
 import { ExportHttpApi } from './constructs/export-http-api';
 import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
 import { ExporterFunction } from './constructs/exporter-function';
@@ -58,6 +60,7 @@ export class ReportExporterStack extends Stack {
   readonly reports: ReportsBucket;
   readonly definitions: DefinitionsBucket;
   readonly syncFunction: ExporterFunction;
+  readonly fanOut: ReportFanOut;
   readonly ledger: RunLedgerTable;
   readonly secrets: ExporterSecrets;
   readonly api: ExportHttpApi;
@@ -127,6 +130,9 @@ export class ReportExporterStack extends Stack {
         PLANNING_SECRET_ID: this.secrets.planningSecretId,
         EVENT_BUS_NAME,
         ...(mailEnabled && config.mailFrom !== undefined && { MAIL_FROM: config.mailFrom }),
+        // Built from the state machine's fixed name: a reference would make a cycle (it invokes this function).
+        FAN_OUT_STATE_MACHINE_ARN: ReportFanOut.arnIn(this),
+        FAN_OUT_ROWS: String(DEFAULT_FAN_OUT_ROWS),
       } satisfies ExportLambdaEnvironment,
     });
     const exportFn = this.exportFunction.function;
@@ -160,6 +166,12 @@ export class ReportExporterStack extends Stack {
       maxEventAge: Duration.hours(6),
     });
 
+    this.fanOut = new ReportFanOut(this, 'FanOut', {
+      target: exportFn,
+      // The plan and the assembler run one at a time beside the workers, within the reserved concurrency.
+      workers: Math.max(1, config.exportReservedConcurrency - 1),
+      logRetention: LOG_RETENTION,
+    });
     this.grantExportPermissions(config);
     this.grantApiPermissions();
 
@@ -205,6 +217,11 @@ export class ReportExporterStack extends Stack {
       'SchedulerDeadLetterQueueDepth',
       this.schedules.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM }),
       'EventBridge Scheduler could not invoke export-report: the undelivered event is in the scheduler dead-letter queue.',
+    );
+    this.alarms.alarmAboveZero(
+      'FanOutExecutionsFailed',
+      this.fanOut.stateMachine.metricFailed({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }),
+      'A fan-out execution failed (a report too big for one function). Its assembler told the owners; the execution history says which step.',
     );
     this.alarms.alarmAboveZero(
       'ExportFailedMetric',
@@ -308,6 +325,7 @@ export class ReportExporterStack extends Stack {
     const role = this.exportFunction.role;
     this.reports.grantReportWriter(role);
     this.definitions.grantDefinitionReader(role);
+    this.fanOut.grantStart(role);
     this.ledger.grantRunItems(role);
     this.secrets.planningSecret.grantRead(role);
     this.secrets.linkKeySecret.grantRead(role);
@@ -349,6 +367,7 @@ export class ReportExporterStack extends Stack {
     output('DefinitionsBucketName', this.definitions.bucket.bucketName, 'Stored reports, one JSON object per report under definitions/ (npm run reports -- push --bucket <this>)');
     output('ScheduleGroupName', this.schedules.group.scheduleGroupName, 'EventBridge Scheduler group with one schedule per scheduled report (npm run reports -- list)');
     output('SchedulerDeadLetterQueueUrl', this.schedules.deadLetterQueue.queueUrl, 'Scheduled invocations that could not be delivered');
+    output('FanOutStateMachineArn', this.fanOut.stateMachine.stateMachineArn, 'Step Functions fan-out of reports too big for one function (start one by hand with {"report", "scheduledTime"})');
     output('AlarmTopicArn', this.alarms.topic.topicArn, 'SNS topic of all alarms (subscribe more endpoints here)');
   }
 }

@@ -3,7 +3,11 @@ import { loadExportLambdaConfig } from '../../shared/core/config';
 import { METRIC } from '../../shared/core/names';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
-import { jobExportSettings, runExportJob, type ExportJobOutcome } from '../../shared/jobs/export-job';
+import { jobExportSettings, runExportJob, type ExportJobDependencies, type ExportJobOutcome } from '../../shared/jobs/export-job';
+import { runFanOutStep } from '../../shared/jobs/fan-out';
+import { fanOutStepSchema, isFanOutStep } from '../../shared/jobs/fan-out-event';
+import { routeToFanOut } from '../../shared/jobs/fan-out-route';
+import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/jobs/step-functions-starter';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { scopedLedger, storageScope } from '../../shared/ledger/scoped-ledger';
@@ -59,40 +63,63 @@ const events = new EventBridgePublisher({
   client: tracer.captureAWSv3Client(createEventBridgeClient()),
 });
 
-/** A schedule's payload or the API's asynchronous invocation → one export job. */
-export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown, context): Promise<ExportJobOutcome> => {
+/** The job's dependencies for one invocation (its deadline is this invocation's remaining time). */
+function jobDependencies(remainingMs: number): ExportJobDependencies {
+  return {
+    definitions,
+    inline,
+    credentials,
+    storage,
+    ledger,
+    jobs,
+    events,
+    log: logger,
+    bucket: config.REPORTS_BUCKET,
+    settings: jobExportSettings(config, Date.now(), remainingMs),
+    mail: {
+      send: (email) => mailer.send(email),
+      from: config.MAIL_FROM,
+      linkBaseUrl: config.LINK_BASE_URL,
+      linkKeys: () => linkKeys.getKeys(),
+    },
+    channels: { webhooks },
+    onRequest: (e) => {
+      metrics.addMetric(METRIC.ApiRequests, MetricUnit.Count, 1);
+      if (e.retried) metrics.addMetric(METRIC.ApiRetries, MetricUnit.Count, 1);
+    },
+    onComplete: (result, durationMs) => {
+      const rows = Object.values(result.manifest.summary.rows as Record<string, number>).reduce((a, b) => a + b, 0);
+      metrics.addMetric(METRIC.ExportedRows, MetricUnit.Count, rows);
+      metrics.addMetric(METRIC.ExportDuration, MetricUnit.Milliseconds, durationMs);
+    },
+  };
+}
+
+// Reports too big for one function run as a Step Functions fan-out (docs/deploy.md, "Past one Lambda").
+const fanOut = config.FAN_OUT_STATE_MACHINE_ARN
+  ? { starter: new StepFunctionsFanOutStarter(config.FAN_OUT_STATE_MACHINE_ARN, tracer.captureAWSv3Client(createSfnClient())), rows: config.FAN_OUT_ROWS }
+  : undefined;
+
+/**
+ * A schedule's payload or the API's asynchronous invocation → one export job (or, for a report too
+ * big for one function, the start of its fan-out); a step of a fan-out's state machine → that step.
+ */
+export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown, context): Promise<unknown> => {
+  if (isFanOutStep(event)) {
+    const step = fanOutStepSchema.parse(event);
+    logger.appendKeys({ fanOut: step.fanOut, report: step.fanOut === 'plan' ? step.report : step.request.report });
+    return runFanOutStep(step, jobDependencies(context.getRemainingTimeInMillis()));
+  }
   const request = exportJobRequestSchema.parse(event);
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
+  const routed = await routeToFanOut(request, { ledger, storage, now: new Date(), route: fanOut });
+  if (routed) {
+    logger.info('run handed to the fan-out', { reason: routed.reason });
+    return routed;
+  }
   let outcome: ExportJobOutcome;
   try {
-    outcome = await runExportJob(request, {
-      definitions,
-      inline,
-      credentials,
-      storage,
-      ledger,
-      jobs,
-      events,
-      log: logger,
-      bucket: config.REPORTS_BUCKET,
-      settings: jobExportSettings(config, Date.now(), context.getRemainingTimeInMillis()),
-      mail: {
-        send: (email) => mailer.send(email),
-        from: config.MAIL_FROM,
-        linkBaseUrl: config.LINK_BASE_URL,
-        linkKeys: () => linkKeys.getKeys(),
-      },
-      channels: { webhooks },
-      onRequest: (e) => {
-        metrics.addMetric(METRIC.ApiRequests, MetricUnit.Count, 1);
-        if (e.retried) metrics.addMetric(METRIC.ApiRetries, MetricUnit.Count, 1);
-      },
-      onComplete: (result, durationMs) => {
-        const rows = Object.values(result.manifest.summary.rows as Record<string, number>).reduce((a, b) => a + b, 0);
-        metrics.addMetric(METRIC.ExportedRows, MetricUnit.Count, rows);
-        metrics.addMetric(METRIC.ExportDuration, MetricUnit.Milliseconds, durationMs);
-      },
-    });
+    outcome = await runExportJob(request, jobDependencies(context.getRemainingTimeInMillis()));
   } catch (error) {
     metrics.addMetric(METRIC.ExportFailed, MetricUnit.Count, 1);
     throw error;

@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_SECRET_MAX_AGE_SECONDS,
   DEFAULT_DEFINITIONS_MAX_AGE_SECONDS,
+  DEFAULT_FAN_OUT_ROWS,
 } from './defaults';
 import { ConfigError } from './errors';
 import { DEFAULT_EVENT_BUS_NAME, DEFAULT_REPORTS_PREFIX } from './names';
@@ -88,6 +89,10 @@ const exportLambdaSchema = lambdaSchema.extend({
   PLANNING_SECRET_ID: z.string().min(1),
   EVENT_BUS_NAME: z.string().min(1).default(DEFAULT_EVENT_BUS_NAME),
   MAIL_FROM: z.string().min(3).optional(),
+  /** The fan-out state machine (docs/deploy.md, "Past one Lambda"); without it every run is single. */
+  FAN_OUT_STATE_MACHINE_ARN: z.string().min(20).optional(),
+  /** A scheduled run fans out when its report's last run wrote more rows than this. */
+  FAN_OUT_ROWS: positiveInt(DEFAULT_FAN_OUT_ROWS),
 });
 export type ExportLambdaConfig = z.infer<typeof exportLambdaSchema>;
 /** The environment of export-report as the stack sets it: every variable the schema reads, required where it has no default. */

@@ -33,7 +33,7 @@ export function recordingFetch(storage: Storage, prefix: string, inner: typeof f
     const stored: StoredAnswer = { status: response.status, headers: [...response.headers.entries()], body: Buffer.from(body).toString('base64') };
     await storage.putObject(`${prefix}${requestHash(input, init)}.json`, JSON.stringify(stored), { contentType: 'application/json' });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  }) as typeof fetch;
+  });
 }
 
 export interface ReplayingFetch {
@@ -56,5 +56,5 @@ export function replayingFetch(storage: Storage, prefix: string, inner: typeof f
     fetched += 1;
     return inner(input, init);
   };
-  return { fetch: replay as typeof fetch, stats: () => ({ replayed, fetched }) };
+  return { fetch: replay, stats: () => ({ replayed, fetched }) };
 }

@@ -9,6 +9,7 @@ import type { CredentialsSource } from '../secrets/credential-refresh';
 import type { Storage } from '../storage/storage';
 import { jobRunId, runExportJob, type ExportJobDependencies, type ExportJobOutcome } from './export-job';
 import { recordingFetch, replayingFetch } from './fan-out-responses';
+import type { FanOutStep } from './fan-out-event';
 import type { ExportJobRequest } from './ports';
 import { configuredDefinition, resolveDefinition } from './resolve-definition';
 
@@ -123,4 +124,18 @@ export async function runFannedOutJob(
 
 async function definitionOf(request: ExportJobRequest, deps: Pick<FanOutDependencies, 'definitions'>): Promise<ReportDefinition> {
   return resolveDefinition(request, await configuredDefinition(request, deps.definitions));
+}
+
+/** One step of the state machine, in the export function (lambdas/export-report/handler.ts). */
+export async function runFanOutStep(step: FanOutStep, deps: ExportJobDependencies): Promise<unknown> {
+  switch (step.fanOut) {
+    case 'plan': {
+      const { fanOut: _step, ...request } = step;
+      return planFanOut(request, deps);
+    }
+    case 'work':
+      return fetchBoardAnswers({ request: step.request }, step.boards, deps);
+    case 'assemble':
+      return assembleFanOut({ request: step.request }, deps);
+  }
 }

@@ -206,8 +206,8 @@ describe('functions', () => {
   });
 
   it('log to explicit log groups with retention and use no AWS managed policies', () => {
-    // The three functions' and the HTTP API's access log.
-    synthesized.template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 90 }, 4);
+    // The three functions', the HTTP API's access log and the fan-out's executions.
+    synthesized.template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 90 }, 5);
     const resources = synthesized.template.toJSON().Resources;
     for (const fn of [ids.exportFn, ids.apiFn, ids.syncFn]) {
       const props = resources[fn].Properties;
@@ -238,7 +238,7 @@ describe('functions', () => {
       'POWERTOOLS_METRICS_NAMESPACE',
     ];
     const env = (fn: string) => synthesized.template.toJSON().Resources[fn].Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM'].sort());
+    expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM', 'FAN_OUT_STATE_MACHINE_ARN', 'FAN_OUT_ROWS'].sort());
     expect(Object.keys(env(ids.apiFn)).sort()).toEqual([...shared, 'EXPORT_FUNCTION_NAME', 'RUN_LINK_REUSE_MINUTES', 'RUN_LINK_STARTS_PER_HOUR'].sort());
     expect(env(ids.apiFn)).toMatchObject({ RUN_LINK_REUSE_MINUTES: '5', RUN_LINK_STARTS_PER_HOUR: '6' });
 
@@ -320,11 +320,16 @@ const definitionReads = [
 ];
 
 describe('least privilege', () => {
-  it('uses "*" as a resource only for the X-Ray actions', () => {
+  it('uses "*" as a resource only for X-Ray, and for the fan-out\'s log delivery, which have no resource-level permissions', () => {
     const wildcard = policyStatements(synthesized.template).filter(({ statement }) => asArray(statement.Resource).includes('*'));
     expect(wildcard.length).toBeGreaterThan(0);
-    for (const { statement } of wildcard) {
-      expect(asArray(statement.Action as string | string[]).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    for (const { policy, statement } of wildcard) {
+      const actions = asArray(statement.Action as string | string[]);
+      if (policy.startsWith('FanOutStateMachineRole')) {
+        expect(actions.every((a) => a.startsWith('xray:') || /^logs:(Create|Delete|Describe|Get|List|Put|Update)\w*(LogDelivery|LogDeliveries|LogGroups|ResourcePolicies|ResourcePolicy)$/.test(a)), actions.join()).toBe(true);
+      } else {
+        expect(actions.sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      }
     }
   });
 
@@ -517,6 +522,51 @@ describe('stored reports and their schedules', () => {
   });
 });
 
+/** An alarm above zero on the metric, to the alarm topic. */
+const alarmOn = (metricName: string, dimensions: unknown, namespace: string) =>
+  synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: metricName,
+    Namespace: namespace,
+    Dimensions: dimensions,
+    Threshold: 0,
+    ComparisonOperator: 'GreaterThanThreshold',
+    TreatMissingData: 'notBreaching',
+    AlarmActions: [{ Ref: ids.topic }],
+  });
+
+describe('fan-out of reports too big for one function', () => {
+  const machine = () => Object.values(synthesized.template.findResources('AWS::StepFunctions::StateMachine'))[0]!;
+
+  it('is plan → a Distributed Map of workers that tolerates every failure → assemble, all on the export function', () => {
+    const definition = JSON.stringify(machine().Properties.DefinitionString);
+    expect(definition).toContain('\\"Type\\":\\"Map\\"');
+    expect(definition).toContain('\\"ProcessorConfig\\":{\\"Mode\\":\\"DISTRIBUTED\\",\\"ExecutionType\\":\\"STANDARD\\"}');
+    expect(definition).toContain('\\"ToleratedFailurePercentage\\":100');
+    expect(definition).toContain('\\"MaxConcurrency\\":2');
+    for (const step of ['plan', 'work', 'assemble']) expect(definition).toContain(`\\"fanOut\\":\\"${step}\\"`);
+    expect(definition).toContain(ids.exportFn);
+  });
+
+  it('logs and traces executions, ends within two hours, and alarms when one fails', () => {
+    expect(machine().Properties).toMatchObject({
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
+    });
+    const machineId = Object.keys(synthesized.template.findResources('AWS::StepFunctions::StateMachine'))[0]!;
+    alarmOn('ExecutionsFailed', [{ Name: 'StateMachineArn', Value: { Ref: machineId } }], 'AWS/States');
+  });
+
+  it('lets the export function start this state machine only, and tells it the ARN without a reference', () => {
+    const start = statementsOf(ids.exportRolePolicy).filter((s) => asArray(s.Action as string | string[]).includes('states:StartExecution'));
+    expect(start).toHaveLength(1);
+    expect(JSON.stringify(start[0]!.Resource)).toContain(':stateMachine:PlanningReportExporter-fan-out');
+    const env = synthesized.template.toJSON().Resources[ids.exportFn].Properties.Environment.Variables;
+    expect(JSON.stringify(env.FAN_OUT_STATE_MACHINE_ARN)).toContain(':stateMachine:PlanningReportExporter-fan-out');
+    expect(machine().Properties.StateMachineName).toBe('PlanningReportExporter-fan-out');
+    expect(env.FAN_OUT_ROWS).toBe('600000');
+  });
+});
+
 describe('HTTP API', () => {
   it('authorizes the export routes with IAM and leaves the link and run-link routes to their tokens', () => {
     synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 7);
@@ -557,16 +607,6 @@ describe('HTTP API', () => {
 });
 
 describe('alarms', () => {
-  const alarmOn = (metricName: string, dimensions: unknown, namespace: string) =>
-    synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: metricName,
-      Namespace: namespace,
-      Dimensions: dimensions,
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [{ Ref: ids.topic }],
-    });
 
   it('alarms when more than 20 run links are refused in 5 minutes', () => {
     synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {

@@ -322,8 +322,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
         groups: await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns: true }),
       })),
     );
-    // Asked for all boards at once, placed in the boards' order: the Summary lists the PIs in it,
-    // whichever answer came first.
+    // Asked at once, placed in board order: the Summary lists the PIs so, whichever answer came first.
     const placed = await Promise.all(groupsByBoard.map(({ board, groups }) => piOf(board, groups)));
     for (const { board, phase, teams } of placed) predictability.board(board, phase, teams);
     const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';

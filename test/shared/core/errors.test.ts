@@ -73,6 +73,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/email/ses-mailer.ts': [['EmailDeliveryError', 'aws'], ['EmailDeliveryError', false], ['EmailDeliveryError', false], ['EmailDeliveryError', false]],
   'shared/events/event-bridge.ts': [['EventPublishError', 'aws']],
   'shared/jobs/export-job.ts': [['ExporterError', false], ['ExporterError', false], ['RetryableExportError', true]],
+  'shared/jobs/step-functions-starter.ts': [['ExporterError', 'aws']],
   'shared/jobs/job-status.ts': [['StorageError', false], ['StorageError', true]],
   'shared/jobs/resolve-definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   'shared/ledger/dynamodb-ledger.ts': [['StorageError', 'aws'], ['StorageError', false], ['StorageError', false]],
