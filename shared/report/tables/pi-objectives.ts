@@ -270,6 +270,14 @@ export const PI_SUB_ITEM_SHAPE: FieldShape = {
 };
 /** A linked item: its sub-items have rows of their own (audited one by one). */
 export const PI_LINKED_ITEM_SHAPE: FieldShape = { ...PI_SUB_ITEM_SHAPE, subItems: true };
+/** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
+async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
+  const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
+  const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
+  const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined));
+  return { board, phase, teams: teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)) };
+}
+
 /** An objective group and its objectives; linked items are audited with the item table. */
 export const PI_GROUP_SHAPE: FieldShape = {
   id: true, title: true, type: true, completion: true, bvPlan: true, bvActual: true, achievement: true, status: STATUS,
@@ -301,14 +309,6 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     return { values, outlineLevel: parentId ? 1 : 0 };
   }
 
-  /** The board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
-  async function piOf(board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
-    const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
-    const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
-    const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined));
-    return { board, phase, teams: teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)) };
-  }
-
   async function* tables(): AsyncIterable<TableOutput> {
     boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log);
     for (const board of boards) {
@@ -323,7 +323,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
       })),
     );
     // Asked at once, placed in board order: the Summary lists the PIs so, whichever answer came first.
-    const placed = await Promise.all(groupsByBoard.map(({ board, groups }) => piOf(board, groups)));
+    const placed = await Promise.all(groupsByBoard.map(({ board, groups }) => piOf(ctx, board, groups)));
     for (const { board, phase, teams } of placed) predictability.board(board, phase, teams);
     const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
 
