@@ -8,6 +8,7 @@ import { describeMachine, machineLine, mark, progress, SECTION_IDS, table, type 
 import { updateDoc, type SectionBlock } from './lib/doc';
 import { runChangesSection } from './sections/changes';
 import { runTrendsSection } from './sections/trends';
+import { runFanOutSection } from './sections/fan-out';
 import { runColdStartSection } from './sections/cold-start';
 import { runE2eSection } from './sections/e2e';
 import { runFetchSection } from './sections/fetch';
@@ -23,6 +24,7 @@ const HELP = `npm run bench [-- options]
   --write           write docs/benchmarks.md even with non-default --sizes (which otherwise only print,
                     so a quick run does not replace the full render figures)
   --out <path>      where to write (default: docs/benchmarks.md)
+  --fan-out-items <n>  features per board of the fan-out section's 16 boards (default 2500)
   --help
 
 Examples:
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean' },
     write: { type: 'boolean' },
     out: { type: 'string' },
+    'fan-out-items': { type: 'string' },
     help: { type: 'boolean' },
   },
   strict: true,
@@ -76,6 +79,7 @@ const runners: Record<SectionId, () => Promise<SectionResult>> = {
   cold: () => runColdStartSection({ repeat: Math.max(5, repeat) }),
   changes: () => runChangesSection({ repeat }),
   trends: () => runTrendsSection({ repeat }),
+  fanout: () => runFanOutSection({ repeat: Math.min(repeat, 2), ...(values['fan-out-items'] && { itemsPerBoard: Number(values['fan-out-items']) }) }),
 };
 
 const started = performance.now();

@@ -1,0 +1,164 @@
+/**
+ * 8. Past one Lambda: the same report on the single path and on the fan-out path (plan → workers in
+ * parallel processes → assembler), against a fresh simulator per run with latency on every answer,
+ * interleaved A B B A. Each worker's and the assembler's peak RSS is its own process's.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLog } from '../../shared/core/logger';
+import { planFanOut } from '../../shared/jobs/fan-out';
+import { catalogOf } from '../../shared/jobs/ports';
+import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
+import type { SimCredentials, TenantShape } from '../../simulator/index';
+import { runWorker, startService } from '../lib/child';
+import { int, mb, progress, ratio, seconds, table, type SectionResult, type TargetCheck } from '../lib/common';
+import { interleaved, spread, spreadText } from '../lib/interleave';
+
+export interface FanOutOptions {
+  readonly repeat: number;
+  /** Board items per board (the tenant has FAN_OUT_BOARDS boards, 3 stories per feature). */
+  readonly itemsPerBoard?: number;
+}
+
+const FAN_OUT_BOARDS = 16;
+const LATENCY_MS = 150;
+const WORKERS = 4;
+const BOARDS_PER_WORKER = FAN_OUT_BOARDS / WORKERS;
+const LAMBDA_MEMORY_MB = 1_024;
+const LAMBDA_SECONDS = 900;
+const DEFINITION = { name: 'bench-fan-out', datasets: { risks: {}, boardItems: {} }, formats: ['xlsx', 'csv', 'parquet'] };
+const REQUEST = { report: DEFINITION.name, source: 'schedule' as const, scheduledTime: '2026-11-23T06:00:00Z' };
+
+interface Part {
+  wallMs: number;
+  peakRssMb: number;
+}
+interface Run {
+  wallMs: number;
+  single?: Part;
+  workers?: Part[];
+  assembler?: Part & { replayed: number; fetched: number };
+  rows?: number;
+}
+
+async function withFreshSimulator<T>(shape: Partial<TenantShape>, run: (credentials: SimCredentials) => Promise<T>): Promise<T> {
+  const sim = await startService<{ credentials: SimCredentials }>('workers/sim-server.ts', { tenant: shape, latencyMs: LATENCY_MS, seed: 1 });
+  try {
+    return await run(sim.ready.credentials);
+  } finally {
+    await sim.service.close();
+  }
+}
+
+function part(outcome: { ok: boolean; result?: { wallMs: number } | undefined; peakRssMb: number; stderrTail: string }, what: string): Part {
+  if (!outcome.ok || !outcome.result) throw new Error(`${what} failed: ${outcome.stderrTail.split('\n').filter(Boolean).pop() ?? ''}`);
+  return { wallMs: outcome.result.wallMs, peakRssMb: outcome.peakRssMb };
+}
+
+async function singleRun(shape: Partial<TenantShape>): Promise<Run> {
+  return withFreshSimulator(shape, async (credentials) => {
+    const dir = await mkdtemp(join(tmpdir(), 'bench-single-'));
+    try {
+      const started = performance.now();
+      const outcome = await runWorker<{ wallMs: number; detail: { status: string } }>(
+        'workers/fan-out.ts',
+        { mode: 'single', dir, credentials, definition: DEFINITION, request: REQUEST },
+        { maxOldSpaceMb: LAMBDA_MEMORY_MB, timeoutMs: 60 * 60_000 },
+      );
+      const single = part(outcome, 'single path');
+      return { wallMs: performance.now() - started, single };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+async function fanOutRun(shape: Partial<TenantShape>): Promise<Run> {
+  return withFreshSimulator(shape, async (credentials) => {
+    const dir = await mkdtemp(join(tmpdir(), 'bench-fan-out-'));
+    try {
+      const started = performance.now();
+      const plan = await planFanOut(REQUEST, {
+        definitions: catalogOf({ [DEFINITION.name]: DEFINITION }),
+        credentials: { getCredentials: () => Promise.resolve(credentials) },
+        storage: new LocalDirectoryStorage(dir),
+        log: silentLog,
+      }, BOARDS_PER_WORKER);
+      const common = { dir, credentials, definition: DEFINITION, request: REQUEST, plan: { request: plan.request } };
+      const workers = await Promise.all(
+        plan.chunks.map(async (boards, i) =>
+          part(await runWorker<{ wallMs: number }>('workers/fan-out.ts', { ...common, mode: 'work', boards }, { maxOldSpaceMb: LAMBDA_MEMORY_MB, timeoutMs: 60 * 60_000 }), `worker ${i}`),
+        ),
+      );
+      const assembled = await runWorker<{ wallMs: number; detail: { status: string; answers: { replayed: number; fetched: number } } }>(
+        'workers/fan-out.ts',
+        { ...common, mode: 'assemble' },
+        { maxOldSpaceMb: LAMBDA_MEMORY_MB, timeoutMs: 60 * 60_000 },
+      );
+      const assembler = part(assembled, 'assembler');
+      return { wallMs: performance.now() - started, workers, assembler: { ...assembler, ...assembled.result!.detail.answers } };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+export async function runFanOutSection(options: FanOutOptions): Promise<SectionResult> {
+  const started = performance.now();
+  const itemsPerBoard = options.itemsPerBoard ?? 2_500;
+  const shape: Partial<TenantShape> = { registers: 2, risksPerRegister: 100, collections: 2, boards: FAN_OUT_BOARDS, itemsPerBoard, storiesPerItem: 3 };
+  const results = await interleaved<Run>(
+    [
+      { label: 'single', run: (round) => (progress(`fan-out: single path, round ${round + 1}`), singleRun(shape)) },
+      { label: 'fan-out', run: (round) => (progress(`fan-out: fan-out path, round ${round + 1}`), fanOutRun(shape)) },
+    ],
+    options.repeat,
+  );
+  const single = results.get('single')!;
+  const fanned = results.get('fan-out')!;
+  const singleWall = spread(single.map((r) => r.wallMs)).median;
+  const fanWall = spread(fanned.map((r) => r.wallMs)).median;
+  const workerWalls = fanned.flatMap((r) => r.workers!.map((w) => w.wallMs));
+  const workerRss = fanned.flatMap((r) => r.workers!.map((w) => w.peakRssMb));
+  const assemblerWalls = fanned.map((r) => r.assembler!.wallMs);
+  const assemblerRss = fanned.map((r) => r.assembler!.peakRssMb);
+  const longestPart = Math.max(...workerWalls, ...assemblerWalls);
+  const biggestPart = Math.max(...workerRss, ...assemblerRss);
+  const targets: TargetCheck[] = [
+    {
+      target: `Fan-out: every worker and the assembler within a ${int(LAMBDA_MEMORY_MB)} MB / ${LAMBDA_SECONDS / 60}-minute function`,
+      measured: `longest ${seconds(longestPart)}, largest ${mb(biggestPart)}`,
+      met: longestPart < LAMBDA_SECONDS * 1000 && biggestPart < LAMBDA_MEMORY_MB,
+      gap: `${ratio(longestPart / (LAMBDA_SECONDS * 1000))} of the time, ${ratio(biggestPart / LAMBDA_MEMORY_MB)} of the memory`,
+    },
+    {
+      target: 'Fan-out: the whole run no slower than the single path',
+      measured: `${seconds(fanWall)} vs ${seconds(singleWall)} (${ratio(fanWall / singleWall)})`,
+      met: fanWall <= singleWall,
+      gap: ratio(fanWall / singleWall),
+    },
+  ];
+  const rows = FAN_OUT_BOARDS * itemsPerBoard;
+  const markdown = [
+    `A report of risks and board items (xlsx, CSV, Parquet): ${FAN_OUT_BOARDS} boards × ${int(itemsPerBoard)} features with stories ` +
+      `(about ${int(rows * 3.6)} board-item rows), ${LATENCY_MS} ms on every answer of a fresh simulator per run, items read 50 a page. ` +
+      `Single path: one process (\`runExportJob\`). Fan-out: the plan, then ${WORKERS} worker processes at once (${BOARDS_PER_WORKER} boards each, ` +
+      `\`fetchBoardAnswers\`), then the assembler process (\`assembleFanOut\`), each with \`--max-old-space-size=${LAMBDA_MEMORY_MB}\`; ` +
+      `answers in a local directory. Interleaved A B B A, ${options.repeat} round(s).`,
+    '',
+    table(
+      ['path', 'whole run', 'part', 'time', 'peak RSS'],
+      [
+        ['single', spreadText(single.map((r) => r.wallMs), seconds), 'the export', spreadText(single.map((r) => r.single!.wallMs), seconds), spreadText(single.map((r) => r.single!.peakRssMb), mb)],
+        ['fan-out', spreadText(fanned.map((r) => r.wallMs), seconds), `${WORKERS} workers (each)`, spreadText(workerWalls, seconds), spreadText(workerRss, mb)],
+        ['', '', 'assembler', spreadText(assemblerWalls, seconds), spreadText(assemblerRss, mb)],
+      ],
+    ),
+    '',
+    `The assembler read ${int(fanned[0]?.assembler?.replayed ?? Number.NaN)} answers from the workers and asked the API ` +
+      `${int(fanned[0]?.assembler?.fetched ?? Number.NaN)} times (risks, boards and PI metadata not fanned out). ` +
+      `Fan-out / single = **${ratio(fanWall / singleWall)}**.`,
+  ].join('\n');
+  return { id: 'fanout', title: '8. Past one Lambda: the fan-out', markdown, targets, durationMs: performance.now() - started };
+}
