@@ -23,6 +23,8 @@ export interface FanOutOptions {
 
 const FAN_OUT_BOARDS = 16;
 const LATENCY_MS = 150;
+/** The real service's documented cap of items per list page. */
+const ITEMS_PAGE_CAP = 50;
 const WORKERS = 4;
 const BOARDS_PER_WORKER = FAN_OUT_BOARDS / WORKERS;
 const LAMBDA_MEMORY_MB = 1_024;
@@ -43,7 +45,7 @@ interface Run {
 }
 
 async function withFreshSimulator<T>(shape: Partial<TenantShape>, run: (credentials: SimCredentials) => Promise<T>): Promise<T> {
-  const sim = await startService<{ credentials: SimCredentials }>('workers/sim-server.ts', { tenant: shape, latencyMs: LATENCY_MS, seed: 1 });
+  const sim = await startService<{ credentials: SimCredentials }>('workers/sim-server.ts', { tenant: shape, latencyMs: LATENCY_MS, seed: 1, maxItemsPageSize: ITEMS_PAGE_CAP });
   try {
     return await run(sim.ready.credentials);
   } finally {
@@ -142,7 +144,7 @@ export async function runFanOutSection(options: FanOutOptions): Promise<SectionR
   const rows = FAN_OUT_BOARDS * itemsPerBoard;
   const markdown = [
     `A report of risks and board items (xlsx, CSV, Parquet): ${FAN_OUT_BOARDS} boards × ${int(itemsPerBoard)} features with stories ` +
-      `(about ${int(rows * 3.6)} board-item rows), ${LATENCY_MS} ms on every answer of a fresh simulator per run, items read 50 a page. ` +
+      `(about ${int(rows * 3.6)} board-item rows), ${LATENCY_MS} ms on every answer of a fresh simulator per run, at most ${ITEMS_PAGE_CAP} items a page (the service's cap). ` +
       `Single path: one process (\`runExportJob\`). Fan-out: the plan, then ${WORKERS} worker processes at once (${BOARDS_PER_WORKER} boards each, ` +
       `\`fetchBoardAnswers\`), then the assembler process (\`assembleFanOut\`), each with \`--max-old-space-size=${LAMBDA_MEMORY_MB}\`; ` +
       `answers in a local directory. Interleaved A B B A, ${options.repeat} round(s).`,
