@@ -1,14 +1,13 @@
-import { catalogOf } from '../../shared/jobs/ports';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { localJobDependencies } from '../support/local-job';
 import { silentLog } from '../../shared/core/logger';
 import { SesMailer } from '../../shared/email/ses-mailer';
 import type { EventPublisher } from '../../shared/events/report-events';
 import { runExportJob, type ExportJobDependencies } from '../../shared/jobs/export-job';
 import { noticeFailure, notificationStateKey } from '../../shared/jobs/failure-notice';
-import { JobStatusStore } from '../../shared/jobs/job-status';
 import { parseReportDefinition } from '../../shared/report/definition';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { Storage } from '../../shared/storage/storage';
@@ -63,14 +62,8 @@ describe('failure notifications', () => {
     const mailer = new SesMailer({ client: ses.client });
     const events: EventPublisher = { publish: () => Promise.resolve() };
     return {
-      definitions: catalogOf({ weekly: WEEKLY, daily: DAILY }),
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage,
-      ledger,
-      jobs: new JobStatusStore(ledger),
+      ...localJobDependencies({ dir, sim, reports: { weekly: WEEKLY, daily: DAILY }, now: () => new Date(at), storage, ledger }),
       events,
-      log: silentLog,
-      now: () => new Date(at),
       mail: {
         send: (email) => mailer.send(email),
         from: 'reports@example.test',

@@ -4,14 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLog } from '../../../shared/core/logger';
+import { localJobDependencies } from '../../support/local-job';
 import { runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
 import { lastRunRows, routeToFanOut } from '../../../shared/jobs/fan-out-route';
-import { JobStatusStore } from '../../../shared/jobs/job-status';
-import { catalogOf } from '../../../shared/jobs/ports';
 import { StepFunctionsFanOutStarter } from '../../../shared/jobs/step-functions-starter';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { startSfnStub, type SfnStub } from '../../support/sfn-stub';
 
@@ -28,17 +24,7 @@ beforeAll(async () => {
   sim = await startSimulator({ tenant: 'tiny' });
   sfn = await startSfnStub();
   dir = await mkdtemp(join(tmpdir(), 'fan-out-route-'));
-  const ledger = new LocalLedger(join(dir, '.ledger'));
-  deps = {
-    definitions: catalogOf({ portfolio: REPORT }),
-    credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-    storage: new LocalDirectoryStorage(dir),
-    ledger,
-    jobs: new JobStatusStore(ledger),
-    events: { publish: () => Promise.resolve() },
-    log: silentLog,
-    now: () => new Date('2026-11-16T06:00:10Z'),
-  };
+  deps = localJobDependencies({ dir, sim, reports: { portfolio: REPORT }, now: () => new Date('2026-11-16T06:00:10Z') });
   starter = new StepFunctionsFanOutStarter(MACHINE, new SFNClient({ endpoint: sfn.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }));
 });
 afterAll(async () => {

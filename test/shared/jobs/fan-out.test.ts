@@ -4,14 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLog } from '../../../shared/core/logger';
+import { localJobDependencies } from '../../support/local-job';
 import { runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
 import { assembleFanOut, fetchBoardAnswers, planFanOut, runFannedOutJob } from '../../../shared/jobs/fan-out';
-import { JobStatusStore } from '../../../shared/jobs/job-status';
-import { catalogOf } from '../../../shared/jobs/ports';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { manifestSchema, type Manifest } from '../../../shared/report/manifest';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { readWorkbook } from '../../support/read-output';
 
@@ -41,18 +37,7 @@ afterAll(async () => {
 async function deps(): Promise<ExportJobDependencies & { dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'fan-out-'));
   dirs.push(dir);
-  const ledger = new LocalLedger(join(dir, '.ledger'));
-  return {
-    dir,
-    definitions: catalogOf({ portfolio: REPORT }),
-    credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-    storage: new LocalDirectoryStorage(dir),
-    ledger,
-    jobs: new JobStatusStore(ledger),
-    events: { publish: () => Promise.resolve() },
-    log: silentLog,
-    now: () => new Date('2026-11-23T06:00:20Z'),
-  };
+  return { dir, ...localJobDependencies({ dir, sim, reports: { portfolio: REPORT }, now: () => new Date('2026-11-23T06:00:20Z') }) };
 }
 
 async function manifestAt(dir: string, key: string): Promise<Manifest> {

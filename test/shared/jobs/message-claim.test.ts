@@ -1,17 +1,15 @@
-import { catalogOf } from '../../../shared/jobs/ports';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localJobDependencies } from '../../support/local-job';
 import { silentLog } from '../../../shared/core/logger';
 import { SesMailer } from '../../../shared/email/ses-mailer';
 import type { OutgoingEmail } from '../../../shared/email/ses-mailer';
 import type { EventPublisher } from '../../../shared/events/report-events';
 import { runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
-import { JobStatusStore } from '../../../shared/jobs/job-status';
 import { CLAIM_MS, claimMessage, messageRunKey, sendOnce } from '../../../shared/jobs/message-claim';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { startSesLocal, type SesLocalHandle } from '../../support/ses-local';
 
@@ -73,8 +71,6 @@ describe('each message once per run', () => {
 
   it('a scheduled run retried after it e-mailed, and delivered twice more, sends one e-mail in all (aws-ses-v2-local)', async () => {
     const at = join(dir, 'job');
-    const storage = new LocalDirectoryStorage(at);
-    const ledger = new LocalLedger(join(at, '.ledger'));
     const mailer = new SesMailer({ client: ses.client });
     let failEvents = 1;
     let failMail = 0;
@@ -82,14 +78,8 @@ describe('each message once per run', () => {
       publish: () => (failEvents-- > 0 ? Promise.reject(new Error('injected: the event bus answered 503')) : Promise.resolve()),
     };
     const deps: ExportJobDependencies = {
-      definitions: catalogOf({ weekly: WEEKLY }),
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage,
-      ledger,
-      jobs: new JobStatusStore(ledger),
+      ...localJobDependencies({ dir: at, sim, reports: { weekly: WEEKLY }, now: () => T0 }),
       events,
-      log: silentLog,
-      now: () => T0,
       mail: {
         send: (email: OutgoingEmail) => (failMail-- > 0 ? Promise.reject(new Error('injected: SES answered 503')) : mailer.send(email)),
         from: 'reports@example.test',

@@ -3,12 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLog } from '../../../shared/core/logger';
+import { localJobDependencies } from '../../support/local-job';
 import { SesMailer } from '../../../shared/email/ses-mailer';
 import { runExportJob, type ExportJobDependencies, type SlicedJobOutcome } from '../../../shared/jobs/export-job';
-import { JobStatusStore } from '../../../shared/jobs/job-status';
-import { catalogOf } from '../../../shared/jobs/ports';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { manifestSchema, type Manifest } from '../../../shared/report/manifest';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -58,18 +55,14 @@ afterAll(async () => {
 });
 
 function deps(): ExportJobDependencies {
-  const storage = new LocalDirectoryStorage(dir);
-  const ledger = new LocalLedger(join(dir, '.ledger'));
   const mailer = new SesMailer({ client: ses.client });
   return {
-    definitions: catalogOf({ portfolio: PORTFOLIO, whole: WHOLE, ...Object.fromEntries(ALONE.map((d) => [d.name, d])) }),
-    credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-    storage,
-    ledger,
-    jobs: new JobStatusStore(ledger),
-    events: { publish: () => Promise.resolve() },
-    log: silentLog,
-    now: () => new Date('2026-11-23T06:00:30Z'),
+    ...localJobDependencies({
+      dir,
+      sim,
+      reports: { portfolio: PORTFOLIO, whole: WHOLE, ...Object.fromEntries(ALONE.map((d) => [d.name, d])) },
+      now: () => new Date('2026-11-23T06:00:30Z'),
+    }),
     mail: { send: (email) => mailer.send(email), from: 'reports@example.test', linkBaseUrl: 'https://api.example.test', linkKeys: () => Promise.resolve({ current: { id: 'k1', secret: 'a'.repeat(48) } }) },
   };
 }

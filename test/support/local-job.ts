@@ -1,0 +1,40 @@
+import { silentLog } from '../../shared/core/logger';
+import type { ExportJobDependencies } from '../../shared/jobs/export-job';
+import { JobStatusStore } from '../../shared/jobs/job-status';
+import { catalogOf } from '../../shared/jobs/ports';
+import { LocalLedger } from '../../shared/ledger/local-ledger';
+import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
+import type { Storage } from '../../shared/storage/storage';
+import type { Ledger } from '../../shared/ledger/ledger';
+import type { RunningSimulator } from '../../simulator/index';
+
+/** What a local job needs that differs from test to test; the rest are the kit's defaults. */
+export interface LocalJobOptions {
+  /** Where the run's files and the ledger (`<dir>/.ledger`) live. */
+  readonly dir: string;
+  readonly sim: RunningSimulator;
+  readonly reports: Readonly<Record<string, unknown>>;
+  readonly now: () => Date;
+  /** Another storage over the same folder (e.g. one that fails on purpose). */
+  readonly storage?: Storage;
+  /** The ledger a test also reads itself; default: a local ledger in `<dir>/.ledger`. */
+  readonly ledger?: Ledger;
+}
+
+/**
+ * The dependencies of a scheduled job run entirely on this machine: the simulator's credentials, files in a
+ * folder, a ledger beside them, no events and no log. Add `mail`, `channels` or `events` by spreading.
+ */
+export function localJobDependencies(options: LocalJobOptions): ExportJobDependencies {
+  const ledger = options.ledger ?? new LocalLedger(`${options.dir}/.ledger`);
+  return {
+    definitions: catalogOf(options.reports),
+    credentials: { getCredentials: () => Promise.resolve(options.sim.credentials()) },
+    storage: options.storage ?? new LocalDirectoryStorage(options.dir),
+    ledger,
+    jobs: new JobStatusStore(ledger),
+    events: { publish: () => Promise.resolve() },
+    log: silentLog,
+    now: options.now,
+  };
+}
