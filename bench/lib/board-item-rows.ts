@@ -1,3 +1,4 @@
+import { MAX_SHEET_HYPERLINKS } from '../../shared/render/xlsx/cells';
 /**
  * Realistic `board-items` rows for the render benchmarks, cheap to generate so that generation is
  * a small, separately measured share of every render time: each feature is followed by its stories
@@ -142,8 +143,15 @@ export function* sheetXmlChunks(rows: number, links: boolean, chunkChars = 64 * 
     let line = `<row r="${r}" spans="1:${row.values.length}" x14ac:dyDescent="0.25"${row.outlineLevel ? ` outlineLevel="${row.outlineLevel}"` : ''}>`;
     for (let c = 0; c < row.values.length; c++) {
       const value = row.values[c];
+      const isLink = value !== null && typeof value === 'object' && !(value instanceof Date) && !isTextList(value);
+      if (isLink && linkRefs.length >= MAX_SHEET_HYPERLINKS) {
+        // Past the sheet's hyperlinks, a HYPERLINK formula (the renderer's linkAsFormula).
+        const formula = `HYPERLINK("${value.url.replaceAll('"', '""')}","${value.text.replaceAll('"', '""')}")`;
+        line += `<c r="${LETTERS[c]!}${r}" s="3" t="str"><f>${escapeXml(formula)}</f><v>${escapeXml(value.text)}</v></c>`;
+        continue;
+      }
       line += cellXml(`${LETTERS[c]!}${r}`, value, COLUMNS[c]!.type);
-      if (value !== null && typeof value === 'object' && !(value instanceof Date) && !isTextList(value)) linkRefs.push(`${LETTERS[c]!}${r}|${value.url}`);
+      if (isLink) linkRefs.push(`${LETTERS[c]!}${r}|${value.url}`);
     }
     xml += `${line}</row>`;
     if (xml.length >= chunkChars) {

@@ -10,6 +10,15 @@ import type { ZoneClock } from '../time-zone';
 
 /** Excel refuses longer hyperlink addresses (and "repairs" the file). */
 const MAX_URL_LENGTH = 2079;
+/**
+ * Hyperlinks a worksheet keeps as hyperlinks proper (Excel's specifications allow 66,530 a sheet). Past
+ * this a link is a HYPERLINK formula, which Excel and LibreOffice also open on a click: it needs no
+ * relationship, which exceljs must hold in memory until the sheet ends (~0.3 KB a link), so a sheet of
+ * millions of rows stays flat in memory and within what Excel opens.
+ */
+export const MAX_SHEET_HYPERLINKS = 65_530;
+/** Excel's limit on a string in a formula, and on HYPERLINK's address. */
+const MAX_FORMULA_STRING = 255;
 /** The only link schemes that become clickable: never javascript:, file:, data:, … */
 // eslint-disable-next-line no-control-regex -- control characters are what it rejects
 const SAFE_URL = /^(?:https?:\/\/|mailto:)[^\s\u0000-\u001F\u007F\uFFFE\uFFFF]+$/i;
@@ -32,7 +41,14 @@ export interface StyleModel {
   border?: Record<string, unknown>;
 }
 /** What a cell of exceljs's streaming writer holds. */
-export type ExcelValue = string | number | boolean | Date | { text: string; hyperlink: string } | null;
+export type ExcelValue =
+  | string
+  | number
+  | boolean
+  | Date
+  | { text: string; hyperlink: string }
+  | { formula: string; result: string }
+  | null;
 
 // -------------------------------------------------------------------------------------------------
 // Styles. exceljs caches a style's id by object identity (a WeakMap) and serialises any object it
@@ -256,6 +272,38 @@ function linkToExcel(text: string, url: string): ExcelValue {
   // Not a link we let anyone click (javascript:, data:, relative, too long): its text only.
   producedKind = Kind.Text;
   return shown;
+}
+
+/** A formula string literal: quotes doubled, cut into pieces Excel accepts, joined with `&`. */
+function formulaString(text: string): string {
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length || pieces.length === 0; at += MAX_FORMULA_STRING) {
+    pieces.push(`"${text.slice(at, at + MAX_FORMULA_STRING).replaceAll('"', '""')}"`);
+  }
+  return pieces.join('&');
+}
+
+/**
+ * A link cell past the sheet's MAX_SHEET_HYPERLINKS as a HYPERLINK formula whose cached result is its
+ * text (shown without recalculation); an address longer than HYPERLINK takes stays text only. Sets
+ * `producedKind` like toExcel.
+ */
+export function linkAsFormula(link: { text: string; hyperlink: string }): ExcelValue {
+  if (link.hyperlink.length > MAX_FORMULA_STRING) {
+    producedKind = Kind.Text;
+    return link.text;
+  }
+  producedKind = Kind.Link;
+  return { formula: `HYPERLINK(${formulaString(link.hyperlink)},${formulaString(link.text)})`, result: link.text };
+}
+
+/**
+ * `value` as a data sheet writes it: a hyperlink proper while the sheet has had fewer than `max`
+ * (counted in `sheet.links`), a HYPERLINK formula after.
+ */
+export function capLinks(value: ExcelValue, sheet: { links: number }, max = MAX_SHEET_HYPERLINKS): ExcelValue {
+  if (typeof value !== 'object' || value === null || !('hyperlink' in value)) return value;
+  return sheet.links++ < max ? value : linkAsFormula(value);
 }
 
 // -------------------------------------------------------------------------------------------------

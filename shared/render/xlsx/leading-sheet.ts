@@ -5,7 +5,7 @@
 import type { LeadingSheet } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import type { ZoneClock } from '../time-zone';
-import { columnLetters, Kind, producedKind, type StyleBook, type StyleModel, toExcel, widthOf } from './cells';
+import { capLinks, columnLetters, Kind, producedKind, type StyleBook, type StyleModel, toExcel, widthOf } from './cells';
 import type { WriterSheet } from './exceljs-internals';
 import { rowHeightFor, wrappedLines } from './print-setup';
 
@@ -51,12 +51,13 @@ export async function writeLeadingRows(
   });
   header.commit();
   let written = 0;
+  const linked = { links: 0 };
   for (const data of content.rows) {
     const row = sheet.addRow(undefined);
     row.style = styles.row;
     const fill = data.fill;
     for (let i = 0; i < columns.length; i++) {
-      const value = toExcel(data.values[i], types[i], clock);
+      const value = capLinks(toExcel(data.values[i], types[i], clock), linked);
       const style = fill && fill.column === i ? styles.withFill(producedKind, fill.color) : undefined;
       if ((value === null || value === '') && style === undefined) continue;
       const cell = row.getCell(i + 1);

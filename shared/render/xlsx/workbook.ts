@@ -19,7 +19,7 @@ import type {
 } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import { createZoneClock } from '../time-zone';
-import { columnLetters, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf } from './cells';
+import { capLinks, columnLetters, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf } from './cells';
 import { writeChartSheetRows, type ChartSheetContent } from './chart-sheet';
 import {
   attachCharts,
@@ -44,6 +44,8 @@ export interface XlsxOptions {
   readonly footer?: string;
   /** Data rows a sheet takes before the table continues on "<sheet> (2)"; default Excel's 1,048,575 (tests lower it). */
   readonly maxRowsPerSheet?: number;
+  /** Hyperlinks proper a data sheet takes before its links become HYPERLINK formulas; default MAX_SHEET_HYPERLINKS (tests lower it). */
+  readonly maxHyperlinksPerSheet?: number;
   /**
    * Sheets written after the data sheets (with writeLeadingSheet) but listed right after the
    * Summary, in this order: the Changes sheet. Each must be written before the Summary.
@@ -176,7 +178,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       const wraps = columns.map((c, i) => !c.nowrap && !c.hidden && variants[i] !== 1), inWords = columns.map((c) => c.inWords);
 
       /** One sheet of the table: the first, or a continuation past Excel's row limit. */
-      const startSheet = (name: string): { sheet: WriterSheet; pendingXml: () => number } => {
+      const startSheet = (name: string): { sheet: WriterSheet; pendingXml: () => number; links: number } => {
         openSheetName = name;
         const sheet = workbook.addWorksheet(name, {
           views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
@@ -212,7 +214,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
         const pendingXml = pendingXmlBytes(sheet);
         recycleSheetBuffers(sheet);
         writeHyperlinksInSlices(sheet);
-        return { sheet, pendingXml };
+        return { sheet, pendingXml, links: 0 };
       };
       const finishSheet = (sheet: WriterSheet, rows: number) => {
         if (columnCount > 0) sheet.autoFilter = `A1:${columnLetters(columnCount)}${rows + 1}`;
@@ -244,7 +246,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
           target.style = styles.row;
           let lines = 1;
           for (let i = 0; i < columnCount; i++) {
-            const value = toExcel(inWordsOf(values[i], inWords[i]), types[i], clock);
+            const value = capLinks(toExcel(inWordsOf(values[i], inWords[i]), types[i], clock), current, options.maxHyperlinksPerSheet);
             if (wraps[i]) lines = Math.max(lines, linesOf(value, widths[i]!));
             const style = i === fillColumn ? styles.withFill(producedKind, fill!.color) : undefined;
             // Empty text is an empty cell, as in the CSV (and Excel's ISBLANK agrees).

@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { MAX_SHEET_HYPERLINKS } from '../../../../shared/render/xlsx/cells';
 import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { TableDefinition, TableRow } from '../../../../shared/table/table';
 import { LARGE_ROWS } from '../../../support/test-tiers';
@@ -58,14 +59,18 @@ describe('openXlsxWorkbook at scale', () => {
     const read = book.getWorksheet('board-items')!;
     expect(book.worksheets.map((s) => s.name)).toEqual(['Summary', 'board-items']);
     expect(read.actualRowCount).toBe(ROWS + 1);
-    for (const i of [0, 1, 7, 12_345, 65_535, 65_536, ROWS - 1]) {
+    for (const i of [0, 1, 7, 12_345, MAX_SHEET_HYPERLINKS - 1, MAX_SHEET_HYPERLINKS, 65_535, 65_536, ROWS - 1]) {
       const row = read.getRow(i + 2);
       const expected = item(i).values;
       expect(row.getCell(1).value).toBe(i);
       expect(row.getCell(2).value).toBe(expected[1]);
       expect(row.getCell(3).value).toEqual(expected[2]);
       expect(row.getCell(4).value).toBeCloseTo((i % 101) / 100, 12);
-      expect(row.getCell(5).value).toEqual({ text: `ITEM-${i}`, hyperlink: `https://planning.example.com/items/${i}` });
+      // Past a sheet's MAX_SHEET_HYPERLINKS a link is a HYPERLINK formula showing the same text.
+      const url = `https://planning.example.com/items/${i}`;
+      expect(row.getCell(5).value).toEqual(
+        i < MAX_SHEET_HYPERLINKS ? { text: `ITEM-${i}`, hyperlink: url } : { formula: `HYPERLINK("${url}","ITEM-${i}")`, result: `ITEM-${i}` },
+      );
       expect(row.outlineLevel).toBe(i % 3 === 0 ? 0 : 1);
       expect(row.getCell(2).fill).toMatchObject(i % 7 === 0 ? { fgColor: { argb: 'FFC6EFCE' } } : { pattern: 'none' });
     }
