@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine, machineLine, mark, progress, SECTION_IDS, table, type SectionId, type SectionResult } from './lib/common';
 import { updateDoc, type SectionBlock } from './lib/doc';
 import { runChangesSection } from './sections/changes';
+import { runScaleSection } from './sections/scale';
 import { runTrendsSection } from './sections/trends';
 import { runFanOutSection } from './sections/fan-out';
 import { runColdStartSection } from './sections/cold-start';
@@ -25,6 +26,7 @@ const HELP = `npm run bench [-- options]
                     so a quick run does not replace the full render figures)
   --out <path>      where to write (default: docs/benchmarks.md)
   --fan-out-items <n>  features per board of the fan-out section's 16 boards (default 2500)
+  --scale-rows <list>  row counts of the memory-in-rows section (default: 300000,2000000)
   --help
 
 Examples:
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     write: { type: 'boolean' },
     out: { type: 'string' },
     'fan-out-items': { type: 'string' },
+    'scale-rows': { type: 'string' },
     help: { type: 'boolean' },
   },
   strict: true,
@@ -79,6 +82,7 @@ const runners: Record<SectionId, () => Promise<SectionResult>> = {
   cold: () => runColdStartSection({ repeat: Math.max(5, repeat) }),
   changes: () => runChangesSection({ repeat }),
   trends: () => runTrendsSection({ repeat }),
+  scale: () => runScaleSection({ repeat: 1, ...(values['scale-rows'] && { rows: values['scale-rows'].split(',').map((s) => Number(s.replace(/[_,]/g, ''))) }) }),
   fanout: () => runFanOutSection({ repeat: Math.min(repeat, 2), ...(values['fan-out-items'] && { itemsPerBoard: Number(values['fan-out-items']) }) }),
 };
 

@@ -32,7 +32,7 @@ export async function runChangesSection(options: { repeat: number; rows?: number
     progress(`changes: preparing the baseline (${int(rows)} rows)`);
     const prepared = await runWorker<Result>('workers/changes.ts', { kind: 'prepare', rows, dir }, { maxOldSpaceMb: HEAP_MB });
     if (!prepared.result) throw new Error(`preparing the baseline failed: ${prepared.stderrTail}`);
-    const measured: Record<Exclude<ChangesKind, 'prepare'>, { wall: number[]; cpu: number[]; peak: number; result?: Result }> = {
+    const measured: Record<Extract<ChangesKind, 'export' | 'export+changes'>, { wall: number[]; cpu: number[]; peak: number; result?: Result }> = {
       export: { wall: [], cpu: [], peak: 0 },
       'export+changes': { wall: [], cpu: [], peak: 0 },
     };

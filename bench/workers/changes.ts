@@ -7,6 +7,8 @@
  *   prepare          the baseline run: a first run's snapshot, manifest and latest.json in `dir`
  *   export           this run's rows into xlsx + CSV only
  *   export+changes   the same, plus the comparison with the prepared baseline
+ *   parquet+changes  this run's rows into Parquet only, plus the comparison (section 9, memory in rows)
+ *   export+changes:all-links  export+changes with every link a hyperlink proper (no 65,530 cap): the reference
  *
  * This run's rows differ from the baseline's: every 100th row has another status, every 1,000th is
  * gone, and rows/1,000 rows are new (3,000 changed, 300 removed, 300 added at 300,000 rows).
@@ -15,6 +17,7 @@ import { createWriteStream } from 'node:fs';
 import { reportResult, workerInput } from '../lib/child';
 import { boardItemRow, COLUMNS } from '../lib/board-item-rows';
 import { openCsvSink } from '../../shared/render/csv';
+import { openParquetSink } from '../../shared/render/parquet/parquet-sink';
 import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
 import { parseReportDefinition } from '../../shared/report/definition';
 import { startChangeTracking, type ChangeTracker } from '../../shared/report/changes/tracker';
@@ -24,7 +27,7 @@ import type { ObjectUpload, StoredObject } from '../../shared/storage/storage';
 import type { TableDefinition, TableRow, TableSink } from '../../shared/table/table';
 import { silentLog } from '../../shared/core/logger';
 
-export type ChangesKind = 'prepare' | 'export' | 'export+changes';
+export type ChangesKind = 'prepare' | 'export' | 'export+changes' | 'parquet+changes' | 'export+changes:all-links';
 
 interface Input {
   kind: ChangesKind;
@@ -103,19 +106,21 @@ async function prepare(): Promise<void> {
   await storage.putObject(latestKey('bench'), JSON.stringify({ report: 'bench', runId: 'base', generatedAt: manifest.generatedAt, manifest: manifestKey }), { contentType: 'application/json' });
 }
 
-async function exportRun(withChanges: boolean): Promise<{ changed: number; added: number; removed: number }> {
-  const workbook = openXlsxWorkbook(createWriteStream(`${input.dir}/out.xlsx`), { timeZone: TIME_ZONE, title: 'bench' });
+async function exportRun(withChanges: boolean, parquet: boolean): Promise<{ changed: number; added: number; removed: number }> {
+  const links = input.kind === 'export+changes:all-links' ? { maxHyperlinksPerSheet: Number.POSITIVE_INFINITY } : {};
+  const workbook = parquet ? undefined : openXlsxWorkbook(createWriteStream(`${input.dir}/out.xlsx`), { timeZone: TIME_ZONE, title: 'bench', ...links });
   const changes = withChanges ? await tracker('bench/dt=2026-11-23/run=now', '2026-11-23T06:00:00Z') : undefined;
-  const sinks: TableSink[] = [
-    workbook.openSheet(table, { outlineLevels: 1 }),
-    openCsvSink(table, createWriteStream(`${input.dir}/out.csv`), { bom: true, timeZone: TIME_ZONE }),
-  ];
+  const sinks: TableSink[] = workbook
+    ? [workbook.openSheet(table, { outlineLevels: 1 }), openCsvSink(table, createWriteStream(`${input.dir}/out.csv`), { bom: true, timeZone: TIME_ZONE })]
+    : [openParquetSink(table, createWriteStream(`${input.dir}/out.parquet`), { runId: 'now', exportedAt: new Date('2026-11-23T06:00:00Z'), schemaVersion: '1.0' })];
   const tracked = changes ? await changes.openTable('boardItems', table, selectors) : undefined;
   if (tracked) sinks.push(tracked);
   await drive(currentRows(), sinks);
   const report = changes ? (await changes.finish()).report : undefined;
-  await workbook.writeSummary({ title: 'bench', sections: [] });
-  await workbook.close();
+  if (workbook) {
+    await workbook.writeSummary({ title: 'bench', sections: [] });
+    await workbook.close();
+  }
   return report ? report.counts : { changed: 0, added: 0, removed: 0 };
 }
 
@@ -124,7 +129,7 @@ const cpuStart = process.cpuUsage();
 const started = performance.now();
 let counts = { changed: 0, added: 0, removed: 0 };
 if (input.kind === 'prepare') await prepare();
-else counts = await exportRun(input.kind === 'export+changes');
+else counts = await exportRun(input.kind !== 'export', input.kind === 'parquet+changes');
 const wallMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuStart);
 reportResult({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, rssStartMb, ...counts });
