@@ -25,9 +25,8 @@ import {
   attachCharts,
   createWorkbookWriter,
   pendingXmlBytes,
-  recycleSheetBuffers,
   reserveLeadingSheets,
-  writeHyperlinksInSlices,
+  tuneDataSheet,
   type WriterSheet,
 } from './exceljs-internals';
 import { writeLeadingRows } from './leading-sheet';
@@ -212,8 +211,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
         }
         header.commit();
         const pendingXml = pendingXmlBytes(sheet);
-        recycleSheetBuffers(sheet);
-        writeHyperlinksInSlices(sheet);
+        tuneDataSheet(sheet);
         return { sheet, pendingXml, links: 0 };
       };
       const finishSheet = (sheet: WriterSheet, rows: number) => {

@@ -1,17 +1,18 @@
 import type { TableRow } from '../../table/table';
+import { KeyPrints } from './key-prints';
 import { emptyCounts, type ChangeCounts, type ChangeRow } from './model';
 import { readSnapshot, SnapshotReadError, type SnapshotHeader } from './snapshot';
 import { displayValue, type BoundSpec, type SnapshotValue } from './specs';
 
 /**
  * The comparison of one table with its baseline snapshot. The baseline is streamed into a map of
- * key → fingerprint of the tracked values (about 70 bytes a row); each row of this run is looked up
+ * key → fingerprint of the tracked values (KeyPrints: at most 34 bytes a row); each row of this run is looked up
  * as it streams past and its entry removed, so what is left at the end was removed. Only rows that
  * differ keep more than that, and a second pass over the (compressed, in-memory) baseline fetches
  * their old values and the removed rows' titles: changes are few, rows are many.
  */
 export class TableComparison {
-  private readonly remaining = new Map<string, number>();
+  private readonly remaining = new KeyPrints();
   private readonly changed = new Map<string, Candidate>();
   private readonly added: Candidate[] = [];
   private readonly scopeAdded = new Map<string, number>();

@@ -18,6 +18,7 @@ import {
   reserveFirstSheet,
   TESTED_EXCELJS_VERSION,
   writeHyperlinksInSlices,
+  forgetFormulae,
   type WriterSheet,
   type WriterWorkbook,
 } from '../../../../shared/render/xlsx/exceljs-internals';
@@ -185,6 +186,29 @@ describe('exceljs internals the Excel renderer relies on (canary: run it after e
     const patched = await sheetXml(true);
     expect(patched.includes('<hyperlink ref="B10000" r:id="rId10000"/></hyperlinks>')).toBe(true);
     expect(patched === (await sheetXml(false)), 'WorksheetWriter._writeHyperlinks: the sliced hyperlink list differs from exceljs\'s').toBe(true);
+  });
+  it('WorksheetWriter._formulae (forgetFormulae): formula cells are written the same and none is kept', async () => {
+    const sheetXml = async (patch: boolean): Promise<{ xml: string; kept: number }> => {
+      const { workbook, entries } = openWriter();
+      const sheet = workbook.addWorksheet('Data', {});
+      const internals = sheet as unknown as { _formulae?: Record<string, unknown> };
+      expect(internals._formulae, 'exceljs internal WorksheetWriter._formulae is not an empty object').toEqual({});
+      if (patch) forgetFormulae(sheet);
+      for (let i = 1; i <= 1_000; i++) {
+        const row = sheet.addRow(undefined);
+        row.getCell(1).value = { formula: `HYPERLINK("https://example.com/${i}","item ${i}")`, result: `item ${i}` };
+        row.commit();
+      }
+      const kept = Object.keys(internals._formulae ?? {}).length;
+      sheet.commit();
+      return { xml: (await entries()).get('xl/worksheets/sheet1.xml') ?? '', kept };
+    };
+    const plain = await sheetXml(false);
+    expect(plain.kept, 'exceljs no longer records formula cells in WorksheetWriter._formulae: forgetFormulae may be dropped').toBe(1_000);
+    const patched = await sheetXml(true);
+    expect(patched.kept).toBe(0);
+    expect(patched.xml).toContain('<f>HYPERLINK(&quot;https://example.com/1000&quot;,&quot;item 1000&quot;)</f><v>item 1000</v>');
+    expect(patched.xml === plain.xml, 'forgetFormulae changed the sheet XML').toBe(true);
   });
   it('WorkbookWriter.zip/addContentTypes, WorksheetWriter._writeLegacyData and _sheetRelsWriter.addRelationship (attachCharts)', async () => {
     const { workbook, entries } = openWriter();
