@@ -58,6 +58,33 @@ export class LocalDirectoryStorage implements Storage {
     }
   }
 
+  async readObject(key: string): Promise<AsyncIterable<Uint8Array> | undefined> {
+    const target = this.pathOf(key);
+    let handle: FileHandle;
+    try {
+      handle = await open(target, 'r');
+      if (!(await handle.stat()).isFile()) {
+        await handle.close();
+        return undefined;
+      }
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR') || isErrno(error, 'ENOTDIR')) return undefined;
+      throw new StorageError(`could not read ${this.describe(key)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
+    }
+    return this.chunksOf(key, handle);
+  }
+
+  /** The file's chunks, a failure while reading as a StorageError; the file is closed when the reader stops. */
+  private async *chunksOf(key: string, handle: FileHandle): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of handle.createReadStream({ autoClose: false })) yield chunk as Buffer;
+    } catch (error) {
+      throw new StorageError(`could not read ${this.describe(key)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
+    } finally {
+      await handle.close();
+    }
+  }
+
   async listKeys(prefix: string): Promise<string[]> {
     assertValidPrefix(prefix);
     // Only the directory holding the prefix's last segment can contain matches; prefixes need not

@@ -102,6 +102,29 @@ export class S3Storage implements Storage {
     }
   }
 
+  async readObject(key: string): Promise<AsyncIterable<Uint8Array> | undefined> {
+    assertValidKey(key);
+    let body: AsyncIterable<Uint8Array> | undefined;
+    try {
+      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }));
+      body = response.Body as AsyncIterable<Uint8Array> | undefined;
+    } catch (error) {
+      if (errorName(error) === 'NoSuchKey') return undefined;
+      throw sdkError(`could not read ${this.describe(key)}`, error);
+    }
+    return this.chunksOf(key, body);
+  }
+
+  /** `body`'s chunks, a failure while reading as the adapter's own error. */
+  private async *chunksOf(key: string, body: AsyncIterable<Uint8Array> | undefined): AsyncGenerator<Uint8Array> {
+    if (!body) return;
+    try {
+      yield* body;
+    } catch (error) {
+      throw sdkError(`could not read ${this.describe(key)}`, error);
+    }
+  }
+
   async listKeys(prefix: string): Promise<string[]> {
     assertValidPrefix(prefix);
     const rootPrefix = this.prefix === '' ? '' : `${this.prefix}/`;

@@ -34,6 +34,11 @@ export interface Storage {
   putObject(key: string, body: string | Uint8Array, meta: ObjectMetadata): Promise<StoredObject>;
   /** The object's bytes, or undefined when there is none. */
   getObject(key: string): Promise<Uint8Array | undefined>;
+  /**
+   * The object's bytes as they arrive, never held whole (a baseline snapshot of millions of rows),
+   * or undefined when there is none. A failure while reading is a StorageError from the iteration.
+   */
+  readObject(key: string): Promise<AsyncIterable<Uint8Array> | undefined>;
   /** Keys under a prefix (for clean-up and tests). */
   listKeys(prefix: string): Promise<string[]>;
   deleteObjects(keys: readonly string[]): Promise<void>;

@@ -8,8 +8,8 @@ import { displayValue, type BoundSpec, type SnapshotValue } from './specs';
  * The comparison of one table with its baseline snapshot. The baseline is streamed into a map of
  * key → fingerprint of the tracked values (KeyPrints: at most 34 bytes a row); each row of this run is looked up
  * as it streams past and its entry removed, so what is left at the end was removed. Only rows that
- * differ keep more than that, and a second pass over the (compressed, in-memory) baseline fetches
- * their old values and the removed rows' titles: changes are few, rows are many.
+ * differ keep more than that, and a second pass over the baseline (read from storage again, as a
+ * stream) fetches their old values and the removed rows' titles: changes are few, rows are many.
  */
 export class TableComparison {
   private readonly remaining = new KeyPrints();
@@ -21,7 +21,8 @@ export class TableComparison {
 
   private constructor(
     private readonly bound: BoundSpec,
-    private readonly baselineBytes: Uint8Array,
+    /** The baseline's bytes as they arrive from storage; each pass opens them anew. */
+    private readonly openBaseline: () => Promise<AsyncIterable<Uint8Array>>,
     private readonly baseline: SnapshotHeader,
     private readonly current: SnapshotHeader,
   ) {
@@ -33,16 +34,16 @@ export class TableComparison {
    * Streams the baseline into the map. Resolves with a sentence instead when the tables cannot be
    * compared (other tracked columns, other settings); throws SnapshotReadError when it is unreadable.
    */
-  static async load(bound: BoundSpec, bytes: Uint8Array, current: SnapshotHeader): Promise<TableComparison | string> {
+  static async load(bound: BoundSpec, openBaseline: () => Promise<AsyncIterable<Uint8Array>>, current: SnapshotHeader): Promise<TableComparison | string> {
     let comparison: TableComparison | undefined;
     let refusal: string | undefined;
     try {
       await readSnapshot(
-        bytes,
+        await openBaseline(),
         (header) => {
           refusal = incompatibility(bound, header, current);
           if (refusal !== undefined) throw new StopReading();
-          comparison = new TableComparison(bound, bytes, header, current);
+          comparison = new TableComparison(bound, openBaseline, header, current);
         },
         { onKey: (key, print) => comparison!.remaining.set(key, print) },
       );
@@ -81,7 +82,7 @@ export class TableComparison {
     const oldValues = new Map<string, readonly SnapshotValue[]>();
     if (this.remaining.size > 0 || this.changed.size > 0) {
       const want = (key: string) => this.changed.has(key) || this.remaining.has(key);
-      await readSnapshot(this.baselineBytes, () => undefined, { want, onRow: (old) => {
+      await readSnapshot(await this.openBaseline(), () => undefined, { want, onRow: (old) => {
         if (this.changed.has(old.key)) {
           oldValues.set(old.key, old.values);
         } else if (this.remaining.has(old.key)) {

@@ -103,11 +103,11 @@ export class SnapshotReadError extends ExporterError {}
 /**
  * Reads a stored snapshot line by line: the header, then each row, either in full (`onRow`) or only
  * its key and fingerprint (`onKey`, the first pass: no JSON parsing for keys without escapes). The
- * bytes are decompressed as a stream, so only one chunk of text is held at a time. Anything
+ * stored bytes arrive and are decompressed as a stream, so only one chunk of text is held at a time. Anything
  * malformed is a SnapshotReadError.
  */
 export async function readSnapshot(
-  bytes: Uint8Array,
+  source: AsyncIterable<Uint8Array>,
   onHeader: (header: SnapshotHeader) => void,
   on:
     | { readonly onRow: (row: SnapshotRow) => void; readonly want?: (key: string) => boolean }
@@ -160,7 +160,7 @@ export async function readSnapshot(
     return true;
   };
   try {
-    for await (const chunk of Readable.from([Buffer.from(bytes)]).pipe(createGunzip())) {
+    for await (const chunk of Readable.from(source).pipe(createGunzip())) {
       rest += decoder.write(chunk as Buffer);
       let newline = rest.indexOf('\n');
       let start = 0;

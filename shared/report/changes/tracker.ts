@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { errorMessage } from '../../core/errors';
+import { errorMessage, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { ObjectUpload, Storage, StoredObject } from '../../storage/storage';
 import type { TableDefinition, TableRow, TableSink } from '../../table/table';
@@ -102,19 +101,19 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
           const object = await deps.stored(upload);
           snapshots.push({ table: table.name, path: object.path ?? path, bytes: object.bytes, sha256: object.sha256, rows: count });
           const counts = emptyCounts();
-          if (comparison instanceof TableComparison) {
-            const result = await comparison.finish();
+          const result = comparison instanceof TableComparison ? await finishComparison(comparison, spec.label, deps.log) : comparison;
+          if (result && 'rows' in result) {
             addCounts(counts, result.counts);
             rows.push(...result.rows);
             tables.push({ table: table.name, label: spec.label, compared: true, note: null, counts });
           } else {
-            const note = comparison?.note ?? null;
-            if (comparison?.scope) counts.scope++;
+            const note = result?.note ?? null;
+            if (result?.scope) counts.scope++;
             if (note !== null) {
               rows.push({
-                table: table.name, tableLabel: spec.label, kind: comparison?.scope ? 'scope' : 'note', key: null, link: null,
-                sheetRow: null, title: note, what: comparison?.scope ? 'added to the report' : 'not compared', from: null,
-                to: comparison?.scope ? rowsText(count) : null,
+                table: table.name, tableLabel: spec.label, kind: result?.scope ? 'scope' : 'note', key: null, link: null,
+                sheetRow: null, title: note, what: result?.scope ? 'added to the report' : 'not compared', from: null,
+                to: result?.scope ? rowsText(count) : null,
               });
             }
             tables.push({ table: table.name, label: spec.label, compared: false, note, counts });
@@ -171,6 +170,24 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
 
 type Loaded = TableComparison | { readonly note: string; readonly scope: boolean };
 
+/**
+ * The comparison's result, or a note when its second read of the baseline fails: the export goes on
+ * without the table's changes rather than failing over them.
+ */
+async function finishComparison(
+  comparison: TableComparison,
+  label: string,
+  log: Log,
+): Promise<Awaited<ReturnType<TableComparison['finish']>> | { readonly note: string; readonly scope: false }> {
+  try {
+    return await comparison.finish();
+  } catch (error) {
+    if (!(error instanceof SnapshotReadError || error instanceof StorageError)) throw error;
+    log.warn('baseline snapshot unreadable on the second pass; table not compared', { reason: errorMessage(error) });
+    return { note: `${label} were not compared: the earlier run's snapshot could not be read again (${errorMessage(error)}).`, scope: false };
+  }
+}
+
 async function loadComparison(
   baseline: BaselineRun,
   bound: ReturnType<typeof bindSpec>,
@@ -186,21 +203,29 @@ async function loadComparison(
     deps.log.warn('baseline snapshot unreadable; table not compared', { table: header.table, key, reason: why });
     return { note: `${label} were not compared: the earlier run's snapshot ${why}.`, scope: false };
   };
-  let bytes: Uint8Array | undefined;
+  // Checked as a stream first, then read twice as a stream (TableComparison): a baseline of millions
+  // of rows is never held whole. A run's files are never rewritten, so what was checked is what is read.
+  let stored: StoredObject | undefined;
   try {
-    bytes = await deps.storage.getObject(key);
+    stored = await deps.storage.hashObject(key);
   } catch (error) {
     return unreadable(`could not be read (${errorMessage(error)})`);
   }
-  if (!bytes) return unreadable('is missing');
-  if (bytes.length !== entry.bytes || createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
+  if (!stored) return unreadable('is missing');
+  if (stored.bytes !== entry.bytes || stored.sha256 !== entry.sha256) {
     return unreadable('is damaged (its checksum does not match the manifest)');
   }
+  const openBaseline = async () => {
+    const chunks = await deps.storage.readObject(key);
+    if (!chunks) throw new SnapshotReadError('it is missing');
+    return chunks;
+  };
   try {
-    const loaded = await TableComparison.load(bound, bytes, header);
+    const loaded = await TableComparison.load(bound, openBaseline, header);
     return typeof loaded === 'string' ? { note: loaded, scope: false } : loaded;
   } catch (error) {
     if (error instanceof SnapshotReadError) return unreadable(`could not be read: ${error.message}`);
+    if (error instanceof StorageError) return unreadable(`could not be read (${errorMessage(error)})`);
     throw error;
   }
 }

@@ -156,6 +156,18 @@ describe('LocalDirectoryStorage', () => {
     expect(await readdir(root)).toContain('.other.csv.0a1b2c3d4e5f.partial');
   });
 
+  it('readObject streams what is stored in chunks, and answers undefined for no object or a directory', async () => {
+    const data = patternBytes(300_000);
+    await storage.putObject('run/big.bin', data, { contentType: 'application/octet-stream' });
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of (await storage.readObject('run/big.bin'))!) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).equals(Buffer.from(data))).toBe(true);
+    expect(await storage.readObject('run/none.bin')).toBeUndefined();
+    await mkdir(path.join(root, 'run', 'folder'), { recursive: true });
+    expect(await storage.readObject('run/folder')).toBeUndefined();
+  });
+
   it('describe names the root and keys', () => {
     expect(storage.describe()).toBe(root);
     expect(storage.describe('a/b.csv')).toBe(path.join(root, 'a', 'b.csv'));

@@ -115,6 +115,10 @@ describe('S3Storage against s3rver', () => {
     expect(await storage.getObject('acme/none.json')).toBeUndefined();
     expect(await storage.hashObject('acme/latest.json')).toEqual(stored);
     expect(await storage.hashObject('acme/none.json')).toBeUndefined();
+    const read: Uint8Array[] = [];
+    for await (const chunk of (await storage.readObject('acme/latest.json'))!) read.push(chunk);
+    expect(Buffer.concat(read).toString()).toBe('{"runId":"r1"}');
+    expect(await storage.readObject('acme/none.json')).toBeUndefined();
 
     // Fewer than 1,000 keys: s3rver cannot paginate ListObjectsV2 on Node >= 17 (see the mocked
     // pagination test below).

@@ -9,6 +9,7 @@ import { exportReport } from '../../../../shared/report/export-report';
 import type { ExportResult } from '../../../../shared/report/run-export';
 import { neutraliseFormula } from '../../../../shared/render/cell-text';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
+import { StorageError } from '../../../../shared/core/errors';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RiskRecord, type RunningSimulator } from '../../../../simulator/index';
 import { csvObjects, readCsv, readWorkbook } from '../../../support/read-output';
@@ -58,7 +59,7 @@ const sortChanges = (list: Change[]) =>
 describe('changes since the last run (two exports into one root)', () => {
   let sim: RunningSimulator;
   let root: string;
-  const storage = () => new LocalDirectoryStorage(root);
+  let storage = (): LocalDirectoryStorage => new LocalDirectoryStorage(root);
 
   const run = (input: ReportDefinitionInput, at: string, runId: string, trigger: 'scheduled' | 'on-demand' = 'scheduled') =>
     exportReport(parseReportDefinition(input), {
@@ -328,6 +329,56 @@ describe('changes since the last run (two exports into one root)', () => {
         kind: 'note',
         title: `The manifest of an earlier run (${second.manifestKey}) could not be read, so no earlier scheduled run was found to compare with.`,
       }),
+    ]);
+  });
+
+  it('streams the baseline twice and, when either read fails, exports without that table\'s comparison and says why', async () => {
+    const first = await run(BASE, '2026-11-16T06:00:00Z', 'r1');
+    expect(first.written).toBe(true);
+    const risk = sim.tenant.risks(sim.tenant.registers[0]!.id)[0]!;
+    sim.advance({ date: new Date('2026-11-17T00:00:00Z'), risks: [{ id: risk.id, impact: risk.impact === 'High' ? 'Low' : 'High' }] });
+    /** Fails the `failing`-th read of the risks snapshot (1: the first pass over its keys, 2: the pass for old values). */
+    const failingRead = (failing: number) => {
+      let reads = 0;
+      return class extends LocalDirectoryStorage {
+        override async readObject(key: string) {
+          if (key.endsWith('snapshots/risks.ndjson.gz') && ++reads === failing) {
+            throw new StorageError('could not read the snapshot: injected: the connection was reset', { retryable: true });
+          }
+          return super.readObject(key);
+        }
+      };
+    };
+    const notes = async (failing: number, at: string, runId: string) => {
+      const Failing = failingRead(failing);
+      storage = () => new Failing(root);
+      try {
+        const result = await run(BASE, at, runId);
+        expect(result.written).toBe(true);
+        return (await changesCsv(result)).filter((c) => c.table === 'Risks');
+      } finally {
+        storage = () => new LocalDirectoryStorage(root);
+      }
+    };
+    expect(await notes(1, '2026-11-17T06:00:00Z', 'r2')).toEqual([
+      expect.objectContaining({
+        kind: 'note',
+        title: "Risks were not compared: the earlier run's snapshot could not be read (could not read the snapshot: injected: the connection was reset).",
+      }),
+    ]);
+    sim.advance({ date: new Date('2026-11-18T00:00:00Z'), risks: [{ id: risk.id, impact: risk.impact }] });
+    expect(await notes(2, '2026-11-18T06:00:00Z', 'r3')).toEqual([
+      expect.objectContaining({
+        kind: 'note',
+        title: "Risks were not compared: the earlier run's snapshot could not be read again (could not read the snapshot: injected: the connection was reset).",
+      }),
+    ]);
+    // Read without failures, r3's snapshot compares: the risk's impact changed again since.
+    const next = risk.impact === 'High' ? 'Low' : 'High';
+    sim.advance({ date: new Date('2026-11-19T00:00:00Z'), risks: [{ id: risk.id, impact: next }] });
+    const again = await run(BASE, '2026-11-19T06:00:00Z', 'r4');
+    expect((await changesCsv(again)).filter((c) => c.table === 'Risks')).toEqual([
+      expect.objectContaining({ kind: 'changed', key: risk.key, change: 'Impact' }),
     ]);
   });
 
