@@ -6,13 +6,13 @@ import { displayValue, type BoundSpec, type SnapshotValue } from './specs';
 
 /**
  * The comparison of one table with its baseline snapshot. The baseline is streamed into a map of
- * key → fingerprint of the tracked values (KeyPrints: at most 34 bytes a row); each row of this run is looked up
+ * key → fingerprint of the tracked values (KeyPrints: 16 bytes a row); each row of this run is looked up
  * as it streams past and its entry removed, so what is left at the end was removed. Only rows that
  * differ keep more than that, and a second pass over the baseline (read from storage again, as a
  * stream) fetches their old values and the removed rows' titles: changes are few, rows are many.
  */
 export class TableComparison {
-  private readonly remaining = new KeyPrints();
+  private readonly remaining: KeyPrints;
   private readonly changed = new Map<string, Candidate>();
   private readonly added: Candidate[] = [];
   private readonly scopeAdded = new Map<string, number>();
@@ -25,7 +25,9 @@ export class TableComparison {
     private readonly openBaseline: () => Promise<AsyncIterable<Uint8Array>>,
     private readonly baseline: SnapshotHeader,
     private readonly current: SnapshotHeader,
+    expectedRows: number,
   ) {
+    this.remaining = new KeyPrints(expectedRows);
     this.baseUnits = new Set(baseline.scope.units.map((u) => u.id));
     this.currentUnits = new Set(current.scope.units.map((u) => u.id));
   }
@@ -34,7 +36,13 @@ export class TableComparison {
    * Streams the baseline into the map. Resolves with a sentence instead when the tables cannot be
    * compared (other tracked columns, other settings); throws SnapshotReadError when it is unreadable.
    */
-  static async load(bound: BoundSpec, openBaseline: () => Promise<AsyncIterable<Uint8Array>>, current: SnapshotHeader): Promise<TableComparison | string> {
+  static async load(
+    bound: BoundSpec,
+    openBaseline: () => Promise<AsyncIterable<Uint8Array>>,
+    current: SnapshotHeader,
+    /** The baseline's rows (its manifest says): the key map is sized for them once. */
+    baselineRows = 0,
+  ): Promise<TableComparison | string> {
     let comparison: TableComparison | undefined;
     let refusal: string | undefined;
     try {
@@ -43,7 +51,7 @@ export class TableComparison {
         (header) => {
           refusal = incompatibility(bound, header, current);
           if (refusal !== undefined) throw new StopReading();
-          comparison = new TableComparison(bound, openBaseline, header, current);
+          comparison = new TableComparison(bound, openBaseline, header, current, baselineRows);
         },
         { onKey: (key, print) => comparison!.remaining.set(key, print) },
       );
@@ -58,8 +66,8 @@ export class TableComparison {
   /** Compares one row of this run; `print` is the fingerprint of its tracked values (see SnapshotWriter). */
   row(row: TableRow, sheetRow: number, values: readonly SnapshotValue[], print: number): void {
     const key = this.bound.keyOf(row);
-    const before = this.remaining.get(key);
-    if (before === undefined) {
+    const before = this.remaining.compare(key, print);
+    if (before === 'absent') {
       const scope = this.bound.scopeOf(row);
       if (scope !== null && !this.baseUnits.has(scope) && this.currentUnits.has(scope)) {
         this.scopeAdded.set(scope, (this.scopeAdded.get(scope) ?? 0) + 1);
@@ -69,7 +77,7 @@ export class TableComparison {
       return;
     }
     this.remaining.delete(key);
-    if (before !== print) this.changed.set(key, this.candidate(row, key, sheetRow, values));
+    if (before === 'changed') this.changed.set(key, this.candidate(row, key, sheetRow, values));
   }
 
   /** Ends the comparison: the second pass over the baseline, then the change rows in order. */

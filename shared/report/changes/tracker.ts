@@ -221,7 +221,7 @@ async function loadComparison(
     return chunks;
   };
   try {
-    const loaded = await TableComparison.load(bound, openBaseline, header);
+    const loaded = await TableComparison.load(bound, openBaseline, header, entry.rows);
     return typeof loaded === 'string' ? { note: loaded, scope: false } : loaded;
   } catch (error) {
     if (error instanceof SnapshotReadError) return unreadable(`could not be read: ${error.message}`);

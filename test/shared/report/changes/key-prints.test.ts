@@ -19,23 +19,30 @@ describe('the comparison key map', () => {
       } else if (roll < 0.75) {
         expect(prints.delete(key)).toBe(map.delete(key));
       } else {
-        expect(prints.get(key)).toBe(map.get(key));
+        const known = map.get(key);
+        expect(prints.compare(key, known ?? 0)).toBe(known === undefined ? 'absent' : 'same');
+        if (known !== undefined) expect(prints.compare(key, known + 1)).toBe('changed');
         expect(prints.has(key)).toBe(map.has(key));
       }
     }
     expect(prints.size).toBe(map.size);
-    for (const [key, print] of map) expect(prints.get(key)).toBe(print);
+    for (const [key, print] of map) expect(prints.compare(key, print)).toBe('same');
     for (let n = 60_000; n < 61_000; n++) expect(prints.has(keyOf(n))).toBe(false);
   });
 
-  it('keeps every one of 2,000,000 keys apart, and empties when each is deleted', () => {
-    const prints = new KeyPrints();
-    for (let i = 0; i < 2_000_000; i++) prints.set(`1003\u001f${i}`, i);
+  it.each([
+    ['sized for them', 2_000_000],
+    ['growing from nothing', 0],
+  ])('keeps every one of 2,000,000 keys apart (%s), and empties when each is deleted', (_, expected) => {
+    const prints = new KeyPrints(expected);
+    // Fingerprints as cyrb53 makes them: 53 bits.
+    const printOf = (i: number) => i * 4_503_599_627 + 7;
+    for (let i = 0; i < 2_000_000; i++) prints.set(`1003\u001f${i}`, printOf(i));
     expect(prints.size).toBe(2_000_000);
     let wrong = 0;
-    for (let i = 0; i < 2_000_000; i++) if (prints.get(`1003\u001f${i}`) !== i || !prints.delete(`1003\u001f${i}`)) wrong++;
+    for (let i = 0; i < 2_000_000; i++) if (prints.compare(`1003\u001f${i}`, printOf(i)) !== 'same' || !prints.delete(`1003\u001f${i}`)) wrong++;
     expect(wrong).toBe(0);
     expect(prints.size).toBe(0);
-    expect(prints.get('1003\u001f0')).toBeUndefined();
+    expect(prints.compare('1003\u001f0', printOf(0))).toBe('absent');
   });
 });
