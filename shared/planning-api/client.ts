@@ -134,6 +134,8 @@ export class PlanningApiClient {
   readonly #boardItemsPageSize: number;
   /** Set once the server refused a board-items page size above the API's default with 400. */
   #boardItemsPageCap = Number.POSITIVE_INFINITY;
+  /** Requests the client lets be in flight at once (its limiter's limit, shared by the export). */
+  readonly concurrency: number;
 
   constructor(options: PlanningApiClientOptions) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
@@ -154,6 +156,8 @@ export class PlanningApiClient {
     if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
       throw new RangeError(`maxResponseBytes must be a positive integer, got ${String(maxResponseBytes)}`);
     }
+    const limiter = options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY);
+    this.concurrency = limiter.limit;
     // The credentials object is not kept: only the transport holds the key, in a private field.
     const transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs, timeoutSignal: options.timeoutSignal, maxResponseBytes });
     // Whatever an error quotes from a response (a failing field of a 200 too) is redacted on the way out.
@@ -163,7 +167,7 @@ export class PlanningApiClient {
       deadline: options.deadline,
       baseUrl: options.credentials.baseUrl,
       legacyBaseUrl: `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`,
-      limiter: options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY),
+      limiter,
       log: this.#log,
       retry: resolveRetryOptions(options.retry),
       pageLimit,

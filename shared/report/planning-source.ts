@@ -23,6 +23,8 @@ import type {
  * Lists are async iterables so a dataset streams records without holding every page.
  */
 export interface PlanningSource {
+  /** Requests it lets be in flight at once: how many board page chains are worth running together. */
+  readonly concurrency?: number;
   listRiskRegisters(): AsyncIterable<RiskRegister>;
   listRisks(registerIdOrKey: string): AsyncIterable<Risk>;
 

@@ -213,7 +213,12 @@ export function storyRow(board: Board, feature: BoardItem, story: BoardStory, me
  * (through the export's shared limiter), while rows still come out board by board.
  */
 export interface BoardItemsReadAhead {
-  /** Boards whose metadata and items are fetched at the same time, the one being emitted included. */
+  /**
+   * Boards whose metadata and items are fetched at the same time, the one being emitted included:
+   * at least this many, and as many as the source lets requests be in flight (its `concurrency`).
+   * Under the service's 50-item cap a board is a chain of page requests one after the other, so the
+   * chains in flight, not the limiter, set the pace unless there are as many as the limiter allows.
+   */
   readonly boardsInFlight: number;
   /**
    * Features fetched and not yet emitted, all boards together, above which only the board being
@@ -371,7 +376,8 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   let started: Promise<{ boards: Board[]; items: AsyncGenerator<BoardItemOf> }> | undefined;
   const start = () =>
     (started ??= selectBoards(ctx.source, selection, 'boardItems', ctx.log).then((selected) => {
-      const items = boardItemsInOrder(ctx.source, (boardId) => loadMetadata(ctx, boardId), selected, readAhead);
+      const limits = { ...readAhead, boardsInFlight: Math.max(readAhead.boardsInFlight, ctx.source.concurrency ?? 0) };
+      const items = boardItemsInOrder(ctx.source, (boardId) => loadMetadata(ctx, boardId), selected, limits);
       // An async generator runs only when asked: ask for the first feature now, keep it for rows().
       const first = items.next();
       first.catch(() => undefined);

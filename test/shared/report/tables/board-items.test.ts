@@ -167,6 +167,31 @@ describe('boardItemsInOrder', () => {
   });
 });
 
+describe('board-items dataset: board page chains in flight', () => {
+  const run = async (concurrency: number | undefined) => {
+    const fake = fakeSource({ count: () => 40, pageSize: 5, pageMs: 2 });
+    const boards = boardsOf(12);
+    const source = Object.assign(Object.create(fake.source) as PlanningSource, {
+      concurrency,
+      listBoards: () => Promise.resolve(boards),
+      getStatuses: () => Promise.resolve({ parentStatuses: [], childrenStatuses: [] }),
+      listSprints: () => Promise.resolve([]),
+      listTeams: () => Promise.resolve([]),
+    });
+    const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog };
+    let rows = 0;
+    for await (const { rows: tableRows } of boardItemsDataset(ctx, { boardsInFlight: 2, features: 10_000, currentBoardFeatures: 1_000 }).tables()) {
+      for await (const _ of tableRows) rows++;
+    }
+    return { rows, maxActive: fake.maxActive };
+  };
+
+  it('runs as many boards at once as the source lets requests be in flight, and no fewer than its read-ahead asks', async () => {
+    expect(await run(8)).toEqual({ rows: 12 * 40, maxActive: 8 });
+    expect(await run(undefined)).toEqual({ rows: 12 * 40, maxActive: 2 });
+  });
+});
+
 describe('board-items dataset against the simulator', () => {
   const shape = { boards: 5, itemsPerBoard: 23, storiesPerItem: 2, registers: 1, risksPerRegister: 1, collections: 2 };
   let sim: RunningSimulator;
