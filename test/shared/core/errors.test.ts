@@ -88,7 +88,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/planning-api/requester.ts': [['NotFoundError', false]],
   'shared/render/output-error.ts': [['StorageError', 'cause'], ['StorageError', true]],
   'shared/render/sink-lifecycle.ts': [['ExporterError', false]],
-  'shared/render/xlsx/exceljs-internals.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
+  'shared/render/xlsx/exceljs-internals.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/render/xlsx/workbook.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/report/definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   'shared/report/export-settings.ts': [['ConfigError', false]],
@@ -101,7 +101,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/secrets/credentials-file.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
   'shared/secrets/secret-document.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
   'shared/secrets/secret-source.ts': [['CredentialsError', 'aws'], ['CredentialsError', false], ['CredentialsError', false]],
-  'shared/storage/local-storage.ts': [['StorageError', 'cause'], ['StorageError', false], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', true]],
+  'shared/storage/local-storage.ts': [['StorageError', 'cause'], ['StorageError', false], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', true]],
   'shared/storage/s3-storage.ts': [['StorageError', 'aws'], ['StorageError', 'aws'], ['StorageError', 'cause'], ['StorageError', false], ['StorageError', false]],
   'shared/storage/storage-keys.ts': [['StorageError', false], ['StorageError', false], ['StorageError', false], ['StorageError', false], ['StorageError', false]],
 };
