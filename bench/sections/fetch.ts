@@ -234,7 +234,7 @@ export async function runFetchSection(options: FetchOptions): Promise<SectionRes
         `${int(FETCH_SHAPE.itemsPerBoard!)} features × ${FETCH_SHAPE.storiesPerItem} stories (every 7th feature has none); ` +
         `${LATENCY_MS} ms added to every response. The simulator runs in its own process (it has no page-size cap). ` +
         `Each run is a fresh process that fetches through the export's own client (\`createExportClient\`: shared limiter, ` +
-        `retries, schemas) and datasets (\`risks\`, \`board-items\`, board items read ahead ${BOARD_ITEMS_READ_AHEAD.boardsInFlight} boards / ` +
+        `retries, schemas) and datasets (\`risks\`, \`board-items\`, board items read ahead as many boards as the concurrency, at least ${BOARD_ITEMS_READ_AHEAD.boardsInFlight}, / ` +
         `${int(BOARD_ITEMS_READ_AHEAD.features)} features), building every row and dropping it — nothing is rendered: ` +
         `${int(rows.risks ?? Number.NaN)} risk rows and ${int(rows['board-items'] ?? Number.NaN)} board-item rows.`,
       '',
