@@ -11,6 +11,8 @@
  * bits: a change hides behind an equal half with a probability of 1 in 4 billion per changed row.
  * Either can only hide a change, never invent one.
  */
+import { cyrbLanes } from './cyrb';
+
 const MIN_CAPACITY = 1024;
 /** Live and deleted slots at most this share of the table: linear probing stays short. */
 const MAX_LOAD = 0.75;
@@ -28,6 +30,7 @@ export class KeyPrints {
   // The last key hashed, in two 32-bit halves (no allocation per call).
   #h1 = 0;
   #h2 = 0;
+  readonly #lanes = new Uint32Array(2);
 
   /** `expected`: how many keys will be set (the baseline's rows); more are taken, at the cost of a regrowth. */
   constructor(expected = 0) {
@@ -77,19 +80,13 @@ export class KeyPrints {
     return true;
   }
 
-  /** Two independent 32-bit hashes of the key's UTF-16 units (cyrb53's mixing, other seeds). */
+  /** Two independent 32-bit hashes of the key (cyrb53's lanes, other seeds than the fingerprint's). */
   #hash(key: string): void {
-    let h1 = 0x9e3779b9;
-    let h2 = 0x85ebca6b;
-    for (let i = 0; i < key.length; i++) {
-      const ch = key.charCodeAt(i);
-      h1 = Math.imul(h1 ^ ch, 2654435761);
-      h2 = Math.imul(h2 ^ ch, 1597334677);
-    }
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    this.#h1 = h1 >>> 0;
-    this.#h2 = h1 === 0 && h2 >>> 0 <= DELETED_H2 ? 2 : h2 >>> 0;
+    cyrbLanes(key, 0x9e3779b9, 0x85ebca6b, this.#lanes);
+    const h1 = this.#lanes[0]!;
+    const h2 = this.#lanes[1]!;
+    this.#h1 = h1;
+    this.#h2 = h1 === 0 && h2 <= DELETED_H2 ? 2 : h2;
   }
 
   /** The first slot of `h1`'s probe sequence (a multiply-shift: any capacity, no modulo). */

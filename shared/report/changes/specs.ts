@@ -1,3 +1,4 @@
+import { cyrbLanes } from './cyrb';
 import type { TrackedColumn } from '../../table/column-spec';
 import { BOARD_ITEM_TABLE } from '../tables/board-items';
 import { OKR_TABLE, STRATEGIC_THEME_TABLE } from '../tables/okrs';
@@ -180,14 +181,7 @@ export function displayValue(value: SnapshotValue, type: ColumnType): string {
  * hide one change among 2^53 pairs, far below anything a weekly report can show.
  */
 export function fingerprint(text: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  cyrbLanes(text, 0xdeadbeef, 0x41c6ce57, LANES);
+  return 4294967296 * (2097151 & LANES[1]!) + LANES[0]!;
 }
+const LANES = new Uint32Array(2);
