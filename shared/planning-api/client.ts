@@ -134,8 +134,15 @@ export class PlanningApiClient {
   readonly #boardItemsPageSize: number;
   /** Set once the server refused a board-items page size above the API's default with 400. */
   #boardItemsPageCap = Number.POSITIVE_INFINITY;
-  /** Requests the client lets be in flight at once (its limiter's limit, shared by the export). */
-  readonly concurrency: number;
+  readonly #concurrency: number;
+
+  /**
+   * Requests the client lets be in flight at once (its limiter's limit, shared by the export). A
+   * getter over a private field: the client object has no own enumerable properties at all.
+   */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
 
   constructor(options: PlanningApiClientOptions) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
@@ -157,7 +164,7 @@ export class PlanningApiClient {
       throw new RangeError(`maxResponseBytes must be a positive integer, got ${String(maxResponseBytes)}`);
     }
     const limiter = options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY);
-    this.concurrency = limiter.limit;
+    this.#concurrency = limiter.limit;
     // The credentials object is not kept: only the transport holds the key, in a private field.
     const transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs, timeoutSignal: options.timeoutSignal, maxResponseBytes });
     // Whatever an error quotes from a response (a failing field of a 200 too) is redacted on the way out.
