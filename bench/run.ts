@@ -4,12 +4,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { describeMachine, machineLine, mark, progress, SECTION_IDS, table, type SectionId, type SectionResult } from './lib/common';
+import { describeMachine, machineLine, mark, OPT_IN_SECTIONS, progress, SECTION_IDS, table, type SectionId, type SectionResult } from './lib/common';
 import { updateDoc, type SectionBlock } from './lib/doc';
 import { runChangesSection } from './sections/changes';
 import { runScaleSection } from './sections/scale';
 import { runTrendsSection } from './sections/trends';
-import { runFanOutSection } from './sections/fan-out';
+import { runFanOutSection, runPortfolioSection } from './sections/fan-out';
+import { PRESETS, type TenantPreset } from '../simulator/index';
 import { runColdStartSection } from './sections/cold-start';
 import { runE2eSection } from './sections/e2e';
 import { runFetchSection } from './sections/fetch';
@@ -18,7 +19,7 @@ import { DEFAULT_SIZES, runRenderSection } from './sections/render';
 
 const HELP = `npm run bench [-- options]
 
-  --only <list>     sections to run, comma-separated: ${SECTION_IDS.join(', ')} (default: all)
+  --only <list>     sections to run, comma-separated: ${SECTION_IDS.join(', ')} (default: all but ${OPT_IN_SECTIONS.join(', ')})
   --sizes <list>    row counts of the render section (default: ${DEFAULT_SIZES.join(',')})
   --repeat <n>      runs of each quick measurement; the median is shown (default: 3)
   --no-write        print only; leave docs/benchmarks.md alone
@@ -27,12 +28,14 @@ const HELP = `npm run bench [-- options]
   --out <path>      where to write (default: docs/benchmarks.md)
   --fan-out-items <n>  features per board of the fan-out section's 16 boards (default 2500)
   --scale-rows <list>  row counts of the memory-in-rows section (default: 300000,2000000)
+  --tenants <list>  simulator presets of the portfolio section (default: portfolio,portfolio-2m; ~50 min)
   --help
 
 Examples:
   npm run bench                                          # everything (4-8 min on 2 cores)
   npm run bench -- --only render --sizes 10000,100000    # a quick subset (printed, not written)
-  npm run bench -- --only fetch,cold --repeat 1          # updates only those two sections`;
+  npm run bench -- --only fetch,cold --repeat 1          # updates only those two sections
+  npm run bench -- --only portfolio --repeat 1 --tenants portfolio   # 937,500 rows on both paths (~15 min)`;
 
 const argv = process.argv.slice(2);
 const { values } = parseArgs({
@@ -46,6 +49,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     'fan-out-items': { type: 'string' },
     'scale-rows': { type: 'string' },
+    tenants: { type: 'string' },
     help: { type: 'boolean' },
   },
   strict: true,
@@ -55,7 +59,7 @@ if (values.help) {
   process.exit(0);
 }
 
-const only = values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : [...SECTION_IDS];
+const only = values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : SECTION_IDS.filter((id) => !OPT_IN_SECTIONS.includes(id));
 const unknown = only.filter((s) => !SECTION_IDS.includes(s as SectionId));
 if (unknown.length > 0) {
   console.error(`unknown section(s): ${unknown.join(', ')}; choose from ${SECTION_IDS.join(', ')}`);
@@ -71,6 +75,12 @@ if (!Number.isInteger(repeat) || repeat < 1) {
   console.error(`--repeat must be a positive integer, got ${values.repeat ?? ''}`);
   process.exit(2);
 }
+const tenants = values.tenants?.split(',').map((s) => s.trim()).filter(Boolean);
+const unknownTenants = (tenants ?? []).filter((t) => !(t in PRESETS));
+if (unknownTenants.length > 0) {
+  console.error(`unknown tenant preset(s): ${unknownTenants.join(', ')}; choose from ${Object.keys(PRESETS).join(', ')}`);
+  process.exit(2);
+}
 const out = values.out ?? fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 
@@ -83,6 +93,7 @@ const runners: Record<SectionId, () => Promise<SectionResult>> = {
   changes: () => runChangesSection({ repeat }),
   trends: () => runTrendsSection({ repeat }),
   scale: () => runScaleSection({ repeat: 1, ...(values['scale-rows'] && { rows: values['scale-rows'].split(',').map((s) => Number(s.replace(/[_,]/g, ''))) }) }),
+  portfolio: () => runPortfolioSection({ repeat: Math.min(repeat, 2), ...(tenants && { tenants: tenants as TenantPreset[] }) }),
   fanout: () => runFanOutSection({ repeat: Math.min(repeat, 2), ...(values['fan-out-items'] && { itemsPerBoard: Number(values['fan-out-items']) }) }),
 };
 

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     process.stdout.write(
-      'Usage: tsx simulator/cli.ts [--port 8080] [--legacy-port 8081] [--tenant tiny|demo|large] [--latency ms] [--seed n] [--prefix acme] [--host 127.0.0.1] [--flavour demo|test] [--vocabulary contract|docs]\n',
+      'Usage: tsx simulator/cli.ts [--port 8080] [--legacy-port 8081] [--tenant tiny|demo|large|portfolio|portfolio-2m] [--latency ms] [--seed n] [--prefix acme] [--host 127.0.0.1] [--flavour demo|test] [--vocabulary contract|docs]\n',
     );
     return;
   }

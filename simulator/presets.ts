@@ -56,6 +56,46 @@ export const PRESETS: Readonly<Record<TenantPreset, Readonly<TenantShape>>> = {
     linkedItemsPerObjective: 5,
     subItemsPerLinkedItem: 5,
   },
+  /**
+   * The portfolio of issue 22's measurements: 50 boards, 5,000 risks, 1,000 OKR objectives, 2,500 PI
+   * objectives and 937,500 board-item rows (50 × (5,250 features + 3 stories on 4,500 of them)).
+   * Generated lazily, a page at a time: starting it costs little memory.
+   */
+  portfolio: {
+    registers: 10,
+    risksPerRegister: 500,
+    portfolioThemes: 5,
+    strategicThemesPerPortfolio: 10,
+    groupsPerTheme: 4,
+    objectivesPerGroup: 5,
+    keyResultsPerObjective: 4,
+    collections: 5,
+    boards: 50,
+    itemsPerBoard: 5_250,
+    storiesPerItem: 3,
+    piObjectiveGroupsPerBoard: 5,
+    objectivesPerPiGroup: 10,
+    linkedItemsPerObjective: 5,
+    subItemsPerLinkedItem: 5,
+  },
+  /** The same portfolio at 2,050,000 board-item rows (50 × (11,480 features + 3 stories on 9,840)). */
+  'portfolio-2m': {
+    registers: 10,
+    risksPerRegister: 500,
+    portfolioThemes: 5,
+    strategicThemesPerPortfolio: 10,
+    groupsPerTheme: 4,
+    objectivesPerGroup: 5,
+    keyResultsPerObjective: 4,
+    collections: 5,
+    boards: 50,
+    itemsPerBoard: 11_480,
+    storiesPerItem: 3,
+    piObjectiveGroupsPerBoard: 5,
+    objectivesPerPiGroup: 10,
+    linkedItemsPerObjective: 5,
+    subItemsPerLinkedItem: 5,
+  },
 };
 
 const LIMITS: Partial<Record<keyof TenantShape, number>> = {
@@ -72,7 +112,7 @@ export function resolveShape(tenant: TenantPreset | Partial<TenantShape> | undef
   if (tenant === undefined) return { ...PRESETS.demo };
   if (typeof tenant === 'string') {
     const preset = PRESETS[tenant];
-    if (!preset) throw new Error(`Unknown tenant preset '${String(tenant)}' (use tiny, demo or large)`);
+    if (!preset) throw new Error(`Unknown tenant preset '${String(tenant)}' (use ${Object.keys(PRESETS).join(', ')})`);
     return { ...preset };
   }
   const shape: TenantShape = { ...PRESETS.tiny };

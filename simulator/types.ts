@@ -1,7 +1,7 @@
 /** Public option and log types of the simulator. Record shapes are in records.ts. */
 
 /** Named tenant sizes. See presets.ts for the exact counts. */
-export type TenantPreset = 'tiny' | 'demo' | 'large';
+export type TenantPreset = 'tiny' | 'demo' | 'large' | 'portfolio' | 'portfolio-2m';
 
 /**
  * Counts that define a generated tenant. Counts are exact, except that every 7th board item

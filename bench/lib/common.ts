@@ -61,8 +61,10 @@ export interface SectionResult {
   readonly durationMs: number;
 }
 
-export type SectionId = 'fetch' | 'render' | 'e2e' | 'cold' | 'parquet' | 'changes' | 'trends' | 'fanout' | 'scale';
-export const SECTION_IDS: readonly SectionId[] = ['fetch', 'render', 'e2e', 'cold', 'parquet', 'changes', 'trends', 'fanout', 'scale'];
+export type SectionId = 'fetch' | 'render' | 'e2e' | 'cold' | 'parquet' | 'changes' | 'trends' | 'fanout' | 'scale' | 'portfolio';
+export const SECTION_IDS: readonly SectionId[] = ['fetch', 'render', 'e2e', 'cold', 'parquet', 'changes', 'trends', 'fanout', 'scale', 'portfolio'];
+/** Sections left out of a run that does not name them (`--only`): they take the better part of an hour. */
+export const OPT_IN_SECTIONS: readonly SectionId[] = ['portfolio'];
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { credentialsSchema } from '../../shared/planning-api/credentials';
 import { client } from '../../simulator/http-helpers';
-import { PRESETS, startSimulator, type RunningSimulator } from '../../simulator/index';
+import { storyCount } from '../../simulator/board-items';
+import { PRESETS, resolveShape, startSimulator, type RunningSimulator } from '../../simulator/index';
 
 /** Fetches a fixed set of responses as text. */
 async function snapshot(sim: RunningSimulator): Promise<string[]> {
@@ -115,6 +116,22 @@ describe('large tenants', () => {
     } finally {
       await sim.close();
     }
+  });
+
+  it.each([
+    ['portfolio', 937_500],
+    ['portfolio-2m', 2_050_000],
+  ] as const)('shapes the %s preset like the measured portfolio: 50 boards, 5,000 risks, 1,000 objectives, 2,500 PI objectives, %i board-item rows', (preset, rows) => {
+    const shape = resolveShape(preset);
+    expect(shape.boards).toBe(50);
+    expect(shape.registers * shape.risksPerRegister).toBe(5_000);
+    expect(shape.portfolioThemes * shape.strategicThemesPerPortfolio * shape.groupsPerTheme * shape.objectivesPerGroup).toBe(1_000);
+    expect(shape.boards * shape.piObjectiveGroupsPerBoard * shape.objectivesPerPiGroup).toBe(2_500);
+    // A feature row and a row per story; every 7th feature has none (storyCount, the generator's own rule).
+    const board = { storiesPerItem: shape.storiesPerItem } as Parameters<typeof storyCount>[0];
+    let perBoard = 0;
+    for (let i = 0; i < shape.itemsPerBoard; i++) perBoard += 1 + storyCount(board, i);
+    expect(shape.boards * perBoard).toBe(rows);
   });
 
   it('starts the large preset (100,000 board items, 5,000 risks)', async () => {
