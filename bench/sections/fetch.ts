@@ -43,7 +43,7 @@ const OTHER_CONCURRENCIES = [4, 16] as const;
 /** The settings before the fetch tuning: the API's default page size, one board at a time. */
 const BEFORE_TUNING: { boardItemsPageSize: number; readAhead: BoardItemsReadAhead } = {
   boardItemsPageSize: 50,
-  readAhead: { boardsInFlight: 1, features: 0, currentBoardFeatures: 1_000 },
+  readAhead: { boardsInFlight: 1, bytes: 0, currentBoardFeatures: 1_000 },
 };
 
 interface FetchResult {
@@ -235,7 +235,7 @@ export async function runFetchSection(options: FetchOptions): Promise<SectionRes
         `${LATENCY_MS} ms added to every response. The simulator runs in its own process (it has no page-size cap). ` +
         `Each run is a fresh process that fetches through the export's own client (\`createExportClient\`: shared limiter, ` +
         `retries, schemas) and datasets (\`risks\`, \`board-items\`, board items read ahead as many boards as the concurrency, at least ${BOARD_ITEMS_READ_AHEAD.boardsInFlight}, / ` +
-        `${int(BOARD_ITEMS_READ_AHEAD.features)} features), building every row and dropping it — nothing is rendered: ` +
+        `${int(BOARD_ITEMS_READ_AHEAD.bytes / 2 ** 20)} MiB of answers), building every row and dropping it — nothing is rendered: ` +
         `${int(rows.risks ?? Number.NaN)} risk rows and ${int(rows['board-items'] ?? Number.NaN)} board-item rows.`,
       '',
       `Minimum requests = ceil(registers/50) + Σ ceil(risks/50) + 1 (boards) + per board 3 (statuses, sprints, teams) + ` +

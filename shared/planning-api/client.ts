@@ -106,6 +106,11 @@ export interface BoardItemsOptions {
   fields?: readonly string[];
   /** Items per request. Default 50. */
   pageSize?: number;
+  /**
+   * Told each page's size as it arrived, before its items are handed out: the bytes of the answer
+   * and how many items it held. Pages are told in order, so a caller can weigh each item it holds.
+   */
+  onPage?: (page: { bytes: number; items: number }) => void;
 }
 
 /** Statuses of a board, both lists always present (a missing list is empty). */
@@ -357,6 +362,7 @@ export class PlanningApiClient {
       pageSize,
       idOf: (item) => item.id,
       fetchPage: async (pageStart, size) => {
+        let bytes = 0;
         const page = (asked: number) =>
           this.#requester.call({
             operation,
@@ -365,6 +371,7 @@ export class PlanningApiClient {
             path: 'items',
             body: { boardId, fields, pageStart, pageSize: asked },
             ...about('board', boardId),
+            onAnswer: (n) => (bytes = n),
           });
         const asked = Math.min(size, this.#boardItemsPageCap);
         let body: unknown;
@@ -381,7 +388,9 @@ export class PlanningApiClient {
           body = await page(DEFAULT_BOARD_ITEMS_PAGE_SIZE);
         }
         const { records } = readListEnvelope(body, 'data', operation);
-        return records.map((raw, i) => parseRecord(boardItemSchema, raw, operation, { index: pageStart + i }));
+        const items = records.map((raw, i) => parseRecord(boardItemSchema, raw, operation, { index: pageStart + i }));
+        options.onPage?.({ bytes, items: items.length });
+        return items;
       },
     });
   }

@@ -23,7 +23,8 @@ export interface TransportRequest {
 }
 
 export type TransportOutcome =
-  | { kind: 'response'; status: number; headers: Headers; text: string; durationMs: number }
+  /** `bytes`: the body's length as it came over the wire (before decoding). */
+  | { kind: 'response'; status: number; headers: Headers; text: string; bytes: number; durationMs: number }
   | { kind: 'timeout'; durationMs: number }
   /** The body grew past `maxResponseBytes`; reading stopped there and the connection was dropped. */
   | { kind: 'too-large'; status: number; bytes: number; durationMs: number }
@@ -105,7 +106,7 @@ export class HttpTransport {
       if (read.kind === 'too-large') {
         return { kind: 'too-large', status: response.status, bytes: read.bytes, durationMs: elapsed() };
       }
-      return { kind: 'response', status: response.status, headers: response.headers, text: decodeBody(read.body), durationMs: elapsed() };
+      return { kind: 'response', status: response.status, headers: response.headers, text: decodeBody(read.body), bytes: read.body.byteLength, durationMs: elapsed() };
     } catch (error) {
       if (signal.aborted || isTimeout(error)) return { kind: 'timeout', durationMs: elapsed() };
       const { message, code } = describeNetworkError(error);

@@ -42,6 +42,8 @@ export interface Call {
   notFound?: string | undefined;
   /** What a 403 may be about, e.g. `board "b-1"`. */
   subject?: string | undefined;
+  /** Told the size in bytes of the answer that succeeded (the board items' read-ahead budgets by it). */
+  onAnswer?: ((bytes: number) => void) | undefined;
 }
 
 export interface RequesterOptions {
@@ -193,6 +195,7 @@ export class PlanningApiRequester {
       if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
         this.#emit({ ...report, outcome: 'ok', retried: false });
         this.#log.debug('planning API request', report);
+        call.onAnswer?.(outcome.bytes);
         return parseJsonBody(outcome.text, call.operation, (t) => this.#transport.redact(t));
       }
 

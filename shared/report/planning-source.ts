@@ -44,7 +44,11 @@ export interface PlanningSource {
     options?: { completionType?: CompletionType | undefined; additionalColumns?: boolean },
   ): Promise<PiObjectiveGroup[]>;
 
-  listBoardItems(boardId: string, options?: { fields?: readonly string[] }): AsyncIterable<BoardItem>;
+  /** `onPage`: each page's answer size and item count, in order, before its items are handed out. */
+  listBoardItems(
+    boardId: string,
+    options?: { fields?: readonly string[]; onPage?: (page: { bytes: number; items: number }) => void },
+  ): AsyncIterable<BoardItem>;
   listSprints(boardId: string): Promise<Sprint[]>;
   listTeams(boardId: string): Promise<Team[]>;
   getStatuses(boardId: string): Promise<Statuses>;

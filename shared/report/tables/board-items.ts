@@ -221,21 +221,30 @@ export interface BoardItemsReadAhead {
    */
   readonly boardsInFlight: number;
   /**
-   * Features fetched and not yet emitted, all boards together, above which only the board being
-   * emitted goes on fetching. A parsed feature with a few stories takes 1-2 KB, so 10,000 is about
-   * 10-20 MB. Each board in flight may also hold the page it is reading and the one it has already
-   * asked for.
+   * Bytes of answers behind the features fetched and not yet emitted, all boards together, above
+   * which only the board being emitted goes on fetching. A parsed feature takes about twice its
+   * answer's bytes in memory (measured: 1.2 KB of JSON, 2.3 KB parsed, for a feature with three
+   * stories and every field the table reads). Bytes, not a feature count: a board of features with
+   * twenty stories each weighs ten times one without stories. Each board in flight may also hold the
+   * page it is reading and the one it has already asked for.
    */
-  readonly features: number;
+  readonly bytes: number;
   /** Features the board being emitted fetches ahead of the consumer (it is never held back by the others). */
   readonly currentBoardFeatures: number;
 }
 
 export const BOARD_ITEMS_READ_AHEAD: BoardItemsReadAhead = {
   boardsInFlight: 4,
-  features: 10_000,
+  // Boards are emitted in order, so at full pace (every chain busy, the consumer keeping up) the c
+  // boards behind the current one hold (c-1)/c + (c-2)/c + ... of a board each: 3.5 boards at a
+  // concurrency of 8. 64 MiB (~130 MB of heap) keeps 8 chains busy on boards of 16,000 features with
+  // three stories; the 10,000-feature bound it replaces stalled them past 2,800 features a board.
+  bytes: 64 * 2 ** 20,
   currentBoardFeatures: 1_000,
 };
+
+/** The weight of an item whose answer's size the source did not tell (a feature with three stories). */
+const UNTOLD_ITEM_BYTES = 1_200;
 
 /** Wakes everything that waits on it. */
 class Signal {
@@ -254,18 +263,34 @@ class Signal {
 interface BoardFetch {
   readonly index: number;
   readonly meta: Promise<BoardMetadata>;
-  /** Features fetched and not yet handed out: items[head..]. */
+  /** Features fetched and not yet handed out: items[head..], and their bytes weights[head..]. */
   items: (BoardItem | undefined)[];
+  weights: number[];
   head: number;
+  /** Pages told by the source whose items have not all arrived yet: bytes an item and items left. */
+  readonly pages: { perItem: number; left: number }[];
   done: boolean;
   readonly arrived: Signal;
+}
+
+/** A page the source told of: its items will weigh its answer's bytes shared among them. */
+function notePage(f: BoardFetch, page: { bytes: number; items: number }): void {
+  if (page.items > 0) f.pages.push({ perItem: Math.ceil(page.bytes / page.items), left: page.items });
+}
+
+/** The bytes of the next item to arrive at `f`, from the page it belongs to. */
+function weigh(f: BoardFetch): number {
+  const page = f.pages[0];
+  if (!page) return UNTOLD_ITEM_BYTES;
+  if (--page.left <= 0) f.pages.shift();
+  return page.perItem;
 }
 
 /**
  * The features of `boards`, board after board, each with its board's metadata. Up to
  * `boardsInFlight` boards are fetched at once: the one being handed out fetches up to
- * `currentBoardFeatures` ahead of the consumer, the others go on while fewer than `features` are
- * held in all, so memory stays bounded however large the boards are. Every board's pages are
+ * `currentBoardFeatures` ahead of the consumer, the others go on while the answers of what is held
+ * come to less than `bytes` in all, so memory stays bounded however large the boards are. Every board's pages are
  * requested exactly once, in order. A failure of any board's items ends the iteration at once (a
  * later board's failure need not wait for its turn); a board's metadata failure surfaces when that
  * board comes up. An early `return()` stops every board's paging.
@@ -282,19 +307,23 @@ export async function* boardItemsInOrder(
   /** Read-ahead room was freed, the current board changed, or the iteration stopped. */
   const room = new Signal();
   let current = 0;
-  /** Features fetched and not yet handed out, all boards together. */
+  /** Bytes of the features fetched and not yet handed out, all boards together. */
   let held = 0;
   let stopped = false;
   let failure: { error: unknown } | undefined;
 
   const mayContinue = (f: BoardFetch): boolean =>
-    f.index === current ? f.items.length - f.head < currentLimit : held < limits.features;
+    f.index === current ? f.items.length - f.head < currentLimit : held < limits.bytes;
+
 
   const pump = async (f: BoardFetch): Promise<void> => {
     try {
-      for await (const item of source.listBoardItems(boards[f.index]!.id, { fields: BOARD_ITEM_FIELDS })) {
+      const onPage = (page: { bytes: number; items: number }): void => notePage(f, page);
+      for await (const item of source.listBoardItems(boards[f.index]!.id, { fields: BOARD_ITEM_FIELDS, onPage })) {
+        const weight = weigh(f);
         f.items.push(item);
-        held++;
+        f.weights.push(weight);
+        held += weight;
         f.arrived.notify();
         while (!stopped && !mayContinue(f)) await room.wait();
         if (stopped) break;
@@ -311,7 +340,7 @@ export async function* boardItemsInOrder(
     const meta = loadMeta(boards[index]!.id);
     // Observed when the board's turn comes; until then a failure must not be an unhandled rejection.
     meta.catch(() => undefined);
-    const f: BoardFetch = { index, meta, items: [], head: 0, done: false, arrived: new Signal() };
+    const f: BoardFetch = { index, meta, items: [], weights: [], head: 0, pages: [], done: false, arrived: new Signal() };
     fetches.push(f);
     void pump(f);
   };
@@ -329,14 +358,16 @@ export async function* boardItemsInOrder(
         if (failure) throw failure.error;
         if (f.head < f.items.length) {
           const item = f.items[f.head]!;
+          const wasFull = held >= limits.bytes;
+          held -= f.weights[f.head]!;
           f.items[f.head++] = undefined;
-          held--;
           if (f.head >= 4096 && f.head * 2 >= f.items.length) {
             f.items = f.items.slice(f.head);
+            f.weights = f.weights.slice(f.head);
             f.head = 0;
           }
           // Crossing below a limit: a fetch may be waiting for room.
-          if (held === limits.features - 1 || f.items.length - f.head === currentLimit - 1) room.notify();
+          if ((wasFull && held < limits.bytes) || f.items.length - f.head === currentLimit - 1) room.notify();
           yield { board, meta, item };
           continue;
         }
@@ -344,6 +375,7 @@ export async function* boardItemsInOrder(
         await f.arrived.wait();
       }
       f.items = [];
+      f.weights = [];
     }
   } finally {
     stopped = true;

@@ -216,6 +216,25 @@ describe('legacy offset paging (board items)', () => {
     expect(server.requests.map((r) => (r.body as { pageStart: number }).pageStart)).toEqual([0, 7, 14, 21, 23]);
   });
 
+  it('tells each page\'s answer bytes and item count, in order, before the page\'s items are handed out', async () => {
+    const { client } = await clientFor(boardItems(120));
+    const pages: { bytes: number; items: number }[] = [];
+    const told: number[] = [];
+    for await (const item of client.listBoardItems('b-1', { onPage: (page) => pages.push(page) })) {
+      told.push(pages.length);
+      expect(Number(item.id.slice(2))).toBeLessThan(pages.reduce((n, p) => n + p.items, 0));
+    }
+    const answer = (from: number, to: number) =>
+      Buffer.byteLength(JSON.stringify({ data: Array.from({ length: to - from }, (_, i) => ({ id: `f-${from + i}`, summary: `Feature ${from + i}` })) }));
+    expect(pages).toEqual([
+      { bytes: answer(0, 50), items: 50 },
+      { bytes: answer(50, 100), items: 50 },
+      { bytes: answer(100, 120), items: 20 },
+      { bytes: answer(120, 120), items: 0 },
+    ]);
+    expect(told).toHaveLength(120);
+  });
+
   it('leaves fields out of the body when none are asked for', async () => {
     const { client, server } = await clientFor(boardItems(0));
     expect(await toArray(client.listBoardItems('b-1'))).toEqual([]);

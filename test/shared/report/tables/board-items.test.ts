@@ -31,8 +31,20 @@ const META: BoardMetadata = {
 };
 const boardsOf = (n: number): Board[] => Array.from({ length: n }, (_, i) => ({ id: `b${i}`, title: `Board ${i}` }));
 
-/** A fake items operation: `count(board)` features, a page of `pageSize` every `pageMs`. Records what it was asked. */
-function fakeSource(options: { count: (boardId: string) => number; pageSize: number; pageMs: number; failAt?: { board: string; after: number } }) {
+/** The answer bytes the fake items operation tells for each feature, unless `itemBytes` says otherwise. */
+const ITEM_BYTES = 100;
+
+/**
+ * A fake items operation: `count(board)` features, a page of `pageSize` every `pageMs`, each page's
+ * size told as `itemBytes(board)` a feature. Records what it was asked.
+ */
+function fakeSource(options: {
+  count: (boardId: string) => number;
+  pageSize: number;
+  pageMs: number;
+  failAt?: { board: string; after: number };
+  itemBytes?: (boardId: string) => number;
+}) {
   const pulled = new Map<string, number>();
   const started = new Set<string>();
   const finished = new Set<string>();
@@ -42,14 +54,18 @@ function fakeSource(options: { count: (boardId: string) => number; pageSize: num
   const whenAllStopped = () => (active === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allStopped = resolve)));
   let maxActive = 0;
   const source = {
-    async *listBoardItems(boardId: string): AsyncGenerator<BoardItem> {
+    async *listBoardItems(boardId: string, listOptions?: { onPage?: (page: { bytes: number; items: number }) => void }): AsyncGenerator<BoardItem> {
       active++;
       started.add(boardId);
       maxActive = Math.max(maxActive, active);
       try {
         const n = options.count(boardId);
         for (let i = 0; i < n; i++) {
-          if (i % options.pageSize === 0) await delay(options.pageMs);
+          if (i % options.pageSize === 0) {
+            await delay(options.pageMs);
+            const items = Math.min(options.pageSize, n - i);
+            listOptions?.onPage?.({ bytes: items * (options.itemBytes?.(boardId) ?? ITEM_BYTES), items });
+          }
           if (options.failAt?.board === boardId && i === options.failAt.after) throw new Error(`board ${boardId} failed`);
           pulled.set(boardId, (pulled.get(boardId) ?? 0) + 1);
           yield { id: `${boardId}-f${i}` };
@@ -73,7 +89,9 @@ function fakeSource(options: { count: (boardId: string) => number; pageSize: num
   };
 }
 
-const LIMITS: BoardItemsReadAhead = { boardsInFlight: 3, features: 20, currentBoardFeatures: 5 };
+const LIMITS: BoardItemsReadAhead = { boardsInFlight: 3, bytes: 20 * ITEM_BYTES, currentBoardFeatures: 5 };
+/** The features LIMITS lets the boards behind the current one hold, at ITEM_BYTES each. */
+const LIMIT_FEATURES = LIMITS.bytes / ITEM_BYTES;
 
 describe('boardItemsInOrder', () => {
   it('hands out every feature once, board by board, while fetching several boards at once', async () => {
@@ -82,7 +100,7 @@ describe('boardItemsInOrder', () => {
     const seen: string[] = [];
     for await (const { board, item } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, {
       boardsInFlight: 3,
-      features: 1_000,
+      bytes: 1_000 * ITEM_BYTES,
       currentBoardFeatures: 1_000,
     })) {
       expect(item.id.startsWith(`${board.id}-`)).toBe(true);
@@ -109,8 +127,28 @@ describe('boardItemsInOrder', () => {
     }
     expect([...consumed.values()]).toEqual([60, 60, 60, 60]);
     // The limit is checked after each feature, so each board in flight may be one past it.
-    expect(maxAhead).toBeGreaterThanOrEqual(LIMITS.features - LIMITS.currentBoardFeatures);
-    expect(maxHeld).toBeLessThanOrEqual(LIMITS.features + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight);
+    expect(maxAhead).toBeGreaterThanOrEqual(LIMIT_FEATURES - LIMITS.currentBoardFeatures);
+    expect(maxHeld).toBeLessThanOrEqual(LIMIT_FEATURES + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight);
+  });
+
+  it('weighs the read-ahead by the answers\' bytes: boards of heavy features hold fewer of them', async () => {
+    // b1 and b2 are behind b0 the whole time (b0 is slow to come and the consumer waits on it);
+    // b1's features weigh 4 times b2's, so within the same bytes b1 may hold only a quarter as many.
+    const heavy = 4 * ITEM_BYTES;
+    const fake = fakeSource({ count: () => 400, pageSize: 4, pageMs: 1, itemBytes: (b) => (b === 'b1' ? heavy : ITEM_BYTES) });
+    const limits: BoardItemsReadAhead = { boardsInFlight: 3, bytes: 40 * ITEM_BYTES, currentBoardFeatures: 4 };
+    let heldBehind = 0;
+    for await (const { board } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boardsOf(3), limits)) {
+      if (board.id !== 'b0') break;
+      const bytes = (fake.pulled.get('b1') ?? 0) * heavy + (fake.pulled.get('b2') ?? 0) * ITEM_BYTES;
+      heldBehind = Math.max(heldBehind, bytes);
+      await delay(1);
+    }
+    await fake.whenAllStopped();
+    // Each board behind may pass the limit by the one feature it had when it last looked.
+    expect(heldBehind).toBeLessThanOrEqual(limits.bytes + heavy + ITEM_BYTES);
+    expect(heldBehind).toBeGreaterThanOrEqual(limits.bytes - heavy);
+    expect(fake.pulled.get('b1') ?? 0).toBeLessThan(40);
   });
 
   it('stops every board when the consumer stops early', async () => {
@@ -125,7 +163,7 @@ describe('boardItemsInOrder', () => {
     expect([...fake.finished].sort()).toEqual(['b0', 'b1', 'b2']);
     // Stopped within the read-ahead: each fetch takes at most one more feature after the stop.
     const pulled = [...fake.pulled.values()].reduce((a, b) => a + b, 0);
-    expect(pulled).toBeLessThanOrEqual(n + LIMITS.features + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight);
+    expect(pulled).toBeLessThanOrEqual(n + LIMIT_FEATURES + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight);
   });
 
   it('ends with the failure of a later board without waiting for its turn', async () => {
@@ -135,7 +173,7 @@ describe('boardItemsInOrder', () => {
     const iterate = async () => {
       for await (const { item } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, {
         boardsInFlight: 4,
-        features: 10_000,
+        bytes: 10_000 * ITEM_BYTES,
         currentBoardFeatures: 10_000,
       })) {
         seen.push(item.id);
@@ -180,7 +218,7 @@ describe('board-items dataset: board page chains in flight', () => {
     });
     const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog };
     let rows = 0;
-    for await (const { rows: tableRows } of boardItemsDataset(ctx, { boardsInFlight: 2, features: 10_000, currentBoardFeatures: 1_000 }).tables()) {
+    for await (const { rows: tableRows } of boardItemsDataset(ctx, { boardsInFlight: 2, bytes: 10_000 * ITEM_BYTES, currentBoardFeatures: 1_000 }).tables()) {
       for await (const _ of tableRows) rows++;
     }
     return { rows, maxActive: fake.maxActive };
@@ -232,7 +270,8 @@ describe('board-items dataset against the simulator', () => {
 
   it('emits features and stories board by board, exactly as the tenant holds them', async () => {
     sim.clearRequests();
-    const rows = await exportRows(sim, { boardsInFlight: 3, features: 10, currentBoardFeatures: 4 });
+    // About ten features of the simulator's (its answers tell their real size).
+    const rows = await exportRows(sim, { boardsInFlight: 3, bytes: 10 * 1_000, currentBoardFeatures: 4 });
     expect(rows.map((r) => r.values[3])).toEqual(expectedIds(sim));
     // Board by board: the board id column never goes back to an earlier board.
     const boardOrder = rows.map((r) => sim.tenant.boards.findIndex((b) => b.id === r.values[0]));
