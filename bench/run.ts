@@ -28,14 +28,14 @@ const HELP = `npm run bench [-- options]
   --out <path>      where to write (default: docs/benchmarks.md)
   --fan-out-items <n>  features per board of the fan-out section's 16 boards (default 2500)
   --scale-rows <list>  row counts of the memory-in-rows section (default: 300000,2000000)
-  --tenants <list>  simulator presets of the portfolio section (default: portfolio,portfolio-2m; ~50 min)
+  --tenants <list>  simulator presets of the portfolio section (default: portfolio,portfolio-2m; ~15 min on 2 cores)
   --help
 
 Examples:
   npm run bench                                          # everything (4-8 min on 2 cores)
   npm run bench -- --only render --sizes 10000,100000    # a quick subset (printed, not written)
   npm run bench -- --only fetch,cold --repeat 1          # updates only those two sections
-  npm run bench -- --only portfolio --repeat 1 --tenants portfolio   # 937,500 rows on both paths (~15 min)`;
+  npm run bench -- --only portfolio --repeat 1 --tenants portfolio   # 937,500 rows on both paths (~4 min)`;
 
 const argv = process.argv.slice(2);
 const { values } = parseArgs({

@@ -63,7 +63,7 @@ export interface SectionResult {
 
 export type SectionId = 'fetch' | 'render' | 'e2e' | 'cold' | 'parquet' | 'changes' | 'trends' | 'fanout' | 'scale' | 'portfolio';
 export const SECTION_IDS: readonly SectionId[] = ['fetch', 'render', 'e2e', 'cold', 'parquet', 'changes', 'trends', 'fanout', 'scale', 'portfolio'];
-/** Sections left out of a run that does not name them (`--only`): they take the better part of an hour. */
+/** Sections left out of a run that does not name them (`--only`): each takes a quarter of an hour or more. */
 export const OPT_IN_SECTIONS: readonly SectionId[] = ['portfolio'];
 
 export function median(values: readonly number[]): number {
