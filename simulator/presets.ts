@@ -1,6 +1,38 @@
 /** Tenant size presets. */
 import type { TenantPreset, TenantShape } from './types';
 
+/** Benchmark size: 100,000 board items over 10 boards, 5,000 risks. */
+const LARGE: Readonly<TenantShape> = {
+  registers: 10,
+  risksPerRegister: 500,
+  portfolioThemes: 5,
+  strategicThemesPerPortfolio: 10,
+  groupsPerTheme: 4,
+  objectivesPerGroup: 5,
+  keyResultsPerObjective: 4,
+  collections: 5,
+  boards: 10,
+  itemsPerBoard: 10_000,
+  storiesPerItem: 5,
+  piObjectiveGroupsPerBoard: 10,
+  objectivesPerPiGroup: 10,
+  linkedItemsPerObjective: 5,
+  subItemsPerLinkedItem: 5,
+};
+
+/**
+ * The portfolio of the scale measurements: 50 boards, 5,000 risks, 1,000 OKR objectives, 2,500 PI
+ * objectives and 937,500 board-item rows (50 × (5,250 features + 3 stories on 4,500 of them)). Board
+ * items are generated a page at a time when asked for: starting it costs little memory.
+ */
+const PORTFOLIO: Readonly<TenantShape> = {
+  ...LARGE,
+  boards: 50,
+  itemsPerBoard: 5_250,
+  storiesPerItem: 3,
+  piObjectiveGroupsPerBoard: 5,
+};
+
 export const PRESETS: Readonly<Record<TenantPreset, Readonly<TenantShape>>> = {
   /** A few records of each kind; still covers every board kind and every awkward string. */
   tiny: {
@@ -39,63 +71,11 @@ export const PRESETS: Readonly<Record<TenantPreset, Readonly<TenantShape>>> = {
     subItemsPerLinkedItem: 3,
   },
   /** Benchmark size: 100,000 board items over 10 boards, 5,000 risks. */
-  large: {
-    registers: 10,
-    risksPerRegister: 500,
-    portfolioThemes: 5,
-    strategicThemesPerPortfolio: 10,
-    groupsPerTheme: 4,
-    objectivesPerGroup: 5,
-    keyResultsPerObjective: 4,
-    collections: 5,
-    boards: 10,
-    itemsPerBoard: 10_000,
-    storiesPerItem: 5,
-    piObjectiveGroupsPerBoard: 10,
-    objectivesPerPiGroup: 10,
-    linkedItemsPerObjective: 5,
-    subItemsPerLinkedItem: 5,
-  },
-  /**
-   * The portfolio of issue 22's measurements: 50 boards, 5,000 risks, 1,000 OKR objectives, 2,500 PI
-   * objectives and 937,500 board-item rows (50 × (5,250 features + 3 stories on 4,500 of them)).
-   * Generated lazily, a page at a time: starting it costs little memory.
-   */
-  portfolio: {
-    registers: 10,
-    risksPerRegister: 500,
-    portfolioThemes: 5,
-    strategicThemesPerPortfolio: 10,
-    groupsPerTheme: 4,
-    objectivesPerGroup: 5,
-    keyResultsPerObjective: 4,
-    collections: 5,
-    boards: 50,
-    itemsPerBoard: 5_250,
-    storiesPerItem: 3,
-    piObjectiveGroupsPerBoard: 5,
-    objectivesPerPiGroup: 10,
-    linkedItemsPerObjective: 5,
-    subItemsPerLinkedItem: 5,
-  },
+  large: LARGE,
+
+  portfolio: PORTFOLIO,
   /** The same portfolio at 2,050,000 board-item rows (50 × (11,480 features + 3 stories on 9,840)). */
-  'portfolio-2m': {
-    registers: 10,
-    risksPerRegister: 500,
-    portfolioThemes: 5,
-    strategicThemesPerPortfolio: 10,
-    groupsPerTheme: 4,
-    objectivesPerGroup: 5,
-    keyResultsPerObjective: 4,
-    collections: 5,
-    boards: 50,
-    itemsPerBoard: 11_480,
-    storiesPerItem: 3,
-    piObjectiveGroupsPerBoard: 5,
-    objectivesPerPiGroup: 10,
-    linkedItemsPerObjective: 5,
-    subItemsPerLinkedItem: 5,
-  },
+  'portfolio-2m': { ...PORTFOLIO, itemsPerBoard: 11_480 },
 };
 
 const LIMITS: Partial<Record<keyof TenantShape, number>> = {
