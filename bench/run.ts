@@ -92,7 +92,8 @@ const runners: Record<SectionId, () => Promise<SectionResult>> = {
   cold: () => runColdStartSection({ repeat: Math.max(5, repeat) }),
   changes: () => runChangesSection({ repeat }),
   trends: () => runTrendsSection({ repeat }),
-  scale: () => runScaleSection({ repeat: 1, ...(values['scale-rows'] && { rows: values['scale-rows'].split(',').map((s) => Number(s.replace(/[_,]/g, ''))) }) }),
+  // One run of each by default (five minutes); --repeat asks for medians.
+  scale: () => runScaleSection({ repeat: values.repeat ? repeat : 1, ...(values['scale-rows'] && { rows: values['scale-rows'].split(',').map((s) => Number(s.replace(/[_,]/g, ''))) }) }),
   portfolio: () => runPortfolioSection({ repeat: Math.min(repeat, 2), ...(tenants && { tenants: tenants as TenantPreset[] }) }),
   fanout: () => runFanOutSection({ repeat: Math.min(repeat, 2), ...(values['fan-out-items'] && { itemsPerBoard: Number(values['fan-out-items']) }) }),
 };
