@@ -3,7 +3,7 @@
  * (seed, board, index), so a page costs O(page) and nothing is kept in memory.
  */
 import type { BoardMeta, SimBoard } from './boards';
-import type { TenantStory } from './types';
+import type { TenantShape, TenantStory } from './types';
 import { dateBase, DAY_MS, formatItemDate, TEST_STORY } from './dates';
 import { percent, specialSlot } from './numbers';
 import { Rng } from './random';
@@ -74,8 +74,15 @@ function itemDate(ms: number): string {
 }
 
 /** Number of stories of item `index` (none on every 7th item). */
-export function storyCount(board: SimBoard, index: number): number {
+export function storyCount(board: Pick<SimBoard, 'storiesPerItem'>, index: number): number {
   return index % 7 === 6 ? 0 : board.storiesPerItem;
+}
+
+/** Board-item rows a tenant of `shape` exports: a row per feature and one per story of it. */
+export function boardItemRowCount(shape: Pick<TenantShape, 'boards' | 'itemsPerBoard' | 'storiesPerItem'>): number {
+  let perBoard = 0;
+  for (let i = 0; i < shape.itemsPerBoard; i++) perBoard += 1 + storyCount(shape, i);
+  return shape.boards * perBoard;
 }
 
 /** Generates item `index` of the board with every field, stories included. */

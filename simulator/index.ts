@@ -23,7 +23,7 @@ export type { CompletionTypeValue } from './pi-objectives';
 export { resolveCompletionType } from './pi-objectives';
 export { PRESETS, resolveShape } from './presets';
 export { MINIMAL_FIELDS, V1_PAGE_LIMIT } from './projection';
-export { DEFAULT_ITEM_FIELDS } from './board-items';
+export { boardItemRowCount, DEFAULT_ITEM_FIELDS } from './board-items';
 export { ITEMS_PAGE_SIZE } from './routes-legacy';
 export type * from './records';
 export type { Vocabulary } from './vocabulary';

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { credentialsSchema } from '../../shared/planning-api/credentials';
 import { client } from '../../simulator/http-helpers';
-import { storyCount } from '../../simulator/board-items';
-import { PRESETS, resolveShape, startSimulator, type RunningSimulator } from '../../simulator/index';
+import { boardItemRowCount, PRESETS, resolveShape, startSimulator, type RunningSimulator } from '../../simulator/index';
 
 /** Fetches a fixed set of responses as text. */
 async function snapshot(sim: RunningSimulator): Promise<string[]> {
@@ -128,10 +127,7 @@ describe('large tenants', () => {
     expect(shape.portfolioThemes * shape.strategicThemesPerPortfolio * shape.groupsPerTheme * shape.objectivesPerGroup).toBe(1_000);
     expect(shape.boards * shape.piObjectiveGroupsPerBoard * shape.objectivesPerPiGroup).toBe(2_500);
     // A feature row and a row per story; every 7th feature has none (storyCount, the generator's own rule).
-    const board = { storiesPerItem: shape.storiesPerItem } as Parameters<typeof storyCount>[0];
-    let perBoard = 0;
-    for (let i = 0; i < shape.itemsPerBoard; i++) perBoard += 1 + storyCount(board, i);
-    expect(shape.boards * perBoard).toBe(rows);
+    expect(boardItemRowCount(shape)).toBe(rows);
   });
 
   it('starts the large preset (100,000 board items, 5,000 risks)', async () => {
