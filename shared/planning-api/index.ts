@@ -7,6 +7,7 @@ export {
   type ListBoardsOptions,
   type PiObjectiveGroupsOptions,
   type BoardItemsOptions,
+  type BoardItemsPage,
   type BoardStatuses,
 } from './client';
 export type { RequestEvent } from './requester';

@@ -12,7 +12,8 @@ import type { Log } from '../core/logger';
  *
  * Legacy offset paging (PI Board Items `items`): `pageStart`/`pageSize`, no total. A short page is
  * not the end (a server may cap the page size silently); only an empty page is. Pages are requested
- * one after the other, the next one while the consumer works through the current one.
+ * one after the other, the next one while the consumer works through the current one, and handed
+ * over whole: a board of 20,000 features costs its consumer 400 awaits, not 20,000.
  */
 
 export interface Page<T> {
@@ -40,16 +41,17 @@ export async function* pageV1<T>(options: V1PagingOptions<T>): AsyncGenerator<T,
   if (received === 0) return;
   if (total === undefined) {
     // No total to plan with: walk on sequentially until an empty page.
-    yield* walkSequentially({
+    for await (const page of walkSequentially({
       fetchPage: (start, size) => fetchPage(start, size).then((page) => page.records),
       pageSize: pageLimit,
       startAt: received,
       previous: first.records,
       leading: first.records,
       operation,
+      recordsOf: (records: readonly T[]) => records,
       idOf,
       names: ['startAt', 'pageLimit'],
-    });
+    })) yield* page;
     return;
   }
   if (received >= total) {
@@ -129,21 +131,25 @@ export async function* pageV1<T>(options: V1PagingOptions<T>): AsyncGenerator<T,
   }
 }
 
-export interface OffsetPagingOptions<T> {
-  fetchPage: (pageStart: number, pageSize: number) => Promise<T[]>;
+export interface OffsetPagingOptions<T, P> {
+  fetchPage: (pageStart: number, pageSize: number) => Promise<P>;
   pageSize: number;
   operation: string;
+  /** The records of a page (a page may carry more than its records, e.g. its size in bytes). */
+  recordsOf: (page: P) => readonly T[];
   idOf: (record: T) => string;
 }
 
-export async function* pageOffset<T>(options: OffsetPagingOptions<T>): AsyncGenerator<T, void, undefined> {
-  yield* walkSequentially({
+/** The pages of an offset-paged list, each handed over whole, in order; the empty page that ends it is not. */
+export function pageOffset<T, P>(options: OffsetPagingOptions<T, P>): AsyncGenerator<P, void, undefined> {
+  return walkSequentially({
     fetchPage: options.fetchPage,
     pageSize: options.pageSize,
     startAt: 0,
     previous: [],
-    leading: [],
+    leading: undefined,
     operation: options.operation,
+    recordsOf: options.recordsOf,
     idOf: options.idOf,
     names: ['pageStart', 'pageSize'],
   });
@@ -154,28 +160,30 @@ export async function* pageOffset<T>(options: OffsetPagingOptions<T>): AsyncGene
  * Guard: a server that ignores the offset would return the same page forever; two consecutive pages
  * with the same ids stop the walk with an error instead of an endless loop.
  */
-async function* walkSequentially<T>(options: {
-  fetchPage: (start: number, size: number) => Promise<T[]>;
+async function* walkSequentially<T, P>(options: {
+  fetchPage: (start: number, size: number) => Promise<P>;
   pageSize: number;
   startAt: number;
-  previous: T[];
-  /** Records already fetched, handed out once the next request is on its way. */
-  leading: T[];
+  previous: readonly T[];
+  /** A page already fetched, handed out once the next request is on its way. */
+  leading: P | undefined;
   operation: string;
+  recordsOf: (page: P) => readonly T[];
   idOf: (record: T) => string;
   names: [offset: string, size: string];
-}): AsyncGenerator<T, void, undefined> {
-  const { fetchPage, pageSize, operation, idOf, names } = options;
+}): AsyncGenerator<P, void, undefined> {
+  const { fetchPage, pageSize, operation, recordsOf, idOf, names } = options;
   let start = options.startAt;
   let previous = options.previous;
   let previousStart = 0;
   let pending = fetchPage(start, pageSize);
-  if (options.leading.length > 0) {
+  if (options.leading !== undefined) {
     pending.catch(() => undefined);
-    yield* options.leading;
+    yield options.leading;
   }
   for (;;) {
-    const records = await pending;
+    const page = await pending;
+    const records = recordsOf(page);
     if (records.length === 0) return;
     if (samePage(previous, records, idOf)) throw repeatedPageError(operation, names[0], start, previousStart);
     previousStart = start;
@@ -184,7 +192,7 @@ async function* walkSequentially<T>(options: {
     // Ask for the next page before handing out this one, so the network works while the consumer does.
     pending = fetchPage(start, pageSize);
     pending.catch(() => undefined);
-    yield* records;
+    yield page;
   }
 }
 
@@ -202,7 +210,7 @@ function pageSignature<T>(records: readonly T[], idOf: (record: T) => string): s
   return records.map(idOf).join('\u0000');
 }
 
-function samePage<T>(a: T[], b: T[], idOf: (record: T) => string): boolean {
+function samePage<T>(a: readonly T[], b: readonly T[], idOf: (record: T) => string): boolean {
   if (a.length === 0 || a.length !== b.length) return false;
   return a.every((record, i) => idOf(record) === idOf(b[i] as T));
 }

@@ -44,11 +44,11 @@ export interface PlanningSource {
     options?: { completionType?: CompletionType | undefined; additionalColumns?: boolean },
   ): Promise<PiObjectiveGroup[]>;
 
-  /** `onPage`: each page's answer size and item count, in order, before its items are handed out. */
-  listBoardItems(
+  /** A board's features an answer at a time, in order, each page with its answer's size in bytes. */
+  listBoardItemPages(
     boardId: string,
-    options?: { fields?: readonly string[]; onPage?: (page: { bytes: number; items: number }) => void },
-  ): AsyncIterable<BoardItem>;
+    options?: { fields?: readonly string[] },
+  ): AsyncIterable<{ readonly items: readonly BoardItem[]; readonly bytes: number }>;
   listSprints(boardId: string): Promise<Sprint[]>;
   listTeams(boardId: string): Promise<Team[]>;
   getStatuses(boardId: string): Promise<Statuses>;

@@ -243,9 +243,6 @@ export const BOARD_ITEMS_READ_AHEAD: BoardItemsReadAhead = {
   currentBoardFeatures: 1_000,
 };
 
-/** The weight of an item whose answer's size the source did not tell (a feature with three stories). */
-const UNTOLD_ITEM_BYTES = 1_200;
-
 /** Wakes everything that waits on it. */
 class Signal {
   #waiters: (() => void)[] = [];
@@ -260,70 +257,55 @@ class Signal {
   }
 }
 
+type ItemsPage = { readonly items: readonly BoardItem[]; readonly bytes: number };
+
 interface BoardFetch {
   readonly index: number;
   readonly meta: Promise<BoardMetadata>;
-  /** Features fetched and not yet handed out: items[head..], and their bytes weights[head..]. */
-  items: (BoardItem | undefined)[];
-  weights: number[];
+  /** Pages fetched and not yet handed out: pages[head..]. */
+  pages: (ItemsPage | undefined)[];
   head: number;
-  /** Pages told by the source whose items have not all arrived yet: bytes an item and items left. */
-  readonly pages: { perItem: number; left: number }[];
+  /** Features in pages[head..]. */
+  features: number;
   done: boolean;
   readonly arrived: Signal;
 }
 
-/** A page the source told of: its items will weigh its answer's bytes shared among them. */
-function notePage(f: BoardFetch, page: { bytes: number; items: number }): void {
-  if (page.items > 0) f.pages.push({ perItem: Math.ceil(page.bytes / page.items), left: page.items });
-}
-
-/** The bytes of the next item to arrive at `f`, from the page it belongs to. */
-function weigh(f: BoardFetch): number {
-  const page = f.pages[0];
-  if (!page) return UNTOLD_ITEM_BYTES;
-  if (--page.left <= 0) f.pages.shift();
-  return page.perItem;
-}
-
 /**
- * The features of `boards`, board after board, each with its board's metadata. Up to
- * `boardsInFlight` boards are fetched at once: the one being handed out fetches up to
+ * The features of `boards`, board after board, a page at a time, each with its board's metadata.
+ * Up to `boardsInFlight` boards are fetched at once: the one being handed out fetches up to
  * `currentBoardFeatures` ahead of the consumer, the others go on while the answers of what is held
- * come to less than `bytes` in all, so memory stays bounded however large the boards are. Every board's pages are
- * requested exactly once, in order. A failure of any board's items ends the iteration at once (a
- * later board's failure need not wait for its turn); a board's metadata failure surfaces when that
- * board comes up. An early `return()` stops every board's paging.
+ * come to less than `bytes` in all, so memory stays bounded however large the boards are. Every
+ * board's pages are requested exactly once, in order. A failure of any board's items ends the
+ * iteration at once (a later board's failure need not wait for its turn); a board's metadata
+ * failure surfaces when that board comes up. An early `return()` stops every board's paging.
+ * Pages, not features, are handed over: the consumer pays one await per answer, not per feature.
  */
 export async function* boardItemsInOrder(
   source: DatasetContext['source'],
   loadMeta: (boardId: string) => Promise<BoardMetadata>,
   boards: readonly Board[],
   limits: BoardItemsReadAhead = BOARD_ITEMS_READ_AHEAD,
-): AsyncGenerator<{ board: Board; meta: BoardMetadata; item: BoardItem }, void, undefined> {
+): AsyncGenerator<BoardItemsOf, void, undefined> {
   const inFlight = Math.max(1, limits.boardsInFlight);
   const currentLimit = Math.max(1, limits.currentBoardFeatures);
   const fetches: BoardFetch[] = [];
   /** Read-ahead room was freed, the current board changed, or the iteration stopped. */
   const room = new Signal();
   let current = 0;
-  /** Bytes of the features fetched and not yet handed out, all boards together. */
+  /** Bytes of the pages fetched and not yet handed out, all boards together. */
   let held = 0;
   let stopped = false;
   let failure: { error: unknown } | undefined;
 
-  const mayContinue = (f: BoardFetch): boolean =>
-    f.index === current ? f.items.length - f.head < currentLimit : held < limits.bytes;
-
+  const mayContinue = (f: BoardFetch): boolean => (f.index === current ? f.features < currentLimit : held < limits.bytes);
 
   const pump = async (f: BoardFetch): Promise<void> => {
     try {
-      const onPage = (page: { bytes: number; items: number }): void => notePage(f, page);
-      for await (const item of source.listBoardItems(boards[f.index]!.id, { fields: BOARD_ITEM_FIELDS, onPage })) {
-        const weight = weigh(f);
-        f.items.push(item);
-        f.weights.push(weight);
-        held += weight;
+      for await (const page of source.listBoardItemPages(boards[f.index]!.id, { fields: BOARD_ITEM_FIELDS })) {
+        f.pages.push(page);
+        f.features += page.items.length;
+        held += page.bytes;
         f.arrived.notify();
         while (!stopped && !mayContinue(f)) await room.wait();
         if (stopped) break;
@@ -340,9 +322,25 @@ export async function* boardItemsInOrder(
     const meta = loadMeta(boards[index]!.id);
     // Observed when the board's turn comes; until then a failure must not be an unhandled rejection.
     meta.catch(() => undefined);
-    const f: BoardFetch = { index, meta, items: [], weights: [], head: 0, pages: [], done: false, arrived: new Signal() };
+    const f: BoardFetch = { index, meta, pages: [], head: 0, features: 0, done: false, arrived: new Signal() };
     fetches.push(f);
     void pump(f);
+  };
+
+  /** Takes the next page of `f` off the read-ahead, waking a fetch that waits for the room it frees. */
+  const take = (f: BoardFetch): ItemsPage => {
+    const page = f.pages[f.head]!;
+    f.pages[f.head++] = undefined;
+    if (f.head >= 256 && f.head * 2 >= f.pages.length) {
+      f.pages = f.pages.slice(f.head);
+      f.head = 0;
+    }
+    const wasFull = held >= limits.bytes;
+    const wasAtLimit = f.features >= currentLimit;
+    held -= page.bytes;
+    f.features -= page.items.length;
+    if ((wasFull && held < limits.bytes) || (wasAtLimit && f.features < currentLimit)) room.notify();
+    return page;
   };
 
   try {
@@ -356,26 +354,14 @@ export async function* boardItemsInOrder(
       const meta = await f.meta;
       for (;;) {
         if (failure) throw failure.error;
-        if (f.head < f.items.length) {
-          const item = f.items[f.head]!;
-          const wasFull = held >= limits.bytes;
-          held -= f.weights[f.head]!;
-          f.items[f.head++] = undefined;
-          if (f.head >= 4096 && f.head * 2 >= f.items.length) {
-            f.items = f.items.slice(f.head);
-            f.weights = f.weights.slice(f.head);
-            f.head = 0;
-          }
-          // Crossing below a limit: a fetch may be waiting for room.
-          if ((wasFull && held < limits.bytes) || f.items.length - f.head === currentLimit - 1) room.notify();
-          yield { board, meta, item };
+        if (f.head < f.pages.length) {
+          yield { board, meta, items: take(f).items };
           continue;
         }
         if (f.done) break;
         await f.arrived.wait();
       }
-      f.items = [];
-      f.weights = [];
+      f.pages = [];
     }
   } finally {
     stopped = true;
@@ -383,7 +369,8 @@ export async function* boardItemsInOrder(
   }
 }
 
-type BoardItemOf = { board: Board; meta: BoardMetadata; item: BoardItem };
+/** A page of one board's features, with the board and its metadata. */
+export type BoardItemsOf = { board: Board; meta: BoardMetadata; items: readonly BoardItem[] };
 
 /** `first` (already asked for) followed by the rest of `rest`. */
 async function* prepend<T>(first: Promise<IteratorResult<T, void>>, rest: AsyncGenerator<T, void, undefined>): AsyncGenerator<T, void, undefined> {
@@ -405,7 +392,7 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   const audit = new FieldAudit();
 
   /** The boards and their items' iterator, started by prefetch() or at the dataset's turn. */
-  let started: Promise<{ boards: Board[]; items: AsyncGenerator<BoardItemOf> }> | undefined;
+  let started: Promise<{ boards: Board[]; items: AsyncGenerator<BoardItemsOf> }> | undefined;
   const start = () =>
     (started ??= selectBoards(ctx.source, selection, 'boardItems', ctx.log).then((selected) => {
       const limits = { ...readAhead, boardsInFlight: Math.max(readAhead.boardsInFlight, ctx.source.concurrency ?? 0) };
@@ -416,20 +403,22 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
       return { boards: selected, items: prepend(first, items) };
     }));
 
-  async function* rows(items: AsyncGenerator<BoardItemOf>): AsyncIterable<TableRow> {
+  async function* rows(items: AsyncGenerator<BoardItemsOf>): AsyncIterable<TableRow> {
     for (const board of boards) counts.set(board.id, { features: 0, stories: 0 });
     const timeZone = ctx.definition.timeZone;
-    for await (const { board, meta, item } of items) {
+    for await (const { board, meta, items: page } of items) {
       const count = counts.get(board.id)!;
-      count.features++;
-      audit.check('board-items', item, BOARD_ITEM_SHAPE);
-      if (typeof item.teamsAndSprints === 'string') {
-        audit.warn('board-items', 'teamsAndSprints', 'text where a list of { sprint, team } was expected; shown as is in sprints');
-      }
-      yield featureRow(board, item, meta, timeZone);
-      for (const story of childItems(item)) {
-        count.stories++;
-        yield storyRow(board, item, story, meta, timeZone);
+      for (const item of page) {
+        count.features++;
+        audit.check('board-items', item, BOARD_ITEM_SHAPE);
+        if (typeof item.teamsAndSprints === 'string') {
+          audit.warn('board-items', 'teamsAndSprints', 'text where a list of { sprint, team } was expected; shown as is in sprints');
+        }
+        yield featureRow(board, item, meta, timeZone);
+        for (const story of childItems(item)) {
+          count.stories++;
+          yield storyRow(board, item, story, meta, timeZone);
+        }
       }
     }
   }

@@ -78,11 +78,11 @@ describe('runs that cannot corrupt each other', () => {
     const inner = client();
     return new Proxy(inner, {
       get(target, prop) {
-        if (prop === 'listBoardItems') {
+        if (prop === 'listBoardItemPages') {
           return async function* (boardId: string, options?: { fields?: readonly string[] }) {
             await wait;
             if (fail) throw new PlanningApiError('injected: the board items answered 400', { operation: 'listBoardItems', status: 400 });
-            yield* target.listBoardItems(boardId, options);
+            yield* target.listBoardItemPages(boardId, options);
           };
         }
         return bound(target, prop);

@@ -54,21 +54,21 @@ function fakeSource(options: {
   const whenAllStopped = () => (active === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allStopped = resolve)));
   let maxActive = 0;
   const source = {
-    async *listBoardItems(boardId: string, listOptions?: { onPage?: (page: { bytes: number; items: number }) => void }): AsyncGenerator<BoardItem> {
+    async *listBoardItemPages(boardId: string): AsyncGenerator<{ items: BoardItem[]; bytes: number }> {
       active++;
       started.add(boardId);
       maxActive = Math.max(maxActive, active);
       try {
         const n = options.count(boardId);
-        for (let i = 0; i < n; i++) {
-          if (i % options.pageSize === 0) {
-            await delay(options.pageMs);
-            const items = Math.min(options.pageSize, n - i);
-            listOptions?.onPage?.({ bytes: items * (options.itemBytes?.(boardId) ?? ITEM_BYTES), items });
+        for (let first = 0; first < n; first += options.pageSize) {
+          await delay(options.pageMs);
+          const items: BoardItem[] = [];
+          for (let i = first; i < Math.min(n, first + options.pageSize); i++) {
+            if (options.failAt?.board === boardId && i === options.failAt.after) throw new Error(`board ${boardId} failed`);
+            items.push({ id: `${boardId}-f${i}` });
           }
-          if (options.failAt?.board === boardId && i === options.failAt.after) throw new Error(`board ${boardId} failed`);
-          pulled.set(boardId, (pulled.get(boardId) ?? 0) + 1);
-          yield { id: `${boardId}-f${i}` };
+          pulled.set(boardId, (pulled.get(boardId) ?? 0) + items.length);
+          yield { items, bytes: items.length * (options.itemBytes?.(boardId) ?? ITEM_BYTES) };
         }
       } finally {
         active--;
@@ -98,13 +98,15 @@ describe('boardItemsInOrder', () => {
     const fake = fakeSource({ count: () => 30, pageSize: 10, pageMs: 5 });
     const boards = boardsOf(5);
     const seen: string[] = [];
-    for await (const { board, item } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, {
+    for await (const { board, items } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, {
       boardsInFlight: 3,
       bytes: 1_000 * ITEM_BYTES,
       currentBoardFeatures: 1_000,
     })) {
-      expect(item.id.startsWith(`${board.id}-`)).toBe(true);
-      seen.push(item.id);
+      for (const item of items) {
+        expect(item.id.startsWith(`${board.id}-`)).toBe(true);
+        seen.push(item.id);
+      }
     }
     expect(seen).toEqual(boards.flatMap((b) => Array.from({ length: 30 }, (_, i) => `${b.id}-f${i}`)));
     expect(fake.maxActive).toBe(3);
@@ -116,8 +118,8 @@ describe('boardItemsInOrder', () => {
     const consumed = new Map<string, number>();
     let maxAhead = 0;
     let maxHeld = 0;
-    for await (const { board } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, LIMITS)) {
-      consumed.set(board.id, (consumed.get(board.id) ?? 0) + 1);
+    for await (const { board, items } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, LIMITS)) {
+      consumed.set(board.id, (consumed.get(board.id) ?? 0) + items.length);
       const index = boards.indexOf(board);
       const ahead = boards.slice(index + 1).reduce((n, b) => n + (fake.pulled.get(b.id) ?? 0), 0);
       const current = (fake.pulled.get(board.id) ?? 0) - (consumed.get(board.id) ?? 0);
@@ -126,9 +128,9 @@ describe('boardItemsInOrder', () => {
       await delay(1); // a slow consumer: the read-ahead fills up
     }
     expect([...consumed.values()]).toEqual([60, 60, 60, 60]);
-    // The limit is checked after each feature, so each board in flight may be one past it.
+    // The limit is checked after each page, so each board in flight may be one page (4) past it.
     expect(maxAhead).toBeGreaterThanOrEqual(LIMIT_FEATURES - LIMITS.currentBoardFeatures);
-    expect(maxHeld).toBeLessThanOrEqual(LIMIT_FEATURES + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight);
+    expect(maxHeld).toBeLessThanOrEqual(LIMIT_FEATURES + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight * 4);
   });
 
   it('weighs the read-ahead by the answers\' bytes: boards of heavy features hold fewer of them', async () => {
@@ -145,25 +147,26 @@ describe('boardItemsInOrder', () => {
       await delay(1);
     }
     await fake.whenAllStopped();
-    // Each board behind may pass the limit by the one feature it had when it last looked.
-    expect(heldBehind).toBeLessThanOrEqual(limits.bytes + heavy + ITEM_BYTES);
-    expect(heldBehind).toBeGreaterThanOrEqual(limits.bytes - heavy);
+    // Each board behind may pass the limit by the one page (4 features) it had when it last looked.
+    expect(heldBehind).toBeLessThanOrEqual(limits.bytes + 4 * heavy + 4 * ITEM_BYTES);
+    expect(heldBehind).toBeGreaterThanOrEqual(limits.bytes - 4 * heavy);
     expect(fake.pulled.get('b1') ?? 0).toBeLessThan(40);
   });
 
   it('stops every board when the consumer stops early', async () => {
     const fake = fakeSource({ count: () => 10_000, pageSize: 10, pageMs: 1 });
     let n = 0;
-    for await (const _ of boardItemsInOrder(fake.source, () => Promise.resolve(META), boardsOf(4), LIMITS)) {
-      if (++n === 25) break;
+    for await (const { items } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boardsOf(4), LIMITS)) {
+      n += items.length;
+      if (n >= 25) break;
     }
     // Waits for the event itself: each board's fetch ends (its generator returns) once it sees the stop.
     await fake.whenAllStopped();
     expect([...fake.started].sort()).toEqual(['b0', 'b1', 'b2']);
     expect([...fake.finished].sort()).toEqual(['b0', 'b1', 'b2']);
-    // Stopped within the read-ahead: each fetch takes at most one more feature after the stop.
+    // Stopped within the read-ahead: each fetch takes at most one more page (10 features) after the stop.
     const pulled = [...fake.pulled.values()].reduce((a, b) => a + b, 0);
-    expect(pulled).toBeLessThanOrEqual(n + LIMIT_FEATURES + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight);
+    expect(pulled).toBeLessThanOrEqual(n + LIMIT_FEATURES + LIMITS.currentBoardFeatures + LIMITS.boardsInFlight * 10);
   });
 
   it('ends with the failure of a later board without waiting for its turn', async () => {
@@ -171,12 +174,12 @@ describe('boardItemsInOrder', () => {
     const boards = boardsOf(4);
     const seen: string[] = [];
     const iterate = async () => {
-      for await (const { item } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, {
+      for await (const { items } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, {
         boardsInFlight: 4,
         bytes: 10_000 * ITEM_BYTES,
         currentBoardFeatures: 10_000,
       })) {
-        seen.push(item.id);
+        seen.push(...items.map((item) => item.id));
         await delay(1);
       }
     };
@@ -190,7 +193,7 @@ describe('boardItemsInOrder', () => {
     const loadMeta = (boardId: string) => (boardId === 'b1' ? Promise.reject(new Error('statuses of b1 failed')) : Promise.resolve(META));
     const seen: string[] = [];
     const iterate = async () => {
-      for await (const { item } of boardItemsInOrder(fake.source, loadMeta, boardsOf(3), LIMITS)) seen.push(item.id);
+      for await (const { items } of boardItemsInOrder(fake.source, loadMeta, boardsOf(3), LIMITS)) seen.push(...items.map((item) => item.id));
     };
     await expect(iterate()).rejects.toThrow('statuses of b1 failed');
     expect(seen).toEqual(['b0-f0', 'b0-f1', 'b0-f2']);
@@ -199,8 +202,8 @@ describe('boardItemsInOrder', () => {
   it('copes with no boards and with empty boards', async () => {
     const none = fakeSource({ count: () => 0, pageSize: 10, pageMs: 1 });
     const all: string[] = [];
-    for await (const { item } of boardItemsInOrder(none.source, () => Promise.resolve(META), [], LIMITS)) all.push(item.id);
-    for await (const { item } of boardItemsInOrder(none.source, () => Promise.resolve(META), boardsOf(6), LIMITS)) all.push(item.id);
+    for await (const { items } of boardItemsInOrder(none.source, () => Promise.resolve(META), [], LIMITS)) all.push(...items.map((item) => item.id));
+    for await (const { items } of boardItemsInOrder(none.source, () => Promise.resolve(META), boardsOf(6), LIMITS)) all.push(...items.map((item) => item.id));
     expect(all).toEqual([]);
   });
 });
