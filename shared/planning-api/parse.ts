@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { SchemaMismatchError } from '../core/errors';
+import { canonicalCheckOf } from './canonical';
 
 /**
  * Validation at the edge: every response body is read here, and every record is checked against its
@@ -127,6 +128,8 @@ export function parseRecord<S extends z.ZodType>(
   operation: string,
   where: { index?: number; pathPrefix?: string } = {},
 ): z.output<S> {
+  // A record that already is what its schema outputs is used as it came (canonical.ts says why).
+  if (canonicalCheckOf(schema)?.(raw)) return raw as z.output<S>;
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

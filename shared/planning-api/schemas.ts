@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { declareCanonical } from './canonical';
 
 /**
  * Zod schemas of the records of the Work-Planning Reporting API, as its documentation describes them.
@@ -17,10 +18,15 @@ import * as z from 'zod';
 const numberAsString = z.number().transform((v) => String(v));
 const id = z.union([z.string(), numberAsString]);
 const optString = z.union([z.string(), numberAsString]).nullish();
-const optNumber = z
-  .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)])
-  .transform((v) => (typeof v === 'number' ? v : Number(v)))
-  .nullish();
+// Its transform hands a number back as it came: declared, as the check compiler cannot see that.
+const optNumber = declareCanonical(
+  z
+    .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)])
+    .transform((v) => (typeof v === 'number' ? v : Number(v)))
+    .nullish(),
+  ['number', 'string', 'null', 'undefined'],
+  (v) => v === null || v === undefined || (typeof v === 'number' && Number.isFinite(v)),
+);
 const optBoolean = z.boolean().nullish();
 const list = <T extends z.ZodType>(item: T) => z.array(item).nullish();
 /**
