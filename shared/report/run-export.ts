@@ -92,6 +92,8 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     try {
       await exportDatasets(datasets, outputs, tableRows, progress, log);
     } finally {
+      // A table that failed midway never closed its sinks: its comparison's scratch file goes here.
+      tracker.dispose();
       await Promise.all(datasets.map((d) => (d.stop ? d.stop() : Promise.resolve())));
     }
     const changed = await tracker.finish();

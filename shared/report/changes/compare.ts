@@ -1,18 +1,26 @@
 import type { TableRow } from '../../table/table';
-import { KeyPrints } from './key-prints';
 import { emptyCounts, type ChangeCounts, type ChangeRow } from './model';
 import { readSnapshot, SnapshotReadError, type SnapshotHeader } from './snapshot';
 import { displayValue, type BoundSpec, type SnapshotValue } from './specs';
+import { ScratchFileError, SpilledKeyPrints } from './spilled-key-prints';
 
 /**
  * The comparison of one table with its baseline snapshot. The baseline is streamed into a map of
- * key → fingerprint of the tracked values (KeyPrints: 16 bytes a row); each row of this run is looked up
- * as it streams past and its entry removed, so what is left at the end was removed. Only rows that
- * differ keep more than that, and a second pass over the baseline (read from storage again, as a
- * stream) fetches their old values and the removed rows' titles: changes are few, rows are many.
+ * key → fingerprint of the tracked values kept in a scratch file (SpilledKeyPrints: in memory, one bit
+ * a baseline row plus a bounded working set); each row of this run is looked up as it streams past,
+ * one positional read of the file, and its entry marked seen by the baseline row's ordinal, so the
+ * ordinals left unmarked at the end were removed. Only rows that differ keep more than that, and a
+ * second pass over the baseline (read from storage again, as a stream) fetches their old values and
+ * the removed rows' titles: changes are few, rows are many. That pass counts the baseline's rows as it
+ * reads, so it knows a removed row by its ordinal without a lookup.
+ *
+ * The comparison owns the scratch file: `close` removes it, and the tracker calls it however the
+ * table ends. A scratch file that fails (a full disk) is a ScratchFileError from `load` or `finish`.
  */
 export class TableComparison {
-  private readonly remaining: KeyPrints;
+  private readonly remaining: SpilledKeyPrints;
+  /** The scratch file's failure during `row`, thrown by `finish` (the export goes on meanwhile). */
+  private failure: ScratchFileError | undefined;
   private readonly changed = new Map<string, Candidate>();
   private readonly added: Candidate[] = [];
   private readonly scopeAdded = new Map<string, number>();
@@ -27,20 +35,21 @@ export class TableComparison {
     private readonly current: SnapshotHeader,
     expectedRows: number,
   ) {
-    this.remaining = new KeyPrints(expectedRows);
+    this.remaining = SpilledKeyPrints.open({ expectedRows });
     this.baseUnits = new Set(baseline.scope.units.map((u) => u.id));
     this.currentUnits = new Set(current.scope.units.map((u) => u.id));
   }
 
   /**
    * Streams the baseline into the map. Resolves with a sentence instead when the tables cannot be
-   * compared (other tracked columns, other settings); throws SnapshotReadError when it is unreadable.
+   * compared (other tracked columns, other settings); throws SnapshotReadError when it is unreadable,
+   * ScratchFileError when the map's file fails. The scratch file is removed when it throws.
    */
   static async load(
     bound: BoundSpec,
     openBaseline: () => Promise<AsyncIterable<Uint8Array>>,
     current: SnapshotHeader,
-    /** The baseline's rows (its manifest says): the key map is sized for them once. */
+    /** The baseline's rows (its manifest says): the key map's buckets are sized for them. */
     baselineRows = 0,
   ): Promise<TableComparison | string> {
     let comparison: TableComparison | undefined;
@@ -55,7 +64,9 @@ export class TableComparison {
         },
         { onKey: (key, print) => comparison!.remaining.set(key, print) },
       );
+      comparison?.remaining.seal();
     } catch (error) {
+      comparison?.close();
       if (!(error instanceof StopReading)) throw error;
     }
     if (refusal !== undefined) return refusal;
@@ -65,8 +76,10 @@ export class TableComparison {
 
   /** Compares one row of this run; `print` is the fingerprint of its tracked values (see SnapshotWriter). */
   row(row: TableRow, sheetRow: number, values: readonly SnapshotValue[], print: number): void {
+    if (this.failure) return;
     const key = this.bound.keyOf(row);
-    const before = this.remaining.compare(key, print);
+    const before = this.lookUp(key, print);
+    if (before === undefined) return;
     if (before === 'absent') {
       const scope = this.bound.scopeOf(row);
       if (scope !== null && !this.baseUnits.has(scope) && this.currentUnits.has(scope)) {
@@ -76,12 +89,31 @@ export class TableComparison {
       this.added.push(this.candidate(row, key, sheetRow, values));
       return;
     }
-    this.remaining.delete(key);
     if (before === 'changed') this.changed.set(key, this.candidate(row, key, sheetRow, values));
   }
 
-  /** Ends the comparison: the second pass over the baseline, then the change rows in order. */
+  /** Removes the key map's scratch file. Safe to call more than once. */
+  close(): void {
+    this.remaining.close();
+  }
+
+  /** The key map's answer, or undefined (and the comparison failed) when its file cannot be read. */
+  private lookUp(key: string, print: number): 'absent' | 'same' | 'changed' | undefined {
+    try {
+      return this.remaining.take(key, print);
+    } catch (error) {
+      if (!(error instanceof ScratchFileError)) throw error;
+      this.failure = error;
+      return undefined;
+    }
+  }
+
+  /**
+   * Ends the comparison: the second pass over the baseline, then the change rows in order. Throws
+   * the ScratchFileError a row met. Does not close: the caller does, whether this resolves or throws.
+   */
   async finish(): Promise<{ rows: ChangeRow[]; counts: ChangeCounts }> {
+    if (this.failure) throw this.failure;
     const { fields } = this.bound;
     const counts = emptyCounts();
     const removed: ChangeRow[] = [];
@@ -89,12 +121,11 @@ export class TableComparison {
     const scopeRemoved = new Map<string, number>();
     const oldValues = new Map<string, readonly SnapshotValue[]>();
     if (this.remaining.size > 0 || this.changed.size > 0) {
-      const want = (key: string) => this.changed.has(key) || this.remaining.has(key);
-      await readSnapshot(await this.openBaseline(), () => undefined, { want, onRow: (old) => {
+      const want = (key: string, ordinal: number) => !this.remaining.isSeen(ordinal) || this.changed.has(key);
+      await readSnapshot(await this.openBaseline(), () => undefined, { want, onRow: (old, ordinal) => {
         if (this.changed.has(old.key)) {
           oldValues.set(old.key, old.values);
-        } else if (this.remaining.has(old.key)) {
-          this.remaining.delete(old.key);
+        } else if (!this.remaining.isSeen(ordinal)) {
           if (old.scope !== null && this.baseUnits.has(old.scope) && !this.currentUnits.has(old.scope)) {
             scopeRemoved.set(old.scope, (scopeRemoved.get(old.scope) ?? 0) + 1);
             return;

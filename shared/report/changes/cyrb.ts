@@ -1,7 +1,7 @@
 /**
  * cyrb53's two 32-bit lanes of `text` (its UTF-16 units), mixed from the given seeds, written to
  * `out` so a caller hashing millions of keys allocates nothing per call. The fingerprint (specs.ts)
- * and the key map's 64-bit key hash (key-prints.ts) are this with different seeds.
+ * and the key map's 64-bit key hash (spilled-key-prints.ts) are this with different seeds.
  */
 export function cyrbLanes(text: string, seed1: number, seed2: number, out: Uint32Array): void {
   let h1 = seed1;

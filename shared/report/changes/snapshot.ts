@@ -102,7 +102,9 @@ export class SnapshotReadError extends ExporterError {}
 
 /**
  * Reads a stored snapshot line by line: the header, then each row, either in full (`onRow`) or only
- * its key and fingerprint (`onKey`, the first pass: no JSON parsing for keys without escapes). The
+ * its key and fingerprint (`onKey`, the first pass: no JSON parsing for keys without escapes). `want`
+ * and `onRow` get the row's ordinal too (0 for the first row after the header), whether or not earlier
+ * rows were wanted: the comparison's key map knows baseline rows by it (spilled-key-prints.ts). The
  * stored bytes arrive and are decompressed as a stream, so only one chunk of text is held at a time. Anything
  * malformed is a SnapshotReadError.
  */
@@ -110,13 +112,15 @@ export async function readSnapshot(
   source: AsyncIterable<Uint8Array>,
   onHeader: (header: SnapshotHeader) => void,
   on:
-    | { readonly onRow: (row: SnapshotRow) => void; readonly want?: (key: string) => boolean }
+    | { readonly onRow: (row: SnapshotRow, ordinal: number) => void; readonly want?: (key: string, ordinal: number) => boolean }
     | { readonly onKey: (key: string, fingerprint: number) => void },
 ): Promise<void> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
   let header: SnapshotHeader | undefined;
   let lineNo = 0;
+  /** Rows read so far: the next row's ordinal. */
+  let rows = 0;
   const take = (line: string) => {
     lineNo++;
     if (line === '') return;
@@ -137,8 +141,9 @@ export async function readSnapshot(
       throw new SnapshotReadError(`line ${lineNo} is not a snapshot row`);
     }
     const [print, key, display, title, scope, values] = parsed as [number, string, unknown, unknown, unknown, SnapshotValue[]];
+    const ordinal = rows++;
     if ('onKey' in on) on.onKey(key, print);
-    else on.onRow({ key, display: typeof display === 'string' ? display : key, title: textOrNull(title), scope: textOrNull(scope), values });
+    else on.onRow({ key, display: typeof display === 'string' ? display : key, title: textOrNull(title), scope: textOrNull(scope), values }, ordinal);
   };
   /**
    * `[<fingerprint>,"<key>",` read with indexOf when the key has no escapes: the first pass needs
@@ -154,8 +159,10 @@ export async function readSnapshot(
     const key = line.slice(comma + 2, close);
     const print = Number(line.slice(1, comma));
     if (close < 0 || key.includes('\\') || !Number.isSafeInteger(print)) return false;
-    if (want && want(key)) return false;
+    // A wanted row is parsed in full by `take`, which counts it then.
+    if (want && want(key, rows)) return false;
     lineNo++;
+    rows++;
     quick?.(key, print);
     return true;
   };

@@ -10,6 +10,7 @@ import { addCounts, emptyCounts, type ChangeReport, type ChangeRow, type TableCh
 import { scopeOf } from './scope';
 import { openSnapshotWriter, SnapshotReadError, type SnapshotHeader, SNAPSHOT_FORMAT } from './snapshot';
 import { bindSpec, changeSpecOf } from './specs';
+import { ScratchFileError } from './spilled-key-prints';
 
 /**
  * The hook between a run (run-export.ts) and the comparison: run-export opens one tracker per run,
@@ -38,6 +39,11 @@ export interface ChangeTracker {
   openTable(dataset: string, table: TableDefinition, resolvedSelectors: Record<string, unknown>): Promise<TableSink | undefined>;
   /** After the last table: the comparison, and what the manifest records under `changes`. */
   finish(): Promise<{ readonly report: ChangeReport; readonly manifest: ManifestChanges }>;
+  /**
+   * Removes the scratch files of comparisons whose table never closed (an export that failed midway).
+   * A closed table has removed its own already; safe to call more than once. Call it however the run ends.
+   */
+  dispose(): void;
 }
 
 export const SNAPSHOT_CONTENT_TYPE = 'application/gzip';
@@ -61,6 +67,11 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
   const rows: ChangeRow[] = [];
   const seen = new Set<string>();
   const sheetNames: Record<string, string> = {};
+  /** Comparisons whose scratch file is still there: closed with their table, or by `dispose`. */
+  const open = new Set<TableComparison>();
+  const closeComparison = (comparison: Loaded | undefined) => {
+    if (comparison instanceof TableComparison && open.delete(comparison)) comparison.close();
+  };
 
   return {
     async openTable(dataset, table, resolvedSelectors) {
@@ -78,9 +89,12 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
         scope: scopeOf(dataset, resolvedSelectors, spec.settings),
       };
       const comparison = baseline ? await loadComparison(baseline, bound, header, deps) : undefined;
+      if (comparison instanceof TableComparison) open.add(comparison);
       const path = snapshotPath(table.name);
-      const upload = await deps.openUpload(path, SNAPSHOT_CONTENT_TYPE);
-      const writer = openSnapshotWriter(upload.stream, header);
+      const { upload, writer } = await openSnapshotUpload(deps, path, header).catch((error: unknown) => {
+        closeComparison(comparison);
+        throw error;
+      });
       let count = 0;
       return {
         writeRow(row: TableRow) {
@@ -97,30 +111,23 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
           return written.pending;
         },
         async close() {
-          await writer.close();
-          const object = await deps.stored(upload);
-          snapshots.push({ table: table.name, path: object.path ?? path, bytes: object.bytes, sha256: object.sha256, rows: count });
-          const counts = emptyCounts();
-          const result = comparison instanceof TableComparison ? await finishComparison(comparison, spec.label, deps.log) : comparison;
-          if (result && 'rows' in result) {
-            addCounts(counts, result.counts);
-            rows.push(...result.rows);
-            tables.push({ table: table.name, label: spec.label, compared: true, note: null, counts });
-          } else {
-            const note = result?.note ?? null;
-            if (result?.scope) counts.scope++;
-            if (note !== null) {
-              rows.push({
-                table: table.name, tableLabel: spec.label, kind: result?.scope ? 'scope' : 'note', key: null, link: null,
-                sheetRow: null, title: note, what: result?.scope ? 'added to the report' : 'not compared', from: null,
-                to: result?.scope ? rowsText(count) : null,
-              });
-            }
-            tables.push({ table: table.name, label: spec.label, compared: false, note, counts });
+          let result: TableResult;
+          try {
+            await writer.close();
+            const object = await deps.stored(upload);
+            snapshots.push({ table: table.name, path: object.path ?? path, bytes: object.bytes, sha256: object.sha256, rows: count });
+            result = comparison instanceof TableComparison ? await finishComparison(comparison, spec.label, deps.log) : comparison;
+          } finally {
+            closeComparison(comparison);
           }
+          recordTable({ table: table.name, label: spec.label, rows: count }, result, rows, tables);
           return count;
         },
       };
+    },
+
+    dispose() {
+      for (const comparison of open) closeComparison(comparison);
     },
 
     finish() {
@@ -169,10 +176,42 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
 }
 
 type Loaded = TableComparison | { readonly note: string; readonly scope: boolean };
+type TableResult = Awaited<ReturnType<typeof finishComparison>> | Exclude<Loaded, TableComparison> | undefined;
+
+async function openSnapshotUpload(deps: ChangeTrackerDeps, path: string, header: SnapshotHeader) {
+  const upload = await deps.openUpload(path, SNAPSHOT_CONTENT_TYPE);
+  return { upload, writer: openSnapshotWriter(upload.stream, header) };
+}
+
+/** A closed table's comparison (or why there is none) into the report's rows and tables. */
+function recordTable(
+  table: { readonly table: string; readonly label: string; readonly rows: number },
+  result: TableResult,
+  rows: ChangeRow[],
+  tables: TableChanges[],
+): void {
+  const counts = emptyCounts();
+  if (result && 'rows' in result) {
+    addCounts(counts, result.counts);
+    rows.push(...result.rows);
+    tables.push({ table: table.table, label: table.label, compared: true, note: null, counts });
+    return;
+  }
+  const note = result?.note ?? null;
+  if (result?.scope) counts.scope++;
+  if (note !== null) {
+    rows.push({
+      table: table.table, tableLabel: table.label, kind: result?.scope ? 'scope' : 'note', key: null, link: null,
+      sheetRow: null, title: note, what: result?.scope ? 'added to the report' : 'not compared', from: null,
+      to: result?.scope ? rowsText(table.rows) : null,
+    });
+  }
+  tables.push({ table: table.table, label: table.label, compared: false, note, counts });
+}
 
 /**
- * The comparison's result, or a note when its second read of the baseline fails: the export goes on
- * without the table's changes rather than failing over them.
+ * The comparison's result, or a note when its second read of the baseline (or its scratch file)
+ * fails: the export goes on without the table's changes rather than failing over them.
  */
 async function finishComparison(
   comparison: TableComparison,
@@ -182,6 +221,10 @@ async function finishComparison(
   try {
     return await comparison.finish();
   } catch (error) {
+    if (error instanceof ScratchFileError) {
+      log.warn('comparison scratch file failed; table not compared', { reason: errorMessage(error) });
+      return { note: `${label} were not compared: ${error.message}.`, scope: false };
+    }
     if (!(error instanceof SnapshotReadError || error instanceof StorageError)) throw error;
     log.warn('baseline snapshot unreadable on the second pass; table not compared', { reason: errorMessage(error) });
     return { note: `${label} were not compared: the earlier run's snapshot could not be read again (${errorMessage(error)}).`, scope: false };
@@ -226,6 +269,10 @@ async function loadComparison(
   } catch (error) {
     if (error instanceof SnapshotReadError) return unreadable(`could not be read: ${error.message}`);
     if (error instanceof StorageError) return unreadable(`could not be read (${errorMessage(error)})`);
+    if (error instanceof ScratchFileError) {
+      deps.log.warn('comparison scratch file failed; table not compared', { table: header.table, reason: error.message });
+      return { note: `${label} were not compared: ${error.message}.`, scope: false };
+    }
     throw error;
   }
 }
