@@ -16,7 +16,7 @@ type Def = {
 };
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
-const recordSchemas = Object.entries(schemas).filter(
+const recordSchemas = (Object.entries(schemas) as [string, unknown][]).filter(
   (entry): entry is [string, z.ZodType] => entry[0].endsWith('Schema') && typeof (entry[1] as { safeParse?: unknown }).safeParse === 'function',
 );
 
