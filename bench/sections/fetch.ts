@@ -9,6 +9,7 @@ import { runWorker, startService, type ChildOutcome, type ServiceProcess } from 
 import { interleaved, spreadText } from '../lib/interleave';
 import { int, mb, median, over, progress, ratio, seconds, table, type SectionResult, type TargetCheck } from '../lib/common';
 import type { SimStats } from '../workers/sim-server';
+import type { ClientCpuResult } from '../workers/client-cpu';
 import { DEFAULT_API_CONCURRENCY } from '../../shared/core/defaults';
 import { BOARD_ITEMS_READ_AHEAD, type BoardItemsReadAhead } from '../../shared/report/tables/board-items';
 import type { SimCredentials, TenantShape } from '../../simulator/index';
@@ -36,6 +37,10 @@ const FAULTS: readonly { status: number | 'reset'; match: 'risks' | 'items' | 'a
   { status: 503, match: 'items' },
   { status: 'reset', match: 'items' },
 ];
+/** Rounds of the client-CPU measurement (each: JSON.parse, decode + JSON.parse, the client). */
+const CPU_ROUNDS = 7;
+/** The client's CPU per record may be this many times JSON.parse's at most. */
+const CPU_TARGET = 2;
 /** Heap of each fetch process: the export Lambda's memory. */
 const HEAP_MB = 1_024;
 /** Other concurrencies measured once each, to show where the default sits. */
@@ -157,6 +162,51 @@ async function singleRun(label: string, concurrency: number, extra: RunSettings 
   return run;
 }
 
+/**
+ * The client's CPU per record against JSON.parse, apart from the network: the tenant's answers are
+ * recorded from a fresh simulator and replayed from memory in a fresh process (workers/client-cpu.ts).
+ */
+async function measureClientCpu(): Promise<{ markdown: string; target: TargetCheck }> {
+  progress('fetch: client CPU per record');
+  const { service, credentials } = await freshSimulator(0);
+  let outcome: ChildOutcome<ClientCpuResult>;
+  try {
+    outcome = await runWorker<ClientCpuResult>('workers/client-cpu.ts', { credentials, concurrency: DEFAULT_API_CONCURRENCY, rounds: CPU_ROUNDS }, { maxOldSpaceMb: HEAP_MB });
+  } finally {
+    await service.close();
+  }
+  const r = outcome.result;
+  if (!r) throw failure('client CPU', outcome);
+  const perRecord = (ms: readonly number[]) => (median(ms) * 1000) / r.records;
+  const parse = perRecord(r.parseMs);
+  const decodeParse = perRecord(r.decodeParseMs);
+  const client = perRecord(r.clientMs);
+  const us = (v: number) => `${v.toFixed(2)} µs`;
+  const row = (label: string, ms: readonly number[]) => [label, spreadText(ms, (v) => `${int(v)} ms`), us(perRecord(ms)), ratio(perRecord(ms) / parse)];
+  const markdown = [
+    `**Client CPU per record.** The same tenant's answers (${int(r.requests)} answers, ${mb(r.bytes / 2 ** 20)}, ` +
+      `${int(r.records)} records: risks, features and stories) recorded once from the simulator and replayed from memory ` +
+      `in a fresh process, so only this process's work is counted; ${CPU_ROUNDS} rounds in alternating order, CPU time ` +
+      `(\`process.cpuUsage\`), medians with the range:`,
+    '',
+    table(
+      ['measurement', 'CPU', 'per record', '÷ JSON.parse'],
+      [
+        row('JSON.parse of each answer, already decoded (the floor)', r.parseMs),
+        row('decoding each answer (UTF-8) and JSON.parse', r.decodeParseMs),
+        row('the export\'s client: transport, decoding, envelopes, validation, paging', r.clientMs),
+      ],
+    ),
+  ].join('\n');
+  const target: TargetCheck = {
+    target: `Fetch: client CPU per record ≤ ${CPU_TARGET}× the JSON.parse floor`,
+    measured: `${us(client)} vs ${us(parse)} (${ratio(client / parse)}); decoding and JSON.parse alone take ${us(decodeParse)} (${ratio(decodeParse / parse)}), the client ${ratio(client / decodeParse)} of that`,
+    met: client / parse <= CPU_TARGET,
+    gap: over(client / parse, CPU_TARGET),
+  };
+  return { markdown, target };
+}
+
 export async function runFetchSection(options: FetchOptions): Promise<SectionResult> {
   const started = performance.now();
   const concurrency = DEFAULT_API_CONCURRENCY;
@@ -170,6 +220,7 @@ export async function runFetchSection(options: FetchOptions): Promise<SectionRes
     concurrency,
     { settings: BEFORE_TUNING },
   );
+  const cpu = await measureClientCpu();
   const { service, credentials } = await freshSimulator(LATENCY_MS);
   try {
     const minimum = minimumOf(parallel);
@@ -227,6 +278,7 @@ export async function runFetchSection(options: FetchOptions): Promise<SectionRes
         met: seqWall / wall >= 5,
         gap: `${(seqWall / wall / 5).toFixed(2)}× the speed-up asked for`,
       },
+      cpu.target,
     ];
 
     const markdown = [
@@ -259,6 +311,8 @@ export async function runFetchSection(options: FetchOptions): Promise<SectionRes
         `${ratio(median(before.requests) / median(parallel.requests))} fewer requests.`,
       `- The same fetch with no latency at all takes ${ratio(cpuFloor / lower)} the latency lower bound: the client's CPU ` +
         `(JSON parsing, validation, rows) on this machine is the larger floor. Wall time / that floor: **${ratio(wall / cpuFloor)}**.`,
+      '',
+      cpu.markdown,
     ].join('\n');
     return { id: 'fetch', title: '1. Fetching', markdown, targets, durationMs: performance.now() - started };
   } finally {
