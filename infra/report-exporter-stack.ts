@@ -44,6 +44,8 @@ const REPORTS_PREFIX = DEFAULT_REPORTS_PREFIX;
 const EVENT_BUS_NAME = DEFAULT_EVENT_BUS_NAME;
 
 const LOG_RETENTION = logs.RetentionDays.THREE_MONTHS;
+/** /tmp of the export function (and the fan-out's assembler, the same function), in MiB. */
+export const EXPORT_SCRATCH_MB = 1_024;
 /**
  * Refused run links (bad signature, expired, revoked) per 5 minutes before the alarm: a person with
  * an old link makes a few; someone trying tokens makes many.
@@ -121,6 +123,9 @@ export class ReportExporterStack extends Stack {
       entry: 'lambdas/export-report/handler.ts',
       description: 'planning-report-exporter: export-report (scheduled and on-demand exports)',
       memorySize: config.exportMemoryMb,
+      // The comparison's key map is a scratch file, ~37 bytes a baseline row while it is built
+      // (docs/changes.md): 10 million rows as the fan-out's assembler would take most of the default 512 MiB.
+      ephemeralStorageMb: EXPORT_SCRATCH_MB,
       timeout: Duration.minutes(config.exportTimeoutMinutes),
       reservedConcurrentExecutions: config.exportReservedConcurrency,
       logRetention: LOG_RETENTION,

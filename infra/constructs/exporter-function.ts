@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -38,6 +38,8 @@ export interface ExporterFunctionProps {
   readonly entry: string;
   readonly description: string;
   readonly memorySize: number;
+  /** Size of /tmp in MiB (512 to 10,240); default 512. */
+  readonly ephemeralStorageMb?: number;
   readonly timeout: Duration;
   readonly environment: Record<string, string>;
   readonly reservedConcurrentExecutions?: number;
@@ -76,6 +78,7 @@ export class ExporterFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       description: props.description,
       memorySize: props.memorySize,
+      ...(props.ephemeralStorageMb !== undefined && { ephemeralStorageSize: Size.mebibytes(props.ephemeralStorageMb) }),
       timeout: props.timeout,
       role: this.role,
       logGroup: this.logGroup,

@@ -202,7 +202,10 @@ describe('functions', () => {
       MemorySize: 2048,
       Timeout: 600,
       ReservedConcurrentExecutions: 3,
+      // Room for the comparison's scratch file (docs/changes.md).
+      EphemeralStorage: { Size: 1024 },
     });
+    for (const fn of [ids.apiFn, ids.syncFn]) expect(synthesized.template.toJSON().Resources[fn].Properties.EphemeralStorage).toBeUndefined();
   });
 
   it('log to explicit log groups with retention and use no AWS managed policies', () => {

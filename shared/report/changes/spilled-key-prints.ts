@@ -23,7 +23,7 @@
  *
  * Synchronous file calls: each is short and local, and a promise per row would cost more than the read.
  */
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync, type PathLike } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync, writeSync, type PathLike } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage, ExporterError } from '../../core/errors';
@@ -37,6 +37,8 @@ export interface SpilledKeyPrintsOptions {
   readonly expectedRows?: number;
   /** Tests only: a hash that crowds keys together. */
   readonly hash?: KeyHash;
+  /** The clock stale scratch directories are judged by (epoch ms). Default Date.now. */
+  readonly now?: () => number;
 }
 
 /** The scratch file could not be made, written or read (a full disk, say): the table is not compared. */
@@ -44,6 +46,35 @@ export class ScratchFileError extends ExporterError {}
 
 /** Scratch directories are named so: one a comparison, removed by `close`. */
 export const SCRATCH_PREFIX = 'report-keys-';
+
+/**
+ * A scratch directory untouched this long was left by a process that was killed (a Lambda that timed
+ * out keeps its /tmp for the next invocation): no run lasts an hour, a Lambda at most 15 minutes.
+ */
+export const STALE_SCRATCH_MS = 60 * 60 * 1000;
+
+/** Removes the stale scratch directories under `parent`; returns how many. Never fails a run. */
+export function sweepStaleScratch(parent: string, now: number): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!name.startsWith(SCRATCH_PREFIX)) continue;
+    const path = join(parent, name);
+    try {
+      if (now - statSync(path).mtimeMs <= STALE_SCRATCH_MS) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed++;
+    } catch {
+      // Removed meanwhile by its owner, or not ours to remove: either way nothing to do.
+    }
+  }
+  return removed;
+}
 
 const cyrbKeyHash: KeyHash = (key, out) => cyrbLanes(key, 0x9e3779b9, 0x85ebca6b, out);
 
@@ -98,6 +129,7 @@ export class SpilledKeyPrints {
 
   /** A map in a fresh scratch directory under the system's temporary one (Lambda's /tmp). */
   static open(options: SpilledKeyPrintsOptions = {}): SpilledKeyPrints {
+    sweepStaleScratch(tmpdir(), (options.now ?? Date.now)());
     const directory = scratch('made', () => mkdtempSync(join(tmpdir(), SCRATCH_PREFIX)));
     return new SpilledKeyPrints(directory, options.expectedRows ?? 0, options.hash ?? cyrbKeyHash);
   }

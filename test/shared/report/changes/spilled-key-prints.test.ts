@@ -1,7 +1,7 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SCRATCH_PREFIX, ScratchFileError, SpilledKeyPrints, type KeyHash } from '../../../../shared/report/changes/spilled-key-prints';
+import { SCRATCH_PREFIX, ScratchFileError, SpilledKeyPrints, STALE_SCRATCH_MS, type KeyHash } from '../../../../shared/report/changes/spilled-key-prints';
 import { mulberry32 } from '../../../../simulator/random';
 import { makeTempDir, type TempDir } from '../../../support/temp-dir';
 
@@ -144,5 +144,24 @@ describe('the spilled comparison key map', () => {
     for (const dir of scratchDirs()) rmSync(join(temp.root, dir), { recursive: true });
     expect(() => map.seal()).toThrow(ScratchFileError);
     expect(() => map.seal()).toThrow(/scratch file could not be/);
+  });
+
+  it('removes the scratch directories a killed run left an hour ago or more, and no one else\'s', () => {
+    const now = Date.UTC(2026, 10, 25, 12);
+    const leftover = (name: string, ageMs: number) => {
+      mkdirSync(join(temp.root, name, 'bucket-0'), { recursive: true });
+      const at = new Date(now - ageMs);
+      utimesSync(join(temp.root, name), at, at);
+    };
+    leftover(`${SCRATCH_PREFIX}killed`, STALE_SCRATCH_MS + 1);
+    leftover(`${SCRATCH_PREFIX}running`, STALE_SCRATCH_MS - 60_000);
+    leftover('someone-else', 10 * STALE_SCRATCH_MS);
+    const map = open({ now: () => now });
+    map.set('k', 1);
+    const names = readdirSync(temp.root);
+    expect(names).not.toContain(`${SCRATCH_PREFIX}killed`);
+    expect(names).toContain(`${SCRATCH_PREFIX}running`);
+    expect(names).toContain('someone-else');
+    expect(scratchDirs()).toHaveLength(2);
   });
 });
