@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SCRATCH_PREFIX, ScratchFileError, SpilledKeyPrints, STALE_SCRATCH_MS, type KeyHash } from '../../../../shared/report/changes/spilled-key-prints';
+import { IN_MEMORY_TABLE_BYTES, SCRATCH_PREFIX, ScratchFileError, SpilledKeyPrints, STALE_SCRATCH_MS, type KeyHash } from '../../../../shared/report/changes/spilled-key-prints';
 import { mulberry32 } from '../../../../simulator/random';
 import { makeTempDir, type TempDir } from '../../../support/temp-dir';
 
@@ -63,6 +63,9 @@ function compareWithModel(map: SpilledKeyPrints, keyOf: (n: number) => string, s
   expect(unseenOrdinals(map)).toEqual(model.unseen());
 }
 
+/** The table in its file (lookups read it), and read back into memory (the default for small tables). */
+const BOTH_PLACES = [0, IN_MEMORY_TABLE_BYTES] as const;
+
 describe('the spilled comparison key map', () => {
   let temp: TempDir;
   let tmpdirBefore: string | undefined;
@@ -90,13 +93,16 @@ describe('the spilled comparison key map', () => {
   it('answers like a Map through 200,000 random baseline rows (keys repeated) and 150,000 lookups (keys taken twice, absent ones)', () => {
     // Keys as the board-items table makes them (board, unit separator, item id), some non-ASCII.
     const keyOf = (n: number) => (n % 7 === 0 ? `Zürich·${n}` : `10${n % 50}\u001f${n}`);
-    compareWithModel(open({ expectedRows: 200_000 }), keyOf, 22, 200_000, 150_000, 60_000);
+    for (const inMemoryTableBytes of BOTH_PLACES) compareWithModel(open({ expectedRows: 200_000, inMemoryTableBytes }), keyOf, 22, 200_000, 150_000, 60_000);
+    expect(maps.map((m) => m.inMemory)).toEqual([false, true]);
   });
 
   it('answers the same with fewer rows expected than come (one large bucket) and with none at all', () => {
     const keyOf = (n: number) => `1003\u001f${n}`;
-    compareWithModel(open({ expectedRows: 10 }), keyOf, 5, 100_000, 50_000, 80_000);
-    compareWithModel(open(), keyOf, 6, 0, 1_000, 10);
+    for (const inMemoryTableBytes of BOTH_PLACES) {
+      compareWithModel(open({ expectedRows: 10, inMemoryTableBytes }), keyOf, 5, 100_000, 50_000, 80_000);
+      compareWithModel(open({ inMemoryTableBytes }), keyOf, 6, 0, 1_000, 10);
+    }
   });
 
   it('answers the same when keys crowd together: long probe runs across read blocks, equal h1, h1 at both ends of the range', () => {
@@ -108,7 +114,7 @@ describe('the spilled comparison key map', () => {
       out[0] = lowOrHigh;
       out[1] = n * 2654435761;
     };
-    compareWithModel(open({ expectedRows: 5_000, hash: crowded }), (n) => `k${n}`, 7, 5_000, 6_000, 3_000);
+    for (const inMemoryTableBytes of BOTH_PLACES) compareWithModel(open({ expectedRows: 5_000, hash: crowded, inMemoryTableBytes }), (n) => `k${n}`, 7, 5_000, 6_000, 3_000);
   });
 
   it('keeps a key whose hash is (0, 0) or (0, 1) apart from an empty slot', () => {
