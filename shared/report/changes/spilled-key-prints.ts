@@ -9,7 +9,8 @@
  * the buckets in order, sorts each by h1 and writes the table file: a linear-probing table whose
  * entries are in h1 order, each at `max(start(h1), previous slot + 1)` with `start` monotone in h1, so
  * a probe never wraps and stops at the first empty slot or the first larger h1. A lookup is one
- * positional read of a block of slots (a second only when a probe run crosses the block's end).
+ * positional read of a block of slots (a second only when a probe run crosses the block's end); a
+ * table of up to IN_MEMORY_TABLE_BYTES is read back into memory instead, where lookups are cheaper.
  *
  * Ordinals are why the seen marks are one bit a row: a row of this run that finds its entry marks the
  * entry's ordinal, and the second pass over the baseline (compare.ts) counts ordinals as it reads, so
