@@ -8,8 +8,9 @@ import { ScratchFileError, SpilledKeyPrints } from './spilled-key-prints';
  * The comparison of one table with its baseline snapshot. The baseline is streamed into a map of
  * key → fingerprint of the tracked values kept in a scratch file (SpilledKeyPrints: in memory, one bit
  * a baseline row plus a bounded working set); each row of this run is looked up as it streams past,
- * one positional read of the file, and its entry marked seen by the baseline row's ordinal, so the
- * ordinals left unmarked at the end were removed. Only rows that differ keep more than that, and a
+ * one positional read of the file (of its copy in memory, for a table up to 16 MiB), and its entry
+ * marked seen by the baseline row's ordinal, so the ordinals left unmarked at the end were removed.
+ * Only rows that differ keep more than that, and a
  * second pass over the baseline (read from storage again, as a stream) fetches their old values and
  * the removed rows' titles: changes are few, rows are many. That pass counts the baseline's rows as it
  * reads, so it knows a removed row by its ordinal without a lookup.
