@@ -1,6 +1,5 @@
 import type {
   Board,
-  BoardItem,
   Collection,
   CompletionType,
   KeyResult,
@@ -16,6 +15,7 @@ import type {
   Team,
   ThemeProgress,
 } from '../planning-api/schemas';
+import type { BoardItemsPage } from '../planning-api/client';
 
 /**
  * What the datasets need from the planning API: the narrow port the report layer depends on.
@@ -45,10 +45,7 @@ export interface PlanningSource {
   ): Promise<PiObjectiveGroup[]>;
 
   /** A board's features an answer at a time, in order, each page with its answer's size in bytes. */
-  listBoardItemPages(
-    boardId: string,
-    options?: { fields?: readonly string[] },
-  ): AsyncIterable<{ readonly items: readonly BoardItem[]; readonly bytes: number }>;
+  listBoardItemPages(boardId: string, options?: { fields?: readonly string[] }): AsyncIterable<BoardItemsPage>;
   listSprints(boardId: string): Promise<Sprint[]>;
   listTeams(boardId: string): Promise<Team[]>;
   getStatuses(boardId: string): Promise<Statuses>;

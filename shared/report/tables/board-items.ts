@@ -1,5 +1,6 @@
 import { statusCategoryText } from '../../core/format';
 import type { Board, BoardItem, BoardStatus, BoardStory, Sprint, Team } from '../../planning-api/schemas';
+import type { BoardItemsPage } from '../../planning-api/client';
 import type { Dataset, DatasetContext, TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { tableColumns } from '../../table/column-spec';
@@ -257,13 +258,11 @@ class Signal {
   }
 }
 
-type ItemsPage = { readonly items: readonly BoardItem[]; readonly bytes: number };
-
 interface BoardFetch {
   readonly index: number;
   readonly meta: Promise<BoardMetadata>;
   /** Pages fetched and not yet handed out: pages[head..]. */
-  pages: (ItemsPage | undefined)[];
+  pages: (BoardItemsPage | undefined)[];
   head: number;
   /** Features in pages[head..]. */
   features: number;
@@ -328,7 +327,7 @@ export async function* boardItemsInOrder(
   };
 
   /** Takes the next page of `f` off the read-ahead, waking a fetch that waits for the room it frees. */
-  const take = (f: BoardFetch): ItemsPage => {
+  const take = (f: BoardFetch): BoardItemsPage => {
     const page = f.pages[f.head]!;
     f.pages[f.head++] = undefined;
     if (f.head >= 256 && f.head * 2 >= f.pages.length) {
