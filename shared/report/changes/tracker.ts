@@ -221,10 +221,7 @@ async function finishComparison(
   try {
     return await comparison.finish();
   } catch (error) {
-    if (error instanceof ScratchFileError) {
-      log.warn('comparison scratch file failed; table not compared', { reason: errorMessage(error) });
-      return { note: `${label} were not compared: ${error.message}.`, scope: false };
-    }
+    if (error instanceof ScratchFileError) return scratchFailure(label, error, log);
     if (!(error instanceof SnapshotReadError || error instanceof StorageError)) throw error;
     log.warn('baseline snapshot unreadable on the second pass; table not compared', { reason: errorMessage(error) });
     return { note: `${label} were not compared: the earlier run's snapshot could not be read again (${errorMessage(error)}).`, scope: false };
@@ -269,12 +266,15 @@ async function loadComparison(
   } catch (error) {
     if (error instanceof SnapshotReadError) return unreadable(`could not be read: ${error.message}`);
     if (error instanceof StorageError) return unreadable(`could not be read (${errorMessage(error)})`);
-    if (error instanceof ScratchFileError) {
-      deps.log.warn('comparison scratch file failed; table not compared', { table: header.table, reason: error.message });
-      return { note: `${label} were not compared: ${error.message}.`, scope: false };
-    }
+    if (error instanceof ScratchFileError) return scratchFailure(label, error, deps.log, { table: header.table });
     throw error;
   }
+}
+
+/** A comparison whose scratch file failed (a full disk, say): a warning, and the table's note. */
+function scratchFailure(label: string, error: ScratchFileError, log: Log, fields: Record<string, unknown> = {}): { readonly note: string; readonly scope: false } {
+  log.warn('comparison scratch file failed; table not compared', { ...fields, reason: error.message });
+  return { note: `${label} were not compared: ${error.message}.`, scope: false };
 }
 
 /** The sheet a table is written to: its title for people when it has one, else its name. */
