@@ -67,11 +67,11 @@ if (input.mode === 'floor') {
   const rows: Record<string, number> = {};
   let firstRowMs: number | undefined;
   for (const dataset of datasets) {
-    for await (const { table, rows: tableRows } of dataset.tables()) {
+    for await (const { table, batches } of dataset.tables()) {
       let n = 0;
-      for await (const _row of tableRows) {
+      for await (const batch of batches) {
         firstRowMs ??= performance.now() - started;
-        n++;
+        n += batch.length;
       }
       rows[table.name] = n;
     }

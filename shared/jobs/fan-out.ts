@@ -79,7 +79,7 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
   const narrowed: ReportDefinition = { ...definition, datasets: { boardItems: { boards: [...boards] } } };
   const dataset = boardItemsDataset({ source: client, definition: narrowed, log: deps.log, ...(deps.now && { now: deps.now }) });
   for await (const table of dataset.tables()) {
-    for await (const _row of table.rows) {
+    for await (const _batch of table.batches) {
       // Drained: the answers are what the worker is for.
     }
   }

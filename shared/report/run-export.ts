@@ -126,7 +126,7 @@ async function exportDatasets(
     log.info('exporting dataset', { dataset: dataset.name });
     for await (const output of dataset.tables()) {
       const table = labelled(output.table);
-      const count = await fanOut(output.rows, await outputs.openTable(table, dataset), (rows) => progress({ type: 'rows', table: table.name, rows }));
+      const count = await fanOut(output.batches, await outputs.openTable(table, dataset), (rows) => progress({ type: 'rows', table: table.name, rows }));
       tableRows[table.name] = count;
       progress({ type: 'table-done', table: table.name, rows: count });
       await outputs.finishTable(table.name, count);
@@ -135,14 +135,18 @@ async function exportDatasets(
 }
 
 /** Writes every row of a table to every sink (awaiting each sink's backpressure); resolves with the row count once all are closed. */
-async function fanOut(rows: AsyncIterable<TableRow>, sinks: readonly TableSink[], onRows: (count: number) => void): Promise<number> {
+async function fanOut(batches: AsyncIterable<readonly TableRow[]>, sinks: readonly TableSink[], onRows: (count: number) => void): Promise<number> {
   let count = 0;
-  for await (const row of rows) {
-    for (const sink of sinks) {
-      const pending = sink.writeRow(row);
-      if (pending) await pending;
+  let reported = 0;
+  for await (const batch of batches) {
+    for (const row of batch) {
+      for (const sink of sinks) {
+        const pending = sink.writeRow(row);
+        if (pending) await pending;
+      }
     }
-    if (++count % PROGRESS_EVERY === 0) onRows(count);
+    count += batch.length;
+    if (count - reported >= PROGRESS_EVERY) onRows((reported = count));
   }
   for (const sink of sinks) await sink.close();
   return count;

@@ -402,23 +402,26 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
       return { boards: selected, items: prepend(first, items) };
     }));
 
-  async function* rows(items: AsyncGenerator<BoardItemsOf>): AsyncIterable<TableRow> {
+  /** A batch per answer: the page's features, each followed by its stories. */
+  async function* batches(items: AsyncGenerator<BoardItemsOf>): AsyncIterable<readonly TableRow[]> {
     for (const board of boards) counts.set(board.id, { features: 0, stories: 0 });
     const timeZone = ctx.definition.timeZone;
     for await (const { board, meta, items: page } of items) {
       const count = counts.get(board.id)!;
+      const rows: TableRow[] = [];
       for (const item of page) {
         count.features++;
         audit.check('board-items', item, BOARD_ITEM_SHAPE);
         if (typeof item.teamsAndSprints === 'string') {
           audit.warn('board-items', 'teamsAndSprints', 'text where a list of { sprint, team } was expected; shown as is in sprints');
         }
-        yield featureRow(board, item, meta, timeZone);
+        rows.push(featureRow(board, item, meta, timeZone));
         for (const story of childItems(item)) {
           count.stories++;
-          yield storyRow(board, item, story, meta, timeZone);
+          rows.push(storyRow(board, item, story, meta, timeZone));
         }
       }
+      if (rows.length > 0) yield rows;
     }
   }
 
@@ -428,7 +431,7 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
     for (const board of boards) {
       if (typeof board.state === 'string') audit.warn('board-items', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
     }
-    yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS, outlineLevels: 1 }, rows: rows(items) };
+    yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS, outlineLevels: 1 }, batches: batches(items) };
   }
 
   return {

@@ -9,7 +9,7 @@ import type {
   ThemeProgress,
 } from '../../planning-api/schemas';
 import { resolveSelector } from '../selector-titles';
-import type { Dataset, DatasetContext, TableOutput } from '../dataset';
+import { inBatches, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
 import type { Column, TableRow } from '../../table/table';
 import { OkrFigures } from '../summary/okr-figures';
 import { listOf } from './columns';
@@ -245,7 +245,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
       }),
     );
 
-    async function* themeRows(): AsyncIterable<TableRow> {
+    function* themeRows(): Iterable<TableRow> {
       for (const theme of themes) {
         audit.check('strategic-themes', theme, THEME_SHAPE);
         // Portfolio order for the membership columns, independent of which request finished first.
@@ -260,10 +260,11 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         };
       }
     }
-    yield { table: { name: 'strategic-themes', columns: STRATEGIC_THEME_COLUMNS }, rows: themeRows() };
+    yield { table: { name: 'strategic-themes', columns: STRATEGIC_THEME_COLUMNS }, batches: inBatches(themeRows()) };
 
     for (const theme of themes) health.theme(theme, progress.get(theme.id)?.themeProgress ?? null);
-    async function* okrRows(): AsyncIterable<TableRow> {
+    /** A batch per theme: its tree arrives in one piece. */
+    async function* okrBatches(): AsyncIterable<readonly TableRow[]> {
       /** Sheet row of the next row (the header is row 1), for the Summary's links. */
       let row = 2;
       // The next theme's tree loads while this one's rows are written.
@@ -273,14 +274,15 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         next = i + 1 < themes.length ? loadTree(themes[i + 1]!) : undefined;
         const themeKey = tree.theme.key ?? tree.theme.id;
         const groupsProgress = progress.get(tree.theme.id)?.groupsProgress ?? {};
+        const rows: TableRow[] = [];
         for (const { group, objectives } of tree.groups) {
           counts.groups++;
           row++;
           audit.check('okrs', group, OKR_GROUP_SHAPE);
-          yield {
+          rows.push({
             outlineLevel: 0,
             values: OKR_TABLE.values({ level: 1, themeKey, group, groupProgress: groupsProgress[group.id] ?? null }),
-          };
+          });
           for (const { objective, keyResults } of objectives) {
             counts.objectives++;
             if (typeof objective.completionPct === 'number') {
@@ -289,18 +291,19 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
             }
             health.objective(tree.theme, objective, row++);
             audit.check('okrs', objective, OKR_OBJECTIVE_SHAPE);
-            yield { outlineLevel: 1, values: OKR_TABLE.values({ level: 2, themeKey, group, objective }) };
+            rows.push({ outlineLevel: 1, values: OKR_TABLE.values({ level: 2, themeKey, group, objective }) });
             for (const kr of keyResults) {
               counts.keyResults++;
               row++;
               audit.check('okrs', kr, KEY_RESULT_SHAPE);
-              yield { outlineLevel: 2, values: OKR_TABLE.values({ level: 3, themeKey, objective, keyResult: kr }) };
+              rows.push({ outlineLevel: 2, values: OKR_TABLE.values({ level: 3, themeKey, objective, keyResult: kr }) });
             }
           }
         }
+        if (rows.length > 0) yield rows;
       }
     }
-    yield { table: { name: 'okrs', columns: OKR_COLUMNS, outlineLevels: 2 }, rows: okrRows() };
+    yield { table: { name: 'okrs', columns: OKR_COLUMNS, outlineLevels: 2 }, batches: okrBatches() };
   }
 
   const averageObjectiveCompletion = () =>

@@ -4,7 +4,7 @@ import { trackerRef, type TrackerItemFields, type TrackerRef } from '../../plann
 import { FieldAudit, type FieldShape } from '../field-audit';
 import { tableColumns, type ColumnName, type ColumnSpec } from '../../table/column-spec';
 import { epochToCalendarDate } from '../dates';
-import { runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
+import { inBatches, runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
@@ -327,7 +327,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     for (const { board, phase, teams } of placed) predictability.board(board, phase, teams);
     const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
 
-    async function* objectiveRows(): AsyncIterable<TableRow> {
+    function* objectiveRows(): Iterable<TableRow> {
       /** Sheet row of the next row (the header is row 1), for the Summary's links. */
       let row = 2;
       for (const { board, groups } of groupsByBoard) {
@@ -347,9 +347,9 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
         }
       }
     }
-    yield { table: { name: 'pi-objectives', columns: PI_OBJECTIVE_COLUMNS }, rows: objectiveRows() };
+    yield { table: { name: 'pi-objectives', columns: PI_OBJECTIVE_COLUMNS }, batches: inBatches(objectiveRows()) };
 
-    async function* itemRows(): AsyncIterable<TableRow> {
+    function* itemRows(): Iterable<TableRow> {
       for (const { board, groups } of groupsByBoard) {
         for (const group of groups) {
           for (const objective of group.objectives ?? []) {
@@ -363,7 +363,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     }
     yield {
       table: { name: 'pi-objective-items', columns: piObjectiveItemColumns(additionalColumns), outlineLevels: 1 },
-      rows: itemRows(),
+      batches: inBatches(itemRows()),
     };
   }
 

@@ -1,7 +1,7 @@
 import { toArray } from '../../core/async-iterables';
 import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
 import { epochToCalendarDate, parseApiDate } from '../dates';
-import { runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
+import { inBatches, runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
 import { RiskFigures } from '../summary/risk-figures';
 import { RiskHeatMap } from '../summary/risk-heat-map';
 import { resolveSelector } from '../selector-titles';
@@ -220,7 +220,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
     );
     const custom = customColumns(perRegister.flatMap((r) => r.risks));
     const table: TableDefinition = { name: 'risks', columns: [...RISK_COLUMNS, ...custom.map((c) => c.column)] };
-    async function* rows(): AsyncIterable<TableRow> {
+    function* rows(): Iterable<TableRow> {
       for (const { register, risks } of perRegister) {
         for (const risk of risks) {
           total++;
@@ -232,7 +232,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
         }
       }
     }
-    yield { table, rows: rows() };
+    yield { table, batches: inBatches(rows()) };
   }
 
   return {

@@ -10,6 +10,7 @@ import { PlanningApiError, SelectorNotFoundError } from '../../../shared/core/er
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
 import type { ExportResult } from '../../../shared/report/run-export';
+import type { ProgressEvent } from '../../../shared/report/dataset';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { SHEET_TITLES } from '../../../shared/report/tables/labels';
 import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
@@ -36,8 +37,11 @@ describe('runExport against the simulator (demo tenant)', () => {
     return { sheet, rows: sheetRows(sheet, keys) };
   };
 
-  const run = (input: ReportDefinitionInput, options: { email?: string; runId?: string; storageRoot?: string } = {}) =>
+  /** The progress events of the first run (the one every test reads). */
+  const firstRunEvents: ProgressEvent[] = [];
+  const run = (input: ReportDefinitionInput, options: { email?: string; runId?: string; storageRoot?: string; events?: ProgressEvent[] } = {}) =>
     exportReport(parseReportDefinition(input), {
+      ...(options.events && { onProgress: (event: ProgressEvent) => options.events!.push(event) }),
       credentials: { getCredentials: () => Promise.resolve(sim.credentials(options.email)) },
       storage: new LocalDirectoryStorage(options.storageRoot ?? root),
       ledger: new LocalLedger(join(options.storageRoot ?? root, '.ledger')),
@@ -48,7 +52,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'demo' });
     root = await mkdtemp(join(tmpdir(), 'run-export-'));
-    result = await run(ALL_DATASETS, { runId: 'run-1' });
+    result = await run(ALL_DATASETS, { runId: 'run-1', events: firstRunEvents });
     folder = join(root, result.runFolder);
   });
   afterAll(async () => {
@@ -64,6 +68,21 @@ describe('runExport against the simulator (demo tenant)', () => {
     );
     const latest = JSON.parse(await readFile(join(root, 'acme-weekly', 'latest.json'), 'utf8'));
     expect(latest).toMatchObject({ report: 'acme-weekly', runId: 'run-1', manifest: `${result.runFolder}/manifest.json` });
+  });
+
+  it('reports progress as the rows go out: every 2,000 rows or more, then each table done with its count', () => {
+    const rows = result.manifest.summary.rows as Record<string, number>;
+    expect(firstRunEvents.filter((e) => e.type === 'table-done')).toEqual(Object.entries(rows).map(([table, n]) => ({ type: 'table-done', table, rows: n })));
+    for (const [table, total] of Object.entries(rows)) {
+      const counts = firstRunEvents.flatMap((e) => (e.type === 'rows' && e.table === table ? [e.rows] : []));
+      // A batch is reported whole, so a step is at least 2,000 rows and may be more.
+      counts.forEach((n, i) => expect(n - (counts[i - 1] ?? 0), table).toBeGreaterThanOrEqual(2_000));
+      expect(counts.every((n) => n <= total), table).toBe(true);
+      if (total < 2_000) expect(counts, table).toEqual([]);
+      else expect(counts.length, table).toBeGreaterThan(0);
+    }
+    // The demo's board items (about 2,100 rows) are the one table past the first step.
+    expect(firstRunEvents.filter((e) => e.type === 'rows').map((e) => e.type === 'rows' && e.table)).toEqual(['board-items']);
   });
 
   it('records bytes and sha256 of every file exactly as written, and never the API key', async () => {

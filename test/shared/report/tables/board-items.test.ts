@@ -221,8 +221,8 @@ describe('board-items dataset: board page chains in flight', () => {
     });
     const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog };
     let rows = 0;
-    for await (const { rows: tableRows } of boardItemsDataset(ctx, { boardsInFlight: 2, bytes: 10_000 * ITEM_BYTES, currentBoardFeatures: 1_000 }).tables()) {
-      for await (const _ of tableRows) rows++;
+    for await (const { batches } of boardItemsDataset(ctx, { boardsInFlight: 2, bytes: 10_000 * ITEM_BYTES, currentBoardFeatures: 1_000 }).tables()) {
+      for await (const batch of batches) rows += batch.length;
     }
     return { rows, maxActive: fake.maxActive };
   };
@@ -255,7 +255,7 @@ describe('board-items dataset against the simulator', () => {
       log: silentLog,
     };
     const rows: TableRow[] = [];
-    for await (const { rows: tableRows } of boardItemsDataset(ctx, readAhead).tables()) for await (const row of tableRows) rows.push(row);
+    for await (const { batches } of boardItemsDataset(ctx, readAhead).tables()) for await (const batch of batches) rows.push(...batch);
     return rows;
   }
 
@@ -286,6 +286,24 @@ describe('board-items dataset against the simulator', () => {
     await exportRows(sim);
     expect(requestsByOperation(sim)).toEqual({ boards: 1, statuses: 5, sprints: 5, teams: 5, items: 5 * (Math.ceil(23 / 7) + 1) });
     expect(sim.requests.every((r) => r.status === 200)).toBe(true);
+  });
+
+  it("hands the rows over a batch per answer: a page's features, each followed by its stories", async () => {
+    const ctx: DatasetContext = {
+      source: createExportClient(sim.credentials(), resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 })),
+      definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
+      log: silentLog,
+    };
+    const sizes: number[] = [];
+    for await (const { batches } of boardItemsDataset(ctx).tables()) for await (const batch of batches) sizes.push(batch.length);
+    // 23 features a board in pages of 7 (7, 7, 7 and 2 features), each feature a row and each story another.
+    const pageRows = (items: readonly { stories?: readonly unknown[] }[]) => items.reduce((n, item) => n + 1 + (item.stories?.length ?? 0), 0);
+    const expected = sim.tenant.boards.flatMap((b) => {
+      const items = sim.tenant.boardItems(b.id);
+      return [0, 7, 14, 21].map((start) => pageRows(items.slice(start, start + 7)));
+    });
+    expect(sizes).toEqual(expected);
+    expect(sizes.length).toBe(5 * 4);
   });
 
   it('follows a server that caps the page size: short pages are not the end', async () => {
