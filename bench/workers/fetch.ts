@@ -70,8 +70,10 @@ if (input.mode === 'floor') {
     for await (const { table, batches } of dataset.tables()) {
       let n = 0;
       for await (const batch of batches) {
-        firstRowMs ??= performance.now() - started;
-        n += batch.length;
+        for (const _row of batch) {
+          firstRowMs ??= performance.now() - started;
+          n++;
+        }
       }
       rows[table.name] = n;
     }

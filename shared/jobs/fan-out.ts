@@ -67,7 +67,7 @@ export async function planFanOut(request: ExportJobRequest, deps: FanOutDependen
 
 /**
  * Step 2, one worker: reads the board items of `boards` exactly as the export's dataset does (same
- * client, settings and paging) and stores every answer for the assembler. The rows are dropped.
+ * client, settings and paging) and stores every answer for the assembler. No rows are made.
  */
 export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, boards: readonly string[], deps: FanOutDependencies): Promise<{ boards: number }> {
   const definition = await definitionOf(plan.request, deps);
@@ -80,7 +80,7 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
   const dataset = boardItemsDataset({ source: client, definition: narrowed, log: deps.log, ...(deps.now && { now: deps.now }) });
   for await (const table of dataset.tables()) {
     for await (const _batch of table.batches) {
-      // Drained: the answers are what the worker is for.
+      // Drained page by page without making the rows: the answers are what the worker is for.
     }
   }
   return { boards: boards.length };

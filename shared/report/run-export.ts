@@ -135,18 +135,16 @@ async function exportDatasets(
 }
 
 /** Writes every row of a table to every sink (awaiting each sink's backpressure); resolves with the row count once all are closed. */
-async function fanOut(batches: AsyncIterable<readonly TableRow[]>, sinks: readonly TableSink[], onRows: (count: number) => void): Promise<number> {
+async function fanOut(batches: AsyncIterable<Iterable<TableRow>>, sinks: readonly TableSink[], onRows: (count: number) => void): Promise<number> {
   let count = 0;
-  let reported = 0;
   for await (const batch of batches) {
     for (const row of batch) {
       for (const sink of sinks) {
         const pending = sink.writeRow(row);
         if (pending) await pending;
       }
+      if (++count % PROGRESS_EVERY === 0) onRows(count);
     }
-    count += batch.length;
-    if (count - reported >= PROGRESS_EVERY) onRows((reported = count));
   }
   for (const sink of sinks) await sink.close();
   return count;

@@ -402,27 +402,28 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
       return { boards: selected, items: prepend(first, items) };
     }));
 
-  /** A batch per answer: the page's features, each followed by its stories. */
-  async function* batches(items: AsyncGenerator<BoardItemsOf>): AsyncIterable<readonly TableRow[]> {
+  /** The rows of one answer: its features, each followed by its stories, made as the consumer takes them. */
+  function* pageRows({ board, meta, items: page }: BoardItemsOf, timeZone: string): Iterable<TableRow> {
+    const count = counts.get(board.id)!;
+    for (const item of page) {
+      count.features++;
+      audit.check('board-items', item, BOARD_ITEM_SHAPE);
+      if (typeof item.teamsAndSprints === 'string') {
+        audit.warn('board-items', 'teamsAndSprints', 'text where a list of { sprint, team } was expected; shown as is in sprints');
+      }
+      yield featureRow(board, item, meta, timeZone);
+      for (const story of childItems(item)) {
+        count.stories++;
+        yield storyRow(board, item, story, meta, timeZone);
+      }
+    }
+  }
+
+  /** A batch per answer. */
+  async function* batches(items: AsyncGenerator<BoardItemsOf>): AsyncIterable<Iterable<TableRow>> {
     for (const board of boards) counts.set(board.id, { features: 0, stories: 0 });
     const timeZone = ctx.definition.timeZone;
-    for await (const { board, meta, items: page } of items) {
-      const count = counts.get(board.id)!;
-      const rows: TableRow[] = [];
-      for (const item of page) {
-        count.features++;
-        audit.check('board-items', item, BOARD_ITEM_SHAPE);
-        if (typeof item.teamsAndSprints === 'string') {
-          audit.warn('board-items', 'teamsAndSprints', 'text where a list of { sprint, team } was expected; shown as is in sprints');
-        }
-        rows.push(featureRow(board, item, meta, timeZone));
-        for (const story of childItems(item)) {
-          count.stories++;
-          rows.push(storyRow(board, item, story, meta, timeZone));
-        }
-      }
-      if (rows.length > 0) yield rows;
-    }
+    for await (const page of items) if (page.items.length > 0) yield pageRows(page, timeZone);
   }
 
   async function* tables(): AsyncIterable<TableOutput> {

@@ -264,7 +264,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
 
     for (const theme of themes) health.theme(theme, progress.get(theme.id)?.themeProgress ?? null);
     /** A batch per theme: its tree arrives in one piece. */
-    async function* okrBatches(): AsyncIterable<readonly TableRow[]> {
+    async function* okrBatches(): AsyncIterable<Iterable<TableRow>> {
       /** Sheet row of the next row (the header is row 1), for the Summary's links. */
       let row = 2;
       // The next theme's tree loads while this one's rows are written.

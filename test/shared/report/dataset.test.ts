@@ -4,9 +4,9 @@ import type { TableRow } from '../../../shared/table/table';
 
 const rowsOf = (n: number): TableRow[] => Array.from({ length: n }, (_, i) => ({ values: [i] }));
 
-async function collect(batches: AsyncIterable<readonly TableRow[]>): Promise<number[][]> {
+async function collect(batches: AsyncIterable<Iterable<TableRow>>): Promise<number[][]> {
   const out: number[][] = [];
-  for await (const batch of batches) out.push(batch.map((r) => r.values[0] as number));
+  for await (const batch of batches) out.push([...batch].map((r) => r.values[0] as number));
   return out;
 }
 
@@ -30,7 +30,7 @@ describe('inBatches', () => {
     }
     const batches = inBatches(rows())[Symbol.asyncIterator]();
     expect(made).toBe(0);
-    expect((await batches.next()).value).toHaveLength(ROW_BATCH);
+    expect([...((await batches.next()).value as Iterable<TableRow>)]).toHaveLength(ROW_BATCH);
     expect(made).toBe(ROW_BATCH);
     await batches.return?.(undefined);
     expect(made).toBe(ROW_BATCH);

@@ -222,7 +222,7 @@ describe('board-items dataset: board page chains in flight', () => {
     const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog };
     let rows = 0;
     for await (const { batches } of boardItemsDataset(ctx, { boardsInFlight: 2, bytes: 10_000 * ITEM_BYTES, currentBoardFeatures: 1_000 }).tables()) {
-      for await (const batch of batches) rows += batch.length;
+      for await (const batch of batches) rows += [...batch].length;
     }
     return { rows, maxActive: fake.maxActive };
   };
@@ -295,7 +295,7 @@ describe('board-items dataset against the simulator', () => {
       log: silentLog,
     };
     const sizes: number[] = [];
-    for await (const { batches } of boardItemsDataset(ctx).tables()) for await (const batch of batches) sizes.push(batch.length);
+    for await (const { batches } of boardItemsDataset(ctx).tables()) for await (const batch of batches) sizes.push([...batch].length);
     // 23 features a board in pages of 7 (7, 7, 7 and 2 features), each feature a row and each story another.
     const pageRows = (items: readonly { stories?: readonly unknown[] }[]) => items.reduce((n, item) => n + 1 + (item.stories?.length ?? 0), 0);
     const expected = sim.tenant.boards.flatMap((b) => {
