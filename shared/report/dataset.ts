@@ -33,8 +33,8 @@ export function runDay(ctx: DatasetContext): Date {
  * batches. A batch is what arrived together (a page of board items, a theme's OKR tree), so the
  * consumer pays one await per batch, not one per row: at millions of rows a promise per row is a
  * measurable share of the run's CPU. A batch is any iterable, so rows can be made as they are taken
- * (a page's rows are a generator over its features): a materialised batch of thousands of rows
- * outlives the young generation and costs more in garbage collection than the awaits it saves.
+ * (a page's rows are a generator over its features): a page's rows built into an array measured
+ * slower than the awaits they save (docs/benchmarks.md, "Rows handed over a batch at a time").
  * A batch is taken whole before the next is asked for.
  */
 export interface TableOutput {
