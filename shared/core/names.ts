@@ -56,9 +56,10 @@ export function apiStatusMetric(statusCode: number): MetricName {
 
 /**
  * The kinds of ledger keys (`<kind>/<parts…>`): run leases, each report's latest run, on-demand job
- * status, run links and failure notices. The stack's IAM conditions name kinds as key prefixes.
+ * status, run links, failure notices and the reports that outgrew one function (`route`). The stack's
+ * IAM conditions name kinds as key prefixes.
  */
-export const LEDGER_KINDS = ['run', 'latest', 'job', 'run-link', 'notify', 'message'] as const;
+export const LEDGER_KINDS = ['run', 'latest', 'job', 'run-link', 'notify', 'message', 'route'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** The items export-api reads and writes: job status and run links (leases and latest are the export's). */

@@ -1,14 +1,30 @@
+import * as z from 'zod';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
 import { latestPointerSchema, manifestSchema } from '../report/manifest';
+import { abandonedAttempt } from '../report/run-lease';
 import type { Storage } from '../storage/storage';
 import { jobRunId } from './export-job';
 import type { FanOutStarter } from './fan-out-event';
 import type { ExportJobRequest } from './ports';
 
 /**
- * Which path a scheduled run takes: a report whose last run wrote more rows than `rows` is run as
- * a fan-out (too big for one function's 15 minutes at the planning API's pace, docs/deploy.md);
- * every other run stays on the single path. The last run is the published one (`latest`).
+ * A report whose run died on the single path keeps fanning out this long, then tries the single
+ * path again: a report that shrank gets its cheaper path back within a month, and one that did not
+ * costs one dead attempt a month (the function's retry of that run fans out).
+ */
+export const OUTGROWN_DAYS = 35;
+
+/** The ledger's note that a report outgrew one function (`route/<report>`). */
+const outgrownSchema = z.object({
+  runId: z.string(),
+  /** When the dead attempt's lease lapsed. */
+  at: z.iso.datetime(),
+  until: z.iso.datetime(),
+});
+
+/**
+ * Rows of a report's last published run (`latest`), or undefined when it has none (or its manifest
+ * cannot be read).
  */
 export async function lastRunRows(report: string, deps: { ledger: Ledger; storage: Storage }): Promise<number | undefined> {
   const pointer = latestPointerSchema.safeParse((await deps.ledger.get(ledgerKey('latest', report)))?.value);
@@ -26,21 +42,55 @@ export interface FanOutRoute {
   readonly rows: number;
 }
 
+interface RouteDeps {
+  readonly ledger: Ledger;
+  readonly storage: Storage;
+  readonly now: Date;
+}
+
+/**
+ * Why a scheduled run of `report` should fan out, or undefined (the single path runs it), in order:
+ * 1. its last published run wrote more than `rows` rows (too big for one function's 15 minutes at
+ *    the planning API's pace, docs/deploy.md);
+ * 2. an earlier attempt of this very run died holding its lease (out of time or memory): the
+ *    function's retry must not die the same way. The report is noted as outgrown, so
+ * 3. its later runs fan out too, for OUTGROWN_DAYS, though none of its runs ever published.
+ */
+async function fanOutReason(report: string, runId: string, rows: number, deps: RouteDeps): Promise<string | undefined> {
+  const written = await lastRunRows(report, deps);
+  if (written !== undefined && written > rows) return `the last run wrote ${written} rows, more than ${rows} for one function`;
+  const dead = await abandonedAttempt(deps.ledger, report, runId, deps.now);
+  if (dead) {
+    await noteOutgrown(report, runId, dead.lapsedAt, deps);
+    return `an earlier attempt of this run stopped without finishing (out of time or memory; its lease lapsed at ${dead.lapsedAt})`;
+  }
+  const outgrown = outgrownSchema.safeParse((await deps.ledger.get(ledgerKey('route', report)))?.value);
+  if (outgrown.success && new Date(outgrown.data.until) > deps.now) {
+    return `run ${outgrown.data.runId} of this report did not fit one function (${outgrown.data.at}); its runs fan out until ${outgrown.data.until}`;
+  }
+  return undefined;
+}
+
+/** Notes (or renews) that `report` outgrew one function; a lost race means another attempt noted it. */
+async function noteOutgrown(report: string, runId: string, at: string, deps: RouteDeps): Promise<void> {
+  const key = ledgerKey('route', report);
+  const until = new Date(deps.now.getTime() + OUTGROWN_DAYS * 86_400_000);
+  const current = await deps.ledger.get(key);
+  await deps.ledger.put(key, outgrownSchema.parse({ runId, at, until: until.toISOString() }), current?.version ?? 0, { expiresAt: until });
+}
+
 /**
  * Hands a scheduled run of a big report to the fan-out and says so, or answers undefined (the single
  * path runs it). On-demand and inline runs always take the single path.
  */
 export async function routeToFanOut(
   request: ExportJobRequest,
-  deps: { ledger: Ledger; storage: Storage; now: Date; route: FanOutRoute | undefined },
+  deps: RouteDeps & { route: FanOutRoute | undefined },
 ): Promise<{ status: 'skipped'; reason: string } | undefined> {
   if (!deps.route || request.source !== 'schedule' || request.report === undefined || request.definition !== undefined) return undefined;
-  const rows = await lastRunRows(request.report, deps);
-  if (rows === undefined || rows <= deps.route.rows) return undefined;
   const runId = jobRunId(request, deps.now);
+  const reason = await fanOutReason(request.report, runId, deps.route.rows, deps);
+  if (!reason) return undefined;
   const started = await deps.route.starter.start(`${request.report}-${runId}`.slice(0, 80), { ...request, runId });
-  return {
-    status: 'skipped',
-    reason: `${started ? 'handed' : 'already handed'} to the fan-out: the last run wrote ${rows} rows, more than ${deps.route.rows} for one function`,
-  };
+  return { status: 'skipped', reason: `${started ? 'handed' : 'already handed'} to the fan-out: ${reason}` };
 }

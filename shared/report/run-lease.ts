@@ -270,3 +270,24 @@ export class RunLease {
     return parsed.data;
   }
 }
+
+/** An attempt that stopped without finishing or giving the run up, as its run's ledger entry tells. */
+export interface AbandonedAttempt {
+  readonly attempt: string;
+  readonly generation: number;
+  /** When its lease lapsed: about when it stopped renewing (killed, out of memory or frozen). */
+  readonly lapsedAt: string;
+}
+
+/**
+ * The attempt of run `runId` that died holding its lease, once the lease has lapsed: an attempt that
+ * fails in the ordinary way releases the run, so only a killed or frozen one (out of time or memory)
+ * leaves it running. Undefined for a new, complete, released or live run, and for an entry that is
+ * not a run lease.
+ */
+export async function abandonedAttempt(ledger: Ledger, report: string, runId: string, now: Date): Promise<AbandonedAttempt | undefined> {
+  const entry = await ledger.get(ledgerKey('run', report, runId));
+  const parsed = runEntrySchema.safeParse(entry?.value);
+  if (!parsed.success || parsed.data.status !== 'running' || new Date(parsed.data.leaseExpiresAt) > now) return undefined;
+  return { attempt: parsed.data.attempt, generation: parsed.data.generation ?? 1, lapsedAt: parsed.data.leaseExpiresAt };
+}

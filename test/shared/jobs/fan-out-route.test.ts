@@ -6,7 +6,9 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../support/local-job';
 import { runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
-import { lastRunRows, routeToFanOut } from '../../../shared/jobs/fan-out-route';
+import { lastRunRows, OUTGROWN_DAYS, routeToFanOut } from '../../../shared/jobs/fan-out-route';
+import { silentLog } from '../../../shared/core/logger';
+import { DEFAULT_LEASE_MS, RunLease } from '../../../shared/report/run-lease';
 import { StepFunctionsFanOutStarter } from '../../../shared/jobs/step-functions-starter';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { startSfnStub, type SfnStub } from '../../support/sfn-stub';
@@ -60,5 +62,50 @@ describe('which path a scheduled run takes', () => {
       expect(await routeToFanOut(request, context(10))).toBeUndefined();
     }
     expect(await routeToFanOut(scheduled, { ...context(10), route: undefined })).toBeUndefined();
+  });
+});
+
+describe('a report that outgrew one function without ever publishing a big run', () => {
+  const at = (iso: string, ms = 0) => new Date(new Date(iso).getTime() + ms);
+  /** Rows far above anything the tiny tenant writes: only a dead attempt can send these runs out. */
+  const routeAt = (request: typeof scheduled, now: Date) => routeToFanOut(request, { ledger: deps.ledger, storage: deps.storage, now, route: { starter, rows: 1e9 } });
+  /** An attempt of the run that takes its lease at `startedAt` and is then killed: it never releases it. */
+  const killedAttempt = async (scheduledTime: string, startedAt: Date) => {
+    const runId = `s-${scheduledTime.replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z')}`;
+    const leased = await RunLease.acquire({ ledger: deps.ledger, report: 'portfolio', runId, now: () => startedAt, log: silentLog });
+    expect(leased.kind).toBe('acquired');
+    return runId;
+  };
+
+  it("fans out the retry of a run whose attempt died holding its lease, then the report's runs for a while", async () => {
+    const week1 = { ...scheduled, scheduledTime: '2026-11-30T06:00:00Z' };
+    const started = at('2026-11-30T06:00:01Z');
+    const runId = await killedAttempt(week1.scheduledTime, started);
+    // While the lease is live the attempt may still be running: the single path refuses it as in progress.
+    expect(await routeAt(week1, at(started.toISOString(), DEFAULT_LEASE_MS - 1))).toBeUndefined();
+
+    const retried = await routeAt(week1, at(started.toISOString(), 15 * 60_000));
+    expect(retried?.reason).toMatch(/^handed to the fan-out: an earlier attempt of this run stopped without finishing \(out of time or memory; its lease lapsed at 2026-11-30T06:01:01\.000Z\)$/);
+    expect(sfn.starts.at(-1)).toEqual({ stateMachineArn: MACHINE, name: `portfolio-${runId}`, input: { ...week1, runId } });
+
+    const week2 = { ...scheduled, scheduledTime: '2026-12-07T06:00:00Z' };
+    const next = await routeAt(week2, at('2026-12-07T06:00:01Z'));
+    expect(next?.reason).toBe(`handed to the fan-out: run ${runId} of this report did not fit one function (2026-11-30T06:01:01.000Z); its runs fan out until 2027-01-04T06:15:01.000Z`);
+    expect(sfn.starts.at(-1)?.name).toBe('portfolio-s-20261207T060000Z');
+
+    // After OUTGROWN_DAYS the single path is tried again.
+    const later = { ...scheduled, scheduledTime: '2027-01-11T06:00:00Z' };
+    expect(await routeAt(later, at('2026-11-30T06:15:01Z', OUTGROWN_DAYS * 86_400_000 + 1))).toBeUndefined();
+  });
+
+  it('keeps the single path for a run whose attempt failed in the ordinary way (it gave its lease up)', async () => {
+    const request = { ...scheduled, scheduledTime: '2027-02-01T06:00:00Z' };
+    const startedAt = at('2027-02-01T06:00:01Z');
+    const leased = await RunLease.acquire({ ledger: deps.ledger, report: 'portfolio', runId: 's-20270201T060000Z', now: () => startedAt, log: silentLog });
+    if (leased.kind !== 'acquired') throw new Error('expected the lease');
+    expect(await leased.lease.release([], [])).toBe(true);
+    const starts = sfn.starts.length;
+    expect(await routeAt(request, at('2027-02-01T07:00:00Z'))).toBeUndefined();
+    expect(sfn.starts).toHaveLength(starts);
   });
 });
