@@ -211,14 +211,17 @@ export class SpilledKeyPrints {
     this.#hashKey(key);
     const h1 = this.#lanes[0]!;
     const h2 = this.#lanes[1]!;
-    const block = this.#block;
+    // A table in memory is probed where it lies; one in its file a block read at a time.
+    const memory = this.#memory;
+    const source = memory ?? this.#block;
     for (let slot = this.#start(h1); ; slot += BLOCK_SLOTS) {
-      const slots = Math.floor(this.#readBlock(slot) / SLOT_BYTES);
-      for (let i = 0; i < slots * WORDS; i += WORDS) {
-        const slotH1 = block[i]!;
-        const slotH2 = block[i + 1]!;
+      const base = memory ? slot * WORDS : 0;
+      const slots = memory ? Math.max(0, Math.min(BLOCK_SLOTS, memory.length / WORDS - slot)) : this.#readBlock(slot);
+      for (let i = base; i < base + slots * WORDS; i += WORDS) {
+        const slotH1 = source[i]!;
+        const slotH2 = source[i + 1]!;
         if (slotH1 > h1 || (slotH1 === 0 && slotH2 === 0)) return 'absent';
-        if (slotH1 === h1 && slotH2 === h2) return this.#found(block[i + 3]!, block[i + 2] === print >>> 0);
+        if (slotH1 === h1 && slotH2 === h2) return this.#found(source[i + 3]!, source[i + 2] === print >>> 0);
       }
       if (slots < BLOCK_SLOTS) return 'absent';
     }
@@ -261,16 +264,10 @@ export class SpilledKeyPrints {
     this.#holding(this.#memory.byteLength + this.#seen.byteLength + this.#block.byteLength);
   }
 
+  /** Reads the file's block of slots from `slot` into #block; how many whole slots it holds (fewer at the file's end). */
   #readBlock(slot: number): number {
-    const memory = this.#memory;
-    if (memory) {
-      const from = Math.min(slot * WORDS, memory.length);
-      const to = Math.min(from + this.#block.length, memory.length);
-      this.#block.set(memory.subarray(from, to));
-      return (to - from) * 4;
-    }
     const bytes = new Uint8Array(this.#block.buffer);
-    return scratch('read', () => readSync(this.#table, bytes, 0, bytes.byteLength, slot * SLOT_BYTES));
+    return Math.floor(scratch('read', () => readSync(this.#table, bytes, 0, bytes.byteLength, slot * SLOT_BYTES)) / SLOT_BYTES);
   }
 
   #found(ordinal: number, same: boolean): 'absent' | 'same' | 'changed' {
