@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../support/local-job';
-import { runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
+import { jobRunId, runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
 import { lastRunRows, OUTGROWN_DAYS, routeToFanOut } from '../../../shared/jobs/fan-out-route';
 import { silentLog } from '../../../shared/core/logger';
 import { DEFAULT_LEASE_MS, RunLease } from '../../../shared/report/run-lease';
@@ -70,8 +70,8 @@ describe('a report that outgrew one function without ever publishing a big run',
   /** Rows far above anything the tiny tenant writes: only a dead attempt can send these runs out. */
   const routeAt = (request: typeof scheduled, now: Date) => routeToFanOut(request, { ledger: deps.ledger, storage: deps.storage, now, route: { starter, rows: 1e9 } });
   /** An attempt of the run that takes its lease at `startedAt` and is then killed: it never releases it. */
-  const killedAttempt = async (scheduledTime: string, startedAt: Date) => {
-    const runId = `s-${scheduledTime.replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z')}`;
+  const killedAttempt = async (request: typeof scheduled, startedAt: Date) => {
+    const runId = jobRunId(request, startedAt);
     const leased = await RunLease.acquire({ ledger: deps.ledger, report: 'portfolio', runId, now: () => startedAt, log: silentLog });
     expect(leased.kind).toBe('acquired');
     return runId;
@@ -80,7 +80,8 @@ describe('a report that outgrew one function without ever publishing a big run',
   it("fans out the retry of a run whose attempt died holding its lease, then the report's runs for a while", async () => {
     const week1 = { ...scheduled, scheduledTime: '2026-11-30T06:00:00Z' };
     const started = at('2026-11-30T06:00:01Z');
-    const runId = await killedAttempt(week1.scheduledTime, started);
+    const runId = await killedAttempt(week1, started);
+    expect(runId).toBe('s-20261130T060000Z');
     // While the lease is live the attempt may still be running: the single path refuses it as in progress.
     expect(await routeAt(week1, at(started.toISOString(), DEFAULT_LEASE_MS - 1))).toBeUndefined();
 
