@@ -14,10 +14,18 @@ import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
 import { errorMessage, ExporterError, ReportDefinitionError, StorageError } from '../shared/core/errors';
 import { parseOptions, UsageError } from './usage';
 import { createLogger } from '../shared/core/logger';
-import { parseReportDefinitionJson } from '../shared/report/definition';
-import { exportReport } from '../shared/report/export-report';
+import { systemClock, type Clock } from '../shared/core/clock';
+import { NO_EVENT_BUS } from '../shared/events/report-events';
+import { JobStatusStore } from '../shared/jobs/job-status';
+import { directoryOutbox } from '../shared/jobs/outbox';
+import { catalogOf } from '../shared/jobs/ports';
+import { RANDOM_RUN_IDS, type RunContext, type RunIds } from '../shared/jobs/run-context';
+import { runJob, type JobDependencies, type JobOutcome } from '../shared/jobs/run-job';
+import type { DeliveryPorts } from '../shared/jobs/stages/deliver';
+import { parseReportDefinitionJson, type ReportDefinition } from '../shared/report/definition';
 import { resolveExportSettings } from '../shared/report/export-settings';
 import type { ExportResult } from '../shared/report/run-export';
+import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
@@ -25,7 +33,7 @@ import { terminalProgress } from './progress';
 
 export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
                          (--out <dir> | --bucket <bucket> [--prefix <prefix>] --ledger-table <table>)
-                         [--run-id <id>] [--concurrency <n>] [--timeout <time>] [--quiet] [--verbose]
+                         [--run-id <id>] [--outbox <dir>] [--concurrency <n>] [--timeout <time>] [--quiet] [--verbose]
 
   --report       report definition (JSON, see README)
   --credentials  planning API credentials file {email, apiKey, baseUrl, legacyBaseUrl, companyPrefix}
@@ -37,6 +45,10 @@ export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json>
                  attempts of one run from overwriting each other; the stack's LedgerTableName output).
                  With --out the ledger is the directory's .ledger/ (lock files)
   --run-id       reuse a run id (a completed run is not exported twice)
+  --outbox       write the run's messages (e-mail, chat) into <dir>/<run folder>/ instead of sending
+                 them: email.html, email.eml, slack.json, teams.json, byte for byte what the deployed
+                 stack sends (links signed for the local stack, npm run local). Without it the
+                 command line sends no messages
   --concurrency  planning API requests in flight (default ${DEFAULT_API_CONCURRENCY})
   --timeout      give up on the planning API after this long overall, retries included
                  (e.g. 90s, 15m, 1h; a bare number is seconds; default: no overall limit)
@@ -59,6 +71,7 @@ function parse(argv: readonly string[]) {
     prefix: { type: 'string' },
     'ledger-table': { type: 'string' },
     'run-id': { type: 'string' },
+    outbox: { type: 'string' },
     concurrency: { type: 'string' },
     timeout: { type: 'string' },
     quiet: { type: 'boolean', default: false },
@@ -71,8 +84,8 @@ function parse(argv: readonly string[]) {
 export async function runExportCommand(
   argv: readonly string[],
   io: CommandIo,
-  /** The run's clock: the multi-week demo dates each weekly run; the command line uses the real one. */
-  options: { readonly now?: () => Date } = {},
+  /** The run's clock and run ids: the multi-week demo dates each weekly run; the command line uses the real ones. */
+  options: { readonly now?: Clock; readonly ids?: RunIds } = {},
 ): Promise<number> {
   let args: ReturnType<typeof parse>;
   try {
@@ -105,7 +118,7 @@ export async function runExportCommand(
   try {
     const config = loadCliConfig(io.env);
     const reportPath = resolve(io.cwd, args.report);
-    const definition = parseReportDefinitionJson(await readDefinition(reportPath), `report definition ${args.report}`);
+    const definition: ReportDefinition = parseReportDefinitionJson(await readDefinition(reportPath), `report definition ${args.report}`);
     const credentials: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
@@ -123,25 +136,39 @@ export async function runExportCommand(
     log.appendKeys({ report: definition.name });
 
     if (!args.quiet) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
+    const clock = options.now ?? systemClock;
     const timeoutMs = args.timeout === undefined ? undefined : parseDuration(args.timeout);
     const settings = resolveExportSettings({
       maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
-      deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
+      deadline: timeoutMs === undefined ? undefined : clock().getTime() + timeoutMs,
       concurrency: args.concurrency === undefined ? undefined : Number(args.concurrency),
     });
-    const result = await exportReport(definition, {
+    const context: RunContext = { clock, log, ids: options.ids ?? RANDOM_RUN_IDS, storage, ledger, settings };
+    const published: ExportResult[] = [];
+    // The error behind a failed job, whole: on the command line the operator reads it (runJob's reason is the public one).
+    let failure: Error | undefined;
+    const deps: JobDependencies = {
+      context,
+      definitions: catalogOf({ [definition.name]: definition }),
       credentials,
-      storage,
-      ledger,
-      log,
-      settings,
-      runId: args['run-id'],
-      now: options.now,
+      jobs: new JobStatusStore(ledger),
+      events: NO_EVENT_BUS,
+      ...(args.outbox !== undefined && outboxDelivery(resolve(io.cwd, args.outbox))),
       onProgress: args.quiet ? undefined : terminalProgress(io.stdout),
+      onComplete: (result) => published.push(result),
+      onFailure: (error) => (failure = error instanceof Error ? error : new Error(String(error))),
+    };
+    const request = { report: definition.name, source: 'manual' as const, ...(args['run-id'] !== undefined && { runId: args['run-id'] }) };
+    const outcome = await runJob(request, deps).catch((error: unknown) => {
+      throw failure ?? error;
     });
-    io.stdout.write(describeResult(result, storage));
-    // Published all the same: latest.json is a mirror of the ledger, rewritten by the next publish.
-    if (result.latestProblem !== undefined) io.stderr.write(`warning: ${result.latestProblem}\n`);
+    if (outcome.status !== 'succeeded') throw failure ?? new ExporterError(outcome.reason);
+    for (const result of published) {
+      io.stdout.write(describeResult(result, storage));
+      // Published all the same: latest.json is a mirror of the ledger, rewritten by the next publish.
+      if (result.latestProblem !== undefined) io.stderr.write(`warning: ${result.latestProblem}\n`);
+    }
+    io.stdout.write(describeDelivery(outcome));
     return 0;
   } catch (error) {
     io.stderr.write(`\nexport failed: ${describeError(error)}\n`);
@@ -149,6 +176,28 @@ export async function runExportCommand(
     io.stderr.write('no run was published: the manifest and latest.json are unchanged.\n');
     return 1;
   }
+}
+
+/** The sender of messages written to an outbox when the definition names none. */
+export const OUTBOX_SENDER = 'reports@example.invalid';
+
+/**
+ * Messages into files instead of SES and webhooks: the same deliver stage, with links signed by the
+ * local stack's keys (cli/local-link-keys.ts), so they open against `npm run local`.
+ */
+function outboxDelivery(dir: string): DeliveryPorts {
+  return {
+    outbox: directoryOutbox(dir),
+    sender: OUTBOX_SENDER,
+    links: { baseUrl: LOCAL_API_URL, keys: () => Promise.resolve(LOCAL_LINK_KEYS) },
+  };
+}
+
+/** What became of the run's messages, when anything was written or there was something to say. */
+function describeDelivery(outcome: Extract<JobOutcome, { status: 'succeeded' }>): string {
+  const { delivery } = outcome;
+  if (delivery.written.length === 0) return '';
+  return `${['  messages (written, not sent):', ...delivery.written.map((path) => `    ${path}`)].join('\n')}\n`;
 }
 
 /** `90`, `90s`, `15m`, `1h` → milliseconds; undefined when malformed or zero. */

@@ -6,8 +6,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLog } from '../../shared/core/logger';
+import { systemClock } from '../../shared/core/clock';
 import { planFanOut } from '../../shared/jobs/fan-out';
+import { runContextOf } from '../../shared/jobs/run-context';
+import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { catalogOf } from '../../shared/jobs/ports';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { boardItemRowCount, resolveShape, type SimCredentials, type TenantPreset, type TenantShape } from '../../simulator/index';
@@ -91,8 +93,7 @@ async function fanOutRun(shape: Partial<TenantShape>, boardsPerWorker: number): 
       const plan = await planFanOut(REQUEST, {
         definitions: catalogOf({ [DEFINITION.name]: DEFINITION }),
         credentials: { getCredentials: () => Promise.resolve(credentials) },
-        storage: new LocalDirectoryStorage(dir),
-        log: silentLog,
+        context: runContextOf({ clock: systemClock, storage: new LocalDirectoryStorage(dir), ledger: new LocalLedger(join(dir, '.ledger')) }),
       }, boardsPerWorker);
       const common = { dir, credentials, definition: DEFINITION, request: REQUEST, plan: { request: plan.request } };
       const workers = await Promise.all(

@@ -1,12 +1,14 @@
 /**
  * One part of the fan-out benchmark in its own process (bench/sections/fan-out.ts): the single path
- * (`runExportJob`), one fan-out worker (`fetchBoardAnswers`) or the assembler (`assembleFanOut`),
+ * (`runJob`), one fan-out worker (`fetchBoardAnswers`) or the assembler (`assembleFanOut`),
  * all against one local directory and ledger, as the export function's steps run in Lambda.
  */
 import { join } from 'node:path';
 import { reportResult, workerInput } from '../lib/child';
 import { silentLog } from '../../shared/core/logger';
-import { runExportJob, type ExportJobDependencies } from '../../shared/jobs/export-job';
+import { fixedClock } from '../../shared/core/clock';
+import { runContextOf } from '../../shared/jobs/run-context';
+import { runJob, type JobDependencies } from '../../shared/jobs/run-job';
 import { assembleFanOut, fetchBoardAnswers, type FanOutPlan } from '../../shared/jobs/fan-out';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { catalogOf, type ExportJobRequest } from '../../shared/jobs/ports';
@@ -26,21 +28,18 @@ interface Input {
 
 const input = workerInput<Input>();
 const ledger = new LocalLedger(join(input.dir, '.ledger'));
-const deps: ExportJobDependencies = {
+const deps: JobDependencies = {
+  context: runContextOf({ clock: fixedClock(new Date('2026-11-23T06:00:30Z')), storage: new LocalDirectoryStorage(input.dir), ledger, log: silentLog }),
   definitions: catalogOf({ [input.definition.name]: input.definition }),
   credentials: { getCredentials: () => Promise.resolve(input.credentials) },
-  storage: new LocalDirectoryStorage(input.dir),
-  ledger,
   jobs: new JobStatusStore(ledger),
   events: { publish: () => Promise.resolve() },
-  log: silentLog,
-  now: () => new Date('2026-11-23T06:00:30Z'),
 };
 
 const cpuStart = process.cpuUsage();
 const started = performance.now();
 let detail: unknown;
-if (input.mode === 'single') detail = await runExportJob(input.request, deps);
+if (input.mode === 'single') detail = await runJob(input.request, deps);
 else if (input.mode === 'work') detail = await fetchBoardAnswers(input.plan!, input.boards!, deps);
 else detail = await assembleFanOut(input.plan!, deps);
 const cpu = process.cpuUsage(cpuStart);

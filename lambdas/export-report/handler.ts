@@ -3,7 +3,9 @@ import { loadExportLambdaConfig } from '../../shared/core/config';
 import { METRIC } from '../../shared/core/names';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
-import { jobExportSettings, runExportJob, type ExportJobDependencies, type ExportJobOutcome } from '../../shared/jobs/export-job';
+import { systemClock } from '../../shared/core/clock';
+import { jobExportSettings, RANDOM_RUN_IDS, type RunContext } from '../../shared/jobs/run-context';
+import { runJob, type JobDependencies, type JobOutcome } from '../../shared/jobs/run-job';
 import { runFanOutStep } from '../../shared/jobs/fan-out';
 import { fanOutStepSchema, isFanOutStep } from '../../shared/jobs/fan-out-event';
 import { routeToFanOut } from '../../shared/jobs/fan-out-route';
@@ -63,25 +65,31 @@ const events = new EventBridgePublisher({
   client: tracer.captureAWSv3Client(createEventBridgeClient()),
 });
 
-/** The job's dependencies for one invocation (its deadline is this invocation's remaining time). */
-function jobDependencies(remainingMs: number): ExportJobDependencies {
+/** The run context of one invocation: its export deadline is this invocation's remaining time. */
+function runContext(remainingMs: number): RunContext {
   return {
+    clock: systemClock,
+    log: logger,
+    ids: RANDOM_RUN_IDS,
+    storage,
+    ledger,
+    settings: jobExportSettings(config, systemClock().getTime(), remainingMs),
+  };
+}
+
+/** The job's dependencies for one invocation. */
+function jobDependencies(remainingMs: number): JobDependencies {
+  return {
+    context: runContext(remainingMs),
     definitions,
     inline,
     credentials,
-    storage,
-    ledger,
     jobs,
     events,
-    log: logger,
     bucket: config.REPORTS_BUCKET,
-    settings: jobExportSettings(config, Date.now(), remainingMs),
-    mail: {
-      send: (email) => mailer.send(email),
-      from: config.MAIL_FROM,
-      linkBaseUrl: config.LINK_BASE_URL,
-      linkKeys: () => linkKeys.getKeys(),
-    },
+    sender: config.MAIL_FROM,
+    mail: mailer,
+    links: { baseUrl: config.LINK_BASE_URL, keys: () => linkKeys.getKeys() },
     channels: { webhooks },
     onRequest: (e) => {
       metrics.addMetric(METRIC.ApiRequests, MetricUnit.Count, 1);
@@ -112,14 +120,15 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
   }
   const request = exportJobRequestSchema.parse(event);
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
-  const routed = await routeToFanOut(request, { ledger, storage, now: new Date(), route: fanOut });
+  const deps = jobDependencies(context.getRemainingTimeInMillis());
+  const routed = await routeToFanOut(request, deps.context, fanOut);
   if (routed) {
     logger.info('run handed to the fan-out', { reason: routed.reason });
     return routed;
   }
-  let outcome: ExportJobOutcome;
+  let outcome: JobOutcome;
   try {
-    outcome = await runExportJob(request, jobDependencies(context.getRemainingTimeInMillis()));
+    outcome = await runJob(request, deps);
   } catch (error) {
     metrics.addMetric(METRIC.ExportFailed, MetricUnit.Count, 1);
     throw error;

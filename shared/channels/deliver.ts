@@ -3,7 +3,7 @@ import type { Log } from '../core/logger';
 import type { ChannelMessage } from './channel';
 import { channelOf } from './channels';
 import type { ChannelTarget, WebhookRef } from './delivery-option';
-import { postWebhook, type WebhookPostOptions } from './webhook-post';
+import { postWebhook, webhookBody, type WebhookPostOptions } from './webhook-post';
 
 /** Reads a webhook URL from where the definition says it is kept (the secrets adapter). */
 export interface WebhookUrlSource {
@@ -29,6 +29,11 @@ export interface ChannelDeliveryDependencies {
    * retried or twice-delivered run does not post again. Without it every call posts.
    */
   readonly once?: (channelKey: string, send: () => Promise<unknown>) => Promise<'sent' | 'skipped'>;
+  /**
+   * Hands each channel's body (the exact bytes a webhook would get) to this instead of posting it:
+   * the outbox of the demo and the command line. No webhook URL is read then.
+   */
+  readonly write?: ((target: ChannelTarget, body: string) => Promise<unknown>) | undefined;
 }
 
 export function describeWebhook(ref: WebhookRef): string {
@@ -53,11 +58,13 @@ async function deliverOne(target: ChannelTarget, message: ChannelMessage, deps: 
   let url: string | undefined;
   try {
     if (!channel) throw new Error(`there is no channel "${target.type}"`);
-    if (!deps.webhooks) throw new Error('no webhook secret reader is configured');
-    const webhooks = deps.webhooks;
+    const payload = channel.payload(message);
+    const { webhooks, write } = deps;
+    if (!write && !webhooks) throw new Error('no webhook secret reader is configured');
     const post = async () => {
-      url = await webhooks.webhookUrl(target.webhook);
-      await postWebhook(url, channel.payload(message), channel.label, deps.post);
+      if (write) return write(target, webhookBody(payload));
+      url = await webhooks!.webhookUrl(target.webhook);
+      return postWebhook(url, payload, channel.label, deps.post);
     };
     const key = `${target.type}:${target.webhook.secretId}:${target.webhook.key}`;
     const outcome = deps.once ? await deps.once(key, post) : (await post(), 'sent' as const);

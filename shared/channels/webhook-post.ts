@@ -27,12 +27,17 @@ const BACKOFF_MS = 1_000;
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** The bytes a webhook gets for a payload: one serialisation, shared by the poster and the outbox. */
+export function webhookBody(payload: unknown): string {
+  return JSON.stringify(payload);
+}
+
 export async function postWebhook(url: string, body: unknown, label: string, options: WebhookPostOptions = {}): Promise<void> {
   const doFetch = options.fetch ?? fetch;
   const attempts = options.attempts ?? WEBHOOK_DEFAULTS.attempts;
   const timeoutMs = options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
   const sleep = options.sleep ?? realSleep;
-  const json = JSON.stringify(body);
+  const json = webhookBody(body);
   for (let attempt = 1; ; attempt += 1) {
     const failure = await postOnce(doFetch, url, json, label, timeoutMs);
     if (failure === undefined) return;

@@ -57,3 +57,6 @@ export interface EventPublisher {
   publish(detailType: 'ReportExported', detail: ReportExportedDetail): Promise<void>;
   publish(detailType: 'ReportFailed', detail: ReportFailedDetail): Promise<void>;
 }
+
+/** A door without an event bus (the command line, the demo): the events go nowhere. */
+export const NO_EVENT_BUS: EventPublisher = { publish: () => Promise.resolve() };

@@ -3,7 +3,8 @@ import { ledgerKey, type Ledger } from '../ledger/ledger';
 import { latestPointerSchema, manifestSchema } from '../report/manifest';
 import { abandonedAttempt } from '../report/run-lease';
 import type { Storage } from '../storage/storage';
-import { jobRunId } from './export-job';
+import type { RunContext } from './run-context';
+import { jobRunId } from './stages/resolve';
 import type { FanOutStarter } from './fan-out-event';
 import type { ExportJobRequest } from './ports';
 
@@ -48,6 +49,11 @@ interface RouteDeps {
   readonly now: Date;
 }
 
+/** The route's view of the run context: the ledger, the storage and the time of the decision. */
+function routeDeps(context: RunContext): RouteDeps {
+  return { ledger: context.ledger, storage: context.storage, now: context.clock() };
+}
+
 /**
  * Why a scheduled run of `report` should fan out, or undefined (the single path runs it), in order:
  * 1. its last published run wrote more than `rows` rows (too big for one function's 15 minutes at
@@ -85,12 +91,14 @@ async function noteOutgrown(report: string, runId: string, at: string, deps: Rou
  */
 export async function routeToFanOut(
   request: ExportJobRequest,
-  deps: RouteDeps & { route: FanOutRoute | undefined },
+  context: RunContext,
+  route: FanOutRoute | undefined,
 ): Promise<{ status: 'skipped'; reason: string } | undefined> {
-  if (!deps.route || request.source !== 'schedule' || request.report === undefined || request.definition !== undefined) return undefined;
-  const runId = jobRunId(request, deps.now);
-  const reason = await fanOutReason(request.report, runId, deps.route.rows, deps);
+  if (!route || request.source !== 'schedule' || request.report === undefined || request.definition !== undefined) return undefined;
+  const deps = routeDeps(context);
+  const runId = jobRunId(request, deps.now, context.ids);
+  const reason = await fanOutReason(request.report, runId, route.rows, deps);
   if (!reason) return undefined;
-  const started = await deps.route.starter.start(`${request.report}-${runId}`.slice(0, 80), { ...request, runId });
+  const started = await route.starter.start(`${request.report}-${runId}`.slice(0, 80), { ...request, runId });
   return { status: 'skipped', reason: `${started ? 'handed' : 'already handed'} to the fan-out: ${reason}` };
 }

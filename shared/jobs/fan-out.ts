@@ -1,17 +1,16 @@
 import { errorMessage } from '../core/errors';
-import type { Log } from '../core/logger';
 import { createExportClient } from '../report/export-report';
-import type { ExportSettings } from '../report/export-settings';
 import { boardItemsDataset } from '../report/tables/board-items';
 import { selectBoards } from '../report/tables/boards';
 import type { ReportDefinition } from '../report/definition';
-import type { CredentialsSource } from '../secrets/credential-refresh';
-import type { Storage } from '../storage/storage';
-import { jobRunId, runExportJob, type ExportJobDependencies, type ExportJobOutcome } from './export-job';
 import { recordingFetch, replayingFetch } from './fan-out-responses';
 import type { FanOutStep } from './fan-out-event';
 import type { ExportJobRequest } from './ports';
 import { configuredDefinition, resolveDefinition } from './resolve-definition';
+import { runJob, type JobDependencies, type JobOutcome } from './run-job';
+import type { RunContext } from './run-context';
+import { jobRunId, type ResolvePorts } from './stages/resolve';
+import type { ExportPorts } from './stages/export';
 
 /**
  * A report too big for one function (docs/deploy.md, "Past one Lambda"): its board items, the part
@@ -20,7 +19,7 @@ import { configuredDefinition, resolveDefinition } from './resolve-definition';
  * answers they stored (fan-out-responses.ts) and publishes, delivers and notifies as every run does.
  *
  * In AWS the steps are a Step Functions state machine (plan → Distributed Map of workers →
- * assemble, infra/constructs/fan-out.ts); locally `runFannedOutJob` runs the same steps in process.
+ * assemble, infra/constructs/report-fan-out.ts); locally `runFannedOutJob` runs the same steps in process.
  * Workers write only scratch answers under `_fanout/<report>/<run id>/`, never the run's files: the
  * run is written and published by the assembler alone, under the run's lease, with its fencing.
  */
@@ -37,15 +36,8 @@ export interface FanOutPlan {
   readonly chunks: readonly (readonly string[])[];
 }
 
-export interface FanOutDependencies {
-  readonly definitions: ExportJobDependencies['definitions'];
-  readonly credentials: CredentialsSource;
-  readonly storage: Storage;
-  readonly log: Log;
-  readonly settings?: ExportSettings;
-  readonly fetch?: typeof fetch;
-  readonly now?: () => Date;
-}
+/** What the plan and the workers need: the run context, the reports, and the planning API's credentials. */
+export type FanOutDependencies = Pick<ResolvePorts, 'definitions'> & Pick<ExportPorts, 'credentials' | 'fetch'> & { readonly context: RunContext };
 
 /** Boards per worker: a worker of 1,024 MB and 15 minutes fetches a few of the largest boards easily. */
 export const DEFAULT_BOARDS_PER_WORKER = 2;
@@ -53,12 +45,13 @@ export const DEFAULT_BOARDS_PER_WORKER = 2;
 /** Step 1: the run id and the boards of the report's board items, in chunks for the workers. */
 export async function planFanOut(request: ExportJobRequest, deps: FanOutDependencies, boardsPerWorker = DEFAULT_BOARDS_PER_WORKER): Promise<FanOutPlan> {
   const definition = await definitionOf(request, deps);
-  const runId = jobRunId(request, (deps.now ?? (() => new Date()))());
+  const { context } = deps;
+  const runId = jobRunId(request, context.clock(), context.ids);
   const selection = definition.datasets.boardItems;
   let ids: string[] = [];
   if (selection) {
-    const client = createExportClient(await deps.credentials.getCredentials(), deps.settings, { log: deps.log, fetch: deps.fetch });
-    ids = (await selectBoards(client, selection, 'boardItems', deps.log)).map((b) => b.id);
+    const client = createExportClient(await deps.credentials.getCredentials(), context.settings, { log: context.log, fetch: deps.fetch });
+    ids = (await selectBoards(client, selection, 'boardItems', context.log)).map((b) => b.id);
   }
   const chunks: string[][] = [];
   for (let i = 0; i < ids.length; i += boardsPerWorker) chunks.push(ids.slice(i, i + boardsPerWorker));
@@ -72,12 +65,13 @@ export async function planFanOut(request: ExportJobRequest, deps: FanOutDependen
 export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, boards: readonly string[], deps: FanOutDependencies): Promise<{ boards: number }> {
   const definition = await definitionOf(plan.request, deps);
   const prefix = answersPrefix(definition.name, plan.request.runId);
-  const client = createExportClient(await deps.credentials.getCredentials(), deps.settings, {
-    log: deps.log,
-    fetch: recordingFetch(deps.storage, prefix, deps.fetch),
+  const { context } = deps;
+  const client = createExportClient(await deps.credentials.getCredentials(), context.settings, {
+    log: context.log,
+    fetch: recordingFetch(context.storage, prefix, deps.fetch),
   });
   const narrowed: ReportDefinition = { ...definition, datasets: { boardItems: { boards: [...boards] } } };
-  const dataset = boardItemsDataset({ source: client, definition: narrowed, log: deps.log, ...(deps.now && { now: deps.now }) });
+  const dataset = boardItemsDataset({ source: client, definition: narrowed, log: context.log, now: context.clock });
   for await (const table of dataset.tables()) {
     for await (const _batch of table.batches) {
       // Drained page by page without making the rows: the answers are what the worker is for.
@@ -92,20 +86,20 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
  */
 export async function assembleFanOut(
   plan: Pick<FanOutPlan, 'request'>,
-  deps: ExportJobDependencies,
-): Promise<ExportJobOutcome & { readonly answers: { readonly replayed: number; readonly fetched: number } }> {
+  deps: JobDependencies,
+): Promise<JobOutcome & { readonly answers: { readonly replayed: number; readonly fetched: number } }> {
   const prefix = answersPrefix(plan.request.report, plan.request.runId);
-  const replay = replayingFetch(deps.storage, prefix, deps.fetch);
+  const replay = replayingFetch(deps.context.storage, prefix, deps.fetch);
   // The answers are left to the bucket's one-day lifecycle rule on `_fanout/`: a retried assembler
   // reads them again, and deleting tens of thousands of objects would cost the run more than that.
-  const outcome = await runExportJob(plan.request, { ...deps, fetch: replay.fetch });
+  const outcome = await runJob(plan.request, { ...deps, fetch: replay.fetch });
   return { ...outcome, answers: replay.stats() };
 }
 
 /** The local driver: plan, `workers` workers at a time, assemble, in this process. */
 export async function runFannedOutJob(
   request: ExportJobRequest,
-  deps: ExportJobDependencies,
+  deps: JobDependencies,
   options: { readonly boardsPerWorker?: number; readonly workers?: number } = {},
 ): Promise<Awaited<ReturnType<typeof assembleFanOut>> & { readonly chunks: number }> {
   const plan = await planFanOut(request, deps, options.boardsPerWorker);
@@ -114,7 +108,7 @@ export async function runFannedOutJob(
   const worker = async (): Promise<void> => {
     for (let chunk = queue.shift(); chunk; chunk = queue.shift()) {
       await fetchBoardAnswers(plan, chunk, deps).catch((error: unknown) => {
-        deps.log.warn('fan-out worker failed; the assembler fetches its boards', { boards: chunk, error: errorMessage(error) });
+        deps.context.log.warn('fan-out worker failed; the assembler fetches its boards', { boards: chunk, error: errorMessage(error) });
       });
     }
   };
@@ -127,7 +121,7 @@ async function definitionOf(request: ExportJobRequest, deps: Pick<FanOutDependen
 }
 
 /** One step of the state machine, in the export function (lambdas/export-report/handler.ts). */
-export async function runFanOutStep(step: FanOutStep, deps: ExportJobDependencies): Promise<unknown> {
+export async function runFanOutStep(step: FanOutStep, deps: JobDependencies): Promise<unknown> {
   switch (step.fanOut) {
     case 'plan': {
       const { fanOut: _step, ...request } = step;

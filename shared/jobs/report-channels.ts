@@ -1,4 +1,4 @@
-import { deliverToChannels, type ChannelResult, type WebhookUrlSource } from '../channels/deliver';
+import { deliverToChannels, type ChannelDeliveryDependencies, type ChannelResult, type WebhookUrlSource } from '../channels/deliver';
 import type { WebhookPostOptions } from '../channels/webhook-post';
 import { errorMessage } from '../core/errors';
 import type { Log } from '../core/logger';
@@ -27,6 +27,8 @@ export interface RunChannelsContext {
   readonly log: Log;
   readonly now: Date;
   readonly mail: { readonly send: (email: OutgoingEmail) => Promise<unknown>; readonly from: string | undefined } | undefined;
+  /** Writes each channel's body instead of posting it (the outbox). */
+  readonly write?: ChannelDeliveryDependencies['write'] | undefined;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function deliverRunToChannels(definition: ReportDefinition, result:
   // Each channel claims its post in the run ledger first, as the e-mail does: a retry does not post twice.
   const once = (channel: string, send: () => Promise<unknown>) =>
     sendOnce({ ledger: context.ledger, runKey, channel, log: context.log, now: context.now }, send);
-  const results = await deliverToChannels(targets, message, { webhooks: context.channels?.webhooks, log: context.log, post, once });
+  const results = await deliverToChannels(targets, message, { webhooks: context.channels?.webhooks, log: context.log, post, once, write: context.write });
   const noticeDeps = { ledger: context.ledger, send: context.mail?.send, from: context.mail?.from, log: context.log, now: context.now };
   await Promise.all(
     results.filter((r) => r.status !== 'skipped').map((r) =>

@@ -6,7 +6,7 @@ import { localJobDependencies } from '../support/local-job';
 import { silentLog } from '../../shared/core/logger';
 import { SesMailer } from '../../shared/email/ses-mailer';
 import type { EventPublisher } from '../../shared/events/report-events';
-import { runExportJob, type ExportJobDependencies } from '../../shared/jobs/export-job';
+import { runJob, type JobDependencies } from '../../shared/jobs/run-job';
 import { noticeFailure, notificationStateKey } from '../../shared/jobs/failure-notice';
 import { parseReportDefinition } from '../../shared/report/definition';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
@@ -58,25 +58,22 @@ describe('failure notifications', () => {
     await Promise.all([sim.close(), ses.close()]);
   });
 
-  function deps(at: string): ExportJobDependencies {
+  function deps(at: string): JobDependencies {
     const mailer = new SesMailer({ client: ses.client });
     const events: EventPublisher = { publish: () => Promise.resolve() };
     return {
       ...localJobDependencies({ dir, sim, reports: { weekly: WEEKLY, daily: DAILY }, now: () => new Date(at), storage, ledger }),
       events,
-      mail: {
-        send: (email) => mailer.send(email),
-        from: 'reports@example.test',
-        linkBaseUrl: 'https://api.example.test',
-        linkKeys: () => Promise.resolve(LINK_KEYS),
-      },
+      mail: { send: (email) => mailer.send(email) },
+      sender: 'reports@example.test',
+      links: { baseUrl: 'https://api.example.test', keys: () => Promise.resolve(LINK_KEYS) },
     };
   }
 
   /** One scheduled invocation; a retryable failure is thrown (for the Lambda's retry), which is fine here. */
   async function scheduled(report: string, scheduledTime: string, at = scheduledTime): Promise<string> {
     try {
-      const outcome = await runExportJob({ report, source: 'schedule', scheduledTime }, deps(at));
+      const outcome = await runJob({ report, source: 'schedule', scheduledTime }, deps(at));
       return outcome.status;
     } catch {
       return 'failed (retrying)';

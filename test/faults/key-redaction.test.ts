@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { silentLog } from '../../shared/core/logger';
 import type { EventPublisher, ReportFailedDetail } from '../../shared/events/report-events';
-import { runExportJob } from '../../shared/jobs/export-job';
+import { runJob } from '../../shared/jobs/run-job';
+import { runContextOf } from '../../shared/jobs/run-context';
+import { fixedClock } from '../../shared/core/clock';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { PlanningApiClient, toArray } from '../../shared/planning-api';
 import { parseCredentialsDocument } from '../../shared/secrets/secret-document';
@@ -118,16 +120,14 @@ describe('the API key never leaks through a cut error text', () => {
       const exportId = `job-offset-${offset}`;
       const at = '2026-11-23T06:00:00.000Z';
       await jobs.put({ id: exportId, report: 'leaky', status: 'queued', createdAt: at, updatedAt: at });
-      const outcome = await runExportJob(
+      const outcome = await runJob(
         { report: 'leaky', exportId, source: 'api' },
         {
           definitions: catalogOf({ leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } }),
           credentials: { getCredentials: () => Promise.resolve(credentials) },
-          storage,
-          ledger,
+          context: runContextOf({ clock: fixedClock(new Date(at)), storage, ledger, log: silentLog }),
           jobs,
           events,
-          log: silentLog,
         },
       );
       expect(outcome.status).toBe('failed');
@@ -168,16 +168,14 @@ describe('the API key never leaks through a cut error text', () => {
         const exportId = `job-200-${offset}`;
         const at = '2026-11-23T06:00:00.000Z';
         await jobs.put({ id: exportId, report: 'leaky', status: 'queued', createdAt: at, updatedAt: at });
-        await runExportJob(
+        await runJob(
           { report: 'leaky', exportId, source: 'api' },
           {
             definitions: catalogOf({ leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } }),
             credentials: { getCredentials: () => Promise.resolve(credentials) },
-            storage: new LocalDirectoryStorage(join(dir, 'jobs-200')),
-            ledger,
+            context: runContextOf({ clock: fixedClock(new Date(at)), storage: new LocalDirectoryStorage(join(dir, 'jobs-200')), ledger, log: silentLog }),
             jobs,
             events: { publish: (type: string, detail: unknown) => Promise.resolve(void (type === 'ReportFailed' && failed.push(detail))) },
-            log: silentLog,
           },
         );
         const status = await jobs.get(exportId);

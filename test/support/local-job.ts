@@ -1,7 +1,9 @@
 import { silentLog } from '../../shared/core/logger';
-import type { ExportJobDependencies } from '../../shared/jobs/export-job';
+import type { Clock } from '../../shared/core/clock';
 import { JobStatusStore } from '../../shared/jobs/job-status';
 import { catalogOf } from '../../shared/jobs/ports';
+import { runContextOf, type RunContext } from '../../shared/jobs/run-context';
+import type { JobDependencies } from '../../shared/jobs/run-job';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { Storage } from '../../shared/storage/storage';
@@ -14,27 +16,32 @@ export interface LocalJobOptions {
   readonly dir: string;
   readonly sim: RunningSimulator;
   readonly reports: Readonly<Record<string, unknown>>;
-  readonly now: () => Date;
+  readonly now: Clock;
   /** Another storage over the same folder (e.g. one that fails on purpose). */
   readonly storage?: Storage;
   /** The ledger a test also reads itself; default: a local ledger in `<dir>/.ledger`. */
   readonly ledger?: Ledger;
+  /** Anything else of the run context (settings, log, ids). */
+  readonly context?: Partial<RunContext>;
 }
 
 /**
  * The dependencies of a scheduled job run entirely on this machine: the simulator's credentials, files in a
  * folder, a ledger beside them, no events and no log. Add `mail`, `channels` or `events` by spreading.
  */
-export function localJobDependencies(options: LocalJobOptions): ExportJobDependencies {
+export function localJobDependencies(options: LocalJobOptions): JobDependencies {
   const ledger = options.ledger ?? new LocalLedger(`${options.dir}/.ledger`);
   return {
+    context: runContextOf({
+      clock: options.now,
+      storage: options.storage ?? new LocalDirectoryStorage(options.dir),
+      ledger,
+      log: silentLog,
+      ...options.context,
+    }),
     definitions: catalogOf(options.reports),
     credentials: { getCredentials: () => Promise.resolve(options.sim.credentials()) },
-    storage: options.storage ?? new LocalDirectoryStorage(options.dir),
-    ledger,
     jobs: new JobStatusStore(ledger),
     events: { publish: () => Promise.resolve() },
-    log: silentLog,
-    now: options.now,
   };
 }

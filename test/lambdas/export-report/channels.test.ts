@@ -60,6 +60,8 @@ describe('Slack and Teams delivery beside e-mail (local stack)', () => {
     expect(outcome.status).toBe('succeeded');
     expect(outcome.delivery).toEqual({
       sent: true,
+      emailed: true,
+      written: [],
       reason: 'sent: there is no earlier run to compare with (delivery.when is "changed")',
       channels: [
         { type: 'slack', webhook: 'secret "chat/webhooks", field "rte-slack"', status: 'sent' },
@@ -107,6 +109,8 @@ describe('Slack and Teams delivery beside e-mail (local stack)', () => {
     expect(outcome.status).toBe('succeeded');
     expect(outcome.delivery).toEqual({
       sent: false,
+      emailed: false,
+      written: [],
       reason: 'not sent: nothing changed since run s-20261123T060000Z and delivery.when is "changed"',
       channels: [],
     });

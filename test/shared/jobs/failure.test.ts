@@ -8,7 +8,8 @@ import {
   SelectorNotFoundError,
   StorageError,
 } from '../../../shared/core/errors';
-import { jobRunId } from '../../../shared/jobs/export-job';
+import { RANDOM_RUN_IDS } from '../../../shared/jobs/run-context';
+import { jobRunId } from '../../../shared/jobs/stages/resolve';
 import { classifyFailure } from '../../../shared/jobs/failure';
 
 describe('classifyFailure', () => {
@@ -56,11 +57,11 @@ describe('classifyFailure', () => {
 describe('jobRunId', () => {
   const now = new Date('2026-11-23T06:00:05Z');
   it('is the export id for on-demand jobs and derived from the scheduled time for schedules', () => {
-    expect(jobRunId({ exportId: 'abc12345-0000' }, now)).toBe('abc12345-0000');
-    expect(jobRunId({ scheduledTime: '2026-11-23T06:00:00Z' }, now)).toBe('s-20261123T060000Z');
+    expect(jobRunId({ exportId: 'abc12345-0000' }, now, RANDOM_RUN_IDS)).toBe('abc12345-0000');
+    expect(jobRunId({ scheduledTime: '2026-11-23T06:00:00Z' }, now, RANDOM_RUN_IDS)).toBe('s-20261123T060000Z');
   });
 
   it('is new for manual runs', () => {
-    expect(jobRunId({}, now)).toMatch(/^20261123T060005Z-[0-9a-f]{6}$/);
+    expect(jobRunId({}, now, RANDOM_RUN_IDS)).toMatch(/^20261123T060005Z-[0-9a-f]{6}$/);
   });
 });

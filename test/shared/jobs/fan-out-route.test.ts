@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../support/local-job';
-import { jobRunId, runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
+import { runJob, type JobDependencies } from '../../../shared/jobs/run-job';
+import { jobRunId } from '../../../shared/jobs/stages/resolve';
+import { RANDOM_RUN_IDS } from '../../../shared/jobs/run-context';
+import { fixedClock } from '../../../shared/core/clock';
 import { lastRunRows, OUTGROWN_DAYS, routeToFanOut } from '../../../shared/jobs/fan-out-route';
 import { silentLog } from '../../../shared/core/logger';
 import { DEFAULT_LEASE_MS, RunLease } from '../../../shared/report/run-lease';
@@ -19,7 +22,7 @@ const REPORT = { name: 'portfolio', datasets: { risks: {}, boardItems: {} }, for
 let sim: RunningSimulator;
 let sfn: SfnStub;
 let dir: string;
-let deps: ExportJobDependencies;
+let deps: JobDependencies;
 let starter: StepFunctionsFanOutStarter;
 
 beforeAll(async () => {
@@ -35,44 +38,47 @@ afterAll(async () => {
 });
 
 const scheduled = { report: 'portfolio', source: 'schedule' as const, scheduledTime: '2026-11-23T06:00:00Z' };
-const context = (rows: number) => ({ ledger: deps.ledger, storage: deps.storage, now: new Date('2026-11-23T06:00:01Z'), route: { starter, rows } });
+/** The run context of an invocation at `now`, and a route that fans out above `rows`. */
+const contextAt = (now: Date) => ({ ...deps.context, clock: fixedClock(now) });
+const route = (rows: number) => ({ starter, rows });
+const at1 = new Date('2026-11-23T06:00:01Z');
 
 describe('which path a scheduled run takes', () => {
   it('stays single for a report that never ran, or whose last run fits one function', async () => {
-    expect(await routeToFanOut(scheduled, context(10))).toBeUndefined();
-    await runExportJob({ ...scheduled, scheduledTime: '2026-11-16T06:00:00Z' }, deps);
-    const rows = await lastRunRows('portfolio', deps);
+    expect(await routeToFanOut(scheduled, contextAt(at1), route(10))).toBeUndefined();
+    await runJob({ ...scheduled, scheduledTime: '2026-11-16T06:00:00Z' }, deps);
+    const rows = await lastRunRows('portfolio', deps.context);
     expect(rows).toBeGreaterThan(10);
-    expect(await routeToFanOut(scheduled, context(rows!))).toBeUndefined();
+    expect(await routeToFanOut(scheduled, contextAt(at1), route(rows!))).toBeUndefined();
     expect(sfn.starts).toEqual([]);
   });
 
   it('hands a big report\'s run to the state machine once, named after the run, with the run id fixed', async () => {
-    const rows = (await lastRunRows('portfolio', deps))!;
-    const routed = await routeToFanOut(scheduled, context(10));
+    const rows = (await lastRunRows('portfolio', deps.context))!;
+    const routed = await routeToFanOut(scheduled, contextAt(at1), route(10));
     expect(routed).toEqual({ status: 'skipped', reason: `handed to the fan-out: the last run wrote ${rows} rows, more than 10 for one function` });
     expect(sfn.starts).toEqual([{ stateMachineArn: MACHINE, name: 'portfolio-s-20261123T060000Z', input: { ...scheduled, runId: 's-20261123T060000Z' } }]);
     // A retry of the same scheduled invocation starts nothing more.
-    expect((await routeToFanOut(scheduled, context(10)))?.reason).toMatch(/^already handed to the fan-out/);
+    expect((await routeToFanOut(scheduled, contextAt(at1), route(10)))?.reason).toMatch(/^already handed to the fan-out/);
     expect(sfn.starts).toHaveLength(1);
   });
 
   it('never fans out on-demand, inline or unscheduled runs', async () => {
     for (const request of [{ ...scheduled, source: 'api' as const }, { ...scheduled, source: 'manual' as const }, { definition: REPORT, source: 'schedule' as const }]) {
-      expect(await routeToFanOut(request, context(10))).toBeUndefined();
+      expect(await routeToFanOut(request, contextAt(at1), route(10))).toBeUndefined();
     }
-    expect(await routeToFanOut(scheduled, { ...context(10), route: undefined })).toBeUndefined();
+    expect(await routeToFanOut(scheduled, contextAt(at1), undefined)).toBeUndefined();
   });
 });
 
 describe('a report that outgrew one function without ever publishing a big run', () => {
   const at = (iso: string, ms = 0) => new Date(new Date(iso).getTime() + ms);
   /** Rows far above anything the tiny tenant writes: only a dead attempt can send these runs out. */
-  const routeAt = (request: typeof scheduled, now: Date) => routeToFanOut(request, { ledger: deps.ledger, storage: deps.storage, now, route: { starter, rows: 1e9 } });
+  const routeAt = (request: typeof scheduled, now: Date) => routeToFanOut(request, contextAt(now), route(1e9));
   /** An attempt of the run that takes its lease at `startedAt` and is then killed: it never releases it. */
   const killedAttempt = async (request: typeof scheduled, startedAt: Date) => {
-    const runId = jobRunId(request, startedAt);
-    const leased = await RunLease.acquire({ ledger: deps.ledger, report: 'portfolio', runId, now: () => startedAt, log: silentLog });
+    const runId = jobRunId(request, startedAt, RANDOM_RUN_IDS);
+    const leased = await RunLease.acquire({ ledger: deps.context.ledger, report: 'portfolio', runId, now: () => startedAt, log: silentLog });
     expect(leased.kind).toBe('acquired');
     return runId;
   };
@@ -102,7 +108,7 @@ describe('a report that outgrew one function without ever publishing a big run',
   it('keeps the single path for a run whose attempt failed in the ordinary way (it gave its lease up)', async () => {
     const request = { ...scheduled, scheduledTime: '2027-02-01T06:00:00Z' };
     const startedAt = at('2027-02-01T06:00:01Z');
-    const leased = await RunLease.acquire({ ledger: deps.ledger, report: 'portfolio', runId: 's-20270201T060000Z', now: () => startedAt, log: silentLog });
+    const leased = await RunLease.acquire({ ledger: deps.context.ledger, report: 'portfolio', runId: 's-20270201T060000Z', now: () => startedAt, log: silentLog });
     if (leased.kind !== 'acquired') throw new Error('expected the lease');
     expect(await leased.lease.release([], [])).toBe(true);
     const starts = sfn.starts.length;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../support/local-job';
-import { runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
+import { runJob, type JobDependencies } from '../../../shared/jobs/run-job';
 import { assembleFanOut, fetchBoardAnswers, planFanOut, runFannedOutJob } from '../../../shared/jobs/fan-out';
 import { manifestSchema, type Manifest } from '../../../shared/report/manifest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -34,7 +34,7 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-async function deps(): Promise<ExportJobDependencies & { dir: string }> {
+async function deps(): Promise<JobDependencies & { dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'fan-out-'));
   dirs.push(dir);
   return { dir, ...localJobDependencies({ dir, sim, reports: { portfolio: REPORT }, now: () => new Date('2026-11-23T06:00:20Z') }) };
@@ -49,7 +49,7 @@ const runFolderOf = (manifestKey: string) => manifestKey.slice(0, manifestKey.la
 describe('the fan-out path', () => {
   it('writes byte-identical CSVs, the same Parquet rows and the same workbook rows as the single path', async () => {
     const single = await deps();
-    const one = await runExportJob(REQUEST, single);
+    const one = await runJob(REQUEST, single);
     const fanned = await deps();
     const many = await runFannedOutJob(REQUEST, fanned, { boardsPerWorker: 1, workers: 3 });
     if (one.status !== 'succeeded' || many.status !== 'succeeded') throw new Error(`a path failed: ${JSON.stringify([one, many])}`);

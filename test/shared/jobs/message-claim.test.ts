@@ -7,7 +7,7 @@ import { silentLog } from '../../../shared/core/logger';
 import { SesMailer } from '../../../shared/email/ses-mailer';
 import type { OutgoingEmail } from '../../../shared/email/ses-mailer';
 import type { EventPublisher } from '../../../shared/events/report-events';
-import { runExportJob, type ExportJobDependencies } from '../../../shared/jobs/export-job';
+import { runJob, type JobDependencies } from '../../../shared/jobs/run-job';
 import { CLAIM_MS, claimMessage, messageRunKey, sendOnce } from '../../../shared/jobs/message-claim';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -77,19 +77,16 @@ describe('each message once per run', () => {
     const events: EventPublisher = {
       publish: () => (failEvents-- > 0 ? Promise.reject(new Error('injected: the event bus answered 503')) : Promise.resolve()),
     };
-    const deps: ExportJobDependencies = {
+    const deps: JobDependencies = {
       ...localJobDependencies({ dir: at, sim, reports: { weekly: WEEKLY }, now: () => T0 }),
       events,
-      mail: {
-        send: (email: OutgoingEmail) => (failMail-- > 0 ? Promise.reject(new Error('injected: SES answered 503')) : mailer.send(email)),
-        from: 'reports@example.test',
-        linkBaseUrl: 'https://api.example.test',
-        linkKeys: () => Promise.resolve(LINK_KEYS),
-      },
+      mail: { send: (email: OutgoingEmail) => (failMail-- > 0 ? Promise.reject(new Error('injected: SES answered 503')) : mailer.send(email)) },
+      sender: 'reports@example.test',
+      links: { baseUrl: 'https://api.example.test', keys: () => Promise.resolve(LINK_KEYS) },
     };
     const deliver = async (scheduledTime: string) => {
       try {
-        return (await runExportJob({ report: 'weekly', source: 'schedule', scheduledTime }, deps)).status;
+        return (await runJob({ report: 'weekly', source: 'schedule', scheduledTime }, deps)).status;
       } catch {
         return 'failed (retrying)';
       }

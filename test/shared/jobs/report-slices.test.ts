@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../support/local-job';
 import { SesMailer } from '../../../shared/email/ses-mailer';
-import { runExportJob, type ExportJobDependencies, type SlicedJobOutcome } from '../../../shared/jobs/export-job';
+import { runJob, type JobDependencies, type SlicedJobOutcome } from '../../../shared/jobs/run-job';
 import { manifestSchema, type Manifest } from '../../../shared/report/manifest';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -54,7 +54,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function deps(): ExportJobDependencies {
+function deps(): JobDependencies {
   const mailer = new SesMailer({ client: ses.client });
   return {
     ...localJobDependencies({
@@ -63,7 +63,9 @@ function deps(): ExportJobDependencies {
       reports: { portfolio: PORTFOLIO, whole: WHOLE, ...Object.fromEntries(ALONE.map((d) => [d.name, d])) },
       now: () => new Date('2026-11-23T06:00:30Z'),
     }),
-    mail: { send: (email) => mailer.send(email), from: 'reports@example.test', linkBaseUrl: 'https://api.example.test', linkKeys: () => Promise.resolve({ current: { id: 'k1', secret: 'a'.repeat(48) } }) },
+    mail: { send: (email) => mailer.send(email) },
+    sender: 'reports@example.test',
+    links: { baseUrl: 'https://api.example.test', keys: () => Promise.resolve({ current: { id: 'k1', secret: 'a'.repeat(48) } }) },
   };
 }
 
@@ -91,7 +93,7 @@ function figuresOf(manifest: Manifest): unknown {
   return { ...summary, sections: (summary.sections ?? []).filter((s) => s.role !== 'about') };
 }
 
-const scheduled = (report: string) => runExportJob({ report, source: 'schedule', scheduledTime: '2026-11-23T06:00:00Z' }, deps());
+const scheduled = (report: string) => runJob({ report, source: 'schedule', scheduledTime: '2026-11-23T06:00:00Z' }, deps());
 
 describe('a report with one delivery per train', () => {
   it('asks the planning API no more than one unsliced run over the same trains', async () => {

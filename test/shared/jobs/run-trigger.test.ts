@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runTrigger } from '../../../shared/jobs/export-job';
+import { runTrigger } from '../../../shared/jobs/stages/resolve';
 
 describe('runTrigger: which runs a run is compared with (docs/changes.md)', () => {
   it('is scheduled for the schedule and on-demand for the API and by hand', () => {

@@ -1,0 +1,143 @@
+import type { ChannelResult } from '../../channels/deliver';
+import { ExporterError } from '../../core/errors';
+import { mimeMessage } from '../../email/mime';
+import type { OutgoingEmail } from '../../email/ses-mailer';
+import type { LinkVerificationKeys } from '../../links/link-token';
+import { decideDelivery, type DeliveryDecision } from '../../report/delivery-decision';
+import type { ExportResult } from '../../report/run-export';
+import { messageRunKey, sendOnce } from '../message-claim';
+import type { Outbox, RunRef } from '../outbox';
+import { deliverRunToChannels, type ChannelJobDependencies } from '../report-channels';
+import { buildReportEmail } from '../report-email';
+import type { RunContext } from '../run-context';
+import type { ResolvedJob } from './resolve';
+
+/**
+ * Stage 3 of a job, deliver: the run's e-mail and chat messages, each at most once per run (claimed
+ * in the ledger first, message-claim.ts), when the decision the run published in its manifest
+ * (`delivery`, docs/delivery.md) says they go out. The messages are built by the same functions for
+ * every door; only the transport differs: SES and the webhooks in AWS, the outbox (files) for the demo
+ * and `npm run export -- --outbox`, so what the demo writes is what a deployed stack sends.
+ */
+export interface Mailer {
+  send(email: OutgoingEmail): Promise<unknown>;
+}
+
+/** Signs the long-lived file and run links of a message (`<baseUrl>/links/…`, `<baseUrl>/run/…`). */
+export interface LinkSigning {
+  readonly baseUrl: string;
+  keys(): Promise<LinkVerificationKeys>;
+}
+
+export interface DeliveryPorts {
+  /** The configured sender (MAIL_FROM); a definition's `email.from` comes first. */
+  readonly sender?: string | undefined;
+  readonly mail?: Mailer | undefined;
+  readonly links?: LinkSigning | undefined;
+  /** Needed only for definitions with chat channels (`delivery.channels`). */
+  readonly channels?: ChannelJobDependencies | undefined;
+  /** When set, messages are written here instead of sent. */
+  readonly outbox?: Outbox | undefined;
+}
+
+/** Whether the run's message went out, why, how each chat channel fared, and the outbox files. */
+export interface RunDelivery {
+  readonly sent: boolean;
+  readonly reason: string;
+  readonly emailed: boolean;
+  readonly channels: readonly ChannelResult[];
+  /** Where the outbox put the messages (empty when they were sent). */
+  readonly written: readonly string[];
+}
+
+export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: DeliveryPorts, context: RunContext): Promise<RunDelivery> {
+  const { definition } = job;
+  const decision = publishedDecision(job, result);
+  const nothing = { sent: false, emailed: false, channels: [], written: [] };
+  if (!decision.send) return { ...nothing, reason: decision.reason };
+  if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) {
+    return { ...nothing, reason: 'not sent: the report has no e-mail recipients and no chat channels' };
+  }
+  const run: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
+  const written: string[] = [];
+  const outbox = ports.outbox && recordingOutbox(ports.outbox, written);
+  const at = context.clock();
+  const channels = await deliverRunToChannels(definition, result, {
+    channels: ports.channels,
+    links: ports.links,
+    freshCopyLink: !job.inline,
+    deadline: context.settings.deadline,
+    ledger: context.ledger,
+    log: context.log,
+    now: at,
+    mail: ports.mail && { send: (email) => ports.mail!.send(email), from: ports.sender },
+    write: outbox && channelWriter(outbox, run, definition.delivery?.channels ?? []),
+  });
+  const emailed = await emailRecipients(job, result, { ...ports, outbox }, context, at);
+  const sent = emailed || channels.some((c) => c.status !== 'failed');
+  return { sent, reason: decision.reason, emailed, channels, written };
+}
+
+/**
+ * The decision the run published in its manifest; a manifest from before decisions were kept (a
+ * rerun of an old run) is decided now, by the same rule.
+ */
+function publishedDecision(job: ResolvedJob, result: ExportResult): DeliveryDecision {
+  const kept = result.manifest.delivery;
+  return kept ? { ...kept, when: kept.when as DeliveryDecision['when'] } : decideDelivery(job.definition, result);
+}
+
+/** E-mails the report to the definition's recipients (or writes it to the outbox); false when it has none. */
+async function emailRecipients(job: ResolvedJob, result: ExportResult, ports: DeliveryPorts, context: RunContext, at: Date): Promise<boolean> {
+  const { definition } = job;
+  const email = definition.email;
+  if (!email) return false;
+  const transport = ports.outbox ? outboxMailer(ports.outbox, result, at) : ports.mail;
+  if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
+  if (!ports.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
+  const from = email.from ?? ports.sender;
+  if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
+  const keys = await ports.links.keys();
+  const message = await buildReportEmail({ ...definition, email }, result, {
+    from,
+    linkBaseUrl: ports.links.baseUrl,
+    key: keys.current,
+    now: at,
+    storage: context.storage,
+    freshCopyLink: !job.inline,
+    inline: job.inline,
+  });
+  // Claimed before it is sent: a retry or a repeated delivery of the run finds the claim and skips.
+  const claim = { ledger: context.ledger, runKey: messageRunKey(definition.name, result.manifest.runId), channel: 'email', log: context.log, now: at };
+  return (await sendOnce(claim, () => transport.send(message))) === 'sent';
+}
+
+function recordingOutbox(outbox: Outbox, written: string[]): Outbox {
+  return {
+    async write(run, name, body) {
+      const where = await outbox.write(run, name, body);
+      written.push(where);
+      return where;
+    },
+  };
+}
+
+/** The e-mail as the outbox keeps it: the HTML part to open in a browser, the whole message to open in a mail client. */
+function outboxMailer(outbox: Outbox, result: ExportResult, at: Date): Mailer {
+  const run: RunRef = { report: result.manifest.report, runId: result.manifest.runId, runFolder: result.runFolder };
+  return {
+    async send(email) {
+      await outbox.write(run, 'email.html', email.html);
+      await outbox.write(run, 'email.eml', mimeMessage(email, at));
+    },
+  };
+}
+
+/** `slack.json`, `teams.json`; `<type>-<field>.json` where a report posts to two channels of one type. */
+function channelWriter(outbox: Outbox, run: RunRef, targets: readonly { type: string }[]) {
+  return async (target: { type: string; webhook: { key: string } }, body: string) => {
+    const shared = targets.filter((t) => t.type === target.type).length > 1;
+    const field = target.webhook.key.replace(/[^A-Za-z0-9._-]+/g, '-');
+    await outbox.write(run, shared ? `${target.type}-${field}.json` : `${target.type}.json`, body);
+  };
+}

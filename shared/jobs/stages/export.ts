@@ -1,0 +1,47 @@
+import type { RequestEvent } from '../../planning-api/requester';
+import type { ProgressEvent } from '../../report/dataset';
+import { exportReport } from '../../report/export-report';
+import type { ExportResult } from '../../report/run-export';
+import type { CredentialsSource } from '../../secrets/credential-refresh';
+import type { RunContext } from '../run-context';
+import type { ResolvedJob } from './resolve';
+
+/**
+ * Stage 2 of a job, export: the run itself, under its lease (report/run-attempt.ts), fetched,
+ * written and published, or found complete when an earlier attempt of the same run id published it.
+ * The single path and the fan-out's assembler both come here; the assembler only brings a `fetch`
+ * that replays its workers' stored answers.
+ */
+export interface ExportPorts {
+  readonly credentials: CredentialsSource;
+  /** The planning API's fetch (the slices of a report share a response cache through it; the assembler replays). */
+  readonly fetch?: typeof fetch | undefined;
+  readonly onRequest?: ((event: RequestEvent) => void) | undefined;
+  /** The door's own progress display (the terminal), beside the on-demand job's status. */
+  readonly onProgress?: ((event: ProgressEvent) => void) | undefined;
+}
+
+export function exportRun(job: ResolvedJob, ports: ExportPorts, context: RunContext, onProgress?: (event: ProgressEvent) => void): Promise<ExportResult> {
+  return exportReport(job.definition, {
+    credentials: ports.credentials,
+    storage: context.storage,
+    ledger: context.ledger,
+    log: context.log,
+    runId: job.runId,
+    trigger: job.trigger,
+    runDate: job.runDate,
+    now: context.clock,
+    settings: context.settings,
+    onRequest: ports.onRequest,
+    fetch: ports.fetch,
+    onProgress: both(ports.onProgress, onProgress),
+  });
+}
+
+function both(a: ((event: ProgressEvent) => void) | undefined, b: ((event: ProgressEvent) => void) | undefined): ((event: ProgressEvent) => void) | undefined {
+  if (!a || !b) return a ?? b;
+  return (event) => {
+    a(event);
+    b(event);
+  };
+}
