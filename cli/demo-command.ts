@@ -5,13 +5,15 @@ import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { startSimulator, type RunningSimulator } from '../simulator/index';
 import { aWeekOfWork } from '../simulator/weekly-work';
-import { writeDemoEmail } from './demo-email';
+import type { RunIds } from '../shared/jobs/run-context';
 import { runExportCommand, type CommandIo } from './export-command';
 
 const DEMO_USAGE = `Usage: npm run demo -- [options]
 
 Runs the exporter against a local planning API simulator (no account, no configuration) and
-writes the workbook, the CSV files and the e-mail the run would send.
+writes the workbook, the CSV files, and the e-mail and chat messages the run would send
+(email.html, email.eml, slack.json, teams.json beside the workbook: byte for byte what a
+deployed stack sends for the same run).
 
 Options:
   --out <dir>        where the report folders go (default: out; with --weeks: out/<n>-weeks)
@@ -25,13 +27,18 @@ Options:
 
 /**
  * `npm run demo`: starts the planning API simulator with the demo tenant on loopback, and runs the
- * real export command against it with examples/demo-report.json, so the demo goes through exactly
- * the door a user takes. No AWS account and no configuration needed.
+ * real export command against it with examples/demo-report.json and an outbox, so the demo goes
+ * through exactly the job a deployed stack runs (resolve, export, deliver, announce); only the
+ * messages land in files instead of SES and the webhooks. No AWS account and no configuration needed.
  */
 export async function runDemoCommand(
   argv: readonly string[],
   io: CommandIo,
-  options: { readonly today?: Date } = {},
+  /**
+   * The demo's today and run ids, and a simulator the caller runs (and closes): tests fix them to
+   * compare the demo with the Lambda byte for byte.
+   */
+  options: { readonly today?: Date; readonly ids?: RunIds; readonly simulator?: RunningSimulator } = {},
 ): Promise<number> {
   let values;
   try {
@@ -76,27 +83,23 @@ export async function runDemoCommand(
   }
   const today = options.today ?? new Date();
   // A demo reads like a real release train, with dates around today (the test flavour's traps stay in the tests).
-  const simulator = await startSimulator({
+  const simulator = options.simulator ?? (await startSimulator({
     tenant,
     flavour: 'demo',
     today,
     ...(values.vocabulary !== undefined && { vocabulary: values.vocabulary }),
-  });
+  }));
   const dir = await mkdtemp(join(tmpdir(), 'demo-credentials-'));
   try {
     const credentialsPath = join(dir, 'credentials.json');
     await writeFile(credentialsPath, JSON.stringify(simulator.credentials(), null, 2), { mode: 0o600 });
     const speaks = simulator.vocabulary === 'docs' ? ', with the field names of the public documentation' : '';
     io.stdout.write(`demo tenant "${tenant}" served at ${simulator.v1BaseUrl} (v1) and ${simulator.legacyBaseUrl} (legacy)${speaks}\n`);
-    const exportArgs = ['--report', values.report, '--credentials', credentialsPath, '--out', out];
-    const code = await runWeeks(simulator, weeks, today, exportArgs, io);
-    if (code !== 0) return code;
-    const written = await writeDemoEmail(resolve(io.cwd, out), definition.name, definition.timeZone ?? 'UTC');
-    io.stdout.write(`the e-mail it would send: ${written.html} (open in a browser) and ${written.eml} (open in a mail client)\n`);
-    return 0;
+    const exportArgs = ['--report', values.report, '--credentials', credentialsPath, '--out', out, '--outbox', out];
+    return await runWeeks(simulator, weeks, today, exportArgs, io, options.ids);
   } finally {
     await rm(dir, { recursive: true, force: true });
-    await simulator.close();
+    if (!options.simulator) await simulator.close();
   }
 }
 
@@ -113,6 +116,7 @@ async function runWeeks(
   today: Date,
   exportArgs: readonly string[],
   io: CommandIo,
+  ids: RunIds | undefined,
 ): Promise<number> {
   for (let week = 0; week < weeks; week++) {
     const date = new Date(today.getTime() - (weeks - 1 - week) * WEEK_MS);
@@ -122,7 +126,7 @@ async function runWeeks(
     if (weeks > 1 && last) io.stdout.write(`${title}\n`);
     // Earlier weeks' full accounts would bury the one that matters; their errors still show.
     const weekIo = last ? io : { ...io, stdout: new PassThrough().resume() };
-    const code = await runExportCommand(last ? exportArgs : [...exportArgs, '--quiet'], weekIo, { now: () => date });
+    const code = await runExportCommand(last ? exportArgs : [...exportArgs, '--quiet'], weekIo, { now: () => date, ...(ids && { ids }) });
     if (code !== 0) return code;
     if (!last) io.stdout.write(`${title}: exported\n`);
   }

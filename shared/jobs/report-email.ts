@@ -2,7 +2,7 @@ import { renderReportEmail, type ReportEmailLink } from '../email/email-content'
 import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
 import { createLinkToken, type LinkKey } from '../links/link-token';
-import { createRunLinkToken } from '../links/run-link-token';
+import { createRunLinkToken, messageRunLinkId } from '../links/run-link-token';
 import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition';
@@ -34,6 +34,12 @@ export function fileLinks(
   }));
 }
 
+/** The "get a fresh copy" run link of a run's message (`<baseUrl>/run/<token>`), the same for every attempt of the run. */
+export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId: string; message: string; expiresAt: Date; key: LinkKey; now: Date }): string {
+  const id = messageRunLinkId(link.report, link.runId, link.message);
+  return `${link.baseUrl.replace(/\/+$/, '')}/run/${createRunLinkToken({ report: link.report, expiresAt: link.expiresAt, id }, link.key, link.now).token}`;
+}
+
 /**
  * The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked
  * and small. `inline`: the definition came with the request, not from the operators, so it chooses
@@ -49,7 +55,7 @@ export async function buildReportEmail(
   const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now });
   // A run link of the configured report, valid as long as the file links (inline definitions have none).
   const freshCopyUrl = options.freshCopyLink
-    ? `${options.linkBaseUrl.replace(/\/+$/, '')}/run/${createRunLinkToken({ report: definition.name, expiresAt }, options.key, options.now).token}`
+    ? freshCopyLinkUrl({ baseUrl: options.linkBaseUrl, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now })
     : undefined;
   const rendered = renderReportEmail({
     reportName: options.inline ? definition.name : (definition.title ?? definition.name),

@@ -2,12 +2,11 @@ import type { AttentionLine, ChannelMessage, MessageFigure, MessageSection } fro
 import { changesHeading, countsText } from '../email/changes-section';
 import { cellText, formatDateTime, isLink, isWebUrl } from '../email/email-format';
 import type { LinkKey } from '../links/link-token';
-import { createRunLinkToken } from '../links/run-link-token';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition';
 import type { ExportResult } from '../report/run-export';
 import type { SummarySection } from '../table/table';
-import { fileLinks } from './report-email';
+import { fileLinks, freshCopyLinkUrl } from './report-email';
 
 const DAY_MS = 86_400_000;
 
@@ -80,7 +79,7 @@ function messageLinks(
   const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
   const files = fileLinks(result, { linkBaseUrl: options.baseUrl, key: options.key, expiresAt, now: options.now });
   const freshCopyUrl = options.freshCopyLink
-    ? `${options.baseUrl.replace(/\/+$/, '')}/run/${createRunLinkToken({ report: definition.name, expiresAt }, options.key, options.now).token}`
+    ? freshCopyLinkUrl({ baseUrl: options.baseUrl, report: definition.name, runId: result.manifest.runId, message: 'chat', expiresAt, key: options.key, now: options.now })
     : undefined;
   return { workbookUrl: files.find((f) => f.format === 'xlsx')?.url, freshCopyUrl };
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { ConfigError } from '../core/errors';
 import {
@@ -40,6 +40,15 @@ export interface CreatedRunLink {
   /** The token's id, for revocation (`revoke <id>`); not a secret. */
   readonly id: string;
   readonly expiresAt: Date;
+}
+
+/**
+ * The id of the run link a run's message carries: derived from the run and the message (`email`,
+ * `slack` …), so every attempt and every door builds the same link for the same run (the demo's
+ * e-mail is byte for byte the deployed stack's), while two messages of one run can be revoked apart.
+ */
+export function messageRunLinkId(report: string, runId: string, message: string): string {
+  return createHash('sha256').update(`run-link\n${report}\n${runId}\n${message}`).digest('base64url').slice(0, 22);
 }
 
 export function createRunLinkToken(

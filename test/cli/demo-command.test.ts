@@ -35,15 +35,20 @@ describe('demo command (the README\'s first command)', () => {
     expect(rows.length).toBe(risks.rows.risks);
     expect(rows.length).toBeGreaterThan(0);
 
-    // The e-mail the run would send, beside its files, its path printed.
-    expect(io.out()).toContain(join(runFolder, 'email.html'));
+    // The messages the run would send, beside its files, their paths printed.
+    for (const file of ['email.html', 'email.eml', 'slack.json', 'teams.json']) expect(io.out()).toContain(join(runFolder, file));
     const html = await readFile(join(runFolder, 'email.html'), 'utf8');
     expect(html).toContain('Needs attention');
     const mail = await simpleParser(await readFile(join(runFolder, 'email.eml')));
-    expect(mail.subject).toMatch(/^demo-weekly – \d{4}-\d{2}-\d{2}$/);
+    // The subject a deployed stack uses: the report's title and the run's date.
+    expect(mail.subject).toMatch(/^Demo company – weekly planning report – \d{4}-\d{2}-\d{2}$/);
     expect(mail.html).toBe(html);
     expect(mail.text).toContain('Open risks: ');
     expect(mail.text).toContain(`Risks (CSV, `);
+    const slack = JSON.parse(await readFile(join(runFolder, 'slack.json'), 'utf8')) as { blocks: { type: string }[] };
+    expect(slack.blocks[0]?.type).toBe('header');
+    const teams = JSON.parse(await readFile(join(runFolder, 'teams.json'), 'utf8')) as { type: string; attachments: { contentType: string }[] };
+    expect(teams).toMatchObject({ type: 'message', attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive' }] });
   });
 
   it('builds four weekly runs with --weeks 4, so the last report shows a week of changes and four points of trends', async () => {
@@ -69,6 +74,12 @@ describe('demo command (the README\'s first command)', () => {
     const risks = csvObjects(await readCsv(join(runFolder, 'risks.csv')));
     expect(runs[3]!.open).toBe(risks.filter((r) => r.status === 'Open' || r.status === 'In Progress').length);
     expect(runs[3]!.open).toBeLessThan(runs[0]!.open);
+
+    // The last week's e-mail tells what changed and shows the trends, as the deployed stack's does.
+    const html = await readFile(join(runFolder, 'email.html'), 'utf8');
+    expect(html).toContain('What changed');
+    expect(html).toContain('Trends');
+    expect(html).toMatch(/since 16 Nov 2026/);
 
     const changes = workbook.getWorksheet('Changes')!;
     expect(changes.getCell('A1').text).toMatch(/^Changes since 16 Nov 2026/);

@@ -48,7 +48,9 @@ describe('loadInfraConfig', () => {
   });
 
   it('reads definitionFile relative to the repository root and validates it', () => {
-    const config = loadInfraConfig({ reports: [{ definitionFile: 'examples/demo-report.json', schedule: null }] }, REPO_ROOT);
+    // The demo report e-mails its readers, so a stack deploying it names its SES identity and sender.
+    const mail = { sesIdentityArn: 'arn:aws:ses:eu-west-1:123456789012:identity/example.com', mailFrom: 'reports@example.com' };
+    const config = loadInfraConfig({ ...mail, reports: [{ definitionFile: 'examples/demo-report.json', schedule: null }] }, REPO_ROOT);
     expect(config.reports[0]?.definition.name).toBe('demo-weekly');
     expect(problems({ reports: [{ definitionFile: 'examples/missing.json' }] })).toMatch(
       /reportExporter\.reports\[0\]\.definitionFile: cannot read "examples\/missing\.json" \(ENOENT\)/,

@@ -100,9 +100,12 @@ export async function startLambdaHarness(
     tenant?: 'tiny' | 'demo';
     /** 'demo': the realistic tenant (`npm run local`); tests keep the test flavour's traps. */
     flavour?: 'test' | 'demo';
+    /** A simulator the caller started and closes (a test comparing the demo with the Lambda serves both from one). */
+    sim?: RunningSimulator;
   } = {},
 ): Promise<LambdaHarness> {
-  const sim = await startSimulator({ tenant: options.tenant ?? 'tiny', ...(options.flavour && { flavour: options.flavour }) });
+  const sim = options.sim ?? (await startSimulator({ tenant: options.tenant ?? 'tiny', ...(options.flavour && { flavour: options.flavour }) }));
+  const closeSim = options.sim ? () => Promise.resolve() : () => sim.close();
   const s3 = await startS3rver({ bucket: 'reports-bucket', otherBuckets: [DEFINITIONS_BUCKET] });
   // The stored reports, as `npm run reports -- push` or the deploy would leave them.
   const definitionStore = new DefinitionStore(new S3Storage({ client: s3.client, bucket: DEFINITIONS_BUCKET, prefix: '' }));
@@ -161,7 +164,7 @@ export async function startLambdaHarness(
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
-      await Promise.all([sim.close(), s3.close(), dynamo.close(), ses.close(), secrets.close(), events.close(), lambda.close()]);
+      await Promise.all([closeSim(), s3.close(), dynamo.close(), ses.close(), secrets.close(), events.close(), lambda.close()]);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
@@ -41,9 +42,15 @@ export async function startS3rver(options: { bucket?: string; otherBuckets?: rea
   // Node's 5 s keep-alive timeout races the clients' reuse of idle sockets on a loaded machine (the
   // client's timer fires late, reuses a socket the server has just closed: ECONNRESET). Idle sockets
   // stay open longer than any test; close() ends them.
-  const httpServer = (server as unknown as { httpServer: { keepAliveTimeout: number; headersTimeout: number } }).httpServer;
+  const httpServer = (server as unknown as { httpServer: Server }).httpServer;
   httpServer.keepAliveTimeout = 120_000;
   httpServer.headersTimeout = 121_000;
+  // Node writes the Date header from its own clock, which a test that fixes the time (vi.useFakeTimers
+  // on Date) cannot set: the SDK would take the difference for clock skew and sign later requests at
+  // the real time, which s3rver, on the fixed clock, refuses. Without the header the SDK keeps the test's time.
+  httpServer.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+    response.sendDate = false;
+  });
   const endpoint = `http://127.0.0.1:${address.port}`;
   const createClient = (overrides: Partial<ConstructorParameters<typeof S3Client>[0]> = {}): S3Client =>
     new S3Client({

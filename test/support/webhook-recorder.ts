@@ -13,6 +13,8 @@ export interface RecordedPost {
   readonly path: string;
   readonly contentType: string | undefined;
   readonly body: unknown;
+  /** The body as it arrived, byte for byte (UTF-8). */
+  readonly raw: string;
   /** What the validator found wrong; empty when the payload was accepted. */
   readonly problems: readonly string[];
 }
@@ -125,13 +127,14 @@ export async function startWebhookRecorder(): Promise<WebhookRecorder> {
     const kind: WebhookKind | undefined = path.startsWith('/slack/') ? 'slack' : path.startsWith('/teams/') ? 'teams' : undefined;
     let body: unknown;
     let problems: string[];
+    const raw = Buffer.concat(chunks).toString('utf8');
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      body = JSON.parse(raw);
       problems = kind === 'slack' ? slackProblems(body) : kind === 'teams' ? teamsProblems(body) : ['unknown webhook path'];
     } catch {
       problems = ['body is not JSON'];
     }
-    posts.push({ path, contentType: req.headers['content-type'], body, problems });
+    posts.push({ path, contentType: req.headers['content-type'], body, raw, problems });
     for (const w of waiters.filter((w) => posts.length >= w.n)) {
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve();

@@ -75,7 +75,9 @@ export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: 
   });
   const emailed = await emailRecipients(job, result, { ...ports, outbox }, context, at);
   const sent = emailed || channels.some((c) => c.status !== 'failed');
-  return { sent, reason: decision.reason, emailed, channels, written };
+  // The channels post at once; the list is read by people: the e-mail first, then by name.
+  const order = (path: string) => (/email\.[a-z]+$/.test(path) ? `0${path}` : `1${path}`);
+  return { sent, reason: decision.reason, emailed, channels, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
 }
 
 /**
