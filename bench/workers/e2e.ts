@@ -1,3 +1,4 @@
+import { systemClock } from '../../shared/core/clock';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ const definition = parseReportDefinition({ name: 'bench-e2e', datasets: { boardI
 const cpuStart = process.cpuUsage();
 const started = performance.now();
 const result = await exportReport(definition, {
-  credentials: { getCredentials: () => Promise.resolve(input.credentials) },
+  credentials: { getCredentials: () => Promise.resolve(input.credentials) }, now: systemClock,
   storage,
   // A local ledger in a fresh directory: the benchmark measures the export, not DynamoDB.
   ledger: new LocalLedger(await mkdtemp(join(tmpdir(), 'bench-ledger-'))),

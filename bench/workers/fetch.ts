@@ -6,6 +6,7 @@
  * (list collections) through the same client and limiter: the measured floor of that many requests
  * at that concurrency on this machine (latency plus HTTP and scheduling overhead, no payload).
  */
+import { systemClock } from '../../shared/core/clock';
 import { reportResult, workerInput } from '../lib/child';
 import { silentLog } from '../../shared/core/logger';
 import type { Credentials } from '../../shared/planning-api/credentials';
@@ -56,7 +57,7 @@ if (input.mode === 'floor') {
     datasets: Object.fromEntries(wanted.map((d) => [d, {}])),
     formats: ['csv'],
   });
-  const ctx: DatasetContext = { source: client, definition, log: silentLog };
+  const ctx: DatasetContext = { source: client, definition, log: silentLog, now: systemClock };
   // Created up front, then consumed one table after the other, as runExport does.
   const datasets = [
     ...(wanted.includes('risks') ? [risksDataset(ctx)] : []),

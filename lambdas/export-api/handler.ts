@@ -1,5 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { systemClock } from '../../shared/core/clock';
 import { loadApiLambdaConfig } from '../../shared/core/config';
 import { apiStatusMetric, METRIC } from '../../shared/core/names';
 import { handleApiRequest } from '../../shared/jobs/export-api';
@@ -50,7 +51,7 @@ const jobs = new JobStatusStore(ledger);
 // Run links share the run ledger: one export per report, starts per token and revocation are
 // conditional writes on the same table.
 const runLinkLedger = new LedgerRunLinkLedger(ledger);
-const revocations = new RevocationCache(runLinkLedger);
+const revocations = new RevocationCache(runLinkLedger, systemClock);
 const runLinks = {
   ledger: runLinkLedger,
   isRevoked: revocations.isRevoked,
@@ -75,6 +76,7 @@ export const handler = withLifecycle(
         requestId: event.requestContext.requestId,
       },
       {
+        now: systemClock,
         definitions,
         inline,
         jobs,

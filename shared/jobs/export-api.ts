@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { resolveLink } from '../links/link-redirect';
@@ -44,7 +45,8 @@ export interface ApiDependencies {
   readonly log: Log;
   /** Whether (and how) inline definitions are accepted; default: off. */
   readonly inline?: InlinePolicy;
-  readonly now?: () => Date;
+  /** The door's clock (core/clock.ts). */
+  readonly now: Clock;
   readonly newId?: () => string;
   /** Lifetime of the download links in a status answer. */
   readonly presignedSeconds?: number;
@@ -139,7 +141,7 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
     }
     throw error;
   }
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const id = (deps.newId ?? randomUUID)();
   await deps.jobs.put({ id, report: reportName, status: 'queued', createdAt: now.toISOString(), updatedAt: now.toISOString() });
   try {
@@ -165,7 +167,7 @@ async function exportStatus(id: string | undefined, deps: ApiDependencies): Prom
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   const folder = status.manifestKey.slice(0, status.manifestKey.lastIndexOf('/'));
   const seconds = deps.presignedSeconds ?? 3600;
-  const expiresAt = new Date((deps.now ?? (() => new Date()))().getTime() + seconds * 1000).toISOString();
+  const expiresAt = new Date(deps.now().getTime() + seconds * 1000).toISOString();
   const files = await Promise.all(
     manifest.files.map(async (f) => ({
       ...f,
@@ -183,7 +185,7 @@ async function followLink(token: string | undefined, deps: ApiDependencies): Pro
     keys: await deps.linkKeys(),
     presign: deps.presign,
     log: deps.log,
-    ...(deps.now && { now: deps.now() }),
+    now: deps.now(),
   });
   if (resolution.status === 403) return forbidden;
   return {
@@ -203,7 +205,7 @@ function runLinkDeps(deps: ApiDependencies): RunLinkDependencies | undefined {
     storage: deps.storage,
     linkKeys: deps.linkKeys,
     log: deps.log,
-    ...(deps.now && { now: deps.now }),
+    now: deps.now,
     ...(deps.newId && { newId: deps.newId }),
   };
 }
@@ -232,7 +234,7 @@ async function startFromRunPage(request: ApiRequest, deps: ApiDependencies): Pro
   if (!runDeps) return json(404, { message: 'no such route' });
   const token = request.pathParameters.token;
   const pageToken = new URLSearchParams(request.body ?? '').get('page') ?? undefined;
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   if (token === undefined || !verifyRunPageToken(pageToken, token, await deps.linkKeys(), now)) {
     deps.log.warn('run link start refused', { reason: pageToken === undefined ? 'no-page-token' : 'bad-page-token', requestId: request.requestId });
     return renderPage(await viewRunLink(token, runDeps), token, deps);
@@ -261,7 +263,7 @@ async function runDownload(request: ApiRequest, deps: ApiDependencies): Promise<
 async function renderPage(view: RunView, token: string | undefined, deps: ApiDependencies, options: { download?: boolean } = {}): Promise<ApiResponse> {
   // A form wherever the page offers a fresh copy: nothing to show, a failure, or an export from earlier.
   const withForm = token !== undefined && (view.state === 'ready' || view.state === 'failed' || (view.state === 'done' && !view.fresh));
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const pageToken = withForm ? createRunPageToken(token, (await deps.linkKeys()).current, now) : undefined;
   return renderRunPage(view, token ?? '', { ...options, ...(pageToken !== undefined && { pageToken }) });
 }

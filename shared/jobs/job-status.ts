@@ -80,7 +80,7 @@ export class JobStatusStore {
   }
 }
 
+/** When the ledger forgets a job: JOB_DAYS after it was created (the schema checks `createdAt` is a date-time). */
 function expiry(createdAt: string): Date {
-  const start = Date.parse(createdAt);
-  return new Date((Number.isNaN(start) ? Date.now() : start) + JOB_DAYS * 86_400_000);
+  return new Date(Date.parse(createdAt) + JOB_DAYS * 86_400_000);
 }

@@ -43,16 +43,17 @@ export interface MessageClaim {
 }
 
 export interface ClaimOptions {
-  readonly now?: Date | undefined;
+  /** The time of the claim (the run context's clock, read once). */
+  readonly now: Date;
 }
 
 /**
  * Claims the message of `channel` (e.g. `email`, `slack`, `teams`) for the run `runKey` (see
  * messageRunKey). Only a granted claim may send.
  */
-export async function claimMessage(ledger: Ledger, runKey: string, channel: string, options: ClaimOptions = {}): Promise<MessageClaim> {
+export async function claimMessage(ledger: Ledger, runKey: string, channel: string, options: ClaimOptions): Promise<MessageClaim> {
   const key = ledgerKey('message', runKey, channel);
-  const now = options.now ?? new Date();
+  const { now } = options;
   const token = randomBytes(9).toString('base64url');
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const entry = await ledger.get(key);
@@ -73,7 +74,7 @@ export async function claimMessage(ledger: Ledger, runKey: string, channel: stri
  * 'sent' or 'skipped' (logged with the reason); a failed send gives the claim back and rethrows.
  */
 export async function sendOnce(
-  claim: { ledger: Ledger; runKey: string; channel: string; log: Log; now?: Date | undefined },
+  claim: { ledger: Ledger; runKey: string; channel: string; log: Log; now: Date },
   send: () => Promise<unknown>,
 ): Promise<'sent' | 'skipped'> {
   const held = await claimMessage(claim.ledger, claim.runKey, claim.channel, { now: claim.now });

@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
 
 /**
@@ -51,7 +52,7 @@ export class RevocationCache {
 
   constructor(
     private readonly ledger: Pick<RunLinkLedger, 'isRevoked'>,
-    private readonly now: () => Date = () => new Date(),
+    private readonly now: Clock,
     private readonly maxAgeMs: number = REVOCATION_CACHE_MS,
   ) {}
 

@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock';
 import { randomUUID } from 'node:crypto';
 import { errorMessage, LinkTokenError } from '../core/errors';
 import type { Log } from '../core/logger';
@@ -39,7 +40,8 @@ export interface RunLinkDependencies {
   readonly startLimit: StartLimit;
   /** A queued or running job whose status has not changed for this long is dead (export timeout + margin). */
   readonly staleAfterMs: number;
-  readonly now?: () => Date;
+  /** The door's clock (core/clock.ts). */
+  readonly now: Clock;
   readonly newId?: () => string;
 }
 
@@ -100,7 +102,7 @@ const STARTING_GRACE_MS = 60_000;
 
 /** `GET /run/{token}`: the export to show (running, or finished and reusable), or the button. */
 export async function viewRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
   if (!claims || token === undefined) return { state: 'refused' };
   const joined = await joinable(claims, token, deps, now);
@@ -109,7 +111,7 @@ export async function viewRunLink(token: string | undefined, deps: RunLinkDepend
 
 /** `POST /run/{token}` (the button): start, join or reuse an export of the token's report. */
 export async function startRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
   if (!claims || token === undefined) return { state: 'refused' };
   const title = titleOf(claims);
@@ -180,7 +182,7 @@ function limited(claims: AdmittedClaims, title: string, deps: RunLinkDependencie
  * token's report owns. One job-status read; revocation comes from `isRevoked` (cached).
  */
 export async function showRun(token: string | undefined, exportId: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const claims = await admit(token, deps, now, deps.isRevoked ?? ((id) => deps.ledger.isRevoked(id)));
   if (!claims || token === undefined || exportId === undefined || !EXPORT_ID_PATTERN.test(exportId)) return { state: 'refused' };
   const job = await deps.jobs.get(exportId);
@@ -212,7 +214,7 @@ export async function findRunDownload(
   file: string | undefined,
   deps: RunLinkDependencies,
 ): Promise<RunDownload> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
   if (!claims || exportId === undefined || !EXPORT_ID_PATTERN.test(exportId)) return { state: 'refused' };
   const job = await deps.jobs.get(exportId);

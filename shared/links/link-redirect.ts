@@ -8,7 +8,8 @@ export type LinkResolution = { readonly status: 302; readonly location: string }
 export interface ResolveLinkOptions {
   readonly keys: LinkVerificationKeys;
   readonly presign: PresignGet;
-  readonly now?: Date;
+  /** The time of the request. */
+  readonly now: Date;
   /** Lifetime of the presigned URL the browser is sent to: only long enough to start the download. */
   readonly ttlSeconds?: number;
   readonly log?: Log;
@@ -25,7 +26,7 @@ export const DEFAULT_REDIRECT_TTL_SECONDS = 300;
 export async function resolveLink(token: string, options: ResolveLinkOptions): Promise<LinkResolution> {
   let payload;
   try {
-    payload = verifyLinkToken(token, options.keys, options.now ?? new Date());
+    payload = verifyLinkToken(token, options.keys, options.now);
   } catch (error) {
     if (!(error instanceof LinkTokenError)) throw error;
     // The token itself is a bearer credential: log why it was refused, never the token.

@@ -123,7 +123,7 @@ export function toVerificationKeys(set: LinkKeySet): LinkVerificationKeys {
   };
 }
 
-export function createLinkToken(claims: LinkClaims, key: LinkKey, now: Date = new Date()): string {
+export function createLinkToken(claims: LinkClaims, key: LinkKey, now: Date): string {
   const lifetime = (claims.expiresAt.getTime() - now.getTime()) / 1000;
   if (!(lifetime > 0 && lifetime <= MAX_LINK_LIFETIME_SECONDS)) {
     throw new ConfigError(`link expiry must be in the future and at most ${MAX_LINK_LIFETIME_SECONDS / 86400} days away`);
@@ -152,7 +152,7 @@ export function createLinkToken(claims: LinkClaims, key: LinkKey, now: Date = ne
  * Returns the payload of a valid token, or throws LinkTokenError with the same public message for
  * every failure; the reason is on a non-enumerable `reason` property (see linkTokenFailure).
  */
-export function verifyLinkToken(token: string, keys: LinkVerificationKeys, now: Date = new Date()): LinkTokenPayload {
+export function verifyLinkToken(token: string, keys: LinkVerificationKeys, now: Date): LinkTokenPayload {
   return verifySignedToken(token, keys, linkTokenPayloadSchema, now);
 }
 

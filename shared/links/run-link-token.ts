@@ -54,7 +54,7 @@ export function messageRunLinkId(report: string, runId: string, message: string)
 export function createRunLinkToken(
   claims: { report: string; expiresAt: Date; id?: string },
   key: LinkKey,
-  now: Date = new Date(),
+  now: Date,
 ): CreatedRunLink {
   const lifetime = (claims.expiresAt.getTime() - now.getTime()) / 1000;
   if (!(lifetime > 0 && lifetime <= MAX_LINK_LIFETIME_SECONDS)) {
@@ -81,6 +81,6 @@ export function createRunLinkToken(
  * The claims of a valid run-link token, or LinkTokenError with the one public message (reason on
  * the error for logs, see linkTokenFailure). Revocation is not checked here: it needs the ledger.
  */
-export function verifyRunLinkToken(token: string, keys: LinkVerificationKeys, now: Date = new Date()): RunLinkClaims {
+export function verifyRunLinkToken(token: string, keys: LinkVerificationKeys, now: Date): RunLinkClaims {
   return verifySignedToken(token, keys, runLinkPayloadSchema, now);
 }

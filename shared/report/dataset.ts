@@ -18,13 +18,13 @@ export interface DatasetContext {
   readonly log: Log;
   /** User ids to names, shared by the datasets of one run (see people.ts). */
   readonly people?: PeopleDirectory;
-  /** The run's clock: "overdue" is measured against the run's calendar day (default: the real time). */
-  readonly now?: () => Date;
+  /** The run's clock: "overdue" is measured against the run's calendar day. */
+  readonly now: () => Date;
 }
 
 /** The run's calendar day in the report's time zone, at 00:00 UTC (how dates are carried, see table.ts). */
 export function runDay(ctx: DatasetContext): Date {
-  const now = ctx.now ? ctx.now() : new Date();
+  const now = ctx.now();
   return new Date(`${isoDateInZone(now, ctx.definition.timeZone)}T00:00:00Z`);
 }
 

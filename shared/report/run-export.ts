@@ -36,7 +36,8 @@ export interface ExportDependencies {
   /** Where the data came from, for the manifest: never the API key. */
   readonly sourceInfo: Manifest['source'];
   readonly log?: Log | undefined;
-  readonly now?: (() => Date) | undefined;
+  /** The run's clock (the run context's, core/clock.ts). */
+  readonly now: () => Date;
   /** Supplied by callers that retry (a schedule, an API job) so a second attempt reuses the keys. */
   readonly runId?: string | undefined;
   /**
@@ -73,7 +74,7 @@ const PROGRESS_EVERY = 2_000;
  */
 export async function runExport(definition: ReportDefinition, deps: ExportDependencies): Promise<ExportResult> {
   const log = deps.log ?? silentLog;
-  const now = deps.now ?? (() => new Date());
+  const { now } = deps;
   const startedAt = now();
   const runId = deps.runId ?? newRunId(startedAt);
   if (!RUN_ID_PATTERN.test(runId)) {

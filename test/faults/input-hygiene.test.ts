@@ -1,3 +1,4 @@
+import { systemClock } from '../../shared/core/clock';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,7 @@ describe('input hygiene', () => {
     const definition = parseReportDefinition({ name: 'root-is-file', datasets: { risks: {} }, formats: ['xlsx'] });
     const error = await exportReport(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+      now: systemClock,
       storage: new LocalDirectoryStorage(join(dir, 'a-file')),
       ledger: new LocalLedger(join(dir, 'ledger')),
     }).then(

@@ -24,6 +24,7 @@
  *
  * Synchronous file calls: each is short and local, and a promise per row would cost more than the read.
  */
+import { systemClock, type Clock } from '../../core/clock';
 import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync, writeSync, type PathLike } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,8 +39,11 @@ export interface SpilledKeyPrintsOptions {
   readonly expectedRows?: number;
   /** Tests only: a hash that crowds keys together. */
   readonly hash?: KeyHash;
-  /** The clock stale scratch directories are judged by (epoch ms). Default Date.now. */
-  readonly now?: () => number;
+  /**
+   * The clock stale scratch directories are judged by. Default: the system's, not the run's, because
+   * it is compared with the directories' modification times, which the file system takes from it.
+   */
+  readonly now?: Clock;
   /** A table file up to this size is read back into memory (default IN_MEMORY_TABLE_BYTES); tests set 0. */
   readonly inMemoryTableBytes?: number;
 }
@@ -144,7 +148,7 @@ export class SpilledKeyPrints {
 
   /** A map in a fresh scratch directory under the system's temporary one (Lambda's /tmp). */
   static open(options: SpilledKeyPrintsOptions = {}): SpilledKeyPrints {
-    sweepStaleScratch(tmpdir(), (options.now ?? Date.now)());
+    sweepStaleScratch(tmpdir(), (options.now ?? systemClock)().getTime());
     const directory = scratch('made', () => mkdtempSync(join(tmpdir(), SCRATCH_PREFIX)));
     return new SpilledKeyPrints(directory, options.expectedRows ?? 0, options.hash ?? cyrbKeyHash, options.inMemoryTableBytes ?? IN_MEMORY_TABLE_BYTES);
   }

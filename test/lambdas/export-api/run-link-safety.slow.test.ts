@@ -38,7 +38,7 @@ describe('run links fetched by scanners and storms', () => {
     await h?.close();
   });
 
-  const link = (name: string) => createRunLinkToken({ report: name, expiresAt: new Date(Date.now() + 30 * DAY) }, LINK_KEYS.current);
+  const link = (name: string) => createRunLinkToken({ report: name, expiresAt: new Date(Date.now() + 30 * DAY) }, LINK_KEYS.current, new Date());
   const launchesOf = (name: string) => h.lambda.invocations.filter((i) => (i.payload as { report?: string }).report === name).length;
   /** Starts counted against a link in this hour and the one before (the test may straddle the hour). */
   async function startsCounted(linkId: string): Promise<number> {

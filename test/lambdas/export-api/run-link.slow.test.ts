@@ -77,7 +77,7 @@ describe('run link in a browser', () => {
     await h?.close();
   });
 
-  const link = (report = 'on-demand') => createRunLinkToken({ report, expiresAt: new Date(Date.now() + 30 * DAY) }, LINK_KEYS.current);
+  const link = (report = 'on-demand') => createRunLinkToken({ report, expiresAt: new Date(Date.now() + 30 * DAY) }, LINK_KEYS.current, new Date());
   const sha256 = async (download: Download) => createHash('sha256').update(await readFile((await download.path()))).digest('hex');
   const exportIdOn = async (page: Page) => new URL(String(await page.locator('#run').getAttribute('data-page')), 'http://x/').searchParams.get('export')!;
   async function manifestOf(exportId: string): Promise<Manifest> {

@@ -35,9 +35,9 @@ describe('resolveLink against s3rver', () => {
   });
 
   it('redirects a valid token to a short-lived URL that downloads the right bytes', async () => {
-    const token = createLinkToken({ runKey, file: 'risks.csv', expiresAt: new Date(Date.now() + 86400_000) }, key);
+    const token = createLinkToken({ runKey, file: 'risks.csv', expiresAt: new Date(Date.now() + 86400_000) }, key, new Date());
     const log = recordingLog();
-    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, log });
+    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, log, now: new Date() });
     expect(result.status).toBe(302);
     if (result.status !== 302) return;
     expect(result.location).toContain('X-Amz-Expires=300');
@@ -50,8 +50,8 @@ describe('resolveLink against s3rver', () => {
   });
 
   it('uses ttlSeconds for the presigned URL', async () => {
-    const token = createLinkToken({ runKey, file: 'risks.csv', expiresAt: new Date(Date.now() + 3600_000) }, key);
-    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, ttlSeconds: 60 });
+    const token = createLinkToken({ runKey, file: 'risks.csv', expiresAt: new Date(Date.now() + 3600_000) }, key, new Date());
+    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, ttlSeconds: 60, now: new Date() });
     expect(result.status === 302 && result.location).toContain('X-Amz-Expires=60');
   });
 
@@ -64,7 +64,7 @@ describe('resolveLink against s3rver', () => {
       now,
     );
     const log = recordingLog();
-    const options = { keys: { current: key }, presign: presigner.presignGet, log };
+    const options = { keys: { current: key }, presign: presigner.presignGet, log, now };
     expect(await resolveLink('garbage', options)).toEqual({ status: 403 });
     expect(await resolveLink(other, options)).toEqual({ status: 403 });
     expect(await resolveLink(valid, { ...options, now: new Date(now.getTime() + 7200_000) })).toEqual({ status: 403 });
@@ -77,8 +77,8 @@ describe('resolveLink against s3rver', () => {
   });
 
   it('does not check whether the object exists (no 404 to tell real tokens apart)', async () => {
-    const token = createLinkToken({ runKey, file: 'missing.csv', expiresAt: new Date(Date.now() + 3600_000) }, key);
-    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet });
+    const token = createLinkToken({ runKey, file: 'missing.csv', expiresAt: new Date(Date.now() + 3600_000) }, key, new Date());
+    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, now: new Date() });
     expect(result.status).toBe(302);
   });
 });

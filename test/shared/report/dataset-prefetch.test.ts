@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/core/clock';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,7 @@ describe('board items fetched ahead of their turn', () => {
   it('asks for board items while the OKRs are still being read, and writes them in the same order with the same requests', async () => {
     const result = await exportReport(DEFINITION, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+      now: systemClock,
       storage: new LocalDirectoryStorage(root),
       ledger: new LocalLedger(join(root, '.ledger')),
       runId: 'r1',

@@ -1,4 +1,5 @@
 // @tier slow
+import { systemClock } from '../../../shared/core/clock';
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, GetObjectTaggingCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
@@ -34,6 +35,7 @@ describe('a 100,000-row export to S3', () => {
     dynamo = await startDynalite();
     result = await exportReport(parseReportDefinition({ name: 'big', datasets: { boardItems: {} } }), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+      now: systemClock,
       storage: new S3Storage({ client: s3.client, bucket: s3.bucket, prefix }),
       ledger: new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName }),
       runId: 'big-1',
@@ -112,6 +114,7 @@ describe('a 100,000-row export to S3', () => {
     await expect(
       exportReport(parseReportDefinition({ name: 'big', datasets: { risks: {}, boardItems: {} } }), {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+      now: systemClock,
         storage: new S3Storage({ client: failing, bucket: s3.bucket, prefix }),
         ledger: new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName }),
         runId: 'big-2',

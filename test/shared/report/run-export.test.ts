@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/core/clock';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -257,6 +258,7 @@ describe('runExport failures', () => {
   const run = (input: ReportDefinitionInput, runId: string) =>
     exportReport(parseReportDefinition(input), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+      now: systemClock,
       storage: new LocalDirectoryStorage(root),
       ledger: new LocalLedger(join(root, '.ledger')),
       runId,

@@ -162,7 +162,7 @@ describe('the spilled comparison key map', () => {
     leftover(`${SCRATCH_PREFIX}killed`, STALE_SCRATCH_MS + 1);
     leftover(`${SCRATCH_PREFIX}running`, STALE_SCRATCH_MS - 60_000);
     leftover('someone-else', 10 * STALE_SCRATCH_MS);
-    const map = open({ now: () => now });
+    const map = open({ now: () => new Date(now) });
     map.set('k', 1);
     const names = readdirSync(temp.root);
     expect(names).not.toContain(`${SCRATCH_PREFIX}killed`);

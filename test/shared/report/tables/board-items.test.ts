@@ -1,3 +1,4 @@
+import { systemClock } from '../../../../shared/core/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../../shared/core/logger';
 import type { Board, BoardItem } from '../../../../shared/planning-api/schemas';
@@ -219,7 +220,7 @@ describe('board-items dataset: board page chains in flight', () => {
       listSprints: () => Promise.resolve([]),
       listTeams: () => Promise.resolve([]),
     });
-    const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog };
+    const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog, now: systemClock };
     let rows = 0;
     for await (const { batches } of boardItemsDataset(ctx, { boardsInFlight: 2, bytes: 10_000 * ITEM_BYTES, currentBoardFeatures: 1_000 }).tables()) {
       for await (const batch of batches) rows += [...batch].length;
@@ -253,6 +254,7 @@ describe('board-items dataset against the simulator', () => {
       source: createExportClient(target.credentials(), resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 })),
       definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
       log: silentLog,
+      now: systemClock,
     };
     const rows: TableRow[] = [];
     for await (const { batches } of boardItemsDataset(ctx, readAhead).tables()) for await (const batch of batches) rows.push(...batch);
@@ -293,6 +295,7 @@ describe('board-items dataset against the simulator', () => {
       source: createExportClient(sim.credentials(), resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 })),
       definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
       log: silentLog,
+      now: systemClock,
     };
     const sizes: number[] = [];
     for await (const { batches } of boardItemsDataset(ctx).tables()) for await (const batch of batches) sizes.push([...batch].length);
