@@ -62,7 +62,7 @@ const CLASS_DEFAULTS: Record<string, Flag> = {
  */
 const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'cli/discover-command.ts': [['ExporterError', false]],
-  'cli/export-command.ts': [['ReportDefinitionError', false], ['StorageError', false], ['StorageError', false]],
+  'cli/export-command.ts': [['ReportDefinitionError', false], ['StorageError', false], ['StorageError', false], ['ExporterError', false]],
   'cli/link-command.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'cli/reports-command.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'status'], ['ChannelDeliveryError', true]],
@@ -72,7 +72,8 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/definitions/stored-definition.ts': [['ReportDefinitionError', false]],
   'shared/email/ses-mailer.ts': [['EmailDeliveryError', 'aws'], ['EmailDeliveryError', false], ['EmailDeliveryError', false], ['EmailDeliveryError', false]],
   'shared/events/event-bridge.ts': [['EventPublishError', 'aws']],
-  'shared/jobs/export-job.ts': [['ExporterError', false], ['ExporterError', false], ['RetryableExportError', true]],
+  'shared/jobs/run-job.ts': [['RetryableExportError', true]],
+  'shared/jobs/stages/deliver.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/jobs/step-functions-starter.ts': [['ExporterError', 'aws']],
   'shared/jobs/job-status.ts': [['StorageError', false], ['StorageError', true]],
   'shared/jobs/resolve-definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
