@@ -168,7 +168,7 @@ export async function runExportCommand(
       // Published all the same: latest.json is a mirror of the ledger, rewritten by the next publish.
       if (result.latestProblem !== undefined) io.stderr.write(`warning: ${result.latestProblem}\n`);
     }
-    io.stdout.write(describeDelivery(outcome));
+    io.stdout.write(describeDelivery(outcome, definition));
     return 0;
   } catch (error) {
     io.stderr.write(`\nexport failed: ${describeError(error)}\n`);
@@ -193,11 +193,12 @@ function outboxDelivery(dir: string): DeliveryPorts {
   };
 }
 
-/** What became of the run's messages, when anything was written or there was something to say. */
-function describeDelivery(outcome: Extract<JobOutcome, { status: 'succeeded' }>): string {
+/** What became of the run's messages: the files written, or why none went out where the report has readers. */
+function describeDelivery(outcome: Extract<JobOutcome, { status: 'succeeded' }>, definition: ReportDefinition): string {
   const { delivery } = outcome;
-  if (delivery.written.length === 0) return '';
-  return `${['  messages (written, not sent):', ...delivery.written.map((path) => `    ${path}`)].join('\n')}\n`;
+  if (delivery.written.length > 0) return `${['  messages (written, not sent):', ...delivery.written.map((path) => `    ${path}`)].join('\n')}\n`;
+  const readers = definition.email !== undefined || (definition.delivery?.channels.length ?? 0) > 0 || (definition.deliveries?.length ?? 0) > 0;
+  return readers ? `  messages ${delivery.reason}\n` : '';
 }
 
 /** `90`, `90s`, `15m`, `1h` → milliseconds; undefined when malformed or zero. */

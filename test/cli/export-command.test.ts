@@ -42,6 +42,36 @@ describe('export command', () => {
     expect(io.out()).toContain('note     1 field(s) the server sent are in no column (risks): see summary.unexportedFields in the manifest');
   });
 
+  it('publishes a report with readers without sending anything, and writes its messages into --outbox once per run', async () => {
+    const withReaders = {
+      name: 'cli-readers',
+      datasets: { risks: {} },
+      formats: ['csv'],
+      email: { to: ['team@example.test'] },
+      delivery: { channels: [{ type: 'slack', webhook: { secretId: 'chat', key: 'slack' } }] },
+    };
+    await writeFile(join(dir, 'readers.json'), JSON.stringify(withReaders));
+    const args = ['--report', 'readers.json', '--credentials', 'credentials.json', '--out', 'out-readers', '--quiet'];
+    const plain = captureIo(dir);
+    expect(await runExportCommand([...args, '--run-id', 'plain'], plain)).toBe(0);
+    expect(plain.out()).toContain('  messages not sent: nothing here sends messages (npm run export -- --outbox <dir> writes them to files)\n');
+
+    const io = captureIo(dir);
+    expect(await runExportCommand([...args, '--run-id', 'boxed', '--outbox', 'outbox'], io)).toBe(0);
+    const folder = (await readdir(join(dir, 'outbox', 'cli-readers'), { recursive: true })).find((p) => p.endsWith('run=boxed'))!;
+    const written = (await readdir(join(dir, 'outbox', 'cli-readers', folder))).sort();
+    expect(written).toEqual(['email.eml', 'email.html', 'slack.json']);
+    expect(io.out()).toContain(`  messages (written, not sent):\n    ${join(dir, 'outbox', 'cli-readers', folder, 'email.eml')}\n`);
+    const slack = JSON.parse(await readFile(join(dir, 'outbox', 'cli-readers', folder, 'slack.json'), 'utf8')) as { blocks: unknown[] };
+    expect(slack.blocks.length).toBeGreaterThan(0);
+
+    // A rerun of the same run finds the messages claimed in the run ledger: nothing is written twice.
+    await rm(join(dir, 'outbox'), { recursive: true });
+    const again = captureIo(dir);
+    expect(await runExportCommand([...args, '--run-id', 'boxed', '--outbox', 'outbox'], again)).toBe(0);
+    expect(again.out()).toContain('  messages not sent again: an earlier attempt of run boxed sent its messages\n');
+  });
+
   it('reports a run published whose latest.json could not be written, and a rerun of the run id repairs latest.json', async () => {
     const args = (runId: string) => ['--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out-latest', '--run-id', runId, '--quiet'];
     expect(await runExportCommand(args('first'), captureIo(dir))).toBe(0);

@@ -19,6 +19,9 @@ import type { ResolvedJob } from './resolve';
  * every door; only the transport differs: SES and the webhooks in AWS, the outbox (files) for the demo
  * and `npm run export -- --outbox`, so what the demo writes is what a deployed stack sends.
  */
+/** What a door without transports tells its user. */
+export const NO_TRANSPORT_HINT = 'npm run export -- --outbox <dir> writes them to files';
+
 export interface Mailer {
   send(email: OutgoingEmail): Promise<unknown>;
 }
@@ -58,6 +61,10 @@ export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: 
   if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) {
     return { ...nothing, reason: 'not sent: the report has no e-mail recipients and no chat channels' };
   }
+  if (!ports.outbox && !ports.mail && !ports.channels) {
+    // The command line without --outbox: nothing here could carry a message, which is no failure.
+    return { ...nothing, reason: `not sent: nothing here sends messages (${NO_TRANSPORT_HINT})` };
+  }
   const run: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
   const written: string[] = [];
   const outbox = ports.outbox && recordingOutbox(ports.outbox, written);
@@ -73,11 +80,14 @@ export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: 
     mail: ports.mail && { send: (email) => ports.mail!.send(email), from: ports.sender },
     write: outbox && channelWriter(outbox, run, definition.delivery?.channels ?? []),
   });
-  const emailed = await emailRecipients(job, result, { ...ports, outbox }, context, at);
+  const email = await emailRecipients(job, result, { ...ports, outbox }, context, at);
+  const emailed = email === 'sent';
   const sent = emailed || channels.some((c) => c.status !== 'failed');
+  const again = email !== 'sent' && channels.every((c) => c.status === 'skipped') && (email === 'skipped' || channels.length > 0);
+  const reason = again ? `not sent again: an earlier attempt of run ${run.runId} sent its messages` : decision.reason;
   // The channels post at once; the list is read by people: the e-mail first, then by name.
   const order = (path: string) => (/email\.[a-z]+$/.test(path) ? `0${path}` : `1${path}`);
-  return { sent, reason: decision.reason, emailed, channels, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
+  return { sent, reason, emailed, channels, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
 }
 
 /**
@@ -89,11 +99,11 @@ function publishedDecision(job: ResolvedJob, result: ExportResult): DeliveryDeci
   return kept ? { ...kept, when: kept.when as DeliveryDecision['when'] } : decideDelivery(job.definition, result);
 }
 
-/** E-mails the report to the definition's recipients (or writes it to the outbox); false when it has none. */
-async function emailRecipients(job: ResolvedJob, result: ExportResult, ports: DeliveryPorts, context: RunContext, at: Date): Promise<boolean> {
+/** E-mails the report to the definition's recipients (or writes it to the outbox): sent, sent before (skipped), or no recipients. */
+async function emailRecipients(job: ResolvedJob, result: ExportResult, ports: DeliveryPorts, context: RunContext, at: Date): Promise<'sent' | 'skipped' | 'none'> {
   const { definition } = job;
   const email = definition.email;
-  if (!email) return false;
+  if (!email) return 'none';
   const transport = ports.outbox ? outboxMailer(ports.outbox, result, at) : ports.mail;
   if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
   if (!ports.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
@@ -111,7 +121,7 @@ async function emailRecipients(job: ResolvedJob, result: ExportResult, ports: De
   });
   // Claimed before it is sent: a retry or a repeated delivery of the run finds the claim and skips.
   const claim = { ledger: context.ledger, runKey: messageRunKey(definition.name, result.manifest.runId), channel: 'email', log: context.log, now: at };
-  return (await sendOnce(claim, () => transport.send(message))) === 'sent';
+  return sendOnce(claim, () => transport.send(message));
 }
 
 function recordingOutbox(outbox: Outbox, written: string[]): Outbox {
