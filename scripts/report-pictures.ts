@@ -1,33 +1,26 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { buildReportEmail } from '../shared/jobs/report-email';
-import { parseReportDefinitionJson, type ReportDefinition } from '../shared/report/definition';
-import { exportReport } from '../shared/report/export-report';
-import type { ExportResult } from '../shared/report/run-export';
-import { LocalDirectoryStorage } from '../shared/storage/local-storage';
-import { startSimulator } from '../simulator/index';
-import { aWeekOfWork } from '../simulator/weekly-work';
+import { runDemoCommand } from '../cli/demo-command';
+import { latestPointerSchema } from '../shared/report/manifest';
 import { launchBrowser } from '../test/support/browser';
-import { LocalLedger } from '../shared/ledger/local-ledger';
 
 /**
  * The reference pictures in docs/images/ (shown in the README), all drawn from the four-week demo
- * (`npm run demo -- --weeks 4`) on a fixed day and seed, so they change only when the report does:
- * - demo-email.png and demo-email-phone.png: the last week's e-mail as Chromium draws it at 720 and
- *   390 px; trends-email.png: its Trends section alone;
+ * (`npm run demo -- --weeks 4`, run here as it is, on a fixed day with fixed run ids), so they change
+ * only when the report does and show exactly what the demo writes, which is what a deployed stack sends:
+ * - demo-email.png and demo-email-phone.png: the last week's e-mail (its email.html) as Chromium
+ *   draws it at 720 and 390 px; trends-email.png: its Trends section alone;
  * - demo-summary.png and trends-sheet.png: the workbook's Summary and Trends pages as LibreOffice
  *   prints them (also prints the page count of each sheet).
  * Needs chromium, LibreOffice (soffice) and poppler-utils. Run: `npm run pictures`.
  * The run-link pages (run-link-*.png) are drawn by their browser test, not here.
  */
 const TODAY = new Date('2026-11-23T06:00:00Z');
-const WEEKS = 4;
-const WEEK_MS = 7 * 24 * 3_600_000;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const IMAGES = join(ROOT, 'docs', 'images');
 
@@ -35,48 +28,30 @@ export async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'report-pictures-'));
   const browser = await launchBrowser();
   try {
-    const text = readFileSync(join(ROOT, 'examples', 'demo-report.json'), 'utf8');
-    const definition = { ...parseReportDefinitionJson(text), email: { to: ['rte@example.com'], attachWorkbook: false } };
-    const storage = new LocalDirectoryStorage(join(work, 'out'));
-    const result = await fourWeeks(definition, storage, work);
+    const out = join(work, 'out');
+    const runFolder = await fourWeeks(out, work);
     await mkdir(IMAGES, { recursive: true });
-    const email = await buildReportEmail(definition, result, {
-      from: 'reports@example.com',
-      linkBaseUrl: 'https://reports.example.com',
-      key: { id: 'pictures', secret: 'p'.repeat(48) },
-      now: TODAY,
-      storage,
-    });
-    process.stdout.write(`subject: ${email.subject}\ne-mail HTML: ${Buffer.byteLength(email.html)} bytes\n`);
-    await emailPictures(browser, email.html);
-    printedPictures(join(work, 'out', result.runFolder, `${definition.name}.xlsx`), work);
+    const html = await readFile(join(runFolder, 'email.html'), 'utf8');
+    process.stdout.write(`e-mail HTML: ${Buffer.byteLength(html)} bytes\n`);
+    await emailPictures(browser, html);
+    printedPictures(join(runFolder, 'demo-weekly.xlsx'), work);
   } finally {
     await browser.close();
     await rm(work, { recursive: true, force: true });
   }
 }
 
-/** Four weekly runs, the last on TODAY, with a week of ordinary work between two runs. */
-async function fourWeeks(definition: ReportDefinition, storage: LocalDirectoryStorage, work: string): Promise<ExportResult> {
-  const sim = await startSimulator({ tenant: 'demo', flavour: 'demo', today: TODAY });
-  try {
-    let result: ExportResult | undefined;
-    for (let week = 0; week < WEEKS; week++) {
-      const date = new Date(TODAY.getTime() - (WEEKS - 1 - week) * WEEK_MS);
-      if (week > 0) sim.advance(aWeekOfWork(sim.tenant, week, date));
-      result = await exportReport(definition, {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-        storage,
-        ledger: new LocalLedger(join(work, '.ledger')),
-        runId: `${date.toISOString().slice(0, 10).replaceAll('-', '')}T060000Z-demo`,
-        trigger: 'scheduled',
-        now: () => date,
-      });
-    }
-    return result!;
-  } finally {
-    await sim.close();
-  }
+/** The four-week demo into `out`; answers the last run's folder. */
+async function fourWeeks(out: string, work: string): Promise<string> {
+  const stderr = new PassThrough();
+  let errors = '';
+  stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const io = { stdout: new PassThrough().resume(), stderr, env: process.env, cwd: work };
+  const ids = { newRunId: (at: Date) => `${at.toISOString().slice(0, 10).replaceAll('-', '')}T060000Z-demo` };
+  const code = await runDemoCommand(['--weeks', '4', '--out', out], io, { today: TODAY, ids });
+  if (code !== 0) throw new Error(`the demo failed (${code}): ${errors}`);
+  const latest = latestPointerSchema.parse(JSON.parse(await readFile(join(out, 'demo-weekly', 'latest.json'), 'utf8')));
+  return join(out, latest.manifest.slice(0, latest.manifest.lastIndexOf('/')));
 }
 
 async function emailPictures(browser: Browser, html: string): Promise<void> {
