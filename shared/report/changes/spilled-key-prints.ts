@@ -25,11 +25,13 @@
  * Synchronous file calls: each is short and local, and a promise per row would cost more than the read.
  */
 import { systemClock, type Clock } from '../../core/clock';
-import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync, writeSync, type PathLike } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync, type PathLike } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { errorMessage, ExporterError } from '../../core/errors';
 import { cyrbLanes } from './cyrb';
+import { SCRATCH_PREFIX, scratch, ScratchFileError, sweepStaleScratch } from './scratch';
+
+export { SCRATCH_PREFIX, STALE_SCRATCH_MS, ScratchFileError } from './scratch';
 
 /** Writes the 64-bit hash of `key` to `out` as two 32-bit halves (h1, h2). */
 export type KeyHash = (key: string, out: Uint32Array) => void;
@@ -39,10 +41,7 @@ export interface SpilledKeyPrintsOptions {
   readonly expectedRows?: number;
   /** Tests only: a hash that crowds keys together. */
   readonly hash?: KeyHash;
-  /**
-   * The clock stale scratch directories are judged by. Default: the system's, not the run's, because
-   * it is compared with the directories' modification times, which the file system takes from it.
-   */
+  /** Judges scratch directories stale by their modification times: the system's clock, not the run's. */
   readonly now?: Clock;
   /** A table file up to this size is read back into memory (default IN_MEMORY_TABLE_BYTES); tests set 0. */
   readonly inMemoryTableBytes?: number;
@@ -55,41 +54,6 @@ export interface SpilledKeyPrintsOptions {
  * bounded, and only the reports too large for that pay the reads.
  */
 export const IN_MEMORY_TABLE_BYTES = 16 * 2 ** 20;
-
-/** The scratch file could not be made, written or read (a full disk, say): the table is not compared. */
-export class ScratchFileError extends ExporterError {}
-
-/** Scratch directories are named so: one a comparison, removed by `close`. */
-export const SCRATCH_PREFIX = 'report-keys-';
-
-/**
- * A scratch directory untouched this long was left by a process that was killed (a Lambda that timed
- * out keeps its /tmp for the next invocation): no run lasts an hour, a Lambda at most 15 minutes.
- */
-export const STALE_SCRATCH_MS = 60 * 60 * 1000;
-
-/** Removes the stale scratch directories under `parent`; returns how many. Never fails a run. */
-export function sweepStaleScratch(parent: string, now: number): number {
-  let removed = 0;
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return 0;
-  }
-  for (const name of names) {
-    if (!name.startsWith(SCRATCH_PREFIX)) continue;
-    const path = join(parent, name);
-    try {
-      if (now - statSync(path).mtimeMs <= STALE_SCRATCH_MS) continue;
-      rmSync(path, { recursive: true, force: true });
-      removed++;
-    } catch {
-      // Removed meanwhile by its owner, or not ours to remove: either way nothing to do.
-    }
-  }
-  return removed;
-}
 
 const cyrbKeyHash: KeyHash = (key, out) => cyrbLanes(key, 0x9e3779b9, 0x85ebca6b, out);
 
@@ -410,15 +374,6 @@ export function sortByH1(records: Uint32Array, count: number): Uint32Array {
     [from, to] = [to, from];
   }
   return from;
-}
-
-/** Runs a file operation; its failure becomes a ScratchFileError, which the tracker turns into a note. */
-function scratch<T>(what: string, run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    throw new ScratchFileError(`the comparison's scratch file could not be ${what} (${errorMessage(error)})`, { cause: error });
-  }
 }
 
 function appendAll(path: PathLike, bytes: Uint8Array): void {
