@@ -40,10 +40,26 @@ const AWS_ADAPTERS = [
   'shared/definitions/scheduler-client.ts',
   'shared/jobs/step-functions-starter.ts',
 ];
-/** The xlsx renderer is the only place that knows exceljs. */
-const EXCELJS_OWNER = 'shared/render/xlsx/**/*.ts';
+/**
+ * The exceljs-internals modules of the xlsx renderer are the only place that knows exceljs: they
+ * import it, and every reach into its (or archiver's) internals sits in them, version-checked.
+ */
+const EXCELJS_OWNER = 'shared/render/xlsx/exceljs-internals/**/*.ts';
 
-const EXCELJS = { group: ['exceljs', 'exceljs/**'], message: 'Only the xlsx renderer (shared/render/xlsx/) imports exceljs.' };
+const EXCELJS = {
+  group: ['exceljs', 'exceljs/**'],
+  message: 'Only the exceljs-internals modules (shared/render/xlsx/exceljs-internals/) import exceljs; the rest of the renderer uses what they export.',
+};
+/** Configuration comes from the doors through loadConfig, never from process.env. */
+const PROCESS_ENV = {
+  selector: "MemberExpression[object.name='process'][property.name='env']",
+  message: 'Read configuration through shared/core/config.ts (loadConfig) only.',
+};
+/** exceljs's and archiver's internals are underscore members: reaching one outside EXCELJS_OWNER is a patch out of its place. */
+const UNDERSCORE_MEMBERS = ['MemberExpression[property.name=/^_/]', 'TSPropertySignature[key.name=/^_/]'].map((selector) => ({
+  selector,
+  message: 'A reach into exceljs or archiver internals (an underscore member) belongs in shared/render/xlsx/exceljs-internals/, version-checked.',
+}));
 const AWS_SDK = {
   group: ['@aws-sdk/*'],
   message: `Only the AWS adapters import @aws-sdk/* (${AWS_ADAPTERS.join(', ')}); take the adapter instead.`,
@@ -84,7 +100,7 @@ export const importBoundaries = [
     rules: restrictedImports([upward(['shared', 'lambdas', 'cli', 'infra', 'test', 'bench'], 'The simulator stands alone: it imports nothing of the exporter.'), EXCELJS, AWS_SDK]),
   },
   ...layerConfigs,
-  // Within render, only the xlsx renderer may import exceljs.
+  // Within render, only the exceljs-internals modules may import exceljs.
   {
     files: ['shared/render/**/*.ts'],
     ignores: [EXCELJS_OWNER],
@@ -98,6 +114,13 @@ export const importBoundaries = [
     return { files: [file], rules: restrictedImports(patterns) };
   }),
 ];
+
+/** The rest of the renderer reaches no internals either: the exceljs-internals modules hold every patch. Exported for test/architecture/. */
+export const exceljsInternalsBoundary = {
+  files: ['shared/render/**/*.ts'],
+  ignores: [EXCELJS_OWNER],
+  rules: { 'no-restricted-syntax': ['error', PROCESS_ENV, ...UNDERSCORE_MEMBERS] },
+};
 
 /** Functions under shared/ stay short enough to read at once. */
 const MAX_FUNCTION_LINES = 80;
@@ -130,16 +153,11 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "MemberExpression[object.name='process'][property.name='env']",
-          message: 'Read configuration through shared/core/config.ts (loadConfig) only.',
-        },
-      ],
+      'no-restricted-syntax': ['error', PROCESS_ENV],
     },
   },
   ...importBoundaries,
+  exceljsInternalsBoundary,
   {
     // Entry points are the only places allowed to hand process.env to loadConfig.
     files: ['lambdas/**/handler.ts', 'cli/**/*.ts', 'infra/app.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts', 'simulator/cli.ts'],

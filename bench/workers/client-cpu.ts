@@ -14,7 +14,7 @@ import { decodeBody } from '../../shared/planning-api/http-transport';
 import type { PlanningApiClient } from '../../shared/planning-api/client';
 import { createExportClient } from '../../shared/report/export-report';
 import { resolveExportSettings } from '../../shared/report/export-settings';
-import { BOARD_ITEM_FIELDS } from '../../shared/report/tables/board-items';
+import { BOARD_ITEM_FIELDS } from '../../shared/report/tables/board-items-fetch';
 
 interface Input {
   credentials: Credentials;

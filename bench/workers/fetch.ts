@@ -14,7 +14,8 @@ import { createExportClient } from '../../shared/report/export-report';
 import { resolveExportSettings } from '../../shared/report/export-settings';
 import type { DatasetContext } from '../../shared/report/dataset';
 import { parseReportDefinition } from '../../shared/report/definition';
-import { boardItemsDataset, type BoardItemsReadAhead } from '../../shared/report/tables/board-items';
+import { boardItemsDataset } from '../../shared/report/tables/board-items';
+import type { BoardItemsReadAhead } from '../../shared/report/tables/board-items-fetch';
 import { risksDataset } from '../../shared/report/tables/risks';
 
 interface Input {

@@ -2,28 +2,39 @@ import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- the lint config is plain JavaScript without type declarations
-import { importBoundaries } from '../../eslint.config.js';
+import { exceljsInternalsBoundary, importBoundaries } from '../../eslint.config.js';
 
-/** Lints one probe file as if it stood at `path`, with only the project's import rules. */
-async function lintProbe(path: string, source: string): Promise<string[]> {
+/** Lints one probe file as if it stood at `path`, with only the project's import rules (or the rules given). */
+async function lintProbe(path: string, source: string, rules: readonly object[] = importBoundaries as object[]): Promise<string[]> {
   const eslint = new ESLint({
     cwd: process.cwd(),
     overrideConfigFile: true,
-    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...(importBoundaries as [])],
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...(rules as [])],
   });
   const [result] = await eslint.lintText(source, { filePath: path });
   return (result?.messages ?? []).map((m) => `${m.ruleId ?? 'parse'}: ${m.message}`);
 }
 
 describe('the linter enforces the layers', () => {
-  it('refuses exceljs outside the xlsx renderer', async () => {
+  it('refuses exceljs outside the exceljs-internals modules, also in the rest of the xlsx renderer', async () => {
     const messages = await lintProbe('shared/report/probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n");
-    expect(messages).toEqual([expect.stringContaining('Only the xlsx renderer (shared/render/xlsx/) imports exceljs')]);
+    expect(messages).toEqual([expect.stringContaining('Only the exceljs-internals modules (shared/render/xlsx/exceljs-internals/) import exceljs')]);
     expect(await lintProbe('shared/render/csv-probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n")).toHaveLength(1);
+    expect(await lintProbe('shared/render/xlsx/probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n")).toHaveLength(1);
   });
 
-  it('lets the xlsx renderer import exceljs', async () => {
-    expect(await lintProbe('shared/render/xlsx/probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n")).toEqual([]);
+  it('lets the exceljs-internals modules import exceljs', async () => {
+    expect(await lintProbe('shared/render/xlsx/exceljs-internals/probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n")).toEqual([]);
+  });
+
+  it('refuses a reach into exceljs internals (an underscore member) elsewhere in the renderer', async () => {
+    const reach = 'export const sheets = (workbook: unknown) => (workbook as { _worksheets: unknown[] })._worksheets;\n';
+    const messages = await lintProbe('shared/render/xlsx/probe.ts', reach, [exceljsInternalsBoundary]);
+    expect(messages).toEqual([
+      expect.stringContaining('belongs in shared/render/xlsx/exceljs-internals/'),
+      expect.stringContaining('belongs in shared/render/xlsx/exceljs-internals/'),
+    ]);
+    expect(await lintProbe('shared/render/xlsx/exceljs-internals/probe.ts', reach, [exceljsInternalsBoundary])).toEqual([]);
   });
 
   it('refuses the AWS SDK outside the adapters, also in handlers', async () => {

@@ -7,7 +7,7 @@
 import { worksheetText } from '../cell-text';
 import { columnLetters, Kind, type StyleBook } from './cells';
 import { rangeRef, type ChartAnchor, type ChartPart, type ChartSeries } from './chart-parts';
-import type { WriterSheet } from './exceljs-internals';
+import type { WriterSheet } from './exceljs-internals/writer';
 import { headerLines, rowHeightFor } from './print-setup';
 
 export interface ChartBlockColumn {

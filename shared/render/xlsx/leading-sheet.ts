@@ -6,7 +6,7 @@ import type { LeadingSheet } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import type { ZoneClock } from '../time-zone';
 import { capLinks, columnLetters, Kind, producedKind, type StyleBook, type StyleModel, toExcel, widthOf } from './cells';
-import type { WriterSheet } from './exceljs-internals';
+import type { WriterSheet } from './exceljs-internals/writer';
 import { rowHeightFor, wrappedLines } from './print-setup';
 
 const ROWS_PER_YIELD = 32;

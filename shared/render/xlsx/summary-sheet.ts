@@ -15,7 +15,7 @@
 import type { CellValue, ColumnType, ReportSummary, SummaryGrid, SummarySection } from '../../table/table';
 import type { ZoneClock } from '../time-zone';
 import { inferType, Kind, producedKind, type StyleBook, type StyleModel, toExcel } from './cells';
-import type { WriterRow, WriterSheet } from './exceljs-internals';
+import type { WriterRow, WriterSheet } from './exceljs-internals/writer';
 import { LINE_PT, rowHeightFor, summaryPageHeightPt, wrappedLines } from './print-setup';
 
 export const SUMMARY_COLUMN_WIDTHS: readonly number[] = [12, 22, 7, 7, 7, 7, 7, 7, 7];

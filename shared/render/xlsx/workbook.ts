@@ -4,7 +4,7 @@
  * styles only with useStyles, zlib level 6, no shared strings, and pacing by the producer because
  * exceljs's internal buffers ignore backpressure. Cell values and styles come from ./cells.ts;
  * every reach into exceljs/archiver internals (Summary first, bounded buffering, recycled buffers,
- * hyperlinks in slices) is in ./exceljs-internals.ts.
+ * hyperlinks in slices, charts) is in ./exceljs-internals/, one module per patch.
  */
 import type { Writable } from 'node:stream';
 import { ExporterError } from '../../core/errors';
@@ -21,14 +21,11 @@ import { worksheetText } from '../cell-text';
 import { createZoneClock } from '../time-zone';
 import { capLinks, columnLetters, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf } from './cells';
 import { writeChartSheetRows, type ChartSheetContent } from './chart-sheet';
-import {
-  attachCharts,
-  createWorkbookWriter,
-  pendingXmlBytes,
-  reserveLeadingSheets,
-  tuneDataSheet,
-  type WriterSheet,
-} from './exceljs-internals';
+import { attachCharts } from './exceljs-internals/charts';
+import { tuneDataSheet } from './exceljs-internals/data-sheet';
+import { pendingXmlBytes } from './exceljs-internals/sheet-buffers';
+import { reserveLeadingSheets } from './exceljs-internals/sheet-order';
+import { createWorkbookWriter, type WriterSheet } from './exceljs-internals/writer';
 import { writeLeadingRows } from './leading-sheet';
 import { MARGINS, dataSheetSetup, rowHeightFor, summarySetup, wrappedLines } from './print-setup';
 import { SUMMARY_COLUMN_WIDTHS, writeSummaryRows } from './summary-sheet';

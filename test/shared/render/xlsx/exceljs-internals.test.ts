@@ -1,27 +1,25 @@
 /**
- * Canary for the exceljs/archiver internals the Excel renderer patches
- * (shared/render/xlsx/exceljs-internals.ts). Each test drives the real installed exceljs and names
- * the internal in its failure message, so an exceljs upgrade that changes what a patch relies on
- * fails here, loudly and by name, rather than as a silent memory regression or a wrong sheet order.
+ * Canary for the exceljs/archiver internals the Excel renderer patches (shared/render/xlsx/exceljs-internals/,
+ * one module per patch). Each test drives the real installed exceljs and names the internal in its failure
+ * message, so an exceljs upgrade that changes what a patch relies on fails here, loudly and by name, rather
+ * than as a silent memory regression or a wrong sheet order.
  */
 import { writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import exceljsPackage from 'exceljs/package.json' with { type: 'json' };
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExporterError } from '../../../../shared/core/errors';
+import { attachCharts } from '../../../../shared/render/xlsx/exceljs-internals/charts';
+import { forgetFormulae, writeHyperlinksInSlices } from '../../../../shared/render/xlsx/exceljs-internals/data-sheet';
+import { pendingXmlBytes, recycleSheetBuffers } from '../../../../shared/render/xlsx/exceljs-internals/sheet-buffers';
+import { reserveFirstSheet } from '../../../../shared/render/xlsx/exceljs-internals/sheet-order';
 import {
   assertTestedExceljsVersion,
-  attachCharts,
   createWorkbookWriter,
-  pendingXmlBytes,
-  recycleSheetBuffers,
-  reserveFirstSheet,
   TESTED_EXCELJS_VERSION,
-  writeHyperlinksInSlices,
-  forgetFormulae,
   type WriterSheet,
   type WriterWorkbook,
-} from '../../../../shared/render/xlsx/exceljs-internals';
+} from '../../../../shared/render/xlsx/exceljs-internals/writer';
 import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
@@ -70,7 +68,7 @@ describe('exceljs internals the Excel renderer relies on (canary: run it after e
     expect(
       exceljsPackage.version,
       `exceljs ${exceljsPackage.version} is installed; the internals were verified with ${TESTED_EXCELJS_VERSION}. ` +
-        'If every other test in this file passes, raise TESTED_EXCELJS_VERSION in shared/render/xlsx/exceljs-internals.ts',
+        'If every other test in this file passes, raise TESTED_EXCELJS_VERSION in shared/render/xlsx/exceljs-internals/writer.ts',
     ).toBe(TESTED_EXCELJS_VERSION);
     expect(() => assertTestedExceljsVersion()).not.toThrow();
     expect(() => assertTestedExceljsVersion('4.5.0')).toThrow(ExporterError);

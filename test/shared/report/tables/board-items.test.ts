@@ -8,13 +8,8 @@ import { createExportClient } from '../../../../shared/report/export-report';
 import { resolveExportSettings } from '../../../../shared/report/export-settings';
 import type { PlanningSource } from '../../../../shared/report/planning-source';
 import type { TableRow } from '../../../../shared/table/table';
-import {
-  boardItemsDataset,
-  boardItemsInOrder,
-  Lookup,
-  type BoardItemsReadAhead,
-  type BoardMetadata,
-} from '../../../../shared/report/tables/board-items';
+import { boardItemsDataset } from '../../../../shared/report/tables/board-items';
+import { boardItemsInOrder, Lookup, type BoardItemsReadAhead, type BoardMetadata } from '../../../../shared/report/tables/board-items-fetch';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 
 /**
@@ -23,7 +18,13 @@ import { startSimulator, type RunningSimulator } from '../../../../simulator/ind
  * a bounded read-ahead, with exactly the requests the API needs.
  */
 
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Lets every fetch run until it waits for read-ahead room (or has no more pages): the fake below
+ * serves its pages without timers, so everything that can move moves within one turn of the event
+ * loop. A consumer that calls this before taking each page is as slow as can be: the read-ahead is
+ * full whenever it looks.
+ */
+const untilFetchesWait = () => new Promise<void>((resolve) => setImmediate(resolve));
 const META: BoardMetadata = {
   parentStatuses: new Lookup([]),
   childStatuses: new Lookup([]),
@@ -36,16 +37,20 @@ const boardsOf = (n: number): Board[] => Array.from({ length: n }, (_, i) => ({ 
 const ITEM_BYTES = 100;
 
 /**
- * A fake items operation: `count(board)` features, a page of `pageSize` every `pageMs`, each page's
- * size told as `itemBytes(board)` a feature. Records what it was asked.
+ * A fake items operation: `count(board)` features in pages of `pageSize`, each page's size told as
+ * `itemBytes(board)` a feature. Page `n` of a board comes once `gate(board, n)` resolves (by default
+ * at once, though never synchronously); `failAt` throws instead of a board's page. Records what it
+ * was asked, and `failed` resolves once it has thrown.
  */
 function fakeSource(options: {
   count: (boardId: string) => number;
   pageSize: number;
-  pageMs: number;
+  gate?: (boardId: string, page: number) => Promise<void>;
   failAt?: { board: string; after: number };
   itemBytes?: (boardId: string) => number;
 }) {
+  let signalFailed: () => void = () => undefined;
+  const failed = new Promise<void>((resolve) => (signalFailed = resolve));
   const pulled = new Map<string, number>();
   const started = new Set<string>();
   const finished = new Set<string>();
@@ -62,10 +67,13 @@ function fakeSource(options: {
       try {
         const n = options.count(boardId);
         for (let first = 0; first < n; first += options.pageSize) {
-          await delay(options.pageMs);
+          await (options.gate?.(boardId, first / options.pageSize) ?? Promise.resolve());
           const items: BoardItem[] = [];
           for (let i = first; i < Math.min(n, first + options.pageSize); i++) {
-            if (options.failAt?.board === boardId && i === options.failAt.after) throw new Error(`board ${boardId} failed`);
+            if (options.failAt?.board === boardId && i === options.failAt.after) {
+              signalFailed();
+              throw new Error(`board ${boardId} failed`);
+            }
             items.push({ id: `${boardId}-f${i}` });
           }
           pulled.set(boardId, (pulled.get(boardId) ?? 0) + items.length);
@@ -83,6 +91,7 @@ function fakeSource(options: {
     pulled,
     started,
     finished,
+    failed,
     whenAllStopped,
     get maxActive() {
       return maxActive;
@@ -96,7 +105,7 @@ const LIMIT_FEATURES = LIMITS.bytes / ITEM_BYTES;
 
 describe('boardItemsInOrder', () => {
   it('hands out every feature once, board by board, while fetching several boards at once', async () => {
-    const fake = fakeSource({ count: () => 30, pageSize: 10, pageMs: 5 });
+    const fake = fakeSource({ count: () => 30, pageSize: 10 });
     const boards = boardsOf(5);
     const seen: string[] = [];
     for await (const { board, items } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boards, {
@@ -114,7 +123,7 @@ describe('boardItemsInOrder', () => {
   });
 
   it('holds no more than the read-ahead for the boards behind the current one', async () => {
-    const fake = fakeSource({ count: () => 60, pageSize: 4, pageMs: 1 });
+    const fake = fakeSource({ count: () => 60, pageSize: 4 });
     const boards = boardsOf(4);
     const consumed = new Map<string, number>();
     let maxAhead = 0;
@@ -126,7 +135,7 @@ describe('boardItemsInOrder', () => {
       const current = (fake.pulled.get(board.id) ?? 0) - (consumed.get(board.id) ?? 0);
       maxAhead = Math.max(maxAhead, ahead);
       maxHeld = Math.max(maxHeld, ahead + current);
-      await delay(1); // a slow consumer: the read-ahead fills up
+      await untilFetchesWait(); // the slowest consumer: the read-ahead fills up before each page
     }
     expect([...consumed.values()]).toEqual([60, 60, 60, 60]);
     // The limit is checked after each page, so each board in flight may be one page (4) past it.
@@ -135,17 +144,18 @@ describe('boardItemsInOrder', () => {
   });
 
   it('weighs the read-ahead by the answers\' bytes: boards of heavy features hold fewer of them', async () => {
-    // b1 and b2 are behind b0 the whole time (b0 is slow to come and the consumer waits on it);
-    // b1's features weigh 4 times b2's, so within the same bytes b1 may hold only a quarter as many.
+    // b1 and b2 are behind b0 the whole time (the consumer stops within b0, and lets the fetches fill
+    // the read-ahead before each page); b1's features weigh 4 times b2's, so within the same bytes b1
+    // may hold only a quarter as many.
     const heavy = 4 * ITEM_BYTES;
-    const fake = fakeSource({ count: () => 400, pageSize: 4, pageMs: 1, itemBytes: (b) => (b === 'b1' ? heavy : ITEM_BYTES) });
+    const fake = fakeSource({ count: () => 400, pageSize: 4, itemBytes: (b) => (b === 'b1' ? heavy : ITEM_BYTES) });
     const limits: BoardItemsReadAhead = { boardsInFlight: 3, bytes: 40 * ITEM_BYTES, currentBoardFeatures: 4 };
     let heldBehind = 0;
     for await (const { board } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boardsOf(3), limits)) {
       if (board.id !== 'b0') break;
       const bytes = (fake.pulled.get('b1') ?? 0) * heavy + (fake.pulled.get('b2') ?? 0) * ITEM_BYTES;
       heldBehind = Math.max(heldBehind, bytes);
-      await delay(1);
+      await untilFetchesWait();
     }
     await fake.whenAllStopped();
     // Each board behind may pass the limit by the one page (4 features) it had when it last looked.
@@ -155,7 +165,7 @@ describe('boardItemsInOrder', () => {
   });
 
   it('stops every board when the consumer stops early', async () => {
-    const fake = fakeSource({ count: () => 10_000, pageSize: 10, pageMs: 1 });
+    const fake = fakeSource({ count: () => 10_000, pageSize: 10 });
     let n = 0;
     for await (const { items } of boardItemsInOrder(fake.source, () => Promise.resolve(META), boardsOf(4), LIMITS)) {
       n += items.length;
@@ -171,7 +181,15 @@ describe('boardItemsInOrder', () => {
   });
 
   it('ends with the failure of a later board without waiting for its turn', async () => {
-    const fake = fakeSource({ count: () => 200, pageSize: 10, pageMs: 2, failAt: { board: 'b2', after: 5 } });
+    // b2 fails once b0's first page has been handed out; b0's next page comes only after that.
+    let firstTaken: () => void = () => undefined;
+    const taken = new Promise<void>((resolve) => (firstTaken = resolve));
+    const fake = fakeSource({
+      count: () => 200,
+      pageSize: 10,
+      failAt: { board: 'b2', after: 5 },
+      gate: (board, page) => (board === 'b2' ? taken : board === 'b0' && page > 0 ? fake.failed : Promise.resolve()),
+    });
     const boards = boardsOf(4);
     const seen: string[] = [];
     const iterate = async () => {
@@ -181,16 +199,16 @@ describe('boardItemsInOrder', () => {
         currentBoardFeatures: 10_000,
       })) {
         seen.push(...items.map((item) => item.id));
-        await delay(1);
+        firstTaken();
       }
     };
     await expect(iterate()).rejects.toThrow('board b2 failed');
-    expect(seen.length).toBeLessThan(200);
-    expect(seen.every((id) => id.startsWith('b0-'))).toBe(true);
+    // Only b0's first page: the failure ended the iteration at b0's next page, long before b2's turn.
+    expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => `b0-f${i}`));
   });
 
   it('reports a board whose metadata fails when that board comes up, after the boards before it', async () => {
-    const fake = fakeSource({ count: () => 3, pageSize: 10, pageMs: 1 });
+    const fake = fakeSource({ count: () => 3, pageSize: 10 });
     const loadMeta = (boardId: string) => (boardId === 'b1' ? Promise.reject(new Error('statuses of b1 failed')) : Promise.resolve(META));
     const seen: string[] = [];
     const iterate = async () => {
@@ -201,7 +219,7 @@ describe('boardItemsInOrder', () => {
   });
 
   it('copes with no boards and with empty boards', async () => {
-    const none = fakeSource({ count: () => 0, pageSize: 10, pageMs: 1 });
+    const none = fakeSource({ count: () => 0, pageSize: 10 });
     const all: string[] = [];
     for await (const { items } of boardItemsInOrder(none.source, () => Promise.resolve(META), [], LIMITS)) all.push(...items.map((item) => item.id));
     for await (const { items } of boardItemsInOrder(none.source, () => Promise.resolve(META), boardsOf(6), LIMITS)) all.push(...items.map((item) => item.id));
@@ -211,7 +229,7 @@ describe('boardItemsInOrder', () => {
 
 describe('board-items dataset: board page chains in flight', () => {
   const run = async (concurrency: number | undefined) => {
-    const fake = fakeSource({ count: () => 40, pageSize: 5, pageMs: 2 });
+    const fake = fakeSource({ count: () => 40, pageSize: 5 });
     const boards = boardsOf(12);
     const source = Object.assign(Object.create(fake.source) as PlanningSource, {
       concurrency,
