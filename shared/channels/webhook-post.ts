@@ -1,11 +1,14 @@
 import { ChannelDeliveryError } from '../core/errors';
+import { failureOf, isRetryable, parseRetryAfter, type Failure } from '../core/retry-policy';
 
 /**
  * POSTs a JSON body to an incoming webhook. The URL is the credential (anyone holding it can post
  * into the channel), so it appears in no error, log or return value: errors name the channel and
  * the HTTP status or the network error's code only, and carry no `cause` (fetch's errors can
- * quote the request). 429 and 5xx are retried, waiting as long as Retry-After asks when it is
- * within `maxWaitMs`; other statuses fail at once, since the same body would be refused again.
+ * quote the request). What is retried is the exporter's one retry policy (core/retry-policy.ts:
+ * 408, 429 and 5xx but 501 and 505, a lost connection, a timeout), waiting as long as Retry-After
+ * asks when it is within `maxWaitMs`; other statuses fail at once, since the same body would be
+ * refused again.
  */
 export interface WebhookPostOptions {
   readonly fetch?: typeof fetch;
@@ -15,6 +18,8 @@ export interface WebhookPostOptions {
   /** Injected so tests wait on events, not on the clock. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly now?: () => Date;
+  /** The signal that ends an attempt after `ms`. Default AbortSignal.timeout; tests end it themselves. */
+  readonly timeoutSignal?: (ms: number) => AbortSignal;
   /** A Retry-After longer than this is not waited for: the post fails as retryable. */
   readonly maxWaitMs?: number;
   /** Epoch ms (the Lambda's deadline): no retry waits past it. */
@@ -33,46 +38,46 @@ export function webhookBody(payload: unknown): string {
 }
 
 export async function postWebhook(url: string, body: unknown, label: string, options: WebhookPostOptions = {}): Promise<void> {
-  const doFetch = options.fetch ?? fetch;
   const attempts = options.attempts ?? WEBHOOK_DEFAULTS.attempts;
-  const timeoutMs = options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
   const sleep = options.sleep ?? realSleep;
   const json = webhookBody(body);
   for (let attempt = 1; ; attempt += 1) {
-    const failure = await postOnce(doFetch, url, json, label, timeoutMs);
-    if (failure === undefined) return;
-    if (!failure.retryable || attempt >= attempts) throw failure.error;
-    const now = options.now?.() ?? new Date();
-    const wait = failure.retryAfter === undefined ? BACKOFF_MS * 2 ** (attempt - 1) : retryAfterMs(failure.retryAfter, now);
-    if (wait === undefined || wait > (options.maxWaitMs ?? WEBHOOK_DEFAULTS.maxWaitMs)) throw failure.error;
-    if (options.deadline !== undefined && now.getTime() + wait >= options.deadline) throw failure.error;
+    const failed = await postOnce(url, json, label, options);
+    if (failed === undefined) return;
+    if (!failed.error.retryable || attempt >= attempts) throw failed.error;
+    const nowMs = (options.now?.() ?? new Date()).getTime();
+    // An unreadable Retry-After is as good as none: the backoff applies.
+    const wait = parseRetryAfter(failed.retryAfter, nowMs) ?? BACKOFF_MS * 2 ** (attempt - 1);
+    if (wait > (options.maxWaitMs ?? WEBHOOK_DEFAULTS.maxWaitMs)) throw failed.error;
+    if (options.deadline !== undefined && nowMs + wait >= options.deadline) throw failed.error;
     await sleep(wait);
   }
 }
 
-interface Failure {
+interface FailedPost {
   readonly error: ChannelDeliveryError;
-  readonly retryable: boolean;
   readonly retryAfter?: string;
 }
 
-async function postOnce(doFetch: typeof fetch, url: string, json: string, label: string, timeoutMs: number): Promise<Failure | undefined> {
+async function postOnce(url: string, json: string, label: string, options: WebhookPostOptions): Promise<FailedPost | undefined> {
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
+  const signal = (options.timeoutSignal ?? ((ms: number) => AbortSignal.timeout(ms)))(timeoutMs);
   let response: Response;
   try {
-    response = await doFetch(url, {
+    response = await (options.fetch ?? fetch)(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: json,
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
     });
   } catch (error) {
-    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    const reason = timedOut ? `did not answer within ${timeoutMs} ms` : `could not be reached (${networkCode(error)})`;
-    return { error: new ChannelDeliveryError(`the ${label} webhook ${reason}`, { retryable: true }), retryable: true };
+    // Our own time limit ended it when the signal fired; anything else is read by its shape.
+    const failure: Failure = signal.aborted ? { kind: 'timeout' } : failureOf(error);
+    const reason = signal.aborted ? `did not answer within ${timeoutMs} ms` : `could not be reached (${networkCode(error)})`;
+    return { error: new ChannelDeliveryError(`the ${label} webhook ${reason}`, { retryable: isRetryable(failure) }) };
   }
   const text = await response.text().catch(() => '');
   if (response.ok) return undefined;
-  const retryable = response.status === 429 || response.status >= 500;
   const detail = /^[\w .:-]{1,80}$/.test(text.trim()) ? ` "${text.trim()}"` : '';
   const advice = response.status === 404 || response.status === 403 || response.status === 410
     ? ': the webhook may have been removed; put a new one in the secret'
@@ -81,18 +86,9 @@ async function postOnce(doFetch: typeof fetch, url: string, json: string, label:
       : '';
   const retryAfter = response.headers.get('retry-after') ?? undefined;
   return {
-    error: new ChannelDeliveryError(`the ${label} webhook answered ${response.status}${detail}${advice}`, { retryable }),
-    retryable,
+    error: new ChannelDeliveryError(`the ${label} webhook answered ${response.status}${detail}${advice}`, { retryable: isRetryable({ status: response.status }) }),
     ...(retryAfter !== undefined && { retryAfter }),
   };
-}
-
-/** Retry-After is seconds or an HTTP date; undefined when it is neither. */
-export function retryAfterMs(value: string, now: Date): number | undefined {
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
 }
 
 /** ECONNREFUSED, ENOTFOUND …: fetch wraps the socket error as its cause. */

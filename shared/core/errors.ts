@@ -1,3 +1,4 @@
+import { failureOfCode, isRetryable, retryableFailure } from './retry-policy';
 import { printable } from './text';
 
 /**
@@ -48,9 +49,13 @@ export class ConfigError extends ExporterError {
   }
 }
 
-/** Whether a planning API status may pass on another attempt: throttling, server errors and no answer at all. */
+/**
+ * Whether a planning API failure may pass on another attempt, by its status (retry-policy.ts); no
+ * status means no answer at all. The client's retry loop asks the same table, so what it retries and
+ * what its errors say agree.
+ */
 export function retryableStatus(status: number | undefined): boolean {
-  return status === undefined || status === 408 || status === 429 || status >= 500;
+  return isRetryable(status === undefined ? { kind: 'no-answer' } : { status });
 }
 
 interface PlanningApiErrorDetails extends ExporterErrorOptions {
@@ -88,7 +93,11 @@ export class AuthenticationError extends PlanningApiError {
 }
 
 /** A request did not complete within its time limit (the API may answer in time on another attempt). */
-export class RequestTimeoutError extends PlanningApiError {}
+export class RequestTimeoutError extends PlanningApiError {
+  constructor(message: string, details: PlanningApiErrorDetails) {
+    super(message, { retryable: isRetryable({ kind: 'timeout' }), ...details });
+  }
+}
 
 /** A planning API response was larger than the client's byte limit; the same request brings the same answer. */
 export class ResponseTooLargeError extends PlanningApiError {
@@ -97,8 +106,15 @@ export class ResponseTooLargeError extends PlanningApiError {
   }
 }
 
-/** The export's overall deadline passed (--timeout, or the Lambda's remaining time less a margin). */
-export class DeadlineExceededError extends PlanningApiError {}
+/**
+ * The export's overall deadline passed (--timeout, or the Lambda's remaining time less a margin): a
+ * timeout of the whole run, which a retry with a fresh deadline may finish.
+ */
+export class DeadlineExceededError extends PlanningApiError {
+  constructor(message: string, details: PlanningApiErrorDetails) {
+    super(message, { retryable: isRetryable({ kind: 'timeout' }), ...details });
+  }
+}
 
 /** A planning API response did not have the documented shape; the same record comes back the same. */
 export class SchemaMismatchError extends PlanningApiError {
@@ -190,58 +206,35 @@ export class LeaseLostError extends ExporterError {}
  */
 export class ChannelDeliveryError extends ExporterError {}
 
-/** Whether a wrapped failure may pass on another attempt: ours say so; anything else is assumed transient. */
+/**
+ * Whether a wrapped failure may pass on another attempt: ours say so; anything else is read by the
+ * retry policy, which retries only the transient kinds it knows (a reset connection, a timeout,
+ * throttling, a 5xx) and not an unknown error.
+ */
 export function retryableCause(error: unknown): boolean {
-  return error instanceof ExporterError ? error.retryable : true;
+  return error instanceof ExporterError ? error.retryable : retryableFailure(error);
 }
-
-const TRANSIENT_AWS_NAMES = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'ThrottledException',
-  'TooManyRequestsException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-  'InternalError',
-  'InternalFailure',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'ServiceUnavailableException',
-  'TransactionInProgressException',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'TimeoutError',
-]);
 
 /** Whether an AWS error code (an S3 batch delete's or PutEvents' per-entry code) names a transient failure. */
 export function transientAwsCode(code: string | undefined): boolean {
-  return code !== undefined && TRANSIENT_AWS_NAMES.has(code);
+  return isRetryable(failureOfCode(code));
 }
-
-const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH']);
 
 /**
  * Whether an AWS SDK failure may pass on another attempt: throttling, a 5xx, a timeout or a broken
- * connection. Read by shape (the SDK's `$retryable`, `$metadata.httpStatusCode`, error names), so
- * this layer needs no SDK import. Access denied, missing buckets or keys and validation errors are permanent.
+ * connection, as the retry policy reads the error's shape (the SDK's `$retryable`,
+ * `$metadata.httpStatusCode`, its name or code), so this layer needs no SDK import. Access denied,
+ * missing buckets or keys and validation errors are permanent. The adapters' name for
+ * `retryableFailure`: a throw site says by it that it wraps an SDK error.
  */
 export function transientAwsFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const shaped = error as Error & { $retryable?: unknown; $metadata?: { httpStatusCode?: number }; code?: unknown };
-  if (shaped.$retryable !== undefined) return true;
-  const status = shaped.$metadata?.httpStatusCode;
-  if (status !== undefined && (status === 429 || status >= 500)) return true;
-  if (transientAwsCode(error.name)) return true;
-  return typeof shaped.code === 'string' && TRANSIENT_NETWORK_CODES.has(shaped.code);
+  return retryableFailure(error);
 }
 
-const TRANSIENT_FS_CODES = new Set(['EBUSY', 'EAGAIN', 'EMFILE', 'ENFILE', 'EINTR', 'ETIMEDOUT']);
-
-/** Whether a file-system failure may pass on another attempt (a busy file, too many open files); a full disk or a denied path will not. */
+/**
+ * Whether a file-system failure may pass on another attempt (a busy file, too many open files); a
+ * full disk or a denied path will not. The local adapters' name for `retryableFailure`.
+ */
 export function transientFsFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && TRANSIENT_FS_CODES.has(code);
+  return retryableFailure(error);
 }

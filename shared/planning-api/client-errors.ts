@@ -7,6 +7,7 @@ import {
   ResponseTooLargeError,
 } from '../core/errors';
 import { formatBytes } from '../core/format-bytes';
+import { failureOfCode, isRetryable, type Failure } from '../core/retry-policy';
 import { extractErrorText, type TransportOutcome } from './http-transport';
 
 /**
@@ -85,7 +86,22 @@ function serverText(text: string, context: ErrorContext): string {
   return extracted ? `: ${extracted}` : '';
 }
 
-/** A status that is not retried (4xx other than 408/429). */
+/**
+ * What an outcome that brought no usable answer is to the retry policy (core/retry-policy.ts): the
+ * retry loop asks it whether to try again, and the errors below are flagged by the same answer.
+ */
+export function outcomeFailure(outcome: Exclude<TransportOutcome, { kind: 'too-large' }>): Failure {
+  switch (outcome.kind) {
+    case 'response':
+      return { status: outcome.status };
+    case 'timeout':
+      return { kind: 'timeout' };
+    case 'network':
+      return failureOfCode(outcome.code);
+  }
+}
+
+/** A status the retry policy does not retry (501, 505, 4xx other than 408 and 429). */
 export function httpError(
   call: FailedCall,
   outcome: Extract<TransportOutcome, { kind: 'response' }>,
@@ -127,7 +143,7 @@ export function tooLargeError(
   );
 }
 
-/** Retries were used up. */
+/** Retries were used up, or the failure is not one the policy retries (a network error of no known kind). */
 export function exhaustedError(call: FailedCall, outcome: TransportOutcome, attempts: number, context: ErrorContext): PlanningApiError {
   const { operation } = call;
   const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
@@ -139,6 +155,7 @@ export function exhaustedError(call: FailedCall, outcome: TransportOutcome, atte
     case 'network':
       return new PlanningApiError(`${operation}: could not reach the planning API (gave up after ${tries}): ${outcome.message}`, {
         operation,
+        retryable: isRetryable(outcomeFailure(outcome)),
       });
     case 'response':
       return new PlanningApiError(

@@ -1,14 +1,14 @@
 import { PlanningApiError, SchemaMismatchError } from '../core/errors';
-import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../core/defaults';
+import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
-import { createLimiter, type ConcurrencyLimiter } from './concurrency';
-import type { Credentials } from './credentials';
+import { checkedSizes, DEFAULT_BOARD_ITEMS_PAGE_SIZE, type PlanningApiClientOptions } from './client-options';
+import { createLimiter } from './concurrency';
 import { HttpTransport } from './http-transport';
 import { redactErrorsOf } from './redacting-errors';
 import { pageOffset } from './paging';
 import { parseRecord, readBareObject, readListEnvelope, readObjectEnvelope } from './parse';
-import { PlanningApiRequester, type Call, type RequestEvent } from './requester';
-import { resolveRetryOptions, sleep, type RetryOptions } from './retry';
+import { PlanningApiRequester, type Call } from './requester';
+import { resolveRetryOptions, sleep } from './retry';
 import {
   boardItemSchema,
   boardRefSchema,
@@ -48,47 +48,7 @@ import {
   type ThemeProgress,
 } from './schemas';
 
-/** The API's maximum (and default) v1 page size. */
-export const MAX_PAGE_LIMIT = 50;
-/** Default `pageSize` of the PI Board Items `items` operation. */
-export const DEFAULT_BOARD_ITEMS_PAGE_SIZE = 50;
-
-export interface PlanningApiClientOptions {
-  credentials: Credentials;
-  /** Defaults to the global fetch. */
-  fetch?: typeof fetch | undefined;
-  /** One limiter for the whole export; defaults to a private one of DEFAULT_API_CONCURRENCY slots. */
-  limiter?: ConcurrencyLimiter;
-  log?: Log;
-  /** Time limit of each attempt (headers and body). Default 30 000 ms. */
-  timeoutMs?: number | undefined;
-  /** Largest response body read, in bytes; enforced while it streams in. Default 64 MiB. */
-  maxResponseBytes?: number | undefined;
-  /**
-   * Overall deadline, in ms on the `now` clock (epoch ms by default): no request, retry or backoff
-   * goes past it; a request then fails with DeadlineExceededError. Default: none.
-   */
-  deadline?: number | undefined;
-  retry?: Partial<RetryOptions>;
-  /** v1 page size, 1 to 50. Default 50. */
-  pageLimit?: number;
-  /**
-   * Board items asked for per request when a listBoardItems call does not say. Default 50 (the API's
-   * default). The API documents no maximum: a server that caps the size silently just sends shorter
-   * pages, which are followed (only an empty page ends a list), and one that refuses a size above 50
-   * with 400 makes the client fall back to 50 for the rest of its life (one extra request for each
-   * board whose page was already on its way).
-   */
-  boardItemsPageSize?: number;
-  /** Injected for tests: the signal that ends an attempt after timeoutMs (default AbortSignal.timeout). */
-  timeoutSignal?: (ms: number) => AbortSignal;
-  /** Injected for tests: backoff sleep, jitter source and clock (Retry-After dates). */
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-  now?: () => number;
-  /** Metrics hook, called once per attempt. Errors thrown by it are logged and ignored. */
-  onRequest?: ((event: RequestEvent) => void) | undefined;
-}
+export { DEFAULT_BOARD_ITEMS_PAGE_SIZE, MAX_PAGE_LIMIT, type PlanningApiClientOptions } from './client-options';
 
 export interface ListBoardsOptions {
   collectionIds?: readonly string[];
@@ -156,24 +116,9 @@ export class PlanningApiClient {
   }
 
   constructor(options: PlanningApiClientOptions) {
-    const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
-    }
-    const pageLimit = options.pageLimit ?? MAX_PAGE_LIMIT;
-    if (!Number.isInteger(pageLimit) || pageLimit < 1 || pageLimit > MAX_PAGE_LIMIT) {
-      throw new RangeError(`pageLimit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${String(pageLimit)}`);
-    }
-    const boardItemsPageSize = options.boardItemsPageSize ?? DEFAULT_BOARD_ITEMS_PAGE_SIZE;
-    if (!Number.isInteger(boardItemsPageSize) || boardItemsPageSize < 1) {
-      throw new RangeError(`boardItemsPageSize must be a positive integer, got ${String(boardItemsPageSize)}`);
-    }
+    const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes } = checkedSizes(options);
     this.#log = options.log ?? silentLog;
     this.#boardItemsPageSize = boardItemsPageSize;
-    const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
-      throw new RangeError(`maxResponseBytes must be a positive integer, got ${String(maxResponseBytes)}`);
-    }
     const limiter = options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY);
     this.#concurrency = limiter.limit;
     // The credentials object is not kept: only the transport holds the key, in a private field.

@@ -16,8 +16,6 @@ export { trackerRef, type TrackerRef, type TrackerFamily, type TrackerItemFields
 export {
   DEFAULT_RETRY,
   backoffDelay,
-  isRetryableStatus,
-  parseRetryAfter,
   retryDelay,
   type RetryOptions,
 } from './retry';

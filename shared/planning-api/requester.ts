@@ -6,12 +6,13 @@
 import type { z } from 'zod';
 import { NotFoundError } from '../core/errors';
 import type { Log } from '../core/logger';
+import { isRetryable, parseRetryAfter } from '../core/retry-policy';
 import type { ConcurrencyLimiter } from './concurrency';
-import { deadlineError, documentedError, exhaustedError, httpError, tooLargeError } from './client-errors';
+import { deadlineError, documentedError, exhaustedError, httpError, outcomeFailure, tooLargeError } from './client-errors';
 import { joinUrl, type HttpMethod, type HttpTransport } from './http-transport';
 import { pageV1 } from './paging';
 import { parseJsonBody, parseRecord, readListEnvelope, readSingleEnvelope, type EnvelopeKey } from './parse';
-import { backoffDelay, isRetryableStatus, parseRetryAfter, retryDelay, type RetryOptions } from './retry';
+import { backoffDelay, retryDelay, type RetryOptions } from './retry';
 
 /** One attempt of one request, for metrics. Never carries headers or credentials. */
 export interface RequestEvent {
@@ -208,11 +209,11 @@ export class PlanningApiRequester {
         this.#emit({ ...report, outcome: 'http-error', retried: false });
         throw documented;
       }
-      const retryable = outcome.kind !== 'response' || isRetryableStatus(outcome.status);
+      const retryable = isRetryable(outcomeFailure(outcome));
       const retried = retryable && attempt < maxAttempts;
       const failure = outcome.kind === 'response' ? 'http-error' : outcome.kind === 'timeout' ? 'timeout' : 'network-error';
       this.#emit({ ...report, outcome: failure, retried });
-      if (!retryable) throw httpError(call, outcome, context);
+      if (!retryable) throw outcome.kind === 'response' ? httpError(call, outcome, context) : exhaustedError(call, outcome, attempt, context);
       if (outcome.kind === 'timeout' && this.#remainingMs() <= 0) throw deadlineError(call, attempt);
       if (!retried) throw exhaustedError(call, outcome, attempt, context);
 

@@ -3,8 +3,10 @@
  * (delay = random() * min(maxDelayMs, baseDelayMs * 2^(attempt - 1))), which spreads the retries of
  * many parallel page requests instead of sending them back in lock-step after a 429.
  *
- * The loop itself lives in client.ts because it must release its concurrency slot before sleeping;
- * this module holds the decisions so they can be tested without a server.
+ * The loop itself lives in requester.ts because it must release its concurrency slot before
+ * sleeping; this module holds how long to wait, so it can be tested without a server. Which failures
+ * are retried at all, and how Retry-After is read, is the exporter's one retry policy
+ * (core/retry-policy.ts).
  */
 
 export interface RetryOptions {
@@ -29,36 +31,6 @@ export function resolveRetryOptions(partial: Partial<RetryOptions> | undefined):
     }
   }
   return options;
-}
-
-/**
- * Statuses worth another attempt: throttling (429) and server failures that are usually transient
- * (500, 502, 503, 504). 500 is included because every operation is a read, so repeating it is safe,
- * and one passing server hiccup among the thousands of requests of a large export should not fail
- * the whole run; a 500 that persists still fails after maxAttempts. 501 and 505 are permanent, and
- * 4xx are the caller's fault: neither is retried.
- */
-const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
-
-export function isRetryableStatus(status: number): boolean {
-  return RETRYABLE_STATUSES.has(status);
-}
-
-/**
- * Parses a Retry-After header into milliseconds to wait: either delay-seconds (`0` means retry now)
- * or an HTTP-date (a date in the past also means now). Returns undefined for a missing or unreadable
- * value, in which case the caller falls back to its own backoff.
- */
-export function parseRetryAfter(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
-  if (value === null || value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (trimmed === '') return undefined;
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  // Only accept something that looks like a date, so that "-5" or "soon" do not parse by accident.
-  if (!/[A-Za-z]/.test(trimmed)) return undefined;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
 }
 
 /** Full-jitter backoff after the failed attempt number `attempt` (1-based). */

@@ -26,10 +26,12 @@ import { jsonErrorAnswer, s3ErrorAnswer, startAwsErrorStub } from '../../support
 
 /**
  * Whether a failure is retried is decided where it is thrown. `status`: by the HTTP status (the
- * planning API's, or a webhook's for chat channels); `cause`: as the wrapped failure says; `aws` / `fs`: by the SDK or file-system error (throttling,
- * 5xx, a busy file pass on another attempt; access denied or a full disk do not).
+ * planning API's); `policy`: by the retry policy's table for the failure the site saw (a webhook's
+ * status or network error, a planning API network error); `cause`: as the wrapped failure says;
+ * `aws` / `fs`: by the SDK or file-system error (throttling, 5xx, a busy file pass on another
+ * attempt; access denied or a full disk do not). All of them read core/retry-policy.ts in the end.
  */
-type Flag = boolean | 'status' | 'cause' | 'aws' | 'fs';
+type Flag = boolean | 'status' | 'policy' | 'cause' | 'aws' | 'fs';
 
 /** Each error class of shared/core/errors.ts and whether it is retried when its throw site says nothing. */
 const CLASS_DEFAULTS: Record<string, Flag> = {
@@ -38,9 +40,10 @@ const CLASS_DEFAULTS: Record<string, Flag> = {
   PlanningApiError: 'status',
   NotFoundError: false,
   AuthenticationError: false,
-  RequestTimeoutError: 'status',
+  // Both are timeouts: the policy's timeout row, whatever the status.
+  RequestTimeoutError: true,
   ResponseTooLargeError: false,
-  DeadlineExceededError: 'status',
+  DeadlineExceededError: true,
   SchemaMismatchError: false,
   CredentialsError: false,
   ReportDefinitionError: false,
@@ -65,7 +68,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'cli/export-command.ts': [['ReportDefinitionError', false], ['StorageError', false], ['StorageError', false], ['ExporterError', false]],
   'cli/link-command.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'cli/reports-command.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
-  'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'status'], ['ChannelDeliveryError', true]],
+  'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'policy'], ['ChannelDeliveryError', 'policy']],
   'shared/core/config.ts': [['ConfigError', false]],
   'shared/definitions/definition-store.ts': [['ReportDefinitionError', false]],
   'shared/definitions/scheduler-client.ts': [['ScheduleError', 'aws']],
@@ -82,7 +85,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/links/link-token.ts': [['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['LinkTokenError', false]],
   'shared/links/presign.ts': [['StorageError', 'aws'], ['StorageError', false]],
   'shared/links/run-link-token.ts': [['ConfigError', false], ['ConfigError', false]],
-  'shared/planning-api/client-errors.ts': [['AuthenticationError', false], ['AuthenticationError', false], ['AuthenticationError', false], ['DeadlineExceededError', 'status'], ['NotFoundError', false], ['NotFoundError', false], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['RequestTimeoutError', 'status'], ['ResponseTooLargeError', false]],
+  'shared/planning-api/client-errors.ts': [['AuthenticationError', false], ['AuthenticationError', false], ['AuthenticationError', false], ['DeadlineExceededError', true], ['NotFoundError', false], ['NotFoundError', false], ['PlanningApiError', 'policy'], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['RequestTimeoutError', true], ['ResponseTooLargeError', false]],
   'shared/planning-api/client.ts': [['SchemaMismatchError', false]],
   'shared/planning-api/paging.ts': [['PlanningApiError', false]],
   'shared/planning-api/parse.ts': [['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false]],
@@ -136,6 +139,7 @@ function flagOf(className: string, call: string): boolean | string {
   if (option === undefined) return CLASS_DEFAULTS[className] ?? 'unknown class';
   if (option === 'true' || option === 'false') return option === 'true';
   if (option.includes('retryableCause(')) return 'cause';
+  if (option.includes('isRetryable(') || option.includes('retryableFailure(')) return 'policy';
   if (option.includes('transientAws')) return 'aws';
   if (option.includes('transientFs')) return 'fs';
   return `not a known decision: ${option}`;
@@ -184,7 +188,7 @@ describe('error classes', () => {
       const expected = CLASS_DEFAULTS[name];
       if (expected === 'status') {
         expect([503, 429, 408, undefined].map((status) => build(name, cls, status).retryable), name).toEqual([true, true, true, true]);
-        expect([400, 404, 422].map((status) => build(name, cls, status).retryable), name).toEqual([false, false, false]);
+        expect([400, 404, 422, 501].map((status) => build(name, cls, status).retryable), name).toEqual([false, false, false, false]);
       } else {
         expect(build(name, cls).retryable, name).toBe(expected);
       }
