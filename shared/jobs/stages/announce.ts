@@ -8,7 +8,7 @@ import type { JobStatusStore } from '../job-status';
 import type { ExportJobRequest } from '../ports';
 import type { RunContext } from '../run-context';
 import { tableFilesDetail } from '../table-event';
-import type { Mailer, RunDelivery } from './deliver';
+import type { Mailer, MailPorts, RunDelivery } from './deliver';
 import { isScheduled } from './resolve';
 
 /**
@@ -17,13 +17,11 @@ import { isScheduled } from './resolve';
  * and, for scheduled runs, the owners: one e-mail when a report starts failing and one when it works
  * again (failure-notice.ts). Announcing never fails a run that was published.
  */
-export interface AnnouncePorts {
+export interface AnnouncePorts extends MailPorts {
   readonly events: EventPublisher;
   readonly jobs: JobStatusStore;
   /** The reports bucket, named in ReportExported so a subscriber can fetch the files. */
   readonly bucket?: string | undefined;
-  readonly sender?: string | undefined;
-  readonly mail?: Mailer | undefined;
 }
 
 /** What is known of a job that failed: the definition may be missing (it could not be resolved). */

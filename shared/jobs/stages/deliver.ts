@@ -32,25 +32,19 @@ export interface LinkSigning {
   keys(): Promise<LinkVerificationKeys>;
 }
 
-export interface DeliveryPorts {
+/** The mail transport and the configured sender, shared by the messages and the owners' notices. */
+export interface MailPorts {
   /** The configured sender (MAIL_FROM); a definition's `email.from` comes first. */
   readonly sender?: string | undefined;
   readonly mail?: Mailer | undefined;
+}
+
+export interface DeliveryPorts extends MailPorts {
   readonly links?: LinkSigning | undefined;
   /** Needed only for definitions with chat channels (`delivery.channels`). */
   readonly channels?: ChannelJobDependencies | undefined;
   /** When set, messages are written here instead of sent. */
   readonly outbox?: Outbox | undefined;
-}
-
-/** Whether the run's message went out, why, how each chat channel fared, and the outbox files. */
-export interface RunDelivery {
-  readonly sent: boolean;
-  readonly reason: string;
-  readonly emailed: boolean;
-  readonly channels: readonly ChannelResult[];
-  /** Where the outbox put the messages (empty when they were sent). */
-  readonly written: readonly string[];
 }
 
 export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: DeliveryPorts, context: RunContext): Promise<RunDelivery> {
@@ -88,6 +82,16 @@ export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: 
   // The channels post at once; the list is read by people: the e-mail first, then by name.
   const order = (path: string) => (/email\.[a-z]+$/.test(path) ? `0${path}` : `1${path}`);
   return { sent, reason, emailed, channels, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
+}
+
+/** Whether the run's message went out, why, how each chat channel fared, and the outbox files. */
+export interface RunDelivery {
+  readonly sent: boolean;
+  readonly reason: string;
+  readonly emailed: boolean;
+  readonly channels: readonly ChannelResult[];
+  /** Where the outbox put the messages (empty when they were sent). */
+  readonly written: readonly string[];
 }
 
 /**
