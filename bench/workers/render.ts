@@ -21,6 +21,9 @@ import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
 import type { TableDefinition } from '../../shared/table/table';
 import { labelled } from '../../shared/report/tables/labels';
 
+/** The workbook's created time: fixed, so a file's bytes depend on nothing but its content. */
+const CREATED_AT = new Date('2026-11-23T06:00:00Z');
+
 export type RenderKind = 'xlsx' | 'csv' | 'deflate' | 'exceljs-memory' | 'generate' | 'parquet';
 
 /** What this worker reports on stdout when it is done: the one shape the render and Parquet sections read. */
@@ -45,7 +48,7 @@ const table: TableDefinition = labelled({ name: 'board-items', columns: COLUMNS 
 const TIME_ZONE = 'Europe/Berlin';
 
 async function xlsx(): Promise<void> {
-  const workbook = openXlsxWorkbook(createWriteStream(input.file), { timeZone: TIME_ZONE, title: 'bench' });
+  const workbook = openXlsxWorkbook(createWriteStream(input.file), { createdAt: CREATED_AT, timeZone: TIME_ZONE, title: 'bench' });
   const sheet = workbook.openSheet(table, { outlineLevels: 1 });
   for (let i = 0; i < input.rows; i++) {
     const pending = sheet.writeRow(boardItemRow(i, input.links));

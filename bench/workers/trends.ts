@@ -22,6 +22,9 @@ import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { TableDefinition, TableRow, TableSink } from '../../shared/table/table';
 import { silentLog } from '../../shared/core/logger';
 
+/** The workbook's created time: fixed, so a file's bytes depend on nothing but its content. */
+const CREATED_AT = new Date('2026-11-23T06:00:00Z');
+
 export type TrendsKind = 'prepare' | 'export' | 'export+trends';
 
 interface Input {
@@ -86,6 +89,7 @@ async function drive(sinks: TableSink[]): Promise<void> {
 
 async function exportRun(withTrends: boolean): Promise<number> {
   const workbook = openXlsxWorkbook(createWriteStream(`${input.dir}/out.xlsx`), {
+    createdAt: CREATED_AT,
     timeZone: TIME_ZONE, title: 'bench', ...(withTrends && { leadingSheets: [TRENDS_SHEET_NAME] }),
   });
   const history = withTrends ? startTrends({ storage, report: 'bench', runs: HISTORY + 1, log: silentLog }) : undefined;

@@ -16,6 +16,7 @@ export const xlsxOutput: OutputFactory = async (ctx) => {
   const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: CONTENT_TYPES.xlsx, downloadName: name });
   const title = definition.title ?? definition.name;
   const workbook = openXlsxWorkbook(upload.stream, {
+    createdAt: ctx.exportedAt,
     timeZone: definition.timeZone,
     creator: 'planning-report-exporter',
     title,

@@ -8,6 +8,9 @@ import { readWorkbook } from '../../../support/read-output';
 import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
+/** The workbook's created time: fixed, so a file's bytes depend on nothing but its content. */
+const CREATED_AT = new Date('2026-11-23T06:00:00Z');
+
 const temp = makeTempDir('xlsx-charts');
 afterAll(() => temp.remove());
 
@@ -42,7 +45,7 @@ const CONTENT: ChartSheetContent = {
 
 async function writeChartWorkbook(file: string): Promise<void> {
   const out = createWriteStream(file);
-  const workbook = openXlsxWorkbook(out, { timeZone: 'UTC', leadingSheets: ['Trends'] });
+  const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', leadingSheets: ['Trends'] });
   const sink = workbook.openSheet({ name: 'items', columns: [{ key: 'id', type: 'link', description: 'id' }] });
   await sink.writeRow({ values: [{ text: 'A-1', url: 'https://tracker.example.com/A-1' }] });
   await sink.close();

@@ -7,6 +7,9 @@ import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { TableDefinition } from '../../../../shared/table/table';
 import { readWorkbook, sheetHeader } from '../../../support/read-output';
 
+/** The workbook's created time: fixed, so a file's bytes depend on nothing but its content. */
+const CREATED_AT = new Date('2026-11-23T06:00:00Z');
+
 /** Past Excel's rows a sheet, a table goes on in "<sheet> (2)" (the limit lowered so the test is small). */
 describe('a table longer than a sheet', () => {
   let dir: string;
@@ -20,7 +23,7 @@ describe('a table longer than a sheet', () => {
   it('continues on "Board items (2)", "(3)" with the header repeated, every row once, in order', async () => {
     const file = join(dir, 'long.xlsx');
     const out = createWriteStream(file);
-    const workbook = openXlsxWorkbook(out, { timeZone: 'UTC', maxRowsPerSheet: 5, footer: 'Long – 2026-11-23' });
+    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', maxRowsPerSheet: 5, footer: 'Long – 2026-11-23' });
     const table: TableDefinition = {
       name: 'board-items',
       title: 'Board items',

@@ -27,7 +27,11 @@ const temp = makeTempDir('exceljs-internals');
 afterAll(() => temp.remove());
 
 /** A workbook writer on an in-memory sink; `entries()` finishes it and returns its zip entries. */
-function openWriter(): { workbook: WriterWorkbook; entries: () => Promise<Map<string, string>> } {
+function openWriter(createdAt = new Date('2026-11-23T06:00:00Z')): {
+  workbook: WriterWorkbook;
+  entries: () => Promise<Map<string, string>>;
+  bytes: () => Buffer;
+} {
   const chunks: Buffer[] = [];
   const out = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -35,9 +39,10 @@ function openWriter(): { workbook: WriterWorkbook; entries: () => Promise<Map<st
       callback();
     },
   });
-  const workbook = createWorkbookWriter(out, { zlibLevel: 6 });
+  const workbook = createWorkbookWriter(out, { zlibLevel: 6, createdAt });
   return {
     workbook,
+    bytes: () => Buffer.concat(chunks),
     entries: async () => {
       await workbook.commit();
       const path = temp.path(`${Math.random().toString(36).slice(2)}.xlsx`);
@@ -75,6 +80,23 @@ describe('exceljs internals the Excel renderer relies on (canary: run it after e
     expect(() => assertTestedExceljsVersion('4.5.0')).toThrow(
       /exceljs 4\.5\.0 is installed.*WorkbookWriter\._worksheets.*verified only with exceljs 4\.4\.0/,
     );
+  });
+
+  it('WorkbookWriter.zip.append (createWorkbookWriter): the same workbook at the same time is the same bytes, dated by its run, not the wall clock', async () => {
+    const write = async (createdAt: Date) => {
+      const writer = openWriter(createdAt);
+      writeRows(writer.workbook.addWorksheet('Data', {}), 1, 3, 'row');
+      const entries = await writer.entries();
+      return { bytes: writer.bytes(), core: entries.get('docProps/core.xml') ?? '' };
+    };
+    const first = await write(new Date('2026-11-02T06:00:00Z'));
+    const again = await write(new Date('2026-11-02T06:00:00Z'));
+    expect(again.bytes.equals(first.bytes), 'two writes of one workbook at one time differ: an archiver entry is dated by the wall clock').toBe(true);
+    expect(first.core).toContain('<dcterms:created xsi:type="dcterms:W3CDTF">2026-11-02T06:00:00Z</dcterms:created>');
+    expect(first.core).toContain('<dcterms:modified xsi:type="dcterms:W3CDTF">2026-11-02T06:00:00Z</dcterms:modified>');
+    // The zip entries' DOS date of the local headers: 2026-11-02 (years since 1980, month, day).
+    const dosDate = first.bytes.readUInt16LE(12);
+    expect([1980 + (dosDate >> 9), (dosDate >> 5) & 0xf, dosDate & 0x1f]).toEqual([2026, 11, 2]);
   });
 
   it('WorkbookWriter._worksheets: an empty array indexed by sheet id, whose order is the sheet order (reserveFirstSheet)', async () => {

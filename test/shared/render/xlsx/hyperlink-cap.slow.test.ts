@@ -10,6 +10,9 @@ import type { TableDefinition, TableRow } from '../../../../shared/table/table';
 import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
+/** The workbook's created time: fixed, so a file's bytes depend on nothing but its content. */
+const CREATED_AT = new Date('2026-11-23T06:00:00Z');
+
 const run = promisify(execFile);
 const temp = makeTempDir('xlsx-links');
 afterAll(() => temp.remove());
@@ -42,7 +45,7 @@ describe('links past a sheet\'s hyperlink limit', () => {
   let book: ExcelJS.Workbook;
 
   beforeAll(async () => {
-    const workbook = openXlsxWorkbook(createWriteStream(path), { timeZone: 'UTC', maxHyperlinksPerSheet: 2, maxRowsPerSheet: 5 });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', maxHyperlinksPerSheet: 2, maxRowsPerSheet: 5 });
     const sheet = workbook.openSheet(ITEMS);
     for (const row of rows) await sheet.writeRow(row);
     await sheet.close();

@@ -7,6 +7,9 @@ import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
 import type { LeadingSheet, TableDefinition } from '../../../../shared/table/table';
 import { makeTempDir } from '../../../support/temp-dir';
 
+/** The workbook's created time: fixed, so a file's bytes depend on nothing but its content. */
+const CREATED_AT = new Date('2026-11-23T06:00:00Z');
+
 const temp = makeTempDir('xlsx-leading');
 afterAll(() => temp.remove());
 
@@ -29,7 +32,7 @@ describe('a leading sheet (the Changes sheet): written last, listed right after 
   it('is the second sheet, with its heading, sentence, header, rows, fills and links', async () => {
     const file = temp.path('leading.xlsx');
     const out = createWriteStream(file);
-    const workbook = openXlsxWorkbook(out, { timeZone: 'UTC', leadingSheets: ['Changes'] });
+    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', leadingSheets: ['Changes'] });
     for (const name of ['items', 'more']) {
       const sink = workbook.openSheet({ ...DATA, name });
       await sink.writeRow({ values: ['1'] });
@@ -53,7 +56,7 @@ describe('a leading sheet (the Changes sheet): written last, listed right after 
   });
 
   it('must be written before the Summary, and only once', async () => {
-    const workbook = openXlsxWorkbook(createWriteStream(temp.path('order.xlsx')), { timeZone: 'UTC', leadingSheets: ['Changes'] });
+    const workbook = openXlsxWorkbook(createWriteStream(temp.path('order.xlsx')), { createdAt: CREATED_AT, timeZone: 'UTC', leadingSheets: ['Changes'] });
     await expect(workbook.writeSummary({ title: 'Report', sections: [] })).rejects.toThrow(/Write the sheet "Changes" before the Summary/);
     await expect(workbook.writeLeadingSheet('Other', CHANGES)).rejects.toThrow(ExporterError);
     await workbook.writeLeadingSheet('Changes', CHANGES);

@@ -10,6 +10,9 @@ import { allTypesRow, allTypesTable } from '../../../support/all-types';
 import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
+/** The workbook's created time: fixed, so a file's bytes depend on nothing but its content. */
+const CREATED_AT = new Date('2026-11-23T06:00:00Z');
+
 const temp = makeTempDir('xlsx-render');
 afterAll(() => temp.remove());
 
@@ -90,7 +93,7 @@ const rowCounts: number[] = [];
 
 beforeAll(async () => {
   path = temp.path('report.xlsx');
-  const workbook = openXlsxWorkbook(createWriteStream(path), { timeZone: 'Europe/Berlin', title: 'Planning report' });
+  const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'Europe/Berlin', title: 'Planning report' });
   const riskSheet = workbook.openSheet(RISKS, { outlineLevels: 2 });
   for (const row of RISK_ROWS) await riskSheet.writeRow(row);
   rowCounts.push(await riskSheet.close());
@@ -344,7 +347,7 @@ describe('openXlsxWorkbook: Summary sheet', () => {
 describe('openXlsxWorkbook: values Excel cannot show as dates or links', () => {
   it('writes dates before 1900-03-01 as ISO text instead of dates shifted by the 1900 leap-year bug', async () => {
     const path = temp.path('old-dates.xlsx');
-    const workbook = openXlsxWorkbook(createWriteStream(path), { timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC' });
     const sheet = workbook.openSheet({
       name: 'dates',
       columns: [
@@ -368,7 +371,7 @@ describe('openXlsxWorkbook: values Excel cannot show as dates or links', () => {
 
   it('writes over-long URLs as text, and a link without text shows its URL', async () => {
     const path = temp.path('links.xlsx');
-    const workbook = openXlsxWorkbook(createWriteStream(path), { timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC' });
     const sheet = workbook.openSheet({ name: 'links', columns: [{ key: 'l', type: 'link', description: '' }] });
     const longUrl = `https://example.com/${'a'.repeat(2100)}`;
     await sheet.writeRow({ values: [{ text: 'long', url: longUrl }] });
@@ -388,7 +391,7 @@ describe('openXlsxWorkbook: values Excel cannot show as dates or links', () => {
 
 describe('openXlsxWorkbook: usage errors', () => {
   function newWorkbook(name: string) {
-    return openXlsxWorkbook(createWriteStream(temp.path(name)), { timeZone: 'UTC' });
+    return openXlsxWorkbook(createWriteStream(temp.path(name)), { createdAt: CREATED_AT, timeZone: 'UTC' });
   }
 
   it('refuses to open a sheet while another one is open', async () => {
@@ -414,7 +417,7 @@ describe('openXlsxWorkbook: usage errors', () => {
         callback(new Error('upload aborted'));
       },
     });
-    const workbook = openXlsxWorkbook(out, { timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC' });
     const sheet = workbook.openSheet(OKRS);
     const run = async () => {
       for (let i = 0; i < 50_000; i++) await sheet.writeRow({ values: [`objective ${i} ${'x'.repeat(200)}`, i] });
@@ -427,7 +430,7 @@ describe('openXlsxWorkbook: usage errors', () => {
 
   it('makes sheet names valid and unique for Excel', async () => {
     const path = temp.path('names.xlsx');
-    const workbook = openXlsxWorkbook(createWriteStream(path), { timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC' });
     const names = ['a/b:c?', 'summary', 'x'.repeat(40), 'x'.repeat(40)];
     for (const name of names) await workbook.openSheet({ name, columns: OKRS.columns }).close();
     await workbook.writeSummary(SUMMARY);
@@ -445,7 +448,7 @@ describe('openXlsxWorkbook: usage errors', () => {
 
   it('rejects an unknown time zone before writing anything', () => {
     const out = new PassThrough();
-    expect(() => openXlsxWorkbook(out, { timeZone: 'Nowhere/Else' })).toThrow(/Unknown time zone/);
+    expect(() => openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'Nowhere/Else' })).toThrow(/Unknown time zone/);
     expect(out.writableLength + out.readableLength).toBe(0);
   });
 });
