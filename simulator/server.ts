@@ -37,6 +37,11 @@ export interface RunningSimulator {
   readonly tenant: Tenant;
   /** Every request received, in the order responses were sent. Cleared in place by clearRequests. */
   readonly requests: RequestLogEntry[];
+  /**
+   * Resolves with the first request logged from now on that `match` accepts (default: any), so a test
+   * awaits the request, not a clock. A hung request is logged when it arrives.
+   */
+  nextRequest(match?: (entry: RequestLogEntry) => boolean): Promise<RequestLogEntry>;
   clearRequests(): void;
   /** Replaces the random fault options. */
   setFaults(faults: FaultOptions): void;
@@ -186,6 +191,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const faults = new FaultController(seed, options.faults);
   let latencyMs = Math.max(0, options.latencyMs ?? 0);
   const requests: RequestLogEntry[] = [];
+  const watchers = new Set<(entry: RequestLogEntry) => void>();
+  const logRequest = (entry: RequestLogEntry): void => {
+    requests.push(entry);
+    for (const watch of watchers) watch(entry);
+  };
   const sleepers = new Set<{ timer: NodeJS.Timeout | undefined; resolve: () => void }>();
   let closed = false;
 
@@ -262,7 +272,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   const send = (res: ServerResponse, result: RouteResult, entry: RequestLogEntry): void => {
     entry.status = result.status;
-    requests.push(entry);
+    logRequest(entry);
     if (res.destroyed || res.writableEnded) return;
     const payload = result.raw ?? JSON.stringify(result.body ?? null);
     res.writeHead(result.status, {
@@ -294,18 +304,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const fault = faults.decide({ method, path, query });
     if (fault) entry.fault = fault.tag;
     if (fault?.kind === 'reset') {
-      requests.push(entry);
+      logRequest(entry);
       req.socket.destroy();
       return;
     }
     if (fault?.kind === 'hang') {
       // Never answered: close() cuts the connection (closeAllConnections).
-      requests.push(entry);
+      logRequest(entry);
       return;
     }
     if (fault?.kind === 'oversized') {
       entry.status = 200;
-      requests.push(entry);
+      logRequest(entry);
       await streamOversized(res, fault.bytes);
       return;
     }
@@ -315,7 +325,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (fault?.kind === 'slow') await sleep(fault.delayMs);
     if (closed) {
       entry.status = 0;
-      requests.push(entry);
+      logRequest(entry);
       return;
     }
     const result = fault?.kind === 'status' ? faultResult(address, fault, vocabulary) : route(address, req, path, query, { raw, parsed, invalid }, entry);
@@ -362,6 +372,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     requests,
     clearRequests() {
       requests.length = 0;
+    },
+    nextRequest(match = () => true) {
+      return new Promise((resolve) => {
+        const watch = (entry: RequestLogEntry): void => {
+          if (!match(entry)) return;
+          watchers.delete(watch);
+          resolve(entry);
+        };
+        watchers.add(watch);
+      });
     },
     setFaults(f) {
       faults.set(f);

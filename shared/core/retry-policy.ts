@@ -44,7 +44,11 @@ export const RETRY_POLICY: readonly RetryRule[] = [
     retryable: true,
     why: 'a server-side failure we know nothing more about (507, the 520 to 524 of a CDN whose origin is down or slow): more often passing than not, and the attempts are capped',
   },
-  { on: 'other status', retryable: false, why: 'every other 4xx (400, 401, 403, 404, 409, 422 …) says the request itself is wrong or not allowed: the same request gets the same answer' },
+  {
+    on: 'other status',
+    retryable: false,
+    why: 'every other 4xx (400, 401, 403, 404, 409, 422 …) says the request itself is wrong or not allowed, so the same request gets the same answer; a 3xx that was not followed is not followed next time either',
+  },
   {
     on: 'no-answer',
     retryable: true,
@@ -88,7 +92,7 @@ export function isRetryable(failure: Failure): boolean {
  * an S3 batch delete or a PutEvents), Node's socket and DNS codes, undici's codes, file-system codes.
  * A name not listed is of no known kind.
  */
-const NAMES_OF_KIND: Readonly<Record<Exclude<FailureKind, 'unknown'>, readonly string[]>> = {
+export const NAMES_OF_KIND: Readonly<Record<Exclude<FailureKind, 'unknown'>, readonly string[]>> = {
   'no-answer': ['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'],
   timeout: ['TimeoutError', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'RequestTimeout', 'RequestTimeoutException'],
   throttling: [

@@ -105,16 +105,32 @@ describe('client limits', () => {
     expect(registers).toHaveLength(1);
   });
 
-  it('a hung server fails at the overall deadline after one attempt, not after 5 × 30 s', { timeout: 30_000 }, async () => {
+  it('a hung server fails at the overall deadline after one attempt, not after 5 × 30 s', async () => {
     sim.injectFault({ status: 'hang', times: 100 });
+    // The run's clock and the attempt's time limit are the test's: the deadline passes once the hung
+    // request has reached the server, not after waiting for it.
+    let now = Date.parse('2026-11-23T06:00:00Z');
+    const limits: number[] = [];
+    const attempt = new AbortController();
     const client = new PlanningApiClient({
       credentials: sim.credentials(),
-      deadline: Date.now() + 1500,
+      deadline: now + 1500,
+      now: () => now,
+      timeoutSignal: (ms) => {
+        limits.push(ms);
+        return attempt.signal;
+      },
       retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    });
+    void sim.nextRequest((r) => r.fault === 'injected').then(() => {
+      now += 1500;
+      attempt.abort(new DOMException('timed out', 'TimeoutError'));
     });
     const error = await failureOf(drain(client.listRiskRegisters(), []));
     expect(error).toBeInstanceOf(DeadlineExceededError);
     expect(error.message).toMatch(/^listRiskRegisters: the export ran out of time/);
+    // The attempt's own limit was cut from 30 s to what was left before the deadline.
+    expect(limits).toEqual([1500]);
     expect(sim.requests.filter((r) => r.fault === 'injected')).toHaveLength(1);
   });
 

@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { NOT_HTTP } from './retry-cases';
 
 /**
  * Local stand-ins for Slack and Microsoft Teams incoming webhooks: an HTTP server on port 0 that
  * records every POST, checks the payload like the real service would (Block Kit limits; Adaptive
  * Card basics) and answers 400 "invalid_payload" when it breaks them. Responses can be scripted
- * (a status, a Retry-After, or never answering) to exercise the poster's retries and timeouts.
+ * (a status, a Retry-After, never answering, a reset, a malformed answer) to exercise the poster's
+ * retries and timeouts.
  */
 export type WebhookKind = 'slack' | 'teams';
 
@@ -25,6 +27,10 @@ export interface ScriptedAnswer {
   readonly retryAfter?: string;
   /** Never answer (the client's timeout must end the request). */
   readonly hang?: boolean;
+  /** Close the connection without answering (the client sees a reset: "other side closed"). */
+  readonly reset?: boolean;
+  /** Answer with bytes that are not HTTP (the client sees a parser error of no transient kind). */
+  readonly malformed?: boolean;
 }
 
 export interface WebhookRecorder {
@@ -142,6 +148,14 @@ export async function startWebhookRecorder(): Promise<WebhookRecorder> {
     const answer = scripted.shift();
     if (answer?.hang) {
       hanging.push(res);
+      return;
+    }
+    if (answer?.reset) {
+      res.socket?.destroy();
+      return;
+    }
+    if (answer?.malformed) {
+      res.socket?.end(NOT_HTTP);
       return;
     }
     if (answer) {

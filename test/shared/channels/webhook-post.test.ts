@@ -87,8 +87,25 @@ describe('posting to a webhook', () => {
 
   it('ends a request the webhook never answers at the timeout', async () => {
     hook.script({ status: 0, hang: true });
-    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Microsoft Teams', { sleep, timeoutMs: 200, attempts: 1 }));
+    // The time limit fires once the webhook holds the post: an event, not a clock.
+    const limits: number[] = [];
+    const timeoutSignal = (ms: number): AbortSignal => {
+      limits.push(ms);
+      const attempt = new AbortController();
+      void hook.waitForPosts(1).then(() => attempt.abort(new DOMException('timed out', 'TimeoutError')));
+      return attempt.signal;
+    };
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Microsoft Teams', { sleep, timeoutMs: 200, attempts: 1, timeoutSignal }));
     expect(error.message).toBe('the Microsoft Teams webhook did not answer within 200 ms');
+    expect(error.retryable).toBe(true);
+    expect(limits).toEqual([200]);
+  });
+
+  it('waits its own backoff when Retry-After cannot be read, as the planning client does', async () => {
+    hook.script({ status: 503, retryAfter: 'soon' });
+    await postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now: () => new Date('2026-11-23T06:00:00Z') });
+    expect(hook.posts).toHaveLength(2);
+    expect(waits).toEqual([1000]);
   });
 
   it('names the network error, not the address, when nothing listens', async () => {

@@ -3,14 +3,73 @@ import {
   AuthenticationError,
   ConfigError,
   CredentialsError,
+  DeadlineExceededError,
   PlanningApiError,
   ReportDefinitionError,
+  RequestTimeoutError,
   SelectorNotFoundError,
   StorageError,
 } from '../../../shared/core/errors';
+import { NAMES_OF_KIND, RETRY_POLICY, type FailureKind, type RetryRule } from '../../../shared/core/retry-policy';
 import { RANDOM_RUN_IDS } from '../../../shared/jobs/run-context';
 import { jobRunId } from '../../../shared/jobs/stages/resolve';
 import { classifyFailure } from '../../../shared/jobs/failure';
+import { statusesOf } from '../../support/retry-cases';
+
+/** Node's fetch failing on the socket: `TypeError: fetch failed`, the socket's error as `cause`. */
+function fetchFailed(code: string | undefined): TypeError {
+  return new TypeError('fetch failed', { cause: Object.assign(new Error(`socket: ${code ?? 'no code'}`), code === undefined ? {} : { code }) });
+}
+
+/** An AWS SDK error as it reaches us unwrapped: a service name and the HTTP status in `$metadata`. */
+function awsError(name: string, extra: Record<string, unknown>): Error {
+  return Object.assign(new Error(`${name} from the service`), { name, ...extra });
+}
+
+/** Errors of no known kind: what a bug, a bad certificate, a blocked port or a missing name throw. */
+const UNKNOWN_ERRORS: readonly unknown[] = [
+  new TypeError('Cannot read properties of undefined (reading "id")'),
+  new RangeError('Invalid array length'),
+  fetchFailed('CERT_HAS_EXPIRED'),
+  fetchFailed('ENOTFOUND'),
+  fetchFailed(undefined),
+  new DOMException('aborted by the caller', 'AbortError'),
+  awsError('AccessDeniedException', { $metadata: {} }),
+  'a string thrown',
+  undefined,
+];
+
+/**
+ * The failures each row stands for, as the job may see them: for a status, our own error with that
+ * status and an unwrapped AWS error that came with it; for a kind, every name and code of the kind,
+ * as an error's name and as the code of a fetch failure's cause, and the shapes only that kind has.
+ */
+function failuresOf(rule: RetryRule): unknown[] {
+  const statuses = statusesOf(rule);
+  if (statuses.length > 0) {
+    return statuses.flatMap((status) => [new PlanningApiError('x', { operation: 'o', status }), awsError('SomeServiceException', { $metadata: { httpStatusCode: status } })]);
+  }
+  const kind = rule.on as FailureKind;
+  if (kind === 'unknown') return [...UNKNOWN_ERRORS];
+  const shapes: Partial<Record<FailureKind, unknown[]>> = {
+    timeout: [new DOMException('signal timed out', 'TimeoutError'), new RequestTimeoutError('x', { operation: 'o' }), new DeadlineExceededError('x', { operation: 'o' })],
+    throttling: [awsError('SomeServiceException', { $retryable: { throttling: true }, $metadata: { httpStatusCode: 400 } })],
+    'service-fault': [awsError('SomeServiceException', { $retryable: {}, $metadata: { httpStatusCode: 400 } })],
+  };
+  const named = NAMES_OF_KIND[kind].flatMap((name) => [Object.assign(new Error(name), { name }), fetchFailed(name)]);
+  return [...named, ...(shapes[kind] ?? [])];
+}
+
+describe('classifyFailure reads the retry policy', () => {
+  it.each(RETRY_POLICY)('$on: retried by Lambda is $retryable', (rule) => {
+    const failures = failuresOf(rule);
+    expect(failures.length).toBeGreaterThan(0);
+    for (const failure of failures) {
+      const label = failure instanceof Error ? `${failure.name}: ${failure.message} (${JSON.stringify(failure.cause ?? null)})` : String(failure);
+      expect(classifyFailure(failure).retryable, label).toBe(rule.retryable);
+    }
+  });
+});
 
 describe('classifyFailure', () => {
   it('does not retry what fails the same way every time', () => {
@@ -47,10 +106,11 @@ describe('classifyFailure', () => {
     expect(classifyFailure(custom).reason).toBe('the run is gone; export with a new run id');
   });
 
-  it('never passes the text of an unexpected error to the user', () => {
+  it('never passes the text of an unexpected error to the user, and does not retry it', () => {
     const failure = classifyFailure(new TypeError('Cannot read properties of undefined (reading "secret")'));
     expect(failure.reason).not.toContain('secret');
     expect(failure.reason).toMatch(/unexpectedly/);
+    expect(failure.retryable).toBe(false);
   });
 });
 

@@ -2,7 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { PlanningApiError } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
 import { createLimiter, PlanningApiClient, toArray } from '../../../shared/planning-api';
-import { delay, sendJson, testCredentials, v1Page, type Handler, type TestServer, useTestClient } from './test-server';
+import { sendJson, testCredentials, v1Page, type Handler, type TestServer, useTestClient } from './test-server';
+
+/**
+ * Resolves once `count` requests have been answered and handed to the client (its onRequest hook
+ * fires after the attempt gave its limiter slot back): with the limiter then idle, no request is on
+ * its way that the count could miss.
+ */
+function answered(count: number): { onRequest: () => void; settled: Promise<void> } {
+  let seen = 0;
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  return {
+    onRequest: () => {
+      if (++seen === count) settle();
+    },
+    settled,
+  };
+}
 
 /** A meeting point: each call waits until `count` calls have arrived, then all go on together. */
 function barrier(count: number): () => Promise<void> {
@@ -143,27 +160,36 @@ describe('v1 paging (startAt / pageLimit / total)', () => {
   });
 
   it('reads ahead no further than the limiter allows while the consumer is busy', async () => {
+    const limiter = createLimiter(3);
+    // first page, the three pages read ahead, and one more started when page 2 was handed out
+    const five = answered(5);
     const { client, server } = await clientFor((req, res) => sendJson(res, 200, v1Page(req, { total: 1000 })), {
-      limiter: createLimiter(3),
+      limiter,
+      onRequest: five.onRequest,
     });
     const iterator = client.listRisks('RR')[Symbol.asyncIterator]();
     for (let i = 0; i < 60; i += 1) await iterator.next();
-    await delay(50);
-    // first page, the three pages read ahead, and one more started when page 2 was handed out
+    await five.settled;
     expect(server.requests).toHaveLength(5);
+    expect({ active: limiter.active, pending: limiter.pending }).toEqual({ active: 0, pending: 0 });
     await iterator.return(undefined);
   });
 
   it('stops requesting when the consumer stops early', async () => {
+    const limiter = createLimiter(2);
+    // the first page and the two read ahead before it was handed out
+    const three = answered(3);
     const { client, server } = await clientFor((req, res) => sendJson(res, 200, v1Page(req, { total: 1000 })), {
-      limiter: createLimiter(2),
+      limiter,
+      onRequest: three.onRequest,
     });
     for await (const risk of client.listRisks('RR')) {
       expect(risk.id).toBe('r-0');
       break;
     }
-    await delay(50);
+    await three.settled;
     expect(server.requests).toHaveLength(3);
+    expect({ active: limiter.active, pending: limiter.pending }).toEqual({ active: 0, pending: 0 });
   });
 
   it('reads a numeric-string total', async () => {

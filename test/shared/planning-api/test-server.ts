@@ -110,10 +110,6 @@ export function v1Page(
   return { startAt, pageLimit, total: options.total, [options.key ?? 'data']: records };
 }
 
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /**
  * A client against a fresh test server per call, with near-zero backoff; the server is closed after
  * each test. Call once at the top level of a test file.
