@@ -20,7 +20,7 @@ import { configuredDefinition, resolveDefinition } from './resolve-definition';
  * answers they stored (fan-out-responses.ts) and publishes, delivers and notifies as every run does.
  *
  * In AWS the steps are a Step Functions state machine (plan → Distributed Map of workers →
- * assemble, infra/constructs/fan-out.ts); locally `runFannedOutJob` runs the same steps in process.
+ * assemble, infra/constructs/report-fan-out.ts); locally `runFannedOutJob` runs the same steps in process.
  * Workers write only scratch answers under `_fanout/<report>/<run id>/`, never the run's files: the
  * run is written and published by the assembler alone, under the run's lease, with its fencing.
  */
