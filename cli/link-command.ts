@@ -10,20 +10,23 @@ import { createRunLinkToken, RUN_LINK_ID_PATTERN } from '../shared/links/run-lin
 import { SecretsManagerLinkKeySource } from '../shared/secrets/secret-source';
 import type { CommandIo } from './export-command';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
+import { bucketDefinitionStore } from './reports-command';
 
-export const LINK_USAGE = `Usage: npm run link -- --report <name> [--days <n>] [--local | --outputs <file> | --api-url <url> --key-secret <arn>]
+export const LINK_USAGE = `Usage: npm run link -- --report <name> [--days <n>] [--local | --outputs <file> | --api-url <url> --key-secret <arn>] [--bucket <b>]
        npm run link -- --revoke <id> [--outputs <file> | --ledger-table <name>]
 
-Prints a run link: a URL that starts (or joins) a fresh export of one configured report when a person opens it.
+Prints a run link: a URL that starts (or joins) a fresh export of one report when a person opens it.
 With --revoke, withdraws a link for good by the id printed when it was made (a deployed stack's ledger).
 
-  --report      name of a report configured in cdk.json (reportExporter.reports)
+  --report      name of a report: stored in the definitions bucket (npm run reports -- push) or
+                configured in cdk.json (reportExporter.reports)
   --days        days until the link expires (default 30, at most ${MAX_LINK_LIFETIME_SECONDS / 86400})
   --local       a link for the local stack (${LOCAL_API_URL}, the local link key)
   --outputs     stack outputs written by \`cdk deploy --outputs-file <file>\` (default cdk-outputs.json):
-                ApiUrl and LinkKeySecretArn are read from it
+                ApiUrl, LinkKeySecretArn and DefinitionsBucketName are read from it
   --api-url     the ApiUrl output, instead of --outputs
   --key-secret  the LinkKeySecretArn output, instead of --outputs (read with your AWS credentials)
+  --bucket      the DefinitionsBucketName output, where pushed reports are looked up (instead of the one in --outputs)
   --base-url    with --local: another address of the local HTTP API
   --revoke      the id of a run link to revoke
   --ledger-table  the LedgerTableName output, instead of --outputs (with --revoke)`;
@@ -37,6 +40,7 @@ function parse(argv: readonly string[]) {
     'api-url': { type: 'string' },
     'key-secret': { type: 'string' },
     'base-url': { type: 'string' },
+    bucket: { type: 'string' },
     revoke: { type: 'string' },
     'ledger-table': { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -48,6 +52,8 @@ export interface LinkCommandDependencies {
   readonly deployedKey?: (secretId: string) => Promise<LinkKey>;
   /** Configured report names (default: cdk.json's). */
   readonly reportNames?: () => Promise<readonly string[]>;
+  /** Names of the reports stored in a definitions bucket (default: listed with your AWS credentials, AWS_ENDPOINT_URL_S3 honoured). */
+  readonly storedReportNames?: (bucket: string) => Promise<readonly string[]>;
   readonly now?: () => Date;
   /** The run ledger of a deployed stack (default: its DynamoDB table). */
   readonly ledger?: (tableName: string) => Ledger;
@@ -64,7 +70,7 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
       return 0;
     }
     if (args.revoke !== undefined) {
-      if (args.report || args.local || args['api-url'] || args['key-secret']) throw new UsageError('--revoke goes alone (with --outputs or --ledger-table)');
+      if (args.report || args.local || args['api-url'] || args['key-secret'] || args.bucket) throw new UsageError('--revoke goes alone (with --outputs or --ledger-table)');
       if (!RUN_LINK_ID_PATTERN.test(args.revoke)) throw new UsageError('--revoke takes the 22-character id printed when the link was made');
       return await revokeLink(args.revoke, args['ledger-table'], args.outputs, io, deps);
     }
@@ -74,8 +80,8 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
     if (!Number.isInteger(days) || days < 1 || days > MAX_LINK_LIFETIME_SECONDS / 86400) {
       throw new UsageError(`--days must be a whole number from 1 to ${MAX_LINK_LIFETIME_SECONDS / 86400}`);
     }
-    if (args.local && (args.outputs || args['api-url'] || args['key-secret'])) {
-      throw new UsageError('--local signs with the local key: leave out --outputs, --api-url and --key-secret');
+    if (args.local && (args.outputs || args['api-url'] || args['key-secret'] || args.bucket)) {
+      throw new UsageError('--local signs with the local key: leave out --outputs, --api-url, --key-secret and --bucket');
     }
     if (!args.local && args['base-url']) throw new UsageError('--base-url goes with --local');
     if (!args['api-url'] !== !args['key-secret']) throw new UsageError('give both --api-url and --key-secret, or neither');
@@ -92,13 +98,7 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
       apiUrl = args['base-url'] ?? LOCAL_API_URL;
       key = LOCAL_LINK_KEYS.current;
     } else {
-      const names = await (deps.reportNames ?? (() => configuredReportNames(io.cwd)))();
-      if (!names.includes(args.report)) {
-        throw new ExporterError(`no report named "${args.report}" in cdk.json; configured: ${names.join(', ') || '(none)'}`);
-      }
-      const target = args['api-url'] ? { apiUrl: args['api-url'], keySecret: args['key-secret']! } : await readOutputs(resolve(io.cwd, args.outputs ?? 'cdk-outputs.json'));
-      apiUrl = target.apiUrl;
-      key = await (deps.deployedKey ?? currentKeyOf)(target.keySecret);
+      ({ apiUrl, key } = await deployedTarget(args.report, args, io, deps));
     }
     const expiresAt = new Date(now.getTime() + days * 86_400_000);
     const link = createRunLinkToken({ report: args.report, expiresAt }, key, now);
@@ -129,6 +129,35 @@ async function currentKeyOf(secretId: string): Promise<LinkKey> {
   return (await new SecretsManagerLinkKeySource({ secretId }).getKeys()).current;
 }
 
+/** The API and the signing key of a deployed stack, once the report is known to be one of its reports. */
+async function deployedTarget(report: string, args: ReturnType<typeof parse>, io: CommandIo, deps: LinkCommandDependencies): Promise<{ apiUrl: string; key: LinkKey }> {
+  const outputs = args['api-url'] ? undefined : readOutputs(resolve(io.cwd, args.outputs ?? 'cdk-outputs.json'));
+  // Unreadable outputs are reported once the report is found (the check may need only cdk.json).
+  outputs?.catch(() => undefined);
+  const bucket = async () => args.bucket ?? (await outputs?.catch(() => undefined))?.definitionsBucket;
+  await assertReportExists(report, bucket, io, deps);
+  const target = outputs ? await outputs : { apiUrl: args['api-url']!, keySecret: args['key-secret']! };
+  return { apiUrl: target.apiUrl, key: await (deps.deployedKey ?? currentKeyOf)(target.keySecret) };
+}
+
+/**
+ * A report a deployed stack knows: configured in cdk.json, or stored in its definitions bucket (how
+ * `npm run reports -- push` adds one). Throws naming both places, and what each holds, otherwise.
+ */
+async function assertReportExists(report: string, bucketOf: () => Promise<string | undefined>, io: CommandIo, deps: LinkCommandDependencies): Promise<void> {
+  const configured = await (deps.reportNames ?? (() => configuredReportNames(io.cwd)))();
+  if (configured.includes(report)) return;
+  const bucket = await bucketOf();
+  const stored = bucket === undefined ? undefined : await (deps.storedReportNames ?? ((b) => bucketDefinitionStore(b, io).names()))(bucket);
+  if (stored?.includes(report)) return;
+  const names = (list: readonly string[]) => list.join(', ') || 'none';
+  const store =
+    stored === undefined
+      ? 'the definitions bucket, which is not known here: give --outputs with a DefinitionsBucketName output, or --bucket'
+      : `the definitions bucket "${bucket}" (stored: ${names(stored)})`;
+  throw new ExporterError(`no report named "${report}" in cdk.json (configured: ${names(configured)}) or in ${store}`);
+}
+
 /** Report names as the stack configures them (the same loader `cdk synth` uses). */
 async function configuredReportNames(cwd: string): Promise<string[]> {
   const { CONTEXT_KEY, loadInfraConfig } = await import('../infra/config');
@@ -136,7 +165,14 @@ async function configuredReportNames(cwd: string): Promise<string[]> {
   return loadInfraConfig(cdkJson.context?.[CONTEXT_KEY], cwd).reports.map((r) => r.definition.name);
 }
 
-async function readOutputs(path: string): Promise<{ apiUrl: string; keySecret: string; ledgerTable: string | undefined }> {
+interface StackOutputs {
+  readonly apiUrl: string;
+  readonly keySecret: string;
+  readonly ledgerTable: string | undefined;
+  readonly definitionsBucket: string | undefined;
+}
+
+async function readOutputs(path: string): Promise<StackOutputs> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(path, 'utf8'));
@@ -153,5 +189,6 @@ async function readOutputs(path: string): Promise<{ apiUrl: string; keySecret: s
     apiUrl: stack.ApiUrl as string,
     keySecret: stack.LinkKeySecretArn as string,
     ledgerTable: typeof stack.LedgerTableName === 'string' ? stack.LedgerTableName : undefined,
+    definitionsBucket: typeof stack.DefinitionsBucketName === 'string' ? stack.DefinitionsBucketName : undefined,
   };
 }

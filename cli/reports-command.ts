@@ -183,10 +183,12 @@ async function list(values: Args['values'], io: CommandIo, now: Date): Promise<n
 
 function definitionStore(values: Args['values'], io: CommandIo): DefinitionStore {
   if (!values.bucket === !values.dir) throw new UsageError('give exactly one of --bucket or --dir');
-  const storage: Storage = values.bucket
-    ? new S3Storage({ bucket: values.bucket, prefix: '', client: createS3Client(loadCliConfig(io.env).AWS_ENDPOINT_URL_S3) })
-    : new LocalDirectoryStorage(resolve(io.cwd, values.dir!));
-  return new DefinitionStore(storage);
+  return values.bucket ? bucketDefinitionStore(values.bucket, io) : new DefinitionStore(new LocalDirectoryStorage(resolve(io.cwd, values.dir!)));
+}
+
+/** The stored reports of a stack's definitions bucket (output DefinitionsBucketName), as every command reaches them. */
+export function bucketDefinitionStore(bucket: string, io: CommandIo): DefinitionStore {
+  return new DefinitionStore(new S3Storage({ bucket, prefix: '', client: createS3Client(loadCliConfig(io.env).AWS_ENDPOINT_URL_S3) }));
 }
 
 function runHistory(values: Args['values'], io: CommandIo): { ledger?: Ledger; storage?: Storage } {

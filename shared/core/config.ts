@@ -21,6 +21,11 @@ type Env = Readonly<Record<string, string | undefined>>;
 const optionalUrl = z.url().optional();
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** A door's configuration: its schema (for the types) and the loader that parses the environment with it, naming the door in errors. */
+function door<S extends z.ZodObject>(name: string, schema: S): { readonly schema: S; readonly load: (env: Env) => z.output<S> } {
+  return { schema, load: (env) => parseEnv(schema, env, name) };
+}
+
 function parseEnv<S extends z.ZodType>(schema: S, env: Env, door: string): z.output<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
@@ -34,15 +39,16 @@ function parseEnv<S extends z.ZodType>(schema: S, env: Env, door: string): z.out
 }
 
 /** The command line: only an optional local S3 endpoint such as s3rver (region etc. the SDK reads itself). */
-const cliSchema = z.object({
-  AWS_ENDPOINT_URL_S3: optionalUrl,
-  /** Largest planning API response read, bytes. */
-  API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
-});
-export type CliConfig = z.infer<typeof cliSchema>;
-export function loadCliConfig(env: Env): CliConfig {
-  return parseEnv(cliSchema, env, 'command line');
-}
+const cli = door(
+  'command line',
+  z.object({
+    AWS_ENDPOINT_URL_S3: optionalUrl,
+    /** Largest planning API response read, bytes. */
+    API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
+  }),
+);
+export type CliConfig = z.output<typeof cli.schema>;
+export const loadCliConfig = cli.load;
 
 /**
  * The variables a schema reads, as strings (optional where the schema has a default), plus those
@@ -85,48 +91,51 @@ const lambdaSchema = z.object({
     .transform((s) => s.split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== '')),
 });
 
-const exportLambdaSchema = lambdaSchema.extend({
-  PLANNING_SECRET_ID: z.string().min(1),
-  EVENT_BUS_NAME: z.string().min(1).default(DEFAULT_EVENT_BUS_NAME),
-  MAIL_FROM: z.string().min(3).optional(),
-  /** The fan-out state machine (docs/deploy.md, "Past one Lambda"); without it every run is single. */
-  FAN_OUT_STATE_MACHINE_ARN: z.string().min(20).optional(),
-  /** A scheduled run fans out when its report's last run wrote more rows than this. */
-  FAN_OUT_ROWS: positiveInt(DEFAULT_FAN_OUT_ROWS),
-});
-export type ExportLambdaConfig = z.infer<typeof exportLambdaSchema>;
-/** The environment of export-report as the stack sets it: every variable the schema reads, required where it has no default. */
-export type ExportLambdaEnvironment = EnvironmentOf<typeof exportLambdaSchema>;
-export function loadExportLambdaConfig(env: Env): ExportLambdaConfig {
-  return parseEnv(exportLambdaSchema, env, 'export-report');
-}
+const exportLambda = door(
+  'export-report',
+  lambdaSchema.extend({
+    PLANNING_SECRET_ID: z.string().min(1),
+    EVENT_BUS_NAME: z.string().min(1).default(DEFAULT_EVENT_BUS_NAME),
+    MAIL_FROM: z.string().min(3).optional(),
+    /** The fan-out state machine (docs/deploy.md, "Past one Lambda"); without it every run is single. */
+    FAN_OUT_STATE_MACHINE_ARN: z.string().min(20).optional(),
+    /** A scheduled run fans out when its report's last run wrote more rows than this. */
+    FAN_OUT_ROWS: positiveInt(DEFAULT_FAN_OUT_ROWS),
+  }),
+);
 
-const apiLambdaSchema = lambdaSchema.extend({
-  EXPORT_FUNCTION_NAME: z.string().min(1),
-  /** Run links: reuse an export that finished less than this many minutes ago (0: never). */
-  RUN_LINK_REUSE_MINUTES: z.coerce.number().int().min(0).max(1440).default(DEFAULT_RUN_LINK_REUSE_MINUTES),
-  RUN_LINK_STARTS_PER_HOUR: positiveInt(DEFAULT_RUN_LINK_STARTS_PER_HOUR),
-});
-export type ApiLambdaConfig = z.infer<typeof apiLambdaSchema>;
-/** The environment of export-api as the stack sets it. */
-export type ApiLambdaEnvironment = EnvironmentOf<typeof apiLambdaSchema>;
-export function loadApiLambdaConfig(env: Env): ApiLambdaConfig {
-  return parseEnv(apiLambdaSchema, env, 'export-api');
-}
+const apiLambda = door(
+  'export-api',
+  lambdaSchema.extend({
+    EXPORT_FUNCTION_NAME: z.string().min(1),
+    /** Run links: reuse an export that finished less than this many minutes ago (0: never). */
+    RUN_LINK_REUSE_MINUTES: z.coerce.number().int().min(0).max(1440).default(DEFAULT_RUN_LINK_REUSE_MINUTES),
+    RUN_LINK_STARTS_PER_HOUR: positiveInt(DEFAULT_RUN_LINK_STARTS_PER_HOUR),
+  }),
+);
 
 /** definitions-sync: where the stored reports are and what their schedules invoke. */
-const syncLambdaSchema = z.object({
-  DEFINITIONS_BUCKET: z.string().min(3),
-  /** The stack's schedule group: the function may touch schedules in it only. */
-  SCHEDULE_GROUP: z.string().min(1),
-  EXPORT_FUNCTION_ARN: z.string().min(20),
-  SCHEDULER_ROLE_ARN: z.string().min(20),
-  SCHEDULER_DEAD_LETTER_ARN: z.string().min(20),
-  AWS_ENDPOINT_URL_S3: optionalUrl,
-  AWS_ENDPOINT_URL_SCHEDULER: optionalUrl,
-});
-export type SyncLambdaConfig = z.infer<typeof syncLambdaSchema>;
-export type SyncLambdaEnvironment = EnvironmentOf<typeof syncLambdaSchema>;
-export function loadSyncLambdaConfig(env: Env): SyncLambdaConfig {
-  return parseEnv(syncLambdaSchema, env, 'definitions-sync');
-}
+const syncLambda = door(
+  'definitions-sync',
+  z.object({
+    DEFINITIONS_BUCKET: z.string().min(3),
+    /** The stack's schedule group: the function may touch schedules in it only. */
+    SCHEDULE_GROUP: z.string().min(1),
+    EXPORT_FUNCTION_ARN: z.string().min(20),
+    SCHEDULER_ROLE_ARN: z.string().min(20),
+    SCHEDULER_DEAD_LETTER_ARN: z.string().min(20),
+    AWS_ENDPOINT_URL_S3: optionalUrl,
+    AWS_ENDPOINT_URL_SCHEDULER: optionalUrl,
+  }),
+);
+
+export const loadExportLambdaConfig = exportLambda.load;
+export const loadApiLambdaConfig = apiLambda.load;
+export const loadSyncLambdaConfig = syncLambda.load;
+export type ExportLambdaConfig = z.output<typeof exportLambda.schema>;
+export type ApiLambdaConfig = z.output<typeof apiLambda.schema>;
+export type SyncLambdaConfig = z.output<typeof syncLambda.schema>;
+/** The environment of each Lambda as the stack sets it: every variable its schema reads, required where it has no default. */
+export type ExportLambdaEnvironment = EnvironmentOf<typeof exportLambda.schema>;
+export type ApiLambdaEnvironment = EnvironmentOf<typeof apiLambda.schema>;
+export type SyncLambdaEnvironment = EnvironmentOf<typeof syncLambda.schema>;

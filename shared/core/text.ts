@@ -16,3 +16,12 @@ export function printable(text: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is escaped
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** The JSON document in `bytes` (UTF-8), or undefined when they hold none: for stored objects a reader may find damaged. */
+export function parseJsonBytes(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

@@ -4,10 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLinkCommand } from '../../cli/link-command';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from '../../cli/local-link-keys';
+import { runReportsCommand } from '../../cli/reports-command';
 import { LedgerRunLinkLedger } from '../../shared/jobs/run-link-ledger';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { verifyRunLinkToken } from '../../shared/links/run-link-token';
 import { captureIo } from '../support/cli-io';
+import { startS3rver, type S3rverHandle } from '../support/s3rver';
+import { makeTempDir } from '../support/temp-dir';
 
 const now = new Date('2026-11-23T06:00:00Z');
 const deployedKey = { id: 'prod-1', secret: 'p'.repeat(48) };
@@ -54,7 +57,9 @@ describe('link command', () => {
   it('checks the report name against cdk.json, and names the problem for bad input', async () => {
     const unknown = captureIo(dir);
     expect(await runLinkCommand(['--report', 'nope'], unknown, { reportNames: () => Promise.resolve(['acme-weekly']) })).toBe(1);
-    expect(unknown.err()).toContain('no report named "nope" in cdk.json; configured: acme-weekly');
+    expect(unknown.err()).toContain(
+      'no report named "nope" in cdk.json (configured: acme-weekly) or in the definitions bucket, which is not known here: give --outputs with a DefinitionsBucketName output, or --bucket',
+    );
 
     const days = captureIo(dir);
     expect(await runLinkCommand(['--report', 'acme-weekly', '--days', '91', '--local'], days)).toBe(2);
@@ -92,5 +97,74 @@ describe('link command', () => {
     expect(bad.err()).toContain('--revoke takes the 22-character id');
     const mixed = captureIo(dir);
     expect(await runLinkCommand(['--revoke', id, '--report', 'acme-weekly'], mixed)).toBe(2);
+  });
+});
+
+describe('link command: reports pushed to the definitions bucket (s3rver)', () => {
+  /** This repository: its cdk.json configures acme-weekly, and not the pushed report. */
+  const REPO = join(import.meta.dirname, '..', '..');
+  const temp = makeTempDir('link-store');
+  const outputs = temp.path('cdk-outputs.json');
+  const API_URL = 'https://abc.execute-api.eu-central-1.amazonaws.com';
+  let s3: S3rverHandle;
+  let env: Record<string, string>;
+
+  /** The command with s3rver: the SDK reads credentials and region from the process environment. */
+  async function withEnv<T>(run: () => Promise<T>): Promise<T> {
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      return await run();
+    } finally {
+      process.env = saved;
+    }
+  }
+  const link = async (args: string[]) => {
+    const io = captureIo(REPO, env);
+    const code = await withEnv(() => runLinkCommand(args, io, { now: () => now, deployedKey: () => Promise.resolve(deployedKey) }));
+    return { code, out: io.out(), err: io.err() };
+  };
+  const reportOf = (url: string) => verifyRunLinkToken(url.trim().slice(`${API_URL}/run/`.length), { current: deployedKey }, now).report;
+
+  beforeAll(async () => {
+    s3 = await startS3rver({ bucket: 'definitions' });
+    env = { AWS_ENDPOINT_URL_S3: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'eu-central-1' };
+    await writeFile(
+      outputs,
+      JSON.stringify({ PlanningReportExporter: { ApiUrl: API_URL, LinkKeySecretArn: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:link-keys', DefinitionsBucketName: 'definitions' } }),
+    );
+    await writeFile(temp.path('pushed.json'), JSON.stringify({ definition: { name: 'pushed-weekly', datasets: { risks: {} } }, schedule: null }));
+    // Added the documented way: npm run reports -- push.
+    const push = captureIo(temp.root, env);
+    expect(await withEnv(() => runReportsCommand(['push', 'pushed.json', '--bucket', 'definitions'], push)), push.err()).toBe(0);
+  });
+  afterAll(async () => {
+    await s3.close();
+    temp.remove();
+  });
+
+  it('finds a pushed report that cdk.json does not configure, in the bucket the stack outputs name', async () => {
+    const result = await link(['--report', 'pushed-weekly', '--outputs', outputs]);
+    expect(result.code, result.err).toBe(0);
+    expect(reportOf(result.out)).toBe('pushed-weekly');
+  });
+
+  it('finds it in the bucket --bucket names, beside --api-url and --key-secret', async () => {
+    const result = await link(['--report', 'pushed-weekly', '--api-url', API_URL, '--key-secret', 'arn:x', '--bucket', 'definitions']);
+    expect(result.code, result.err).toBe(0);
+    expect(reportOf(result.out)).toBe('pushed-weekly');
+  });
+
+  it('still finds a report of cdk.json', async () => {
+    const result = await link(['--report', 'acme-weekly', '--outputs', outputs]);
+    expect(result.code, result.err).toBe(0);
+    expect(reportOf(result.out)).toBe('acme-weekly');
+  });
+
+  it('names both places, and what each holds, when the report is in neither', async () => {
+    const result = await link(['--report', 'nowhere-weekly', '--outputs', outputs]);
+    expect(result.code).toBe(1);
+    expect(result.out).toBe('');
+    expect(result.err).toMatch(/^error: no report named "nowhere-weekly" in cdk\.json \(configured: [^)]*acme-weekly[^)]*\) or in the definitions bucket "definitions" \(stored: pushed-weekly\)\n$/);
   });
 });

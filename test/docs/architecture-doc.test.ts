@@ -2,10 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- the lint config is plain JavaScript without type declarations
 import { importBoundaries } from '../../eslint.config.js';
+import { LEDGER_KINDS } from '../../shared/core/names';
 
 /**
  * docs/architecture.md is what a newcomer reads first, so it must say what the linter enforces: the
  * same layers, the same imports allowed, the same AWS adapters, and every folder of shared/ drawn.
+ * The README's folder table, the npm scripts the documents cite and the ledger kinds of
+ * docs/run-atomicity.md are held to the tree, package.json and the code the same way.
  */
 
 interface BoundaryConfig {
@@ -64,5 +67,69 @@ describe('docs/architecture.md', () => {
     expect(adapters.length).toBeGreaterThan(0);
     const paragraph = /Only the \*\*AWS adapters\*\*[\s\S]*?\n- /.exec(doc)![0];
     expect(adapters.filter((file) => !paragraph.includes(`\`${file.replace(/^shared\//, '')}\``))).toEqual([]);
+  });
+});
+
+const ROOT = new URL('../../', import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
+const foldersOf = (path: string) =>
+  readdirSync(new URL(path, ROOT), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+
+/** Top-level folders of the project: not hidden, not ignored by git (node_modules, cdk.out, …). */
+function projectFolders(): string[] {
+  const ignored = read('.gitignore')
+    .split('\n')
+    .map((line) => line.trim().replace(/\/$/, ''))
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  return foldersOf('').filter((name) => !name.startsWith('.') && !ignored.includes(name));
+}
+
+describe("the README's folder table", () => {
+  const readme = read('README.md');
+  const table = /^\| folder \| holds \|\n\|---\|---\|\n((?:\|.*\|\n)+)/m.exec(readme)?.[1] ?? '';
+  const named = [...table.matchAll(/^\| `([^`]+)\/` \|/gm)].map((m) => m[1]!);
+
+  it('names every top-level folder and every folder of shared/, and none that does not exist', () => {
+    expect(named.length).toBeGreaterThan(0);
+    const expected = [...projectFolders().filter((f) => f !== 'shared'), ...foldersOf('shared/').map((f) => `shared/${f}`)];
+    expect([...named].sort()).toEqual(expected.sort());
+  });
+});
+
+describe('npm scripts cited by the documents', () => {
+  const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts);
+  const documents = ['README.md', 'DEVELOPERS.md', ...readdirSync(new URL('docs/', ROOT)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+  it('exist in package.json', () => {
+    const missing = documents.flatMap((file) =>
+      // Every "npm run" is followed by a script's name (or a <placeholder>): "npm run` `tsx …" is not a command.
+      [...read(file).matchAll(/npm run(?:\s+([^\s`'")\]]+))?/g)]
+        .map((m) => m[1])
+        .filter((name) => name === undefined || (!name.startsWith('<') && !scripts.includes(name)))
+        .map((name) => `${file}: npm run ${name ?? '(no script named)'}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('docs/run-atomicity.md', () => {
+  /** The kinds `ledgerKey(kind, …)` is called with anywhere in the runtime code. */
+  function kindsInCode(): string[] {
+    const files = ['shared', 'lambdas', 'cli'].flatMap((dir) =>
+      readdirSync(new URL(`${dir}/`, ROOT), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => `${dir}/${f}`),
+    );
+    return [...new Set(files.flatMap((f) => [...read(f).matchAll(/\bledgerKey\('([a-z-]+)'/g)].map((m) => m[1]!)))].sort();
+  }
+
+  it('lists the ledger kinds the code uses, no more and no fewer', () => {
+    expect(kindsInCode()).toEqual([...LEDGER_KINDS].sort());
+    const doc = read('docs/run-atomicity.md');
+    const list = /The ledger holds these kinds of entries[^\n]*\n(?:[^\n]+\n)*?\n((?:- .*\n(?: {2}.*\n)*)+)/.exec(doc)?.[1] ?? '';
+    const documented = [...list.matchAll(/^- `([a-z-]+)\//gm)].map((m) => m[1]!);
+    expect([...documented].sort()).toEqual([...LEDGER_KINDS].sort());
   });
 });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
+import { parseJsonBytes } from '../../core/text';
 import type { Storage } from '../../storage/storage';
 import { latestKey } from '../layout';
 import { latestPointerSchema, manifestSchema, type Manifest } from '../manifest';
@@ -77,7 +78,7 @@ export async function findBaseline(options: {
   if (!pointerBytes) {
     return { found: undefined, previous: null, note: 'This is the first run of this report, so there is nothing to compare with yet.' };
   }
-  const pointer = latestPointerSchema.safeParse(parseJson(pointerBytes));
+  const pointer = latestPointerSchema.safeParse(parseJsonBytes(pointerBytes));
   if (!pointer.success) {
     log.warn('latest.json is not valid; exporting without a comparison', { key: pointerKey });
     return { found: undefined, previous: null, note: 'The previous run could not be read (latest.json is not valid), so there is nothing to compare with this time.' };
@@ -117,7 +118,7 @@ async function readRun(
   try {
     const bytes = await storage.getObject(key);
     if (!bytes) return undefined;
-    const json = parseJson(bytes);
+    const json = parseJsonBytes(bytes);
     const manifest = manifestSchema.safeParse(json);
     if (!manifest.success) {
       log.warn('an earlier manifest is not valid; not comparing with it', { manifest: key });
@@ -128,14 +129,6 @@ async function readRun(
     return { manifest: manifest.data, manifestKey: key, changes: changes?.success ? changes.data : undefined };
   } catch (error) {
     log.warn('could not read an earlier manifest; not comparing with it', { manifest: key, error: errorMessage(error) });
-    return undefined;
-  }
-}
-
-function parseJson(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(Buffer.from(bytes).toString('utf8'));
-  } catch {
     return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
+import { parseJsonBytes } from '../../core/text';
 import type { Storage } from '../../storage/storage';
 import { latestKey } from '../layout';
 import { latestPointerSchema, manifestSchema } from '../manifest';
@@ -80,7 +81,7 @@ async function latestManifestKey(storage: Storage, report: string, log: Log): Pr
   try {
     const bytes = await storage.getObject(latestKey(report));
     if (!bytes) return undefined;
-    const pointer = latestPointerSchema.safeParse(parseJson(bytes));
+    const pointer = latestPointerSchema.safeParse(parseJsonBytes(bytes));
     return pointer.success ? pointer.data.manifest : undefined;
   } catch (error) {
     log.warn('trends: could not read latest.json; reading the run folders instead', { error: errorMessage(error) });
@@ -109,7 +110,7 @@ async function readRun(storage: Storage, report: string, key: string, log: Log):
     return { skipped: 'its manifest could not be read' };
   }
   if (!bytes) return { skipped: 'its manifest is missing' };
-  const json = parseJson(bytes);
+  const json = parseJsonBytes(bytes);
   if (json === undefined) return { skipped: 'its manifest is not valid JSON' };
   const manifest = manifestSchema.safeParse(json);
   if (!manifest.success) return { skipped: 'its manifest is not a valid manifest' };
@@ -120,14 +121,6 @@ async function readRun(storage: Storage, report: string, key: string, log: Log):
 function runName(report: string, key: string): string {
   const inReport = key.startsWith(`${report}/`) ? key.slice(report.length + 1) : key;
   return inReport.replace(/\/manifest\.json$/, '');
-}
-
-function parseJson(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(Buffer.from(bytes).toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 function escapeRegExp(text: string): string {

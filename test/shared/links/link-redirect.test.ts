@@ -9,6 +9,9 @@ import { patternBytes, sha256 } from '../../support/stream-helpers';
 
 const runKey = 'acme-weekly/dt=2024-05-06/run=r1';
 const key = { id: 'k1', secret: 'k'.repeat(48) };
+/** The clock tokens are made and checked by: injected, so no test depends on when it runs. */
+const now = new Date('2024-05-06T08:00:00Z');
+const inHours = (hours: number) => new Date(now.getTime() + hours * 3_600_000);
 
 function recordingLog(): Log & { entries: { level: string; message: string; extra: unknown[] }[] } {
   const entries: { level: string; message: string; extra: unknown[] }[] = [];
@@ -35,9 +38,9 @@ describe('resolveLink against s3rver', () => {
   });
 
   it('redirects a valid token to a short-lived URL that downloads the right bytes', async () => {
-    const token = createLinkToken({ runKey, file: 'risks.csv', expiresAt: new Date(Date.now() + 86400_000) }, key, new Date());
+    const token = createLinkToken({ runKey, file: 'risks.csv', expiresAt: inHours(24) }, key, now);
     const log = recordingLog();
-    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, log, now: new Date() });
+    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, log, now });
     expect(result.status).toBe(302);
     if (result.status !== 302) return;
     expect(result.location).toContain('X-Amz-Expires=300');
@@ -50,16 +53,15 @@ describe('resolveLink against s3rver', () => {
   });
 
   it('uses ttlSeconds for the presigned URL', async () => {
-    const token = createLinkToken({ runKey, file: 'risks.csv', expiresAt: new Date(Date.now() + 3600_000) }, key, new Date());
-    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, ttlSeconds: 60, now: new Date() });
+    const token = createLinkToken({ runKey, file: 'risks.csv', expiresAt: inHours(1) }, key, now);
+    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, ttlSeconds: 60, now });
     expect(result.status === 302 && result.location).toContain('X-Amz-Expires=60');
   });
 
   it('answers 403 for every kind of bad token, and logs only the reason', async () => {
-    const now = new Date();
-    const valid = createLinkToken({ runKey, file: 'risks.csv', expiresAt: new Date(now.getTime() + 3600_000) }, key, now);
+    const valid = createLinkToken({ runKey, file: 'risks.csv', expiresAt: inHours(1) }, key, now);
     const other = createLinkToken(
-      { runKey, file: 'risks.csv', expiresAt: new Date(now.getTime() + 3600_000) },
+      { runKey, file: 'risks.csv', expiresAt: inHours(1) },
       { id: 'k1', secret: 'z'.repeat(48) },
       now,
     );
@@ -67,7 +69,7 @@ describe('resolveLink against s3rver', () => {
     const options = { keys: { current: key }, presign: presigner.presignGet, log, now };
     expect(await resolveLink('garbage', options)).toEqual({ status: 403 });
     expect(await resolveLink(other, options)).toEqual({ status: 403 });
-    expect(await resolveLink(valid, { ...options, now: new Date(now.getTime() + 7200_000) })).toEqual({ status: 403 });
+    expect(await resolveLink(valid, { ...options, now: inHours(2) })).toEqual({ status: 403 });
     expect(log.entries.map((e) => [e.level, e.extra[0]])).toEqual([
       ['warn', { reason: 'malformed' }],
       ['warn', { reason: 'bad-signature' }],
@@ -77,8 +79,8 @@ describe('resolveLink against s3rver', () => {
   });
 
   it('does not check whether the object exists (no 404 to tell real tokens apart)', async () => {
-    const token = createLinkToken({ runKey, file: 'missing.csv', expiresAt: new Date(Date.now() + 3600_000) }, key, new Date());
-    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, now: new Date() });
+    const token = createLinkToken({ runKey, file: 'missing.csv', expiresAt: inHours(1) }, key, now);
+    const result = await resolveLink(token, { keys: { current: key }, presign: presigner.presignGet, now });
     expect(result.status).toBe(302);
   });
 });

@@ -182,12 +182,12 @@ describe('openCsvSink', () => {
   it('returns a promise from writeRow only when the output is full, and it resolves on drain', async () => {
     const chunks: string[] = [];
     let drained = 0;
-    // A slow destination with a tiny buffer: every write fills it.
+    // A slow destination with a tiny buffer: every write fills it, and is taken only on a later turn of the event loop.
     const out = new Writable({
       highWaterMark: 1024,
       write(chunk: Buffer, _encoding, callback) {
         chunks.push(chunk.toString('utf8'));
-        setTimeout(callback, 1);
+        setImmediate(callback);
       },
     });
     out.on('drain', () => (drained += 1));
