@@ -1,3 +1,4 @@
+import { systemClock } from '../core/clock';
 import { ChannelDeliveryError } from '../core/errors';
 import { failureOf, isRetryable, parseRetryAfter, type Failure } from '../core/retry-policy';
 
@@ -45,7 +46,7 @@ export async function postWebhook(url: string, body: unknown, label: string, opt
     const failed = await postOnce(url, json, label, options);
     if (failed === undefined) return;
     if (!failed.error.retryable || attempt >= attempts) throw failed.error;
-    const nowMs = (options.now?.() ?? new Date()).getTime();
+    const nowMs = (options.now ?? systemClock)().getTime();
     // An unreadable Retry-After is as good as none: the backoff applies.
     const wait = parseRetryAfter(failed.retryAfter, nowMs) ?? BACKOFF_MS * 2 ** (attempt - 1);
     if (wait > (options.maxWaitMs ?? WEBHOOK_DEFAULTS.maxWaitMs)) throw failed.error;

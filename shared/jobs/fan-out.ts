@@ -50,7 +50,7 @@ export async function planFanOut(request: ExportJobRequest, deps: FanOutDependen
   const selection = definition.datasets.boardItems;
   let ids: string[] = [];
   if (selection) {
-    const client = createExportClient(await deps.credentials.getCredentials(), context.settings, { log: context.log, fetch: deps.fetch });
+    const client = createExportClient(await deps.credentials.getCredentials(), context.settings, { log: context.log, fetch: deps.fetch, now: context.clock });
     ids = (await selectBoards(client, selection, 'boardItems', context.log)).map((b) => b.id);
   }
   const chunks: string[][] = [];
@@ -69,6 +69,7 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
   const client = createExportClient(await deps.credentials.getCredentials(), context.settings, {
     log: context.log,
     fetch: recordingFetch(context.storage, prefix, deps.fetch),
+    now: context.clock,
   });
   const narrowed: ReportDefinition = { ...definition, datasets: { boardItems: { boards: [...boards] } } };
   const dataset = boardItemsDataset({ source: client, definition: narrowed, log: context.log, now: context.clock });

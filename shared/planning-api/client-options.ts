@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock';
 import { DEFAULT_API_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../core/defaults';
 import type { Log } from '../core/logger';
 import type { ConcurrencyLimiter } from './concurrency';
@@ -47,7 +48,7 @@ export interface PlanningApiClientOptions {
   /** Injected for tests: backoff sleep, jitter source and clock (Retry-After dates). */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
-  now?: () => number;
+  now?: Clock | undefined;
   /** Metrics hook, called once per attempt. Errors thrown by it are logged and ignored. */
   onRequest?: ((event: RequestEvent) => void) | undefined;
 }

@@ -1,3 +1,4 @@
+import { systemClock } from '../core/clock';
 import { PlanningApiError, SchemaMismatchError } from '../core/errors';
 import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
@@ -136,7 +137,8 @@ export class PlanningApiClient {
       pageLimit,
       sleep: options.sleep ?? sleep,
       random: options.random ?? Math.random,
-      now: options.now ?? Date.now,
+      // Deadlines are on the run's clock (the doors pass it); a client made alone keeps the system's.
+      now: () => (options.now ?? systemClock)().getTime(),
       onRequest: options.onRequest,
     });
   }

@@ -27,6 +27,8 @@ export interface ExportClientHooks {
   readonly log?: Log | undefined;
   readonly onRequest?: ((event: RequestEvent) => void) | undefined;
   readonly fetch?: typeof fetch | undefined;
+  /** The run's clock: the settings' deadline is a time on it. */
+  readonly now?: (() => Date) | undefined;
 }
 
 /**
@@ -48,6 +50,7 @@ export function createExportClient(
     deadline: settings.deadline,
     onRequest: hooks.onRequest,
     fetch: hooks.fetch,
+    now: hooks.now,
   });
 }
 
@@ -60,7 +63,7 @@ export function exportReport(definition: ReportDefinition, options: ExportReport
   const { credentials: source, settings, onRequest, fetch, ...run } = options;
   const log = run.log ?? silentLog;
   return withCredentialRefresh(source, (credentials) => {
-    const client = createExportClient(credentials, settings, { log, onRequest, fetch });
+    const client = createExportClient(credentials, settings, { log, onRequest, fetch, now: run.now });
     return runExport(definition, { ...run, log, source: client, sourceInfo: describeSource(credentials) });
   });
 }

@@ -115,7 +115,7 @@ describe('client limits', () => {
     const client = new PlanningApiClient({
       credentials: sim.credentials(),
       deadline: now + 1500,
-      now: () => now,
+      now: () => new Date(now),
       timeoutSignal: (ms) => {
         limits.push(ms);
         return attempt.signal;
