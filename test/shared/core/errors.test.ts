@@ -96,7 +96,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/render/xlsx/exceljs-internals/data-sheet.ts': [['ExporterError', false], ['ExporterError', false]],
   'shared/render/xlsx/exceljs-internals/sheet-buffers.ts': [['ExporterError', false], ['ExporterError', false]],
   'shared/render/xlsx/exceljs-internals/sheet-order.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
-  'shared/render/xlsx/exceljs-internals/writer.ts': [['ExporterError', false]],
+  'shared/render/xlsx/exceljs-internals/writer.ts': [['ExporterError', false], ['ExporterError', false]],
   'shared/render/xlsx/workbook.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/report/definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   'shared/report/export-settings.ts': [['ConfigError', false]],
