@@ -21,11 +21,10 @@ const HOUR = 3_600_000;
 /**
  * The stack's clock, stopped: the handlers, the ledger and s3rver all run in this process, so
  * faking Date alone stops it for all of them (timers stay real), and the hour a start is counted in
- * cannot change under the test. It stops at the time the file loads, the one reading of the real
- * clock: Node's HTTP servers stamp their answers with the real time, the SDK corrects its clock to
- * them, and s3rver refuses a request signed more than 15 minutes off its own.
+ * cannot change under the test. (The test kit's s3rver sends no Date header, whose real time the
+ * SDK would otherwise take for clock skew: test/support/s3rver.ts.)
  */
-const NOW = new Date();
+const NOW = new Date('2026-11-23T06:30:00Z');
 
 describe('run links fetched by scanners and storms', () => {
   let h: LambdaHarness;
