@@ -84,10 +84,10 @@ export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: 
   return { sent, reason, emailed, channels, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
 }
 
-/** Whether the run's message went out, why, how each chat channel fared, and the outbox files. */
-export interface RunDelivery {
+/** Whether the run's message went out and why (the decision's `reason`, or what happened instead). */
+export interface RunDelivery extends Pick<DeliveryDecision, 'reason'> {
+  /** Anything went out on this attempt: the e-mail (`emailed`) or a chat channel (`channels`). */
   readonly sent: boolean;
-  readonly reason: string;
   readonly emailed: boolean;
   readonly channels: readonly ChannelResult[];
   /** Where the outbox put the messages (empty when they were sent). */
