@@ -20,6 +20,9 @@ export interface DeliveryDecision {
   readonly reason: string;
 }
 
+/** The reason of a report without e-mail recipients and chat channels. */
+export const NO_READERS = 'not sent: the report has no e-mail recipients and no chat channels';
+
 export function attentionCount(result: DeliveryInputs): number {
   return result.summary.sections.filter((s) => s.role === 'attention').reduce((n, s) => n + (s.grid?.rows.length ?? 0), 0);
 }
@@ -39,6 +42,10 @@ export function decideDelivery(definition: ReportDefinition, result: DeliveryInp
   // A report with deliveries speaks through them (one run per slice); a run of the whole sends nothing.
   if ((definition.deliveries?.length ?? 0) > 0) {
     return { send: false, when, reason: 'not sent: this report sends per delivery (deliveries); this run exports it whole' };
+  }
+  // A report nobody reads by message: say so, rather than "sent" (the run list and the manifest show it).
+  if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) {
+    return { send: false, when, reason: NO_READERS };
   }
   const rule = `delivery.when is "${when}"`;
   if (when === 'changed') {

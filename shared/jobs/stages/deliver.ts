@@ -3,7 +3,7 @@ import { ExporterError } from '../../core/errors';
 import { mimeMessage } from '../../email/mime';
 import type { OutgoingEmail } from '../../email/ses-mailer';
 import type { LinkVerificationKeys } from '../../links/link-token';
-import { decideDelivery, type DeliveryDecision } from '../../report/delivery-decision';
+import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/delivery-decision';
 import type { ExportResult } from '../../report/run-export';
 import { messageRunKey, sendOnce } from '../message-claim';
 import type { Outbox, RunRef } from '../outbox';
@@ -52,9 +52,7 @@ export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: 
   const decision = publishedDecision(job, result);
   const nothing = { sent: false, emailed: false, channels: [], written: [] };
   if (!decision.send) return { ...nothing, reason: decision.reason };
-  if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) {
-    return { ...nothing, reason: 'not sent: the report has no e-mail recipients and no chat channels' };
-  }
+  if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) return { ...nothing, reason: NO_READERS };
   if (!ports.outbox && !ports.mail && !ports.channels) {
     // The command line without --outbox: nothing here could carry a message, which is no failure.
     return { ...nothing, reason: `not sent: nothing here sends messages (${NO_TRANSPORT_HINT})` };

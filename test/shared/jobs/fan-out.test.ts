@@ -47,7 +47,7 @@ async function manifestAt(dir: string, key: string): Promise<Manifest> {
 const runFolderOf = (manifestKey: string) => manifestKey.slice(0, manifestKey.lastIndexOf('/'));
 
 describe('the fan-out path', () => {
-  it('writes byte-identical CSVs, the same Parquet rows and the same workbook rows as the single path', async () => {
+  it('writes the same bytes as the single path, workbook and Parquet included, and the same rows in each', async () => {
     const single = await deps();
     const one = await runJob(REQUEST, single);
     const fanned = await deps();
@@ -59,6 +59,9 @@ describe('the fan-out path', () => {
     const [a, b] = [await manifestAt(single.dir, one.manifestKey), await manifestAt(fanned.dir, many.manifestKey)];
     expect(b.summary).toEqual(a.summary);
     expect(b.files.map((f) => [f.path, f.format])).toEqual(a.files.map((f) => [f.path, f.format]));
+    // Every file is a function of the data and the run's clock: the same sha256 on both paths, the workbook included.
+    expect(b.files.map((f) => [f.path, f.sha256])).toEqual(a.files.map((f) => [f.path, f.sha256]));
+    expect((b.tables ?? []).map((t) => [t.path, t.sha256])).toEqual((a.tables ?? []).map((t) => [t.path, t.sha256]));
     const csvs = a.files.filter((f) => f.format === 'csv');
     expect(csvs.length).toBeGreaterThanOrEqual(6);
     for (const file of csvs) {

@@ -3,7 +3,9 @@ import { decideDelivery } from '../../../shared/report/delivery-decision';
 import { parseReportDefinition } from '../../../shared/report/definition';
 import type { ExportResult } from '../../../shared/report/run-export';
 
-const definition = (when?: string) => parseReportDefinition({ name: 'weekly', datasets: { risks: {} }, ...(when && { delivery: { when } }) });
+/** A report e-mailed to its readers, with the given `delivery.when`. */
+const definition = (when?: string) =>
+  parseReportDefinition({ name: 'weekly', datasets: { risks: {} }, email: { to: ['team@example.com'] }, ...(when && { delivery: { when } }) });
 const baseline = { runId: 's-20261116T060000Z', generatedAt: new Date('2026-11-16T06:00:00Z'), manifestKey: 'm' };
 
 /** The two parts of a run the decision reads: the comparison's counts and the "Needs attention" rows. */
@@ -37,6 +39,17 @@ describe('whether a run is delivered', () => {
       when: 'attention',
       reason: 'not sent: nothing needs attention and delivery.when is "attention"',
     });
+  });
+
+  it('says "not sent" for a report with no recipients and no channels, whatever delivery.when says', () => {
+    const unread = parseReportDefinition({ name: 'files-only', datasets: { risks: {} }, delivery: { when: 'always' } });
+    expect(decideDelivery(unread, run({ changed: 3, attention: 2 }))).toEqual({
+      send: false,
+      when: 'always',
+      reason: 'not sent: the report has no e-mail recipients and no chat channels',
+    });
+    const chatOnly = parseReportDefinition({ name: 'chat', datasets: { risks: {} }, delivery: { channels: [{ type: 'slack', webhook: { secretId: 's', key: 'k' } }] } });
+    expect(decideDelivery(chatOnly, run({})).send).toBe(true);
   });
 
   it('sends nothing for a run of a whole report that has deliveries: its audiences get their slices', () => {
