@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { renderReportEmail, type RenderedEmail } from '../shared/email/email-content';
 import { manifestSchema } from '../shared/report/manifest';
 import { summaryFromManifest } from '../shared/report/run-summary';
-import { SHEET_TITLES } from '../shared/report/tables/labels';
+import { fileForPeople } from '../shared/report/registry';
 
 /**
  * The e-mail the demo's run would send, written beside the run's files as `email.html` (open it in
@@ -21,12 +21,7 @@ export async function writeDemoEmail(out: string, report: string, timeZone: stri
     timeZone,
     summary: summaryFromManifest(manifest),
     runId: manifest.runId,
-    links: manifest.files.map((f) => ({
-      label: f.format === 'xlsx' ? 'Workbook' : (SHEET_TITLES[f.path.replace(/\.csv$/, '')] ?? f.path),
-      url: pathToFileURL(join(runDir, f.path)).href,
-      bytes: f.bytes,
-      format: f.format,
-    })),
+    links: manifest.files.map((f) => ({ ...fileForPeople(f), url: pathToFileURL(join(runDir, f.path)).href, bytes: f.bytes })),
   });
   const html = join(runDir, 'email.html');
   const eml = join(runDir, 'email.eml');

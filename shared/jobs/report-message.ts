@@ -82,5 +82,5 @@ function messageLinks(
   const freshCopyUrl = options.freshCopyLink
     ? `${options.baseUrl.replace(/\/+$/, '')}/run/${createRunLinkToken({ report: definition.name, expiresAt }, options.key, options.now).token}`
     : undefined;
-  return { workbookUrl: files.find((f) => f.format === 'xlsx')?.url, freshCopyUrl };
+  return { workbookUrl: files.find((f) => f.primary === true)?.url, freshCopyUrl };
 }
