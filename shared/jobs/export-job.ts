@@ -373,13 +373,13 @@ async function reportSuccess(
     ...(request.exportId && { exportId: request.exportId }),
     manifestKey: result.manifestKey,
     ...(deps.bucket && { bucket: deps.bucket }),
-    rows: result.manifest.summary.rows as Record<string, number>,
+    rows: result.manifest.summary.rows,
     files: result.manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
     ...tableFilesDetail(result.manifest),
     delivery: { ...job.delivery, channels: job.delivery.channels.map((c) => ({ type: c.type, status: c.status })) },
   });
   if (request.exportId) {
-    const done = finalProgress(result.manifest.summary.rows as Record<string, number>, job.datasetsTotal);
+    const done = finalProgress(result.manifest.summary.rows, job.datasetsTotal);
     await deps.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress: done, delivery: job.delivery.reason }, job.now());
   }
 }

@@ -104,7 +104,8 @@ export interface TableSink {
  */
 export interface SummaryLine {
   readonly label: string;
-  readonly value: CellValue;
+  /** Absent in a manifest when the value was undefined (JSON leaves the key out). */
+  readonly value?: CellValue;
   readonly type?: ColumnType;
   /** The change since the run compared with, e.g. "+4 since 16 Nov" (shown beside the value). */
   readonly delta?: string;
