@@ -1,6 +1,6 @@
 /**
  * An output of a run: a format or a by-product written from the same rows as they stream. runExport
- * opens every output of OUTPUTS (outputs/index.ts), fans each table's rows out to the sink each one
+ * opens the outputs the definition asks for (outputsFor, outputs/index.ts), fans each table's rows out to the sink each one
  * opens, then finishes the run. Each step returns what the output adds to the manifest; the run
  * checks every stored file it names before the manifest is published.
  */
@@ -22,7 +22,7 @@ import type { RunWriter, StoredFile } from '../run-writer';
 
 /** What an output adds to the manifest. */
 export interface OutputEntries {
-  /** Files in the run folder, listed under `files` (in the order of OUTPUTS). */
+  /** Files in the run folder, listed under `files` (in the order of outputsFor). */
   readonly files?: readonly ManifestFile[];
   /** Other stored files the manifest names (with their full keys): verified like `files`. */
   readonly stored?: readonly StoredFile[];
