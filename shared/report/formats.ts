@@ -6,16 +6,14 @@
  * nothing, so the definition and manifest schemas read it without loading a renderer.
  */
 
-/** Where the manifest lists a format's files: `files` (the run folder, for people) or `tables` (machine tables). */
-export type Listing = 'files' | 'tables';
-
-export interface ReportFormat<N extends string = string, L extends Listing = Listing> {
+export interface ReportFormat<N extends string = string> {
   /** The definition's `formats` value, and a file's `format` in the manifest. */
   readonly name: N;
   readonly contentType: string;
   /** The format in a word, beside a file's size for people: "Excel, 312 KiB". */
   readonly kind: string;
-  readonly listed: L;
+  /** Where the manifest lists its files: `files` (the run folder, for people) or `tables` (machine tables). */
+  readonly listed: 'files' | 'tables';
   /** The file people open first: the e-mail's button, the run page's first download (one format at most). */
   readonly primary?: true;
   /**
@@ -25,11 +23,11 @@ export interface ReportFormat<N extends string = string, L extends Listing = Lis
   label(rows: Readonly<Record<string, number>>, titleOf: (table: string) => string): string;
 }
 
-/** The one table of a table's file (a CSV, a Parquet file), for people. */
-const tableLabel = (rows: Readonly<Record<string, number>>, titleOf: (table: string) => string): string =>
+/** The label of a file that holds one table (a CSV, a Parquet file): the table's title. */
+export const tableLabel = (rows: Readonly<Record<string, number>>, titleOf: (table: string) => string): string =>
   titleOf(Object.keys(rows)[0] ?? '');
 
-export const XLSX_FORMAT: ReportFormat<'xlsx', 'files'> = {
+export const XLSX_FORMAT: ReportFormat<'xlsx'> = {
   name: 'xlsx',
   contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   kind: 'Excel',
@@ -38,9 +36,9 @@ export const XLSX_FORMAT: ReportFormat<'xlsx', 'files'> = {
   label: () => 'Workbook',
 };
 
-export const CSV_FORMAT: ReportFormat<'csv', 'files'> = { name: 'csv', contentType: 'text/csv; charset=utf-8', kind: 'CSV', listed: 'files', label: tableLabel };
+export const CSV_FORMAT: ReportFormat<'csv'> = { name: 'csv', contentType: 'text/csv; charset=utf-8', kind: 'CSV', listed: 'files', label: tableLabel };
 
-export const PARQUET_FORMAT: ReportFormat<'parquet', 'tables'> = {
+export const PARQUET_FORMAT: ReportFormat<'parquet'> = {
   name: 'parquet',
   contentType: 'application/vnd.apache.parquet',
   kind: 'Parquet',
@@ -50,11 +48,8 @@ export const PARQUET_FORMAT: ReportFormat<'parquet', 'tables'> = {
 
 export const FORMATS = [XLSX_FORMAT, CSV_FORMAT, PARQUET_FORMAT] as const;
 
-type Registered = (typeof FORMATS)[number];
-/** A definition's `formats` value. */
-export type FormatName = Registered['name'];
-/** A format of the run folder's files (the manifest's `files`). */
-export type FileFormat = Extract<Registered, ReportFormat<string, 'files'>>['name'];
+/** A definition's `formats` value: the one place the formats' names are a type. */
+export type FormatName = (typeof FORMATS)[number]['name'];
 
 /** A registered format by name (the formats of a run, by default the registry's). */
 export function formatOf(name: string, formats: readonly ReportFormat[] = FORMATS): ReportFormat | undefined {

@@ -9,7 +9,7 @@ import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { inBatches, type DatasetEntry } from '../../../shared/report/dataset';
 import { parseReportDefinition, reportDefinitionSchema, type ReportDefinition } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
-import { FORMATS, type ReportFormat } from '../../../shared/report/formats';
+import { FORMATS, tableLabel, type ReportFormat } from '../../../shared/report/formats';
 import { manifestSchema } from '../../../shared/report/manifest';
 import { fileEntry, type OutputFactory } from '../../../shared/report/outputs/output';
 import { REGISTRY, type Registry } from '../../../shared/report/registry';
@@ -53,7 +53,7 @@ const TOY_FORMAT: ReportFormat = {
   contentType: 'text/x-toy',
   kind: 'Toy',
   listed: 'files',
-  label: (rows, titleOf) => titleOf(Object.keys(rows)[0] ?? ''),
+  label: tableLabel,
 };
 
 const toyOutput: OutputFactory = ({ writer }) => {
