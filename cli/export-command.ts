@@ -26,6 +26,7 @@ import { parseReportDefinitionJson, type ReportDefinition } from '../shared/repo
 import { resolveExportSettings } from '../shared/report/export-settings';
 import type { ExportResult } from '../shared/report/run-export';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
+import type { ManifestSummary } from '../shared/report/manifest-summary';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
@@ -256,9 +257,8 @@ function describeResult(result: ExportResult, storage: Storage): string {
 }
 
 /** One line when the server sent fields no column holds (the manifest lists them per table). */
-function unexportedLine(summary: Readonly<Record<string, unknown>>): string {
-  const byTable = (summary.unexportedFields ?? {}) as Readonly<Record<string, readonly unknown[]>>;
-  const tables = Object.entries(byTable).filter(([, fields]) => fields.length > 0);
+function unexportedLine(summary: ManifestSummary): string {
+  const tables = Object.entries(summary.unexportedFields ?? {}).filter(([, fields]) => fields.length > 0);
   if (tables.length === 0) return '';
   const fields = tables.reduce((n, [, f]) => n + f.length, 0);
   return `  note     ${fields} field(s) the server sent are in no column (${tables.map(([t]) => t).join(', ')}): see summary.unexportedFields in the manifest`;

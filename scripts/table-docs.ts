@@ -1,17 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Column } from '../shared/table/table';
-import { BOARD_ITEM_COLUMNS } from '../shared/report/tables/board-items';
-import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../shared/report/tables/okrs';
-import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../shared/report/tables/pi-objectives';
-import { RISK_COLUMNS } from '../shared/report/tables/risks';
+import type { TableEntry } from '../shared/report/dataset';
 import { CHANGES_TABLE } from '../shared/report/changes/model';
-import { labelColumn, SHEET_TITLES } from '../shared/report/tables/labels';
-import { schemaFileText, schemaOf, TABLE_SCHEMAS } from '../shared/report/table-schemas';
+import { labelColumn } from '../shared/report/tables/labels';
+import { tablesOf } from '../shared/report/tables/registry';
+import { schemaFileText, TABLE_SCHEMAS } from '../shared/report/table-schemas';
 
 /**
  * docs/tables.md and the schema contract files schemas/<table>.json are generated from the column
- * definitions, and tests fail when they are stale, so the documented contract for downstream jobs can
+ * definitions (one section per table of the registry, shared/report/tables/registry.ts), and tests fail when they are stale, so the documented contract for downstream jobs can
  * never drift from what the exporter writes. Regenerate both with `npx tsx scripts/table-docs.ts`.
  */
 const TYPE_NOTES: Record<Column['type'], string> = {
@@ -35,16 +33,17 @@ function columnRows(columns: readonly Column[]): string {
     .join('\n');
 }
 
-function tableSection(name: string, intro: string, columns: readonly Column[], outro = ''): string {
-  const sheet = SHEET_TITLES[name] ?? name;
-  const version = schemaOf(name)?.version ?? '–';
-  const schema = `Machine schema: [schemas/${name}.json](../schemas/${name}.json), version ${version} (Parquet adds \`run_id\` and \`exported_at\`).`;
-  return `## \`${name}\` (sheet "${sheet}")\n\n${intro}\n\n${HEADER}\n${columnRows(columns)}\n${outro ? `\n${outro}\n` : ''}\n${schema}\n`;
+/** A table's section: its columns (those only some runs write after the others), its contract's version. */
+function tableSection(table: TableEntry): string {
+  const { name, title, contract, docs } = table;
+  const optional = docs.optional;
+  const columns = contract.columns.filter((c) => !optional?.columns.some((o) => o.key === c.key));
+  const outro = optional ? `With ${optional.when} these columns follow:\n\n${HEADER}\n${columnRows(optional.columns)}` : (docs.outro ?? '');
+  const schema = `Machine schema: [schemas/${name}.json](../schemas/${name}.json), version ${contract.version} (Parquet adds \`run_id\` and \`exported_at\`).`;
+  return `## \`${name}\` (sheet "${title}")\n\n${docs.intro}\n\n${HEADER}\n${columnRows(columns)}\n${outro ? `\n${outro}\n` : ''}\n${schema}\n`;
 }
 
 export function renderTableDocs(): string {
-  const itemsBase = piObjectiveItemColumns(false);
-  const itemsExtra = piObjectiveItemColumns(true).slice(itemsBase.length);
   return [
     '# Tables',
     '',
@@ -58,16 +57,7 @@ export function renderTableDocs(): string {
     '[formats.md](formats.md). Lists inside one cell are separated by `; `. The Parquet files (format `parquet`)',
     'carry the same columns typed, plus `run_id` and `exported_at`; see [downstream.md](downstream.md).',
     '',
-    tableSection('risks', 'One row per risk of the selected registers (default: every visible register).', RISK_COLUMNS,
-      'Then one column per custom field title found in the exported registers, sorted by title, named `cf_<title in snake_case>` ' +
-      '(a suffix `_2`, `_3` keeps names unique); in the workbook the field\'s own title heads the column. `singleselect` values are the option text, `userpicker` values the user\'s full ' +
-      'name, number and date fields are typed cells, and any other type is rendered as readable text (lists joined with `; `).'),
-    tableSection('strategic-themes', 'One row per selected strategic theme (default: all visible).', STRATEGIC_THEME_COLUMNS),
-    tableSection('okrs', 'One row per objective group (level 1), objective (level 2) and key result (level 3), in hierarchy order; the worksheet groups them with outline levels.', OKR_COLUMNS),
-    tableSection('pi-objectives', 'One row per PI objective on the selected boards (default: all visible boards).', PI_OBJECTIVE_COLUMNS),
-    tableSection('pi-objective-items', 'One row per linked item and per sub-item of each PI objective; sub-items follow their item and are grouped under it in the worksheet.', itemsBase,
-      `With \`additionalColumns: true\` these columns follow:\n\n${HEADER}\n${columnRows(itemsExtra)}`),
-    tableSection('board-items', 'One row per feature and per story of the selected boards (default: all visible); each story follows its feature.', BOARD_ITEM_COLUMNS),
+    ...tablesOf().map(tableSection),
     // changes.csv has no machine schema (it is not a table of the planning data): its section is built here.
     `## \`changes\`\n\nWhat changed since the earlier run the report is compared with ([changes.md](changes.md)): \`changes.csv\` and the workbook's \`Changes\` sheet, one row per change, grouped by table. When nothing could be compared, one \`note\` row says why.\n\n| column | type | meaning |\n|---|---|---|\n${CHANGES_TABLE.columns.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n')}\n`,
   ].join('\n');

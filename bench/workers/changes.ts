@@ -20,6 +20,7 @@ import { openCsvSink } from '../../shared/render/csv';
 import { openParquetSink } from '../../shared/render/parquet/parquet-sink';
 import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
 import { parseReportDefinition } from '../../shared/report/definition';
+import { changeSpecs } from '../../shared/report/changes/specs';
 import { startChangeTracking, type ChangeTracker } from '../../shared/report/changes/tracker';
 import { latestKey } from '../../shared/report/layout';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
@@ -74,6 +75,7 @@ function tracker(folder: string, at: string): Promise<ChangeTracker> {
   return startChangeTracking({
     storage,
     definition,
+    specs: changeSpecs(),
     trigger: 'scheduled',
     startedAt: new Date(at),
     log: silentLog,

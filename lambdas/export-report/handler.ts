@@ -96,7 +96,7 @@ function jobDependencies(remainingMs: number): JobDependencies {
       if (e.retried) metrics.addMetric(METRIC.ApiRetries, MetricUnit.Count, 1);
     },
     onComplete: (result, durationMs) => {
-      const rows = Object.values(result.manifest.summary.rows as Record<string, number>).reduce((a, b) => a + b, 0);
+      const rows = Object.values(result.manifest.summary.rows).reduce((a, b) => a + b, 0);
       metrics.addMetric(METRIC.ExportedRows, MetricUnit.Count, rows);
       metrics.addMetric(METRIC.ExportDuration, MetricUnit.Milliseconds, durationMs);
     },

@@ -19,7 +19,10 @@ export interface ReportEmailLink {
   readonly label: string;
   readonly url: string;
   readonly bytes: number;
-  readonly format: 'xlsx' | 'csv';
+  /** Its format in a word, beside its size: "Excel", "CSV". */
+  readonly kind: string;
+  /** The file the e-mail's button opens (the workbook); the others are listed after it. */
+  readonly primary?: boolean;
 }
 
 export interface ReportEmailInput {
@@ -118,7 +121,7 @@ function withChanges(sections: SummarySection[], digest: ChangesDigest | undefin
 
 function emailModel(input: ReportEmailInput): EmailModel {
   const generated = `${formatDateTime(input.generatedAt, input.timeZone)} (${input.timeZone})`;
-  const workbook = input.links.find((l) => l.format === 'xlsx');
+  const workbook = input.links.find((l) => l.primary === true);
   const smallPrint = [
     ...(input.runId ? [`Run ${input.runId}, generated ${generated}.`] : [`Generated ${generated}.`]),
     ...(input.linksExpireAt ? [`The links work until ${formatDate(input.linksExpireAt, input.timeZone)}.`] : []),

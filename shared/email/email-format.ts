@@ -58,8 +58,6 @@ export function escapeHtml(value: string): string {
     .replace(/'/g, '&#39;');
 }
 
-const FORMAT_NAMES: Record<ReportEmailLink['format'], string> = { xlsx: 'Excel', csv: 'CSV' };
-
 export function fileDetail(link: ReportEmailLink): string {
-  return `${FORMAT_NAMES[link.format]}, ${formatBytes(link.bytes)}`;
+  return `${link.kind}, ${formatBytes(link.bytes)}`;
 }

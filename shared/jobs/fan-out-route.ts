@@ -34,7 +34,7 @@ export async function lastRunRows(report: string, deps: { ledger: Ledger; storag
   if (!bytes) return undefined;
   const manifest = manifestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   if (!manifest.success) return undefined;
-  return Object.values(manifest.data.summary.rows as Record<string, number>).reduce((sum, n) => sum + n, 0);
+  return Object.values(manifest.data.summary.rows).reduce((sum, n) => sum + n, 0);
 }
 
 export interface FanOutRoute {

@@ -7,28 +7,20 @@ import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition';
 import type { ExportResult } from '../report/run-export';
-import { SHEET_TITLES } from '../report/tables/labels';
+import { fileForPeople, REGISTRY, type Registry } from '../report/registry';
 import { emailTrends } from '../report/trends/email';
 
 const DAY_MS = 86_400_000;
 
-/** What a file holds, for people: "Workbook", or the sheet name of a CSV table ("Board items"). */
-function fileLabel(path: string, format: 'xlsx' | 'csv'): string {
-  if (format === 'xlsx') return 'Workbook';
-  const table = path.replace(/\.csv$/, '');
-  // The format and size follow in brackets where the label is shown: "Risks (CSV, 54.9 KiB)".
-  return SHEET_TITLES[table] ?? table;
-}
-
-/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`. */
+/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`, each named for people by its format (registry.ts). */
 export function fileLinks(
   result: ExportResult,
   options: { linkBaseUrl: string; key: LinkKey; expiresAt: Date; now: Date },
+  registry: Registry = REGISTRY,
 ): ReportEmailLink[] {
   const base = options.linkBaseUrl.replace(/\/+$/, '');
   return result.manifest.files.map((file) => ({
-    label: fileLabel(file.path, file.format),
-    format: file.format,
+    ...fileForPeople(file, registry),
     bytes: file.bytes,
     url: `${base}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
   }));
@@ -49,10 +41,10 @@ export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId:
 export async function buildReportEmail(
   definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
   result: ExportResult,
-  options: { from: string; linkBaseUrl: string; key: LinkKey; now: Date; storage: Storage; freshCopyLink?: boolean; inline?: boolean },
+  options: { from: string; linkBaseUrl: string; key: LinkKey; now: Date; storage: Storage; freshCopyLink?: boolean; inline?: boolean; registry?: Registry },
 ): Promise<OutgoingEmail> {
   const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
-  const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now });
+  const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.registry);
   // A run link of the configured report, valid as long as the file links (inline definitions have none).
   const freshCopyUrl = options.freshCopyLink
     ? freshCopyLinkUrl({ baseUrl: options.linkBaseUrl, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now })

@@ -81,5 +81,5 @@ function messageLinks(
   const freshCopyUrl = options.freshCopyLink
     ? freshCopyLinkUrl({ baseUrl: options.baseUrl, report: definition.name, runId: result.manifest.runId, message: 'chat', expiresAt, key: options.key, now: options.now })
     : undefined;
-  return { workbookUrl: files.find((f) => f.format === 'xlsx')?.url, freshCopyUrl };
+  return { workbookUrl: files.find((f) => f.primary === true)?.url, freshCopyUrl };
 }

@@ -1,6 +1,7 @@
 import { ReportDefinitionError } from '../core/errors';
 import { parseReportDefinition, type DatasetName, type ReportDefinition } from '../report/definition';
 import { findSliceDefinition } from '../report/slices';
+import { datasetEntry } from '../report/tables/registry';
 import type { DefinitionCatalog } from './ports';
 
 /**
@@ -31,14 +32,6 @@ export const INLINE_OFF: InlinePolicy = { enabled: false, prefix: 'adhoc-', emai
 
 /** Overridable top-level fields. */
 const OVERRIDABLE = ['datasets', 'formats'] as const;
-
-/** The selector fields of each dataset (its scope); other dataset fields cannot be overridden. */
-const SELECTORS: Record<DatasetName, readonly string[]> = {
-  risks: ['registers'],
-  okrs: ['portfolioThemes', 'strategicThemes'],
-  piObjectives: ['boards', 'collections'],
-  boardItems: ['boards', 'collections'],
-};
 
 type Issue = { path: string; message: string };
 
@@ -136,7 +129,8 @@ function narrowDatasets(base: ReportDefinition, requested: unknown, issues: Issu
       issues.push({ path, message: 'expected an object of selectors' });
       continue;
     }
-    const selectors = SELECTORS[name as DatasetName];
+    // The selector fields of the dataset (its scope, in the tables registry); its other fields cannot be overridden.
+    const selectors = datasetEntry(name)?.selectors ?? [];
     const restricted = selectors.filter((s) => Array.isArray(configured[s]));
     for (const [field, ids] of Object.entries(value as Record<string, unknown>)) {
       if (!selectors.includes(field)) {

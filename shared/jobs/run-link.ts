@@ -8,7 +8,7 @@ import { cellText } from '../email/email-format';
 import { formatDateInZone } from '../core/format';
 import { manifestSchema, type Manifest } from '../report/manifest';
 import { summaryFromManifest } from '../report/run-summary';
-import { SHEET_TITLES } from '../report/tables/labels';
+import { fileForPeople, REGISTRY, type FileForPeople, type Registry } from '../report/registry';
 import type { Storage } from '../storage/storage';
 import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from './job-status';
 import type { DefinitionCatalog, JobLauncher } from './ports';
@@ -45,12 +45,10 @@ export interface RunLinkDependencies {
   readonly newId?: () => string;
 }
 
-export interface RunFile {
-  /** What the page calls it: the table's title ("PI objective items"), or "workbook". */
-  readonly label: string;
+export interface RunFile extends FileForPeople {
   /** The name it is saved under (downloadName). */
   readonly name: string;
-  readonly format: 'xlsx' | 'csv';
+  readonly format: string;
   readonly bytes: number;
   /**
    * Relative to the run page (`/run/{token}`): `<token>/download?export=<id>&file=<path>`, which
@@ -228,7 +226,7 @@ export async function findRunDownload(
   return {
     state: 'found',
     key: `${job.manifestKey.slice(0, job.manifestKey.lastIndexOf('/'))}/${entry.path}`,
-    name: downloadName(title, entry.path, manifest, timeZoneOf(claims)),
+    name: downloadName(title, entry.path, fileForPeople(entry), manifest, timeZoneOf(claims)),
   };
 }
 
@@ -273,8 +271,7 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   const page = encodeURIComponent(token);
   const timeZone = timeZoneOf(claims);
-  // The workbook first: it is the button the page focuses and downloads.
-  const files = [...manifest.files].sort((a, b) => Number(b.format === 'xlsx') - Number(a.format === 'xlsx'));
+  const href = (path: string) => `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(path)}`;
   return {
     state: 'done',
     exportId: job.id,
@@ -283,14 +280,26 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
     timeZone,
     fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
     figures: headlineFigures(manifest, timeZone),
-    files: files.map((f) => ({
-      label: f.format === 'xlsx' ? 'workbook' : fileTitle(f.path.replace(/\.csv$/, '')),
-      name: downloadName(title, f.path, manifest, timeZone),
-      format: f.format,
-      bytes: f.bytes,
-      href: `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(f.path)}`,
-    })),
+    files: runFiles(manifest, { title, timeZone, href }),
   };
+}
+
+/** The files of a finished run as its page lists them, each named for people by its format (registry.ts). */
+export function runFiles(
+  manifest: Pick<Manifest, 'files' | 'generatedAt'>,
+  page: { readonly title: string; readonly timeZone: string; href(path: string): string },
+  registry: Registry = REGISTRY,
+): RunFile[] {
+  const files = manifest.files.map((file) => ({ file, shown: fileForPeople(file, registry) }));
+  // The primary file (the workbook) first: it is the button the page focuses and downloads.
+  files.sort((a, b) => Number(b.shown.primary) - Number(a.shown.primary));
+  return files.map(({ file, shown }) => ({
+    ...shown,
+    name: downloadName(page.title, file.path, shown, manifest, page.timeZone),
+    format: file.format,
+    bytes: file.bytes,
+    href: page.href(file.path),
+  }));
 }
 
 /** The figures the e-mail opens with (the Summary's headline lines), written the same way. */
@@ -305,20 +314,21 @@ function headlineFigures(manifest: Manifest, timeZone: string): RunFigure[] {
  * The name a browser saves a file under, for the person who downloads it:
  * `Demo company – PI objective items – 2026-11-23.csv`, the workbook `Demo company – 2026-11-23.xlsx`.
  */
-export function downloadName(title: string, path: string, manifest: Pick<Manifest, 'generatedAt'>, timeZone: string): string {
+export function downloadName(
+  title: string,
+  path: string,
+  shown: Pick<FileForPeople, 'label' | 'primary'>,
+  manifest: Pick<Manifest, 'generatedAt'>,
+  timeZone: string,
+): string {
   const file = path.split('/').pop() ?? path;
   const dot = file.lastIndexOf('.');
-  const [stem, extension] = dot > 0 ? [file.slice(0, dot), file.slice(dot)] : [file, ''];
-  const table = extension === '.xlsx' ? undefined : fileTitle(stem);
+  const extension = dot > 0 ? file.slice(dot) : '';
+  const table = shown.primary ? undefined : shown.label;
   const day = formatDateInZone(new Date(manifest.generatedAt), timeZone);
   // A title may carry characters a file system refuses; they become a dash.
   const safe = (text: string) => [...text].map((c) => (c < ' ' || '\\/:*?"<>|'.includes(c) ? '-' : c)).join('').trim();
   return [safe(title), table && safe(table), day].filter(Boolean).join(' – ') + extension;
-}
-
-/** A table file's title for people: the sheet's title ("PI objective items"); the changes file is "Changes". */
-function fileTitle(stem: string): string {
-  return SHEET_TITLES[stem] ?? (stem === 'changes' ? 'Changes' : stem);
 }
 
 /** A verified token of a configured report, with that report's definition (as written). */

@@ -176,7 +176,7 @@ export function renderRunPage(view: RunView, token: string, options: { download?
     case 'done': {
       // The page's address becomes the run link again (script): a bookmark opens the link, not this export.
       attributes += ` data-page="${t}?export=${view.exportId}" data-link="${t}"${options.download ? ' data-download="1"' : ''}`;
-      const workbook = view.files.find((f) => f.format === 'xlsx');
+      const workbook = view.files.find((f) => f.primary);
       if (options.download && workbook) refresh = `0;url=${workbook.href}`;
       heading = escapeHtml(view.title);
       content = doneContent(view, workbook, options.download === true, t, options.pageToken);
@@ -226,7 +226,7 @@ type DoneView = Extract<RunView, { state: 'done' }>;
 function doneContent(view: DoneView, workbook: DoneView['files'][number] | undefined, download: boolean, t: string, pageToken: string | undefined): string {
   const when = formatDateTime(new Date(view.finishedAt), view.timeZone);
   const items = view.files.map((f) => {
-    const label = f.format === 'xlsx' ? `Download the workbook (${formatBytes(f.bytes)})` : `${escapeHtml(f.label)} (CSV, ${formatBytes(f.bytes)})`;
+    const label = f.primary ? `Download the workbook (${formatBytes(f.bytes)})` : `${escapeHtml(f.label)} (${escapeHtml(f.kind)}, ${formatBytes(f.bytes)})`;
     // An earlier export's page focuses the fresh-copy button instead.
     const attributes = f === workbook ? ` id="workbook" class="button"${view.fresh ? ' autofocus' : ''}` : ' class="button secondary"';
     // The name it is saved under, for the pointer's tooltip (the server sets it on the download).

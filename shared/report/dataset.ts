@@ -3,7 +3,8 @@ import { isoDateInZone } from './dates';
 import type { ReportDefinition } from './definition';
 import type { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
-import type { SummarySection, TableDefinition, TableRow } from '../table/table';
+import type { Column, SummarySection, TableDefinition, TableRow } from '../table/table';
+import type { ChangeRules } from './changes/change-rules';
 
 /** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
 export type ProgressEvent =
@@ -79,4 +80,42 @@ export interface Dataset {
   summary(): SummarySection[];
   /** Machine-readable figures for the manifest and the e-mail. */
   figures(): Record<string, unknown>;
+}
+
+/**
+ * A dataset in the tables registry (tables/registry.ts): what the definition calls it, what narrows
+ * it, how it is made for a run, and its tables. Sheet titles, contracts, change rules, selectors,
+ * the export order and docs/tables.md all derive from these entries.
+ */
+export interface DatasetEntry {
+  /** Its key under `datasets` in a definition (and the Dataset's name). */
+  readonly name: string;
+  /** Its selector fields: the ones an API caller may narrow (jobs/resolve-definition.ts). */
+  readonly selectors: readonly string[];
+  readonly create: (ctx: DatasetContext) => Dataset;
+  /** Its tables, in the order it writes them. */
+  readonly tables: readonly TableEntry[];
+}
+
+export interface TableEntry {
+  /** The file and machine name: `<name>.csv`, `tables/<name>/`, `schemas/<name>.json`. */
+  readonly name: string;
+  /**
+   * For people: the worksheet's name (Excel allows 31 characters and no `[]:*?/\`), the table on the
+   * Changes sheet, and the table's file in the e-mail and on the run page.
+   */
+  readonly title: string;
+  /**
+   * The published schema (schemas/<name>.json, docs/tables.md); bump `version` when the columns
+   * change: MINOR for added columns, MAJOR for removed or retyped ones (table-schemas.test.ts checks it).
+   */
+  readonly contract: { readonly version: string; readonly columns: readonly Column[] };
+  /** What runs compare (docs/changes.md); a table without rules is not compared. */
+  readonly changes?: ChangeRules;
+  /** Its section of docs/tables.md: what a row is, a note after the columns, columns only some runs write. */
+  readonly docs: {
+    readonly intro: string;
+    readonly outro?: string;
+    readonly optional?: { readonly when: string; readonly columns: readonly Column[] };
+  };
 }

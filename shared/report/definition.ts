@@ -6,6 +6,7 @@ import { baselineOptionSchema } from './changes/baseline';
 import { stripBom } from '../core/text';
 import { isTimeZone } from './dates';
 import { deliveryOptionSchema } from '../channels/delivery-option';
+import { FORMATS, formatNames } from './formats';
 
 /**
  * The report definition: which datasets to export, narrowed by selectors, in which formats, and how
@@ -133,8 +134,8 @@ export const reportDefinitionSchema = z.strictObject({
       'choose at least one dataset: risks, okrs, piObjectives or boardItems',
     ),
   formats: z
-    .array(z.enum(['xlsx', 'csv', 'parquet']))
-    .min(1, 'choose at least one format: xlsx, csv, parquet')
+    .array(z.enum(formatNames(FORMATS)))
+    .min(1, `choose at least one format: ${formatNames(FORMATS).join(', ')}`)
     .default(['xlsx', 'csv'])
     .refine((f) => new Set(f).size === f.length, 'list each format once'),
   csv: z

@@ -2,7 +2,7 @@ import { errorMessage, StorageError } from '../core/errors';
 import type { Log } from '../core/logger';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
 import type { Storage } from '../storage/storage';
-import { CONTENT_TYPES, latestKey } from './layout';
+import { JSON_CONTENT_TYPE, latestKey } from './layout';
 import { latestPointerSchema, type LatestPointer } from './manifest';
 
 /**
@@ -65,7 +65,7 @@ async function mirror(storage: Storage, ledger: Ledger, key: string, report: str
     const text = JSON.stringify(parsed.data, null, 2);
     const existing = await storage.getObject(latestKey(report));
     if (existing && Buffer.from(existing).toString('utf8') === text) return;
-    await storage.putObject(latestKey(report), text, { contentType: CONTENT_TYPES.json });
+    await storage.putObject(latestKey(report), text, { contentType: JSON_CONTENT_TYPE });
     const after = await ledger.get(key);
     if (after?.version === entry.version) return;
   }

@@ -33,9 +33,5 @@ export function latestKey(report: string): string {
   return `${report}/latest.json`;
 }
 
-export const CONTENT_TYPES = {
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  csv: 'text/csv; charset=utf-8',
-  parquet: 'application/vnd.apache.parquet',
-  json: 'application/json',
-} as const;
+/** The manifest's and latest.json's; a format's content type is in its registry entry (formats.ts). */
+export const JSON_CONTENT_TYPE = 'application/json';

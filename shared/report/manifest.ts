@@ -1,15 +1,18 @@
 import * as z from 'zod';
 import { manifestChangesSchema } from './changes/manifest-changes';
+import { FORMATS, formatNames, type ReportFormat } from './formats';
+import { manifestSummarySchema } from './manifest-summary';
 
 /**
  * manifest.json: written last in a run folder `<name>/dt=<YYYY-MM-DD>/run=<runId>/`, after every file
  * it lists is in place. `latest.json` (at `<name>/latest.json`) points at the newest manifest.
  * Downstream jobs read these; the shape is versioned by `formatVersion`.
  */
-export const manifestFileSchema = z.object({
+const manifestFileSchemaFor = (formats: readonly ReportFormat[]) => z.object({
   /** Relative to the manifest's folder. */
   path: z.string(),
-  format: z.enum(['xlsx', 'csv']),
+  /** A format whose files are listed here (formats.ts: `listed: 'files'`). */
+  format: z.enum(formatNames(formats.filter((f) => f.listed === 'files'))),
   contentType: z.string(),
   bytes: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
@@ -26,11 +29,12 @@ const schemaColumnSchema = z.object({
 export const tableSchemaSchema = z.object({ table: z.string(), version: z.string(), columns: z.array(schemaColumnSchema) });
 
 /** A machine table file (Parquet) of the run, outside the run folder: see docs/downstream.md. */
-export const manifestTableFileSchema = z.object({
+const manifestTableFileSchemaFor = (formats: readonly ReportFormat[]) => z.object({
   table: z.string(),
   /** Relative to the report's folder `<report>/`: `tables/<table>/dt=…/run=…/part-00000.parquet`. */
   path: z.string(),
-  format: z.literal('parquet'),
+  /** A format of machine tables (formats.ts: `listed: 'tables'`). */
+  format: z.enum(formatNames(formats.filter((f) => f.listed === 'tables'))),
   contentType: z.string(),
   bytes: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
@@ -56,7 +60,11 @@ export const schemaChangeSchema = z.object({
   retyped: z.array(z.string()),
 });
 
-export const manifestSchema = z.object({
+/**
+ * The manifest of a run that wrote `formats` (a test's registry may add one); the manifests this
+ * version writes and reads are `manifestSchema`, of the registry's formats.
+ */
+export const manifestSchemaFor = (formats: readonly ReportFormat[]) => z.object({
   formatVersion: z.literal(1),
   report: z.string(),
   runId: z.string(),
@@ -70,13 +78,13 @@ export const manifestSchema = z.object({
   }),
   /** The selectors of the definition and what they resolved to (board, register, theme ids). */
   selectors: z.record(z.string(), z.unknown()),
-  files: z.array(manifestFileSchema),
+  files: z.array(manifestFileSchemaFor(formats)),
   /** Present when the run wrote Parquet: the machine table files and each table's versioned schema. */
-  tables: z.array(manifestTableFileSchema).optional(),
+  tables: z.array(manifestTableFileSchemaFor(formats)).optional(),
   schemas: z.record(z.string(), tableSchemaSchema).optional(),
   schemaChanges: z.array(schemaChangeSchema).optional(),
-  /** Figures for the Summary sheet and the e-mail (row counts, risks by level, completion). */
-  summary: z.record(z.string(), z.unknown()),
+  /** Rows per table, the figures later runs read back, and the Summary's sections (manifest-summary.ts). */
+  summary: manifestSummarySchema,
   /** The comparison with an earlier run and this run's table snapshots (docs/changes.md). */
   changes: manifestChangesSchema.optional(),
   /**
@@ -86,9 +94,11 @@ export const manifestSchema = z.object({
   delivery: z.object({ send: z.boolean(), when: z.string(), reason: z.string() }).optional(),
 });
 
+export const manifestSchema = manifestSchemaFor(FORMATS);
+
 export type Manifest = z.infer<typeof manifestSchema>;
-export type ManifestFile = z.infer<typeof manifestFileSchema>;
-export type ManifestTableFile = z.infer<typeof manifestTableFileSchema>;
+export type ManifestFile = Manifest['files'][number];
+export type ManifestTableFile = NonNullable<Manifest['tables']>[number];
 export type SchemaChangeEntry = z.infer<typeof schemaChangeSchema>;
 
 export const latestPointerSchema = z.object({

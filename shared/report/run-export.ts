@@ -4,7 +4,8 @@ import type { Ledger } from '../ledger/ledger';
 import { silentLog, type Log } from '../core/logger';
 import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
-import { manifestSchema, type Manifest } from './manifest';
+import { manifestSchemaFor, type Manifest } from './manifest';
+import { manifestFiguresSchema } from './manifest-summary';
 import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
 import { labelled } from './tables/labels';
@@ -13,15 +14,14 @@ import { newRunId, RUN_ID_PATTERN } from './run-id';
 import { withRunAttempt, type ExportResult, type RunAttemptOptions, type RunInProgress } from './run-attempt';
 import { buildSummary } from './run-summary';
 import type { ReportSummary, TableRow, TableSink } from '../table/table';
-import { boardItemsDataset } from './tables/board-items';
-import { okrsDataset } from './tables/okrs';
-import { piObjectivesDataset } from './tables/pi-objectives';
-import { risksDataset } from './tables/risks';
+import { datasetsOf } from './tables/registry';
 import type { RunTrigger } from './changes/manifest-changes';
 import { startChangeTracking, type ChangeTracker } from './changes/tracker';
 import { withDeltas } from './changes/deltas';
 import { decideDelivery, type DeliveryDecision } from './delivery-decision';
-import { openOutputs, type RunEntries } from './outputs/index';
+import { openOutputs, outputsFor, type RunEntries } from './outputs/index';
+import { REGISTRY, type Registry } from './registry';
+import { changeSpecs } from './changes/specs';
 import type { RunRecord } from './outputs/output';
 
 export type { ExportResult } from './run-attempt';
@@ -50,14 +50,9 @@ export interface ExportDependencies {
   readonly trigger?: RunTrigger | undefined;
   /** Test hook: awaited at every write point of the run (see RunWriterOptions.pause). */
   readonly pause?: RunAttemptOptions['pause'];
+  /** The tables and formats the run knows (default REGISTRY; a test adds one of each). */
+  readonly registry?: Registry | undefined;
 }
-
-const DATASET_ORDER = [
-  ['risks', risksDataset],
-  ['okrs', okrsDataset],
-  ['piObjectives', piObjectivesDataset],
-  ['boardItems', boardItemsDataset],
-] as const;
 
 /** Rows between progress events: often enough for a terminal, rare enough to cost nothing. */
 const PROGRESS_EVERY = 2_000;
@@ -84,14 +79,18 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   const attempt = { storage: deps.storage, ledger: deps.ledger, report: definition.name, timeZone: definition.timeZone, runId, now, log };
   return withRunAttempt({ ...attempt, runDate: deps.runDate, leaseMs: deps.leaseMs, onProgress: progress, pause: deps.pause }, async (run) => {
     const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory(), now: () => startedAt };
-    const tracker = await trackChanges(definition, deps, run, log);
-    const outputs = await openOutputs({ definition, writer: run.writer, runId, runDate: run.runDate, exportedAt: startedAt, tracker, log });
-    const datasets: Dataset[] = DATASET_ORDER.filter(([name]) => definition.datasets[name] !== undefined).map(([, create]) => create(ctx));
+    const registry = deps.registry ?? REGISTRY;
+    const tracker = await trackChanges(definition, deps, run, registry, log);
+    const outputs = await openOutputs(
+      { definition, writer: run.writer, runId, runDate: run.runDate, exportedAt: startedAt, tracker, log, datasets: registry.datasets },
+      outputsFor(definition, registry),
+    );
+    const datasets: Dataset[] = datasetsOf(definition.datasets, registry.datasets).map((d) => d.create(ctx));
     const tableRows: Record<string, number> = {};
     // Large datasets start fetching now, within their read-ahead, sharing the request budget.
     for (const dataset of datasets) dataset.prefetch?.();
     try {
-      await exportDatasets(datasets, outputs, tableRows, progress, log);
+      await exportDatasets(datasets, registry, outputs, tableRows, progress, log);
     } finally {
       // A table that failed midway never closed its sinks: its comparison's scratch file goes here.
       tracker.dispose();
@@ -103,11 +102,11 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     const record = {
       runId, generatedAt: run.runStart.toISOString(), changes: changed.manifest,
       selectors: { requested: definition.datasets, resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])) },
-      figures: mergeFigures(datasets.map((d) => d.figures())),
+      figures: manifestFiguresSchema.parse(mergeFigures(datasets.map((d) => d.figures()))),
     };
     const entries = await outputs.finishRun({ summary, changes: changed.report, snapshots, rows: tableRows, record });
     const delivery = decideDelivery(definition, { summary, changes: changed.report });
-    const manifest = buildManifest({ definition, record, source: deps.sourceInfo, summary, tableRows, entries, delivery });
+    const manifest = buildManifest({ definition, record, source: deps.sourceInfo, summary, tableRows, entries, delivery, registry });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
     await run.writer.verify([...entries.files.map((f) => ({ ...f, key: `${run.runFolder}/${f.path}` })), ...entries.stored]);
     return { manifest, summary, changes: changed.report, ...entries.result };
@@ -117,6 +116,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
 /** Each dataset's tables in order, each table's rows into every output at once. */
 async function exportDatasets(
   datasets: readonly Dataset[],
+  registry: Registry,
   outputs: Awaited<ReturnType<typeof openOutputs>>,
   tableRows: Record<string, number>,
   progress: (event: ProgressEvent) => void,
@@ -126,7 +126,7 @@ async function exportDatasets(
     progress({ type: 'dataset', dataset: dataset.name });
     log.info('exporting dataset', { dataset: dataset.name });
     for await (const output of dataset.tables()) {
-      const table = labelled(output.table);
+      const table = labelled(output.table, registry.datasets);
       const count = await fanOut(output.batches, await outputs.openTable(table, dataset), (rows) => progress({ type: 'rows', table: table.name, rows }));
       tableRows[table.name] = count;
       progress({ type: 'table-done', table: table.name, rows: count });
@@ -152,11 +152,12 @@ async function fanOut(batches: AsyncIterable<Iterable<TableRow>>, sinks: readonl
 }
 
 /** The changes hook (docs/changes.md): finds the baseline run; snapshots go through the run's writer. */
-function trackChanges(definition: ReportDefinition, deps: ExportDependencies, run: RunInProgress, log: Log): Promise<ChangeTracker> {
+function trackChanges(definition: ReportDefinition, deps: ExportDependencies, run: RunInProgress, registry: Registry, log: Log): Promise<ChangeTracker> {
   return startChangeTracking({
     storage: deps.storage,
     definition,
     trigger: deps.trigger ?? 'on-demand',
+    specs: changeSpecs(registry.datasets),
     startedAt: run.runStart,
     log,
     openUpload: (path, contentType) => run.writer.openUpload(`${run.runFolder}/${path}`, { contentType }),
@@ -175,12 +176,13 @@ interface ManifestParts {
   readonly tableRows: Record<string, number>;
   readonly entries: RunEntries;
   readonly delivery: DeliveryDecision;
+  readonly registry: Registry;
 }
 
 /** The run's manifest, through JSON and back, so the manifest returned is exactly what readers of manifest.json get. */
 function buildManifest(parts: ManifestParts): Manifest {
   const { definition, record, summary } = parts;
-  return manifestSchema.parse(JSON.parse(JSON.stringify({
+  return manifestSchemaFor(parts.registry.formats).parse(JSON.parse(JSON.stringify({
     formatVersion: 1,
     report: definition.name,
     runId: record.runId,

@@ -72,9 +72,5 @@ export function buildSummary(
 
 /** The summary of a completed run, rebuilt from its manifest (an idempotent re-run returns it). */
 export function summaryFromManifest(manifest: Manifest): ReportSummary {
-  const sections = manifest.summary.sections;
-  return {
-    title: typeof manifest.summary.title === 'string' ? manifest.summary.title : manifest.report,
-    sections: Array.isArray(sections) ? (sections as SummarySection[]) : [],
-  };
+  return { title: manifest.summary.title, sections: manifest.summary.sections };
 }

@@ -13,7 +13,7 @@ import { errorMessage, StorageError } from '../core/errors';
 import type { Log } from '../core/logger';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from '../storage/storage';
 import type { ProgressEvent } from './dataset';
-import { CONTENT_TYPES } from './layout';
+import { JSON_CONTENT_TYPE } from './layout';
 import type { RunLease } from './run-lease';
 
 /** A stored file as a manifest lists it, with its key: what verification compares with the store. */
@@ -121,7 +121,7 @@ export class RunWriter {
    * failed run may remove what the runs before it published.
    */
   async putShared(key: string, body: string): Promise<void> {
-    await this.options.storage.putObject(key, body, { contentType: CONTENT_TYPES.json });
+    await this.options.storage.putObject(key, body, { contentType: JSON_CONTENT_TYPE });
   }
 
   /**
@@ -132,7 +132,7 @@ export class RunWriter {
   async putManifest(key: string, body: string): Promise<string> {
     const own = await this.claim(key);
     await this.options.pause?.('manifest', own);
-    await this.options.storage.putObject(own, body, { contentType: CONTENT_TYPES.json });
+    await this.options.storage.putObject(own, body, { contentType: JSON_CONTENT_TYPE });
     await this.options.pause?.('complete', own);
     return own;
   }

@@ -19,7 +19,8 @@
  * - list: a list of texts, carried as a string array (null when empty). xlsx and CSV join it with
  *   LIST_SEPARATOR; Parquet keeps it a LIST<string>, so a title containing "; " stays one element.
  */
-export type ColumnType = 'text' | 'integer' | 'number' | 'percent' | 'date' | 'datetime' | 'link' | 'boolean' | 'list';
+export const COLUMN_TYPES = ['text', 'integer', 'number', 'percent', 'date', 'datetime', 'link', 'boolean', 'list'] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
 
 /** How a list is written into one spreadsheet or CSV cell; `; ` because titles often contain commas. */
 export const LIST_SEPARATOR = '; ';
@@ -103,7 +104,8 @@ export interface TableSink {
  */
 export interface SummaryLine {
   readonly label: string;
-  readonly value: CellValue;
+  /** Absent in a manifest when the value was undefined (JSON leaves the key out). */
+  readonly value?: CellValue;
   readonly type?: ColumnType;
   /** The change since the run compared with, e.g. "+4 since 16 Nov" (shown beside the value). */
   readonly delta?: string;
@@ -129,7 +131,8 @@ export interface SummaryGrid {
  * Where a section goes: headline figures first, then what needs attention, then detail, and the
  * run's metadata ("about") last, in small print.
  */
-export type SummaryRole = 'headline' | 'attention' | 'detail' | 'about';
+export const SUMMARY_ROLES = ['headline', 'attention', 'detail', 'about'] as const;
+export type SummaryRole = (typeof SUMMARY_ROLES)[number];
 export interface SummarySection {
   readonly heading: string;
   readonly lines: readonly SummaryLine[];

@@ -133,3 +133,43 @@ describe('docs/run-atomicity.md', () => {
     expect([...documented].sort()).toEqual([...LEDGER_KINDS].sort());
   });
 });
+
+/** A module of the repository by its path, as the document names it. */
+async function moduleAt(path: string): Promise<Record<string, unknown>> {
+  const url = new URL(`../../${path}`, import.meta.url).href;
+  return (await import(url)) as Record<string, unknown>;
+}
+
+/** A row of the "Where to add…" table by its bold name. */
+function recipe(what: string): string {
+  const row = new RegExp(`^\\| \\*\\*${what}\\*\\*[^|]*\\| (.+) \\|$`, 'm').exec(doc);
+  if (!row) throw new Error(`docs/architecture.md has no "Where to add…" row for ${what}`);
+  return row[1]!;
+}
+
+/** The lists a recipe names as "`LIST` in `shared/….ts`". */
+function namedLists(text: string): { list: string; file: string }[] {
+  return [...text.matchAll(/`([A-Z][A-Z_]+)` in `(shared\/[a-z/-]+\.ts)`/g)].map((m) => ({ list: m[1]!, file: m[2]! }));
+}
+
+describe('docs/architecture.md, "Where to add…" a table or a format', () => {
+  it.each([
+    ['a table', ['DATASETS']],
+    ['a format', ['FORMATS', 'FORMAT_OUTPUTS']],
+  ])('names for %s the registry lists that exist and export them', async (what, lists) => {
+    const named = namedLists(recipe(what));
+    expect(named.map((n) => n.list)).toEqual(lists);
+    for (const { list, file } of named) {
+      const module = await moduleAt(file);
+      expect(module[list], `${file} exports ${list}`).toBeDefined();
+    }
+  });
+
+  it('says which dataset file shows the entry, and that file exports a DatasetEntry the registry lists', async () => {
+    const example = /exports its `DatasetEntry` \(see `([a-z-]+\.ts)`/.exec(recipe('a table'))?.[1];
+    expect(example).toBeDefined();
+    const module = await moduleAt(`shared/report/tables/${example!}`);
+    const { DATASETS } = await import('../../shared/report/tables/registry');
+    expect(Object.values(module).filter((v) => DATASETS.includes(v as (typeof DATASETS)[number]))).toHaveLength(1);
+  });
+});

@@ -47,14 +47,14 @@ export async function announceSuccess(
     ...(request.exportId && { exportId: request.exportId }),
     manifestKey: result.manifestKey,
     ...(ports.bucket && { bucket: ports.bucket }),
-    rows: manifest.summary.rows as Record<string, number>,
+    rows: manifest.summary.rows,
     files: manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
     ...tableFilesDetail(manifest),
     delivery: { sent: delivery.sent, reason: delivery.reason, channels: delivery.channels.map((c) => ({ type: c.type, status: c.status })) },
   });
   if (request.exportId) {
     const datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
-    const progress = finalProgress(manifest.summary.rows as Record<string, number>, datasetsTotal);
+    const progress = finalProgress(manifest.summary.rows, datasetsTotal);
     await ports.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress, delivery: delivery.reason }, context.clock());
   }
   if (isScheduled(request)) await notifyOwners(definition, { runId: manifest.runId }, ports, context);

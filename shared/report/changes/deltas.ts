@@ -14,8 +14,8 @@ export function withDeltas(summary: ReportSummary, changes: ChangeReport, timeZo
   const old = baselineNumbers(changes.baselineFigures.sections);
   if (old.size === 0) return summary;
   const since = shortDate(changes.baseline.generatedAt, timeZone);
-  const hasRoles = summary.sections.some((s) => roleOf(s) !== undefined);
-  const isHeadline = (s: SummarySection) => (hasRoles ? roleOf(s) === 'headline' : s.heading === 'Rows');
+  const hasRoles = summary.sections.some((s) => s.role !== undefined);
+  const isHeadline = (s: SummarySection) => (hasRoles ? s.role === 'headline' : s.heading === 'Rows');
   return {
     ...summary,
     sections: summary.sections.map((section) => {
@@ -44,18 +44,11 @@ export function shortDate(date: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short' }).format(date);
 }
 
-function roleOf(section: SummarySection): string | undefined {
-  const role = (section as { role?: unknown }).role;
-  return typeof role === 'string' ? role : undefined;
-}
-
-function baselineNumbers(sections: unknown): Map<string, number> {
+function baselineNumbers(sections: readonly SummarySection[]): Map<string, number> {
   const out = new Map<string, number>();
-  if (!Array.isArray(sections)) return out;
-  for (const section of sections as { heading?: unknown; lines?: unknown }[]) {
-    if (typeof section.heading !== 'string' || !Array.isArray(section.lines)) continue;
-    for (const line of section.lines as { label?: unknown; value?: unknown }[]) {
-      if (typeof line.label === 'string' && typeof line.value === 'number') out.set(`${section.heading}\u001f${line.label}`, line.value);
+  for (const section of sections) {
+    for (const line of section.lines) {
+      if (typeof line.value === 'number') out.set(`${section.heading}\u001f${line.label}`, line.value);
     }
   }
   return out;

@@ -1,4 +1,5 @@
 import type { TableDefinition, TableRow } from '../../table/table';
+import type { ManifestSummary } from '../manifest-summary';
 
 /**
  * The result of a comparison, in one typed structure read by every place that shows it: the
@@ -57,7 +58,7 @@ export interface ChangeReport {
   /** Every change, grouped by table in export order. */
   readonly rows: readonly ChangeRow[];
   /** The baseline manifest's summary figures (rows per table, risks by level, ...), for deltas. */
-  readonly baselineFigures: Readonly<Record<string, unknown>> | null;
+  readonly baselineFigures: ManifestSummary | null;
   /** Table name → its sheet name in this run's workbook, for links to a row. */
   readonly sheetNames: Readonly<Record<string, string>>;
 }

@@ -1,95 +1,19 @@
 import { cyrbLanes } from './cyrb';
-import type { TrackedColumn } from '../../table/column-spec';
-import { BOARD_ITEM_TABLE } from '../tables/board-items';
-import { OKR_TABLE, STRATEGIC_THEME_TABLE } from '../tables/okrs';
-import { PI_ITEM_TRACKED, PI_OBJECTIVE_TABLE, type PiItemColumnName } from '../tables/pi-objectives';
-import { RISK_TABLE } from '../tables/risks';
+import type { ChangeRules } from './change-rules';
+import type { DatasetEntry } from '../dataset';
+import { DATASETS, tablesOf } from '../tables/registry';
 import { isTextList, listText, type CellValue, type Column, type ColumnType, type TableDefinition, type TableRow } from '../../table/table';
 
-/**
- * What is compared per table: the stable key, what a change row shows (key, title, link), which
- * column says which selection unit (register, strategic theme, board) a row came from, and the
- * tracked fields. Only columns named here are kept in the snapshot; the rest of a row is not
- * compared (a changed description is not news in a weekly report; a changed status is).
- */
-export interface ChangeSpec extends ChangeSpecOf<string> {
+/** A table's change rules (change-rules.ts) with the table they belong to and how it is named. */
+export interface ChangeSpec extends ChangeRules {
   readonly table: string;
-  /** Tracked fields with their labels on the Changes sheet, in the order they are listed. */
-  readonly fields: readonly { readonly column: string; readonly label: string }[];
-}
-
-/** What a change spec names; for a table's own spec, `N` has the compiler check its column names. */
-interface ChangeSpecOf<N extends string> {
-  /** How the table is named on the Changes sheet and in the e-mail. */
+  /** How the table is named on the Changes sheet and in the e-mail: its title. */
   readonly label: string;
-  /** Key parts, each a list of columns of which the first non-empty one is used. */
-  readonly key: readonly (readonly N[])[];
-  /** Shown as the key: the first non-empty of these columns. */
-  readonly display: readonly N[];
-  readonly title: N;
-  /** A link column (tracker URL) for the key's hyperlink, when the table has one. */
-  readonly link?: N;
-  /** The column holding the id of the selection unit the row belongs to (see scope.ts). */
-  readonly scope: N;
-  /** The row's teams, shown on the Changes sheet beside its board, register or theme. */
-  readonly teams?: N;
-  /** Selector settings that change this table's values without changing its rows (compared as a whole). */
-  readonly settings?: readonly string[];
 }
 
-/** A table's change spec; the tracked fields and their labels come from its column specs. */
-function changeSpec<N extends string>(
-  table: string,
-  tracked: readonly TrackedColumn<N>[],
-  spec: ChangeSpecOf<NoInfer<N>>,
-): ChangeSpec {
-  return { table, ...spec, fields: tracked };
-}
-
-/** Rows known by their key, or their id where they have no key, and shown that way with their title. */
-const BY_KEY_OR_ID = { key: [['key', 'id']], display: ['key', 'id'], title: 'title' } as const;
-
-export const CHANGE_SPECS: readonly ChangeSpec[] = [
-  changeSpec('risks', RISK_TABLE.tracked, { label: 'Risks', ...BY_KEY_OR_ID, scope: 'register_key', teams: 'teams' }),
-  changeSpec('strategic-themes', STRATEGIC_THEME_TABLE.tracked, { label: 'Strategic themes', ...BY_KEY_OR_ID, scope: 'key' }),
-  changeSpec('okrs', OKR_TABLE.tracked, {
-    label: 'OKRs',
-    // Groups have no key; a level keeps a group id from meeting an objective id.
-    key: [['level'], ['key', 'id']],
-    display: ['key', 'id'],
-    title: 'title',
-    scope: 'strategic_theme_key',
-  }),
-  changeSpec('pi-objectives', PI_OBJECTIVE_TABLE.tracked, {
-    label: 'PI objectives',
-    key: [['board_id'], ['id']],
-    display: ['id'],
-    title: 'title',
-    scope: 'board_id',
-    settings: ['completionType'],
-  }),
-  changeSpec<PiItemColumnName>('pi-objective-items', PI_ITEM_TRACKED, {
-    label: 'PI objective items',
-    key: [['objective_id'], ['kind'], ['item_id']],
-    display: ['tracker_key', 'tracker_id', 'item_id'],
-    title: 'title',
-    link: 'tracker_link',
-    scope: 'board_id',
-    teams: 'teams',
-  }),
-  changeSpec('board-items', BOARD_ITEM_TABLE.tracked, {
-    label: 'Board items',
-    key: [['board_id'], ['id']],
-    display: ['external_key', 'id'],
-    title: 'summary',
-    link: 'external_link',
-    scope: 'board_id',
-    teams: 'teams',
-  }),
-];
-
-export function changeSpecOf(table: string): ChangeSpec | undefined {
-  return CHANGE_SPECS.find((s) => s.table === table);
+/** The change specs of every table of the registry that runs compare. */
+export function changeSpecs(datasets: readonly DatasetEntry[] = DATASETS): ChangeSpec[] {
+  return tablesOf(datasets).flatMap((t) => (t.changes ? [{ table: t.name, label: t.title, ...t.changes }] : []));
 }
 
 /** A snapshot value: what JSON carries exactly (dates as YYYY-MM-DD or ISO text, links as their URL). */

@@ -9,7 +9,7 @@ import type { ManifestChanges, RunTrigger } from './manifest-changes';
 import { addCounts, emptyCounts, type ChangeReport, type ChangeRow, type TableChanges } from './model';
 import { scopeOf } from './scope';
 import { openSnapshotWriter, SnapshotReadError, type SnapshotHeader, SNAPSHOT_FORMAT } from './snapshot';
-import { bindSpec, changeSpecOf } from './specs';
+import { bindSpec, type ChangeSpec } from './specs';
 import { ScratchFileError } from './spilled-key-prints';
 
 /**
@@ -23,6 +23,8 @@ export interface ChangeTrackerDeps {
   readonly storage: Storage;
   readonly definition: ReportDefinition;
   readonly trigger: RunTrigger;
+  /** What is compared in each table (changeSpecs of the run's tables registry). */
+  readonly specs: readonly ChangeSpec[];
   readonly startedAt: Date;
   readonly log: Log;
   /** Opens an upload at `path` inside the run folder (after recording the key as the run's own). */
@@ -75,7 +77,7 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
 
   return {
     async openTable(dataset, table, resolvedSelectors) {
-      const spec = changeSpecOf(table.name);
+      const spec = deps.specs.find((s) => s.table === table.name);
       if (!spec) return undefined;
       seen.add(table.name);
       sheetNames[table.name] = sheetNameOf(table);
@@ -136,7 +138,7 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
         // Tables the earlier run had and this one has not: the definition's selection shrank.
         for (const old of baseline.changes.snapshots) {
           if (seen.has(old.table)) continue;
-          const label = changeSpecOf(old.table)?.label ?? old.table;
+          const label = deps.specs.find((s) => s.table === old.table)?.label ?? old.table;
           rows.push({
             table: old.table, tableLabel: label, kind: 'scope', key: null, link: null, sheetRow: null,
             title: `${label} are no longer in this report`, what: 'removed from the report', from: rowsText(old.rows), to: null,

@@ -1,22 +1,21 @@
 /** `changes.csv` in the run folder, with every CSV run: the same rows as the workbook's Changes sheet. */
 import { CHANGES_CSV, writeChangesCsv } from '../changes/outputs';
-import { CONTENT_TYPES } from '../layout';
+import { CSV_FORMAT } from '../formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const changesOutput: OutputFactory = (ctx) => {
   const { definition, writer } = ctx;
-  if (!definition.formats.includes('csv')) return Promise.resolve(undefined);
   return Promise.resolve({
     openTable: () => Promise.resolve(undefined),
     finishTable: () => Promise.resolve(NO_ENTRIES),
     async finishRun(run) {
       const upload = await writer.openUpload(`${writer.runFolder}/${CHANGES_CSV}`, {
-        contentType: CONTENT_TYPES.csv,
+        contentType: CSV_FORMAT.contentType,
         downloadName: `${definition.name}-${CHANGES_CSV}`,
       });
       const count = await writeChangesCsv(run.changes, upload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone });
       const object = await writer.stored(upload, count);
-      return { files: [fileEntry(object, writer.runFolder, 'csv', { changes: count })] };
+      return { files: [fileEntry(object, writer.runFolder, CSV_FORMAT, { changes: count })] };
     },
   });
 };

@@ -1,17 +1,16 @@
 /** One CSV file per table in the run folder, `<table>.csv`. */
 import type { ObjectUpload } from '../../storage/storage';
 import { openCsvSink } from '../../render/csv';
-import { CONTENT_TYPES } from '../layout';
+import { CSV_FORMAT } from '../formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const csvOutput: OutputFactory = (ctx) => {
   const { definition, writer } = ctx;
-  if (!definition.formats.includes('csv')) return Promise.resolve(undefined);
   const uploads = new Map<string, ObjectUpload>();
   return Promise.resolve({
     async openTable(table) {
       const upload = await writer.openUpload(`${writer.runFolder}/${table.name}.csv`, {
-        contentType: CONTENT_TYPES.csv,
+        contentType: CSV_FORMAT.contentType,
         downloadName: `${definition.name}-${table.name}.csv`,
       });
       uploads.set(table.name, upload);
@@ -23,7 +22,7 @@ export const csvOutput: OutputFactory = (ctx) => {
       const upload = uploads.get(table)!;
       uploads.delete(table);
       const object = await writer.stored(upload, rows);
-      return { files: [fileEntry(object, writer.runFolder, 'csv', { [table]: rows })] };
+      return { files: [fileEntry(object, writer.runFolder, CSV_FORMAT, { [table]: rows })] };
     },
     finishRun: () => Promise.resolve(NO_ENTRIES),
   });

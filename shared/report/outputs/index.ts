@@ -1,9 +1,13 @@
 /**
- * The outputs of a run, in the order their files are listed in the manifest. Adding an output is one
- * file in this folder (a RunOutput factory, see output.ts) and one entry here.
+ * The outputs of a run, in the order their files are listed in the manifest: the trends, each format
+ * the definition lists (in the order of the formats registry, formats.ts) with what writes it, then
+ * the snapshots. Adding an output is one file in this folder (a RunOutput factory, see output.ts)
+ * and one entry here: under its format in FORMAT_OUTPUTS, or in outputsFor for a by-product.
  */
 import type { TableDefinition, TableSink } from '../../table/table';
 import type { Dataset } from '../dataset';
+import type { ReportDefinition } from '../definition';
+import type { FormatName, ReportFormat } from '../formats';
 import type { ManifestFile } from '../manifest';
 import type { StoredFile } from '../run-writer';
 import { changesOutput } from './changes';
@@ -14,8 +18,24 @@ import { snapshotsOutput } from './snapshots';
 import { trendsOutput } from './trends';
 import { xlsxOutput } from './xlsx';
 
-/** The trends come first: they add their sheet to the workbook before the xlsx output opens it. */
-export const OUTPUTS: readonly OutputFactory[] = [trendsOutput, xlsxOutput, csvOutput, changesOutput, parquetOutput, snapshotsOutput];
+/** What writes each format of the registry; changes.csv goes with every CSV run. */
+export const FORMAT_OUTPUTS: Readonly<Record<FormatName, readonly OutputFactory[]>> = {
+  xlsx: [xlsxOutput],
+  csv: [csvOutput, changesOutput],
+  parquet: [parquetOutput],
+};
+
+/** The formats of a run and what writes each (the registry's, or a test's with one more). */
+export interface FormatOutputs {
+  readonly formats: readonly ReportFormat[];
+  readonly outputs: Readonly<Record<string, readonly OutputFactory[]>>;
+}
+
+/** The outputs a definition asks for. The trends come first: they add their sheet to the workbook before the xlsx output opens it. */
+export function outputsFor(definition: ReportDefinition, registry: FormatOutputs): OutputFactory[] {
+  const wanted = registry.formats.filter((f) => (definition.formats as readonly string[]).includes(f.name));
+  return [trendsOutput, ...wanted.flatMap((f) => registry.outputs[f.name] ?? []), snapshotsOutput];
+}
 
 /** What all outputs of a run added to the manifest, gathered per output so the list keeps its order. */
 export interface RunEntries {
@@ -33,7 +53,7 @@ export interface RunOutputs {
   finishRun(run: FinishedRun): Promise<RunEntries>;
 }
 
-export async function openOutputs(run: Omit<OutputContext, 'sheets'>, factories: readonly OutputFactory[] = OUTPUTS): Promise<RunOutputs> {
+export async function openOutputs(run: Omit<OutputContext, 'sheets'>, factories: readonly OutputFactory[]): Promise<RunOutputs> {
   const ctx: OutputContext = { ...run, sheets: workbookSheets() };
   const outputs: RunOutput[] = [];
   for (const factory of factories) {

@@ -1,6 +1,6 @@
 /**
  * An output of a run: a format or a by-product written from the same rows as they stream. runExport
- * opens every output of OUTPUTS (outputs/index.ts), fans each table's rows out to the sink each one
+ * opens the outputs the definition asks for (outputsFor, outputs/index.ts), fans each table's rows out to the sink each one
  * opens, then finishes the run. Each step returns what the output adds to the manifest; the run
  * checks every stored file it names before the manifest is published.
  */
@@ -11,8 +11,10 @@ import type { ChangeTracker } from '../changes/tracker';
 import type { ChangeReport } from '../changes/model';
 import type { Dataset } from '../dataset';
 import type { ReportDefinition } from '../definition';
-import { CONTENT_TYPES } from '../layout';
+import type { DatasetEntry } from '../dataset';
+import type { ReportFormat } from '../formats';
 import type { Manifest, ManifestFile, ManifestTableFile, SchemaChangeEntry } from '../manifest';
+import type { ManifestFigures } from '../manifest-summary';
 import type { ExportResult } from '../run-attempt';
 import type { XlsxWorkbook } from '../../render/xlsx/workbook';
 import type { TableSchema } from '../../table/schema';
@@ -20,7 +22,7 @@ import type { RunWriter, StoredFile } from '../run-writer';
 
 /** What an output adds to the manifest. */
 export interface OutputEntries {
-  /** Files in the run folder, listed under `files` (in the order of OUTPUTS). */
+  /** Files in the run folder, listed under `files` (in the order of outputsFor). */
   readonly files?: readonly ManifestFile[];
   /** Other stored files the manifest names (with their full keys): verified like `files`. */
   readonly stored?: readonly StoredFile[];
@@ -31,7 +33,7 @@ export interface OutputEntries {
     readonly schemaChanges?: readonly SchemaChangeEntry[];
   };
   /** Figures added to the manifest's `summary` (read by later runs, e.g. the trends). */
-  readonly figures?: Readonly<Record<string, unknown>>;
+  readonly figures?: ManifestFigures;
   /** What the output hands back to the caller of runExport beside the manifest. */
   readonly result?: Pick<ExportResult, 'trends'>;
 }
@@ -62,13 +64,15 @@ export interface OutputContext {
   readonly exportedAt: Date;
   readonly tracker: ChangeTracker;
   readonly sheets: WorkbookSheets;
+  /** The run's tables registry (tables/registry.ts): contracts, titles. */
+  readonly datasets: readonly DatasetEntry[];
   readonly log: Log;
 }
 
 /** What the manifest records of this run besides its files: for outputs that compare it with earlier runs. */
 export interface RunRecord extends Pick<Manifest, 'runId' | 'generatedAt' | 'selectors' | 'changes'> {
   /** The datasets' figures for the manifest's `summary`. */
-  readonly figures: Readonly<Record<string, unknown>>;
+  readonly figures: ManifestFigures;
 }
 
 /** The run after its last table: what outputs written at the end (sheets, changes) need. */
@@ -89,17 +93,20 @@ export interface RunOutput {
   finishRun(run: FinishedRun): Promise<OutputEntries>;
 }
 
-/** One entry of OUTPUTS: opens the output for a run, or returns undefined when the definition does not ask for it. */
+/**
+ * Opens an output for a run, or returns undefined when the definition does not ask for it. A
+ * format's outputs (FORMAT_OUTPUTS, outputs/index.ts) are opened only for a definition that lists it.
+ */
 export type OutputFactory = (ctx: OutputContext) => Promise<RunOutput | undefined>;
 
 export const NO_ENTRIES: OutputEntries = {};
 
 /** The manifest entry of a file stored in the run folder. */
-export function fileEntry(object: StoredObject, runFolder: string, format: 'xlsx' | 'csv', rows: Record<string, number>): ManifestFile {
+export function fileEntry(object: StoredObject, runFolder: string, format: ReportFormat, rows: Record<string, number>): ManifestFile {
   return {
     path: object.key.slice(object.key.lastIndexOf(`${runFolder}/`) + runFolder.length + 1),
-    format,
-    contentType: CONTENT_TYPES[format],
+    format: format.name,
+    contentType: format.contentType,
     bytes: object.bytes,
     sha256: object.sha256,
     rows: { ...rows },

@@ -8,13 +8,14 @@ import type { Log } from '../../core/logger';
 import { openParquetSink } from '../../render/parquet/parquet-sink';
 import type { ObjectUpload, Storage } from '../../storage/storage';
 import { classifySchemaChange, type TableSchema } from '../../table/schema';
-import { CONTENT_TYPES, tableFileKey, tableSchemaKey } from '../layout';
+import { PARQUET_FORMAT } from '../formats';
+import { tableFileKey, tableSchemaKey } from '../layout';
 import { tableSchemaSchema, type ManifestTableFile, type SchemaChangeEntry } from '../manifest';
 import type { RunWriter } from '../run-writer';
 import { schemaFileText, schemaOf } from '../table-schemas';
 import type { OutputContext, OutputFactory } from './output';
 
-/** A table outside the contract (none today) is still written, with version 0.0. */
+/** A table outside the registry (none today) is still written, with version 0.0. */
 const UNVERSIONED = '0.0';
 
 interface OpenFile {
@@ -25,7 +26,6 @@ interface OpenFile {
 
 export const parquetOutput: OutputFactory = (ctx) => {
   const { definition, writer } = ctx;
-  if (!definition.formats.includes('parquet')) return Promise.resolve(undefined);
   const report = definition.name;
   const open = new Map<string, OpenFile>();
   const written = new Map<string, TableSchema>();
@@ -33,8 +33,8 @@ export const parquetOutput: OutputFactory = (ctx) => {
   return Promise.resolve({
     async openTable(table) {
       const key = tableFileKey(report, table.name, ctx.runDate, definition.timeZone, ctx.runId);
-      const upload = await writer.openUpload(key, { contentType: CONTENT_TYPES.parquet, downloadName: `${report}-${table.name}.parquet` });
-      const contract = schemaOf(table.name);
+      const upload = await writer.openUpload(key, { contentType: PARQUET_FORMAT.contentType, downloadName: `${report}-${table.name}.parquet` });
+      const contract = schemaOf(table.name, ctx.datasets);
       const sink = openParquetSink(table, upload.stream, {
         runId: ctx.runId,
         exportedAt: ctx.exportedAt,
@@ -71,8 +71,8 @@ async function tableFileEntry(ctx: OutputContext, table: string, rows: number, f
   return {
     table,
     path: relative(object.key),
-    format: 'parquet',
-    contentType: CONTENT_TYPES.parquet,
+    format: PARQUET_FORMAT.name,
+    contentType: PARQUET_FORMAT.contentType,
     bytes: object.bytes,
     sha256: object.sha256,
     rows,

@@ -6,14 +6,13 @@
 import { openXlsxWorkbook } from '../../render/xlsx/workbook';
 import { CHANGES_SHEET_NAME, changesSheetContent } from '../changes/sheet';
 import { isoDateInZone } from '../dates';
-import { CONTENT_TYPES } from '../layout';
+import { XLSX_FORMAT } from '../formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const xlsxOutput: OutputFactory = async (ctx) => {
   const { definition, writer } = ctx;
-  if (!definition.formats.includes('xlsx')) return undefined;
   const name = `${definition.name}.xlsx`;
-  const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: CONTENT_TYPES.xlsx, downloadName: name });
+  const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: XLSX_FORMAT.contentType, downloadName: name });
   const title = definition.title ?? definition.name;
   const workbook = openXlsxWorkbook(upload.stream, {
     createdAt: ctx.exportedAt,
@@ -33,7 +32,7 @@ export const xlsxOutput: OutputFactory = async (ctx) => {
       await workbook.close();
       const total = Object.values(run.rows).reduce((a, b) => a + b, 0);
       const object = await writer.stored(upload, total);
-      return { files: [fileEntry(object, writer.runFolder, 'xlsx', run.rows)] };
+      return { files: [fileEntry(object, writer.runFolder, XLSX_FORMAT, run.rows)] };
     },
   };
 };

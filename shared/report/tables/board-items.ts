@@ -1,6 +1,7 @@
 import { statusCategoryText } from '../../core/format';
 import type { Board, BoardItem, BoardStatus, BoardStory } from '../../planning-api/schemas';
-import type { Dataset, DatasetContext, TableOutput } from '../dataset';
+import type { Dataset, DatasetContext, DatasetEntry, TableOutput } from '../dataset';
+import { changeRules } from '../changes/change-rules';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { tableColumns } from '../../table/column-spec';
 import { selectBoards } from './boards';
@@ -249,3 +250,18 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
     }),
   };
 }
+
+export const BOARD_ITEMS_DATASET: DatasetEntry = {
+  name: 'boardItems',
+  selectors: ['boards', 'collections'],
+  create: boardItemsDataset,
+  tables: [{
+    name: 'board-items',
+    title: 'Board items',
+    contract: { version: '1.2', columns: BOARD_ITEM_COLUMNS },
+    changes: changeRules(BOARD_ITEM_TABLE.tracked, {
+      key: [['board_id'], ['id']], display: ['external_key', 'id'], title: 'summary', link: 'external_link', scope: 'board_id', teams: 'teams',
+    }),
+    docs: { intro: 'One row per feature and per story of the selected boards (default: all visible); each story follows its feature.' },
+  }],
+};

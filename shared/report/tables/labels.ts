@@ -1,20 +1,13 @@
 import { isIdentifier } from '../../table/column-spec';
 import type { Column, TableDefinition } from '../../table/table';
+import type { DatasetEntry } from '../dataset';
+import { DATASETS, tableEntry } from './registry';
 
 /**
- * Words for people: the sheet names of the workbook. Column headers for people are part of each
- * column's spec (tables/*.ts); the snake_case keys stay the contract of the CSV and machine formats.
+ * Words for people: a table's sheet name is its title in the registry (tables/registry.ts); column
+ * headers for people are part of each column's spec (tables/*.ts); the snake_case keys stay the
+ * contract of the CSV and machine formats.
  */
-
-/** Sheet names by table name (Excel allows 31 characters and no `[]:*?/\`). */
-export const SHEET_TITLES: Readonly<Record<string, string>> = {
-  risks: 'Risks',
-  'strategic-themes': 'Strategic themes',
-  okrs: 'OKRs',
-  'pi-objectives': 'PI objectives',
-  'pi-objective-items': 'PI objective items',
-  'board-items': 'Board items',
-};
 
 /**
  * A column as the workbook presents it. Labels and presentation flags are set where each column is
@@ -26,8 +19,8 @@ export function labelColumn(column: Column): Column {
 }
 
 /** A table definition as the workbook should present it: sheet title and labelled columns. */
-export function labelled(table: TableDefinition): TableDefinition {
-  const title = table.title ?? SHEET_TITLES[table.name];
+export function labelled(table: TableDefinition, datasets: readonly DatasetEntry[] = DATASETS): TableDefinition {
+  const title = table.title ?? tableEntry(table.name, datasets)?.title;
   return {
     ...table,
     ...(title !== undefined && { title }),

@@ -9,13 +9,13 @@ import type {
   ThemeProgress,
 } from '../../planning-api/schemas';
 import { resolveSelector } from '../selector-titles';
-import { inBatches, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
+import { inBatches, type Dataset, type DatasetContext, type DatasetEntry, type TableOutput } from '../dataset';
 import type { Column, TableRow } from '../../table/table';
 import { OkrFigures } from '../summary/okr-figures';
 import { listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
 import { FieldAudit, type FieldShape } from '../field-audit';
-import { SHEET_TITLES } from './labels';
+import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
 
 /** What a `strategic-themes` row is read from. */
 export interface ThemeSource {
@@ -167,13 +167,16 @@ interface ThemeTree {
   }[];
 }
 
+/** The OKR sheet's name: the Summary's links to an objective's row point into it. */
+const OKRS_TITLE = 'OKRs';
+
 /** The `strategic-themes` and `okrs` tables, from one walk of the theme hierarchy. */
 export function okrsDataset(ctx: DatasetContext): Dataset {
   const selection = ctx.definition.datasets.okrs ?? {};
   let themes: StrategicTheme[] = [];
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
-  const health = new OkrFigures(SHEET_TITLES.okrs ?? 'okrs', ctx.definition.links.okrUrl);
+  const health = new OkrFigures(OKRS_TITLE, ctx.definition.links.okrUrl);
   const audit = new FieldAudit();
   let objectiveCompletionSum = 0;
   let objectivesWithCompletion = 0;
@@ -340,3 +343,26 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
     }),
   };
 }
+
+export const OKRS_DATASET: DatasetEntry = {
+  name: 'okrs',
+  selectors: ['portfolioThemes', 'strategicThemes'],
+  create: okrsDataset,
+  tables: [
+    {
+      name: 'strategic-themes',
+      title: 'Strategic themes',
+      contract: { version: '1.2', columns: STRATEGIC_THEME_COLUMNS },
+      changes: changeRules(STRATEGIC_THEME_TABLE.tracked, { ...BY_KEY_OR_ID, scope: 'key' }),
+      docs: { intro: 'One row per selected strategic theme (default: all visible).' },
+    },
+    {
+      name: 'okrs',
+      title: OKRS_TITLE,
+      contract: { version: '1.2', columns: OKR_COLUMNS },
+      // Groups have no key; a level keeps a group id from meeting an objective id.
+      changes: changeRules(OKR_TABLE.tracked, { key: [['level'], ['key', 'id']], display: ['key', 'id'], title: 'title', scope: 'strategic_theme_key' }),
+      docs: { intro: 'One row per objective group (level 1), objective (level 2) and key result (level 3), in hierarchy order; the worksheet groups them with outline levels.' },
+    },
+  ],
+};

@@ -4,14 +4,14 @@ import { trackerRef, type TrackerItemFields, type TrackerRef } from '../../plann
 import { FieldAudit, type FieldShape } from '../field-audit';
 import { tableColumns, type ColumnName, type ColumnSpec } from '../../table/column-spec';
 import { epochToCalendarDate } from '../dates';
-import { inBatches, runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
+import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { selectBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
 import { link, listOf, titleOrText } from './columns';
 import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
 import { isClosedBoardState } from '../summary/vocabulary';
-import { SHEET_TITLES } from './labels';
+import { changeRules } from '../changes/change-rules';
 
 /** What a `pi-objectives` row is read from. */
 export interface PiObjectiveSource {
@@ -288,6 +288,9 @@ export const PI_GROUP_SHAPE: FieldShape = {
   },
 };
 
+/** The sheet's name: the Summary's links to an objective's row point into it. */
+const PI_OBJECTIVES_TITLE = 'PI objectives';
+
 export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   const audit = new FieldAudit();
   const selection = ctx.definition.datasets.piObjectives ?? { additionalColumns: false };
@@ -295,7 +298,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   const additionalColumns = selection.additionalColumns;
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
   let boards: Board[] = [];
-  const predictability = new PiFigures(SHEET_TITLES['pi-objectives'] ?? 'pi-objectives', ctx.definition.links.piObjectiveUrl);
+  const predictability = new PiFigures(PI_OBJECTIVES_TITLE, ctx.definition.links.piObjectiveUrl);
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
   function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
@@ -403,3 +406,34 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     }),
   };
 }
+
+export const PI_OBJECTIVES_DATASET: DatasetEntry = {
+  name: 'piObjectives',
+  selectors: ['boards', 'collections'],
+  create: piObjectivesDataset,
+  tables: [
+    {
+      name: 'pi-objectives',
+      title: PI_OBJECTIVES_TITLE,
+      contract: { version: '1.1', columns: PI_OBJECTIVE_COLUMNS },
+      changes: changeRules(PI_OBJECTIVE_TABLE.tracked, {
+        key: [['board_id'], ['id']], display: ['id'], title: 'title', scope: 'board_id', settings: ['completionType'],
+      }),
+      docs: { intro: 'One row per PI objective on the selected boards (default: all visible boards).' },
+    },
+    {
+      name: 'pi-objective-items',
+      title: 'PI objective items',
+      // With additionalColumns off, the team and sprint columns are absent from the file (null to a reader).
+      contract: { version: '1.2', columns: piObjectiveItemColumns(true) },
+      changes: changeRules<PiItemColumnName>(PI_ITEM_TRACKED, {
+        key: [['objective_id'], ['kind'], ['item_id']], display: ['tracker_key', 'tracker_id', 'item_id'],
+        title: 'title', link: 'tracker_link', scope: 'board_id', teams: 'teams',
+      }),
+      docs: {
+        intro: 'One row per linked item and per sub-item of each PI objective; sub-items follow their item and are grouped under it in the worksheet.',
+        optional: { when: '`additionalColumns: true`', columns: TEAM_SPRINT_TABLE.columns },
+      },
+    },
+  ],
+};

@@ -1,11 +1,11 @@
 import { toArray } from '../../core/async-iterables';
 import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
 import { epochToCalendarDate, parseApiDate } from '../dates';
-import { inBatches, runDay, type Dataset, type DatasetContext, type TableOutput } from '../dataset';
+import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type TableOutput } from '../dataset';
 import { RiskFigures } from '../summary/risk-figures';
 import { RiskHeatMap } from '../summary/risk-heat-map';
 import { resolveSelector } from '../selector-titles';
-import { SHEET_TITLES } from './labels';
+import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
 import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../people';
 import { col, columnSlug, dateOrText, joinList, listOf } from './columns';
@@ -194,6 +194,9 @@ export function riskRow(register: RiskRegister, risk: Risk, custom: readonly Cus
   return color ? { values, fill: { column: RISK_LEVEL_COLUMN, color } } : { values };
 }
 
+/** The sheet's name: the Summary's links to a risk's row point into it. */
+const RISKS_TITLE = 'Risks';
+
 /**
  * The `risks` dataset. Risks are collected before the table starts because the custom-field
  * columns are only known once every risk has been seen (a stable header needs them all); a
@@ -202,7 +205,7 @@ export function riskRow(register: RiskRegister, risk: Risk, custom: readonly Cus
 export function risksDataset(ctx: DatasetContext): Dataset {
   const selectors = ctx.definition.datasets.risks?.registers;
   let registers: RiskRegister[] = [];
-  const figures = new RiskFigures(runDay(ctx), SHEET_TITLES.risks ?? 'risks', ctx.definition.datasets.risks?.ownerField, ctx.definition.links.riskUrl);
+  const figures = new RiskFigures(runDay(ctx), RISKS_TITLE, ctx.definition.datasets.risks?.ownerField, ctx.definition.links.riskUrl);
   const heatMap = new RiskHeatMap();
   let total = 0;
   const audit = new FieldAudit();
@@ -245,3 +248,22 @@ export function risksDataset(ctx: DatasetContext): Dataset {
     figures: () => ({ ...audit.figures(), ...figures.figures() }),
   };
 }
+
+export const RISKS_DATASET: DatasetEntry = {
+  name: 'risks',
+  selectors: ['registers'],
+  create: risksDataset,
+  tables: [{
+    name: 'risks',
+    title: RISKS_TITLE,
+    // The cf_<title> custom-field columns that follow vary with the tenant: written (typed), not part of the contract.
+    contract: { version: '1.0', columns: RISK_COLUMNS },
+    changes: changeRules(RISK_TABLE.tracked, { ...BY_KEY_OR_ID, scope: 'register_key', teams: 'teams' }),
+    docs: {
+      intro: 'One row per risk of the selected registers (default: every visible register).',
+      outro: 'Then one column per custom field title found in the exported registers, sorted by title, named `cf_<title in snake_case>` ' +
+        '(a suffix `_2`, `_3` keeps names unique); in the workbook the field\'s own title heads the column. `singleselect` values are the option text, `userpicker` values the user\'s full ' +
+        'name, number and date fields are typed cells, and any other type is rendered as readable text (lists joined with `; `).',
+    },
+  }],
+};

@@ -1,5 +1,6 @@
 import type { TableDefinition, TableRow, TableSink } from '../../table/table';
 import type { Manifest } from '../manifest';
+import type { ManifestFigures } from '../manifest-summary';
 
 /** The figures of one run that the trends show, read from its manifest. Absent figures are null. */
 export interface RunFigures {
@@ -31,14 +32,17 @@ export interface FeatureTally {
 }
 
 /** The key under which a run's manifest summary keeps its feature tallies. */
-export const FEATURE_FIGURES_KEY = 'featureCompletion';
+export const FEATURE_FIGURES_KEY = 'featureCompletion' satisfies keyof ManifestFigures;
+
+/** A run as the trends read it: its manifest, or the run in progress with the figures it gathered. */
+export type FiguresOf = Pick<Manifest, 'runId' | 'generatedAt' | 'selectors' | 'changes'> & { readonly summary: ManifestFigures };
 
 type Loose = Record<string, unknown>;
 const obj = (v: unknown): Loose | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Loose) : undefined);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const text = (v: unknown, fallback: string): string => (typeof v === 'string' && v !== '' ? v : fallback);
 
-/** Theme titles by key, from what the run's selectors resolved to. */
+/** Theme titles by key, from what the run's selectors resolved to (a dataset's own record, not typed by the manifest). */
 function themeTitles(manifest: Pick<Manifest, 'selectors'>): Map<string, string> {
   const resolved = obj(obj(manifest.selectors.resolved)?.okrs)?.strategicThemes;
   const titles = new Map<string, string>();
@@ -53,31 +57,21 @@ function themeTitles(manifest: Pick<Manifest, 'selectors'>): Map<string, string>
 }
 
 /** Reads the figures a run stored in its manifest; what a run did not record stays empty. */
-export function figuresFromManifest(manifest: Pick<Manifest, 'runId' | 'generatedAt' | 'summary' | 'selectors' | 'changes'>): RunFigures {
+export function figuresFromManifest(manifest: FiguresOf): RunFigures {
   const s = manifest.summary;
-  const open = obj(s.openRisks);
-  const risks = open
-    ? { open: num(open.open) ?? 0, highOrCritical: num(open.highOrCritical) ?? 0, overdue: num(open.overdue) ?? 0, withoutOwner: num(open.withoutOwner) ?? 0 }
-    : null;
+  const open = s.openRisks;
+  const risks = open ? { open: open.open, highOrCritical: open.highOrCritical, overdue: open.overdue, withoutOwner: open.withoutOwner } : null;
   const titles = themeTitles(manifest);
-  const progress = obj(obj(s.okr)?.themeProgress) ?? {};
   const okrThemes = Object.fromEntries(
-    Object.entries(progress).map(([key, p]) => [key, { title: titles.get(key) ?? key, progress: num(p) }]),
+    Object.entries(s.okr?.themeProgress ?? {}).map(([key, progress]) => [key, { title: titles.get(key) ?? key, progress }]),
   );
-  const boards = obj(obj(s.piPredictability)?.boards) ?? {};
   const predictability = Object.fromEntries(
-    Object.entries(boards).map(([id, b]) => [id, { title: text(obj(b)?.label, id), percent: num(obj(b)?.predictability) }]),
+    Object.entries(s.piPredictability?.boards ?? {}).map(([id, b]) => [id, { title: text(b.label, id), percent: b.predictability }]),
   );
-  const tallies = obj(s[FEATURE_FIGURES_KEY]) ?? {};
   const features = Object.fromEntries(
-    Object.entries(tallies).flatMap(([id, t]): [string, FeatureTally][] => {
-      const x = obj(t);
-      if (!x) return [];
-      return [[id, {
-        title: text(x.title, id), features: num(x.features) ?? 0, done: num(x.done) ?? 0,
-        estimate: num(x.estimate) ?? 0, estimateDone: num(x.estimateDone) ?? 0,
-      }]];
-    }),
+    Object.entries(s[FEATURE_FIGURES_KEY] ?? {}).map(([id, t]): [string, FeatureTally] => [id, {
+      title: text(t.title, id), features: t.features, done: t.done, estimate: t.estimate, estimateDone: t.estimateDone,
+    }]),
   );
   const counts = manifest.changes?.baseline ? manifest.changes.counts : null;
   return {
@@ -86,7 +80,7 @@ export function figuresFromManifest(manifest: Pick<Manifest, 'runId' | 'generate
     risks,
     okrThemes,
     predictability,
-    predictabilityAll: num(obj(obj(s.piPredictability)?.all)?.predictability),
+    predictabilityAll: s.piPredictability?.all.predictability ?? null,
     features,
     changes: counts ? { added: counts.added, removed: counts.removed, changed: counts.changed } : null,
   };
@@ -129,7 +123,7 @@ export class FeatureCompletion {
   }
 
   /** For the manifest summary. */
-  figures(): Record<string, unknown> {
+  figures(): Pick<ManifestFigures, typeof FEATURE_FIGURES_KEY> {
     return this.#boards.size === 0 ? {} : { [FEATURE_FIGURES_KEY]: Object.fromEntries(this.#boards) };
   }
 }

@@ -1,12 +1,11 @@
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { Storage } from '../../storage/storage';
-import type { Manifest } from '../manifest';
-import { figuresFromManifest } from './figures';
+import { figuresFromManifest, type FiguresOf } from './figures';
 import { readTrendHistory, type TrendHistory } from './history';
 import { buildTrends, type Trends } from './series';
 
-export type CurrentRun = Pick<Manifest, 'runId' | 'generatedAt' | 'summary' | 'selectors' | 'changes'>;
+export type CurrentRun = FiguresOf;
 
 /**
  * Starts reading the history of a report while the run exports (it reads only manifests), and

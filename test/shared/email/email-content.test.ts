@@ -44,8 +44,8 @@ const base: ReportEmailInput = {
     ],
   },
   links: [
-    { label: 'Workbook', url: 'https://links.example.com/d/abc.def', bytes: 2_500_000, format: 'xlsx' },
-    { label: 'Risks', url: 'https://links.example.com/d/ghi.jkl?x=1&y=2', bytes: 900, format: 'csv' },
+    { label: 'Workbook', url: 'https://links.example.com/d/abc.def', bytes: 2_500_000, kind: 'Excel', primary: true },
+    { label: 'Risks', url: 'https://links.example.com/d/ghi.jkl?x=1&y=2', bytes: 900, kind: 'CSV' },
   ],
   linksExpireAt: new Date('2024-05-20T06:00:00Z'),
 };
@@ -130,7 +130,7 @@ describe('renderReportEmail', () => {
           },
         ],
       },
-      links: [{ label: evil, url: 'https://x.example.com/"onmouseover="alert(1)', bytes: 1, format: 'csv' }],
+      links: [{ label: evil, url: 'https://x.example.com/"onmouseover="alert(1)', bytes: 1, kind: 'CSV' }],
     });
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('"x"');

@@ -25,8 +25,8 @@ describe('SesMailer against aws-ses-v2-local', () => {
     timeZone: 'UTC',
     summary: { title: 'Acme weekly', sections: [{ heading: 'Rows', lines: [{ label: 'Risks', value: 12 }] }] },
     links: [
-      { label: 'acme-weekly.xlsx', url: 'https://links.example.com/d/tok1.sig', bytes: 2048, format: 'xlsx' },
-      { label: 'risks.csv', url: 'https://links.example.com/d/tok2.sig', bytes: 100, format: 'csv' },
+      { label: 'acme-weekly.xlsx', url: 'https://links.example.com/d/tok1.sig', bytes: 2048, kind: 'Excel', primary: true },
+      { label: 'risks.csv', url: 'https://links.example.com/d/tok2.sig', bytes: 100, kind: 'CSV' },
     ],
   });
 

@@ -89,8 +89,8 @@ async function fileText(manifest: Manifest, suffix: string): Promise<string> {
 
 /** The Summary's figures and sections, without "About this report" (name, title, run id). */
 function figuresOf(manifest: Manifest): unknown {
-  const { title: _title, ...summary } = manifest.summary as { title?: string; sections?: { role?: string }[] };
-  return { ...summary, sections: (summary.sections ?? []).filter((s) => s.role !== 'about') };
+  const { title: _title, ...summary } = manifest.summary;
+  return { ...summary, sections: summary.sections.filter((s) => s.role !== 'about') };
 }
 
 const scheduled = (report: string) => runJob({ report, source: 'schedule', scheduledTime: '2026-11-23T06:00:00Z' }, deps());

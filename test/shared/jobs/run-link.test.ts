@@ -13,6 +13,7 @@ import { ledgerKey } from '../../../shared/ledger/ledger';
 import { createRunLinkToken } from '../../../shared/links/run-link-token';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import type { Storage } from '../../../shared/storage/storage';
+import { fileForPeople } from '../../../shared/report/registry';
 
 const KEYS = { current: { id: 'k2', secret: 'b'.repeat(48) } };
 const T0 = new Date('2026-11-23T06:00:00Z');
@@ -92,7 +93,7 @@ describe('run links (start, join, reuse, limits)', () => {
     const folder = `acme-weekly/dt=2026-11-23/run=${id}`;
     const manifest = {
       formatVersion: 1, report: 'acme-weekly', runId: id, generatedAt: clock.toISOString(), timeZone: 'UTC',
-      source: { baseUrl: 'x', legacyBaseUrl: 'x', companyPrefix: 'x', email: 'x' }, selectors: {}, summary: {},
+      source: { baseUrl: 'x', legacyBaseUrl: 'x', companyPrefix: 'x', email: 'x' }, selectors: {}, summary: { title: 'ACME', rows: { risks: 3 }, sections: [] },
       files: [
         { path: 'risks.csv', format: 'csv', contentType: 'text/csv', bytes: 10, sha256: 'a'.repeat(64), rows: { risks: 3 } },
         { path: 'acme-weekly.xlsx', format: 'xlsx', contentType: 'x', bytes: 2048, sha256: 'b'.repeat(64), rows: { risks: 3 } },
@@ -297,8 +298,9 @@ describe('run links (start, join, reuse, limits)', () => {
 describe('downloadName', () => {
   it('names a file for people in the report zone\'s day, with characters a file system refuses made dashes', () => {
     const manifest = { generatedAt: '2026-11-23T23:30:00.000Z' };
-    expect(downloadName('Demo company', 'pi-objective-items.csv', manifest, 'Europe/Berlin')).toBe('Demo company – PI objective items – 2026-11-24.csv');
-    expect(downloadName('Demo company', 'demo-weekly.xlsx', manifest, 'America/New_York')).toBe('Demo company – 2026-11-23.xlsx');
-    expect(downloadName('Q4: A/B "plan"', 'changes.csv', manifest, 'UTC')).toBe('Q4- A-B -plan- – Changes – 2026-11-23.csv');
+    const csv = (table: string) => fileForPeople({ format: 'csv', rows: { [table]: 1 } });
+    expect(downloadName('Demo company', 'pi-objective-items.csv', csv('pi-objective-items'), manifest, 'Europe/Berlin')).toBe('Demo company – PI objective items – 2026-11-24.csv');
+    expect(downloadName('Demo company', 'demo-weekly.xlsx', fileForPeople({ format: 'xlsx', rows: {} }), manifest, 'America/New_York')).toBe('Demo company – 2026-11-23.xlsx');
+    expect(downloadName('Q4: A/B "plan"', 'changes.csv', csv('changes'), manifest, 'UTC')).toBe('Q4- A-B -plan- – Changes – 2026-11-23.csv');
   });
 });

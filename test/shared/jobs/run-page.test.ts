@@ -14,8 +14,8 @@ const views: Record<RunView['state'], RunView> = {
     timeZone: 'Europe/Berlin', fresh: true,
     figures: [{ label: 'Open risks', value: '58', delta: '−2 since 16 Nov' }, { label: 'Overdue', value: '14' }],
     files: [
-      { label: 'workbook', name: 'ACME weekly – 2026-11-23.xlsx', format: 'xlsx', bytes: 20480, href: '../links/aaa.bbb' },
-      { label: 'Risks', name: 'ACME weekly – Risks – 2026-11-23.csv', format: 'csv', bytes: 100, href: '../links/ccc.ddd' },
+      { label: 'Workbook', kind: 'Excel', primary: true, name: 'ACME weekly – 2026-11-23.xlsx', format: 'xlsx', bytes: 20480, href: '../links/aaa.bbb' },
+      { label: 'Risks', kind: 'CSV', primary: false, name: 'ACME weekly – Risks – 2026-11-23.csv', format: 'csv', bytes: 100, href: '../links/ccc.ddd' },
     ],
   },
   failed: { state: 'failed', exportId: 'export-0001', title: 'ACME weekly' },

@@ -9,7 +9,7 @@ import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { parseReportDefinition } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
 import type { ExportResult } from '../../../shared/report/run-export';
-import { SHEET_TITLES } from '../../../shared/report/tables/labels';
+import { tableTitle } from '../../../shared/report/registry';
 import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
 
 /**
@@ -172,7 +172,7 @@ describe('an export from a server that speaks the public docs\' vocabulary', () 
     expect(items[3]).toMatchObject({ tracker_id: '99', created_on: '2024-07-25' });
 
     const workbook = await readWorkbook(join(folder, 'docs-weekly.xlsx'));
-    const sheet = workbook.getWorksheet(SHEET_TITLES['board-items'])!;
+    const sheet = workbook.getWorksheet(tableTitle('board-items'))!;
     const keys = (await readCsv(join(folder, 'board-items.csv'))).header;
     expect(sheetHeader(sheet)).toContain('Tracker id');
     const created = sheetRows(sheet, keys)[0]!.cell('created_on').value;

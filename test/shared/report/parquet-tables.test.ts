@@ -76,7 +76,7 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
       expect(entry.path).toBe(`tables/${entry.table}/dt=2026-11-23/run=run-1/part-00000.parquet`);
       expect(entry.bytes).toBe(bytes.length);
       expect(entry.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
-      expect(entry.rows).toBe(first.manifest.summary.rows && (first.manifest.summary.rows as Record<string, number>)[entry.table]);
+      expect(entry.rows).toBe(first.manifest.summary.rows[entry.table]);
       const [count] = await query(`SELECT count(*) AS n FROM read_parquet('${join(root, 'acme-weekly', entry.path)}')`);
       expect(Number(count?.n)).toBe(entry.rows);
     }

@@ -13,7 +13,7 @@ import { exportReport } from '../../../shared/report/export-report';
 import type { ExportResult } from '../../../shared/report/run-export';
 import type { ProgressEvent } from '../../../shared/report/dataset';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
-import { SHEET_TITLES } from '../../../shared/report/tables/labels';
+import { tableTitle } from '../../../shared/report/registry';
 import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
 
 const ALL_DATASETS: ReportDefinitionInput = {
@@ -33,7 +33,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   const sharedWorkbook = (): Promise<ExcelJS.Workbook> => (parsed ??= readWorkbook(join(folder, 'acme-weekly.xlsx')));
   /** A table's sheet (by its title) with cells addressed by the CSV's column names. */
   const sheetOf = async (table: string) => {
-    const sheet = (await sharedWorkbook()).getWorksheet(SHEET_TITLES[table])!;
+    const sheet = (await sharedWorkbook()).getWorksheet(tableTitle(table))!;
     const keys = (await readCsv(join(folder, `${table}.csv`))).header;
     return { sheet, rows: sheetRows(sheet, keys) };
   };
@@ -72,7 +72,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   });
 
   it('reports progress as the rows go out: every 2,000 rows, then each table done with its count', () => {
-    const rows = result.manifest.summary.rows as Record<string, number>;
+    const rows = result.manifest.summary.rows;
     expect(firstRunEvents.filter((e) => e.type === 'table-done')).toEqual(Object.entries(rows).map(([table, n]) => ({ type: 'table-done', table, rows: n })));
     for (const [table, total] of Object.entries(rows)) {
       const counts = firstRunEvents.flatMap((e) => (e.type === 'rows' && e.table === table ? [e.rows] : []));
@@ -99,7 +99,7 @@ describe('runExport against the simulator (demo tenant)', () => {
       'Summary', 'Trends', 'Changes', 'Risks', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
     ]);
     for (const table of ['risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items']) {
-      const sheet = workbook.getWorksheet(SHEET_TITLES[table])!;
+      const sheet = workbook.getWorksheet(tableTitle(table))!;
       const csv = await readCsv(join(folder, `${table}.csv`));
       // People read labels, programs read the CSV's snake_case names: one per column, in the same order.
       expect(sheetHeader(sheet)).toHaveLength(csv.header.length);

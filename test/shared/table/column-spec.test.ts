@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tableColumns, type ColumnName } from '../../../shared/table/column-spec';
-import { CHANGE_SPECS } from '../../../shared/report/changes/specs';
+import { changeSpecs } from '../../../shared/report/changes/specs';
 import { BOARD_ITEM_COLUMNS } from '../../../shared/report/tables/board-items';
 import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../../../shared/report/tables/okrs';
 import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../../../shared/report/tables/pi-objectives';
@@ -52,7 +52,7 @@ describe('column specs', () => {
       'pi-objective-items': piObjectiveItemColumns(true),
       'board-items': BOARD_ITEM_COLUMNS,
     };
-    for (const spec of CHANGE_SPECS) {
+    for (const spec of changeSpecs()) {
       const keys = new Set(tables[spec.table]!.map((c) => c.key));
       const named = [...spec.key.flat(), ...spec.display, spec.title, spec.scope, ...(spec.link ? [spec.link] : []), ...spec.fields.map((f) => f.column)];
       expect(named.filter((n) => !keys.has(n)), spec.table).toEqual([]);

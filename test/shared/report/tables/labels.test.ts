@@ -1,27 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type { Column } from '../../../../shared/table/table';
-import { BOARD_ITEM_COLUMNS } from '../../../../shared/report/tables/board-items';
-import { labelled, SHEET_TITLES } from '../../../../shared/report/tables/labels';
-import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../../../../shared/report/tables/okrs';
-import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../../../../shared/report/tables/pi-objectives';
+import { labelled } from '../../../../shared/report/tables/labels';
+import { OKR_COLUMNS } from '../../../../shared/report/tables/okrs';
+import { tablesOf } from '../../../../shared/report/tables/registry';
 import { customColumns, RISK_COLUMNS } from '../../../../shared/report/tables/risks';
 
-const TABLES: Record<string, readonly Column[]> = {
-  risks: RISK_COLUMNS,
-  'strategic-themes': STRATEGIC_THEME_COLUMNS,
-  okrs: OKR_COLUMNS,
-  'pi-objectives': PI_OBJECTIVE_COLUMNS,
-  'pi-objective-items': piObjectiveItemColumns(true),
-  'board-items': BOARD_ITEM_COLUMNS,
-};
+const TABLES = tablesOf().map((t) => [t.name, t] as const);
 
 describe('workbook labels', () => {
-  it.each(Object.entries(TABLES))('every column of %s has a label, unique within the table', (name, columns) => {
-    const table = labelled({ name, columns });
+  it.each(TABLES)('every column of %s has a label, unique within the table, and its sheet its title', (name, entry) => {
+    const table = labelled({ name, columns: entry.contract.columns });
     const labels = table.columns.map((c) => c.label);
     expect(labels.every((l) => typeof l === 'string' && l.length > 0 && !/_/.test(l))).toBe(true);
     expect(new Set(labels).size).toBe(labels.length);
-    expect(table.title).toBe(SHEET_TITLES[name]);
+    expect(table.title).toBe(entry.title);
   });
 
   it('keeps ids and keys on one line and indents the titles of a hierarchy', () => {
@@ -40,7 +31,7 @@ describe('workbook labels', () => {
   });
 
   it('sheet titles are valid Excel sheet names', () => {
-    for (const title of Object.values(SHEET_TITLES)) {
+    for (const { title } of tablesOf()) {
       expect(title.length).toBeLessThanOrEqual(31);
       expect(title).not.toMatch(/[[\]:*?/\\]/);
     }

@@ -195,7 +195,7 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
     const result = results[RUNS - 1]!;
     const email = renderReportEmail({
       reportName: 'weekly', generatedAt: dayOfRun(RUNS - 1), timeZone: 'UTC', summary: result.summary,
-      links: result.manifest.files.map((f) => ({ label: f.path, url: `https://links.example.com/${f.path}`, bytes: f.bytes, format: f.format })),
+      links: result.manifest.files.map((f) => ({ label: f.path, url: `https://links.example.com/${f.path}`, bytes: f.bytes, kind: f.format })),
       changes: changesDigest(result.changes, 'UTC'), trends: emailTrends(result.trends!), runId: result.manifest.runId,
     });
     expect(Buffer.byteLength(email.html)).toBeLessThan(102 * 1024);
