@@ -64,7 +64,8 @@ export async function buildReportEmail(
     freshCopyUrl,
   });
   const attachments: EmailAttachment[] = [];
-  const workbook = result.manifest.files.find((f) => f.format === 'xlsx');
+  // The file attached is the primary one of its formats (the workbook).
+  const workbook = result.manifest.files.find((f) => fileForPeople(f, options.registry).primary);
   if (definition.email.attachWorkbook && workbook && fitsAsAttachment(workbook.bytes)) {
     const content = await options.storage.getObject(`${result.runFolder}/${workbook.path}`);
     if (content) attachments.push({ fileName: workbook.path, contentType: workbook.contentType, content });
