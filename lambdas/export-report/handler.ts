@@ -24,6 +24,7 @@ import {
 } from '../../shared/secrets/secret-source';
 import { createS3Client } from '../../shared/storage/s3-client';
 import { S3Storage } from '../../shared/storage/s3-storage';
+import { timerWait } from '../../shared/report/run-lease';
 import { createPowertools, withLifecycle } from '../lifecycle';
 
 // Built once per container and reused by every invocation it serves.
@@ -65,6 +66,11 @@ const events = new EventBridgePublisher({
   client: tracer.captureAWSv3Client(createEventBridgeClient()),
 });
 
+// Reports too big for one function run as a Step Functions fan-out (docs/deploy.md, "Past one Lambda").
+const fanOut = config.FAN_OUT_STATE_MACHINE_ARN
+  ? { starter: new StepFunctionsFanOutStarter(config.FAN_OUT_STATE_MACHINE_ARN, tracer.captureAWSv3Client(createSfnClient())), rows: config.FAN_OUT_ROWS }
+  : undefined;
+
 /** The run context of one invocation: its export deadline is this invocation's remaining time. */
 function runContext(remainingMs: number): RunContext {
   return {
@@ -91,6 +97,9 @@ function jobDependencies(remainingMs: number): JobDependencies {
     mail: mailer,
     links: { baseUrl: config.LINK_BASE_URL, keys: () => linkKeys.getKeys() },
     channels: { webhooks },
+    fanOut,
+    // A retry that lands while a killed attempt's lease is lapsing waits for it instead of being skipped.
+    leaseWait: timerWait,
     onRequest: (e) => {
       metrics.addMetric(METRIC.ApiRequests, MetricUnit.Count, 1);
       if (e.retried) metrics.addMetric(METRIC.ApiRetries, MetricUnit.Count, 1);
@@ -102,11 +111,6 @@ function jobDependencies(remainingMs: number): JobDependencies {
     },
   };
 }
-
-// Reports too big for one function run as a Step Functions fan-out (docs/deploy.md, "Past one Lambda").
-const fanOut = config.FAN_OUT_STATE_MACHINE_ARN
-  ? { starter: new StepFunctionsFanOutStarter(config.FAN_OUT_STATE_MACHINE_ARN, tracer.captureAWSv3Client(createSfnClient())), rows: config.FAN_OUT_ROWS }
-  : undefined;
 
 /**
  * A schedule's payload or the API's asynchronous invocation → one export job (or, for a report too

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
 import { latestPointerSchema, manifestSchema } from '../report/manifest';
-import { abandonedAttempt } from '../report/run-lease';
+import { abandonedAttempt, lapsingLease, timerWait, type Wait } from '../report/run-lease';
 import type { Storage } from '../storage/storage';
 import type { RunContext } from './run-context';
 import { jobRunId } from './stages/resolve';
@@ -41,6 +41,8 @@ export interface FanOutRoute {
   readonly starter: FanOutStarter;
   /** Rows of the last run above which a run fans out. */
   readonly rows: number;
+  /** How the route waits for a silent attempt's lease to lapse; default: timers (tests move their clock). */
+  readonly wait?: Wait | undefined;
 }
 
 interface RouteDeps {
@@ -95,10 +97,46 @@ export async function routeToFanOut(
   route: FanOutRoute | undefined,
 ): Promise<{ status: 'skipped'; reason: string } | undefined> {
   if (!route || request.source !== 'schedule' || request.report === undefined || request.definition !== undefined) return undefined;
+  const runId = jobRunId(request, context.clock(), context.ids);
+  // A retry that comes while a killed attempt's lease is still lapsing waits for the lapse, so it
+  // is routed as the retry of a dead attempt rather than refused as "in progress".
+  const lapse = await lapsingLease(context.ledger, request.report, runId, context.clock());
+  if (lapse !== undefined) await (route.wait ?? timerWait)(lapse);
   const deps = routeDeps(context);
-  const runId = jobRunId(request, deps.now, context.ids);
   const reason = await fanOutReason(request.report, runId, route.rows, deps);
   if (!reason) return undefined;
-  const started = await route.starter.start(`${request.report}-${runId}`.slice(0, 80), { ...request, runId });
-  return { status: 'skipped', reason: `${started ? 'handed' : 'already handed'} to the fan-out: ${reason}` };
+  return startFanOut({ ...request, report: request.report }, runId, reason, route);
+}
+
+/**
+ * Whether a run that met its deadline on the single path may be handed to the fan-out: a configured
+ * report (an inline definition has no stored name for the state machine to read), not already a
+ * step of it, where the stack has one.
+ */
+export function mayHandOver(request: ExportJobRequest, route: FanOutRoute | undefined): route is FanOutRoute {
+  return route !== undefined && request.via !== 'fan-out' && request.report !== undefined && request.definition === undefined;
+}
+
+/**
+ * Hands a run that will not fit one function to the fan-out, the same week: notes the report as
+ * outgrown (its next runs start on the fan-out) and starts the state machine with the same run id.
+ * The attempt that met its deadline has released the run; the assembler takes it over and removes
+ * what that attempt left, as every retry does.
+ */
+export async function handOverToFanOut(
+  request: ExportJobRequest & { readonly report: string },
+  runId: string,
+  why: string,
+  context: RunContext,
+  route: FanOutRoute,
+): Promise<{ status: 'skipped'; reason: string }> {
+  const deps = routeDeps(context);
+  await noteOutgrown(request.report, runId, deps.now.toISOString(), deps);
+  return startFanOut(request, runId, why, route);
+}
+
+async function startFanOut(request: ExportJobRequest & { readonly report: string }, runId: string, why: string, route: FanOutRoute): Promise<{ status: 'skipped'; reason: string }> {
+  const input = { ...request, runId, via: 'fan-out' as const, routeReason: why };
+  const started = await route.starter.start(`${request.report}-${runId}`.slice(0, 80), input);
+  return { status: 'skipped', reason: `${started ? 'handed' : 'already handed'} to the fan-out: ${why}` };
 }

@@ -55,7 +55,8 @@ export async function planFanOut(request: ExportJobRequest, deps: FanOutDependen
   }
   const chunks: string[][] = [];
   for (let i = 0; i < ids.length; i += boardsPerWorker) chunks.push(ids.slice(i, i + boardsPerWorker));
-  return { request: { ...request, report: definition.name, runId }, chunks };
+  // Every later step knows it is one of the fan-out's: its run is not handed over again.
+  return { request: { ...request, report: definition.name, runId, via: 'fan-out' }, chunks };
 }
 
 /**

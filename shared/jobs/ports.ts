@@ -26,6 +26,10 @@ export const exportJobRequestSchema = z.looseObject({
   executionId: z.string().optional(),
   /** The run id chosen by a fan-out's plan, so its workers and assembler name one run. */
   runId: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/).optional(),
+  /** Set by the fan-out: this request is a step of the state machine, not a single-path run. */
+  via: z.literal('fan-out').optional(),
+  /** Why the run was handed to the fan-out, in words (kept in its manifest and the run list). */
+  routeReason: z.string().max(500).optional(),
 });
 export type ExportJobRequest = z.infer<typeof exportJobRequestSchema>;
 

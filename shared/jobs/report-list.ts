@@ -79,13 +79,17 @@ async function lastRunOf(name: string, ledger: Ledger, storage: Storage | undefi
     return { at: failing.since, runId: failing.runId, result: `failed: ${failing.reason ?? 'see the export-report log'}` };
   }
   if (!latest.success) return undefined;
-  const delivery = storage ? await deliveryOf(storage, latest.data.manifest) : undefined;
-  return { at: latest.data.generatedAt, runId: latest.data.runId, result: delivery ? `succeeded; ${delivery}` : 'succeeded' };
+  const told = storage ? await resultOf(storage, latest.data.manifest) : [];
+  return { at: latest.data.generatedAt, runId: latest.data.runId, result: ['succeeded', ...told].join('; ') };
 }
 
-async function deliveryOf(storage: Storage, manifestKey: string): Promise<string | undefined> {
+/** What the run's manifest says beyond "succeeded": the path of a fanned-out run, and its message's fate. */
+async function resultOf(storage: Storage, manifestKey: string): Promise<string[]> {
   const bytes = await storage.getObject(manifestKey);
-  if (!bytes) return undefined;
+  if (!bytes) return [];
   const manifest = manifestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
-  return manifest.success ? manifest.data.delivery?.reason : undefined;
+  if (!manifest.success) return [];
+  const { path, delivery } = manifest.data;
+  const fannedOut = path?.via === 'fan-out' ? [`written by the fan-out${path.reason ? ` (${path.reason})` : ''}`] : [];
+  return [...fannedOut, ...(delivery ? [delivery.reason] : [])];
 }

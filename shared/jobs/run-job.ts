@@ -1,13 +1,14 @@
-import { errorMessage, LeaseLostError, RetryableExportError, RunInProgressError } from '../core/errors';
+import { DeadlineExceededError, errorMessage, LeaseLostError, RetryableExportError, RunInProgressError } from '../core/errors';
 import type { ReportDefinition } from '../report/definition';
 import type { ManifestFile, ManifestTableFile } from '../report/manifest';
 import type { ExportResult } from '../report/run-export';
 import { createResponseCache } from '../planning-api/response-cache';
 import { classifyFailure } from './failure';
+import { handOverToFanOut, mayHandOver, type FanOutRoute } from './fan-out-route';
 import { trackJobProgress, type JobProgress } from './job-progress';
 import type { ExportJobRequest } from './ports';
 import type { RunContext } from './run-context';
-import { announceFailure, announceSuccess, type AnnouncePorts } from './stages/announce';
+import { announceFailure, announceSuccess, type AnnouncePorts, type FailedJob } from './stages/announce';
 import { deliverRun, type DeliveryPorts, type RunDelivery } from './stages/deliver';
 import { exportRun, type ExportPorts } from './stages/export';
 import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvePorts } from './stages/resolve';
@@ -20,6 +21,8 @@ import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type Re
  */
 export interface JobDependencies extends ResolvePorts, ExportPorts, DeliveryPorts, AnnouncePorts {
   readonly context: RunContext;
+  /** The stack's fan-out: a run that meets the function's deadline on the single path is handed to it. */
+  readonly fanOut?: FanOutRoute | undefined;
   /** Told when a run is published (metrics, the command line's account of the files). */
   readonly onComplete?: ((result: ExportResult, durationMs: number) => void) | undefined;
   /** Told of the error behind a failed job (the command line shows its operator the whole message). */
@@ -113,7 +116,7 @@ async function runOne(request: ExportJobRequest, deps: JobDependencies): Promise
   const { context } = deps;
   const started = context.clock();
   const runId = jobRunId(request, started, context.ids);
-  if (request.exportId && !(await startOnDemand(request.exportId, runId, deps))) {
+  if (request.exportId && !(await startOnDemand(request, request.exportId, runId, deps))) {
     const current = await deps.jobs.get(request.exportId);
     const reason = current
       ? `export ${request.exportId} is already ${current.status}; a repeated delivery does nothing`
@@ -140,8 +143,15 @@ async function runOne(request: ExportJobRequest, deps: JobDependencies): Promise
   }
 }
 
-/** queued → running happens once: a second delivery of the same job finds it running or done. */
-async function startOnDemand(exportId: string, runId: string, deps: JobDependencies): Promise<boolean> {
+/**
+ * queued → running happens once: a second delivery of the same job finds it running or done. The
+ * fan-out's assembler of a job the single path handed over finds it running under its own run id.
+ */
+async function startOnDemand(request: ExportJobRequest, exportId: string, runId: string, deps: JobDependencies): Promise<boolean> {
+  if (request.via === 'fan-out') {
+    const current = await deps.jobs.get(exportId);
+    return current?.status === 'running' && current.runId === runId;
+  }
   return (await deps.jobs.update(exportId, { status: 'running', runId }, deps.context.clock())) !== undefined;
 }
 
@@ -150,7 +160,7 @@ function onDemandProgress(exportId: string, definition: ReportDefinition, deps: 
   return trackJobProgress(exportId, { jobs: deps.jobs, datasetsTotal, now: deps.context.clock, log: deps.context.log });
 }
 
-async function failed(error: unknown, job: Parameters<typeof announceFailure>[0], deps: JobDependencies): Promise<JobOutcome> {
+async function failed(error: unknown, job: FailedJob, deps: JobDependencies): Promise<JobOutcome> {
   const { log } = deps.context;
   if (error instanceof RunInProgressError || error instanceof LeaseLostError) {
     // Another attempt of this run is writing it (a duplicate delivery, or a retry that overlapped)
@@ -159,6 +169,7 @@ async function failed(error: unknown, job: Parameters<typeof announceFailure>[0]
     log.warn('another attempt owns this run; not exporting', { report: job.report, runId: job.runId, reason: error.message });
     return { status: 'skipped', reason: error.message };
   }
+  if (error instanceof DeadlineExceededError && mayHandOver(job.request, deps.fanOut)) return handOver(error, job, deps.fanOut, deps);
   deps.onFailure?.(error);
   const failure = classifyFailure(error);
   log.error('export job failed', { report: job.report, runId: job.runId, ...failure, error: errorMessage(error) });
@@ -168,6 +179,18 @@ async function failed(error: unknown, job: Parameters<typeof announceFailure>[0]
   // transient failure is thrown for the invocation's retry policy (same run id, same keys).
   if (failure.retryable && !job.request.exportId) throw new RetryableExportError(failure.reason, { cause: error });
   return { status: 'failed', reason: failure.reason, retryable: failure.retryable };
+}
+
+/**
+ * A run that met the function's deadline will not fit one function: rather than fail (and fail
+ * again on every retry, every week), it goes to the fan-out at once under the same run id. Nobody
+ * is told of a failure; the run's manifest and the run list say which path wrote it and why.
+ */
+async function handOver(error: DeadlineExceededError, job: FailedJob, route: FanOutRoute, deps: JobDependencies): Promise<JobOutcome> {
+  const why = `run ${job.runId} met the function's deadline on the single path (${error.publicMessage})`;
+  const outcome = await handOverToFanOut({ ...job.request, report: job.report }, job.runId, why, deps.context, route);
+  deps.context.log.warn('run handed to the fan-out: it does not fit one function', { report: job.report, runId: job.runId, reason: outcome.reason });
+  return outcome;
 }
 
 function factsOf(result: ExportResult): PublishedRunFacts {

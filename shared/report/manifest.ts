@@ -60,6 +60,9 @@ export const schemaChangeSchema = z.object({
   retyped: z.array(z.string()),
 });
 
+export const runPathSchema = z.object({ via: z.enum(['single', 'fan-out']), reason: z.string().optional() });
+export type RunPath = z.infer<typeof runPathSchema>;
+
 /**
  * The manifest of a run that wrote `formats` (a test's registry may add one); the manifests this
  * version writes and reads are `manifestSchema`, of the registry's formats.
@@ -92,6 +95,11 @@ export const manifestSchemaFor = (formats: readonly ReportFormat[]) => z.object(
    * ("not sent: nothing changed since run … and delivery.when is \"changed\""); docs/delivery.md.
    */
   delivery: z.object({ send: z.boolean(), when: z.string(), reason: z.string() }).optional(),
+  /**
+   * Which path wrote the run: `single` (one function) or `fan-out` (the state machine), and why a run
+   * was handed to the fan-out (docs/deploy.md, "Past one Lambda"). Absent in manifests of older runs.
+   */
+  path: runPathSchema.optional(),
 });
 
 export const manifestSchema = manifestSchemaFor(FORMATS);

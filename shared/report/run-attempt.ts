@@ -15,7 +15,7 @@ import type { ProgressEvent } from './dataset';
 import { publishLatest } from './latest-pointer';
 import { manifestKey, runFolderKey } from './layout';
 import { manifestSchema, type Manifest } from './manifest';
-import { RunLease } from './run-lease';
+import { RunLease, type Wait } from './run-lease';
 import { summaryFromManifest } from './run-summary';
 import { RunWriter, verifyStored, type WritePoint } from './run-writer';
 
@@ -49,6 +49,8 @@ export interface RunAttemptOptions {
   /** The `dt=` partition's date; defaults to the start of the run's first attempt (see runExport). */
   readonly runDate: Date | undefined;
   readonly leaseMs: number | undefined;
+  /** How a retry waits for a silent holder's lease to lapse (LeaseOptions.wait); undefined: it does not. */
+  readonly leaseWait?: Wait | undefined;
   readonly now: () => Date;
   readonly log: Log;
   readonly onProgress: (event: ProgressEvent) => void;
@@ -81,7 +83,7 @@ export interface WrittenRun {
  */
 export async function withRunAttempt(options: RunAttemptOptions, write: (run: RunInProgress) => Promise<WrittenRun>): Promise<ExportResult> {
   const { storage, ledger, report, runId, now, log } = options;
-  const leased = await RunLease.acquire({ ledger, report, runId, now, log, leaseMs: options.leaseMs });
+  const leased = await RunLease.acquire({ ledger, report, runId, now, log, leaseMs: options.leaseMs, wait: options.leaseWait });
   if (leased.kind === 'complete') {
     const done = await completedRun(storage, leased.manifestKey, log, runId);
     // A rerun of a complete run repairs latest.json if an earlier attempt could not write it.

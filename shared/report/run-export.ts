@@ -1,10 +1,11 @@
+import type { Wait } from './run-lease';
 import type { Storage } from '../storage/storage';
 import { StorageError } from '../core/errors';
 import type { Ledger } from '../ledger/ledger';
 import { silentLog, type Log } from '../core/logger';
 import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
-import { manifestSchemaFor, type Manifest } from './manifest';
+import { manifestSchemaFor, type Manifest, type RunPath } from './manifest';
 import { manifestFiguresSchema } from './manifest-summary';
 import { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
@@ -33,6 +34,8 @@ export interface ExportDependencies {
   readonly ledger: Ledger;
   /** Lease duration (tests); the default suits Lambda and the command line. */
   readonly leaseMs?: number | undefined;
+  /** A retry that finds the run's holder silent waits for its lease to lapse and takes the run over (run-lease.ts). */
+  readonly leaseWait?: Wait | undefined;
   /** Where the data came from, for the manifest: never the API key. */
   readonly sourceInfo: Manifest['source'];
   readonly log?: Log | undefined;
@@ -52,6 +55,8 @@ export interface ExportDependencies {
   readonly pause?: RunAttemptOptions['pause'];
   /** The tables and formats the run knows (default REGISTRY; a test adds one of each). */
   readonly registry?: Registry | undefined;
+  /** Which path writes the run, and why (the manifest's `path`); default: the single path. */
+  readonly path?: RunPath | undefined;
 }
 
 /** Rows between progress events: often enough for a terminal, rare enough to cost nothing. */
@@ -77,7 +82,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
   }
   const progress = deps.onProgress ?? (() => undefined);
   const attempt = { storage: deps.storage, ledger: deps.ledger, report: definition.name, timeZone: definition.timeZone, runId, now, log };
-  return withRunAttempt({ ...attempt, runDate: deps.runDate, leaseMs: deps.leaseMs, onProgress: progress, pause: deps.pause }, async (run) => {
+  return withRunAttempt({ ...attempt, runDate: deps.runDate, leaseMs: deps.leaseMs, leaseWait: deps.leaseWait, onProgress: progress, pause: deps.pause }, async (run) => {
     const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory(), now: () => startedAt };
     const registry = deps.registry ?? REGISTRY;
     const tracker = await trackChanges(definition, deps, run, registry, log);
@@ -106,7 +111,8 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     };
     const entries = await outputs.finishRun({ summary, changes: changed.report, snapshots, rows: tableRows, record });
     const delivery = decideDelivery(definition, { summary, changes: changed.report });
-    const manifest = buildManifest({ definition, record, source: deps.sourceInfo, summary, tableRows, entries, delivery, registry });
+    const path = deps.path ?? { via: 'single' };
+    const manifest = buildManifest({ definition, record, source: deps.sourceInfo, summary, tableRows, entries, delivery, registry, path });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
     await run.writer.verify([...entries.files.map((f) => ({ ...f, key: `${run.runFolder}/${f.path}` })), ...entries.stored]);
     return { manifest, summary, changes: changed.report, ...entries.result };
@@ -177,6 +183,7 @@ interface ManifestParts {
   readonly entries: RunEntries;
   readonly delivery: DeliveryDecision;
   readonly registry: Registry;
+  readonly path: RunPath;
 }
 
 /** The run's manifest, through JSON and back, so the manifest returned is exactly what readers of manifest.json get. */
@@ -201,5 +208,6 @@ function buildManifest(parts: ManifestParts): Manifest {
     },
     changes: record.changes,
     delivery: parts.delivery,
+    path: parts.path,
   })));
 }

@@ -11,6 +11,17 @@ import { ledgerKey, type Ledger, type LedgerEntry } from '../ledger/ledger';
  */
 export const DEFAULT_LEASE_MS = 60_000;
 export const LEASE_RENEW_MS = 15_000;
+/**
+ * A holder that has not renewed for this long missed a renewal: it is dead or frozen. A retry that
+ * finds its lease still live waits for it to lapse (at most the rest of a lease) and takes the run
+ * over, instead of stopping as "in progress" and leaving the run undone (Lambda's first async retry
+ * comes about a minute after the failure, right in that window).
+ */
+export const SILENT_HOLDER_MS = 2 * LEASE_RENEW_MS;
+
+/** Waits `ms` (timers); tests pass one that moves their clock instead. */
+export type Wait = (ms: number) => Promise<void>;
+export const timerWait: Wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Run entries outlive every retry of a run (Lambda: 6 h; a manual --run-id: weeks), then expire. */
 const RUN_ENTRY_DAYS = 35;
 /** Compare-and-swap rounds before giving up: each lost round means another writer made progress. */
@@ -52,6 +63,11 @@ export interface LeaseOptions {
   readonly now: () => Date;
   readonly log: Log;
   readonly leaseMs?: number | undefined;
+  /**
+   * How a retry waits for a silent holder's lease to lapse (the export function passes timers);
+   * without it a live lease is refused at once as "in progress", whoever holds it.
+   */
+  readonly wait?: Wait | undefined;
 }
 
 /**
@@ -112,6 +128,12 @@ export class RunLease {
         return { kind: 'complete', startedAt: new Date(current.startedAt), manifestKey: current.manifestKey };
       }
       if (current.status === 'running' && new Date(current.leaseExpiresAt) > now) {
+        const lapse = options.wait && silentHolder(current, now, lease.leaseMs);
+        if (options.wait && lapse !== undefined) {
+          options.log.warn('the holder of this run stopped renewing its lease: waiting for it to lapse', { runId: options.runId, lapsesAt: current.leaseExpiresAt });
+          await options.wait(lapse);
+          continue;
+        }
         throw new RunInProgressError(
           `run "${options.runId}" of report "${options.report}" is in progress: another attempt holds its lease ` +
             `until ${current.leaseExpiresAt} (renewed while it runs). Nothing was written; try again after it ends.`,
@@ -269,6 +291,24 @@ export class RunLease {
     }
     return parsed.data;
   }
+}
+
+/**
+ * Milliseconds until the live lease of a holder that has stopped renewing lapses (a little more, so
+ * the lapse is past), or undefined while its holder renews as a live one does.
+ */
+function silentHolder(entry: RunEntry, now: Date, leaseMs: number): number | undefined {
+  const expires = new Date(entry.leaseExpiresAt).getTime();
+  const lastRenewal = expires - leaseMs;
+  return now.getTime() - lastRenewal > SILENT_HOLDER_MS ? expires - now.getTime() + 1 : undefined;
+}
+
+/** When the live lease of run `runId` lapses, if its holder has stopped renewing; else undefined. */
+export async function lapsingLease(ledger: Ledger, report: string, runId: string, now: Date, leaseMs = DEFAULT_LEASE_MS): Promise<number | undefined> {
+  const entry = await ledger.get(ledgerKey('run', report, runId));
+  const parsed = runEntrySchema.safeParse(entry?.value);
+  if (!parsed.success || parsed.data.status !== 'running' || new Date(parsed.data.leaseExpiresAt) <= now) return undefined;
+  return silentHolder(parsed.data, now, leaseMs);
 }
 
 /** An attempt that stopped without finishing or giving the run up, as its run's ledger entry tells. */

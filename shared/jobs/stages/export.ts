@@ -2,6 +2,7 @@ import type { RequestEvent } from '../../planning-api/requester';
 import type { ProgressEvent } from '../../report/dataset';
 import { exportReport } from '../../report/export-report';
 import type { ExportResult } from '../../report/run-export';
+import type { Wait } from '../../report/run-lease';
 import type { CredentialsSource } from '../../secrets/credential-refresh';
 import type { RunContext } from '../run-context';
 import type { ResolvedJob } from './resolve';
@@ -19,6 +20,11 @@ export interface ExportPorts {
   readonly onRequest?: ((event: RequestEvent) => void) | undefined;
   /** The door's own progress display (the terminal), beside the on-demand job's status. */
   readonly onProgress?: ((event: ProgressEvent) => void) | undefined;
+  /**
+   * How a retry waits for the lease of an attempt that stopped renewing (killed) to lapse, then takes
+   * the run over, instead of stopping as "in progress" (run-lease.ts). The export function passes timers.
+   */
+  readonly leaseWait?: Wait | undefined;
 }
 
 export function exportRun(job: ResolvedJob, ports: ExportPorts, context: RunContext, onProgress?: (event: ProgressEvent) => void): Promise<ExportResult> {
@@ -35,6 +41,8 @@ export function exportRun(job: ResolvedJob, ports: ExportPorts, context: RunCont
     onRequest: ports.onRequest,
     fetch: ports.fetch,
     onProgress: both(ports.onProgress, onProgress),
+    leaseWait: ports.leaseWait,
+    path: job.request.via === 'fan-out' ? { via: 'fan-out', ...(job.request.routeReason !== undefined && { reason: job.request.routeReason }) } : { via: 'single' },
   });
 }
 

@@ -11,7 +11,7 @@ import { RANDOM_RUN_IDS } from '../../../shared/jobs/run-context';
 import { fixedClock } from '../../../shared/core/clock';
 import { lastRunRows, OUTGROWN_DAYS, routeToFanOut } from '../../../shared/jobs/fan-out-route';
 import { silentLog } from '../../../shared/core/logger';
-import { DEFAULT_LEASE_MS, RunLease } from '../../../shared/report/run-lease';
+import { RunLease } from '../../../shared/report/run-lease';
 import { StepFunctionsFanOutStarter } from '../../../shared/jobs/step-functions-starter';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { startSfnStub, type SfnStub } from '../../support/sfn-stub';
@@ -57,7 +57,13 @@ describe('which path a scheduled run takes', () => {
     const rows = (await lastRunRows('portfolio', deps.context))!;
     const routed = await routeToFanOut(scheduled, contextAt(at1), route(10));
     expect(routed).toEqual({ status: 'skipped', reason: `handed to the fan-out: the last run wrote ${rows} rows, more than 10 for one function` });
-    expect(sfn.starts).toEqual([{ stateMachineArn: MACHINE, name: 'portfolio-s-20261123T060000Z', input: { ...scheduled, runId: 's-20261123T060000Z' } }]);
+    expect(sfn.starts).toEqual([
+      {
+        stateMachineArn: MACHINE,
+        name: 'portfolio-s-20261123T060000Z',
+        input: { ...scheduled, runId: 's-20261123T060000Z', via: 'fan-out', routeReason: `the last run wrote ${rows} rows, more than 10 for one function` },
+      },
+    ]);
     // A retry of the same scheduled invocation starts nothing more.
     expect((await routeToFanOut(scheduled, contextAt(at1), route(10)))?.reason).toMatch(/^already handed to the fan-out/);
     expect(sfn.starts).toHaveLength(1);
@@ -88,12 +94,12 @@ describe('a report that outgrew one function without ever publishing a big run',
     const started = at('2026-11-30T06:00:01Z');
     const runId = await killedAttempt(week1, started);
     expect(runId).toBe('s-20261130T060000Z');
-    // While the lease is live the attempt may still be running: the single path refuses it as in progress.
-    expect(await routeAt(week1, at(started.toISOString(), DEFAULT_LEASE_MS - 1))).toBeUndefined();
+    // While its holder still renews (10 s after the last renewal) the attempt may be running: the single path decides.
+    expect(await routeAt(week1, at(started.toISOString(), 10_000))).toBeUndefined();
 
     const retried = await routeAt(week1, at(started.toISOString(), 15 * 60_000));
     expect(retried?.reason).toMatch(/^handed to the fan-out: an earlier attempt of this run stopped without finishing \(out of time or memory; its lease lapsed at 2026-11-30T06:01:01\.000Z\)$/);
-    expect(sfn.starts.at(-1)).toEqual({ stateMachineArn: MACHINE, name: `portfolio-${runId}`, input: { ...week1, runId } });
+    expect(sfn.starts.at(-1)).toEqual({ stateMachineArn: MACHINE, name: `portfolio-${runId}`, input: { ...week1, runId, via: 'fan-out', routeReason: expect.any(String) } });
 
     const week2 = { ...scheduled, scheduledTime: '2026-12-07T06:00:00Z' };
     const next = await routeAt(week2, at('2026-12-07T06:00:01Z'));
@@ -114,5 +120,22 @@ describe('a report that outgrew one function without ever publishing a big run',
     const starts = sfn.starts.length;
     expect(await routeAt(request, at('2027-02-01T07:00:00Z'))).toBeUndefined();
     expect(sfn.starts).toHaveLength(starts);
+  });
+  it('waits for a silent lease to lapse: a retry 59 s after the last renewal fans out, never skipped as "in progress"', async () => {
+    const request = { ...scheduled, scheduledTime: '2027-03-01T06:00:00Z' };
+    const started = at('2027-03-01T06:00:01Z');
+    const runId = await killedAttempt(request, started);
+    // The invocation's clock, moved by the route's wait as real time would move it.
+    let now = at(started.toISOString(), 59_000);
+    const waited: number[] = [];
+    const wait = (ms: number) => {
+      waited.push(ms);
+      now = new Date(now.getTime() + ms);
+      return Promise.resolve();
+    };
+    const routed = await routeToFanOut(request, { ...deps.context, clock: () => now }, { ...route(1e9), wait });
+    expect(waited).toEqual([1_001]);
+    expect(routed?.reason).toMatch(/^handed to the fan-out: an earlier attempt of this run stopped without finishing \(out of time or memory; its lease lapsed at 2027-03-01T06:01:01\.000Z\)$/);
+    expect(sfn.starts.at(-1)?.name).toBe(`portfolio-${runId}`);
   });
 });
