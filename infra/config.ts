@@ -61,8 +61,13 @@ const rawConfigSchema = z.strictObject({
   exportMemoryMb: positiveInt(128, 10_240, 1024),
   /** Lambda's maximum is 15 minutes. */
   exportTimeoutMinutes: positiveInt(1, 15, 15),
-  /** Caps parallel exports, which protects the planning API's rate limit. */
-  exportReservedConcurrency: positiveInt(1, 1000, 5),
+  /**
+   * Caps parallel exports, which protects the planning API's rate limit; the fan-out's steps run in the
+   * same function, so they count too (docs/deploy.md, "Past one Lambda").
+   */
+  exportReservedConcurrency: positiveInt(2, 1000, 6),
+  /** Workers of one fan-out at once (the map's MaxConcurrency); default and most: half of exportReservedConcurrency. */
+  fanOutWorkers: z.number().int().min(1).max(500).optional(),
   /** Run links reuse an export of their report that finished less than this many minutes ago (0: never). */
   runLinkReuseMinutes: z.number().int().min(0).max(1440).optional(),
   /** Exports one run link may start per hour. */
@@ -101,6 +106,8 @@ export interface InfraConfig {
   readonly exportMemoryMb: number;
   readonly exportTimeoutMinutes: number;
   readonly exportReservedConcurrency: number;
+  /** Workers of one fan-out at once: at most half of exportReservedConcurrency (fanOutWorkersOf). */
+  readonly fanOutWorkers: number;
   readonly runLinkReuseMinutes?: number;
   readonly runLinkStartsPerHour?: number;
   readonly inlineDefinitions: { readonly enabled: boolean; readonly prefix: string; readonly emailDomains: readonly string[] };
@@ -192,6 +199,8 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
       }
     }
   }
+  const fanOutWorkers = config.fanOutWorkers ?? maxFanOutWorkers(config.exportReservedConcurrency);
+  if (fanOutWorkers > maxFanOutWorkers(config.exportReservedConcurrency)) problems.push(tooManyWorkers(fanOutWorkers, config.exportReservedConcurrency));
   if (config.mailFrom !== undefined && config.sesIdentityArn === undefined) {
     problems.push(`${CONTEXT_KEY}.mailFrom: needs ${CONTEXT_KEY}.sesIdentityArn (the SES identity the sender belongs to)`);
   }
@@ -203,6 +212,7 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     exportMemoryMb: config.exportMemoryMb,
     exportTimeoutMinutes: config.exportTimeoutMinutes,
     exportReservedConcurrency: config.exportReservedConcurrency,
+    fanOutWorkers,
     inlineDefinitions: config.inlineDefinitions,
     ...(config.mailFrom !== undefined && { mailFrom: config.mailFrom }),
     ...(config.sesIdentityArn !== undefined && { sesIdentityArn: config.sesIdentityArn }),
@@ -211,6 +221,24 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     ...(config.runLinkReuseMinutes !== undefined && { runLinkReuseMinutes: config.runLinkReuseMinutes }),
     ...(config.runLinkStartsPerHour !== undefined && { runLinkStartsPerHour: config.runLinkStartsPerHour }),
   };
+}
+
+/**
+ * The most workers one fan-out may run at once: half of the export function's reserved slots, which
+ * they share with the scheduled and on-demand exports. Neither side starves the other: while a
+ * fan-out's map runs the other half is left to the exports, and a fan-out step that finds every slot
+ * taken waits for one (THROTTLING_RETRY in infra/constructs/report-fan-out.ts). Also the default.
+ */
+export function maxFanOutWorkers(reservedConcurrency: number): number {
+  return Math.floor(reservedConcurrency / 2);
+}
+
+function tooManyWorkers(workers: number, reservedConcurrency: number): string {
+  return (
+    `${CONTEXT_KEY}.fanOutWorkers: ${workers} workers would take more than half of the ${reservedConcurrency} slots of ` +
+    `${CONTEXT_KEY}.exportReservedConcurrency, leaving the scheduled exports ${Math.max(0, reservedConcurrency - workers)}; ` +
+    `use at most ${maxFanOutWorkers(reservedConcurrency)}, or raise exportReservedConcurrency to ${workers * 2}`
+  );
 }
 
 /** `cdk synth -c reportExporter='{"reports":[]}'` passes a string. */

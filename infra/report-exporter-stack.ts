@@ -173,8 +173,8 @@ export class ReportExporterStack extends Stack {
 
     this.fanOut = new ReportFanOut(this, 'FanOut', {
       target: exportFn,
-      // The plan and the assembler run one at a time beside the workers, within the reserved concurrency.
-      workers: Math.max(1, config.exportReservedConcurrency - 1),
+      // At most half of the export function's reserved slots (infra/config.ts): the rest stay the exports'.
+      workers: config.fanOutWorkers,
       logRetention: LOG_RETENTION,
     });
     this.grantExportPermissions(config);
@@ -226,7 +226,7 @@ export class ReportExporterStack extends Stack {
     this.alarms.alarmAboveZero(
       'FanOutExecutionsFailed',
       this.fanOut.stateMachine.metricFailed({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }),
-      'A fan-out execution failed (a report too big for one function). Its assembler told the owners; the execution history says which step.',
+      'A fan-out execution failed (a report too big for one function); its cause says what failed. ReportFailed was published and the owners told (once per failure streak): by the assembler when its run failed, as every export does; else by the failure step TellFailure, which also released the run\'s lease, when Plan, the workers\' map or Assemble failed (killed, timed out, throttled past its retries). Nobody was told only if TellFailure failed too (state FailureUntold). The execution history says which step.',
     );
     this.alarms.alarmAboveZero(
       'ExportFailedMetric',

@@ -21,6 +21,9 @@ import { Construct } from 'constructs';
 export const BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
   minify: true,
+  // Error classes keep their names: errorType in ReportFailed, the owners' advice and the fan-out's
+  // Retry and failure step go by an error's name, which minification would shorten to a letter.
+  keepNames: true,
   sourceMap: true,
   sourcesContent: false,
   target: 'node22',

@@ -5,11 +5,49 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { RetryableExportError } from '../../shared/core/errors';
+import { FAN_OUT_STEP, type FanOutPart } from '../../shared/core/names';
+
+/** Lambda's own transient failures (what CDK's retryOnServiceExceptions retries), retried at once and briefly. */
+export const SERVICE_RETRY: sfn.RetryProps = {
+  errors: ['Lambda.ClientExecutionTimeoutException', 'Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException'],
+  interval: Duration.seconds(2),
+  backoffRate: 2,
+  maxAttempts: 6,
+  jitterStrategy: sfn.JitterType.FULL,
+};
+
+/**
+ * Throttling: every reserved slot of the export function is taken (scheduled and on-demand exports,
+ * another fan-out). A slot frees when an export ends, within its 15 minutes at the latest, so the
+ * step waits longer than that: up to 10, 20, 40, 80 s, then up to 2 minutes, 20 times (at most 34.5
+ * minutes, about half of that with full jitter, which keeps waiting steps from coming back together).
+ */
+export const THROTTLING_RETRY: sfn.RetryProps = {
+  errors: ['Lambda.TooManyRequestsException'],
+  interval: Duration.seconds(10),
+  backoffRate: 2,
+  maxDelay: Duration.minutes(2),
+  maxAttempts: 20,
+  jitterStrategy: sfn.JitterType.FULL,
+};
+
+/**
+ * The assembler's retryable failure (the planning API down for a while), which its job has already
+ * told: retried twice, a minute apart or more, as Lambda retries a scheduled run on the single path.
+ */
+const ASSEMBLER_RETRY: sfn.RetryProps = {
+  errors: [RetryableExportError.name],
+  interval: Duration.minutes(1),
+  backoffRate: 2,
+  maxAttempts: 2,
+  jitterStrategy: sfn.JitterType.FULL,
+};
 
 export interface ReportFanOutProps {
-  /** The export function: it runs every step (plan, work, assemble), told apart by `fanOut`. */
+  /** The export function: it runs every step (plan, work, assemble, fail), told apart by `fanOut`. */
   readonly target: lambda.Function;
-  /** Workers at once; with the plan and the assembler they fit the function's reserved concurrency. */
+  /** Workers at once (config `fanOutWorkers`): they share the function's reserved concurrency with the exports. */
   readonly workers: number;
   readonly logRetention: logs.RetentionDays;
 }
@@ -20,10 +58,13 @@ export interface ReportFanOutProps {
  * API's answers for its boards → the assembler, which runs the ordinary export over them and
  * publishes, delivers and tells the owners of a failure as every run does.
  *
- * The map tolerates every worker failing: a failed worker only leaves its boards for the assembler to
- * fetch itself, so the run still completes if it can within one function's time. Each step retries
- * Lambda's transient errors. The name is fixed so the export function can be told the ARN without a
- * reference (the state machine already references the function).
+ * A failed worker only leaves its boards for the assembler to fetch itself, so the run still completes
+ * if it can within one function's time. Every Lambda task retries throttling and Lambda's transient
+ * errors with jittered backoff; whatever still fails in the plan, the map or the assembler is caught
+ * and handed to the failure step (`fanOut: 'fail'`), which releases the run's lease, tells the owners
+ * and publishes ReportFailed; the execution then fails with what failed as its cause. The name is
+ * fixed so the export function can be told the ARN without a reference (the state machine already
+ * references the function).
  */
 export class ReportFanOut extends Construct {
   readonly stateMachine: sfn.StateMachine;
@@ -38,28 +79,67 @@ export class ReportFanOut extends Construct {
         payload: sfn.TaskInput.fromObject(payload),
         payloadResponseOnly: true,
         taskTimeout: sfn.Timeout.duration(timeout),
-        retryOnServiceExceptions: true,
-      });
+        // Replaced by SERVICE_RETRY, which adds jitter, after THROTTLING_RETRY.
+        retryOnServiceExceptions: false,
+      })
+        .addRetry(THROTTLING_RETRY)
+        .addRetry(SERVICE_RETRY);
+    const caught = { errors: [sfn.Errors.ALL], resultPath: '$.error' };
 
-    const plan = step('Plan', { 'fanOut': 'plan', 'report.$': '$.report', 'source': 'schedule', 'scheduledTime.$': '$.scheduledTime', 'runId.$': '$.runId' }, Duration.minutes(5));
-    const work = step('FetchBoards', { 'fanOut': 'work', 'request.$': '$.request', 'boards.$': '$.boards' }, Duration.minutes(15));
+    // The failure step is told the execution's input (the run), which part failed and the caught error.
+    const tellFailure = step(
+      'TellFailure',
+      { 'fanOut': FAN_OUT_STEP.fail, 'request.$': '$$.Execution.Input', 'failed.$': '$.failed', 'error.$': '$.error' },
+      Duration.minutes(5),
+    );
+    const runFailed = new sfn.Fail(this, 'RunFailed', { error: 'FanOutFailed', causePath: sfn.JsonPath.stringAt('$.reason') });
+    tellFailure.addCatch(
+      new sfn.Fail(this, 'FailureUntold', {
+        error: 'FanOutFailureUntold',
+        cause: 'The fan-out failed and so did its failure step: the owners were not told and no ReportFailed was published. The execution history says which step failed and why.',
+      }),
+      { errors: [sfn.Errors.ALL], resultPath: '$.untold' },
+    );
+    tellFailure.next(runFailed);
+    const failed = (part: FanOutPart, id: string) => new sfn.Pass(this, id, { parameters: { 'failed': part, 'error.$': '$.error' } }).next(tellFailure);
+
+    const plan = step(
+      'Plan',
+      { 'fanOut': FAN_OUT_STEP.plan, 'report.$': '$.report', 'source': 'schedule', 'scheduledTime.$': '$.scheduledTime', 'runId.$': '$.runId' },
+      Duration.minutes(5),
+    ).addCatch(failed('plan', 'PlanFailed'), caught);
+    // A failed worker's boards are fetched by the assembler: a worker's failure ends its item, not the run.
+    const work = step('FetchBoards', { 'fanOut': FAN_OUT_STEP.work, 'request.$': '$.request', 'boards.$': '$.boards' }, Duration.minutes(15)).addCatch(
+      new sfn.Pass(this, 'BoardsLeftToAssembler'),
+      { errors: [sfn.Errors.ALL], resultPath: '$.error' },
+    );
     const workers = new sfn.DistributedMap(this, 'Workers', {
       itemsPath: sfn.JsonPath.stringAt('$.chunks'),
       itemSelector: { 'request.$': '$.request', 'boards.$': '$$.Map.Item.Value' },
       maxConcurrency: Math.max(1, props.workers),
-      // A failed worker's boards are fetched by the assembler: the map never fails the run.
+      // Items end well whatever their worker did (its Catch); the map itself failing (Step Functions could not run it) is caught.
       toleratedFailurePercentage: 100,
       resultPath: sfn.JsonPath.DISCARD,
     });
     workers.itemProcessor(work);
-    const assemble = step('Assemble', { 'fanOut': 'assemble', 'request.$': '$.request' }, Duration.minutes(15));
-    const definition = plan.next(workers).next(assemble);
+    workers.addCatch(failed('workers', 'WorkersFailed'), caught);
+    const assemble = step('Assemble', { 'fanOut': FAN_OUT_STEP.assemble, 'request.$': '$.request' }, Duration.minutes(15))
+      .addRetry(ASSEMBLER_RETRY)
+      .addCatch(failed('assemble', 'AssembleFailed'), caught);
+    // The assembler's job answers a failure it will not retry (a bad definition, 401): it told it; the execution fails with its reason.
+    const outcome = new sfn.Choice(this, 'RunOutcome')
+      .when(sfn.Condition.and(sfn.Condition.isPresent('$.status'), sfn.Condition.stringEquals('$.status', 'failed')), runFailed)
+      .otherwise(new sfn.Succeed(this, 'Done'));
+    const definition = plan.next(workers).next(assemble).next(outcome);
 
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineName: this.stateMachineName,
       definitionBody: sfn.DefinitionBody.fromChainable(definition),
-      timeout: Duration.hours(2),
+      // Past every step's own limits and retries (each throttled step may wait ~35 minutes, the
+      // assembler run three times), so a failure is always caught and told: no Catch sees the
+      // execution's own timeout.
+      timeout: Duration.hours(4),
       tracingEnabled: true,
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
     });

@@ -55,6 +55,15 @@ export function apiStatusMetric(statusCode: number): MetricName {
 }
 
 /**
+ * The fan-out's state machine (infra/constructs/report-fan-out.ts) and the export function
+ * (shared/jobs/fan-out-event.ts) agree on these: `fanOut` in a step's payload names the step it asks
+ * for, and a Catch names the part of the fan-out that failed to the failure step (`failed`).
+ */
+export const FAN_OUT_STEP = { plan: 'plan', work: 'work', assemble: 'assemble', fail: 'fail' } as const;
+export const FAN_OUT_PARTS = ['plan', 'workers', 'assemble'] as const;
+export type FanOutPart = (typeof FAN_OUT_PARTS)[number];
+
+/**
  * The kinds of ledger keys (`<kind>/<parts…>`): run leases, each report's latest run, on-demand job
  * status, run links, failure notices and the reports that outgrew one function (`route`). The stack's
  * IAM conditions name kinds as key prefixes.

@@ -130,6 +130,14 @@ export function adviceFor(failure: Pick<FailureFacts, 'errorType' | 'retryable'>
       return 'The planning API answered in a shape the exporter does not know: send the reason above to the API owner.';
     case 'DeadlineExceededError':
       return 'The planning API was too slow to finish within the time allowed: nothing to do if it passes on the next run; if it keeps failing, narrow the report or raise the function timeout.';
+    // A fan-out's part stopped by Lambda or Step Functions (fan-out-failure.ts names these by their error names).
+    case 'States.Timeout':
+    case 'Sandbox.Timedout':
+    case 'Runtime.OutOfMemory':
+    case 'Lambda.Unknown':
+      return 'The run was stopped at a function\'s time or memory limit, although it was spread over several functions. If it keeps happening, ask the operators to narrow the report: fewer boards (one report per solution train), or CSV and Parquet without the workbook.';
+    case 'Lambda.TooManyRequestsException':
+      return 'The exporter was busy with other exports for longer than the run could wait. Nothing to do if the next run passes; if it keeps happening, ask the operators to raise its reserved concurrency (exportReservedConcurrency).';
     default:
       return failure.retryable
         ? 'This kind of failure often passes by itself: the run is retried and the next scheduled run will try again. If it keeps failing, ask the operators to look at the logs.'

@@ -20,6 +20,6 @@ export function classifyFailure(error: unknown): { reason: string; errorType: st
  * The reason is shown to callers (job status, ReportFailed): secret names and ARNs stay in the log.
  * Any ARN left in a public message (an AccessDenied from S3 names the role) is masked.
  */
-function withoutArns(text: string): string {
+export function withoutArns(text: string): string {
   return text.replace(/arn:aws[a-z-]*:[^\s"'`,;)]+/g, '[ARN]');
 }

@@ -1,14 +1,18 @@
 import { errorMessage } from '../core/errors';
+import type { FanOutPart } from '../core/names';
 import { createExportClient } from '../report/export-report';
+import { releaseHeldRun } from '../report/run-lease';
 import { boardItemsDataset } from '../report/tables/board-items';
 import { selectBoards } from '../report/tables/boards';
 import type { ReportDefinition } from '../report/definition';
 import { recordingFetch, replayingFetch } from './fan-out-responses';
-import type { FanOutStep } from './fan-out-event';
+import type { FanOutFailure, FanOutStep } from './fan-out-event';
+import { describeFanOutFailure, publicStepError, toldByTheJob } from './fan-out-failure';
 import type { ExportJobRequest } from './ports';
 import { configuredDefinition, resolveDefinition } from './resolve-definition';
 import { runJob, type JobDependencies, type JobOutcome } from './run-job';
 import type { RunContext } from './run-context';
+import { announceFailure } from './stages/announce';
 import { jobRunId, type ResolvePorts } from './stages/resolve';
 import type { ExportPorts } from './stages/export';
 
@@ -122,8 +126,62 @@ async function definitionOf(request: ExportJobRequest, deps: Pick<FanOutDependen
   return resolveDefinition(request, await configuredDefinition(request, deps.definitions));
 }
 
-/** One step of the state machine, in the export function (lambdas/export-report/handler.ts). */
+export interface FanOutFailureOutcome {
+  readonly status: 'failed';
+  readonly report: string;
+  readonly runId: string;
+  readonly failed: FanOutPart;
+  /** What failed, in words people may see: the owners' notice, ReportFailed, the execution's cause. */
+  readonly reason: string;
+  readonly errorType: string;
+  readonly retryable: boolean;
+  /** The attempt whose lease was released (an assembler that died holding it), or null. */
+  readonly released: string | null;
+  /** False when the assembler had told its own failure (owners, ReportFailed): not told twice. */
+  readonly told: boolean;
+}
+
+/**
+ * The failure step, where every Catch of the state machine leads (plan, the map, assemble): it gives
+ * up the lease a killed assembler still holds, so the next attempt of the run is not blocked, then
+ * tells the failure as a failed job does (announceFailure: ReportFailed, and the owners once per
+ * failure streak, the same streak as the single path's) unless the assembler's job already told it.
+ */
+export async function failFanOut(step: Pick<FanOutFailure, 'request' | 'failed' | 'error'>, deps: JobDependencies): Promise<FanOutFailureOutcome> {
+  const { context } = deps;
+  // As the plan ran it: a scheduled run, whether the route or an operator started the execution.
+  const request = { ...step.request, source: 'schedule' as const };
+  const { report, runId } = request;
+  const failure = describeFanOutFailure(step.failed, step.error);
+  // First: whatever fails after this, a retry of the run or the next week's run is not blocked.
+  const released = await releaseHeldRun({ ledger: context.ledger, report, runId, now: context.clock, log: context.log });
+  const told = !toldByTheJob(step.failed, step.error);
+  if (told) {
+    // The definition names the owners; when it cannot be read (which may be why the plan failed) only the event is published.
+    const definition = await definitionOf(request, deps).catch((error: unknown) => {
+      context.log.warn('the failed fan-out\'s report cannot be read; its owners are not told', { report, error: errorMessage(error) });
+      return undefined;
+    });
+    await announceFailure({ request, report: definition?.name ?? report, runId, definition }, failure, deps, context);
+  }
+  context.log.error('fan-out failed', { report, runId, failed: step.failed, error: step.error.Error, reason: failure.reason, released: released?.attempt, told });
+  return { status: 'failed', report, runId, failed: step.failed, ...failure, released: released?.attempt ?? null, told };
+}
+
+/**
+ * One step of the state machine, in the export function (lambdas/export-report/handler.ts). A step's
+ * error reaches the state machine as publicStepError: the failure step quotes it to the owners.
+ */
 export async function runFanOutStep(step: FanOutStep, deps: JobDependencies): Promise<unknown> {
+  try {
+    return await runStep(step, deps);
+  } catch (error) {
+    deps.context.log.error('fan-out step failed', { step: step.fanOut, error: errorMessage(error) });
+    throw publicStepError(error);
+  }
+}
+
+function runStep(step: FanOutStep, deps: JobDependencies): Promise<unknown> {
   switch (step.fanOut) {
     case 'plan': {
       const { fanOut: _step, ...request } = step;
@@ -133,5 +191,7 @@ export async function runFanOutStep(step: FanOutStep, deps: JobDependencies): Pr
       return fetchBoardAnswers({ request: step.request }, step.boards, deps);
     case 'assemble':
       return assembleFanOut({ request: step.request }, deps);
+    case 'fail':
+      return failFanOut(step, deps);
   }
 }

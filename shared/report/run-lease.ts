@@ -331,3 +331,27 @@ export async function abandonedAttempt(ledger: Ledger, report: string, runId: st
   if (!parsed.success || parsed.data.status !== 'running' || new Date(parsed.data.leaseExpiresAt) > now) return undefined;
   return { attempt: parsed.data.attempt, generation: parsed.data.generation ?? 1, lapsedAt: parsed.data.leaseExpiresAt };
 }
+
+/**
+ * Gives up the lease of a run on behalf of an attempt that cannot: the fan-out's assembler, killed by
+ * Lambda (out of time or memory) while it held it, leaves it `running` until it lapses, and the
+ * fan-out's failure step releases it (docs/run-atomicity.md). The entry becomes `released` as a
+ * failed attempt leaves it, with the keys its holder recorded, which the next attempt deletes. A
+ * holder that still ran would lose at its next write, as any attempt that was taken over does.
+ * Returns the attempt it released, or undefined when none held the run (no entry, released, complete).
+ */
+export async function releaseHeldRun(options: Omit<LeaseOptions, 'leaseMs'>): Promise<{ readonly attempt: string; readonly generation: number } | undefined> {
+  const key = ledgerKey('run', options.report, options.runId);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const entry = await options.ledger.get(key);
+    const parsed = runEntrySchema.safeParse(entry?.value);
+    if (!entry || !parsed.success || parsed.data.status !== 'running') return undefined;
+    const now = options.now();
+    const released: RunEntry = { ...parsed.data, status: 'released', leaseExpiresAt: now.toISOString() };
+    if (await options.ledger.put(key, released, entry.version, { expiresAt: new Date(now.getTime() + RUN_ENTRY_DAYS * 86_400_000) })) {
+      options.log.warn('released the lease of an attempt that died holding it', { runId: options.runId, attempt: parsed.data.attempt });
+      return { attempt: parsed.data.attempt, generation: parsed.data.generation ?? 1 };
+    }
+  }
+  throw new StorageError(`could not release the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`, { retryable: true });
+}

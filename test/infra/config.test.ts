@@ -28,7 +28,8 @@ describe('loadInfraConfig', () => {
       retentionDays: 90,
       exportMemoryMb: 1024,
       exportTimeoutMinutes: 15,
-      exportReservedConcurrency: 5,
+      exportReservedConcurrency: 6,
+      fanOutWorkers: 3,
       inlineDefinitions: { enabled: false, prefix: 'adhoc-', emailDomains: [] },
     });
     expect(loadInfraConfig({ reports: [{ definition: minimal }] }).reports[0]?.schedule).toBeNull();
@@ -41,6 +42,17 @@ describe('loadInfraConfig', () => {
       /report "adhoc-weekly" starts with the inline prefix "adhoc-"/,
     );
     expect(problems({ inlineDefinitions: { enabled: true, emailDomains: ['Not A Domain'] } })).toMatch(/emailDomains/);
+  });
+
+  it('gives the fan-out at most half of the export function\'s reserved slots, the rest to the exports', () => {
+    expect(loadInfraConfig({ exportReservedConcurrency: 5 }).fanOutWorkers).toBe(2);
+    expect(loadInfraConfig({ exportReservedConcurrency: 8, fanOutWorkers: 1 }).fanOutWorkers).toBe(1);
+    expect(problems({ exportReservedConcurrency: 5, fanOutWorkers: 3 })).toMatch(
+      /reportExporter\.fanOutWorkers: 3 workers would take more than half of the 5 slots of reportExporter\.exportReservedConcurrency, leaving the scheduled exports 2; use at most 2, or raise exportReservedConcurrency to 6/,
+    );
+    // One slot cannot be shared: a fan-out needs a worker, and the exports a slot of their own.
+    expect(problems({ exportReservedConcurrency: 1 })).toMatch(/reportExporter\.exportReservedConcurrency: /);
+    expect(problems({ fanOutWorkers: 0 })).toMatch(/reportExporter\.fanOutWorkers: /);
   });
 
   it('accepts a JSON string as given with cdk -c', () => {

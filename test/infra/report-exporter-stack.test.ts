@@ -1,13 +1,14 @@
 // @tier slow
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import aslValidator from 'asl-validator';
 import { Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadInfraConfig, type InfraConfig } from '../../infra/config';
 import { apiStatusMetric, METRIC, METRICS_NAMESPACE, SERVICE_NAME, type MetricName } from '../../shared/core/names';
-import { asArray, describeFindings, policyStatements, synthesize, unacknowledgedNagFindings, type Synthesized } from './support';
+import { allStates, asArray, describeFindings, policyStatements, renderedDefinition, synthesize, unacknowledgedNagFindings, type Synthesized } from './support';
 
 /**
  * The real stack (real esbuild bundling) with a configuration that switches everything on:
@@ -35,7 +36,8 @@ const config: InfraConfig = loadInfraConfig({
   alarmEmail: 'ops@acme.example.com',
   exportMemoryMb: 2048,
   exportTimeoutMinutes: 10,
-  exportReservedConcurrency: 3,
+  exportReservedConcurrency: 4,
+  fanOutWorkers: 2,
 });
 
 /**
@@ -201,7 +203,7 @@ describe('functions', () => {
     expect(synthesized.template.toJSON().Resources[ids.exportFn].Properties).toMatchObject({
       MemorySize: 2048,
       Timeout: 600,
-      ReservedConcurrentExecutions: 3,
+      ReservedConcurrentExecutions: 4,
       // Room for the comparison's scratch file (docs/changes.md).
       EphemeralStorage: { Size: 1024 },
     });
@@ -546,17 +548,80 @@ describe('fan-out of reports too big for one function', () => {
     expect(definition).toContain('\\"ProcessorConfig\\":{\\"Mode\\":\\"DISTRIBUTED\\",\\"ExecutionType\\":\\"STANDARD\\"}');
     expect(definition).toContain('\\"ToleratedFailurePercentage\\":100');
     expect(definition).toContain('\\"MaxConcurrency\\":2');
-    for (const step of ['plan', 'work', 'assemble']) expect(definition).toContain(`\\"fanOut\\":\\"${step}\\"`);
+    for (const step of ['plan', 'work', 'assemble', 'fail']) expect(definition).toContain(`\\"fanOut\\":\\"${step}\\"`);
     expect(definition).toContain(ids.exportFn);
   });
 
-  it('logs and traces executions, ends within two hours, and alarms when one fails', () => {
+  it('is a valid Amazon States Language definition (asl-validator)', () => {
+    const result = aslValidator(renderedDefinition(synthesized.template));
+    expect(result.errorsText('\n')).toBe('');
+    expect(result.isValid).toBe(true);
+  });
+
+  it('catches every task state: plan, the map and assemble go to the failure step, which goes to a failed end either way', () => {
+    const { States: states } = renderedDefinition(synthesized.template);
+    const tasks = allStates(states).filter(([, state]) => state.Type === 'Task');
+    expect(tasks.map(([name]) => name).sort()).toEqual(['Assemble', 'FetchBoards', 'Plan', 'TellFailure']);
+    for (const [name, state] of tasks) expect(state.Catch?.map((c) => c.ErrorEquals), name).toEqual([['States.ALL']]);
+    const catchOf = (name: string) => states[name]!.Catch?.[0];
+    for (const [name, part] of [['Plan', 'plan'], ['Workers', 'workers'], ['Assemble', 'assemble']] as const) {
+      // The error is added to the state ($.error), tagged with the part, and handed to the failure step.
+      expect(catchOf(name), name).toEqual({ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: `${name}Failed` });
+      expect(states[`${name}Failed`], name).toEqual({ Type: 'Pass', Parameters: { 'failed': part, 'error.$': '$.error' }, Next: 'TellFailure' });
+    }
+    expect(states.TellFailure?.Parameters).toEqual({ 'fanOut': 'fail', 'request.$': '$$.Execution.Input', 'failed.$': '$.failed', 'error.$': '$.error' });
+    expect(states.TellFailure?.Next).toBe('RunFailed');
+    expect(catchOf('TellFailure')?.Next).toBe('FailureUntold');
+    expect(states.RunFailed).toEqual({ Type: 'Fail', Error: 'FanOutFailed', CausePath: '$.reason' });
+    expect(states.FailureUntold).toMatchObject({ Type: 'Fail', Error: 'FanOutFailureUntold' });
+    // A worker's failure leaves its boards to the assembler instead of failing the run.
+    expect(states.Workers?.ItemProcessor?.States.FetchBoards?.Catch?.[0]?.Next).toBe('BoardsLeftToAssembler');
+    // The assembler's failed run (told by its job) fails the execution with its reason.
+    expect(states.RunOutcome?.Choices).toEqual([
+      { And: [{ Variable: '$.status', IsPresent: true }, { Variable: '$.status', StringEquals: 'failed' }], Next: 'RunFailed' },
+    ]);
+  });
+
+  it('retries throttling with jittered, capped backoff on every Lambda task, and Lambda\'s transient errors', () => {
+    const lambdaTasks = allStates(renderedDefinition(synthesized.template).States).filter(
+      ([, state]) => state.Type === 'Task' && state.Resource === `arn:aws:lambda:eu-central-1:123456789012:function:${ids.exportFn}`,
+    );
+    expect(lambdaTasks).toHaveLength(4);
+    for (const [name, state] of lambdaTasks) {
+      expect(state.Retry?.[0], name).toEqual({
+        ErrorEquals: ['Lambda.TooManyRequestsException'],
+        IntervalSeconds: 10,
+        BackoffRate: 2,
+        MaxDelaySeconds: 120,
+        MaxAttempts: 20,
+        JitterStrategy: 'FULL',
+      });
+      expect(state.Retry?.[1], name).toEqual({
+        ErrorEquals: ['Lambda.ClientExecutionTimeoutException', 'Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException'],
+        IntervalSeconds: 2,
+        BackoffRate: 2,
+        MaxAttempts: 6,
+        JitterStrategy: 'FULL',
+      });
+    }
+    // The assembler's retryable failure is retried as the single path's scheduled run is, twice.
+    expect(lambdaTasks.find(([name]) => name === 'Assemble')?.[1].Retry?.[2]).toMatchObject({ ErrorEquals: ['RetryableExportError'], MaxAttempts: 2, JitterStrategy: 'FULL' });
+  });
+
+  it('logs and traces executions, ends within four hours (past every step\'s limits and retries), and alarms when one fails', () => {
+    expect(renderedDefinition(synthesized.template).TimeoutSeconds).toBe(14_400);
     expect(machine().Properties).toMatchObject({
       TracingConfiguration: { Enabled: true },
       LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
     });
     const machineId = Object.keys(synthesized.template.findResources('AWS::StepFunctions::StateMachine'))[0]!;
     alarmOn('ExecutionsFailed', [{ Name: 'StateMachineArn', Value: { Ref: machineId } }], 'AWS/States');
+    // It says who told whom: the assembler, or the failure step; nobody only when that failed too.
+    const [alarm] = Object.values(synthesized.template.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'ExecutionsFailed' } }));
+    const description = (alarm?.Properties as { AlarmDescription: string }).AlarmDescription;
+    expect(description).toMatch(/TellFailure, which also released the run's lease/);
+    expect(description).toMatch(/Nobody was told only if TellFailure failed too \(state FailureUntold\)/);
+    expect(description.length).toBeLessThanOrEqual(1024);
   });
 
   it('lets the export function start this state machine only, and tells it the ARN without a reference', () => {

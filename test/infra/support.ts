@@ -56,3 +56,45 @@ export function policyStatements(template: Template): { policy: string; statemen
 export function asArray<T>(value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
+
+/** One state of an Amazon States Language definition, as far as the tests read it. */
+export interface AslState {
+  readonly Type: string;
+  readonly Resource?: string;
+  readonly Next?: string;
+  readonly Retry?: readonly Record<string, unknown>[];
+  readonly Catch?: readonly { readonly ErrorEquals: readonly string[]; readonly Next: string; readonly ResultPath?: string | null }[];
+  readonly ItemProcessor?: { readonly States: Readonly<Record<string, AslState>> };
+  readonly [field: string]: unknown;
+}
+
+/**
+ * The state machine's definition as Step Functions reads it: its DefinitionString, an Fn::Join, with
+ * each reference replaced by a placeholder (a function's ARN for `Fn::GetAtt [id, Arn]`, the logical
+ * id for a `Ref`), so it parses as JSON and validates as ASL.
+ */
+export function renderedDefinition(template: Template): { StartAt: string; States: Record<string, AslState>; [field: string]: unknown } {
+  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine')) as { Properties: { DefinitionString: unknown } }[];
+  if (machines.length !== 1) throw new Error(`expected one state machine, found ${machines.length}`);
+  const definition = machines[0]!.Properties.DefinitionString;
+  const text = typeof definition === 'string' ? definition : joined(definition as { 'Fn::Join': [string, unknown[]] });
+  return JSON.parse(text) as ReturnType<typeof renderedDefinition>;
+}
+
+function joined(join: { 'Fn::Join': [string, unknown[]] }): string {
+  const [separator, parts] = join['Fn::Join'];
+  return parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const { Ref: ref, 'Fn::GetAtt': getAtt } = part as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+      if (getAtt?.[1] === 'Arn') return `arn:aws:lambda:eu-central-1:123456789012:function:${getAtt[0]}`;
+      if (ref !== undefined) return ref;
+      throw new Error(`no placeholder for ${JSON.stringify(part)} in the state machine's definition`);
+    })
+    .join(separator);
+}
+
+/** Every state of a definition, those of a Map's item processor included, by name. */
+export function allStates(states: Readonly<Record<string, AslState>>): [string, AslState][] {
+  return Object.entries(states).flatMap(([name, state]) => [[name, state] as [string, AslState], ...(state.ItemProcessor ? allStates(state.ItemProcessor.States) : [])]);
+}
