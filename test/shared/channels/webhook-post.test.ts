@@ -80,7 +80,7 @@ describe('posting to a webhook', () => {
   it('fails at once on a removed webhook, saying what to do, without the URL', async () => {
     hook.script({ status: 404, body: 'no_service' });
     const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep }));
-    expect(error.message).toBe('the Slack webhook answered 404 "no_service": the webhook may have been removed; put a new one in the secret');
+    expect(error.message).toBe('the Slack webhook answered 404: the webhook may have been removed; put a new one in the secret');
     expect(error.retryable).toBe(false);
     expect(hook.posts).toHaveLength(1);
   });
