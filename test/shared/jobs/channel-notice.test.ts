@@ -22,8 +22,8 @@ const sent: ChannelResult = { type: 'teams', webhook: failed.webhook, status: 's
 
 function recordingLog(): Log & { lines: { level: string; message: string; extra?: unknown }[] } {
   const lines: { level: string; message: string; extra?: unknown }[] = [];
-  const at = (level: string) => (message: string, extra?: unknown) => {
-    lines.push({ level, message, ...(extra !== undefined && { extra }) });
+  const at = (level: string) => (message: string, ...extra: unknown[]) => {
+    lines.push({ level, message, ...(extra.length > 0 && { extra }) });
   };
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
