@@ -29,7 +29,8 @@ or a bare definition (on demand only).
 
 commands:
   validate <files...>            check every file; every problem is listed with its path
-  push <files...> --bucket <b>   validate all, then upload each (nothing is uploaded if one is invalid)
+  push <files...> --bucket <b>   validate all, then upload each (nothing is uploaded if one is invalid;
+                                 when an upload fails, the ones before it are put back as they were)
   list --bucket <b>              name, schedule, next run, last run and its result
        [--schedule-group <g>]      also check each schedule exists (output ScheduleGroupName)
        [--reports-bucket <r> --ledger-table <t>]   last runs of the stack (outputs ReportsBucketName, LedgerTableName)
@@ -148,10 +149,14 @@ async function push(files: readonly string[], values: Args['values'], io: Comman
     io.stderr.write('nothing pushed: fix the files above first\n');
     return 1;
   }
-  for (const stored of reports) {
-    await store.put(stored);
-    io.stdout.write(`pushed ${stored.parsed.name} to ${store.describe()}${stored.parsed.name}.json\n`);
+  try {
+    await store.putAll(reports);
+  } catch (error) {
+    io.stderr.write(`error: ${errorMessage(error)}\n`);
+    return 1;
   }
+  // Said once all are stored: a failed write puts back the ones before it.
+  for (const stored of reports) io.stdout.write(`pushed ${stored.parsed.name} to ${store.describeReport(stored.parsed.name)}\n`);
   io.stdout.write('schedules follow within a minute; check with: npm run reports -- list\n');
   return 0;
 }
