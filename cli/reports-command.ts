@@ -13,6 +13,7 @@ import { createDynamoDbClient, DynamoDbLedger } from '../shared/ledger/dynamodb-
 import type { Ledger } from '../shared/ledger/ledger';
 import { LocalLedger } from '../shared/ledger/local-ledger';
 import { scopedLedger, storageScope } from '../shared/ledger/scoped-ledger';
+import { RunNameClaims } from '../shared/report/slices';
 import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { createS3Client } from '../shared/storage/s3-client';
 import { S3Storage } from '../shared/storage/s3-storage';
@@ -97,11 +98,14 @@ async function validateFiles(files: readonly string[], io: CommandIo): Promise<{
   const reports: StoredDefinition[] = [];
   let ok = true;
   const byName = new Map<string, string>();
+  const runNames = new RunNameClaims();
   for (const file of files) {
     try {
       const stored = await readReportFile(resolve(io.cwd, file), file);
       const name = stored.parsed.name;
       if (byName.has(name)) throw new ReportDefinitionError(`${file} is invalid:\n  - definition.name: "${name}" is also the name in ${byName.get(name)}`, []);
+      const clashes = runNames.claim(stored.parsed, file).map((c) => ({ path: `definition.${c.path}`, message: c.message }));
+      if (clashes.length > 0) throw new ReportDefinitionError(`${file} is invalid:\n${clashes.map((c) => `  - ${c.path}: ${c.message}`).join('\n')}`, clashes);
       byName.set(name, file);
       reports.push(stored);
       io.stdout.write(`ok  ${file}: ${name}, ${stored.schedule ? `${stored.schedule.cron} ${stored.schedule.timeZone}` : 'on demand'}\n`);

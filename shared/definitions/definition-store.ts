@@ -2,6 +2,7 @@ import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
 import { GetParameterError } from '@aws-lambda-powertools/parameters/errors';
 import { DEFAULT_DEFINITIONS_MAX_AGE_SECONDS } from '../core/defaults';
 import { errorMessage, ReportDefinitionError, retryableCause, StorageError } from '../core/errors';
+import { runNameCollision, runNamesOf, storedOwnersOf } from '../report/slices';
 import type { Storage } from '../storage/storage';
 import {
   DEFINITIONS_PREFIX,
@@ -104,6 +105,11 @@ export class DefinitionStore {
    * of a set of reports live. The error says what was put back, and what could not be.
    */
   async putAll(reports: readonly Pick<StoredDefinition, 'definition' | 'schedule'>[]): Promise<void> {
+    const conflicts = await this.runNameConflicts(reports);
+    if (conflicts.length > 0) {
+      const issues = conflicts.map((message) => ({ path: 'definition', message }));
+      throw new ReportDefinitionError(`nothing stored:\n${issues.map((i) => `  - ${i.message}`).join('\n')}`, issues);
+    }
     const before = await Promise.all(reports.map(async (r) => ({ name: r.definition.name, bytes: await this.storage.getObject(definitionKey(r.definition.name)) })));
     const written: typeof before = [];
     for (const [index, stored] of reports.entries()) {
@@ -118,6 +124,29 @@ export class DefinitionStore {
       }
       written.push(before[index]!);
     }
+  }
+
+  /**
+   * Why `reports` may not be stored beside the stored ones: each run name of theirs (a report's
+   * own, its deliveries' `<report>--<delivery>`) that a stored report other than theirs holds, as a
+   * sentence naming both. Reports among `reports` replace their stored versions, so only the others count.
+   */
+  async runNameConflicts(reports: readonly Pick<StoredDefinition, 'definition'>[]): Promise<string[]> {
+    const replaced = new Set(reports.map((r) => r.definition.name));
+    // A stored report that is not valid never runs, so it holds no name.
+    const get = (name: string) => this.get(name).catch((error: unknown) => {
+      if (error instanceof ReportDefinitionError) return undefined;
+      throw error;
+    });
+    const conflicts: string[] = [];
+    for (const report of reports) {
+      for (const owner of runNamesOf(report.definition)) {
+        for (const stored of await storedOwnersOf(owner.run, get)) {
+          if (!replaced.has(stored.report)) conflicts.push(runNameCollision({ ...stored, origin: `stored at ${this.describeReport(stored.report)}` }, owner));
+        }
+      }
+    }
+    return conflicts;
   }
 
   /** Gives each report written by a failed `putAll` its earlier object back, last first; says what it did. */

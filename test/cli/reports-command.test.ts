@@ -171,4 +171,28 @@ describe('npm run reports', () => {
     expect(await store.names()).toEqual(['train-003', 'train-010']);
     expect((await store.read('train-010', { fresh: true }))?.parsed.title).toBe('Before the push');
   });
+
+  it('refuses a report named like another report\'s delivery, in one validate and against the stored reports, naming both', async () => {
+    const port = { definition: { name: 'port', datasets: { risks: {} }, deliveries: [{ name: 'b', filter: { registers: ['OPS'] } }] }, schedule: null };
+    writeFileSync(dir.path('port.json'), JSON.stringify(port));
+    writeFileSync(dir.path('port--b.json'), JSON.stringify(report('port--b')));
+    const together = await run(['validate', 'port.json', 'port--b.json']);
+    expect(together.code).toBe(1);
+    expect(together.err).toContain(
+      'port--b.json is invalid:\n  - definition.name: delivery "b" of report "port" (port.json) and report "port--b" (port--b.json) would both run as "port--b", writing the same folder and latest.json; rename one of them\n',
+    );
+    expect(together.out).toMatch(/1 of 2 files valid\n$/);
+
+    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    expect((await run(['push', 'port.json', '--bucket', 'definitions'])).code).toBe(0);
+    const later = await run(['push', 'port--b.json', 'train-011.json', '--bucket', 'definitions']);
+    expect(later.code).toBe(1);
+    expect(later.err).toBe(
+      'error: nothing stored:\n  - delivery "b" of report "port" (stored at s3://definitions/definitions/port.json) and report "port--b" would both run as "port--b", writing the same folder and latest.json; rename one of them\n',
+    );
+    expect(await store.names()).toEqual(['port', 'train-003', 'train-010']);
+    // Pushing the report again with the delivery renamed is no clash: its stored version is replaced.
+    writeFileSync(dir.path('port.json'), JSON.stringify({ ...port, definition: { ...port.definition, deliveries: [{ name: 'c' }] } }));
+    expect((await run(['push', 'port.json', 'port--b.json', '--bucket', 'definitions'])).code).toBe(0);
+  });
 });
