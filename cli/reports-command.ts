@@ -13,6 +13,7 @@ import { createDynamoDbClient, DynamoDbLedger } from '../shared/ledger/dynamodb-
 import type { Ledger } from '../shared/ledger/ledger';
 import { LocalLedger } from '../shared/ledger/local-ledger';
 import { scopedLedger, storageScope } from '../shared/ledger/scoped-ledger';
+import { RunNameClaims } from '../shared/report/slices';
 import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { createS3Client } from '../shared/storage/s3-client';
 import { S3Storage } from '../shared/storage/s3-storage';
@@ -29,7 +30,8 @@ or a bare definition (on demand only).
 
 commands:
   validate <files...>            check every file; every problem is listed with its path
-  push <files...> --bucket <b>   validate all, then upload each (nothing is uploaded if one is invalid)
+  push <files...> --bucket <b>   validate all, then upload each (nothing is uploaded if one is invalid;
+                                 when an upload fails, the ones before it are put back as they were)
   list --bucket <b>              name, schedule, next run, last run and its result
        [--schedule-group <g>]      also check each schedule exists (output ScheduleGroupName)
        [--reports-bucket <r> --ledger-table <t>]   last runs of the stack (outputs ReportsBucketName, LedgerTableName)
@@ -96,11 +98,14 @@ async function validateFiles(files: readonly string[], io: CommandIo): Promise<{
   const reports: StoredDefinition[] = [];
   let ok = true;
   const byName = new Map<string, string>();
+  const runNames = new RunNameClaims();
   for (const file of files) {
     try {
       const stored = await readReportFile(resolve(io.cwd, file), file);
       const name = stored.parsed.name;
       if (byName.has(name)) throw new ReportDefinitionError(`${file} is invalid:\n  - definition.name: "${name}" is also the name in ${byName.get(name)}`, []);
+      const clashes = runNames.claim(stored.parsed, file).map((c) => ({ path: `definition.${c.path}`, message: c.message }));
+      if (clashes.length > 0) throw new ReportDefinitionError(`${file} is invalid:\n${clashes.map((c) => `  - ${c.path}: ${c.message}`).join('\n')}`, clashes);
       byName.set(name, file);
       reports.push(stored);
       io.stdout.write(`ok  ${file}: ${name}, ${stored.schedule ? `${stored.schedule.cron} ${stored.schedule.timeZone}` : 'on demand'}\n`);
@@ -148,10 +153,14 @@ async function push(files: readonly string[], values: Args['values'], io: Comman
     io.stderr.write('nothing pushed: fix the files above first\n');
     return 1;
   }
-  for (const stored of reports) {
-    await store.put(stored);
-    io.stdout.write(`pushed ${stored.parsed.name} to ${store.describe()}${stored.parsed.name}.json\n`);
+  try {
+    await store.putAll(reports);
+  } catch (error) {
+    io.stderr.write(`error: ${errorMessage(error)}\n`);
+    return 1;
   }
+  // Said once all are stored: a failed write puts back the ones before it.
+  for (const stored of reports) io.stdout.write(`pushed ${stored.parsed.name} to ${store.describeReport(stored.parsed.name)}\n`);
   io.stdout.write('schedules follow within a minute; check with: npm run reports -- list\n');
   return 0;
 }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { emailAddress } from '../shared/email/email-address';
 import { reportDefinitionSchema, type ReportDefinitionInput } from '../shared/report/definition';
+import { RunNameClaims } from '../shared/report/slices';
 import { scheduleSchema } from '../shared/definitions/stored-definition';
 import { errorMessage } from '../shared/core/errors';
 
@@ -159,6 +160,7 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
   const problems: string[] = [];
 
   const reports: ConfiguredReport[] = [];
+  const runNames = new RunNameClaims();
   config.reports.forEach((entry, index) => {
     const key = keyPath(['reports', index]);
     const origin = entry.definitionFile !== undefined ? `${key}.definitionFile ("${entry.definitionFile}")` : `${key}.definition`;
@@ -176,6 +178,8 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     if (reports.some((r) => r.definition.name === definition.name)) {
       problems.push(`${origin}: a report named "${definition.name}" is configured twice`);
     }
+    // A report named like another's delivery (`port--b`, and the delivery `b` of `port`) would share its runs' folder.
+    for (const clash of runNames.claim(definition, origin)) problems.push(`${origin}.${clash.path}: ${clash.message}`);
     if (definition.email !== undefined || (definition.deliveries ?? []).some((d) => d.email !== undefined)) {
       if (config.sesIdentityArn === undefined) {
         problems.push(`${origin}: report "${definition.name}" has e-mail recipients, so ${CONTEXT_KEY}.sesIdentityArn must be set`);

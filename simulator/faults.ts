@@ -1,4 +1,4 @@
-/** Random and injected faults (rate limiting, server errors, slow answers, socket resets). */
+/** Random and injected faults (rate limiting, server errors, slow answers, socket resets, bad 200s). */
 import { Rng } from './random';
 import type { FaultOptions, InjectedFault, RequestLogEntry } from './types';
 
@@ -11,7 +11,9 @@ export type FaultDecision =
   | { kind: 'slow'; delayMs: number; tag: NonNullable<RequestLogEntry['fault']> }
   | { kind: 'reset'; tag: 'injected' }
   | { kind: 'hang'; tag: 'injected' }
-  | { kind: 'oversized'; bytes: number; tag: 'injected' };
+  | { kind: 'oversized'; bytes: number; tag: 'injected' }
+  | { kind: 'malformed'; tag: 'injected' }
+  | { kind: 'repeat'; tag: 'injected' };
 
 /** Default size of an 'oversized' answer: above the exporter's default limit of 64 MiB. */
 export const DEFAULT_OVERSIZED_BYTES = 80 * 1024 * 1024;
@@ -66,6 +68,7 @@ export class FaultController {
         const { status } = entry.fault;
         if (status === 'reset') return { kind: 'reset', tag: 'injected' };
         if (status === 'hang') return { kind: 'hang', tag: 'injected' };
+        if (status === 'malformed' || status === 'repeat') return { kind: status, tag: 'injected' };
         if (status === 'oversized') return { kind: 'oversized', bytes: entry.fault.bytes ?? DEFAULT_OVERSIZED_BYTES, tag: 'injected' };
         if (status === 'slow') {
           return { kind: 'slow', delayMs: entry.fault.delayMs ?? this.options.slowMs ?? DEFAULT_SLOW_MS, tag: 'injected' };

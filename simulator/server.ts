@@ -51,7 +51,8 @@ export interface RunningSimulator {
    * Deterministic one-off faults: the next `times` (default 1) requests matching `match` (default:
    * any) get `status` (429 with Retry-After, 500/502/503/504 or another status, 'slow' = delay then
    * answer normally, 'reset' = destroy the socket without answering, 'hang' = never answer,
-   * 'oversized' = a streamed 200 body of `bytes` bytes).
+   * 'oversized' = a streamed 200 body of `bytes` bytes, 'malformed' = a 200 that is not JSON,
+   * 'repeat' = the answer with every record of its list twice).
    */
   injectFault(fault: InjectedFault): void;
   /** Moves the tenant forward (see evolution.ts): the next requests see the changes. */
@@ -85,6 +86,20 @@ function faultResult(address: SimAddress, fault: Extract<FaultDecision, { kind: 
     return { status, raw: GATEWAY_HTML(status), headers: { 'Content-Type': 'text/html' } };
   }
   return addressError(address, status, status >= 500 ? 'Internal server error' : (STATUS_CODES[status] ?? 'Error'), vocabulary);
+}
+
+/** What a proxy in maintenance answers with a 200: a page, not the API's JSON. */
+const MAINTENANCE_PAGE = '<html><head><title>Maintenance</title></head><body><h1>Back soon</h1></body></html>\r\n';
+
+/** The answer with each record of its list (`data` or `Data`) given twice, one after the other. */
+function repeated(result: RouteResult): RouteResult {
+  const body = result.body;
+  if (result.status !== 200 || body === null || typeof body !== 'object') return result;
+  const envelope = body as Record<string, unknown>;
+  const key = Array.isArray(envelope.data) ? 'data' : Array.isArray(envelope.Data) ? 'Data' : undefined;
+  if (key === undefined) return result;
+  const records = envelope[key] as unknown[];
+  return { ...result, body: { ...envelope, [key]: records.flatMap((r) => [r, r]) } };
 }
 
 const GROUP_NAMES: Record<ApiGroup, string> = {
@@ -328,8 +343,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       logRequest(entry);
       return;
     }
+    if (fault?.kind === 'malformed') {
+      send(res, { status: 200, raw: MAINTENANCE_PAGE, headers: { 'Content-Type': 'text/html' } }, entry);
+      return;
+    }
     const result = fault?.kind === 'status' ? faultResult(address, fault, vocabulary) : route(address, req, path, query, { raw, parsed, invalid }, entry);
-    send(res, result, entry);
+    send(res, fault?.kind === 'repeat' ? repeated(result) : result, entry);
   };
 
   const makeServer = (address: SimAddress): Server => {

@@ -47,9 +47,11 @@ export interface InjectedFault {
   /**
    * 429 (with Retry-After), 500/502/503/504 (or any other status), 'slow' (delay, then answer),
    * 'reset' (destroy the socket), 'hang' (never answer; the socket stays open until the client gives
-   * up or the simulator closes), 'oversized' (200 with a JSON body of `bytes` bytes, streamed).
+   * up or the simulator closes), 'oversized' (200 with a JSON body of `bytes` bytes, streamed),
+   * 'malformed' (200 with a body that is not JSON: a proxy's maintenance page), 'repeat' (the usual
+   * answer with every record of its `data`/`Data` list twice, as a server that repeats records would).
    */
-  status: number | 'slow' | 'reset' | 'hang' | 'oversized';
+  status: number | 'slow' | 'reset' | 'hang' | 'oversized' | 'malformed' | 'repeat';
   /** Body size for 'oversized'; default 80 MiB. */
   bytes?: number;
   /** How many matching requests get the fault; default 1. */

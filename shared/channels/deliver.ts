@@ -77,7 +77,34 @@ async function deliverOne(target: ChannelTarget, message: ChannelMessage, deps: 
   }
 }
 
-/** A second guard: whatever produced the message, the URL does not leave this function. */
+/**
+ * A second guard: whatever produced the message, the URL does not leave this function, nor any part
+ * of it that may be its secret (a path segment or query value that is not a plain word), since a
+ * reason travels on to the owners' e-mail, the ledger and the log.
+ */
 function withoutUrl(text: string, url: string | undefined): string {
-  return url ? text.split(url).join('[webhook URL]') : text;
+  if (!url) return text;
+  let out = text.split(url).join('[webhook URL]');
+  for (const part of secretParts(url)) out = out.split(part).join('[webhook URL]');
+  return out;
+}
+
+/** Path segments and query values of 8 characters or more other than plain words (`services`, `triggers`). */
+function secretParts(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const parts = [...parsed.pathname.split('/'), ...[...parsed.searchParams.values()]];
+  const decoded = parts.flatMap((p) => {
+    try {
+      return [p, decodeURIComponent(p)];
+    } catch {
+      return [p];
+    }
+  });
+  // Longest first, so a part inside a longer one does not leave the rest of the longer one behind.
+  return [...new Set(decoded.filter((p) => p.length >= 8 && !/^[A-Za-z]+$/.test(p)))].sort((a, b) => b.length - a.length);
 }

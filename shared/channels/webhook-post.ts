@@ -5,11 +5,17 @@ import { failureOf, isRetryable, parseRetryAfter, type Failure } from '../core/r
 /**
  * POSTs a JSON body to an incoming webhook. The URL is the credential (anyone holding it can post
  * into the channel), so it appears in no error, log or return value: errors name the channel and
- * the HTTP status or the network error's code only, and carry no `cause` (fetch's errors can
- * quote the request). What is retried is the exporter's one retry policy (core/retry-policy.ts:
+ * the HTTP status or the network error's code only, with a fixed sentence, and carry no `cause`
+ * (fetch's errors can quote the request). The answer's body is never quoted: the server is free to
+ * echo the secret part of its URL in it. What is retried is the exporter's one retry policy (core/retry-policy.ts:
  * 408, 429 and 5xx but 501 and 505, a lost connection, a timeout), waiting as long as Retry-After
  * asks when it is within `maxWaitMs`; other statuses fail at once, since the same body would be
  * refused again.
+ *
+ * Redirects are never followed: fetch would follow a 301/302 with a GET (nothing posted, yet a 2xx at
+ * the end would read as sent) and a 307/308 by posting the whole message, link tokens included, to
+ * whatever host the answer names. A redirect is a failed post instead, not retried: the same URL
+ * redirects again, and only a person can tell whether the new address is the channel's.
  */
 export interface WebhookPostOptions {
   readonly fetch?: typeof fetch;
@@ -70,6 +76,7 @@ async function postOnce(url: string, json: string, label: string, options: Webho
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: json,
       signal,
+      redirect: 'manual',
     });
   } catch (error) {
     // Our own time limit ended it when the signal fired; anything else is read by its shape.
@@ -77,9 +84,19 @@ async function postOnce(url: string, json: string, label: string, options: Webho
     const reason = signal.aborted ? `did not answer within ${timeoutMs} ms` : `could not be reached (${networkCode(error)})`;
     return { error: new ChannelDeliveryError(`the ${label} webhook ${reason}`, { retryable: isRetryable(failure) }) };
   }
-  const text = await response.text().catch(() => '');
+  // Read to the end so the connection is reused, and never quoted: a server may echo its own URL
+  // (the secret) in an error, and the reason travels to the owners' e-mail, the ledger and the log.
+  await response.arrayBuffer().catch(() => undefined);
   if (response.ok) return undefined;
-  const detail = /^[\w .:-]{1,80}$/.test(text.trim()) ? ` "${text.trim()}"` : '';
+  if (isRedirect(response)) {
+    const status = response.status === 0 ? 'a redirect' : `${response.status}, a redirect`;
+    return {
+      error: new ChannelDeliveryError(
+        `the ${label} webhook answered ${status}; redirects are not followed, so nothing was posted: put the webhook's current URL in the secret`,
+        { retryable: false },
+      ),
+    };
+  }
   const advice = response.status === 404 || response.status === 403 || response.status === 410
     ? ': the webhook may have been removed; put a new one in the secret'
     : response.status === 400
@@ -87,9 +104,14 @@ async function postOnce(url: string, json: string, label: string, options: Webho
       : '';
   const retryAfter = response.headers.get('retry-after') ?? undefined;
   return {
-    error: new ChannelDeliveryError(`the ${label} webhook answered ${response.status}${detail}${advice}`, { retryable: isRetryable({ status: response.status }) }),
+    error: new ChannelDeliveryError(`the ${label} webhook answered ${response.status}${advice}`, { retryable: isRetryable({ status: response.status }) }),
     ...(retryAfter !== undefined && { retryAfter }),
   };
+}
+
+/** A 3xx, or what a fetch that keeps redirects opaque (a browser's) hands back for one. */
+function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
 }
 
 /** ECONNREFUSED, ENOTFOUND …: fetch wraps the socket error as its cause. */

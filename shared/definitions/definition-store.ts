@@ -1,7 +1,8 @@
 import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
 import { GetParameterError } from '@aws-lambda-powertools/parameters/errors';
 import { DEFAULT_DEFINITIONS_MAX_AGE_SECONDS } from '../core/defaults';
-import { ReportDefinitionError } from '../core/errors';
+import { errorMessage, ReportDefinitionError, retryableCause, StorageError } from '../core/errors';
+import { runNameCollision, runNamesOf, storedOwnersOf } from '../report/slices';
 import type { Storage } from '../storage/storage';
 import {
   DEFINITIONS_PREFIX,
@@ -97,6 +98,78 @@ export class DefinitionStore {
     this.provider.clearCache();
   }
 
+  /**
+   * Stores every report or, as far as the store lets it, none: what each key holds is read before
+   * anything is written, and when a write fails the reports already written get their earlier
+   * object back (or are removed when this call added them), so a failed push does not leave half
+   * of a set of reports live. The error says what was put back, and what could not be.
+   */
+  async putAll(reports: readonly Pick<StoredDefinition, 'definition' | 'schedule'>[]): Promise<void> {
+    const conflicts = await this.runNameConflicts(reports);
+    if (conflicts.length > 0) {
+      const issues = conflicts.map((message) => ({ path: 'definition', message }));
+      throw new ReportDefinitionError(`nothing stored:\n${issues.map((i) => `  - ${i.message}`).join('\n')}`, issues);
+    }
+    const before = await Promise.all(reports.map(async (r) => ({ name: r.definition.name, bytes: await this.storage.getObject(definitionKey(r.definition.name)) })));
+    const written: typeof before = [];
+    for (const [index, stored] of reports.entries()) {
+      try {
+        await this.put(stored);
+      } catch (error) {
+        const undone = await this.putBack(written);
+        throw new StorageError(`could not store ${stored.definition.name} at ${this.describeReport(stored.definition.name)}: ${errorMessage(error)}\n${undone}`, {
+          cause: error,
+          retryable: retryableCause(error),
+        });
+      }
+      written.push(before[index]!);
+    }
+  }
+
+  /**
+   * Why `reports` may not be stored beside the stored ones: each run name of theirs (a report's
+   * own, its deliveries' `<report>--<delivery>`) that a stored report other than theirs holds, as a
+   * sentence naming both. Reports among `reports` replace their stored versions, so only the others count.
+   */
+  async runNameConflicts(reports: readonly Pick<StoredDefinition, 'definition'>[]): Promise<string[]> {
+    const replaced = new Set(reports.map((r) => r.definition.name));
+    // A stored report that is not valid never runs, so it holds no name.
+    const get = (name: string) => this.get(name).catch((error: unknown) => {
+      if (error instanceof ReportDefinitionError) return undefined;
+      throw error;
+    });
+    const conflicts: string[] = [];
+    for (const report of reports) {
+      for (const owner of runNamesOf(report.definition)) {
+        for (const stored of await storedOwnersOf(owner.run, get)) {
+          if (!replaced.has(stored.report)) conflicts.push(runNameCollision({ ...stored, origin: `stored at ${this.describeReport(stored.report)}` }, owner));
+        }
+      }
+    }
+    return conflicts;
+  }
+
+  /** Gives each report written by a failed `putAll` its earlier object back, last first; says what it did. */
+  private async putBack(written: readonly { name: string; bytes: Uint8Array | undefined }[]): Promise<string> {
+    if (written.length === 0) return 'nothing was stored';
+    const done: string[] = [];
+    const failed: string[] = [];
+    for (const { name, bytes } of [...written].reverse()) {
+      try {
+        if (bytes) await this.storage.putObject(definitionKey(name), bytes, { contentType: 'application/json' });
+        else await this.storage.deleteObjects([definitionKey(name)]);
+        done.push(bytes ? `restored ${name} as it was` : `removed ${name}, which this push added`);
+      } catch (error) {
+        failed.push(`could not put back ${name}: ${errorMessage(error)}`);
+      }
+    }
+    this.provider.clearCache();
+    const lines = [...done, ...failed].map((line) => `  - ${line}`).join('\n');
+    return failed.length === 0
+      ? `put back what was there before:\n${lines}`
+      : `put back what was there before, in part:\n${lines}\ncheck the stored reports with: npm run reports -- list`;
+  }
+
   async remove(name: string): Promise<void> {
     await this.storage.deleteObjects([definitionKey(name)]);
     this.provider.clearCache();
@@ -104,5 +177,10 @@ export class DefinitionStore {
 
   describe(): string {
     return this.storage.describe(DEFINITIONS_PREFIX);
+  }
+
+  /** Where one report is stored: `s3://bucket/definitions/x.json`, or the file in a local folder. */
+  describeReport(name: string): string {
+    return this.storage.describe(definitionKey(name));
   }
 }

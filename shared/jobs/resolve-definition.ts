@@ -1,6 +1,6 @@
 import { ReportDefinitionError } from '../core/errors';
 import { parseReportDefinition, type DatasetName, type ReportDefinition } from '../report/definition';
-import { findSliceDefinition } from '../report/slices';
+import { runNameCollision, storedOwnersOf } from '../report/slices';
 import { datasetEntry } from '../report/tables/registry';
 import type { DefinitionCatalog } from './ports';
 
@@ -85,10 +85,17 @@ export async function configuredDefinition(
 /**
  * A configured report by name (as written): a stored report, or one delivery of one, named
  * `<report>--<delivery>` (its slice, report/slices.ts), so a slice's run links and on-demand
- * exports work like a report's.
+ * exports work like a report's. A name two of them claim (the report `port--b` and the delivery `b`
+ * of `port`) runs neither: their runs would write the same folder and latest.json. Validation
+ * refuses such a pair; this catches one stored past it (a plain upload, two pushes).
  */
 export async function lookupReport(catalog: DefinitionCatalog, name: string): Promise<unknown> {
-  return (await catalog.get(name)) ?? findSliceDefinition(name, (report) => catalog.get(report));
+  const [first, second] = await storedOwnersOf(name, (report) => catalog.get(report));
+  if (first && second) {
+    const message = runNameCollision(first, second);
+    throw new ReportDefinitionError(`"${name}" cannot run: ${message}`, [{ path: 'report', message }]);
+  }
+  return first?.definition;
 }
 
 function applyOverrides(base: ReportDefinition, overrides: Record<string, unknown>): ReportDefinition {

@@ -57,14 +57,77 @@ function narrowed(datasets: Raw, filter: Raw): Raw {
 }
 
 /**
- * The definition (as written) of a slice named `<report>--<delivery>`, found through `get` (the
- * stored reports), or undefined. Run links and on-demand exports of one audience name it so.
+ * What runs under one name: a report (its own runs, and its on-demand exports when it has
+ * deliveries) or one delivery of a report (its slice). Runs are stored under their name (the folder,
+ * its `latest.json`, the ledger's leases and messages), so two owners of one name would write into
+ * each other's folder: `port--b` is both the report so named and the delivery `b` of `port`.
  */
-export async function findSliceDefinition(name: string, get: (report: string) => Promise<unknown>): Promise<Raw | undefined> {
-  for (let at = name.indexOf(SLICE_SEPARATOR); at > 0; at = name.indexOf(SLICE_SEPARATOR, at + 1)) {
-    const base = await get(name.slice(0, at));
-    const delivery = deliveriesOf(base).find((d) => d.name === name.slice(at + SLICE_SEPARATOR.length));
-    if (delivery) return sliceDefinition(base, delivery);
+export interface RunNameOwner {
+  /** The name its runs go under. */
+  readonly run: string;
+  /** The report that defines it. */
+  readonly report: string;
+  /** The delivery, for a slice. */
+  readonly delivery?: string;
+}
+
+export function describeOwner(owner: RunNameOwner): string {
+  return owner.delivery === undefined ? `report "${owner.report}"` : `delivery "${owner.delivery}" of report "${owner.report}"`;
+}
+
+/** The names a definition's runs go under: its own, then each delivery's slice. */
+export function runNamesOf(definition: unknown): RunNameOwner[] {
+  const name = object(definition)?.name;
+  if (typeof name !== 'string') return [];
+  const slices = deliveriesOf(definition).flatMap((d) =>
+    typeof d.name === 'string' ? [{ run: sliceReportName(name, d.name), report: name, delivery: d.name }] : [],
+  );
+  return [{ run: name, report: name }, ...slices];
+}
+
+/** The sentence that refuses two owners of one run name, naming both. */
+export function runNameCollision(first: RunNameOwner & { readonly origin?: string }, second: RunNameOwner & { readonly origin?: string }): string {
+  const where = (o: { origin?: string }) => (o.origin === undefined ? '' : ` (${o.origin})`);
+  return `${describeOwner(first)}${where(first)} and ${describeOwner(second)}${where(second)} would both run as "${second.run}", ` +
+    `writing the same folder and latest.json; rename one of them`;
+}
+
+/**
+ * The run names of a set of reports (the files of one `validate`, cdk.json's reports), claimed one
+ * report at a time: the first owner of a name keeps it, a later report that would share one is
+ * refused with sentences naming both.
+ */
+export class RunNameClaims {
+  readonly #owners = new Map<string, RunNameOwner & { readonly origin?: string }>();
+
+  /** Claims the run names of `definition` (as written); returns the problems refusing it (none: claimed). */
+  claim(definition: unknown, origin?: string): { readonly path: string; readonly message: string }[] {
+    const mine = runNamesOf(definition).map((o) => ({ ...o, ...(origin !== undefined && { origin }) }));
+    const refusals = mine.flatMap((owner) => {
+      const first = this.#owners.get(owner.run);
+      // The same report twice is the duplicate-name check's to report, not this one's.
+      if (!first || first.report === owner.report) return [];
+      return [{ path: owner.delivery === undefined ? 'name' : 'deliveries', message: runNameCollision(first, owner) }];
+    });
+    if (refusals.length === 0) for (const owner of mine) if (!this.#owners.has(owner.run)) this.#owners.set(owner.run, owner);
+    return refusals;
   }
-  return undefined;
+}
+
+/**
+ * Every stored owner of the run name `name`, found through `get` (the stored reports): the report
+ * of that name, and each report whose delivery makes a slice of that name (a slice's definition is
+ * made from its report's). Run links and on-demand exports of one audience name a slice so.
+ */
+export async function storedOwnersOf(name: string, get: (report: string) => Promise<unknown>): Promise<(RunNameOwner & { readonly definition: Raw })[]> {
+  const owners: (RunNameOwner & { definition: Raw })[] = [];
+  const own = object(await get(name));
+  if (own) owners.push({ run: name, report: name, definition: own });
+  for (let at = name.indexOf(SLICE_SEPARATOR); at > 0; at = name.indexOf(SLICE_SEPARATOR, at + 1)) {
+    const report = name.slice(0, at);
+    const base = await get(report);
+    const delivery = deliveriesOf(base).find((d) => d.name === name.slice(at + SLICE_SEPARATOR.length));
+    if (delivery) owners.push({ run: name, report, delivery: String(delivery.name), definition: sliceDefinition(base, delivery) });
+  }
+  return owners;
 }

@@ -139,7 +139,9 @@ describe('npm run reports', () => {
   });
 
   it('keeps reports in a local folder with --dir, and answers a wrong command line with its usage', async () => {
-    expect((await run(['push', 'train-004.json', '--dir', 'local-defs'])).code).toBe(0);
+    const pushed = await run(['push', 'train-004.json', '--dir', 'local-defs']);
+    expect(pushed.code).toBe(0);
+    expect(pushed.out).toContain(`pushed train-004 to ${dir.path('local-defs/definitions/train-004.json')}\n`);
     const listed = await run(['list', '--dir', 'local-defs']);
     expect(listed.out).toContain('train-004 — Train train-004\n  schedule  cron(0 7 ? * MON *) Europe/Berlin\n');
 
@@ -149,5 +151,48 @@ describe('npm run reports', () => {
     expect((await run(['publish'])).err).toMatch(/^error: unknown command "publish"/);
     expect((await run(['validate'])).err).toMatch(/^error: name the files to check/);
     expect((await run(['--help'])).out).toMatch(/^usage: npm run reports -- <command>/);
+  });
+
+  it('puts back what was stored when one upload fails: the report it replaced as it was, the one it added removed', async () => {
+    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    const before = report('train-010');
+    await store.put({ definition: { ...before.definition, title: 'Before the push' }, schedule: before.schedule });
+    for (const name of ['train-010', 'train-011', 'train-012']) writeFileSync(dir.path(`${name}.json`), JSON.stringify(report(name)));
+    s3.refuseWrites(['definitions/train-012.json']);
+    try {
+      const failed = await run(['push', 'train-010.json', 'train-011.json', 'train-012.json', '--bucket', 'definitions']);
+      expect(failed.code).toBe(1);
+      expect(failed.out).not.toContain('pushed');
+      expect(failed.err).toContain('error: could not store train-012 at s3://definitions/definitions/train-012.json');
+      expect(failed.err).toContain('put back what was there before:\n  - removed train-011, which this push added\n  - restored train-010 as it was\n');
+    } finally {
+      s3.refuseWrites([]);
+    }
+    expect(await store.names()).toEqual(['train-003', 'train-010']);
+    expect((await store.read('train-010', { fresh: true }))?.parsed.title).toBe('Before the push');
+  });
+
+  it('refuses a report named like another report\'s delivery, in one validate and against the stored reports, naming both', async () => {
+    const port = { definition: { name: 'port', datasets: { risks: {} }, deliveries: [{ name: 'b', filter: { registers: ['OPS'] } }] }, schedule: null };
+    writeFileSync(dir.path('port.json'), JSON.stringify(port));
+    writeFileSync(dir.path('port--b.json'), JSON.stringify(report('port--b')));
+    const together = await run(['validate', 'port.json', 'port--b.json']);
+    expect(together.code).toBe(1);
+    expect(together.err).toContain(
+      'port--b.json is invalid:\n  - definition.name: delivery "b" of report "port" (port.json) and report "port--b" (port--b.json) would both run as "port--b", writing the same folder and latest.json; rename one of them\n',
+    );
+    expect(together.out).toMatch(/1 of 2 files valid\n$/);
+
+    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    expect((await run(['push', 'port.json', '--bucket', 'definitions'])).code).toBe(0);
+    const later = await run(['push', 'port--b.json', 'train-011.json', '--bucket', 'definitions']);
+    expect(later.code).toBe(1);
+    expect(later.err).toBe(
+      'error: nothing stored:\n  - delivery "b" of report "port" (stored at s3://definitions/definitions/port.json) and report "port--b" would both run as "port--b", writing the same folder and latest.json; rename one of them\n',
+    );
+    expect(await store.names()).toEqual(['port', 'train-003', 'train-010']);
+    // Pushing the report again with the delivery renamed is no clash: its stored version is replaced.
+    writeFileSync(dir.path('port.json'), JSON.stringify({ ...port, definition: { ...port.definition, deliveries: [{ name: 'c' }] } }));
+    expect((await run(['push', 'port.json', 'port--b.json', '--bucket', 'definitions'])).code).toBe(0);
   });
 });

@@ -105,6 +105,14 @@ describe('loadInfraConfig', () => {
     expect(problems({ reports: [{ definition: minimal }, { definition: minimal }] })).toMatch(/a report named "weekly" is configured twice/);
   });
 
+  it('rejects a report named like another report\'s delivery, naming both', () => {
+    const sliced = { ...minimal, deliveries: [{ name: 'b' }] };
+    expect(problems({ reports: [{ definition: sliced }, { definition: { ...minimal, name: 'weekly--b' } }] })).toContain(
+      'reportExporter.reports[1].definition.name: delivery "b" of report "weekly" (reportExporter.reports[0].definition) and report "weekly--b" ' +
+        '(reportExporter.reports[1].definition) would both run as "weekly--b", writing the same folder and latest.json; rename one of them',
+    );
+  });
+
   it('requires an SES identity and a sender for reports with recipients', () => {
     const withEmail = { ...minimal, email: { to: ['team@example.com'] } };
     const message = problems({ reports: [{ definition: withEmail }] });

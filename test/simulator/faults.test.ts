@@ -210,6 +210,22 @@ describe('broken-server fault modes', () => {
     expect((await admin.v1('riskregister')).status).toBe(200);
   });
 
+  it("'malformed' answers 200 with a body that is not JSON, once", async () => {
+    sim.injectFault({ status: 'malformed' });
+    const response = await admin.v1('riskregister');
+    expect(response.status).toBe(200);
+    expect(() => JSON.parse(response.text) as unknown).toThrow();
+    expect((await admin.v1('riskregister')).json).toMatchObject({ data: expect.any(Array) as unknown });
+  });
+
+  it("'repeat' gives every record of the answer's list twice in a row, and leaves the rest of the answer", async () => {
+    const usual = (await admin.v1('riskregister')).json as { data: { id: string }[]; total: number };
+    sim.injectFault({ status: 'repeat' });
+    const twice = (await admin.v1('riskregister')).json as typeof usual;
+    expect(twice.data.map((r) => r.id)).toEqual(usual.data.flatMap((r) => [r.id, r.id]));
+    expect(twice.total).toBe(usual.total);
+  });
+
   it("'hang' never answers; the client's own limit ends the wait, and the next request is served", async () => {
     sim.injectFault({ status: 'hang' });
     const creds = sim.credentials();

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,11 @@ export interface S3rverHandle {
   readonly client: S3Client;
   /** Builds another client for the same server (e.g. with other checksum settings). */
   createClient(overrides?: Partial<ConstructorParameters<typeof S3Client>[0]>): S3Client;
+  /**
+   * From now on a PUT of one of `keys` (in any bucket) is answered 403 AccessDenied, as a bucket
+   * policy denying that key would, until called again with other keys (or none).
+   */
+  refuseWrites(keys: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -37,7 +43,8 @@ export async function startS3rver(options: { bucket?: string; otherBuckets?: rea
     vhostBuckets: false,
     configureBuckets: [bucket, ...(options.otherBuckets ?? [])].map((name) => ({ name })),
   });
-  makeObjectWritesAtomic((server as unknown as { store: FilesystemStore }).store);
+  const refused = new Set<string>();
+  makeObjectWritesAtomic((server as unknown as { store: FilesystemStore }).store, refused);
   const address = await server.run();
   // Node's 5 s keep-alive timeout races the clients' reuse of idle sockets on a loaded machine (the
   // client's timer fires late, reuses a socket the server has just closed: ECONNRESET). Idle sockets
@@ -68,6 +75,10 @@ export async function startS3rver(options: { bucket?: string; otherBuckets?: rea
     bucket,
     client,
     createClient,
+    refuseWrites: (keys) => {
+      refused.clear();
+      for (const key of keys) refused.add(key);
+    },
     close: async () => {
       client.destroy();
       await server.close();
@@ -75,6 +86,9 @@ export async function startS3rver(options: { bucket?: string; otherBuckets?: rea
     },
   };
 }
+
+/** s3rver's error class (no types shipped): thrown from the store, it becomes the answer's status and code. */
+const S3Error = createRequire(import.meta.url)('s3rver/lib/models/error') as new (code: string, message: string) => Error;
 
 /** The part of s3rver's FilesystemStore (s3rver 3) that makeObjectWritesAtomic replaces. */
 interface FilesystemStore {
@@ -96,7 +110,7 @@ interface FilesystemStore {
  * turns, the PUT's turn covering its metadata and the GET's lasting until its file is open (so it
  * reads one whole version even if a PUT renames a new one over it). HEAD is left as it is.
  */
-function makeObjectWritesAtomic(store: FilesystemStore): void {
+function makeObjectWritesAtomic(store: FilesystemStore, refused: ReadonlySet<string>): void {
   const turns = new Map<string, Promise<unknown>>();
   const inTurn = <T>(bucket: string, key: string, run: () => Promise<T>): Promise<T> => {
     const id = `${bucket}/${key}`;
@@ -120,6 +134,8 @@ function makeObjectWritesAtomic(store: FilesystemStore): void {
   store.getObject = (bucket, key, options) => inTurn(bucket, key, () => getObject(bucket, key, options));
   store.putObject = (object) =>
     inTurn(object.bucket, object.key, async () => {
+      // Thrown as s3rver's own error, so it answers 403 with the code, as S3 does.
+      if (refused.has(object.key)) throw new S3Error('AccessDenied', 'Access Denied');
       const target = store.getResourcePath(object.bucket, object.key, 'object');
       await mkdir(path.dirname(target), { recursive: true });
       const md5 = createHash('md5');

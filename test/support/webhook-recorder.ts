@@ -13,6 +13,7 @@ export type WebhookKind = 'slack' | 'teams';
 
 export interface RecordedPost {
   readonly path: string;
+  readonly method: string;
   readonly contentType: string | undefined;
   readonly body: unknown;
   /** The body as it arrived, byte for byte (UTF-8). */
@@ -25,6 +26,8 @@ export interface ScriptedAnswer {
   readonly status: number;
   readonly body?: string;
   readonly retryAfter?: string;
+  /** The Location header of a redirect (a 301, 302, 307 or 308 `status`). */
+  readonly location?: string;
   /** Never answer (the client's timeout must end the request). */
   readonly hang?: boolean;
   /** Close the connection without answering (the client sees a reset: "other side closed"). */
@@ -140,7 +143,7 @@ export async function startWebhookRecorder(): Promise<WebhookRecorder> {
     } catch {
       problems = ['body is not JSON'];
     }
-    posts.push({ path, contentType: req.headers['content-type'], body, raw, problems });
+    posts.push({ path, method: req.method ?? 'GET', contentType: req.headers['content-type'], body, raw, problems });
     for (const w of waiters.filter((w) => posts.length >= w.n)) {
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve();
@@ -159,7 +162,11 @@ export async function startWebhookRecorder(): Promise<WebhookRecorder> {
       return;
     }
     if (answer) {
-      res.writeHead(answer.status, { 'content-type': 'text/plain', ...(answer.retryAfter !== undefined && { 'retry-after': answer.retryAfter }) });
+      res.writeHead(answer.status, {
+        'content-type': 'text/plain',
+        ...(answer.retryAfter !== undefined && { 'retry-after': answer.retryAfter }),
+        ...(answer.location !== undefined && { location: answer.location }),
+      });
       res.end(answer.body ?? '');
       return;
     }

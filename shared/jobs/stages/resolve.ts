@@ -1,8 +1,8 @@
 import type { RunTrigger } from '../../report/changes/manifest-changes';
 import { parseReportDefinition, type ReportDefinition } from '../../report/definition';
-import { deliveriesOf, sliceDefinition } from '../../report/slices';
-import { catalogOf, type DefinitionCatalog, type ExportJobRequest } from '../ports';
-import { configuredDefinition, resolveDefinition, type InlinePolicy } from '../resolve-definition';
+import { deliveriesOf, sliceReportName } from '../../report/slices';
+import type { DefinitionCatalog, ExportJobRequest } from '../ports';
+import { configuredDefinition, lookupReport, resolveDefinition, type InlinePolicy } from '../resolve-definition';
 import type { RunIds } from '../run-context';
 
 /**
@@ -85,10 +85,12 @@ export async function planSlices(request: ExportJobRequest, ports: ResolvePorts)
     // The single run reads it again and reports the problem as every run does.
     return undefined;
   }
+  const report = request.report;
   return deliveriesOf(base).map((delivery) => {
-    const definition = sliceDefinition(base, delivery);
-    const name = String(definition.name);
-    return { name, request: { ...request, report: name }, definitions: catalogOf({ [name]: definition }) };
+    const name = sliceReportName(report, String(delivery.name));
+    // The slice's name is looked up again among the stored reports: a report stored under it would share its folder.
+    const definitions: DefinitionCatalog = { get: (n) => (n === name ? lookupReport(ports.definitions, n) : Promise.resolve(undefined)) };
+    return { name, request: { ...request, report: name }, definitions };
   });
 }
 

@@ -56,6 +56,27 @@ describe('delivering to several channels', () => {
     expect(result).toMatchObject({ status: 'failed', error: 'no webhook secret reader is configured' });
   });
 
+  it('reports a redirected post as failed, not sent, so a retry of the run posts it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'channels-redirect-'));
+    try {
+      const ledger = new LocalLedger(join(dir, 'ledger'));
+      const webhooks: WebhookUrlSource = { webhookUrl: () => Promise.resolve(hooks.url('slack/MOVED')) };
+      const log = recordingLog();
+      const once = (channel: string, send: () => Promise<unknown>) =>
+        sendOnce({ ledger, runKey: messageRunKey('weekly', 'run-moved'), channel, log, now: new Date('2026-11-23T06:00:00Z') }, send);
+      const target = { type: 'slack', webhook: { secretId: 'chat/webhooks', key: 'moved' } } as const;
+      hooks.script({ status: 302, location: hooks.url('slack/ELSEWHERE') });
+      const [first] = await deliverToChannels([target], sampleMessage(), { webhooks, log, once });
+      expect(first).toMatchObject({ status: 'failed', error: expect.stringContaining('answered 302, a redirect') as unknown });
+      expect(hooks.postsTo('slack/ELSEWHERE')).toEqual([]);
+      const [retry] = await deliverToChannels([target], sampleMessage(), { webhooks, log, once });
+      expect(retry).toMatchObject({ status: 'sent' });
+      expect(hooks.postsTo('slack/MOVED').map((p) => p.method)).toEqual(['POST', 'POST']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('posts once per run and channel when a retry delivers the same run again (claimed in the run ledger)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'channels-once-'));
     try {

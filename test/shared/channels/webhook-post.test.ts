@@ -80,9 +80,40 @@ describe('posting to a webhook', () => {
   it('fails at once on a removed webhook, saying what to do, without the URL', async () => {
     hook.script({ status: 404, body: 'no_service' });
     const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep }));
-    expect(error.message).toBe('the Slack webhook answered 404 "no_service": the webhook may have been removed; put a new one in the secret');
+    expect(error.message).toBe('the Slack webhook answered 404: the webhook may have been removed; put a new one in the secret');
     expect(error.retryable).toBe(false);
     expect(hook.posts).toHaveLength(1);
+  });
+
+  it.each([301, 302, 303])('does not follow a %i: the post fails at once, not retryable, and the new address is never asked', async (status) => {
+    const elsewhere = await startWebhookRecorder();
+    try {
+      hook.script({ status, location: elsewhere.url('slack/moved/very-secret-token') });
+      const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep }));
+      expect(error.message).toBe(
+        `the Slack webhook answered ${status}, a redirect; redirects are not followed, so nothing was posted: put the webhook's current URL in the secret`,
+      );
+      expect(error.retryable).toBe(false);
+      expect(hook.posts.map((p) => p.method)).toEqual(['POST']);
+      expect(elsewhere.posts).toEqual([]);
+      expect(waits).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it.each([307, 308])('does not post the message again to the host a %i names', async (status) => {
+    const elsewhere = await startWebhookRecorder();
+    try {
+      hook.script({ status, location: elsewhere.url('slack/other-host') });
+      const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'link token abc' }, 'Slack', { sleep }));
+      expect(error.retryable).toBe(false);
+      expect(error.message).toContain(`answered ${status}, a redirect`);
+      expect(hook.posts).toHaveLength(1);
+      expect(elsewhere.posts).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('ends a request the webhook never answers at the timeout', async () => {

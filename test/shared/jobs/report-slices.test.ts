@@ -138,4 +138,26 @@ describe('a report with one delivery per train', () => {
       expect(mine.every((m) => m.destination.to.length === 1)).toBe(true);
     }
   });
+
+  it('runs neither a report named like a delivery of another nor that delivery: nothing is written under their shared name', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'slices-clash-'));
+    try {
+      const port = { name: 'port', datasets: { risks: {} }, formats: ['csv'], deliveries: [{ name: 'b', filter: { registers: ['OPS'] } }, { name: 'c' }] };
+      const clash = localJobDependencies({
+        dir: folder, sim, reports: { port, 'port--b': { name: 'port--b', datasets: { okrs: {} }, formats: ['csv'] } }, now: () => new Date('2026-11-23T06:00:30Z'),
+      });
+      const request = (report: string) => ({ report, source: 'schedule' as const, scheduledTime: '2026-11-23T06:00:00Z' });
+      const sliced = (await runJob(request('port'), clash)) as SlicedJobOutcome;
+      expect(sliced.slices.map((s) => [s.report, s.outcome.status])).toEqual([['port--b', 'failed'], ['port--c', 'succeeded']]);
+      const refusal = 'report "port--b" and delivery "b" of report "port" would both run as "port--b"';
+      expect(sliced.slices[0]!.outcome).toMatchObject({ reason: expect.stringContaining(refusal) as unknown, retryable: false });
+      const alone = await runJob(request('port--b'), clash);
+      expect(alone).toMatchObject({ status: 'failed', reason: expect.stringContaining(refusal) as unknown });
+      const storage = new LocalDirectoryStorage(folder);
+      expect(await storage.listKeys('port--b/')).toEqual([]);
+      expect((await storage.listKeys('port--c/')).some((k) => k.endsWith('manifest.json'))).toBe(true);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ReportDefinitionError } from '../../../shared/core/errors';
 import { catalogOf } from '../../../shared/jobs/ports';
 import { configuredDefinition, resolveDefinition as resolveWith, type InlinePolicy } from '../../../shared/jobs/resolve-definition';
+import { planSlices } from '../../../shared/jobs/stages/resolve';
 
 const configured = {
   weekly: {
@@ -176,5 +177,22 @@ describe('deliveries of a report', () => {
     expect(() => resolveDefinition({ report: 'portfolio' }, { portfolio: twice })).toThrow(/deliveries: give each delivery its own name/);
     const long = { ...portfolio, name: 'p'.repeat(40), deliveries: [{ name: 'x'.repeat(30), filter: {} }] };
     expect(() => resolveDefinition({ report: long.name }, { [long.name]: long })).toThrow(/deliveries\.0\.name: ".+" \(report, "--", delivery\) is longer than 64 characters/);
+  });
+
+  it('runs neither a report named like another report\'s delivery nor that delivery, naming both', async () => {
+    const port = { name: 'port', datasets: { risks: {} }, deliveries: [{ name: 'b', filter: { registers: ['R1'] } }] };
+    const catalog = catalogOf({ port, 'port--b': { name: 'port--b', datasets: { okrs: {} } } });
+    const refusal = 'report "port--b" and delivery "b" of report "port" would both run as "port--b", writing the same folder and latest.json; rename one of them';
+    await expect(configuredDefinition({ report: 'port--b' }, catalog)).rejects.toThrow(`"port--b" cannot run: ${refusal}`);
+    // A slice of `port` under its scheduled run is looked up the same way.
+    const slices = await planSlices({ report: 'port', source: 'schedule' }, { definitions: catalog });
+    expect(slices?.map((s) => s.name)).toEqual(['port--b']);
+    await expect(slices![0]!.definitions.get('port--b')).rejects.toThrow(refusal);
+    // Two deliveries that make the same slice name clash as well.
+    const px = { name: 'p--x', datasets: { risks: {} }, deliveries: [{ name: 'y' }] };
+    const p = { name: 'p', datasets: { risks: {} }, deliveries: [{ name: 'x--y' }] };
+    await expect(configuredDefinition({ report: 'p--x--y' }, catalogOf({ p, 'p--x': px }))).rejects.toThrow(
+      'delivery "x--y" of report "p" and delivery "y" of report "p--x" would both run as "p--x--y"',
+    );
   });
 });
