@@ -103,7 +103,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/report/latest-pointer.ts': [['StorageError', true]],
   'shared/report/run-attempt.ts': [['LeaseLostError', false], ['StorageError', false]],
   'shared/report/run-export.ts': [['StorageError', false]],
-  'shared/report/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', false], ['StorageError', true], ['StorageError', true]],
+  'shared/report/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', false], ['StorageError', true], ['StorageError', true], ['StorageError', true]],
   'shared/report/run-writer.ts': [['StorageError', true]],
   'shared/report/selector-titles.ts': [['SelectorNotFoundError', false], ['SelectorNotFoundError', false]],
   'shared/secrets/credentials-file.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
