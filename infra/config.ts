@@ -107,7 +107,7 @@ export interface InfraConfig {
   readonly exportMemoryMb: number;
   readonly exportTimeoutMinutes: number;
   readonly exportReservedConcurrency: number;
-  /** Workers of one fan-out at once: at most half of exportReservedConcurrency (fanOutWorkersOf). */
+  /** Workers of one fan-out at once: at most half of exportReservedConcurrency (maxFanOutWorkers). */
   readonly fanOutWorkers: number;
   readonly runLinkReuseMinutes?: number;
   readonly runLinkStartsPerHour?: number;

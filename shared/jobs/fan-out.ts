@@ -23,7 +23,8 @@ import type { ExportPorts } from './stages/export';
  * answers they stored (fan-out-responses.ts) and publishes, delivers and notifies as every run does.
  *
  * In AWS the steps are a Step Functions state machine (plan → Distributed Map of workers →
- * assemble, infra/constructs/report-fan-out.ts); locally `runFannedOutJob` runs the same steps in process.
+ * assemble, and the failure step `failFanOut` for whatever they fail with, infra/constructs/
+ * report-fan-out.ts); locally `runFannedOutJob` runs the same steps in process.
  * Workers write only scratch answers under `_fanout/<report>/<run id>/`, never the run's files: the
  * run is written and published by the assembler alone, under the run's lease, with its fencing.
  */

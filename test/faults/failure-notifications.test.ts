@@ -1,20 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { localJobDependencies } from '../support/local-job';
+import { describe, expect, it } from 'vitest';
 import { silentLog } from '../../shared/core/logger';
-import { SesMailer } from '../../shared/email/ses-mailer';
-import type { EventPublisher } from '../../shared/events/report-events';
 import { runJob, type JobDependencies } from '../../shared/jobs/run-job';
 import { noticeFailure, notificationStateKey } from '../../shared/jobs/failure-notice';
 import { parseReportDefinition } from '../../shared/report/definition';
-import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
-import type { Storage } from '../../shared/storage/storage';
-import { startSimulator, type RunningSimulator } from '../../simulator/index';
-import { startSesLocal, type SesLocalHandle, type StoredMail } from '../support/ses-local';
 import type { Ledger } from '../../shared/ledger/ledger';
-import { LocalLedger } from '../../shared/ledger/local-ledger';
+import { useMailedJobs } from '../support/mailed-jobs';
+import type { StoredMail } from '../support/ses-local';
 
 /**
  * When a scheduled report fails its owners get ONE e-mail per failure streak (not one per retry or
@@ -23,7 +14,6 @@ import { LocalLedger } from '../../shared/ledger/local-ledger';
  * starts from an empty ledger, storage and mail store, so none depends on what another left behind.
  */
 
-const LINK_KEYS = { current: { id: 'k1', secret: 'a'.repeat(48) } };
 const WEEKLY = {
   name: 'weekly',
   title: 'Weekly risks',
@@ -34,40 +24,10 @@ const WEEKLY = {
 const DAILY = { name: 'daily', datasets: { risks: {} }, formats: ['csv'], email: { to: ['readers@example.test'] } };
 
 describe('failure notifications', () => {
-  let sim: RunningSimulator;
-  let ses: SesLocalHandle;
-  let dir: string;
-  let storage: Storage;
-  let ledger: LocalLedger;
-
-  beforeAll(async () => {
-    sim = await startSimulator({ tenant: 'tiny' });
-    ses = await startSesLocal();
-  });
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'notices-'));
-    storage = new LocalDirectoryStorage(dir);
-    ledger = new LocalLedger(join(dir, '.ledger'));
-    await ses.clearStore();
-  });
-  afterEach(async () => {
-    sim.clearInjectedFaults();
-    await rm(dir, { recursive: true, force: true });
-  });
-  afterAll(async () => {
-    await Promise.all([sim.close(), ses.close()]);
-  });
+  const kit = useMailedJobs('notices-');
 
   function deps(at: string): JobDependencies {
-    const mailer = new SesMailer({ client: ses.client });
-    const events: EventPublisher = { publish: () => Promise.resolve() };
-    return {
-      ...localJobDependencies({ dir, sim, reports: { weekly: WEEKLY, daily: DAILY }, now: () => new Date(at), storage, ledger }),
-      events,
-      mail: { send: (email) => mailer.send(email) },
-      sender: 'reports@example.test',
-      links: { baseUrl: 'https://api.example.test', keys: () => Promise.resolve(LINK_KEYS) },
-    };
+    return kit.deps({ weekly: WEEKLY, daily: DAILY }, () => new Date(at));
   }
 
   /** One scheduled invocation; a retryable failure is thrown (for the Lambda's retry), which is fine here. */
@@ -80,7 +40,7 @@ describe('failure notifications', () => {
     }
   }
 
-  const failAll = () => sim.injectFault({ status: 401, times: 1000 });
+  const failAll = () => kit.sim.injectFault({ status: 401, times: 1000 });
   const mailsTo = (mails: StoredMail[], address: string) => mails.filter((m) => m.destination.to.includes(address));
 
   it('one e-mail per failure streak to the owners, none per retry or per day, and one when it works again', async () => {
@@ -90,7 +50,7 @@ describe('failure notifications', () => {
     expect(await scheduled('weekly', '2026-11-24T06:00:00Z')).toBe('failed'); // the next day
     expect(await scheduled('weekly', '2026-11-25T06:00:00Z')).toBe('failed');
 
-    let owner = mailsTo(await ses.fetchStore(), 'owner@example.test');
+    let owner = mailsTo(await kit.ses.fetchStore(), 'owner@example.test');
     expect(owner).toHaveLength(1);
     expect(owner[0]!.subject).toBe('Report "Weekly risks" is failing');
     expect(owner[0]!.from).toBe('reports@example.test');
@@ -98,28 +58,28 @@ describe('failure notifications', () => {
     expect(text).toContain('Run: s-20261123T060000Z');
     expect(text).toMatch(/What failed: listRiskRegisters: the planning API rejected the credentials \(401\)/);
     expect(text).toMatch(/What to do: Check the planning API user and its API key/);
-    expect(mailsTo(await ses.fetchStore(), 'team@example.test')).toEqual([]);
+    expect(mailsTo(await kit.ses.fetchStore(), 'team@example.test')).toEqual([]);
 
-    sim.clearInjectedFaults();
+    kit.sim.clearInjectedFaults();
     expect(await scheduled('weekly', '2026-11-26T06:00:00Z')).toBe('succeeded');
     expect(await scheduled('weekly', '2026-11-27T06:00:00Z')).toBe('succeeded');
-    owner = mailsTo(await ses.fetchStore(), 'owner@example.test');
+    owner = mailsTo(await kit.ses.fetchStore(), 'owner@example.test');
     expect(owner.map((m) => m.subject)).toEqual(['Report "Weekly risks" is failing', 'Report "Weekly risks" works again']);
     expect(owner[1]!.body.text).toContain('Failing since: 2026-11-23T06:00:00.000Z (run s-20261123T060000Z)');
     // The recipients got their two reports, and nothing about the streak.
-    expect(mailsTo(await ses.fetchStore(), 'team@example.test')).toHaveLength(2);
+    expect(mailsTo(await kit.ses.fetchStore(), 'team@example.test')).toHaveLength(2);
 
     // A new streak is a new e-mail.
     failAll();
     expect(await scheduled('weekly', '2026-11-28T06:00:00Z')).toBe('failed');
-    expect(mailsTo(await ses.fetchStore(), 'owner@example.test')).toHaveLength(3);
+    expect(mailsTo(await kit.ses.fetchStore(), 'owner@example.test')).toHaveLength(3);
   });
 
   it('tells the recipients when the definition names no owners, and says what to do for a transient failure', async () => {
-    sim.injectFault({ status: 503, times: 1000 });
+    kit.sim.injectFault({ status: 503, times: 1000 });
     expect(await scheduled('daily', '2026-11-23T07:00:00Z')).toBe('failed (retrying)');
     expect(await scheduled('daily', '2026-11-23T07:00:00Z', '2026-11-23T07:02:00Z')).toBe('failed (retrying)');
-    const readers = mailsTo(await ses.fetchStore(), 'readers@example.test');
+    const readers = mailsTo(await kit.ses.fetchStore(), 'readers@example.test');
     expect(readers).toHaveLength(1);
     expect(readers[0]!.body.text).toMatch(/What to do: This kind of failure often passes by itself/);
   });
@@ -130,29 +90,29 @@ describe('failure notifications', () => {
     // The run ledger lets one attempt of a run id work at a time: the others are skipped, not failed.
     expect(outcomes).toContain('failed');
     expect(outcomes.every((o) => o === 'failed' || o === 'skipped')).toBe(true);
-    expect(mailsTo(await ses.fetchStore(), 'owner@example.test')).toHaveLength(1);
+    expect(mailsTo(await kit.ses.fetchStore(), 'owner@example.test')).toHaveLength(1);
   });
 
   it('a stale writer (it read the state before another attempt changed it) sends nothing', async () => {
     const definition = { ...parseReportDefinition(WEEKLY), name: 'stale-case' };
     const key = notificationStateKey('stale-case');
     const staleOk = { status: 'ok', since: '2026-11-01T00:00:00.000Z', runId: 'old', writer: 'w-old' };
-    expect(await ledger.put(key, staleOk, 0)).toBe(true);
-    const stale = await ledger.get(key);
+    expect(await kit.ledger.put(key, staleOk, 0)).toBe(true);
+    const stale = await kit.ledger.get(key);
     // Attempt B moves the state on from staleOk and tells the owners.
     const b = await noticeFailure(
       definition,
       { runId: 'r-b', reason: 'boom', errorType: 'PlanningApiError', retryable: true },
-      { ledger, send: () => Promise.resolve(), from: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:00:00Z') },
+      { ledger: kit.ledger, send: () => Promise.resolve(), from: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:00:00Z') },
     );
     expect(b).toBe('sent');
-    const fresh = await ledger.get(key);
+    const fresh = await kit.ledger.get(key);
     // Attempt A read the state before B wrote it: its first read returns the stale entry.
     let reads = 0;
     const staleLedger: Ledger = {
-      get: (k) => (k === key && reads++ === 0 ? Promise.resolve(stale) : ledger.get(k)),
-      put: (k, v, expected, options) => ledger.put(k, v, expected, options),
-      describe: () => ledger.describe(),
+      get: (k) => (k === key && reads++ === 0 ? Promise.resolve(stale) : kit.ledger.get(k)),
+      put: (k, v, expected, options) => kit.ledger.put(k, v, expected, options),
+      describe: () => kit.ledger.describe(),
     };
     const sent: unknown[] = [];
     const outcome = await noticeFailure(
@@ -162,6 +122,6 @@ describe('failure notifications', () => {
     );
     expect(outcome).toBe('lost-race');
     expect(sent).toEqual([]);
-    expect(await ledger.get(key)).toEqual(fresh);
+    expect(await kit.ledger.get(key)).toEqual(fresh);
   });
 });

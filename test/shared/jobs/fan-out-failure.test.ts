@@ -1,21 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../../shared/core/clock';
-import { SesMailer } from '../../../shared/email/ses-mailer';
+import { silentLog } from '../../../shared/core/logger';
 import type { ReportFailedDetail } from '../../../shared/events/report-events';
 import type { CaughtError } from '../../../shared/jobs/fan-out-event';
 import { assembleFanOut, failFanOut, fetchBoardAnswers, planFanOut, runFanOutStep } from '../../../shared/jobs/fan-out';
 import { runJob, type JobDependencies } from '../../../shared/jobs/run-job';
 import { ledgerKey } from '../../../shared/ledger/ledger';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { RunLease } from '../../../shared/report/run-lease';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
-import { silentLog } from '../../../shared/core/logger';
-import { startSimulator, type RunningSimulator } from '../../../simulator/index';
-import { localJobDependencies } from '../../support/local-job';
-import { startSesLocal, type SesLocalHandle, type StoredMail } from '../../support/ses-local';
+import { useMailedJobs } from '../../support/mailed-jobs';
 
 /**
  * The fan-out's failure step (`fanOut: 'fail'`, where the state machine's Catches lead) at the
@@ -46,45 +38,23 @@ function caught(thrown: unknown): CaughtError {
 }
 
 describe('the fan-out\'s failure step', () => {
-  let sim: RunningSimulator;
-  let ses: SesLocalHandle;
-  let dir: string;
-  let ledger: LocalLedger;
+  const kit = useMailedJobs('fan-out-failure-');
   let published: ReportFailedDetail[];
-
-  beforeAll(async () => {
-    sim = await startSimulator({ tenant: 'tiny' });
-    ses = await startSesLocal();
-  });
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'fan-out-failure-'));
-    ledger = new LocalLedger(join(dir, '.ledger'));
+  beforeEach(() => {
     published = [];
-    await ses.clearStore();
-  });
-  afterEach(async () => {
-    sim.clearInjectedFaults();
-    await rm(dir, { recursive: true, force: true });
-  });
-  afterAll(async () => {
-    await Promise.all([sim.close(), ses.close()]);
   });
 
+  /** The job at `at`, ReportFailed recorded. */
   function deps(at: string): JobDependencies {
-    const mailer = new SesMailer({ client: ses.client });
     return {
-      ...localJobDependencies({ dir, sim, reports: { portfolio: PORTFOLIO }, now: fixedClock(new Date(at)), storage: new LocalDirectoryStorage(dir), ledger }),
+      ...kit.deps({ portfolio: PORTFOLIO }, fixedClock(new Date(at))),
       events: { publish: (type: string, detail: unknown) => Promise.resolve(void (type === 'ReportFailed' && published.push(detail as ReportFailedDetail))) },
-      mail: { send: (email) => mailer.send(email) },
-      sender: 'reports@example.test',
-      links: { baseUrl: 'https://api.example.test', keys: () => Promise.resolve({ current: { id: 'k1', secret: 'a'.repeat(48) } }) },
     };
   }
-
-  const mailsTo = async (address: string): Promise<StoredMail[]> => (await ses.fetchStore()).filter((m) => m.destination.to.includes(address));
+  const mailsTo = (address: string) => kit.mailsTo(address);
 
   it('tells the owners of a caught plan failure once per streak, publishes ReportFailed each time, and the single path ends the same streak', async () => {
-    sim.injectFault({ status: 401, times: 1000 });
+    kit.sim.injectFault({ status: 401, times: 1000 });
     for (const [week, at] of [['2026-11-23T06:00:00Z', '2026-11-23T06:00:05Z'], ['2026-11-30T06:00:00Z', '2026-11-30T06:00:05Z']] as const) {
       const input = executionInput(week);
       // The plan step as the export function runs it: what it throws is what the Catch hands on.
@@ -107,7 +77,7 @@ describe('the fan-out\'s failure step', () => {
     expect(await mailsTo('pmo@example.test')).toEqual([]);
 
     // The streak is the single path's: its next good run tells the owners the report works again.
-    sim.clearInjectedFaults();
+    kit.sim.clearInjectedFaults();
     expect((await runJob({ report: 'portfolio', source: 'schedule', scheduledTime: '2026-12-07T06:00:00Z' }, deps('2026-12-07T06:00:05Z'))).status).toBe('succeeded');
     expect((await mailsTo('owner@example.test')).map((m) => m.subject)).toEqual(['Report "Portfolio" is failing', 'Report "Portfolio" works again']);
   });
@@ -118,7 +88,7 @@ describe('the fan-out\'s failure step', () => {
     const plan = await planFanOut(input, deps(at));
     for (const chunk of plan.chunks) await fetchBoardAnswers(plan, chunk, deps(at));
     // The assembler Lambda stopped at its time limit: it held the run's lease and had begun a file.
-    const killed = await RunLease.acquire({ ledger, report: 'portfolio', runId: input.runId, now: fixedClock(new Date(at)), log: silentLog });
+    const killed = await RunLease.acquire({ ledger: kit.ledger, report: 'portfolio', runId: input.runId, now: fixedClock(new Date(at)), log: silentLog });
     if (killed.kind !== 'acquired') throw new Error('expected to take the lease');
     await killed.lease.renew({ addKeys: ['portfolio/dt=2026-11-23/s-20261123T060000Z/risks.csv'] });
     expect(await assembleFanOut(plan, deps(at))).toMatchObject({ status: 'skipped' });
@@ -130,7 +100,7 @@ describe('the fan-out\'s failure step', () => {
     const outcome = await failFanOut({ request: input, failed: 'assemble', error: timedOut }, deps(at));
     expect(outcome).toMatchObject({ released: killed.lease.attempt, told: true, errorType: 'Sandbox.Timedout' });
     expect(outcome.reason).toBe("the fan-out's assembler (the export of the run) ran out of time: Lambda stopped the function at its time limit");
-    expect((await ledger.get(ledgerKey('run', 'portfolio', input.runId)))?.value).toMatchObject({
+    expect((await kit.ledger.get(ledgerKey('run', 'portfolio', input.runId)))?.value).toMatchObject({
       status: 'released',
       keys: ['portfolio/dt=2026-11-23/s-20261123T060000Z/risks.csv'],
     });
@@ -154,8 +124,8 @@ describe('the fan-out\'s failure step', () => {
     expect(outcome).toMatchObject({ told: false, released: null, errorType: 'RetryableExportError' });
     expect(outcome.reason).toBe("the fan-out's assembler (the export of the run) failed: listBoardItems: the planning API answered 503");
     expect(published).toEqual([]);
-    expect(await ses.fetchStore()).toEqual([]);
-    expect(await ledger.get(ledgerKey('run', 'portfolio', input.runId))).toBeUndefined();
+    expect(await kit.ses.fetchStore()).toEqual([]);
+    expect(await kit.ledger.get(ledgerKey('run', 'portfolio', input.runId))).toBeUndefined();
   });
 
   it('never shows an ARN or a platform error\'s cause: the function\'s ARN in a Lambda error, an ARN in a step\'s message', async () => {
@@ -171,7 +141,7 @@ describe('the fan-out\'s failure step', () => {
     );
     const ours = await failFanOut({ request: input, failed: 'plan', error: stepError }, deps('2026-11-23T06:20:00Z'));
     expect(ours.reason).toBe("the fan-out's plan (reading the report and listing its boards) failed: AccessDenied reading [ARN]");
-    const shown = JSON.stringify([published, (await ses.fetchStore()).map((m) => [m.subject, m.body.text])]);
+    const shown = JSON.stringify([published, (await kit.ses.fetchStore()).map((m) => [m.subject, m.body.text])]);
     expect(shown).not.toMatch(/arn:aws|123456789012|Request ID/);
   });
 });

@@ -1,0 +1,87 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import type { Clock } from '../../shared/core/clock';
+import { SesMailer } from '../../shared/email/ses-mailer';
+import type { JobDependencies } from '../../shared/jobs/run-job';
+import { LocalLedger } from '../../shared/ledger/local-ledger';
+import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
+import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { localJobDependencies } from './local-job';
+import { startSesLocal, type SesLocalHandle, type StoredMail } from './ses-local';
+
+/** The link key set of the mailed jobs (their e-mails carry signed links). */
+export const MAILED_JOB_LINK_KEYS = { current: { id: 'k1', secret: 'a'.repeat(48) } };
+
+/** What a test of e-mailed scheduled jobs reads; set once the hooks have run. */
+export interface MailedJobs {
+  readonly sim: RunningSimulator;
+  readonly ses: SesLocalHandle;
+  /** This test's folder: the run's files, and the ledger in `.ledger`. */
+  readonly dir: string;
+  readonly ledger: LocalLedger;
+  /** A local job at `now` over this test's folder and ledger, e-mailing through aws-ses-v2-local as reports@example.test. */
+  deps(reports: Readonly<Record<string, unknown>>, now: Clock): JobDependencies;
+  /** The mails one address received. */
+  mailsTo(address: string): Promise<StoredMail[]>;
+}
+
+/**
+ * Registers the hooks of a file of e-mailed scheduled jobs: the simulator and aws-ses-v2-local for the
+ * file; for each test a fresh folder and ledger, an empty mail store, and no injected fault afterwards,
+ * so no test depends on what another left behind.
+ */
+export function useMailedJobs(folderPrefix: string): MailedJobs {
+  let sim: RunningSimulator | undefined;
+  let ses: SesLocalHandle | undefined;
+  let dir: string | undefined;
+  let ledger: LocalLedger | undefined;
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useMailedJobs: read it inside a test, after its hooks ran');
+    return value;
+  };
+  beforeAll(async () => {
+    sim = await startSimulator({ tenant: 'tiny' });
+    ses = await startSesLocal();
+  });
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), folderPrefix));
+    ledger = new LocalLedger(join(dir, '.ledger'));
+    await started(ses).clearStore();
+  });
+  afterEach(async () => {
+    sim?.clearInjectedFaults();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  afterAll(async () => {
+    await Promise.all([sim?.close(), ses?.close()]);
+  });
+  return {
+    get sim() {
+      return started(sim);
+    },
+    get ses() {
+      return started(ses);
+    },
+    get dir() {
+      return started(dir);
+    },
+    get ledger() {
+      return started(ledger);
+    },
+    deps(reports, now) {
+      const mailer = new SesMailer({ client: started(ses).client });
+      const folder = started(dir);
+      return {
+        ...localJobDependencies({ dir: folder, sim: started(sim), reports, now, storage: new LocalDirectoryStorage(folder), ledger: started(ledger) }),
+        mail: { send: (email) => mailer.send(email) },
+        sender: 'reports@example.test',
+        links: { baseUrl: 'https://api.example.test', keys: () => Promise.resolve(MAILED_JOB_LINK_KEYS) },
+      };
+    },
+    async mailsTo(address) {
+      return (await started(ses).fetchStore()).filter((m) => m.destination.to.includes(address));
+    },
+  };
+}
