@@ -8,6 +8,11 @@ import type { Storage } from '../storage/storage';
  * through `replayingFetch`: an answer a worker stored is read from storage, anything else is asked
  * of the API. So the assembler runs the one export pipeline over exactly the answers the workers
  * got, and a missing part (a worker that failed) only makes it slower, never wrong.
+ *
+ * Only answers that can be the API's are handed over (`isApiAnswer`): a 200 that is not JSON (a
+ * proxy's maintenance page) or holds none of the API's envelopes is not stored, and one found stored
+ * (by an older worker, or damaged) is asked of the API again. Stored and replayed, it would fail the
+ * assembler, and every retry of it, with the same contract error while the API itself answers well.
  */
 
 interface StoredAnswer {
@@ -24,14 +29,39 @@ export function requestHash(input: Parameters<typeof fetch>[0], init?: RequestIn
   return createHash('sha256').update(`${method} ${url} ${body}`).digest('hex');
 }
 
-/** A fetch that stores each complete 2xx answer under `prefix` before handing it on. */
+/** The keys under which the API's answers hold what they carry: lists and records, and a board's statuses. */
+const ENVELOPE_KEYS = ['data', 'Data', 'parentStatuses', 'childrenStatuses'] as const;
+
+/**
+ * Whether a 2xx body can be one of the planning API's answers: JSON, an object, with one of its
+ * envelopes holding a list or an object. The client checks every record after this; an answer of
+ * the API refused here is only asked for once more by the assembler, so the check may be coarse.
+ */
+export function isApiAnswer(body: Uint8Array): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(body).toString('utf8').replace(/^\uFEFF/, ''));
+  } catch {
+    return false;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const envelope = value as Record<string, unknown>;
+  return ENVELOPE_KEYS.some((key) => typeof envelope[key] === 'object' && envelope[key] !== null);
+}
+
+/**
+ * A fetch that stores each complete 2xx answer of the API's shape under `prefix` before handing it
+ * on. Any other answer is handed on unstored: the client fails on it as it would without the fan-out.
+ */
 export function recordingFetch(storage: Storage, prefix: string, inner: typeof fetch = fetch): typeof fetch {
   return (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
     const response = await inner(input, init);
     if (!response.ok) return response;
     const body = new Uint8Array(await response.arrayBuffer());
-    const stored: StoredAnswer = { status: response.status, headers: [...response.headers.entries()], body: Buffer.from(body).toString('base64') };
-    await storage.putObject(`${prefix}${requestHash(input, init)}.json`, JSON.stringify(stored), { contentType: 'application/json' });
+    if (isApiAnswer(body)) {
+      const stored: StoredAnswer = { status: response.status, headers: [...response.headers.entries()], body: Buffer.from(body).toString('base64') };
+      await storage.putObject(`${prefix}${requestHash(input, init)}.json`, JSON.stringify(stored), { contentType: 'application/json' });
+    }
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   });
 }
@@ -42,19 +72,33 @@ export interface ReplayingFetch {
   stats(): { readonly replayed: number; readonly fetched: number };
 }
 
-/** A fetch that answers from what the workers stored under `prefix`, else asks the API. */
+/** A fetch that answers from what the workers stored under `prefix`, else (nothing stored, or nothing usable) asks the API. */
 export function replayingFetch(storage: Storage, prefix: string, inner: typeof fetch = fetch): ReplayingFetch {
   let replayed = 0;
   let fetched = 0;
   const replay = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
-    const bytes = await storage.getObject(`${prefix}${requestHash(input, init)}.json`);
-    if (bytes) {
+    const stored = readStoredAnswer(await storage.getObject(`${prefix}${requestHash(input, init)}.json`));
+    if (stored) {
       replayed += 1;
-      const stored = JSON.parse(Buffer.from(bytes).toString('utf8')) as StoredAnswer;
-      return new Response(Buffer.from(stored.body, 'base64'), { status: stored.status, headers: stored.headers });
+      return new Response(stored.body, { status: stored.status, headers: stored.headers });
     }
     fetched += 1;
     return inner(input, init);
   };
   return { fetch: replay, stats: () => ({ replayed, fetched }) };
+}
+
+/** A stored answer as it is replayed, or undefined when there is none or it is not one the API could have sent. */
+function readStoredAnswer(bytes: Uint8Array | undefined): { status: number; headers: [string, string][]; body: Uint8Array } | undefined {
+  if (!bytes) return undefined;
+  let stored: Partial<StoredAnswer>;
+  try {
+    stored = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<StoredAnswer>;
+  } catch {
+    return undefined;
+  }
+  const { status, headers, body } = stored;
+  if (typeof status !== 'number' || status < 200 || status > 299 || typeof body !== 'string' || !Array.isArray(headers)) return undefined;
+  const decoded = new Uint8Array(Buffer.from(body, 'base64'));
+  return isApiAnswer(decoded) ? { status, headers, body: decoded } : undefined;
 }

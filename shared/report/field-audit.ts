@@ -129,15 +129,22 @@ function byPath(a: { path: string }, b: { path: string }): number {
 
 /**
  * The figures of every dataset in one object: the audit's per-table maps are merged (each dataset
- * reports its own tables), every other figure is kept as its dataset gave it.
+ * reports its own tables), the repeated records' counts added up (two datasets both read the board
+ * list), every other figure is kept as its dataset gave it.
  */
 export function mergeFigures(figures: readonly Record<string, unknown>[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of figures) {
     for (const [key, value] of Object.entries(f)) {
       const merged = (key === 'unexportedFields' || key === 'shapeWarnings') && typeof out[key] === 'object';
-      out[key] = merged ? { ...(out[key] as object), ...(value as object) } : value;
+      out[key] = merged ? { ...(out[key] as object), ...(value as object) } : key === 'duplicatesDropped' ? addCounts(out[key], value) : value;
     }
   }
+  return out;
+}
+
+function addCounts(a: unknown, b: unknown): Record<string, number> {
+  const out: Record<string, number> = { ...(a as Record<string, number> | undefined) };
+  for (const [what, count] of Object.entries(b as Record<string, number>)) out[what] = (out[what] ?? 0) + count;
   return out;
 }

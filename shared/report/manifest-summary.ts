@@ -62,6 +62,8 @@ const predictability = z.looseObject({
 const figures = {
   unexportedFields: auditFindings({}).exactOptional(),
   shapeWarnings: auditFindings({ problem: z.string() }).exactOptional(),
+  /** Records the API sent more than once and the report holds once: rows per table, entries of the lists that choose boards, registers and portfolio themes (repeated-records.ts). */
+  duplicatesDropped: z.record(z.string(), z.number().int().nonnegative()).exactOptional(),
   /** The risks: all, by level (with the register's colour), the open ones (summary/risk-figures.ts). */
   risks: z.number().exactOptional(),
   risksByLevel: byId(z.looseObject({ count: z.number(), color: z.string().nullable() })).exactOptional(),

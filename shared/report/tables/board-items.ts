@@ -7,6 +7,7 @@ import { tableColumns } from '../../table/column-spec';
 import { selectBoards } from './boards';
 import { apiDate, link, listOf, titleOrText } from './columns';
 import { FieldAudit, type FieldShape } from '../field-audit';
+import { RepeatedRecords } from '../repeated-records';
 import {
   BOARD_ITEMS_READ_AHEAD,
   boardItemsInOrder,
@@ -166,17 +167,32 @@ export function storyRow(board: Board, feature: BoardItem, story: BoardStory, me
   return { outlineLevel: 1, values: BOARD_ITEM_TABLE.values({ board, meta, timeZone, feature, story, item: story, status }) };
 }
 
+/**
+ * The ids written for the board being written, features and stories (a row's key is board and id),
+ * so a record the API repeats is written once. Boards come one after another: only one board's ids
+ * are held, never the whole table's.
+ */
+function boardIdSets(): (boardId: string) => Set<string> {
+  let current = { board: '', ids: new Set<string>() };
+  return (boardId) => {
+    if (current.board !== boardId) current = { board: boardId, ids: new Set() };
+    return current.ids;
+  };
+}
+
 /** The `board-items` table: features and their stories, board by board (several boards fetched at once). */
 export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsReadAhead = BOARD_ITEMS_READ_AHEAD): Dataset {
   const selection = ctx.definition.datasets.boardItems ?? {};
   let boards: Board[] = [];
   const counts = new Map<string, { features: number; stories: number }>();
   const audit = new FieldAudit();
+  const repeats = new RepeatedRecords();
+  const writtenIds = boardIdSets();
 
   /** The boards and their items' iterator, started by prefetch() or at the dataset's turn. */
   let started: Promise<{ boards: Board[]; items: AsyncGenerator<BoardItemsOf> }> | undefined;
   const start = () =>
-    (started ??= selectBoards(ctx.source, selection, 'boardItems', ctx.log).then((selected) => {
+    (started ??= selectBoards(ctx.source, selection, 'boardItems', ctx.log, repeats).then((selected) => {
       const limits = { ...readAhead, boardsInFlight: Math.max(readAhead.boardsInFlight, ctx.source.concurrency ?? 0) };
       const items = boardItemsInOrder(ctx.source, (boardId) => loadBoardMetadata(ctx, boardId), selected, limits);
       // An async generator runs only when asked: ask for the first feature now, keep it for rows().
@@ -188,7 +204,10 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   /** The rows of one answer: its features, each followed by its stories, made as the consumer takes them. */
   function* pageRows({ board, meta, items: page }: BoardItemsOf, timeZone: string): Iterable<TableRow> {
     const count = counts.get(board.id)!;
+    const ids = writtenIds(board.id);
     for (const item of page) {
+      // A feature sent again is dropped with its stories: they came with it the first time.
+      if (!repeats.first(ids, item.id, 'board-items', childItems(item).length)) continue;
       count.features++;
       audit.check('board-items', item, BOARD_ITEM_SHAPE);
       if (typeof item.teamsAndSprints === 'string') {
@@ -196,6 +215,7 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
       }
       yield featureRow(board, item, meta, timeZone);
       for (const story of childItems(item)) {
+        if (!repeats.first(ids, story.id, 'board-items')) continue;
         count.stories++;
         yield storyRow(board, item, story, meta, timeZone);
       }
@@ -207,6 +227,7 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
     for (const board of boards) counts.set(board.id, { features: 0, stories: 0 });
     const timeZone = ctx.definition.timeZone;
     for await (const page of items) if (page.items.length > 0) yield pageRows(page, timeZone);
+    repeats.warn(ctx.log, 'board-items');
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
@@ -246,6 +267,7 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
     ],
     figures: () => ({
       ...audit.figures(),
+      ...repeats.figures(),
       boardItems: Object.fromEntries(boards.map((b) => [b.id, { title: b.title ?? null, ...(counts.get(b.id) ?? { features: 0, stories: 0 }) }])),
     }),
   };

@@ -1,21 +1,26 @@
 import type { Log } from '../../core/logger';
 import type { Board } from '../../planning-api/schemas';
 import type { PlanningSource } from '../planning-source';
+import { RepeatedRecords } from '../repeated-records';
 import { resolveSelector } from '../selector-titles';
 
 /**
  * Resolves `boards` / `collections` selectors (ids or titles) of a legacy dataset to visible boards.
  * Boards named directly and boards of the named collections are combined (union), in the order of
- * the API's board list. Board ids must come from the list-boards operation (rule 2 of the API): an
- * id from a browser address bar is a session id and is reported as not visible.
+ * the API's board list, each once (`repeats` counts a board the list repeats). Board ids must come
+ * from the list-boards operation (rule 2 of the API): an id from a browser address bar is a session
+ * id and is reported as not visible.
  */
 export async function selectBoards(
   source: PlanningSource,
   selection: { boards?: readonly string[] | undefined; collections?: readonly string[] | undefined },
   dataset: string,
   log: Log,
+  repeats: RepeatedRecords = new RepeatedRecords(),
 ): Promise<Board[]> {
-  const all = await source.listBoards();
+  // A board listed twice would be exported twice (its items and objectives doubled): the first is kept.
+  const all = repeats.unique(await source.listBoards(), (b) => b.id, 'boards');
+  repeats.warn(log, 'boards');
   if (!selection.boards && !selection.collections) return all;
   const chosen = new Set<string>();
   if (selection.collections) {

@@ -15,6 +15,7 @@ import { OkrFigures } from '../summary/okr-figures';
 import { listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
 import { FieldAudit, type FieldShape } from '../field-audit';
+import { RepeatedRecords } from '../repeated-records';
 import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
 
 /** What a `strategic-themes` row is read from. */
@@ -178,11 +179,12 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
   const health = new OkrFigures(OKRS_TITLE, ctx.definition.links.okrUrl);
   const audit = new FieldAudit();
+  const repeats = new RepeatedRecords();
   let objectiveCompletionSum = 0;
   let objectivesWithCompletion = 0;
 
   async function selectThemes(portfolios: readonly PortfolioTheme[], membership: Map<string, PortfolioTheme[]>) {
-    const all = await toArray(ctx.source.listStrategicThemes());
+    const all = repeats.unique(await toArray(ctx.source.listStrategicThemes()), (t) => t.id, 'strategic-themes');
     if (!selection.portfolioThemes && !selection.strategicThemes) return all;
     const chosen = new Map<string, StrategicTheme>();
     for (const selector of selection.portfolioThemes ?? []) {
@@ -231,7 +233,8 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
-    const portfolios = await toArray(ctx.source.listPortfolioThemes());
+    const portfolios = repeats.unique(await toArray(ctx.source.listPortfolioThemes()), (p) => p.id, 'portfolio-themes');
+    repeats.warn(ctx.log, 'portfolio-themes');
     const membership = new Map<string, PortfolioTheme[]>();
     await Promise.all(
       portfolios.map(async (portfolio) => {
@@ -241,6 +244,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
       }),
     );
     themes = await selectThemes(portfolios, membership);
+    repeats.warn(ctx.log, 'strategic-themes');
     await Promise.all(
       themes.map(async (theme) => {
         const p = await progressOf(theme);
@@ -270,6 +274,8 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
     async function* okrBatches(): AsyncIterable<Iterable<TableRow>> {
       /** Sheet row of the next row (the header is row 1), for the Summary's links. */
       let row = 2;
+      /** Level and id of every row written (a row's key): a record sent again is written once, with what is under it. */
+      const written = new Set<string>();
       // The next theme's tree loads while this one's rows are written.
       let next = themes.length > 0 ? loadTree(themes[0]!) : undefined;
       for (let i = 0; i < themes.length; i++) {
@@ -279,6 +285,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         const groupsProgress = progress.get(tree.theme.id)?.groupsProgress ?? {};
         const rows: TableRow[] = [];
         for (const { group, objectives } of tree.groups) {
+          if (!repeats.first(written, `1 ${group.id}`, 'okrs', objectives.reduce((n, o) => n + 1 + o.keyResults.length, 0))) continue;
           counts.groups++;
           row++;
           audit.check('okrs', group, OKR_GROUP_SHAPE);
@@ -287,6 +294,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
             values: OKR_TABLE.values({ level: 1, themeKey, group, groupProgress: groupsProgress[group.id] ?? null }),
           });
           for (const { objective, keyResults } of objectives) {
+            if (!repeats.first(written, `2 ${objective.id}`, 'okrs', keyResults.length)) continue;
             counts.objectives++;
             if (typeof objective.completionPct === 'number') {
               objectiveCompletionSum += objective.completionPct;
@@ -296,6 +304,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
             audit.check('okrs', objective, OKR_OBJECTIVE_SHAPE);
             rows.push({ outlineLevel: 1, values: OKR_TABLE.values({ level: 2, themeKey, group, objective }) });
             for (const kr of keyResults) {
+              if (!repeats.first(written, `3 ${kr.id}`, 'okrs')) continue;
               counts.keyResults++;
               row++;
               audit.check('okrs', kr, KEY_RESULT_SHAPE);
@@ -305,6 +314,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
         }
         if (rows.length > 0) yield rows;
       }
+      repeats.warn(ctx.log, 'okrs');
     }
     yield { table: { name: 'okrs', columns: OKR_COLUMNS, outlineLevels: 2 }, batches: okrBatches() };
   }
@@ -334,6 +344,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
     ],
     figures: () => ({
       ...audit.figures(),
+      ...repeats.figures(),
       okr: {
         ...counts,
         averageObjectiveCompletion: averageObjectiveCompletion(),

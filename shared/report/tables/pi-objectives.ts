@@ -2,6 +2,7 @@ import { statusCategoryText } from '../../core/format';
 import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
 import { trackerRef, type TrackerItemFields, type TrackerRef } from '../../planning-api/tracker-ref';
 import { FieldAudit, type FieldShape } from '../field-audit';
+import { RepeatedRecords } from '../repeated-records';
 import { tableColumns, type ColumnName, type ColumnSpec } from '../../table/column-spec';
 import { epochToCalendarDate } from '../dates';
 import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type TableOutput } from '../dataset';
@@ -270,6 +271,48 @@ export const PI_SUB_ITEM_SHAPE: FieldShape = {
 };
 /** A linked item: its sub-items have rows of their own (audited one by one). */
 export const PI_LINKED_ITEM_SHAPE: FieldShape = { ...PI_SUB_ITEM_SHAPE, subItems: true };
+/**
+ * A board's objective groups with each objective once (its row's key is board and id) and each
+ * objective's items once (objective, kind and id): the first kept, the rows of the others counted
+ * as dropped. Unchanged records are handed back as they came.
+ */
+export function withoutRepeats(groups: readonly PiObjectiveGroup[], repeats: RepeatedRecords): PiObjectiveGroup[] {
+  const objectiveIds = new Set<string>();
+  return groups.map((group) => {
+    if (!group.objectives) return group;
+    const objectives = group.objectives.flatMap((objective) => {
+      if (repeats.first(objectiveIds, objective.id, 'pi-objectives')) return [withoutRepeatedItems(objective, repeats)];
+      // Its items are another table's rows.
+      repeats.drop('pi-objective-items', itemRowsOf(objective));
+      return [];
+    });
+    return objectives.length === group.objectives.length && objectives.every((o, i) => o === group.objectives![i]) ? group : { ...group, objectives };
+  });
+}
+
+function withoutRepeatedItems(objective: PiObjective, repeats: RepeatedRecords): PiObjective {
+  if (!objective.linkedItems) return objective;
+  const seen = new Set<string>();
+  let changed = false;
+  const linkedItems = objective.linkedItems.flatMap((item) => {
+    if (!repeats.first(seen, `item ${item.id}`, 'pi-objective-items', item.subItems?.length ?? 0)) {
+      changed = true;
+      return [];
+    }
+    if (!item.subItems) return [item];
+    const subItems = item.subItems.filter((sub) => repeats.first(seen, `sub-item ${sub.id}`, 'pi-objective-items'));
+    if (subItems.length === item.subItems.length) return [item];
+    changed = true;
+    return [{ ...item, subItems }];
+  });
+  return changed ? { ...objective, linkedItems } : objective;
+}
+
+/** The `pi-objective-items` rows of an objective: its linked items and their sub-items. */
+function itemRowsOf(objective: PiObjective): number {
+  return (objective.linkedItems ?? []).reduce((rows, item) => rows + 1 + (item.subItems?.length ?? 0), 0);
+}
+
 /** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
 async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
   const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
@@ -293,6 +336,7 @@ const PI_OBJECTIVES_TITLE = 'PI objectives';
 
 export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   const audit = new FieldAudit();
+  const repeats = new RepeatedRecords();
   const selection = ctx.definition.datasets.piObjectives ?? { additionalColumns: false };
   const completionType = selection.completionType as CompletionType | undefined;
   const additionalColumns = selection.additionalColumns;
@@ -313,7 +357,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
-    boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log);
+    boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log, repeats);
     for (const board of boards) {
       if (typeof board.state === 'string') audit.warn('pi-objectives', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
     }
@@ -322,9 +366,10 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
       boards.map(async (board) => ({
         board,
         // Always with teams and sprints: their sprint dates place the PI's phase (columns follow the setting).
-        groups: await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns: true }),
+        groups: withoutRepeats(await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns: true }), repeats),
       })),
     );
+    for (const table of ['pi-objectives', 'pi-objective-items']) repeats.warn(ctx.log, table);
     // Asked at once, placed in board order: the Summary lists the PIs so, whichever answer came first.
     const placed = await Promise.all(groupsByBoard.map(({ board, groups }) => piOf(ctx, board, groups)));
     for (const { board, phase, teams } of placed) predictability.board(board, phase, teams);
@@ -396,6 +441,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
     ],
     figures: () => ({
       ...audit.figures(),
+      ...repeats.figures(),
       ...predictability.figures(),
       piObjectives: Object.fromEntries(
         boards.map((b) => {

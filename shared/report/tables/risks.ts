@@ -11,6 +11,7 @@ import type { PeopleDirectory } from '../people';
 import { col, columnSlug, dateOrText, joinList, listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
 import { FieldAudit, type FieldShape } from '../field-audit';
+import { RepeatedRecords } from '../repeated-records';
 
 /** What a `risks` row is read from. */
 export interface RiskSource {
@@ -209,18 +210,25 @@ export function risksDataset(ctx: DatasetContext): Dataset {
   const heatMap = new RiskHeatMap();
   let total = 0;
   const audit = new FieldAudit();
+  const repeats = new RepeatedRecords();
 
   async function selectRegisters(): Promise<RiskRegister[]> {
-    const visible = await toArray(ctx.source.listRiskRegisters());
+    // A register listed twice would have its risks exported twice: the first is kept.
+    const visible = repeats.unique(await toArray(ctx.source.listRiskRegisters()), (r) => r.id, 'registers');
+    repeats.warn(ctx.log, 'registers');
     if (!selectors) return visible;
     return selectors.map((selector) => resolveSelector(visible, selector, { path: 'risks.registers', noun: 'risk register', keyed: true }));
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
     registers = await selectRegisters();
-    const perRegister = await Promise.all(
+    const fetched = await Promise.all(
       registers.map(async (register) => ({ register, risks: await toArray(ctx.source.listRisks(register.id)) })),
     );
+    // Each risk once (a risk belongs to one register, its id is the row's): the first kept.
+    const riskIds = new Set<string>();
+    const perRegister = fetched.map(({ register, risks }) => ({ register, risks: risks.filter((risk) => repeats.first(riskIds, risk.id, 'risks')) }));
+    repeats.warn(ctx.log, 'risks');
     const custom = customColumns(perRegister.flatMap((r) => r.risks));
     const table: TableDefinition = { name: 'risks', columns: [...RISK_COLUMNS, ...custom.map((c) => c.column)] };
     function* rows(): Iterable<TableRow> {
@@ -245,7 +253,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
       registers: registers.map((r) => ({ id: r.id, key: r.key ?? null, title: r.title ?? null })),
     }),
     summary: () => [...figures.sections(), ...heatMap.sections(), ...audit.sections()],
-    figures: () => ({ ...audit.figures(), ...figures.figures() }),
+    figures: () => ({ ...audit.figures(), ...repeats.figures(), ...figures.figures() }),
   };
 }
 

@@ -68,8 +68,10 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'cli/export-command.ts': [['ExporterError', false], ['ReportDefinitionError', false], ['StorageError', false], ['StorageError', false]],
   'cli/link-command.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'cli/reports-command.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
-  'shared/channels/webhook-post.ts': [['ChannelDeliveryError', false], ['ChannelDeliveryError', 'policy'], ['ChannelDeliveryError', 'policy']],
+  // A redirect is not followed, and the same URL redirects again: not retried.
+  'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'policy'], ['ChannelDeliveryError', false], ['ChannelDeliveryError', 'policy']],
   'shared/core/config.ts': [['ConfigError', false]],
+  // A push that failed midway: as the write's own failure says.
   'shared/definitions/definition-store.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['StorageError', 'cause']],
   'shared/definitions/scheduler-client.ts': [['ScheduleError', 'aws']],
   'shared/definitions/stored-definition.ts': [['ReportDefinitionError', false]],

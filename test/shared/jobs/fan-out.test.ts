@@ -6,7 +6,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../support/local-job';
 import { runJob, type JobDependencies } from '../../../shared/jobs/run-job';
-import { assembleFanOut, fetchBoardAnswers, planFanOut, runFannedOutJob } from '../../../shared/jobs/fan-out';
+import { answersPrefix, assembleFanOut, fetchBoardAnswers, planFanOut, runFannedOutJob } from '../../../shared/jobs/fan-out';
 import { manifestSchema, type Manifest } from '../../../shared/report/manifest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { readWorkbook } from '../../support/read-output';
@@ -119,5 +119,41 @@ describe('the fan-out path', () => {
     expect(outcome.status).toBe('succeeded');
     const itemPages = sim.requests.slice(before).filter((r) => r.path.endsWith('/items'));
     expect(itemPages.length).toBeGreaterThan(0);
+  });
+
+  it('stores no answer that is not the API\'s: after a worker got malformed 200s, the assembler asks the API for them', async () => {
+    const d = await deps();
+    const plan = await planFanOut({ ...REQUEST, scheduledTime: '2026-11-26T06:00:00Z' }, d, 2);
+    sim.injectFault({ status: 'malformed', times: 50, match: (r) => r.path.endsWith('/items') });
+    try {
+      await expect(fetchBoardAnswers(plan, plan.chunks[0]!, d)).rejects.toThrow(/listBoardItems: the response is not JSON/);
+    } finally {
+      sim.clearInjectedFaults();
+    }
+    await fetchBoardAnswers(plan, plan.chunks[1]!, d);
+    const before = sim.requests.length;
+    const outcome = await assembleFanOut(plan, d);
+    if (outcome.status !== 'succeeded') throw new Error(`the assembler failed: ${JSON.stringify(outcome)}`);
+    expect(sim.requests.slice(before).filter((r) => r.path.endsWith('/items')).length).toBeGreaterThan(0);
+    expect((await manifestAt(d.dir, outcome.manifestKey)).summary.rows['board-items']).toBe(88);
+  });
+
+  it('asks the API again for a stored answer that is damaged or not the API\'s, instead of failing on it', async () => {
+    const d = await deps();
+    const plan = await planFanOut({ ...REQUEST, scheduledTime: '2026-11-27T06:00:00Z' }, d, 2);
+    for (const chunk of plan.chunks) await fetchBoardAnswers(plan, chunk, d);
+    const storage = d.context.storage;
+    const keys = await storage.listKeys(answersPrefix(plan.request.report, plan.request.runId));
+    expect(keys.length).toBeGreaterThan(4);
+    // What an older worker stored from a proxy's page, and an object cut short.
+    for (const [i, key] of keys.entries()) {
+      const damaged = i % 2 === 0 ? JSON.stringify({ status: 200, headers: [], body: Buffer.from('<html>Back soon</html>').toString('base64') }) : '{"status":200,"hea';
+      await storage.putObject(key, damaged, { contentType: 'application/json' });
+    }
+    const outcome = await assembleFanOut(plan, d);
+    if (outcome.status !== 'succeeded') throw new Error(`the assembler failed: ${JSON.stringify(outcome)}`);
+    expect(outcome.answers.replayed).toBe(0);
+    expect(outcome.answers.fetched).toBeGreaterThanOrEqual(keys.length);
+    expect((await manifestAt(d.dir, outcome.manifestKey)).summary.rows['board-items']).toBe(88);
   });
 });
