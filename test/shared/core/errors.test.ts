@@ -106,7 +106,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/report/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', false], ['StorageError', true], ['StorageError', true]],
   'shared/report/run-writer.ts': [['StorageError', true]],
   'shared/report/selector-titles.ts': [['SelectorNotFoundError', false], ['SelectorNotFoundError', false]],
-  'shared/secrets/credentials-file.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
+  'shared/secrets/credentials-file.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
   'shared/secrets/secret-document.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
   'shared/secrets/secret-source.ts': [['CredentialsError', 'aws'], ['CredentialsError', false], ['CredentialsError', false]],
   'shared/storage/local-storage.ts': [['StorageError', 'cause'], ['StorageError', false], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', true]],
