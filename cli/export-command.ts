@@ -141,6 +141,8 @@ export async function runExportCommand(
     const timeoutMs = args.timeout === undefined ? undefined : parseDuration(args.timeout);
     const settings = resolveExportSettings({
       maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+      maxListPages: config.API_MAX_LIST_PAGES,
+      maxListBytes: config.API_MAX_LIST_BYTES,
       deadline: timeoutMs === undefined ? undefined : clock().getTime() + timeoutMs,
       concurrency: args.concurrency === undefined ? undefined : Number(args.concurrency),
     });

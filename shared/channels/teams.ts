@@ -13,14 +13,32 @@ const MAX_ATTENTION_LINES = 15;
 
 type Element = Readonly<Record<string, unknown>>;
 
+/**
+ * Text shown as typed in a TextBlock or a fact. Teams renders both as markdown (links, `**bold**`,
+ * `_italic_`, lists and headings at a line's start), so a risk titled `[Sign in again](https://ev.il)`
+ * would become a link in the organisation's channel; the planning tool's text is every value in a
+ * message, so all of it is escaped, as slackEscape does for Slack. A backslash before punctuation is
+ * markdown's own escape: the reader sees the character, not the backslash.
+ */
+export function teamsEscape(value: string): string {
+  return (
+    value
+      .replace(/[\\`*_[\]<>~#]/g, (c) => `\\${c}`)
+      // A list item or a heading underline starts a line: `- `, `+ `, `1. `, `1) `, `===`.
+      .replace(/^([ \t]*)([-+=](?=[-+=\s]|$)|\d+(?=[.)](?:\s|$)))/gm, (_all, indent: string, marker: string) =>
+        /\d/.test(marker) ? `${indent}${marker}\\` : `${indent}\\${marker}`,
+      )
+  );
+}
+
 const text = (value: string, extra: Element = {}): Element => ({ type: 'TextBlock', text: value, wrap: true, ...extra });
 /**
- * An item linked to it in the planning tool: a TextBlock's markdown link `[text](url)`, with the
- * characters that would end the link text or address escaped; plain text without an address.
+ * An item linked to it in the planning tool: a TextBlock's markdown link `[text](url)`, its text
+ * escaped (so it cannot end the link text or add one of its own); escaped text without an address.
  */
 function attentionText(line: AttentionLine): string {
-  if (line.url === undefined || /[\s()]/.test(line.url)) return line.text;
-  return `[${line.text.replace(/[[\]\\]/g, (c) => `\\${c}`)}](${line.url})`;
+  if (line.url === undefined || /[\s()<>]/.test(line.url)) return teamsEscape(line.text);
+  return `[${teamsEscape(line.text)}](${line.url})`;
 }
 
 const heading = (value: string): Element => text(value, { weight: 'Bolder', spacing: 'Medium' });
@@ -29,17 +47,17 @@ export function adaptiveCard(message: ChannelMessage): Element {
   const shown = message.attention.slice(0, MAX_ATTENTION_LINES);
   const more = message.attention.length - shown.length + message.attentionMore;
   const body: Element[] = [
-    text(message.title, { size: 'Large', weight: 'Bolder' }),
-    text(`Generated ${message.generated}`, { isSubtle: true, spacing: 'None' }),
+    text(teamsEscape(message.title), { size: 'Large', weight: 'Bolder' }),
+    text(`Generated ${teamsEscape(message.generated)}`, { isSubtle: true, spacing: 'None' }),
     ...message.headline.flatMap((s) => [
-      heading(s.heading),
-      { type: 'FactSet', facts: s.figures.map((f) => ({ title: f.label, value: f.value })) },
+      heading(teamsEscape(s.heading)),
+      { type: 'FactSet', facts: s.figures.map((f) => ({ title: teamsEscape(f.label), value: teamsEscape(f.value) })) },
     ]),
-    ...(message.changes ? [heading(message.changes.heading), text(message.changes.text)] : []),
+    ...(message.changes ? [heading(teamsEscape(message.changes.heading)), text(teamsEscape(message.changes.text))] : []),
     heading('Needs attention'),
     ...(shown.length === 0 && more === 0 ? [text('Nothing needs attention.')] : shown.map((l) => text(`• ${attentionText(l)}`, { spacing: 'Small' }))),
     ...(more > 0 ? [text(`…and ${more} more in the workbook`, { isSubtle: true })] : []),
-    text(`Run ${message.runId}`, { isSubtle: true, size: 'Small' }),
+    text(`Run ${teamsEscape(message.runId)}`, { isSubtle: true, size: 'Small' }),
   ];
   const actions = [
     message.workbookUrl && { type: 'Action.OpenUrl', title: BUTTON_WORKBOOK, url: message.workbookUrl, style: 'positive' },

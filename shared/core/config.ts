@@ -4,6 +4,8 @@ import {
   DEFAULT_API_TIMEOUT_MS,
   DEFAULT_RUN_LINK_REUSE_MINUTES,
   DEFAULT_RUN_LINK_STARTS_PER_HOUR,
+  DEFAULT_MAX_LIST_BYTES,
+  DEFAULT_MAX_LIST_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_SECRET_MAX_AGE_SECONDS,
   DEFAULT_DEFINITIONS_MAX_AGE_SECONDS,
@@ -45,6 +47,9 @@ const cli = door(
     AWS_ENDPOINT_URL_S3: optionalUrl,
     /** Largest planning API response read, bytes. */
     API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
+    /** Pages and bytes one planning API list may take before it is taken for endless. */
+    API_MAX_LIST_PAGES: positiveInt(DEFAULT_MAX_LIST_PAGES),
+    API_MAX_LIST_BYTES: positiveInt(DEFAULT_MAX_LIST_BYTES),
   }),
 );
 export type CliConfig = z.output<typeof cli.schema>;
@@ -72,6 +77,8 @@ const lambdaSchema = z.object({
   API_CONCURRENCY: positiveInt(DEFAULT_API_CONCURRENCY),
   API_TIMEOUT_MS: positiveInt(DEFAULT_API_TIMEOUT_MS),
   API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
+  API_MAX_LIST_PAGES: positiveInt(DEFAULT_MAX_LIST_PAGES),
+  API_MAX_LIST_BYTES: positiveInt(DEFAULT_MAX_LIST_BYTES),
   SECRET_MAX_AGE_SECONDS: positiveInt(DEFAULT_SECRET_MAX_AGE_SECONDS),
   /** The versioned bucket whose `definitions/` prefix holds one JSON object per report. */
   DEFINITIONS_BUCKET: z.string().min(3),

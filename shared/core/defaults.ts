@@ -35,6 +35,19 @@ export const RUN_LINK_STALE_MINUTES = 20;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * Pages with records one planning API list (one operation on one register, board or theme) may take
+ * before it is taken for endless: 500,000 records at 50 a page, far past any real register or board,
+ * while a server whose list never ends is stopped in minutes, not when memory runs out.
+ */
+export const DEFAULT_MAX_LIST_PAGES = 10_000;
+
+/**
+ * Bytes of answers one planning API list may take: a board of 100,000 features with their stories is
+ * a few hundred MiB; past this, a list is taken for endless (see DEFAULT_MAX_LIST_PAGES).
+ */
+export const DEFAULT_MAX_LIST_BYTES = 512 * 1024 * 1024;
+
+/**
  * What a Lambda keeps back from its remaining time for reporting a failure (status, event, e-mail)
  * when it sets the export's deadline: without it the run would be killed mid-way and report nothing.
  */

@@ -1,7 +1,14 @@
 import * as z from 'zod';
 import { ReportDefinitionError, errorMessage } from '../core/errors';
 import { isTimeZone } from '../report/dates';
-import { reportDefinitionSchema, type ReportDefinition, type ReportDefinitionInput } from '../report/definition';
+import {
+  DEFINITION_LIMITS,
+  documentSizeProblem,
+  reportDefinitionSchema,
+  textSizeProblem,
+  type ReportDefinition,
+  type ReportDefinitionInput,
+} from '../report/definition';
 
 /**
  * One report as operators keep it: the definition and when it runs. The same shape everywhere a
@@ -29,9 +36,13 @@ export function reportNameOfKey(key: string): string | undefined {
  * one of day-of-month / day-of-week must be `?`. Checked before anything is stored, because
  * Scheduler would only reject it when the sync function creates the schedule.
  */
+/** Scheduler's own limit of a schedule expression; checked first, so a huge value is not split into fields. */
+export const MAX_CRON_LENGTH = 256;
+
 export const cronSchema = z
   .string()
   .trim()
+  .max(MAX_CRON_LENGTH, { error: `must be at most ${MAX_CRON_LENGTH} characters (Scheduler's limit)`, abort: true })
   .regex(/^cron\(\s*\S+(\s+\S+){5}\s*\)$/, 'must be a six-field Scheduler cron expression such as "cron(0 7 ? * MON *)"')
   .refine((cron) => {
     const fields = cron.slice(5, -1).trim().split(/\s+/);
@@ -41,7 +52,7 @@ export const cronSchema = z
 export const scheduleSchema = z.strictObject({
   cron: cronSchema,
   /** IANA name; Scheduler evaluates the cron in it, so 07:00 stays 07:00 across daylight saving. */
-  timeZone: z.string().min(1).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin'),
+  timeZone: z.string().min(1).max(DEFINITION_LIMITS.name).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin'),
 });
 
 export type ReportSchedule = z.infer<typeof scheduleSchema>;
@@ -66,6 +77,8 @@ type Issue = { path: string; message: string };
  * `definition.datasets.risks.registers: ...`, so one `validate` shows all of them.
  */
 export function parseStoredDefinition(value: unknown, origin: string): StoredDefinition {
+  const tooLarge = documentSizeProblem(value);
+  if (tooLarge) throw invalid(origin, [tooLarge], undefined);
   const result = storedDefinitionSchema.safeParse(value);
   if (!result.success) {
     const issues: Issue[] = result.error.issues.map((issue) => ({
@@ -83,6 +96,8 @@ export function parseStoredDefinition(value: unknown, origin: string): StoredDef
 
 /** Parses JSON text first, so a syntax error is reported as such (with the origin). */
 export function parseStoredDefinitionJson(text: string, origin: string): StoredDefinition {
+  const tooLarge = textSizeProblem(text);
+  if (tooLarge) throw invalid(origin, [tooLarge], undefined);
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));

@@ -33,11 +33,6 @@ export interface ReportEmailInput {
   readonly timeZone: string;
   /** Placeholders {report} (or {title}) and {date}; default DEFAULT_SUBJECT_TEMPLATE. */
   readonly subjectTemplate?: string;
-  /**
-   * Text the operators did not write (an inline definition's title): shown in quotes after the
-   * subject, never as it, so it cannot pose as the organisation's own subject line.
-   */
-  readonly quotedTitle?: string | undefined;
   readonly summary: ReportSummary;
   readonly links: readonly ReportEmailLink[];
   /** When the links stop working, shown so nobody is surprised by a 403 weeks later. */
@@ -86,7 +81,7 @@ export function renderReportEmail(input: ReportEmailInput): RenderedEmail {
   const date = formatDate(input.generatedAt, input.timeZone);
   const model = emailModel(input);
   return {
-    subject: withQuotedTitle(renderSubject(input.subjectTemplate ?? DEFAULT_SUBJECT_TEMPLATE, input.reportName, date), input.quotedTitle),
+    subject: renderSubject(input.subjectTemplate ?? DEFAULT_SUBJECT_TEMPLATE, input.reportName, date),
     html: renderEmailHtml(model),
     text: renderText(model),
   };
@@ -147,18 +142,6 @@ function renderSubject(template: string, report: string, date: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
   const clean = subject.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
   return clean.length > MAX_SUBJECT_LENGTH ? `${clean.slice(0, MAX_SUBJECT_LENGTH - 1)}…` : clean;
-}
-
-/** Room for a quoted title: enough to recognise it, too little for a paragraph of bait. */
-const MAX_QUOTED_TITLE_LENGTH = 60;
-
-function withQuotedTitle(subject: string, title: string | undefined): string {
-  if (title === undefined) return subject;
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-  const clean = title.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/["“”]/g, "'").replace(/\s+/g, ' ').trim();
-  if (clean.length === 0) return subject;
-  const cut = clean.length > MAX_QUOTED_TITLE_LENGTH ? `${clean.slice(0, MAX_QUOTED_TITLE_LENGTH - 1)}…` : clean;
-  return `${subject} – "${cut}"`;
 }
 
 function renderText(model: EmailModel): string {

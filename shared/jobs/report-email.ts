@@ -35,8 +35,10 @@ export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId:
 /**
  * The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked
  * and small. `inline`: the definition came with the request, not from the operators, so it chooses
- * neither sender nor subject: the subject is the default one of its (prefixed) name, its title
- * follows in quotes, and the sender is the configured one.
+ * neither sender nor subject: the subject is the default one of its (prefixed, slug) name and the
+ * sender is the configured one. Its title is shown in the body only (the Summary's title): even
+ * quoted and cut, a caller's text in the subject line ("URGENT: reset your password") reads as the
+ * organisation speaking.
  */
 export async function buildReportEmail(
   definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
@@ -54,7 +56,6 @@ export async function buildReportEmail(
     generatedAt: new Date(result.manifest.generatedAt),
     timeZone: definition.timeZone,
     ...(!options.inline && definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
-    quotedTitle: options.inline ? definition.title : undefined,
     summary: result.summary,
     links,
     linksExpireAt: expiresAt,

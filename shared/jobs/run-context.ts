@@ -50,7 +50,13 @@ export function exportDeadline(nowMs: number, remainingMs: number): number {
  * the deadline that leaves time to report a failure (exportDeadline).
  */
 export function jobExportSettings(
-  config: { readonly API_CONCURRENCY: number; readonly API_TIMEOUT_MS: number; readonly API_MAX_RESPONSE_BYTES: number },
+  config: {
+    readonly API_CONCURRENCY: number;
+    readonly API_TIMEOUT_MS: number;
+    readonly API_MAX_RESPONSE_BYTES: number;
+    readonly API_MAX_LIST_PAGES?: number | undefined;
+    readonly API_MAX_LIST_BYTES?: number | undefined;
+  },
   nowMs: number,
   remainingMs: number,
 ): ExportSettings {
@@ -58,6 +64,8 @@ export function jobExportSettings(
     concurrency: config.API_CONCURRENCY,
     timeoutMs: config.API_TIMEOUT_MS,
     maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
+    maxListPages: config.API_MAX_LIST_PAGES,
+    maxListBytes: config.API_MAX_LIST_BYTES,
     deadline: exportDeadline(nowMs, remainingMs),
   });
 }

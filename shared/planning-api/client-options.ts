@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock';
-import { DEFAULT_API_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../core/defaults';
+import { DEFAULT_API_TIMEOUT_MS, DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESPONSE_BYTES } from '../core/defaults';
 import type { Log } from '../core/logger';
 import type { ConcurrencyLimiter } from './concurrency';
 import type { Credentials } from './credentials';
@@ -27,6 +27,10 @@ export interface PlanningApiClientOptions {
   timeoutMs?: number | undefined;
   /** Largest response body read, in bytes; enforced while it streams in. Default 64 MiB. */
   maxResponseBytes?: number | undefined;
+  /** Pages with records one list (one operation on one register, board or theme) may take. Default 10,000. */
+  maxListPages?: number | undefined;
+  /** Bytes of answers one list may take. Default 512 MiB. */
+  maxListBytes?: number | undefined;
   /**
    * Overall deadline, in ms on the `now` clock (epoch ms by default): no request, retry or backoff
    * goes past it; a request then fails with DeadlineExceededError. Default: none.
@@ -59,6 +63,8 @@ export function checkedSizes(options: PlanningApiClientOptions): {
   pageLimit: number;
   boardItemsPageSize: number;
   maxResponseBytes: number;
+  maxListPages: number;
+  maxListBytes: number;
 } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
@@ -76,5 +82,10 @@ export function checkedSizes(options: PlanningApiClientOptions): {
   if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
     throw new RangeError(`maxResponseBytes must be a positive integer, got ${String(maxResponseBytes)}`);
   }
-  return { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes };
+  const maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
+  const maxListBytes = options.maxListBytes ?? DEFAULT_MAX_LIST_BYTES;
+  for (const [name, value] of [['maxListPages', maxListPages], ['maxListBytes', maxListBytes]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+  }
+  return { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes };
 }

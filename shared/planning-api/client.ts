@@ -107,6 +107,7 @@ export class PlanningApiClient {
   /** Set once the server refused a board-items page size above the API's default with 400. */
   #boardItemsPageCap = Number.POSITIVE_INFINITY;
   readonly #concurrency: number;
+  readonly #listLimits: { readonly maxPages: number; readonly maxBytes: number };
 
   /**
    * Requests the client lets be in flight at once (its limiter's limit, shared by the export). A
@@ -117,7 +118,8 @@ export class PlanningApiClient {
   }
 
   constructor(options: PlanningApiClientOptions) {
-    const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes } = checkedSizes(options);
+    const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes } = checkedSizes(options);
+    this.#listLimits = { maxPages: maxListPages, maxBytes: maxListBytes };
     this.#log = options.log ?? silentLog;
     this.#boardItemsPageSize = boardItemsPageSize;
     const limiter = options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY);
@@ -140,6 +142,7 @@ export class PlanningApiClient {
       // Deadlines are on the run's clock (the doors pass it); a client made alone keeps the system's.
       now: () => (options.now ?? systemClock)().getTime(),
       onRequest: options.onRequest,
+      listLimits: this.#listLimits,
     });
   }
 
@@ -316,7 +319,9 @@ export class PlanningApiClient {
       operation,
       pageSize,
       recordsOf: (page) => page.items,
+      bytesOf: (page) => page.bytes,
       idOf: (item) => item.id,
+      limits: { ...this.#listLimits, subject: about('board', boardId).subject },
       fetchPage: async (pageStart, size) => {
         let bytes = 0;
         const page = (asked: number) =>

@@ -78,7 +78,7 @@ export class HttpTransport {
 
   /**
    * Replaces the API key, the Basic token, the header value and the secret document's other values,
-   * raw, URL-encoded, JSON- or HTML-escaped or in base64, by [REDACTED]. Call it on the WHOLE text
+   * raw, URL-encoded, JSON- or HTML-escaped or in base64, in any letter case, by [REDACTED]. Call it on the WHOLE text
    * before anything cuts it: a cut through the key leaves a fragment that no longer matches.
    */
   redact(text: string): string {

@@ -1,4 +1,5 @@
 import { PlanningApiError } from '../core/errors';
+import { formatBytes } from '../core/format-bytes';
 import type { Log } from '../core/logger';
 
 /**
@@ -20,6 +21,50 @@ export interface Page<T> {
   records: T[];
   /** The list's total as reported by the server; undefined when the response has none. */
   total: number | undefined;
+  /** Bytes of the answer (the list's byte bound counts them). */
+  bytes: number;
+}
+
+/**
+ * How far one list (one operation on one register, board or theme) may go before it is taken for
+ * endless. A server whose list never ends (no empty page, a total that keeps growing or is huge) is
+ * not caught by the repeated-page check when every page is new; without a bound it made memory and
+ * output grow until the process died, and with no overall deadline (the command line without
+ * `--timeout`) that took as long as memory lasted.
+ */
+export interface ListLimits {
+  /** Pages with records one list may take. */
+  readonly maxPages: number;
+  /** Bytes of answers one list may take, the empty page that ends it included. */
+  readonly maxBytes: number;
+  /** What is listed, for the error: `risk register "r-1"`. */
+  readonly subject?: string | undefined;
+}
+
+/** Counts a list's pages and bytes as they arrive; throws once either passes its bound. */
+function listBudget(operation: string, limits: ListLimits): (records: number, bytes: number) => void {
+  let pages = 0;
+  let bytes = 0;
+  return (records, answered) => {
+    if (records > 0) pages += 1;
+    bytes += answered;
+    if (pages > limits.maxPages || bytes > limits.maxBytes) throw endlessListError(operation, limits, pages, bytes);
+  };
+}
+
+function endlessListError(operation: string, limits: ListLimits, pages: number, bytes: number): PlanningApiError {
+  const of = limits.subject === undefined ? '' : ` of ${limits.subject}`;
+  const bound =
+    pages > limits.maxPages
+      ? `${limits.maxPages.toLocaleString('en-US')} pages (API_MAX_LIST_PAGES)`
+      : `${formatBytes(limits.maxBytes)} (API_MAX_LIST_BYTES)`;
+  return new PlanningApiError(
+    `${operation}: the list${of} went on past ${bound}, the bound of one list; stopped after ${pages.toLocaleString('en-US')} pages ` +
+      `and ${formatBytes(bytes)}. The server may be sending a list without end. Narrow the report's selectors (fewer registers, ` +
+      'boards or themes), or raise the bound (API_MAX_LIST_PAGES, API_MAX_LIST_BYTES: the export settings maxListPages, maxListBytes)',
+    // The same request pages on just as far again.
+    { operation, retryable: false },
+  );
 }
 
 export interface V1PagingOptions<T> {
@@ -31,16 +76,28 @@ export interface V1PagingOptions<T> {
   operation: string;
   log: Log;
   idOf: (record: T) => string;
+  limits: ListLimits;
+}
+
+/** The options' fetchPage with each answer counted against the list's bounds. */
+function countedFetch<T>(options: V1PagingOptions<T>): (startAt: number, size: number) => Promise<Page<T>> {
+  const take = listBudget(options.operation, options.limits);
+  return async (startAt, size) => {
+    const page = await options.fetchPage(startAt, size);
+    take(page.records.length, page.bytes);
+    return page;
+  };
 }
 
 export async function* pageV1<T>(options: V1PagingOptions<T>): AsyncGenerator<T, void, undefined> {
-  const { fetchPage, pageLimit, operation, log, idOf } = options;
+  const { pageLimit, operation, log, idOf } = options;
+  const fetchPage = countedFetch(options);
   const first = await fetchPage(0, pageLimit);
   const received = first.records.length;
   const total = first.total;
   if (received === 0) return;
   if (total === undefined) {
-    // No total to plan with: walk on sequentially until an empty page.
+    // No total to plan with: walk on sequentially until an empty page (counted here, not again there).
     for await (const page of walkSequentially({
       fetchPage: (start, size) => fetchPage(start, size).then((page) => page.records),
       pageSize: pageLimit,
@@ -51,6 +108,7 @@ export async function* pageV1<T>(options: V1PagingOptions<T>): AsyncGenerator<T,
       recordsOf: (records: readonly T[]) => records,
       idOf,
       names: ['startAt', 'pageLimit'],
+      take: () => undefined,
     })) yield* page;
     return;
   }
@@ -137,7 +195,10 @@ export interface OffsetPagingOptions<T, P> {
   operation: string;
   /** The records of a page (a page may carry more than its records, e.g. its size in bytes). */
   recordsOf: (page: P) => readonly T[];
+  /** Bytes of a page's answer. */
+  bytesOf: (page: P) => number;
   idOf: (record: T) => string;
+  limits: ListLimits;
 }
 
 /** The pages of an offset-paged list, each handed over whole, in order; the empty page that ends it is not. */
@@ -152,6 +213,10 @@ export function pageOffset<T, P>(options: OffsetPagingOptions<T, P>): AsyncGener
     recordsOf: options.recordsOf,
     idOf: options.idOf,
     names: ['pageStart', 'pageSize'],
+    take: (() => {
+      const take = listBudget(options.operation, options.limits);
+      return (page: P) => take(options.recordsOf(page).length, options.bytesOf(page));
+    })(),
   });
 }
 
@@ -171,6 +236,8 @@ async function* walkSequentially<T, P>(options: {
   recordsOf: (page: P) => readonly T[];
   idOf: (record: T) => string;
   names: [offset: string, size: string];
+  /** Counts each page against the list's bounds (throws past them). */
+  take: (page: P) => void;
 }): AsyncGenerator<P, void, undefined> {
   const { fetchPage, pageSize, operation, recordsOf, idOf, names } = options;
   let start = options.startAt;
@@ -183,6 +250,7 @@ async function* walkSequentially<T, P>(options: {
   }
   for (;;) {
     const page = await pending;
+    options.take(page);
     const records = recordsOf(page);
     if (records.length === 0) return;
     if (samePage(previous, records, idOf)) throw repeatedPageError(operation, names[0], start, previousStart);

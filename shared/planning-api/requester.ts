@@ -10,7 +10,7 @@ import { isRetryable, parseRetryAfter } from '../core/retry-policy';
 import type { ConcurrencyLimiter } from './concurrency';
 import { deadlineError, documentedError, exhaustedError, httpError, outcomeFailure, tooLargeError } from './client-errors';
 import { joinUrl, type HttpMethod, type HttpTransport } from './http-transport';
-import { pageV1 } from './paging';
+import { pageV1, type ListLimits } from './paging';
 import { parseJsonBody, parseRecord, readListEnvelope, readSingleEnvelope, type EnvelopeKey } from './parse';
 import { backoffDelay, retryDelay, type RetryOptions } from './retry';
 
@@ -64,6 +64,8 @@ export interface RequesterOptions {
   onRequest: ((event: RequestEvent) => void) | undefined;
   /** Overall deadline in ms on the `now` clock; undefined for none. */
   deadline: number | undefined;
+  /** How far one list may page before it is taken for endless (paging.ts). */
+  listLimits: Omit<ListLimits, 'subject'>;
 }
 
 /** Sends the client's calls; one per client, holding what every call shares. */
@@ -81,6 +83,7 @@ export class PlanningApiRequester {
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
   readonly #deadline: number | undefined;
   readonly #companyPrefix: string;
+  readonly #listLimits: Omit<ListLimits, 'subject'>;
 
   constructor(options: RequesterOptions) {
     this.#transport = options.transport;
@@ -95,6 +98,7 @@ export class PlanningApiRequester {
     this.#now = options.now;
     this.#onRequest = options.onRequest;
     this.#deadline = options.deadline;
+    this.#listLimits = options.listLimits;
     // The legacy base URL ends in /api/<companyPrefix>; the prefix is named when the server refuses it.
     this.#companyPrefix = decodeURIComponent(options.legacyBaseUrl.replace(/\/+$/, '').split('/').pop() ?? '');
   }
@@ -114,7 +118,9 @@ export class PlanningApiRequester {
       window: this.#limiter.limit,
       log: this.#log,
       idOf: (record) => record.id,
+      limits: { ...this.#listLimits, subject: extra.subject },
       fetchPage: async (startAt, pageLimit) => {
+        let bytes = 0;
         const body = await this.call({
           operation,
           api: 'v1',
@@ -127,10 +133,11 @@ export class PlanningApiRequester {
           },
           notFound: extra.notFound,
           subject: extra.subject,
+          onAnswer: (n) => (bytes = n),
         });
         const envelope = readListEnvelope(body, key, operation);
         const records = envelope.records.map((raw, i) => parseRecord(schema, raw, operation, { index: startAt + i }));
-        return { records, total: envelope.total };
+        return { records, total: envelope.total, bytes };
       },
     });
   }

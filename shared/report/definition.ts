@@ -4,6 +4,7 @@ import { emailAddress } from '../email/email-address';
 import { errorMessage, ReportDefinitionError } from '../core/errors';
 import { baselineOptionSchema } from './changes/baseline';
 import { stripBom } from '../core/text';
+import { formatBytes } from '../core/format-bytes';
 import { isTimeZone } from './dates';
 import { deliveryOptionSchema } from '../channels/delivery-option';
 import { FORMATS, formatNames } from './formats';
@@ -14,6 +15,31 @@ import { FORMATS, formatNames } from './formats';
  * silently ignored selector that exports everything.
  */
 
+/**
+ * Sizes a definition may have. A definition is written by people (or sent by a caller of the API,
+ * inline) and read by every run, the scheduler sync and the API: without caps, 100,000 registers or a
+ * 20 MB selector were stored, and every run paid for them. Far above any real report: a portfolio
+ * has hundreds of boards, not thousands.
+ */
+export const DEFINITION_LIMITS = {
+  /** The whole definition (or stored report), as compact JSON, in bytes (UTF-8). */
+  bytes: 256 * 1024,
+  /** A definition's text before it is parsed: room for indentation around `bytes` of JSON. */
+  textBytes: 1024 * 1024,
+  /** Entries of one selector list (registers, boards, collections, themes). */
+  ids: 1_000,
+  /** Characters of one selector entry (an id, a key or a title). */
+  idLength: 500,
+  /** Recipients of one list (`to`, `cc`, `onFailure`): SES takes at most 50 per message. */
+  recipients: 50,
+  /** Characters of a link template or address. */
+  url: 2_000,
+  /** Characters of a custom field's title or a time zone's name. */
+  name: 200,
+} as const;
+
+const grouped = (n: number): string => n.toLocaleString('en-US');
+
 const idList = (what: string) =>
   z
     .array(
@@ -21,26 +47,31 @@ const idList = (what: string) =>
         .string()
         .trim()
         .min(1, `${what} must not be empty strings`)
+        .max(DEFINITION_LIMITS.idLength, `a ${what} has at most ${grouped(DEFINITION_LIMITS.idLength)} characters`)
         // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
         .refine((id) => !/[\u0000-\u001f\u007f-\u009f]/.test(id), `${what} must not contain control characters (copy it again)`),
     )
     .min(1, `list at least one ${what}, or leave the selector out to export all visible ones`)
+    .max(DEFINITION_LIMITS.ids, `list at most ${grouped(DEFINITION_LIMITS.ids)} entries (${what}); leave the selector out to export all visible ones`)
     .optional();
 
 /** A link template of `kind`, checked for its placeholders (an error names the ones it knows). */
 const linkTemplate = (kind: PlanningLinkKind) =>
   z
     .string()
+    .max(DEFINITION_LIMITS.url, `must be at most ${grouped(DEFINITION_LIMITS.url)} characters`)
     .superRefine((template, ctx) => {
       const problem = templateProblem(kind, template);
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
     })
     .optional();
 
+const recipientsMessage = `list at most ${DEFINITION_LIMITS.recipients} addresses (SES sends a message to at most 50); use a distribution list`;
+
 const emailSchema = z
   .strictObject({
-    to: z.array(emailAddress).min(1, 'list at least one recipient'),
-    cc: z.array(emailAddress).optional(),
+    to: z.array(emailAddress).min(1, 'list at least one recipient').max(DEFINITION_LIMITS.recipients, recipientsMessage),
+    cc: z.array(emailAddress).max(DEFINITION_LIMITS.recipients, recipientsMessage).optional(),
     from: emailAddress.optional(),
     /** Placeholders: {report} (or {title}), {date}; default "{report} – {date}". */
     subjectTemplate: z.string().min(1).max(200).optional(),
@@ -50,7 +81,11 @@ const emailSchema = z
      * Owners told when a scheduled run fails (once per failure streak) and when it works again.
      * Default: the recipients (`to`).
      */
-    onFailure: z.array(emailAddress).min(1, 'list at least one owner, or leave onFailure out to tell the recipients').optional(),
+    onFailure: z
+      .array(emailAddress)
+      .min(1, 'list at least one owner, or leave onFailure out to tell the recipients')
+      .max(DEFINITION_LIMITS.recipients, recipientsMessage)
+      .optional(),
   });
 
 /** A slice's name: its runs are the report's name, SLICE_SEPARATOR, and this. */
@@ -94,6 +129,7 @@ export const reportDefinitionSchema = z.strictObject({
   /** IANA time zone for the run date, date-times and the e-mail. */
   timeZone: z
     .string()
+    .max(DEFINITION_LIMITS.name, `must be at most ${DEFINITION_LIMITS.name} characters`)
     .default('UTC')
     .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC'),
   datasets: z
@@ -105,7 +141,12 @@ export const reportDefinitionSchema = z.strictObject({
            * Title of a custom field that holds a risk's owner (a user picker such as "Risk owner"),
            * for registers that keep the owner there rather than in `responsible`.
            */
-          ownerField: z.string().trim().min(1, 'ownerField names a custom field: give its title, e.g. "Risk owner"').optional(),
+          ownerField: z
+            .string()
+            .trim()
+            .min(1, 'ownerField names a custom field: give its title, e.g. "Risk owner"')
+            .max(DEFINITION_LIMITS.name, `a custom field's title has at most ${DEFINITION_LIMITS.name} characters`)
+            .optional(),
         })
         .optional(),
       okrs: z
@@ -136,6 +177,7 @@ export const reportDefinitionSchema = z.strictObject({
   formats: z
     .array(z.enum(formatNames(FORMATS)))
     .min(1, `choose at least one format: ${formatNames(FORMATS).join(', ')}`)
+    .max(formatNames(FORMATS).length, 'list each format once')
     .default(['xlsx', 'csv'])
     .refine((f) => new Set(f).size === f.length, 'list each format once'),
   csv: z
@@ -154,6 +196,7 @@ export const reportDefinitionSchema = z.strictObject({
       /** Link template for items of the second tracker family, e.g. https://tracker.example.com/browse/{key}. */
       extBBrowseUrl: z
         .string()
+        .max(DEFINITION_LIMITS.url, `must be at most ${grouped(DEFINITION_LIMITS.url)} characters`)
         .refine((s) => /^https?:\/\//.test(s) && s.includes('{key}'), 'must be an http(s) URL containing {key}')
         .optional(),
       /**
@@ -206,8 +249,38 @@ export type ReportDefinition = z.infer<typeof reportDefinitionSchema>;
 export type ReportDefinitionInput = z.input<typeof reportDefinitionSchema>;
 export type DatasetName = keyof ReportDefinition['datasets'];
 
+/**
+ * The size problem of a whole document (a definition, a stored report) as compact JSON, or
+ * undefined when it is within DEFINITION_LIMITS.bytes. Compact, so that indentation (a stored
+ * report is written indented) never makes the same document too large.
+ */
+export function documentSizeProblem(value: unknown): { path: string; message: string } | undefined {
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  } catch {
+    return undefined; // not JSON (a cycle, a BigInt): the schema says what is wrong with it
+  }
+  if (bytes <= DEFINITION_LIMITS.bytes) return undefined;
+  return {
+    path: '(root)',
+    message:
+      `the document is ${formatBytes(bytes)} of JSON, more than the ${formatBytes(DEFINITION_LIMITS.bytes)} a report may have; ` +
+      'list fewer selectors (leave one out to export all visible ones) or split the report',
+  };
+}
+
+/** The size problem of a document's text before it is parsed (so 20 MB are not parsed to be refused). */
+export function textSizeProblem(text: string): { path: string; message: string } | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= DEFINITION_LIMITS.textBytes) return undefined;
+  return { path: '(root)', message: `the text is ${formatBytes(bytes)}, more than the ${formatBytes(DEFINITION_LIMITS.textBytes)} a report's file may have` };
+}
+
 /** Validates a parsed JSON value; every bad field is listed with its path and reason. */
 export function parseReportDefinition(input: unknown, origin = 'report definition'): ReportDefinition {
+  const tooLarge = documentSizeProblem(input);
+  if (tooLarge) throw new ReportDefinitionError(`${origin} is invalid:\n  - ${tooLarge.path}: ${tooLarge.message}`, [tooLarge]);
   const result = reportDefinitionSchema.safeParse(input);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
@@ -223,6 +296,8 @@ export function parseReportDefinition(input: unknown, origin = 'report definitio
 
 /** Parses JSON text first, so a syntax error is reported as such. */
 export function parseReportDefinitionJson(text: string, origin = 'report definition'): ReportDefinition {
+  const tooLarge = textSizeProblem(text);
+  if (tooLarge) throw new ReportDefinitionError(`${origin} is invalid:\n  - ${tooLarge.path}: ${tooLarge.message}`, [tooLarge]);
   let value: unknown;
   try {
     value = JSON.parse(stripBom(text));

@@ -47,6 +47,8 @@ export function createExportClient(
     boardItemsPageSize: settings.boardItemsPageSize,
     timeoutMs: settings.timeoutMs,
     maxResponseBytes: settings.maxResponseBytes,
+    maxListPages: settings.maxListPages,
+    maxListBytes: settings.maxListBytes,
     deadline: settings.deadline,
     onRequest: hooks.onRequest,
     fetch: hooks.fetch,

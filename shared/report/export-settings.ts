@@ -4,7 +4,13 @@
  * one line where the client is built, not a copy in every layer between.
  */
 import * as z from 'zod';
-import { DEFAULT_API_CONCURRENCY, DEFAULT_API_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../core/defaults';
+import {
+  DEFAULT_API_CONCURRENCY,
+  DEFAULT_API_TIMEOUT_MS,
+  DEFAULT_MAX_LIST_BYTES,
+  DEFAULT_MAX_LIST_PAGES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+} from '../core/defaults';
 import { ConfigError } from '../core/errors';
 
 /**
@@ -25,6 +31,10 @@ const exportSettingsSchema = z.object({
   timeoutMs: positiveInt.default(DEFAULT_API_TIMEOUT_MS),
   /** Largest planning API response read. */
   maxResponseBytes: positiveInt.default(DEFAULT_MAX_RESPONSE_BYTES),
+  /** Pages with records one list may take before it is taken for endless (API_MAX_LIST_PAGES). */
+  maxListPages: positiveInt.default(DEFAULT_MAX_LIST_PAGES),
+  /** Bytes of answers one list may take (API_MAX_LIST_BYTES). */
+  maxListBytes: positiveInt.default(DEFAULT_MAX_LIST_BYTES),
   /** Board items per request. */
   boardItemsPageSize: positiveInt.default(EXPORT_BOARD_ITEMS_PAGE_SIZE),
   /** Overall deadline, epoch ms: no planning API request or retry goes past it. Undefined: none. */

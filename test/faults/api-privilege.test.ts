@@ -130,6 +130,21 @@ describe('inline definitions when the stack turns them on', () => {
     expect(mails.flatMap((m) => m.destination.to)).toEqual(['ok@example.test']);
     expect(mails[0]!.from).toBe('reports@example.test');
   });
+
+  // Before: CR/LF were stripped, but the title still followed the subject in quotes:
+  // `adhoc-payroll-risks – 2026-… – "URGENT: reset your password Bcc: evil@… From: ceo@…"`.
+  it("keep a caller's title out of the subject line: the default subject of the prefixed name, the title in the body", async () => {
+    const bait = 'URGENT: reset your password Bcc: evil@elsewhere.test From: ceo@example.test';
+    const accepted = await api.post({ definition: { ...PAYROLL, title: bait, email: { to: ['title@example.test'] } } });
+    expect(accepted.statusCode).toBe(202);
+    await h.lambda.settled();
+    expect((await api.status(accepted.json.id as string)).status).toBe('succeeded');
+    const mail = (await h.ses.fetchStore()).find((m) => m.destination.to.includes('title@example.test'));
+    expect(mail?.subject).toMatch(/^adhoc-payroll-risks – \d{4}-\d{2}-\d{2}$/);
+    expect(mail?.from).toBe('reports@example.test');
+    expect(mail?.body.text).toContain(bait);
+    expect(mail?.body.html).toContain('URGENT: reset your password');
+  });
 });
 
 describe('a failed job does not show the secret to the caller', () => {

@@ -91,7 +91,7 @@ describe('input hygiene', () => {
     [['--report', 'a-directory.json', '--credentials', 'credentials.json', '--out', 'o'], 'a-directory.json', /EISDIR/],
     [['--report', 'report.json', '--credentials', 'nope.json', '--out', 'o'], 'nope.json', /was not found/],
     [['--report', 'report.json', '--credentials', 'credentials-broken.json', '--out', 'o'], 'credentials-broken.json', /is not JSON/],
-    [['--report', 'report.json', '--credentials', 'a-directory.json', '--out', 'o'], 'a-directory.json', /EISDIR/],
+    [['--report', 'report.json', '--credentials', 'a-directory.json', '--out', 'o'], 'a-directory.json', /is a directory, not a regular file/],
   ])('%j names the path and the reason', async (argv, path, reason) => {
     const { code, text } = await run(argv);
     expect(code).toBe(1);

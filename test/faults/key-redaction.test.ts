@@ -2,7 +2,7 @@ import { catalogOf } from '../../shared/jobs/ports';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { silentLog } from '../../shared/core/logger';
 import type { EventPublisher, ReportFailedDetail } from '../../shared/events/report-events';
@@ -28,6 +28,11 @@ const EMAIL = 'owner@example.test';
 const OTHER_SECRET = 'Hu5rT8wQ2mZk9XcV4bNp';
 const BASIC = Buffer.from(`${EMAIL}:${KEY}`).toString('base64');
 const OFFSETS = Array.from({ length: 61 }, (_, i) => 250 + i);
+
+/** The key HTML-escaped, `'` written as `apostrophe` (escapers differ in whether and how they escape it). */
+function htmlWithApostrophe(key: string, apostrophe: string): string {
+  return key.replace(/[&<>"']/g, (c) => (c === "'" ? apostrophe : { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c] ?? c));
+}
 
 /** Every 8-character piece of `secret` that occurs in `text`. */
 function leakedPieces(text: string, secret: string): string[] {
@@ -197,12 +202,47 @@ describe('the API key never leaks through a cut error text', () => {
       ['JSON-escaped', (k) => JSON.stringify(k).slice(1, -1)],
       ['HTML-escaped', (k) => k.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')],
       ['HTML numeric', (k) => k.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)],
+      // The attack round's escaper: `'` left alone (`Kx+/=é&quot;&lt;&amp;'y9Z-…`).
+      ["HTML-escaped, ' left alone", (k) => htmlWithApostrophe(k, "'")],
+      ["HTML-escaped, ' as &#x27;", (k) => htmlWithApostrophe(k, '&#x27;')],
+      ["HTML-escaped, ' as &apos;", (k) => htmlWithApostrophe(k, '&apos;')],
+      ['lower-cased', (k) => k.toLowerCase()],
+      ['upper-cased', (k) => k.toUpperCase()],
+      ["lower-cased and HTML-escaped, ' left alone", (k) => htmlWithApostrophe(k.toLowerCase(), "'")],
       ['base64 of the key alone', (k) => Buffer.from(k).toString('base64')],
       ['base64url of the key alone', (k) => Buffer.from(k).toString('base64url')],
       ['base64 inside a longer base64 (offset 1)', (k) => Buffer.from(`a${k}`).toString('base64')],
       ['base64 inside a longer base64 (offset 2)', (k) => Buffer.from(`ab${k}`).toString('base64')],
       ['Basic of email:key', (k) => `Basic ${Buffer.from(`${EMAIL}:${k}`).toString('base64')}`],
     ];
+
+    // Before: these two reached the command line's output and its log whole.
+    it.each([
+      ["HTML-escaped, ' left alone", (k: string) => htmlWithApostrophe(k, "'")],
+      ['lower-cased', (k: string) => k.toLowerCase()],
+    ] as const)('%s: the command line prints and logs no piece of it at any offset', async (_name, encode) => {
+      await writeFile(join(dir, 'special-credentials.json'), JSON.stringify({ ...document(server.url), apiKey: SPECIAL }));
+      const encoded = encode(SPECIAL);
+      for (const offset of OFFSETS) {
+        echo = () => `${'y'.repeat(offset)}${encoded}${'z'.repeat(40)}`;
+        const io = captureIo(dir);
+        // --verbose logs through Powertools to the process's own streams: read them too.
+        const logged: string[] = [];
+        const spies = [process.stdout, process.stderr].map((stream) =>
+          vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => logged.push(String(chunk)) > 0),
+        );
+        const code = await runExportCommand(
+          ['--report', 'report.json', '--credentials', 'special-credentials.json', '--out', join('out-special', String(offset)), '--verbose'],
+          io,
+        ).finally(() => spies.forEach((spy) => spy.mockRestore()));
+        expect(logged.join('')).toContain('"level":"');
+        const printed = `${io.printed()}\n${logged.join('')}`;
+        expect(code).toBe(1);
+        expect(printed).toContain('answered 400');
+        const leaks = [...leakedPieces(printed, encoded), ...leakedPieces(printed, SPECIAL), ...leakedPieces(printed.toLowerCase(), SPECIAL.toLowerCase())];
+        expect({ offset, leaks }).toEqual({ offset, leaks: [] });
+      }
+    });
 
     it.each(forms)('%s: no 8-character piece of it, nor of the raw key, at any offset around the cut', async (_name, encode) => {
       const credentials = parseCredentialsDocument(JSON.stringify({ ...document(server.url), apiKey: SPECIAL }), 'test document');

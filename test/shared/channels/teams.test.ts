@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { teamsPayload } from '../../../shared/channels/teams';
+import { teamsEscape, teamsPayload } from '../../../shared/channels/teams';
 import { teamsProblems } from '../../support/webhook-recorder';
 import { hugeMessage, sampleMessage } from '../../support/channel-message';
 
@@ -22,7 +22,7 @@ describe('the Teams message', () => {
     const texts = card.body.map((e) => e.text ?? '');
     // An item with an address in the planning tool is a markdown link; one without is text.
     const order = ['Risks', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.', 'Needs attention',
-      '• [Risk R-1: no owner](https://planning.example.test/risks/reg-1/r-1)', '• Risk R-2: <script>alert(1)</script> overdue'];
+      '• [Risk R-1: no owner](https://planning.example.test/risks/reg-1/r-1)', '• Risk R-2: \\<script\\>alert(1)\\</script\\> overdue'];
     const at = order.map((o) => texts.indexOf(o));
     expect(at.every((p) => p >= 0), texts.join('\n')).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -30,6 +30,36 @@ describe('the Teams message', () => {
       { type: 'Action.OpenUrl', title: 'Open the workbook', url: 'https://reports.example.test/links/wb-token', style: 'positive' },
       { type: 'Action.OpenUrl', title: 'Get a fresh copy now', url: 'https://reports.example.test/run/fresh-token' },
     ]);
+  });
+
+  // Before: a risk titled like this became a link (and bold text) in the organisation's Teams channel.
+  it('shows text from the planning tool as typed: no link, emphasis, list or heading of its own', () => {
+    const bait = '[Sign in again](https://ev.il) **now**';
+    const payload = teamsPayload(
+      sampleMessage({
+        title: `Weekly ${bait}`,
+        headline: [{ heading: `# ${bait}`, figures: [{ label: bait, value: `_${bait}_` }] }],
+        attention: [
+          { text: `Risk R-1: ${bait}`, url: 'https://planning.example.test/risks/reg-1/r-1' },
+          { text: `Risk R-2: ${bait}\n- 1. <https://ev.il>` },
+        ],
+        changes: { heading: bait, text: `~~${bait}~~`, total: 1 },
+      }),
+    );
+    expect(teamsProblems(payload)).toEqual([]);
+    const card = cardOf(payload);
+    const shown = [...card.body.map((e) => e.text ?? ''), ...card.body.flatMap((e) => e.facts ?? []).flatMap((f) => [f.title, f.value])];
+    // Markup that is not escaped: the one link the exporter makes itself is all there is.
+    const markup = shown.flatMap((t) => [...t.matchAll(/(?<!\\)(\[(?:\\.|[^\]\\])*\]\([^)]*\)|\*\*|(?<![\w\\])_|~~|<https?:|^#|^- |^\d+\. )/gm)].map((m) => m[0]));
+    expect(markup).toEqual(['[Risk R-1: \\[Sign in again\\](https://ev.il) \\*\\*now\\*\\*](https://planning.example.test/risks/reg-1/r-1)']);
+    expect(shown).toContain('Weekly \\[Sign in again\\](https://ev.il) \\*\\*now\\*\\*');
+    expect(shown).toContain('• Risk R-2: \\[Sign in again\\](https://ev.il) \\*\\*now\\*\\*\n\\- 1. \\<https://ev.il\\>');
+  });
+
+  it('escapes only what markdown reads as markup', () => {
+    expect(teamsEscape('Risk R-12: 3.5 % -2 +4 (open) a=b 1.5')).toBe('Risk R-12: 3.5 % -2 +4 (open) a=b 1.5');
+    expect(teamsEscape('- item\n+ item\n===\n2) two\n  10. ten')).toBe('\\- item\n\\+ item\n\\===\n2\\) two\n  10\\. ten');
+    expect(teamsEscape('a\\b `code` <b> ~x~ #tag')).toBe('a\\\\b \\`code\\` \\<b\\> \\~x\\~ \\#tag');
   });
 
   it('lists at most 15 attention items and counts the rest', () => {

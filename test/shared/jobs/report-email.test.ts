@@ -49,7 +49,7 @@ describe('report e-mail', () => {
     expect(email.text).not.toContain('fresh copy');
   });
 
-  it('gives an inline definition the configured sender and the default subject, its title only quoted after it', async () => {
+  it('gives an inline definition the configured sender and the default subject, without its title', async () => {
     const bait = parseReportDefinition({
       name: 'adhoc-probe',
       title: 'Your account is locked "now" – click http://evil.test\r\nBcc: x@evil.test',
@@ -60,8 +60,7 @@ describe('report e-mail', () => {
     const options = { from: 'reports@example.com', linkBaseUrl: 'https://api.example.test', key, now, storage };
     const inline = await buildReportEmail(bait as typeof bait & { email: NonNullable<typeof bait.email> }, result, { ...options, inline: true });
     expect(inline.from).toBe('reports@example.com');
-    expect(inline.subject).toBe('adhoc-probe – 2026-11-23 – "Your account is locked \'now\' – click http://evil.test Bcc: …"');
-    expect(inline.subject.startsWith('Your account')).toBe(false);
+    expect(inline.subject).toBe('adhoc-probe – 2026-11-23');
 
     // A configured definition keeps its own subject template and sender.
     const configured = await buildReportEmail(bait as typeof bait & { email: NonNullable<typeof bait.email> }, result, options);

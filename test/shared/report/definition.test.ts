@@ -13,6 +13,22 @@ function issuesOf(input: unknown): { path: string; message: string }[] {
 }
 
 describe('parseReportDefinition', () => {
+  it('caps its lists, its strings and its whole size, naming the path and the limit', () => {
+    const boards = (n: number, length = 4) => Array.from({ length: n }, (_, i) => `${i}`.padStart(length, 'b'));
+    expect(issuesOf({ name: 'big', datasets: { boardItems: { boards: boards(1_001) } } })).toEqual([
+      { path: 'datasets.boardItems.boards', message: 'list at most 1,000 entries (board id or title); leave the selector out to export all visible ones' },
+    ]);
+    expect(issuesOf({ name: 'big', datasets: { boardItems: { boards: ['b'.repeat(501)] } } })).toEqual([
+      { path: 'datasets.boardItems.boards.0', message: 'a board id or title has at most 500 characters' },
+    ]);
+    // 50 deliveries of 1,000 boards each: every list within its cap, the whole past 256 KiB.
+    const deliveries = Array.from({ length: 50 }, (_, i) => ({ name: `d${i}`, filter: { boards: boards(1_000, 8) } }));
+    expect(issuesOf({ name: 'big', datasets: { boardItems: {} }, deliveries })).toEqual([
+      { path: '(root)', message: expect.stringMatching(/^the document is [\d.]+ KiB of JSON, more than the 256\.0 KiB a report may have/) as string },
+    ]);
+  });
+
+
   it('accepts the documented example and fills defaults', () => {
     const d = parseReportDefinition({
       name: 'acme-weekly',

@@ -1,9 +1,10 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, CredentialsError } from '../../../shared/core/errors';
-import { fileCredentialsSource, readCredentialsFile } from '../../../shared/secrets/credentials-file';
+import { fileCredentialsSource, MAX_CREDENTIALS_FILE_BYTES, readCredentialsFile } from '../../../shared/secrets/credentials-file';
 import { withCredentialRefresh } from '../../../shared/secrets/credential-refresh';
 import { testCredentials } from '../../support/credentials';
 
@@ -55,6 +56,28 @@ describe('readCredentialsFile', () => {
     const file = await write('locked.json', JSON.stringify(credentials));
     await chmod(file, 0o000);
     await expect(readCredentialsFile(file)).rejects.toThrow('is not readable (permission denied)');
+  });
+
+  // Before: a FIFO with no writer made `--credentials` hang for ever (the open waits for a writer).
+  it.skipIf(process.platform === 'win32')('refuses a named pipe with no writer at once, naming the path', async () => {
+    const fifo = path.join(dir, 'credentials.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const error = await readCredentialsFile(fifo).then(() => undefined, (e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error?.message).toBe(`credentials file "${fifo}" is a named pipe (FIFO), not a regular file; give the path of the JSON document itself`);
+    expect((error as CredentialsError).retryable).toBe(false);
+  });
+
+  it('refuses a directory and a file larger than a credentials document could be', async () => {
+    const folder = path.join(dir, 'a-folder');
+    await mkdir(folder);
+    await expect(readCredentialsFile(folder)).rejects.toThrow(`credentials file "${folder}" is a directory, not a regular file`);
+
+    // Valid JSON past the limit: refused for its size, not parsed.
+    const huge = await write('huge.json', JSON.stringify({ ...credentials, padding: 'x'.repeat(MAX_CREDENTIALS_FILE_BYTES) }));
+    await expect(readCredentialsFile(huge)).rejects.toThrow(`credentials file "${huge}" is larger than 64.0 KiB`);
+    const justUnder = await write('padded.json', JSON.stringify({ ...credentials, padding: 'x'.repeat(MAX_CREDENTIALS_FILE_BYTES - 1000) }));
+    expect((await readCredentialsFile(justUnder)).apiKey).toBe(API_KEY);
   });
 
   it('fileCredentialsSource re-reads the file, so withCredentialRefresh picks up an edit', async () => {
