@@ -65,9 +65,10 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
       ? section(fitLines('*Needs attention*', message.attention.map((l) => `• ${attentionText(l)}`), message.attentionMore, SLACK_LIMITS.text))
       : section('*Needs attention*\nNothing needs attention.');
   const actions = buttons(message);
+  // In the e-mail's order: what needs attention before what changed.
   const bottom: Block[] = [
-    ...(changes ? [changes] : []),
     attention,
+    ...(changes ? [changes] : []),
     ...(actions ? [actions] : []),
     { type: 'context', elements: [mrkdwn(`Run ${slackEscape(message.runId)}`)] },
   ];

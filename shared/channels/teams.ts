@@ -53,10 +53,11 @@ export function adaptiveCard(message: ChannelMessage): Element {
       heading(teamsEscape(s.heading)),
       { type: 'FactSet', facts: s.figures.map((f) => ({ title: teamsEscape(f.label), value: teamsEscape(f.value) })) },
     ]),
-    ...(message.changes ? [heading(teamsEscape(message.changes.heading)), text(teamsEscape(message.changes.text))] : []),
+    // In the e-mail's order: what needs attention before what changed.
     heading('Needs attention'),
     ...(shown.length === 0 && more === 0 ? [text('Nothing needs attention.')] : shown.map((l) => text(`• ${attentionText(l)}`, { spacing: 'Small' }))),
     ...(more > 0 ? [text(`…and ${more} more in the workbook`, { isSubtle: true })] : []),
+    ...(message.changes ? [heading(teamsEscape(message.changes.heading)), text(teamsEscape(message.changes.text))] : []),
     text(`Run ${teamsEscape(message.runId)}`, { isSubtle: true, size: 'Small' }),
   ];
   const actions = [

@@ -14,13 +14,13 @@ function allText(payload: { blocks: Block[] }): string {
 const slack = (message: Parameters<typeof slackPayload>[0]) => slackPayload(message) as unknown as { text: string; blocks: Block[] };
 
 describe('the Slack message', () => {
-  it('shows the headline figures, the changes count, what needs attention and two buttons, in that order', () => {
+  it("shows the headline figures, what needs attention, the changes count and two buttons, in that order (the e-mail's)", () => {
     const payload = slack(sampleMessage());
     expect(slackProblems(payload)).toEqual([]);
     const text = allText(payload);
     // An item with an address in the planning tool links to it (`<url|text>`); one without is text.
-    const order = ['Open risks: *12 (+4 since 16 Nov)*', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.', '*Needs attention*',
-      '• <https://planning.example.test/risks/reg-1/r-1|Risk R-1: no owner>', '• Risk R-2: &lt;script&gt;'];
+    const order = ['Open risks: *12 (+4 since 16 Nov)*', '*Needs attention*', '• <https://planning.example.test/risks/reg-1/r-1|Risk R-1: no owner>',
+      '• Risk R-2: &lt;script&gt;', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.'];
     const at = order.map((o) => text.indexOf(o));
     expect(at.every((p) => p >= 0), text).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

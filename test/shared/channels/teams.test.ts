@@ -12,7 +12,7 @@ type Card = {
 const cardOf = (payload: unknown) => (payload as { attachments: { content: Card }[] }).attachments[0]!.content;
 
 describe('the Teams message', () => {
-  it('is a message with one Adaptive Card: figures as facts, changes, needs attention, OpenUrl buttons', () => {
+  it("is a message with one Adaptive Card in the e-mail's order: figures as facts, needs attention, changes, OpenUrl buttons", () => {
     const payload = teamsPayload(sampleMessage());
     expect(teamsProblems(payload)).toEqual([]);
     const card = cardOf(payload);
@@ -21,8 +21,8 @@ describe('the Teams message', () => {
     expect(facts).toContainEqual({ title: 'Open risks', value: '12 (+4 since 16 Nov)' });
     const texts = card.body.map((e) => e.text ?? '');
     // An item with an address in the planning tool is a markdown link; one without is text.
-    const order = ['Risks', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.', 'Needs attention',
-      '• [Risk R-1: no owner](https://planning.example.test/risks/reg-1/r-1)', '• Risk R-2: \\<script\\>alert(1)\\</script\\> overdue'];
+    const order = ['Risks', 'Needs attention', '• [Risk R-1: no owner](https://planning.example.test/risks/reg-1/r-1)',
+      '• Risk R-2: \\<script\\>alert(1)\\</script\\> overdue', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.'];
     const at = order.map((o) => texts.indexOf(o));
     expect(at.every((p) => p >= 0), texts.join('\n')).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
