@@ -55,7 +55,12 @@ function newRisk(tenant: Tenant, week: number) {
     'Test environment shared with another train',
   ];
   const register = tenant.registers[week % tenant.registers.length]!;
-  return { register: register.key, title: titles[week % titles.length]!, impact: 'Major', probability: 'Likely' };
+  // A high impact and a likely probability on the register's own scale: registers name them differently
+  // ("Major" on one is "Severe" on another), and a value from another scale is rated by none.
+  const matrix = tenant.registerMatrix(register.id);
+  const impact = matrix?.impacts.at(-2) ?? 'Major';
+  const probability = matrix?.probabilities.at(-2) ?? 'Likely';
+  return { register: register.key, title: titles[week % titles.length]!, impact, probability };
 }
 
 function okrWork(tenant: Tenant, week: number): OkrChange[] {
