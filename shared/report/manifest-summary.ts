@@ -60,7 +60,7 @@ const predictability = z.looseObject({
 
 /** The figures of a run: the datasets' (risks … board items) and the outputs' (the trends' feature tallies). */
 const figures = {
-  unexportedFields: auditFindings({}).exactOptional(),
+  unexportedFields: auditFindings({ reason: z.string().exactOptional() }).exactOptional(),
   shapeWarnings: auditFindings({ problem: z.string() }).exactOptional(),
   /** The risks: all, by level (with the register's colour), the open ones (summary/risk-figures.ts). */
   risks: z.number().exactOptional(),

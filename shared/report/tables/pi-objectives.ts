@@ -1,12 +1,12 @@
 import { statusCategoryText } from '../../core/format';
 import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
 import { trackerRef, type TrackerItemFields, type TrackerRef } from '../../planning-api/tracker-ref';
-import { FieldAudit, type FieldShape } from '../field-audit';
+import { FieldAudit, ROWS, type FieldShape, type NotExported } from '../field-audit';
 import { tableColumns, type ColumnName, type ColumnSpec } from '../../table/column-spec';
 import { epochToCalendarDate } from '../dates';
 import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
-import { selectBoards } from './boards';
+import { BOARD_SHAPE, boardStateIdColumn, selectBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
 import { link, listOf, titleOrText } from './columns';
 import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
@@ -45,6 +45,11 @@ function statusColumns<S>(
       read: (s) => statusOf(s)?.category ?? null,
     },
   ];
+}
+
+/** The id of the row's status: after the columns of earlier versions, so their positions stay. */
+function statusIdColumn<S>(statusOf: (source: S) => RowStatus): ColumnSpec<S, 'status_id'> {
+  return { name: 'status_id', type: 'text', label: 'Status id', width: 10, hidden: true, description: 'Id of the status', read: (s) => statusOf(s)?.id ?? null };
 }
 
 export const PI_OBJECTIVE_TABLE = tableColumns<PiObjectiveSource>()([
@@ -105,6 +110,9 @@ export const PI_OBJECTIVE_TABLE = tableColumns<PiObjectiveSource>()([
     name: 'board_state', type: 'text', label: 'Board state', width: 12, description: 'State of the board, e.g. Planning or Tracking',
     read: (s) => titleOrText(s.board.state),
   },
+  // Since 1.2, the ids of what a row refers to, for joins: a title can change, an id does not.
+  statusIdColumn<PiObjectiveSource>((s) => s.objective.status),
+  boardStateIdColumn,
 ]);
 
 export const PI_OBJECTIVE_COLUMNS: readonly Column[] = PI_OBJECTIVE_TABLE.columns;
@@ -121,12 +129,16 @@ export interface PiItemSource {
   readonly plan: TeamSprintPlan | undefined;
 }
 
-/** Team and sprint facts of one item, computed once for the four columns that show them. */
+/** Team and sprint facts of one item, computed once for the columns that show them. */
 export interface TeamSprintPlan {
   readonly teams: readonly string[] | null;
   readonly sprints: readonly string[] | null;
   readonly firstStart: CellValue;
   readonly lastEnd: CellValue;
+  readonly teamIds: readonly string[] | null;
+  readonly sprintIds: readonly string[] | null;
+  /** True when one of the sprints is the IP sprint, false when none is, null when none says. */
+  readonly ipSprint: boolean | null;
 }
 
 const PI_ITEM_TABLE = tableColumns<PiItemSource>()([
@@ -210,18 +222,35 @@ const TEAM_SPRINT_TABLE = tableColumns<PiItemSource>()([
     name: 'last_sprint_end', type: 'date', label: 'Last sprint ends', description: 'End date of the latest sprint (additionalColumns only)',
     read: (s) => s.plan?.lastEnd ?? null,
   },
+  // Since 1.3: the ids of those teams and sprints, for joins, and whether one of the sprints is the IP sprint.
+  {
+    name: 'team_ids', type: 'list', label: 'Team ids', width: 16, hidden: true, description: 'Ids of those teams (additionalColumns only)',
+    read: (s) => s.plan?.teamIds ?? null,
+  },
+  {
+    name: 'sprint_ids', type: 'list', label: 'Sprint ids', width: 16, hidden: true, description: 'Ids of those sprints (additionalColumns only)',
+    read: (s) => s.plan?.sprintIds ?? null,
+  },
+  {
+    name: 'is_ip_sprint', type: 'boolean', label: 'IP sprint', width: 8,
+    description: 'Whether one of those sprints is the IP (innovation and planning) sprint; empty without sprints (additionalColumns only)',
+    read: (s) => s.plan?.ipSprint ?? null,
+  },
 ]);
 
+/** Columns every file of the table ends with, after the team and sprint columns when they are on: added since 1.3. */
+const PI_ITEM_TAIL = tableColumns<PiItemSource>()([statusIdColumn<PiItemSource>((s) => s.item.status)]);
+
 /** Names of every column `pi-objective-items` may have (the team and sprint ones only with additionalColumns). */
-export type PiItemColumnName = ColumnName<typeof PI_ITEM_TABLE> | ColumnName<typeof TEAM_SPRINT_TABLE>;
+export type PiItemColumnName = ColumnName<typeof PI_ITEM_TABLE> | ColumnName<typeof TEAM_SPRINT_TABLE> | ColumnName<typeof PI_ITEM_TAIL>;
 
 /** Columns of `pi-objective-items`: team and sprint columns exist exactly when additionalColumns is on. */
 export function piObjectiveItemColumns(additionalColumns: boolean): readonly Column[] {
-  return additionalColumns ? [...PI_ITEM_TABLE.columns, ...TEAM_SPRINT_TABLE.columns] : PI_ITEM_TABLE.columns;
+  return [...PI_ITEM_TABLE.columns, ...(additionalColumns ? TEAM_SPRINT_TABLE.columns : []), ...PI_ITEM_TAIL.columns];
 }
 
 /** Tracked columns of `pi-objective-items` in comparison order (those of absent columns are skipped when bound). */
-export const PI_ITEM_TRACKED = [...PI_ITEM_TABLE.tracked, ...TEAM_SPRINT_TABLE.tracked];
+export const PI_ITEM_TRACKED = [...PI_ITEM_TABLE.tracked, ...TEAM_SPRINT_TABLE.tracked, ...PI_ITEM_TAIL.tracked];
 
 function unique(values: (string | null | undefined)[]): string[] {
   return [...new Set(values.filter((v): v is string => !!v))];
@@ -229,7 +258,9 @@ function unique(values: (string | null | undefined)[]): string[] {
 
 export function teamSprintPlan(entries: readonly PiTeamsAndSprints[] | string | null | undefined, timeZone: string): TeamSprintPlan {
   // Text where the contract has a list: kept readable in the sprints column (the dataset counts a warning).
-  if (typeof entries === 'string') return { teams: null, sprints: listOf([entries]), firstStart: null, lastEnd: null };
+  if (typeof entries === 'string') {
+    return { teams: null, sprints: listOf([entries]), firstStart: null, lastEnd: null, teamIds: null, sprintIds: null, ipSprint: null };
+  }
   const list = [...(entries ?? [])].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
   const starts = list.map((e) => e.sprint?.startDate).filter((n): n is number => typeof n === 'number');
   const ends = list.map((e) => e.sprint?.endDate).filter((n): n is number => typeof n === 'number');
@@ -240,6 +271,9 @@ export function teamSprintPlan(entries: readonly PiTeamsAndSprints[] | string | 
     sprints: listOf(unique(list.map((e) => e.sprint?.title))),
     firstStart: starts.length > 0 ? day(Math.min(...starts)) : null,
     lastEnd: ends.length > 0 ? day(Math.max(...ends)) : null,
+    teamIds: listOf(unique(list.map((e) => e.team?.id))),
+    sprintIds: listOf(unique(list.map((e) => e.sprint?.id))),
+    ipSprint: list.some((e) => e.sprint?.isIPSprint === true) ? true : list.some((e) => e.sprint?.isIPSprint === false) ? false : null,
   };
 }
 
@@ -247,6 +281,7 @@ export function teamSprintPlan(entries: readonly PiTeamsAndSprints[] | string | 
 export function piItemValues(source: PiItemSource, additionalColumns: boolean): CellValue[] {
   const values = PI_ITEM_TABLE.values(source);
   if (additionalColumns) values.push(...TEAM_SPRINT_TABLE.values(source));
+  values.push(...PI_ITEM_TAIL.values(source));
   return values;
 }
 
@@ -260,16 +295,39 @@ export function trackerFields(item: PiLinkedItem | PiSubItem): TrackerItemFields
   };
 }
 
-const STATUS = true;
-/** Fields of a sub-item the item table reads (a status and a plan entry are references: their title is what is kept). */
+const STATUS: FieldShape = { id: true, title: true, category: true };
+/** A plan entry's team and sprint, as the team and sprint columns read them. */
+const PLAN_ENTRY: FieldShape = {
+  team: { id: true, title: true },
+  sprint: { id: true, title: true, startDate: true, endDate: true, isIPSprint: true },
+};
+/** Fields of a sub-item the item table reads. */
 export const PI_SUB_ITEM_SHAPE: FieldShape = {
   id: true, extAId: true, extAURL: true, extAItemTypeIcon: true, tfsId: true, tfsURL: true, tfsItemTypeIcon: true,
   extBId: true, extBKey: true, extBIssueTypeId: true, jiraId: true, jiraKey: true, jiraIssueTypeId: true, title: true,
-  type: true, issueType: true, storyPoints: true, completion: true, status: STATUS,
-  teamsAndSprints: { sequence: true, team: true, sprint: true },
+  type: true, issueType: true, storyPoints: true, completion: true, status: STATUS, teamsAndSprints: PLAN_ENTRY,
 };
 /** A linked item: its sub-items have rows of their own (audited one by one). */
-export const PI_LINKED_ITEM_SHAPE: FieldShape = { ...PI_SUB_ITEM_SHAPE, subItems: true };
+export const PI_LINKED_ITEM_SHAPE: FieldShape = { ...PI_SUB_ITEM_SHAPE, subItems: ROWS };
+
+/** What `pi-objective-items` leaves out on purpose. */
+export const PI_ITEM_NOT_EXPORTED: NotExported = {
+  'teamsAndSprints[].sequence': "Order of an item's plan entries: the team and sprint lists keep it",
+  'teamsAndSprints[].team.label': "A team's short label: its title is in `teams`",
+  'teamsAndSprints[].team.color': "A team's colour in the planning tool: presentation only",
+  'teamsAndSprints[].sprint.label': "A sprint's short label: its title is in `sprints`",
+};
+
+/**
+ * With additionalColumns off the plan is still asked for (its sprint dates place the PI's phase),
+ * but no column shows it: every leaf of it is left out, for that reason.
+ */
+const PLAN_WITHOUT_COLUMNS: NotExported = Object.fromEntries(
+  ['team.id', 'team.title', 'sprint.id', 'sprint.title', 'sprint.startDate', 'sprint.endDate', 'sprint.isIPSprint'].map((leaf) => [
+    `teamsAndSprints[].${leaf}`,
+    'The team and sprint columns are off (`additionalColumns: false`); the plan is asked for to place the PI\'s phase',
+  ]),
+);
 /** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
 async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
   const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
@@ -280,22 +338,32 @@ async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[
 
 /** An objective group and its objectives; linked items are audited with the item table. */
 export const PI_GROUP_SHAPE: FieldShape = {
-  id: true, title: true, type: true, completion: true, bvPlan: true, bvActual: true, achievement: true, status: STATUS,
-  objectives: {
-    id: true, title: true, type: true, completion: true, bvPlan: true, bvActual: true, status: STATUS, linkedItems: true,
-    // The rows keep the API's order, which is the sequence.
-    sequence: true,
-  },
+  id: true, title: true, type: true, completion: true, bvPlan: true, bvActual: true, achievement: true,
+  objectives: { id: true, title: true, type: true, completion: true, bvPlan: true, bvActual: true, status: STATUS, linkedItems: ROWS },
+};
+
+/** What `pi-objectives` leaves out on purpose. */
+export const PI_OBJECTIVE_NOT_EXPORTED: NotExported = {
+  'status.title': "The objective group's own status: each row holds its objective's (`status`) and the group's figures",
+  'status.category': "Category of the objective group's own status",
+  'status.id': "Id of the objective group's own status",
+  'objectives[].sequence': "An objective's place in its group: the rows keep the API's order",
 };
 
 /** The sheet's name: the Summary's links to an objective's row point into it. */
 const PI_OBJECTIVES_TITLE = 'PI objectives';
 
 export function piObjectivesDataset(ctx: DatasetContext): Dataset {
-  const audit = new FieldAudit();
   const selection = ctx.definition.datasets.piObjectives ?? { additionalColumns: false };
   const completionType = selection.completionType as CompletionType | undefined;
   const additionalColumns = selection.additionalColumns;
+  const audit = new FieldAudit({
+    'pi-objectives': PI_OBJECTIVE_NOT_EXPORTED,
+    'pi-objective-items': additionalColumns ? PI_ITEM_NOT_EXPORTED : { ...PI_ITEM_NOT_EXPORTED, ...PLAN_WITHOUT_COLUMNS },
+  });
+  const { teamsAndSprints: _plan, ...subItemWithoutPlan } = PI_SUB_ITEM_SHAPE;
+  const subItemShape = additionalColumns ? PI_SUB_ITEM_SHAPE : subItemWithoutPlan;
+  const linkedItemShape: FieldShape = { ...subItemShape, subItems: ROWS };
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
   let boards: Board[] = [];
   const predictability = new PiFigures(PI_OBJECTIVES_TITLE, ctx.definition.links.piObjectiveUrl);
@@ -303,7 +371,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
 
   function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
     const ref = trackerRef(trackerFields(item), { extBBrowseUrl });
-    audit.check('pi-objective-items', item, parentId ? PI_SUB_ITEM_SHAPE : PI_LINKED_ITEM_SHAPE);
+    audit.check('pi-objective-items', item, parentId ? subItemShape : linkedItemShape);
     if (typeof item.teamsAndSprints === 'string') {
       audit.warn('pi-objective-items', 'teamsAndSprints', 'text where a list of { team, sprint } was expected; shown as is in sprints');
     }
@@ -315,6 +383,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   async function* tables(): AsyncIterable<TableOutput> {
     boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log);
     for (const board of boards) {
+      audit.check('pi-objectives', board, BOARD_SHAPE, 'board.');
       if (typeof board.state === 'string') audit.warn('pi-objectives', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
     }
     // One request per board returns the whole nested tree; both tables are built from it.
@@ -415,17 +484,22 @@ export const PI_OBJECTIVES_DATASET: DatasetEntry = {
     {
       name: 'pi-objectives',
       title: PI_OBJECTIVES_TITLE,
-      contract: { version: '1.1', columns: PI_OBJECTIVE_COLUMNS },
+      contract: { version: '1.2', columns: PI_OBJECTIVE_COLUMNS },
+      notExported: PI_OBJECTIVE_NOT_EXPORTED,
       changes: changeRules(PI_OBJECTIVE_TABLE.tracked, {
         key: [['board_id'], ['id']], display: ['id'], title: 'title', scope: 'board_id', settings: ['completionType'],
       }),
-      docs: { intro: 'One row per PI objective on the selected boards (default: all visible boards).' },
+      docs: {
+        intro: 'One row per PI objective on the selected boards (default: all visible boards).',
+        versions: { '1.2': "added `status_id` and `board_state_id`, the ids of the objective's status and the board's state" },
+      },
     },
     {
       name: 'pi-objective-items',
       title: 'PI objective items',
       // With additionalColumns off, the team and sprint columns are absent from the file (null to a reader).
-      contract: { version: '1.2', columns: piObjectiveItemColumns(true) },
+      contract: { version: '1.3', columns: piObjectiveItemColumns(true) },
+      notExported: PI_ITEM_NOT_EXPORTED,
       changes: changeRules<PiItemColumnName>(PI_ITEM_TRACKED, {
         key: [['objective_id'], ['kind'], ['item_id']], display: ['tracker_key', 'tracker_id', 'item_id'],
         title: 'title', link: 'tracker_link', scope: 'board_id', teams: 'teams',
@@ -433,6 +507,9 @@ export const PI_OBJECTIVES_DATASET: DatasetEntry = {
       docs: {
         intro: 'One row per linked item and per sub-item of each PI objective; sub-items follow their item and are grouped under it in the worksheet.',
         optional: { when: '`additionalColumns: true`', columns: TEAM_SPRINT_TABLE.columns },
+        versions: {
+          '1.3': 'added `team_ids`, `sprint_ids` and `is_ip_sprint` after the team and sprint columns, and `status_id` at the end of every file (with or without them)',
+        },
       },
     },
   ],
