@@ -59,6 +59,8 @@ export const STRATEGIC_THEME_TABLE = tableColumns<ThemeSource>()([
     name: 'portfolio_theme_ids', type: 'list', label: 'Portfolio theme ids', width: 16, hidden: true,
     description: 'Ids of the portfolio themes the strategic theme belongs to', read: (s) => listOf(s.portfolios.map((p) => p.id)),
   },
+  // `owners` shows names where the run knows them: the ids stay here.
+  { name: 'owner_ids', type: 'list', label: 'Owner ids', width: 16, hidden: true, description: 'User ids of the owners', read: (s) => listOf(s.theme.owners) },
 ]);
 
 const V1_STATUS: FieldShape = { status: true, id: true };
@@ -395,7 +397,7 @@ export const OKRS_DATASET: DatasetEntry = {
       notExported: STRATEGIC_THEME_NOT_EXPORTED,
       docs: {
         intro: 'One row per selected strategic theme (default: all visible).',
-        versions: { '1.3': 'added `status_id` and `portfolio_theme_ids`, the ids of what a theme refers to' },
+        versions: { '1.3': 'added `status_id`, `portfolio_theme_ids` and `owner_ids`, the ids of what a theme refers to' },
       },
     },
     {
