@@ -8,6 +8,7 @@ import { parseReportDefinition } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
 import type { ExportResult } from '../../../shared/report/run-export';
 import { startSimulator, type RequestLogEntry, type RunningSimulator } from '../../../simulator/index';
+import type { PiSubItemRecord } from '../../../simulator/records';
 import { restoreFormula } from '../../../shared/render/cell-text';
 import { csvObjects, readCsv } from '../../support/read-output';
 
@@ -208,5 +209,98 @@ describe('every served leaf in a cell or listed', () => {
         'board-items: board.isPinned', 'pi-objectives: board.isPinned', 'risks: register.matrixSize', 'risks: score',
       ].sort(),
     );
+  });
+
+  describe('the reference ids, read back from the CSV and the Parquet files', () => {
+    /** An id column's value as the simulator's record has it: a text, a list of texts, a flag, or nothing. */
+    type Expected = string | readonly string[] | boolean | null;
+    const list = (values: readonly (string | undefined)[] | undefined): readonly string[] | null => {
+      const kept = [...new Set((values ?? []).filter((v): v is string => typeof v === 'string'))];
+      return kept.length > 0 ? kept : null;
+    };
+    const csvText = (value: Expected) => (value === null ? '' : Array.isArray(value) ? value.join('; ') : String(value));
+
+    /** Each expected row (its key columns, then its id columns) against the table's CSV rows and Parquet rows. */
+    async function expectIds(table: string, key: readonly string[], expected: readonly Record<string, Expected>[]): Promise<void> {
+      const keyOf = (row: Record<string, unknown>) => key.map((k) => String(row[k])).join('|');
+      const csv = new Map(tables.get(table)!.map((row) => [keyOf(row), row]));
+      const { DuckDBInstance } = await import('@duckdb/node-api');
+      const db = await DuckDBInstance.create(':memory:');
+      const connection = await db.connect();
+      const file = result.manifest.tables!.find((t) => t.table === table)!;
+      const parquet = new Map(
+        (await connection.runAndReadAll(`SELECT * FROM read_parquet('${join(root, 'served', file.path)}')`)).getRowObjectsJS().map((row) => [keyOf(row), row]),
+      );
+      connection.closeSync();
+      expect(expected.length).toBeGreaterThan(0);
+      for (const row of expected) {
+        const columns = Object.keys(row).filter((c) => !key.includes(c));
+        const csvRow = csv.get(keyOf(row));
+        const parquetRow = parquet.get(keyOf(row));
+        expect(Object.fromEntries(columns.map((c) => [c, csvRow?.[c]])), `${table} ${keyOf(row)} (CSV)`).toEqual(
+          Object.fromEntries(columns.map((c) => [c, csvText(row[c]!)])),
+        );
+        expect(Object.fromEntries(columns.map((c) => [c, parquetRow?.[c]])), `${table} ${keyOf(row)} (Parquet)`).toEqual(
+          Object.fromEntries(columns.map((c) => [c, row[c]])),
+        );
+      }
+    }
+
+    it('risks: the register, status, owner, watchers, linked items, teams and sprints by id', async () => {
+      const { tenant } = sim;
+      await expectIds('risks', ['id'], tenant.registers.flatMap((register) => tenant.risks(register.id).map((risk) => ({
+        id: risk.id,
+        register_id: register.id,
+        status_id: risk.status.id,
+        responsible_id: risk.responsible?.id ?? null,
+        watcher_ids: list(risk.watcherList?.map((w) => w.id)),
+        linked_item_ids: list(risk.linkedItems?.map((l) => l.id)),
+        team_ids: list(risk.boardTeams?.map((t) => t.teamId)),
+        sprint_ids: list(risk.boardSprints?.map((b) => b.sprintId)),
+      }))));
+    });
+
+    it('strategic themes and OKRs: statuses, portfolio themes, owners and an objective\'s linked items by id', async () => {
+      const { tenant } = sim;
+      await expectIds('strategic-themes', ['id'], tenant.strategicThemes.map((theme) => ({
+        id: theme.id,
+        status_id: theme.status.id,
+        owner_ids: list(theme.owners),
+        portfolio_theme_ids: list(tenant.portfolioThemes.filter((p) => tenant.strategicThemesOf(p.id).some((t) => t.id === theme.id)).map((p) => p.id)),
+      })));
+      await expectIds('okrs', ['id'], tenant.strategicThemes.flatMap((theme) => tenant.objectiveGroupsOf(theme.id).flatMap((group) => [
+        { id: group.id, status_id: group.status.id, linked_item_ids: null },
+        ...tenant.objectivesOf(group.id).flatMap((objective) => [
+          { id: objective.id, status_id: objective.status.id, linked_item_ids: list(objective.linkedItems?.map((l) => l.id)) },
+          ...tenant.keyResultsOf(objective.id).map((kr) => ({ id: kr.id, status_id: kr.status?.id ?? null, linked_item_ids: null })),
+        ]),
+      ])));
+    });
+
+    it('PI objectives and their items: statuses, the board state, and the plan\'s teams, sprints and IP sprint by id', async () => {
+      const { tenant } = sim;
+      const groups = tenant.boards.map((board) => ({ board, groups: tenant.piObjectiveGroups(board.id, undefined, true) }));
+      await expectIds('pi-objectives', ['board_id', 'id'], groups.flatMap(({ board, groups: list }) => list.flatMap((g) => g.objectives.map((o) => ({
+        board_id: board.id, id: o.id, status_id: o.status.id, board_state_id: board.state.id,
+      })))));
+      const plan = (item: PiSubItemRecord) => {
+        const entries = [...(item.teamsAndSprints ?? [])].sort((a, b) => a.sequence - b.sequence);
+        return {
+          status_id: item.status.id,
+          team_ids: list(entries.map((e) => e.team.id)),
+          sprint_ids: list(entries.map((e) => e.sprint.id)),
+          is_ip_sprint: entries.length === 0 ? null : entries.some((e) => e.sprint.isIPSprint),
+        };
+      };
+      await expectIds('pi-objective-items', ['objective_id', 'kind', 'item_id'], groups.flatMap(({ groups: list }) => list.flatMap((g) => g.objectives.flatMap((o) =>
+        (o.linkedItems ?? []).flatMap((item) => [
+          { objective_id: o.id, kind: 'item', item_id: item.id, ...plan(item) },
+          ...(item.subItems ?? []).map((sub) => ({ objective_id: o.id, kind: 'sub-item', item_id: sub.id, ...plan(sub) })),
+        ])))));
+      await expectIds('board-items', ['board_id', 'kind', 'id'], tenant.boards.map((board) => {
+        const first = tenant.boardItems(board.id, 0, 1)[0]!;
+        return { board_id: board.id, kind: 'feature', id: first.id, board_state_id: board.state.id };
+      }));
+    });
   });
 });
