@@ -350,6 +350,18 @@ export const PI_OBJECTIVE_NOT_EXPORTED: NotExported = {
   'objectives[].sequence': "An objective's place in its group: the rows keep the API's order",
 };
 
+/** A run's audit and item shapes: without the team and sprint columns, the plan's leaves are left out, saying why. */
+function piAudit(additionalColumns: boolean): { audit: FieldAudit; subItemShape: FieldShape; linkedItemShape: FieldShape } {
+  const audit = new FieldAudit({
+    'pi-objectives': PI_OBJECTIVE_NOT_EXPORTED,
+    'pi-objective-items': additionalColumns ? PI_ITEM_NOT_EXPORTED : { ...PI_ITEM_NOT_EXPORTED, ...PLAN_WITHOUT_COLUMNS },
+  });
+  const subItemShape = additionalColumns
+    ? PI_SUB_ITEM_SHAPE
+    : Object.fromEntries(Object.entries(PI_SUB_ITEM_SHAPE).filter(([field]) => field !== 'teamsAndSprints'));
+  return { audit, subItemShape, linkedItemShape: { ...subItemShape, subItems: ROWS } };
+}
+
 /** The sheet's name: the Summary's links to an objective's row point into it. */
 const PI_OBJECTIVES_TITLE = 'PI objectives';
 
@@ -357,13 +369,7 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   const selection = ctx.definition.datasets.piObjectives ?? { additionalColumns: false };
   const completionType = selection.completionType as CompletionType | undefined;
   const additionalColumns = selection.additionalColumns;
-  const audit = new FieldAudit({
-    'pi-objectives': PI_OBJECTIVE_NOT_EXPORTED,
-    'pi-objective-items': additionalColumns ? PI_ITEM_NOT_EXPORTED : { ...PI_ITEM_NOT_EXPORTED, ...PLAN_WITHOUT_COLUMNS },
-  });
-  const { teamsAndSprints: _plan, ...subItemWithoutPlan } = PI_SUB_ITEM_SHAPE;
-  const subItemShape = additionalColumns ? PI_SUB_ITEM_SHAPE : subItemWithoutPlan;
-  const linkedItemShape: FieldShape = { ...subItemShape, subItems: ROWS };
+  const { audit, subItemShape, linkedItemShape } = piAudit(additionalColumns);
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
   let boards: Board[] = [];
   const predictability = new PiFigures(PI_OBJECTIVES_TITLE, ctx.definition.links.piObjectiveUrl);

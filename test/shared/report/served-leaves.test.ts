@@ -169,6 +169,21 @@ describe('every served leaf in a cell or listed', () => {
     ]);
   });
 
+  it('adds the id columns after the columns of the earlier versions, so the CSV positions stay', async () => {
+    const headers = Object.fromEntries(
+      await Promise.all([...tables.keys()].map(async (table) => [table, (await readCsv(join(folder, `${table}.csv`))).header] as const)),
+    );
+    const after = (table: string, last: string) => headers[table]!.slice(headers[table]!.indexOf(last));
+    expect(after('risks', 'mitigation').filter((c) => !c.startsWith('cf_'))).toEqual([
+      'mitigation', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids',
+    ]);
+    expect(after('strategic-themes', 'color')).toEqual(['color', 'status_id', 'portfolio_theme_ids', 'owner_ids']);
+    expect(after('okrs', 'end_time_period')).toEqual(['end_time_period', 'status_id', 'linked_item_ids']);
+    expect(after('pi-objectives', 'board_state')).toEqual(['board_state', 'status_id', 'board_state_id']);
+    expect(after('pi-objective-items', 'last_sprint_end')).toEqual(['last_sprint_end', 'team_ids', 'sprint_ids', 'is_ip_sprint', 'status_id']);
+    expect(after('board-items', 'board_state')).toEqual(['board_state', 'board_state_id']);
+  });
+
   it('puts each leaf of every served record into a cell of its row, or lists its path in unexportedFields', async () => {
     const manifest = JSON.parse(await readFile(join(folder, 'manifest.json'), 'utf8')) as {
       summary: { unexportedFields?: Record<string, { path: string; records: number; reason?: string }[]> };
@@ -302,5 +317,24 @@ describe('every served leaf in a cell or listed', () => {
         return { board_id: board.id, kind: 'feature', id: first.id, board_state_id: board.state.id };
       }));
     });
+  });
+
+  it('without the team and sprint columns, ends every item row with status_id and lists the plan it asked for, saying why', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'served-leaves-off-'));
+    try {
+      const off = await exportReport(parseReportDefinition({ name: 'off', formats: ['csv'], datasets: { piObjectives: { additionalColumns: false } } }), {
+        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
+        storage: new LocalDirectoryStorage(out),
+        ledger: new LocalLedger(join(out, '.ledger')),
+        now: () => new Date('2026-11-23T06:00:00Z'),
+      });
+      const { header } = await readCsv(join(out, off.runFolder, 'pi-objective-items.csv'));
+      expect(header.slice(-2)).toEqual(['tracker_issue_type_id', 'status_id']);
+      const items = off.manifest.summary.unexportedFields?.['pi-objective-items'] ?? [];
+      expect(items.find((f) => f.path === 'teamsAndSprints[].sprint.isIPSprint')?.reason).toMatch(/additionalColumns: false/);
+      expect(items.find((f) => f.path === 'teamsAndSprints[].team.color')?.reason).toBe("A team's colour in the planning tool: presentation only");
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
   });
 });
