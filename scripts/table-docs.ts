@@ -33,14 +33,29 @@ function columnRows(columns: readonly Column[]): string {
     .join('\n');
 }
 
-/** A table's section: its columns (those only some runs write after the others), its contract's version. */
+/**
+ * A table's section: its columns (those only some runs write after the others, then the columns every
+ * file ends with), the served fields it leaves out on purpose, its contract's version and what each
+ * version added.
+ */
 function tableSection(table: TableEntry): string {
-  const { name, title, contract, docs } = table;
+  const { name, title, contract, docs, notExported } = table;
   const optional = docs.optional;
-  const columns = contract.columns.filter((c) => !optional?.columns.some((o) => o.key === c.key));
-  const outro = optional ? `With ${optional.when} these columns follow:\n\n${HEADER}\n${columnRows(optional.columns)}` : (docs.outro ?? '');
-  const schema = `Machine schema: [schemas/${name}.json](../schemas/${name}.json), version ${contract.version} (Parquet adds \`run_id\` and \`exported_at\`).`;
-  return `## \`${name}\` (sheet "${title}")\n\n${docs.intro}\n\n${HEADER}\n${columnRows(columns)}\n${outro ? `\n${outro}\n` : ''}\n${schema}\n`;
+  const isOptional = (c: Column) => optional?.columns.some((o) => o.key === c.key) ?? false;
+  const firstOptional = contract.columns.findIndex(isOptional);
+  const columns = contract.columns.filter((c, i) => !isOptional(c) && (firstOptional < 0 || i < firstOptional));
+  const tail = firstOptional < 0 ? [] : contract.columns.filter((c, i) => !isOptional(c) && i > firstOptional);
+  const outro = optional
+    ? `With ${optional.when} these columns follow:\n\n${HEADER}\n${columnRows(optional.columns)}` +
+      (tail.length > 0 ? `\n\nThen, in every file:\n\n${HEADER}\n${columnRows(tail)}` : '')
+    : (docs.outro ?? '');
+  const leftOut = Object.entries(notExported ?? {});
+  const leftOutText = leftOut.length > 0
+    ? `Served but left out on purpose (the manifest lists them in \`unexportedFields\` with this reason):\n\n| field | why |\n|---|---|\n${leftOut.map(([path, why]) => `| \`${path}\` | ${why} |`).join('\n')}\n\n`
+    : '';
+  const versions = Object.entries(docs.versions ?? {}).map(([version, note]) => ` Version ${version} ${note}.`).join('');
+  const schema = `Machine schema: [schemas/${name}.json](../schemas/${name}.json), version ${contract.version} (Parquet adds \`run_id\` and \`exported_at\`).${versions}`;
+  return `## \`${name}\` (sheet "${title}")\n\n${docs.intro}\n\n${HEADER}\n${columnRows(columns)}\n${outro ? `\n${outro}\n` : ''}\n${leftOutText}${schema}\n`;
 }
 
 export function renderTableDocs(): string {
@@ -51,7 +66,8 @@ export function renderTableDocs(): string {
     '',
     'Every table is written twice with the same rows: as `<table>.csv` and as a worksheet of `<report>.xlsx`.',
     'The CSV header is the snake_case column names; they and their order are a stable contract for downstream',
-    'jobs: a column is present even when every value in it is empty. The workbook is for people: its sheets have',
+    'jobs: a column is present even when every value in it is empty, and a new version of a table adds its columns after',
+    'the existing ones, so their positions stay. The workbook is for people: its sheets have',
     'readable names and its headers are the labels below; columns marked "(hidden)" (internal ids, colour codes)',
     'are hidden in the workbook and can be unhidden. Formats of values in CSV and xlsx are described in',
     '[formats.md](formats.md). Lists inside one cell are separated by `; `. The Parquet files (format `parquet`)',

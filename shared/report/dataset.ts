@@ -5,6 +5,7 @@ import type { PeopleDirectory } from './people';
 import type { PlanningSource } from './planning-source';
 import type { Column, SummarySection, TableDefinition, TableRow } from '../table/table';
 import type { ChangeRules } from './changes/change-rules';
+import type { NotExported } from './field-audit';
 
 /** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
 export type ProgressEvent =
@@ -112,10 +113,19 @@ export interface TableEntry {
   readonly contract: { readonly version: string; readonly columns: readonly Column[] };
   /** What runs compare (docs/changes.md); a table without rules is not compared. */
   readonly changes?: ChangeRules;
-  /** Its section of docs/tables.md: what a row is, a note after the columns, columns only some runs write. */
+  /**
+   * Served fields the table leaves out on purpose, by leaf path, each with why: the field audit lists
+   * them with that reason in the manifest's `unexportedFields`, docs/tables.md under the table.
+   */
+  readonly notExported?: NotExported;
+  /**
+   * Its section of docs/tables.md: what a row is, a note after the columns, columns only some runs
+   * write (the contract's columns after them are in every file), what each version added.
+   */
   readonly docs: {
     readonly intro: string;
     readonly outro?: string;
     readonly optional?: { readonly when: string; readonly columns: readonly Column[] };
+    readonly versions?: Readonly<Record<string, string>>;
   };
 }

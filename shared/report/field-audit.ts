@@ -1,24 +1,39 @@
 import type { SummarySection } from '../table/table';
 
 /**
- * Nothing dropped silently: what the server sent that no column holds, and values of another shape
- * than the contract's, counted per table. The manifest lists both (summary.unexportedFields,
+ * Nothing dropped silently: every leaf the server sent that no cell holds, and values of another
+ * shape than the contract's, counted per table. The manifest lists both (summary.unexportedFields,
  * summary.shapeWarnings), the CLI prints one line and the e-mail's small print says so, so a field a
  * real server adds is seen, not lost.
  *
- * A shape names each field a table reads: `true` for a field held by a column (or used to build
- * one), a nested shape for a field holding records (an object, or an array of objects) whose own
- * fields are checked the same way.
+ * A shape names each field a table reads, down to the leaves:
+ * - `true`: a value a column holds (a text, a number, a list of them). Should the server send a
+ *   record there instead, its fields are walked and listed like any other: `true` never waves a
+ *   record through, so an id inside a reference (`status.id`) cannot hide behind its title;
+ * - a nested shape: a record, or a list of records, whose fields are checked the same way (a text
+ *   sent in its place is held as it came: the column shows it, the dataset counts a shape warning);
+ * - `ROWS`: records that have rows of their own, audited one by one where those rows are made.
+ * Fields a table leaves out on purpose are declared once per table with the reason (`NotExported`,
+ * in its registry entry and docs/tables.md); they are still listed, with that reason.
  */
+export const ROWS = 'rows';
+
+export type FieldRule = true | typeof ROWS | FieldShape;
+
 export interface FieldShape {
-  readonly [field: string]: true | FieldShape;
+  readonly [field: string]: FieldRule;
 }
+
+/** Leaf paths a table leaves out on purpose (`teamsAndSprints[].team.color`), each with why. */
+export type NotExported = Readonly<Record<string, string>>;
 
 export interface UnexportedField {
   /** `customThing`, `children[].parentDescription`: `[]` marks the records of an array. */
   readonly path: string;
   /** How many records (nested records counted one by one) had a value there. */
   readonly records: number;
+  /** Why it is left out, when the table declares it (NotExported); absent for a field nobody expected. */
+  readonly reason?: string;
 }
 
 export interface ShapeWarning {
@@ -36,15 +51,24 @@ export interface FieldAuditFigures {
 export class FieldAudit {
   readonly #unexported = new Map<string, Map<string, number>>();
   readonly #warnings = new Map<string, Map<string, { problem: string; records: number }>>();
+  readonly #notExported: Readonly<Record<string, NotExported>>;
 
-  /** Counts the fields of one record (and its nested records) that `shape` does not name. */
-  check(table: string, record: object, shape: FieldShape): void {
+  /** `notExported`: per table, the fields it leaves out on purpose (their reasons go into the manifest). */
+  constructor(notExported: Readonly<Record<string, NotExported>> = {}) {
+    this.#notExported = notExported;
+  }
+
+  /**
+   * Counts the leaves of one record (and its nested records) that `shape` does not read. `prefix`
+   * names a record the table reads beside its rows' own (`register.`, `board.`).
+   */
+  check(table: string, record: object, shape: FieldShape, prefix = ''): void {
     let counts = this.#unexported.get(table);
     if (!counts) {
       counts = new Map();
       this.#unexported.set(table, counts);
     }
-    walk(record as Record<string, unknown>, shape, '', counts);
+    walk(record as Record<string, unknown>, shape, prefix, counts);
   }
 
   /** Counts a value of another shape than the contract's, shown readably instead of failing. */
@@ -61,8 +85,13 @@ export class FieldAudit {
   }
 
   figures(): FieldAuditFigures {
-    const unexported = entries(this.#unexported, (counts) =>
-      [...counts].map(([path, records]) => ({ path, records })).sort(byPath),
+    const unexported = entries(this.#unexported, (counts, table) =>
+      [...counts]
+        .map(([path, records]) => {
+          const reason = this.#notExported[table]?.[path];
+          return reason === undefined ? { path, records } : { path, records, reason };
+        })
+        .sort(byPath),
     );
     const warnings = entries(this.#warnings, (found) =>
       [...found].map(([key, w]) => ({ path: key.slice(0, key.indexOf('\u001f')), problem: w.problem, records: w.records })).sort(byPath),
@@ -73,14 +102,19 @@ export class FieldAudit {
     };
   }
 
-  /** The Summary's small print (role "about"): the workbook shows it, the e-mail mentions it. */
+  /**
+   * The Summary's small print (role "about"): the workbook shows it, the e-mail mentions it. Only
+   * the fields nobody expected: those left out on purpose are documented (docs/tables.md) and listed
+   * with their reason in the manifest, and would say the same in every run.
+   */
   sections(): SummarySection[] {
     const { unexportedFields = {}, shapeWarnings = {} } = this.figures();
     const lines = [
-      ...Object.entries(unexportedFields).map(([table, fields]) => ({
-        label: `Not exported (${table})`,
-        value: fields.map((f) => `${f.path} (${f.records.toLocaleString('en-US')})`).join(', '),
-      })),
+      ...Object.entries(unexportedFields).flatMap(([table, all]) => {
+        const fields = all.filter((f) => f.reason === undefined);
+        if (fields.length === 0) return [];
+        return [{ label: `Not exported (${table})`, value: fields.map((f) => `${f.path} (${f.records.toLocaleString('en-US')})`).join(', ') }];
+      }),
       ...Object.entries(shapeWarnings).map(([table, warnings]) => ({
         label: `Unexpected shape (${table})`,
         value: warnings.map((w) => `${w.path}: ${w.problem} (${w.records.toLocaleString('en-US')})`).join(', '),
@@ -98,26 +132,34 @@ export const FIELD_AUDIT_SMALL_PRINT =
 
 function walk(record: Record<string, unknown>, shape: FieldShape, prefix: string, counts: Map<string, number>): void {
   for (const key in record) {
-    const value = record[key];
-    if (value === null || value === undefined || value === '') continue;
-    const known = shape[key];
-    if (known === true) continue;
-    if (known === undefined) {
-      const path = prefix + key;
-      counts.set(path, (counts.get(path) ?? 0) + 1);
-    } else if (Array.isArray(value)) {
-      const inner = `${prefix}${key}[].`;
-      for (const item of value) if (item !== null && typeof item === 'object') walk(item as Record<string, unknown>, known, inner, counts);
-    } else if (typeof value === 'object') {
-      walk(value as Record<string, unknown>, known, `${prefix}${key}.`, counts);
-    }
+    const rule = shape[key];
+    if (rule !== ROWS) visit(record[key], rule, prefix + key, counts);
   }
 }
 
-function entries<V, T>(byTable: Map<string, V>, list: (v: V) => T[]): Record<string, T[]> {
+/**
+ * One value at `path`, which `rule` reads (or, undefined, nothing reads). A record is walked field
+ * by field, against the rule's shape or against none when the rule is `true` or absent (so each of
+ * its leaves is read by name or counted); a list item by item. A leaf, or a list of leaves, is held
+ * when the rule reads it, even where a shape expected records: the column shows it as it came and
+ * the dataset counts a shape warning.
+ */
+function visit(value: unknown, rule: Exclude<FieldRule, typeof ROWS> | undefined, path: string, counts: Map<string, number>): void {
+  if (value === null || value === undefined || value === '') return;
+  const shape = typeof rule === 'object' ? rule : {};
+  let leaf = false;
+  for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) {
+    if (item !== null && typeof item === 'object' && !Array.isArray(item)) walk(item as Record<string, unknown>, shape, Array.isArray(value) ? `${path}[].` : `${path}.`, counts);
+    else if (item !== null && item !== undefined && item !== '') leaf = true;
+  }
+  // A leaf nothing reads counts once per record, a list of texts under the list's own name.
+  if (leaf && rule === undefined) counts.set(path, (counts.get(path) ?? 0) + 1);
+}
+
+function entries<V, T>(byTable: Map<string, V>, list: (v: V, table: string) => T[]): Record<string, T[]> {
   const out: Record<string, T[]> = {};
   for (const [table, value] of byTable) {
-    const items = list(value);
+    const items = list(value, table);
     if (items.length > 0) out[table] = items;
   }
   return out;

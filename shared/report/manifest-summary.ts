@@ -60,7 +60,7 @@ const predictability = z.looseObject({
 
 /** The figures of a run: the datasets' (risks … board items) and the outputs' (the trends' feature tallies). */
 const figures = {
-  unexportedFields: auditFindings({}).exactOptional(),
+  unexportedFields: auditFindings({ reason: z.string().exactOptional() }).exactOptional(),
   shapeWarnings: auditFindings({ problem: z.string() }).exactOptional(),
   /** Records the API sent more than once and the report holds once: rows per table, entries of the lists that choose boards, registers and portfolio themes (repeated-records.ts). */
   duplicatesDropped: z.record(z.string(), z.number().int().nonnegative()).exactOptional(),

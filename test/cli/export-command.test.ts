@@ -36,10 +36,16 @@ describe('export command', () => {
     expect(io.out() + io.err()).not.toContain(sim.credentials().apiKey);
     const latest = JSON.parse(await readFile(join(dir, 'out', 'cli-test', 'latest.json'), 'utf8'));
     expect(latest.report).toBe('cli-test');
-    // The simulator's risks carry a field no column holds: one line says so and points to the manifest.
-    const manifest = JSON.parse(await readFile(join(dir, 'out', latest.manifest), 'utf8'));
-    expect(manifest.summary.unexportedFields).toEqual({ risks: [{ path: 'score', records: expect.any(Number) }] });
-    expect(io.out()).toContain('note     1 field(s) the server sent are in no column (risks): see summary.unexportedFields in the manifest');
+    // The simulator serves fields no column holds (undocumented extras, and fields left out on purpose,
+    // which carry their reason): one line says so and points to the manifest.
+    const manifest = JSON.parse(await readFile(join(dir, 'out', latest.manifest), 'utf8')) as {
+      summary: { unexportedFields: Record<string, { path: string; reason?: string }[]> };
+    };
+    const fields = Object.entries(manifest.summary.unexportedFields).flatMap(([table, list]) => list.map((f) => ({ table, ...f })));
+    expect(fields.filter((f) => f.reason === undefined).map((f) => `${f.table}: ${f.path}`)).toEqual([
+      'risks: register.matrixSize', 'risks: score', 'board-items: board.isPinned',
+    ]);
+    expect(io.out()).toContain(`note     ${fields.length} field(s) the server sent are in no column (risks, board-items): see summary.unexportedFields in the manifest`);
   });
 
   it('publishes a report with readers without sending anything, and writes its messages into --outbox once per run', async () => {

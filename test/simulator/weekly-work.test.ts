@@ -23,7 +23,7 @@ describe('a week of work on the demo tenant', () => {
     const seen = new Set<string>();
     // Enough weeks that every register gets a new risk (one every other week, registers in turn).
     for (let week = 1; week <= 4 * tenant.registers.length + 1; week++) {
-      for (const risk of aWeekOfWork(tenant, week, TODAY).addRisks) {
+      for (const risk of aWeekOfWork(tenant, week, TODAY).addRisks ?? []) {
         const register = tenant.registers.find((r) => r.key === risk.register)!;
         const matrix = tenant.registerMatrix(register.id)!;
         expect({ register: register.key, impact: risk.impact }).toEqual({ register: register.key, impact: expect.toBeOneOf([...matrix.impacts]) });

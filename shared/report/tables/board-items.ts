@@ -4,7 +4,7 @@ import type { Dataset, DatasetContext, DatasetEntry, TableOutput } from '../data
 import { changeRules } from '../changes/change-rules';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { tableColumns } from '../../table/column-spec';
-import { selectBoards } from './boards';
+import { BOARD_SHAPE, boardStateIdColumn, selectBoards } from './boards';
 import { apiDate, link, listOf, titleOrText } from './columns';
 import { FieldAudit, type FieldShape } from '../field-audit';
 import { RepeatedRecords } from '../repeated-records';
@@ -134,6 +134,8 @@ export const BOARD_ITEM_TABLE = tableColumns<BoardItemSource>()([
     name: 'board_state', type: 'text', label: 'Board state', width: 12, description: 'State of the board, e.g. Planning or Tracking',
     read: (s) => titleOrText(s.board.state),
   },
+  // Since 1.3, for joins: a title can change, an id does not.
+  boardStateIdColumn,
 ]);
 
 /** The fields each table reads from a feature and its child items; anything else is listed in the manifest. */
@@ -178,6 +180,14 @@ function boardIdSets(): (boardId: string) => Set<string> {
     if (current.board !== boardId) current = { board: boardId, ids: new Set() };
     return current.ids;
   };
+}
+
+/** The boards' own fields, read beside each row: audited under `board.`. */
+function auditBoards(audit: FieldAudit, boards: readonly Board[]): void {
+  for (const board of boards) {
+    audit.check('board-items', board, BOARD_SHAPE, 'board.');
+    if (typeof board.state === 'string') audit.warn('board-items', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
+  }
 }
 
 /** The `board-items` table: features and their stories, board by board (several boards fetched at once). */
@@ -233,9 +243,7 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   async function* tables(): AsyncIterable<TableOutput> {
     const { boards: selected, items } = await start();
     boards = selected;
-    for (const board of boards) {
-      if (typeof board.state === 'string') audit.warn('board-items', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
-    }
+    auditBoards(audit, boards);
     yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS, outlineLevels: 1 }, batches: batches(items) };
   }
 
@@ -280,10 +288,13 @@ export const BOARD_ITEMS_DATASET: DatasetEntry = {
   tables: [{
     name: 'board-items',
     title: 'Board items',
-    contract: { version: '1.2', columns: BOARD_ITEM_COLUMNS },
+    contract: { version: '1.3', columns: BOARD_ITEM_COLUMNS },
     changes: changeRules(BOARD_ITEM_TABLE.tracked, {
       key: [['board_id'], ['id']], display: ['external_key', 'id'], title: 'summary', link: 'external_link', scope: 'board_id', teams: 'teams',
     }),
-    docs: { intro: 'One row per feature and per story of the selected boards (default: all visible); each story follows its feature.' },
+    docs: {
+      intro: 'One row per feature and per story of the selected boards (default: all visible); each story follows its feature.',
+      versions: { '1.3': "added `board_state_id`, the id of the board's state" },
+    },
   }],
 };

@@ -3,6 +3,18 @@ import type { Board } from '../../planning-api/schemas';
 import type { PlanningSource } from '../planning-source';
 import { RepeatedRecords } from '../repeated-records';
 import { resolveSelector } from '../selector-titles';
+import type { FieldShape } from '../field-audit';
+import type { ColumnSpec } from '../../table/column-spec';
+import { idOrText } from './columns';
+
+/** The fields the board columns read (audited under `board.` by the tables that show a board's title and state). */
+export const BOARD_SHAPE: FieldShape = { id: true, title: true, state: { id: true, title: true } };
+
+/** The board state's id (or the id sent in place of the state), for joins: added at the end of the tables that show the state. */
+export const boardStateIdColumn: ColumnSpec<{ readonly board: Board }, 'board_state_id'> = {
+  name: 'board_state_id', type: 'text', label: 'Board state id', width: 10, hidden: true, description: 'Id of the state of the board',
+  read: (s) => idOrText(s.board.state),
+};
 
 /**
  * Resolves `boards` / `collections` selectors (ids or titles) of a legacy dataset to visible boards.

@@ -58,3 +58,10 @@ export function titleOrText(value: string | { readonly title?: string | null | u
   if (typeof value === 'string') return value === '' ? null : value;
   return value.title ?? value.id ?? null;
 }
+
+/** The id of a record sent as `{ id, title }`, or the text sent in its place (an id, where the docs leave the shape open). */
+export function idOrText(value: string | { readonly id?: string | null | undefined } | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value === '' ? null : value;
+  return value.id ?? null;
+}

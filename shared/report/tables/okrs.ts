@@ -14,7 +14,7 @@ import type { Column, TableRow } from '../../table/table';
 import { OkrFigures } from '../summary/okr-figures';
 import { listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
-import { FieldAudit, type FieldShape } from '../field-audit';
+import { FieldAudit, type FieldShape, type NotExported } from '../field-audit';
 import { RepeatedRecords } from '../repeated-records';
 import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
 
@@ -54,23 +54,52 @@ export const STRATEGIC_THEME_TABLE = tableColumns<ThemeSource>()([
   { name: 'summary', type: 'text', label: 'Summary', width: 40, description: 'Short summary of the theme', read: (s) => s.theme.summary ?? null },
   { name: 'description', type: 'text', label: 'Description', width: 50, description: 'Description of the theme (multi-line)', read: (s) => s.theme.description ?? null },
   { name: 'color', type: 'text', label: 'Colour', width: 10, hidden: true, description: 'Colour of the theme (hex)', read: (s) => s.theme.color ?? null },
+  // Since 1.3, the ids of what a theme refers to, for joins: a title can change, an id does not.
+  { name: 'status_id', type: 'text', label: 'Status id', width: 10, hidden: true, description: 'Id of the status', read: (s) => s.theme.status?.id ?? null },
+  {
+    name: 'portfolio_theme_ids', type: 'list', label: 'Portfolio theme ids', width: 16, hidden: true,
+    description: 'Ids of the portfolio themes the strategic theme belongs to', read: (s) => listOf(s.portfolios.map((p) => p.id)),
+  },
+  // `owners` shows names where the run knows them: the ids stay here.
+  { name: 'owner_ids', type: 'list', label: 'Owner ids', width: 16, hidden: true, description: 'User ids of the owners', read: (s) => listOf(s.theme.owners) },
 ]);
 
+const V1_STATUS: FieldShape = { status: true, id: true };
+
 export const THEME_SHAPE: FieldShape = {
-  id: true, key: true, title: true, status: true, owners: true, summary: true, description: true, color: true,
+  id: true, key: true, title: true, status: V1_STATUS, owners: true, summary: true, description: true, color: true,
 };
+/** The fields the portfolio columns read (audited under `portfolioTheme.`, once per portfolio theme of a row). */
+export const PORTFOLIO_THEME_SHAPE: FieldShape = { id: true, key: true, title: true };
+
+/** What `strategic-themes` leaves out on purpose. */
+export const STRATEGIC_THEME_NOT_EXPORTED: NotExported = {
+  'portfolioTheme.description': "A portfolio theme's description: the table describes strategic themes (theirs is `description`)",
+  'portfolioTheme.status.status': "A portfolio theme's own state: the table holds the strategic theme's (`status`)",
+  'portfolioTheme.status.id': "Id of a portfolio theme's own state",
+};
+
 export const OKR_GROUP_SHAPE: FieldShape = {
-  id: true, type: true, title: true, completionPct: true, status: true, bvPlan: true, bvActual: true, completionCriteria: true,
-  // Structure, kept by the row's place: the level column, the order of the rows, the objective rows themselves.
-  level: true, sequence: true, objectivesCount: true,
+  id: true, type: true, title: true, completionPct: true, status: V1_STATUS, bvPlan: true, bvActual: true, completionCriteria: true,
+  level: true,
 };
 export const OKR_OBJECTIVE_SHAPE: FieldShape = {
   id: true, type: true, key: true, title: true, completionPct: true, timePeriod: true, endTimePeriod: true, objType: true,
-  status: true, bvPlan: true, bvActual: true, completionCriteria: true, groupName: true, level: true, keyResultsCount: true,
+  status: V1_STATUS, bvPlan: true, bvActual: true, completionCriteria: true, level: true, linkedItems: { id: true },
+  // The owning group's title, which parent_title holds.
+  groupName: true,
 };
 export const KEY_RESULT_SHAPE: FieldShape = {
-  id: true, type: true, key: true, title: true, completionPct: true, criteria: true, timePeriod: true, status: true,
+  id: true, type: true, key: true, title: true, completionPct: true, criteria: true, timePeriod: true, status: V1_STATUS,
   metric: { baseline: true, target: true, unit: true, current: true }, level: true,
+};
+
+/** What `okrs` leaves out on purpose: the hierarchy's order and counts are the rows themselves. */
+export const OKR_NOT_EXPORTED: NotExported = {
+  sequence: "An objective group's place among its theme's groups: the rows keep the API's order",
+  objectivesCount: "A group's number of objectives: its objective rows follow it",
+  keyResultsCount: "An objective's number of key results: its key-result rows follow it",
+  'linkedItems[].linkType': 'Kind of each link of an objective (the contract shows only backLogItem); the ids are in `linked_item_ids`',
 };
 
 export const STRATEGIC_THEME_COLUMNS: readonly Column[] = STRATEGIC_THEME_TABLE.columns;
@@ -156,6 +185,12 @@ export const OKR_TABLE = tableColumns<OkrSource>()([
     name: 'end_time_period', type: 'text', label: 'End period', width: 14, description: 'Last time period of an objective that spans several',
     read: (s) => (s.level === 2 ? (s.objective.endTimePeriod ?? null) : null),
   },
+  // Since 1.3, the ids of what a row refers to, for joins: a title can change, an id does not.
+  { name: 'status_id', type: 'text', label: 'Status id', width: 10, hidden: true, description: 'Id of the status', read: (s) => okrNode(s).status?.id ?? null },
+  {
+    name: 'linked_item_ids', type: 'list', label: 'Linked item ids', width: 16, hidden: true, description: 'Ids of the items linked to an objective',
+    read: (s) => (s.level === 2 ? listOf(s.objective.linkedItems?.map((l) => l.id)) : null),
+  },
 ]);
 
 export const OKR_COLUMNS: readonly Column[] = OKR_TABLE.columns;
@@ -178,7 +213,7 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
   const health = new OkrFigures(OKRS_TITLE, ctx.definition.links.okrUrl);
-  const audit = new FieldAudit();
+  const audit = new FieldAudit({ 'strategic-themes': STRATEGIC_THEME_NOT_EXPORTED, okrs: OKR_NOT_EXPORTED });
   const repeats = new RepeatedRecords();
   let objectiveCompletionSum = 0;
   let objectivesWithCompletion = 0;
@@ -253,10 +288,15 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
     );
 
     function* themeRows(): Iterable<TableRow> {
+      const audited = new Set<string>();
       for (const theme of themes) {
         audit.check('strategic-themes', theme, THEME_SHAPE);
         // Portfolio order for the membership columns, independent of which request finished first.
         const owners = portfolios.filter((p) => (membership.get(theme.id) ?? []).some((m) => m.id === p.id));
+        for (const p of owners.filter((o) => !audited.has(o.id))) {
+          audited.add(p.id);
+          audit.check('strategic-themes', p, PORTFOLIO_THEME_SHAPE, 'portfolioTheme.');
+        }
         yield {
           values: STRATEGIC_THEME_TABLE.values({
             theme,
@@ -363,17 +403,25 @@ export const OKRS_DATASET: DatasetEntry = {
     {
       name: 'strategic-themes',
       title: 'Strategic themes',
-      contract: { version: '1.2', columns: STRATEGIC_THEME_COLUMNS },
+      contract: { version: '1.3', columns: STRATEGIC_THEME_COLUMNS },
       changes: changeRules(STRATEGIC_THEME_TABLE.tracked, { ...BY_KEY_OR_ID, scope: 'key' }),
-      docs: { intro: 'One row per selected strategic theme (default: all visible).' },
+      notExported: STRATEGIC_THEME_NOT_EXPORTED,
+      docs: {
+        intro: 'One row per selected strategic theme (default: all visible).',
+        versions: { '1.3': 'added `status_id`, `portfolio_theme_ids` and `owner_ids`, the ids of what a theme refers to' },
+      },
     },
     {
       name: 'okrs',
       title: OKRS_TITLE,
-      contract: { version: '1.2', columns: OKR_COLUMNS },
+      contract: { version: '1.3', columns: OKR_COLUMNS },
+      notExported: OKR_NOT_EXPORTED,
       // Groups have no key; a level keeps a group id from meeting an objective id.
       changes: changeRules(OKR_TABLE.tracked, { key: [['level'], ['key', 'id']], display: ['key', 'id'], title: 'title', scope: 'strategic_theme_key' }),
-      docs: { intro: 'One row per objective group (level 1), objective (level 2) and key result (level 3), in hierarchy order; the worksheet groups them with outline levels.' },
+      docs: {
+        intro: 'One row per objective group (level 1), objective (level 2) and key result (level 3), in hierarchy order; the worksheet groups them with outline levels.',
+        versions: { '1.3': "added `status_id` and `linked_item_ids` (an objective's linked items)" },
+      },
     },
   ],
 };

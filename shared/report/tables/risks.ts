@@ -10,7 +10,7 @@ import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '.
 import type { PeopleDirectory } from '../people';
 import { col, columnSlug, dateOrText, joinList, listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
-import { FieldAudit, type FieldShape } from '../field-audit';
+import { FieldAudit, type FieldShape, type NotExported } from '../field-audit';
 import { RepeatedRecords } from '../repeated-records';
 
 /** What a `risks` row is read from. */
@@ -75,17 +75,55 @@ export const RISK_TABLE = tableColumns<RiskSource>()([
   },
   { name: 'description', type: 'text', label: 'Description', width: 50, description: 'Risk description (multi-line)', read: (s) => s.risk.riskDesc ?? null },
   { name: 'mitigation', type: 'text', label: 'Mitigation', width: 50, description: 'Mitigation actions (multi-line)', read: (s) => s.risk.mitigationActions ?? null },
+  // Since 1.1, the ids of what a risk refers to, for joins: a title can change, an id does not. At the end, so positions stay.
+  { name: 'register_id', type: 'text', label: 'Register id', width: 12, hidden: true, description: 'Id of the risk register', read: (s) => s.register.id },
+  { name: 'status_id', type: 'text', label: 'Status id', width: 10, hidden: true, description: 'Id of the risk status', read: (s) => s.risk.status?.id ?? null },
+  {
+    name: 'responsible_id', type: 'text', label: 'Owner id', width: 12, hidden: true, description: 'User id of the responsible user',
+    read: (s) => s.risk.responsible?.id ?? null,
+  },
+  {
+    name: 'watcher_ids', type: 'list', label: 'Watcher ids', width: 16, hidden: true, description: 'User ids of the watchers',
+    read: (s) => listOf(s.risk.watcherList?.map((w) => w.id)),
+  },
+  {
+    name: 'linked_item_ids', type: 'list', label: 'Linked item ids', width: 16, hidden: true, description: 'Ids of the linked board items',
+    read: (s) => listOf(s.risk.linkedItems?.map((l) => l.id)),
+  },
+  { name: 'team_ids', type: 'list', label: 'Team ids', width: 16, hidden: true, description: 'Ids of the board teams', read: (s) => listOf(s.risk.boardTeams?.map((t) => t.teamId)) },
+  {
+    name: 'sprint_ids', type: 'list', label: 'Sprint ids', width: 16, hidden: true, description: 'Ids of the board sprints',
+    read: (s) => listOf(s.risk.boardSprints?.map((b) => b.sprintId)),
+  },
 ]);
 
 export const RISK_COLUMNS: readonly Column[] = RISK_TABLE.columns;
 
 const RISK_LEVEL_COLUMN = RISK_TABLE.indexOf('risk_level');
 
-/** The fields the risk columns read (custom fields become columns of their own). */
+/** The fields the risk columns read; a custom field's value goes into its own column (a user by name). */
 export const RISK_SHAPE: FieldShape = {
   id: true, key: true, title: true, riskDesc: true, mitigationActions: true, createdBy: true, impact: true, probability: true,
-  riskLevel: { title: true, color: true }, raisedDate: true, resolutionDate: true, linkedItems: true, boardTeams: true,
-  boardSprints: true, customFields: true, status: true, riskRegister: true, watcherList: true, responsible: true,
+  riskLevel: { title: true, color: true }, raisedDate: true, resolutionDate: true, linkedItems: { key: true, id: true },
+  boardTeams: { teamTitle: true, teamId: true }, boardSprints: { sprintTitle: true, sprintId: true },
+  customFields: { value: { fullName: true } }, status: { status: true, id: true },
+  // The register the risk was listed under: its id is register_id, its title register_title's fallback.
+  riskRegister: { riskRegister: true, id: true },
+  watcherList: { Watcher: true, id: true }, responsible: { user: true, id: true },
+};
+
+/** The fields the register columns read (audited under `register.`). */
+export const REGISTER_SHAPE: FieldShape = { id: true, key: true, title: true };
+
+/** What `risks` leaves out on purpose (docs/tables.md lists it; the manifest with these reasons). */
+export const RISK_NOT_EXPORTED: NotExported = {
+  'customFields[].id': "Id of the custom field itself, the same on every risk: the field's column is named by its title (`cf_<title>`)",
+  'customFields[].title': "Names the field's column (`cf_<title>`, its header in the workbook), not a value of the risk",
+  'customFields[].type': "Decides the type of the field's column (number, date, boolean or text), not a value of the risk",
+  'customFields[].value.id': "User id of a user-picker value: the field's column shows the user's full name",
+  'register.createdBy': 'Who created the register, not the risk (`created_by` is the risk\'s creator)',
+  'register.status.status': "The register's own state (e.g. Archived): its risks are exported whatever it is",
+  'register.status.id': "Id of the register's own state",
 };
 
 interface CustomColumn {
@@ -209,7 +247,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
   const figures = new RiskFigures(runDay(ctx), RISKS_TITLE, ctx.definition.datasets.risks?.ownerField, ctx.definition.links.riskUrl);
   const heatMap = new RiskHeatMap();
   let total = 0;
-  const audit = new FieldAudit();
+  const audit = new FieldAudit({ risks: RISK_NOT_EXPORTED });
   const repeats = new RepeatedRecords();
 
   async function selectRegisters(): Promise<RiskRegister[]> {
@@ -222,6 +260,7 @@ export function risksDataset(ctx: DatasetContext): Dataset {
 
   async function* tables(): AsyncIterable<TableOutput> {
     registers = await selectRegisters();
+    for (const register of registers) audit.check('risks', register, REGISTER_SHAPE, 'register.');
     const fetched = await Promise.all(
       registers.map(async (register) => ({ register, risks: await toArray(ctx.source.listRisks(register.id)) })),
     );
@@ -265,13 +304,17 @@ export const RISKS_DATASET: DatasetEntry = {
     name: 'risks',
     title: RISKS_TITLE,
     // The cf_<title> custom-field columns that follow vary with the tenant: written (typed), not part of the contract.
-    contract: { version: '1.0', columns: RISK_COLUMNS },
+    contract: { version: '1.1', columns: RISK_COLUMNS },
+    notExported: RISK_NOT_EXPORTED,
     changes: changeRules(RISK_TABLE.tracked, { ...BY_KEY_OR_ID, scope: 'register_key', teams: 'teams' }),
     docs: {
       intro: 'One row per risk of the selected registers (default: every visible register).',
       outro: 'Then one column per custom field title found in the exported registers, sorted by title, named `cf_<title in snake_case>` ' +
         '(a suffix `_2`, `_3` keeps names unique); in the workbook the field\'s own title heads the column. `singleselect` values are the option text, `userpicker` values the user\'s full ' +
         'name, number and date fields are typed cells, and any other type is rendered as readable text (lists joined with `; `).',
+      versions: {
+        '1.1': 'added `register_id`, `status_id`, `responsible_id`, `watcher_ids`, `linked_item_ids`, `team_ids` and `sprint_ids`, the ids of what a risk refers to (after `mitigation`, before the custom-field columns)',
+      },
     },
   }],
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderReportEmail } from '../../../shared/email/email-content';
-import { FIELD_AUDIT_SMALL_PRINT, FieldAudit, mergeFigures, type FieldShape } from '../../../shared/report/field-audit';
+import { FIELD_AUDIT_SMALL_PRINT, FieldAudit, mergeFigures, ROWS, type FieldShape } from '../../../shared/report/field-audit';
 import { KEY_RESULT_SHAPE, OKR_OBJECTIVE_SHAPE, OKR_TABLE, STRATEGIC_THEME_TABLE, THEME_SHAPE } from '../../../shared/report/tables/okrs';
 
 const SHAPE: FieldShape = { id: true, title: true, children: { id: true, summary: true }, meta: { color: true } };
@@ -13,6 +13,42 @@ describe('field audit', () => {
     expect(audit.figures()).toEqual({
       unexportedFields: { t: [{ path: 'children[].rank', records: 2 }, { path: 'extra', records: 2 }, { path: 'meta.shade', records: 1 }] },
     });
+  });
+
+  it('walks a reference down to its leaves: a record where a column reads one value lists its other fields, its id included', () => {
+    const audit = new FieldAudit();
+    const record = { id: '1', status: { status: 'Open', id: 's1' }, watchers: [{ name: 'Ann', id: 'u1' }, { name: 'Bo', id: 'u2' }], tags: ['a', 'b'] };
+    audit.check('t', record, { id: true, status: true, watchers: { name: true } });
+    audit.check('u', record, { id: true, status: { status: true, id: true }, watchers: { name: true, id: true }, tags: true });
+    expect(audit.figures()).toEqual({
+      unexportedFields: {
+        t: [
+          { path: 'status.id', records: 1 }, { path: 'status.status', records: 1 }, { path: 'tags', records: 1 },
+          { path: 'watchers[].id', records: 2 },
+        ],
+      },
+    });
+  });
+
+  it('leaves records with rows of their own to their own check, and names a record read beside the row by its prefix', () => {
+    const audit = new FieldAudit();
+    audit.check('t', { id: '1', items: [{ id: 'i', rank: 1 }] }, { id: true, items: ROWS });
+    audit.check('t', { id: 'b', title: 'Board', state: { id: 'st', title: 'Tracking' }, isPinned: true }, { id: true, title: true, state: { title: true } }, 'board.');
+    expect(audit.figures()).toEqual({
+      unexportedFields: { t: [{ path: 'board.isPinned', records: 1 }, { path: 'board.state.id', records: 1 }] },
+    });
+  });
+
+  it('gives the reason of a field the table leaves out on purpose; the Summary names only the fields nobody expected', () => {
+    const audit = new FieldAudit({ t: { 'team.color': 'presentation only' } });
+    audit.check('t', { id: '1', team: { title: 'A', color: '#fff' }, rank: 3 }, { id: true, team: { title: true } });
+    expect(audit.figures()).toEqual({
+      unexportedFields: { t: [{ path: 'rank', records: 1 }, { path: 'team.color', records: 1, reason: 'presentation only' }] },
+    });
+    expect(audit.sections()[0]?.lines).toEqual([{ label: 'Not exported (t)', value: 'rank (1)' }]);
+    const declaredOnly = new FieldAudit({ t: { 'team.color': 'presentation only' } });
+    declaredOnly.check('t', { id: '1', team: { color: '#fff' } }, { id: true, team: {} });
+    expect(declaredOnly.sections()).toEqual([]);
   });
 
   it('says nothing when every field has a column', () => {

@@ -46,12 +46,12 @@ describe('schema changes between runs (manifest and ReportExported detail)', () 
     const second = await run('run-2');
     expect(tableFilesDetail(second.manifest)).toMatchObject({ schemaChanges: { minor: [], breaking: [] } });
     expect(tableFilesDetail(second.manifest).tables?.map((t) => [t.table, t.schemaVersion])).toEqual([
-      ['risks', '1.0'], ['strategic-themes', '1.2'], ['okrs', '1.2'],
+      ['risks', '1.1'], ['strategic-themes', '1.3'], ['okrs', '1.3'],
     ]);
   });
 
   it('names a minor change (columns added) and a breaking change (a column removed or retyped) by kind', async () => {
-    // Pretend older schemas were published: risks without `mitigation` (so 1.0 added it: minor) and
+    // Pretend older schemas were published: risks without `mitigation` (so 1.1 added it: minor) and
     // okrs with `level` as a string (so the current version retyped it: breaking).
     const risks = schemaOf('risks')!;
     const olderRisks: TableSchema = { ...risks, version: '0.9', columns: risks.columns.filter((c) => c.name !== 'mitigation') };
@@ -64,12 +64,12 @@ describe('schema changes between runs (manifest and ReportExported detail)', () 
 
     const result = await run('run-3');
     expect(result.manifest.schemaChanges).toEqual([
-      { table: 'risks', kind: 'minor', from: '0.9', to: '1.0', added: ['mitigation'], removed: [], retyped: [] },
-      { table: 'okrs', kind: 'breaking', from: '0.3', to: '1.2', added: [], removed: [], retyped: ['level'] },
+      { table: 'risks', kind: 'minor', from: '0.9', to: '1.1', added: ['mitigation'], removed: [], retyped: [] },
+      { table: 'okrs', kind: 'breaking', from: '0.3', to: '1.3', added: [], removed: [], retyped: ['level'] },
     ]);
     expect(tableFilesDetail(result.manifest).schemaChanges).toEqual({
-      minor: [{ table: 'risks', from: '0.9', to: '1.0', columns: ['mitigation'] }],
-      breaking: [{ table: 'okrs', from: '0.3', to: '1.2', columns: ['level'] }],
+      minor: [{ table: 'risks', from: '0.9', to: '1.1', columns: ['mitigation'] }],
+      breaking: [{ table: 'okrs', from: '0.3', to: '1.3', columns: ['level'] }],
     });
     // The published schema is now the current one.
     expect(JSON.parse(await readFile(schemaFile('okrs'), 'utf8'))).toEqual(okrs);

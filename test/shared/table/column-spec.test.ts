@@ -3,7 +3,7 @@ import { tableColumns, type ColumnName } from '../../../shared/table/column-spec
 import { changeSpecs } from '../../../shared/report/changes/specs';
 import { BOARD_ITEM_COLUMNS } from '../../../shared/report/tables/board-items';
 import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../../../shared/report/tables/okrs';
-import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../../../shared/report/tables/pi-objectives';
+import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../../../shared/report/tables/pi-objectives-columns';
 import { RISK_COLUMNS } from '../../../shared/report/tables/risks';
 
 interface Person {

@@ -17,14 +17,14 @@ describe('workbook labels', () => {
 
   it('keeps ids and keys on one line and indents the titles of a hierarchy', () => {
     const okrs = labelled({ name: 'okrs', columns: OKR_COLUMNS }).columns;
-    expect(okrs.filter((c) => c.nowrap).map((c) => c.key)).toEqual(['strategic_theme_key', 'id', 'key', 'parent_id']);
+    expect(okrs.filter((c) => c.nowrap).map((c) => c.key)).toEqual(['strategic_theme_key', 'id', 'key', 'parent_id', 'status_id']);
     expect(okrs.filter((c) => c.indentByLevel).map((c) => c.key)).toEqual(['title']);
   });
 
   it('hides internal ids and colour codes, keeps what people read visible', () => {
     const risks = labelled({ name: 'risks', columns: RISK_COLUMNS }).columns;
     const hidden = risks.filter((c) => c.hidden).map((c) => c.key);
-    expect(hidden).toEqual(['id', 'risk_level_color']);
+    expect(hidden).toEqual(['id', 'risk_level_color', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids']);
     expect(risks.find((c) => c.key === 'key')?.label).toBe('Risk');
     expect(risks.find((c) => c.key === 'responsible')?.label).toBe('Owner');
     expect(labelled({ name: 'okrs', columns: OKR_COLUMNS }).columns.find((c) => c.key === 'bv_plan')?.label).toBe('Planned BV');
