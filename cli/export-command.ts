@@ -260,7 +260,10 @@ function describeResult(result: ExportResult, storage: Storage): string {
 
 /** One line when the server sent fields no column holds (the manifest lists them per table). */
 function unexportedLine(summary: ManifestSummary): string {
-  const tables = Object.entries(summary.unexportedFields ?? {}).filter(([, fields]) => fields.length > 0);
+  // Fields a table leaves out on purpose carry their reason (docs/tables.md); only the others are news.
+  const tables = Object.entries(summary.unexportedFields ?? {})
+    .map(([table, fields]) => [table, fields.filter((f) => !('reason' in f) || f.reason === undefined)] as const)
+    .filter(([, fields]) => fields.length > 0);
   if (tables.length === 0) return '';
   const fields = tables.reduce((n, [, f]) => n + f.length, 0);
   return `  note     ${fields} field(s) the server sent are in no column (${tables.map(([t]) => t).join(', ')}): see summary.unexportedFields in the manifest`;
