@@ -5,9 +5,9 @@ import { FieldAudit, type FieldShape } from '../field-audit';
 import { RepeatedRecords } from '../repeated-records';
 import { tableColumns, type ColumnName, type ColumnSpec } from '../../table/column-spec';
 import { epochToCalendarDate } from '../dates';
-import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type TableOutput } from '../dataset';
+import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset';
 import type { CellValue, Column, TableRow } from '../../table/table';
-import { selectBoards } from './boards';
+import { planBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
 import { link, listOf, titleOrText } from './columns';
 import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
@@ -334,14 +334,14 @@ export const PI_GROUP_SHAPE: FieldShape = {
 /** The sheet's name: the Summary's links to an objective's row point into it. */
 const PI_OBJECTIVES_TITLE = 'PI objectives';
 
-export function piObjectivesDataset(ctx: DatasetContext): Dataset {
+/** The `pi-objectives` and `pi-objective-items` tables of `boards` (resolved by the run's plan, planPiObjectives). */
+export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[]): Dataset {
   const audit = new FieldAudit();
   const repeats = new RepeatedRecords();
   const selection = ctx.definition.datasets.piObjectives ?? { additionalColumns: false };
   const completionType = selection.completionType as CompletionType | undefined;
   const additionalColumns = selection.additionalColumns;
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
-  let boards: Board[] = [];
   const predictability = new PiFigures(PI_OBJECTIVES_TITLE, ctx.definition.links.piObjectiveUrl);
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
@@ -357,7 +357,6 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
-    boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log, repeats);
     for (const board of boards) {
       if (typeof board.state === 'string') audit.warn('pi-objectives', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
     }
@@ -453,10 +452,22 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   };
 }
 
+/** The plan of the PI objectives: the boards named and those of the collections named, or every visible one. */
+async function planPiObjectives(ctx: PlanContext): Promise<DatasetPlan> {
+  const { boards, issues } = await planBoards(ctx, ctx.definition.datasets.piObjectives ?? {}, 'piObjectives');
+  return {
+    issues,
+    reads: [{ noun: 'board', records: boards }],
+    // One answer holds a board's whole tree of groups, objectives and items.
+    estimate: { requests: 3 * boards.length, exact: true, how: 'the objective groups, the sprints and the teams of each board' },
+    create: (dataset) => piObjectivesDataset(dataset, boards),
+  };
+}
+
 export const PI_OBJECTIVES_DATASET: DatasetEntry = {
   name: 'piObjectives',
   selectors: ['boards', 'collections'],
-  create: piObjectivesDataset,
+  plan: planPiObjectives,
   tables: [
     {
       name: 'pi-objectives',
