@@ -98,11 +98,12 @@ export class RunLists {
       return { records: await ask() };
     } catch (error) {
       if (!(error instanceof PlanningApiError) || error.status !== 404) throw error;
-      const prefix = this.#companyPrefix === undefined ? 'of the credentials' : `"${this.#companyPrefix}" of the credentials`;
+      this.#log.warn('the legacy address refused the company prefix', { list: what, error: errorMessage(error) });
+      const prefix = this.#companyPrefix === undefined ? '' : ` "${this.#companyPrefix}"`;
       return {
         issue: {
           path: 'credentials.companyPrefix',
-          message: `the planning API does not accept the company prefix ${prefix}: the list of ${what} answered 404 (${errorMessage(error)}). ` +
+          message: `the planning API does not accept the company prefix${prefix} of the credentials: the list of ${what} answered 404. ` +
             "Set companyPrefix in the credentials to the prefix of your company's login address (https://<companyPrefix>.…), as your administrator gives it.",
         },
       };
