@@ -18,7 +18,7 @@ interface RunLayout {
 
 /**
  * The keys each format's outputs write (outputs/index.ts, FORMAT_OUTPUTS), named as they name them;
- * the compiler asks for a new format's entry. test/cli/export-command.test.ts checks the list against
+ * the compiler asks for a new format's entry. test/shared/report/planned-writes.test.ts checks the list against
  * the keys a run really writes.
  */
 const FORMAT_KEYS: Readonly<Record<FormatName, (run: RunLayout) => string[]>> = {
