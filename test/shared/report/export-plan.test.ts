@@ -54,7 +54,7 @@ describe('the plan of a run', () => {
       expect.arrayContaining([{}, { collectionIds: collection!.id, collectionId: collection!.id }]),
     );
 
-    const boards = sim.tenant.boards.map((b) => ({ id: b.id, title: b.title as string | null }));
+    const boards = sim.tenant.boards.map((b) => ({ id: b.id, title: b.title }));
     const inCollection = boards.filter((b) => sim.tenant.board(b.id)?.collectionId === collection!.id);
     const theme = sim.tenant.strategicThemes[1]!;
     expect(result.manifest.selectors.resolved).toEqual({
