@@ -30,11 +30,12 @@ import type { ManifestSummary } from '../shared/report/manifest-summary';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
+import { printDryRun } from './export-dry-run';
 import { terminalProgress } from './progress';
 
 export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
                          (--out <dir> | --bucket <bucket> [--prefix <prefix>] --ledger-table <table>)
-                         [--run-id <id>] [--outbox <dir>] [--concurrency <n>] [--timeout <time>] [--quiet] [--verbose]
+                         [--run-id <id>] [--outbox <dir>] [--concurrency <n>] [--timeout <time>] [--dry-run] [--quiet] [--verbose]
 
   --report       report definition (JSON, see README)
   --credentials  planning API credentials file {email, apiKey, baseUrl, legacyBaseUrl, companyPrefix}
@@ -53,6 +54,11 @@ export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json>
   --concurrency  planning API requests in flight (default ${DEFAULT_API_CONCURRENCY})
   --timeout      give up on the planning API after this long overall, retries included
                  (e.g. 90s, 15m, 1h; a bare number is seconds; default: no overall limit)
+  --dry-run      check the definition, the credentials, the company prefix and every selector with
+                 the planning API's list calls alone, and print what the run would fetch (boards,
+                 registers, themes; an estimate of its requests) and write (run folder, files per
+                 format, Parquet keys); fetches no data and writes nothing (no lease, no ledger
+                 entry, no file). Exits 1 listing every problem when the plan fails
   --verbose      structured logs on stderr`;
 
 export interface CommandIo {
@@ -75,6 +81,7 @@ function parse(argv: readonly string[]) {
     outbox: { type: 'string' },
     concurrency: { type: 'string' },
     timeout: { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -136,7 +143,7 @@ export async function runExportCommand(
     const log = args.verbose ? createLogger({ level: 'DEBUG' }) : createLogger({ level: 'SILENT' });
     log.appendKeys({ report: definition.name });
 
-    if (!args.quiet) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
+    if (!args.quiet && !args['dry-run']) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
     const clock = options.now ?? systemClock;
     const timeoutMs = args.timeout === undefined ? undefined : parseDuration(args.timeout);
     const settings = resolveExportSettings({
@@ -162,6 +169,10 @@ export async function runExportCommand(
       onFailure: (error) => (failure = error instanceof Error ? error : new Error(String(error))),
     };
     const request = { report: definition.name, source: 'manual' as const, ...(args['run-id'] !== undefined && { runId: args['run-id'] }) };
+    if (args['dry-run']) {
+      await printDryRun(request, deps, io.stdout, storage);
+      return 0;
+    }
     const outcome = await runJob(request, deps).catch((error: unknown) => {
       throw failure ?? error;
     });
@@ -174,9 +185,9 @@ export async function runExportCommand(
     io.stdout.write(describeDelivery(outcome, definition));
     return 0;
   } catch (error) {
-    io.stderr.write(`\nexport failed: ${describeError(error)}\n`);
+    io.stderr.write(`\n${args['dry-run'] ? 'dry run' : 'export'} failed: ${describeError(error)}\n`);
     if (args.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
-    io.stderr.write('no run was published: the manifest and latest.json are unchanged.\n');
+    io.stderr.write(args['dry-run'] ? 'nothing was written.\n' : 'no run was published: the manifest and latest.json are unchanged.\n');
     return 1;
   }
 }

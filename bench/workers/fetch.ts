@@ -6,6 +6,7 @@
  * (list collections) through the same client and limiter: the measured floor of that many requests
  * at that concurrency on this machine (latency plus HTTP and scheduling overhead, no payload).
  */
+import { toArray } from '../../shared/core/async-iterables';
 import { systemClock } from '../../shared/core/clock';
 import { reportResult, workerInput } from '../lib/child';
 import { silentLog } from '../../shared/core/logger';
@@ -60,9 +61,10 @@ if (input.mode === 'floor') {
   });
   const ctx: DatasetContext = { source: client, definition, log: silentLog, now: systemClock };
   // Created up front, then consumed one table after the other, as runExport does.
+  // Every visible register and board, as the run's plan resolves a definition without selectors.
   const datasets = [
-    ...(wanted.includes('risks') ? [risksDataset(ctx)] : []),
-    ...(wanted.includes('boardItems') ? [boardItemsDataset(ctx, input.readAhead)] : []),
+    ...(wanted.includes('risks') ? [risksDataset(ctx, await toArray(client.listRiskRegisters()))] : []),
+    ...(wanted.includes('boardItems') ? [boardItemsDataset(ctx, await client.listBoards(), input.readAhead)] : []),
   ];
   // Board items start fetching with the run, within their read-ahead, as runExport has them.
   for (const dataset of datasets) dataset.prefetch?.();

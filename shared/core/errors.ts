@@ -150,6 +150,22 @@ export class ReportDefinitionError extends ExporterError {
 }
 
 /**
+ * The plan of a run (report/export-plan.ts) found problems before anything was fetched: selectors
+ * naming a register, board, collection or theme the API user cannot see, or a company prefix the
+ * API refuses. `issues` lists every one with its place (`datasets.boardItems.boards[1]`,
+ * `credentials.companyPrefix`). Nothing was fetched or written, and the same definition fails the
+ * same way again. The texts quote the definition and the planning tool's titles: either may hold
+ * terminal escape sequences, which must be shown, not obeyed.
+ */
+export class ReportPlanError extends ReportDefinitionError {
+  /** The message is `heading`, then one line per issue: `  - <path>: <message>`. */
+  constructor(heading: string, issues: readonly { path: string; message: string }[] = [], options?: ExporterErrorOptions) {
+    const shown = issues.map((issue) => ({ path: printable(issue.path), message: printable(issue.message) }));
+    super([printable(heading), ...shown.map((issue) => `  - ${issue.path}: ${issue.message}`)].join('\n'), shown, options);
+  }
+}
+
+/**
  * Writing or reading the export's output (local directory or S3) or the run ledger failed. Not
  * retryable unless the throw site says so: a bad key, a corrupt record or a missing manifest fail
  * the same way again; throttling, 5xx and lost write races set `retryable`.

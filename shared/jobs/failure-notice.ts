@@ -123,6 +123,8 @@ export function adviceFor(failure: Pick<FailureFacts, 'errorType' | 'retryable'>
     case 'ReportDefinitionError':
     case 'ConfigError':
       return 'The report definition or the exporter configuration is invalid: correct it (the reason above names the field) and deploy again.';
+    case 'ReportPlanError':
+      return 'The run was stopped before it fetched anything: the reason above lists each problem with its place. A register, board, collection or theme the report names (datasets.…) is not visible to the API user: update the report\'s selectors or the user\'s access. A refused company prefix (credentials.companyPrefix): correct it in the credentials secret.';
     case 'SelectorNotFoundError':
     case 'NotFoundError':
       return 'A register, board or theme the report names no longer exists or is not visible to the API user: update the report\'s selectors or the user\'s access.';

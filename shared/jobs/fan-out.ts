@@ -1,9 +1,8 @@
 import { errorMessage } from '../core/errors';
 import type { FanOutPart } from '../core/names';
-import { createExportClient } from '../report/export-report';
+import { planExport } from '../report/export-plan';
+import { createExportClient, planReport } from '../report/export-report';
 import { releaseHeldRun } from '../report/run-lease';
-import { boardItemsDataset } from '../report/tables/board-items';
-import { selectBoards } from '../report/tables/boards';
 import type { ReportDefinition } from '../report/definition';
 import { recordingFetch, replayingFetch } from './fan-out-responses';
 import type { FanOutFailure, FanOutStep } from './fan-out-event';
@@ -47,17 +46,17 @@ export type FanOutDependencies = Pick<ResolvePorts, 'definitions'> & Pick<Export
 /** Boards per worker: a worker of 1,024 MB and 15 minutes fetches a few of the largest boards easily. */
 export const DEFAULT_BOARDS_PER_WORKER = 2;
 
-/** Step 1: the run id and the boards of the report's board items, in chunks for the workers. */
+/**
+ * Step 1: the run id, the run's plan (report/export-plan.ts: every selector of every dataset checked
+ * with the list calls, so a definition that cannot run fails here, before any worker starts), and
+ * the boards of the report's board items, in chunks for the workers.
+ */
 export async function planFanOut(request: ExportJobRequest, deps: FanOutDependencies, boardsPerWorker = DEFAULT_BOARDS_PER_WORKER): Promise<FanOutPlan> {
   const definition = await definitionOf(request, deps);
   const { context } = deps;
   const runId = jobRunId(request, context.clock(), context.ids);
-  const selection = definition.datasets.boardItems;
-  let ids: string[] = [];
-  if (selection) {
-    const client = createExportClient(await deps.credentials.getCredentials(), context.settings, { log: context.log, fetch: deps.fetch, now: context.clock });
-    ids = (await selectBoards(client, selection, 'boardItems', context.log)).map((b) => b.id);
-  }
+  const plan = await planReport(definition, { credentials: deps.credentials, settings: context.settings, fetch: deps.fetch, log: context.log, now: context.clock });
+  const ids = (plan.datasets.find((d) => d.name === 'boardItems')?.plan.reads ?? []).flatMap((read) => read.records.map((b) => b.id));
   const chunks: string[][] = [];
   for (let i = 0; i < ids.length; i += boardsPerWorker) chunks.push(ids.slice(i, i + boardsPerWorker));
   // Every later step knows it is one of the fan-out's: its run is not handed over again.
@@ -78,10 +77,14 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
     now: context.clock,
   });
   const narrowed: ReportDefinition = { ...definition, datasets: { boardItems: { boards: [...boards] } } };
-  const dataset = boardItemsDataset({ source: client, definition: narrowed, log: context.log, now: context.clock });
-  for await (const table of dataset.tables()) {
-    for await (const _batch of table.batches) {
-      // Drained page by page without making the rows: the answers are what the worker is for.
+  // The worker's boards are planned again (one list of boards), as the assembler's run will.
+  const planned = await planExport(narrowed, client, { log: context.log });
+  const ctx = { source: client, definition: narrowed, log: context.log, now: context.clock };
+  for (const { plan: boardItems } of planned.datasets) {
+    for await (const table of boardItems.create(ctx).tables()) {
+      for await (const _batch of table.batches) {
+        // Drained page by page without making the rows: the answers are what the worker is for.
+      }
     }
   }
   return { boards: boards.length };

@@ -1,6 +1,7 @@
 import { DeadlineExceededError, errorMessage, LeaseLostError, RetryableExportError, RunInProgressError } from '../core/errors';
 import type { ReportDefinition } from '../report/definition';
 import type { ManifestFile, ManifestTableFile } from '../report/manifest';
+import type { ExportPlan } from '../report/export-plan';
 import type { ExportResult } from '../report/run-export';
 import { createResponseCache } from '../planning-api/response-cache';
 import { classifyFailure } from './failure';
@@ -11,11 +12,12 @@ import type { RunContext } from './run-context';
 import { announceFailure, announceSuccess, type AnnouncePorts, type FailedJob } from './stages/announce';
 import { deliverRun, type DeliveryPorts, type RunDelivery } from './stages/deliver';
 import { exportRun, type ExportPorts } from './stages/export';
-import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvePorts } from './stages/resolve';
+import { planRun } from './stages/plan';
+import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvedJob, type ResolvePorts } from './stages/resolve';
 
 /**
  * One job, the same for every door (the export Lambda, the fan-out's assembler, `npm run export`, the
- * demo): resolve → export → deliver → announce (stages/). A door builds the run context and the
+ * demo): resolve → plan → export → deliver → announce (stages/). A door builds the run context and the
  * ports and calls `runJob`; it never repeats a stage. Retries are idempotent: the run id is the same,
  * a completed run is not exported again, and each message goes out once per run.
  */
@@ -130,7 +132,8 @@ async function runOne(request: ExportJobRequest, deps: JobDependencies): Promise
     const job = await resolveJob(request, runId, deps);
     definition = job.definition;
     progress = request.exportId ? onDemandProgress(request.exportId, job.definition, deps) : undefined;
-    const result = await exportRun(job, deps, context, progress?.onProgress);
+    const plan = await planRun(job, deps, context);
+    const result = await exportRun(job, plan, deps, context, progress?.onProgress);
     await progress?.settle();
     deps.onComplete?.(result, context.clock().getTime() - started.getTime());
     const delivery = await deliverRun(job, result, deps, context);
@@ -141,6 +144,28 @@ async function runOne(request: ExportJobRequest, deps: JobDependencies): Promise
     await progress?.settle();
     return failed(error, { request, report: definition?.name ?? requestedName(request), runId, definition }, deps);
   }
+}
+
+/** What a run of a job would read, planned without fetching data or writing anything. */
+export interface PlannedJob {
+  readonly job: ResolvedJob;
+  readonly plan: ExportPlan;
+}
+
+/**
+ * The first two stages of a job alone, for each run it would make (each slice of a report with
+ * deliveries): resolve and plan, nothing fetched but the list calls, nothing written, nobody told
+ * (`npm run export -- --dry-run`). A plan that fails throws its ReportPlanError.
+ */
+export async function planJob(request: ExportJobRequest, deps: JobDependencies): Promise<PlannedJob[]> {
+  const slices = await planSlices(request, deps);
+  const runs = slices ? slices.map((slice) => ({ request: slice.request, deps: { ...deps, definitions: slice.definitions } })) : [{ request, deps }];
+  const planned: PlannedJob[] = [];
+  for (const run of runs) {
+    const job = await resolveJob(run.request, jobRunId(run.request, deps.context.clock(), deps.context.ids), run.deps);
+    planned.push({ job, plan: await planRun(job, run.deps, deps.context) });
+  }
+  return planned;
 }
 
 /**

@@ -6,6 +6,8 @@ import type { PlanningSource } from './planning-source';
 import type { Column, SummarySection, TableDefinition, TableRow } from '../table/table';
 import type { ChangeRules } from './changes/change-rules';
 import type { NotExported } from './field-audit';
+import type { RunLists } from './run-lists';
+import type { Selectable } from './selector-titles';
 
 /** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
 export type ProgressEvent =
@@ -83,17 +85,63 @@ export interface Dataset {
   figures(): Record<string, unknown>;
 }
 
+/** A problem the plan of a run found, with its place: `datasets.boardItems.boards[1]`, `credentials.companyPrefix`. */
+export interface PlanIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** What a dataset will read, for people (the dry run): `3 risk registers: ENT "Enterprise risks", …`. */
+export interface PlannedRecords {
+  /** e.g. `risk register` */
+  readonly noun: string;
+  readonly records: readonly Selectable[];
+}
+
+/**
+ * The requests a dataset's data takes beyond the list calls of the plan. Only some are known before
+ * the data is read (a board's PI objectives come in one answer; its features a page at a time, as
+ * many pages as it has features): then `requests` is the least it takes and `exact` is false.
+ */
+export interface RequestEstimate {
+  readonly requests: number;
+  readonly exact: boolean;
+  /** How it is counted, for people: "objective groups, sprints and teams of each board". */
+  readonly how: string;
+}
+
+/** What the plan of a dataset is made with: the definition and the run's list calls. */
+export interface PlanContext {
+  readonly definition: ReportDefinition;
+  readonly lists: RunLists;
+  readonly log: Log;
+}
+
+/**
+ * A dataset's part of the plan of a run (export-plan.ts): its selectors resolved with the list calls
+ * alone, before any data is fetched, every problem with its path, and the dataset made from what was
+ * resolved, so it never lists or resolves again.
+ */
+export interface DatasetPlan {
+  readonly issues: readonly PlanIssue[];
+  readonly reads: readonly PlannedRecords[];
+  readonly estimate: RequestEstimate;
+  /** Made only when the plan of the whole run holds (no issues in any dataset). */
+  readonly create: (ctx: DatasetContext) => Dataset;
+}
+
 /**
  * A dataset in the tables registry (tables/registry.ts): what the definition calls it, what narrows
- * it, how it is made for a run, and its tables. Sheet titles, contracts, change rules, selectors,
- * the export order and docs/tables.md all derive from these entries.
+ * it, how it is planned and made for a run, and its tables. Sheet titles, contracts, change rules,
+ * selectors, the export order and docs/tables.md all derive from these entries.
  */
 export interface DatasetEntry {
   /** Its key under `datasets` in a definition (and the Dataset's name). */
   readonly name: string;
   /** Its selector fields: the ones an API caller may narrow (jobs/resolve-definition.ts). */
   readonly selectors: readonly string[];
-  readonly create: (ctx: DatasetContext) => Dataset;
+  /** Its part of the run's plan, which makes the dataset. */
+  readonly plan: (ctx: PlanContext) => Promise<DatasetPlan>;
   /** Its tables, in the order it writes them. */
   readonly tables: readonly TableEntry[];
 }

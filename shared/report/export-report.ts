@@ -6,6 +6,7 @@ import { describeSource, type Credentials } from '../planning-api/credentials';
 import { withCredentialRefresh, type CredentialsSource } from '../secrets/credential-refresh';
 import type { ReportDefinition } from './definition';
 import { resolveExportSettings, type ExportSettings } from './export-settings';
+import { planExport, type ExportPlan } from './export-plan';
 import { runExport, type ExportDependencies, type ExportResult } from './run-export';
 
 export { EXPORT_BOARD_ITEMS_PAGE_SIZE } from './export-settings';
@@ -67,5 +68,21 @@ export function exportReport(definition: ReportDefinition, options: ExportReport
   return withCredentialRefresh(source, (credentials) => {
     const client = createExportClient(credentials, settings, { log, onRequest, fetch, now: run.now });
     return runExport(definition, { ...run, log, source: client, sourceInfo: describeSource(credentials) });
+  });
+}
+
+/** What the plan of a run needs: the credentials, the settings and the hooks of the export's client. */
+export type PlanReportOptions = Pick<ExportReportOptions, 'credentials' | 'settings' | 'onRequest' | 'fetch' | 'log' | 'now' | 'registry'>;
+
+/**
+ * The plan of a run (export-plan.ts) through exactly the client an export uses: the list calls
+ * alone, before the run takes its lease or fetches data. The job's plan stage and the dry run
+ * (`npm run export -- --dry-run`) make it; exportReport then takes it as `plan`.
+ */
+export function planReport(definition: ReportDefinition, options: PlanReportOptions): Promise<ExportPlan> {
+  const log = options.log ?? silentLog;
+  return withCredentialRefresh(options.credentials, (credentials) => {
+    const client = createExportClient(credentials, options.settings, { log, onRequest: options.onRequest, fetch: options.fetch, now: options.now });
+    return planExport(definition, client, { log, datasets: options.registry?.datasets, companyPrefix: credentials.companyPrefix });
   });
 }

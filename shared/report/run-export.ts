@@ -14,8 +14,8 @@ import { mergeFigures } from './field-audit';
 import { newRunId, RUN_ID_PATTERN } from './run-id';
 import { withRunAttempt, type ExportResult, type RunAttemptOptions, type RunInProgress } from './run-attempt';
 import { buildSummary } from './run-summary';
+import { planExport, type ExportPlan } from './export-plan';
 import type { ReportSummary, TableRow, TableSink } from '../table/table';
-import { datasetsOf } from './tables/registry';
 import type { RunTrigger } from './changes/manifest-changes';
 import { startChangeTracking, type ChangeTracker } from './changes/tracker';
 import { withDeltas } from './changes/deltas';
@@ -57,6 +57,11 @@ export interface ExportDependencies {
   readonly registry?: Registry | undefined;
   /** Which path writes the run, and why (the manifest's `path`); default: the single path. */
   readonly path?: RunPath | undefined;
+  /**
+   * The run's plan (export-plan.ts), made by the job's plan stage with the same source; when absent
+   * it is made here first, before the lease is taken, so a definition that cannot run writes nothing.
+   */
+  readonly plan?: ExportPlan | undefined;
 }
 
 /** Rows between progress events: often enough for a terminal, rare enough to cost nothing. */
@@ -81,16 +86,18 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     throw new StorageError(`run id "${runId}" must be 1-100 letters, digits, ".", "_" or "-"`);
   }
   const progress = deps.onProgress ?? (() => undefined);
+  const registry = deps.registry ?? REGISTRY;
+  const plan = deps.plan ?? (await planExport(definition, deps.source, { log, datasets: registry.datasets, companyPrefix: deps.sourceInfo.companyPrefix }));
   const attempt = { storage: deps.storage, ledger: deps.ledger, report: definition.name, timeZone: definition.timeZone, runId, now, log };
   return withRunAttempt({ ...attempt, runDate: deps.runDate, leaseMs: deps.leaseMs, leaseWait: deps.leaseWait, onProgress: progress, pause: deps.pause }, async (run) => {
     const ctx: DatasetContext = { source: deps.source, definition, log, people: new PeopleDirectory(), now: () => startedAt };
-    const registry = deps.registry ?? REGISTRY;
     const tracker = await trackChanges(definition, deps, run, registry, log);
     const outputs = await openOutputs(
       { definition, writer: run.writer, runId, runDate: run.runDate, exportedAt: startedAt, tracker, log, datasets: registry.datasets },
       outputsFor(definition, registry),
     );
-    const datasets: Dataset[] = datasetsOf(definition.datasets, registry.datasets).map((d) => d.create(ctx));
+    // Made from what the plan resolved: no dataset lists or resolves again.
+    const datasets: Dataset[] = plan.datasets.map((d) => d.plan.create(ctx));
     const tableRows: Record<string, number> = {};
     // Large datasets start fetching now, within their read-ahead, sharing the request budget.
     for (const dataset of datasets) dataset.prefetch?.();
@@ -107,7 +114,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
     const record = {
       runId, generatedAt: run.runStart.toISOString(), changes: changed.manifest,
       selectors: { requested: definition.datasets, resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])) },
-      figures: manifestFiguresSchema.parse(mergeFigures(datasets.map((d) => d.figures()))),
+      figures: manifestFiguresSchema.parse(mergeFigures([plan.figures, ...datasets.map((d) => d.figures())])),
     };
     const entries = await outputs.finishRun({ summary, changes: changed.report, snapshots, rows: tableRows, record });
     const delivery = decideDelivery(definition, { summary, changes: changed.report });

@@ -1,10 +1,10 @@
-import { SelectorNotFoundError } from '../core/errors';
-
 /**
  * Selectors of a report definition name a board, collection, risk register or theme by id, by key
  * (where the record has one) or by title, so a definition can be written from what people see in the
  * planning tool. Ids and keys win over titles; a title must name exactly one visible record.
  */
+
+import type { PlanIssue } from './dataset';
 
 /** A record a selector can name. */
 export interface Selectable {
@@ -13,10 +13,8 @@ export interface Selectable {
   readonly title?: string | null | undefined;
 }
 
-/** How the errors speak of a selector: its path in the definition and the records it names. */
+/** How a problem with a selector speaks of the records it names. */
 export interface SelectorWords {
-  /** e.g. `risks.registers` */
-  readonly path: string;
   /** e.g. `risk register` */
   readonly noun: string;
   /** Whether these records have keys (registers, themes) or only ids and titles (boards, collections). */
@@ -44,26 +42,49 @@ function listed(records: readonly Selectable[]): string {
   return records.length > MAX_LISTED ? `${shown}, … (${records.length - MAX_LISTED} more)` : shown;
 }
 
+/** The record a selector names, or why it names none (a sentence for the plan's list of problems). */
+export type Selected<T> = { readonly record: T; readonly problem?: undefined } | { readonly record?: undefined; readonly problem: string };
+
 /**
  * The one visible record `selector` names: by id, else by key, else by title (an exact title
- * before one that differs only in case or blanks). Throws SelectorNotFoundError listing the
- * candidates when nothing or more than one record has that title.
+ * before one that differs only in case or blanks). Names the candidates when nothing or more than
+ * one record has that title.
  */
-export function resolveSelector<T extends Selectable>(candidates: readonly T[], selector: string, words: SelectorWords): T {
+export function selectRecord<T extends Selectable>(candidates: readonly T[], selector: string, words: SelectorWords): Selected<T> {
   const byId = candidates.find((c) => c.id === selector) ?? candidates.find((c) => c.key === selector);
-  if (byId) return byId;
+  if (byId) return { record: byId };
   const exact = candidates.filter((c) => c.title === selector);
   const wanted = normalise(selector);
   const titled = exact.length > 0 ? exact : candidates.filter((c) => c.title && normalise(c.title) === wanted);
-  if (titled.length === 1) return titled[0]!;
+  if (titled.length === 1) return { record: titled[0]! };
   if (titled.length > 1) {
-    throw new SelectorNotFoundError(
-      `${words.path}: "${selector}" is ambiguous: ${titled.length} visible ${words.noun}s have that title: ${listed(titled)}. ` +
+    return {
+      problem: `"${selector}" is ambiguous: ${titled.length} visible ${words.noun}s have that title: ${listed(titled)}. ` +
         `Name one by its ${words.keyed ? 'key or id' : 'id'} instead.`,
-    );
+    };
   }
-  throw new SelectorNotFoundError(
-    `${words.path}: no visible ${words.noun} has the id "${selector}", nor a ${words.keyed ? 'key or title' : 'title'} of that name. ` +
-      `${words.hint ? `${words.hint} ` : ''}Visible ${words.noun}s: ${listed(candidates)}.`,
-  );
+  return {
+    problem: `"${selector}" is not a ${words.noun} this key can see (by id${words.keyed ? ', key' : ''} or title); visible: ${listed(candidates)}.` +
+      `${words.hint ? ` ${words.hint}` : ''}`,
+  };
+}
+
+/**
+ * The record each selector names, in selector order (a record named twice comes twice, as the
+ * definition asks), and a problem at `<path>[i]` for each selector that names none.
+ */
+export function selectAll<T extends Selectable>(
+  candidates: readonly T[],
+  selectors: readonly string[],
+  path: string,
+  words: SelectorWords,
+): { records: T[]; issues: PlanIssue[] } {
+  const records: T[] = [];
+  const issues: PlanIssue[] = [];
+  selectors.forEach((selector, index) => {
+    const selected = selectRecord(candidates, selector, words);
+    if (selected.problem === undefined) records.push(selected.record);
+    else issues.push({ path: `${path}[${index}]`, message: selected.problem });
+  });
+  return { records, issues };
 }

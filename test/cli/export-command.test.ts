@@ -8,6 +8,7 @@ import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startDynalite, type DynaliteHandle } from '../support/dynalite';
 import { startS3rver, type S3rverHandle } from '../support/s3rver';
 import { captureIo } from '../support/cli-io';
+import { dataRequests } from '../support/list-calls';
 
 describe('export command', () => {
   let sim: RunningSimulator;
@@ -187,6 +188,35 @@ describe('export command', () => {
     expect(io.err()).toContain('name: must be a slug');
     expect(io.err()).toContain('datasets.piObjectives.completionType');
     await expect(readdir(join(dir, 'bad-out'))).rejects.toThrow();
+  });
+
+  it('stops a definition with bad selectors in two datasets before anything is fetched or written, listing both', async () => {
+    const misnamed = { name: 'misnamed', datasets: { risks: { registers: ['No such register'] }, okrs: {}, boardItems: { boards: ['1000', 'Payments ARTT'] } } };
+    await writeFile(join(dir, 'misnamed.json'), JSON.stringify(misnamed));
+    sim.clearRequests();
+    const io = captureIo(dir);
+    expect(await runExportCommand(['--report', 'misnamed.json', '--credentials', 'credentials.json', '--out', 'misnamed-out'], io)).toBe(1);
+    expect(io.err()).toContain('export failed: report "misnamed" cannot run as defined (2 problems); nothing was fetched or written:\n');
+    expect(io.err()).toContain('\n  - datasets.risks.registers[0]: "No such register" is not a risk register this key can see');
+    expect(io.err()).toContain('\n  - datasets.boardItems.boards[1]: "Payments ARTT" is not a board this key can see');
+    expect(io.out()).not.toMatch(/dataset risks/);
+    // The lists alone: no risks, OKR trees or board items were asked for before the plan failed.
+    expect(dataRequests(sim.requests)).toEqual([]);
+    // No run folder, no lease in the ledger (<out>/.ledger), nothing at all.
+    await expect(readdir(join(dir, 'misnamed-out'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('stops at the plan when the company prefix is wrong, with one error naming it', async () => {
+    await writeFile(join(dir, 'wrong-prefix.json'), JSON.stringify({ ...sim.credentials(), companyPrefix: 'acmee' }));
+    sim.clearRequests();
+    const io = captureIo(dir);
+    expect(await runExportCommand(['--report', 'report.json', '--credentials', 'wrong-prefix.json', '--out', 'prefix-out'], io)).toBe(1);
+    expect(io.err()).toContain(
+      'export failed: report "cli-test" cannot run as defined (one problem); nothing was fetched or written:\n' +
+        '  - credentials.companyPrefix: the planning API does not accept the company prefix "acmee" of the credentials: the list of boards answered 404.',
+    );
+    expect(dataRequests(sim.requests)).toEqual([]);
+    await expect(readdir(join(dir, 'prefix-out'))).rejects.toThrow(/ENOENT/);
   });
 
   it('exits 1 with advice when the API key is wrong, without echoing it', async () => {

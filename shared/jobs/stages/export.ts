@@ -1,5 +1,6 @@
 import type { RequestEvent } from '../../planning-api/requester';
 import type { ProgressEvent } from '../../report/dataset';
+import type { ExportPlan } from '../../report/export-plan';
 import { exportReport } from '../../report/export-report';
 import type { ExportResult } from '../../report/run-export';
 import type { Wait } from '../../report/run-lease';
@@ -8,8 +9,9 @@ import type { RunContext } from '../run-context';
 import type { ResolvedJob } from './resolve';
 
 /**
- * Stage 2 of a job, export: the run itself, under its lease (report/run-attempt.ts), fetched,
- * written and published, or found complete when an earlier attempt of the same run id published it.
+ * Stage 2 of a job, export: the run itself, under its lease (report/run-attempt.ts), its datasets
+ * made from the plan (stages/plan.ts), fetched, written and published, or found complete when an
+ * earlier attempt of the same run id published it.
  * The single path and the fan-out's assembler both come here; the assembler only brings a `fetch`
  * that replays its workers' stored answers.
  */
@@ -27,8 +29,15 @@ export interface ExportPorts {
   readonly leaseWait?: Wait | undefined;
 }
 
-export function exportRun(job: ResolvedJob, ports: ExportPorts, context: RunContext, onProgress?: (event: ProgressEvent) => void): Promise<ExportResult> {
+export function exportRun(
+  job: ResolvedJob,
+  plan: ExportPlan,
+  ports: ExportPorts,
+  context: RunContext,
+  onProgress?: (event: ProgressEvent) => void,
+): Promise<ExportResult> {
   return exportReport(job.definition, {
+    plan,
     credentials: ports.credentials,
     storage: context.storage,
     ledger: context.ledger,

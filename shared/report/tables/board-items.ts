@@ -1,10 +1,10 @@
 import { statusCategoryText } from '../../core/format';
 import type { Board, BoardItem, BoardStatus, BoardStory } from '../../planning-api/schemas';
-import type { Dataset, DatasetContext, DatasetEntry, TableOutput } from '../dataset';
+import type { Dataset, DatasetContext, DatasetEntry, DatasetPlan, PlanContext, TableOutput } from '../dataset';
 import { changeRules } from '../changes/change-rules';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { tableColumns } from '../../table/column-spec';
-import { BOARD_SHAPE, boardStateIdColumn, selectBoards } from './boards';
+import { BOARD_SHAPE, boardStateIdColumn, planBoards } from './boards';
 import { apiDate, link, listOf, titleOrText } from './columns';
 import { FieldAudit, type FieldShape } from '../field-audit';
 import { RepeatedRecords } from '../repeated-records';
@@ -190,26 +190,29 @@ function auditBoards(audit: FieldAudit, boards: readonly Board[]): void {
   }
 }
 
-/** The `board-items` table: features and their stories, board by board (several boards fetched at once). */
-export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsReadAhead = BOARD_ITEMS_READ_AHEAD): Dataset {
-  const selection = ctx.definition.datasets.boardItems ?? {};
-  let boards: Board[] = [];
+/**
+ * The `board-items` table of `boards` (resolved by the run's plan, planBoardItems): features and
+ * their stories, board by board (several boards fetched at once).
+ */
+export function boardItemsDataset(ctx: DatasetContext, boards: readonly Board[], readAhead: BoardItemsReadAhead = BOARD_ITEMS_READ_AHEAD): Dataset {
   const counts = new Map<string, { features: number; stories: number }>();
   const audit = new FieldAudit();
   const repeats = new RepeatedRecords();
   const writtenIds = boardIdSets();
 
   /** The boards and their items' iterator, started by prefetch() or at the dataset's turn. */
-  let started: Promise<{ boards: Board[]; items: AsyncGenerator<BoardItemsOf> }> | undefined;
-  const start = () =>
-    (started ??= selectBoards(ctx.source, selection, 'boardItems', ctx.log, repeats).then((selected) => {
+  let started: AsyncGenerator<BoardItemsOf> | undefined;
+  const start = () => {
+    if (!started) {
       const limits = { ...readAhead, boardsInFlight: Math.max(readAhead.boardsInFlight, ctx.source.concurrency ?? 0) };
-      const items = boardItemsInOrder(ctx.source, (boardId) => loadBoardMetadata(ctx, boardId), selected, limits);
+      const items = boardItemsInOrder(ctx.source, (boardId) => loadBoardMetadata(ctx, boardId), boards, limits);
       // An async generator runs only when asked: ask for the first feature now, keep it for rows().
       const first = items.next();
       first.catch(() => undefined);
-      return { boards: selected, items: prepend(first, items) };
-    }));
+      started = prepend(first, items);
+    }
+    return started;
+  };
 
   /** The rows of one answer: its features, each followed by its stories, made as the consumer takes them. */
   function* pageRows({ board, meta, items: page }: BoardItemsOf, timeZone: string): Iterable<TableRow> {
@@ -241,8 +244,7 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
-    const { boards: selected, items } = await start();
-    boards = selected;
+    const items = start();
     auditBoards(audit, boards);
     yield { table: { name: 'board-items', columns: BOARD_ITEM_COLUMNS, outlineLevels: 1 }, batches: batches(items) };
   }
@@ -250,12 +252,11 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   return {
     name: 'boardItems',
     prefetch: () => {
-      // Observed by tables(); until then a failure must not be an unhandled rejection.
-      start().catch(() => undefined);
+      // A failure of the first page is observed by tables(); until then it is held (start() catches it).
+      start();
     },
     stop: async () => {
-      const running = await started?.catch(() => undefined);
-      await running?.items.return(undefined);
+      await started?.return(undefined);
     },
     tables,
     resolvedSelectors: () => ({ boards: boards.map((b) => ({ id: b.id, title: b.title ?? null })) }),
@@ -281,10 +282,22 @@ export function boardItemsDataset(ctx: DatasetContext, readAhead: BoardItemsRead
   };
 }
 
+/** The plan of the board items: the boards named and those of the collections named, or every visible one. */
+async function planBoardItems(ctx: PlanContext): Promise<DatasetPlan> {
+  const { boards, issues } = await planBoards(ctx, ctx.definition.datasets.boardItems ?? {}, 'boardItems');
+  return {
+    issues,
+    reads: [{ noun: 'board', records: boards }],
+    // The items operation tells no total: a board's pages are known only as they come.
+    estimate: { requests: 4 * boards.length, exact: false, how: 'the statuses, sprints and teams of each board, and its features a page at a time until an empty page' },
+    create: (dataset) => boardItemsDataset(dataset, boards),
+  };
+}
+
 export const BOARD_ITEMS_DATASET: DatasetEntry = {
   name: 'boardItems',
   selectors: ['boards', 'collections'],
-  create: boardItemsDataset,
+  plan: planBoardItems,
   tables: [{
     name: 'board-items',
     title: 'Board items',

@@ -1,8 +1,7 @@
-import type { Log } from '../../core/logger';
 import type { Board } from '../../planning-api/schemas';
-import type { PlanningSource } from '../planning-source';
-import { RepeatedRecords } from '../repeated-records';
-import { resolveSelector } from '../selector-titles';
+import type { PlanContext, PlanIssue } from '../dataset';
+import { selectAll } from '../selector-titles';
+
 import type { FieldShape } from '../field-audit';
 import type { ColumnSpec } from '../../table/column-spec';
 import { idOrText } from './columns';
@@ -16,43 +15,58 @@ export const boardStateIdColumn: ColumnSpec<{ readonly board: Board }, 'board_st
   read: (s) => idOrText(s.board.state),
 };
 
-/**
- * Resolves `boards` / `collections` selectors (ids or titles) of a legacy dataset to visible boards.
- * Boards named directly and boards of the named collections are combined (union), in the order of
- * the API's board list, each once (`repeats` counts a board the list repeats). Board ids must come
- * from the list-boards operation (rule 2 of the API): an id from a browser address bar is a session
- * id and is reported as not visible.
- */
-export async function selectBoards(
-  source: PlanningSource,
-  selection: { boards?: readonly string[] | undefined; collections?: readonly string[] | undefined },
-  dataset: string,
-  log: Log,
-  repeats: RepeatedRecords = new RepeatedRecords(),
-): Promise<Board[]> {
-  // A board listed twice would be exported twice (its items and objectives doubled): the first is kept.
-  const all = repeats.unique(await source.listBoards(), (b) => b.id, 'boards');
-  repeats.warn(log, 'boards');
-  if (!selection.boards && !selection.collections) return all;
-  const chosen = new Set<string>();
-  if (selection.collections) {
-    const collections = await source.listCollections();
-    const collectionIds = selection.collections.map(
-      (selector) => resolveSelector(collections, selector, { path: `${dataset}.collections`, noun: 'collection', keyed: false }).id,
-    );
-    const inCollections = await source.listBoards({ collectionIds });
-    if (inCollections.length === all.length && all.length > 1) {
-      // Some deployments ignore the collection filter; say so rather than silently exporting everything.
-      log.warn('collection filter returned every visible board; the server may ignore it', {
-        dataset,
-        collections: collectionIds,
-      });
-    }
-    for (const board of inCollections) chosen.add(board.id);
-  }
-  for (const selector of selection.boards ?? []) {
-    const hint = 'Use ids from the list-boards operation (an id copied from the browser address bar is a session id), or list them with `npm run discover`.';
-    chosen.add(resolveSelector(all, selector, { path: `${dataset}.boards`, noun: 'board', keyed: false, hint }).id);
-  }
-  return all.filter((b) => chosen.has(b.id));
+/** The `boards` / `collections` selectors of a legacy dataset. */
+export interface BoardSelection {
+  readonly boards?: readonly string[] | undefined;
+  readonly collections?: readonly string[] | undefined;
 }
+
+const BOARD_HINT = 'Use ids from the list-boards operation (an id copied from the browser address bar is a session id), or list them with `npm run discover`.';
+
+/**
+ * The plan of a legacy dataset's boards (`dataset`: its name under `datasets`): its `boards` /
+ * `collections` selectors (ids or titles) resolved to visible boards. Boards named directly and
+ * boards of the named collections are combined (union), in the order of the API's board list, each
+ * once. Board ids must come from the list-boards operation (rule 2 of the API): an id from a browser
+ * address bar is a session id and is reported as not visible. Every selector that names nothing is
+ * an issue; a company prefix the API refuses is the one issue instead (no board can be checked).
+ */
+export async function planBoards(ctx: PlanContext, selection: BoardSelection, dataset: string): Promise<{ boards: Board[]; issues: PlanIssue[] }> {
+  const all = await ctx.lists.boards();
+  if (all.issue) return { boards: [], issues: [all.issue] };
+  if (!selection.boards && !selection.collections) return { boards: [...all.records], issues: [] };
+  const chosen = new Set<string>();
+  const issues: PlanIssue[] = [];
+  if (selection.collections) {
+    const inCollections = await boardsOfCollections(ctx, selection.collections, dataset, all.records.length);
+    issues.push(...inCollections.issues);
+    for (const board of inCollections.boards) chosen.add(board.id);
+  }
+  const named = selectAll(all.records, selection.boards ?? [], `datasets.${dataset}.boards`, { noun: 'board', keyed: false, hint: BOARD_HINT });
+  issues.push(...named.issues);
+  for (const board of named.records) chosen.add(board.id);
+  return { boards: all.records.filter((b) => chosen.has(b.id)), issues };
+}
+
+/** The boards of the named collections, as the API lists them; none asked for while a collection is unknown. */
+async function boardsOfCollections(
+  ctx: PlanContext,
+  selectors: readonly string[],
+  dataset: string,
+  visible: number,
+): Promise<{ boards: readonly Board[]; issues: PlanIssue[] }> {
+  const collections = await ctx.lists.collections();
+  if (collections.issue) return { boards: [], issues: [collections.issue] };
+  const named = selectAll(collections.records, selectors, `datasets.${dataset}.collections`, { noun: 'collection', keyed: false });
+  // The plan fails anyway: the list of a wrong selection is not worth a request.
+  if (named.issues.length > 0) return { boards: [], issues: named.issues };
+  const collectionIds = named.records.map((c) => c.id);
+  const inCollections = await ctx.lists.boards(collectionIds);
+  if (inCollections.issue) return { boards: [], issues: [inCollections.issue] };
+  if (inCollections.records.length === visible && visible > 1) {
+    // Some deployments ignore the collection filter; say so rather than silently exporting everything.
+    ctx.log.warn('collection filter returned every visible board; the server may ignore it', { dataset, collections: collectionIds });
+  }
+  return { boards: inCollections.records, issues: [] };
+}
+

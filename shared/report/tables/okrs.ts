@@ -8,8 +8,8 @@ import type {
   StrategicTheme,
   ThemeProgress,
 } from '../../planning-api/schemas';
-import { resolveSelector } from '../selector-titles';
-import { inBatches, type Dataset, type DatasetContext, type DatasetEntry, type TableOutput } from '../dataset';
+import { selectAll } from '../selector-titles';
+import { inBatches, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset';
 import type { Column, TableRow } from '../../table/table';
 import { OkrFigures } from '../summary/okr-figures';
 import { listOf } from './columns';
@@ -206,10 +206,18 @@ interface ThemeTree {
 /** The OKR sheet's name: the Summary's links to an objective's row point into it. */
 const OKRS_TITLE = 'OKRs';
 
-/** The `strategic-themes` and `okrs` tables, from one walk of the theme hierarchy. */
-export function okrsDataset(ctx: DatasetContext): Dataset {
-  const selection = ctx.definition.datasets.okrs ?? {};
-  let themes: StrategicTheme[] = [];
+/** What the plan resolved for the OKRs (planOkrs): the themes to export and the portfolios they belong to. */
+export interface OkrSelection {
+  readonly portfolios: readonly PortfolioTheme[];
+  /** The portfolio themes of each strategic theme, by its id. */
+  readonly membership: ReadonlyMap<string, readonly PortfolioTheme[]>;
+  /** In the API's order. */
+  readonly themes: readonly StrategicTheme[];
+}
+
+/** The `strategic-themes` and `okrs` tables, from one walk of the hierarchy of the themes the plan chose. */
+export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Dataset {
+  const { portfolios, membership, themes } = selection;
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
   const health = new OkrFigures(OKRS_TITLE, ctx.definition.links.okrUrl);
@@ -217,24 +225,6 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   const repeats = new RepeatedRecords();
   let objectiveCompletionSum = 0;
   let objectivesWithCompletion = 0;
-
-  async function selectThemes(portfolios: readonly PortfolioTheme[], membership: Map<string, PortfolioTheme[]>) {
-    const all = repeats.unique(await toArray(ctx.source.listStrategicThemes()), (t) => t.id, 'strategic-themes');
-    if (!selection.portfolioThemes && !selection.strategicThemes) return all;
-    const chosen = new Map<string, StrategicTheme>();
-    for (const selector of selection.portfolioThemes ?? []) {
-      const portfolio = resolveSelector(portfolios, selector, { path: 'okrs.portfolioThemes', noun: 'portfolio theme', keyed: true });
-      for (const theme of all) {
-        if ((membership.get(theme.id) ?? []).some((p) => p.id === portfolio.id)) chosen.set(theme.id, theme);
-      }
-    }
-    for (const selector of selection.strategicThemes ?? []) {
-      const theme = resolveSelector(all, selector, { path: 'okrs.strategicThemes', noun: 'strategic theme', keyed: true });
-      chosen.set(theme.id, theme);
-    }
-    // Keep the API's order, not the selector order, so the sheet reads like the planning tool.
-    return all.filter((t) => chosen.has(t.id));
-  }
 
   async function loadTree(theme: StrategicTheme): Promise<ThemeTree> {
     const groups = await toArray(ctx.source.listObjectiveGroups(theme.id));
@@ -268,18 +258,6 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
-    const portfolios = repeats.unique(await toArray(ctx.source.listPortfolioThemes()), (p) => p.id, 'portfolio-themes');
-    repeats.warn(ctx.log, 'portfolio-themes');
-    const membership = new Map<string, PortfolioTheme[]>();
-    await Promise.all(
-      portfolios.map(async (portfolio) => {
-        for await (const theme of ctx.source.listPortfolioStrategicThemes(portfolio.id)) {
-          membership.set(theme.id, [...(membership.get(theme.id) ?? []), portfolio]);
-        }
-      }),
-    );
-    themes = await selectThemes(portfolios, membership);
-    repeats.warn(ctx.log, 'strategic-themes');
     await Promise.all(
       themes.map(async (theme) => {
         const p = await progressOf(theme);
@@ -395,10 +373,36 @@ export function okrsDataset(ctx: DatasetContext): Dataset {
   };
 }
 
+/**
+ * The plan of the OKRs: the strategic themes named, and those of the portfolio themes named (keys,
+ * ids or titles), or every visible one, in the API's order, from the run's theme lists.
+ */
+async function planOkrs(ctx: PlanContext): Promise<DatasetPlan> {
+  const named = ctx.definition.datasets.okrs ?? {};
+  const [portfolios, membership, all] = await Promise.all([ctx.lists.portfolioThemes(), ctx.lists.membership(), ctx.lists.strategicThemes()]);
+  const ofPortfolios = selectAll(portfolios, named.portfolioThemes ?? [], 'datasets.okrs.portfolioThemes', { noun: 'portfolio theme', keyed: true });
+  const themesNamed = selectAll(all, named.strategicThemes ?? [], 'datasets.okrs.strategicThemes', { noun: 'strategic theme', keyed: true });
+  const portfolioIds = new Set(ofPortfolios.records.map((p) => p.id));
+  const chosen = new Set(themesNamed.records.map((t) => t.id));
+  for (const theme of all) if ((membership.get(theme.id) ?? []).some((p) => portfolioIds.has(p.id))) chosen.add(theme.id);
+  // Keep the API's order, not the selector order, so the sheet reads like the planning tool.
+  const themes = named.portfolioThemes || named.strategicThemes ? all.filter((t) => chosen.has(t.id)) : all;
+  return {
+    issues: [...ofPortfolios.issues, ...themesNamed.issues],
+    reads: [{ noun: 'strategic theme', records: themes }],
+    estimate: {
+      requests: 2 * themes.length,
+      exact: false,
+      how: 'the progress and the objective groups of each theme, then the objectives of each group and the key results of each objective',
+    },
+    create: (dataset) => okrsDataset(dataset, { portfolios, membership, themes }),
+  };
+}
+
 export const OKRS_DATASET: DatasetEntry = {
   name: 'okrs',
   selectors: ['portfolioThemes', 'strategicThemes'],
-  create: okrsDataset,
+  plan: planOkrs,
   tables: [
     {
       name: 'strategic-themes',

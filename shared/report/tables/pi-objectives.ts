@@ -4,9 +4,9 @@ import { RepeatedRecords } from '../repeated-records';
 import { PI_ITEM_TRACKED, PI_OBJECTIVE_COLUMNS, PI_OBJECTIVE_TABLE, TEAM_SPRINT_TABLE, piItemValues, piObjectiveItemColumns, teamSprintPlan, trackerFields, type PiItemColumnName } from './pi-objectives-columns';
 import { PI_GROUP_SHAPE, PI_ITEM_NOT_EXPORTED, PI_OBJECTIVE_NOT_EXPORTED, piAudit } from './pi-objectives-audit';
 import { withoutRepeats } from './pi-objective-repeats';
-import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type TableOutput } from '../dataset';
+import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset';
 import type { TableRow } from '../../table/table';
-import { BOARD_SHAPE, selectBoards } from './boards';
+import { BOARD_SHAPE, planBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';
 import { titleOrText } from './columns';
 import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
@@ -24,14 +24,14 @@ async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[
 /** The sheet's name: the Summary's links to an objective's row point into it. */
 const PI_OBJECTIVES_TITLE = 'PI objectives';
 
-export function piObjectivesDataset(ctx: DatasetContext): Dataset {
+/** The `pi-objectives` and `pi-objective-items` tables of `boards` (resolved by the run's plan, planPiObjectives). */
+export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[]): Dataset {
   const repeats = new RepeatedRecords();
   const selection = ctx.definition.datasets.piObjectives ?? { additionalColumns: false };
   const completionType = selection.completionType as CompletionType | undefined;
   const additionalColumns = selection.additionalColumns;
   const { audit, subItemShape, linkedItemShape } = piAudit(additionalColumns);
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
-  let boards: Board[] = [];
   const predictability = new PiFigures(PI_OBJECTIVES_TITLE, ctx.definition.links.piObjectiveUrl);
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
@@ -47,7 +47,6 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   }
 
   async function* tables(): AsyncIterable<TableOutput> {
-    boards = await selectBoards(ctx.source, selection, 'piObjectives', ctx.log, repeats);
     for (const board of boards) {
       audit.check('pi-objectives', board, BOARD_SHAPE, 'board.');
       if (typeof board.state === 'string') audit.warn('pi-objectives', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
@@ -144,10 +143,22 @@ export function piObjectivesDataset(ctx: DatasetContext): Dataset {
   };
 }
 
+/** The plan of the PI objectives: the boards named and those of the collections named, or every visible one. */
+async function planPiObjectives(ctx: PlanContext): Promise<DatasetPlan> {
+  const { boards, issues } = await planBoards(ctx, ctx.definition.datasets.piObjectives ?? {}, 'piObjectives');
+  return {
+    issues,
+    reads: [{ noun: 'board', records: boards }],
+    // One answer holds a board's whole tree of groups, objectives and items.
+    estimate: { requests: 3 * boards.length, exact: true, how: 'the objective groups, the sprints and the teams of each board' },
+    create: (dataset) => piObjectivesDataset(dataset, boards),
+  };
+}
+
 export const PI_OBJECTIVES_DATASET: DatasetEntry = {
   name: 'piObjectives',
   selectors: ['boards', 'collections'],
-  create: piObjectivesDataset,
+  plan: planPiObjectives,
   tables: [
     {
       name: 'pi-objectives',

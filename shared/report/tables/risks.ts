@@ -1,10 +1,10 @@
 import { toArray } from '../../core/async-iterables';
 import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
 import { epochToCalendarDate, parseApiDate } from '../dates';
-import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type TableOutput } from '../dataset';
+import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset';
 import { RiskFigures } from '../summary/risk-figures';
 import { RiskHeatMap } from '../summary/risk-heat-map';
-import { resolveSelector } from '../selector-titles';
+import { selectAll } from '../selector-titles';
 import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
 import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../people';
@@ -237,29 +237,19 @@ export function riskRow(register: RiskRegister, risk: Risk, custom: readonly Cus
 const RISKS_TITLE = 'Risks';
 
 /**
- * The `risks` dataset. Risks are collected before the table starts because the custom-field
- * columns are only known once every risk has been seen (a stable header needs them all); a
- * register holds hundreds to a few thousand risks, so this is small next to board items.
+ * The `risks` dataset of `registers` (resolved by the run's plan, planRisks). Risks are collected
+ * before the table starts because the custom-field columns are only known once every risk has been
+ * seen (a stable header needs them all); a register holds hundreds to a few thousand risks, so this
+ * is small next to board items.
  */
-export function risksDataset(ctx: DatasetContext): Dataset {
-  const selectors = ctx.definition.datasets.risks?.registers;
-  let registers: RiskRegister[] = [];
+export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegister[]): Dataset {
   const figures = new RiskFigures(runDay(ctx), RISKS_TITLE, ctx.definition.datasets.risks?.ownerField, ctx.definition.links.riskUrl);
   const heatMap = new RiskHeatMap();
   let total = 0;
   const audit = new FieldAudit({ risks: RISK_NOT_EXPORTED });
   const repeats = new RepeatedRecords();
 
-  async function selectRegisters(): Promise<RiskRegister[]> {
-    // A register listed twice would have its risks exported twice: the first is kept.
-    const visible = repeats.unique(await toArray(ctx.source.listRiskRegisters()), (r) => r.id, 'registers');
-    repeats.warn(ctx.log, 'registers');
-    if (!selectors) return visible;
-    return selectors.map((selector) => resolveSelector(visible, selector, { path: 'risks.registers', noun: 'risk register', keyed: true }));
-  }
-
   async function* tables(): AsyncIterable<TableOutput> {
-    registers = await selectRegisters();
     for (const register of registers) audit.check('risks', register, REGISTER_SHAPE, 'register.');
     const fetched = await Promise.all(
       registers.map(async (register) => ({ register, risks: await toArray(ctx.source.listRisks(register.id)) })),
@@ -296,10 +286,28 @@ export function risksDataset(ctx: DatasetContext): Dataset {
   };
 }
 
+/**
+ * The plan of the risks: the registers named (ids, keys or titles, in the order named), or every
+ * visible one, from the run's list of registers.
+ */
+async function planRisks(ctx: PlanContext): Promise<DatasetPlan> {
+  const selectors = ctx.definition.datasets.risks?.registers;
+  const visible = await ctx.lists.registers();
+  const { records: registers, issues } = selectors
+    ? selectAll(visible, selectors, 'datasets.risks.registers', { noun: 'risk register', keyed: true })
+    : { records: [...visible], issues: [] };
+  return {
+    issues,
+    reads: [{ noun: 'risk register', records: registers }],
+    estimate: { requests: registers.length, exact: false, how: 'the risks of each register, a page per 50 risks' },
+    create: (dataset) => risksDataset(dataset, registers),
+  };
+}
+
 export const RISKS_DATASET: DatasetEntry = {
   name: 'risks',
   selectors: ['registers'],
-  create: risksDataset,
+  plan: planRisks,
   tables: [{
     name: 'risks',
     title: RISKS_TITLE,

@@ -126,7 +126,7 @@ describe('export-report handler', () => {
     expect(outcome).toMatchObject({ status: 'failed', reason: expect.stringContaining('not-a-board') });
     expect(await keysUnder(h, 'reports/broken/')).toEqual([]);
     const failed: unknown[] = h.events.events.filter((e) => e.DetailType === 'ReportFailed').map((e): unknown => JSON.parse(e.Detail));
-    expect(failed).toContainEqual(expect.objectContaining({ report: 'broken', retryable: false, errorType: 'SelectorNotFoundError' }));
+    expect(failed).toContainEqual(expect.objectContaining({ report: 'broken', retryable: false, errorType: 'ReportPlanError' }));
   });
 
   it('rejects an event that is not a job request', async () => {

@@ -35,15 +35,22 @@ const TOY_ROWS: TableRow[] = [{ values: ['t1', 3] }, { values: ['t2', 5] }];
 const TOY_DATASET: DatasetEntry = {
   name: 'toys',
   selectors: [],
-  create: () => ({
-    name: 'toys',
-    tables: async function* () {
-      yield { table: { name: 'toy-things', columns: TOY_COLUMNS }, batches: inBatches(TOY_ROWS) };
-    },
-    resolvedSelectors: () => ({}),
-    summary: () => [],
-    figures: () => ({}),
-  }),
+  // Nothing to resolve: its plan lists nothing and only makes the dataset.
+  plan: () =>
+    Promise.resolve({
+      issues: [],
+      reads: [],
+      estimate: { requests: 0, exact: true, how: 'none: the toys are in hand' },
+      create: () => ({
+        name: 'toys',
+        tables: async function* () {
+          yield { table: { name: 'toy-things', columns: TOY_COLUMNS }, batches: inBatches(TOY_ROWS) };
+        },
+        resolvedSelectors: () => ({}),
+        summary: () => [],
+        figures: () => ({}),
+      }),
+    }),
   tables: [{ name: 'toy-things', title: 'Toy things', contract: { version: '1.0', columns: TOY_COLUMNS }, docs: { intro: 'One row per toy.' } }],
 };
 

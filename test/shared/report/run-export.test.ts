@@ -7,7 +7,7 @@ import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
-import { PlanningApiError, SelectorNotFoundError } from '../../../shared/core/errors';
+import { PlanningApiError, ReportPlanError } from '../../../shared/core/errors';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../shared/report/definition';
 import { exportReport } from '../../../shared/report/export-report';
 import type { ExportResult } from '../../../shared/report/run-export';
@@ -265,8 +265,8 @@ describe('runExport failures', () => {
     });
 
   it('names an unknown board selector and leaves nothing behind', async () => {
-    await expect(run({ name: 'bad', datasets: { boardItems: { boards: ['nope'] } } }, 'r1')).rejects.toThrow(SelectorNotFoundError);
-    await expect(run({ name: 'bad', datasets: { boardItems: { boards: ['nope'] } } }, 'r1')).rejects.toThrow(/boardItems.boards: no visible board has the id "nope"/);
+    await expect(run({ name: 'bad', datasets: { boardItems: { boards: ['nope'] } } }, 'r1')).rejects.toThrow(ReportPlanError);
+    await expect(run({ name: 'bad', datasets: { boardItems: { boards: ['nope'] } } }, 'r1')).rejects.toThrow(/datasets\.boardItems\.boards\[0\]: "nope" is not a board this key can see/);
     await expect(readdir(join(root, 'bad'))).rejects.toThrow();
   });
 

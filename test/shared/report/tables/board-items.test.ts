@@ -233,14 +233,13 @@ describe('board-items dataset: board page chains in flight', () => {
     const boards = boardsOf(12);
     const source = Object.assign(Object.create(fake.source) as PlanningSource, {
       concurrency,
-      listBoards: () => Promise.resolve(boards),
       getStatuses: () => Promise.resolve({ parentStatuses: [], childrenStatuses: [] }),
       listSprints: () => Promise.resolve([]),
       listTeams: () => Promise.resolve([]),
     });
     const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog, now: systemClock };
     let rows = 0;
-    for await (const { batches } of boardItemsDataset(ctx, { boardsInFlight: 2, bytes: 10_000 * ITEM_BYTES, currentBoardFeatures: 1_000 }).tables()) {
+    for await (const { batches } of boardItemsDataset(ctx, boards, { boardsInFlight: 2, bytes: 10_000 * ITEM_BYTES, currentBoardFeatures: 1_000 }).tables()) {
       for await (const batch of batches) rows += [...batch].length;
     }
     return { rows, maxActive: fake.maxActive };
@@ -275,7 +274,7 @@ describe('board-items dataset against the simulator', () => {
       now: systemClock,
     };
     const rows: TableRow[] = [];
-    for await (const { batches } of boardItemsDataset(ctx, readAhead).tables()) for await (const batch of batches) rows.push(...batch);
+    for await (const { batches } of boardItemsDataset(ctx, await ctx.source.listBoards(), readAhead).tables()) for await (const batch of batches) rows.push(...batch);
     return rows;
   }
 
@@ -316,7 +315,7 @@ describe('board-items dataset against the simulator', () => {
       now: systemClock,
     };
     const sizes: number[] = [];
-    for await (const { batches } of boardItemsDataset(ctx).tables()) for await (const batch of batches) sizes.push([...batch].length);
+    for await (const { batches } of boardItemsDataset(ctx, await ctx.source.listBoards()).tables()) for await (const batch of batches) sizes.push([...batch].length);
     // 23 features a board in pages of 7 (7, 7, 7 and 2 features), each feature a row and each story another.
     const pageRows = (items: readonly { stories?: readonly unknown[] }[]) => items.reduce((n, item) => n + 1 + (item.stories?.length ?? 0), 0);
     const expected = sim.tenant.boards.flatMap((b) => {
