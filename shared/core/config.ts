@@ -60,8 +60,9 @@ export const awsRegion = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be a 
 const preflightCli = door(
   'preflight',
   cli.schema.extend({
-    AWS_REGION: awsRegion.optional(),
-    AWS_DEFAULT_REGION: awsRegion.optional(),
+    // An empty variable (`AWS_REGION= npm run …`) is no region, not a wrong one.
+    AWS_REGION: z.preprocess((v) => (v === '' ? undefined : v), awsRegion.optional()),
+    AWS_DEFAULT_REGION: z.preprocess((v) => (v === '' ? undefined : v), awsRegion.optional()),
     AWS_ENDPOINT_URL_CLOUDFORMATION: optionalUrl,
     AWS_ENDPOINT_URL_SSM: optionalUrl,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: optionalUrl,

@@ -41,7 +41,7 @@ export async function checkPlanningSecret(
 ): Promise<{ check: Check; credentials?: Credentials }> {
   const fields = { area: 'planning API' as const, name: 'planning API secret', blocks: true };
   if (!secret) {
-    return { check: cannotTell({ ...fields, detail: 'the stack is not deployed and cdk.json names no planningSecretName: no secret to read yet', fix: 'deploy first (the stack creates the secret), or give --secret-id' }) };
+    return { check: cannotTell({ ...fields, detail: "no secret to read: the stack's PlanningSecretId output is not known (not deployed, or not readable) and cdk.json names no planningSecretName", fix: 'deploy first (the stack creates the secret), or give --secret-id' }) };
   }
   let text: string | undefined;
   try {

@@ -12,7 +12,8 @@ const REFUSED = /AccessDenied|UnauthorizedOperation|NotAuthorized|Forbidden/i;
  */
 export function awsReadError(action: string, error: unknown): PreflightReadError {
   const name = error instanceof Error ? error.name : 'Error';
-  const service = typeof (error as { $metadata?: unknown }).$metadata === 'object';
+  // A service's answer carries $fault ("client" or "server"); a network failure has only its own message.
+  const service = typeof (error as { $fault?: unknown }).$fault === 'string';
   let why: string;
   if (REFUSED.test(name)) why = `refused (${name}): the AWS credentials in use may not call ${action}`;
   else if (name === 'CredentialsProviderError') why = 'no AWS credentials were found (set AWS_PROFILE, or sign in with aws sso login / aws configure)';

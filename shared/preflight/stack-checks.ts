@@ -83,7 +83,7 @@ export async function checkStack(
   const missing = EXPECTED_OUTPUTS.filter((name) => outputs[name] === undefined);
   const outputsCheck =
     missing.length === 0
-      ? ok({ area: 'stack', name: 'stack outputs', blocks: false, detail: `${EXPECTED_OUTPUTS.length} outputs, ${EXPECTED_OUTPUTS.join(', ')}` })
+      ? ok({ area: 'stack', name: 'stack outputs', blocks: false, detail: `all ${EXPECTED_OUTPUTS.length} that preflight and docs/deploy.md use` })
       : notOk({
           area: 'stack',
           name: 'stack outputs',
