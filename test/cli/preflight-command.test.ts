@@ -3,6 +3,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runPreflightCommand } from '../../cli/preflight-command';
 import { DefinitionStore } from '../../shared/definitions/definition-store';
+import type { ReportDefinitionInput } from '../../shared/report/definition';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { captureIo } from '../support/cli-io';
@@ -84,8 +85,8 @@ function writeCdkJson(settings: object = SETTINGS): void {
 }
 
 /** Stores `definition` as the deploy (or a push) would, with its schedule, and the schedule the sync would make. */
-async function storeReport(definition: { name: string }, schedule: typeof WEEKLY | null = WEEKLY): Promise<void> {
-  await store.put({ definition: definition as typeof REPORT, schedule });
+async function storeReport(definition: ReportDefinitionInput & { name: string }, schedule: typeof WEEKLY | null = WEEKLY): Promise<void> {
+  await store.put({ definition, schedule });
   if (schedule) {
     scheduler.schedules.set(`${GROUP}/${definition.name}`, {
       Name: definition.name,
@@ -245,8 +246,9 @@ describe('npm run preflight', () => {
     const { FanOutStateMachineArn: _fanOut, ...older } = OUTPUTS;
     cloudFormation.stacks.set(STACK, { status: 'UPDATE_COMPLETE', outputs: older });
     const outdated = await preflight();
-    expect(outdated.code).toBe(0);
-    expect(check(outdated.out, 'stack outputs')).toEqual({
+    // Not blocking: the outputs a first e-mail needs are there.
+    expect({ code: outdated.code, ...check(outdated.out, 'stack outputs') }).toEqual({
+      code: 0,
       status: 'not ok',
       detail: 'missing FanOutStateMachineArn: the deployed stack is older than this checkout (does not block a first e-mail)',
       fix: 'npx cdk deploy PlanningReportExporter --outputs-file cdk-outputs.json',
