@@ -71,7 +71,7 @@ export async function checkSchedules(groupName: string, reader: ScheduleGroupRea
   } catch (error) {
     return [group, cannotTell({ area, name, blocks: false, detail: errorMessage(error) })];
   }
-  if (wrong.length === 0) return [group, ok({ area, name, blocks: false, detail: `one for each of the ${scheduled.length} scheduled reports` })];
+  if (wrong.length === 0) return [group, ok({ area, name, blocks: false, detail: scheduled.length === 1 ? 'the scheduled report has its schedule' : `one for each of the ${scheduled.length} scheduled reports` })];
   return [
     group,
     notOk({ area, name, blocks: false, detail: `not as stored: ${wrong.join(', ')}`, fix: `push each again (npm run reports -- push <file> --bucket ${bucket}): the upload re-syncs its schedule within a minute` }),

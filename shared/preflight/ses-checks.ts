@@ -108,7 +108,7 @@ async function checkAccount(region: string, recipients: readonly string[], ses: 
     return [sandbox, cannotTell({ area, name: 'recipients (sandbox)', blocks: true, detail: errorMessage(error) })];
   }
   const name = 'recipients (sandbox)';
-  if (unverified.length === 0) return [sandbox, ok({ area, name, blocks: true, detail: recipients.length === 0 ? 'no report e-mails anyone yet' : `all ${recipients.length} verified` })];
+  if (unverified.length === 0) return [sandbox, ok({ area, name, blocks: true, detail: recipients.length === 0 ? 'no report e-mails anyone yet' : recipients.length === 1 ? 'the one recipient is verified' : `all ${recipients.length} verified` })];
   return [
     sandbox,
     notOk({ area, name, blocks: true, detail: `not verified, so the sandbox refuses them: ${unverified.join(', ')}`, fix: `${unverified.map((a) => createIdentity(a, region)).join('; ')} (each opens the link AWS e-mails them), or leave the sandbox` }),
