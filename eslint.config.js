@@ -23,6 +23,7 @@ const LAYERS = {
   definitions: ['core', 'storage', 'report'],
   report: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'secrets', 'channels'],
   jobs: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'events', 'links', 'secrets', 'report', 'channels', 'definitions'],
+  preflight: ['core', 'planning-api', 'secrets', 'definitions', 'jobs'],
 };
 /** Top-level folders that runtime code under shared/ never imports. */
 const DOORS_AND_TOOLS = ['lambdas', 'cli', 'infra', 'simulator', 'test', 'bench', 'scripts'];
@@ -39,6 +40,10 @@ const AWS_ADAPTERS = [
   'shared/secrets/secret-source.ts',
   'shared/definitions/scheduler-client.ts',
   'shared/jobs/step-functions-starter.ts',
+  'shared/preflight/cloudformation-stacks.ts',
+  'shared/preflight/ssm-bootstrap.ts',
+  'shared/preflight/secrets-manager-reader.ts',
+  'shared/preflight/ses-account.ts',
 ];
 /**
  * The exceljs-internals modules of the xlsx renderer are the only place that knows exceljs: they

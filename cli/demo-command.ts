@@ -8,6 +8,9 @@ import { aWeekOfWork } from '../simulator/weekly-work';
 import type { RunIds } from '../shared/jobs/run-context';
 import { runExportCommand, type CommandIo } from './export-command';
 
+/** The tenants the demo offers; any other name is refused rather than quietly run as the demo tenant. */
+const DEMO_TENANTS = ['demo', 'tiny', 'large'] as const;
+
 const DEMO_USAGE = `Usage: npm run demo -- [options]
 
 Runs the exporter against a local planning API simulator (no account, no configuration) and
@@ -17,8 +20,8 @@ deployed stack sends for the same run).
 
 Options:
   --out <dir>        where the report folders go (default: out; with --weeks: out/<n>-weeks)
-  --weeks <n>        build n weekly runs (2 to 12) of a tenant that changes a little each week,
-                     the last one today, so the report shows changes and trends
+  --weeks <n>        build n weekly runs (1 to 12, default 1) of a tenant that changes a little
+                     each week, the last one today, so the report shows changes and trends
   --tenant <name>    demo (default), tiny or large
   --report <file>    report definition (default: examples/demo-report.json)
   --vocabulary <v>   field names the demo server speaks: contract (default) or docs
@@ -71,9 +74,13 @@ export async function runDemoCommand(
     io.stderr.write('error: --weeks must be a whole number from 1 to 12\n');
     return 2;
   }
+  const tenant = DEMO_TENANTS.find((name) => name === values.tenant);
+  if (tenant === undefined) {
+    io.stderr.write(`error: --tenant must be ${DEMO_TENANTS.join(', ')} (not "${values.tenant}")\n`);
+    return 2;
+  }
   const weeks = Number(values.weeks);
   const out = values.out ?? (weeks > 1 ? join('out', `${weeks}-weeks`) : 'out');
-  const tenant = values.tenant === 'large' || values.tenant === 'tiny' ? values.tenant : 'demo';
   const definition = JSON.parse(await readFile(values.report, 'utf8')) as { name: string; timeZone?: string };
   if (weeks > 1 && (await exists(resolve(io.cwd, out, definition.name)))) {
     io.stderr.write(

@@ -1,8 +1,4 @@
+import { runMain } from './main';
 import { runDemoCommand } from './demo-command';
 
-process.exitCode = await runDemoCommand(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  cwd: process.cwd(),
-});
+await runMain(runDemoCommand);

@@ -10,7 +10,7 @@ import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
 import { describeError, type CommandIo } from './export-command';
 import { formatDiscovery, starterDefinition } from './discover-output';
-import { discover } from './discover-probe';
+import { addressProblem, discover } from './discover-probe';
 
 export const DISCOVER_USAGE = `Usage: npm run discover -- (--credentials <credentials.json> | --secret-id <id>) [--write <report.json>]
 
@@ -47,7 +47,9 @@ async function writeDefinition(path: string, definition: unknown): Promise<void>
 
 /**
  * Runs the discover command; resolves with the exit code: 0 when at least one API group answered,
- * 1 when none did (or the credentials or --write failed), 2 for a usage error.
+ * 1 when none did, when the company prefix or the addresses of the credentials keep a group from
+ * answering (nothing is written then: a starter definition without those groups would mislead), or
+ * when the credentials or --write failed; 2 for a usage error.
  */
 export async function runDiscoverCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   let args: ReturnType<typeof parse>;
@@ -74,6 +76,11 @@ export async function runDiscoverCommand(argv: readonly string[], io: CommandIo)
     const found = await discover(client);
     io.stdout.write(formatDiscovery(found));
     const answered = found.groups.some((g) => g.ok);
+    const problem = addressProblem(found.groups, credentials);
+    if (problem) {
+      io.stderr.write(`\n${problem.hint}\n${args.write !== undefined ? 'no report definition written: fix the credentials and run discover again.\n' : ''}`);
+      return 1;
+    }
     if (args.write !== undefined) {
       const definition = starterDefinition(found, credentials.companyPrefix);
       if (!definition) {

@@ -6,6 +6,8 @@
 import { AuthenticationError, errorMessage, PlanningApiError } from '../shared/core/errors';
 import type { PlanningApiClient } from '../shared/planning-api';
 import { toArray, type Board, type Collection, type PortfolioTheme, type RiskRegister, type StrategicTheme } from '../shared/planning-api';
+import type { Credentials } from '../shared/planning-api/credentials';
+import { countOf } from './words';
 
 export type ApiGroupName = 'risk' | 'okr' | 'pi-objectives' | 'pi-board-items';
 
@@ -24,6 +26,8 @@ export interface GroupCheck {
   readonly detail: string;
   /** Why it refused, with what to do; undefined when it answered. */
   readonly reason?: string | undefined;
+  /** The HTTP status of the refusal, when the server answered one. */
+  readonly status?: number | undefined;
 }
 
 /** Tracker family of a board, told by the field names of its items in either vocabulary. */
@@ -98,12 +102,13 @@ async function attempt<T>(fn: () => Promise<T>): Promise<Attempt<T>> {
 
 function check<T>(group: ApiGroupName, result: Attempt<T>, describe: (value: T) => string): GroupCheck {
   if (result.error !== undefined || result.value === undefined) {
-    return { group, ok: false, detail: refusalStatus(result.error), reason: refusalReason(result.error) };
+    const status = result.error instanceof PlanningApiError ? result.error.status : undefined;
+    return { group, ok: false, detail: refusalStatus(result.error), reason: refusalReason(result.error), status };
   }
   return { group, ok: true, detail: describe(result.value) };
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string): string => countOf(n, word);
 
 /** The first item of a board, asked for with only the fields that tell the tracker family. */
 async function firstItem(client: PlanningApiClient, boardId: string): Promise<object | undefined> {
@@ -200,4 +205,92 @@ export async function discover(client: PlanningApiClient): Promise<Discovery> {
     portfolioThemes: okr.value?.portfolios ?? [],
     strategicThemes: okr.value?.themes ?? [],
   };
+}
+
+/** Whether an async list yields anything: the first page is the question, the rest is not fetched. */
+async function answers(list: AsyncIterable<unknown>): Promise<string> {
+  for await (const _ of list) return 'answered';
+  return 'answered (nothing listed)';
+}
+
+/**
+ * One cheap question per group (what `npm run preflight` asks): whether each group answers this key,
+ * not everything it lists; the same checks, reasons and statuses as `discover`.
+ */
+export async function probeGroups(client: PlanningApiClient): Promise<GroupCheck[]> {
+  const risk = await attempt(() => answers(client.listRiskRegisters()));
+  const okr = await attempt(() => answers(client.listStrategicThemes()));
+  const boards = await attempt(() => client.listBoards());
+  const probe = boards.value?.[0];
+  // Each legacy group is asked about the first board (a tenant without boards answers the list alone).
+  const onBoard = (ask: (boardId: string) => Promise<unknown>): Promise<Attempt<string>> => {
+    if (!boards.value) return Promise.resolve({ error: boards.error });
+    const text = `${plural(boards.value.length, 'board')}, answered`;
+    return attempt(async () => {
+      if (probe) await ask(probe.id);
+      return text;
+    });
+  };
+  const same = (text: string) => text;
+  return [
+    check('risk', risk, same),
+    check('okr', okr, same),
+    check('pi-objectives', await onBoard((id) => client.listPiObjectiveGroups(id)), same),
+    check('pi-board-items', await onBoard((id) => firstItem(client, id)), same),
+  ];
+}
+
+/**
+ * What the servers say about the company prefix in a 404, in either vocabulary ("Invalid company
+ * prefix in URL." documented, "Unknown company prefix"): the legacy address's answer to a path whose
+ * prefix it does not know.
+ */
+const PREFIX_ANSWER = /(invalid|unknown) company prefix/i;
+const V1_GROUPS: readonly ApiGroupName[] = ['risk', 'okr'];
+const LEGACY_GROUPS: readonly ApiGroupName[] = ['pi-objectives', 'pi-board-items'];
+
+/** A problem with the addresses or the prefix of the credentials, which no group can be read past. */
+export interface AddressProblem {
+  readonly kind: 'prefix' | 'swapped' | 'base-url';
+  /** What is wrong and what to change in the credentials document. */
+  readonly hint: string;
+}
+
+/**
+ * Tells from the groups' refusals whether the addresses or the prefix are wrong rather than the key
+ * or a permission: the legacy groups' 404 naming the company prefix is a wrong `companyPrefix`; the
+ * v1 groups getting that answer means `baseUrl` is the legacy address, and with the legacy groups'
+ * paths unknown too the two URLs are swapped. Undefined when the refusals say nothing of the kind.
+ */
+export function addressProblem(groups: readonly GroupCheck[], credentials: Pick<Credentials, 'baseUrl' | 'legacyBaseUrl' | 'companyPrefix'>): AddressProblem | undefined {
+  const of = (names: readonly ApiGroupName[]) => groups.filter((g) => names.includes(g.group));
+  const prefixAnswer = (g: GroupCheck) => !g.ok && g.status === 404 && PREFIX_ANSWER.test(g.reason ?? '');
+  const v1 = of(V1_GROUPS);
+  const legacy = of(LEGACY_GROUPS);
+  if (v1.length > 0 && v1.every(prefixAnswer)) {
+    if (legacy.every((g) => !g.ok && g.status === 404 && !prefixAnswer(g))) {
+      return {
+        kind: 'swapped',
+        hint:
+          `baseUrl and legacyBaseUrl look swapped: baseUrl ${credentials.baseUrl} answers the v1 paths (/api/v1/…) with the legacy address's ` +
+          `company-prefix error, and legacyBaseUrl ${credentials.legacyBaseUrl} does not know the legacy paths (/api/${credentials.companyPrefix}/…). ` +
+          `Swap the two URLs in the credentials document.`,
+      };
+    }
+    return {
+      kind: 'base-url',
+      hint:
+        `baseUrl ${credentials.baseUrl} answers like the legacy address (a company-prefix error for the v1 paths /api/v1/…): ` +
+        "set baseUrl to your company's own address (https://<company>.…), as your administrator gives it.",
+    };
+  }
+  if (legacy.some(prefixAnswer)) {
+    return {
+      kind: 'prefix',
+      hint:
+        `the legacy address ${credentials.legacyBaseUrl} does not know the company prefix "${credentials.companyPrefix}", so PI Objectives and PI Board Items cannot be read: ` +
+        "set companyPrefix in the credentials document to your company's prefix (the first part of its login address, https://<companyPrefix>.…).",
+    };
+  }
+  return undefined;
 }

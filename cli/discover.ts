@@ -1,8 +1,4 @@
+import { runMain } from './main';
 import { runDiscoverCommand } from './discover-command';
 
-process.exitCode = await runDiscoverCommand(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  cwd: process.cwd(),
-});
+await runMain(runDiscoverCommand);

@@ -31,7 +31,8 @@ import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
 import { printDryRun } from './export-dry-run';
-import { terminalProgress } from './progress';
+import { terminalProgress, type TerminalProgress } from './progress';
+import { countOf } from './words';
 
 export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
                          (--out <dir> | --bucket <bucket> [--prefix <prefix>] --ledger-table <table>)
@@ -59,6 +60,7 @@ export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json>
                  registers, themes; an estimate of its requests) and write (run folder, files per
                  format, Parquet keys); fetches no data and writes nothing (no lease, no ledger
                  entry, no file). Exits 1 listing every problem when the plan fails
+  --quiet        print only errors and the one line saying where the run went
   --verbose      structured logs on stderr`;
 
 export interface CommandIo {
@@ -96,6 +98,7 @@ export async function runExportCommand(
   options: { readonly now?: Clock; readonly ids?: RunIds } = {},
 ): Promise<number> {
   let args: ReturnType<typeof parse>;
+  let progress: TerminalProgress | undefined;
   try {
     args = parse(argv);
     if (args.help) {
@@ -144,6 +147,7 @@ export async function runExportCommand(
     log.appendKeys({ report: definition.name });
 
     if (!args.quiet && !args['dry-run']) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
+    progress = args.quiet || args['dry-run'] ? undefined : terminalProgress(io.stdout);
     const clock = options.now ?? systemClock;
     const timeoutMs = args.timeout === undefined ? undefined : parseDuration(args.timeout);
     const settings = resolveExportSettings({
@@ -164,7 +168,7 @@ export async function runExportCommand(
       jobs: new JobStatusStore(ledger),
       events: NO_EVENT_BUS,
       ...(args.outbox !== undefined && outboxDelivery(resolve(io.cwd, args.outbox))),
-      onProgress: args.quiet ? undefined : terminalProgress(io.stdout),
+      onProgress: progress?.onProgress,
       onComplete: (result) => published.push(result),
       onFailure: (error) => (failure = error instanceof Error ? error : new Error(String(error))),
     };
@@ -173,16 +177,18 @@ export async function runExportCommand(
       await printDryRun(request, deps, io.stdout, storage);
       return 0;
     }
-    const outcome = await runJob(request, deps).catch((error: unknown) => {
-      throw failure ?? error;
-    });
+    const outcome = await runJob(request, deps)
+      .catch((error: unknown) => {
+        throw failure ?? error;
+      })
+      .finally(() => progress?.stop());
     if (outcome.status !== 'succeeded') throw failure ?? new ExporterError(outcome.reason);
     for (const result of published) {
-      io.stdout.write(describeResult(result, storage));
+      io.stdout.write(args.quiet ? `${whereItWent(result, storage)}\n` : describeResult(result, storage));
       // Published all the same: latest.json is a mirror of the ledger, rewritten by the next publish.
       if (result.latestProblem !== undefined) io.stderr.write(`warning: ${result.latestProblem}\n`);
     }
-    io.stdout.write(describeDelivery(outcome, definition));
+    if (!args.quiet) io.stdout.write(describeDelivery(outcome, definition));
     return 0;
   } catch (error) {
     io.stderr.write(`\n${args['dry-run'] ? 'dry run' : 'export'} failed: ${describeError(error)}\n`);
@@ -251,16 +257,22 @@ async function checkOutDirectory(path: string): Promise<string> {
   return path;
 }
 
+/** The one line of --quiet: where the run went (or that it had gone there before). */
+function whereItWent(result: ExportResult, storage: Storage): string {
+  const again = result.written ? '' : ' (completed before; nothing exported again)';
+  return `${result.manifest.report} run ${result.manifest.runId}: ${storage.describe(result.manifestKey)}${again}`;
+}
+
 function describeResult(result: ExportResult, storage: Storage): string {
   const lines = [
     result.written ? '\nexport complete' : '\nthis run id had already completed; nothing was exported again',
     `  run      ${result.manifest.runId}`,
     `  manifest ${storage.describe(result.manifestKey)}`,
     ...result.manifest.files.map(
-      (f) => `  ${f.format.padEnd(8)} ${storage.describe(`${result.runFolder}/${f.path}`)} (${formatBytes(f.bytes)}, ${Object.values(f.rows).reduce((a, b) => a + b, 0).toLocaleString('en-US')} rows)`,
+      (f) => `  ${f.format.padEnd(8)} ${storage.describe(`${result.runFolder}/${f.path}`)} (${formatBytes(f.bytes)}, ${countOf(Object.values(f.rows).reduce((a, b) => a + b, 0), 'row')})`,
     ),
     ...(result.manifest.tables ?? []).map(
-      (t) => `  parquet  ${storage.describe(`${result.manifest.report}/${t.path}`)} (${formatBytes(t.bytes)}, ${t.rows.toLocaleString('en-US')} rows)`,
+      (t) => `  parquet  ${storage.describe(`${result.manifest.report}/${t.path}`)} (${formatBytes(t.bytes)}, ${countOf(t.rows, 'row')})`,
     ),
     result.latestUpdated && result.latestProblem === undefined ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)}` : '',
     result.latestProblem !== undefined ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)} NOT updated (see the warning)` : '',
@@ -277,7 +289,7 @@ function unexportedLine(summary: ManifestSummary): string {
     .filter(([, fields]) => fields.length > 0);
   if (tables.length === 0) return '';
   const fields = tables.reduce((n, [, f]) => n + f.length, 0);
-  return `  note     ${fields} field(s) the server sent are in no column (${tables.map(([t]) => t).join(', ')}): see summary.unexportedFields in the manifest`;
+  return `  note     ${countOf(fields, 'field')} the server sent ${fields === 1 ? 'is' : 'are'} in no column (${tables.map(([t]) => t).join(', ')}): see summary.unexportedFields in the manifest`;
 }
 
 /** Our errors carry messages written for users; anything else is unexpected and says so. */

@@ -1,8 +1,4 @@
+import { runMain } from './main';
 import { runExportCommand } from './export-command';
 
-process.exitCode = await runExportCommand(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  cwd: process.cwd(),
-});
+await runMain(runExportCommand);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOCAL_API_URL } from '../cli/local-link-keys';
+import { silenceSdkNodeNotice } from '../cli/main';
 import { startHttpApi } from '../test/support/http-api';
 import { startLambdaHarness } from '../test/support/lambda-harness';
 import { startWebhookRecorder } from '../test/support/webhook-recorder';
@@ -18,6 +19,7 @@ if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
   );
   process.exit(0);
 }
+silenceSdkNodeNotice(process.env);
 const definition = JSON.parse(await readFile(join(import.meta.dirname, '..', 'examples', 'demo-report.json'), 'utf8')) as { name: string };
 // The report's chat channels post to a local recorder (its secret as `npm run demo`'s definition names it).
 const hooks = await startWebhookRecorder();

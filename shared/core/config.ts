@@ -55,6 +55,29 @@ const cli = door(
 export type CliConfig = z.output<typeof cli.schema>;
 export const loadCliConfig = cli.load;
 
+/** An AWS region name, e.g. eu-central-1 or us-gov-west-1. */
+export const awsRegion = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be a region such as eu-central-1');
+
+/**
+ * `npm run preflight`: the region when --region does not give it, and local stand-ins of the services
+ * it asks (tests). The variables are the SDK's own names for service endpoints.
+ */
+const preflightCli = door(
+  'preflight',
+  cli.schema.extend({
+    // An empty variable (`AWS_REGION= npm run …`) is no region, not a wrong one.
+    AWS_REGION: z.preprocess((v) => (v === '' ? undefined : v), awsRegion.optional()),
+    AWS_DEFAULT_REGION: z.preprocess((v) => (v === '' ? undefined : v), awsRegion.optional()),
+    AWS_ENDPOINT_URL_CLOUDFORMATION: optionalUrl,
+    AWS_ENDPOINT_URL_SSM: optionalUrl,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: optionalUrl,
+    AWS_ENDPOINT_URL_SESV2: optionalUrl,
+    AWS_ENDPOINT_URL_SCHEDULER: optionalUrl,
+  }),
+);
+export type PreflightConfig = z.output<typeof preflightCli.schema>;
+export const loadPreflightConfig = preflightCli.load;
+
 /**
  * The variables a schema reads, as strings (optional where the schema has a default), plus those
  * the Lambda runtime and Powertools read: the stack types the functions' environment with it.

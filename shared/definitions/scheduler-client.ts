@@ -3,6 +3,7 @@ import {
   CreateScheduleCommand,
   DeleteScheduleCommand,
   GetScheduleCommand,
+  GetScheduleGroupCommand,
   ResourceNotFoundException,
   SchedulerClient,
   UpdateScheduleCommand,
@@ -22,9 +23,9 @@ export interface SchedulerTarget {
   readonly deadLetterArn: string;
 }
 
-/** A Scheduler client for the configured endpoint (a local stand-in in tests). */
-export function createSchedulerClient(endpoint?: string): SchedulerClient {
-  return endpoint ? new SchedulerClient({ endpoint }) : new SchedulerClient({});
+/** A Scheduler client for the configured endpoint (a local stand-in in tests), in `region` when given (else the SDK's). */
+export function createSchedulerClient(endpoint?: string, region?: string): SchedulerClient {
+  return new SchedulerClient({ ...(endpoint && { endpoint }), ...(region !== undefined && { region }) });
 }
 
 /** Reads the schedules of one group (the run list checks each stored report's schedule with it). */
@@ -46,6 +47,17 @@ export class ScheduleReader {
     } catch (error) {
       if (error instanceof ResourceNotFoundException) return undefined;
       throw this.failure(`could not read the schedule of "${name}"`, error);
+    }
+  }
+
+  /** Whether the group itself exists (the stack creates it; `npm run preflight` checks it is there). */
+  async groupExists(): Promise<boolean> {
+    try {
+      await this.client.send(new GetScheduleGroupCommand({ Name: this.groupName }));
+      return true;
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return false;
+      throw this.failure('could not read the schedule group', error);
     }
   }
 

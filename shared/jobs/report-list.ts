@@ -64,7 +64,8 @@ async function entryOf(name: string, deps: ReportListDependencies): Promise<Repo
   };
 }
 
-async function scheduleStateOf(name: string, wanted: { cron: string; timeZone: string }, scheduler: Pick<ReportScheduler, 'get'>): Promise<ReportListEntry['scheduleState']> {
+/** Whether the scheduler holds the schedule a stored report asks for (the run list, and `npm run preflight`). */
+export async function scheduleStateOf(name: string, wanted: { cron: string; timeZone: string }, scheduler: Pick<ReportScheduler, 'get'>): Promise<ReportListEntry['scheduleState']> {
   const actual = await scheduler.get(name);
   if (!actual) return 'missing';
   return actual.cron === wanted.cron.trim() && actual.timeZone === wanted.timeZone ? 'present' : 'outdated';

@@ -112,7 +112,11 @@ describe('demo command (the README\'s first command)', () => {
     expect(help.out).toMatch(/^Usage: npm run demo -- \[options\]/);
     expect(help.out).toContain('--out <dir>');
     expect(help.out).toContain('--weeks <n>');
+    // The help and the error give the same range.
+    expect(help.out).toContain('n weekly runs (1 to 12, default 1)');
     expect((await run(['--weeks', '13'])).err).toBe('error: --weeks must be a whole number from 1 to 12\n');
+    expect(help.out).toContain('--tenant <name>    demo (default), tiny or large');
+    expect(await run(['--tenant', 'huge'])).toEqual({ code: 2, out: '', err: 'error: --tenant must be demo, tiny, large (not "huge")\n' });
     const wrong = await run(['--bogus']);
     expect(wrong.code).toBe(2);
     expect(wrong.err).toBe('Unknown option \'--bogus\'\nRun "npm run demo -- --help" for the options.\n');

@@ -144,6 +144,30 @@ describe('discover command', () => {
     expect(written.datasets.risks.registers).toEqual(sim.tenant.visibleTo(alice).registers.map((r) => r.key));
   });
 
+  it('exits 1 and writes nothing when the company prefix keeps the legacy groups from answering', async () => {
+    await writeFile(join(dir, 'wrong-prefix.json'), JSON.stringify({ ...sim.credentials(), companyPrefix: 'acmee' }));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'wrong-prefix.json', '--write', 'prefix-report.json'], io)).toBe(1);
+    for (const group of ['PI Objectives', 'PI Board Items']) expect(rowOf(io.out(), `${group}  `)).toMatch(/ no +(failed|refused) \(404\)$/);
+    expect(rowOf(io.out(), 'Risk  ')).toMatch(/ ok /);
+    expect(io.err()).toContain(`the legacy address ${sim.legacyBaseUrl} does not know the company prefix "acmee", so PI Objectives and PI Board Items cannot be read: set companyPrefix`);
+    expect(io.err()).toContain('no report definition written');
+    await expect(readFile(join(dir, 'prefix-report.json'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('names both URLs when baseUrl and legacyBaseUrl are swapped, exits 1 and writes nothing', async () => {
+    const credentials = sim.credentials();
+    await writeFile(join(dir, 'swapped.json'), JSON.stringify({ ...credentials, baseUrl: credentials.legacyBaseUrl, legacyBaseUrl: credentials.baseUrl }));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'swapped.json', '--write', 'swapped-report.json'], io)).toBe(1);
+    for (const group of ['Risk', 'Strategic Themes & OKRs', 'PI Objectives', 'PI Board Items']) expect(rowOf(io.out(), `${group}  `)).toMatch(/ no +failed \(404\)$/);
+    expect(io.err()).toContain(
+      `baseUrl and legacyBaseUrl look swapped: baseUrl ${credentials.legacyBaseUrl} answers the v1 paths (/api/v1/…) with the legacy address's company-prefix error, ` +
+        `and legacyBaseUrl ${credentials.baseUrl} does not know the legacy paths (/api/acme/…). Swap the two URLs in the credentials document.`,
+    );
+    await expect(readFile(join(dir, 'swapped-report.json'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('reports a bad key as refused by every group, and exits 1 without writing', async () => {
     await writeFile(join(dir, 'bad-key.json'), JSON.stringify({ ...sim.credentials(), apiKey: 'sim-not-the-key-000' }));
     const io = captureIo(dir);
@@ -177,15 +201,24 @@ describe('discover command against the docs vocabulary', () => {
     for (const board of sim.tenant.boards) expect(rowOf(io.out(), board.id)).toContain(FAMILY_WORDS[board.trackerFamily]);
   });
 
-  it('names the company prefix the legacy groups refuse, while the v1 groups answer', async () => {
+  it('names the company prefix the legacy groups refuse, while the v1 groups answer, and exits 1', async () => {
     await writeFile(join(dir, 'wrong-prefix.json'), JSON.stringify({ ...sim.credentials(), companyPrefix: 'acmee' }));
     const io = captureIo(dir);
-    expect(await runDiscoverCommand(['--credentials', 'wrong-prefix.json'], io)).toBe(0);
+    expect(await runDiscoverCommand(['--credentials', 'wrong-prefix.json'], io)).toBe(1);
+    expect(io.err()).toContain('does not know the company prefix "acmee"');
     for (const group of ['PI Objectives', 'PI Board Items']) {
       expect(rowOf(io.out(), `${group}  `)).toMatch(/ no +refused \(404\)$/);
       expect(io.out()).toContain(`  ${group}: the planning API does not accept the company prefix "acmee" of the credentials (404: Invalid company prefix in URL.)`);
     }
     expect(rowOf(io.out(), 'Risk  ')).toMatch(/ ok /);
     expect(io.out()).toContain('Boards (0)');
+  });
+
+  it('names both URLs when they are swapped, in the documented answers too', async () => {
+    const credentials = sim.credentials();
+    await writeFile(join(dir, 'swapped.json'), JSON.stringify({ ...credentials, baseUrl: credentials.legacyBaseUrl, legacyBaseUrl: credentials.baseUrl }));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'swapped.json'], io)).toBe(1);
+    expect(io.err()).toContain(`baseUrl and legacyBaseUrl look swapped: baseUrl ${credentials.legacyBaseUrl} answers the v1 paths`);
   });
 });

@@ -46,7 +46,7 @@ describe('export command', () => {
     expect(fields.filter((f) => f.reason === undefined).map((f) => `${f.table}: ${f.path}`)).toEqual([
       'risks: register.matrixSize', 'risks: score', 'board-items: board.isPinned',
     ]);
-    expect(io.out()).toContain('note     3 field(s) the server sent are in no column (risks, board-items): see summary.unexportedFields in the manifest');
+    expect(io.out()).toContain('note     3 fields the server sent are in no column (risks, board-items): see summary.unexportedFields in the manifest');
   });
 
   it('publishes a report with readers without sending anything, and writes its messages into --outbox once per run', async () => {
@@ -58,7 +58,7 @@ describe('export command', () => {
       delivery: { channels: [{ type: 'slack', webhook: { secretId: 'chat', key: 'slack' } }] },
     };
     await writeFile(join(dir, 'readers.json'), JSON.stringify(withReaders));
-    const args = ['--report', 'readers.json', '--credentials', 'credentials.json', '--out', 'out-readers', '--quiet'];
+    const args = ['--report', 'readers.json', '--credentials', 'credentials.json', '--out', 'out-readers'];
     const plain = captureIo(dir);
     expect(await runExportCommand([...args, '--run-id', 'plain'], plain)).toBe(0);
     expect(plain.out()).toContain('  messages not sent: nothing here sends messages (npm run export -- --outbox <dir> writes them to files)\n');
@@ -80,7 +80,7 @@ describe('export command', () => {
   });
 
   it('reports a run published whose latest.json could not be written, and a rerun of the run id repairs latest.json', async () => {
-    const args = (runId: string) => ['--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out-latest', '--run-id', runId, '--quiet'];
+    const args = (runId: string) => ['--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out-latest', '--run-id', runId];
     expect(await runExportCommand(args('first'), captureIo(dir))).toBe(0);
     // A directory where latest.json goes: its write fails as a 503 would, after the run completed.
     const latestPath = join(dir, 'out-latest', 'cli-test', 'latest.json');
@@ -103,7 +103,7 @@ describe('export command', () => {
     expect(JSON.parse(await readFile(join(dir, 'out-latest', latest.manifest), 'utf8')).runId).toBe('second');
   });
 
-  it('exports to S3 when given --bucket and a local endpoint', async () => {
+  it('exports to S3 when given --bucket and a local endpoint, and with --quiet says only where the run went', async () => {
     const io = captureIo(dir, {
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
@@ -124,7 +124,7 @@ describe('export command', () => {
     } finally {
       process.env = saved;
     }
-    expect(io.out()).toContain('s3://reports/team-a/cli-test/');
+    expect(io.out()).toMatch(/^cli-test run cli-s3: s3:\/\/reports\/team-a\/cli-test\/dt=\d{4}-\d{2}-\d{2}\/run=cli-s3\/manifest\.json\n$/);
     const latest = await s3.client.send(new GetObjectCommand({ Bucket: 'reports', Key: 'team-a/cli-test/latest.json' }));
     expect(JSON.parse(await latest.Body!.transformToString()).runId).toBe('cli-s3');
   });
@@ -147,7 +147,7 @@ describe('export command', () => {
           io,
         );
         expect({ prefix, code, err: io.err() }).toEqual({ prefix, code: 0, err: '' });
-        expect(io.out()).toContain('export complete');
+        expect(io.out()).toContain(`cli-test run same-run: s3://reports/${prefix}/cli-test/`);
       }
     } finally {
       process.env = saved;

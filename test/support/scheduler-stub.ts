@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A stand-in for EventBridge Scheduler's schedule operations (REST-JSON: POST, PUT, GET and DELETE
- * on /schedules/{Name}), holding schedules in memory per group and recording every request. The
+ * on /schedules/{Name}, and GET /schedule-groups/{Name}), holding schedules in memory per group and recording every request. The
  * adapter's real SDK client talks to it through its endpoint, so what is checked is what the SDK
  * sends. It refuses what the real service refuses where a bug of ours could cause it: a name
  * outside [0-9a-zA-Z-_.]{1,64}, a missing expression, target, role or flexible window, a create of
@@ -36,6 +36,8 @@ export interface SchedulerStub {
   readonly endpoint: string;
   /** Schedules by `<group>/<name>`. */
   readonly schedules: Map<string, StoredSchedule>;
+  /** Schedule groups that exist (GET /schedule-groups/{Name}); schedules do not need one here. */
+  readonly groups: Set<string>;
   readonly requests: SchedulerRequest[];
   /** Answer the next `count` requests with this error (e.g. ThrottlingException, 429). */
   failNext(count: number, status: number, type: string): void;
@@ -52,11 +54,14 @@ const NAME = /^[0-9a-zA-Z-_.]{1,64}$/;
 
 export async function startSchedulerStub(): Promise<SchedulerStub> {
   const schedules = new Map<string, StoredSchedule>();
+  const groups = new Set<string>();
   const requests: SchedulerRequest[] = [];
   let failures: { count: number; status: number; type: string } | undefined;
 
   const answer = (req: IncomingMessage, body: string): { status: number; type?: string; json: unknown } => {
     const url = new URL(req.url ?? '/', 'http://stub');
+    const groupPath = /^\/schedule-groups\/([^/]+)$/.exec(url.pathname);
+    if (groupPath && req.method === 'GET') return scheduleGroup(decodeURIComponent(groupPath[1]!));
     const match = /^\/schedules\/([^/]+)$/.exec(url.pathname);
     if (!match) return { status: 404, type: 'UnknownOperationException', json: { Message: `no route ${url.pathname}` } };
     const name = decodeURIComponent(match[1]!);
@@ -90,6 +95,16 @@ export async function startSchedulerStub(): Promise<SchedulerStub> {
     }
   };
 
+  const scheduleGroup = (name: string): { status: number; type?: string; json: unknown } => {
+    requests.push({ method: 'GET', name, group: name });
+    if (failures && failures.count > 0) {
+      failures.count -= 1;
+      return { status: failures.status, type: failures.type, json: { Message: 'injected' } };
+    }
+    if (!groups.has(name)) return { status: 404, type: 'ResourceNotFoundException', json: { Message: `Schedule group ${name} does not exist.` } };
+    return { status: 200, json: { Arn: `arn:aws:scheduler:us-east-1:123456789012:schedule-group/${name}`, Name: name, State: 'ACTIVE' } };
+  };
+
   const server = createServer((req, res) => {
     void readBody(req).then((body) => {
       const { status, type, json } = answer(req, body);
@@ -100,6 +115,7 @@ export async function startSchedulerStub(): Promise<SchedulerStub> {
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     schedules,
+    groups,
     requests,
     failNext(count, status, type) {
       failures = { count, status, type };

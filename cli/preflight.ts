@@ -1,0 +1,4 @@
+import { runMain } from './main';
+import { runPreflightCommand } from './preflight-command';
+
+await runMain(runPreflightCommand);

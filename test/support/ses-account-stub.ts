@@ -1,0 +1,41 @@
+import { REFUSAL_MESSAGE, startHttpStub, type HttpStub } from './http-stub';
+
+export interface StubIdentity {
+  readonly type: 'DOMAIN' | 'EMAIL_ADDRESS';
+  readonly status: 'PENDING' | 'SUCCESS' | 'FAILED' | 'TEMPORARY_FAILURE' | 'NOT_STARTED';
+}
+
+export interface SesAccountStub extends HttpStub {
+  readonly account: { ProductionAccessEnabled: boolean; SendingEnabled: boolean };
+  /** Identities by name (lower case): a domain or an address. */
+  readonly identities: Map<string, StubIdentity>;
+  /** While true, every request is refused (403 AccessDeniedException, with a message that quotes ARNs). */
+  refuse: boolean;
+}
+
+/**
+ * SES v2's account calls in their own protocol (REST-JSON): GET /v2/email/account and
+ * GET /v2/email/identities/{identity}, which the local SES (aws-ses-v2-local) does not answer.
+ */
+export async function startSesAccountStub(): Promise<SesAccountStub> {
+  const account = { ProductionAccessEnabled: true, SendingEnabled: true };
+  const identities = new Map<string, StubIdentity>();
+  const stub = await startHttpStub((request) => {
+    const reply = (status: number, body: unknown, type?: string) => ({
+      status,
+      headers: { 'content-type': 'application/json', ...(type !== undefined && { 'x-amzn-errortype': type }) },
+      body: JSON.stringify(body),
+    });
+    if (state.refuse) return reply(403, { message: REFUSAL_MESSAGE }, 'AccessDeniedException');
+    if (request.method === 'GET' && request.path === '/v2/email/account') {
+      return reply(200, { ...account, EnforcementStatus: 'HEALTHY', DedicatedIpAutoWarmupEnabled: false, SendQuota: { Max24HourSend: 200, MaxSendRate: 1, SentLast24Hours: 0 } });
+    }
+    const match = /^\/v2\/email\/identities\/([^/]+)$/.exec(request.path);
+    if (request.method !== 'GET' || !match) return reply(404, { message: `no route ${request.path}` }, 'NotFoundException');
+    const identity = identities.get(match[1]!.toLowerCase());
+    if (!identity) return reply(404, { message: `Email identity ${match[1]!} does not exist.` }, 'NotFoundException');
+    return reply(200, { IdentityType: identity.type, VerificationStatus: identity.status, VerifiedForSendingStatus: identity.status === 'SUCCESS', FeedbackForwardingStatus: true });
+  });
+  const state: SesAccountStub = Object.assign(stub, { account, identities, refuse: false });
+  return state;
+}
