@@ -68,11 +68,11 @@ export type FanOutPart = (typeof FAN_OUT_PARTS)[number];
  * status, run links, failure notices and the reports that outgrew one function (`route`). The stack's
  * IAM conditions name kinds as key prefixes.
  */
-export const LEDGER_KINDS = ['run', 'latest', 'job', 'run-link', 'notify', 'message', 'route'] as const;
+export const LEDGER_KINDS = ['run', 'latest', 'job', 'run-link', 'notify', 'message', 'route', 'suppress'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
-/** The items export-api reads and writes: job status and run links (leases and latest are the export's). */
-export const API_LEDGER_KINDS = ['job', 'run-link'] as const satisfies readonly LedgerKind[];
+/** The items export-api reads and writes: job status, run links and the unsubscribed (leases and latest are the export's). */
+export const API_LEDGER_KINDS = ['job', 'run-link', 'suppress'] as const satisfies readonly LedgerKind[];
 
 /** The leading-key pattern of a kind's items, as an IAM `dynamodb:LeadingKeys` condition matches it. */
 export function ledgerKeyPattern(kind: LedgerKind): string {

@@ -1,7 +1,7 @@
 import type { ReportSummary, SummarySection } from '../table/table';
 import { changesSection, type ChangesDigest } from './changes-section';
 import { renderEmailHtml } from './email-html';
-import { cellText, fileDetail, formatDate, formatDateTime } from './email-format';
+import { cellText, fileDetail, formatDate, formatDateTime, UNSUBSCRIBE_TEXT } from './email-format';
 import { renderTrendsText, type EmailTrends } from './trends-section';
 
 export { escapeHtml } from './email-format';
@@ -45,6 +45,8 @@ export interface ReportEmailInput {
   readonly changes?: ChangesDigest | undefined;
   /** Small bar charts of the headline figures over the last runs, after the Summary's sections. */
   readonly trends?: EmailTrends | undefined;
+  /** This recipient's one-click unsubscribe link (`/unsubscribe/{token}`), in the footer and the List-Unsubscribe header. */
+  readonly unsubscribeUrl?: string | undefined;
 }
 
 export interface RenderedEmail {
@@ -65,6 +67,9 @@ export interface EmailModel {
   readonly smallPrint: readonly string[];
   readonly timeZone: string;
   readonly trends?: EmailTrends | undefined;
+  /** The inbox list's preview line: the headline figures and what needs attention, in one sentence. */
+  readonly preheader: string;
+  readonly unsubscribeUrl: string | undefined;
 }
 
 export const DEFAULT_SUBJECT_TEMPLATE = '{report} – {date}';
@@ -132,7 +137,27 @@ function emailModel(input: ReportEmailInput): EmailModel {
     smallPrint,
     timeZone: input.timeZone,
     trends: input.trends,
+    preheader: preheaderOf(input.summary, input.timeZone),
+    unsubscribeUrl: input.unsubscribeUrl,
   };
+}
+
+/** Figures the preview line names: the first of the headline sections, then what needs attention. */
+const PREHEADER_FIGURES = 3;
+
+/**
+ * "Open risks 58 · Open and high or critical 29 · Overdue 14 · 7 items need attention": what an inbox
+ * shows beside the subject, so the list itself says whether the message needs opening.
+ */
+function preheaderOf(summary: ReportSummary, timeZone: string): string {
+  const figures = summary.sections
+    .filter((s) => s.role === 'headline')
+    .flatMap((s) => s.lines)
+    .slice(0, PREHEADER_FIGURES)
+    .map((line) => `${line.label} ${cellText(line.value, line.type, timeZone, true)}`);
+  const attention = summary.sections.filter((s) => s.role === 'attention').reduce((n, s) => n + (s.grid?.rows.length ?? 0), 0);
+  const needs = attention === 0 ? 'nothing needs attention' : `${attention} ${attention === 1 ? 'item needs' : 'items need'} attention`;
+  return [...figures, needs].join(' · ');
 }
 
 function renderSubject(template: string, report: string, date: string): string {
@@ -178,5 +203,6 @@ function renderText(model: EmailModel): string {
   }
   if (model.freshCopyUrl) lines.push('', 'Get a fresh copy now:', `  ${model.freshCopyUrl}`);
   lines.push('', ...model.smallPrint);
+  if (model.unsubscribeUrl) lines.push('', `${UNSUBSCRIBE_TEXT}:`, `  ${model.unsubscribeUrl}`);
   return `${lines.join('\n')}\n`;
 }

@@ -61,3 +61,6 @@ export function escapeHtml(value: string): string {
 export function fileDetail(link: ReportEmailLink): string {
   return `${link.kind}, ${formatBytes(link.bytes)}`;
 }
+
+/** The footer's unsubscribe link text: one click pauses this report's e-mail for this address (RFC 8058). */
+export const UNSUBSCRIBE_TEXT = 'Stop e-mailing me this report';

@@ -1,6 +1,6 @@
 import type { CellValue, SummaryGrid, SummaryGridColumn, SummarySection } from '../table/table';
 import type { EmailModel, ReportEmailLink } from './email-content';
-import { cellText, escapeHtml, fileDetail, isLink, isWebUrl } from './email-format';
+import { cellText, escapeHtml, fileDetail, isLink, isWebUrl, UNSUBSCRIBE_TEXT } from './email-format';
 import { renderTrendsHtml } from './trends-section';
 
 /**
@@ -43,6 +43,8 @@ export function renderEmailHtml(model: EmailModel): string {
     '<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="x-apple-disable-message-reformatting">' +
     `<title>${escapeHtml(model.title)}</title></head>` +
     `<body style="${STYLE.body}">` +
+    // The inbox list's preview line, never shown in the message itself.
+    `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all;">${escapeHtml(model.preheader)}</div>` +
     `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#f5f6f8" style="background:#f5f6f8;"><tr><td align="center" style="padding:16px 8px;">` +
     '<!--[if mso]><table role="presentation" width="640" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->' +
     `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="max-width:640px;${STYLE.card}"><tr><td style="padding:24px;">` +
@@ -53,7 +55,9 @@ export function renderEmailHtml(model: EmailModel): string {
     button +
     files +
     (model.freshCopyUrl ? `<p style="${STYLE.muted}margin-top:12px;">${anchor(model.freshCopyUrl, 'Get a fresh copy now')}</p>` : '') +
-    `<div style="margin-top:24px;padding-top:12px;border-top:1px solid #eef0f2;">${smallPrint}</div>` +
+    `<div style="margin-top:24px;padding-top:12px;border-top:1px solid #eef0f2;">${smallPrint}${
+      model.unsubscribeUrl ? `<p style="${STYLE.muted}">${anchor(model.unsubscribeUrl, UNSUBSCRIBE_TEXT)}</p>` : ''
+    }</div>` +
     '</td></tr></table>' +
     '<!--[if mso]></td></tr></table><![endif]-->' +
     '</td></tr></table></body></html>'

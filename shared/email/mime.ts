@@ -18,6 +18,7 @@ export function mimeMessage(email: OutgoingEmail, date: Date): string {
     ...(email.cc && email.cc.length > 0 ? [`Cc: ${email.cc.map(encodeAddress).join(', ')}`] : []),
     `Subject: ${encodeWord(email.subject)}`,
     `Date: ${date.toUTCString()}`,
+    ...(email.headers ?? []).map((h) => `${h.name}: ${h.value}`),
     'MIME-Version: 1.0',
   ];
   const body = [

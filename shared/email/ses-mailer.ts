@@ -20,6 +20,10 @@ export interface OutgoingEmail {
   readonly html: string;
   readonly text: string;
   readonly attachments?: readonly EmailAttachment[];
+  /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post: RFC 8058). */
+  readonly headers?: readonly { readonly name: string; readonly value: string }[];
+  /** Message tags SES hands back with its bounce and complaint events (`report`). */
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -50,8 +54,12 @@ const outgoingEmailSchema = z.object({
 export class SesMailer {
   private readonly client: SESv2Client;
 
-  constructor(options: { client?: SESv2Client } = {}) {
+  private readonly configurationSet: string | undefined;
+
+  /** `configurationSet`: SES's bounce and complaint events of every message go where its event destination says. */
+  constructor(options: { client?: SESv2Client; configurationSet?: string | undefined } = {}) {
     this.client = options.client ?? new SESv2Client({});
+    this.configurationSet = options.configurationSet;
   }
 
   async send(email: OutgoingEmail): Promise<{ messageId: string | undefined }> {
@@ -77,10 +85,13 @@ export class SesMailer {
         new SendEmailCommand({
           FromEmailAddress: from,
           Destination: { ToAddresses: to, ...(cc.length > 0 && { CcAddresses: cc }) },
+          ...(this.configurationSet !== undefined && { ConfigurationSetName: this.configurationSet }),
+          ...(email.tags && { EmailTags: Object.entries(email.tags).map(([Name, Value]) => ({ Name, Value: sesTagValue(Value) })) }),
           Content: {
             Simple: {
               Subject: { Data: subject, Charset: 'UTF-8' },
               Body: { Html: { Data: email.html, Charset: 'UTF-8' }, Text: { Data: email.text, Charset: 'UTF-8' } },
+              ...(email.headers && email.headers.length > 0 && { Headers: email.headers.map((h) => ({ Name: h.name, Value: h.value })) }),
               ...(attachments.length > 0 && {
                 Attachments: attachments.map((a) => ({
                   FileName: a.fileName,
@@ -103,6 +114,11 @@ export class SesMailer {
       });
     }
   }
+}
+
+/** SES tag values may hold letters, digits, `_`, `-`, `.` and `@` only: anything else becomes `_`. */
+function sesTagValue(value: string): string {
+  return value.replace(/[^A-Za-z0-9_.@-]/g, '_').slice(0, 256);
 }
 
 /** The SES v2 client the adapter uses by default; the handler builds it to instrument it once. */

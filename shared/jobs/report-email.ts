@@ -3,6 +3,7 @@ import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
 import { createLinkToken, type LinkKey } from '../links/link-token';
 import { createRunLinkToken, messageRunLinkId } from '../links/run-link-token';
+import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition';
@@ -43,15 +44,41 @@ export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId:
 export async function buildReportEmail(
   definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
   result: ExportResult,
-  options: { from: string; linkBaseUrl: string; key: LinkKey; now: Date; storage: Storage; freshCopyLink?: boolean; inline?: boolean; registry?: Registry },
+  options: ReportEmailOptions,
 ): Promise<OutgoingEmail> {
+  return (await reportEmailFor(definition, result, options))();
+}
+
+export interface ReportEmailOptions {
+  readonly from: string;
+  readonly linkBaseUrl: string;
+  readonly key: LinkKey;
+  readonly now: Date;
+  readonly storage: Storage;
+  readonly freshCopyLink?: boolean;
+  readonly inline?: boolean;
+  readonly registry?: Registry;
+}
+
+/**
+ * The run's e-mail, ready to be addressed: called with a recipient, the message to that address
+ * alone, with its own unsubscribe link in the footer and in `List-Unsubscribe` /
+ * `List-Unsubscribe-Post` (RFC 8058 one-click: the large mailbox providers ask it of bulk senders);
+ * called without, one message to every recipient (previews, tests). The workbook is read once.
+ */
+export async function reportEmailFor(
+  definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
+  result: ExportResult,
+  options: ReportEmailOptions,
+): Promise<(recipient?: string) => OutgoingEmail> {
   const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
   const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.registry);
+  const base = options.linkBaseUrl.replace(/\/+$/, '');
   // A run link of the configured report, valid as long as the file links (inline definitions have none).
   const freshCopyUrl = options.freshCopyLink
-    ? freshCopyLinkUrl({ baseUrl: options.linkBaseUrl, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now })
+    ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now })
     : undefined;
-  const rendered = renderReportEmail({
+  const content = {
     reportName: options.inline ? definition.name : (definition.title ?? definition.name),
     generatedAt: new Date(result.manifest.generatedAt),
     timeZone: definition.timeZone,
@@ -63,19 +90,33 @@ export async function buildReportEmail(
     trends: result.trends && emailTrends(result.trends),
     runId: result.manifest.runId,
     freshCopyUrl,
-  });
-  const attachments: EmailAttachment[] = [];
-  // The file attached is the primary one of its formats (the workbook).
-  const workbook = result.manifest.files.find((f) => fileForPeople(f, options.registry).primary);
-  if (definition.email.attachWorkbook && workbook && fitsAsAttachment(workbook.bytes)) {
-    const content = await options.storage.getObject(`${result.runFolder}/${workbook.path}`);
-    if (content) attachments.push({ fileName: workbook.path, contentType: workbook.contentType, content });
-  }
-  return {
-    from: options.inline ? options.from : (definition.email.from ?? options.from),
-    to: definition.email.to,
-    ...(definition.email.cc && { cc: definition.email.cc }),
-    ...rendered,
-    ...(attachments.length > 0 && { attachments }),
   };
+  const attachments = await attachedWorkbook(definition, result, options);
+  const from = options.inline ? options.from : (definition.email.from ?? options.from);
+  return (recipient) => {
+    if (recipient === undefined) {
+      const cc = definition.email.cc;
+      return { from, to: definition.email.to, ...(cc && { cc }), ...renderReportEmail(content), ...(attachments.length > 0 && { attachments }) };
+    }
+    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: recipient }, options.key, options.now)}`;
+    return {
+      from,
+      to: [recipient],
+      ...renderReportEmail({ ...content, unsubscribeUrl }),
+      ...(attachments.length > 0 && { attachments }),
+      headers: [
+        { name: 'List-Unsubscribe', value: `<${unsubscribeUrl}>` },
+        { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+      ],
+      tags: { report: definition.name },
+    };
+  };
+}
+
+/** The workbook (the primary format's file) when the definition asks for it and it is small enough. */
+async function attachedWorkbook(definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> }, result: ExportResult, options: ReportEmailOptions): Promise<EmailAttachment[]> {
+  const workbook = result.manifest.files.find((f) => fileForPeople(f, options.registry).primary);
+  if (!definition.email.attachWorkbook || !workbook || !fitsAsAttachment(workbook.bytes)) return [];
+  const content = await options.storage.getObject(`${result.runFolder}/${workbook.path}`);
+  return content ? [{ fileName: workbook.path, contentType: workbook.contentType, content }] : [];
 }

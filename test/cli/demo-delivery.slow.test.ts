@@ -78,6 +78,15 @@ describe('the demo writes what a deployed stack sends', () => {
     expect(demo.html).toContain('Needs attention');
     expect(demo.html).toContain(`${LOCAL_API_URL}/links/`);
 
+    // One-click unsubscribe (RFC 8058), this recipient's own link, in the message SES got and in the demo's .eml alike.
+    const listUnsubscribe = sent!.headers?.find((h) => h.name === 'List-Unsubscribe')?.value;
+    expect(listUnsubscribe).toMatch(new RegExp(`^<${LOCAL_API_URL.replaceAll('.', '\\.')}/unsubscribe/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+>$`));
+    expect(sent!.headers?.find((h) => h.name === 'List-Unsubscribe-Post')?.value).toBe('List-Unsubscribe=One-Click');
+    const eml = await readFile(join(folder, 'email.eml'), 'utf8');
+    expect(eml).toContain(`\r\nList-Unsubscribe: ${listUnsubscribe!}\r\n`);
+    expect(eml).toContain('\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n');
+    expect(demo.html).toContain(listUnsubscribe!.slice(1, -1));
+
     expect(hooks.postsTo(SLACK_PATH).map((p) => p.raw)).toEqual([demo.slack]);
     expect(hooks.postsTo(TEAMS_PATH).map((p) => p.raw)).toEqual([demo.teams]);
     expect(hooks.posts.flatMap((p) => p.problems)).toEqual([]);

@@ -13,6 +13,8 @@ export interface StoredMail {
   readonly body: { html?: string; text?: string };
   /** `content` is base64. */
   readonly attachments: { content: string; contentType: string; filename?: string; size: number }[];
+  /** Custom headers of Simple content (List-Unsubscribe …), as sent. */
+  readonly headers?: { name: string; value: string }[];
   readonly at: number;
 }
 

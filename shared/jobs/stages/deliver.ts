@@ -1,14 +1,11 @@
 import type { ChannelResult } from '../../channels/deliver';
-import { ExporterError } from '../../core/errors';
-import { mimeMessage } from '../../email/mime';
 import type { OutgoingEmail } from '../../email/ses-mailer';
 import type { LinkVerificationKeys } from '../../links/link-token';
 import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/delivery-decision';
 import type { ExportResult } from '../../report/run-export';
-import { messageRunKey, sendOnce } from '../message-claim';
 import type { Outbox, RunRef } from '../outbox';
 import { deliverRunToChannels, type ChannelJobDependencies } from '../report-channels';
-import { buildReportEmail } from '../report-email';
+import { emailRecipients } from './deliver-email';
 import type { RunContext } from '../run-context';
 import type { ResolvedJob } from './resolve';
 
@@ -72,11 +69,12 @@ export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: 
     mail: ports.mail && { send: (email) => ports.mail!.send(email), from: ports.sender },
     write: outbox && channelWriter(outbox, run, definition.delivery?.channels ?? []),
   });
-  const email = await emailRecipients(job, result, { ...ports, outbox }, context, at);
+  const mailed = await emailRecipients(job, result, { ...ports, outbox }, context, at);
+  const email = mailed.status;
   const emailed = email === 'sent';
   const sent = emailed || channels.some((c) => c.status !== 'failed');
   const again = email !== 'sent' && channels.every((c) => c.status === 'skipped') && (email === 'skipped' || channels.length > 0);
-  const reason = again ? `not sent again: an earlier attempt of run ${run.runId} sent its messages` : decision.reason;
+  const reason = `${again ? `not sent again: an earlier attempt of run ${run.runId} sent its messages` : decision.reason}${unsubscribedNote(mailed.suppressed)}`;
   // The channels post at once; the list is read by people: the e-mail first, then by name.
   const order = (path: string) => (/email\.[a-z]+$/.test(path) ? `0${path}` : `1${path}`);
   return { sent, reason, emailed, channels, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
@@ -92,6 +90,11 @@ export interface RunDelivery extends Pick<DeliveryDecision, 'reason'> {
   readonly written: readonly string[];
 }
 
+/** Said after the reason when some recipients asked not to be e-mailed this report (or bounced). */
+function unsubscribedNote(suppressed: number): string {
+  return suppressed === 0 ? '' : ` (${suppressed} ${suppressed === 1 ? 'recipient is' : 'recipients are'} not e-mailed: unsubscribed or bounced)`;
+}
+
 /**
  * The decision the run published in its manifest; a manifest from before decisions were kept (a
  * rerun of an old run) is decided now, by the same rule.
@@ -101,48 +104,12 @@ function publishedDecision(job: ResolvedJob, result: ExportResult): DeliveryDeci
   return kept ? { ...kept, when: kept.when as DeliveryDecision['when'] } : decideDelivery(job.definition, result);
 }
 
-/** E-mails the report to the definition's recipients (or writes it to the outbox): sent, sent before (skipped), or no recipients. */
-async function emailRecipients(job: ResolvedJob, result: ExportResult, ports: DeliveryPorts, context: RunContext, at: Date): Promise<'sent' | 'skipped' | 'none'> {
-  const { definition } = job;
-  const email = definition.email;
-  if (!email) return 'none';
-  const transport = ports.outbox ? outboxMailer(ports.outbox, result, at) : ports.mail;
-  if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
-  if (!ports.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
-  const from = email.from ?? ports.sender;
-  if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
-  const keys = await ports.links.keys();
-  const message = await buildReportEmail({ ...definition, email }, result, {
-    from,
-    linkBaseUrl: ports.links.baseUrl,
-    key: keys.current,
-    now: at,
-    storage: context.storage,
-    freshCopyLink: !job.inline,
-    inline: job.inline,
-  });
-  // Claimed before it is sent: a retry or a repeated delivery of the run finds the claim and skips.
-  const claim = { ledger: context.ledger, runKey: messageRunKey(definition.name, result.manifest.runId), channel: 'email', log: context.log, now: at };
-  return sendOnce(claim, () => transport.send(message));
-}
-
 function recordingOutbox(outbox: Outbox, written: string[]): Outbox {
   return {
     async write(run, name, body) {
       const where = await outbox.write(run, name, body);
       written.push(where);
       return where;
-    },
-  };
-}
-
-/** The e-mail as the outbox keeps it: the HTML part to open in a browser, the whole message to open in a mail client. */
-function outboxMailer(outbox: Outbox, result: ExportResult, at: Date): Mailer {
-  const run: RunRef = { report: result.manifest.report, runId: result.manifest.runId, runFolder: result.runFolder };
-  return {
-    async send(email) {
-      await outbox.write(run, 'email.html', email.html);
-      await outbox.write(run, 'email.eml', mimeMessage(email, at));
     },
   };
 }
