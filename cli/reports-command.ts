@@ -20,6 +20,7 @@ import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import type { CommandIo } from './export-command';
 import { UsageError } from './usage';
+import { SuppressionList } from '../shared/jobs/suppressions';
 
 export const REPORTS_USAGE = `usage: npm run reports -- <command> [options]
 
@@ -37,6 +38,9 @@ commands:
        [--reports-bucket <r> --ledger-table <t>]   last runs of the stack (outputs ReportsBucketName, LedgerTableName)
        [--out <dir>]               last runs of local exports (npm run export -- --out <dir>)
   remove <names...> --bucket <b> delete stored reports (their schedules go with them)
+  resubscribe <report> <address> --ledger-table <t>   e-mail an address the report stopped e-mailing
+                                 (it unsubscribed, bounced or complained; list shows them) again
+                                 (--out <dir> for local exports)
 
   --dir <folder>   use a local folder instead of --bucket (its definitions/ subfolder)
   --help           this text`;
@@ -77,6 +81,8 @@ export async function runReportsCommand(argv: readonly string[], io: CommandIo, 
         return await list(args.values, io, (options.now ?? (() => new Date()))());
       case 'remove':
         return await remove(rest, args.values, io);
+      case 'resubscribe':
+        return await resubscribe(rest, args.values, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -215,6 +221,18 @@ function runHistory(values: Args['values'], io: CommandIo): { ledger?: Ledger; s
   };
 }
 
+/** `resubscribe <report> <address>`: the owner lifts a suppression (an unsubscribed, bounced or complaining address). */
+async function resubscribe(positionals: readonly string[], values: Args['values'], io: CommandIo): Promise<number> {
+  const [report, address] = positionals;
+  if (report === undefined || address === undefined || positionals.length > 2) throw new UsageError('give the report and one address: resubscribe <report> <address>');
+  if ((values['ledger-table'] === undefined) === (values.out === undefined)) throw new UsageError('give --ledger-table <t> (the stack output LedgerTableName) or --out <dir>');
+  const ledger: Ledger =
+    values.out !== undefined ? new LocalLedger(resolve(io.cwd, values.out, '.ledger')) : new DynamoDbLedger({ tableName: values['ledger-table']!, client: createDynamoDbClient() });
+  const lifted = await new SuppressionList(ledger).lift(report, address);
+  io.stdout.write(lifted ? `${address} gets "${report}" by e-mail again from its next run\n` : `${address} was not suppressed for "${report}": nothing changed\n`);
+  return 0;
+}
+
 /** One block per report: people read it in a terminal; names and results never truncate. */
 export function formatList(entries: readonly ReportListEntry[]): string {
   if (entries.length === 0) return 'no stored reports';
@@ -226,6 +244,7 @@ export function formatList(entries: readonly ReportListEntry[]): string {
       lines.push(`  schedule  ${e.schedule}${state}`);
       if (e.schedule !== 'on demand') lines.push(`  next run  ${e.nextRun ? formatDateTime(e.nextRun, zoneOf(e.schedule)) : '—'}`);
       lines.push(`  last run  ${e.lastRun ? `${e.lastRun.at} (${e.lastRun.runId}): ${e.lastRun.result}` : 'none yet'}`);
+      for (const s of e.notEmailed ?? []) lines.push(`  not e-mailed  ${s.address}: ${s.reason} since ${s.since} (npm run reports -- resubscribe ${e.name} ${s.address})`);
       return lines.join('\n');
     })
     .join('\n');

@@ -26,6 +26,7 @@ import {
 import { DEFINITIONS_PREFIX } from '../shared/definitions/stored-definition';
 import { REPO_ROOT, type InfraConfig } from './config';
 import { DefinitionsBucket } from './constructs/definitions-bucket';
+import { ReportMailEvents } from './constructs/report-mail-events';
 import { ReportFanOut } from './constructs/report-fan-out';
 import { ExportHttpApi } from './constructs/export-http-api';
 import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
@@ -72,6 +73,8 @@ export class ReportExporterStack extends Stack {
   readonly schedules: ReportSchedules;
   readonly alarms: ExporterAlarms;
   readonly downstream: DownstreamTables;
+  /** Bounces and complaints of the reports' e-mail; only where the stack sends e-mail. */
+  readonly mailEvents: ReportMailEvents | undefined;
   private readonly config: InfraConfig;
 
   constructor(scope: Construct, id: string, props: ReportExporterStackProps) {
@@ -117,6 +120,17 @@ export class ReportExporterStack extends Stack {
     } satisfies Partial<ExportLambdaEnvironment & ApiLambdaEnvironment>;
     // SES is opt-in: without an identity there is neither a sender nor a permission to send.
     const mailEnabled = config.sesIdentityArn !== undefined;
+    this.mailEvents =
+      config.sesIdentityArn === undefined
+        ? undefined
+        : new ReportMailEvents(this, 'MailEvents', {
+            repoRoot,
+            ledger: this.ledger,
+            definitions: this.definitions,
+            sesIdentityArn: config.sesIdentityArn,
+            mailFrom: config.mailFrom,
+            logRetention: LOG_RETENTION,
+          });
 
     this.exportFunction = new ExporterFunction(this, 'ExportReport', {
       repoRoot,
@@ -135,6 +149,7 @@ export class ReportExporterStack extends Stack {
         PLANNING_SECRET_ID: this.secrets.planningSecretId,
         EVENT_BUS_NAME,
         ...(mailEnabled && config.mailFrom !== undefined && { MAIL_FROM: config.mailFrom }),
+        ...(this.mailEvents && { MAIL_CONFIGURATION_SET: this.mailEvents.configurationSet.configurationSetName }),
         // Built from the state machine's fixed name: a reference would make a cycle (it invokes this function).
         FAN_OUT_STATE_MACHINE_ARN: ReportFanOut.arnIn(this),
         FAN_OUT_ROWS: String(DEFAULT_FAN_OUT_ROWS),
@@ -342,7 +357,8 @@ export class ReportExporterStack extends Stack {
         new iam.PolicyStatement({
           sid: 'SendReportEmail',
           actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-          resources: [config.sesIdentityArn],
+          // SES checks the configuration set a message names as well as its identity.
+          resources: [config.sesIdentityArn, ...(this.mailEvents ? [this.mailEvents.configurationSetArn] : [])],
         }),
       );
     }

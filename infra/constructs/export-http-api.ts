@@ -25,6 +25,9 @@ export const RUN_LINK_THROTTLE = {
   'POST /run/{token}': { rateLimit: 2, burstLimit: 5 },
   'GET /run/{token}/status': { rateLimit: 5, burstLimit: 10 },
   'GET /run/{token}/download': { rateLimit: 5, burstLimit: 10 },
+  // A recipient's unsubscribe link: the page, and the one-click POST of a mail client (RFC 8058).
+  'GET /unsubscribe/{token}': { rateLimit: 2, burstLimit: 5 },
+  'POST /unsubscribe/{token}': { rateLimit: 2, burstLimit: 5 },
 } as const;
 
 /**
@@ -113,7 +116,9 @@ export class ExportHttpApi extends Construct {
       if (route === undefined) throw new Error(`addRoutes returned no route for ${routeKey}`);
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason: `${routeKey} is opened by people without AWS credentials; it is protected by an HMAC run-link token (signed, expiring, revocable, bound to one configured report) that the handler verifies, with a per-token start limit and route throttling.`,
+        reason: routeKey.includes('/unsubscribe/')
+          ? `${routeKey} is opened by e-mail recipients and their mail clients (RFC 8058 one-click) without AWS credentials; it is protected by an HMAC unsubscribe token (signed, expiring, bound to one report and one recipient) that the handler verifies, with route throttling.`
+          : `${routeKey} is opened by people without AWS credentials; it is protected by an HMAC run-link token (signed, expiring, revocable, bound to one configured report) that the handler verifies, with a per-token start limit and route throttling.`,
       });
       return route;
     });

@@ -40,6 +40,18 @@ export class RunLedgerTable extends Construct {
    * The API: on-demand job status and run links only, by the leading key of the item (leases and
    * latest are the export's).
    */
+  /** mail-events: the reports' suppressed recipients only (`suppress/…`). */
+  grantSuppressItems(role: iam.Role): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'SuppressedRecipients',
+        actions: ITEM_ACTIONS,
+        resources: [this.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [ledgerKeyPattern('suppress')] } },
+      }),
+    );
+  }
+
   grantJobItems(role: iam.Role): void {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({

@@ -87,6 +87,7 @@ export const handler = withLifecycle(
         apiBaseUrl: config.LINK_BASE_URL,
         log: logger,
         runLinks,
+        suppressions: ledger,
       },
     );
     // Refused run links on their own, without the route dimension: the alarm watches this one

@@ -60,7 +60,7 @@ const credentials = new SecretsManagerCredentialsSource({
 const linkKeys = new SecretsManagerLinkKeySource({ secretId: config.LINK_KEY_SECRET_ID, client: secretsClient });
 // Chat channels' webhook URLs, read from the secrets their definitions name (the stack grants read on those).
 const webhooks = new SecretsManagerWebhookSource({ client: secretsClient, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
-const mailer = new SesMailer({ client: tracer.captureAWSv3Client(createSesClient()) });
+const mailer = new SesMailer({ client: tracer.captureAWSv3Client(createSesClient()), configurationSet: config.MAIL_CONFIGURATION_SET });
 const events = new EventBridgePublisher({
   busName: config.EVENT_BUS_NAME,
   client: tracer.captureAWSv3Client(createEventBridgeClient()),

@@ -127,6 +127,8 @@ const exportLambda = door(
     PLANNING_SECRET_ID: z.string().min(1),
     EVENT_BUS_NAME: z.string().min(1).default(DEFAULT_EVENT_BUS_NAME),
     MAIL_FROM: z.string().min(3).optional(),
+    /** SES configuration set every report e-mail is sent with: its bounce and complaint events reach mail-events. */
+    MAIL_CONFIGURATION_SET: z.string().min(1).optional(),
     /** The fan-out state machine (docs/deploy.md, "Past one Lambda"); without it every run is single. */
     FAN_OUT_STATE_MACHINE_ARN: z.string().min(20).optional(),
     /** A scheduled run fans out when its report's last run wrote more rows than this. */
@@ -159,7 +161,20 @@ const syncLambda = door(
   }),
 );
 
+/** mail-events: SES's bounce and complaint events of the reports' e-mail → the recipients suppressed, the owners told. */
+const mailEventsLambda = door(
+  'mail-events',
+  z.object({
+    LEDGER_TABLE: z.string().min(3),
+    DEFINITIONS_BUCKET: z.string().min(3),
+    MAIL_FROM: z.string().min(3).optional(),
+    AWS_ENDPOINT_URL_S3: optionalUrl,
+  }),
+);
+
 export const loadExportLambdaConfig = exportLambda.load;
+export const loadMailEventsLambdaConfig = mailEventsLambda.load;
+export type MailEventsLambdaEnvironment = EnvironmentOf<typeof mailEventsLambda.schema>;
 export const loadApiLambdaConfig = apiLambda.load;
 export const loadSyncLambdaConfig = syncLambda.load;
 export type ExportLambdaConfig = z.output<typeof exportLambda.schema>;

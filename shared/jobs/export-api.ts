@@ -1,3 +1,5 @@
+import type { Ledger } from '../ledger/ledger';
+import { unsubscribeAction, unsubscribePage } from './unsubscribe';
 import type { Clock } from '../core/clock';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
@@ -50,6 +52,8 @@ export interface ApiDependencies {
   readonly newId?: () => string;
   /** Lifetime of the download links in a status answer. */
   readonly presignedSeconds?: number;
+  /** The ledger of the report's unsubscribed recipients (`/unsubscribe/{token}`); without it those routes answer 404. */
+  readonly suppressions?: Ledger;
   /** Run links (`GET /run/{token}`); without them those routes answer 404. */
   readonly runLinks?: Pick<RunLinkDependencies, 'ledger' | 'isRevoked' | 'reuseMinutes' | 'startLimit' | 'staleAfterMs'>;
 }
@@ -76,6 +80,14 @@ function badRequest(message: string, issues: readonly { path: string; message: s
   return json(400, { message, issues });
 }
 
+/** The e-mail's unsubscribe link: the page (GET) or the change (POST), unsubscribe.ts. */
+async function unsubscribeRoute(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const token = request.pathParameters.token;
+  if (!deps.suppressions || token === undefined) return json(404, { message: 'no such route' });
+  const unsubscribe = { ledger: deps.suppressions, linkKeys: deps.linkKeys, now: deps.now, log: deps.log };
+  return request.method === 'POST' ? unsubscribeAction(token, request.body, unsubscribe) : unsubscribePage(token, unsubscribe);
+}
+
 /**
  * The export API: start an export (202, the work runs asynchronously because reports take longer
  * than API Gateway's 29 seconds), read its status with download links, and follow an e-mail link.
@@ -100,6 +112,9 @@ export async function handleApiRequest(request: ApiRequest, deps: ApiDependencie
         return await runStatus(request, deps);
       case 'GET /run/{token}/download':
         return await runDownload(request, deps);
+      case 'GET /unsubscribe/{token}':
+      case 'POST /unsubscribe/{token}':
+        return await unsubscribeRoute(request, deps);
       default:
         return json(404, { message: 'no such route' });
     }

@@ -7,6 +7,7 @@ import { ledgerKey, type Ledger } from '../ledger/ledger';
 import { latestPointerSchema, manifestSchema } from '../report/manifest';
 import type { Storage } from '../storage/storage';
 import { notificationStateKey, notificationStateSchema } from './failure-notice';
+import { SuppressionList } from './suppressions';
 
 /**
  * The run list of `npm run reports -- list`: each stored report with its schedule, when it runs
@@ -24,6 +25,8 @@ export interface ReportListEntry {
   readonly lastRun?: { readonly at: string; readonly runId: string; readonly result: string };
   /** What is wrong with a stored object that is not a valid report. */
   readonly problem?: string;
+  /** Recipients the report no longer e-mails: unsubscribed, bounced or complained (suppressions.ts). */
+  readonly notEmailed?: readonly { readonly address: string; readonly reason: string; readonly since: string }[];
 }
 
 export interface ReportListDependencies {
@@ -54,6 +57,8 @@ async function entryOf(name: string, deps: ReportListDependencies): Promise<Repo
   const next = schedule ? nextRun(schedule, deps.now) : undefined;
   const lastRun = deps.ledger ? await lastRunOf(name, deps.ledger, deps.storage) : undefined;
   const scheduleState = deps.scheduler && schedule ? await scheduleStateOf(name, schedule, deps.scheduler) : undefined;
+  const suppressed = deps.ledger ? await new SuppressionList(deps.ledger).of(name) : {};
+  const notEmailed = Object.entries(suppressed).map(([address, s]) => ({ address, reason: s.reason, since: s.since }));
   return {
     name,
     title: stored.parsed.title ?? name,
@@ -61,6 +66,7 @@ async function entryOf(name: string, deps: ReportListDependencies): Promise<Repo
     ...(next && { nextRun: next }),
     ...(scheduleState && { scheduleState }),
     ...(lastRun && { lastRun }),
+    ...(notEmailed.length > 0 && { notEmailed }),
   };
 }
 

@@ -23,7 +23,7 @@ export interface PageResponse {
 /** Seconds between reloads of the no-script page, and between polls of the script (ms below). */
 export const REFRESH_SECONDS = 3;
 
-const STYLE = `
+export const PAGE_STYLE = `
 body{margin:0;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#fff}
 main{max-width:36rem;margin:3rem auto;padding:0 1rem}
 h1{font-size:1.5rem;margin:0 0 1rem}
@@ -73,7 +73,7 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'u
 export const RUN_PAGE_CSP = [
   "default-src 'none'",
   `script-src ${sha256(SCRIPT)}`,
-  `style-src ${sha256(STYLE)}`,
+  `style-src ${sha256(PAGE_STYLE)}`,
   "connect-src 'self'",
   "base-uri 'none'",
   // The fresh-copy form posts to the page's own URL; nowhere else.
@@ -88,7 +88,7 @@ const COMMON_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
-const HTML_HEADERS = { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': RUN_PAGE_CSP };
+export const HTML_HEADERS = { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': RUN_PAGE_CSP };
 const JSON_HEADERS = {
   ...COMMON_HEADERS,
   'content-type': 'application/json; charset=utf-8',
@@ -202,7 +202,7 @@ export function renderRunPage(view: RunView, token: string, options: { download?
 <meta name="referrer" content="no-referrer">
 <title>${heading} – fresh export</title>
 ${meta}
-<style>${STYLE}</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
 <main id="run" ${attributes}>

@@ -1,4 +1,6 @@
 // @tier slow
+import { SuppressionList } from '../../shared/jobs/suppressions';
+import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { writeFileSync } from 'node:fs';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,6 +153,18 @@ describe('npm run reports', () => {
     expect((await run(['publish'])).err).toMatch(/^error: unknown command "publish"/);
     expect((await run(['validate'])).err).toMatch(/^error: name the files to check/);
     expect((await run(['--help'])).out).toMatch(/^usage: npm run reports -- <command>/);
+  });
+
+  it('lists the recipients a report stopped e-mailing, and e-mails one again on the owner\'s word', async () => {
+    expect((await run(['push', 'train-005.json', '--dir', 'local-defs'])).code).toBe(0);
+    // What an unsubscribe click or a bounce leaves in the ledger of local exports (--out).
+    await new SuppressionList(new LocalLedger(dir.path('exports/.ledger'))).suppress('train-005', 'Gone@Example.test', 'bounced', NOW);
+    const listed = await run(['list', '--dir', 'local-defs', '--out', 'exports']);
+    expect(listed.out).toContain(`  not e-mailed  gone@example.test: bounced since ${NOW.toISOString()} (npm run reports -- resubscribe train-005 gone@example.test)\n`);
+    const lifted = await run(['resubscribe', 'train-005', 'gone@example.test', '--out', 'exports']);
+    expect(lifted).toEqual({ code: 0, out: 'gone@example.test gets "train-005" by e-mail again from its next run\n', err: '' });
+    expect((await run(['list', '--dir', 'local-defs', '--out', 'exports'])).out).not.toContain('not e-mailed');
+    expect((await run(['resubscribe', 'train-005', '--out', 'exports'])).err).toMatch(/^error: give the report and one address/);
   });
 
   it('puts back what was stored when one upload fails: the report it replaced as it was, the one it added removed', async () => {

@@ -211,8 +211,8 @@ describe('functions', () => {
   });
 
   it('log to explicit log groups with retention and use no AWS managed policies', () => {
-    // The three functions', the HTTP API's access log and the fan-out's executions.
-    synthesized.template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 90 }, 5);
+    // The four functions' (export, API, sync, mail events), the HTTP API's access log and the fan-out's executions.
+    synthesized.template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 90 }, 6);
     const resources = synthesized.template.toJSON().Resources;
     for (const fn of [ids.exportFn, ids.apiFn, ids.syncFn]) {
       const props = resources[fn].Properties;
@@ -243,7 +243,7 @@ describe('functions', () => {
       'POWERTOOLS_METRICS_NAMESPACE',
     ];
     const env = (fn: string) => synthesized.template.toJSON().Resources[fn].Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM', 'FAN_OUT_STATE_MACHINE_ARN', 'FAN_OUT_ROWS'].sort());
+    expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM', 'MAIL_CONFIGURATION_SET', 'FAN_OUT_STATE_MACHINE_ARN', 'FAN_OUT_ROWS'].sort());
     expect(Object.keys(env(ids.apiFn)).sort()).toEqual([...shared, 'EXPORT_FUNCTION_NAME', 'RUN_LINK_REUSE_MINUTES', 'RUN_LINK_STARTS_PER_HOUR'].sort());
     expect(env(ids.apiFn)).toMatchObject({ RUN_LINK_REUSE_MINUTES: '5', RUN_LINK_STARTS_PER_HOUR: '6' });
 
@@ -301,12 +301,13 @@ describe('functions', () => {
     }
   });
 
-  it('bundle both handlers as ESM with the require shim, with source maps', () => {
+  it('bundle every handler as ESM with the require shim, with source maps', () => {
     const assets = readdirSync(synthesized.app.outdir).filter((d) => d.startsWith('asset.'));
     const bundles = assets
       .map((d) => join(synthesized.app.outdir, d))
       .filter((d) => statSync(d).isDirectory() && readdirSync(d).includes('index.mjs'));
-    expect(bundles).toHaveLength(3);
+    // export-report, export-api, definitions-sync, mail-events.
+    expect(bundles).toHaveLength(4);
     for (const dir of bundles) {
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
       expect(code.startsWith("import { createRequire } from 'module'; const require = createRequire(import.meta.url);")).toBe(true);
@@ -375,7 +376,7 @@ describe('least privilege', () => {
       expect.objectContaining({
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
         Resource: arn(ids.ledger),
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job/*', 'run-link/*'] } },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job/*', 'run-link/*', 'suppress/*'] } },
       }),
     ]);
   });
@@ -402,10 +403,29 @@ describe('least privilege', () => {
     }
   });
 
+  it('sends every report e-mail with a configuration set whose bounces and complaints reach mail-events', () => {
+    synthesized.template.hasResourceProperties('AWS::SES::ConfigurationSet', { Name: Match.stringLikeRegexp('-report-mail$') });
+    synthesized.template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+      EventDestination: Match.objectLike({ Enabled: true, MatchingEventTypes: ['bounce', 'complaint'], EventBridgeDestination: Match.anyValue() }),
+    });
+    synthesized.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['aws.ses'], 'detail-type': ['Email Bounced', 'Email Complaint Received'], detail: { mail: { tags: { 'ses:configuration-set': [Match.stringLikeRegexp('-report-mail$')] } } } },
+    });
+    const exportEnv = synthesized.template.toJSON().Resources[ids.exportFn].Properties.Environment.Variables as Record<string, unknown>;
+    expect(exportEnv.MAIL_CONFIGURATION_SET).toEqual({ Ref: expect.stringMatching(/^MailEventsSet/) });
+    // mail-events touches the suppressed recipients only.
+    const suppress = policyStatements(synthesized.template).filter((s) => JSON.stringify(s.statement.Condition ?? {}).includes('suppress/*'));
+    expect(suppress.map((s) => s.statement.Condition)).toContainEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['suppress/*'] } });
+  });
+
   it('scopes SES to the configured identity and PutEvents to the default bus', () => {
     expect(statementsOf(ids.exportRolePolicy)).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ Action: ['ses:SendEmail', 'ses:SendRawEmail'], Resource: SES_IDENTITY }),
+        expect.objectContaining({
+          Action: ['ses:SendEmail', 'ses:SendRawEmail'],
+          // The identity, and the configuration set every report e-mail names (its bounces and complaints).
+          Resource: [SES_IDENTITY, expect.objectContaining({ 'Fn::Join': expect.arrayContaining([expect.arrayContaining([':configuration-set/'])]) })],
+        }),
         expect.objectContaining({
           Action: 'events:PutEvents',
           Resource: {
@@ -637,7 +657,9 @@ describe('fan-out of reports too big for one function', () => {
 
 describe('HTTP API', () => {
   it('authorizes the export routes with IAM and leaves the link and run-link routes to their tokens', () => {
-    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 7);
+    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 9);
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /unsubscribe/{token}', AuthorizationType: 'NONE' });
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /unsubscribe/{token}', AuthorizationType: 'NONE' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /run/{token}', AuthorizationType: 'NONE' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /run/{token}', AuthorizationType: 'NONE' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /run/{token}/download', AuthorizationType: 'NONE' });
@@ -666,6 +688,8 @@ describe('HTTP API', () => {
       'POST /run/{token}': { ThrottlingRateLimit: 2, ThrottlingBurstLimit: 5 },
       'GET /run/{token}/status': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
       'GET /run/{token}/download': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+      'GET /unsubscribe/{token}': { ThrottlingRateLimit: 2, ThrottlingBurstLimit: 5 },
+      'POST /unsubscribe/{token}': { ThrottlingRateLimit: 2, ThrottlingBurstLimit: 5 },
     });
     const routes = synthesized.template.findResources('AWS::ApiGatewayV2::Route');
     const runRouteIds = Object.entries(routes).filter(([, r]) => String(r.Properties.RouteKey).includes(' /run/')).map(([id]) => id);

@@ -12,6 +12,8 @@ const ROUTES: readonly { method: string; pattern: RegExp; routeKey: string; para
   { method: 'GET', pattern: /^\/run\/([^/]+)$/, routeKey: 'GET /run/{token}', params: ['token'] },
   { method: 'POST', pattern: /^\/run\/([^/]+)$/, routeKey: 'POST /run/{token}', params: ['token'] },
   { method: 'GET', pattern: /^\/links\/([^/]+)$/, routeKey: 'GET /links/{token}', params: ['token'] },
+  { method: 'GET', pattern: /^\/unsubscribe\/([^/]+)$/, routeKey: 'GET /unsubscribe/{token}', params: ['token'] },
+  { method: 'POST', pattern: /^\/unsubscribe\/([^/]+)$/, routeKey: 'POST /unsubscribe/{token}', params: ['token'] },
   { method: 'GET', pattern: /^\/exports\/([^/]+)$/, routeKey: 'GET /exports/{id}', params: ['id'] },
   { method: 'POST', pattern: /^\/exports$/, routeKey: 'POST /exports', params: [] },
 ];
