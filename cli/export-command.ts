@@ -26,7 +26,8 @@ import { parseReportDefinitionJson, type ReportDefinition } from '../shared/repo
 import { resolveExportSettings } from '../shared/report/export-settings';
 import type { ExportResult } from '../shared/report/run-export';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
-import type { ManifestSummary } from '../shared/report/manifest-summary';
+import { operatorFindings } from '../shared/report/field-audit';
+import { manifestSchema } from '../shared/report/manifest';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
@@ -184,7 +185,8 @@ export async function runExportCommand(
       .finally(() => progress?.stop());
     if (outcome.status !== 'succeeded') throw failure ?? new ExporterError(outcome.reason);
     for (const result of published) {
-      io.stdout.write(args.quiet ? `${whereItWent(result, storage)}\n` : describeResult(result, storage));
+      const findings = args.quiet ? '' : await findingsLine(result, storage, args.verbose);
+      io.stdout.write(args.quiet ? `${whereItWent(result, storage)}\n` : describeResult(result, storage, findings));
       // Published all the same: latest.json is a mirror of the ledger, rewritten by the next publish.
       if (result.latestProblem !== undefined) io.stderr.write(`warning: ${result.latestProblem}\n`);
     }
@@ -263,7 +265,7 @@ function whereItWent(result: ExportResult, storage: Storage): string {
   return `${result.manifest.report} run ${result.manifest.runId}: ${storage.describe(result.manifestKey)}${again}`;
 }
 
-function describeResult(result: ExportResult, storage: Storage): string {
+function describeResult(result: ExportResult, storage: Storage, findings: string): string {
   const lines = [
     result.written ? '\nexport complete' : '\nthis run id had already completed; nothing was exported again',
     `  run      ${result.manifest.runId}`,
@@ -276,20 +278,28 @@ function describeResult(result: ExportResult, storage: Storage): string {
     ),
     result.latestUpdated && result.latestProblem === undefined ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)}` : '',
     result.latestProblem !== undefined ? `  latest   ${storage.describe(`${result.manifest.report}/latest.json`)} NOT updated (see the warning)` : '',
-    unexportedLine(result.manifest.summary),
+    findings,
   ];
   return `${lines.filter((l) => l !== '').join('\n')}\n`;
 }
 
-/** One line when the server sent fields no column holds (the manifest lists them per table). */
-function unexportedLine(summary: ManifestSummary): string {
-  // Fields a table leaves out on purpose carry their reason (docs/tables.md); only the others are news.
-  const tables = Object.entries(summary.unexportedFields ?? {})
-    .map(([table, fields]) => [table, fields.filter((f) => !('reason' in f) || f.reason === undefined)] as const)
-    .filter(([, fields]) => fields.length > 0);
-  if (tables.length === 0) return '';
-  const fields = tables.reduce((n, [, f]) => n + f.length, 0);
-  return `  note     ${countOf(fields, 'field')} the server sent ${fields === 1 ? 'is' : 'are'} in no column (${tables.map(([t]) => t).join(', ')}): see summary.unexportedFields in the manifest`;
+/**
+ * One line when the served fields no column holds (or of an unexpected shape) differ from the earlier
+ * run's this one was compared with, or always with --verbose: the operator hears of a change once,
+ * not every run (readers never: the manifest lists them, the owners are told once, field-notice.ts).
+ */
+async function findingsLine(result: ExportResult, storage: Storage, verbose: boolean): Promise<string> {
+  const findings = operatorFindings(result.manifest.summary);
+  if (!verbose) {
+    const baseline = result.changes.baseline;
+    const bytes = baseline ? await storage.getObject(baseline.manifestKey).catch(() => undefined) : undefined;
+    const earlier = bytes ? manifestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8'))) : undefined;
+    const before = earlier?.success ? operatorFindings(earlier.data.summary) : [];
+    if (findings.length === before.length && findings.every((f) => before.includes(f))) return '';
+  }
+  if (findings.length === 0) return verbose ? '' : '  note     the server no longer sends fields no column holds';
+  const tables = [...new Set(findings.map((f) => f.slice(0, f.indexOf(':'))))];
+  return `  note     ${countOf(findings.length, 'field')} the server sent ${findings.length === 1 ? 'is' : 'are'} in no column or of an unexpected shape (${tables.join(', ')}): see summary.unexportedFields and summary.shapeWarnings in the manifest`;
 }
 
 /** Our errors carry messages written for users; anything else is unexpected and says so. */

@@ -8,6 +8,7 @@ import { latestPointerSchema, manifestSchema } from '../report/manifest';
 import type { Storage } from '../storage/storage';
 import { notificationStateKey, notificationStateSchema } from './failure-notice';
 import { SuppressionList } from './suppressions';
+import { operatorFindings } from '../report/field-audit';
 
 /**
  * The run list of `npm run reports -- list`: each stored report with its schedule, when it runs
@@ -98,5 +99,7 @@ async function resultOf(storage: Storage, manifestKey: string): Promise<string[]
   if (!manifest.success) return [];
   const { path, delivery } = manifest.data;
   const fannedOut = path?.via === 'fan-out' ? [`written by the fan-out${path.reason ? ` (${path.reason})` : ''}`] : [];
-  return [...fannedOut, ...(delivery ? [delivery.reason] : [])];
+  const findings = operatorFindings(manifest.data.summary).length;
+  const noted = findings > 0 ? [`${findings} served ${findings === 1 ? 'field is' : 'fields are'} in no column or of an unexpected shape (see the manifest)`] : [];
+  return [...fannedOut, ...(delivery ? [delivery.reason] : []), ...noted];
 }

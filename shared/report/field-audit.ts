@@ -1,4 +1,3 @@
-import type { SummarySection } from '../table/table';
 
 /**
  * Nothing dropped silently: every leaf the server sent that no cell holds, and values of another
@@ -102,33 +101,21 @@ export class FieldAudit {
     };
   }
 
-  /**
-   * The Summary's small print (role "about"): the workbook shows it, the e-mail mentions it. Only
-   * the fields nobody expected: those left out on purpose are documented (docs/tables.md) and listed
-   * with their reason in the manifest, and would say the same in every run.
-   */
-  sections(): SummarySection[] {
-    const { unexportedFields = {}, shapeWarnings = {} } = this.figures();
-    const lines = [
-      ...Object.entries(unexportedFields).flatMap(([table, all]) => {
-        const fields = all.filter((f) => f.reason === undefined);
-        if (fields.length === 0) return [];
-        return [{ label: `Not exported (${table})`, value: fields.map((f) => `${f.path} (${f.records.toLocaleString('en-US')})`).join(', ') }];
-      }),
-      ...Object.entries(shapeWarnings).map(([table, warnings]) => ({
-        label: `Unexpected shape (${table})`,
-        value: warnings.map((w) => `${w.path}: ${w.problem} (${w.records.toLocaleString('en-US')})`).join(', '),
-      })),
-    ];
-    if (lines.length === 0) return [];
-    return [{ heading: FIELD_AUDIT_HEADING, role: 'about', lines, smallPrint: FIELD_AUDIT_SMALL_PRINT }];
-  }
 }
 
-export const FIELD_AUDIT_HEADING = 'Fields the server sent that the report does not hold';
-/** The e-mail's sentence: the detail stays in the workbook and the manifest. */
-export const FIELD_AUDIT_SMALL_PRINT =
-  'The server sent fields this report does not hold, or values of an unexpected shape; the Summary sheet and the manifest list them.';
+/**
+ * What an operator should hear of (docs/tables.md): the served fields no column holds that no table
+ * declares as left out on purpose, and the values of another shape, as `<table>: <path>` lines. Readers
+ * never see these (they cannot act on them); the manifest lists them, the run list counts them, and
+ * the report's owners are told once when the set changes (shared/jobs/field-notice.ts).
+ */
+export function operatorFindings(figures: FieldAuditFigures): string[] {
+  const fields = Object.entries(figures.unexportedFields ?? {}).flatMap(([table, all]) =>
+    all.filter((f) => f.reason === undefined).map((f) => `${table}: ${f.path}`),
+  );
+  const shapes = Object.entries(figures.shapeWarnings ?? {}).flatMap(([table, warnings]) => warnings.map((w) => `${table}: ${w.path} (${w.problem})`));
+  return [...fields, ...shapes].sort();
+}
 
 function walk(record: Record<string, unknown>, shape: FieldShape, prefix: string, counts: Map<string, number>): void {
   for (const key in record) {

@@ -3,6 +3,7 @@ import type { EventPublisher } from '../../events/report-events';
 import type { ReportDefinition } from '../../report/definition';
 import type { ExportResult } from '../../report/run-export';
 import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from '../failure-notice';
+import { noticeFieldChanges } from '../field-notice';
 import { finalProgress } from '../job-progress';
 import type { JobStatusStore } from '../job-status';
 import type { ExportJobRequest } from '../ports';
@@ -57,7 +58,18 @@ export async function announceSuccess(
     const progress = finalProgress(manifest.summary.rows, datasetsTotal);
     await ports.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress, delivery: delivery.reason }, context.clock());
   }
-  if (isScheduled(request)) await notifyOwners(definition, { runId: manifest.runId }, ports, context);
+  if (isScheduled(request)) {
+    await notifyOwners(definition, { runId: manifest.runId }, ports, context);
+    await tellFieldChanges(definition, result, ports, context);
+  }
+}
+
+/** The owners' one e-mail when the fields the API sends beyond the columns change (field-notice.ts). */
+async function tellFieldChanges(definition: ReportDefinition, result: ExportResult, ports: AnnouncePorts, context: RunContext): Promise<void> {
+  const from = definition.email?.from ?? ports.sender;
+  const mail = ports.mail;
+  if (!mail || !from) return;
+  await noticeFieldChanges(definition, result.manifest, { ledger: context.ledger, send: (email) => mail.send(email), from, log: context.log });
 }
 
 /** Tells every audience of the failure at once; none of them can stop the others. */

@@ -272,7 +272,6 @@ export function boardItemsDataset(ctx: DatasetContext, boards: readonly Board[],
           }),
         },
       },
-      ...audit.sections(),
     ],
     figures: () => ({
       ...audit.figures(),

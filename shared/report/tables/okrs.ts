@@ -358,7 +358,6 @@ export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Datas
           { label: 'Key results', value: counts.keyResults, type: 'integer' },
         ],
       },
-      ...audit.sections(),
     ],
     figures: () => ({
       ...audit.figures(),

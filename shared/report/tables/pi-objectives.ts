@@ -127,7 +127,6 @@ export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[
           type: 'percent' as const,
         })),
       },
-      ...audit.sections(),
     ],
     figures: () => ({
       ...audit.figures(),

@@ -281,7 +281,7 @@ export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegist
     resolvedSelectors: () => ({
       registers: registers.map((r) => ({ id: r.id, key: r.key ?? null, title: r.title ?? null })),
     }),
-    summary: () => [...figures.sections(), ...heatMap.sections(), ...audit.sections()],
+    summary: () => [...figures.sections(), ...heatMap.sections()],
     figures: () => ({ ...audit.figures(), ...repeats.figures(), ...figures.figures() }),
   };
 }

@@ -79,7 +79,12 @@ describe('the fan-out\'s failure step', () => {
     // The streak is the single path's: its next good run tells the owners the report works again.
     kit.sim.clearInjectedFaults();
     expect((await runJob({ report: 'portfolio', source: 'schedule', scheduledTime: '2026-12-07T06:00:00Z' }, deps('2026-12-07T06:00:05Z'))).status).toBe('succeeded');
-    expect((await mailsTo('owner@example.test')).map((m) => m.subject)).toEqual(['Report "Portfolio" is failing', 'Report "Portfolio" works again']);
+    // The failure streak (the owners also hear, once, that the API sends fields no column holds: field-notice.ts).
+    expect((await mailsTo('owner@example.test')).map((m) => m.subject)).toEqual([
+      'Report "Portfolio" is failing',
+      'Report "Portfolio" works again',
+      'Portfolio: the planning API sends fields the report does not hold',
+    ]);
   });
 
   it('releases the lease a killed assembler left, so the next attempt of the run is not blocked, and says it ran out of time', async () => {
@@ -114,7 +119,12 @@ describe('the fan-out\'s failure step', () => {
     // The same instant: without the release the killed attempt's lease would still be live for a minute.
     const retried = await assembleFanOut(plan, deps(at));
     expect(retried).toMatchObject({ status: 'succeeded', runId: input.runId });
-    expect((await mailsTo('owner@example.test')).map((m) => m.subject)).toEqual(['Report "Portfolio" is failing', 'Report "Portfolio" works again']);
+    // The failure streak (the owners also hear, once, that the API sends fields no column holds: field-notice.ts).
+    expect((await mailsTo('owner@example.test')).map((m) => m.subject)).toEqual([
+      'Report "Portfolio" is failing',
+      'Report "Portfolio" works again',
+      'Portfolio: the planning API sends fields the report does not hold',
+    ]);
   });
 
   it('does not tell again what the assembler\'s job told before it threw its retryable failure, and leaves a run nobody holds alone', async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderReportEmail } from '../../../shared/email/email-content';
-import { FIELD_AUDIT_SMALL_PRINT, FieldAudit, mergeFigures, ROWS, type FieldShape } from '../../../shared/report/field-audit';
+import { FieldAudit, mergeFigures, operatorFindings, ROWS, type FieldShape } from '../../../shared/report/field-audit';
 import { KEY_RESULT_SHAPE, OKR_OBJECTIVE_SHAPE, OKR_TABLE, STRATEGIC_THEME_TABLE, THEME_SHAPE } from '../../../shared/report/tables/okrs';
 
 const SHAPE: FieldShape = { id: true, title: true, children: { id: true, summary: true }, meta: { color: true } };
@@ -39,48 +38,32 @@ describe('field audit', () => {
     });
   });
 
-  it('gives the reason of a field the table leaves out on purpose; the Summary names only the fields nobody expected', () => {
+  it('gives the reason of a field the table leaves out on purpose; operators hear only of the fields nobody expected', () => {
     const audit = new FieldAudit({ t: { 'team.color': 'presentation only' } });
     audit.check('t', { id: '1', team: { title: 'A', color: '#fff' }, rank: 3 }, { id: true, team: { title: true } });
     expect(audit.figures()).toEqual({
       unexportedFields: { t: [{ path: 'rank', records: 1 }, { path: 'team.color', records: 1, reason: 'presentation only' }] },
     });
-    expect(audit.sections()[0]?.lines).toEqual([{ label: 'Not exported (t)', value: 'rank (1)' }]);
+    expect(operatorFindings(audit.figures())).toEqual(['t: rank']);
     const declaredOnly = new FieldAudit({ t: { 'team.color': 'presentation only' } });
     declaredOnly.check('t', { id: '1', team: { color: '#fff' } }, { id: true, team: {} });
-    expect(declaredOnly.sections()).toEqual([]);
+    expect(operatorFindings(declaredOnly.figures())).toEqual([]);
   });
 
   it('says nothing when every field has a column', () => {
     const audit = new FieldAudit();
     audit.check('t', { id: '1', title: 'a' }, SHAPE);
     expect(audit.figures()).toEqual({});
-    expect(audit.sections()).toEqual([]);
+    expect(operatorFindings(audit.figures())).toEqual([]);
   });
 
-  it('counts values of another shape and puts both lists in the Summary small print, which the e-mail mentions once', () => {
+  it('counts values of another shape among the findings for operators, the fields no column holds beside them', () => {
     const audit = new FieldAudit();
     audit.check('board-items', { id: '1', kendisScore: 4 }, SHAPE);
     audit.warn('board-items', 'teamsAndSprints', 'text where a list was expected');
     audit.warn('board-items', 'teamsAndSprints', 'text where a list was expected');
-    const sections = audit.sections();
-    expect(sections).toEqual([
-      {
-        heading: 'Fields the server sent that the report does not hold',
-        role: 'about',
-        smallPrint: FIELD_AUDIT_SMALL_PRINT,
-        lines: [
-          { label: 'Not exported (board-items)', value: 'kendisScore (1)' },
-          { label: 'Unexpected shape (board-items)', value: 'teamsAndSprints: text where a list was expected (2)' },
-        ],
-      },
-    ]);
-    const email = renderReportEmail({
-      reportName: 'Acme', generatedAt: new Date('2026-11-23T06:00:00Z'), timeZone: 'UTC', links: [],
-      summary: { title: 'Acme', sections: [...sections, ...sections] },
-    });
-    expect(email.text.split(FIELD_AUDIT_SMALL_PRINT).length - 1).toBe(1);
-    expect(email.html).toContain('The server sent fields this report does not hold');
+    expect(audit.figures().shapeWarnings).toEqual({ 'board-items': [{ path: 'teamsAndSprints', problem: 'text where a list was expected', records: 2 }] });
+    expect(operatorFindings(audit.figures())).toEqual(['board-items: kendisScore', 'board-items: teamsAndSprints (text where a list was expected)']);
   });
 
   it('merges the per-table lists of several datasets and keeps their other figures', () => {
