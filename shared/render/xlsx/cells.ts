@@ -7,6 +7,7 @@ import { EXCEL_FORMATS } from '../../core/format';
 import { isTextList, listText, type CellValue, type ColumnType } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import type { ZoneClock } from '../time-zone';
+import { cellLines } from './print-setup';
 
 /** Excel refuses longer hyperlink addresses (and "repairs" the file). */
 const MAX_URL_LENGTH = 2079;
@@ -295,6 +296,24 @@ export function linkAsFormula(link: { text: string; hyperlink: string }): ExcelV
   }
   producedKind = Kind.Link;
   return { formula: `HYPERLINK(${formulaString(link.hyperlink)},${formulaString(link.text)})`, result: link.text };
+}
+
+/**
+ * A link whose text takes more than one line in its wrapped column, as a HYPERLINK formula:
+ * LibreOffice never wraps a cell holding a hyperlink proper (it prints one line, cut off at the next
+ * cell: "OPS-13 Supplier could leak p"), but wraps a formula's text; Excel shows and opens both
+ * alike. A link on one line, or to an address longer than HYPERLINK takes, stays a hyperlink proper.
+ */
+export function wrappedLink(value: ExcelValue, lines: number): ExcelValue {
+  if (lines <= 1 || typeof value !== 'object' || value === null || !('hyperlink' in value)) return value;
+  return value.hyperlink.length > MAX_FORMULA_STRING ? value : linkAsFormula(value);
+}
+
+/** A value in a wrapped column `width` characters wide (0: a column that does not wrap) as written, and the lines it takes. */
+export function fitWrapped(value: ExcelValue, width: number): { value: ExcelValue; lines: number } {
+  if (width <= 0) return { value, lines: 1 };
+  const lines = cellLines(value, width);
+  return { value: wrappedLink(value, lines), lines };
 }
 
 /**

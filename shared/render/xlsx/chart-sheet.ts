@@ -7,8 +7,8 @@
 import { worksheetText } from '../cell-text';
 import { columnLetters, Kind, type StyleBook } from './cells';
 import { rangeRef, type ChartAnchor, type ChartPart, type ChartSeries } from './chart-parts';
-import type { WriterSheet } from './exceljs-internals/writer';
-import { headerLines, rowHeightFor } from './print-setup';
+import type { WriterRow, WriterSheet } from './exceljs-internals/writer';
+import { DEFAULT_COLUMN_WIDTH, fittedPageHeightPt, headerLines, LINE_PT, rowHeightFor } from './print-setup';
 
 export interface ChartBlockColumn {
   readonly label: string;
@@ -50,11 +50,18 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
   const widest = Math.max(1, ...content.blocks.map((b) => b.columns.length + 1));
   const widthOf = (i: number) => (i === 0 ? 18 : 14);
   sheet.columns = Array.from({ length: widest }, (_, i) => ({ width: widthOf(i) }));
+  // The sheet prints fitted to the page width, the charts included: a gap column, then the chart's.
+  const printed = [...Array.from({ length: widest }, (_, i) => widthOf(i)), ...Array<number>(1 + CHART_COLUMNS).fill(DEFAULT_COLUMN_WIDTH)];
+  const pageHeight = fittedPageHeightPt('landscape', printed);
+  let usedOnPage = 0;
+  let previous: WriterRow | undefined;
   let rowNo = 0;
   const add = (cells: readonly { value: string | number | null; style: object }[], height?: number) => {
     const row = sheet.addRow(undefined);
     row.style = styles.row;
     if (height !== undefined) row.height = height;
+    usedOnPage += height ?? LINE_PT;
+    previous = row;
     cells.forEach((c, i) => {
       if (c.value === null) return;
       const cell = row.getCell(i + 1);
@@ -69,11 +76,20 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
   add([]);
   const charts: PlacedChart[] = [];
   for (const block of content.blocks) {
-    const titleRow = add([{ value: worksheetText(block.title), style: styles.sectionHeading }]);
     const labels = [block.categoryLabel, ...block.columns.map((c) => c.label)];
     // Header labels wrap (theme and board names are long): a streamed row does not grow by itself.
-    const lines = Math.max(...labels.map((label, i) => headerLines(label, widthOf(i))));
-    const headerRow = add(labels.map((label) => ({ value: worksheetText(label), style: styles.header })), rowHeightFor(lines));
+    const headerHeight = rowHeightFor(Math.max(...labels.map((label, i) => headerLines(label, widthOf(i)))));
+    // A chart is one drawing: printed across a page break, its top half ends one page and its
+    // bottom half starts the next. A block that would not fit in what is left of the page starts a
+    // new one (a manual break, so LibreOffice's roomier pages break at the same rows).
+    const charted = block.chart !== undefined && block.rows.length > 0;
+    const blockHeight = (headerHeight ?? LINE_PT) + LINE_PT * (charted ? Math.max(CHART_ROWS, block.rows.length + 1) : block.rows.length + 2);
+    if (previous && usedOnPage + blockHeight > pageHeight) {
+      previous.addPageBreak();
+      usedOnPage = 0;
+    }
+    const titleRow = add([{ value: worksheetText(block.title), style: styles.sectionHeading }]);
+    const headerRow = add(labels.map((label) => ({ value: worksheetText(label), style: styles.header })), headerHeight);
     for (const r of block.rows) {
       add([
         { value: worksheetText(r.category), style: styles.oneLine },
@@ -83,11 +99,11 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
         }),
       ]);
     }
-    const lastRow = headerRow + block.rows.length;
-    if (block.chart && block.rows.length > 0) {
+    const dataEnd = headerRow + block.rows.length;
+    if (charted) {
       charts.push({
         anchor: { fromCol: widest + 1, fromRow: titleRow - 1, toCol: widest + 1 + CHART_COLUMNS, toRow: titleRow - 1 + CHART_ROWS },
-        part: chartOf(sheetName, block, headerRow, lastRow),
+        part: chartOf(sheetName, block, headerRow, dataEnd),
       });
       while (rowNo < titleRow + CHART_ROWS) add([]);
     } else {

@@ -5,7 +5,7 @@
 import type { LeadingSheet } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import type { ZoneClock } from '../time-zone';
-import { capLinks, columnLetters, Kind, producedKind, type StyleBook, type StyleModel, toExcel, widthOf } from './cells';
+import { capLinks, columnLetters, Kind, producedKind, type StyleBook, type StyleModel, toExcel, widthOf, fitWrapped } from './cells';
 import type { WriterSheet } from './exceljs-internals/writer';
 import { rowHeightFor, wrappedLines } from './print-setup';
 
@@ -56,14 +56,21 @@ export async function writeLeadingRows(
     const row = sheet.addRow(undefined);
     row.style = styles.row;
     const fill = data.fill;
+    // Text wraps in its column ("Where" names a register and its teams): the row gets a height for
+    // its lines, or LibreOffice prints the second line over the next row.
+    let lines = 1;
     for (let i = 0; i < columns.length; i++) {
-      const value = capLinks(toExcel(data.values[i], types[i], clock), linked);
+      const wrapped = fitWrapped(toExcel(data.values[i], types[i], clock), widths[i]!);
+      lines = Math.max(lines, wrapped.lines);
+      const value = capLinks(wrapped.value, linked);
       const style = fill && fill.column === i ? styles.withFill(producedKind, fill.color) : undefined;
       if ((value === null || value === '') && style === undefined) continue;
       const cell = row.getCell(i + 1);
       cell.value = value === '' ? null : value;
       cell.style = style ?? styles.of(producedKind);
     }
+    const rowHeight = rowHeightFor(lines);
+    if (rowHeight !== undefined) row.height = rowHeight;
     row.commit();
     if (++written % ROWS_PER_YIELD === 0) await deps.relieve();
   }

@@ -25,6 +25,9 @@ export const LINE_PT = 15;
 /** Excel's largest row height. */
 const MAX_ROW_PT = 409;
 
+/** Excel's width of a column the sheet gives none (8.43 characters, 64 px). */
+export const DEFAULT_COLUMN_WIDTH = 8.43;
+
 function columnsPx(widths: readonly number[]): number {
   return widths.reduce((sum, w) => sum + Math.round(w * 7) + 5, 0);
 }
@@ -71,26 +74,46 @@ export function summaryPageHeightPt(): number {
 }
 
 /**
- * Lines a text takes in a wrapped cell `width` characters wide. Running text averages slightly
- * narrower characters than "0", but capitals and wide letters vary: counted at 0.95 of the width
- * the estimate errs towards a taller row (white space) rather than overprinting.
+ * Points of rows on one printed page of a sheet fitted to the page width (`fitToWidth: 1`), from
+ * its columns' widths as Excel measures them (Calibri). LibreOffice without Calibri measures
+ * columns in a wider font, fits them at a smaller scale and so holds more rows a page: a page laid
+ * out by this height, with a manual break after it, fits on both.
  */
+export function fittedPageHeightPt(orientation: 'portrait' | 'landscape', widths: readonly number[]): number {
+  const paper = orientation === 'portrait' ? A4.heightIn : A4.widthIn;
+  const fit = Math.min(1, printableWidthPx(orientation) / columnsPx(widths));
+  return ((paper - MARGINS.top - MARGINS.bottom) * 72) / fit;
+}
+
+/**
+ * How much of a wrapped column's width a line of text fills before it breaks. Excel's width unit is
+ * Calibri's "0"; running text averages narrower letters, but LibreOffice without Calibri prints in
+ * DejaVu Sans, about a sixth wider (a 44-letter line wraps in a 50-wide column), and bold is wider
+ * still. Counted this way the estimate errs towards a taller row (white space) rather than a line
+ * cut off by the next row.
+ */
+const FILL = { text: 0.82, bold: 0.8 } as const;
+
+/** Lines a text takes in a wrapped cell `width` characters wide, each paragraph wrapped at spaces. */
 export function wrappedLines(text: string, width: number): number {
-  const perLine = Math.max(1, Math.floor(width * 0.95));
-  return text.split('\n').reduce((n, paragraph) => n + Math.max(1, Math.ceil(paragraph.length / perLine)), 0);
+  const perLine = Math.max(1, Math.floor(width * FILL.text));
+  return text.split('\n').reduce((n, paragraph) => n + wordWrapped(paragraph, perLine), 0);
 }
 
 /**
  * Lines of a bold header in a wrapped cell `width` characters wide, wrapped at spaces as Excel and
- * LibreOffice do: a bold word that does not fit on the line goes whole to the next one, so a count
- * of characters alone says two lines where "Improve / pricing / model" prints three. Bold letters
- * (and LibreOffice's stand-in for Calibri) are wider: a line holds about 0.8 of the width.
+ * LibreOffice do: a count of characters alone says two lines where "Improve / pricing / model"
+ * prints three.
  */
 export function headerLines(text: string, width: number): number {
-  const perLine = Math.max(1, Math.floor(width * 0.8));
+  return wordWrapped(text, Math.max(1, Math.floor(width * FILL.bold)));
+}
+
+/** Lines of one paragraph, `perLine` characters a line: a word that does not fit goes whole to the next line, a longer one breaks. */
+function wordWrapped(paragraph: string, perLine: number): number {
   let lines = 1;
   let used = 0;
-  for (const word of text.split(/\s+/).filter(Boolean)) {
+  for (const word of paragraph.split(/\s+/).filter(Boolean)) {
     const needed = used === 0 ? word.length : used + 1 + word.length;
     if (needed <= perLine) used = needed;
     else {
@@ -100,6 +123,12 @@ export function headerLines(text: string, width: number): number {
     }
   }
   return lines;
+}
+
+/** Lines a written cell value (text, or a link's text) takes in its wrapped column: 1 for anything but text. */
+export function cellLines(value: unknown, width: number): number {
+  const text = typeof value === 'string' ? value : typeof value === 'object' && value !== null && 'result' in value ? String(value.result) : typeof value === 'object' && value !== null && 'text' in value ? String(value.text) : '';
+  return text === '' ? 1 : wrappedLines(text, width);
 }
 
 /** Row height in points for `lines` lines of 11-point text, or undefined for one line (Excel's default). */

@@ -14,9 +14,9 @@
  */
 import type { CellValue, ColumnType, ReportSummary, SummaryGrid, SummarySection } from '../../table/table';
 import type { ZoneClock } from '../time-zone';
-import { inferType, Kind, producedKind, type StyleBook, type StyleModel, toExcel } from './cells';
+import { inferType, Kind, producedKind, type StyleBook, type StyleModel, toExcel, wrappedLink } from './cells';
 import type { WriterRow, WriterSheet } from './exceljs-internals/writer';
-import { LINE_PT, rowHeightFor, summaryPageHeightPt, wrappedLines } from './print-setup';
+import { cellLines, LINE_PT, rowHeightFor, summaryPageHeightPt, wrappedLines } from './print-setup';
 
 export const SUMMARY_COLUMN_WIDTHS: readonly number[] = [12, 22, 7, 7, 7, 7, 7, 7, 7];
 /** Characters across C … I, where long text wraps in one merged cell. */
@@ -105,7 +105,8 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
     for (const c of cells) {
       if (c.value === null || c.value === undefined || c.value === '') continue;
       const cell = row.getCell(c.column);
-      cell.value = toExcel(c.value, c.type ?? inferType(c.value), clock);
+      // A link that wraps in its column (a Needs attention item) is written so LibreOffice wraps it too (wrappedLink).
+      cell.value = wrappedLink(toExcel(c.value, c.type ?? inferType(c.value), clock), lineCount(c.value, c.column));
       cell.style = (c.fill ? styles.withFill(producedKind, c.fill) : undefined) ?? styleOf(producedKind, c.style);
       // A date and time gets the same room as text: in its column alone a wider print font shows ###.
       if (c.wide && (producedKind === Kind.Text || producedKind === Kind.DateTime)) {
@@ -116,8 +117,8 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       } else if (c.column === SUMMARY_COLUMN_WIDTHS.length && producedKind === Kind.Text) {
         // Text in the last column has no cell to run into before the page edge: it wraps.
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
-        lines = Math.max(lines, cellLines(cell.value, c.column));
-      } else if (producedKind === Kind.Link || c.style === STYLE.gridHeader) lines = Math.max(lines, cellLines(cell.value, c.column));
+        lines = Math.max(lines, lineCount(cell.value, c.column));
+      } else if (producedKind === Kind.Link || c.style === STYLE.gridHeader) lines = Math.max(lines, lineCount(cell.value, c.column));
     }
     const height = rowHeightFor(lines);
     if (height !== undefined) row.height = height;
@@ -204,9 +205,8 @@ function headerCells(section: SummarySection, grid: SummaryGrid): Cell[] {
 }
 
 /** Lines of a wrapped Summary cell (links, table headers) in its column. */
-function cellLines(value: unknown, column: number): number {
-  const text = typeof value === 'string' ? value : typeof value === 'object' && value !== null && 'text' in value ? String(value.text) : '';
-  return wrappedLines(text, SUMMARY_COLUMN_WIDTHS[column - 1] ?? 11);
+function lineCount(value: unknown, column: number): number {
+  return cellLines(value, SUMMARY_COLUMN_WIDTHS[column - 1] ?? 11);
 }
 
 /**

@@ -19,7 +19,7 @@ import type {
 } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import { createZoneClock } from '../time-zone';
-import { capLinks, columnLetters, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf } from './cells';
+import { capLinks, columnLetters, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf, fitWrapped } from './cells';
 import { writeChartSheetRows, type ChartSheetContent } from './chart-sheet';
 import { attachCharts } from './exceljs-internals/charts';
 import { tuneDataSheet } from './exceljs-internals/data-sheet';
@@ -27,7 +27,7 @@ import { pendingXmlBytes } from './exceljs-internals/sheet-buffers';
 import { reserveLeadingSheets } from './exceljs-internals/sheet-order';
 import { createWorkbookWriter, type WriterSheet } from './exceljs-internals/writer';
 import { writeLeadingRows } from './leading-sheet';
-import { MARGINS, dataSheetSetup, rowHeightFor, summarySetup, wrappedLines } from './print-setup';
+import { MARGINS, dataSheetSetup, rowHeightFor, summarySetup } from './print-setup';
 import { SUMMARY_COLUMN_WIDTHS, writeSummaryRows } from './summary-sheet';
 
 export interface XlsxOptions {
@@ -102,11 +102,14 @@ const PRINT_SETUP = {
   margins: MARGINS,
 } as const;
 
-/** The footer of every printed page: report and date on the left, "Page n of m" on the right. */
+/**
+ * The footer of every printed page: report and date on the left, the sheet's name in the middle (a
+ * page of a 300-page print says what it is part of), "Page n of m" on the right.
+ */
 function printFooter(footer: string | undefined): { oddFooter: string } {
   // `&` starts a code in Excel's header/footer language; a literal one is `&&`.
   const left = footer ? `&L&9${worksheetText(footer).replace(/&/g, '&&')}` : '';
-  return { oddFooter: `${left}&R&9Page &P of &N` };
+  return { oddFooter: `${left}&C&9&A&R&9Page &P of &N` };
 }
 /** Excel's outline depth limit. */
 const MAX_OUTLINE_LEVEL = 7;
@@ -246,8 +249,9 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
           target.style = styles.row;
           let lines = 1;
           for (let i = 0; i < columnCount; i++) {
-            const value = capLinks(toExcel(inWordsOf(values[i], inWords[i]), types[i], clock), current, options.maxHyperlinksPerSheet);
-            if (wraps[i]) lines = Math.max(lines, linesOf(value, widths[i]!));
+            const wrapped = fitWrapped(toExcel(inWordsOf(values[i], inWords[i]), types[i], clock), wraps[i] ? widths[i]! : 0);
+            lines = Math.max(lines, wrapped.lines);
+            const value = capLinks(wrapped.value, current, options.maxHyperlinksPerSheet);
             const style = i === fillColumn ? styles.withFill(producedKind, fill!.color) : undefined;
             // Empty text is an empty cell, as in the CSV (and Excel's ISBLANK agrees).
             const empty = value === null || value === '';
@@ -384,12 +388,6 @@ class OutputFlow {
       this.out.on('close', done);
     });
   }
-}
-
-/** Lines a written cell value takes in its wrapped column (1 for anything but text that overflows). */
-function linesOf(value: unknown, width: number): number {
-  const text = typeof value === 'string' ? value : typeof value === 'object' && value !== null && 'text' in value ? String(value.text) : '';
-  return text.length > width * 0.9 || text.includes('\n') ? wrappedLines(text, width) : 1;
 }
 
 /** Marks a leading sheet written; a name not declared, or written twice, is the caller's mistake. */
