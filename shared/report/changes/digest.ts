@@ -18,8 +18,3 @@ export function changesDigest(report: ChangeReport, format: ReaderFormat, limit 
     more: Math.max(0, listed - top.length),
   };
 }
-
-/** "16 Nov 2026" in the report's zone: the workbook's Changes sheet. */
-export function longDate(date: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short', year: 'numeric' }).format(date);
-}
