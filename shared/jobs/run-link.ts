@@ -63,7 +63,7 @@ export interface RunProgress {
   readonly rows: number;
 }
 
-/** A headline figure of a finished export, as the e-mail writes it ("Open risks", "58", "−2 since 16 Nov"). */
+/** A headline figure of a finished export, as the e-mail writes it in the report's locale ("Open risks", "58", "−2 since 16/11/2026"). */
 export interface RunFigure {
   readonly label: string;
   readonly value: string;
