@@ -171,12 +171,12 @@ function renderSubject(template: string, report: string, date: string): string {
 }
 
 function renderText(model: EmailModel): string {
-  const tz = model.format;
+  const format = model.format;
   const lines: string[] = [model.title, `Generated ${model.generated}`];
   for (const section of model.sections) {
     lines.push('', section.heading);
     for (const line of section.lines) {
-      lines.push(`  ${line.label}: ${cellText(line.value, line.type, tz, true)}${line.delta ? ` (${line.delta})` : ''}`);
+      lines.push(`  ${line.label}: ${cellText(line.value, line.type, format, true)}${line.delta ? ` (${line.delta})` : ''}`);
     }
     const grid = section.grid;
     if (!grid) continue;
@@ -184,13 +184,13 @@ function renderText(model: EmailModel): string {
     for (const row of grid.rows) {
       if (section.role === 'attention') {
         const [what, item, why] = row.values;
-        const itemText = item ? `${cellText(item, 'link', tz, true)}: ` : '';
-        lines.push(`  - ${cellText(what, 'text', tz, false)} ${itemText}${cellText(why, 'text', tz, false)}`);
+        const itemText = item ? `${cellText(item, 'link', format, true)}: ` : '';
+        lines.push(`  - ${cellText(what, 'text', format, false)} ${itemText}${cellText(why, 'text', format, false)}`);
         continue;
       }
       const [first, ...rest] = shown;
-      const head = first ? cellText(row.values[first.i], first.c.type, tz, true) : '';
-      const tail = rest.map(({ c, i }) => `${c.label} ${cellText(row.values[i], c.type, tz, true)}`).join(', ');
+      const head = first ? cellText(row.values[first.i], first.c.type, format, true) : '';
+      const tail = rest.map(({ c, i }) => `${c.label} ${cellText(row.values[i], c.type, format, true)}`).join(', ');
       lines.push(`  ${head}: ${tail}`);
     }
   }
