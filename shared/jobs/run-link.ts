@@ -26,7 +26,7 @@ import type { RunLinkLedger, RunSlot, StartLimit } from './run-link-ledger';
  * as HTML or JSON; nothing internal reaches a view.
  */
 export interface RunLinkDependencies {
-  /** The configured reports (a run link names one); only `title` and `timeZone` are read here. */
+  /** The configured reports (a run link names one); only `title`, `timeZone` and `locale` are read here. */
   readonly definitions: DefinitionCatalog;
   readonly jobs: JobStatusStore;
   readonly launcher: JobLauncher;
