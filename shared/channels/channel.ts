@@ -4,7 +4,7 @@
  * new channel is one file with a `Channel` and one entry in CHANNELS (channels.ts).
  */
 
-/** One figure as the reader sees it: "Open risks" → "12". Values are plain text, already formatted. */
+/** One figure as the reader sees it: "Open risks" → "2,148". Values are plain text, already formatted in the report's locale. */
 export interface MessageFigure {
   readonly label: string;
   readonly value: string;
@@ -26,7 +26,7 @@ export interface AttentionLine {
 export interface ChannelMessage {
   /** The report's title. */
   readonly title: string;
-  /** "23 Nov 2026, 07:00 (Europe/Berlin)". */
+  /** "23/11/2026, 07:00 CET (Europe/Berlin)": in the report's locale and zone. */
   readonly generated: string;
   readonly runId: string;
   /** The headline figures, section by section. */
@@ -35,7 +35,7 @@ export interface ChannelMessage {
   readonly attention: readonly AttentionLine[];
   /** How many more items need attention than `attention` lists. */
   readonly attentionMore: number;
-  /** The comparison with the earlier run: heading ("What changed since 16 Nov 2026"), counts text, total. */
+  /** The comparison with the earlier run: heading ("What changed since 16/11/2026"), counts text, total. */
   readonly changes: { readonly heading: string; readonly text: string; readonly total: number } | undefined;
   readonly workbookUrl: string | undefined;
   readonly freshCopyUrl: string | undefined;

@@ -1,49 +1,21 @@
 /**
- * One way to write each kind of value for people, used by every surface (Summary, data sheets,
- * Changes, CSV for people, e-mail, run page) so the same figure reads the same everywhere:
+ * One way to write each kind of value for people, so the same figure reads the same everywhere:
  * percentages with one decimal, percentage-point deltas as "pp", thousands separators, dates and
  * times in the report's zone, status categories in words. docs/formats.md lists the rules.
+ *
+ * Two families: the free functions below write the fixed ISO form (file names, the CLI's lines for
+ * operators) and the workbook's number formats; `readerFormat` writes what a person reads
+ * outside the workbook (the e-mail, the chat messages, the run page, the Summary's texts) in the
+ * report's `locale`, built once per run and passed down whole.
  */
 
-const INTEGER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-const ONE_DECIMAL = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-
-/** Excel number formats that write the same text as the functions below (percent cells hold fractions). */
+/** Excel number formats of the workbook's typed cells; the reader format below writes percentages the same way (`50.1 %`). */
 export const EXCEL_FORMATS = {
   integer: '#,##0',
   percent: '0.0 %',
   date: 'yyyy-mm-dd',
   datetime: 'yyyy-mm-dd hh:mm',
 } as const;
-
-/** `2,148` */
-export function formatInteger(n: number): string {
-  return INTEGER.format(n);
-}
-
-/** `2,148.25`: at most two decimals, none when whole. */
-export function formatNumber(n: number): string {
-  return NUMBER.format(n);
-}
-
-/** `33.5 %` from a percentage on the 0-100 scale (values over 100 stay as they are: `104.2 %`). */
-export function formatPercent(percent: number): string {
-  return `${ONE_DECIMAL.format(percent)} %`;
-}
-
-/** `+4.9 pp`, `−1.0 pp`, `0.0 pp`: a change of a percentage, in percentage points. */
-export function formatPercentPoints(delta: number): string {
-  const rounded = Math.round(delta * 10) / 10;
-  const sign = rounded > 0 ? '+' : rounded < 0 ? '−' : '';
-  return `${sign}${ONE_DECIMAL.format(Math.abs(rounded))} pp`;
-}
-
-/** `+12`, `−3`, `0`: a change of a count. */
-export function formatDelta(delta: number): string {
-  const sign = delta > 0 ? '+' : delta < 0 ? '−' : '';
-  return `${sign}${NUMBER.format(Math.abs(delta))}`;
-}
 
 function zoneParts(instant: Date, timeZone: string, withTime: boolean): Record<string, string> {
   const format = new Intl.DateTimeFormat('en-US', {
@@ -60,11 +32,6 @@ function zoneParts(instant: Date, timeZone: string, withTime: boolean): Record<s
 export function formatDateInZone(instant: Date, timeZone: string): string {
   const p = zoneParts(instant, timeZone, false);
   return `${p.year}-${p.month}-${p.day}`;
-}
-
-/** `2026-11-23`: a calendar date carried at 00:00 UTC (never shifted into a zone west of Greenwich). */
-export function formatCalendarDate(date: Date): string {
-  return date.toISOString().slice(0, 10);
 }
 
 /** `2026-11-23 07:00 CET`: an instant in the report's zone, with the zone's short name. */
@@ -92,4 +59,89 @@ export function statusCategoryText(category: string): string {
   if (known) return known;
   const words = category.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1).toLowerCase();
+}
+
+/** The definition's `locale` when it names none. */
+export const DEFAULT_LOCALE = 'en-GB';
+
+/**
+ * Why `tag` is not a locale this runtime formats in (undefined when it is): not a BCP 47 tag
+ * (`Intl.getCanonicalLocales` throws), or one Intl has no number formats for.
+ */
+export function localeProblem(tag: string): string | undefined {
+  let canonical: string[];
+  try {
+    canonical = Intl.getCanonicalLocales(tag);
+  } catch {
+    return 'is not a BCP 47 language tag';
+  }
+  if (canonical.length !== 1 || Intl.NumberFormat.supportedLocalesOf(canonical).length === 0) return 'is not a locale this exporter can format numbers and dates in';
+  return undefined;
+}
+
+/** The tag as Intl writes it (`de-de` → `de-DE`); a tag with a problem (see localeProblem) as given. */
+export function canonicalLocale(tag: string): string {
+  return localeProblem(tag) === undefined ? (Intl.getCanonicalLocales(tag)[0] ?? tag) : tag;
+}
+
+/**
+ * How one run writes numbers, percentages and dates for its readers: in its locale's digits,
+ * separators and date order (`Intl`), times in its zone. Rules (docs/formats.md):
+ * - integers and numbers with the locale's grouping and decimal sign (`2,148` / `2.148` / `2 148`);
+ * - a percentage: the locale's number with one decimal, then a space and `%` on every locale
+ *   (`50.1 %`, `50,1 %`), as the workbook's number format writes it;
+ * - deltas signed with `+` and `−` (U+2212), percentage points as `pp` (`+4,9 pp`);
+ * - a date: the locale's numeric day, month and year (`26/11/2026`, `26.11.2026`, `11/26/2026`);
+ * - a date-time: that date, the time as the locale writes it (24 h or 12 h) and the zone's short name in
+ *   the locale (`26/11/2026, 07:00 CET`, `26.11.2026, 07:00 MEZ`, `11/26/2026, 07:00 AM GMT+1`).
+ */
+export interface ReaderFormat {
+  /** The BCP 47 tag, canonical (`de-DE`). */
+  readonly locale: string;
+  /** The IANA zone dates and times are shown in. */
+  readonly timeZone: string;
+  /** `2,148`: no decimals. */
+  integer(n: number): string;
+  /** `2,148.25`: at most two decimals, none when whole. */
+  number(n: number): string;
+  /** `33.5 %` from a percentage on the 0-100 scale. */
+  percent(percent: number): string;
+  /** `+4.9 pp`, `−1.0 pp`, `0.0 pp`. */
+  percentPoints(delta: number): string;
+  /** `+12`, `−3`, `0`, `+1.25`. */
+  delta(delta: number): string;
+  /** `26/11/2026`: the calendar day of an instant in the zone. */
+  date(instant: Date): string;
+  /** `26/11/2026`: a calendar date carried at 00:00 UTC (never shifted into a zone west of Greenwich). */
+  calendarDate(date: Date): string;
+  /** `26/11/2026, 07:00 CET`: an instant in the zone, with the zone's short name. */
+  dateTime(instant: Date): string;
+}
+
+/** The reader format of a run: `locale` (a valid tag, see localeProblem) and `timeZone` (IANA). */
+export function readerFormat(locale: string, timeZone: string): ReaderFormat {
+  const tag = canonicalLocale(locale);
+  const integer = new Intl.NumberFormat(tag, { maximumFractionDigits: 0 });
+  const number = new Intl.NumberFormat(tag, { maximumFractionDigits: 2 });
+  const oneDecimal = new Intl.NumberFormat(tag, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const day = { day: '2-digit', month: '2-digit', year: 'numeric' } as const;
+  const date = new Intl.DateTimeFormat(tag, { ...day, timeZone });
+  const calendar = new Intl.DateTimeFormat(tag, { ...day, timeZone: 'UTC' });
+  const dateTime = new Intl.DateTimeFormat(tag, { ...day, hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone });
+  const sign = (n: number) => (n > 0 ? '+' : n < 0 ? '−' : '');
+  return {
+    locale: tag,
+    timeZone,
+    integer: (n) => integer.format(n),
+    number: (n) => number.format(n),
+    percent: (p) => `${oneDecimal.format(p)} %`,
+    percentPoints: (d) => {
+      const rounded = Math.round(d * 10) / 10;
+      return `${sign(rounded)}${oneDecimal.format(Math.abs(rounded))} pp`;
+    },
+    delta: (d) => `${sign(d)}${number.format(Math.abs(d))}`,
+    date: (instant) => date.format(instant),
+    calendarDate: (d) => calendar.format(d),
+    dateTime: (instant) => dateTime.format(instant),
+  };
 }

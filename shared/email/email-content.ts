@@ -1,7 +1,8 @@
 import type { ReportSummary, SummarySection } from '../table/table';
 import { changesSection, type ChangesDigest } from './changes-section';
 import { renderEmailHtml } from './email-html';
-import { cellText, fileDetail, formatDate, formatDateTime, UNSUBSCRIBE_TEXT } from './email-format';
+import type { ReaderFormat } from '../core/format';
+import { cellText, fileDetail, UNSUBSCRIBE_TEXT } from './email-format';
 import { renderTrendsText, type EmailTrends } from './trends-section';
 
 export { escapeHtml } from './email-format';
@@ -29,8 +30,8 @@ export interface ReportEmailInput {
   /** Display name of the report (its title, or its name). */
   readonly reportName: string;
   readonly generatedAt: Date;
-  /** IANA zone for {date} and the times shown. */
-  readonly timeZone: string;
+  /** The run's locale and zone: how {date}, the times and every figure are written (core/format.ts). */
+  readonly format: ReaderFormat;
   /** Placeholders {report} (or {title}) and {date}; default DEFAULT_SUBJECT_TEMPLATE. */
   readonly subjectTemplate?: string;
   readonly summary: ReportSummary;
@@ -65,7 +66,7 @@ export interface EmailModel {
   /** "Get a fresh copy now": runs the report again and opens the new workbook. */
   readonly freshCopyUrl: string | undefined;
   readonly smallPrint: readonly string[];
-  readonly timeZone: string;
+  readonly format: ReaderFormat;
   readonly trends?: EmailTrends | undefined;
   /** The inbox list's preview line: the headline figures and what needs attention, in one sentence. */
   readonly preheader: string;
@@ -80,10 +81,10 @@ const MAX_SUBJECT_LENGTH = 200;
 
 /**
  * The report e-mail of one run: subject (from the definition's template), HTML and plain-text parts
- * built from one model, so both say the same; dates in the report's time zone.
+ * built from one model, so both say the same; figures and dates in the report's locale and time zone.
  */
 export function renderReportEmail(input: ReportEmailInput): RenderedEmail {
-  const date = formatDate(input.generatedAt, input.timeZone);
+  const date = input.format.date(input.generatedAt);
   const model = emailModel(input);
   return {
     subject: renderSubject(input.subjectTemplate ?? DEFAULT_SUBJECT_TEMPLATE, input.reportName, date),
@@ -120,11 +121,11 @@ function withChanges(sections: SummarySection[], digest: ChangesDigest | undefin
 }
 
 function emailModel(input: ReportEmailInput): EmailModel {
-  const generated = `${formatDateTime(input.generatedAt, input.timeZone)} (${input.timeZone})`;
+  const generated = `${input.format.dateTime(input.generatedAt)} (${input.format.timeZone})`;
   const workbook = input.links.find((l) => l.primary === true);
   const smallPrint = [
     ...(input.runId ? [`Run ${input.runId}, generated ${generated}.`] : [`Generated ${generated}.`]),
-    ...(input.linksExpireAt ? [`The links work until ${formatDate(input.linksExpireAt, input.timeZone)}.`] : []),
+    ...(input.linksExpireAt ? [`The links work until ${input.format.date(input.linksExpireAt)}.`] : []),
     ...new Set(input.summary.sections.flatMap((section) => (section.smallPrint ? [section.smallPrint] : []))),
   ];
   return {
@@ -135,9 +136,9 @@ function emailModel(input: ReportEmailInput): EmailModel {
     otherFiles: input.links.filter((l) => l !== workbook),
     freshCopyUrl: input.freshCopyUrl,
     smallPrint,
-    timeZone: input.timeZone,
+    format: input.format,
     trends: input.trends,
-    preheader: preheaderOf(input.summary, input.timeZone),
+    preheader: preheaderOf(input.summary, input.format),
     unsubscribeUrl: input.unsubscribeUrl,
   };
 }
@@ -149,12 +150,12 @@ const PREHEADER_FIGURES = 3;
  * "Open risks 58 · Open and high or critical 29 · Overdue 14 · 7 items need attention": what an inbox
  * shows beside the subject, so the list itself says whether the message needs opening.
  */
-function preheaderOf(summary: ReportSummary, timeZone: string): string {
+function preheaderOf(summary: ReportSummary, format: ReaderFormat): string {
   const figures = summary.sections
     .filter((s) => s.role === 'headline')
     .flatMap((s) => s.lines)
     .slice(0, PREHEADER_FIGURES)
-    .map((line) => `${line.label} ${cellText(line.value, line.type, timeZone, true)}`);
+    .map((line) => `${line.label} ${cellText(line.value, line.type, format, true)}`);
   const attention = summary.sections.filter((s) => s.role === 'attention').reduce((n, s) => n + (s.grid?.rows.length ?? 0), 0);
   const needs = attention === 0 ? 'nothing needs attention' : `${attention} ${attention === 1 ? 'item needs' : 'items need'} attention`;
   return [...figures, needs].join(' · ');
@@ -170,12 +171,12 @@ function renderSubject(template: string, report: string, date: string): string {
 }
 
 function renderText(model: EmailModel): string {
-  const tz = model.timeZone;
+  const format = model.format;
   const lines: string[] = [model.title, `Generated ${model.generated}`];
   for (const section of model.sections) {
     lines.push('', section.heading);
     for (const line of section.lines) {
-      lines.push(`  ${line.label}: ${cellText(line.value, line.type, tz, true)}${line.delta ? ` (${line.delta})` : ''}`);
+      lines.push(`  ${line.label}: ${cellText(line.value, line.type, format, true)}${line.delta ? ` (${line.delta})` : ''}`);
     }
     const grid = section.grid;
     if (!grid) continue;
@@ -183,17 +184,17 @@ function renderText(model: EmailModel): string {
     for (const row of grid.rows) {
       if (section.role === 'attention') {
         const [what, item, why] = row.values;
-        const itemText = item ? `${cellText(item, 'link', tz, true)}: ` : '';
-        lines.push(`  - ${cellText(what, 'text', tz, false)} ${itemText}${cellText(why, 'text', tz, false)}`);
+        const itemText = item ? `${cellText(item, 'link', format, true)}: ` : '';
+        lines.push(`  - ${cellText(what, 'text', format, false)} ${itemText}${cellText(why, 'text', format, false)}`);
         continue;
       }
       const [first, ...rest] = shown;
-      const head = first ? cellText(row.values[first.i], first.c.type, tz, true) : '';
-      const tail = rest.map(({ c, i }) => `${c.label} ${cellText(row.values[i], c.type, tz, true)}`).join(', ');
+      const head = first ? cellText(row.values[first.i], first.c.type, format, true) : '';
+      const tail = rest.map(({ c, i }) => `${c.label} ${cellText(row.values[i], c.type, format, true)}`).join(', ');
       lines.push(`  ${head}: ${tail}`);
     }
   }
-  if (model.trends) lines.push(...renderTrendsText(model.trends));
+  if (model.trends) lines.push(...renderTrendsText(model.trends, model.format));
   if (model.workbook) {
     lines.push('', `Open the workbook (${fileDetail(model.workbook)}):`, `  ${model.workbook.url}`);
   }

@@ -1,5 +1,5 @@
 import { formatBytes } from '../core/format-bytes';
-import { formatCalendarDate, formatDateInZone, formatDateTime as formatInstant, formatNumber, formatPercent } from '../core/format';
+import type { ReaderFormat } from '../core/format';
 import { isTextList, listText, type CellValue, type ColumnType, type LinkValue } from '../table/table';
 import type { ReportEmailLink } from './email-content';
 
@@ -10,25 +10,26 @@ export function isLink(value: CellValue): value is LinkValue {
   return typeof value === 'object' && value !== null && !(value instanceof Date) && !isTextList(value);
 }
 
-export function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnType | undefined, timeZone: string): string {
+/** A cell's value as the reader reads it: in the run's locale and zone (`format`, core/format.ts). */
+export function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnType | undefined, format: ReaderFormat): string {
   if (value === null || value === undefined || value === '') return '–';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value === 'number') {
     // One decimal, as in the workbook: the same figure reads the same on every surface.
-    return type === 'percent' ? formatPercent(value) : formatNumber(value);
+    return type === 'percent' ? format.percent(value) : format.number(value);
   }
   if (isTextList(value)) return value.length > 0 ? listText(value) : '–';
   if (value instanceof Date) {
     // Calendar dates are carried at 00:00 UTC (see table.ts): formatting them in the report's zone
     // would show the previous day west of Greenwich.
-    return type === 'date' ? formatCalendarDate(value) : formatDateTime(value, timeZone);
+    return type === 'date' ? format.calendarDate(value) : format.dateTime(value);
   }
   return value;
 }
 
 /** Text of a cell; in the text part a link that leads out of the workbook carries its address. */
-export function cellText(value: CellValue, type: ColumnType | undefined, timeZone: string, withUrl: boolean): string {
-  if (!isLink(value)) return formatValue(value, type, timeZone);
+export function cellText(value: CellValue, type: ColumnType | undefined, format: ReaderFormat, withUrl: boolean): string {
+  if (!isLink(value)) return formatValue(value, type, format);
   const url = value.web ?? value.url;
   if (!withUrl || !isWebUrl(url)) return value.text;
   return value.text === url ? url : `${value.text} <${url}>`;
@@ -37,16 +38,6 @@ export function cellText(value: CellValue, type: ColumnType | undefined, timeZon
 /** Only http(s) addresses are links in an e-mail; `#'Sheet'!A1` points into the workbook, anything else is unsafe. */
 export function isWebUrl(url: string): boolean {
   return /^https?:\/\//i.test(url);
-}
-
-/** YYYY-MM-DD of the instant in the zone. */
-export function formatDate(date: Date, timeZone: string): string {
-  return formatDateInZone(date, timeZone);
-}
-
-/** `2026-11-23 07:00 CET`: in the report's zone, named. */
-export function formatDateTime(date: Date, timeZone: string): string {
-  return formatInstant(date, timeZone);
 }
 
 export function escapeHtml(value: string): string {

@@ -1,6 +1,7 @@
 import type { CellValue, SummaryGrid, SummaryGridColumn, SummarySection } from '../table/table';
 import type { EmailModel, ReportEmailLink } from './email-content';
 import { cellText, escapeHtml, fileDetail, isLink, isWebUrl, UNSUBSCRIBE_TEXT } from './email-format';
+import type { ReaderFormat } from '../core/format';
 import { renderTrendsHtml } from './trends-section';
 
 /**
@@ -31,7 +32,7 @@ const BAR_COLOUR = '#5b8def';
 const BAR_TRACK = '#e4e7eb';
 
 export function renderEmailHtml(model: EmailModel): string {
-  const sections = model.sections.map((s) => section(s, model.timeZone)).join('');
+  const sections = model.sections.map((s) => section(s, model.format)).join('');
   const button = model.workbook ? workbookButton(model.workbook) : '';
   const files =
     model.otherFiles.length > 0
@@ -51,7 +52,7 @@ export function renderEmailHtml(model: EmailModel): string {
     `<h1 style="${STYLE.h1}">${escapeHtml(model.title)}</h1>` +
     `<p style="${STYLE.muted}">Generated ${escapeHtml(model.generated)}</p>` +
     sections +
-    (model.trends ? renderTrendsHtml(model.trends, escapeHtml, STYLE.h2) : '') +
+    (model.trends ? renderTrendsHtml(model.trends, escapeHtml, STYLE.h2, model.format) : '') +
     button +
     files +
     (model.freshCopyUrl ? `<p style="${STYLE.muted}margin-top:12px;">${anchor(model.freshCopyUrl, 'Get a fresh copy now')}</p>` : '') +
@@ -64,22 +65,22 @@ export function renderEmailHtml(model: EmailModel): string {
   );
 }
 
-function section(s: SummarySection, timeZone: string): string {
+function section(s: SummarySection, format: ReaderFormat): string {
   const lines = s.lines
     .map(
       (line) =>
         `<tr><th scope="row" style="${STYLE.label}">${escapeHtml(line.label)}</th>` +
-        `<td style="${STYLE.value}">${cellHtml(line.value, line.type, timeZone)}` +
+        `<td style="${STYLE.value}">${cellHtml(line.value, line.type, format)}` +
         // The change since the run compared with, beside the figure as on the Summary sheet.
         (line.delta ? `<br><span style="${STYLE.delta}">${escapeHtml(line.delta)}</span>` : '') +
         '</td></tr>',
     )
     .join('');
   const table = lines ? `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="${STYLE.table}">${lines}</table>` : '';
-  return `<h2 style="${STYLE.h2}">${escapeHtml(s.heading)}</h2>${table}${s.grid ? grid(s.grid, timeZone) : ''}`;
+  return `<h2 style="${STYLE.h2}">${escapeHtml(s.heading)}</h2>${table}${s.grid ? grid(s.grid, format) : ''}`;
 }
 
-function grid(g: SummaryGrid, timeZone: string): string {
+function grid(g: SummaryGrid, format: ReaderFormat): string {
   const shown = g.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.brief);
   const align = (c: SummaryGridColumn) => (c.type === 'integer' || c.type === 'number' || c.type === 'percent' ? 'right' : 'left');
   const head = shown.map(({ c }) => `<th scope="col" style="${STYLE.th}text-align:${align(c)};">${escapeHtml(c.label)}</th>`).join('');
@@ -93,7 +94,7 @@ function grid(g: SummaryGrid, timeZone: string): string {
           const value = row.values[i];
           // An empty grid cell stays empty (the "N more" lines have no item); '–' marks a missing figure.
           const content =
-            value === null || value === undefined ? '' : c.bar && typeof value === 'number' ? bar(value, timeZone) : cellHtml(value, c.type, timeZone);
+            value === null || value === undefined ? '' : c.bar && typeof value === 'number' ? bar(value, format) : cellHtml(value, c.type, format);
           return `<td${bg} style="${style}">${content}</td>`;
         })
         .join('');
@@ -104,7 +105,7 @@ function grid(g: SummaryGrid, timeZone: string): string {
 }
 
 /** A percentage with a small bar beside it: two table cells, which every client draws. */
-function bar(percent: number, timeZone: string): string {
+function bar(percent: number, format: ReaderFormat): string {
   const width = Math.max(0, Math.min(100, Math.round(percent)));
   // 48 px: with the figure and the band in words, the row still fits a 375-px phone.
   const track =
@@ -112,14 +113,14 @@ function bar(percent: number, timeZone: string): string {
     (width > 0 ? `<td width="${Math.round(width * 0.48)}" height="8" bgcolor="${BAR_COLOUR}" style="background:${BAR_COLOUR};height:8px;font-size:0;line-height:0;">&nbsp;</td>` : '') +
     (width < 100 ? `<td height="8" bgcolor="${BAR_TRACK}" style="background:${BAR_TRACK};height:8px;font-size:0;line-height:0;">&nbsp;</td>` : '') +
     '</tr></table>';
-  return `${track} <span style="display:inline-block;min-width:44px;">${escapeHtml(cellText(percent, 'percent', timeZone, false))}</span>`;
+  return `${track} <span style="display:inline-block;min-width:44px;">${escapeHtml(cellText(percent, 'percent', format, false))}</span>`;
 }
 
-function cellHtml(value: CellValue, type: SummaryGridColumn['type'], timeZone: string): string {
+function cellHtml(value: CellValue, type: SummaryGridColumn['type'], format: ReaderFormat): string {
   // An item's address in the planning tool, when known; a link into the workbook is only text here.
   const target = isLink(value) ? (value.web ?? value.url) : undefined;
   if (isLink(value) && target !== undefined && isWebUrl(target)) return anchor(target, value.text);
-  return escapeHtml(cellText(value, type, timeZone, false));
+  return escapeHtml(cellText(value, type, format, false));
 }
 
 function anchor(url: string, text: string): string {

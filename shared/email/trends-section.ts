@@ -4,7 +4,7 @@
  * number and run date are text in the rows under the bars, so a screen reader (and a reader of the
  * plain-text part) gets the figures, not a picture of them.
  */
-import { formatNumber, formatPercent } from '../core/format';
+import type { ReaderFormat } from '../core/format';
 
 export interface EmailTrendSeries {
   readonly label: string;
@@ -25,9 +25,9 @@ const LAST_BAR = '#0b63c5';
 /** Pixels of the tallest bar. */
 const HEIGHT = 40;
 
-function valueText(value: number | null, unit: EmailTrendSeries['unit']): string {
+function valueText(value: number | null, unit: EmailTrendSeries['unit'], format: ReaderFormat): string {
   if (value === null) return '–';
-  return unit === 'percent' ? formatPercent(value) : formatNumber(value);
+  return unit === 'percent' ? format.percent(value) : format.number(value);
 }
 
 /** "09-14" from "2026-09-14" (the year is in the series' text line); anything else as it is. */
@@ -35,7 +35,7 @@ function shortRun(run: string): string {
   return /^\d{4}-\d{2}-\d{2}/.test(run) ? run.slice(5) : run;
 }
 
-function seriesHtml(s: EmailTrendSeries, escapeHtml: (text: string) => string): string {
+function seriesHtml(s: EmailTrendSeries, escapeHtml: (text: string) => string, format: ReaderFormat): string {
   // Percentages on a 0-100 scale, so a rise from 90 to 95 % does not look like a doubling.
   const max = Math.max(s.unit === 'percent' ? 100 : 1, ...s.points.map((p) => p.value ?? 0));
   const last = s.points.length - 1;
@@ -51,7 +51,7 @@ function seriesHtml(s: EmailTrendSeries, escapeHtml: (text: string) => string): 
       return `<td valign="bottom" height="${HEIGHT}" style="${cell}height:${HEIGHT}px;vertical-align:bottom;">${barCell}</td>`;
     })
     .join('');
-  const values = s.points.map((p) => `<td style="${cell}font-size:11px;font-weight:bold;${FONT}">${escapeHtml(valueText(p.value, s.unit))}</td>`).join('');
+  const values = s.points.map((p) => `<td style="${cell}font-size:11px;font-weight:bold;${FONT}">${escapeHtml(valueText(p.value, s.unit, format))}</td>`).join('');
   const runs = s.points.map((p) => `<td style="${cell}font-size:10px;color:#616e7c;${FONT}">${escapeHtml(shortRun(p.run))}</td>`).join('');
   const first = s.points[0]?.run ?? '';
   const lastRun = s.points[last]?.run ?? '';
@@ -63,15 +63,15 @@ function seriesHtml(s: EmailTrendSeries, escapeHtml: (text: string) => string): 
   );
 }
 
-export function renderTrendsHtml(trends: EmailTrends, escapeHtml: (text: string) => string, headingStyle: string): string {
+export function renderTrendsHtml(trends: EmailTrends, escapeHtml: (text: string) => string, headingStyle: string, format: ReaderFormat): string {
   const note = `<p style="margin:0;color:#616e7c;font-size:13px;line-height:18px;${FONT}">${escapeHtml(trends.note)}</p>`;
-  return `<h2 style="${headingStyle}">Trends</h2>${note}${trends.series.map((s) => seriesHtml(s, escapeHtml)).join('')}`;
+  return `<h2 style="${headingStyle}">Trends</h2>${note}${trends.series.map((s) => seriesHtml(s, escapeHtml, format)).join('')}`;
 }
 
-export function renderTrendsText(trends: EmailTrends): string[] {
+export function renderTrendsText(trends: EmailTrends, format: ReaderFormat): string[] {
   const lines = ['', 'Trends', `  ${trends.note}`];
   for (const s of trends.series) {
-    lines.push(`  ${s.label}: ${s.points.map((p) => `${p.run} ${valueText(p.value, s.unit)}`).join(', ')}`);
+    lines.push(`  ${s.label}: ${s.points.map((p) => `${p.run} ${valueText(p.value, s.unit, format)}`).join(', ')}`);
   }
   return lines;
 }

@@ -10,6 +10,7 @@ import type { ReportDefinition } from '../report/definition';
 import type { ExportResult } from '../report/run-export';
 import { fileForPeople, REGISTRY, type Registry } from '../report/registry';
 import { emailTrends } from '../report/trends/email';
+import { readerFormat } from '../core/format';
 
 const DAY_MS = 86_400_000;
 
@@ -78,15 +79,17 @@ export async function reportEmailFor(
   const freshCopyUrl = options.freshCopyLink
     ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now })
     : undefined;
+  // The run's locale and zone, resolved once: every figure and date of the message is written by it.
+  const format = readerFormat(definition.locale, definition.timeZone);
   const content = {
     reportName: options.inline ? definition.name : (definition.title ?? definition.name),
     generatedAt: new Date(result.manifest.generatedAt),
-    timeZone: definition.timeZone,
+    format,
     ...(!options.inline && definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
     summary: result.summary,
     links,
     linksExpireAt: expiresAt,
-    changes: changesDigest(result.changes, definition.timeZone),
+    changes: changesDigest(result.changes, format),
     trends: result.trends && emailTrends(result.trends),
     runId: result.manifest.runId,
     freshCopyUrl,

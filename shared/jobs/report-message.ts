@@ -1,6 +1,7 @@
 import type { AttentionLine, ChannelMessage, MessageFigure, MessageSection } from '../channels/channel';
 import { changesHeading, countsText } from '../email/changes-section';
-import { cellText, formatDateTime, isLink, isWebUrl } from '../email/email-format';
+import { readerFormat, type ReaderFormat } from '../core/format';
+import { cellText, isLink, isWebUrl } from '../email/email-format';
 import type { LinkKey } from '../links/link-token';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition';
@@ -20,17 +21,18 @@ export function buildChannelMessage(
   result: ExportResult,
   options: { links?: { baseUrl: string; key: LinkKey } | undefined; now: Date; freshCopyLink: boolean },
 ): ChannelMessage {
-  const tz = definition.timeZone;
+  // The run's locale and zone, resolved once: every figure and date of the message is written by it.
+  const format = readerFormat(definition.locale, definition.timeZone);
   const sections = result.summary.sections;
-  const digest = changesDigest(result.changes, tz);
+  const digest = changesDigest(result.changes, format);
   const total = digest.counts.added + digest.counts.removed + digest.counts.changed + digest.counts.scope;
   const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
   return {
     title: result.summary.title || (definition.title ?? definition.name),
-    generated: `${formatDateTime(new Date(result.manifest.generatedAt), tz)} (${tz})`,
+    generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
     runId: result.manifest.runId,
-    headline: sections.filter((s) => s.role === 'headline').map((s) => headlineSection(s, tz)),
-    attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, tz)),
+    headline: sections.filter((s) => s.role === 'headline').map((s) => headlineSection(s, format)),
+    attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, format)),
     attentionMore: 0,
     changes: { heading: changesHeading(digest), text: digest.note ?? countsText(digest), total },
     workbookUrl: links?.workbookUrl,
@@ -38,10 +40,10 @@ export function buildChannelMessage(
   };
 }
 
-function headlineSection(section: SummarySection, tz: string): MessageSection {
+function headlineSection(section: SummarySection, format: ReaderFormat): MessageSection {
   const figures: MessageFigure[] = section.lines.map((line) => ({
     label: line.label,
-    value: `${cellText(line.value, line.type, tz, false)}${line.delta ? ` (${line.delta})` : ''}`,
+    value: `${cellText(line.value, line.type, format, false)}${line.delta ? ` (${line.delta})` : ''}`,
   }));
   const grid = section.grid;
   if (grid) {
@@ -50,8 +52,8 @@ function headlineSection(section: SummarySection, tz: string): MessageSection {
     const [first, ...rest] = shown;
     for (const row of grid.rows) {
       figures.push({
-        label: first ? cellText(row.values[first.i], first.c.type, tz, false) : '',
-        value: rest.map(({ c, i }) => `${c.label} ${cellText(row.values[i], c.type, tz, false)}`).join(', '),
+        label: first ? cellText(row.values[first.i], first.c.type, format, false) : '',
+        value: rest.map(({ c, i }) => `${c.label} ${cellText(row.values[i], c.type, format, false)}`).join(', '),
       });
     }
   }
@@ -59,13 +61,13 @@ function headlineSection(section: SummarySection, tz: string): MessageSection {
 }
 
 /** "Risk R-12: no owner": what, which item, why, linked to the item where its address is known; "n more" rows come through as lines. */
-function attentionLines(section: SummarySection, tz: string): AttentionLine[] {
+function attentionLines(section: SummarySection, format: ReaderFormat): AttentionLine[] {
   return (section.grid?.rows ?? []).map((row) => {
     const [what, item, why] = row.values;
-    const itemText = item ? ` ${cellText(item, 'link', tz, false)}:` : '';
+    const itemText = item ? ` ${cellText(item, 'link', format, false)}:` : '';
     const web = isLink(item) ? item.web : undefined;
     return {
-      text: `${cellText(what, 'text', tz, false)}${itemText} ${cellText(why, 'text', tz, false)}`,
+      text: `${cellText(what, 'text', format, false)}${itemText} ${cellText(why, 'text', format, false)}`,
       ...(web !== undefined && isWebUrl(web) && { url: web }),
     };
   });

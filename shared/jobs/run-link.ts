@@ -5,7 +5,7 @@ import type { Log } from '../core/logger';
 import { linkTokenFailure, type LinkVerificationKeys } from '../links/link-token';
 import { verifyRunLinkToken, type RunLinkClaims } from '../links/run-link-token';
 import { cellText } from '../email/email-format';
-import { formatDateInZone } from '../core/format';
+import { canonicalLocale, DEFAULT_LOCALE, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
 import { manifestSchema, type Manifest } from '../report/manifest';
 import { summaryFromManifest } from '../report/run-summary';
 import { fileForPeople, REGISTRY, type FileForPeople, type Registry } from '../report/registry';
@@ -26,7 +26,7 @@ import type { RunLinkLedger, RunSlot, StartLimit } from './run-link-ledger';
  * as HTML or JSON; nothing internal reaches a view.
  */
 export interface RunLinkDependencies {
-  /** The configured reports (a run link names one); only `title` and `timeZone` are read here. */
+  /** The configured reports (a run link names one); only `title`, `timeZone` and `locale` are read here. */
   readonly definitions: DefinitionCatalog;
   readonly jobs: JobStatusStore;
   readonly launcher: JobLauncher;
@@ -63,7 +63,7 @@ export interface RunProgress {
   readonly rows: number;
 }
 
-/** A headline figure of a finished export, as the e-mail writes it ("Open risks", "58", "−2 since 16 Nov"). */
+/** A headline figure of a finished export, as the e-mail writes it in the report's locale ("Open risks", "58", "−2 since 16/11/2026"). */
 export interface RunFigure {
   readonly label: string;
   readonly value: string;
@@ -75,7 +75,14 @@ export type RunView =
   /** `gone`: the page was opened for an export that is no longer kept (a bookmark); the link itself is valid. */
   | { readonly state: 'ready'; readonly title: string; readonly gone?: boolean }
   | { readonly state: 'limited'; readonly retryAfterSeconds: number; readonly title: string }
-  | { readonly state: 'running'; readonly exportId: string; readonly title: string; readonly progress: RunProgress | undefined }
+  | {
+      readonly state: 'running';
+      readonly exportId: string;
+      readonly title: string;
+      readonly progress: RunProgress | undefined;
+      /** The report's locale (BCP 47) for the row count; absent: DEFAULT_LOCALE. */
+      readonly locale?: string | undefined;
+    }
   | {
       readonly state: 'done';
       readonly exportId: string;
@@ -83,6 +90,8 @@ export type RunView =
       readonly finishedAt: string;
       /** The report's zone: the page shows times as its readers' e-mails and workbooks do. */
       readonly timeZone: string;
+      /** The report's locale (BCP 47): the page writes dates and figures as its readers' e-mails do; absent: DEFAULT_LOCALE. */
+      readonly locale?: string | undefined;
       /** Finished within the reuse window: "your fresh copy"; an older one (a bookmark) says when it is from. */
       readonly fresh: boolean;
       readonly figures: readonly RunFigure[];
@@ -262,7 +271,7 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
   const title = titleOf(claims);
   if (job.status === 'queued' || job.status === 'running') {
     if (now.getTime() - Date.parse(job.updatedAt) > deps.staleAfterMs) return { state: 'failed', exportId: job.id, title };
-    return { state: 'running', exportId: job.id, title, progress: job.progress };
+    return { state: 'running', exportId: job.id, title, progress: job.progress, locale: localeOf(claims) };
   }
   if (job.status === 'failed' || !job.manifestKey) return { state: 'failed', exportId: job.id, title };
   const bytes = await deps.storage.getObject(job.manifestKey);
@@ -278,8 +287,9 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
     title,
     finishedAt: manifest.generatedAt,
     timeZone,
+    locale: localeOf(claims),
     fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
-    figures: headlineFigures(manifest, timeZone),
+    figures: headlineFigures(manifest, readerFormat(localeOf(claims), timeZone)),
     files: runFiles(manifest, { title, timeZone, href }),
   };
 }
@@ -303,11 +313,11 @@ export function runFiles(
 }
 
 /** The figures the e-mail opens with (the Summary's headline lines), written the same way. */
-function headlineFigures(manifest: Manifest, timeZone: string): RunFigure[] {
+function headlineFigures(manifest: Manifest, format: ReaderFormat): RunFigure[] {
   return summaryFromManifest(manifest)
     .sections.filter((s) => s.role === 'headline' && !s.grid)
     .flatMap((s) => s.lines)
-    .map((line) => ({ label: line.label, value: cellText(line.value, line.type, timeZone, false), delta: line.delta }));
+    .map((line) => ({ label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta }));
 }
 
 /**
@@ -337,6 +347,12 @@ type AdmittedClaims = RunLinkClaims & { readonly definition: Readonly<Record<str
 function timeZoneOf(claims: AdmittedClaims): string {
   const zone = claims.definition.timeZone;
   return typeof zone === 'string' && zone.length > 0 ? zone : 'UTC';
+}
+
+/** The report's locale as its definition names it (a stored report was validated on upload); DEFAULT_LOCALE otherwise. */
+function localeOf(claims: AdmittedClaims): string {
+  const locale = claims.definition.locale;
+  return typeof locale === 'string' && localeProblem(locale) === undefined ? canonicalLocale(locale) : DEFAULT_LOCALE;
 }
 
 function titleOf(claims: AdmittedClaims): string {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { formatBytes } from '../core/format-bytes';
-import { formatDateTime } from '../core/format';
+import { DEFAULT_LOCALE, readerFormat } from '../core/format';
 import type { RunFigure, RunView } from './run-link';
 
 /**
@@ -51,7 +51,7 @@ dl.figures dd span{font-weight:400;color:#4a4a4a;margin-left:.5rem}
 const SCRIPT = `
 (function(){
 var main=document.getElementById('run');if(!main)return;
-var state=main.getAttribute('data-state'),status=main.getAttribute('data-status'),page=main.getAttribute('data-page');
+var state=main.getAttribute('data-state'),status=main.getAttribute('data-status'),page=main.getAttribute('data-page'),locale=main.getAttribute('data-locale')||undefined;
 if(state==='done'){var a=document.getElementById('workbook');
 if(main.getAttribute('data-link'))history.replaceState(null,'',main.getAttribute('data-link'));
 if(a&&main.getAttribute('data-download')==='1'){
@@ -61,7 +61,7 @@ function text(id,v){var e=document.getElementById(id);if(e)e.textContent=v;}
 function poll(){fetch(status,{cache:'no-store',credentials:'omit'}).then(function(r){return r.json();}).then(function(s){
 if(s.state!=='running'){window.location.replace(page+'&download=1');return;}
 if(s.progress){var b=document.getElementById('bar');if(b){b.max=Math.max(s.progress.datasetsTotal,1);b.value=s.progress.datasetsDone;}
-text('datasets',s.progress.datasetsDone+' of '+s.progress.datasetsTotal);text('rows',s.progress.rows.toLocaleString('en'));}
+text('datasets',s.progress.datasetsDone+' of '+s.progress.datasetsTotal);text('rows',s.progress.rows.toLocaleString(locale));}
 setTimeout(poll,${REFRESH_SECONDS * 1000});}).catch(function(){setTimeout(poll,${REFRESH_SECONDS * 2000});});}
 setTimeout(poll,${REFRESH_SECONDS * 1000});
 })();
@@ -161,7 +161,9 @@ export function renderRunPage(view: RunView, token: string, options: { download?
     case 'running': {
       const page = `${t}?export=${view.exportId}`;
       refresh = `${page}&download=1`;
-      attributes += ` data-status="${t}/status?export=${view.exportId}" data-page="${page}"`;
+      // The row count in the report's locale, here and in the script's updates (no dates on this page, so no zone).
+      const locale = readerFormat(view.locale ?? DEFAULT_LOCALE, 'UTC');
+      attributes += ` data-status="${t}/status?export=${view.exportId}" data-page="${page}" data-locale="${escapeHtml(locale.locale)}"`;
       const p = view.progress;
       const done = p?.datasetsDone ?? 0;
       const total = p?.datasetsTotal ?? 0;
@@ -169,7 +171,7 @@ export function renderRunPage(view: RunView, token: string, options: { download?
       content = [
         `<p id="message">Preparing a fresh copy. This usually takes a minute or two; you can leave this page open.</p>`,
         `<progress id="bar" aria-label="Export progress" max="${Math.max(total, 1)}" value="${done}"></progress>`,
-        `<p role="status" aria-live="polite">Datasets done: <span id="datasets">${p ? `${done} of ${total}` : 'starting'}</span>. Rows so far: <span id="rows">${(p?.rows ?? 0).toLocaleString('en')}</span>.</p>`,
+        `<p role="status" aria-live="polite">Datasets done: <span id="datasets">${p ? `${done} of ${total}` : 'starting'}</span>. Rows so far: <span id="rows">${locale.integer(p?.rows ?? 0)}</span>.</p>`,
       ].join('\n');
       break;
     }
@@ -224,7 +226,8 @@ type DoneView = Extract<RunView, { state: 'done' }>;
  * a fresh one), its headline figures, then its files with the names they are saved under.
  */
 function doneContent(view: DoneView, workbook: DoneView['files'][number] | undefined, download: boolean, t: string, pageToken: string | undefined): string {
-  const when = formatDateTime(new Date(view.finishedAt), view.timeZone);
+  // Dates and figures as the report's e-mails write them: its locale, its zone.
+  const when = readerFormat(view.locale ?? DEFAULT_LOCALE, view.timeZone).dateTime(new Date(view.finishedAt));
   const items = view.files.map((f) => {
     const label = f.primary ? `Download the workbook (${formatBytes(f.bytes)})` : `${escapeHtml(f.label)} (${escapeHtml(f.kind)}, ${formatBytes(f.bytes)})`;
     // An earlier export's page focuses the fresh-copy button instead.

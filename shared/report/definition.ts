@@ -5,6 +5,7 @@ import { errorMessage, ReportDefinitionError } from '../core/errors';
 import { baselineOptionSchema } from './changes/baseline';
 import { stripBom } from '../core/text';
 import { formatBytes } from '../core/format-bytes';
+import { canonicalLocale, DEFAULT_LOCALE, localeProblem } from '../core/format';
 import { isTimeZone } from './dates';
 import { deliveryOptionSchema } from '../channels/delivery-option';
 import { FORMATS, formatNames } from './formats';
@@ -132,6 +133,22 @@ export const reportDefinitionSchema = z.strictObject({
     .max(DEFINITION_LIMITS.name, `must be at most ${DEFINITION_LIMITS.name} characters`)
     .default('UTC')
     .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC'),
+  /**
+   * BCP 47 language tag for the numbers, percentages and dates people read outside the workbook
+   * (the e-mail, the chat messages, the run page) and in the Summary's texts: `de-DE` writes
+   * `50,1 %` and `26.11.2026`. The workbook's cells stay typed (Excel shows them in the reader's own locale).
+   */
+  locale: z
+    .string()
+    .max(DEFINITION_LIMITS.name, `must be at most ${DEFINITION_LIMITS.name} characters`)
+    .default(DEFAULT_LOCALE)
+    .superRefine((tag, ctx) => {
+      const problem = localeProblem(tag);
+      if (problem !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(tag)} ${problem}: give a BCP 47 tag such as en-GB, de-DE or fr-FR, or leave locale out for ${DEFAULT_LOCALE}` });
+      }
+    })
+    .transform(canonicalLocale),
   datasets: z
     .strictObject({
       risks: z

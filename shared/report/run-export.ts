@@ -3,6 +3,7 @@ import type { Storage } from '../storage/storage';
 import { StorageError } from '../core/errors';
 import type { Ledger } from '../ledger/ledger';
 import { silentLog, type Log } from '../core/logger';
+import { readerFormat } from '../core/format';
 import type { Dataset, DatasetContext, ProgressEvent } from './dataset';
 import type { ReportDefinition } from './definition';
 import { manifestSchemaFor, type Manifest, type RunPath } from './manifest';
@@ -109,7 +110,7 @@ export async function runExport(definition: ReportDefinition, deps: ExportDepend
       await Promise.all(datasets.map((d) => (d.stop ? d.stop() : Promise.resolve())));
     }
     const changed = await tracker.finish();
-    const summary = withDeltas(buildSummary(definition, runId, run.runStart, deps.sourceInfo, tableRows, datasets), changed.report, definition.timeZone);
+    const summary = withDeltas(buildSummary(definition, runId, run.runStart, deps.sourceInfo, tableRows, datasets), changed.report, readerFormat(definition.locale, definition.timeZone));
     const snapshots = changed.manifest.snapshots.map((f) => ({ ...f, key: `${run.runFolder}/${f.path}` }));
     const record = {
       runId, generatedAt: run.runStart.toISOString(), changes: changed.manifest,

@@ -107,7 +107,7 @@ export interface SummaryLine {
   /** Absent in a manifest when the value was undefined (JSON leaves the key out). */
   readonly value?: CellValue;
   readonly type?: ColumnType;
-  /** The change since the run compared with, e.g. "+4 since 16 Nov" (shown beside the value). */
+  /** The change since the run compared with, e.g. "+4 since 16/11/2026" in the report's locale (shown beside the value). */
   readonly delta?: string;
 }
 export interface SummaryGridColumn {

@@ -41,7 +41,7 @@ describe('demo command (the README\'s first command)', () => {
     expect(html).toContain('Needs attention');
     const mail = await simpleParser(await readFile(join(runFolder, 'email.eml')));
     // The subject a deployed stack uses: the report's title and the run's date.
-    expect(mail.subject).toMatch(/^Demo company – weekly planning report – \d{4}-\d{2}-\d{2}$/);
+    expect(mail.subject).toMatch(/^Demo company – weekly planning report – \d{2}\/\d{2}\/\d{4}$/);
     expect(mail.html).toBe(html);
     expect(mail.text).toContain('Open risks: ');
     expect(mail.text).toContain(`Risks (CSV, `);
@@ -79,10 +79,10 @@ describe('demo command (the README\'s first command)', () => {
     const html = await readFile(join(runFolder, 'email.html'), 'utf8');
     expect(html).toContain('What changed');
     expect(html).toContain('Trends');
-    expect(html).toMatch(/since 16 Nov 2026/);
+    expect(html).toMatch(/since 16\/11\/2026/);
 
     const changes = workbook.getWorksheet('Changes')!;
-    expect(changes.getCell('A1').text).toMatch(/^Changes since 16 Nov 2026/);
+    expect(changes.getCell('A1').text).toMatch(/^Changes since 16\/11\/2026/);
     expect(changes.rowCount).toBeGreaterThan(10);
     expect(risks.some((r) => r.title === 'Key architect on leave during integration sprint')).toBe(true);
 

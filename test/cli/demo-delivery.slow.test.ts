@@ -73,7 +73,7 @@ describe('the demo writes what a deployed stack sends', () => {
     expect(sent!.subject).toBe(demo.mail.subject);
     expect(sent!.from).toBe(demo.mail.from?.text);
     expect(sent!.destination.to).toEqual(['rte@example.invalid']);
-    expect(demo.mail.subject).toBe('Demo company – weekly planning report – 2026-11-26');
+    expect(demo.mail.subject).toBe('Demo company – weekly planning report – 26/11/2026');
     // The e-mail shows what a reader needs: the figures, what needs attention, links that sign the run's files.
     expect(demo.html).toContain('Needs attention');
     expect(demo.html).toContain(`${LOCAL_API_URL}/links/`);

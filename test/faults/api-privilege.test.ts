@@ -140,7 +140,7 @@ describe('inline definitions when the stack turns them on', () => {
     await h.lambda.settled();
     expect((await api.status(accepted.json.id as string)).status).toBe('succeeded');
     const mail = (await h.ses.fetchStore()).find((m) => m.destination.to.includes('title@example.test'));
-    expect(mail?.subject).toMatch(/^adhoc-payroll-risks – \d{4}-\d{2}-\d{2}$/);
+    expect(mail?.subject).toMatch(/^adhoc-payroll-risks – \d{2}\/\d{2}\/\d{4}$/);
     expect(mail?.from).toBe('reports@example.test');
     expect(mail?.body.text).toContain(bait);
     expect(mail?.body.html).toContain('URGENT: reset your password');

@@ -1,19 +1,19 @@
-import { formatDelta, formatPercentPoints } from '../../core/format';
+import type { ReaderFormat } from '../../core/format';
 import type { ReportSummary, SummaryLine, SummarySection } from '../../table/table';
 import type { ChangeReport } from './model';
 
 /**
  * The Summary's headline figures with their change since the baseline run: "Open risks 42, +4 since
- * 16 Nov". A figure is matched by its section heading and label in the baseline's manifest (which
+ * 16/11/2026", written in the run's locale (the e-mail, the chat message and the run page show these texts). A figure is matched by its section heading and label in the baseline's manifest (which
  * keeps the Summary's sections), so any number the Summary shows can carry a delta without the
  * datasets knowing about the comparison. Headline sections are those with role "headline"; a
  * Summary without roles gets deltas on its "Rows" section.
  */
-export function withDeltas(summary: ReportSummary, changes: ChangeReport, timeZone: string): ReportSummary {
+export function withDeltas(summary: ReportSummary, changes: ChangeReport, format: ReaderFormat): ReportSummary {
   if (!changes.baseline || !changes.baselineFigures) return summary;
   const old = baselineNumbers(changes.baselineFigures.sections);
   if (old.size === 0) return summary;
-  const since = shortDate(changes.baseline.generatedAt, timeZone);
+  const since = format.date(changes.baseline.generatedAt);
   const hasRoles = summary.sections.some((s) => s.role !== undefined);
   const isHeadline = (s: SummarySection) => (hasRoles ? s.role === 'headline' : s.heading === 'Rows');
   return {
@@ -25,23 +25,18 @@ export function withDeltas(summary: ReportSummary, changes: ChangeReport, timeZo
         lines: section.lines.map((line): SummaryLine => {
           const before = old.get(`${section.heading}\u001f${line.label}`);
           if (typeof line.value !== 'number' || before === undefined) return line;
-          return { ...line, delta: deltaText(line.value - before, since, line.type === 'percent') };
+          return { ...line, delta: deltaText(line.value - before, since, format, line.type === 'percent') };
         }),
       };
     }),
   };
 }
 
-/** `+4 since 16 Nov`; for a percentage, the change in percentage points: `+4.9 pp since 16 Nov`. */
-export function deltaText(difference: number, since: string, percent = false): string {
+/** `+4 since 16/11/2026`; for a percentage, the change in percentage points: `+4.9 pp since 16/11/2026`. */
+export function deltaText(difference: number, since: string, format: ReaderFormat, percent = false): string {
   const rounded = Math.round(difference * (percent ? 10 : 100)) / (percent ? 10 : 100);
   if (rounded === 0) return `unchanged since ${since}`;
-  return `${percent ? formatPercentPoints(rounded) : formatDelta(rounded)} since ${since}`;
-}
-
-/** "16 Nov" in the report's zone (with the year when it is not this run's year, see the caller). */
-export function shortDate(date: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short' }).format(date);
+  return `${percent ? format.percentPoints(rounded) : format.delta(rounded)} since ${since}`;
 }
 
 function baselineNumbers(sections: readonly SummarySection[]): Map<string, number> {

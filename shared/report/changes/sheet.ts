@@ -1,6 +1,6 @@
 import type { Column, LeadingSheet, LinkValue, TableRow } from '../../table/table';
 import { changeRows } from './outputs';
-import { longDate } from './digest';
+import type { ReaderFormat } from '../../core/format';
 import { CHANGES_TABLE, KIND_COLORS, type ChangeReport, type ChangeRow } from './model';
 
 /**
@@ -39,8 +39,9 @@ const SHEET_COLUMNS: readonly Column[] = SHEET_ORDER.map((key) => CHANGES_TABLE.
 }));
 const KIND_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'kind');
 
-export function changesSheetContent(report: ChangeReport, timeZone: string): ChangesSheetContent {
-  const since = report.baseline ? longDate(report.baseline.generatedAt, timeZone) : null;
+/** The heading's date in the run's locale and zone, as the e-mail's "What changed since". */
+export function changesSheetContent(report: ChangeReport, format: ReaderFormat): ChangesSheetContent {
+  const since = report.baseline ? format.date(report.baseline.generatedAt) : null;
   const heading = since ? `Changes since ${since} (run ${report.baseline!.runId})` : 'Changes';
   const c = report.counts;
   const total = c.added + c.removed + c.changed + c.scope;

@@ -3,6 +3,7 @@
  * then the sheets other outputs add (ctx.sheets, e.g. Trends) and the Changes sheet, listed right
  * after the Summary, which is written last (it needs every table's figures).
  */
+import { readerFormat } from '../../core/format';
 import { openXlsxWorkbook } from '../../render/xlsx/workbook';
 import { CHANGES_SHEET_NAME, changesSheetContent } from '../changes/sheet';
 import { isoDateInZone } from '../dates';
@@ -27,7 +28,7 @@ export const xlsxOutput: OutputFactory = async (ctx) => {
     finishTable: () => Promise.resolve(NO_ENTRIES),
     async finishRun(run) {
       for (const sheet of ctx.sheets.added) await sheet.write(workbook, run);
-      await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(run.changes, definition.timeZone));
+      await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(run.changes, readerFormat(definition.locale, definition.timeZone)));
       await workbook.writeSummary(run.summary);
       await workbook.close();
       const total = Object.values(run.rows).reduce((a, b) => a + b, 0);

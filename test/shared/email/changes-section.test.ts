@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChangesDigest } from '../../../shared/email/changes-section';
 import { renderReportEmail, type ReportEmailInput } from '../../../shared/email/email-content';
 import type { SummarySection } from '../../../shared/table/table';
+import { readerFormat } from '../../../shared/core/format';
 
 const headline = { heading: 'Headline', role: 'headline', lines: [{ label: 'Open risks', value: 42, type: 'integer', delta: '+4 since 16 Nov' }] } as SummarySection;
 const detail: SummarySection = { heading: 'Rows', lines: [{ label: 'risks', value: 50, type: 'integer' }] };
@@ -9,7 +10,7 @@ const detail: SummarySection = { heading: 'Rows', lines: [{ label: 'risks', valu
 const input = (changes: ChangesDigest, sections: SummarySection[] = [headline, detail]): ReportEmailInput => ({
   reportName: 'Weekly',
   generatedAt: new Date('2026-11-23T06:00:00Z'),
-  timeZone: 'UTC',
+  format: readerFormat('en-GB', 'UTC'),
   summary: { title: 'Weekly', sections },
   links: [],
   changes,

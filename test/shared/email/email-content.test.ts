@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { renderReportEmail, type ReportEmailInput } from '../../../shared/email/email-content';
+import { readerFormat } from '../../../shared/core/format';
 
 const base: ReportEmailInput = {
   reportName: 'Acme weekly',
   generatedAt: new Date('2024-05-05T23:30:00Z'),
-  timeZone: 'Europe/Berlin',
+  format: readerFormat('en-GB', 'Europe/Berlin'),
   runId: 'run-42',
   summary: {
     title: 'Acme weekly',
@@ -53,18 +54,18 @@ const base: ReportEmailInput = {
 describe('renderReportEmail', () => {
   it('renders the default subject with the date in the report time zone and no doubled words', () => {
     // 23:30 UTC on the 5th is already the 6th in Berlin.
-    expect(renderReportEmail(base).subject).toBe('Acme weekly – 2024-05-06');
+    expect(renderReportEmail(base).subject).toBe('Acme weekly – 06/05/2024');
     expect(renderReportEmail({ ...base, reportName: 'Demo company – weekly planning report' }).subject).toBe(
-      'Demo company – weekly planning report – 2024-05-06',
+      'Demo company – weekly planning report – 06/05/2024',
     );
   });
 
   it('uses a subject template, literally (no $-patterns), without line breaks', () => {
     expect(renderReportEmail({ ...base, subjectTemplate: '[{report}] {date} / {title}' }).subject).toBe(
-      '[Acme weekly] 2024-05-06 / Acme weekly',
+      '[Acme weekly] 06/05/2024 / Acme weekly',
     );
     expect(renderReportEmail({ ...base, reportName: "$& $' costs", subjectTemplate: '{report}' }).subject).toBe("$& $' costs");
-    expect(renderReportEmail({ ...base, reportName: 'a\r\nBcc: evil@example.com' }).subject).toBe('a Bcc: evil@example.com – 2024-05-06');
+    expect(renderReportEmail({ ...base, reportName: 'a\r\nBcc: evil@example.com' }).subject).toBe('a Bcc: evil@example.com – 06/05/2024');
   });
 
   it('opens with headline figures and Needs attention, then the workbook button, other files and small print', () => {
@@ -81,8 +82,8 @@ describe('renderReportEmail', () => {
       expect(part).not.toContain('127.0.0.1');
     }
     expect(html).toMatch(/Open risks<\/th><td[^>]*>1,234<\/td>/);
-    expect(html).toMatch(/>2024-06-30<\/td>/);
-    expect(html).toMatch(/>2024-05-06 00:00 CEST<\/td>/);
+    expect(html).toMatch(/>30\/06\/2024<\/td>/);
+    expect(html).toMatch(/>06\/05\/2024, 00:00 CEST<\/td>/);
     expect(html).toMatch(/>no<\/td>/);
     expect(html).toMatch(/>–<\/td>/);
     expect(html).toContain('<a href="https://acme.example.com/board/7" style="color:#0b63c5;text-decoration:underline;">Program board</a>');
@@ -90,8 +91,8 @@ describe('renderReportEmail', () => {
     expect(html).toContain('href="https://links.example.com/d/ghi.jkl?x=1&amp;y=2"');
     expect(html).toContain('Workbook (Excel, 2.4 MiB)');
     expect(html).toContain('(CSV, 900 B)');
-    expect(html).toContain('Generated 2024-05-06 01:30 CEST (Europe/Berlin)');
-    expect(html).toContain('The links work until 2024-05-20.');
+    expect(html).toContain('Generated 06/05/2024, 01:30 CEST (Europe/Berlin)');
+    expect(html).toContain('The links work until 20/05/2024.');
     // A link into the workbook is text in the e-mail; brief columns are left out; fills and bars are kept.
     expect(html).toContain('ENT-7 Supplier may fail');
     expect(html).not.toContain("#'Risks'");
@@ -99,14 +100,14 @@ describe('renderReportEmail', () => {
     expect(html).toContain('bgcolor="#C6EFCE"');
     expect(html).toContain('85.4 %');
 
-    expect(text).toContain('Acme weekly\nGenerated 2024-05-06 01:30 CEST (Europe/Berlin)\n');
+    expect(text).toContain('Acme weekly\nGenerated 06/05/2024, 01:30 CEST (Europe/Berlin)\n');
     expect(text).toContain('\nRisks\n  Open risks: 1,234\n');
     expect(text).toContain('  Board: Program board <https://acme.example.com/board/7>\n');
     expect(text).toContain('  Train A: Predictability 85.4 %\n');
     expect(text).toContain('  - Risk ENT-7 Supplier may fail: Critical · no owner\n');
     expect(text).toContain('Open the workbook (Excel, 2.4 MiB):\n  https://links.example.com/d/abc.def\n');
     expect(text).toContain('- Risks (CSV, 900 B):\n  https://links.example.com/d/ghi.jkl?x=1&y=2\n');
-    expect(text).toContain('Run run-42, generated 2024-05-06 01:30 CEST (Europe/Berlin).\nThe links work until 2024-05-20.\n');
+    expect(text).toContain('Run run-42, generated 06/05/2024, 01:30 CEST (Europe/Berlin).\nThe links work until 20/05/2024.\n');
     expect(text).not.toMatch(/<(a|td|th|table|h[12])\b/);
   });
 

@@ -3,6 +3,7 @@ import { renderReportEmail } from '../../../shared/email/email-content';
 import { MAX_ATTACHMENT_BYTES, SesMailer, emailAddress, fitsAsAttachment } from '../../../shared/email/ses-mailer';
 import { EmailDeliveryError } from '../../../shared/core/errors';
 import { startSesLocal, type SesLocalHandle } from '../../support/ses-local';
+import { readerFormat } from '../../../shared/core/format';
 
 describe('SesMailer against aws-ses-v2-local', () => {
   let ses: SesLocalHandle;
@@ -22,7 +23,7 @@ describe('SesMailer against aws-ses-v2-local', () => {
   const rendered = renderReportEmail({
     reportName: 'Acme <weekly> & more',
     generatedAt: new Date('2024-05-06T05:00:00Z'),
-    timeZone: 'UTC',
+    format: readerFormat('en-GB', 'UTC'),
     summary: { title: 'Acme weekly', sections: [{ heading: 'Rows', lines: [{ label: 'Risks', value: 12 }] }] },
     links: [
       { label: 'acme-weekly.xlsx', url: 'https://links.example.com/d/tok1.sig', bytes: 2048, kind: 'Excel', primary: true },
@@ -44,7 +45,7 @@ describe('SesMailer against aws-ses-v2-local', () => {
     expect(mail.messageId).toBe(result.messageId);
     expect(mail.from).toBe('reports@example.com');
     expect(mail.destination).toEqual({ to: ['a@example.com', 'b@example.com'], cc: ['c@example.com'], bcc: [] });
-    expect(mail.subject).toBe('Acme <weekly> & more – 2024-05-06');
+    expect(mail.subject).toBe('Acme <weekly> & more – 06/05/2024');
     expect(mail.body.html).toBe(rendered.html);
     expect(mail.body.text).toBe(rendered.text);
     expect(mail.body.html).toContain('<a href="https://links.example.com/d/tok1.sig"');
@@ -102,7 +103,7 @@ describe('SesMailer against aws-ses-v2-local', () => {
     await closed.close();
     const offline = new SesMailer({ client });
     await expect(offline.send({ from: 'r@example.com', to: ['a@example.com'], ...rendered })).rejects.toThrow(
-      /could not send "Acme <weekly> & more – 2024-05-06" to 1 recipient\(s\)/,
+      /could not send "Acme <weekly> & more – 06\/05\/2024" to 1 recipient\(s\)/,
     );
   });
 });

@@ -87,7 +87,7 @@ describe('the report e-mail in a browser (demo tenant)', () => {
   });
 
   it('has a subject without doubled words', () => {
-    expect(email.subject).toBe('Demo company – weekly planning report – 2026-11-23');
+    expect(email.subject).toBe('Demo company – weekly planning report – 23/11/2026');
   });
 
   it('shows headline figures, then Needs attention, then one button, then the other files, then the small print', async () => {

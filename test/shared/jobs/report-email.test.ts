@@ -60,7 +60,7 @@ describe('report e-mail', () => {
     const options = { from: 'reports@example.com', linkBaseUrl: 'https://api.example.test', key, now, storage };
     const inline = await buildReportEmail(bait as typeof bait & { email: NonNullable<typeof bait.email> }, result, { ...options, inline: true });
     expect(inline.from).toBe('reports@example.com');
-    expect(inline.subject).toBe('adhoc-probe – 2026-11-23');
+    expect(inline.subject).toBe('adhoc-probe – 23/11/2026');
 
     // A configured definition keeps its own subject template and sender.
     const configured = await buildReportEmail(bait as typeof bait & { email: NonNullable<typeof bait.email> }, result, options);

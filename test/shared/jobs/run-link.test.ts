@@ -155,6 +155,30 @@ describe('run links (start, join, reuse, limits)', () => {
     expect(launched).toHaveLength(2);
   });
 
+  it("writes a finished export's headline figures in the report's locale", async () => {
+    deps = { ...deps, definitions: catalogOf({ 'acme-weekly': { name: 'acme-weekly', title: 'ACME weekly', timeZone: 'Europe/Berlin', locale: 'de-DE' } }) };
+    const first = await startRunLink(token().token, deps);
+    const id = exportIdOf(first)!;
+    const folder = `acme-weekly/dt=2026-11-23/run=${id}`;
+    const sections = [{ heading: 'Headline', role: 'headline', lines: [
+      { label: 'Predictability', value: 50.1, type: 'percent', delta: '+4,9 pp since 16.11.2026' },
+      { label: 'Open risks', value: 2148, type: 'integer' },
+    ] }];
+    const manifest = {
+      formatVersion: 1, report: 'acme-weekly', runId: id, generatedAt: clock.toISOString(), timeZone: 'Europe/Berlin',
+      source: { baseUrl: 'x', legacyBaseUrl: 'x', companyPrefix: 'x', email: 'x' }, selectors: {}, summary: { title: 'ACME', rows: { risks: 3 }, sections },
+      files: [{ path: 'acme-weekly.xlsx', format: 'xlsx', contentType: 'x', bytes: 2048, sha256: 'b'.repeat(64), rows: { risks: 3 } }],
+    };
+    await storage.putObject(`${folder}/manifest.json`, JSON.stringify(manifest), { contentType: 'application/json' });
+    await jobs.update(id, { status: 'running' }, clock);
+    await jobs.update(id, { status: 'succeeded', manifestKey: `${folder}/manifest.json` }, clock);
+    const view = await startRunLink(token().token, deps);
+    expect(view).toMatchObject({
+      state: 'done', locale: 'de-DE',
+      figures: [{ label: 'Predictability', value: '50,1 %', delta: '+4,9 pp since 16.11.2026' }, { label: 'Open risks', value: '2.148' }],
+    });
+  });
+
   it('starts again after a failure, and shows the failure without internals', async () => {
     const link = token();
     const first = await startRunLink(link.token, deps);

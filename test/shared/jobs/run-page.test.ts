@@ -77,7 +77,7 @@ describe('run page', () => {
     expect(plain).toContain('<a id="workbook" class="button" autofocus href="../links/aaa.bbb" title="ACME weekly – 2026-11-23.xlsx">Download the workbook (20.0 KiB)</a>');
     expect(plain).toContain('<a class="button secondary" href="../links/ccc.ddd" title="ACME weekly – Risks – 2026-11-23.csv">Risks (CSV, 100 B)</a>');
     // In the report's zone, as its e-mail and workbook write times.
-    expect(plain).toContain('<time datetime="2026-11-23T06:01:00.000Z">2026-11-23 07:01 CET</time>');
+    expect(plain).toContain('<time datetime="2026-11-23T06:01:00.000Z">23/11/2026, 07:01 CET</time>');
     expect(plain).toContain('<dl class="figures" aria-label="Headline figures"><dt>Open risks</dt><dd>58<span>−2 since 16 Nov</span></dd><dt>Overdue</dt><dd>14</dd></dl>');
     expect(plain).toContain('Your fresh copy is ready.');
     // The script puts the run link back in the address bar: a bookmark keeps the link, not this export.
@@ -92,7 +92,7 @@ describe('run page', () => {
     const old = { ...views.done, fresh: false } as RunView;
     const { body } = renderRunPage(old, TOKEN, { pageToken: '123.k1.abc' });
     expect(body).not.toContain('Your fresh copy is ready');
-    expect(body).toContain('This copy was exported on 2026-11-23 07:01 CET. It is not the latest data.');
+    expect(body).toContain('This copy was exported on 23/11/2026, 07:01 CET. It is not the latest data.');
     expect(body).toContain('<button class="button" id="start" type="submit" autofocus>Get a fresh copy</button>');
     expect(body.match(/autofocus/g)).toHaveLength(1);
   });

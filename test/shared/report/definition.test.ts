@@ -41,6 +41,7 @@ describe('parseReportDefinition', () => {
       formats: ['xlsx', 'csv'],
     });
     expect(d.timeZone).toBe('UTC');
+    expect(d.locale).toBe('en-GB');
     expect(d.csv.bom).toBe(true);
     expect(d.csv.neutraliseFormulas).toBe(true);
     expect(d.links.presignedSeconds).toBe(3600);
@@ -91,5 +92,24 @@ describe('parseReportDefinition', () => {
       { path: 'datasets.boardItems.boards.0', message: 'board id or title must not contain control characters (copy it again)' },
     ]);
     expect(issues.map((i) => `${i.path} ${i.message}`).join('\n')).not.toMatch(/owned|31m/);
+  });
+
+  it('takes a locale as a BCP 47 tag, written as Intl writes it', () => {
+    const d = parseReportDefinition({ name: 'acme', locale: 'de-de', datasets: { risks: {} } });
+    expect(d.locale).toBe('de-DE');
+    expect(parseReportDefinition({ name: 'acme', locale: 'fr-FR', datasets: { risks: {} } }).locale).toBe('fr-FR');
+  });
+
+  it('refuses a locale that is not a BCP 47 tag, or one Intl cannot format in, naming the field and what to do', () => {
+    expect(issuesOf({ name: 'acme', locale: 'de_DE', datasets: { risks: {} } })).toEqual([
+      { path: 'locale', message: '"de_DE" is not a BCP 47 language tag: give a BCP 47 tag such as en-GB, de-DE or fr-FR, or leave locale out for en-GB' },
+    ]);
+    expect(issuesOf({ name: 'acme', locale: 'zz-ZZ', datasets: { risks: {} } })).toEqual([
+      {
+        path: 'locale',
+        message: '"zz-ZZ" is not a locale this exporter can format numbers and dates in: give a BCP 47 tag such as en-GB, de-DE or fr-FR, or leave locale out for en-GB',
+      },
+    ]);
+    expect(issuesOf({ name: 'acme', locale: '', datasets: { risks: {} } }).map((i) => i.path)).toEqual(['locale']);
   });
 });

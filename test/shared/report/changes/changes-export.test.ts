@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition';
 import { snapshotTitle } from '../../../../shared/report/changes/snapshot';
 import { changesDigest } from '../../../../shared/report/changes/digest';
+import { readerFormat } from '../../../../shared/core/format';
 import { exportReport } from '../../../../shared/report/export-report';
 import type { ExportResult } from '../../../../shared/report/run-export';
 import { neutraliseFormula } from '../../../../shared/render/cell-text';
@@ -237,7 +238,7 @@ describe('changes since the last run (two exports into one root)', () => {
     // Headers for people; changes.csv keeps the column names.
     expect(sheet.header).toEqual(['Table', 'Change', 'Key', 'Item', 'Where', 'Field', 'Before', 'After']);
     expect(sheet.intro).toEqual([
-      'Changes since 16 Nov 2026 (run r1)',
+      'Changes since 16/11/2026 (run r1)',
       `${second.changes.counts.added} added, ${second.changes.counts.removed} removed, ${second.changes.counts.changed} changed.`,
     ]);
     expect(sheet.header).toContain('Where');
@@ -261,14 +262,14 @@ describe('changes since the last run (two exports into one root)', () => {
     expect(numeric.length).toBeGreaterThan(0);
     for (const line of numeric) {
       // A percentage's change is in percentage points, one decimal.
-      expect(line.delta).toMatch(line.type === 'percent' ? /^(unchanged|[+−]\d+\.\d pp) since 16 Nov$/ : /^(unchanged|[+−][\d,.]+) since 16 Nov$/);
+      expect(line.delta).toMatch(line.type === 'percent' ? /^(unchanged|[+−]\d+\.\d pp) since 16\/11\/2026$/ : /^(unchanged|[+−][\d,.]+) since 16\/11\/2026$/);
     }
-    expect(numeric.some((l) => l.type === 'percent' && l.delta?.endsWith('pp since 16 Nov'))).toBe(true);
+    expect(numeric.some((l) => l.type === 'percent' && l.delta?.endsWith('pp since 16/11/2026'))).toBe(true);
     const summarySheet = (await readWorkbook(join(root, second.runFolder, 'weekly.xlsx'))).getWorksheet('Summary')!;
     const shown = summarySheet.getRows(1, summarySheet.rowCount)!.find((r) => r.getCell(1).text === numeric[0]!.label)!;
     expect([shown.getCell(3).value, shown.getCell(4).text]).toEqual([numeric[0]!.value, numeric[0]!.delta]);
-    const digest = changesDigest(second.changes, 'UTC');
-    expect(digest).toMatchObject({ since: '16 Nov 2026', note: null, counts: second.changes.counts, more: listed.length - 10 });
+    const digest = changesDigest(second.changes, readerFormat('en-GB', 'UTC'));
+    expect(digest).toMatchObject({ since: '16/11/2026', note: null, counts: second.changes.counts, more: listed.length - 10 });
     expect(digest.top).toHaveLength(10);
     expect(digest.top[0]).toMatchObject({ table: 'Risks', kind: 'changed', what: 'Status' });
   });

@@ -4,6 +4,9 @@ import { renderTrendsHtml, renderTrendsText } from '../../../../shared/email/tre
 import { emailTrends } from '../../../../shared/report/trends/email';
 import type { RunFigures } from '../../../../shared/report/trends/figures';
 import { buildTrends } from '../../../../shared/report/trends/series';
+import { readerFormat } from '../../../../shared/core/format';
+
+const GB = readerFormat('en-GB', 'UTC');
 
 const run = (day: number, open: number, predictability: number | null): RunFigures => ({
   runId: `r${day}`,
@@ -20,10 +23,10 @@ describe('trends in the e-mail', () => {
   it('on a first run says trends start with the next run and draws no chart', () => {
     const trends = emailTrends(buildTrends([run(2, 5, 80)], [], 'UTC'));
     expect(trends.series).toEqual([]);
-    const html = renderTrendsHtml(trends, escapeHtml, '');
+    const html = renderTrendsHtml(trends, escapeHtml, '', GB);
     expect(html).toContain('Trends start with the next run');
     expect(html).not.toContain('<table');
-    expect(renderTrendsText(trends)).toEqual(['', 'Trends', '  Trends start with the next run: this is the first run of this report with figures to compare.']);
+    expect(renderTrendsText(trends, GB)).toEqual(['', 'Trends', '  Trends start with the next run: this is the first run of this report with figures to compare.']);
   });
 
   it('with three runs shows the three, and with twelve only the last eight', () => {
@@ -31,7 +34,7 @@ describe('trends in the e-mail', () => {
     expect(three.note).toBe('Trends over the 3 runs so far; they grow with every run.');
     const open = three.series.find((s) => s.label === 'Open risks')!;
     expect(open.points).toEqual([{ run: '2026-11-02', value: 5 }, { run: '2026-11-09', value: 4 }, { run: '2026-11-16', value: 6 }]);
-    const html = renderTrendsHtml(three, escapeHtml, '');
+    const html = renderTrendsHtml(three, escapeHtml, '', GB);
     // A run without a figure shows a dash and no bar; the others their number, as text.
     expect(html).toContain('>80.0 %</td><td style="padding:0 2px;text-align:center;font-size:11px;font-weight:bold;');
     expect(html).toMatch(/>80.0 %<\/td><td[^>]*>–<\/td><td[^>]*>95.0 %<\/td>/);

@@ -13,6 +13,7 @@ import { readWorkbook } from '../../../support/read-output';
 import { readZipEntries } from '../../render/zip-entries';
 import { renderReportEmail } from '../../../../shared/email/email-content';
 import { changesDigest } from '../../../../shared/report/changes/digest';
+import { readerFormat } from '../../../../shared/core/format';
 import { emailTrends } from '../../../../shared/report/trends/email';
 import { startSimulator, type RunningSimulator, type TenantAdvance } from '../../../../simulator/index';
 
@@ -194,9 +195,9 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
   it('draws the last 8 runs of each headline series in the e-mail as table bars with their numbers in text, under 102 KB', () => {
     const result = results[RUNS - 1]!;
     const email = renderReportEmail({
-      reportName: 'weekly', generatedAt: dayOfRun(RUNS - 1), timeZone: 'UTC', summary: result.summary,
+      reportName: 'weekly', generatedAt: dayOfRun(RUNS - 1), format: readerFormat('en-GB', 'UTC'), summary: result.summary,
       links: result.manifest.files.map((f) => ({ label: f.path, url: `https://links.example.com/${f.path}`, bytes: f.bytes, kind: f.format })),
-      changes: changesDigest(result.changes, 'UTC'), trends: emailTrends(result.trends!), runId: result.manifest.runId,
+      changes: changesDigest(result.changes, readerFormat('en-GB', 'UTC')), trends: emailTrends(result.trends!), runId: result.manifest.runId,
     });
     expect(Buffer.byteLength(email.html)).toBeLessThan(102 * 1024);
     expect(email.html).not.toMatch(/<img|<svg|url\(/i);
