@@ -7,12 +7,11 @@ import { ledgerKey, type Ledger } from '../ledger/ledger';
 import type { ReportDefinition } from '../report/definition';
 import { operatorFindings } from '../report/field-audit';
 import type { Manifest } from '../report/manifest';
-import { ownersOf } from './failure-notice';
 
 /**
  * Fields the planning API sends that no column holds (and values of another shape) are the report
  * owner's business, not its readers': readers cannot act on them. They stay in the manifest and the
- * run list; the owners get one e-mail when the set changes (a new field appears, or one goes), not
+ * run list; the owners (`email.onFailure`; readers are not told) get one e-mail when the set changes (a new field appears, or one goes), not
  * one per run. The last set told is kept in the ledger (`notify/<report>/fields`), changed by
  * compare-and-swap, so two attempts of one run tell it once.
  */
@@ -35,7 +34,8 @@ export async function noticeFieldChanges(definition: ReportDefinition, manifest:
     const before = told.success ? told.data.findings : [];
     if (sameSet(before, findings)) return 'unchanged';
     if (!(await deps.ledger.put(key, { findings, runId: manifest.runId }, entry?.version ?? 0))) return 'lost-race';
-    const owners = ownersOf(definition);
+    // Owners named as such only: a report that names none would tell its readers, who cannot act on it.
+    const owners = definition.email?.onFailure ?? [];
     if (owners.length === 0) return 'no-owners';
     await deps.send(fieldNotice(definition, manifest, before, findings, owners, deps.from));
     return 'sent';
