@@ -1,4 +1,5 @@
 import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, clip, type AttentionLine, type Channel, type ChannelMessage } from './channel';
+import { term } from '../core/glossary';
 
 /**
  * Slack incoming webhook: a Block Kit message. Slack refuses a message with more than 50 blocks or a
@@ -62,8 +63,8 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
   const changes = message.changes && section(`*${slackEscape(message.changes.heading)}*\n${slackEscape(message.changes.text)}`);
   const attention =
     message.attention.length + message.attentionMore > 0
-      ? section(fitLines('*Needs attention*', message.attention.map((l) => `• ${attentionText(l)}`), message.attentionMore, SLACK_LIMITS.text))
-      : section('*Needs attention*\nNothing needs attention.');
+      ? section(fitLines(`*${slackEscape(term('needsAttention'))}*`, message.attention.map((l) => `• ${attentionText(l)}`), message.attentionMore, SLACK_LIMITS.text))
+      : section(`*${slackEscape(term('needsAttention'))}*\n${slackEscape(term('nothingNeedsAttention'))}.`);
   const actions = buttons(message);
   // In the e-mail's order: what needs attention before what changed.
   const bottom: Block[] = [

@@ -1,4 +1,5 @@
 import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, type AttentionLine, type Channel, type ChannelMessage } from './channel';
+import { term } from '../core/glossary';
 
 /**
  * Microsoft Teams incoming webhook (a Workflows "post to a channel when a webhook request is
@@ -54,8 +55,8 @@ export function adaptiveCard(message: ChannelMessage): Element {
       { type: 'FactSet', facts: s.figures.map((f) => ({ title: teamsEscape(f.label), value: teamsEscape(f.value) })) },
     ]),
     // In the e-mail's order: what needs attention before what changed.
-    heading('Needs attention'),
-    ...(shown.length === 0 && more === 0 ? [text('Nothing needs attention.')] : shown.map((l) => text(`• ${attentionText(l)}`, { spacing: 'Small' }))),
+    heading(term('needsAttention')),
+    ...(shown.length === 0 && more === 0 ? [text(`${term('nothingNeedsAttention')}.`)] : shown.map((l) => text(`• ${attentionText(l)}`, { spacing: 'Small' }))),
     ...(more > 0 ? [text(`…and ${more} more in the workbook`, { isSubtle: true })] : []),
     ...(message.changes ? [heading(teamsEscape(message.changes.heading)), text(teamsEscape(message.changes.text))] : []),
     text(`Run ${teamsEscape(message.runId)}`, { isSubtle: true, size: 'Small' }),

@@ -1,4 +1,5 @@
 import type { SummaryLine, SummarySection } from '../table/table';
+import { term } from '../core/glossary';
 
 /**
  * The e-mail's "What changed since <date>" section: counts per kind and the top changes; the rest
@@ -27,12 +28,12 @@ export interface ChangesDigest {
 }
 
 export function changesHeading(digest: ChangesDigest): string {
-  return digest.since ? `What changed since ${digest.since}` : 'What changed';
+  return digest.since ? term('whatChangedSince', { date: digest.since }) : term('whatChanged');
 }
 
 export function countsText(digest: ChangesDigest): string {
   const c = digest.counts;
-  if (c.added + c.removed + c.changed + c.scope === 0) return 'Nothing changed.';
+  if (c.added + c.removed + c.changed + c.scope === 0) return term('nothingChanged');
   const parts = [`${c.added} added`, `${c.removed} removed`, `${c.changed} changed`];
   if (c.scope > 0) parts.push(`${c.scope} selection ${c.scope === 1 ? 'change' : 'changes'}`);
   return `${parts.join(', ')}.`;
@@ -79,11 +80,11 @@ export function renderChangesHtml(
 export function changesSection(digest: ChangesDigest): SummarySection {
   const lines: SummaryLine[] = [];
   if (digest.note !== null) {
-    lines.push({ label: 'Not compared', value: digest.note });
+    lines.push({ label: term('notCompared'), value: digest.note });
   } else {
-    lines.push({ label: 'In all', value: countsText(digest) });
+    lines.push({ label: term('inAll'), value: countsText(digest) });
     for (const row of digest.top) lines.push({ label: [row.table, row.key, row.title].filter((p) => p).join(' '), value: changeValue(row) });
-    if (digest.more > 0) lines.push({ label: 'More', value: `${digest.more} more in the workbook's Changes sheet` });
+    if (digest.more > 0) lines.push({ label: term('more'), value: `${digest.more} more in the workbook's Changes sheet` });
   }
   return { heading: changesHeading(digest), role: 'headline', lines };
 }

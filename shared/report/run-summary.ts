@@ -4,15 +4,17 @@ import type { Dataset } from './dataset';
 import type { ReportDefinition } from './definition';
 import type { Manifest } from './manifest';
 import { composeSummary } from './summary/compose';
+import { term } from '../core/glossary';
+import { tableTitle } from './registry';
 
 /** Labels of the Summary's Scope lines, in the words of the planning tool rather than the code. */
 const SCOPE_LABELS: Readonly<Record<string, string>> = {
-  'risks.registers': 'Risk registers',
-  'okrs.strategicThemes': 'Strategic themes',
-  'piObjectives.boards': 'PI objectives: boards',
-  'piObjectives.completionType': 'PI objectives: completion type',
-  'piObjectives.additionalColumns': 'PI objectives: teams and sprints',
-  'boardItems.boards': 'Board items: boards',
+  'risks.registers': term('riskRegisters'),
+  'okrs.strategicThemes': term('strategicThemes'),
+  'piObjectives.boards': term('piObjectiveBoards'),
+  'piObjectives.completionType': term('piCompletionType'),
+  'piObjectives.additionalColumns': term('piTeamsAndSprints'),
+  'boardItems.boards': term('boardItemBoards'),
 };
 
 function scopeValue(value: unknown): string {
@@ -34,21 +36,21 @@ export function buildSummary(
   datasets: readonly Dataset[],
 ): ReportSummary {
   const exportSection: SummarySection = {
-    heading: 'About this report',
+    heading: term('aboutThisReport'),
     role: 'about',
     lines: [
-      { label: 'Report', value: definition.title ?? definition.name },
-      { label: 'Run id', value: runId },
-      { label: 'Generated at', value: startedAt, type: 'datetime' },
-      { label: 'Time zone', value: definition.timeZone },
-      { label: 'Planning API', value: source.baseUrl },
-      { label: 'Legacy API', value: source.legacyBaseUrl },
-      { label: 'Company prefix', value: source.companyPrefix },
-      { label: 'Exported as', value: source.email },
+      { label: term('report'), value: definition.title ?? definition.name },
+      { label: term('runId'), value: runId },
+      { label: term('generatedAt'), value: startedAt, type: 'datetime' },
+      { label: term('timeZone'), value: definition.timeZone },
+      { label: term('planningApi'), value: source.baseUrl },
+      { label: term('legacyApi'), value: source.legacyBaseUrl },
+      { label: term('companyPrefix'), value: source.companyPrefix },
+      { label: term('exportedAs'), value: source.email },
     ],
   };
   const scope: SummarySection = {
-    heading: 'Scope',
+    heading: term('scope'),
     role: 'about',
     lines: datasets.flatMap((d) =>
       Object.entries(d.resolvedSelectors()).map(([what, value]) => ({
@@ -58,9 +60,10 @@ export function buildSummary(
     ),
   };
   const rowSection: SummarySection = {
-    heading: 'Rows',
+    heading: term('rows'),
     role: 'about',
-    lines: Object.entries(rows).map(([table, n]) => ({ label: table, value: n, type: 'integer' as const })),
+    // Tables by their titles, as the sheets name them (docs/tables.md), not by their file names.
+    lines: Object.entries(rows).map(([table, n]) => ({ label: tableTitle(table), value: n, type: 'integer' as const })),
   };
   return composeSummary(definition.title ?? definition.name, [
     ...datasets.flatMap((d) => d.summary()),

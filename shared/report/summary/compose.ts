@@ -1,4 +1,5 @@
 import type { ReportSummary, SummaryGridRow, SummaryRole, SummarySection } from '../../table/table';
+import { term } from '../../core/glossary';
 
 const ORDER: readonly SummaryRole[] = ['headline', 'attention', 'detail', 'about'];
 
@@ -14,9 +15,9 @@ export function composeSummary(title: string, sections: readonly SummarySection[
     const rows: SummaryGridRow[] = attention.flatMap((s) => s.grid?.rows ?? []);
     const columns = attention.find((s) => s.grid)?.grid?.columns ?? [];
     merged.push({
-      heading: 'Needs attention',
+      heading: term('needsAttention'),
       role: 'attention',
-      lines: rows.length === 0 ? [{ label: 'Nothing needs attention', value: null }] : [],
+      lines: rows.length === 0 ? [{ label: term('nothingNeedsAttention'), value: null }] : [],
       ...(rows.length > 0 && { grid: { columns, rows } }),
     });
   }

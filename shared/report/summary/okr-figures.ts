@@ -2,6 +2,17 @@ import { planningLink } from './planning-links';
 import type { OkrObjective, StrategicTheme } from '../../planning-api/schemas';
 import type { SummaryGridRow, SummarySection } from '../../table/table';
 import { ATTENTION_COLUMNS, ATTENTION_LIMIT, FILLS, okrHealth, rowLink } from './vocabulary';
+import { term } from '../../core/glossary';
+
+/**
+ * OKR progress for the whole report: the average of its strategic themes' progress, each theme
+ * counting once (a theme the tool gives no progress is left out). The Summary, the trends and the
+ * e-mail all compute it here, so they print the same number under the same name.
+ */
+export function okrProgress(themes: readonly (number | null)[]): number | null {
+  const known = themes.filter((v): v is number => v !== null);
+  return known.length === 0 ? null : known.reduce((a, b) => a + b, 0) / known.length;
+}
 
 interface ThemeCounts {
   readonly theme: StrategicTheme;
@@ -79,25 +90,25 @@ export class OkrFigures {
     }
     return [
       {
-        heading: 'OKR progress by strategic theme',
+        heading: term('okrProgressByTheme'),
         role: 'headline',
         lines: [],
         grid: {
           columns: [
-            { label: 'Strategic theme' },
-            { label: 'Progress', type: 'percent', bar: true },
-            { label: 'Objectives', type: 'integer', brief: true },
-            { label: 'Not started', type: 'integer' },
-            { label: 'On track', type: 'integer' },
-            { label: 'At risk', type: 'integer' },
-            { label: 'Off track', type: 'integer' },
-            { label: 'Done', type: 'integer' },
-            ...(others ? [{ label: 'Other status', type: 'integer' as const }] : []),
+            { label: term('strategicTheme') },
+            { label: term('okrProgress'), type: 'percent', bar: true },
+            { label: term('objectives'), type: 'integer', brief: true },
+            { label: term('notStarted'), type: 'integer' },
+            { label: term('onTrack'), type: 'integer' },
+            { label: term('atRisk'), type: 'integer' },
+            { label: term('offTrack'), type: 'integer' },
+            { label: term('done'), type: 'integer' },
+            ...(others ? [{ label: term('otherStatus'), type: 'integer' as const }] : []),
           ],
           rows,
         },
       },
-      { heading: 'Needs attention', role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: attention } },
+      { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: attention } },
     ];
   }
 

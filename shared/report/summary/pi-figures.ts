@@ -13,6 +13,7 @@ import {
   PREDICTABILITY_BAND,
   rowLink,
 } from './vocabulary';
+import { term } from '../../core/glossary';
 
 interface Tally {
   readonly label: string;
@@ -40,7 +41,7 @@ export const NOT_SCORED_YET = 'scored at the end of the PI';
  * Per-team figures count only the groups that are teams of the board (not program objectives).
  */
 export class PiFigures {
-  readonly #all = tally('All boards', true);
+  readonly #all = tally(term('allBoards'), true);
   readonly #boards = new Map<string, Tally>();
   readonly #teams = new Map<string, Tally>();
   readonly #phases = new Map<string, PiPhase>();
@@ -96,29 +97,29 @@ export class PiFigures {
     const all = this.#all;
     const sections: SummarySection[] = [
       {
-        heading: 'PI objectives',
+        heading: term('piObjectives'),
         role: 'headline',
         lines: [
           ...this.#phaseLines(),
-          { label: 'Committed objectives', value: all.committed, type: 'integer' },
-          { label: 'Uncommitted objectives', value: all.uncommitted, type: 'integer' },
-          { label: 'Planned BV (committed objectives)', value: all.planned, type: 'number' },
-          { label: 'Actual BV (all objectives)', value: all.actual, type: 'number' },
-          { label: 'Predictability (actual ÷ planned BV)', value: predictability(all), type: 'percent' },
-          { label: 'Judged against 80–100 %', value: judgement(all) },
+          { label: term('committedObjectives'), value: all.committed, type: 'integer' },
+          { label: term('uncommittedObjectives'), value: all.uncommitted, type: 'integer' },
+          { label: term('plannedBv'), value: all.planned, type: 'number' },
+          { label: term('actualBv'), value: all.actual, type: 'number' },
+          { label: term('predictability'), value: predictability(all), type: 'percent' },
+          { label: term('predictabilityBand'), value: judgement(all) },
         ],
       },
-      { heading: 'Predictability by board', role: 'headline', lines: [], grid: grid(this.#boards.values(), 'Board') },
-      { heading: 'Needs attention', role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: this.#attention() } },
+      { heading: term('predictabilityByBoard'), role: 'headline', lines: [], grid: grid(this.#boards.values(), term('board')) },
+      { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: this.#attention() } },
     ];
     if (this.#teams.size > 0) {
-      sections.push({ heading: 'Predictability by team', role: 'detail', lines: [], grid: grid(this.#teams.values(), 'Board · team') });
+      sections.push({ heading: term('predictabilityByTeam'), role: 'detail', lines: [], grid: grid(this.#teams.values(), term('boardTeam')) });
     }
     return sections;
   }
 
   #phaseLines(): SummaryLine[] {
-    return [...this.#phases.values()].map((p) => ({ label: `PI: ${p.pi}`, value: p.text }));
+    return [...this.#phases.values()].map((p) => ({ label: term('piPhase', { board: p.pi }), value: p.text }));
   }
 
   #attention(): SummaryGridRow[] {
@@ -163,13 +164,13 @@ function grid(tallies: Iterable<Tally>, first: string) {
   return {
     columns: [
       { label: first },
-      { label: 'Committed', type: 'integer' as const, brief: true },
-      { label: 'Uncommitted', type: 'integer' as const, brief: true },
-      { label: 'Planned BV (committed)', type: 'number' as const },
-      { label: 'Actual BV (all)', type: 'number' as const },
-      { label: 'Predictability', type: 'percent' as const, bar: true },
+      { label: term('committedObjectives'), type: 'integer' as const, brief: true },
+      { label: term('uncommittedObjectives'), type: 'integer' as const, brief: true },
+      { label: term('plannedBv'), type: 'number' as const },
+      { label: term('actualBv'), type: 'number' as const },
+      { label: term('predictability'), type: 'percent' as const, bar: true },
       // Not brief: the e-mail shows the band in words beside its colour.
-      { label: '80–100 % band' },
+      { label: term('predictabilityBand') },
     ],
     rows: [...tallies].map((x): SummaryGridRow => {
       const p = predictability(x);

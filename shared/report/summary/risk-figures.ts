@@ -13,6 +13,7 @@ import {
   severityRank,
 } from './vocabulary';
 import { planningLink } from './planning-links';
+import { term } from '../../core/glossary';
 
 interface Candidate {
   readonly key: string;
@@ -62,9 +63,8 @@ export class RiskFigures {
 
   /** The owner figure is named after the field it counts. */
   get #ownerWords(): { line: string; why: string } {
-    return this.ownerField === undefined
-      ? { line: 'Without a responsible person', why: 'no responsible person' }
-      : { line: `Without a ${this.ownerField}`, why: `no ${this.ownerField}` };
+    const owner = this.ownerField ?? 'responsible person';
+    return { line: term('unownedRisks', { owner }), why: `no ${owner}` };
   }
 
   /** `row`: the risk's row in its sheet (the header is row 1). */
@@ -114,14 +114,14 @@ export class RiskFigures {
 
   #headline(): SummarySection {
     return {
-      heading: 'Risks',
+      heading: term('risks'),
       role: 'headline',
       lines: [
-        { label: 'Open risks', value: this.#open, type: 'integer' },
-        { label: 'Open and high or critical', value: this.#openSevere, type: 'integer' },
-        { label: 'Overdue (resolution date passed)', value: this.#overdue, type: 'integer' },
+        { label: term('openRisks'), value: this.#open, type: 'integer' },
+        { label: term('severeRisks'), value: this.#openSevere, type: 'integer' },
+        { label: term('overdueRisks'), value: this.#overdue, type: 'integer' },
         { label: this.#ownerWords.line, value: this.#unowned, type: 'integer' },
-        { label: 'All risks, closed included', value: this.#total, type: 'integer' },
+        { label: term('allRisks'), value: this.#total, type: 'integer' },
       ],
     };
   }
@@ -144,34 +144,41 @@ export class RiskFigures {
     if (sorted.length > ATTENTION_LIMIT) {
       rows.push({ values: ['Risk', null, `${sorted.length - ATTENTION_LIMIT} more open high/critical risks overdue or unowned`] });
     }
-    return { heading: 'Needs attention', role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows } };
+    return { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows } };
   }
 
+  /**
+   * Levels × statuses, read left to right as sums: the open statuses, then their sum ("Open total",
+   * the headline's open risks), then the closed statuses, then all risks. A reader adding up the
+   * columns before "All risks" (Open total aside) gets it, and Mitigated is not read as open.
+   */
   #matrix(): SummarySection {
-    const statuses = [...this.#statuses].sort((a, b) => riskStatusRank(a) - riskStatusRank(b));
+    const byRank = (a: string, b: string) => riskStatusRank(a) - riskStatusRank(b);
+    const open = [...this.#statuses].filter((s) => !isClosedRiskStatus(s)).sort(byRank);
+    const closed = [...this.#statuses].filter((s) => isClosedRiskStatus(s)).sort(byRank);
     const levels = [...this.#levels.entries()].sort(([a], [b]) => severityRank(a) - severityRank(b));
-    // "Open" in the headline is every status that is not closed: the matrix shows that total too.
-    const openStatuses = statuses.filter((s) => !isClosedRiskStatus(s));
-    const openOf = (byStatus: (s: string) => number) => openStatuses.reduce((n, s) => n + byStatus(s), 0);
+    const sum = (statuses: readonly string[], count: (s: string) => number) => statuses.reduce((n, s) => n + count(s), 0);
     const rows: SummaryGridRow[] = levels.map(([level, entry]) => {
-      const counts = statuses.map((s) => entry.byStatus.get(s) ?? 0);
-      const values: CellValue[] = [level, ...counts, openOf((s) => entry.byStatus.get(s) ?? 0), entry.total];
+      const count = (s: string) => entry.byStatus.get(s) ?? 0;
+      const values: CellValue[] = [level, ...open.map(count), sum(open, count), ...closed.map(count), entry.total];
       // The register's colour on the level and on every cell that holds a risk: the matrix reads like a heat map.
-      const fills = [entry.color, ...counts.map((n) => (n > 0 ? entry.color : null)), null, null];
-      return { values, fills };
+      const fill = (s: string) => (count(s) > 0 ? entry.color : null);
+      return { values, fills: [entry.color, ...open.map(fill), null, ...closed.map(fill), null] };
     });
-    const totals = statuses.map((s) => levels.reduce((sum, [, e]) => sum + (e.byStatus.get(s) ?? 0), 0));
-    rows.push({ values: ['All levels', ...totals, this.#open, this.#total] });
+    const all = (s: string) => levels.reduce((n, [, e]) => n + (e.byStatus.get(s) ?? 0), 0);
+    rows.push({ values: [term('allLevels'), ...open.map(all), this.#open, ...closed.map(all), this.#total] });
+    const status = (s: string) => ({ label: statusCategoryText(s), type: 'integer' as const });
     return {
-      heading: 'Risks by level and status',
+      heading: term('risksByLevelAndStatus'),
       role: 'detail',
       lines: [],
       grid: {
         columns: [
-          { label: 'Level' },
-          ...statuses.map((s) => ({ label: statusCategoryText(s), type: 'integer' as const })),
-          { label: 'Open (not closed)', type: 'integer' },
-          { label: 'Total', type: 'integer' },
+          { label: term('level') },
+          ...open.map(status),
+          { label: term('openTotal'), type: 'integer' },
+          ...closed.map(status),
+          { label: term('allRisks'), type: 'integer' },
         ],
         rows,
       },

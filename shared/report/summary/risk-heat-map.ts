@@ -1,13 +1,14 @@
 import type { Risk, RiskRegister } from '../../planning-api/schemas';
 import type { SummaryGridRow, SummarySection } from '../../table/table';
 import { isClosedRiskStatus, severityRank } from './vocabulary';
+import { term } from '../../core/glossary';
 
 /** SAFe's ROAM categories, in their order, and the status titles that mean each. */
 const ROAM: readonly { readonly label: string; readonly pattern: RegExp }[] = [
-  { label: 'Resolved', pattern: /^(resolved|closed|done)$/i },
-  { label: 'Owned', pattern: /^(owned|in progress|assigned)$/i },
-  { label: 'Accepted', pattern: /^accepted$/i },
-  { label: 'Mitigated', pattern: /^mitigated$/i },
+  { label: term('roamResolved'), pattern: /^(resolved|closed|done)$/i },
+  { label: term('roamOwned'), pattern: /^(owned|in progress|assigned)$/i },
+  { label: term('roamAccepted'), pattern: /^accepted$/i },
+  { label: term('roamMitigated'), pattern: /^mitigated$/i },
 ];
 
 interface Axis {
@@ -80,11 +81,11 @@ export class RiskHeatMap {
     if (this.#statuses.size === 0) return [];
     const open = [...this.#statuses].filter(([s]) => /^open$/i.test(s)).reduce((a, [, n]) => a + n, 0);
     return [{
-      heading: 'Risks by ROAM',
+      heading: term('risksByRoam'),
       role: 'detail',
       lines: [
         ...ROAM.map((r) => ({ label: r.label, value: counts.get(r.label) ?? 0, type: 'integer' as const })),
-        { label: 'Not yet ROAMed (Open)', value: open, type: 'integer' as const },
+        { label: term('notRoamed'), value: open, type: 'integer' as const },
       ],
     }];
   }
@@ -115,9 +116,9 @@ function heatMap(group: readonly RegisterMatrix[], named: boolean): SummarySecti
     return { values: [impact, ...cells.map((c) => (c ? c.open : null))], fills: [null, ...cells.map((c) => c?.color ?? null)] };
   });
   return {
-    heading: `Open risks by impact and probability${named ? ` (${group.map((m) => m.name).join(', ')})` : ''}`,
+    heading: named ? term('heatMapOf', { registers: group.map((m) => m.name).join(', ') }) : term('heatMap'),
     role: 'detail',
     lines: [],
-    grid: { columns: [{ label: 'Impact \\ probability' }, ...probabilities.map((p) => ({ label: p, type: 'integer' as const }))], rows },
+    grid: { columns: [{ label: term('impactByProbability') }, ...probabilities.map((p) => ({ label: p, type: 'integer' as const }))], rows },
   };
 }

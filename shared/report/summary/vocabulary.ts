@@ -1,4 +1,5 @@
 import type { CellValue, SummaryGridColumn } from '../../table/table';
+import { term } from '../../core/glossary';
 
 /**
  * The planning tool's words, read the way a Release Train Engineer reads them. Registers, themes
@@ -93,9 +94,9 @@ export function rowLink(text: string, sheet: string, row: number, web?: string):
 
 /** Columns of "Needs attention", the same for every dataset so the sections merge into one table. */
 export const ATTENTION_COLUMNS: readonly SummaryGridColumn[] = [
-  { label: 'What' },
-  { label: 'Item', type: 'link' },
-  { label: 'Why' },
+  { label: term('attentionWhat') },
+  { label: term('attentionItem'), type: 'link' },
+  { label: term('attentionWhy') },
 ];
 
 /** Rows of each kind shown in "Needs attention"; the rest are counted in one more line. */

@@ -17,6 +17,7 @@ import {
   type BoardItemsReadAhead,
   type BoardMetadata,
 } from './board-items-fetch';
+import { term } from '../../core/glossary';
 
 /** What a `board-items` row is read from: a feature, or one of its stories (`story` set). */
 export interface BoardItemSource {
@@ -262,10 +263,10 @@ export function boardItemsDataset(ctx: DatasetContext, boards: readonly Board[],
     resolvedSelectors: () => ({ boards: boards.map((b) => ({ id: b.id, title: b.title ?? null })) }),
     summary: () => [
       {
-        heading: 'Board items',
+        heading: term('boardItems'),
         lines: [],
         grid: {
-          columns: [{ label: 'Board' }, { label: 'Features', type: 'integer' }, { label: 'Stories', type: 'integer' }],
+          columns: [{ label: term('board') }, { label: term('features'), type: 'integer' }, { label: term('stories'), type: 'integer' }],
           rows: boards.map((b) => {
             const c = counts.get(b.id) ?? { features: 0, stories: 0 };
             return { values: [b.title ?? b.id, c.features, c.stories] };

@@ -11,7 +11,8 @@ import type {
 import { selectAll } from '../selector-titles';
 import { inBatches, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset';
 import type { Column, TableRow } from '../../table/table';
-import { OkrFigures } from '../summary/okr-figures';
+import { OkrFigures, okrProgress } from '../summary/okr-figures';
+import { term } from '../../core/glossary';
 import { listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
 import { FieldAudit, type FieldShape, type NotExported } from '../field-audit';
@@ -349,13 +350,14 @@ export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Datas
     summary: () => [
       ...health.sections(),
       {
-        heading: 'OKRs',
+        heading: term('okrs'),
         role: 'detail',
         lines: [
-          { label: 'Average objective completion', value: averageObjectiveCompletion(), type: 'percent' },
-          { label: 'Objective groups', value: counts.groups, type: 'integer' },
-          { label: 'Objectives', value: counts.objectives, type: 'integer' },
-          { label: 'Key results', value: counts.keyResults, type: 'integer' },
+          // The e-mail's and the trends' figure, by the same name (the objectives' own average stays in the manifest).
+          { label: term('okrProgress'), value: okrProgress(themes.map((t) => progress.get(t.id)?.themeProgress ?? null)), type: 'percent' },
+          { label: term('objectiveGroups'), value: counts.groups, type: 'integer' },
+          { label: term('objectives'), value: counts.objectives, type: 'integer' },
+          { label: term('keyResults'), value: counts.keyResults, type: 'integer' },
         ],
       },
     ],

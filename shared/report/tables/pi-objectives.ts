@@ -12,6 +12,7 @@ import { titleOrText } from './columns';
 import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
 import { isClosedBoardState } from '../summary/vocabulary';
 import { changeRules } from '../changes/change-rules';
+import { term } from '../../core/glossary';
 
 /** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
 async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
@@ -119,7 +120,7 @@ export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[
     summary: () => [
       ...predictability.sections(),
       {
-        heading: 'PI objective completion (average per board)',
+        heading: term('piObjectiveCompletion'),
         role: 'detail',
         lines: boards.map((b) => ({
           label: b.title ?? b.id,

@@ -1,17 +1,20 @@
 import type { EmailTrends, EmailTrendSeries } from '../../email/trends-section';
 import type { RunFigures } from './figures';
 import { percent, type Trends } from './series';
+import { term } from '../../core/glossary';
+import { okrProgress } from '../summary/okr-figures';
 
 /** Runs the e-mail's bar charts show: enough to see a direction, small enough for a phone. */
 export const EMAIL_TREND_RUNS = 8;
 
+/** The report's headline figures, each by its one name (glossary.ts): the whole report, all boards and themes. */
 const HEADLINES: readonly { label: string; unit: EmailTrendSeries['unit']; value: (f: RunFigures) => number | null }[] = [
-  { label: 'Open risks', unit: 'count', value: (f) => f.risks?.open ?? null },
-  { label: 'Open high or critical risks', unit: 'count', value: (f) => f.risks?.highOrCritical ?? null },
-  { label: 'Overdue risks', unit: 'count', value: (f) => f.risks?.overdue ?? null },
-  { label: 'Predictability, all PI boards', unit: 'percent', value: (f) => f.predictabilityAll },
-  { label: 'OKR progress, average of the strategic themes', unit: 'percent', value: (f) => average(Object.values(f.okrThemes).map((t) => t.progress)) },
-  { label: 'Features done by estimate, all boards', unit: 'percent', value: featuresDoneByEstimate },
+  { label: term('openRisks'), unit: 'count', value: (f) => f.risks?.open ?? null },
+  { label: term('severeRisks'), unit: 'count', value: (f) => f.risks?.highOrCritical ?? null },
+  { label: term('overdueRisks'), unit: 'count', value: (f) => f.risks?.overdue ?? null },
+  { label: term('predictability'), unit: 'percent', value: (f) => f.predictabilityAll },
+  { label: term('okrProgress'), unit: 'percent', value: (f) => okrProgress(Object.values(f.okrThemes).map((t) => t.progress)) },
+  { label: term('doneByEstimate'), unit: 'percent', value: featuresDoneByEstimate },
 ];
 
 /** The headline series over the last runs, for the e-mail; series no run has are left out. */
@@ -21,11 +24,6 @@ export function emailTrends(trends: Trends, runs = EMAIL_TREND_RUNS): EmailTrend
     (s) => s.points.some((p) => p.value !== null),
   );
   return { note: trends.note, series: trends.runs <= 1 ? [] : series };
-}
-
-function average(values: readonly (number | null)[]): number | null {
-  const known = values.filter((v): v is number => v !== null);
-  return known.length === 0 ? null : known.reduce((a, b) => a + b, 0) / known.length;
 }
 
 function featuresDoneByEstimate(f: RunFigures): number | null {

@@ -1,6 +1,7 @@
 import { isoDateInZone } from '../dates';
 import type { RunFigures } from './figures';
 import type { SkippedRun } from './history';
+import { term } from '../../core/glossary';
 
 /** How a series' values read: counts, or percentages 0-100. */
 export type TrendUnit = 'count' | 'percent';
@@ -41,15 +42,15 @@ export function buildTrends(runs: readonly RunFigures[], skipped: readonly Skipp
   const tables: TrendTable[] = [];
   if (runs.some((f) => f.risks)) {
     tables.push({
-      id: 'risks', title: 'Open risks', unit: 'count', chart: 'line',
-      columns: ['Open', 'High or critical', 'Overdue', 'Without an owner'],
+      id: 'risks', title: term('risks'), unit: 'count', chart: 'line',
+      columns: [term('openRisks'), term('severeRisks'), term('overdueRisks'), term('unownedRisks', { owner: 'responsible person' })],
       rows: rowsOf((f) => (f.risks ? [f.risks.open, f.risks.highOrCritical, f.risks.overdue, f.risks.withoutOwner] : [null, null, null, null])),
     });
   }
   const themes = unionOf(runs, (f) => f.okrThemes);
   if (themes.size > 0) {
     tables.push({
-      id: 'okrs', title: 'OKR progress by strategic theme', unit: 'percent', chart: 'line',
+      id: 'okrs', title: term('okrProgressByTheme'), unit: 'percent', chart: 'line',
       columns: [...themes.values()],
       rows: rowsOf((f) => [...themes.keys()].map((k) => f.okrThemes[k]?.progress ?? null)),
     });
@@ -57,7 +58,7 @@ export function buildTrends(runs: readonly RunFigures[], skipped: readonly Skipp
   const pis = unionOf(runs, (f) => f.predictability);
   if (pis.size > 0) {
     tables.push({
-      id: 'predictability', title: 'Predictability by PI (actual ÷ planned business value)', unit: 'percent', chart: 'predictability',
+      id: 'predictability', title: term('predictabilityByBoard'), unit: 'percent', chart: 'predictability',
       columns: [...pis.values()],
       rows: rowsOf((f) => [...pis.keys()].map((k) => f.predictability[k]?.percent ?? null)),
     });
@@ -65,8 +66,8 @@ export function buildTrends(runs: readonly RunFigures[], skipped: readonly Skipp
   const boards = unionOf(runs, (f) => f.features);
   for (const [id, title] of [...boards].slice(0, MAX_BURN_UP_BOARDS)) {
     tables.push({
-      id: `burn-up-${id}`, title: `Feature burn-up: ${title}`, unit: 'count', chart: 'burn-up',
-      columns: ['Features', 'Features done', 'Estimate', 'Estimate done', 'Done by status %', 'Done by estimate %'],
+      id: `burn-up-${id}`, title: term('featureBurnUp', { board: title }), unit: 'count', chart: 'burn-up',
+      columns: [term('features'), term('featuresDone'), term('estimate'), term('estimateDone'), term('doneByStatus'), term('doneByEstimate')],
       rows: rowsOf((f) => {
         const b = f.features[id];
         if (!b) return [null, null, null, null, null, null];
@@ -76,8 +77,8 @@ export function buildTrends(runs: readonly RunFigures[], skipped: readonly Skipp
   }
   if (runs.some((f) => f.changes)) {
     tables.push({
-      id: 'changes', title: 'Changes since the run before', unit: 'count', chart: 'none',
-      columns: ['Added', 'Removed', 'Changed'],
+      id: 'changes', title: term('changesSinceRunBefore'), unit: 'count', chart: 'none',
+      columns: [term('added'), term('removed'), term('changed')],
       rows: rowsOf((f) => (f.changes ? [f.changes.added, f.changes.removed, f.changes.changed] : [null, null, null])),
     });
   }

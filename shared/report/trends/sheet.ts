@@ -1,6 +1,7 @@
 import type { ChartBlock, ChartSheetContent } from '../../render/xlsx/chart-sheet';
 import { PREDICTABILITY_BAND } from '../summary/vocabulary';
 import type { Trends, TrendTable } from './series';
+import { term } from '../../core/glossary';
 
 export const TRENDS_SHEET_NAME = 'Trends';
 
@@ -8,7 +9,7 @@ export const TRENDS_SHEET_NAME = 'Trends';
 export function trendsSheetContent(trends: Trends): ChartSheetContent {
   const charted = trends.runs >= 2;
   return {
-    heading: 'Trends',
+    heading: term('trends'),
     sentence: trends.note,
     blocks: trends.tables.map((t) => block(t, charted)),
   };
@@ -17,11 +18,11 @@ export function trendsSheetContent(trends: Trends): ChartSheetContent {
 function block(table: TrendTable, charted: boolean): ChartBlock {
   const format = table.unit === 'percent' ? ('percent' as const) : ('integer' as const);
   const rows = table.rows.map((r) => ({ category: r.run, values: r.values }));
-  const base = { title: table.title, categoryLabel: 'Run' };
+  const base = { title: table.title, categoryLabel: term('run') };
   const all = table.columns.map((_, i) => i);
   switch (table.chart) {
     case 'predictability': {
-      const band = [`${PREDICTABILITY_BAND.low} % (band)`, `${PREDICTABILITY_BAND.high} % (band)`];
+      const band = [term('bandLine', { percent: String(PREDICTABILITY_BAND.low) }), term('bandLine', { percent: String(PREDICTABILITY_BAND.high) })];
       return {
         ...base,
         columns: [...table.columns, ...band].map((label) => ({ label, format })),

@@ -38,7 +38,7 @@ describe('trends in the e-mail', () => {
     // A run without a figure shows a dash and no bar; the others their number, as text.
     expect(html).toContain('>80.0 %</td><td style="padding:0 2px;text-align:center;font-size:11px;font-weight:bold;');
     expect(html).toMatch(/>80.0 %<\/td><td[^>]*>–<\/td><td[^>]*>95.0 %<\/td>/);
-    expect(three.series.map((s) => s.label)).toContain('OKR progress, average of the strategic themes');
+    expect(three.series.map((s) => s.label)).toContain('OKR progress');
 
     const twelve = emailTrends(buildTrends(Array.from({ length: 12 }, (_, i) => run(i + 1, i, 70 + i)), [], 'UTC'));
     expect(twelve.series[0]!.points.map((p) => p.run)).toEqual(Array.from({ length: 8 }, (_, i) => `2026-11-${String(i + 5).padStart(2, '0')}`));
