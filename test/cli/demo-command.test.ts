@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCommand } from '../../cli/demo-command';
 import { captureIo } from '../support/cli-io';
 import { csvObjects, readCsv, readWorkbook } from '../support/read-output';
+import { operatorFindings, type FieldAuditFigures } from '../../shared/report/field-audit';
 
 describe('demo command (the README\'s first command)', () => {
   let dir: string;
@@ -94,6 +95,19 @@ describe('demo command (the README\'s first command)', () => {
     expect([...shown].sort()).toEqual(['Done', 'In progress', 'To do']);
     const csvCategories = new Set(csvObjects(await readCsv(join(runFolder, 'board-items.csv'))).map((r) => r.status_category));
     expect([...csvCategories].sort()).toEqual(['Done', 'InProgress', 'ToDo']);
+
+    // Served fields no column holds are the owners' business: in the manifest, not in what readers get.
+    const manifest = JSON.parse(await readFile(join(out, latest.manifest), 'utf8')) as { summary: FieldAuditFigures };
+    expect(operatorFindings(manifest.summary).length).toBeGreaterThan(0);
+    const operatorNote = /no column|served field|server sent|unexpected shape|does not hold/i;
+    for (const file of ['email.html', 'email.eml', 'slack.json', 'teams.json']) {
+      expect(await readFile(join(runFolder, file), 'utf8'), file).not.toMatch(operatorNote);
+    }
+    const summaryTexts: string[] = [];
+    workbook.getWorksheet('Summary')!.eachRow((row) => row.eachCell((cell) => summaryTexts.push(cell.text)));
+    expect(summaryTexts.filter((t) => operatorNote.test(t))).toEqual([]);
+    // The last week's set is the week before's: the command line says nothing of it (--verbose would).
+    expect(io.out()).not.toMatch(operatorNote);
 
     // A second --weeks demo into the same folder would mix two histories: refused, with what to do.
     const again = captureIo(dir);
