@@ -36,7 +36,8 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
     margin: 0,
     bufferPages: true,
     autoFirstPage: true,
-    font: fonts.regular as unknown as string,
+    // No default font: pdfkit would load Helvetica from its package folder (see fonts.ts); ours are registered below.
+    font: null as unknown as string,
     info: { Title: report.title, Creator: report.creator, Producer: report.creator, CreationDate: report.createdAt, ModDate: report.createdAt },
     pdfVersion: '1.7',
     lang: 'en',

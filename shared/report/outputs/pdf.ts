@@ -3,7 +3,6 @@
  * other outputs add (ctx.sheets, the Trends) on A4, written at the run's end from the same content
  * as the workbook's Summary and Trends sheets (shared/render/pdf/).
  */
-import { renderReportPdf } from '../../render/pdf/document';
 import { isoDateInZone } from '../dates';
 import { PDF_FORMAT } from '../formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
@@ -18,6 +17,8 @@ export const pdfOutput: OutputFactory = (ctx) => {
     async finishRun(run) {
       const chartSheets = [];
       for (const sheet of ctx.sheets.added) chartSheets.push(await sheet.content(run));
+      // Loaded when a run writes its PDF: pdfkit, fontkit and the fonts stay out of a cold start that writes none.
+      const { renderReportPdf } = await import('../../render/pdf/document');
       const bytes = await renderReportPdf({
         title,
         header: `${title} – ${isoDateInZone(ctx.exportedAt, definition.timeZone)}`,
