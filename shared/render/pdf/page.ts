@@ -25,8 +25,12 @@ export interface Row {
 }
 
 export interface Flow {
-  /** Places rows that belong together (a section, a chart and its table) on one page if they fit on one. */
-  keep(rows: readonly Row[]): void;
+  /**
+   * Places rows that belong together (a section, a chart and its table) on one page if they fit on one.
+   * Rows that do not fit on any page go on over the next pages, each new page starting with `repeat`
+   * (a table's header) when the break falls after it.
+   */
+  keep(rows: readonly Row[], repeat?: Row): void;
   /** Space before the next block, unless it starts a page. */
   gap(points: number): void;
 }
@@ -40,13 +44,21 @@ export function startFlow(doc: Doc): Flow {
     y = PAGE.top;
   };
   return {
-    keep(rows) {
+    keep(rows, repeat) {
       const total = rows.reduce((sum, r) => sum + r.height, 0);
       if (y + total > bottom && total <= pageRoom && y > PAGE.top) newPage();
+      let repeating = false;
       for (const row of rows) {
-        if (y + row.height > bottom && y > PAGE.top) newPage();
+        if (y + row.height > bottom && y > PAGE.top) {
+          newPage();
+          if (repeating && repeat) {
+            repeat.draw(doc, y);
+            y += repeat.height;
+          }
+        }
         row.draw(doc, y);
         y += row.height;
+        if (row === repeat) repeating = true;
       }
     },
     gap(points) {

@@ -32,7 +32,9 @@ export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format
   flow.keep([textRow(doc, summary.title, { font: BOLD, size: 16, after: 6 })]);
   for (const section of summary.sections) {
     flow.gap(10);
-    flow.keep(sectionRows(doc, section, format));
+    const rows = sectionRows(doc, section, format);
+    // A table longer than the page goes on with its header on top of the next.
+    flow.keep(rows, section.grid ? rows[1 + section.lines.length] : undefined);
   }
 }
 

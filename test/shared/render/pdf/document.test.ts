@@ -132,6 +132,23 @@ describe('renderReportPdf', () => {
     });
   });
 
+  it('repeats a table’s header on the pages a long table goes on to', async () => {
+    const grid: SummarySection = {
+      heading: 'Needs attention',
+      role: 'attention',
+      lines: [],
+      grid: { columns: [{ label: 'What' }, { label: 'Item', type: 'link' }, { label: 'Why' }], rows: Array.from({ length: 70 }, (_, i) => ({ values: ['Risk', `R-${i + 1}`, 'overdue'] })) },
+    };
+    const long = await renderReportPdf(report({ summary: { title: 'Long', sections: [grid] }, chartSheets: [] }));
+    await writeFile(join(dir, 'long.pdf'), long);
+    const [one, two, ...more] = await pdfPages(join(dir, 'long.pdf'));
+    expect(more).toEqual([]);
+    expect(one).toMatch(/What +Item +Why/);
+    expect(two).toMatch(/What +Item +Why/);
+    expect(two).toMatch(/Risk +R-70 +overdue/);
+    expect(two).not.toContain('Needs attention');
+  });
+
   it('moves a section that does not fit in what is left of the page to the next page, whole', async () => {
     const section = (heading: string, n: number): SummarySection => ({
       heading,
