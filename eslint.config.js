@@ -55,12 +55,12 @@ const EXCELJS = {
   group: ['exceljs', 'exceljs/**'],
   message: 'Only the exceljs-internals modules (shared/render/xlsx/exceljs-internals/) import exceljs; the rest of the renderer uses what they export.',
 };
-/** The PDF renderer (shared/render/pdf/) is the only place that knows pdfkit. */
+/** The PDF renderer (shared/render/pdf/) is the only place that knows pdfkit and its font reader, fontkit. */
 const PDFKIT_OWNER = 'shared/render/pdf/**/*.ts';
 
 const PDFKIT = {
-  group: ['pdfkit', 'pdfkit/**'],
-  message: 'Only the PDF renderer (shared/render/pdf/) imports pdfkit; the rest of the code uses renderReportPdf.',
+  group: ['pdfkit', 'pdfkit/**', 'fontkit', 'fontkit/**'],
+  message: 'Only the PDF renderer (shared/render/pdf/) imports pdfkit and fontkit; the rest of the code uses renderReportPdf.',
 };
 /** Configuration comes from the doors through loadConfig, never from process.env. */
 const PROCESS_ENV = {

@@ -31,6 +31,7 @@ describe('the linter enforces the layers', () => {
     const pdfkit = "import PDFDocument from 'pdfkit';\nexport const x = PDFDocument;\n";
     for (const path of ['shared/report/outputs/probe.ts', 'shared/render/probe.ts', 'shared/render/xlsx/probe.ts', 'shared/render/xlsx/exceljs-internals/probe.ts', 'lambdas/probe.ts', 'cli/probe.ts']) {
       expect(await lintProbe(path, pdfkit)).toEqual([expect.stringContaining('Only the PDF renderer (shared/render/pdf/) imports pdfkit')]);
+      expect(await lintProbe(path, "import { create } from 'fontkit';\nexport const x = create;\n")).toHaveLength(1);
     }
     expect(await lintProbe('shared/render/pdf/probe.ts', pdfkit)).toEqual([]);
     expect(await lintProbe('shared/render/pdf/probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n")).toHaveLength(1);

@@ -1,14 +1,14 @@
 /**
  * The report as a PDF for a meeting: the Summary, then the chart sheets (the Trends), portrait A4,
  * the same figures and words as the workbook's Summary and Trends sheets. The only module that
- * imports pdfkit. The same content and time give the same bytes: the document's dates are the run's
+ * imports pdfkit (and fonts.ts the only one that imports fontkit). The same content and time give the same bytes: the document's dates are the run's
  * and pdfkit's file id is a hash of its info (no random id, no clock).
  */
 import PDFDocument from 'pdfkit';
 import type { ReportSummary } from '../../table/table';
 import type { ChartSheetContent } from '../xlsx/chart-sheet';
 import { drawChartSheet } from './chart-pages';
-import { BOLD, fontFiles, REGULAR } from './fonts';
+import { BOLD, pdfFonts, REGULAR } from './fonts';
 import { drawPageFrames, startFlow } from './page';
 import { drawSummary } from './summary';
 import { pdfValueFormat } from './values';
@@ -29,7 +29,7 @@ export interface PdfReport {
 
 /** Renders the whole document; it is small (a few pages), so it is built in memory. */
 export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
-  const fonts = fontFiles();
+  const fonts = pdfFonts();
   const doc = new PDFDocument({
     size: 'A4',
     layout: 'portrait',
@@ -43,7 +43,8 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
     lang: 'en',
     displayTitle: true,
   });
-  doc.registerFont(REGULAR, fonts.regular).registerFont(BOLD, fonts.bold);
+  // pdfkit takes a font fontkit has read as well as the font's bytes (its types know only the bytes).
+  doc.registerFont(REGULAR, fonts.regular as unknown as Buffer).registerFont(BOLD, fonts.bold as unknown as Buffer);
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const ended = new Promise<void>((resolve, reject) => {

@@ -5,18 +5,25 @@
  * they encode Windows-1252 only: the Summary's "−1.0 pp" or a board called "Łódź" would not print.
  */
 import { gunzipSync } from 'node:zlib';
+import { create, type Font } from 'fontkit';
 import { LIBERATION_SANS_BOLD, LIBERATION_SANS_REGULAR } from './font-data';
 
 export const REGULAR = 'Sans';
 export const BOLD = 'Sans-Bold';
 
-let decoded: { readonly regular: Buffer; readonly bold: Buffer } | undefined;
+let fonts: { readonly regular: Font; readonly bold: Font } | undefined;
 
-/** The font files, decoded once per process (about 10 ms). */
-export function fontFiles(): { readonly regular: Buffer; readonly bold: Buffer } {
-  decoded ??= {
-    regular: gunzipSync(Buffer.from(LIBERATION_SANS_REGULAR, 'base64')),
-    bold: gunzipSync(Buffer.from(LIBERATION_SANS_BOLD, 'base64')),
-  };
-  return decoded;
+function fontOf(data: string): Font {
+  const font = create(gunzipSync(Buffer.from(data, 'base64')));
+  if (!('layout' in font)) throw new Error('the embedded font data is a collection, not one font');
+  return font;
+}
+
+/**
+ * The fonts, read once per process: reading a font's tables costs about as much as laying out a
+ * whole Summary, and a warm function writes many PDFs. Every document embeds its own subset of them.
+ */
+export function pdfFonts(): { readonly regular: Font; readonly bold: Font } {
+  fonts ??= { regular: fontOf(LIBERATION_SANS_REGULAR), bold: fontOf(LIBERATION_SANS_BOLD) };
+  return fonts;
 }
