@@ -1,8 +1,9 @@
 /**
  * The report as a PDF for a meeting: the Summary, then the chart sheets (the Trends), portrait A4,
  * the same figures and words as the workbook's Summary and Trends sheets. The only module that
- * imports pdfkit (and fonts.ts the only one that imports fontkit). The same content and time give the same bytes: the document's dates are the run's
- * and pdfkit's file id is a hash of its info (no random id, no clock).
+ * imports pdfkit (fonts.ts the only one that imports fontkit). The same content and time give the
+ * same bytes: the document's dates are the run's and pdfkit's file id is a hash of its info (no
+ * random id, no clock).
  */
 import PDFDocument from 'pdfkit';
 import type { ReportSummary } from '../../table/table';

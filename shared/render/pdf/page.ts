@@ -46,7 +46,9 @@ export function startFlow(doc: Doc): Flow {
   return {
     keep(rows, repeat) {
       const total = rows.reduce((sum, r) => sum + r.height, 0);
-      if (y + total > bottom && total <= pageRoom && y > PAGE.top) newPage();
+      // A block longer than a page starts where it is, if its heading and first rows fit below it.
+      const start = total <= pageRoom ? total : rows.slice(0, 4).reduce((sum, r) => sum + r.height, 0);
+      if (y + start > bottom && y > PAGE.top) newPage();
       let repeating = false;
       for (const row of rows) {
         if (y + row.height > bottom && y > PAGE.top) {
