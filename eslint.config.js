@@ -55,6 +55,13 @@ const EXCELJS = {
   group: ['exceljs', 'exceljs/**'],
   message: 'Only the exceljs-internals modules (shared/render/xlsx/exceljs-internals/) import exceljs; the rest of the renderer uses what they export.',
 };
+/** The PDF renderer (shared/render/pdf/) is the only place that knows pdfkit and its font reader, fontkit. */
+const PDFKIT_OWNER = 'shared/render/pdf/**/*.ts';
+
+const PDFKIT = {
+  group: ['pdfkit', 'pdfkit/**', 'fontkit', 'fontkit/**'],
+  message: 'Only the PDF renderer (shared/render/pdf/) imports pdfkit and fontkit; the rest of the code uses renderReportPdf.',
+};
 /** Configuration comes from the doors through loadConfig, never from process.env. */
 const PROCESS_ENV = {
   selector: "MemberExpression[object.name='process'][property.name='env']",
@@ -89,7 +96,7 @@ const layerConfigs = Object.entries(LAYERS).map(([layer, allowed]) => {
     files: [`shared/${layer}/**/*.ts`],
     rules: restrictedImports([
       ...patterns,
-      ...(layer === 'render' ? [] : [EXCELJS]),
+      ...(layer === 'render' ? [] : [EXCELJS, PDFKIT]),
       AWS_SDK,
     ]),
   };
@@ -98,19 +105,22 @@ const layerConfigs = Object.entries(LAYERS).map(([layer, allowed]) => {
 /** The import rules alone, exported so test/architecture/ can probe them without type information. */
 export const importBoundaries = [
   // Doors: they build adapters; they never reach past them to the SDK or exceljs.
-  { files: ['lambdas/**/*.ts', 'cli/**/*.ts'], rules: restrictedImports([EXCELJS, AWS_SDK]) },
+  { files: ['lambdas/**/*.ts', 'cli/**/*.ts'], rules: restrictedImports([EXCELJS, PDFKIT, AWS_SDK]) },
   // The simulator is the demo tenant and the tests' API: it stands alone, as a real server would.
   {
     files: ['simulator/**/*.ts'],
-    rules: restrictedImports([upward(['shared', 'lambdas', 'cli', 'infra', 'test', 'bench'], 'The simulator stands alone: it imports nothing of the exporter.'), EXCELJS, AWS_SDK]),
+    rules: restrictedImports([upward(['shared', 'lambdas', 'cli', 'infra', 'test', 'bench'], 'The simulator stands alone: it imports nothing of the exporter.'), EXCELJS, PDFKIT, AWS_SDK]),
   },
   ...layerConfigs,
-  // Within render, only the exceljs-internals modules may import exceljs.
-  {
-    files: ['shared/render/**/*.ts'],
-    ignores: [EXCELJS_OWNER],
-    rules: restrictedImports([...layerConfigs.find((c) => c.files[0] === 'shared/render/**/*.ts').rules['no-restricted-imports'][1].patterns, EXCELJS]),
-  },
+  // Within render, only the exceljs-internals modules may import exceljs, and only the PDF renderer pdfkit.
+  ...[
+    { files: ['shared/render/**/*.ts'], ignores: [EXCELJS_OWNER, PDFKIT_OWNER], libraries: [EXCELJS, PDFKIT] },
+    { files: [EXCELJS_OWNER], libraries: [PDFKIT] },
+    { files: [PDFKIT_OWNER], libraries: [EXCELJS] },
+  ].map(({ libraries, ...scope }) => ({
+    ...scope,
+    rules: restrictedImports([...layerConfigs.find((c) => c.files[0] === 'shared/render/**/*.ts').rules['no-restricted-imports'][1].patterns, ...libraries]),
+  })),
   // The adapters: same layer rules, but the SDK is theirs.
   ...AWS_ADAPTERS.map((file) => {
     const layer = file.split('/')[1];

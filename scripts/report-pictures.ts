@@ -16,7 +16,9 @@ import { launchBrowser } from '../test/support/browser';
  * - demo-email.png and demo-email-phone.png: the last week's e-mail (its email.html) as Chromium
  *   draws it at 720 and 390 px; trends-email.png: its Trends section alone;
  * - demo-summary.png and trends-sheet.png: the workbook's Summary and Trends pages as LibreOffice
- *   prints them (also prints the page count of each sheet).
+ *   prints them (also prints the page count of each sheet);
+ * - pdf-summary.png and pdf-trends.png: the first page of the report's own PDF (<report>.pdf) and the
+ *   first page of its Trends, as poppler draws them.
  * Needs chromium, LibreOffice (soffice) and poppler-utils. Run: `npm run pictures`.
  * The run-link pages (run-link-*.png) are drawn by their browser test, not here.
  */
@@ -35,6 +37,7 @@ export async function main(): Promise<void> {
     process.stdout.write(`e-mail HTML: ${Buffer.byteLength(html)} bytes\n`);
     await emailPictures(browser, html);
     printedPictures(join(runFolder, 'demo-weekly.xlsx'), work);
+    reportPdfPictures(join(runFolder, 'demo-weekly.pdf'));
   } finally {
     await browser.close();
     await rm(work, { recursive: true, force: true });
@@ -90,6 +93,17 @@ function printedPictures(workbook: string, work: string): void {
   process.stdout.write(`printed pages: ${pages} (Summary from page 1, Trends on page ${trendsPage})\n`);
   drawPage(pdf, 1, join(IMAGES, 'demo-summary.png'));
   drawPage(pdf, trendsPage, join(IMAGES, 'trends-sheet.png'));
+}
+
+/** The first page of the report's PDF and the first page of its Trends. */
+function reportPdfPictures(pdf: string): void {
+  const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))?.[1] ?? 0);
+  const pageText = (n: number) => execFileSync('pdftotext', ['-f', String(n), '-l', String(n), '-layout', pdf, '-'], { encoding: 'utf8' });
+  const trendsPage = Array.from({ length: pages }, (_, i) => i + 1).find((n) => pageText(n).includes('Trends over the last'));
+  if (trendsPage === undefined) throw new Error('no page of the report PDF holds the Trends');
+  process.stdout.write(`report PDF: ${pages} pages (Trends from page ${trendsPage})\n`);
+  drawPage(pdf, 1, join(IMAGES, 'pdf-summary.png'));
+  drawPage(pdf, trendsPage, join(IMAGES, 'pdf-trends.png'));
 }
 
 function drawPage(pdf: string, page: number, png: string): void {

@@ -71,6 +71,7 @@ async function stackBuildOptions(): Promise<{ options: BuildOptions; from: strin
         ...(BUNDLING.mainFields && { mainFields: [...BUNDLING.mainFields] }),
         ...(BUNDLING.banner && { banner: { js: BUNDLING.banner } }),
         external: [...(BUNDLING.externalModules ?? [])],
+        alias: aliasesOf(BUNDLING.esbuildArgs?.['--alias']),
       },
     };
   } catch (error) {
@@ -85,9 +86,16 @@ async function stackBuildOptions(): Promise<{ options: BuildOptions; from: strin
         mainFields: ['module', 'main'],
         banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
         external: [],
+        alias: { 'brotli/decompress.js': join(REPO_ROOT, 'shared/render/pdf/no-woff2.ts') },
       },
     };
   }
+}
+
+/** esbuild's `alias` option from the CLI form CDK takes (`--alias:from=to`, relative to the repository root). */
+function aliasesOf(args: string | boolean | string[] | undefined): Record<string, string> {
+  const list = Array.isArray(args) ? args : [];
+  return Object.fromEntries(list.map((a) => [a.slice(0, a.indexOf('=')), join(REPO_ROOT, a.slice(a.indexOf('=') + 1))]));
 }
 
 const kb = (bytes: number): string => `${int(bytes / 1000)} kB`;

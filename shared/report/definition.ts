@@ -195,7 +195,7 @@ export const reportDefinitionSchema = z.strictObject({
     .array(z.enum(formatNames(FORMATS)))
     .min(1, `choose at least one format: ${formatNames(FORMATS).join(', ')}`)
     .max(formatNames(FORMATS).length, 'list each format once')
-    .default(['xlsx', 'csv'])
+    .default(['xlsx', 'pdf', 'csv'])
     .refine((f) => new Set(f).size === f.length, 'list each format once'),
   csv: z
     .strictObject({

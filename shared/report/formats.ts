@@ -36,6 +36,9 @@ export const XLSX_FORMAT: ReportFormat<'xlsx'> = {
   label: () => 'Workbook',
 };
 
+/** The Summary and the Trends on A4 for a meeting (shared/render/pdf/). */
+export const PDF_FORMAT: ReportFormat<'pdf'> = { name: 'pdf', contentType: 'application/pdf', kind: 'PDF', listed: 'files', label: () => 'Summary and trends' };
+
 export const CSV_FORMAT: ReportFormat<'csv'> = { name: 'csv', contentType: 'text/csv; charset=utf-8', kind: 'CSV', listed: 'files', label: tableLabel };
 
 export const PARQUET_FORMAT: ReportFormat<'parquet'> = {
@@ -46,7 +49,7 @@ export const PARQUET_FORMAT: ReportFormat<'parquet'> = {
   label: tableLabel,
 };
 
-export const FORMATS = [XLSX_FORMAT, CSV_FORMAT, PARQUET_FORMAT] as const;
+export const FORMATS = [XLSX_FORMAT, PDF_FORMAT, CSV_FORMAT, PARQUET_FORMAT] as const;
 
 /** A definition's `formats` value: the one place the formats' names are a type. */
 export type FormatName = (typeof FORMATS)[number]['name'];

@@ -23,6 +23,7 @@ interface RunLayout {
  */
 const FORMAT_KEYS: Readonly<Record<FormatName, (run: RunLayout) => string[]>> = {
   xlsx: (run) => [`${run.folder}/${run.report}.xlsx`],
+  pdf: (run) => [`${run.folder}/${run.report}.pdf`],
   csv: (run) => [...run.tables.map((table) => `${run.folder}/${table}.csv`), `${run.folder}/${CHANGES_CSV}`],
   parquet: (run) => run.tables.flatMap((table) => [tableFileKey(run.report, table, run.runDate, run.timeZone, run.runId), tableSchemaKey(run.report, table)]),
 };

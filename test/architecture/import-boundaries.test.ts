@@ -27,6 +27,16 @@ describe('the linter enforces the layers', () => {
     expect(await lintProbe('shared/render/xlsx/exceljs-internals/probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n")).toEqual([]);
   });
 
+  it('refuses pdfkit outside the PDF renderer, and exceljs inside it', async () => {
+    const pdfkit = "import PDFDocument from 'pdfkit';\nexport const x = PDFDocument;\n";
+    for (const path of ['shared/report/outputs/probe.ts', 'shared/render/probe.ts', 'shared/render/xlsx/probe.ts', 'shared/render/xlsx/exceljs-internals/probe.ts', 'lambdas/probe.ts', 'cli/probe.ts']) {
+      expect(await lintProbe(path, pdfkit)).toEqual([expect.stringContaining('Only the PDF renderer (shared/render/pdf/) imports pdfkit')]);
+      expect(await lintProbe(path, "import { create } from 'fontkit';\nexport const x = create;\n")).toHaveLength(1);
+    }
+    expect(await lintProbe('shared/render/pdf/probe.ts', pdfkit)).toEqual([]);
+    expect(await lintProbe('shared/render/pdf/probe.ts', "import ExcelJS from 'exceljs';\nexport const x = ExcelJS;\n")).toHaveLength(1);
+  });
+
   it('refuses a reach into exceljs internals (an underscore member) elsewhere in the renderer', async () => {
     const reach = 'export const sheets = (workbook: unknown) => (workbook as { _worksheets: unknown[] })._worksheets;\n';
     const messages = await lintProbe('shared/render/xlsx/probe.ts', reach, [exceljsInternalsBoundary]);

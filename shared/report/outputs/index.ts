@@ -14,6 +14,7 @@ import { changesOutput } from './changes';
 import { csvOutput } from './csv';
 import type { FinishedRun, OutputContext, OutputEntries, OutputFactory, RunOutput, WorkbookSheet, WorkbookSheets } from './output';
 import { parquetOutput } from './parquet';
+import { pdfOutput } from './pdf';
 import { snapshotsOutput } from './snapshots';
 import { trendsOutput } from './trends';
 import { xlsxOutput } from './xlsx';
@@ -21,6 +22,7 @@ import { xlsxOutput } from './xlsx';
 /** What writes each format of the registry; changes.csv goes with every CSV run. */
 export const FORMAT_OUTPUTS: Readonly<Record<FormatName, readonly OutputFactory[]>> = {
   xlsx: [xlsxOutput],
+  pdf: [pdfOutput],
   csv: [csvOutput, changesOutput],
   parquet: [parquetOutput],
 };
@@ -87,8 +89,8 @@ export async function openOutputs(run: Omit<OutputContext, 'sheets'>, factories:
   };
 }
 
-/** The sheets outputs add to the workbook; the xlsx output reads them when it opens, so it lists them. */
+/** The sheets outputs add to the workbook (and the PDF); the xlsx output reads them when it opens, so it lists them. */
 function workbookSheets(): WorkbookSheets {
   const added: WorkbookSheet[] = [];
-  return { added, add: (name, write) => void added.push({ name, write }) };
+  return { added, add: (name, content) => void added.push({ name, content }) };
 }

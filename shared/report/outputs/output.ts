@@ -16,7 +16,7 @@ import type { ReportFormat } from '../formats';
 import type { Manifest, ManifestFile, ManifestTableFile, SchemaChangeEntry } from '../manifest';
 import type { ManifestFigures } from '../manifest-summary';
 import type { ExportResult } from '../run-attempt';
-import type { XlsxWorkbook } from '../../render/xlsx/workbook';
+import type { ChartSheetContent } from '../../render/xlsx/chart-sheet';
 import type { TableSchema } from '../../table/schema';
 import type { RunWriter, StoredFile } from '../run-writer';
 
@@ -39,18 +39,19 @@ export interface OutputEntries {
 }
 
 /**
- * Sheets another output adds to the workbook, listed after the Summary in the order added and before
- * the Changes sheet. Added when the output opens (before the xlsx output opens the workbook); the
- * xlsx output calls `write` in its finishRun, before the Summary.
+ * Sheets of charts another output adds to the report (the Trends): in the workbook after the Summary
+ * in the order added and before the Changes sheet, in the PDF after the Summary. Added when the
+ * output opens (before the xlsx output opens the workbook); the xlsx and pdf outputs ask for
+ * `content` in their finishRun, before the Summary, each once.
  */
 export interface WorkbookSheets {
-  add(name: string, write: WorkbookSheet['write']): void;
+  add(name: string, content: WorkbookSheet['content']): void;
   readonly added: readonly WorkbookSheet[];
 }
 
 export interface WorkbookSheet {
   readonly name: string;
-  write(workbook: XlsxWorkbook, run: FinishedRun): Promise<void>;
+  content(run: FinishedRun): Promise<ChartSheetContent>;
 }
 
 /** The run an output writes into: everything is written through `writer`. */

@@ -2,7 +2,7 @@
  * The trends of a report (docs/trends.md): this run's figures beside those of the runs before it.
  * While the rows stream it counts each board's features (kept in the manifest, so later runs read
  * them without opening this run's files) and reads the earlier runs' manifests; at the end it adds
- * the Trends sheet to the workbook and hands the trends back for the e-mail.
+ * the Trends sheet to the workbook and the PDF and hands the trends back for the e-mail.
  */
 import type { Trends } from '../trends/series';
 import { FeatureCompletion } from '../trends/figures';
@@ -27,8 +27,8 @@ export const trendsOutput: OutputFactory = (ctx) => {
     }, definition.timeZone);
     return built;
   };
-  if (definition.formats.includes('xlsx')) {
-    ctx.sheets.add(TRENDS_SHEET_NAME, async (workbook, run) => workbook.writeChartSheet(TRENDS_SHEET_NAME, trendsSheetContent(await trendsOf(run))));
+  if (definition.formats.includes('xlsx') || definition.formats.includes('pdf')) {
+    ctx.sheets.add(TRENDS_SHEET_NAME, async (run) => trendsSheetContent(await trendsOf(run)));
   }
   return Promise.resolve({
     openTable: (table) => Promise.resolve(features.sinkFor(table)),

@@ -27,7 +27,7 @@ export const xlsxOutput: OutputFactory = async (ctx) => {
     openTable: (table) => Promise.resolve(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 })),
     finishTable: () => Promise.resolve(NO_ENTRIES),
     async finishRun(run) {
-      for (const sheet of ctx.sheets.added) await sheet.write(workbook, run);
+      for (const sheet of ctx.sheets.added) await workbook.writeChartSheet(sheet.name, await sheet.content(run));
       await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(run.changes, readerFormat(definition.locale, definition.timeZone)));
       await workbook.writeSummary(run.summary);
       await workbook.close();

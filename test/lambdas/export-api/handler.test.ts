@@ -87,7 +87,7 @@ describe('export-api handler', () => {
     expect(notJson.statusCode).toBe(400);
     expect(JSON.parse(String(notJson.body)).issues[0].path).toBe('(body)');
 
-    const badField = await post(JSON.stringify({ report: 'on-demand', overrides: { formats: ['pdf'] } }));
+    const badField = await post(JSON.stringify({ report: 'on-demand', overrides: { formats: ['docx'] } }));
     expect(badField.statusCode).toBe(400);
     expect(JSON.parse(String(badField.body)).issues).toContainEqual(expect.objectContaining({ path: 'formats.0' }));
 

@@ -31,7 +31,7 @@ describe('stored report', () => {
   it('lists every problem with its path, in the definition and in the schedule', () => {
     const issues = issuesOf(() =>
       parseStoredDefinition(
-        { definition: { ...weekly, name: 'Train A', formats: ['pdf'] }, schedule: { cron: 'cron(0 7 * * MON *)', timeZone: 'Mars/Olympus' }, owner: 'x' },
+        { definition: { ...weekly, name: 'Train A', formats: ['docx'] }, schedule: { cron: 'cron(0 7 * * MON *)', timeZone: 'Mars/Olympus' }, owner: 'x' },
         'train-a.json',
       ),
     );

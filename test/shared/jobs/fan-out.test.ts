@@ -19,7 +19,7 @@ const REPORT = {
   name: 'portfolio',
   title: 'Portfolio',
   datasets: { risks: {}, okrs: {}, piObjectives: { additionalColumns: true }, boardItems: {} },
-  formats: ['xlsx', 'csv', 'parquet'],
+  formats: ['xlsx', 'pdf', 'csv', 'parquet'],
 };
 const REQUEST = { report: 'portfolio', source: 'schedule' as const, scheduledTime: '2026-11-23T06:00:00Z' };
 
@@ -47,7 +47,7 @@ async function manifestAt(dir: string, key: string): Promise<Manifest> {
 const runFolderOf = (manifestKey: string) => manifestKey.slice(0, manifestKey.lastIndexOf('/'));
 
 describe('the fan-out path', () => {
-  it('writes the same bytes as the single path, workbook and Parquet included, and the same rows in each', async () => {
+  it('writes the same bytes as the single path, workbook, PDF and Parquet included, and the same rows in each', async () => {
     const single = await deps();
     const one = await runJob(REQUEST, single);
     const fanned = await deps();

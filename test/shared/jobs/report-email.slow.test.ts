@@ -106,7 +106,7 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     expect(shown).toBe(String(open));
   });
 
-  it('makes the workbook button the one prominent, visible link, and lists the CSVs by name', async () => {
+  it('makes the workbook button the one prominent, visible link, and lists the PDF and the CSVs by name', async () => {
     const button = page.getByRole('link', { name: 'Open the workbook' });
     await expect.poll(() => button.count()).toBe(1);
     expect(await button.isVisible()).toBe(true);
@@ -122,6 +122,8 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     // The format and size once, in brackets: "Risks (CSV, 54.9 KiB)".
     const items = await page.locator('ul li').allInnerTexts();
     expect(items.find((t) => t.startsWith('Risks'))).toMatch(/^Risks \(CSV, [\d.]+ KiB\)$/);
+    // The PDF for the meeting (a default format), right after the workbook.
+    expect(items[0]).toMatch(/^Summary and trends \(PDF, [\d.]+ KiB\)$/);
     expect(others.some((t) => t.endsWith('.csv') || t.endsWith('.xlsx'))).toBe(false);
   });
 

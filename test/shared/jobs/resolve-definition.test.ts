@@ -74,7 +74,7 @@ describe('resolveDefinition', () => {
   });
 
   it('validates formats like any definition, naming the field', () => {
-    expect(() => resolveDefinition({ report: 'weekly', overrides: { formats: ['pdf'] } }, configured)).toThrow(/formats\.0/);
+    expect(() => resolveDefinition({ report: 'weekly', overrides: { formats: ['docx'] } }, configured)).toThrow(/formats\.0/);
   });
 
   it('does not name the configured reports when the name is unknown', () => {

@@ -53,7 +53,7 @@ describe('parseReportDefinition', () => {
       name: 'Acme Weekly!',
       timeZone: 'Mars/Olympus',
       datasets: { piObjectives: { completionType: 9 }, boardz: {} },
-      formats: ['pdf'],
+      formats: ['docx'],
     });
     const paths = issues.map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(['name', 'timeZone', 'datasets.piObjectives.completionType', 'datasets', 'formats.0']));

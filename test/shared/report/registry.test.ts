@@ -158,7 +158,7 @@ describe('a toy table and a toy format, added through the registries', () => {
 
   it('leaves the production registries as they are, one dataset entry per dataset of the definition schema', () => {
     expect(DATASETS.map((d) => d.name)).toEqual(Object.keys(reportDefinitionSchema.shape.datasets.shape));
-    expect(FORMATS.map((f) => f.name)).toEqual(['xlsx', 'csv', 'parquet']);
+    expect(FORMATS.map((f) => f.name)).toEqual(['xlsx', 'pdf', 'csv', 'parquet']);
     expect(REGISTRY.datasets).toBe(DATASETS);
   });
 });

@@ -65,7 +65,7 @@ describe('runExport against the simulator (demo tenant)', () => {
     expect(result.runFolder).toBe('acme-weekly/dt=2026-11-23/run=run-1');
     const files = (await readdir(folder)).sort();
     expect(files).toEqual(
-      ['acme-weekly.xlsx', 'board-items.csv', 'changes.csv', 'manifest.json', 'okrs.csv', 'pi-objective-items.csv', 'pi-objectives.csv', 'risks.csv', 'snapshots', 'strategic-themes.csv'].sort(),
+      ['acme-weekly.xlsx', 'acme-weekly.pdf', 'board-items.csv', 'changes.csv', 'manifest.json', 'okrs.csv', 'pi-objective-items.csv', 'pi-objectives.csv', 'risks.csv', 'snapshots', 'strategic-themes.csv'].sort(),
     );
     const latest = JSON.parse(await readFile(join(root, 'acme-weekly', 'latest.json'), 'utf8'));
     expect(latest).toMatchObject({ report: 'acme-weekly', runId: 'run-1', manifest: `${result.runFolder}/manifest.json` });

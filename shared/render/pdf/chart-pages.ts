@@ -1,0 +1,53 @@
+/**
+ * A chart sheet (the Trends) as the workbook has it (chart-sheet.ts): its heading and sentence, then
+ * per block its title, its chart and its table of runs, the three kept on one page.
+ */
+import type { ChartBlock, ChartSheetContent } from '../xlsx/chart-sheet';
+import { chartRow } from './chart';
+import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, MUTED, PAGE, REGULAR, RULE, type Row, textRow } from './page';
+import type { PdfValueFormat } from './values';
+
+const SIZE = 8.5;
+const ROW_HEIGHT = 13;
+
+export function drawChartSheet(doc: Doc, flow: Flow, content: ChartSheetContent, format: PdfValueFormat): void {
+  flow.keep([textRow(doc, content.heading, { font: BOLD, size: 16, after: 4 }), textRow(doc, content.sentence, { size: 9.5, color: MUTED, after: 6 })]);
+  for (const block of content.blocks) {
+    flow.gap(12);
+    const chart = chartRow(doc, block, format);
+    flow.keep([textRow(doc, block.title, { font: BOLD, size: 12, after: 4 }), ...(chart ? [chart] : []), ...tableRows(doc, block, format)]);
+  }
+}
+
+function tableRows(doc: Doc, block: ChartBlock, format: PdfValueFormat): Row[] {
+  const n = block.columns.length;
+  const first = Math.min(130, CONTENT_WIDTH / (n + 1));
+  const other = Math.min(85, (CONTENT_WIDTH - first) / Math.max(1, n));
+  const xs = [PAGE.left, ...block.columns.map((_, i) => PAGE.left + first + i * other)];
+  const widths = [first, ...block.columns.map(() => other)];
+  const labels = [block.categoryLabel, ...block.columns.map((c) => c.label)];
+  doc.font(BOLD).fontSize(7.5);
+  const headerHeight = Math.max(...labels.map((l, i) => doc.heightOfString(l, { width: widths[i]! - 4 }))) + 5;
+  const header: Row = {
+    height: headerHeight,
+    draw(d, y) {
+      d.font(BOLD).fontSize(7.5).fillColor(MUTED);
+      labels.forEach((l, i) => d.text(l, xs[i]! + 2, y + 1, { width: widths[i]! - 4, align: i === 0 ? 'left' : 'right' }));
+      const right = xs[n]! + widths[n]!;
+      d.moveTo(PAGE.left, y + headerHeight - 0.5).lineTo(right, y + headerHeight - 0.5).lineWidth(0.5).strokeColor(RULE).stroke();
+    },
+  };
+  const rows = block.rows.map(
+    (r): Row => ({
+      height: ROW_HEIGHT,
+      draw(d, y) {
+        d.font(REGULAR).fontSize(SIZE).fillColor(INK);
+        d.text(r.category, xs[0]! + 2, y + 2, { width: widths[0]! - 4, lineBreak: false, ellipsis: true });
+        block.columns.forEach((c, i) => {
+          d.text(format.figure(r.values[i], c.format), xs[i + 1]! + 2, y + 2, { width: widths[i + 1]! - 4, align: 'right', lineBreak: false });
+        });
+      },
+    }),
+  );
+  return [header, ...rows];
+}

@@ -1,0 +1,67 @@
+/**
+ * The report as a PDF for a meeting: the Summary, then the chart sheets (the Trends), portrait A4,
+ * the same figures and words as the workbook's Summary and Trends sheets. The only module that
+ * imports pdfkit (fonts.ts the only one that imports fontkit). The same content and time give the
+ * same bytes: the document's dates are the run's and pdfkit's file id is a hash of its info (no
+ * random id, no clock).
+ */
+import PDFDocument from 'pdfkit';
+import type { ReportSummary } from '../../table/table';
+import type { ChartSheetContent } from '../xlsx/chart-sheet';
+import { drawChartSheet } from './chart-pages';
+import { BOLD, pdfFonts, REGULAR } from './fonts';
+import { drawPageFrames, startFlow } from './page';
+import { drawSummary } from './summary';
+import { pdfValueFormat } from './values';
+import type { ReaderFormat } from '../../core/format';
+
+export interface PdfReport {
+  /** The document's title (the report's title). */
+  readonly title: string;
+  /** On top of every page: the report's title and the run's date. */
+  readonly header: string;
+  readonly summary: ReportSummary;
+  /** Sheets of charts after the Summary, each starting on a new page. */
+  readonly chartSheets: readonly ChartSheetContent[];
+  /** When the run started: the document's creation and modification date. */
+  readonly createdAt: Date;
+  /** The report's locale and zone: every number and date of the document is written by it. */
+  readonly format: ReaderFormat;
+  readonly creator: string;
+}
+
+/** Renders the whole document; it is small (a few pages), so it is built in memory. */
+export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
+  const fonts = pdfFonts();
+  const doc = new PDFDocument({
+    size: 'A4',
+    layout: 'portrait',
+    margin: 0,
+    bufferPages: true,
+    autoFirstPage: true,
+    // No default font: pdfkit would load Helvetica from its package folder (see fonts.ts); ours are registered below.
+    font: null as unknown as string,
+    info: { Title: report.title, Creator: report.creator, Producer: report.creator, CreationDate: report.createdAt, ModDate: report.createdAt },
+    pdfVersion: '1.7',
+    lang: report.format.locale,
+    displayTitle: true,
+  });
+  // pdfkit takes a font fontkit has read as well as the font's bytes (its types know only the bytes).
+  doc.registerFont(REGULAR, fonts.regular as unknown as Buffer).registerFont(BOLD, fonts.bold as unknown as Buffer);
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve, reject) => {
+    doc.on('end', resolve);
+    doc.on('error', reject);
+  });
+  const format = pdfValueFormat(report.format);
+  drawSummary(doc, startFlow(doc), report.summary, format);
+  for (const sheet of report.chartSheets) {
+    doc.addPage();
+    drawChartSheet(doc, startFlow(doc), sheet, format);
+  }
+  drawPageFrames(doc, report.header);
+  doc.end();
+  await ended;
+  return Buffer.concat(chunks);
+}

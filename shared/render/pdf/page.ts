@@ -1,0 +1,98 @@
+/**
+ * Portrait A4 and how content flows down it: blocks of rows placed one under the other; a block that
+ * does not fit in what is left of the page starts the next one (unless it is longer than a page,
+ * then it breaks between rows). Every page has the report's title and run date on top and its
+ * number at the bottom, drawn once the page count is known.
+ */
+import type PDFDocument from 'pdfkit';
+import { BOLD, REGULAR } from './fonts';
+
+export type Doc = InstanceType<typeof PDFDocument>;
+
+/** A4 in points, with 15 mm margins left and right. */
+export const PAGE = { width: 595.28, height: 841.89, left: 42, right: 42, top: 62, bottom: 56 } as const;
+export const CONTENT_WIDTH = PAGE.width - PAGE.left - PAGE.right;
+
+export const INK = '#1F2933';
+export const MUTED = '#616E7C';
+export const RULE = '#B0B8C1';
+export const LINK = '#0563C1';
+
+/** One row of a block: how tall it is and how it is drawn with its top at `y`. */
+export interface Row {
+  readonly height: number;
+  draw(doc: Doc, y: number): void;
+}
+
+export interface Flow {
+  /**
+   * Places rows that belong together (a section, a chart and its table) on one page if they fit on one.
+   * Rows that do not fit on any page go on over the next pages, each new page starting with `repeat`
+   * (a table's header) when the break falls after it.
+   */
+  keep(rows: readonly Row[], repeat?: Row): void;
+  /** Space before the next block, unless it starts a page. */
+  gap(points: number): void;
+}
+
+export function startFlow(doc: Doc): Flow {
+  const bottom = PAGE.height - PAGE.bottom;
+  const pageRoom = bottom - PAGE.top;
+  let y: number = PAGE.top;
+  const newPage = () => {
+    doc.addPage();
+    y = PAGE.top;
+  };
+  return {
+    keep(rows, repeat) {
+      const total = rows.reduce((sum, r) => sum + r.height, 0);
+      // A block longer than a page starts where it is, if its heading and first rows fit below it.
+      const start = total <= pageRoom ? total : rows.slice(0, 4).reduce((sum, r) => sum + r.height, 0);
+      if (y + start > bottom && y > PAGE.top) newPage();
+      let repeating = false;
+      for (const row of rows) {
+        if (y + row.height > bottom && y > PAGE.top) {
+          newPage();
+          if (repeating && repeat) {
+            repeat.draw(doc, y);
+            y += repeat.height;
+          }
+        }
+        row.draw(doc, y);
+        y += row.height;
+        if (row === repeat) repeating = true;
+      }
+    },
+    gap(points) {
+      if (y > PAGE.top) y = Math.min(y + points, bottom);
+    },
+  };
+}
+
+/** The page header (title and run date) and "Page n of m" on every page; the document buffers its pages. */
+export function drawPageFrames(doc: Doc, header: string): void {
+  const range = doc.bufferedPageRange();
+  for (let i = range.start; i < range.start + range.count; i++) {
+    doc.switchToPage(i);
+    doc.font(REGULAR).fontSize(8).fillColor(MUTED);
+    doc.text(header, PAGE.left, 30, { width: CONTENT_WIDTH, lineBreak: false, ellipsis: true });
+    doc.moveTo(PAGE.left, 44).lineTo(PAGE.width - PAGE.right, 44).lineWidth(0.5).strokeColor(RULE).stroke();
+    doc.text(`Page ${i + 1} of ${range.count}`, PAGE.left, PAGE.height - 36, { width: CONTENT_WIDTH, align: 'center', lineBreak: false });
+  }
+}
+
+/** A text row: one piece of text over the content width (a title, a heading, a sentence). */
+export function textRow(doc: Doc, text: string, style: { font?: string; size: number; color?: string; before?: number; after?: number }): Row {
+  const font = style.font ?? REGULAR;
+  doc.font(font).fontSize(style.size);
+  const before = style.before ?? 0;
+  const height = before + doc.heightOfString(text, { width: CONTENT_WIDTH }) + (style.after ?? 4);
+  return {
+    height,
+    draw(d, y) {
+      d.font(font).fontSize(style.size).fillColor(style.color ?? INK).text(text, PAGE.left, y + before, { width: CONTENT_WIDTH });
+    },
+  };
+}
+
+export { BOLD, REGULAR };

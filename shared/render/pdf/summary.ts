@@ -1,0 +1,152 @@
+/**
+ * The Summary as the workbook's Summary sheet has it (summary-sheet.ts), in the same order and words:
+ * the title, then each section with its label/value lines and its table, a section kept on one page.
+ * Fills are the workbook's (the register's colours, the predictability band); a percentage column
+ * marked `bar` gets a bar behind its figures; links lead to the item on the web.
+ */
+import type { CellValue, ColumnType, ReportSummary, SummaryGrid, SummaryLine, SummarySection } from '../../table/table';
+import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, LINK, MUTED, PAGE, REGULAR, RULE, type Row, textRow } from './page';
+import { isLink, type PdfValueFormat, webUrl } from './values';
+
+const BODY = 9.5;
+const SMALL = 8;
+const LABEL_WIDTH = 190;
+const PAD = 2.5;
+const BAR_COLOUR = '#C9D9FB';
+
+interface Cell {
+  readonly text: string;
+  readonly x: number;
+  readonly width: number;
+  readonly font: string;
+  readonly size: number;
+  readonly color: string;
+  readonly align: 'left' | 'right';
+  readonly link?: string | undefined;
+  readonly fill?: string | null | undefined;
+  /** 0…1: the share of the cell a data bar fills. */
+  readonly bar?: number | undefined;
+}
+
+export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat): void {
+  flow.keep([textRow(doc, summary.title, { font: BOLD, size: 16, after: 6 })]);
+  for (const section of summary.sections) {
+    flow.gap(10);
+    const rows = sectionRows(doc, section, format);
+    // A table longer than the page goes on with its header on top of the next.
+    flow.keep(rows, section.grid ? rows[1 + section.lines.length] : undefined);
+  }
+}
+
+function sectionRows(doc: Doc, section: SummarySection, format: PdfValueFormat): Row[] {
+  const about = section.role === 'about';
+  const rows: Row[] = [textRow(doc, section.heading, { font: BOLD, size: about ? 9 : 12, color: about ? MUTED : INK, after: 3 })];
+  for (const line of section.lines) rows.push(lineRow(doc, line, about, format));
+  if (section.grid) rows.push(...gridRows(doc, section, section.grid, format));
+  return rows;
+}
+
+function lineRow(doc: Doc, line: SummaryLine, about: boolean, format: PdfValueFormat): Row {
+  const size = about ? SMALL : BODY;
+  const color = about ? MUTED : INK;
+  const valueX = PAGE.left + LABEL_WIDTH;
+  const valueWidth = line.delta ? 110 : CONTENT_WIDTH - LABEL_WIDTH;
+  const cells: Cell[] = [
+    { text: line.label, x: PAGE.left, width: LABEL_WIDTH - 6, font: REGULAR, size, color, align: 'left' },
+    valueCell(line.value, line.type, { x: valueX, width: valueWidth, font: about ? REGULAR : BOLD, size, color }, format),
+  ];
+  if (line.delta) {
+    cells.push({ text: line.delta, x: valueX + valueWidth, width: CONTENT_WIDTH - LABEL_WIDTH - valueWidth, font: REGULAR, size: SMALL, color: MUTED, align: 'left' });
+  }
+  return cellsRow(doc, cells, 1);
+}
+
+function valueCell(
+  value: CellValue,
+  type: ColumnType | undefined,
+  place: Pick<Cell, 'x' | 'width' | 'font' | 'size' | 'color'>,
+  format: PdfValueFormat,
+  align: Cell['align'] = 'left',
+): Cell {
+  const link = isLink(value) ? webUrl(value) : undefined;
+  return { ...place, text: format.cell(value, type), align, link, ...(link && { color: LINK }) };
+}
+
+/** Column widths of a section's table: the first (a name) as wide as it needs within limits, the rest shared. */
+function columnWidths(doc: Doc, section: SummarySection, grid: SummaryGrid, format: PdfValueFormat): number[] {
+  const n = grid.columns.length;
+  if (section.role === 'attention' && n === 3) return [90, 170, CONTENT_WIDTH - 260];
+  doc.font(REGULAR).fontSize(BODY);
+  const firstTexts = [grid.columns[0]?.label ?? '', ...grid.rows.map((r) => format.cell(r.values[0], grid.columns[0]?.type))];
+  const wanted = Math.max(...firstTexts.map((t) => doc.widthOfString(t))) + 2 * PAD + 4;
+  const rest = n - 1;
+  const first = rest === 0 ? CONTENT_WIDTH : Math.min(Math.max(wanted, 110), CONTENT_WIDTH - rest * 48, 230);
+  const other = rest === 0 ? 0 : Math.min((CONTENT_WIDTH - first) / rest, 90);
+  return [first, ...Array.from({ length: rest }, () => other)];
+}
+
+const isFigure = (type: ColumnType | undefined) => type === 'integer' || type === 'number' || type === 'percent';
+
+function gridRows(doc: Doc, section: SummarySection, grid: SummaryGrid, format: PdfValueFormat): Row[] {
+  const widths = columnWidths(doc, section, grid, format);
+  const xs = widths.map((_, i) => PAGE.left + widths.slice(0, i).reduce((a, b) => a + b, 0));
+  const header = cellsRow(
+    doc,
+    grid.columns.map((c, i) => ({ text: c.label, x: xs[i]!, width: widths[i]!, font: BOLD, size: SMALL, color: MUTED, align: isFigure(c.type) ? 'right' : 'left' })),
+    2,
+    true,
+  );
+  const rows = grid.rows.map((row) =>
+    cellsRow(
+      doc,
+      grid.columns.map((c, i) => {
+        const value = row.values[i];
+        const cell = valueCell(value, c.type, { x: xs[i]!, width: widths[i]!, font: REGULAR, size: BODY, color: INK }, format, isFigure(c.type) ? 'right' : 'left');
+        const bar = c.bar && typeof value === 'number' ? Math.max(0, Math.min(1, value / 100)) : undefined;
+        return { ...cell, fill: row.fills?.[i], bar };
+      }),
+      2,
+    ),
+  );
+  return [header, ...rows];
+}
+
+/** A row of cells side by side, as tall as its tallest (wrapped) cell. */
+function cellsRow(doc: Doc, cells: readonly Cell[], padY: number, ruled = false): Row {
+  const inner = (c: Cell) => Math.max(1, c.width - 2 * PAD);
+  const heights = cells.map((c) => {
+    if (c.text === '') return 0;
+    doc.font(c.font).fontSize(c.size);
+    return doc.heightOfString(c.text, { width: inner(c) });
+  });
+  const height = Math.max(BODY + 2, ...heights) + 2 * padY;
+  return {
+    height,
+    draw(d, y) {
+      for (const c of cells) {
+        const fill = c.fill ? normalised(c.fill) : undefined;
+        if (fill) d.rect(c.x, y, c.width, height).fill(fill);
+        if (c.bar !== undefined && c.bar > 0) d.rect(c.x + 1, y + 1.5, (c.width - 2) * c.bar, height - 3).fill(BAR_COLOUR);
+        if (c.text === '') continue;
+        const color = fill && !c.link ? readableOn(fill) : c.color;
+        d.font(c.font).fontSize(c.size).fillColor(color);
+        d.text(c.text, c.x + PAD, y + padY, { width: inner(c), align: c.align, ...(c.link && { link: c.link, underline: true }) });
+      }
+      if (ruled) d.moveTo(PAGE.left, y + height - 0.5).lineTo(PAGE.left + CONTENT_WIDTH, y + height - 0.5).lineWidth(0.5).strokeColor(RULE).stroke();
+    },
+  };
+}
+
+/** `#rrggbb` of a fill given as `#rrggbb`, `rrggbb` or `aarrggbb`; undefined for anything else (no fill, as in the workbook). */
+function normalised(colour: string): string | undefined {
+  const hex = colour.replace(/^#/, '');
+  if (!/^([0-9a-f]{6}|[0-9a-f]{8})$/i.test(hex)) return undefined;
+  return `#${hex.length === 8 ? hex.slice(2) : hex}`;
+}
+
+/** Dark text on a light fill, white on a dark one. */
+function readableOn(fill: string): string {
+  const n = parseInt(fill.slice(1), 16);
+  const [r, g, b] = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+  return 0.299 * r + 0.587 * g + 0.114 * b < 140 ? '#FFFFFF' : INK;
+}

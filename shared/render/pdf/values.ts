@@ -1,0 +1,48 @@
+/**
+ * How the PDF writes a value: the one place its numbers and dates are formatted, with the functions
+ * every other surface uses (shared/core/format.ts), so a figure reads as on the Summary sheet and in
+ * the e-mail, in the report's locale and zone (the run's ReaderFormat, passed down whole).
+ */
+import type { ReaderFormat } from '../../core/format';
+import { isTextList, listText, type CellValue, type ColumnType, type LinkValue } from '../../table/table';
+
+export interface PdfValueFormat {
+  /** A Summary value, by its column type (inferred from the value when absent). */
+  cell(value: CellValue, type: ColumnType | undefined): string;
+  /** A Trends figure. */
+  figure(value: number | null | undefined, format: 'integer' | 'number' | 'percent'): string;
+  /** A label on a chart's value axis: whole numbers, percentages without decimals. */
+  axis(value: number, percent: boolean): string;
+}
+
+export function isLink(value: CellValue): value is LinkValue {
+  return typeof value === 'object' && value !== null && !(value instanceof Date) && !isTextList(value);
+}
+
+/** Where a link leads from the PDF: the web address of an item, never a cell of the workbook (`#'Risks'!A12`). */
+export function webUrl(link: LinkValue): string | undefined {
+  const url = link.web ?? link.url;
+  return /^https?:\/\//i.test(url) ? url : undefined;
+}
+
+export function pdfValueFormat(reader: ReaderFormat): PdfValueFormat {
+  return {
+    cell(value, type) {
+      if (value === null || value === undefined || value === '') return '';
+      if (isLink(value)) return value.text;
+      if (typeof value === 'boolean') return value ? 'yes' : 'no';
+      if (typeof value === 'number') {
+        if (type === 'percent') return reader.percent(value);
+        return type === 'integer' ? reader.integer(value) : reader.number(value);
+      }
+      if (isTextList(value)) return listText(value);
+      if (value instanceof Date) return type === 'date' ? reader.calendarDate(value) : reader.dateTime(value);
+      return value;
+    },
+    figure(value, format) {
+      if (value === null || value === undefined) return '';
+      return format === 'percent' ? reader.percent(value) : format === 'integer' ? reader.integer(value) : reader.number(value);
+    },
+    axis: (value, percent) => (percent ? `${reader.integer(value)} %` : reader.number(value)),
+  };
+}

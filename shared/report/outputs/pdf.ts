@@ -1,0 +1,38 @@
+/**
+ * The report for a meeting, `<report>.pdf` in the run folder: the Summary and the sheets of charts
+ * other outputs add (ctx.sheets, the Trends) on A4, written at the run's end from the same content
+ * as the workbook's Summary and Trends sheets (shared/render/pdf/).
+ */
+import { readerFormat } from '../../core/format';
+import { PDF_FORMAT } from '../formats';
+import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
+
+export const pdfOutput: OutputFactory = (ctx) => {
+  const { definition, writer } = ctx;
+  const name = `${definition.name}.pdf`;
+  const title = definition.title ?? definition.name;
+  return Promise.resolve({
+    openTable: () => Promise.resolve(undefined),
+    finishTable: () => Promise.resolve(NO_ENTRIES),
+    async finishRun(run) {
+      const format = readerFormat(definition.locale, definition.timeZone);
+      const chartSheets = [];
+      for (const sheet of ctx.sheets.added) chartSheets.push(await sheet.content(run));
+      // Loaded when a run writes its PDF: pdfkit, fontkit and the fonts stay out of a cold start that writes none.
+      const { renderReportPdf } = await import('../../render/pdf/document');
+      const bytes = await renderReportPdf({
+        title,
+        header: `${title} – ${format.date(ctx.exportedAt)}`,
+        summary: run.summary,
+        chartSheets,
+        createdAt: ctx.exportedAt,
+        format,
+        creator: 'planning-report-exporter',
+      });
+      const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: PDF_FORMAT.contentType, downloadName: name });
+      upload.stream.end(bytes);
+      const object = await writer.stored(upload, 0);
+      return { files: [fileEntry(object, writer.runFolder, PDF_FORMAT, {})] };
+    },
+  });
+};
