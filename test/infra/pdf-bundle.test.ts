@@ -25,8 +25,9 @@ describe('the PDF renderer in a Lambda bundle', () => {
     await build({
       stdin: {
         contents: `import { renderReportPdf } from './shared/render/pdf/document';
+import { readerFormat } from './shared/core/format';
 import { writeFileSync } from 'node:fs';
-const bytes = await renderReportPdf({ title: 'Łódź', header: 'Łódź – 2026-11-23', timeZone: 'UTC', creator: 't', createdAt: new Date(0), chartSheets: [],
+const bytes = await renderReportPdf({ title: 'Łódź', header: 'Łódź – 2026-11-23', format: readerFormat('en-GB', 'UTC'), creator: 't', createdAt: new Date(0), chartSheets: [],
   summary: { title: 'Łódź weekly', sections: [{ heading: 'Risks', lines: [{ label: 'Open risks', value: 2148, type: 'integer', delta: '−3 since 16 Nov' }] }] } });
 writeFileSync(process.argv[2], bytes);`,
         resolveDir: REPO_ROOT,

@@ -149,6 +149,7 @@ export class TableComparison {
           ...this.changeRow('changed', now.display, now.link, now.sheetRow, now.title, field.label,
             displayValue(from, field.type), displayValue(to, field.type)),
           context: now.context,
+          typed: { type: field.type, from, to },
         });
       });
       if (any) counts.changed++;

@@ -1,5 +1,6 @@
 import type { TableDefinition, TableRow } from '../../table/table';
 import type { ManifestSummary } from '../manifest-summary';
+import type { ColumnType } from '../../table/table';
 
 /**
  * The result of a comparison, in one typed structure read by every place that shows it: the
@@ -28,6 +29,12 @@ export interface ChangeRow {
   readonly what: string;
   readonly from: string | null;
   readonly to: string | null;
+  /**
+   * A changed field's values as compared, with the column's type: a message for people writes them
+   * in its reader's locale (`50,1 %`, `26.11.2026`), while `from`/`to` keep the sheet's and CSV's
+   * one fixed form. Absent on other kinds of row.
+   */
+  readonly typed?: { readonly type: ColumnType; readonly from: string | number | null; readonly to: string | number | null };
 }
 
 export interface ChangeCounts {
