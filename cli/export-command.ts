@@ -271,7 +271,7 @@ function describeResult(result: ExportResult, storage: Storage, findings: string
     `  run      ${result.manifest.runId}`,
     `  manifest ${storage.describe(result.manifestKey)}`,
     ...result.manifest.files.map(
-      (f) => `  ${f.format.padEnd(8)} ${storage.describe(`${result.runFolder}/${f.path}`)} (${formatBytes(f.bytes)}, ${countOf(Object.values(f.rows).reduce((a, b) => a + b, 0), 'row')})`,
+      (f) => `  ${f.format.padEnd(8)} ${storage.describe(`${result.runFolder}/${f.path}`)} (${formatBytes(f.bytes)}${Object.keys(f.rows).length > 0 ? `, ${countOf(Object.values(f.rows).reduce((a, b) => a + b, 0), 'row')}` : ''})`,
     ),
     ...(result.manifest.tables ?? []).map(
       (t) => `  parquet  ${storage.describe(`${result.manifest.report}/${t.path}`)} (${formatBytes(t.bytes)}, ${countOf(t.rows, 'row')})`,
