@@ -5,7 +5,7 @@ import { escapeHtml } from '../email/email-content';
 import type { OutgoingEmail } from '../email/ses-mailer';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
 import type { ReportDefinition } from '../report/definition';
-import { operatorFindings } from '../report/field-audit';
+import { operatorFindings, sameFindings } from '../report/field-audit';
 import type { Manifest } from '../report/manifest';
 
 /**
@@ -32,21 +32,25 @@ export async function noticeFieldChanges(definition: ReportDefinition, manifest:
     const entry = await deps.ledger.get(key);
     const told = toldSchema.safeParse(entry?.value);
     const before = told.success ? told.data.findings : [];
-    if (sameSet(before, findings)) return 'unchanged';
-    if (!(await deps.ledger.put(key, { findings, runId: manifest.runId }, entry?.version ?? 0))) return 'lost-race';
+    if (sameFindings(before, findings)) return 'unchanged';
+    const version = entry?.version ?? 0;
+    if (!(await deps.ledger.put(key, { findings, runId: manifest.runId }, version))) return 'lost-race';
     // Owners named as such only: a report that names none would tell its readers, who cannot act on it.
     const owners = definition.email?.onFailure ?? [];
     if (owners.length === 0) return 'no-owners';
-    await deps.send(fieldNotice(definition, manifest, before, findings, owners, deps.from));
+    try {
+      await deps.send(fieldNotice(definition, manifest, before, findings, owners, deps.from));
+    } catch (error) {
+      // Put back the set told before, so the next run tells the owners (as failure-notice.ts does);
+      // if another run moved on meanwhile, its set stands.
+      await deps.ledger.put(key, { findings: before, runId: told.success ? told.data.runId : manifest.runId }, version + 1);
+      throw error;
+    }
     return 'sent';
   } catch (error) {
     deps.log.error('field notice not sent', { report: definition.name, error: errorMessage(error) });
     return 'failed';
   }
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x) => b.includes(x));
 }
 
 function fieldNotice(definition: ReportDefinition, manifest: Manifest, before: readonly string[], now: readonly string[], owners: readonly string[], from: string): OutgoingEmail {

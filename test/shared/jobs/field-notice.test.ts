@@ -43,4 +43,18 @@ describe('fields the planning API sends that no column holds', () => {
     expect(sent.map((m) => m.text.split('\n').filter((l) => l.startsWith('  ')))).toEqual([['  risks: score'], ['  risks: rank'], ['  risks: score']]);
     expect(sent[2]?.text).toContain('No longer sent:\n  risks: score\n');
   });
+
+  it('tells at the next run when the e-mail could not be sent', async () => {
+    const definition = parseReportDefinition({ ...WEEKLY, name: 'unsent' });
+    const sent: OutgoingEmail[] = [];
+    let down = true;
+    const send = (m: OutgoingEmail) => (down ? Promise.reject(new Error('SES throttled')) : Promise.resolve(void sent.push(m)));
+    const deps = { ledger: jobs.ledger, send, from: 'reports@example.test', log: silentLog };
+    const run = (runId: string) => ({ runId, summary: { unexportedFields: { risks: [{ path: 'score', records: 1 }] } } }) as unknown as Manifest;
+    expect(await noticeFieldChanges(definition, run('r1'), deps)).toBe('failed');
+    down = false;
+    expect(await noticeFieldChanges(definition, run('r2'), deps)).toBe('sent');
+    expect(await noticeFieldChanges(definition, run('r3'), deps)).toBe('unchanged');
+    expect(sent.map((m) => m.text)).toEqual([expect.stringContaining('  risks: score\n')]);
+  });
 });
