@@ -26,7 +26,7 @@ import { parseReportDefinitionJson, type ReportDefinition } from '../shared/repo
 import { resolveExportSettings } from '../shared/report/export-settings';
 import type { ExportResult } from '../shared/report/run-export';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
-import { operatorFindings } from '../shared/report/field-audit';
+import { operatorFindings, sameFindings } from '../shared/report/field-audit';
 import { manifestSchema } from '../shared/report/manifest';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
@@ -295,7 +295,7 @@ async function findingsLine(result: ExportResult, storage: Storage, verbose: boo
     const bytes = baseline ? await storage.getObject(baseline.manifestKey).catch(() => undefined) : undefined;
     const earlier = bytes ? manifestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8'))) : undefined;
     const before = earlier?.success ? operatorFindings(earlier.data.summary) : [];
-    if (findings.length === before.length && findings.every((f) => before.includes(f))) return '';
+    if (sameFindings(findings, before)) return '';
   }
   if (findings.length === 0) return verbose ? '' : '  note     the server no longer sends fields no column holds';
   const tables = [...new Set(findings.map((f) => f.slice(0, f.indexOf(':'))))];

@@ -1,4 +1,3 @@
-
 /**
  * Nothing dropped silently: every leaf the server sent that no cell holds, and values of another
  * shape than the contract's, counted per table. The manifest lists both (summary.unexportedFields,
@@ -115,6 +114,11 @@ export function operatorFindings(figures: FieldAuditFigures): string[] {
   );
   const shapes = Object.entries(figures.shapeWarnings ?? {}).flatMap(([table, warnings]) => warnings.map((w) => `${table}: ${w.path} (${w.problem})`));
   return [...fields, ...shapes].sort();
+}
+
+/** Whether two runs' findings (operatorFindings) name the same fields: what decides that an operator hears of them again. */
+export function sameFindings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((f) => b.includes(f));
 }
 
 function walk(record: Record<string, unknown>, shape: FieldShape, prefix: string, counts: Map<string, number>): void {
