@@ -1,14 +1,9 @@
 import { formatBytes } from '../core/format-bytes';
 import type { ReaderFormat } from '../core/format';
-import { isTextList, listText, type CellValue, type ColumnType, type LinkValue } from '../table/table';
+import { isLink, isTextList, listText, webUrlOf, type CellValue, type ColumnType, type LinkValue } from '../table/table';
 import type { ReportEmailLink } from './email-content';
 
 /** Value formatting shared by the HTML and text parts of the report e-mail. */
-
-
-export function isLink(value: CellValue): value is LinkValue {
-  return typeof value === 'object' && value !== null && !(value instanceof Date) && !isTextList(value);
-}
 
 /** A cell's value as the reader reads it: in the run's locale and zone (`format`, core/format.ts). */
 export function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnType | undefined, format: ReaderFormat): string {
@@ -30,15 +25,11 @@ export function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnTy
 /** Text of a cell; in the text part a link that leads out of the workbook carries its address. */
 export function cellText(value: CellValue, type: ColumnType | undefined, format: ReaderFormat, withUrl: boolean): string {
   if (!isLink(value)) return formatValue(value, type, format);
-  const url = value.web ?? value.url;
-  if (!withUrl || !isWebUrl(url)) return value.text;
+  const url = webUrlOf(value);
+  if (!withUrl || url === undefined) return value.text;
   return value.text === url ? url : `${value.text} <${url}>`;
 }
 
-/** Only http(s) addresses are links in an e-mail; `#'Sheet'!A1` points into the workbook, anything else is unsafe. */
-export function isWebUrl(url: string): boolean {
-  return /^https?:\/\//i.test(url);
-}
 
 export function escapeHtml(value: string): string {
   return value

@@ -1,6 +1,6 @@
-import type { CellValue, SummaryGrid, SummaryGridColumn, SummarySection } from '../table/table';
+import { isLink, webUrlOf, type CellValue, type SummaryGrid, type SummaryGridColumn, type SummarySection } from '../table/table';
 import type { EmailModel, ReportEmailLink } from './email-content';
-import { cellText, escapeHtml, fileDetail, isLink, isWebUrl, UNSUBSCRIBE_TEXT } from './email-format';
+import { cellText, escapeHtml, fileDetail, UNSUBSCRIBE_TEXT } from './email-format';
 import type { ReaderFormat } from '../core/format';
 import { renderTrendsHtml } from './trends-section';
 
@@ -118,8 +118,8 @@ function bar(percent: number, format: ReaderFormat): string {
 
 function cellHtml(value: CellValue, type: SummaryGridColumn['type'], format: ReaderFormat): string {
   // An item's address in the planning tool, when known; a link into the workbook is only text here.
-  const target = isLink(value) ? (value.web ?? value.url) : undefined;
-  if (isLink(value) && target !== undefined && isWebUrl(target)) return anchor(target, value.text);
+  const target = isLink(value) ? webUrlOf(value) : undefined;
+  if (isLink(value) && target !== undefined) return anchor(target, value.text);
   return escapeHtml(cellText(value, type, format, false));
 }
 

@@ -1,7 +1,8 @@
 import type { AttentionLine, ChannelMessage, MessageFigure, MessageSection } from '../channels/channel';
 import { changesHeading, countsText } from '../email/changes-section';
 import { readerFormat, type ReaderFormat } from '../core/format';
-import { cellText, isLink, isWebUrl } from '../email/email-format';
+import { cellText } from '../email/email-format';
+import { isLink, isWebUrl } from '../table/table';
 import type { LinkKey } from '../links/link-token';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition';

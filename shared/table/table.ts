@@ -30,6 +30,22 @@ export function isTextList(value: CellValue): value is readonly string[] {
   return Array.isArray(value);
 }
 
+/** True for a link cell value (its text and address); the other object values are dates and lists. */
+export function isLink(value: CellValue): value is LinkValue {
+  return typeof value === 'object' && value !== null && !(value instanceof Date) && !isTextList(value);
+}
+
+/** Only http(s) addresses lead out of the workbook: `#'Sheet'!A1` points into it, anything else is unsafe. */
+export function isWebUrl(url: string): boolean {
+  return /^https?:\/\//i.test(url);
+}
+
+/** Where a link leads outside the workbook (the item's page in the planning tool, else its own address), or undefined. */
+export function webUrlOf(link: LinkValue): string | undefined {
+  const url = link.web ?? link.url;
+  return isWebUrl(url) ? url : undefined;
+}
+
 /** The one-cell text of a list value. */
 export function listText(values: readonly string[]): string {
   return values.join(LIST_SEPARATOR);

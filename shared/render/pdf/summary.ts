@@ -4,9 +4,9 @@
  * Fills are the workbook's (the register's colours, the predictability band); a percentage column
  * marked `bar` gets a bar behind its figures; links lead to the item on the web.
  */
-import type { CellValue, ColumnType, ReportSummary, SummaryGrid, SummaryLine, SummarySection } from '../../table/table';
+import { isLink, webUrlOf, type CellValue, type ColumnType, type ReportSummary, type SummaryGrid, type SummaryLine, type SummarySection } from '../../table/table';
 import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, LINK, MUTED, PAGE, REGULAR, RULE, type Row, textRow } from './page';
-import { isLink, type PdfValueFormat, webUrl } from './values';
+import type { PdfValueFormat } from './values';
 
 const BODY = 9.5;
 const SMALL = 8;
@@ -68,7 +68,7 @@ function valueCell(
   format: PdfValueFormat,
   align: Cell['align'] = 'left',
 ): Cell {
-  const link = isLink(value) ? webUrl(value) : undefined;
+  const link = isLink(value) ? webUrlOf(value) : undefined;
   return { ...place, text: format.cell(value, type), align, link, ...(link && { color: LINK }) };
 }
 

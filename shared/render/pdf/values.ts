@@ -4,7 +4,7 @@
  * the e-mail, in the report's locale and zone (the run's ReaderFormat, passed down whole).
  */
 import type { ReaderFormat } from '../../core/format';
-import { isTextList, listText, type CellValue, type ColumnType, type LinkValue } from '../../table/table';
+import { isLink, isTextList, listText, type CellValue, type ColumnType } from '../../table/table';
 
 export interface PdfValueFormat {
   /** A Summary value, by its column type (inferred from the value when absent). */
@@ -13,16 +13,6 @@ export interface PdfValueFormat {
   figure(value: number | null | undefined, format: 'integer' | 'number' | 'percent'): string;
   /** A label on a chart's value axis: whole numbers, percentages without decimals. */
   axis(value: number, percent: boolean): string;
-}
-
-export function isLink(value: CellValue): value is LinkValue {
-  return typeof value === 'object' && value !== null && !(value instanceof Date) && !isTextList(value);
-}
-
-/** Where a link leads from the PDF: the web address of an item, never a cell of the workbook (`#'Risks'!A12`). */
-export function webUrl(link: LinkValue): string | undefined {
-  const url = link.web ?? link.url;
-  return /^https?:\/\//i.test(url) ? url : undefined;
 }
 
 export function pdfValueFormat(reader: ReaderFormat): PdfValueFormat {
