@@ -111,6 +111,8 @@ export function headerLines(text: string, width: number): number {
 
 /** Lines of one paragraph, `perLine` characters a line: a word that does not fit goes whole to the next line, a longer one breaks. */
 function wordWrapped(paragraph: string, perLine: number): number {
+  // Most cells fit on one line: no need to split them into words (this runs for every wrapped cell of every row).
+  if (paragraph.length <= perLine) return 1;
   let lines = 1;
   let used = 0;
   for (const word of paragraph.split(/\s+/).filter(Boolean)) {
