@@ -3,12 +3,10 @@
  * column chart (a group of columns per run) with a dashed band over it, value axis with gridlines,
  * the runs under it, a legend on top. Colours are the workbook's (Okabe-Ito, colour-blind safe).
  */
-import type { ChartBlock } from '../xlsx/chart-sheet';
+import { BAND_COLOR, PALETTE, type ChartBlock } from '../xlsx/chart-sheet';
 import { CONTENT_WIDTH, type Doc, INK, MUTED, PAGE, REGULAR, RULE, type Row } from './page';
 import type { PdfValueFormat } from './values';
 
-const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#F0E442', '#000000'];
-const BAND = '#7F7F7F';
 export const CHART_HEIGHT = 180;
 const AXIS_WIDTH = 40;
 const LEGEND_HEIGHT = 18;
@@ -40,8 +38,8 @@ export function chartRow(doc: Doc, block: ChartBlock, format: PdfValueFormat): R
     color,
     dashed,
   });
-  const series = chart.series.map((i, n) => seriesOf(i, PALETTE[n % PALETTE.length]!, false));
-  const overlay = (chart.overlay ?? []).map((i) => seriesOf(i, BAND, true));
+  const series = chart.series.map((i, n) => seriesOf(i, `#${PALETTE[n % PALETTE.length]!}`, false));
+  const overlay = (chart.overlay ?? []).map((i) => seriesOf(i, `#${BAND_COLOR}`, true));
   const percent = chart.series.every((i) => block.columns[i]?.format === 'percent');
   const categories = block.rows.map((r) => r.category);
   const legend = legendPlaces(doc, [...series, ...overlay]);

@@ -39,9 +39,9 @@ export interface ChartSheetContent {
 /** Rows a chart is tall; a block with a chart takes at least this many rows and a blank one. */
 export const CHART_ROWS = 16;
 const CHART_COLUMNS = 8;
-/** Colour-blind-safe series colours (Okabe-Ito), then the band's grey. */
-const PALETTE = ['0072B2', 'D55E00', '009E73', 'CC79A7', 'E69F00', '56B4E9', 'F0E442', '000000'];
-const BAND_COLOR = '7F7F7F';
+/** Colour-blind-safe series colours (Okabe-Ito), then the band's grey, as RGB hex: the workbook's and the PDF's charts. */
+export const PALETTE = ['0072B2', 'D55E00', '009E73', 'CC79A7', 'E69F00', '56B4E9', 'F0E442', '000000'];
+export const BAND_COLOR = '7F7F7F';
 
 export type PlacedChart = { readonly anchor: ChartAnchor; readonly part: ChartPart };
 
