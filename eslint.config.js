@@ -20,10 +20,14 @@ const LAYERS = {
   events: ['core'],
   links: ['core', 'storage'],
   secrets: ['core', 'planning-api', 'links'],
-  definitions: ['core', 'storage', 'report'],
   report: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'secrets', 'channels'],
-  jobs: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'events', 'links', 'secrets', 'report', 'channels', 'definitions'],
-  preflight: ['core', 'planning-api', 'secrets', 'definitions', 'jobs'],
+  definitions: ['core', 'storage', 'report'],
+  messages: ['core', 'table', 'storage', 'ledger', 'email', 'channels', 'links', 'report', 'definitions'],
+  job: ['core', 'table', 'planning-api', 'render', 'storage', 'ledger', 'email', 'channels', 'events', 'links', 'secrets', 'report', 'definitions', 'messages'],
+  'fan-out': ['core', 'storage', 'ledger', 'report', 'messages', 'job'],
+  http: ['core', 'storage', 'ledger', 'email', 'links', 'report', 'definitions', 'messages', 'job'],
+  ops: ['core', 'storage', 'ledger', 'report', 'definitions', 'messages'],
+  preflight: ['core', 'planning-api', 'secrets', 'definitions', 'ops'],
 };
 /** Top-level folders that runtime code under shared/ never imports. */
 const DOORS_AND_TOOLS = ['lambdas', 'cli', 'infra', 'simulator', 'test', 'bench', 'scripts'];
@@ -36,10 +40,10 @@ const AWS_ADAPTERS = [
   'shared/links/presign.ts',
   'shared/email/ses-mailer.ts',
   'shared/events/event-bridge.ts',
-  'shared/jobs/lambda-launcher.ts',
+  'shared/http/lambda-launcher.ts',
   'shared/secrets/secret-source.ts',
   'shared/definitions/scheduler-client.ts',
-  'shared/jobs/step-functions-starter.ts',
+  'shared/fan-out/step-functions-starter.ts',
   'shared/preflight/cloudformation-stacks.ts',
   'shared/preflight/ssm-bootstrap.ts',
   'shared/preflight/secrets-manager-reader.ts',
@@ -149,7 +153,7 @@ const LONG_FUNCTIONS = [
   { file: 'shared/report/tables/pi-objectives.ts', name: 'piObjectivesDataset', lines: 110, why: 'a closure over the run’s audit, figures and PI phases: the per-board walk shares them' },
   { file: 'shared/report/changes/tracker.ts', name: 'startChangeTracking', lines: 118, why: "the tracker's per-run state is one closure shared by every table's sink" },
   { file: 'shared/render/time-zone.ts', name: 'createZoneClock', lines: 85, why: 'a hot path: the caches and the formatters it reuses live in one closure on purpose' },
-  { file: 'shared/jobs/run-page.ts', name: 'renderRunPage', lines: 90, why: 'one HTML page as one template, read top to bottom' },
+  { file: 'shared/http/run-page.ts', name: 'renderRunPage', lines: 90, why: 'one HTML page as one template, read top to bottom' },
   { file: 'shared/render/xlsx/summary-sheet.ts', name: 'writeSummaryRows', lines: 102, why: 'walks the sections once, placing each kind of line (text, small table, matrix) and its page breaks in the same pass' },
 ];
 const functionLength = (max) => ({ 'max-lines-per-function': ['error', { max, skipBlankLines: true, skipComments: true }] });

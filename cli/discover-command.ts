@@ -4,7 +4,7 @@ import { loadCliConfig } from '../shared/core/config';
 import { errorMessage, ExporterError } from '../shared/core/errors';
 import { parseOptions, UsageError } from './usage';
 import { PlanningApiClient } from '../shared/planning-api';
-import { parseReportDefinition } from '../shared/report/definition';
+import { parseReportDefinition } from '../shared/report/definition/definition';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';

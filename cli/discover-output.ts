@@ -1,5 +1,5 @@
 /** What `npm run discover` prints, and the starter report definition it writes. */
-import type { ReportDefinitionInput } from '../shared/report/definition';
+import type { ReportDefinitionInput } from '../shared/report/definition/definition';
 import { GROUP_TITLES, type BoardTracker, type Discovery } from './discover-probe';
 
 /** Longest cell printed; longer texts are cut with an ellipsis so a table stays readable. */

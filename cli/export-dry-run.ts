@@ -1,8 +1,8 @@
-import type { RequestEvent } from '../shared/planning-api/requester';
-import type { ExportJobRequest } from '../shared/jobs/ports';
-import { planJob, type JobDependencies, type PlannedJob } from '../shared/jobs/run-job';
-import { plannedWrites } from '../shared/report/planned-writes';
-import { describeCandidate } from '../shared/report/selector-titles';
+import type { RequestEvent } from '../shared/planning-api/transport/requester';
+import type { ExportJobRequest } from '../shared/job/request';
+import { planJob, type JobDependencies, type PlannedJob } from '../shared/job/run-job';
+import { plannedWrites } from '../shared/report/run/planned-writes';
+import { describeCandidate } from '../shared/report/plan/selector-titles';
 import type { Storage } from '../shared/storage/storage';
 
 /** Where the run id goes in the names of a run that will choose its own. */

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { errorMessage, ExporterError } from '../shared/core/errors';
 import { parseOptions, UsageError } from './usage';
 import { MAX_LINK_LIFETIME_SECONDS, type LinkKey } from '../shared/links/link-token';
-import { LedgerRunLinkLedger } from '../shared/jobs/run-link-ledger';
+import { LedgerRunLinkLedger } from '../shared/http/run-link-ledger';
 import { DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
 import type { Ledger } from '../shared/ledger/ledger';
 import { createRunLinkToken, RUN_LINK_ID_PATTERN } from '../shared/links/run-link-token';

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../shared/core/clock';
 import { formatBytes } from '../shared/core/format-bytes';
-import type { ProgressEvent } from '../shared/report/dataset';
+import type { ProgressEvent } from '../shared/report/dataset/dataset';
 import { countOf } from './words';
 
 /** How often a pipe hears that a long table is still coming, at most. */

@@ -8,19 +8,19 @@ import { WEBHOOK_SECRET_PREFIX } from '../shared/core/names';
 import { DefinitionStore } from '../shared/definitions/definition-store';
 import { createSchedulerClient, ScheduleReader } from '../shared/definitions/scheduler-client';
 import { parseStoredDefinition, type StoredDefinition } from '../shared/definitions/stored-definition';
-import { listReports, type ReportListEntry } from '../shared/jobs/report-list';
+import { listReports, type ReportListEntry } from '../shared/ops/report-list';
 import { createDynamoDbClient, DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
 import type { Ledger } from '../shared/ledger/ledger';
 import { LocalLedger } from '../shared/ledger/local-ledger';
 import { scopedLedger, storageScope } from '../shared/ledger/scoped-ledger';
-import { RunNameClaims } from '../shared/report/slices';
+import { RunNameClaims } from '../shared/report/definition/slices';
 import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { createS3Client } from '../shared/storage/s3-client';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import type { CommandIo } from './export-command';
 import { UsageError } from './usage';
-import { SuppressionList } from '../shared/jobs/suppressions';
+import { SuppressionList } from '../shared/messages/recipients/suppressions';
 
 export const REPORTS_USAGE = `usage: npm run reports -- <command> [options]
 

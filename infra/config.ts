@@ -3,8 +3,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { emailAddress } from '../shared/email/email-address';
-import { reportDefinitionSchema, type ReportDefinitionInput } from '../shared/report/definition';
-import { RunNameClaims } from '../shared/report/slices';
+import { reportDefinitionSchema, type ReportDefinitionInput } from '../shared/report/definition/definition';
+import { RunNameClaims } from '../shared/report/definition/slices';
 import { scheduleSchema } from '../shared/definitions/stored-definition';
 import { errorMessage } from '../shared/core/errors';
 

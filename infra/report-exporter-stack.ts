@@ -36,7 +36,7 @@ import { ReportSchedules } from './constructs/report-schedules';
 import { ReportsBucket } from './constructs/reports-bucket';
 import { RunLedgerTable } from './constructs/run-ledger-table';
 import { DownstreamTables } from './constructs/downstream-tables';
-import { tablesOfDatasets } from '../shared/report/table-schemas';
+import { tablesOfDatasets } from '../shared/report/manifest/table-schemas';
 import { SecureQueue } from './constructs/secure-queue';
 import { grantWebhookSecrets } from './constructs/webhook-secrets';
 

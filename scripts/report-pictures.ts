@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { runDemoCommand } from '../cli/demo-command';
-import { latestPointerSchema } from '../shared/report/manifest';
+import { latestPointerSchema } from '../shared/report/manifest/manifest';
 import { launchBrowser } from '../test/support/browser';
 
 /**

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Column } from '../shared/table/table';
-import type { TableEntry } from '../shared/report/dataset';
+import type { TableEntry } from '../shared/report/dataset/dataset';
 import { CHANGES_TABLE } from '../shared/report/changes/model';
 import { labelColumn } from '../shared/report/tables/labels';
 import { tablesOf } from '../shared/report/tables/registry';
-import { schemaFileText, TABLE_SCHEMAS } from '../shared/report/table-schemas';
+import { schemaFileText, TABLE_SCHEMAS } from '../shared/report/manifest/table-schemas';
 
 /**
  * docs/tables.md and the schema contract files schemas/<table>.json are generated from the column

@@ -10,10 +10,10 @@
 import { reportResult, workerInput } from '../lib/child';
 import { silentLog } from '../../shared/core/logger';
 import type { Credentials } from '../../shared/planning-api/credentials';
-import { decodeBody } from '../../shared/planning-api/http-transport';
+import { decodeBody } from '../../shared/planning-api/transport/http-transport';
 import type { PlanningApiClient } from '../../shared/planning-api/client';
-import { createExportClient } from '../../shared/report/export-report';
-import { resolveExportSettings } from '../../shared/report/export-settings';
+import { createExportClient } from '../../shared/report/run/export-report';
+import { resolveExportSettings } from '../../shared/report/definition/export-settings';
 import { BOARD_ITEM_FIELDS } from '../../shared/report/tables/board-items-fetch';
 
 interface Input {

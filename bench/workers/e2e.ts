@@ -11,8 +11,8 @@ import { reportResult, workerInput } from '../lib/child';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import type { Credentials } from '../../shared/planning-api/credentials';
-import { parseReportDefinition } from '../../shared/report/definition';
-import { exportReport } from '../../shared/report/export-report';
+import { parseReportDefinition } from '../../shared/report/definition/definition';
+import { exportReport } from '../../shared/report/run/export-report';
 
 interface Input {
   credentials: Credentials;

@@ -4,12 +4,12 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { schemaOf } from '../../shared/report/table-schemas';
+import { schemaOf } from '../../shared/report/manifest/table-schemas';
 import type { TableSchema } from '../../shared/table/schema';
 
 export interface DownstreamReport {
   readonly name: string;
-  /** Tables the report writes as Parquet (shared/report/table-schemas.ts, tablesOfDatasets). */
+  /** Tables the report writes as Parquet (shared/report/manifest/table-schemas.ts, tablesOfDatasets). */
   readonly tables: readonly string[];
 }
 
@@ -106,7 +106,7 @@ export class DownstreamTables extends Construct {
     for (const report of props.reports) {
       for (const table of report.tables) {
         const schema = schemaOf(table);
-        if (!schema) throw new Error(`No schema contract for table "${table}" (shared/report/table-schemas.ts)`);
+        if (!schema) throw new Error(`No schema contract for table "${table}" (shared/report/manifest/table-schemas.ts)`);
         const name = glueName(report.name, table);
         const location = props.bucket.s3UrlForObject(`${props.prefix}/${report.name}/tables/${table}/`);
         const glueTable = new glue.CfnTable(this, `Table-${report.name}-${table}`, {

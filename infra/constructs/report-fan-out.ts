@@ -53,7 +53,7 @@ export interface ReportFanOutProps {
 }
 
 /**
- * The fan-out of a report too big for one function (shared/jobs/fan-out.ts, docs/deploy.md): plan
+ * The fan-out of a report too big for one function (shared/fan-out/steps.ts, docs/deploy.md): plan
  * (the run id and the boards in chunks) → a Distributed Map of workers, each storing the planning
  * API's answers for its boards → the assembler, which runs the ordinary export over them and
  * publishes, delivers and tells the owners of a failure as every run does.

@@ -75,7 +75,7 @@ export class ReportsBucket extends Construct {
           expiration: Duration.days(props.retentionDays),
         },
         {
-          // The planning API's answers a fan-out's workers hand its assembler (shared/jobs/fan-out.ts):
+          // The planning API's answers a fan-out's workers hand its assembler (shared/fan-out/steps.ts):
           // scratch for one run, read within the hour.
           id: 'expire-fan-out-answers',
           prefix: `${props.prefix}/_fanout/`,

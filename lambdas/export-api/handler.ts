@@ -3,13 +3,13 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { systemClock } from '../../shared/core/clock';
 import { loadApiLambdaConfig } from '../../shared/core/config';
 import { apiStatusMetric, METRIC } from '../../shared/core/names';
-import { handleApiRequest } from '../../shared/jobs/export-api';
+import { handleApiRequest } from '../../shared/http/router';
 import { RUN_LINK_STALE_MINUTES } from '../../shared/core/defaults';
-import { JobStatusStore } from '../../shared/jobs/job-status';
-import { LedgerRunLinkLedger, RevocationCache } from '../../shared/jobs/run-link-ledger';
+import { JobStatusStore } from '../../shared/job/status/job-status';
+import { LedgerRunLinkLedger, RevocationCache } from '../../shared/http/run-link-ledger';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
-import { createLambdaClient, LambdaJobLauncher } from '../../shared/jobs/lambda-launcher';
-import { inlinePolicy } from '../../shared/jobs/resolve-definition';
+import { createLambdaClient, LambdaJobLauncher } from '../../shared/http/lambda-launcher';
+import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
 import { DefinitionStore } from '../../shared/definitions/definition-store';
 import { createPresigner } from '../../shared/links/presign';
 import { createSecretsManagerClient, SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';

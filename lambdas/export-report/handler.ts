@@ -4,17 +4,17 @@ import { METRIC } from '../../shared/core/names';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { systemClock } from '../../shared/core/clock';
-import { jobExportSettings, RANDOM_RUN_IDS, type RunContext } from '../../shared/jobs/run-context';
-import { runJob, type JobDependencies, type JobOutcome } from '../../shared/jobs/run-job';
-import { runFanOutStep } from '../../shared/jobs/fan-out';
-import { fanOutStepSchema, isFanOutStep } from '../../shared/jobs/fan-out-event';
-import { routeToFanOut } from '../../shared/jobs/fan-out-route';
-import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/jobs/step-functions-starter';
-import { JobStatusStore } from '../../shared/jobs/job-status';
+import { jobExportSettings, RANDOM_RUN_IDS, type RunContext } from '../../shared/job/run-context';
+import { runJob, type JobDependencies, type JobOutcome } from '../../shared/job/run-job';
+import { runFanOutStep } from '../../shared/fan-out/steps';
+import { fanOutStepSchema, isFanOutStep } from '../../shared/fan-out/event';
+import { routeToFanOut } from '../../shared/job/stages/route';
+import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/fan-out/step-functions-starter';
+import { JobStatusStore } from '../../shared/job/status/job-status';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { scopedLedger, storageScope } from '../../shared/ledger/scoped-ledger';
-import { exportJobRequestSchema } from '../../shared/jobs/ports';
-import { inlinePolicy } from '../../shared/jobs/resolve-definition';
+import { exportJobRequestSchema } from '../../shared/job/request';
+import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
 import { DefinitionStore } from '../../shared/definitions/definition-store';
 import {
   createSecretsManagerClient,
@@ -24,7 +24,7 @@ import {
 } from '../../shared/secrets/secret-source';
 import { createS3Client } from '../../shared/storage/s3-client';
 import { S3Storage } from '../../shared/storage/s3-storage';
-import { timerWait } from '../../shared/report/run-lease';
+import { timerWait } from '../../shared/report/run/run-lease';
 import { createPowertools, withLifecycle } from '../lifecycle';
 
 // Built once per container and reused by every invocation it serves.

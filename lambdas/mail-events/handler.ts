@@ -2,7 +2,7 @@ import { systemClock } from '../../shared/core/clock';
 import { loadMailEventsLambdaConfig } from '../../shared/core/config';
 import { DefinitionStore } from '../../shared/definitions/definition-store';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
-import { handleMailEvent, sesMailEventSchema } from '../../shared/jobs/mail-events';
+import { handleMailEvent, sesMailEventSchema } from '../../shared/messages/recipients/mail-events';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { createS3Client } from '../../shared/storage/s3-client';
 import { S3Storage } from '../../shared/storage/s3-storage';

@@ -56,7 +56,7 @@ export function apiStatusMetric(statusCode: number): MetricName {
 
 /**
  * The fan-out's state machine (infra/constructs/report-fan-out.ts) and the export function
- * (shared/jobs/fan-out-event.ts) agree on these: `fanOut` in a step's payload names the step it asks
+ * (shared/fan-out/event.ts) agree on these: `fanOut` in a step's payload names the step it asks
  * for, and a Catch names the part of the fan-out that failed to the failure step (`failed`).
  */
 export const FAN_OUT_STEP = { plan: 'plan', work: 'work', assemble: 'assemble', fail: 'fail' } as const;

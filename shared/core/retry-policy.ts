@@ -2,7 +2,7 @@
  * The one retry policy of the exporter: whether another attempt of a failed request (or of a whole
  * run) can help. Every place that decides reads this table: the planning API client's retry loop
  * and the errors it throws, the webhook poster, the AWS adapters' error wrappers and the job's
- * classification of what it does not know (shared/jobs/failure.ts). docs/run-atomicity.md ("Which
+ * classification of what it does not know (shared/job/failure.ts). docs/run-atomicity.md ("Which
  * failures are retried") lists the table; a test keeps the two the same.
  *
  * A row is keyed by an HTTP status, by a fallback for the statuses without a row of their own, or

@@ -2,7 +2,7 @@ import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
 import { GetParameterError } from '@aws-lambda-powertools/parameters/errors';
 import { DEFAULT_DEFINITIONS_MAX_AGE_SECONDS } from '../core/defaults';
 import { errorMessage, ReportDefinitionError, retryableCause, StorageError } from '../core/errors';
-import { runNameCollision, runNamesOf, storedOwnersOf } from '../report/slices';
+import { runNameCollision, runNamesOf, storedOwnersOf } from '../report/definition/slices';
 import type { Storage } from '../storage/storage';
 import {
   DEFINITIONS_PREFIX,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ReportDefinitionError, errorMessage } from '../core/errors';
-import { isTimeZone } from '../report/dates';
+import { isTimeZone } from '../report/dataset/dates';
 import {
   DEFINITION_LIMITS,
   documentSizeProblem,
@@ -8,7 +8,7 @@ import {
   textSizeProblem,
   type ReportDefinition,
   type ReportDefinitionInput,
-} from '../report/definition';
+} from '../report/definition/definition';
 
 /**
  * One report as operators keep it: the definition and when it runs. The same shape everywhere a

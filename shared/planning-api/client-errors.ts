@@ -8,7 +8,7 @@ import {
 } from '../core/errors';
 import { formatBytes } from '../core/format-bytes';
 import { failureOfCode, isRetryable, type Failure } from '../core/retry-policy';
-import { extractErrorText, type TransportOutcome } from './http-transport';
+import { extractErrorText, type TransportOutcome } from './transport/http-transport';
 
 /**
  * The errors of one failed request, built from its last outcome. Every text that came from the

@@ -1,10 +1,10 @@
 import type { Clock } from '../core/clock';
 import { DEFAULT_API_TIMEOUT_MS, DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESPONSE_BYTES } from '../core/defaults';
 import type { Log } from '../core/logger';
-import type { ConcurrencyLimiter } from './concurrency';
+import type { ConcurrencyLimiter } from './transport/concurrency';
 import type { Credentials } from './credentials';
-import type { RequestEvent } from './requester';
-import type { RetryOptions } from './retry';
+import type { RequestEvent } from './transport/requester';
+import type { RetryOptions } from './transport/retry';
 
 /**
  * What a PlanningApiClient is built from, and the checks of its sizes: apart from the client's

@@ -3,13 +3,13 @@ import { PlanningApiError, SchemaMismatchError } from '../core/errors';
 import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
 import { checkedSizes, DEFAULT_BOARD_ITEMS_PAGE_SIZE, type PlanningApiClientOptions } from './client-options';
-import { createLimiter } from './concurrency';
-import { HttpTransport } from './http-transport';
+import { createLimiter } from './transport/concurrency';
+import { HttpTransport } from './transport/http-transport';
 import { redactErrorsOf } from './redacting-errors';
 import { pageOffset } from './paging';
 import { parseRecord, readBareObject, readListEnvelope, readObjectEnvelope } from './parse';
-import { PlanningApiRequester, type Call } from './requester';
-import { resolveRetryOptions, sleep } from './retry';
+import { PlanningApiRequester, type Call } from './transport/requester';
+import { resolveRetryOptions, sleep } from './transport/retry';
 import {
   boardItemSchema,
   boardRefSchema,

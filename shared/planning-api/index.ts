@@ -10,16 +10,16 @@ export {
   type BoardItemsPage,
   type BoardStatuses,
 } from './client';
-export type { RequestEvent } from './requester';
-export { createLimiter, type ConcurrencyLimiter } from './concurrency';
+export type { RequestEvent } from './transport/requester';
+export { createLimiter, type ConcurrencyLimiter } from './transport/concurrency';
 export { trackerRef, type TrackerRef, type TrackerFamily, type TrackerItemFields, type TrackerRefOptions } from './tracker-ref';
 export {
   DEFAULT_RETRY,
   backoffDelay,
   retryDelay,
   type RetryOptions,
-} from './retry';
-export { extractErrorText } from './http-transport';
+} from './transport/retry';
+export { extractErrorText } from './transport/http-transport';
 export { credentialsSchema, describeSource, type Credentials } from './credentials';
 export * from './schemas';
 export { toArray } from '../core/async-iterables';

@@ -1,5 +1,5 @@
 import { errorMessage } from '../core/errors';
-import { scheduleStateOf } from '../jobs/report-list';
+import { scheduleStateOf } from '../ops/report-list';
 import { cannotTell, notOk, ok, type Check } from './check';
 import type { KnownReport, ScheduleGroupReader, StoredReports } from './ports';
 

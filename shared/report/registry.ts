@@ -6,8 +6,8 @@
  */
 import { CHANGES_TABLE } from './changes/model';
 import { CHANGES_SHEET_NAME } from './changes/sheet';
-import type { DatasetEntry } from './dataset';
-import { FORMATS, formatOf } from './formats';
+import type { DatasetEntry } from './dataset/dataset';
+import { FORMATS, formatOf } from './definition/formats';
 import { FORMAT_OUTPUTS, type FormatOutputs } from './outputs/index';
 import { DATASETS, tableEntry } from './tables/registry';
 

@@ -2,7 +2,7 @@
  * The machine schema of a table: what a downstream job (Athena, Glue, Spark, DuckDB, dbt) may rely
  * on. It is derived from the same column definitions as docs/tables.md, published next to the data
  * (`<report>/tables/<table>/_schema.json`) and in the manifest, and committed under schemas/ as the
- * contract: test/shared/report/table-schemas.test.ts fails when the code drifts from the committed
+ * contract: test/shared/report/manifest/table-schemas.test.ts fails when the code drifts from the committed
  * file without the version bump the change needs.
  *
  * Types are Hive/Athena type names, because those are what a Glue table declares and what every

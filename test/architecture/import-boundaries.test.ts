@@ -55,7 +55,7 @@ describe('the linter enforces the layers', () => {
   });
 
   it('refuses an import of an upper layer or a sibling', async () => {
-    const upward = await lintProbe('shared/render/probe.ts', "import { runExport } from '../report/run-export';\nexport const r = runExport;\n");
+    const upward = await lintProbe('shared/render/probe.ts', "import { runExport } from '../report/run/run-export';\nexport const r = runExport;\n");
     expect(upward).toEqual([expect.stringContaining('shared/render may import only core, table')]);
     const sibling = await lintProbe('shared/storage/probe.ts', "import { createLinkToken } from '../links/link-token';\nexport const r = createLinkToken;\n");
     expect(sibling).toEqual([expect.stringContaining('shared/storage may import only core')]);
@@ -65,7 +65,14 @@ describe('the linter enforces the layers', () => {
 
   it('allows an import of a lower layer', async () => {
     expect(await lintProbe('shared/report/tables/probe.ts', "import { errorMessage } from '../../core/errors';\nexport const r = errorMessage;\n")).toEqual([]);
-    expect(await lintProbe('shared/jobs/probe.ts', "import { runExport } from '../report/run-export';\nexport const r = runExport;\n")).toEqual([]);
+    expect(await lintProbe('shared/job/probe.ts', "import { runExport } from '../report/run/run-export';\nexport const r = runExport;\n")).toEqual([]);
+  });
+
+  it('keeps the job below the doors built on it: messages never import the job, the job never the fan-out', async () => {
+    const messages = await lintProbe('shared/messages/probe.ts', "import { runJob } from '../job/run-job';\nexport const r = runJob;\n");
+    expect(messages).toEqual([expect.stringContaining('shared/messages may import only')]);
+    const job = await lintProbe('shared/job/probe.ts', "import { runFanOutStep } from '../fan-out/steps';\nexport const r = runFanOutStep;\n");
+    expect(job).toEqual([expect.stringContaining('shared/job may import only')]);
   });
 
   it('keeps the simulator free of the exporter', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCommand } from '../../cli/demo-command';
 import { captureIo } from '../support/cli-io';
 import { csvObjects, readCsv, readWorkbook } from '../support/read-output';
-import { operatorFindings, type FieldAuditFigures } from '../../shared/report/field-audit';
+import { operatorFindings, type FieldAuditFigures } from '../../shared/report/dataset/field-audit';
 
 describe('demo command (the README\'s first command)', () => {
   let dir: string;

@@ -9,7 +9,7 @@ import { startDynalite, type DynaliteHandle } from '../support/dynalite';
 import { startS3rver, type S3rverHandle } from '../support/s3rver';
 import { captureIo } from '../support/cli-io';
 import { dataRequests } from '../support/list-calls';
-import { operatorFindings, type FieldAuditFigures } from '../../shared/report/field-audit';
+import { operatorFindings, type FieldAuditFigures } from '../../shared/report/dataset/field-audit';
 
 describe('export command', () => {
   let sim: RunningSimulator;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLinkCommand } from '../../cli/link-command';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from '../../cli/local-link-keys';
 import { runReportsCommand } from '../../cli/reports-command';
-import { LedgerRunLinkLedger } from '../../shared/jobs/run-link-ledger';
+import { LedgerRunLinkLedger } from '../../shared/http/run-link-ledger';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { verifyRunLinkToken } from '../../shared/links/run-link-token';
 import { captureIo } from '../support/cli-io';

@@ -3,7 +3,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runPreflightCommand } from '../../cli/preflight-command';
 import { DefinitionStore } from '../../shared/definitions/definition-store';
-import type { ReportDefinitionInput } from '../../shared/report/definition';
+import type { ReportDefinitionInput } from '../../shared/report/definition/definition';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { captureIo } from '../support/cli-io';

@@ -1,5 +1,5 @@
 // @tier slow
-import { SuppressionList } from '../../shared/jobs/suppressions';
+import { SuppressionList } from '../../shared/messages/recipients/suppressions';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { writeFileSync } from 'node:fs';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';

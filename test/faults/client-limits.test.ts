@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { DeadlineExceededError, PlanningApiError, ResponseTooLargeError } from '../../shared/core/errors';
-import { exportDeadline } from '../../shared/jobs/run-context';
+import { exportDeadline } from '../../shared/job/run-context';
 import { PlanningApiClient, type RequestEvent } from '../../shared/planning-api';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { lambdaContext, startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { silentLog } from '../../shared/core/logger';
-import { runJob, type JobDependencies } from '../../shared/jobs/run-job';
-import { noticeFailure, notificationStateKey } from '../../shared/jobs/failure-notice';
-import { parseReportDefinition } from '../../shared/report/definition';
+import { runJob, type JobDependencies } from '../../shared/job/run-job';
+import { noticeFailure, notificationStateKey } from '../../shared/messages/notices/failure-notice';
+import { parseReportDefinition } from '../../shared/report/definition/definition';
 import type { Ledger } from '../../shared/ledger/ledger';
 import { useMailedJobs } from '../support/mailed-jobs';
 import type { StoredMail } from '../support/ses-local';

@@ -3,7 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadInfraConfig } from '../../infra/config';
 import { glueColumns, glueName } from '../../infra/constructs/downstream-tables';
-import { schemaOf } from '../../shared/report/table-schemas';
+import { schemaOf } from '../../shared/report/manifest/table-schemas';
 import { describeFindings, synthesize, unacknowledgedNagFindings, type Synthesized } from './support';
 
 /** Wiring only (no Lambda bundling): one report with Parquet, one without. */

@@ -1,9 +1,9 @@
 import { silentLog } from '../../shared/core/logger';
 import type { Clock } from '../../shared/core/clock';
-import { JobStatusStore } from '../../shared/jobs/job-status';
-import { catalogOf } from '../../shared/jobs/ports';
-import { runContextOf, type RunContext } from '../../shared/jobs/run-context';
-import type { JobDependencies } from '../../shared/jobs/run-job';
+import { JobStatusStore } from '../../shared/job/status/job-status';
+import { catalogOf } from '../../shared/definitions/catalog';
+import { runContextOf, type RunContext } from '../../shared/job/run-context';
+import type { JobDependencies } from '../../shared/job/run-job';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { Storage } from '../../shared/storage/storage';

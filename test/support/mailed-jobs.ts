@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { Clock } from '../../shared/core/clock';
 import { SesMailer } from '../../shared/email/ses-mailer';
-import type { JobDependencies } from '../../shared/jobs/run-job';
+import type { JobDependencies } from '../../shared/job/run-job';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';

@@ -19,7 +19,7 @@ export interface ParquetOptions {
   readonly runId: string;
   /** Written into every row's exported_at column. */
   readonly exportedAt: Date;
-  /** Version of the table's schema contract (shared/report/table-schemas.ts), recorded in the file. */
+  /** Version of the table's schema contract (shared/report/manifest/table-schemas.ts), recorded in the file. */
   readonly schemaVersion: string;
   /** A row group ends after this many rows ... */
   readonly rowGroupRows?: number;

@@ -3,8 +3,8 @@ import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { parseJsonBytes } from '../../core/text';
 import type { Storage } from '../../storage/storage';
-import { latestKey } from '../layout';
-import { latestPointerSchema, manifestSchema, type Manifest } from '../manifest';
+import { latestKey } from '../run/layout';
+import { latestPointerSchema, manifestSchema, type Manifest } from '../manifest/manifest';
 import { manifestChangesSchema, type ManifestChanges, type RunTrigger } from './manifest-changes';
 
 /**

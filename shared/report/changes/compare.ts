@@ -2,7 +2,7 @@ import type { TableRow } from '../../table/table';
 import { emptyCounts, type ChangeCounts, type ChangeRow } from './model';
 import { readSnapshot, SnapshotReadError, type SnapshotHeader } from './snapshot';
 import { displayValue, type BoundSpec, type SnapshotValue } from './specs';
-import { ScratchFileError, SpilledKeyPrints } from './spilled-key-prints';
+import { ScratchFileError, SpilledKeyPrints } from './keys/spilled-key-prints';
 
 /**
  * The comparison of one table with its baseline snapshot. The baseline is streamed into a map of

@@ -1,5 +1,5 @@
 import type { TableDefinition, TableRow } from '../../table/table';
-import type { ManifestSummary } from '../manifest-summary';
+import type { ManifestSummary } from '../manifest/manifest-summary';
 import type { ColumnType } from '../../table/table';
 
 /**

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { openCsvSink } from '../../render/csv';
-import type { Manifest } from '../manifest';
+import type { Manifest } from '../manifest/manifest';
 import type { ManifestChanges } from './manifest-changes';
 import { CHANGES_TABLE, changeCsvRow, emptyCounts, type ChangeReport, type ChangeRow } from './model';
 

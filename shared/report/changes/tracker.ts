@@ -2,7 +2,7 @@ import { errorMessage, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { ObjectUpload, Storage, StoredObject } from '../../storage/storage';
 import type { TableDefinition, TableRow, TableSink } from '../../table/table';
-import type { ReportDefinition } from '../definition';
+import type { ReportDefinition } from '../definition/definition';
 import { findBaseline, type BaselineRun } from './baseline';
 import { TableComparison } from './compare';
 import type { ManifestChanges, RunTrigger } from './manifest-changes';
@@ -10,7 +10,7 @@ import { addCounts, emptyCounts, type ChangeReport, type ChangeRow, type TableCh
 import { scopeOf } from './scope';
 import { openSnapshotWriter, SnapshotReadError, type SnapshotHeader, SNAPSHOT_FORMAT } from './snapshot';
 import { bindSpec, type ChangeSpec } from './specs';
-import { ScratchFileError } from './spilled-key-prints';
+import { ScratchFileError } from './keys/spilled-key-prints';
 
 /**
  * The hook between a run (run-export.ts) and the comparison: run-export opens one tracker per run,

@@ -5,11 +5,11 @@
  * and one entry here: under its format in FORMAT_OUTPUTS, or in outputsFor for a by-product.
  */
 import type { TableDefinition, TableSink } from '../../table/table';
-import type { Dataset } from '../dataset';
-import type { ReportDefinition } from '../definition';
-import type { FormatName, ReportFormat } from '../formats';
-import type { ManifestFile } from '../manifest';
-import type { StoredFile } from '../run-writer';
+import type { Dataset } from '../dataset/dataset';
+import type { ReportDefinition } from '../definition/definition';
+import type { FormatName, ReportFormat } from '../definition/formats';
+import type { ManifestFile } from '../manifest/manifest';
+import type { StoredFile } from '../run/run-writer';
 import { changesOutput } from './changes';
 import { csvOutput } from './csv';
 import type { FinishedRun, OutputContext, OutputEntries, OutputFactory, RunOutput, WorkbookSheet, WorkbookSheets } from './output';

@@ -9,16 +9,16 @@ import type { StoredObject } from '../../storage/storage';
 import type { ReportSummary, TableDefinition, TableSink } from '../../table/table';
 import type { ChangeTracker } from '../changes/tracker';
 import type { ChangeReport } from '../changes/model';
-import type { Dataset } from '../dataset';
-import type { ReportDefinition } from '../definition';
-import type { DatasetEntry } from '../dataset';
-import type { ReportFormat } from '../formats';
-import type { Manifest, ManifestFile, ManifestTableFile, SchemaChangeEntry } from '../manifest';
-import type { ManifestFigures } from '../manifest-summary';
-import type { ExportResult } from '../run-attempt';
+import type { Dataset } from '../dataset/dataset';
+import type { ReportDefinition } from '../definition/definition';
+import type { DatasetEntry } from '../dataset/dataset';
+import type { ReportFormat } from '../definition/formats';
+import type { Manifest, ManifestFile, ManifestTableFile, SchemaChangeEntry } from '../manifest/manifest';
+import type { ManifestFigures } from '../manifest/manifest-summary';
+import type { ExportResult } from '../run/run-attempt';
 import type { ChartSheetContent } from '../../render/xlsx/chart-sheet';
 import type { TableSchema } from '../../table/schema';
-import type { RunWriter, StoredFile } from '../run-writer';
+import type { RunWriter, StoredFile } from '../run/run-writer';
 
 /** What an output adds to the manifest. */
 export interface OutputEntries {

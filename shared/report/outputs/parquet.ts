@@ -8,11 +8,11 @@ import type { Log } from '../../core/logger';
 import { openParquetSink } from '../../render/parquet/parquet-sink';
 import type { ObjectUpload, Storage } from '../../storage/storage';
 import { classifySchemaChange, type TableSchema } from '../../table/schema';
-import { PARQUET_FORMAT } from '../formats';
-import { tableFileKey, tableSchemaKey } from '../layout';
-import { tableSchemaSchema, type ManifestTableFile, type SchemaChangeEntry } from '../manifest';
-import type { RunWriter } from '../run-writer';
-import { schemaFileText, schemaOf } from '../table-schemas';
+import { PARQUET_FORMAT } from '../definition/formats';
+import { tableFileKey, tableSchemaKey } from '../run/layout';
+import { tableSchemaSchema, type ManifestTableFile, type SchemaChangeEntry } from '../manifest/manifest';
+import type { RunWriter } from '../run/run-writer';
+import { schemaFileText, schemaOf } from '../manifest/table-schemas';
 import type { OutputContext, OutputFactory } from './output';
 
 /** A table outside the registry (none today) is still written, with version 0.0. */

@@ -6,8 +6,8 @@
 import { readerFormat } from '../../core/format';
 import { openXlsxWorkbook } from '../../render/xlsx/workbook';
 import { CHANGES_SHEET_NAME, changesSheetContent } from '../changes/sheet';
-import { isoDateInZone } from '../dates';
-import { XLSX_FORMAT } from '../formats';
+import { isoDateInZone } from '../dataset/dates';
+import { XLSX_FORMAT } from '../definition/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const xlsxOutput: OutputFactory = async (ctx) => {

@@ -1,5 +1,5 @@
 import type { PiObjectiveGroup, Sprint } from '../../planning-api/schemas';
-import { epochToCalendarDate } from '../dates';
+import { epochToCalendarDate } from '../dataset/dates';
 import { daysBetween } from './vocabulary';
 
 /** One sprint of a PI with its calendar days in the report's zone (00:00 UTC dates, see table.ts). */

@@ -1,7 +1,7 @@
 import type { Risk, RiskRegister } from '../../planning-api/schemas';
 import type { CellValue, SummaryGridRow, SummarySection } from '../../table/table';
 import { statusCategoryText } from '../../core/format';
-import { parseApiDate } from '../dates';
+import { parseApiDate } from '../dataset/dates';
 import {
   ATTENTION_COLUMNS,
   ATTENTION_LIMIT,

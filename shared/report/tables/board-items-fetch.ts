@@ -5,7 +5,7 @@
  */
 import type { BoardItemsPage } from '../../planning-api/client';
 import type { Board, BoardItem, BoardStatus, Sprint, Team } from '../../planning-api/schemas';
-import type { DatasetContext } from '../dataset';
+import type { DatasetContext } from '../dataset/dataset';
 
 /**
  * The fields asked for explicitly: with a `fields` list the server returns only those (plus id),

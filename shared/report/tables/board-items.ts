@@ -1,13 +1,13 @@
 import { statusCategoryText } from '../../core/format';
 import type { Board, BoardItem, BoardStatus, BoardStory } from '../../planning-api/schemas';
-import type { Dataset, DatasetContext, DatasetEntry, DatasetPlan, PlanContext, TableOutput } from '../dataset';
+import type { Dataset, DatasetContext, DatasetEntry, DatasetPlan, PlanContext, TableOutput } from '../dataset/dataset';
 import { changeRules } from '../changes/change-rules';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { tableColumns } from '../../table/column-spec';
 import { BOARD_SHAPE, boardStateIdColumn, planBoards } from './boards';
 import { apiDate, link, listOf, titleOrText } from './columns';
-import { FieldAudit, type FieldShape } from '../field-audit';
-import { RepeatedRecords } from '../repeated-records';
+import { FieldAudit, type FieldShape } from '../dataset/field-audit';
+import { RepeatedRecords } from '../dataset/repeated-records';
 import {
   BOARD_ITEMS_READ_AHEAD,
   boardItemsInOrder,

@@ -1,8 +1,8 @@
 import type { Board } from '../../planning-api/schemas';
-import type { PlanContext, PlanIssue } from '../dataset';
-import { selectAll } from '../selector-titles';
+import type { PlanContext, PlanIssue } from '../dataset/dataset';
+import { selectAll } from '../plan/selector-titles';
 
-import type { FieldShape } from '../field-audit';
+import type { FieldShape } from '../dataset/field-audit';
 import type { ColumnSpec } from '../../table/column-spec';
 import { idOrText } from './columns';
 

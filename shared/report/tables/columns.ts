@@ -1,5 +1,5 @@
 import { listText, type CellValue, type Column, type ColumnType } from '../../table/table';
-import { epochToCalendarDate, parseApiDate } from '../dates';
+import { epochToCalendarDate, parseApiDate } from '../dataset/dates';
 
 /** Shorthand for column definitions, which are the documented contract (docs/tables.md). */
 export function col(key: string, type: ColumnType, description: string, width?: number): Column {

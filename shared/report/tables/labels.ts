@@ -1,6 +1,6 @@
 import { isIdentifier } from '../../table/column-spec';
 import type { Column, TableDefinition } from '../../table/table';
-import type { DatasetEntry } from '../dataset';
+import type { DatasetEntry } from '../dataset/dataset';
 import { DATASETS, tableEntry } from './registry';
 
 /**

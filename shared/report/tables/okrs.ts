@@ -8,15 +8,15 @@ import type {
   StrategicTheme,
   ThemeProgress,
 } from '../../planning-api/schemas';
-import { selectAll } from '../selector-titles';
-import { inBatches, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset';
+import { selectAll } from '../plan/selector-titles';
+import { inBatches, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import type { Column, TableRow } from '../../table/table';
 import { OkrFigures, okrProgress } from '../summary/okr-figures';
 import { term } from '../../core/glossary';
 import { listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
-import { FieldAudit, type FieldShape, type NotExported } from '../field-audit';
-import { RepeatedRecords } from '../repeated-records';
+import { FieldAudit, type FieldShape, type NotExported } from '../dataset/field-audit';
+import { RepeatedRecords } from '../dataset/repeated-records';
 import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
 
 /** What a `strategic-themes` row is read from. */

@@ -6,7 +6,7 @@ import { statusCategoryText } from '../../core/format';
 import { type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
 import { type TrackerItemFields, type TrackerRef } from '../../planning-api/tracker-ref';
 import { tableColumns, type ColumnName, type ColumnSpec } from '../../table/column-spec';
-import { epochToCalendarDate } from '../dates';
+import { epochToCalendarDate } from '../dataset/dates';
 import type { CellValue, Column } from '../../table/table';
 import { boardStateIdColumn } from './boards';
 import { link, listOf, titleOrText } from './columns';

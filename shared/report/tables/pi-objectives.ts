@@ -1,10 +1,10 @@
 import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem } from '../../planning-api/schemas';
 import { trackerRef } from '../../planning-api/tracker-ref';
-import { RepeatedRecords } from '../repeated-records';
+import { RepeatedRecords } from '../dataset/repeated-records';
 import { PI_ITEM_TRACKED, PI_OBJECTIVE_COLUMNS, PI_OBJECTIVE_TABLE, TEAM_SPRINT_TABLE, piItemValues, piObjectiveItemColumns, teamSprintPlan, trackerFields, type PiItemColumnName } from './pi-objectives-columns';
 import { PI_GROUP_SHAPE, PI_ITEM_NOT_EXPORTED, PI_OBJECTIVE_NOT_EXPORTED, piAudit } from './pi-objectives-audit';
 import { withoutRepeats } from './pi-objective-repeats';
-import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset';
+import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import type { TableRow } from '../../table/table';
 import { BOARD_SHAPE, planBoards } from './boards';
 import { PiFigures } from '../summary/pi-figures';

@@ -6,7 +6,7 @@
  * options in the definition schema (definition.ts). Functions that derive from the list take it as
  * an argument with DATASETS as the default, so a test can run an export with one more entry.
  */
-import type { DatasetEntry, TableEntry } from '../dataset';
+import type { DatasetEntry, TableEntry } from '../dataset/dataset';
 import { BOARD_ITEMS_DATASET } from './board-items';
 import { OKRS_DATASET } from './okrs';
 import { PI_OBJECTIVES_DATASET } from './pi-objectives';

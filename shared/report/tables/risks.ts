@@ -1,17 +1,17 @@
 import { toArray } from '../../core/async-iterables';
 import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
-import { epochToCalendarDate, parseApiDate } from '../dates';
-import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset';
+import { epochToCalendarDate, parseApiDate } from '../dataset/dates';
+import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import { RiskFigures } from '../summary/risk-figures';
 import { RiskHeatMap } from '../summary/risk-heat-map';
-import { selectAll } from '../selector-titles';
+import { selectAll } from '../plan/selector-titles';
 import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
 import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
-import type { PeopleDirectory } from '../people';
+import type { PeopleDirectory } from '../dataset/people';
 import { col, columnSlug, dateOrText, joinList, listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
-import { FieldAudit, type FieldShape, type NotExported } from '../field-audit';
-import { RepeatedRecords } from '../repeated-records';
+import { FieldAudit, type FieldShape, type NotExported } from '../dataset/field-audit';
+import { RepeatedRecords } from '../dataset/repeated-records';
 
 /** What a `risks` row is read from. */
 export interface RiskSource {

@@ -1,6 +1,6 @@
 import type { TableDefinition, TableRow, TableSink } from '../../table/table';
-import type { Manifest } from '../manifest';
-import type { ManifestFigures } from '../manifest-summary';
+import type { Manifest } from '../manifest/manifest';
+import type { ManifestFigures } from '../manifest/manifest-summary';
 
 /** The figures of one run that the trends show, read from its manifest. Absent figures are null. */
 export interface RunFigures {

@@ -2,8 +2,8 @@ import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { parseJsonBytes } from '../../core/text';
 import type { Storage } from '../../storage/storage';
-import { latestKey } from '../layout';
-import { latestPointerSchema, manifestSchema } from '../manifest';
+import { latestKey } from '../run/layout';
+import { latestPointerSchema, manifestSchema } from '../manifest/manifest';
 import { figuresFromManifest, type RunFigures } from './figures';
 
 /** Runs a trend shows when the report definition does not say (this run included). */

@@ -1,4 +1,4 @@
-import { isoDateInZone } from '../dates';
+import { isoDateInZone } from '../dataset/dates';
 import type { RunFigures } from './figures';
 import type { SkippedRun } from './history';
 import { term } from '../../core/glossary';

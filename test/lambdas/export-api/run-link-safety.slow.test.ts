@@ -1,8 +1,8 @@
 // @tier slow
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { JobStatusStore } from '../../../shared/jobs/job-status';
-import { LedgerRunLinkLedger } from '../../../shared/jobs/run-link-ledger';
+import { JobStatusStore } from '../../../shared/job/status/job-status';
+import { LedgerRunLinkLedger } from '../../../shared/http/run-link-ledger';
 import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { ledgerKey } from '../../../shared/ledger/ledger';
 import { createRunLinkToken } from '../../../shared/links/run-link-token';

@@ -6,7 +6,7 @@ import { silentLog } from '../../../shared/core/logger';
 import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { ledgerKey } from '../../../shared/ledger/ledger';
 import { scopedLedger, storageScope } from '../../../shared/ledger/scoped-ledger';
-import { RunLease } from '../../../shared/report/run-lease';
+import { RunLease } from '../../../shared/report/run/run-lease';
 import { lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
 
 /**

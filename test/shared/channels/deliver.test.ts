@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverToChannels, type WebhookUrlSource } from '../../../shared/channels/deliver';
 import type { Log } from '../../../shared/core/logger';
-import { messageRunKey, sendOnce } from '../../../shared/jobs/message-claim';
+import { messageRunKey, sendOnce } from '../../../shared/messages/message-claim';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { sampleMessage } from '../../support/channel-message';
 import { startWebhookRecorder, type WebhookRecorder } from '../../support/webhook-recorder';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReportDefinitionError } from '../../../shared/core/errors';
-import { parseReportDefinition } from '../../../shared/report/definition';
+import { parseReportDefinition } from '../../../shared/report/definition/definition';
 
 const base = { name: 'weekly', datasets: { risks: {} } };
 const slack = { type: 'slack', webhook: { secretId: 'chat/webhooks', key: 'rte' } };

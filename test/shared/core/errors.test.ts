@@ -9,16 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as errors from '../../../shared/core/errors';
 import { ExporterError, StorageError } from '../../../shared/core/errors';
 import { EventBridgePublisher } from '../../../shared/events/event-bridge';
-import { classifyFailure } from '../../../shared/jobs/failure';
-import { JobStatusStore } from '../../../shared/jobs/job-status';
+import { classifyFailure } from '../../../shared/job/failure';
+import { JobStatusStore } from '../../../shared/job/status/job-status';
 import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { ledgerKey, type Ledger } from '../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { exhaustedError, httpError } from '../../../shared/planning-api/client-errors';
 import { describeSource } from '../../../shared/planning-api/credentials';
-import { parseReportDefinition } from '../../../shared/report/definition';
-import { createExportClient } from '../../../shared/report/export-report';
-import { runExport } from '../../../shared/report/run-export';
+import { parseReportDefinition } from '../../../shared/report/definition/definition';
+import { createExportClient } from '../../../shared/report/run/export-report';
+import { runExport } from '../../../shared/report/run/run-export';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { S3Storage } from '../../../shared/storage/s3-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -73,17 +73,18 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'policy'], ['ChannelDeliveryError', false], ['ChannelDeliveryError', 'policy']],
   'shared/core/config.ts': [['ConfigError', false]],
   // A push that failed midway: as the write's own failure says.
+  'shared/definitions/catalog.ts': [['ReportDefinitionError', false]],
   'shared/definitions/definition-store.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['StorageError', 'cause']],
   'shared/definitions/scheduler-client.ts': [['ScheduleError', 'aws']],
   'shared/definitions/stored-definition.ts': [['ReportDefinitionError', false]],
   'shared/email/ses-mailer.ts': [['EmailDeliveryError', 'aws'], ['EmailDeliveryError', false], ['EmailDeliveryError', false], ['EmailDeliveryError', false]],
   'shared/events/event-bridge.ts': [['EventPublishError', 'aws']],
-  'shared/jobs/run-job.ts': [['RetryableExportError', true]],
-  'shared/jobs/stages/deliver-email.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
-  'shared/jobs/step-functions-starter.ts': [['ExporterError', 'aws']],
-  'shared/jobs/job-status.ts': [['StorageError', false], ['StorageError', true]],
-  'shared/jobs/resolve-definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
-  'shared/jobs/suppressions.ts': [['StorageError', false], ['StorageError', true]],
+  'shared/job/run-job.ts': [['RetryableExportError', true]],
+  'shared/job/stages/deliver-email.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
+  'shared/fan-out/step-functions-starter.ts': [['ExporterError', 'aws']],
+  'shared/job/status/job-status.ts': [['StorageError', false], ['StorageError', true]],
+  'shared/job/stages/resolve-definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
+  'shared/messages/recipients/suppressions.ts': [['StorageError', false], ['StorageError', true]],
   'shared/ledger/dynamodb-ledger.ts': [['StorageError', 'aws'], ['StorageError', false], ['StorageError', false]],
   'shared/ledger/local-ledger.ts': [['StorageError', false], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs']],
   'shared/links/link-token.ts': [['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['LinkTokenError', false]],
@@ -94,7 +95,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/planning-api/client.ts': [['SchemaMismatchError', false]],
   'shared/planning-api/paging.ts': [['PlanningApiError', false], ['PlanningApiError', false]],
   'shared/planning-api/parse.ts': [['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false]],
-  'shared/planning-api/requester.ts': [['NotFoundError', false]],
+  'shared/planning-api/transport/requester.ts': [['NotFoundError', false]],
   'shared/render/output-error.ts': [['StorageError', 'cause'], ['StorageError', true]],
   'shared/render/sink-lifecycle.ts': [['ExporterError', false]],
   'shared/render/xlsx/exceljs-internals/charts.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
@@ -103,15 +104,15 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/render/xlsx/exceljs-internals/sheet-order.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/render/xlsx/exceljs-internals/writer.ts': [['ExporterError', false], ['ExporterError', false]],
   'shared/render/xlsx/workbook.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
-  'shared/report/definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
+  'shared/report/definition/definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   // Every problem of the plan, listed at once: the same definition fails the same way again.
-  'shared/report/export-plan.ts': [['ReportPlanError', false]],
-  'shared/report/export-settings.ts': [['ConfigError', false]],
-  'shared/report/latest-pointer.ts': [['StorageError', true]],
-  'shared/report/run-attempt.ts': [['LeaseLostError', false], ['StorageError', false]],
-  'shared/report/run-export.ts': [['StorageError', false]],
-  'shared/report/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', false], ['StorageError', true], ['StorageError', true], ['StorageError', true]],
-  'shared/report/run-writer.ts': [['StorageError', true]],
+  'shared/report/plan/export-plan.ts': [['ReportPlanError', false]],
+  'shared/report/definition/export-settings.ts': [['ConfigError', false]],
+  'shared/report/run/latest-pointer.ts': [['StorageError', true]],
+  'shared/report/run/run-attempt.ts': [['LeaseLostError', false], ['StorageError', false]],
+  'shared/report/run/run-export.ts': [['StorageError', false]],
+  'shared/report/run/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', false], ['StorageError', true], ['StorageError', true], ['StorageError', true]],
+  'shared/report/run/run-writer.ts': [['StorageError', true]],
   'shared/secrets/credentials-file.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
   'shared/secrets/secret-document.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
   'shared/secrets/secret-source.ts': [['CredentialsError', 'aws'], ['CredentialsError', false], ['CredentialsError', false]],

@@ -8,7 +8,7 @@ import { silentLog } from '../../../shared/core/logger';
 import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import type { Ledger } from '../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
-import { RunLease } from '../../../shared/report/run-lease';
+import { RunLease } from '../../../shared/report/run/run-lease';
 import { startDynalite, type DynaliteHandle } from '../../support/dynalite';
 
 /** The same rules for both adapters: DynamoDB (dynalite enforces ConditionExpression) and a local directory. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlanningApiClient, toArray } from '../../../shared/planning-api';
-import type { PlanningSource } from '../../../shared/report/planning-source';
+import type { PlanningSource } from '../../../shared/report/plan/planning-source';
 import { sendJson, startServer, testCredentials, type TestServer } from './test-server';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBody } from '../../../shared/planning-api/http-transport';
+import { decodeBody } from '../../../shared/planning-api/transport/http-transport';
 
 /** decodeBody reads a response body exactly as `response.text()` would. */
 describe('decodeBody', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReportDefinitionError } from '../../../../shared/core/errors';
 import { minimumAgeMs } from '../../../../shared/report/changes/baseline';
-import { parseReportDefinition } from '../../../../shared/report/definition';
+import { parseReportDefinition } from '../../../../shared/report/definition/definition';
 
 const def = (changes: unknown) => ({ name: 'weekly', datasets: { risks: {} }, changes });
 

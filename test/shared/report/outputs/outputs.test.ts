@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Dataset } from '../../../../shared/report/dataset';
-import type { ManifestFile } from '../../../../shared/report/manifest';
+import type { Dataset } from '../../../../shared/report/dataset/dataset';
+import type { ManifestFile } from '../../../../shared/report/manifest/manifest';
 import { openOutputs } from '../../../../shared/report/outputs/index';
 import type { FinishedRun, OutputContext, OutputFactory } from '../../../../shared/report/outputs/output';
 import type { TableDefinition, TableRow, TableSink } from '../../../../shared/table/table';

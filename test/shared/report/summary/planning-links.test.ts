@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReportDefinitionError } from '../../../../shared/core/errors';
-import { parseReportDefinition } from '../../../../shared/report/definition';
+import { parseReportDefinition } from '../../../../shared/report/definition/definition';
 import { planningLink, templateProblem } from '../../../../shared/report/summary/planning-links';
 
 describe('links into the planning tool', () => {

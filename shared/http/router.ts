@@ -1,0 +1,306 @@
+import type { Ledger } from '../ledger/ledger';
+import { unsubscribeAction, unsubscribePage } from './unsubscribe';
+import type { Clock } from '../core/clock';
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
+import { resolveLink } from '../links/link-redirect';
+import { LINK_TOKEN_PUBLIC_MESSAGE, type LinkVerificationKeys } from '../links/link-token';
+import type { PresignGet } from '../links/presign';
+import type { Storage } from '../storage/storage';
+import { errorMessage, ReportDefinitionError } from '../core/errors';
+import type { Log } from '../core/logger';
+import { manifestSchema } from '../report/manifest/manifest';
+import { EXPORT_ID_PATTERN, type JobStatusStore } from '../job/status/job-status';
+import type { JobLauncher } from '../job/request';
+import type { DefinitionCatalog } from '../definitions/catalog';
+import { configuredDefinition, resolveDefinition, type InlinePolicy } from '../job/stages/resolve-definition';
+import { createRunPageToken, verifyRunPageToken } from '../links/run-page-token';
+import { DEFAULT_REDIRECT_TTL_SECONDS } from '../links/link-redirect';
+import { findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from './run-link';
+import { renderRunPage, renderRunStatus } from './run-page';
+
+/** The HTTP request as the API needs it, independent of the API Gateway payload version. */
+export interface ApiRequest {
+  readonly method: string;
+  /** The matched route, e.g. `POST /exports`, `GET /exports/{id}`, `GET /links/{token}` (HEAD requests match GET routes). */
+  readonly route: string;
+  readonly pathParameters: Readonly<Record<string, string | undefined>>;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly body: string | undefined;
+  readonly requestId: string;
+}
+
+export interface ApiResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+export interface ApiDependencies {
+  readonly definitions: DefinitionCatalog;
+  readonly jobs: JobStatusStore;
+  readonly launcher: JobLauncher;
+  readonly storage: Storage;
+  readonly presign: PresignGet;
+  readonly linkKeys: () => Promise<LinkVerificationKeys>;
+  /** Public base URL of this API, for status URLs. */
+  readonly apiBaseUrl: string;
+  readonly log: Log;
+  /** Whether (and how) inline definitions are accepted; default: off. */
+  readonly inline?: InlinePolicy;
+  /** The door's clock (core/clock.ts). */
+  readonly now: Clock;
+  readonly newId?: () => string;
+  /** Lifetime of the download links in a status answer. */
+  readonly presignedSeconds?: number;
+  /** The ledger of the report's unsubscribed recipients (`/unsubscribe/{token}`); without it those routes answer 404. */
+  readonly suppressions?: Ledger;
+  /** Run links (`GET /run/{token}`); without them those routes answer 404. */
+  readonly runLinks?: Pick<RunLinkDependencies, 'ledger' | 'isRevoked' | 'reuseMinutes' | 'startLimit' | 'staleAfterMs'>;
+}
+
+const startExportSchema = z.strictObject({
+  report: z.string().min(1).max(64).optional(),
+  overrides: z.record(z.string(), z.unknown()).optional(),
+  definition: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * Every link and run-link token is base64url "." base64url. Anything else (a stray percent escape, a
+ * lone surrogate, which encodeURIComponent cannot even encode) is refused before it is used.
+ */
+const TOKEN_ALPHABET = /^[A-Za-z0-9_.-]{1,4096}$/;
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResponse {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+function badRequest(message: string, issues: readonly { path: string; message: string }[]): ApiResponse {
+  return json(400, { message, issues });
+}
+
+/** The e-mail's unsubscribe link: the page (GET) or the change (POST), unsubscribe.ts. */
+async function unsubscribeRoute(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const token = request.pathParameters.token;
+  if (!deps.suppressions || token === undefined) return json(404, { message: 'no such route' });
+  const unsubscribe = { ledger: deps.suppressions, linkKeys: deps.linkKeys, now: deps.now, log: deps.log };
+  return request.method === 'POST' ? unsubscribeAction(token, request.body, unsubscribe) : unsubscribePage(token, unsubscribe);
+}
+
+/**
+ * The export API: start an export (202, the work runs asynchronously because reports take longer
+ * than API Gateway's 29 seconds), read its status with download links, and follow an e-mail link.
+ * Every failure is mapped here to a status code and a safe message; nothing internal is echoed.
+ */
+export async function handleApiRequest(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const token = request.pathParameters.token;
+  if (token !== undefined && !TOKEN_ALPHABET.test(token)) return malformedToken(request, deps);
+  try {
+    switch (request.route) {
+      case 'POST /exports':
+        return await startExport(request, deps);
+      case 'GET /exports/{id}':
+        return await exportStatus(request.pathParameters.id, deps);
+      case 'GET /links/{token}':
+        return await followLink(request.pathParameters.token, deps);
+      case 'GET /run/{token}':
+        return await runPage(request, deps);
+      case 'POST /run/{token}':
+        return await startFromRunPage(request, deps);
+      case 'GET /run/{token}/status':
+        return await runStatus(request, deps);
+      case 'GET /run/{token}/download':
+        return await runDownload(request, deps);
+      case 'GET /unsubscribe/{token}':
+      case 'POST /unsubscribe/{token}':
+        return await unsubscribeRoute(request, deps);
+      default:
+        return json(404, { message: 'no such route' });
+    }
+  } catch (error) {
+    if (request.route.includes(' /run/')) return runPageError(request, deps, error);
+    deps.log.error('request failed', {
+      route: request.route,
+      requestId: request.requestId,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    return json(500, { message: 'internal error; quote this request id to the operators', requestId: request.requestId });
+  }
+}
+
+async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  let body: unknown;
+  try {
+    body = JSON.parse(request.body ?? '');
+  } catch {
+    return badRequest('the request body must be JSON', [{ path: '(body)', message: 'not valid JSON' }]);
+  }
+  const parsed = startExportSchema.safeParse(body);
+  if (!parsed.success) {
+    return badRequest(
+      'the request body is invalid',
+      parsed.error.issues.map((i) => ({
+        path: i.path.length > 0 ? i.path.map(String).join('.') : '(body)',
+        message: i.code === 'unrecognized_keys' ? `unknown field(s) ${i.keys.join(', ')}` : i.message,
+      })),
+    );
+  }
+  let reportName: string;
+  try {
+    reportName = resolveDefinition(parsed.data, await configuredDefinition(parsed.data, deps.definitions), deps.inline).name;
+  } catch (error) {
+    if (error instanceof ReportDefinitionError) {
+      deps.log.warn('export request refused', { requestId: request.requestId, error: error.message });
+      return badRequest(error.message, error.issues);
+    }
+    throw error;
+  }
+  const now = deps.now();
+  const id = (deps.newId ?? randomUUID)();
+  await deps.jobs.put({ id, report: reportName, status: 'queued', createdAt: now.toISOString(), updatedAt: now.toISOString() });
+  try {
+    await deps.launcher.launch({ ...parsed.data, exportId: id, source: 'api' });
+  } catch (error) {
+    deps.log.error('could not start the export job', { exportId: id, error: errorMessage(error) });
+    await deps.jobs.update(id, { status: 'failed', error: 'the export could not be started; try again' }, now);
+    return json(503, { message: 'the export could not be started; try again', id });
+  }
+  const statusUrl = `${deps.apiBaseUrl.replace(/\/+$/, '')}/exports/${id}`;
+  return json(202, { id, status: 'queued', report: reportName, statusUrl }, { location: statusUrl });
+}
+
+async function exportStatus(id: string | undefined, deps: ApiDependencies): Promise<ApiResponse> {
+  if (!id || !EXPORT_ID_PATTERN.test(id)) {
+    return badRequest('the export id is malformed', [{ path: 'id', message: 'expected the id returned by POST /exports' }]);
+  }
+  const status = await deps.jobs.get(id);
+  if (!status) return json(404, { message: `no export with id "${id}"` });
+  if (status.status !== 'succeeded' || !status.manifestKey) return json(200, status);
+  const bytes = await deps.storage.getObject(status.manifestKey);
+  if (!bytes) return json(200, { ...status, status: 'failed', error: 'the files of this export have expired' });
+  const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+  const folder = status.manifestKey.slice(0, status.manifestKey.lastIndexOf('/'));
+  const seconds = deps.presignedSeconds ?? 3600;
+  const expiresAt = new Date(deps.now().getTime() + seconds * 1000).toISOString();
+  const files = await Promise.all(
+    manifest.files.map(async (f) => ({
+      ...f,
+      url: await deps.presign(`${folder}/${f.path}`, { expiresInSeconds: seconds, downloadName: f.path }),
+      urlExpiresAt: expiresAt,
+    })),
+  );
+  return json(200, { ...status, generatedAt: manifest.generatedAt, summary: manifest.summary, files });
+}
+
+async function followLink(token: string | undefined, deps: ApiDependencies): Promise<ApiResponse> {
+  const forbidden = json(403, { message: LINK_TOKEN_PUBLIC_MESSAGE });
+  if (!token) return forbidden;
+  const resolution = await resolveLink(token, {
+    keys: await deps.linkKeys(),
+    presign: deps.presign,
+    log: deps.log,
+    now: deps.now(),
+  });
+  if (resolution.status === 403) return forbidden;
+  return {
+    statusCode: 302,
+    headers: { location: resolution.location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+    body: '',
+  };
+}
+
+function runLinkDeps(deps: ApiDependencies): RunLinkDependencies | undefined {
+  if (!deps.runLinks) return undefined;
+  return {
+    ...deps.runLinks,
+    definitions: deps.definitions,
+    jobs: deps.jobs,
+    launcher: deps.launcher,
+    storage: deps.storage,
+    linkKeys: deps.linkKeys,
+    log: deps.log,
+    now: deps.now,
+    ...(deps.newId && { newId: deps.newId }),
+  };
+}
+
+/**
+ * `GET /run/{token}` shows and never starts: the export running for the report, a fresh one to
+ * reuse, or the "Get a fresh copy" button; with `?export=<id>` it shows that export.
+ */
+async function runPage(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const runDeps = runLinkDeps(deps);
+  if (!runDeps) return json(404, { message: 'no such route' });
+  const token = request.pathParameters.token;
+  const exportId = request.query?.export;
+  const view = exportId === undefined ? await viewRunLink(token, runDeps) : await showRun(token, exportId, runDeps);
+  // A reusable copy found on opening the link downloads at once, as the export's own page does.
+  return renderPage(view, token, deps, { download: exportId === undefined || request.query?.download === '1' });
+}
+
+/**
+ * `POST /run/{token}` (the page's button, form-encoded `page=<page token>`): starts, joins or
+ * reuses, then sends the browser to the export's own page (303, so a reload does not post again).
+ * Without a valid page token nothing starts: the page is shown again with a fresh one.
+ */
+async function startFromRunPage(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const runDeps = runLinkDeps(deps);
+  if (!runDeps) return json(404, { message: 'no such route' });
+  const token = request.pathParameters.token;
+  const pageToken = new URLSearchParams(request.body ?? '').get('page') ?? undefined;
+  const now = deps.now();
+  if (token === undefined || !verifyRunPageToken(pageToken, token, await deps.linkKeys(), now)) {
+    deps.log.warn('run link start refused', { reason: pageToken === undefined ? 'no-page-token' : 'bad-page-token', requestId: request.requestId });
+    return renderPage(await viewRunLink(token, runDeps), token, deps);
+  }
+  const view = await startRunLink(token, runDeps);
+  if (view.state !== 'running' && view.state !== 'done' && view.state !== 'failed') return renderPage(view, token, deps);
+  const location = `${encodeURIComponent(token)}?export=${encodeURIComponent(view.exportId)}&download=1`;
+  return { statusCode: 303, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
+}
+
+/** `GET /run/{token}/download?export=<id>&file=<path>`: the run link is checked, then a short-lived redirect. */
+async function runDownload(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const runDeps = runLinkDeps(deps);
+  if (!runDeps) return json(404, { message: 'no such route' });
+  const token = request.pathParameters.token;
+  const found = await findRunDownload(token, request.query?.export, request.query?.file, runDeps);
+  if (found.state === 'refused') return renderPage({ state: 'refused' }, token, deps);
+  if (found.state === 'gone') {
+    return { ...(await renderPage(await viewRunLink(token, runDeps), token, deps)), statusCode: 404 };
+  }
+  const location = await deps.presign(found.key, { expiresInSeconds: DEFAULT_REDIRECT_TTL_SECONDS, downloadName: found.name });
+  return { statusCode: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
+}
+
+/** The HTML page, with a fresh page token for its form when it has one. */
+async function renderPage(view: RunView, token: string | undefined, deps: ApiDependencies, options: { download?: boolean } = {}): Promise<ApiResponse> {
+  // A form wherever the page offers a fresh copy: nothing to show, a failure, or an export from earlier.
+  const withForm = token !== undefined && (view.state === 'ready' || view.state === 'failed' || (view.state === 'done' && !view.fresh));
+  const now = deps.now();
+  const pageToken = withForm ? createRunPageToken(token, (await deps.linkKeys()).current, now) : undefined;
+  return renderRunPage(view, token ?? '', { ...options, ...(pageToken !== undefined && { pageToken }) });
+}
+
+async function runStatus(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const runDeps = runLinkDeps(deps);
+  if (!runDeps) return json(404, { message: 'no such route' });
+  return renderRunStatus(await showRun(request.pathParameters.token, request.query?.export, runDeps));
+}
+
+/** A token that cannot be a token: 400, the refusal page for people, JSON for the link route. */
+function malformedToken(request: ApiRequest, deps: ApiDependencies): ApiResponse {
+  deps.log.warn('request refused', { route: request.route, requestId: request.requestId, reason: 'malformed-token' });
+  if (!request.route.includes(' /run/')) return json(400, { message: 'the link is malformed; copy it again from the e-mail' });
+  return { ...renderRunPage({ state: 'refused' }, ''), statusCode: 400 };
+}
+
+/** People get a page, not a JSON error: the same "try again" page as a failed export, no internals. */
+function runPageError(request: ApiRequest, deps: ApiDependencies, error: unknown): ApiResponse {
+  deps.log.error('run link request failed', { route: request.route, requestId: request.requestId, error: errorMessage(error) });
+  const view = { state: 'failed', exportId: '', title: 'Fresh export' } as const;
+  const page = request.route.endsWith('/status') ? renderRunStatus(view) : renderRunPage(view, request.pathParameters.token ?? '');
+  return { ...page, statusCode: 500 };
+}

@@ -1,0 +1,362 @@
+import type { Clock } from '../core/clock';
+import { randomUUID } from 'node:crypto';
+import { errorMessage, LinkTokenError } from '../core/errors';
+import type { Log } from '../core/logger';
+import { linkTokenFailure, type LinkVerificationKeys } from '../links/link-token';
+import { verifyRunLinkToken, type RunLinkClaims } from '../links/run-link-token';
+import { cellText } from '../email/email-format';
+import { canonicalLocale, DEFAULT_LOCALE, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
+import { manifestSchema, type Manifest } from '../report/manifest/manifest';
+import { summaryFromManifest } from '../report/summary/run-summary';
+import { fileForPeople, REGISTRY, type FileForPeople, type Registry } from '../report/registry';
+import type { Storage } from '../storage/storage';
+import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from '../job/status/job-status';
+import type { JobLauncher } from '../job/request';
+import type { DefinitionCatalog } from '../definitions/catalog';
+import { lookupReport } from '../definitions/catalog';
+import type { RunLinkLedger, RunSlot, StartLimit } from './run-link-ledger';
+
+/**
+ * The logic behind the run-link routes. A GET only shows (viewRunLink): the export running for the
+ * token's report, one that finished less than `reuseMinutes` ago, or a page with a "Get a fresh
+ * copy" button; mail scanners fetch every link in a message, so a GET must never start anything.
+ * The button's POST acts (startRunLink): it starts an export, joins the one already running for
+ * that report, or reuses a fresh one. The report's slot in the ledger is taken by one conditional
+ * write before anything is counted, so racing opens start one export and count one start; joining
+ * and reusing cost none (run-link-ledger.ts). Every outcome is a RunView, which run-page.ts renders
+ * as HTML or JSON; nothing internal reaches a view.
+ */
+export interface RunLinkDependencies {
+  /** The configured reports (a run link names one); only `title`, `timeZone` and `locale` are read here. */
+  readonly definitions: DefinitionCatalog;
+  readonly jobs: JobStatusStore;
+  readonly launcher: JobLauncher;
+  readonly storage: Storage;
+  readonly ledger: RunLinkLedger;
+  /** Revocation as status polls see it: may be cached for a minute (RevocationCache). */
+  readonly isRevoked?: (linkId: string) => Promise<boolean>;
+  readonly linkKeys: () => Promise<LinkVerificationKeys>;
+  readonly log: Log;
+  readonly reuseMinutes: number;
+  readonly startLimit: StartLimit;
+  /** A queued or running job whose status has not changed for this long is dead (export timeout + margin). */
+  readonly staleAfterMs: number;
+  /** The door's clock (core/clock.ts). */
+  readonly now: Clock;
+  readonly newId?: () => string;
+}
+
+export interface RunFile extends FileForPeople {
+  /** The name it is saved under (downloadName). */
+  readonly name: string;
+  readonly format: string;
+  readonly bytes: number;
+  /**
+   * Relative to the run page (`/run/{token}`): `<token>/download?export=<id>&file=<path>`, which
+   * checks the run link (revocation included) at every click before it redirects to S3.
+   */
+  readonly href: string;
+}
+
+export interface RunProgress {
+  readonly datasetsDone: number;
+  readonly datasetsTotal: number;
+  readonly rows: number;
+}
+
+/** A headline figure of a finished export, as the e-mail writes it in the report's locale ("Open risks", "58", "−2 since 16/11/2026"). */
+export interface RunFigure {
+  readonly label: string;
+  readonly value: string;
+  readonly delta?: string | undefined;
+}
+
+export type RunView =
+  | { readonly state: 'refused' }
+  /** `gone`: the page was opened for an export that is no longer kept (a bookmark); the link itself is valid. */
+  | { readonly state: 'ready'; readonly title: string; readonly gone?: boolean }
+  | { readonly state: 'limited'; readonly retryAfterSeconds: number; readonly title: string }
+  | {
+      readonly state: 'running';
+      readonly exportId: string;
+      readonly title: string;
+      readonly progress: RunProgress | undefined;
+      /** The report's locale (BCP 47) for the row count; absent: DEFAULT_LOCALE. */
+      readonly locale?: string | undefined;
+    }
+  | {
+      readonly state: 'done';
+      readonly exportId: string;
+      readonly title: string;
+      readonly finishedAt: string;
+      /** The report's zone: the page shows times as its readers' e-mails and workbooks do. */
+      readonly timeZone: string;
+      /** The report's locale (BCP 47): the page writes dates and figures as its readers' e-mails do; absent: DEFAULT_LOCALE. */
+      readonly locale?: string | undefined;
+      /** Finished within the reuse window: "your fresh copy"; an older one (a bookmark) says when it is from. */
+      readonly fresh: boolean;
+      readonly figures: readonly RunFigure[];
+      readonly files: readonly RunFile[];
+    }
+  | { readonly state: 'failed'; readonly exportId: string; readonly title: string };
+
+/** How often a lost race for the report's slot is retried before joining whatever holds it. */
+const SLOT_ATTEMPTS = 3;
+/**
+ * A slot whose job status does not exist yet belongs to a start in progress (the slot is taken
+ * first, the job written next); after this long without one, the starter died in between.
+ */
+const STARTING_GRACE_MS = 60_000;
+
+/** `GET /run/{token}`: the export to show (running, or finished and reusable), or the button. */
+export async function viewRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
+  const now = deps.now();
+  const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
+  if (!claims || token === undefined) return { state: 'refused' };
+  const joined = await joinable(claims, token, deps, now);
+  return joined?.view ?? { state: 'ready', title: titleOf(claims) };
+}
+
+/** `POST /run/{token}` (the button): start, join or reuse an export of the token's report. */
+export async function startRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
+  const now = deps.now();
+  const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
+  if (!claims || token === undefined) return { state: 'refused' };
+  const title = titleOf(claims);
+
+  for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
+    const joined = await joinable(claims, token, deps, now);
+    if (joined?.view) {
+      deps.log.info('run link joined an export', { report: claims.report, exportId: joined.slot?.exportId, state: joined.view.state, link: claims.jti });
+      return joined.view;
+    }
+    if (!(await deps.ledger.canStart(claims.jti, now, deps.startLimit))) return limited(claims, title, deps, now);
+    const id = (deps.newId ?? randomUUID)();
+    const at = now.toISOString();
+    // The slot first: of racing opens exactly one wins it, and only the winner counts a start and
+    // writes a job; the others join it on the next round (as "starting" until its job exists).
+    if (!(await deps.ledger.swapRun(claims.report, joined?.slot?.exportId, { exportId: id, startedAt: at }))) continue;
+    if (!(await deps.ledger.takeStart(claims.jti, now, deps.startLimit))) {
+      await deps.jobs.put({ id, report: claims.report, status: 'failed', createdAt: at, updatedAt: at, error: 'start limit reached' });
+      return limited(claims, title, deps, now);
+    }
+    await deps.jobs.put({ id, report: claims.report, status: 'queued', createdAt: at, updatedAt: at });
+    try {
+      await deps.launcher.launch({ report: claims.report, exportId: id, source: 'api' });
+    } catch (error) {
+      deps.log.error('run link could not start the export job', { exportId: id, error: errorMessage(error) });
+      await deps.jobs.update(id, { status: 'failed', error: 'the export could not be started; try again' }, now);
+      return { state: 'failed', exportId: id, title };
+    }
+    deps.log.info('run link started an export', { report: claims.report, exportId: id, link: claims.jti });
+    return { state: 'running', exportId: id, title, progress: undefined };
+  }
+  // Three lost races in a row: someone else is starting this report right now; show theirs.
+  const slot = await deps.ledger.currentRun(claims.report);
+  return slot ? { state: 'running', exportId: slot.exportId, title, progress: undefined } : { state: 'refused' };
+}
+
+/**
+ * What holds the report's slot, and its view when it is worth joining: running (or just being
+ * started), or finished less than `reuseMinutes` ago. `view` is undefined when a new export is due.
+ */
+async function joinable(
+  claims: AdmittedClaims,
+  token: string,
+  deps: RunLinkDependencies,
+  now: Date,
+): Promise<{ slot: RunSlot | undefined; view: RunView | undefined } | undefined> {
+  const slot = await deps.ledger.currentRun(claims.report);
+  if (!slot) return undefined;
+  const job = await deps.jobs.get(slot.exportId);
+  if (!job) {
+    const starting = now.getTime() - Date.parse(slot.startedAt) < STARTING_GRACE_MS;
+    return { slot, view: starting ? { state: 'running', exportId: slot.exportId, title: titleOf(claims), progress: undefined } : undefined };
+  }
+  if (job.report !== claims.report) return { slot, view: undefined };
+  const view = await viewOf(job, claims, token, deps, now);
+  const fresh = now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000;
+  return { slot, view: view.state === 'running' || (view.state === 'done' && fresh) ? view : undefined };
+}
+
+function limited(claims: AdmittedClaims, title: string, deps: RunLinkDependencies, now: Date): RunView {
+  deps.log.warn('run link start limit reached', { report: claims.report, link: claims.jti });
+  const windowEnd = (Math.floor(now.getTime() / deps.startLimit.windowMs) + 1) * deps.startLimit.windowMs;
+  return { state: 'limited', retryAfterSeconds: Math.ceil((windowEnd - now.getTime()) / 1000), title };
+}
+
+/**
+ * `GET /run/{token}/status?export=<id>` and the page of one export: the state of an export the
+ * token's report owns. One job-status read; revocation comes from `isRevoked` (cached).
+ */
+export async function showRun(token: string | undefined, exportId: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
+  const now = deps.now();
+  const claims = await admit(token, deps, now, deps.isRevoked ?? ((id) => deps.ledger.isRevoked(id)));
+  if (!claims || token === undefined || exportId === undefined || !EXPORT_ID_PATTERN.test(exportId)) return { state: 'refused' };
+  const job = await deps.jobs.get(exportId);
+  if (!job) {
+    // Just started by another open: the slot names it a moment before its job status exists.
+    const slot = await deps.ledger.currentRun(claims.report);
+    const starting = slot?.exportId === exportId && now.getTime() - Date.parse(slot.startedAt) < STARTING_GRACE_MS;
+    const title = titleOf(claims);
+    // A bookmarked page of an export whose record has expired: the link is valid, that copy is not kept.
+    return starting ? { state: 'running', exportId, title, progress: undefined } : { state: 'ready', title, gone: true };
+  }
+  // Another report's export id is refused exactly like a bad token: the link grants one report.
+  if (job.report !== claims.report) return { state: 'refused' };
+  return viewOf(job, claims, token, deps, now);
+}
+
+export type RunDownload = { readonly state: 'refused' } | { readonly state: 'gone' } | { readonly state: 'found'; readonly key: string; readonly name: string };
+
+/**
+ * `GET /run/{token}/download?export=<id>&file=<path>`: the storage key of one file of a finished
+ * export, checked at every click against the run link itself (signature, expiry, configuration and
+ * revocation, read from the ledger, not the cache), so revoking the run link stops its downloads at
+ * once; the caller redirects to a presigned URL that lives a few minutes. `gone`: not (or no
+ * longer) a file of a finished export of this report.
+ */
+export async function findRunDownload(
+  token: string | undefined,
+  exportId: string | undefined,
+  file: string | undefined,
+  deps: RunLinkDependencies,
+): Promise<RunDownload> {
+  const now = deps.now();
+  const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
+  if (!claims || exportId === undefined || !EXPORT_ID_PATTERN.test(exportId)) return { state: 'refused' };
+  const job = await deps.jobs.get(exportId);
+  if (!job || job.report !== claims.report) return { state: 'refused' };
+  if (job.status !== 'succeeded' || !job.manifestKey || file === undefined) return { state: 'gone' };
+  const bytes = await deps.storage.getObject(job.manifestKey);
+  const manifest = bytes ? manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8'))) : undefined;
+  const entry = manifest?.files.find((f) => f.path === file);
+  if (!manifest || !entry) return { state: 'gone' };
+  const title = titleOf(claims);
+  return {
+    state: 'found',
+    key: `${job.manifestKey.slice(0, job.manifestKey.lastIndexOf('/'))}/${entry.path}`,
+    name: downloadName(title, entry.path, fileForPeople(entry), manifest, timeZoneOf(claims)),
+  };
+}
+
+async function admit(
+  token: string | undefined,
+  deps: RunLinkDependencies,
+  now: Date,
+  isRevoked: (linkId: string) => Promise<boolean>,
+): Promise<AdmittedClaims | undefined> {
+  if (!token) return undefined;
+  let claims: RunLinkClaims;
+  try {
+    claims = verifyRunLinkToken(token, await deps.linkKeys(), now);
+  } catch (error) {
+    if (!(error instanceof LinkTokenError)) throw error;
+    // The token is a bearer credential: log why it was refused, never the token.
+    deps.log.warn('run link refused', { reason: linkTokenFailure(error) ?? 'unknown' });
+    return undefined;
+  }
+  const definition = await lookupReport(deps.definitions, claims.report);
+  if (typeof definition !== 'object' || definition === null) {
+    deps.log.warn('run link refused', { reason: 'report-not-configured', link: claims.jti });
+    return undefined;
+  }
+  if (await isRevoked(claims.jti)) {
+    deps.log.warn('run link refused', { reason: 'revoked', link: claims.jti });
+    return undefined;
+  }
+  return { ...claims, definition: definition as Readonly<Record<string, unknown>> };
+}
+
+async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, deps: RunLinkDependencies, now: Date): Promise<RunView> {
+  const title = titleOf(claims);
+  if (job.status === 'queued' || job.status === 'running') {
+    if (now.getTime() - Date.parse(job.updatedAt) > deps.staleAfterMs) return { state: 'failed', exportId: job.id, title };
+    return { state: 'running', exportId: job.id, title, progress: job.progress, locale: localeOf(claims) };
+  }
+  if (job.status === 'failed' || !job.manifestKey) return { state: 'failed', exportId: job.id, title };
+  const bytes = await deps.storage.getObject(job.manifestKey);
+  // The files have expired (bucket lifecycle): to the person this is a run to start again.
+  if (!bytes) return { state: 'failed', exportId: job.id, title };
+  const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+  const page = encodeURIComponent(token);
+  const timeZone = timeZoneOf(claims);
+  const href = (path: string) => `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(path)}`;
+  return {
+    state: 'done',
+    exportId: job.id,
+    title,
+    finishedAt: manifest.generatedAt,
+    timeZone,
+    locale: localeOf(claims),
+    fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
+    figures: headlineFigures(manifest, readerFormat(localeOf(claims), timeZone)),
+    files: runFiles(manifest, { title, timeZone, href }),
+  };
+}
+
+/** The files of a finished run as its page lists them, each named for people by its format (registry.ts). */
+export function runFiles(
+  manifest: Pick<Manifest, 'files' | 'generatedAt'>,
+  page: { readonly title: string; readonly timeZone: string; href(path: string): string },
+  registry: Registry = REGISTRY,
+): RunFile[] {
+  const files = manifest.files.map((file) => ({ file, shown: fileForPeople(file, registry) }));
+  // The primary file (the workbook) first: it is the button the page focuses and downloads.
+  files.sort((a, b) => Number(b.shown.primary) - Number(a.shown.primary));
+  return files.map(({ file, shown }) => ({
+    ...shown,
+    name: downloadName(page.title, file.path, shown, manifest, page.timeZone),
+    format: file.format,
+    bytes: file.bytes,
+    href: page.href(file.path),
+  }));
+}
+
+/** The figures the e-mail opens with (the Summary's headline lines), written the same way. */
+function headlineFigures(manifest: Manifest, format: ReaderFormat): RunFigure[] {
+  return summaryFromManifest(manifest)
+    .sections.filter((s) => s.role === 'headline' && !s.grid)
+    .flatMap((s) => s.lines)
+    .map((line) => ({ label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta }));
+}
+
+/**
+ * The name a browser saves a file under, for the person who downloads it:
+ * `Demo company – PI objective items – 2026-11-23.csv`, the workbook `Demo company – 2026-11-23.xlsx`.
+ */
+export function downloadName(
+  title: string,
+  path: string,
+  shown: Pick<FileForPeople, 'label' | 'primary'>,
+  manifest: Pick<Manifest, 'generatedAt'>,
+  timeZone: string,
+): string {
+  const file = path.split('/').pop() ?? path;
+  const dot = file.lastIndexOf('.');
+  const extension = dot > 0 ? file.slice(dot) : '';
+  const table = shown.primary ? undefined : shown.label;
+  const day = formatDateInZone(new Date(manifest.generatedAt), timeZone);
+  // A title may carry characters a file system refuses; they become a dash.
+  const safe = (text: string) => [...text].map((c) => (c < ' ' || '\\/:*?"<>|'.includes(c) ? '-' : c)).join('').trim();
+  return [safe(title), table && safe(table), day].filter(Boolean).join(' – ') + extension;
+}
+
+/** A verified token of a configured report, with that report's definition (as written). */
+type AdmittedClaims = RunLinkClaims & { readonly definition: Readonly<Record<string, unknown>> };
+
+function timeZoneOf(claims: AdmittedClaims): string {
+  const zone = claims.definition.timeZone;
+  return typeof zone === 'string' && zone.length > 0 ? zone : 'UTC';
+}
+
+/** The report's locale as its definition names it (a stored report was validated on upload); DEFAULT_LOCALE otherwise. */
+function localeOf(claims: AdmittedClaims): string {
+  const locale = claims.definition.locale;
+  return typeof locale === 'string' && localeProblem(locale) === undefined ? canonicalLocale(locale) : DEFAULT_LOCALE;
+}
+
+function titleOf(claims: AdmittedClaims): string {
+  const title = claims.definition.title;
+  return typeof title === 'string' && title.length > 0 ? title : claims.report;
+}

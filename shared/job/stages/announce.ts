@@ -1,0 +1,114 @@
+import { errorMessage } from '../../core/errors';
+import type { EventPublisher } from '../../events/report-events';
+import type { ReportDefinition } from '../../report/definition/definition';
+import type { ExportResult } from '../../report/run/run-export';
+import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from '../../messages/notices/failure-notice';
+import { noticeFieldChanges } from '../../messages/notices/field-notice';
+import { finalProgress } from '../status/job-progress';
+import type { JobStatusStore } from '../status/job-status';
+import type { ExportJobRequest } from '../request';
+import type { RunContext } from '../run-context';
+import { tableFilesDetail } from './table-event';
+import type { Mailer, MailPorts, RunDelivery } from './deliver';
+import { isScheduled } from './resolve';
+
+/**
+ * Stage 4 of a job, announce: the outcome goes where people and machines look for it. The event bus
+ * (ReportExported, ReportFailed), the on-demand job's status (what the run page and the API show),
+ * and, for scheduled runs, the owners: one e-mail when a report starts failing and one when it works
+ * again (failure-notice.ts). Announcing never fails a run that was published.
+ */
+export interface AnnouncePorts extends MailPorts {
+  readonly events: EventPublisher;
+  readonly jobs: JobStatusStore;
+  /** The reports bucket, named in ReportExported so a subscriber can fetch the files. */
+  readonly bucket?: string | undefined;
+}
+
+/** What is known of a job that failed: the definition may be missing (it could not be resolved). */
+export interface FailedJob {
+  readonly request: ExportJobRequest;
+  readonly report: string;
+  readonly runId: string;
+  readonly definition: ReportDefinition | undefined;
+}
+
+export async function announceSuccess(
+  job: { readonly request: ExportJobRequest; readonly definition: ReportDefinition },
+  result: ExportResult,
+  delivery: RunDelivery,
+  ports: AnnouncePorts,
+  context: RunContext,
+): Promise<void> {
+  const { request, definition } = job;
+  const { manifest } = result;
+  await ports.events.publish('ReportExported', {
+    report: definition.name,
+    runId: manifest.runId,
+    ...(request.exportId && { exportId: request.exportId }),
+    manifestKey: result.manifestKey,
+    ...(ports.bucket && { bucket: ports.bucket }),
+    rows: manifest.summary.rows,
+    files: manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
+    ...tableFilesDetail(manifest),
+    delivery: { sent: delivery.sent, reason: delivery.reason, channels: delivery.channels.map((c) => ({ type: c.type, status: c.status })) },
+  });
+  if (request.exportId) {
+    const datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
+    const progress = finalProgress(manifest.summary.rows, datasetsTotal);
+    await ports.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress, delivery: delivery.reason }, context.clock());
+  }
+  if (isScheduled(request)) {
+    await notifyOwners(definition, { runId: manifest.runId }, ports, context);
+    await tellFieldChanges(definition, result, ports, context);
+  }
+}
+
+/** The owners' one e-mail when the fields the API sends beyond the columns change (field-notice.ts). */
+async function tellFieldChanges(definition: ReportDefinition, result: ExportResult, ports: AnnouncePorts, context: RunContext): Promise<void> {
+  const from = definition.email?.from ?? ports.sender;
+  const mail = ports.mail;
+  if (!mail || !from) return;
+  await noticeFieldChanges(definition, result.manifest, { ledger: context.ledger, send: (email) => mail.send(email), from, log: context.log });
+}
+
+/** Tells every audience of the failure at once; none of them can stop the others. */
+export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts, 'runId'>, ports: AnnouncePorts, context: RunContext): Promise<void> {
+  const { request, definition } = job;
+  await Promise.allSettled([
+    isScheduled(request) && definition ? notifyOwners(definition, { runId: job.runId, ...failure }, ports, context) : Promise.resolve(),
+    ports.events.publish('ReportFailed', {
+      report: definition?.name ?? job.report,
+      runId: job.runId,
+      ...(request.exportId && { exportId: request.exportId }),
+      ...failure,
+    }),
+    request.exportId
+      ? ports.jobs.update(
+          request.exportId,
+          { status: 'failed', error: failure.retryable ? `${failure.reason} (this may pass if you start the export again)` : failure.reason },
+          context.clock(),
+        )
+      : Promise.resolve(),
+  ]);
+}
+
+/**
+ * Tells the owners that the report started failing or works again (once per streak, see
+ * failure-notice.ts). Never fails the job: a lost notification is logged, the export stands.
+ */
+async function notifyOwners(definition: ReportDefinition, outcome: { runId: string } | FailureFacts, ports: AnnouncePorts, context: RunContext): Promise<void> {
+  const from = definition.email?.from ?? ports.sender;
+  const mail = ports.mail;
+  if (!mail || !from) {
+    if (ownersOf(definition).length > 0) context.log.warn('no mail sender configured: the owners cannot be told', { report: definition.name });
+    return;
+  }
+  const noticeDeps = { ledger: context.ledger, send: (email: Parameters<Mailer['send']>[0]) => mail.send(email), from, log: context.log, now: context.clock() };
+  try {
+    if ('reason' in outcome) await noticeFailure(definition, outcome, noticeDeps);
+    else await noticeRecovery(definition, outcome.runId, noticeDeps);
+  } catch (error) {
+    context.log.error('failure notification failed', { report: definition.name, error: errorMessage(error) });
+  }
+}

@@ -1,0 +1,124 @@
+import type { ChannelResult } from '../../channels/deliver';
+import type { OutgoingEmail } from '../../email/ses-mailer';
+import type { LinkVerificationKeys } from '../../links/link-token';
+import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/manifest/delivery-decision';
+import type { ExportResult } from '../../report/run/run-export';
+import type { Outbox, RunRef } from '../../messages/outbox';
+import { deliverRunToChannels, type ChannelJobDependencies } from '../../messages/report-channels';
+import { emailRecipients } from './deliver-email';
+import type { RunContext } from '../run-context';
+import type { ResolvedJob } from './resolve';
+
+/**
+ * Stage 3 of a job, deliver: the run's e-mail and chat messages, each at most once per run (claimed
+ * in the ledger first, message-claim.ts), when the decision the run published in its manifest
+ * (`delivery`, docs/delivery.md) says they go out. The messages are built by the same functions for
+ * every door; only the transport differs: SES and the webhooks in AWS, the outbox (files) for the demo
+ * and `npm run export -- --outbox`, so what the demo writes is what a deployed stack sends.
+ */
+/** What a door without transports tells its user. */
+export const NO_TRANSPORT_HINT = 'npm run export -- --outbox <dir> writes them to files';
+
+export interface Mailer {
+  send(email: OutgoingEmail): Promise<unknown>;
+}
+
+/** Signs the long-lived file and run links of a message (`<baseUrl>/links/…`, `<baseUrl>/run/…`). */
+export interface LinkSigning {
+  readonly baseUrl: string;
+  keys(): Promise<LinkVerificationKeys>;
+}
+
+/** The mail transport and the configured sender, shared by the messages and the owners' notices. */
+export interface MailPorts {
+  /** The configured sender (MAIL_FROM); a definition's `email.from` comes first. */
+  readonly sender?: string | undefined;
+  readonly mail?: Mailer | undefined;
+}
+
+export interface DeliveryPorts extends MailPorts {
+  readonly links?: LinkSigning | undefined;
+  /** Needed only for definitions with chat channels (`delivery.channels`). */
+  readonly channels?: ChannelJobDependencies | undefined;
+  /** When set, messages are written here instead of sent. */
+  readonly outbox?: Outbox | undefined;
+}
+
+export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: DeliveryPorts, context: RunContext): Promise<RunDelivery> {
+  const { definition } = job;
+  const decision = publishedDecision(job, result);
+  const nothing = { sent: false, emailed: false, channels: [], written: [] };
+  if (!decision.send) return { ...nothing, reason: decision.reason };
+  if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) return { ...nothing, reason: NO_READERS };
+  if (!ports.outbox && !ports.mail && !ports.channels) {
+    // The command line without --outbox: nothing here could carry a message, which is no failure.
+    return { ...nothing, reason: `not sent: nothing here sends messages (${NO_TRANSPORT_HINT})` };
+  }
+  const run: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
+  const written: string[] = [];
+  const outbox = ports.outbox && recordingOutbox(ports.outbox, written);
+  const at = context.clock();
+  const channels = await deliverRunToChannels(definition, result, {
+    channels: ports.channels,
+    links: ports.links,
+    freshCopyLink: !job.inline,
+    deadline: context.settings.deadline,
+    ledger: context.ledger,
+    log: context.log,
+    now: at,
+    mail: ports.mail && { send: (email) => ports.mail!.send(email), from: ports.sender },
+    write: outbox && channelWriter(outbox, run, definition.delivery?.channels ?? []),
+  });
+  const mailed = await emailRecipients(job, result, { ...ports, outbox }, context, at);
+  const email = mailed.status;
+  const emailed = email === 'sent';
+  const sent = emailed || channels.some((c) => c.status !== 'failed');
+  const again = email !== 'sent' && channels.every((c) => c.status === 'skipped') && (email === 'skipped' || channels.length > 0);
+  const reason = `${again ? `not sent again: an earlier attempt of run ${run.runId} sent its messages` : decision.reason}${unsubscribedNote(mailed.suppressed)}`;
+  // The channels post at once; the list is read by people: the e-mail first, then by name.
+  const order = (path: string) => (/email\.[a-z]+$/.test(path) ? `0${path}` : `1${path}`);
+  return { sent, reason, emailed, channels, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
+}
+
+/** Whether the run's message went out and why (the decision's `reason`, or what happened instead). */
+export interface RunDelivery extends Pick<DeliveryDecision, 'reason'> {
+  /** Anything went out on this attempt: the e-mail (`emailed`) or a chat channel (`channels`). */
+  readonly sent: boolean;
+  readonly emailed: boolean;
+  readonly channels: readonly ChannelResult[];
+  /** Where the outbox put the messages (empty when they were sent). */
+  readonly written: readonly string[];
+}
+
+/** Said after the reason when some recipients asked not to be e-mailed this report (or bounced). */
+function unsubscribedNote(suppressed: number): string {
+  return suppressed === 0 ? '' : ` (${suppressed} ${suppressed === 1 ? 'recipient is' : 'recipients are'} not e-mailed: unsubscribed or bounced)`;
+}
+
+/**
+ * The decision the run published in its manifest; a manifest from before decisions were kept (a
+ * rerun of an old run) is decided now, by the same rule.
+ */
+function publishedDecision(job: ResolvedJob, result: ExportResult): DeliveryDecision {
+  const kept = result.manifest.delivery;
+  return kept ? { ...kept, when: kept.when as DeliveryDecision['when'] } : decideDelivery(job.definition, result);
+}
+
+function recordingOutbox(outbox: Outbox, written: string[]): Outbox {
+  return {
+    async write(run, name, body) {
+      const where = await outbox.write(run, name, body);
+      written.push(where);
+      return where;
+    },
+  };
+}
+
+/** `slack.json`, `teams.json`; `<type>-<field>.json` where a report posts to two channels of one type. */
+function channelWriter(outbox: Outbox, run: RunRef, targets: readonly { type: string }[]) {
+  return async (target: { type: string; webhook: { key: string } }, body: string) => {
+    const shared = targets.filter((t) => t.type === target.type).length > 1;
+    const field = target.webhook.key.replace(/[^A-Za-z0-9._-]+/g, '-');
+    await outbox.write(run, shared ? `${target.type}-${field}.json` : `${target.type}.json`, body);
+  };
+}

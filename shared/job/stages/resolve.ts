@@ -1,0 +1,104 @@
+import type { RunTrigger } from '../../report/changes/manifest-changes';
+import { parseReportDefinition, type ReportDefinition } from '../../report/definition/definition';
+import { deliveriesOf, sliceReportName } from '../../report/definition/slices';
+import type { ExportJobRequest } from '../request';
+import type { DefinitionCatalog } from '../../definitions/catalog';
+import { configuredDefinition, resolveDefinition, type InlinePolicy } from './resolve-definition';
+import { lookupReport } from '../../definitions/catalog';
+import type { RunIds } from '../run-context';
+
+/**
+ * Stage 1 of a job, resolve: which definition runs (a stored report, one given in a file, one
+ * delivery of a report, or an inline one), under which run id, compared with which earlier runs, and
+ * whether its messages may carry a run link. Decided once here; the later stages only read it.
+ */
+export interface ResolvePorts {
+  /** The configured reports: the definitions store in AWS, a fixed set (a file) on the command line. */
+  readonly definitions: DefinitionCatalog;
+  /** Whether (and how) inline definitions may run; default: off. */
+  readonly inline?: InlinePolicy | undefined;
+}
+
+/** The job as the later stages see it. */
+export interface ResolvedJob {
+  readonly request: ExportJobRequest;
+  readonly definition: ReportDefinition;
+  readonly runId: string;
+  /** Scheduled runs are compared with scheduled runs, on-demand ones with on-demand ones (docs/changes.md). */
+  readonly trigger: RunTrigger;
+  /** The `dt=` date of a scheduled run (its schedule's time); undefined: the run's first attempt. */
+  readonly runDate: Date | undefined;
+  /** The definition came with the request: it chooses neither sender nor subject, and gets no run link. */
+  readonly inline: boolean;
+}
+
+/** Scheduled runs have nobody watching: their owners are told of failures. On-demand callers see the status. */
+export function isScheduled(request: ExportJobRequest): boolean {
+  return request.exportId === undefined && (request.source === 'schedule' || request.scheduledTime !== undefined);
+}
+
+export function runTrigger(request: ExportJobRequest): RunTrigger {
+  return isScheduled(request) ? 'scheduled' : 'on-demand';
+}
+
+/** A run id that is the same for every attempt of one scheduled run or one API export. */
+export function jobRunId(request: ExportJobRequest, at: Date, ids: RunIds): string {
+  if (request.runId) return request.runId;
+  if (request.exportId) return request.exportId;
+  const scheduled = scheduledDate(request);
+  if (scheduled) return `s-${scheduled.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z')}`;
+  return ids.newRunId(at);
+}
+
+/** The report's name before its definition is read, for the failure of a job that cannot be resolved. */
+export function requestedName(request: ExportJobRequest): string {
+  const definition = request.definition;
+  if (request.report !== undefined) return request.report;
+  if (definition && typeof definition === 'object' && 'name' in definition && typeof definition.name === 'string') return definition.name;
+  return '(unnamed)';
+}
+
+export async function resolveJob(request: ExportJobRequest, runId: string, ports: ResolvePorts): Promise<ResolvedJob> {
+  const definition = resolveDefinition(request, await configuredDefinition(request, ports.definitions), ports.inline);
+  return { request, definition, runId, trigger: runTrigger(request), runDate: scheduledDate(request), inline: request.definition !== undefined };
+}
+
+/** One delivery of a report with deliveries, as a report of its own (report/definition/slices.ts). */
+export interface JobSlice {
+  readonly name: string;
+  readonly request: ExportJobRequest;
+  readonly definitions: DefinitionCatalog;
+}
+
+/**
+ * A scheduled (or manual) run of a configured report with deliveries runs its slices, one after
+ * another, each an ordinary run named `<report>--<delivery>` with its own folder, changes, message
+ * and failure notices. On-demand exports (an export id, overrides or an inline definition) export
+ * the report as a whole: undefined.
+ */
+export async function planSlices(request: ExportJobRequest, ports: ResolvePorts): Promise<JobSlice[] | undefined> {
+  if (request.report === undefined || request.definition !== undefined || request.exportId !== undefined || request.overrides !== undefined) return undefined;
+  let base: unknown;
+  try {
+    base = await ports.definitions.get(request.report);
+    if (deliveriesOf(base).length === 0) return undefined;
+    parseReportDefinition(base, `report "${request.report}"`);
+  } catch {
+    // The single run reads it again and reports the problem as every run does.
+    return undefined;
+  }
+  const report = request.report;
+  return deliveriesOf(base).map((delivery) => {
+    const name = sliceReportName(report, String(delivery.name));
+    // The slice's name is looked up again among the stored reports: a report stored under it would share its folder.
+    const definitions: DefinitionCatalog = { get: (n) => (n === name ? lookupReport(ports.definitions, n) : Promise.resolve(undefined)) };
+    return { name, request: { ...request, report: name }, definitions };
+  });
+}
+
+function scheduledDate(request: ExportJobRequest): Date | undefined {
+  if (!request.scheduledTime) return undefined;
+  const at = new Date(request.scheduledTime);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
+

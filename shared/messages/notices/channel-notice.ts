@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import type { ChannelResult } from '../../channels/deliver';
+import { channelOf } from '../../channels/channels';
+import { errorMessage } from '../../core/errors';
+import type { Log } from '../../core/logger';
+import { escapeHtml } from '../../email/email-content';
+import type { OutgoingEmail } from '../../email/ses-mailer';
+import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import type { ReportDefinition } from '../../report/definition/definition';
+import { notificationStateSchema, ownersOf, type NotificationState } from './failure-notice';
+
+/**
+ * A chat channel that stops taking the report is told once per failure streak, like a failing
+ * report (failure-notice.ts): the owners get one e-mail when it starts failing and one when it
+ * works again, however many runs fail in between. Without a mail sender or owners the log says it,
+ * also once. The streak lives in the ledger per report and webhook; one compare-and-swap decides
+ * which attempt tells.
+ */
+export interface ChannelNoticeDependencies {
+  readonly ledger: Ledger;
+  readonly send: ((email: OutgoingEmail) => Promise<unknown>) | undefined;
+  readonly from: string | undefined;
+  readonly log: Log;
+  readonly now: Date;
+}
+
+export type ChannelNoticeOutcome = 'told' | 'unchanged' | 'lost-race';
+
+export function channelNoticeKey(report: string, result: Pick<ChannelResult, 'type' | 'webhook'>): string {
+  return ledgerKey('notify', report, `channel ${result.type} ${result.webhook}`);
+}
+
+export async function noticeChannel(
+  definition: ReportDefinition,
+  result: ChannelResult,
+  runId: string,
+  deps: ChannelNoticeDependencies,
+): Promise<ChannelNoticeOutcome> {
+  const key = channelNoticeKey(definition.name, result);
+  const entry = await deps.ledger.get(key);
+  const parsed = entry && notificationStateSchema.safeParse(entry.value);
+  const previous = parsed?.success ? parsed.data : undefined;
+  const failing = result.status === 'failed';
+  if ((previous?.status === 'failing') === failing) return 'unchanged';
+  const state: NotificationState = {
+    status: failing ? 'failing' : 'ok',
+    since: deps.now.toISOString(),
+    runId,
+    ...(result.error !== undefined && { reason: result.error }),
+    writer: randomBytes(9).toString('base64url'),
+  };
+  if (!(await deps.ledger.put(key, state, entry?.version ?? 0))) return 'lost-race';
+  await tell(definition, result, previous, deps).catch((error: unknown) => {
+    // The streak stays recorded: a lost notice is logged rather than sent again on every run.
+    deps.log.error('could not tell the owners about the channel', { report: definition.name, channel: result.type, error: errorMessage(error) });
+  });
+  return 'told';
+}
+
+async function tell(definition: ReportDefinition, result: ChannelResult, previous: NotificationState | undefined, deps: ChannelNoticeDependencies): Promise<void> {
+  const title = definition.title ?? definition.name;
+  const label = channelOf(result.type)?.label ?? result.type;
+  const failing = result.status === 'failed';
+  const lines = failing
+    ? [
+        `The ${label} message of the report "${title}" could not be posted.`,
+        '',
+        `What failed: ${result.error ?? 'unknown'}`,
+        `Webhook: ${result.webhook}`,
+        '',
+        `What to do: check that the channel still exists and that the webhook URL in ${result.webhook} is current (replace it with put-secret-value if it was removed). The export itself was kept and the other channels were served.`,
+        '',
+        'You get this e-mail once per failure streak; another follows when the channel works again.',
+      ]
+    : [`The ${label} message of the report "${title}" is posted again.`, '', `Failing since: ${previous?.since ?? 'unknown'}`, 'Nothing to do.'];
+  const subject = failing ? `Report "${title}": ${label} delivery is failing` : `Report "${title}": ${label} delivery works again`;
+  const owners = ownersOf(definition);
+  const from = definition.email?.from ?? deps.from;
+  if (!deps.send || !from || owners.length === 0) {
+    const log = failing ? deps.log.error.bind(deps.log) : deps.log.info.bind(deps.log);
+    log(`${subject} (nobody to e-mail: no owners or no mail sender)`, { report: definition.name, channel: result.type, webhook: result.webhook });
+    return;
+  }
+  await deps.send({ from, to: owners, subject, text: `${lines.join('\n')}\n`, html: htmlOf(lines) });
+  deps.log.info('channel notice sent', { report: definition.name, channel: result.type, status: failing ? 'failing' : 'ok' });
+}
+
+function htmlOf(lines: readonly string[]): string {
+  const body = lines.map((l) => (l === '' ? '<br>' : `<p style="margin:0 0 4px 0">${escapeHtml(l)}</p>`)).join('\n');
+  return `<!doctype html><html><body style="font-family:sans-serif">${body}</body></html>`;
+}

@@ -1,0 +1,125 @@
+import { renderReportEmail, type ReportEmailLink } from '../email/email-content';
+import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
+import { fitsAsAttachment } from '../email/ses-mailer';
+import { createLinkToken, type LinkKey } from '../links/link-token';
+import { createRunLinkToken, messageRunLinkId } from '../links/run-link-token';
+import { createUnsubscribeToken } from '../links/unsubscribe-token';
+import type { Storage } from '../storage/storage';
+import { changesDigest } from '../report/changes/digest';
+import type { ReportDefinition } from '../report/definition/definition';
+import type { ExportResult } from '../report/run/run-export';
+import { fileForPeople, REGISTRY, type Registry } from '../report/registry';
+import { emailTrends } from '../report/trends/email';
+import { readerFormat } from '../core/format';
+
+const DAY_MS = 86_400_000;
+
+/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`, each named for people by its format (registry.ts). */
+export function fileLinks(
+  result: ExportResult,
+  options: { linkBaseUrl: string; key: LinkKey; expiresAt: Date; now: Date },
+  registry: Registry = REGISTRY,
+): ReportEmailLink[] {
+  const base = options.linkBaseUrl.replace(/\/+$/, '');
+  return result.manifest.files.map((file) => ({
+    ...fileForPeople(file, registry),
+    bytes: file.bytes,
+    url: `${base}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
+  }));
+}
+
+/** The "get a fresh copy" run link of a run's message (`<baseUrl>/run/<token>`), the same for every attempt of the run. */
+export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId: string; message: string; expiresAt: Date; key: LinkKey; now: Date }): string {
+  const id = messageRunLinkId(link.report, link.runId, link.message);
+  return `${link.baseUrl.replace(/\/+$/, '')}/run/${createRunLinkToken({ report: link.report, expiresAt: link.expiresAt, id }, link.key, link.now).token}`;
+}
+
+/**
+ * The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked
+ * and small. `inline`: the definition came with the request, not from the operators, so it chooses
+ * neither sender nor subject: the subject is the default one of its (prefixed, slug) name and the
+ * sender is the configured one. Its title is shown in the body only (the Summary's title): even
+ * quoted and cut, a caller's text in the subject line ("URGENT: reset your password") reads as the
+ * organisation speaking.
+ */
+export async function buildReportEmail(
+  definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
+  result: ExportResult,
+  options: ReportEmailOptions,
+): Promise<OutgoingEmail> {
+  return (await reportEmailFor(definition, result, options))();
+}
+
+export interface ReportEmailOptions {
+  readonly from: string;
+  readonly linkBaseUrl: string;
+  readonly key: LinkKey;
+  readonly now: Date;
+  readonly storage: Storage;
+  readonly freshCopyLink?: boolean;
+  readonly inline?: boolean;
+  readonly registry?: Registry;
+}
+
+/**
+ * The run's e-mail, ready to be addressed: called with a recipient, the message to that address
+ * alone, with its own unsubscribe link in the footer and in `List-Unsubscribe` /
+ * `List-Unsubscribe-Post` (RFC 8058 one-click: the large mailbox providers ask it of bulk senders);
+ * called without, one message to every recipient (previews, tests). The workbook is read once.
+ */
+export async function reportEmailFor(
+  definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
+  result: ExportResult,
+  options: ReportEmailOptions,
+): Promise<(recipient?: string) => OutgoingEmail> {
+  const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
+  const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.registry);
+  const base = options.linkBaseUrl.replace(/\/+$/, '');
+  // A run link of the configured report, valid as long as the file links (inline definitions have none).
+  const freshCopyUrl = options.freshCopyLink
+    ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now })
+    : undefined;
+  // The run's locale and zone, resolved once: every figure and date of the message is written by it.
+  const format = readerFormat(definition.locale, definition.timeZone);
+  const content = {
+    reportName: options.inline ? definition.name : (definition.title ?? definition.name),
+    generatedAt: new Date(result.manifest.generatedAt),
+    format,
+    ...(!options.inline && definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
+    summary: result.summary,
+    links,
+    linksExpireAt: expiresAt,
+    changes: changesDigest(result.changes, format),
+    trends: result.trends && emailTrends(result.trends),
+    runId: result.manifest.runId,
+    freshCopyUrl,
+  };
+  const attachments = await attachedWorkbook(definition, result, options);
+  const from = options.inline ? options.from : (definition.email.from ?? options.from);
+  return (recipient) => {
+    if (recipient === undefined) {
+      const cc = definition.email.cc;
+      return { from, to: definition.email.to, ...(cc && { cc }), ...renderReportEmail(content), ...(attachments.length > 0 && { attachments }) };
+    }
+    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: recipient }, options.key, options.now)}`;
+    return {
+      from,
+      to: [recipient],
+      ...renderReportEmail({ ...content, unsubscribeUrl }),
+      ...(attachments.length > 0 && { attachments }),
+      headers: [
+        { name: 'List-Unsubscribe', value: `<${unsubscribeUrl}>` },
+        { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+      ],
+      tags: { report: definition.name },
+    };
+  };
+}
+
+/** The workbook (the primary format's file) when the definition asks for it and it is small enough. */
+async function attachedWorkbook(definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> }, result: ExportResult, options: ReportEmailOptions): Promise<EmailAttachment[]> {
+  const workbook = result.manifest.files.find((f) => fileForPeople(f, options.registry).primary);
+  if (!definition.email.attachWorkbook || !workbook || !fitsAsAttachment(workbook.bytes)) return [];
+  const content = await options.storage.getObject(`${result.runFolder}/${workbook.path}`);
+  return content ? [{ fileName: workbook.path, contentType: workbook.contentType, content }] : [];
+}

@@ -1,0 +1,88 @@
+import type { AttentionLine, ChannelMessage, MessageFigure, MessageSection } from '../channels/channel';
+import { changesHeading, countsText } from '../email/changes-section';
+import { readerFormat, type ReaderFormat } from '../core/format';
+import { cellText } from '../email/email-format';
+import { isLink, isWebUrl } from '../table/table';
+import type { LinkKey } from '../links/link-token';
+import { changesDigest } from '../report/changes/digest';
+import type { ReportDefinition } from '../report/definition/definition';
+import type { ExportResult } from '../report/run/run-export';
+import type { SummarySection } from '../table/table';
+import { fileLinks, freshCopyLinkUrl } from './report-email';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The chat message of a run: the e-mail's headline figures, "Needs attention" and the changes
+ * count, formatted by the same functions as the e-mail so every channel shows the same figures.
+ * Without link keys (no link endpoint configured) the message has no buttons.
+ */
+export function buildChannelMessage(
+  definition: ReportDefinition,
+  result: ExportResult,
+  options: { links?: { baseUrl: string; key: LinkKey } | undefined; now: Date; freshCopyLink: boolean },
+): ChannelMessage {
+  // The run's locale and zone, resolved once: every figure and date of the message is written by it.
+  const format = readerFormat(definition.locale, definition.timeZone);
+  const sections = result.summary.sections;
+  const digest = changesDigest(result.changes, format);
+  const total = digest.counts.added + digest.counts.removed + digest.counts.changed + digest.counts.scope;
+  const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
+  return {
+    title: result.summary.title || (definition.title ?? definition.name),
+    generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
+    runId: result.manifest.runId,
+    headline: sections.filter((s) => s.role === 'headline').map((s) => headlineSection(s, format)),
+    attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, format)),
+    attentionMore: 0,
+    changes: { heading: changesHeading(digest), text: digest.note ?? countsText(digest), total },
+    workbookUrl: links?.workbookUrl,
+    freshCopyUrl: links?.freshCopyUrl,
+  };
+}
+
+function headlineSection(section: SummarySection, format: ReaderFormat): MessageSection {
+  const figures: MessageFigure[] = section.lines.map((line) => ({
+    label: line.label,
+    value: `${cellText(line.value, line.type, format, false)}${line.delta ? ` (${line.delta})` : ''}`,
+  }));
+  const grid = section.grid;
+  if (grid) {
+    // As in the e-mail's text part: the first column names the row, the others follow labelled.
+    const shown = grid.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.brief);
+    const [first, ...rest] = shown;
+    for (const row of grid.rows) {
+      figures.push({
+        label: first ? cellText(row.values[first.i], first.c.type, format, false) : '',
+        value: rest.map(({ c, i }) => `${c.label} ${cellText(row.values[i], c.type, format, false)}`).join(', '),
+      });
+    }
+  }
+  return { heading: section.heading, figures };
+}
+
+/** "Risk R-12: no owner": what, which item, why, linked to the item where its address is known; "n more" rows come through as lines. */
+function attentionLines(section: SummarySection, format: ReaderFormat): AttentionLine[] {
+  return (section.grid?.rows ?? []).map((row) => {
+    const [what, item, why] = row.values;
+    const itemText = item ? ` ${cellText(item, 'link', format, false)}:` : '';
+    const web = isLink(item) ? item.web : undefined;
+    return {
+      text: `${cellText(what, 'text', format, false)}${itemText} ${cellText(why, 'text', format, false)}`,
+      ...(web !== undefined && isWebUrl(web) && { url: web }),
+    };
+  });
+}
+
+function messageLinks(
+  definition: ReportDefinition,
+  result: ExportResult,
+  options: { baseUrl: string; key: LinkKey; now: Date; freshCopyLink: boolean },
+): { workbookUrl: string | undefined; freshCopyUrl: string | undefined } {
+  const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
+  const files = fileLinks(result, { linkBaseUrl: options.baseUrl, key: options.key, expiresAt, now: options.now });
+  const freshCopyUrl = options.freshCopyLink
+    ? freshCopyLinkUrl({ baseUrl: options.baseUrl, report: definition.name, runId: result.manifest.runId, message: 'chat', expiresAt, key: options.key, now: options.now })
+    : undefined;
+  return { workbookUrl: files.find((f) => f.primary === true)?.url, freshCopyUrl };
+}

@@ -1,0 +1,105 @@
+import { errorMessage } from '../core/errors';
+import type { DefinitionStore } from '../definitions/definition-store';
+import { nextRun } from '../definitions/next-run';
+import type { ReportScheduler } from '../definitions/report-schedule';
+import type { StoredDefinition } from '../definitions/stored-definition';
+import { ledgerKey, type Ledger } from '../ledger/ledger';
+import { latestPointerSchema, manifestSchema } from '../report/manifest/manifest';
+import type { Storage } from '../storage/storage';
+import { notificationStateKey, notificationStateSchema } from '../messages/notices/failure-notice';
+import { SuppressionList } from '../messages/recipients/suppressions';
+import { operatorFindings } from '../report/dataset/field-audit';
+
+/**
+ * The run list of `npm run reports -- list`: each stored report with its schedule, when it runs
+ * next, whether its schedule exists, and its last run with the result in words ("succeeded; not
+ * sent: nothing changed since run … and delivery.when is \"changed\"", "failed: …").
+ */
+export interface ReportListEntry {
+  readonly name: string;
+  readonly title: string;
+  /** `cron(0 7 ? * MON *) Europe/Berlin`, or `on demand`. */
+  readonly schedule: string;
+  readonly nextRun?: Date;
+  /** Whether the scheduler holds the schedule the stored report asks for (undefined: not checked). */
+  readonly scheduleState?: 'present' | 'missing' | 'outdated';
+  readonly lastRun?: { readonly at: string; readonly runId: string; readonly result: string };
+  /** What is wrong with a stored object that is not a valid report. */
+  readonly problem?: string;
+  /** Recipients the report no longer e-mails: unsubscribed, bounced or complained (suppressions.ts). */
+  readonly notEmailed?: readonly { readonly address: string; readonly reason: string; readonly since: string }[];
+}
+
+export interface ReportListDependencies {
+  readonly store: DefinitionStore;
+  readonly now: Date;
+  /** The run ledger scoped to the reports' storage: last runs. */
+  readonly ledger?: Ledger;
+  /** The reports' storage: the last run's manifest (whether its message went out). */
+  readonly storage?: Storage;
+  readonly scheduler?: Pick<ReportScheduler, 'get'>;
+}
+
+export async function listReports(deps: ReportListDependencies): Promise<ReportListEntry[]> {
+  const entries: ReportListEntry[] = [];
+  for (const name of await deps.store.names()) entries.push(await entryOf(name, deps));
+  return entries;
+}
+
+async function entryOf(name: string, deps: ReportListDependencies): Promise<ReportListEntry> {
+  let stored: StoredDefinition | undefined;
+  try {
+    stored = await deps.store.read(name, { fresh: true });
+  } catch (error) {
+    return { name, title: name, schedule: '—', problem: errorMessage(error) };
+  }
+  if (!stored) return { name, title: name, schedule: '—', problem: 'deleted while listing' };
+  const schedule = stored.schedule;
+  const next = schedule ? nextRun(schedule, deps.now) : undefined;
+  const lastRun = deps.ledger ? await lastRunOf(name, deps.ledger, deps.storage) : undefined;
+  const scheduleState = deps.scheduler && schedule ? await scheduleStateOf(name, schedule, deps.scheduler) : undefined;
+  const suppressed = deps.ledger ? await new SuppressionList(deps.ledger).of(name) : {};
+  const notEmailed = Object.entries(suppressed).map(([address, s]) => ({ address, reason: s.reason, since: s.since }));
+  return {
+    name,
+    title: stored.parsed.title ?? name,
+    schedule: schedule ? `${schedule.cron} ${schedule.timeZone}` : 'on demand',
+    ...(next && { nextRun: next }),
+    ...(scheduleState && { scheduleState }),
+    ...(lastRun && { lastRun }),
+    ...(notEmailed.length > 0 && { notEmailed }),
+  };
+}
+
+/** Whether the scheduler holds the schedule a stored report asks for (the run list, and `npm run preflight`). */
+export async function scheduleStateOf(name: string, wanted: { cron: string; timeZone: string }, scheduler: Pick<ReportScheduler, 'get'>): Promise<ReportListEntry['scheduleState']> {
+  const actual = await scheduler.get(name);
+  if (!actual) return 'missing';
+  return actual.cron === wanted.cron.trim() && actual.timeZone === wanted.timeZone ? 'present' : 'outdated';
+}
+
+/** The later of the last published run and the start of a failure streak, in words. */
+async function lastRunOf(name: string, ledger: Ledger, storage: Storage | undefined): Promise<ReportListEntry['lastRun']> {
+  const latest = latestPointerSchema.safeParse((await ledger.get(ledgerKey('latest', name)))?.value);
+  const notice = notificationStateSchema.safeParse((await ledger.get(notificationStateKey(name)))?.value);
+  const failing = notice.success && notice.data.status === 'failing' ? notice.data : undefined;
+  if (failing && (!latest.success || failing.since > latest.data.generatedAt)) {
+    return { at: failing.since, runId: failing.runId, result: `failed: ${failing.reason ?? 'see the export-report log'}` };
+  }
+  if (!latest.success) return undefined;
+  const told = storage ? await resultOf(storage, latest.data.manifest) : [];
+  return { at: latest.data.generatedAt, runId: latest.data.runId, result: ['succeeded', ...told].join('; ') };
+}
+
+/** What the run's manifest says beyond "succeeded": the path of a fanned-out run, and its message's fate. */
+async function resultOf(storage: Storage, manifestKey: string): Promise<string[]> {
+  const bytes = await storage.getObject(manifestKey);
+  if (!bytes) return [];
+  const manifest = manifestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+  if (!manifest.success) return [];
+  const { path, delivery } = manifest.data;
+  const fannedOut = path?.via === 'fan-out' ? [`written by the fan-out${path.reason ? ` (${path.reason})` : ''}`] : [];
+  const findings = operatorFindings(manifest.data.summary).length;
+  const noted = findings > 0 ? [`${findings} served ${findings === 1 ? 'field is' : 'fields are'} in no column or of an unexpected shape (see the manifest)`] : [];
+  return [...fannedOut, ...(delivery ? [delivery.reason] : []), ...noted];
+}

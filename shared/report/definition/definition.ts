@@ -1,0 +1,328 @@
+import { templateProblem, type PlanningLinkKind } from '../summary/planning-links';
+import * as z from 'zod';
+import { emailAddress } from '../../email/email-address';
+import { errorMessage, ReportDefinitionError } from '../../core/errors';
+import { baselineOptionSchema } from '../changes/baseline';
+import { stripBom } from '../../core/text';
+import { formatBytes } from '../../core/format-bytes';
+import { canonicalLocale, DEFAULT_LOCALE, localeProblem } from '../../core/format';
+import { isTimeZone } from '../dataset/dates';
+import { deliveryOptionSchema } from '../../channels/delivery-option';
+import { FORMATS, formatNames } from './formats';
+
+/**
+ * The report definition: which datasets to export, narrowed by selectors, in which formats, and how
+ * the result reaches people. Objects are strict so a misspelt key ("boardz") is an error, not a
+ * silently ignored selector that exports everything.
+ */
+
+/**
+ * Sizes a definition may have. A definition is written by people (or sent by a caller of the API,
+ * inline) and read by every run, the scheduler sync and the API: without caps, 100,000 registers or a
+ * 20 MB selector were stored, and every run paid for them. Far above any real report: a portfolio
+ * has hundreds of boards, not thousands.
+ */
+export const DEFINITION_LIMITS = {
+  /** The whole definition (or stored report), as compact JSON, in bytes (UTF-8). */
+  bytes: 256 * 1024,
+  /** A definition's text before it is parsed: room for indentation around `bytes` of JSON. */
+  textBytes: 1024 * 1024,
+  /** Entries of one selector list (registers, boards, collections, themes). */
+  ids: 1_000,
+  /** Characters of one selector entry (an id, a key or a title). */
+  idLength: 500,
+  /** Recipients of one list (`to`, `cc`, `onFailure`): SES takes at most 50 per message. */
+  recipients: 50,
+  /** Characters of a link template or address. */
+  url: 2_000,
+  /** Characters of a custom field's title or a time zone's name. */
+  name: 200,
+} as const;
+
+const grouped = (n: number): string => n.toLocaleString('en-US');
+
+const idList = (what: string) =>
+  z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, `${what} must not be empty strings`)
+        .max(DEFINITION_LIMITS.idLength, `a ${what} has at most ${grouped(DEFINITION_LIMITS.idLength)} characters`)
+        // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+        .refine((id) => !/[\u0000-\u001f\u007f-\u009f]/.test(id), `${what} must not contain control characters (copy it again)`),
+    )
+    .min(1, `list at least one ${what}, or leave the selector out to export all visible ones`)
+    .max(DEFINITION_LIMITS.ids, `list at most ${grouped(DEFINITION_LIMITS.ids)} entries (${what}); leave the selector out to export all visible ones`)
+    .optional();
+
+/** A link template of `kind`, checked for its placeholders (an error names the ones it knows). */
+const linkTemplate = (kind: PlanningLinkKind) =>
+  z
+    .string()
+    .max(DEFINITION_LIMITS.url, `must be at most ${grouped(DEFINITION_LIMITS.url)} characters`)
+    .superRefine((template, ctx) => {
+      const problem = templateProblem(kind, template);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional();
+
+const recipientsMessage = `list at most ${DEFINITION_LIMITS.recipients} addresses (SES sends a message to at most 50); use a distribution list`;
+
+const emailSchema = z
+  .strictObject({
+    to: z.array(emailAddress).min(1, 'list at least one recipient').max(DEFINITION_LIMITS.recipients, recipientsMessage),
+    cc: z.array(emailAddress).max(DEFINITION_LIMITS.recipients, recipientsMessage).optional(),
+    from: emailAddress.optional(),
+    /** Placeholders: {report} (or {title}), {date}; default "{report} – {date}". */
+    subjectTemplate: z.string().min(1).max(200).optional(),
+    /** Attach the workbook when it is small enough for SES (see docs). */
+    attachWorkbook: z.boolean().default(false),
+    /**
+     * Owners told when a scheduled run fails (once per failure streak) and when it works again.
+     * Default: the recipients (`to`).
+     */
+    onFailure: z
+      .array(emailAddress)
+      .min(1, 'list at least one owner, or leave onFailure out to tell the recipients')
+      .max(DEFINITION_LIMITS.recipients, recipientsMessage)
+      .optional(),
+  });
+
+/** A slice's name: its runs are the report's name, SLICE_SEPARATOR, and this. */
+const sliceNameSchema = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/, 'must be a slug: lower-case letters, digits and hyphens, 1-32 characters');
+
+/**
+ * One audience of a report (docs/reports.md): its own recipients and channels, and a filter that
+ * narrows the report's selectors to its part (a train's boards, registers and themes). The data is
+ * fetched once for all of them; each gets its own workbook, CSVs, Summary, changes and message.
+ */
+const sliceSchema = z.strictObject({
+  name: sliceNameSchema,
+  title: z.string().trim().min(1).max(200).optional(),
+  filter: z
+    .strictObject({
+      boards: idList('board id or title'),
+      collections: idList('collection id or title'),
+      registers: idList('register id, key or title'),
+      themes: idList('strategic theme key, id or title'),
+    })
+    .default({}),
+  email: emailSchema.optional(),
+  delivery: deliveryOptionSchema.optional(),
+});
+
+/** Between a report's name and a slice's in the slice's runs, folders and messages: `portfolio--train-a`. */
+export const SLICE_SEPARATOR = '--';
+
+export const reportDefinitionSchema = z.strictObject({
+  /** Used in file names and S3 keys, so restricted to a safe slug. */
+  name: z
+    .string()
+    .regex(
+      /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/,
+      'must be a slug: lower-case letters, digits and hyphens, 1-64 characters, not starting or ending with a hyphen',
+    ),
+  /** Shown on the Summary sheet and in the e-mail; defaults to the name. */
+  title: z.string().trim().min(1).max(200).optional(),
+  /** IANA time zone for the run date, date-times and the e-mail. */
+  timeZone: z
+    .string()
+    .max(DEFINITION_LIMITS.name, `must be at most ${DEFINITION_LIMITS.name} characters`)
+    .default('UTC')
+    .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC'),
+  /**
+   * BCP 47 language tag for the numbers, percentages and dates people read outside the workbook
+   * (the e-mail, the chat messages, the run page) and in the Summary's texts: `de-DE` writes
+   * `50,1 %` and `26.11.2026`. The workbook's cells stay typed (Excel shows them in the reader's own locale).
+   */
+  locale: z
+    .string()
+    .max(DEFINITION_LIMITS.name, `must be at most ${DEFINITION_LIMITS.name} characters`)
+    .default(DEFAULT_LOCALE)
+    .superRefine((tag, ctx) => {
+      const problem = localeProblem(tag);
+      if (problem !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(tag)} ${problem}: give a BCP 47 tag such as en-GB, de-DE or fr-FR, or leave locale out for ${DEFAULT_LOCALE}` });
+      }
+    })
+    .transform(canonicalLocale),
+  datasets: z
+    .strictObject({
+      risks: z
+        .strictObject({
+          registers: idList('register id, key or title'),
+          /**
+           * Title of a custom field that holds a risk's owner (a user picker such as "Risk owner"),
+           * for registers that keep the owner there rather than in `responsible`.
+           */
+          ownerField: z
+            .string()
+            .trim()
+            .min(1, 'ownerField names a custom field: give its title, e.g. "Risk owner"')
+            .max(DEFINITION_LIMITS.name, `a custom field's title has at most ${DEFINITION_LIMITS.name} characters`)
+            .optional(),
+        })
+        .optional(),
+      okrs: z
+        .strictObject({
+          portfolioThemes: idList('portfolio theme key, id or title'),
+          strategicThemes: idList('strategic theme key, id or title'),
+        })
+        .optional(),
+      piObjectives: z
+        .strictObject({
+          boards: idList('board id or title'),
+          collections: idList('collection id or title'),
+          completionType: z
+            .number()
+            .int()
+            .min(1, 'completionType must be 1 to 6 (see docs/tables.md)')
+            .max(6, 'completionType must be 1 to 6 (see docs/tables.md)')
+            .optional(),
+          additionalColumns: z.boolean().default(false),
+        })
+        .optional(),
+      boardItems: z.strictObject({ boards: idList('board id or title'), collections: idList('collection id or title') }).optional(),
+    })
+    .refine(
+      (d) => Object.values(d).some((v) => v !== undefined),
+      'choose at least one dataset: risks, okrs, piObjectives or boardItems',
+    ),
+  formats: z
+    .array(z.enum(formatNames(FORMATS)))
+    .min(1, `choose at least one format: ${formatNames(FORMATS).join(', ')}`)
+    .max(formatNames(FORMATS).length, 'list each format once')
+    .default(['xlsx', 'pdf', 'csv'])
+    .refine((f) => new Set(f).size === f.length, 'list each format once'),
+  csv: z
+    .strictObject({
+      /** A UTF-8 byte-order mark makes Excel read non-ASCII correctly; see docs/formats.md. */
+      bom: z.boolean().default(true),
+      /**
+       * Prefix text a spreadsheet would evaluate (`=`, `+`, `-`, `@`, …) with `'`. Turn off only for
+       * CSV files that no spreadsheet ever opens; the risk is in docs/formats.md.
+       */
+      neutraliseFormulas: z.boolean().default(true),
+    })
+    .default({ bom: true, neutraliseFormulas: true }),
+  links: z
+    .strictObject({
+      /** Link template for items of the second tracker family, e.g. https://tracker.example.com/browse/{key}. */
+      extBBrowseUrl: z
+        .string()
+        .max(DEFINITION_LIMITS.url, `must be at most ${grouped(DEFINITION_LIMITS.url)} characters`)
+        .refine((s) => /^https?:\/\//.test(s) && s.includes('{key}'), 'must be an http(s) URL containing {key}')
+        .optional(),
+      /**
+       * Addresses of items in the planning tool, for "Needs attention" in the e-mail and chat
+       * messages (summary/planning-links.ts): e.g. https://acme.example.com/risks/{registerId}/{id}.
+       */
+      riskUrl: linkTemplate('riskUrl'),
+      okrUrl: linkTemplate('okrUrl'),
+      piObjectiveUrl: linkTemplate('piObjectiveUrl'),
+      /** Lifetime of presigned download links handed out on demand. */
+      presignedSeconds: z.number().int().min(60).max(43_200).default(3600),
+      /** Lifetime of the links in e-mails (served by the link endpoint). */
+      emailLinkDays: z.number().int().min(1).max(90).default(14),
+    })
+    .default({ presignedSeconds: 3600, emailLinkDays: 14 }),
+  changes: z
+    .strictObject({
+      /**
+       * What this run is compared with: "previous" (the previous completed run of the same kind) or
+       * a minimum age such as "P7D" (the newest such run at least that old). See docs/changes.md.
+       */
+      baseline: baselineOptionSchema.default('previous'),
+    })
+    .default({ baseline: 'previous' }),
+  /** How many runs (this one included) the Trends sheet and the e-mail's trends show. */
+  trends: z.strictObject({ runs: z.number().int().min(1).max(52).default(12) }).default({ runs: 12 }),
+  email: emailSchema.optional(),
+  /** Chat channels beside e-mail, and whether a run's message goes out at all (docs/delivery.md). */
+  delivery: deliveryOptionSchema.optional(),
+  /**
+   * Audiences, each with its slice of the report (docs/reports.md). With deliveries, a scheduled
+   * run exports and sends each slice instead of the whole report.
+   */
+  deliveries: z
+    .array(sliceSchema)
+    .min(1, 'list at least one delivery, or leave deliveries out')
+    .max(50, 'at most 50 deliveries per report')
+    .refine((list) => new Set(list.map((d) => d.name)).size === list.length, 'give each delivery its own name')
+    .optional(),
+}).superRefine((definition, ctx) => {
+  for (const [index, slice] of (definition.deliveries ?? []).entries()) {
+    const name = `${definition.name}${SLICE_SEPARATOR}${slice.name}`;
+    if (name.length > 64) {
+      ctx.addIssue({ code: 'custom', path: ['deliveries', index, 'name'], message: `"${name}" (report, "--", delivery) is longer than 64 characters; shorten one of them` });
+    }
+  }
+});
+
+export type ReportDefinition = z.infer<typeof reportDefinitionSchema>;
+export type ReportDefinitionInput = z.input<typeof reportDefinitionSchema>;
+export type DatasetName = keyof ReportDefinition['datasets'];
+
+/**
+ * The size problem of a whole document (a definition, a stored report) as compact JSON, or
+ * undefined when it is within DEFINITION_LIMITS.bytes. Compact, so that indentation (a stored
+ * report is written indented) never makes the same document too large.
+ */
+export function documentSizeProblem(value: unknown): { path: string; message: string } | undefined {
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  } catch {
+    return undefined; // not JSON (a cycle, a BigInt): the schema says what is wrong with it
+  }
+  if (bytes <= DEFINITION_LIMITS.bytes) return undefined;
+  return {
+    path: '(root)',
+    message:
+      `the document is ${formatBytes(bytes)} of JSON, more than the ${formatBytes(DEFINITION_LIMITS.bytes)} a report may have; ` +
+      'list fewer selectors (leave one out to export all visible ones) or split the report',
+  };
+}
+
+/** The size problem of a document's text before it is parsed (so 20 MB are not parsed to be refused). */
+export function textSizeProblem(text: string): { path: string; message: string } | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= DEFINITION_LIMITS.textBytes) return undefined;
+  return { path: '(root)', message: `the text is ${formatBytes(bytes)}, more than the ${formatBytes(DEFINITION_LIMITS.textBytes)} a report's file may have` };
+}
+
+/** Validates a parsed JSON value; every bad field is listed with its path and reason. */
+export function parseReportDefinition(input: unknown, origin = 'report definition'): ReportDefinition {
+  const tooLarge = documentSizeProblem(input);
+  if (tooLarge) throw new ReportDefinitionError(`${origin} is invalid:\n  - ${tooLarge.path}: ${tooLarge.message}`, [tooLarge]);
+  const result = reportDefinitionSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
+    path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)',
+    message:
+      issue.code === 'unrecognized_keys'
+        ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}: check the spelling`
+        : issue.message,
+  }));
+  const lines = issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n');
+  throw new ReportDefinitionError(`${origin} is invalid:\n${lines}`, issues, { cause: result.error });
+}
+
+/** Parses JSON text first, so a syntax error is reported as such. */
+export function parseReportDefinitionJson(text: string, origin = 'report definition'): ReportDefinition {
+  const tooLarge = textSizeProblem(text);
+  if (tooLarge) throw new ReportDefinitionError(`${origin} is invalid:\n  - ${tooLarge.path}: ${tooLarge.message}`, [tooLarge]);
+  let value: unknown;
+  try {
+    value = JSON.parse(stripBom(text));
+  } catch (error) {
+    const reason = errorMessage(error);
+    throw new ReportDefinitionError(`${origin} is not valid JSON: ${reason}`, [{ path: '(root)', message: reason }], {
+      cause: error,
+    });
+  }
+  return parseReportDefinition(value, origin);
+}

@@ -1,0 +1,224 @@
+/**
+ * One attempt of a run under its lease (docs/run-atomicity.md): takes the lease, recovers what
+ * earlier attempts left (a manifest they published, debris they recorded), hands the writing to the
+ * caller through a RunWriter, publishes the manifest and, once, moves `latest`.
+ */
+import { errorMessage, LeaseLostError, StorageError } from '../../core/errors';
+import type { Ledger } from '../../ledger/ledger';
+import type { Log } from '../../core/logger';
+import type { Storage } from '../../storage/storage';
+import type { ReportSummary } from '../../table/table';
+import type { ChangeReport } from '../changes/model';
+import type { Trends } from '../trends/series';
+import { changeReportFromManifest } from '../changes/outputs';
+import type { ProgressEvent } from '../dataset/dataset';
+import { publishLatest } from './latest-pointer';
+import { manifestKey, runFolderKey } from './layout';
+import { manifestSchema, type Manifest } from '../manifest/manifest';
+import { RunLease, type Wait } from './run-lease';
+import { summaryFromManifest } from '../summary/run-summary';
+import { RunWriter, verifyStored, type WritePoint } from './run-writer';
+
+export interface ExportResult {
+  readonly manifest: Manifest;
+  readonly manifestKey: string;
+  readonly runFolder: string;
+  readonly summary: ReportSummary;
+  /** False when a previous attempt of the same run id had already completed: nothing was written. */
+  readonly written: boolean;
+  /** The ledger's `latest` names this run (it is the newest complete run of the report). */
+  readonly latestUpdated: boolean;
+  /**
+   * Why latest.json could not be brought in line with the ledger (e.g. the store answered 503), or
+   * undefined when it was. The run is published either way; the next run, or a rerun of this run
+   * id, writes latest.json again.
+   */
+  readonly latestProblem: string | undefined;
+  /** What changed since the baseline run (docs/changes.md). */
+  readonly changes: ChangeReport;
+  /** The figures of this run and the ones before it (docs/trends.md); absent when the run was not exported again. */
+  readonly trends?: Trends | undefined;
+}
+
+export interface RunAttemptOptions {
+  readonly storage: Storage;
+  readonly ledger: Ledger;
+  readonly report: string;
+  readonly timeZone: string;
+  readonly runId: string;
+  /** The `dt=` partition's date; defaults to the start of the run's first attempt (see runExport). */
+  readonly runDate: Date | undefined;
+  readonly leaseMs: number | undefined;
+  /** How a retry waits for a silent holder's lease to lapse (LeaseOptions.wait); undefined: it does not. */
+  readonly leaseWait?: Wait | undefined;
+  readonly now: () => Date;
+  readonly log: Log;
+  readonly onProgress: (event: ProgressEvent) => void;
+  /** Test hook: awaited at every write point of the attempt (see RunWriterOptions.pause). */
+  readonly pause?: ((point: WritePoint, key: string) => Promise<void>) | undefined;
+}
+
+/** What the caller hands over to the writing of a run. */
+export interface RunInProgress {
+  readonly writer: RunWriter;
+  readonly runId: string;
+  readonly runFolder: string;
+  /** Start of the run's first attempt: every retry keeps its `dt=` folder and its `generatedAt`. */
+  readonly runStart: Date;
+  readonly runDate: Date;
+}
+
+/** What the caller wrote: the manifest is published by the attempt, after the caller returns. */
+export interface WrittenRun {
+  readonly manifest: Manifest;
+  readonly summary: ReportSummary;
+  readonly changes: ChangeReport;
+  readonly trends?: Trends | undefined;
+}
+
+/**
+ * Runs `write` under the run's lease. A run the ledger knows as complete, or whose intact manifest
+ * an earlier attempt published, is not written again. On failure the attempt removes what it wrote
+ * itself and releases the lease; what it could not remove stays recorded for the next attempt.
+ */
+export async function withRunAttempt(options: RunAttemptOptions, write: (run: RunInProgress) => Promise<WrittenRun>): Promise<ExportResult> {
+  const { storage, ledger, report, runId, now, log } = options;
+  const leased = await RunLease.acquire({ ledger, report, runId, now, log, leaseMs: options.leaseMs, wait: options.leaseWait });
+  if (leased.kind === 'complete') {
+    const done = await completedRun(storage, leased.manifestKey, log, runId);
+    // A rerun of a complete run repairs latest.json if an earlier attempt could not write it.
+    return { ...done, ...(await publishLatestOf(options, done.manifest, done.manifestKey)) };
+  }
+  const runDate = options.runDate ?? leased.startedAt;
+  const runFolder = runFolderKey(report, runDate, options.timeZone, runId);
+  const { lease } = leased;
+  const written = await recover(options, leased, runFolder).then(
+    async (published) => published ?? (await writeRun()),
+    async (error: unknown) => {
+      await lease.release([], []).catch(() => false);
+      throw error;
+    },
+  );
+  const { manifest } = written.run;
+  const key = written.manifestKey;
+  await options.pause?.('latest', key);
+  const latest = await publishLatestOf(options, manifest, key);
+  log.info(written.written ? 'export complete' : 'run already complete; not exporting again', {
+    runId, manifest: key, rows: manifest.summary.rows, latestUpdated: latest.latestUpdated,
+  });
+  return { ...written.run, manifestKey: key, runFolder, written: written.written, ...latest };
+
+  async function writeRun(): Promise<{ run: WrittenRun; written: boolean; manifestKey: string }> {
+    lease.startHeartbeat();
+    const metadata = { report, 'run-id': runId };
+    const writer = new RunWriter({ storage, lease, runFolder, metadata, onProgress: options.onProgress, log, pause: options.pause });
+    try {
+      const run = await write({ writer, runId, runFolder, runStart: leased.startedAt, runDate });
+      const key = await writer.putManifest(manifestKey(runFolder), JSON.stringify(run.manifest, null, 2));
+      lease.check();
+      // The fence: the run is published by this compare-and-swap, which fails once another attempt holds it.
+      await lease.complete(key);
+      return { run, written: true, manifestKey: key };
+    } catch (error) {
+      lease.stopHeartbeat();
+      // A stale attempt may fail anywhere (a file the holder removed, a renewal refused): say why once.
+      const loss = await lease.loss().catch(() => undefined);
+      await writer.cleanUp(error);
+      if (loss && !(error instanceof LeaseLostError)) throw new LeaseLostError(loss.error.message, { cause: error });
+      throw error;
+    }
+  }
+}
+
+/**
+ * Moves the ledger's `latest` to this run if it is the newest and mirrors it to latest.json. The
+ * run is published before this, so a failure here is reported, not thrown: the ledger stays the
+ * truth and the next publish (any later run, or a rerun of this run id) writes latest.json again.
+ */
+async function publishLatestOf(
+  options: RunAttemptOptions,
+  manifest: Manifest,
+  key: string,
+): Promise<{ latestUpdated: boolean; latestProblem: string | undefined }> {
+  const { storage, ledger, now, log } = options;
+  const pointer = { report: manifest.report, runId: manifest.runId, generatedAt: manifest.generatedAt, manifest: key };
+  try {
+    return { latestUpdated: await publishLatest({ storage, ledger, pointer, now: now(), log }), latestProblem: undefined };
+  } catch (error) {
+    const problem = `latest.json could not be updated (${errorMessage(error)}); the run is published and the next run, or a rerun of run id "${manifest.runId}", writes latest.json again`;
+    log.warn('run published but latest.json not updated', { runId: manifest.runId, error: errorMessage(error) });
+    return { latestUpdated: false, latestProblem: problem };
+  }
+}
+
+type Acquired = Extract<Awaited<ReturnType<typeof RunLease.acquire>>, { kind: 'acquired' }>;
+
+/**
+ * An earlier attempt may have died after publishing its manifest but before the ledger heard of it
+ * (then the run is complete), or have left files behind (then they are removed before writing).
+ */
+async function recover(
+  options: RunAttemptOptions,
+  leased: Acquired,
+  runFolder: string,
+): Promise<{ run: WrittenRun; written: boolean; manifestKey: string } | undefined> {
+  const { storage, report, runId, log } = options;
+  // A manifest an attempt recorded as its own is debris until the ledger completes it: removed below.
+  // One at the plain key that no attempt recorded was published before the ledger heard of it.
+  const plain = manifestKey(runFolder);
+  const published = leased.debris.includes(plain) ? undefined : await verifiedManifest(storage, runFolder, plain);
+  if (published) {
+    await leased.lease.complete(plain);
+    return {
+      run: { manifest: published, summary: summaryFromManifest(published), changes: changeReportFromManifest(published) },
+      written: false,
+      manifestKey: plain,
+    };
+  }
+  if (!leased.takenOver) return undefined;
+  // Debris of the attempts before: exactly what they recorded, plus unfinished temp files.
+  // The run folder, and this run's Parquet files under the report's tables/ prefix.
+  const ofThisRun = (key: string) =>
+    key.startsWith(`${runFolder}/`) || (key.startsWith(`${report}/tables/`) && key.includes(`/run=${runId}/`));
+  const debris = leased.debris.filter(ofThisRun);
+  if (debris.length > 0) {
+    log.warn('removing what an earlier attempt of this run left behind', { runId, objects: debris.length });
+    await storage.deleteObjects(debris);
+  }
+  await storage.removeIncomplete(`${runFolder}/`);
+  for (const folder of new Set(debris.filter((k) => !k.startsWith(`${runFolder}/`)).map((k) => k.slice(0, k.lastIndexOf('/') + 1)))) {
+    await storage.removeIncomplete(folder);
+  }
+  await leased.lease.renew({ removeKeys: debris });
+  return undefined;
+}
+
+/** The run's manifest if one is stored and every file it lists is intact; else undefined. */
+async function verifiedManifest(storage: Storage, runFolder: string, key: string): Promise<Manifest | undefined> {
+  const bytes = await storage.getObject(key);
+  if (!bytes) return undefined;
+  try {
+    const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+    await verifyStored(storage, [
+      ...manifest.files.map((f) => ({ ...f, key: `${runFolder}/${f.path}` })),
+      ...(manifest.tables ?? []).map((f) => ({ ...f, key: `${manifest.report}/${f.path}` })),
+    ]);
+    return manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+async function completedRun(storage: Storage, key: string, log: Log, runId: string): Promise<ExportResult> {
+  const bytes = await storage.getObject(key);
+  if (!bytes) {
+    throw new StorageError(`run "${runId}" is complete in the ledger but its manifest ${storage.describe(key)} is gone (expired?); export with a new run id`);
+  }
+  log.info('run already complete; not exporting again', { runId, manifest: key });
+  const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+  const runFolder = key.slice(0, key.lastIndexOf('/'));
+  return {
+    manifest, manifestKey: key, runFolder, summary: summaryFromManifest(manifest), written: false, latestUpdated: false,
+    latestProblem: undefined, changes: changeReportFromManifest(manifest),
+  };
+}

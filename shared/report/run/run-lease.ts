@@ -1,0 +1,357 @@
+import { randomBytes } from 'node:crypto';
+import * as z from 'zod';
+import { errorMessage, LeaseLostError, RunInProgressError, StorageError } from '../../core/errors';
+import type { Log } from '../../core/logger';
+import { ledgerKey, type Ledger, type LedgerEntry } from '../../ledger/ledger';
+
+/**
+ * A lease lasts this long without a renewal. A healthy run renews it every LEASE_RENEW_MS while it
+ * streams (and whenever it opens a file), so only a dead or frozen attempt lets it lapse; then a
+ * retry may take the run over within about a minute.
+ */
+export const DEFAULT_LEASE_MS = 60_000;
+export const LEASE_RENEW_MS = 15_000;
+/**
+ * A holder that has not renewed for this long missed a renewal: it is dead or frozen. A retry that
+ * finds its lease still live waits for it to lapse (at most the rest of a lease) and takes the run
+ * over, instead of stopping as "in progress" and leaving the run undone (Lambda's first async retry
+ * comes about a minute after the failure, right in that window).
+ */
+export const SILENT_HOLDER_MS = 2 * LEASE_RENEW_MS;
+
+/** Waits `ms` (timers); tests pass one that moves their clock instead. */
+export type Wait = (ms: number) => Promise<void>;
+export const timerWait: Wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Run entries outlive every retry of a run (Lambda: 6 h; a manual --run-id: weeks), then expire. */
+const RUN_ENTRY_DAYS = 35;
+/** Compare-and-swap rounds before giving up: each lost round means another writer made progress. */
+const MAX_ROUNDS = 20;
+
+const runEntrySchema = z.object({
+  report: z.string(),
+  runId: z.string(),
+  /** The attempt holding (or last holding) the lease. */
+  attempt: z.string(),
+  /** Start of the first attempt: fixes the run's `dt=` folder and its `generatedAt` for every retry. */
+  startedAt: z.iso.datetime(),
+  leaseExpiresAt: z.iso.datetime(),
+  status: z.enum(['running', 'released', 'complete']),
+  /**
+   * The fencing token: 1 for the first attempt, one more for every attempt that takes the run after
+   * it. An attempt writes only under keys carrying its generation (see attemptKey), so whatever a
+   * stale attempt still writes lands beside, never over, what the holder publishes. Absent in
+   * entries written before generations existed: they count as 1.
+   */
+  generation: z.number().int().positive().optional(),
+  /**
+   * Objects attempts have begun to write and not removed again. While a run is not complete this is
+   * what a dead attempt leaves behind; the next attempt deletes exactly these.
+   */
+  keys: z.array(z.string()),
+  manifestKey: z.string().optional(),
+});
+type RunEntry = z.infer<typeof runEntrySchema>;
+
+export type LeaseOutcome =
+  | { readonly kind: 'acquired'; readonly lease: RunLease; readonly startedAt: Date; readonly debris: readonly string[]; readonly takenOver: boolean }
+  | { readonly kind: 'complete'; readonly startedAt: Date; readonly manifestKey: string };
+
+export interface LeaseOptions {
+  readonly ledger: Ledger;
+  readonly report: string;
+  readonly runId: string;
+  readonly now: () => Date;
+  readonly log: Log;
+  readonly leaseMs?: number | undefined;
+  /**
+   * How a retry waits for a silent holder's lease to lapse (the export function passes timers);
+   * without it a live lease is refused at once as "in progress", whoever holds it.
+   */
+  readonly wait?: Wait | undefined;
+}
+
+/**
+ * One attempt's lease on a run (report + run id), kept in the ledger. Taking it is the first thing
+ * an attempt does; while it is live every other attempt of the run stops at once and writes
+ * nothing. Every change is a compare-and-swap, so two attempts can never both believe they hold it.
+ */
+export class RunLease {
+  private lost: Error | undefined;
+  private heldGeneration = 1;
+  private timer: NodeJS.Timeout | undefined;
+  private renewing: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly options: LeaseOptions,
+    readonly attempt: string,
+  ) {}
+
+  /** This attempt's fencing token (see the run entry's `generation`). */
+  get generation(): number {
+    return this.heldGeneration;
+  }
+
+  private get key(): string {
+    return ledgerKey('run', this.options.report, this.options.runId);
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /**
+   * Takes the lease: a new run, a run whose last attempt failed (released) or one whose holder
+   * stopped renewing (expired: it crashed or froze). Throws RunInProgressError while another attempt
+   * holds a live lease. A complete run is reported as such and not leased.
+   */
+  static async acquire(options: LeaseOptions): Promise<LeaseOutcome> {
+    const lease = new RunLease(options, `${options.now().toISOString()}-${randomBytes(4).toString('hex')}`);
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const now = options.now();
+      const entry = await options.ledger.get(lease.key);
+      if (!entry) {
+        const fresh: RunEntry = {
+          report: options.report,
+          runId: options.runId,
+          attempt: lease.attempt,
+          startedAt: now.toISOString(),
+          leaseExpiresAt: lease.expiry(now),
+          status: 'running',
+          generation: 1,
+          keys: [],
+        };
+        if (await lease.write(fresh, 0, now)) return { kind: 'acquired', lease, startedAt: now, debris: [], takenOver: false };
+        continue;
+      }
+      const current = lease.parse(entry);
+      if (current.status === 'complete' && current.manifestKey !== undefined) {
+        return { kind: 'complete', startedAt: new Date(current.startedAt), manifestKey: current.manifestKey };
+      }
+      if (current.status === 'running' && new Date(current.leaseExpiresAt) > now) {
+        const lapse = options.wait && silentHolder(current, now, lease.leaseMs);
+        if (options.wait && lapse !== undefined) {
+          options.log.warn('the holder of this run stopped renewing its lease: waiting for it to lapse', { runId: options.runId, lapsesAt: current.leaseExpiresAt });
+          await options.wait(lapse);
+          continue;
+        }
+        throw new RunInProgressError(
+          `run "${options.runId}" of report "${options.report}" is in progress: another attempt holds its lease ` +
+            `until ${current.leaseExpiresAt} (renewed while it runs). Nothing was written; try again after it ends.`,
+        );
+      }
+      const generation = (current.generation ?? 1) + 1;
+      const takeover: RunEntry = { ...current, attempt: lease.attempt, leaseExpiresAt: lease.expiry(now), status: 'running', generation };
+      if (await lease.write(takeover, entry.version, now)) {
+        lease.heldGeneration = generation;
+        if (current.status === 'running') {
+          options.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
+            runId: options.runId,
+            previousAttempt: current.attempt,
+            expiredAt: current.leaseExpiresAt,
+          });
+        }
+        return { kind: 'acquired', lease, startedAt: new Date(current.startedAt), debris: current.keys, takenOver: true };
+      }
+    }
+    throw new StorageError(`could not take the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`, { retryable: true });
+  }
+
+  /**
+   * Renews the lease and records `addKeys` (objects about to be written) and drops `removeKeys`
+   * (objects removed again). Throws LeaseLostError when another attempt has taken the run over.
+   */
+  renew(change: { addKeys?: readonly string[]; removeKeys?: readonly string[] } = {}): Promise<void> {
+    // One renewal at a time: the heartbeat and the run's own renewals would only fight over versions.
+    const next = this.renewing.then(() =>
+      this.update((entry) => {
+        const keys = new Set(entry.keys);
+        for (const key of change.addKeys ?? []) keys.add(key);
+        for (const key of change.removeKeys ?? []) keys.delete(key);
+        return { ...entry, keys: [...keys].sort(), leaseExpiresAt: this.expiry(this.options.now()) };
+      }),
+    );
+    this.renewing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Renews the lease in the background until stopped; a failed renewal is kept and rethrown by check(). */
+  startHeartbeat(intervalMs: number = Math.min(LEASE_RENEW_MS, this.leaseMs / 3)): void {
+    this.timer = setInterval(() => {
+      this.renew().catch((error: unknown) => {
+        this.lost ??= error instanceof Error ? error : new Error(String(error));
+      });
+    }, intervalMs);
+    // A heartbeat must never keep a finished command alive.
+    this.timer.unref();
+  }
+
+  stopHeartbeat(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Resolves once no renewal is in flight (one the heartbeat began may still be writing after stopHeartbeat). */
+  settled(): Promise<void> {
+    return this.renewing;
+  }
+
+  /** Throws when a background renewal found the lease gone: the run must not publish. */
+  check(): void {
+    if (this.lost) throw this.lost instanceof LeaseLostError ? this.lost : new LeaseLostError(`the lease on run "${this.options.runId}" could not be renewed: ${errorMessage(this.lost)}`, { cause: this.lost });
+  }
+
+  /** The run is complete: every later attempt returns its manifest instead of exporting again. */
+  async complete(manifestKey: string): Promise<void> {
+    this.stopHeartbeat();
+    await this.renewing;
+    await this.update((entry) => ({ ...entry, status: 'complete', manifestKey, keys: [], leaseExpiresAt: this.options.now().toISOString() }));
+  }
+
+  /**
+   * A failed attempt gives the lease up at once (a retry need not wait for it to expire). Objects it
+   * could not delete stay recorded for the next attempt. False when it no longer held the lease.
+   */
+  async release(remainingKeys: readonly string[], removedKeys: readonly string[]): Promise<boolean> {
+    this.stopHeartbeat();
+    await this.renewing;
+    try {
+      await this.update((entry) => {
+        const keys = new Set(entry.keys);
+        for (const key of removedKeys) keys.delete(key);
+        for (const key of remainingKeys) keys.add(key);
+        return { ...entry, status: 'released', keys: [...keys].sort(), leaseExpiresAt: this.options.now().toISOString() };
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof LeaseLostError) return false;
+      throw error;
+    }
+  }
+
+  /** True while the ledger still names this attempt as the holder (checked before deleting). */
+  async held(): Promise<boolean> {
+    return (await this.loss()) === undefined;
+  }
+
+  /**
+   * Undefined while this attempt holds the run; else why not, as the error a stale attempt fails
+   * with, and the manifest the ledger chose if the run is complete (which may be this attempt's own,
+   * adopted by a later one: then its files must stay).
+   */
+  async loss(): Promise<{ error: LeaseLostError; publishedManifest: string | undefined } | undefined> {
+    const entry = await this.options.ledger.get(this.key);
+    const current = entry ? this.parse(entry) : undefined;
+    if (current?.attempt === this.attempt && current.status === 'running') return undefined;
+    return { error: this.lostError(current), publishedManifest: current?.status === 'complete' ? current.manifestKey : undefined };
+  }
+
+  private async update(change: (entry: RunEntry) => RunEntry): Promise<void> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const entry = await this.options.ledger.get(this.key);
+      const current = entry ? this.parse(entry) : undefined;
+      if (!entry || !current || current.attempt !== this.attempt || current.status !== 'running') throw this.lostError(current);
+      if (await this.write(change(current), entry.version, this.options.now())) return;
+    }
+    throw new StorageError(`could not update the lease on run "${this.options.runId}": the ledger ${this.options.ledger.describe()} kept changing`, { retryable: true });
+  }
+
+  /** The error of an attempt that no longer holds the run, naming who does (or what became of it). */
+  private lostError(current: RunEntry | undefined): LeaseLostError {
+    const run = `run "${this.options.runId}" of report "${this.options.report}"`;
+    const mine = `this attempt (generation ${this.generation})`;
+    let to: string;
+    if (!current) to = 'nobody: the run\'s ledger entry is gone (expired or removed)';
+    else if (current.attempt === this.attempt) to = `itself: it already ${current.status === 'complete' ? 'completed' : 'gave up'} the run`;
+    else {
+      const other = `the attempt of generation ${current.generation ?? 1} (${current.attempt})`;
+      to = current.status === 'complete' ? `${other}, which published the run` : current.status === 'released' ? `${other}, which failed and gave it up` : `${other}, which holds it now`;
+    }
+    return new LeaseLostError(
+      `${mine} lost its lease on ${run} to ${to}; it stalled past its lease and stops here: nothing it wrote is published ` +
+        '(its own files are removed; they never replaced a published file)',
+    );
+  }
+
+  private write(entry: RunEntry, expectedVersion: number, now: Date): Promise<boolean> {
+    return this.options.ledger.put(this.key, entry, expectedVersion, {
+      expiresAt: new Date(now.getTime() + RUN_ENTRY_DAYS * 86_400_000),
+    });
+  }
+
+  private expiry(now: Date): string {
+    return new Date(now.getTime() + this.leaseMs).toISOString();
+  }
+
+  private parse(entry: LedgerEntry): RunEntry {
+    const parsed = runEntrySchema.safeParse(entry.value);
+    if (!parsed.success) {
+      throw new StorageError(
+        `the ledger entry of run "${this.options.runId}" in ${this.options.ledger.describe()} is not a run lease: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      );
+    }
+    return parsed.data;
+  }
+}
+
+/**
+ * Milliseconds until the live lease of a holder that has stopped renewing lapses (a little more, so
+ * the lapse is past), or undefined while its holder renews as a live one does.
+ */
+function silentHolder(entry: RunEntry, now: Date, leaseMs: number): number | undefined {
+  const expires = new Date(entry.leaseExpiresAt).getTime();
+  const lastRenewal = expires - leaseMs;
+  return now.getTime() - lastRenewal > SILENT_HOLDER_MS ? expires - now.getTime() + 1 : undefined;
+}
+
+/** When the live lease of run `runId` lapses, if its holder has stopped renewing; else undefined. */
+export async function lapsingLease(ledger: Ledger, report: string, runId: string, now: Date, leaseMs = DEFAULT_LEASE_MS): Promise<number | undefined> {
+  const entry = await ledger.get(ledgerKey('run', report, runId));
+  const parsed = runEntrySchema.safeParse(entry?.value);
+  if (!parsed.success || parsed.data.status !== 'running' || new Date(parsed.data.leaseExpiresAt) <= now) return undefined;
+  return silentHolder(parsed.data, now, leaseMs);
+}
+
+/** An attempt that stopped without finishing or giving the run up, as its run's ledger entry tells. */
+export interface AbandonedAttempt {
+  readonly attempt: string;
+  readonly generation: number;
+  /** When its lease lapsed: about when it stopped renewing (killed, out of memory or frozen). */
+  readonly lapsedAt: string;
+}
+
+/**
+ * The attempt of run `runId` that died holding its lease, once the lease has lapsed: an attempt that
+ * fails in the ordinary way releases the run, so only a killed or frozen one (out of time or memory)
+ * leaves it running. Undefined for a new, complete, released or live run, and for an entry that is
+ * not a run lease.
+ */
+export async function abandonedAttempt(ledger: Ledger, report: string, runId: string, now: Date): Promise<AbandonedAttempt | undefined> {
+  const entry = await ledger.get(ledgerKey('run', report, runId));
+  const parsed = runEntrySchema.safeParse(entry?.value);
+  if (!parsed.success || parsed.data.status !== 'running' || new Date(parsed.data.leaseExpiresAt) > now) return undefined;
+  return { attempt: parsed.data.attempt, generation: parsed.data.generation ?? 1, lapsedAt: parsed.data.leaseExpiresAt };
+}
+
+/**
+ * Gives up the lease of a run on behalf of an attempt that cannot: the fan-out's assembler, killed by
+ * Lambda (out of time or memory) while it held it, leaves it `running` until it lapses, and the
+ * fan-out's failure step releases it (docs/run-atomicity.md). The entry becomes `released` as a
+ * failed attempt leaves it, with the keys its holder recorded, which the next attempt deletes. A
+ * holder that still ran would lose at its next write, as any attempt that was taken over does.
+ * Returns the attempt it released, or undefined when none held the run (no entry, released, complete).
+ */
+export async function releaseHeldRun(options: Omit<LeaseOptions, 'leaseMs'>): Promise<{ readonly attempt: string; readonly generation: number } | undefined> {
+  const key = ledgerKey('run', options.report, options.runId);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const entry = await options.ledger.get(key);
+    const parsed = runEntrySchema.safeParse(entry?.value);
+    if (!entry || !parsed.success || parsed.data.status !== 'running') return undefined;
+    const now = options.now();
+    const released: RunEntry = { ...parsed.data, status: 'released', leaseExpiresAt: now.toISOString() };
+    if (await options.ledger.put(key, released, entry.version, { expiresAt: new Date(now.getTime() + RUN_ENTRY_DAYS * 86_400_000) })) {
+      options.log.warn('released the lease of an attempt that died holding it', { runId: options.runId, attempt: parsed.data.attempt });
+      return { attempt: parsed.data.attempt, generation: parsed.data.generation ?? 1 };
+    }
+  }
+  throw new StorageError(`could not release the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`, { retryable: true });
+}

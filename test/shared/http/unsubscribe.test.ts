@@ -1,0 +1,91 @@
+import { fixedClock } from '../../../shared/core/clock';
+import { silentLog } from '../../../shared/core/logger';
+import { createUnsubscribeToken } from '../../../shared/links/unsubscribe-token';
+import { handleApiRequest, type ApiDependencies } from '../../../shared/http/router';
+import { runJob } from '../../../shared/job/run-job';
+import { SuppressionList } from '../../../shared/messages/recipients/suppressions';
+import { describe, expect, it } from 'vitest';
+import { MAILED_JOB_LINK_KEYS, useMailedJobs } from '../../support/mailed-jobs';
+
+/**
+ * A recipient's unsubscribe link (RFC 8058 one-click and the footer's page), through the export API's
+ * routes, and what the next run does with it: that address is not e-mailed, the others are.
+ */
+const T0 = new Date('2026-11-23T06:00:00Z');
+const WEEKLY = {
+  name: 'weekly',
+  datasets: { risks: {} },
+  formats: ['csv'],
+  email: { to: ['ann@example.test'], cc: ['Bob@Example.test'] },
+};
+const jobs = useMailedJobs('unsubscribe-');
+
+function api(now = T0): ApiDependencies {
+  return {
+    suppressions: jobs.ledger,
+    linkKeys: () => Promise.resolve(MAILED_JOB_LINK_KEYS),
+    now: fixedClock(now),
+    log: silentLog,
+  } as unknown as ApiDependencies;
+}
+const request = (method: 'GET' | 'POST', token: string, body?: string) =>
+  handleApiRequest({ method, route: `${method} /unsubscribe/{token}`, pathParameters: { token }, body, requestId: 'r1' }, api());
+const token = (address: string) => createUnsubscribeToken({ report: 'weekly', address }, MAILED_JOB_LINK_KEYS.current, T0);
+
+describe('the unsubscribe link', () => {
+  it('pauses one recipient of one report on a one-click POST; a GET only shows the button', async () => {
+    const list = new SuppressionList(jobs.ledger);
+    const page = await request('GET', token('ann@example.test'));
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Stop e-mailing me this report');
+    expect(await list.of('weekly')).toEqual({});
+
+    const click = await request('POST', token('ann@example.test'), 'List-Unsubscribe=One-Click');
+    expect({ status: click.statusCode, body: click.body }).toEqual({ status: 200, body: 'Unsubscribed.\n' });
+    expect(await list.of('weekly')).toEqual({ 'ann@example.test': { since: T0.toISOString(), reason: 'unsubscribed' } });
+  });
+
+  it('undoes and redoes it from the page, and refuses a link that is forged or expired', async () => {
+    const list = new SuppressionList(jobs.ledger);
+    const paused = await request('POST', token('bob@example.test'), 'action=unsubscribe');
+    expect(paused.body).toContain('no longer gets the report');
+    expect(Object.keys(await list.of('weekly'))).toEqual(['bob@example.test']);
+    const back = await request('POST', token('bob@example.test'), 'action=resubscribe');
+    expect(back.body).toContain('again from its next run');
+    expect(await list.of('weekly')).toEqual({});
+
+    const forged = createUnsubscribeToken({ report: 'weekly', address: 'bob@example.test' }, { id: 'k1', secret: 'z'.repeat(48) }, T0);
+    expect((await request('POST', forged, 'List-Unsubscribe=One-Click')).statusCode).toBe(403);
+    const late = await handleApiRequest(
+      { method: 'POST', route: 'POST /unsubscribe/{token}', pathParameters: { token: token('bob@example.test') }, body: 'List-Unsubscribe=One-Click', requestId: 'r2' },
+      api(new Date(T0.getTime() + 91 * 86_400_000)),
+    );
+    expect(late.statusCode).toBe(403);
+    expect(await list.of('weekly')).toEqual({});
+  });
+
+  it('keeps the next run from e-mailing an address that unsubscribed; each other recipient gets its own message and link', async () => {
+    const first = await runJob({ report: 'weekly', source: 'schedule', scheduledTime: '2026-11-23T06:00:00Z' }, jobs.deps({ weekly: WEEKLY }, fixedClock(T0)));
+    expect(first.status).toBe('succeeded');
+    const [ann] = await jobs.mailsTo('ann@example.test');
+    const [bob] = await jobs.mailsTo('Bob@Example.test');
+    expect(ann?.destination).toEqual({ to: ['ann@example.test'], cc: [], bcc: [] });
+    expect(bob?.destination.to).toEqual(['Bob@Example.test']);
+    const annLink = ann?.headers?.find((h) => h.name === 'List-Unsubscribe')?.value;
+    const bobLink = bob?.headers?.find((h) => h.name === 'List-Unsubscribe')?.value;
+    expect(annLink).toMatch(/^<https:\/\/api\.example\.test\/unsubscribe\/[\w-]+\.[\w-]+>$/);
+    expect(bobLink).not.toBe(annLink);
+    expect(ann?.headers?.find((h) => h.name === 'List-Unsubscribe-Post')?.value).toBe('List-Unsubscribe=One-Click');
+    expect(ann?.body.html).toContain(annLink!.slice(1, -1));
+
+    // Ann's mail client unsubscribes with her link's token.
+    const annToken = annLink!.slice(annLink!.lastIndexOf('/') + 1, -1);
+    expect((await request('POST', annToken, 'List-Unsubscribe=One-Click')).statusCode).toBe(200);
+    await jobs.ses.clearStore();
+    const week = new Date('2026-11-30T06:00:00Z');
+    const next = await runJob({ report: 'weekly', source: 'schedule', scheduledTime: week.toISOString() }, jobs.deps({ weekly: WEEKLY }, fixedClock(week)));
+    expect(next.status === 'succeeded' && next.delivery.reason).toMatch(/\(1 recipient is not e-mailed: unsubscribed or bounced\)$/);
+    expect(await jobs.mailsTo('ann@example.test')).toEqual([]);
+    expect(await jobs.mailsTo('Bob@Example.test')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { buildReportEmail } from '../../../shared/messages/report-email';
+import type { Storage } from '../../../shared/storage/storage';
+import { LOCALES, localeDefinition, localeRun, RUN_AT, type TestLocale } from '../../support/locale-run';
+
+const key = { id: 'k1', secret: 'a'.repeat(48) };
+
+describe("the report e-mail in the report's locale", () => {
+  for (const locale of Object.keys(LOCALES) as TestLocale[]) {
+    const want = LOCALES[locale];
+    it(`writes ${locale} numbers, percentages, deltas and dates in the subject, both parts and the small print`, async () => {
+      const email = await buildReportEmail(localeDefinition(locale), localeRun(locale), {
+        from: 'reports@example.com', linkBaseUrl: 'https://api.example.test', key, now: RUN_AT, storage: {} as Storage,
+      });
+      expect(email.subject).toBe(`ACME weekly – ${want.date}`);
+      expect(email.text).toContain(`ACME weekly\nGenerated ${want.generated} (Europe/Berlin)\n`);
+      expect(email.text).toContain(`  Predictability: ${want.percent} (${want.points} since ${want.since})\n`);
+      expect(email.text).toContain(`  Open risks: ${want.integer} (${want.delta} since ${want.since})\n`);
+      expect(email.text).toContain(`  PI end: ${want.date}\n`);
+      expect(email.text).toContain(`\nWhat changed since ${want.since}\n`);
+      expect(email.text).toContain(`The links work until ${want.until}.`);
+      expect(email.html).toContain(`>${want.percent}<`);
+      expect(email.html).toContain(`>${want.integer}<`);
+      expect(email.html).toContain(`Generated ${want.generated} (Europe/Berlin)`);
+      // The preview line an inbox shows writes the figures alike.
+      expect(email.html).toContain(`Predictability ${want.percent} · Open risks ${want.integer} · PI end ${want.date}`);
+    });
+  }
+
+  it('shows the required strings: de-DE "50,1 %" and "26.11.2026" where en-GB shows "50.1 %" and "26/11/2026"', async () => {
+    const options = { from: 'r@example.com', linkBaseUrl: 'https://api.example.test', key, now: RUN_AT, storage: {} as Storage };
+    const de = await buildReportEmail(localeDefinition('de-DE'), localeRun('de-DE'), options);
+    const gb = await buildReportEmail(localeDefinition('en-GB'), localeRun('en-GB'), options);
+    expect(de.text).toContain('50,1 %');
+    expect(de.text).toContain('26.11.2026');
+    expect(de.text).not.toContain('50.1 %');
+    expect(gb.text).toContain('50.1 %');
+    expect(gb.text).toContain('26/11/2026');
+    expect(gb.text).not.toContain('50,1 %');
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { slackPayload } from '../../../shared/channels/slack';
+import { teamsPayload } from '../../../shared/channels/teams';
+import { buildChannelMessage } from '../../../shared/messages/report-message';
+import { LOCALES, localeDefinition, localeRun, RUN_AT, type TestLocale } from '../../support/locale-run';
+
+describe("the chat message in the report's locale", () => {
+  for (const locale of Object.keys(LOCALES) as TestLocale[]) {
+    const want = LOCALES[locale];
+    it(`writes ${locale} figures, deltas and dates, the same in Slack and Teams`, () => {
+      const message = buildChannelMessage(localeDefinition(locale), localeRun(locale), { now: RUN_AT, freshCopyLink: false });
+      expect(message.generated).toBe(`${want.generated} (Europe/Berlin)`);
+      expect(message.headline[0]!.figures).toEqual([
+        { label: 'Predictability', value: `${want.percent} (${want.points} since ${want.since})` },
+        { label: 'Open risks', value: `${want.integer} (${want.delta} since ${want.since})` },
+        { label: 'PI end', value: want.date },
+      ]);
+      expect(message.changes?.heading).toBe(`What changed since ${want.since}`);
+
+      const slack = JSON.stringify(slackPayload(message));
+      const teams = JSON.stringify(teamsPayload(message));
+      for (const payload of [slack, teams]) {
+        expect(payload).toContain(`Generated ${want.generated} (Europe/Berlin)`);
+        expect(payload).toContain(want.percent);
+        expect(payload).toContain(want.integer);
+        expect(payload).toContain(`What changed since ${want.since}`);
+      }
+    });
+  }
+});

@@ -1,0 +1,45 @@
+// @tier slow
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SpilledKeyPrints } from '../../../../../shared/report/changes/keys/spilled-key-prints';
+import { makeTempDir, type TempDir } from '../../../../support/temp-dir';
+
+/** Two million rows, a disk read each: seconds of work, so the slow tier. */
+describe('the spilled comparison key map at two million rows', () => {
+  let temp: TempDir;
+  let tmpdirBefore: string | undefined;
+  let map: SpilledKeyPrints | undefined;
+  const open = (options: Parameters<typeof SpilledKeyPrints.open>[0]) => (map = SpilledKeyPrints.open(options));
+
+  beforeEach(() => {
+    temp = makeTempDir('spilled-key-prints-scale');
+    tmpdirBefore = process.env.TMPDIR;
+    process.env.TMPDIR = temp.root;
+  });
+  afterEach(() => {
+    map?.close();
+    if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmpdirBefore;
+    temp.remove();
+  });
+
+  it('keeps every one of 2,000,000 keys apart, holding a bounded working set plus one bit a row', () => {
+    const rows = 2_000_000;
+    const map = open({ expectedRows: rows });
+    // Fingerprints as cyrb53 makes them: 53 bits.
+    const printOf = (i: number) => i * 4_503_599_627 + 7;
+    for (let i = 0; i < rows; i++) map.set(`1003\u001f${i}`, printOf(i));
+    map.seal();
+    // About 42 MB of table: past what is read back into memory, so every lookup below reads the file.
+    expect(map.inMemory).toBe(false);
+    expect(map.size).toBe(rows);
+    let wrong = 0;
+    for (let i = 0; i < rows; i++) if (map.take(`1003\u001f${i}`, i % 2 === 0 ? printOf(i) : printOf(i) + 1) !== (i % 2 === 0 ? 'same' : 'changed')) wrong++;
+    expect(wrong).toBe(0);
+    expect(map.size).toBe(0);
+    expect(map.take('1003\u001f0', printOf(0))).toBe('absent');
+    // The in-memory map this replaces held 16 bytes a row (32 MB here); the bound does not grow with rows.
+    const workingSet = map.memoryBytes - rows / 8;
+    expect(workingSet).toBeGreaterThan(0);
+    expect(workingSet).toBeLessThan(4 * 2 ** 20);
+  });
+});
