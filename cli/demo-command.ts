@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { startSimulator, type RunningSimulator } from '../simulator/index';
 import { aWeekOfWork } from '../simulator/weekly-work';
-import type { RunIds } from '../shared/job/run-context';
+import type { RunIds } from '../shared/report/run/context';
 import { runExportCommand, type CommandIo } from './export-command';
 
 /** The tenants the demo offers; any other name is refused rather than quietly run as the demo tenant. */

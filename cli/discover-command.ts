@@ -1,3 +1,4 @@
+import { systemClock } from '../shared/core/clock';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadCliConfig } from '../shared/core/config';
@@ -71,7 +72,7 @@ export async function runDiscoverCommand(argv: readonly string[], io: CommandIo)
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
     const credentials = await source.getCredentials();
-    const client = new PlanningApiClient({ credentials, maxResponseBytes: config.API_MAX_RESPONSE_BYTES });
+    const client = new PlanningApiClient({ now: systemClock, credentials, maxResponseBytes: config.API_MAX_RESPONSE_BYTES });
     io.stdout.write(`checking ${credentials.email} against ${credentials.baseUrl} and ${credentials.legacyBaseUrl} (company prefix ${credentials.companyPrefix})\n\n`);
     const found = await discover(client);
     io.stdout.write(formatDiscovery(found));

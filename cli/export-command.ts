@@ -19,12 +19,12 @@ import { NO_EVENT_BUS } from '../shared/events/report-events';
 import { JobStatusStore } from '../shared/job/status/job-status';
 import { directoryOutbox } from '../shared/messages/outbox';
 import { catalogOf } from '../shared/definitions/catalog';
-import { RANDOM_RUN_IDS, type RunContext, type RunIds } from '../shared/job/run-context';
-import { runJob, type JobDependencies, type JobOutcome } from '../shared/job/run-job';
+import { RANDOM_RUN_IDS, type RunIds } from '../shared/report/run/context';
+import { runJob, type JobContext, type JobOutcome } from '../shared/job/run-job';
 import type { DeliveryPorts } from '../shared/job/stages/deliver';
 import { parseReportDefinitionJson, type ReportDefinition } from '../shared/report/definition/definition';
 import { resolveExportSettings } from '../shared/report/definition/export-settings';
-import type { ExportResult } from '../shared/report/run/run-export';
+import type { ExportResult } from '../shared/report/run/result';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
 import { operatorFindings, sameFindings } from '../shared/report/dataset/field-audit';
 import { manifestSchema } from '../shared/report/manifest/manifest';
@@ -158,14 +158,18 @@ export async function runExportCommand(
       deadline: timeoutMs === undefined ? undefined : clock().getTime() + timeoutMs,
       concurrency: args.concurrency === undefined ? undefined : Number(args.concurrency),
     });
-    const context: RunContext = { clock, log, ids: options.ids ?? RANDOM_RUN_IDS, storage, ledger, settings };
     const published: ExportResult[] = [];
     // The error behind a failed job, whole: on the command line the operator reads it (runJob's reason is the public one).
     let failure: Error | undefined;
-    const deps: JobDependencies = {
-      context,
+    const context: JobContext = {
+      clock,
+      log,
+      ids: options.ids ?? RANDOM_RUN_IDS,
+      storage,
+      ledger,
+      settings,
+      planning: { credentials },
       definitions: catalogOf({ [definition.name]: definition }),
-      credentials,
       jobs: new JobStatusStore(ledger),
       events: NO_EVENT_BUS,
       ...(args.outbox !== undefined && outboxDelivery(resolve(io.cwd, args.outbox))),
@@ -175,10 +179,10 @@ export async function runExportCommand(
     };
     const request = { report: definition.name, source: 'manual' as const, ...(args['run-id'] !== undefined && { runId: args['run-id'] }) };
     if (args['dry-run']) {
-      await printDryRun(request, deps, io.stdout, storage);
+      await printDryRun(request, context, io.stdout, storage);
       return 0;
     }
-    const outcome = await runJob(request, deps)
+    const outcome = await runJob(request, context)
       .catch((error: unknown) => {
         throw failure ?? error;
       })

@@ -1,6 +1,6 @@
 import type { RequestEvent } from '../shared/planning-api/transport/requester';
 import type { ExportJobRequest } from '../shared/job/request';
-import { planJob, type JobDependencies, type PlannedJob } from '../shared/job/run-job';
+import { planJob, type JobContext, type PlannedJob } from '../shared/job/run-job';
 import { plannedWrites } from '../shared/report/run/planned-writes';
 import { describeCandidate } from '../shared/report/plan/selector-titles';
 import type { Storage } from '../shared/storage/storage';
@@ -16,13 +16,13 @@ const RUN_ID_PLACEHOLDER = '<run id>';
  */
 export async function printDryRun(
   request: ExportJobRequest,
-  deps: JobDependencies,
+  context: JobContext,
   out: NodeJS.WritableStream,
   storage: Storage,
 ): Promise<void> {
   const requests: RequestEvent[] = [];
-  const planned = await planJob(request, { ...deps, onRequest: (event) => requests.push(event) });
-  const runDate = deps.context.clock();
+  const planned = await planJob(request, { ...context, planning: { ...context.planning, onRequest: (event) => requests.push(event) } });
+  const runDate = context.clock();
   for (const run of planned) {
     out.write(describePlan(run, requests.length, storage, { runId: request.runId ?? RUN_ID_PLACEHOLDER, runDate }));
   }
@@ -35,7 +35,8 @@ interface Totals {
 
 /** What one run would fetch and write, for people. */
 function describePlan(planned: PlannedJob, listRequests: number, storage: Storage, run: { runId: string; runDate: Date }): string {
-  const { job, plan } = planned;
+  const { plan } = planned;
+  const job = planned;
   const totals: Totals = { requests: 0, exact: true };
   const fetches = plan.datasets.flatMap(({ name, plan: dataset }) => {
     totals.requests += dataset.estimate.requests;

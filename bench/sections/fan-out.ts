@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../shared/core/clock';
 import { planFanOut } from '../../shared/fan-out/steps';
-import { runContextOf } from '../../shared/job/run-context';
+import { runContextOf } from '../../shared/report/run/context';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { catalogOf } from '../../shared/definitions/catalog';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
@@ -92,8 +92,12 @@ async function fanOutRun(shape: Partial<TenantShape>, boardsPerWorker: number): 
       const started = performance.now();
       const plan = await planFanOut(REQUEST, {
         definitions: catalogOf({ [DEFINITION.name]: DEFINITION }),
-        credentials: { getCredentials: () => Promise.resolve(credentials) },
-        context: runContextOf({ clock: systemClock, storage: new LocalDirectoryStorage(dir), ledger: new LocalLedger(join(dir, '.ledger')) }),
+        ...runContextOf({
+          clock: systemClock,
+          storage: new LocalDirectoryStorage(dir),
+          ledger: new LocalLedger(join(dir, '.ledger')),
+          planning: { credentials: { getCredentials: () => Promise.resolve(credentials) } },
+        }),
       }, boardsPerWorker);
       const common = { dir, credentials, definition: DEFINITION, request: REQUEST, plan: { request: plan.request } };
       const workers = await Promise.all(

@@ -12,7 +12,8 @@ import { silentLog } from '../../shared/core/logger';
 import type { Credentials } from '../../shared/planning-api/credentials';
 import { decodeBody } from '../../shared/planning-api/transport/http-transport';
 import type { PlanningApiClient } from '../../shared/planning-api/client';
-import { createExportClient } from '../../shared/report/run/export-report';
+import { createExportClient } from '../../shared/report/run/plan-run';
+import { systemClock } from '../../shared/core/clock';
 import { resolveExportSettings } from '../../shared/report/definition/export-settings';
 import { BOARD_ITEM_FIELDS } from '../../shared/report/tables/board-items-fetch';
 
@@ -68,7 +69,7 @@ async function fetchAll(client: PlanningApiClient): Promise<number> {
 }
 
 const clientOf = (f: typeof fetch): PlanningApiClient =>
-  createExportClient(input.credentials, resolveExportSettings({ concurrency: input.concurrency }), { log: silentLog, fetch: f });
+  createExportClient(input.credentials, { settings: resolveExportSettings({ concurrency: input.concurrency }), log: silentLog, clock: systemClock, planning: { fetch: f } });
 
 const cpuMs = (): number => {
   const usage = process.cpuUsage();

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 /**
- * End to end (one process): exportReport of the board-items dataset from the simulator into S3
+ * End to end (one process): planRun and exportRun of the board-items dataset from the simulator into S3
  * (s3rver), xlsx, CSV and Parquet, manifest and latest.json: what the export Lambda does for one report.
  */
 import { S3Client } from '@aws-sdk/client-s3';
@@ -12,7 +12,9 @@ import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import type { Credentials } from '../../shared/planning-api/credentials';
 import { parseReportDefinition } from '../../shared/report/definition/definition';
-import { exportReport } from '../../shared/report/run/export-report';
+import { runContextOf } from '../../shared/report/run/context';
+import { planRun } from '../../shared/report/run/plan-run';
+import { exportRun } from '../../shared/report/run/run-export';
 
 interface Input {
   credentials: Credentials;
@@ -36,13 +38,15 @@ const definition = parseReportDefinition({ name: 'bench-e2e', datasets: { boardI
 
 const cpuStart = process.cpuUsage();
 const started = performance.now();
-const result = await exportReport(definition, {
-  credentials: { getCredentials: () => Promise.resolve(input.credentials) }, now: systemClock,
+const context = runContextOf({
+  planning: { credentials: { getCredentials: () => Promise.resolve(input.credentials) } },
+  clock: systemClock,
   storage,
   // A local ledger in a fresh directory: the benchmark measures the export, not DynamoDB.
   ledger: new LocalLedger(await mkdtemp(join(tmpdir(), 'bench-ledger-'))),
-  runId: input.runId,
 });
+const draft = { definition, runId: input.runId, trigger: 'on-demand', runDate: undefined, path: { via: 'single' } } as const;
+const result = await exportRun(await planRun(draft, context), context);
 const wallMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuStart);
 client.destroy();

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { reportResult, workerInput } from '../lib/child';
 import { silentLog } from '../../shared/core/logger';
 import { fixedClock } from '../../shared/core/clock';
-import { runContextOf } from '../../shared/job/run-context';
-import { runJob, type JobDependencies } from '../../shared/job/run-job';
+import { runContextOf } from '../../shared/report/run/context';
+import { runJob, type JobContext } from '../../shared/job/run-job';
 import { assembleFanOut, fetchBoardAnswers, type FanOutPlan } from '../../shared/fan-out/steps';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { type ExportJobRequest } from '../../shared/job/request';
@@ -29,10 +29,15 @@ interface Input {
 
 const input = workerInput<Input>();
 const ledger = new LocalLedger(join(input.dir, '.ledger'));
-const deps: JobDependencies = {
-  context: runContextOf({ clock: fixedClock(new Date('2026-11-23T06:00:30Z')), storage: new LocalDirectoryStorage(input.dir), ledger, log: silentLog }),
+const deps: JobContext = {
+  ...runContextOf({
+    clock: fixedClock(new Date('2026-11-23T06:00:30Z')),
+    storage: new LocalDirectoryStorage(input.dir),
+    ledger,
+    log: silentLog,
+    planning: { credentials: { getCredentials: () => Promise.resolve(input.credentials) } },
+  }),
   definitions: catalogOf({ [input.definition.name]: input.definition }),
-  credentials: { getCredentials: () => Promise.resolve(input.credentials) },
   jobs: new JobStatusStore(ledger),
   events: { publish: () => Promise.resolve() },
 };

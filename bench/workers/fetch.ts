@@ -11,7 +11,7 @@ import { systemClock } from '../../shared/core/clock';
 import { reportResult, workerInput } from '../lib/child';
 import { silentLog } from '../../shared/core/logger';
 import type { Credentials } from '../../shared/planning-api/credentials';
-import { createExportClient } from '../../shared/report/run/export-report';
+import { createExportClient } from '../../shared/report/run/plan-run';
 import { resolveExportSettings } from '../../shared/report/definition/export-settings';
 import type { DatasetContext } from '../../shared/report/dataset/dataset';
 import { parseReportDefinition } from '../../shared/report/definition/definition';
@@ -33,11 +33,11 @@ interface Input {
 }
 
 const input = workerInput<Input>();
-const client = createExportClient(
-  input.credentials,
-  resolveExportSettings({ concurrency: input.concurrency, boardItemsPageSize: input.boardItemsPageSize }),
-  { log: silentLog },
-);
+const client = createExportClient(input.credentials, {
+  settings: resolveExportSettings({ concurrency: input.concurrency, boardItemsPageSize: input.boardItemsPageSize }),
+  log: silentLog,
+  clock: systemClock,
+});
 
 const cpuStart = process.cpuUsage();
 const started = performance.now();

@@ -4,11 +4,11 @@ import { METRIC } from '../../shared/core/names';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { systemClock } from '../../shared/core/clock';
-import { jobExportSettings, RANDOM_RUN_IDS, type RunContext } from '../../shared/job/run-context';
-import { runJob, type JobDependencies, type JobOutcome } from '../../shared/job/run-job';
+import { jobExportSettings } from '../../shared/job/run-context';
+import { RANDOM_RUN_IDS } from '../../shared/report/run/context';
+import { runJob, type JobContext, type JobOutcome } from '../../shared/job/run-job';
 import { runFanOutStep } from '../../shared/fan-out/steps';
 import { fanOutStepSchema, isFanOutStep } from '../../shared/fan-out/event';
-import { routeToFanOut } from '../../shared/job/stages/route';
 import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/fan-out/step-functions-starter';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
@@ -71,8 +71,8 @@ const fanOut = config.FAN_OUT_STATE_MACHINE_ARN
   ? { starter: new StepFunctionsFanOutStarter(config.FAN_OUT_STATE_MACHINE_ARN, tracer.captureAWSv3Client(createSfnClient())), rows: config.FAN_OUT_ROWS }
   : undefined;
 
-/** The run context of one invocation: its export deadline is this invocation's remaining time. */
-function runContext(remainingMs: number): RunContext {
+/** The job's context for one invocation: its export deadline is this invocation's remaining time. */
+function jobContext(remainingMs: number): JobContext {
   return {
     clock: systemClock,
     log: logger,
@@ -80,16 +80,15 @@ function runContext(remainingMs: number): RunContext {
     storage,
     ledger,
     settings: jobExportSettings(config, systemClock().getTime(), remainingMs),
-  };
-}
-
-/** The job's dependencies for one invocation. */
-function jobDependencies(remainingMs: number): JobDependencies {
-  return {
-    context: runContext(remainingMs),
+    planning: {
+      credentials,
+      onRequest: (e) => {
+        metrics.addMetric(METRIC.ApiRequests, MetricUnit.Count, 1);
+        if (e.retried) metrics.addMetric(METRIC.ApiRetries, MetricUnit.Count, 1);
+      },
+    },
     definitions,
     inline,
-    credentials,
     jobs,
     events,
     bucket: config.REPORTS_BUCKET,
@@ -100,10 +99,6 @@ function jobDependencies(remainingMs: number): JobDependencies {
     fanOut,
     // A retry that lands while a killed attempt's lease is lapsing waits for it instead of being skipped.
     leaseWait: timerWait,
-    onRequest: (e) => {
-      metrics.addMetric(METRIC.ApiRequests, MetricUnit.Count, 1);
-      if (e.retried) metrics.addMetric(METRIC.ApiRetries, MetricUnit.Count, 1);
-    },
     onComplete: (result, durationMs) => {
       const rows = Object.values(result.manifest.summary.rows).reduce((a, b) => a + b, 0);
       metrics.addMetric(METRIC.ExportedRows, MetricUnit.Count, rows);
@@ -120,19 +115,13 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
   if (isFanOutStep(event)) {
     const step = fanOutStepSchema.parse(event);
     logger.appendKeys({ fanOut: step.fanOut, report: step.fanOut === 'plan' ? step.report : step.request.report });
-    return runFanOutStep(step, jobDependencies(context.getRemainingTimeInMillis()));
+    return runFanOutStep(step, jobContext(context.getRemainingTimeInMillis()));
   }
   const request = exportJobRequestSchema.parse(event);
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
-  const deps = jobDependencies(context.getRemainingTimeInMillis());
-  const routed = await routeToFanOut(request, deps.context, fanOut);
-  if (routed) {
-    logger.info('run handed to the fan-out', { reason: routed.reason });
-    return routed;
-  }
   let outcome: JobOutcome;
   try {
-    outcome = await runJob(request, deps);
+    outcome = await runJob(request, jobContext(context.getRemainingTimeInMillis()));
   } catch (error) {
     metrics.addMetric(METRIC.ExportFailed, MetricUnit.Count, 1);
     throw error;

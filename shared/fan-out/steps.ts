@@ -1,19 +1,16 @@
 import { errorMessage } from '../core/errors';
 import type { FanOutPart } from '../core/names';
-import { planExport } from '../report/plan/export-plan';
-import { createExportClient, planReport } from '../report/run/export-report';
+import { planRun } from '../report/run/plan-run';
 import { releaseHeldRun } from '../report/run/run-lease';
+import type { RunContext } from '../report/run/context';
 import type { ReportDefinition } from '../report/definition/definition';
 import { recordingFetch, replayingFetch } from './responses';
 import type { FanOutFailure, FanOutStep } from './event';
 import { describeFanOutFailure, publicStepError, toldByTheJob } from './failure';
 import type { ExportJobRequest } from '../job/request';
-import { configuredDefinition, resolveDefinition } from '../job/stages/resolve-definition';
-import { runJob, type JobDependencies, type JobOutcome } from '../job/run-job';
-import type { RunContext } from '../job/run-context';
+import { runJob, type JobContext, type JobOutcome } from '../job/run-job';
 import { announceFailure } from '../job/stages/announce';
-import { jobRunId, type ResolvePorts } from '../job/stages/resolve';
-import type { ExportPorts } from '../job/stages/export';
+import { jobRunId, resolveJob, type ResolvePorts } from '../job/stages/resolve';
 
 /**
  * A report too big for one function (docs/deploy.md, "Past one Lambda"): its board items, the part
@@ -40,8 +37,8 @@ export interface FanOutPlan {
   readonly chunks: readonly (readonly string[])[];
 }
 
-/** What the plan and the workers need: the run context, the reports, and the planning API's credentials. */
-export type FanOutDependencies = Pick<ResolvePorts, 'definitions'> & Pick<ExportPorts, 'credentials' | 'fetch'> & { readonly context: RunContext };
+/** What the plan and the workers need of the job's context: the run context and the reports. */
+export type FanOutContext = RunContext & ResolvePorts;
 
 /** Boards per worker: a worker of 1,024 MB and 15 minutes fetches a few of the largest boards easily. */
 export const DEFAULT_BOARDS_PER_WORKER = 2;
@@ -51,11 +48,9 @@ export const DEFAULT_BOARDS_PER_WORKER = 2;
  * with the list calls, so a definition that cannot run fails here, before any worker starts), and
  * the boards of the report's board items, in chunks for the workers.
  */
-export async function planFanOut(request: ExportJobRequest, deps: FanOutDependencies, boardsPerWorker = DEFAULT_BOARDS_PER_WORKER): Promise<FanOutPlan> {
-  const definition = await definitionOf(request, deps);
-  const { context } = deps;
+export async function planFanOut(request: ExportJobRequest, context: FanOutContext, boardsPerWorker = DEFAULT_BOARDS_PER_WORKER): Promise<FanOutPlan> {
   const runId = jobRunId(request, context.clock(), context.ids);
-  const plan = await planReport(definition, { credentials: deps.credentials, settings: context.settings, fetch: deps.fetch, log: context.log, now: context.clock });
+  const { definition, plan } = await planRun(await resolveJob(request, runId, context), context);
   const ids = (plan.datasets.find((d) => d.name === 'boardItems')?.plan.reads ?? []).flatMap((read) => read.records.map((b) => b.id));
   const chunks: string[][] = [];
   for (let i = 0; i < ids.length; i += boardsPerWorker) chunks.push(ids.slice(i, i + boardsPerWorker));
@@ -67,20 +62,15 @@ export async function planFanOut(request: ExportJobRequest, deps: FanOutDependen
  * Step 2, one worker: reads the board items of `boards` exactly as the export's dataset does (same
  * client, settings and paging) and stores every answer for the assembler. No rows are made.
  */
-export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, boards: readonly string[], deps: FanOutDependencies): Promise<{ boards: number }> {
-  const definition = await definitionOf(plan.request, deps);
-  const prefix = answersPrefix(definition.name, plan.request.runId);
-  const { context } = deps;
-  const client = createExportClient(await deps.credentials.getCredentials(), context.settings, {
-    log: context.log,
-    fetch: recordingFetch(context.storage, prefix, deps.fetch),
-    now: context.clock,
-  });
-  const narrowed: ReportDefinition = { ...definition, datasets: { boardItems: { boards: [...boards] } } };
+export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, boards: readonly string[], context: FanOutContext): Promise<{ boards: number }> {
+  const job = await resolveJob(plan.request, plan.request.runId, context);
+  const prefix = answersPrefix(job.definition.name, plan.request.runId);
+  const recording: RunContext = { ...context, planning: { ...context.planning, fetch: recordingFetch(context.storage, prefix, context.planning.fetch) } };
+  const narrowed: ReportDefinition = { ...job.definition, datasets: { boardItems: { boards: [...boards] } } };
   // The worker's boards are planned again (one list of boards), as the assembler's run will.
-  const planned = await planExport(narrowed, client, { log: context.log });
-  const ctx = { source: client, definition: narrowed, log: context.log, now: context.clock };
-  for (const { plan: boardItems } of planned.datasets) {
+  const planned = await planRun({ ...job, definition: narrowed }, recording);
+  const ctx = { source: planned.client, definition: narrowed, log: context.log, now: context.clock };
+  for (const { plan: boardItems } of planned.plan.datasets) {
     for await (const table of boardItems.create(ctx).tables()) {
       for await (const _batch of table.batches) {
         // Drained page by page without making the rows: the answers are what the worker is for.
@@ -96,38 +86,34 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
  */
 export async function assembleFanOut(
   plan: Pick<FanOutPlan, 'request'>,
-  deps: JobDependencies,
+  context: JobContext,
 ): Promise<JobOutcome & { readonly answers: { readonly replayed: number; readonly fetched: number } }> {
   const prefix = answersPrefix(plan.request.report, plan.request.runId);
-  const replay = replayingFetch(deps.context.storage, prefix, deps.fetch);
+  const replay = replayingFetch(context.storage, prefix, context.planning.fetch);
   // The answers are left to the bucket's one-day lifecycle rule on `_fanout/`: a retried assembler
   // reads them again, and deleting tens of thousands of objects would cost the run more than that.
-  const outcome = await runJob(plan.request, { ...deps, fetch: replay.fetch });
+  const outcome = await runJob(plan.request, { ...context, planning: { ...context.planning, fetch: replay.fetch } });
   return { ...outcome, answers: replay.stats() };
 }
 
 /** The local driver: plan, `workers` workers at a time, assemble, in this process. */
 export async function runFannedOutJob(
   request: ExportJobRequest,
-  deps: JobDependencies,
+  context: JobContext,
   options: { readonly boardsPerWorker?: number; readonly workers?: number } = {},
 ): Promise<Awaited<ReturnType<typeof assembleFanOut>> & { readonly chunks: number }> {
-  const plan = await planFanOut(request, deps, options.boardsPerWorker);
+  const plan = await planFanOut(request, context, options.boardsPerWorker);
   const queue = [...plan.chunks];
   // As in the state machine, a worker that fails leaves its boards to the assembler, which asks the API.
   const worker = async (): Promise<void> => {
     for (let chunk = queue.shift(); chunk; chunk = queue.shift()) {
-      await fetchBoardAnswers(plan, chunk, deps).catch((error: unknown) => {
-        deps.context.log.warn('fan-out worker failed; the assembler fetches its boards', { boards: chunk, error: errorMessage(error) });
+      await fetchBoardAnswers(plan, chunk, context).catch((error: unknown) => {
+        context.log.warn('fan-out worker failed; the assembler fetches its boards', { boards: chunk, error: errorMessage(error) });
       });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 4) }, worker));
-  return { ...(await assembleFanOut(plan, deps)), chunks: plan.chunks.length };
-}
-
-async function definitionOf(request: ExportJobRequest, deps: Pick<FanOutDependencies, 'definitions'>): Promise<ReportDefinition> {
-  return resolveDefinition(request, await configuredDefinition(request, deps.definitions));
+  return { ...(await assembleFanOut(plan, context)), chunks: plan.chunks.length };
 }
 
 export interface FanOutFailureOutcome {
@@ -151,8 +137,7 @@ export interface FanOutFailureOutcome {
  * tells the failure as a failed job does (announceFailure: ReportFailed, and the owners once per
  * failure streak, the same streak as the single path's) unless the assembler's job already told it.
  */
-export async function failFanOut(step: Pick<FanOutFailure, 'request' | 'failed' | 'error'>, deps: JobDependencies): Promise<FanOutFailureOutcome> {
-  const { context } = deps;
+export async function failFanOut(step: Pick<FanOutFailure, 'request' | 'failed' | 'error'>, context: JobContext): Promise<FanOutFailureOutcome> {
   // As the plan ran it: a scheduled run, whether the route or an operator started the execution.
   const request = { ...step.request, source: 'schedule' as const };
   const { report, runId } = request;
@@ -162,11 +147,14 @@ export async function failFanOut(step: Pick<FanOutFailure, 'request' | 'failed' 
   const told = !toldByTheJob(step.failed, step.error);
   if (told) {
     // The definition names the owners; when it cannot be read (which may be why the plan failed) only the event is published.
-    const definition = await definitionOf(request, deps).catch((error: unknown) => {
-      context.log.warn('the failed fan-out\'s report cannot be read; its owners are not told', { report, error: errorMessage(error) });
-      return undefined;
-    });
-    await announceFailure({ request, report: definition?.name ?? report, runId, definition }, failure, deps, context);
+    const definition = await resolveJob(request, runId, context).then(
+      (job) => job.definition,
+      (error: unknown) => {
+        context.log.warn('the failed fan-out\'s report cannot be read; its owners are not told', { report, error: errorMessage(error) });
+        return undefined;
+      },
+    );
+    await announceFailure({ request, report: definition?.name ?? report, runId, definition }, failure, context);
   }
   context.log.error('fan-out failed', { report, runId, failed: step.failed, error: step.error.Error, reason: failure.reason, released: released?.attempt, told });
   return { status: 'failed', report, runId, failed: step.failed, ...failure, released: released?.attempt ?? null, told };
@@ -176,26 +164,26 @@ export async function failFanOut(step: Pick<FanOutFailure, 'request' | 'failed' 
  * One step of the state machine, in the export function (lambdas/export-report/handler.ts). A step's
  * error reaches the state machine as publicStepError: the failure step quotes it to the owners.
  */
-export async function runFanOutStep(step: FanOutStep, deps: JobDependencies): Promise<unknown> {
+export async function runFanOutStep(step: FanOutStep, context: JobContext): Promise<unknown> {
   try {
-    return await runStep(step, deps);
+    return await runStep(step, context);
   } catch (error) {
-    deps.context.log.error('fan-out step failed', { step: step.fanOut, error: errorMessage(error) });
+    context.log.error('fan-out step failed', { step: step.fanOut, error: errorMessage(error) });
     throw publicStepError(error);
   }
 }
 
-function runStep(step: FanOutStep, deps: JobDependencies): Promise<unknown> {
+function runStep(step: FanOutStep, context: JobContext): Promise<unknown> {
   switch (step.fanOut) {
     case 'plan': {
       const { fanOut: _step, ...request } = step;
-      return planFanOut(request, deps);
+      return planFanOut(request, context);
     }
     case 'work':
-      return fetchBoardAnswers({ request: step.request }, step.boards, deps);
+      return fetchBoardAnswers({ request: step.request }, step.boards, context);
     case 'assemble':
-      return assembleFanOut({ request: step.request }, deps);
+      return assembleFanOut({ request: step.request }, context);
     case 'fail':
-      return failFanOut(step, deps);
+      return failFanOut(step, context);
   }
 }

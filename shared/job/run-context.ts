@@ -1,40 +1,5 @@
-import type { Clock } from '../core/clock';
 import { DEFAULT_DEADLINE_MARGIN_MS } from '../core/defaults';
-import { silentLog, type Log } from '../core/logger';
-import type { Ledger } from '../ledger/ledger';
 import { resolveExportSettings, type ExportSettings } from '../report/definition/export-settings';
-import { newRunId } from '../report/run/run-id';
-import type { Storage } from '../storage/storage';
-
-/** Where new run ids come from: random suffixes in production, fixed ones where a test compares two runs. */
-export interface RunIds {
-  newRunId(at: Date): string;
-}
-
-export const RANDOM_RUN_IDS: RunIds = { newRunId };
-
-/**
- * What every stage of a job shares, built once at the door (a handler, a command, the demo) and
- * passed down whole: the clock (the only source of time below the door), the logger, where run ids
- * come from, where the run's files go, the ledger that orders attempts, and the export settings.
- * A stage never builds any of these itself.
- */
-export interface RunContext {
-  readonly clock: Clock;
-  readonly log: Log;
-  readonly ids: RunIds;
-  readonly storage: Storage;
-  readonly ledger: Ledger;
-  readonly settings: ExportSettings;
-}
-
-/**
- * A run context from its parts; what is left out takes its default: no log, random run ids, the
- * default export settings. The clock has no default: the door says what time it is.
- */
-export function runContextOf(parts: Pick<RunContext, 'clock' | 'storage' | 'ledger'> & Partial<RunContext>): RunContext {
-  return { log: silentLog, ids: RANDOM_RUN_IDS, settings: resolveExportSettings(), ...parts };
-}
 
 /**
  * The deadline of an export in a Lambda: its remaining time less a margin for reporting the failure

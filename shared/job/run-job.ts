@@ -1,18 +1,17 @@
 import { DeadlineExceededError, errorMessage, LeaseLostError, RetryableExportError, RunInProgressError } from '../core/errors';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ManifestFile, ManifestTableFile } from '../report/manifest/manifest';
-import type { ExportPlan } from '../report/plan/export-plan';
-import type { ExportResult } from '../report/run/run-export';
+import type { ExportResult } from '../report/run/result';
+import { withProgress, type RunContext } from '../report/run/context';
+import { planRun, type PlannedRun } from '../report/run/plan-run';
+import { exportRun } from '../report/run/run-export';
 import { createResponseCache } from '../planning-api/transport/response-cache';
 import { classifyFailure } from './failure';
-import { handOverToFanOut, mayHandOver, type FanOutRoute } from './stages/route';
+import { handOverToFanOut, mayHandOver, routeToFanOut, type FanOutRoute } from './stages/route';
 import { trackJobProgress, type JobProgress } from './status/job-progress';
 import type { ExportJobRequest } from './request';
-import type { RunContext } from './run-context';
 import { announceFailure, announceSuccess, type AnnouncePorts, type FailedJob } from './stages/announce';
 import { deliverRun, type DeliveryPorts, type RunDelivery } from './stages/deliver';
-import { exportRun, type ExportPorts } from './stages/export';
-import { planRun } from './stages/plan';
 import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvedJob, type ResolvePorts } from './stages/resolve';
 
 /**
@@ -21,9 +20,11 @@ import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type Re
  * ports and calls `runJob`; it never repeats a stage. Retries are idempotent: the run id is the same,
  * a completed run is not exported again, and each message goes out once per run.
  */
-export interface JobDependencies extends ResolvePorts, ExportPorts, DeliveryPorts, AnnouncePorts {
-  readonly context: RunContext;
-  /** The stack's fan-out: a run that meets the function's deadline on the single path is handed to it. */
+export interface JobContext extends RunContext, ResolvePorts, DeliveryPorts, AnnouncePorts {
+  /**
+   * The stack's fan-out (the route stage's port): a scheduled run of a report too big for one
+   * function, and a run that meets the function's deadline on the single path, are handed to it.
+   */
   readonly fanOut?: FanOutRoute | undefined;
   /** Told when a run is published (metrics, the command line's account of the files). */
   readonly onComplete?: ((result: ExportResult, durationMs: number) => void) | undefined;
@@ -63,19 +64,25 @@ export type SlicedJobOutcome = JobOutcome & { readonly slices: readonly { readon
  * Runs a job. Failures are announced (status, ReportFailed, the owners) and returned; a scheduled
  * run's transient failure is thrown as RetryableExportError for the invocation's retry policy.
  */
-export async function runJob(request: ExportJobRequest, deps: JobDependencies): Promise<JobOutcome> {
-  const slices = await planSlices(request, deps);
-  return slices ? runSlices(request, slices, deps) : runOne(request, deps);
+export async function runJob(request: ExportJobRequest, context: JobContext): Promise<JobOutcome> {
+  const routed = await routeToFanOut(request, context, context.fanOut);
+  if (routed) {
+    context.log.info('run handed to the fan-out', { report: request.report, reason: routed.reason });
+    return routed;
+  }
+  const slices = await planSlices(request, context);
+  return slices ? runSlices(request, slices, context) : runOne(request, context);
 }
 
 /** The slices one after another, sharing one response cache: the planning API is asked once for what several read. */
-async function runSlices(request: ExportJobRequest, slices: readonly JobSlice[], deps: JobDependencies): Promise<SlicedJobOutcome> {
-  const cache = createResponseCache(deps.fetch);
+async function runSlices(request: ExportJobRequest, slices: readonly JobSlice[], context: JobContext): Promise<SlicedJobOutcome> {
+  const cache = createResponseCache(context.planning.fetch);
   const outcomes: { report: string; outcome: JobOutcome }[] = [];
   let retry: RetryableExportError | undefined;
   for (const slice of slices) {
     try {
-      outcomes.push({ report: slice.name, outcome: await runOne(slice.request, { ...deps, definitions: slice.definitions, fetch: cache.fetch }) });
+      const sliceContext = { ...context, definitions: slice.definitions, planning: { ...context.planning, fetch: cache.fetch } };
+      outcomes.push({ report: slice.name, outcome: await runOne(slice.request, sliceContext) });
     } catch (error) {
       // One slice's transient failure must not keep the others from their audiences; the retry
       // of the invocation redoes only what did not complete (run ids and message claims are per slice).
@@ -84,7 +91,7 @@ async function runSlices(request: ExportJobRequest, slices: readonly JobSlice[],
       outcomes.push({ report: slice.name, outcome: { status: 'failed', reason: error.message, retryable: true } });
     }
   }
-  deps.context.log.info('sliced report done', { report: request.report, slices: outcomes.map((o) => `${o.report}: ${o.outcome.status}`), cache: cache.stats() });
+  context.log.info('sliced report done', { report: request.report, slices: outcomes.map((o) => `${o.report}: ${o.outcome.status}`), cache: cache.stats() });
   if (retry) throw retry;
   return { ...combined(outcomes), slices: outcomes };
 }
@@ -113,13 +120,15 @@ function combined(outcomes: readonly { report: string; outcome: JobOutcome }[]):
   };
 }
 
-/** One report's run (the whole report, or one slice of it) through the four stages. */
-async function runOne(request: ExportJobRequest, deps: JobDependencies): Promise<JobOutcome> {
-  const { context } = deps;
+/**
+ * One report's run (the whole report, or one slice of it) as one straight line of stages, each taking
+ * the job as the stage before left it and the one context: resolve → plan → export → deliver → announce.
+ */
+async function runOne(request: ExportJobRequest, context: JobContext): Promise<JobOutcome> {
   const started = context.clock();
   const runId = jobRunId(request, started, context.ids);
-  if (request.exportId && !(await startOnDemand(request, request.exportId, runId, deps))) {
-    const current = await deps.jobs.get(request.exportId);
+  if (request.exportId && !(await startOnDemand(request, request.exportId, runId, context))) {
+    const current = await context.jobs.get(request.exportId);
     const reason = current
       ? `export ${request.exportId} is already ${current.status}; a repeated delivery does nothing`
       : `there is no export job ${request.exportId}`;
@@ -129,41 +138,39 @@ async function runOne(request: ExportJobRequest, deps: JobDependencies): Promise
   let definition: ReportDefinition | undefined;
   let progress: JobProgress | undefined;
   try {
-    const job = await resolveJob(request, runId, deps);
-    definition = job.definition;
-    progress = request.exportId ? onDemandProgress(request.exportId, job.definition, deps) : undefined;
-    const plan = await planRun(job, deps, context);
-    const result = await exportRun(job, plan, deps, context, progress?.onProgress);
+    const resolved = await resolveJob(request, runId, context);
+    definition = resolved.definition;
+    progress = request.exportId ? onDemandProgress(request.exportId, resolved.definition, context) : undefined;
+    const planned = await planRun(resolved, context);
+    const exported = { ...planned, result: await exportRun(planned, withProgress(context, progress?.onProgress)) };
     await progress?.settle();
-    deps.onComplete?.(result, context.clock().getTime() - started.getTime());
-    const delivery = await deliverRun(job, result, deps, context);
-    await announceSuccess(job, result, delivery, deps, context);
-    context.log.info('export job succeeded', { report: job.definition.name, runId, emailed: delivery.emailed, delivery: delivery.reason });
+    context.onComplete?.(exported.result, context.clock().getTime() - started.getTime());
+    const delivered = { ...exported, delivery: await deliverRun(exported, context) };
+    await announceSuccess(delivered, context);
+    const { result, delivery } = delivered;
+    context.log.info('export job succeeded', { report: resolved.definition.name, runId, emailed: delivery.emailed, delivery: delivery.reason });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed: delivery.emailed, delivery, run: factsOf(result) };
   } catch (error) {
     await progress?.settle();
-    return failed(error, { request, report: definition?.name ?? requestedName(request), runId, definition }, deps);
+    return failed(error, { request, report: definition?.name ?? requestedName(request), runId, definition }, context);
   }
 }
 
 /** What a run of a job would read, planned without fetching data or writing anything. */
-export interface PlannedJob {
-  readonly job: ResolvedJob;
-  readonly plan: ExportPlan;
-}
+export type PlannedJob = ResolvedJob & PlannedRun;
 
 /**
  * The first two stages of a job alone, for each run it would make (each slice of a report with
  * deliveries): resolve and plan, nothing fetched but the list calls, nothing written, nobody told
  * (`npm run export -- --dry-run`). A plan that fails throws its ReportPlanError.
  */
-export async function planJob(request: ExportJobRequest, deps: JobDependencies): Promise<PlannedJob[]> {
-  const slices = await planSlices(request, deps);
-  const runs = slices ? slices.map((slice) => ({ request: slice.request, deps: { ...deps, definitions: slice.definitions } })) : [{ request, deps }];
+export async function planJob(request: ExportJobRequest, context: JobContext): Promise<PlannedJob[]> {
+  const slices = await planSlices(request, context);
+  const runs = slices ? slices.map((slice) => ({ request: slice.request, context: { ...context, definitions: slice.definitions } })) : [{ request, context }];
   const planned: PlannedJob[] = [];
   for (const run of runs) {
-    const job = await resolveJob(run.request, jobRunId(run.request, deps.context.clock(), deps.context.ids), run.deps);
-    planned.push({ job, plan: await planRun(job, run.deps, deps.context) });
+    const job = await resolveJob(run.request, jobRunId(run.request, context.clock(), context.ids), run.context);
+    planned.push(await planRun(job, context));
   }
   return planned;
 }
@@ -172,21 +179,21 @@ export async function planJob(request: ExportJobRequest, deps: JobDependencies):
  * queued → running happens once: a second delivery of the same job finds it running or done. The
  * fan-out's assembler of a job the single path handed over finds it running under its own run id.
  */
-async function startOnDemand(request: ExportJobRequest, exportId: string, runId: string, deps: JobDependencies): Promise<boolean> {
+async function startOnDemand(request: ExportJobRequest, exportId: string, runId: string, context: JobContext): Promise<boolean> {
   if (request.via === 'fan-out') {
-    const current = await deps.jobs.get(exportId);
+    const current = await context.jobs.get(exportId);
     return current?.status === 'running' && current.runId === runId;
   }
-  return (await deps.jobs.update(exportId, { status: 'running', runId }, deps.context.clock())) !== undefined;
+  return (await context.jobs.update(exportId, { status: 'running', runId }, context.clock())) !== undefined;
 }
 
-function onDemandProgress(exportId: string, definition: ReportDefinition, deps: JobDependencies): JobProgress {
+function onDemandProgress(exportId: string, definition: ReportDefinition, context: JobContext): JobProgress {
   const datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
-  return trackJobProgress(exportId, { jobs: deps.jobs, datasetsTotal, now: deps.context.clock, log: deps.context.log });
+  return trackJobProgress(exportId, { jobs: context.jobs, datasetsTotal, now: context.clock, log: context.log });
 }
 
-async function failed(error: unknown, job: FailedJob, deps: JobDependencies): Promise<JobOutcome> {
-  const { log } = deps.context;
+async function failed(error: unknown, job: FailedJob, context: JobContext): Promise<JobOutcome> {
+  const { log } = context;
   if (error instanceof RunInProgressError || error instanceof LeaseLostError) {
     // Another attempt of this run is writing it (a duplicate delivery, or a retry that overlapped)
     // and reports the outcome. No retry is needed here: if that attempt dies, its own invocation is
@@ -194,11 +201,11 @@ async function failed(error: unknown, job: FailedJob, deps: JobDependencies): Pr
     log.warn('another attempt owns this run; not exporting', { report: job.report, runId: job.runId, reason: error.message });
     return { status: 'skipped', reason: error.message };
   }
-  if (error instanceof DeadlineExceededError && mayHandOver(job.request, deps.fanOut)) return handOver(error, job, deps.fanOut, deps);
-  deps.onFailure?.(error);
+  if (error instanceof DeadlineExceededError && mayHandOver(job.request, context.fanOut)) return handOver(error, job, context.fanOut, context);
+  context.onFailure?.(error);
   const failure = classifyFailure(error);
   log.error('export job failed', { report: job.report, runId: job.runId, ...failure, error: errorMessage(error) });
-  await announceFailure(job, failure, deps, deps.context);
+  await announceFailure(job, failure, context);
   // On-demand exports end here: their user sees `failed` and can start again, whereas a silent
   // Lambda retry would flip the status back and forth. Scheduled runs have nobody watching, so a
   // transient failure is thrown for the invocation's retry policy (same run id, same keys).
@@ -211,10 +218,10 @@ async function failed(error: unknown, job: FailedJob, deps: JobDependencies): Pr
  * again on every retry, every week), it goes to the fan-out at once under the same run id. Nobody
  * is told of a failure; the run's manifest and the run list say which path wrote it and why.
  */
-async function handOver(error: DeadlineExceededError, job: FailedJob, route: FanOutRoute, deps: JobDependencies): Promise<JobOutcome> {
+async function handOver(error: DeadlineExceededError, job: FailedJob, route: FanOutRoute, context: JobContext): Promise<JobOutcome> {
   const why = `run ${job.runId} met the function's deadline on the single path (${error.publicMessage})`;
-  const outcome = await handOverToFanOut({ ...job.request, report: job.report }, job.runId, why, deps.context, route);
-  deps.context.log.warn('run handed to the fan-out: it does not fit one function', { report: job.report, runId: job.runId, reason: outcome.reason });
+  const outcome = await handOverToFanOut({ ...job.request, report: job.report }, job.runId, why, context, route);
+  context.log.warn('run handed to the fan-out: it does not fit one function', { report: job.report, runId: job.runId, reason: outcome.reason });
   return outcome;
 }
 

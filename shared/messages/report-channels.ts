@@ -6,7 +6,7 @@ import type { OutgoingEmail } from '../email/ses-mailer';
 import type { Ledger } from '../ledger/ledger';
 import type { LinkVerificationKeys } from '../links/link-token';
 import type { ReportDefinition } from '../report/definition/definition';
-import type { ExportResult } from '../report/run/run-export';
+import type { ExportResult } from '../report/run/result';
 import { noticeChannel } from './notices/channel-notice';
 import { messageRunKey, sendOnce } from './message-claim';
 import { buildChannelMessage } from './report-message';

@@ -7,7 +7,7 @@ import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition/definition';
-import type { ExportResult } from '../report/run/run-export';
+import type { ExportResult } from '../report/run/result';
 import { fileForPeople, REGISTRY, type Registry } from '../report/registry';
 import { emailTrends } from '../report/trends/email';
 import { readerFormat } from '../core/format';

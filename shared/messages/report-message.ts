@@ -6,7 +6,7 @@ import { isLink, isWebUrl } from '../table/table';
 import type { LinkKey } from '../links/link-token';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition/definition';
-import type { ExportResult } from '../report/run/run-export';
+import type { ExportResult } from '../report/run/result';
 import type { SummarySection } from '../table/table';
 import { fileLinks, freshCopyLinkUrl } from './report-email';
 

@@ -52,7 +52,8 @@ export interface PlanningApiClientOptions {
   /** Injected for tests: backoff sleep, jitter source and clock (Retry-After dates). */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
-  now?: Clock | undefined;
+  /** The door's clock: the deadline and Retry-After are times on it. */
+  now: Clock;
   /** Metrics hook, called once per attempt. Errors thrown by it are logged and ignored. */
   onRequest?: ((event: RequestEvent) => void) | undefined;
 }

@@ -1,4 +1,3 @@
-import { systemClock } from '../core/clock';
 import { PlanningApiError, SchemaMismatchError } from '../core/errors';
 import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
@@ -140,7 +139,7 @@ export class PlanningApiClient {
       sleep: options.sleep ?? sleep,
       random: options.random ?? Math.random,
       // Deadlines are on the run's clock (the doors pass it); a client made alone keeps the system's.
-      now: () => (options.now ?? systemClock)().getTime(),
+      now: () => options.now().getTime(),
       onRequest: options.onRequest,
       listLimits: this.#listLimits,
     });

@@ -20,10 +20,19 @@ export async function withCredentialRefresh<T>(
     return await fn(credentials);
   } catch (error) {
     if (!(error instanceof AuthenticationError)) throw error;
-    const fresh = await source.getCredentials({ forceFetch: true });
-    if (sameCredentials(credentials, fresh)) throw error;
+    const fresh = await rotatedCredentials(source, credentials);
+    if (!fresh) throw error;
     return await fn(fresh);
   }
+}
+
+/**
+ * The credentials read once more past the cache after `used` were refused (401/403), or undefined
+ * when they did not change (the refusal stands: trying again would fail the same way).
+ */
+export async function rotatedCredentials(source: CredentialsSource, used: Credentials): Promise<Credentials | undefined> {
+  const fresh = await source.getCredentials({ forceFetch: true });
+  return sameCredentials(used, fresh) ? undefined : fresh;
 }
 
 function sameCredentials(a: Credentials, b: Credentials): boolean {

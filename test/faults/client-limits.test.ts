@@ -1,4 +1,5 @@
 // @tier slow
+import { systemClock } from '../../shared/core/clock';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +63,7 @@ describe('client limits', () => {
   it('refuses a body over the default 64 MiB while it streams in, naming the operation, without retrying', async () => {
     sim.injectFault({ status: 'oversized', bytes: 100 * MiB, times: 5 });
     const events: RequestEvent[] = [];
-    const client = new PlanningApiClient({ credentials: sim.credentials(), onRequest: (e) => events.push(e) });
+    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), onRequest: (e) => events.push(e) });
     const error = await failureOf(drain(client.listRiskRegisters(), []));
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect(error.message).toMatch(/^listRiskRegisters: /);
@@ -88,7 +89,7 @@ describe('client limits', () => {
     const register = sim.tenant.registers.find((r) => sim.tenant.risks(r.id).length > 2);
     expect(register).toBeDefined();
     sim.setFaults({ ignoreStartAt: true });
-    const client = new PlanningApiClient({ credentials: sim.credentials(), pageLimit: 2 });
+    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), pageLimit: 2 });
     const rows: { id: string }[] = [];
     const error = await failureOf(drain(client.listRisks(register!.id), rows));
     expect(error).toBeInstanceOf(PlanningApiError);
@@ -98,7 +99,7 @@ describe('client limits', () => {
 
   it('pages of one record: the second page repeating the first stops the list after one record', async () => {
     sim.setFaults({ ignoreStartAt: true });
-    const client = new PlanningApiClient({ credentials: sim.credentials(), pageLimit: 1 });
+    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), pageLimit: 1 });
     const registers: unknown[] = [];
     const error = await failureOf(drain(client.listRiskRegisters(), registers));
     expect(error.message).toMatch(/same page for startAt=1 as for startAt=0/);

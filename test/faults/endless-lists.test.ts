@@ -1,4 +1,5 @@
 // @tier slow
+import { systemClock } from '../../shared/core/clock';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +51,7 @@ describe('a list that never ends', () => {
   });
 
   const client = (options: Partial<PlanningApiClientOptions> = {}) =>
-    new PlanningApiClient({ credentials: testCredentials(server.url), retry: { baseDelayMs: 1 }, ...options });
+    new PlanningApiClient({ now: systemClock, credentials: testCredentials(server.url), retry: { baseDelayMs: 1 }, ...options });
 
   async function failureOf(list: AsyncIterable<unknown>): Promise<{ error: Error; records: number }> {
     let records = 0;

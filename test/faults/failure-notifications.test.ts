@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLog } from '../../shared/core/logger';
-import { runJob, type JobDependencies } from '../../shared/job/run-job';
+import { runJob, type JobContext } from '../../shared/job/run-job';
 import { noticeFailure, notificationStateKey } from '../../shared/messages/notices/failure-notice';
 import { parseReportDefinition } from '../../shared/report/definition/definition';
 import type { Ledger } from '../../shared/ledger/ledger';
@@ -26,7 +26,7 @@ const DAILY = { name: 'daily', datasets: { risks: {} }, formats: ['csv'], email:
 describe('failure notifications', () => {
   const kit = useMailedJobs('notices-');
 
-  function deps(at: string): JobDependencies {
+  function deps(at: string): JobContext {
     return kit.deps({ weekly: WEEKLY, daily: DAILY }, () => new Date(at));
   }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { parseReportDefinition } from '../../shared/report/definition/definition';
-import { exportReport } from '../../shared/report/run/export-report';
+import { exportDefinition } from '../support/export-run';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
@@ -72,7 +72,7 @@ describe('input hygiene', () => {
 
   it('a storage root that turns out to be a file: the workbook error names the file and the reason', async () => {
     const definition = parseReportDefinition({ name: 'root-is-file', datasets: { risks: {} }, formats: ['xlsx'] });
-    const error = await exportReport(definition, {
+    const error = await exportDefinition(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       now: systemClock,
       storage: new LocalDirectoryStorage(join(dir, 'a-file')),

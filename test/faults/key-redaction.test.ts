@@ -1,3 +1,4 @@
+import { systemClock } from '../../shared/core/clock';
 import { catalogOf } from '../../shared/definitions/catalog';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { runExportCommand } from '../../cli/export-command';
 import { silentLog } from '../../shared/core/logger';
 import type { EventPublisher, ReportFailedDetail } from '../../shared/events/report-events';
 import { runJob } from '../../shared/job/run-job';
-import { runContextOf } from '../../shared/job/run-context';
+import { runContextOf } from '../../shared/report/run/context';
 import { fixedClock } from '../../shared/core/clock';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { PlanningApiClient, toArray } from '../../shared/planning-api';
@@ -78,7 +79,7 @@ describe('the API key never leaks through a cut error text', () => {
 
   it('client errors hold no piece of the key, its Basic form or another secret value at any offset', async () => {
     const credentials = parseCredentialsDocument(JSON.stringify(document(server.url)), 'test document');
-    const client = new PlanningApiClient({ credentials });
+    const client = new PlanningApiClient({ now: systemClock, credentials });
     for (const secret of [KEY, `Basic ${BASIC}`, OTHER_SECRET]) {
       for (const offset of OFFSETS) {
         echo = () => `${'x'.repeat(offset)}${secret} trailing text`;
@@ -129,8 +130,7 @@ describe('the API key never leaks through a cut error text', () => {
         { report: 'leaky', exportId, source: 'api' },
         {
           definitions: catalogOf({ leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } }),
-          credentials: { getCredentials: () => Promise.resolve(credentials) },
-          context: runContextOf({ clock: fixedClock(new Date(at)), storage, ledger, log: silentLog }),
+          ...runContextOf({ clock: fixedClock(new Date(at)), storage, ledger, log: silentLog, planning: { credentials: { getCredentials: () => Promise.resolve(credentials) } } }),
           jobs,
           events,
         },
@@ -150,7 +150,7 @@ describe('the API key never leaks through a cut error text', () => {
     mode = 'total-200';
     try {
       const credentials = parseCredentialsDocument(JSON.stringify(document(server.url)), 'test document');
-      const client = new PlanningApiClient({ credentials });
+      const client = new PlanningApiClient({ now: systemClock, credentials });
       for (const offset of [0, 1, 8, 30, 38, 39, 40, 41, 60]) {
         echo = () => `${'t'.repeat(offset)}${KEY}`;
         const error = await toArray(client.listRiskRegisters()).then(() => undefined, (e: unknown) => e as Error);
@@ -177,8 +177,13 @@ describe('the API key never leaks through a cut error text', () => {
           { report: 'leaky', exportId, source: 'api' },
           {
             definitions: catalogOf({ leaky: { name: 'leaky', datasets: { risks: {} }, formats: ['csv'] } }),
-            credentials: { getCredentials: () => Promise.resolve(credentials) },
-            context: runContextOf({ clock: fixedClock(new Date(at)), storage: new LocalDirectoryStorage(join(dir, 'jobs-200')), ledger, log: silentLog }),
+            ...runContextOf({
+              clock: fixedClock(new Date(at)),
+              storage: new LocalDirectoryStorage(join(dir, 'jobs-200')),
+              ledger,
+              log: silentLog,
+              planning: { credentials: { getCredentials: () => Promise.resolve(credentials) } },
+            }),
             jobs,
             events: { publish: (type: string, detail: unknown) => Promise.resolve(void (type === 'ReportFailed' && failed.push(detail))) },
           },
@@ -246,7 +251,7 @@ describe('the API key never leaks through a cut error text', () => {
 
     it.each(forms)('%s: no 8-character piece of it, nor of the raw key, at any offset around the cut', async (_name, encode) => {
       const credentials = parseCredentialsDocument(JSON.stringify({ ...document(server.url), apiKey: SPECIAL }), 'test document');
-      const client = new PlanningApiClient({ credentials });
+      const client = new PlanningApiClient({ now: systemClock, credentials });
       const encoded = encode(SPECIAL);
       for (const offset of OFFSETS) {
         echo = () => `${'x'.repeat(offset)}${encoded} trailing text`;

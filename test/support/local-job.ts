@@ -2,8 +2,8 @@ import { silentLog } from '../../shared/core/logger';
 import type { Clock } from '../../shared/core/clock';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { catalogOf } from '../../shared/definitions/catalog';
-import { runContextOf, type RunContext } from '../../shared/job/run-context';
-import type { JobDependencies } from '../../shared/job/run-job';
+import { runContextOf, type RunContext } from '../../shared/report/run/context';
+import type { JobContext } from '../../shared/job/run-job';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { Storage } from '../../shared/storage/storage';
@@ -21,26 +21,26 @@ export interface LocalJobOptions {
   readonly storage?: Storage;
   /** The ledger a test also reads itself; default: a local ledger in `<dir>/.ledger`. */
   readonly ledger?: Ledger;
-  /** Anything else of the run context (settings, log, ids). */
+  /** Anything else of the run context (settings, log, ids, the planning API's fetch). */
   readonly context?: Partial<RunContext>;
 }
 
 /**
- * The dependencies of a scheduled job run entirely on this machine: the simulator's credentials, files in a
+ * The context of a scheduled job run entirely on this machine: the simulator's credentials, files in a
  * folder, a ledger beside them, no events and no log. Add `mail`, `channels` or `events` by spreading.
  */
-export function localJobDependencies(options: LocalJobOptions): JobDependencies {
+export function localJobDependencies(options: LocalJobOptions): JobContext {
   const ledger = options.ledger ?? new LocalLedger(`${options.dir}/.ledger`);
   return {
-    context: runContextOf({
+    ...runContextOf({
       clock: options.now,
       storage: options.storage ?? new LocalDirectoryStorage(options.dir),
       ledger,
       log: silentLog,
+      planning: { credentials: { getCredentials: () => Promise.resolve(options.sim.credentials()) } },
       ...options.context,
     }),
     definitions: catalogOf(options.reports),
-    credentials: { getCredentials: () => Promise.resolve(options.sim.credentials()) },
     jobs: new JobStatusStore(ledger),
     events: { publish: () => Promise.resolve() },
   };

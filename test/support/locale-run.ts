@@ -2,7 +2,7 @@ import { readerFormat } from '../../shared/core/format';
 import { withDeltas } from '../../shared/report/changes/deltas';
 import type { ChangeReport } from '../../shared/report/changes/model';
 import { parseReportDefinition, type ReportDefinition } from '../../shared/report/definition/definition';
-import type { ExportResult } from '../../shared/report/run/run-export';
+import type { ExportResult } from '../../shared/report/run/result';
 import type { ReportSummary } from '../../shared/table/table';
 
 /** The locales the reader-format tests compare, each with what its reader sees (`until`: the links' expiry, 14 days on). */

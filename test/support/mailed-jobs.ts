@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { Clock } from '../../shared/core/clock';
 import { SesMailer } from '../../shared/email/ses-mailer';
-import type { JobDependencies } from '../../shared/job/run-job';
+import type { JobContext } from '../../shared/job/run-job';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
@@ -22,7 +22,7 @@ export interface MailedJobs {
   readonly dir: string;
   readonly ledger: LocalLedger;
   /** A local job at `now` over this test's folder and ledger, e-mailing through aws-ses-v2-local as reports@example.test. */
-  deps(reports: Readonly<Record<string, unknown>>, now: Clock): JobDependencies;
+  deps(reports: Readonly<Record<string, unknown>>, now: Clock): JobContext;
   /** The mails one address received. */
   mailsTo(address: string): Promise<StoredMail[]>;
 }

@@ -1,15 +1,15 @@
 import { errorMessage } from '../../core/errors';
 import type { EventPublisher } from '../../events/report-events';
 import type { ReportDefinition } from '../../report/definition/definition';
-import type { ExportResult } from '../../report/run/run-export';
+import type { ExportResult } from '../../report/run/result';
 import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from '../../messages/notices/failure-notice';
 import { noticeFieldChanges } from '../../messages/notices/field-notice';
 import { finalProgress } from '../status/job-progress';
 import type { JobStatusStore } from '../status/job-status';
 import type { ExportJobRequest } from '../request';
-import type { RunContext } from '../run-context';
+import type { RunContext } from '../../report/run/context';
 import { tableFilesDetail } from './table-event';
-import type { Mailer, MailPorts, RunDelivery } from './deliver';
+import type { ExportedJob, Mailer, MailPorts, RunDelivery } from './deliver';
 import { isScheduled } from './resolve';
 
 /**
@@ -33,21 +33,18 @@ export interface FailedJob {
   readonly definition: ReportDefinition | undefined;
 }
 
-export async function announceSuccess(
-  job: { readonly request: ExportJobRequest; readonly definition: ReportDefinition },
-  result: ExportResult,
-  delivery: RunDelivery,
-  ports: AnnouncePorts,
-  context: RunContext,
-): Promise<void> {
-  const { request, definition } = job;
+/** What the announce stage reads of the job's context. */
+export type AnnounceContext = RunContext & AnnouncePorts;
+
+export async function announceSuccess(job: ExportedJob & { readonly delivery: RunDelivery }, context: AnnounceContext): Promise<void> {
+  const { request, definition, result, delivery } = job;
   const { manifest } = result;
-  await ports.events.publish('ReportExported', {
+  await context.events.publish('ReportExported', {
     report: definition.name,
     runId: manifest.runId,
     ...(request.exportId && { exportId: request.exportId }),
     manifestKey: result.manifestKey,
-    ...(ports.bucket && { bucket: ports.bucket }),
+    ...(context.bucket && { bucket: context.bucket }),
     rows: manifest.summary.rows,
     files: manifest.files.map((f) => ({ path: f.path, format: f.format, bytes: f.bytes, sha256: f.sha256 })),
     ...tableFilesDetail(manifest),
@@ -56,35 +53,35 @@ export async function announceSuccess(
   if (request.exportId) {
     const datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
     const progress = finalProgress(manifest.summary.rows, datasetsTotal);
-    await ports.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress, delivery: delivery.reason }, context.clock());
+    await context.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress, delivery: delivery.reason }, context.clock());
   }
   if (isScheduled(request)) {
-    await notifyOwners(definition, { runId: manifest.runId }, ports, context);
-    await tellFieldChanges(definition, result, ports, context);
+    await notifyOwners(definition, { runId: manifest.runId }, context);
+    await tellFieldChanges(definition, result, context);
   }
 }
 
 /** The owners' one e-mail when the fields the API sends beyond the columns change (field-notice.ts). */
-async function tellFieldChanges(definition: ReportDefinition, result: ExportResult, ports: AnnouncePorts, context: RunContext): Promise<void> {
-  const from = definition.email?.from ?? ports.sender;
-  const mail = ports.mail;
+async function tellFieldChanges(definition: ReportDefinition, result: ExportResult, context: AnnounceContext): Promise<void> {
+  const from = definition.email?.from ?? context.sender;
+  const mail = context.mail;
   if (!mail || !from) return;
   await noticeFieldChanges(definition, result.manifest, { ledger: context.ledger, send: (email) => mail.send(email), from, log: context.log });
 }
 
 /** Tells every audience of the failure at once; none of them can stop the others. */
-export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts, 'runId'>, ports: AnnouncePorts, context: RunContext): Promise<void> {
+export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts, 'runId'>, context: AnnounceContext): Promise<void> {
   const { request, definition } = job;
   await Promise.allSettled([
-    isScheduled(request) && definition ? notifyOwners(definition, { runId: job.runId, ...failure }, ports, context) : Promise.resolve(),
-    ports.events.publish('ReportFailed', {
+    isScheduled(request) && definition ? notifyOwners(definition, { runId: job.runId, ...failure }, context) : Promise.resolve(),
+    context.events.publish('ReportFailed', {
       report: definition?.name ?? job.report,
       runId: job.runId,
       ...(request.exportId && { exportId: request.exportId }),
       ...failure,
     }),
     request.exportId
-      ? ports.jobs.update(
+      ? context.jobs.update(
           request.exportId,
           { status: 'failed', error: failure.retryable ? `${failure.reason} (this may pass if you start the export again)` : failure.reason },
           context.clock(),
@@ -97,9 +94,9 @@ export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts
  * Tells the owners that the report started failing or works again (once per streak, see
  * failure-notice.ts). Never fails the job: a lost notification is logged, the export stands.
  */
-async function notifyOwners(definition: ReportDefinition, outcome: { runId: string } | FailureFacts, ports: AnnouncePorts, context: RunContext): Promise<void> {
-  const from = definition.email?.from ?? ports.sender;
-  const mail = ports.mail;
+async function notifyOwners(definition: ReportDefinition, outcome: { runId: string } | FailureFacts, context: AnnounceContext): Promise<void> {
+  const from = definition.email?.from ?? context.sender;
+  const mail = context.mail;
   if (!mail || !from) {
     if (ownersOf(definition).length > 0) context.log.warn('no mail sender configured: the owners cannot be told', { report: definition.name });
     return;

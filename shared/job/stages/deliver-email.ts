@@ -1,13 +1,11 @@
 import { ExporterError } from '../../core/errors';
 import { mimeMessage } from '../../email/mime';
-import type { ExportResult } from '../../report/run/run-export';
+import type { ExportResult } from '../../report/run/result';
 import { messageRunKey, sendOnce } from '../../messages/message-claim';
 import type { Outbox, RunRef } from '../../messages/outbox';
 import { reportEmailFor } from '../../messages/report-email';
-import type { RunContext } from '../run-context';
 import { SuppressionList } from '../../messages/recipients/suppressions';
-import type { DeliveryPorts, Mailer } from './deliver';
-import type { ResolvedJob } from './resolve';
+import type { DeliveryContext, ExportedJob, Mailer } from './deliver';
 
 /**
  * The e-mail part of the deliver stage: one message per recipient (each with its own one-click
@@ -22,8 +20,8 @@ export interface EmailOutcome {
   readonly suppressed: number;
 }
 
-export async function emailRecipients(job: ResolvedJob, result: ExportResult, ports: DeliveryPorts, context: RunContext, at: Date): Promise<EmailOutcome> {
-  const { definition } = job;
+export async function emailRecipients(job: ExportedJob, context: DeliveryContext, at: Date): Promise<EmailOutcome> {
+  const { definition, result } = job;
   const email = definition.email;
   if (!email) return { status: 'none', suppressed: 0 };
   const suppressed = await new SuppressionList(context.ledger).of(definition.name);
@@ -31,15 +29,15 @@ export async function emailRecipients(job: ResolvedJob, result: ExportResult, po
   const wanted = recipients.filter((address) => !(address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
   if (wanted.length === 0) return { status: 'none', suppressed: skipped };
-  const transport = ports.outbox ? outboxMailer(ports.outbox, result, at, wanted.length === 1) : ports.mail;
+  const transport = context.outbox ? outboxMailer(context.outbox, result, at, wanted.length === 1) : context.mail;
   if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
-  if (!ports.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
-  const from = email.from ?? ports.sender;
+  if (!context.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
+  const from = email.from ?? context.sender;
   if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
-  const keys = await ports.links.keys();
+  const keys = await context.links.keys();
   const compose = await reportEmailFor({ ...definition, email }, result, {
     from,
-    linkBaseUrl: ports.links.baseUrl,
+    linkBaseUrl: context.links.baseUrl,
     key: keys.current,
     now: at,
     storage: context.storage,

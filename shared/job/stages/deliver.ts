@@ -2,11 +2,12 @@ import type { ChannelResult } from '../../channels/deliver';
 import type { OutgoingEmail } from '../../email/ses-mailer';
 import type { LinkVerificationKeys } from '../../links/link-token';
 import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/manifest/delivery-decision';
-import type { ExportResult } from '../../report/run/run-export';
+import type { ExportResult } from '../../report/run/result';
+import type { RunContext } from '../../report/run/context';
+import type { PlannedRun } from '../../report/run/plan-run';
 import type { Outbox, RunRef } from '../../messages/outbox';
 import { deliverRunToChannels, type ChannelJobDependencies } from '../../messages/report-channels';
 import { emailRecipients } from './deliver-email';
-import type { RunContext } from '../run-context';
 import type { ResolvedJob } from './resolve';
 
 /**
@@ -44,32 +45,38 @@ export interface DeliveryPorts extends MailPorts {
   readonly outbox?: Outbox | undefined;
 }
 
-export async function deliverRun(job: ResolvedJob, result: ExportResult, ports: DeliveryPorts, context: RunContext): Promise<RunDelivery> {
-  const { definition } = job;
+/** A job whose run was published (or found published by an earlier attempt): what deliver and announce read. */
+export type ExportedJob = ResolvedJob & PlannedRun & { readonly result: ExportResult };
+
+/** What the deliver stage reads of the job's context. */
+export type DeliveryContext = RunContext & DeliveryPorts;
+
+export async function deliverRun(job: ExportedJob, context: DeliveryContext): Promise<RunDelivery> {
+  const { definition, result } = job;
   const decision = publishedDecision(job, result);
   const nothing = { sent: false, emailed: false, channels: [], written: [] };
   if (!decision.send) return { ...nothing, reason: decision.reason };
   if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) return { ...nothing, reason: NO_READERS };
-  if (!ports.outbox && !ports.mail && !ports.channels) {
+  if (!context.outbox && !context.mail && !context.channels) {
     // The command line without --outbox: nothing here could carry a message, which is no failure.
     return { ...nothing, reason: `not sent: nothing here sends messages (${NO_TRANSPORT_HINT})` };
   }
   const run: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
   const written: string[] = [];
-  const outbox = ports.outbox && recordingOutbox(ports.outbox, written);
+  const outbox = context.outbox && recordingOutbox(context.outbox, written);
   const at = context.clock();
   const channels = await deliverRunToChannels(definition, result, {
-    channels: ports.channels,
-    links: ports.links,
+    channels: context.channels,
+    links: context.links,
     freshCopyLink: !job.inline,
     deadline: context.settings.deadline,
     ledger: context.ledger,
     log: context.log,
     now: at,
-    mail: ports.mail && { send: (email) => ports.mail!.send(email), from: ports.sender },
+    mail: context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
     write: outbox && channelWriter(outbox, run, definition.delivery?.channels ?? []),
   });
-  const mailed = await emailRecipients(job, result, { ...ports, outbox }, context, at);
+  const mailed = await emailRecipients(job, { ...context, outbox }, at);
   const email = mailed.status;
   const emailed = email === 'sent';
   const sent = emailed || channels.some((c) => c.status !== 'failed');

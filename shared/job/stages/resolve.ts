@@ -1,11 +1,13 @@
 import type { RunTrigger } from '../../report/changes/manifest-changes';
-import { parseReportDefinition, type ReportDefinition } from '../../report/definition/definition';
+import { parseReportDefinition } from '../../report/definition/definition';
 import { deliveriesOf, sliceReportName } from '../../report/definition/slices';
 import type { ExportJobRequest } from '../request';
 import type { DefinitionCatalog } from '../../definitions/catalog';
 import { configuredDefinition, resolveDefinition, type InlinePolicy } from './resolve-definition';
 import { lookupReport } from '../../definitions/catalog';
-import type { RunIds } from '../run-context';
+import type { RunIds } from '../../report/run/context';
+import type { RunDraft } from '../../report/run/plan-run';
+import type { RunPath } from '../../report/manifest/manifest';
 
 /**
  * Stage 1 of a job, resolve: which definition runs (a stored report, one given in a file, one
@@ -19,15 +21,9 @@ export interface ResolvePorts {
   readonly inline?: InlinePolicy | undefined;
 }
 
-/** The job as the later stages see it. */
-export interface ResolvedJob {
+/** The job as the later stages see it: the run to plan, and what the request said of it. */
+export interface ResolvedJob extends RunDraft {
   readonly request: ExportJobRequest;
-  readonly definition: ReportDefinition;
-  readonly runId: string;
-  /** Scheduled runs are compared with scheduled runs, on-demand ones with on-demand ones (docs/changes.md). */
-  readonly trigger: RunTrigger;
-  /** The `dt=` date of a scheduled run (its schedule's time); undefined: the run's first attempt. */
-  readonly runDate: Date | undefined;
   /** The definition came with the request: it chooses neither sender nor subject, and gets no run link. */
   readonly inline: boolean;
 }
@@ -60,7 +56,13 @@ export function requestedName(request: ExportJobRequest): string {
 
 export async function resolveJob(request: ExportJobRequest, runId: string, ports: ResolvePorts): Promise<ResolvedJob> {
   const definition = resolveDefinition(request, await configuredDefinition(request, ports.definitions), ports.inline);
-  return { request, definition, runId, trigger: runTrigger(request), runDate: scheduledDate(request), inline: request.definition !== undefined };
+  return { request, definition, runId, trigger: runTrigger(request), runDate: scheduledDate(request), path: runPath(request), inline: request.definition !== undefined };
+}
+
+/** Which path writes the run: a step of the fan-out says so and why it was handed over. */
+function runPath(request: ExportJobRequest): RunPath {
+  if (request.via !== 'fan-out') return { via: 'single' };
+  return { via: 'fan-out', ...(request.routeReason !== undefined && { reason: request.routeReason }) };
 }
 
 /** One delivery of a report with deliveries, as a report of its own (report/definition/slices.ts). */

@@ -3,7 +3,7 @@ import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { latestPointerSchema, manifestSchema } from '../../report/manifest/manifest';
 import { abandonedAttempt, lapsingLease, timerWait, type Wait } from '../../report/run/run-lease';
 import type { Storage } from '../../storage/storage';
-import type { RunContext } from '../run-context';
+import type { RunContext } from '../../report/run/context';
 import { jobRunId } from './resolve';
 import type { ExportJobRequest } from '../request';
 
@@ -87,15 +87,17 @@ async function noteOutgrown(report: string, runId: string, at: string, deps: Rou
 }
 
 /**
- * Hands a scheduled run of a big report to the fan-out and says so, or answers undefined (the single
- * path runs it). On-demand and inline runs always take the single path.
+ * The route stage, the first of a job (run-job.ts): hands a scheduled run of a big report to the
+ * fan-out and says so, or answers undefined (the single path runs it). On-demand and inline runs
+ * always take the single path. The deadline hand-over (handOverToFanOut) is the route's other door.
  */
 export async function routeToFanOut(
   request: ExportJobRequest,
   context: RunContext,
   route: FanOutRoute | undefined,
 ): Promise<{ status: 'skipped'; reason: string } | undefined> {
-  if (!route || request.source !== 'schedule' || request.report === undefined || request.definition !== undefined) return undefined;
+  // A step of the fan-out (its assembler runs the job) is already on the route it was handed to.
+  if (!route || request.via === 'fan-out' || request.source !== 'schedule' || request.report === undefined || request.definition !== undefined) return undefined;
   const runId = jobRunId(request, context.clock(), context.ids);
   // A retry that comes while a killed attempt's lease is still lapsing waits for the lapse, so it
   // is routed as the retry of a dead attempt rather than refused as "in progress".

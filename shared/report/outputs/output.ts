@@ -15,7 +15,7 @@ import type { DatasetEntry } from '../dataset/dataset';
 import type { ReportFormat } from '../definition/formats';
 import type { Manifest, ManifestFile, ManifestTableFile, SchemaChangeEntry } from '../manifest/manifest';
 import type { ManifestFigures } from '../manifest/manifest-summary';
-import type { ExportResult } from '../run/run-attempt';
+import type { ExportResult } from '../run/result';
 import type { ChartSheetContent } from '../../render/xlsx/chart-sheet';
 import type { TableSchema } from '../../table/schema';
 import type { RunWriter, StoredFile } from '../run/run-writer';

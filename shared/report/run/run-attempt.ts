@@ -4,59 +4,25 @@
  * caller through a RunWriter, publishes the manifest and, once, moves `latest`.
  */
 import { errorMessage, LeaseLostError, StorageError } from '../../core/errors';
-import type { Ledger } from '../../ledger/ledger';
 import type { Log } from '../../core/logger';
 import type { Storage } from '../../storage/storage';
 import type { ReportSummary } from '../../table/table';
 import type { ChangeReport } from '../changes/model';
 import type { Trends } from '../trends/series';
 import { changeReportFromManifest } from '../changes/outputs';
-import type { ProgressEvent } from '../dataset/dataset';
 import { publishLatest } from './latest-pointer';
 import { manifestKey, runFolderKey } from './layout';
 import { manifestSchema, type Manifest } from '../manifest/manifest';
-import { RunLease, type Wait } from './run-lease';
+import { RunLease } from './run-lease';
 import { summaryFromManifest } from '../summary/run-summary';
-import { RunWriter, verifyStored, type WritePoint } from './run-writer';
+import { RunWriter, verifyStored } from './run-writer';
+import type { RunContext } from './context';
+import type { RunDraft } from './plan-run';
+import type { ExportResult } from './result';
 
-export interface ExportResult {
-  readonly manifest: Manifest;
-  readonly manifestKey: string;
-  readonly runFolder: string;
-  readonly summary: ReportSummary;
-  /** False when a previous attempt of the same run id had already completed: nothing was written. */
-  readonly written: boolean;
-  /** The ledger's `latest` names this run (it is the newest complete run of the report). */
-  readonly latestUpdated: boolean;
-  /**
-   * Why latest.json could not be brought in line with the ledger (e.g. the store answered 503), or
-   * undefined when it was. The run is published either way; the next run, or a rerun of this run
-   * id, writes latest.json again.
-   */
-  readonly latestProblem: string | undefined;
-  /** What changed since the baseline run (docs/changes.md). */
-  readonly changes: ChangeReport;
-  /** The figures of this run and the ones before it (docs/trends.md); absent when the run was not exported again. */
-  readonly trends?: Trends | undefined;
-}
 
-export interface RunAttemptOptions {
-  readonly storage: Storage;
-  readonly ledger: Ledger;
-  readonly report: string;
-  readonly timeZone: string;
-  readonly runId: string;
-  /** The `dt=` partition's date; defaults to the start of the run's first attempt (see runExport). */
-  readonly runDate: Date | undefined;
-  readonly leaseMs: number | undefined;
-  /** How a retry waits for a silent holder's lease to lapse (LeaseOptions.wait); undefined: it does not. */
-  readonly leaseWait?: Wait | undefined;
-  readonly now: () => Date;
-  readonly log: Log;
-  readonly onProgress: (event: ProgressEvent) => void;
-  /** Test hook: awaited at every write point of the attempt (see RunWriterOptions.pause). */
-  readonly pause?: ((point: WritePoint, key: string) => Promise<void>) | undefined;
-}
+/** What an attempt needs of its run: which report, which run id, and its `dt=` date when the schedule chose one. */
+export type AttemptedRun = Pick<RunDraft, 'definition' | 'runId' | 'runDate'>;
 
 /** What the caller hands over to the writing of a run. */
 export interface RunInProgress {
@@ -81,18 +47,20 @@ export interface WrittenRun {
  * an earlier attempt published, is not written again. On failure the attempt removes what it wrote
  * itself and releases the lease; what it could not remove stays recorded for the next attempt.
  */
-export async function withRunAttempt(options: RunAttemptOptions, write: (run: RunInProgress) => Promise<WrittenRun>): Promise<ExportResult> {
-  const { storage, ledger, report, runId, now, log } = options;
-  const leased = await RunLease.acquire({ ledger, report, runId, now, log, leaseMs: options.leaseMs, wait: options.leaseWait });
+export async function withRunAttempt(run: AttemptedRun, context: RunContext, write: (attempt: RunInProgress) => Promise<WrittenRun>): Promise<ExportResult> {
+  const { storage, ledger, log } = context;
+  const { runId } = run;
+  const report = run.definition.name;
+  const leased = await RunLease.acquire({ ledger, report, runId, now: context.clock, log, leaseMs: context.leaseMs, wait: context.leaseWait });
   if (leased.kind === 'complete') {
     const done = await completedRun(storage, leased.manifestKey, log, runId);
     // A rerun of a complete run repairs latest.json if an earlier attempt could not write it.
-    return { ...done, ...(await publishLatestOf(options, done.manifest, done.manifestKey)) };
+    return { ...done, ...(await publishLatestOf(context, done.manifest, done.manifestKey)) };
   }
-  const runDate = options.runDate ?? leased.startedAt;
-  const runFolder = runFolderKey(report, runDate, options.timeZone, runId);
+  const runDate = run.runDate ?? leased.startedAt;
+  const runFolder = runFolderKey(report, runDate, run.definition.timeZone, runId);
   const { lease } = leased;
-  const written = await recover(options, leased, runFolder).then(
+  const written = await recover(context, { report, runId }, leased, runFolder).then(
     async (published) => published ?? (await writeRun()),
     async (error: unknown) => {
       await lease.release([], []).catch(() => false);
@@ -101,8 +69,7 @@ export async function withRunAttempt(options: RunAttemptOptions, write: (run: Ru
   );
   const { manifest } = written.run;
   const key = written.manifestKey;
-  await options.pause?.('latest', key);
-  const latest = await publishLatestOf(options, manifest, key);
+  const latest = await publishLatestOf(context, manifest, key);
   log.info(written.written ? 'export complete' : 'run already complete; not exporting again', {
     runId, manifest: key, rows: manifest.summary.rows, latestUpdated: latest.latestUpdated,
   });
@@ -111,7 +78,7 @@ export async function withRunAttempt(options: RunAttemptOptions, write: (run: Ru
   async function writeRun(): Promise<{ run: WrittenRun; written: boolean; manifestKey: string }> {
     lease.startHeartbeat();
     const metadata = { report, 'run-id': runId };
-    const writer = new RunWriter({ storage, lease, runFolder, metadata, onProgress: options.onProgress, log, pause: options.pause });
+    const writer = new RunWriter({ storage, lease, runFolder, metadata, onProgress: context.onProgress ?? (() => undefined), log });
     try {
       const run = await write({ writer, runId, runFolder, runStart: leased.startedAt, runDate });
       const key = await writer.putManifest(manifestKey(runFolder), JSON.stringify(run.manifest, null, 2));
@@ -136,14 +103,14 @@ export async function withRunAttempt(options: RunAttemptOptions, write: (run: Ru
  * truth and the next publish (any later run, or a rerun of this run id) writes latest.json again.
  */
 async function publishLatestOf(
-  options: RunAttemptOptions,
+  context: RunContext,
   manifest: Manifest,
   key: string,
 ): Promise<{ latestUpdated: boolean; latestProblem: string | undefined }> {
-  const { storage, ledger, now, log } = options;
+  const { storage, ledger, clock, log } = context;
   const pointer = { report: manifest.report, runId: manifest.runId, generatedAt: manifest.generatedAt, manifest: key };
   try {
-    return { latestUpdated: await publishLatest({ storage, ledger, pointer, now: now(), log }), latestProblem: undefined };
+    return { latestUpdated: await publishLatest({ storage, ledger, pointer, now: clock(), log }), latestProblem: undefined };
   } catch (error) {
     const problem = `latest.json could not be updated (${errorMessage(error)}); the run is published and the next run, or a rerun of run id "${manifest.runId}", writes latest.json again`;
     log.warn('run published but latest.json not updated', { runId: manifest.runId, error: errorMessage(error) });
@@ -158,11 +125,12 @@ type Acquired = Extract<Awaited<ReturnType<typeof RunLease.acquire>>, { kind: 'a
  * (then the run is complete), or have left files behind (then they are removed before writing).
  */
 async function recover(
-  options: RunAttemptOptions,
+  context: RunContext,
+  { report, runId }: { readonly report: string; readonly runId: string },
   leased: Acquired,
   runFolder: string,
 ): Promise<{ run: WrittenRun; written: boolean; manifestKey: string } | undefined> {
-  const { storage, report, runId, log } = options;
+  const { storage, log } = context;
   // A manifest an attempt recorded as its own is debris until the ledger completes it: removed below.
   // One at the plain key that no attempt recorded was published before the ledger heard of it.
   const plain = manifestKey(runFolder);

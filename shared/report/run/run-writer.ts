@@ -23,9 +23,6 @@ export interface StoredFile {
   readonly sha256: string;
 }
 
-/** The moments of a run's writes where a test may freeze an attempt (see RunWriterOptions.pause). */
-export type WritePoint = 'open' | 'stored' | 'manifest' | 'complete' | 'latest';
-
 /**
  * The key under which the attempt of lease generation `generation` writes the file of `key`: the
  * first attempt uses the plain name (`risks.csv`), a later one adds its generation before the
@@ -51,11 +48,6 @@ export interface RunWriterOptions {
   readonly metadata: Readonly<Record<string, string>>;
   readonly onProgress: (event: ProgressEvent) => void;
   readonly log: Log;
-  /**
-   * Awaited at every write point (tests freeze an attempt here, let another take the run over and
-   * then resume it). Never set in production.
-   */
-  readonly pause?: ((point: WritePoint, key: string) => Promise<void>) | undefined;
 }
 
 export class RunWriter {
@@ -96,7 +88,6 @@ export class RunWriter {
    */
   async openUpload(key: string, meta: Omit<ObjectMetadata, 'metadata'>): Promise<ObjectUpload> {
     const own = await this.claim(key);
-    await this.options.pause?.('open', own);
     const upload = this.options.storage.openUpload(own, { ...meta, metadata: this.options.metadata });
     this.open.add(upload);
     return upload;
@@ -109,7 +100,6 @@ export class RunWriter {
   async stored(upload: ObjectUpload, rows?: number): Promise<StoredObject> {
     const object = await upload.done;
     this.open.delete(upload);
-    await this.options.pause?.('stored', object.key);
     if (rows === undefined) return object;
     this.options.onProgress({ type: 'file-stored', path: object.key, bytes: object.bytes });
     await this.options.storage.annotate(object.key, { ...this.options.metadata, rows: String(rows) });
@@ -131,9 +121,7 @@ export class RunWriter {
    */
   async putManifest(key: string, body: string): Promise<string> {
     const own = await this.claim(key);
-    await this.options.pause?.('manifest', own);
     await this.options.storage.putObject(own, body, { contentType: JSON_CONTENT_TYPE });
-    await this.options.pause?.('complete', own);
     return own;
   }
 

@@ -15,10 +15,8 @@ import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { ledgerKey, type Ledger } from '../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { exhaustedError, httpError } from '../../../shared/planning-api/client-errors';
-import { describeSource } from '../../../shared/planning-api/credentials';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { createExportClient } from '../../../shared/report/run/export-report';
-import { runExport } from '../../../shared/report/run/run-export';
+import { exportDefinition, fixedCredentials } from '../../support/export-run';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { S3Storage } from '../../../shared/storage/s3-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -362,8 +360,7 @@ describe('flags set by the real code paths', () => {
     });
 
     const deps = (root: string, runId: string) => ({
-      source: createExportClient(sim.credentials()),
-      sourceInfo: describeSource(sim.credentials()),
+      credentials: fixedCredentials(sim.credentials()),
       storage: new LocalDirectoryStorage(root),
       ledger: new LocalLedger(join(root, '.ledger')),
       runId,
@@ -372,7 +369,7 @@ describe('flags set by the real code paths', () => {
     const definition = parseReportDefinition({ name: 'flags', datasets: { risks: {} } });
 
     it('a malformed run id is not retryable', async () => {
-      const error = await failureOf(runExport(definition, deps(join(dir, 'bad-id'), '../up')));
+      const error = await failureOf(exportDefinition(definition, deps(join(dir, 'bad-id'), '../up')));
       expect(error).toBeInstanceOf(StorageError);
       expect(error.message).toMatch(/run id/);
       expect(classifyFailure(error).retryable).toBe(false);
@@ -380,9 +377,9 @@ describe('flags set by the real code paths', () => {
 
     it('a run complete in the ledger whose manifest is gone is not retryable', async () => {
       const root = join(dir, 'gone');
-      const first = await runExport(definition, deps(root, 'r-1'));
+      const first = await exportDefinition(definition, deps(root, 'r-1'));
       await new LocalDirectoryStorage(root).deleteObjects([first.manifestKey]);
-      const error = await failureOf(runExport(definition, deps(root, 'r-1')));
+      const error = await failureOf(exportDefinition(definition, deps(root, 'r-1')));
       expect(error.message).toMatch(/manifest .* is gone/);
       expect(classifyFailure(error)).toMatchObject({ retryable: false, errorType: 'StorageError' });
     });

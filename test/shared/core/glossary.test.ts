@@ -8,9 +8,9 @@ import { changesSection } from '../../../shared/email/changes-section';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { changesDigest } from '../../../shared/report/changes/digest';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportReport } from '../../../shared/report/run/export-report';
+import { exportDefinition } from '../../support/export-run';
 import { tableTitle } from '../../../shared/report/registry';
-import type { ExportResult } from '../../../shared/report/run/run-attempt';
+import type { ExportResult } from '../../../shared/report/run/result';
 import { tablesOf } from '../../../shared/report/tables/registry';
 import { emailTrends } from '../../../shared/report/trends/email';
 import { trendsSheetContent } from '../../../shared/report/trends/sheet';
@@ -35,7 +35,7 @@ describe('the readers\' vocabulary (glossary.ts)', () => {
     root = await mkdtemp(join(tmpdir(), 'glossary-'));
     const definition = parseReportDefinition({ name: 'weekly', formats: ['csv'], datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} } });
     const run = (day: string) =>
-      exportReport(definition, {
+      exportDefinition(definition, {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
         storage: new LocalDirectoryStorage(root),
         ledger: new LocalLedger(join(root, '.ledger')),

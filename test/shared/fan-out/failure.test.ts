@@ -4,7 +4,7 @@ import { silentLog } from '../../../shared/core/logger';
 import type { ReportFailedDetail } from '../../../shared/events/report-events';
 import type { CaughtError } from '../../../shared/fan-out/event';
 import { assembleFanOut, failFanOut, fetchBoardAnswers, planFanOut, runFanOutStep } from '../../../shared/fan-out/steps';
-import { runJob, type JobDependencies } from '../../../shared/job/run-job';
+import { runJob, type JobContext } from '../../../shared/job/run-job';
 import { ledgerKey } from '../../../shared/ledger/ledger';
 import { RunLease } from '../../../shared/report/run/run-lease';
 import { useMailedJobs } from '../../support/mailed-jobs';
@@ -45,7 +45,7 @@ describe('the fan-out\'s failure step', () => {
   });
 
   /** The job at `at`, ReportFailed recorded. */
-  function deps(at: string): JobDependencies {
+  function deps(at: string): JobContext {
     return {
       ...kit.deps({ portfolio: PORTFOLIO }, fixedClock(new Date(at))),
       events: { publish: (type: string, detail: unknown) => Promise.resolve(void (type === 'ReportFailed' && published.push(detail as ReportFailedDetail))) },

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../support/local-job';
-import { runJob, type JobDependencies } from '../../../shared/job/run-job';
+import { runJob, type JobContext } from '../../../shared/job/run-job';
 import { answersPrefix, assembleFanOut, fetchBoardAnswers, planFanOut, runFannedOutJob } from '../../../shared/fan-out/steps';
 import { manifestSchema, type Manifest } from '../../../shared/report/manifest/manifest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -34,7 +34,7 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-async function deps(): Promise<JobDependencies & { dir: string }> {
+async function deps(): Promise<JobContext & { dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'fan-out-'));
   dirs.push(dir);
   return { dir, ...localJobDependencies({ dir, sim, reports: { portfolio: REPORT }, now: () => new Date('2026-11-23T06:00:20Z') }) };
@@ -142,7 +142,7 @@ describe('the fan-out path', () => {
     const d = await deps();
     const plan = await planFanOut({ ...REQUEST, scheduledTime: '2026-11-27T06:00:00Z' }, d, 2);
     for (const chunk of plan.chunks) await fetchBoardAnswers(plan, chunk, d);
-    const storage = d.context.storage;
+    const storage = d.storage;
     const keys = await storage.listKeys(answersPrefix(plan.request.report, plan.request.runId));
     expect(keys.length).toBeGreaterThan(4);
     // What an older worker stored from a proxy's page, and an object cut short.

@@ -11,7 +11,7 @@ import {
   StorageError,
 } from '../../../shared/core/errors';
 import { NAMES_OF_KIND, RETRY_POLICY, type FailureKind, type RetryRule } from '../../../shared/core/retry-policy';
-import { RANDOM_RUN_IDS } from '../../../shared/job/run-context';
+import { RANDOM_RUN_IDS } from '../../../shared/report/run/context';
 import { jobRunId } from '../../../shared/job/stages/resolve';
 import { classifyFailure } from '../../../shared/job/failure';
 import { statusesOf } from '../../support/retry-cases';

@@ -10,7 +10,7 @@ import type { FanOutStarter } from '../../../shared/job/stages/route';
 import { runFannedOutJob } from '../../../shared/fan-out/steps';
 import { exportJobRequestSchema, type ExportJobRequest } from '../../../shared/job/request';
 import { listReports } from '../../../shared/ops/report-list';
-import { runJob, type JobDependencies } from '../../../shared/job/run-job';
+import { runJob, type JobContext } from '../../../shared/job/run-job';
 import { ledgerKey } from '../../../shared/ledger/ledger';
 import { resolveExportSettings } from '../../../shared/report/definition/export-settings';
 import { manifestSchema } from '../../../shared/report/manifest/manifest';
@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 /** The function's dependencies: its deadline `deadlineMs` after AT (negative: already past). */
-async function functionDeps(dir: string, starter: FanOutStarter, deadlineMs: number): Promise<JobDependencies> {
+async function functionDeps(dir: string, starter: FanOutStarter, deadlineMs: number): Promise<JobContext> {
   const failed: unknown[] = [];
   const base = localJobDependencies({
     dir,
@@ -84,7 +84,7 @@ describe('a run that will not fit one function', () => {
       { ...SCHEDULED, runId: 's-20261123T060000Z', via: 'fan-out', routeReason: expect.stringMatching(/^run s-20261123T060000Z met the function's deadline/) },
     ]);
     // The report is noted as outgrown: its next runs start on the fan-out.
-    expect((await single.context.ledger.get(ledgerKey('route', 'portfolio')))?.value).toMatchObject({ runId: 's-20261123T060000Z' });
+    expect((await single.ledger.get(ledgerKey('route', 'portfolio')))?.value).toMatchObject({ runId: 's-20261123T060000Z' });
     // A retry of the same invocation starts nothing more.
     expect(await runJob(SCHEDULED, single)).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^already handed to the fan-out/) });
     expect(starter.inputs).toHaveLength(1);
@@ -101,7 +101,7 @@ describe('a run that will not fit one function', () => {
 
     const store = new DefinitionStore(new LocalDirectoryStorage(join(dir, 'definitions')));
     await store.put({ definition: REPORT as StoredDefinition['definition'], schedule: null });
-    const [entry] = await listReports({ store, now: AT, ledger: steps.context.ledger, storage: steps.context.storage });
+    const [entry] = await listReports({ store, now: AT, ledger: steps.ledger, storage: steps.storage });
     expect(entry?.lastRun?.result).toMatch(/^succeeded; written by the fan-out \(run s-20261123T060000Z met the function's deadline on the single path/);
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../support/local-job';
 import { SesMailer } from '../../../shared/email/ses-mailer';
-import { runJob, type JobDependencies, type SlicedJobOutcome } from '../../../shared/job/run-job';
+import { runJob, type JobContext, type SlicedJobOutcome } from '../../../shared/job/run-job';
 import { manifestSchema, type Manifest } from '../../../shared/report/manifest/manifest';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -54,7 +54,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function deps(): JobDependencies {
+function deps(): JobContext {
   const mailer = new SesMailer({ client: ses.client });
   return {
     ...localJobDependencies({

@@ -7,7 +7,7 @@ import { silentLog } from '../../../shared/core/logger';
 import { SesMailer } from '../../../shared/email/ses-mailer';
 import type { OutgoingEmail } from '../../../shared/email/ses-mailer';
 import type { EventPublisher } from '../../../shared/events/report-events';
-import { runJob, type JobDependencies } from '../../../shared/job/run-job';
+import { runJob, type JobContext } from '../../../shared/job/run-job';
 import { CLAIM_MS, claimMessage, messageRunKey, sendOnce } from '../../../shared/messages/message-claim';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -77,7 +77,7 @@ describe('each message once per run', () => {
     const events: EventPublisher = {
       publish: () => (failEvents-- > 0 ? Promise.reject(new Error('injected: the event bus answered 503')) : Promise.resolve()),
     };
-    const deps: JobDependencies = {
+    const deps: JobContext = {
       ...localJobDependencies({ dir: at, sim, reports: { weekly: WEEKLY }, now: () => T0 }),
       events,
       mail: { send: (email: OutgoingEmail) => (failMail-- > 0 ? Promise.reject(new Error('injected: SES answered 503')) : mailer.send(email)) },

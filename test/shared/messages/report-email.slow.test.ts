@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingEmail } from '../../../shared/email/ses-mailer';
 import { buildReportEmail } from '../../../shared/messages/report-email';
 import { buildChannelMessage } from '../../../shared/messages/report-message';
-import type { ExportResult } from '../../../shared/report/run/run-export';
+import type { ExportResult } from '../../../shared/report/run/result';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportReport } from '../../../shared/report/run/export-report';
+import { exportDefinition } from '../../support/export-run';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { launchBrowser } from '../../support/browser';
@@ -41,7 +41,7 @@ describe('the report e-mail in a browser (demo tenant)', () => {
         piObjectiveUrl: 'https://planning.example.test/boards/{boardId}/objectives/{id}',
       },
     });
-    result = await exportReport(definition, {
+    result = await exportDefinition(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage,
       ledger: new LocalLedger(join(root, '.ledger')),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildReportEmail } from '../../../shared/messages/report-email';
 import { verifyRunLinkToken } from '../../../shared/links/run-link-token';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import type { ExportResult } from '../../../shared/report/run/run-export';
+import type { ExportResult } from '../../../shared/report/run/result';
 import type { Storage } from '../../../shared/storage/storage';
 
 const key = { id: 'k2', secret: 'b'.repeat(48) };

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/core/clock';
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, PlanningApiError } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
@@ -66,7 +67,7 @@ describe('board items page size', () => {
 
   it('refuses a boardItemsPageSize that is not a positive integer', () => {
     for (const boardItemsPageSize of [0, -5, 2.5, Number.NaN]) {
-      expect(() => new PlanningApiClient({ credentials: testCredentials('http://127.0.0.1:1'), boardItemsPageSize })).toThrow(RangeError);
+      expect(() => new PlanningApiClient({ now: systemClock, credentials: testCredentials('http://127.0.0.1:1'), boardItemsPageSize })).toThrow(RangeError);
     }
   });
 

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/core/clock';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -49,7 +50,7 @@ function recorder(): Recorder {
 
 async function clientFor(handler: Handler, options: Partial<PlanningApiClientOptions> = {}, rec = recorder()) {
   server = await startServer(handler);
-  const client = new PlanningApiClient({
+  const client = new PlanningApiClient({ now: systemClock,
     credentials: testCredentials(server.url),
     retry: { baseDelayMs: 2, maxDelayMs: 50 },
     log: rec.log,
@@ -395,7 +396,7 @@ describe('secrets', () => {
   it('keeps network and timeout errors free of secrets', async () => {
     const { client } = await clientFor(() => undefined, { timeoutMs: 30, retry: { maxAttempts: 1 } });
     assertNoSecret(await client.getRisk('x').catch((e: unknown) => e));
-    const unreachable = new PlanningApiClient({
+    const unreachable = new PlanningApiClient({ now: systemClock,
       credentials: testCredentials('http://127.0.0.1:1'),
       retry: { maxAttempts: 1 },
     });

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/core/clock';
 import { describe, expect, it } from 'vitest';
 import { PlanningApiError } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
@@ -204,7 +205,7 @@ describe('v1 paging (startAt / pageLimit / total)', () => {
   });
 
   it('refuses a page size above the API maximum of 50', () => {
-    expect(() => new PlanningApiClient({ credentials: testCredentials('http://127.0.0.1:1'), pageLimit: 51 })).toThrow(RangeError);
+    expect(() => new PlanningApiClient({ now: systemClock, credentials: testCredentials('http://127.0.0.1:1'), pageLimit: 51 })).toThrow(RangeError);
   });
 });
 
@@ -269,7 +270,7 @@ describe('legacy offset paging (board items)', () => {
   });
 
   it('refuses a page size that is not a positive integer', () => {
-    const client = new PlanningApiClient({ credentials: testCredentials('http://127.0.0.1:1') });
+    const client = new PlanningApiClient({ now: systemClock, credentials: testCredentials('http://127.0.0.1:1') });
     expect(() => client.listBoardItems('b-1', { pageSize: 0 })).toThrow(RangeError);
   });
 });

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/core/clock';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, NotFoundError, RequestTimeoutError } from '../../../shared/core/errors';
@@ -20,7 +21,7 @@ import { startSimulator, type RunningSimulator } from '../../../simulator/index'
 const FAST_RETRY = { baseDelayMs: 2, maxDelayMs: 20 };
 
 function clientOf(sim: RunningSimulator, options: Partial<PlanningApiClientOptions> = {}, email?: string): PlanningApiClient {
-  return new PlanningApiClient({ credentials: sim.credentials(email), retry: FAST_RETRY, ...options });
+  return new PlanningApiClient({ now: systemClock, credentials: sim.credentials(email), retry: FAST_RETRY, ...options });
 }
 
 
@@ -300,7 +301,7 @@ describe('against the simulator (tiny tenant)', () => {
         (c: PlanningApiClient) => toArray(c.listRiskRegisters()),
         (c: PlanningApiClient) => c.listCollections(),
       ]) {
-        const error = await run(new PlanningApiClient({ credentials, retry: FAST_RETRY })).catch((e: unknown) => e);
+        const error = await run(new PlanningApiClient({ now: systemClock, credentials, retry: FAST_RETRY })).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(AuthenticationError);
         expect((error as Error).message).toContain('Check the e-mail and API key');
         const everything = `${(error as Error).message} ${JSON.stringify(error)} ${inspect(error, { depth: 10, showHidden: true })}`;

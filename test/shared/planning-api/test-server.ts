@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/core/clock';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
@@ -125,7 +126,7 @@ export function useTestClient(): (
   });
   return async (handler, options = {}) => {
     server = await startServer(handler);
-    const client = new PlanningApiClient({
+    const client = new PlanningApiClient({ now: systemClock,
       credentials: testCredentials(server.url),
       retry: { baseDelayMs: 1, maxDelayMs: 5 },
       ...options,

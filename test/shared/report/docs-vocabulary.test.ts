@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportReport } from '../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../shared/report/run/run-export';
+import { exportDefinition } from '../../support/export-run';
+import type { ExportResult } from '../../../shared/report/run/result';
 import { tableTitle } from '../../../shared/report/registry';
 import { PI_OBJECTIVE_NOT_EXPORTED } from '../../../shared/report/tables/pi-objectives-audit';
 import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
@@ -119,7 +119,7 @@ describe('an export from a server that speaks the public docs\' vocabulary', () 
       datasets: { piObjectives: { additionalColumns: true }, boardItems: {} },
       links: { extBBrowseUrl: 'https://tracker.example.com/browse/{key}' },
     });
-    result = await exportReport(definition, {
+    result = await exportDefinition(definition, {
       credentials: { getCredentials: () => Promise.resolve({ email: 'a@example.com', apiKey: 'k-secret', baseUrl: base, legacyBaseUrl: base, companyPrefix: 'acme' }) },
       storage: new LocalDirectoryStorage(root),
       ledger: new LocalLedger(join(root, '.ledger')),

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../shared/report/definition/definition';
-import { exportReport } from '../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../shared/report/run/run-export';
+import { exportDefinition } from '../../support/export-run';
+import type { ExportResult } from '../../../shared/report/run/result';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { csvObjects, readCsv } from '../../support/read-output';
@@ -37,7 +37,7 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
     sim = await startSimulator({ tenant: 'demo', vocabulary: 'contract' });
     root = await mkdtemp(join(tmpdir(), 'parquet-tables-'));
     const run = (input: ReportDefinitionInput, runId: string, at: string) =>
-      exportReport(parseReportDefinition(input), {
+      exportDefinition(parseReportDefinition(input), {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
         storage: new LocalDirectoryStorage(root),
         ledger: new LocalLedger(join(root, '.ledger')),

@@ -8,12 +8,12 @@ import { renderRunPage } from '../../../shared/http/run-page';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { inBatches, type DatasetEntry } from '../../../shared/report/dataset/dataset';
 import { parseReportDefinition, reportDefinitionSchema, type ReportDefinition } from '../../../shared/report/definition/definition';
-import { exportReport } from '../../../shared/report/run/export-report';
+import { exportDefinition } from '../../support/export-run';
 import { FORMATS, tableLabel, type ReportFormat } from '../../../shared/report/definition/formats';
 import { manifestSchema } from '../../../shared/report/manifest/manifest';
 import { fileEntry, type OutputFactory } from '../../../shared/report/outputs/output';
 import { REGISTRY, type Registry } from '../../../shared/report/registry';
-import type { ExportResult } from '../../../shared/report/run/run-export';
+import type { ExportResult } from '../../../shared/report/run/result';
 import { DATASETS } from '../../../shared/report/tables/registry';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import type { Column, TableRow } from '../../../shared/table/table';
@@ -101,7 +101,7 @@ describe('a toy table and a toy format, added through the registries', () => {
     const parsed = parseReportDefinition({ name: 'toy-weekly', datasets: { risks: {} }, formats: ['xlsx', 'csv'], email: { to: ['pm@example.com'] } });
     // The definition schema's datasets and formats are the production registry's: the toys join the parsed definition.
     definition = { ...parsed, datasets: { ...parsed.datasets, toys: {} }, formats: [...parsed.formats, 'toy'] } as typeof definition;
-    result = await exportReport(definition, {
+    result = await exportDefinition(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage: new LocalDirectoryStorage(root),
       ledger: new LocalLedger(join(root, '.ledger')),

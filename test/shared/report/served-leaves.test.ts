@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportReport } from '../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../shared/report/run/run-export';
+import { exportDefinition } from '../../support/export-run';
+import type { ExportResult } from '../../../shared/report/run/result';
 import { startSimulator, type RequestLogEntry, type RunningSimulator } from '../../../simulator/index';
 import type { PiSubItemRecord } from '../../../simulator/records';
 import { restoreFormula } from '../../../shared/render/cell-text';
@@ -123,7 +123,7 @@ describe('every served leaf in a cell or listed', () => {
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'tiny' });
     root = await mkdtemp(join(tmpdir(), 'served-leaves-'));
-    result = await exportReport(
+    result = await exportDefinition(
       parseReportDefinition({
         name: 'served',
         timeZone: 'UTC',
@@ -322,7 +322,7 @@ describe('every served leaf in a cell or listed', () => {
   it('without the team and sprint columns, ends every item row with status_id and lists the plan it asked for, saying why', async () => {
     const out = await mkdtemp(join(tmpdir(), 'served-leaves-off-'));
     try {
-      const off = await exportReport(parseReportDefinition({ name: 'off', formats: ['csv'], datasets: { piObjectives: { additionalColumns: false } } }), {
+      const off = await exportDefinition(parseReportDefinition({ name: 'off', formats: ['csv'], datasets: { piObjectives: { additionalColumns: false } } }), {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
         storage: new LocalDirectoryStorage(out),
         ledger: new LocalLedger(join(out, '.ledger')),

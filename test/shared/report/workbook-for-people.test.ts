@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportReport } from '../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../shared/report/run/run-export';
+import { exportDefinition } from '../../support/export-run';
+import type { ExportResult } from '../../../shared/report/run/result';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
@@ -24,7 +24,7 @@ describe('the workbook people read (demo flavour)', () => {
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'demo', flavour: 'demo', today: TODAY });
     root = await mkdtemp(join(tmpdir(), 'workbook-people-'));
-    result = await exportReport(
+    result = await exportDefinition(
       parseReportDefinition({
         name: 'rte-weekly',
         title: 'ART weekly',

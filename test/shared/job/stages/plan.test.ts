@@ -65,7 +65,7 @@ describe('the plan stage of a job', () => {
 
   it('names the company prefix the API refuses, in one problem', async () => {
     const deps = kit.deps({ misnamed: { ...MISNAMED, datasets: { risks: {}, boardItems: {} } } }, () => new Date(at));
-    const wrongPrefix = { ...deps, credentials: { getCredentials: () => Promise.resolve({ ...kit.sim.credentials(), companyPrefix: 'acmee' }) } };
+    const wrongPrefix = { ...deps, planning: { credentials: { getCredentials: () => Promise.resolve({ ...kit.sim.credentials(), companyPrefix: 'acmee' }) } } };
     kit.sim.clearRequests();
     const outcome = await runJob({ report: 'misnamed', source: 'manual', runId: 'r-prefix' }, wrongPrefix);
     expect(outcome).toEqual({

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../../support/local-job';
-import { runJob, type JobDependencies } from '../../../../shared/job/run-job';
+import { runJob, type JobContext } from '../../../../shared/job/run-job';
 import { jobRunId } from '../../../../shared/job/stages/resolve';
-import { RANDOM_RUN_IDS } from '../../../../shared/job/run-context';
+import { RANDOM_RUN_IDS } from '../../../../shared/report/run/context';
 import { fixedClock } from '../../../../shared/core/clock';
 import { lastRunRows, OUTGROWN_DAYS, routeToFanOut } from '../../../../shared/job/stages/route';
 import { silentLog } from '../../../../shared/core/logger';
@@ -22,7 +22,7 @@ const REPORT = { name: 'portfolio', datasets: { risks: {}, boardItems: {} }, for
 let sim: RunningSimulator;
 let sfn: SfnStub;
 let dir: string;
-let deps: JobDependencies;
+let deps: JobContext;
 let starter: StepFunctionsFanOutStarter;
 
 beforeAll(async () => {
@@ -39,7 +39,7 @@ afterAll(async () => {
 
 const scheduled = { report: 'portfolio', source: 'schedule' as const, scheduledTime: '2026-11-23T06:00:00Z' };
 /** The run context of an invocation at `now`, and a route that fans out above `rows`. */
-const contextAt = (now: Date) => ({ ...deps.context, clock: fixedClock(now) });
+const contextAt = (now: Date) => ({ ...deps, clock: fixedClock(now) });
 const route = (rows: number) => ({ starter, rows });
 const at1 = new Date('2026-11-23T06:00:01Z');
 
@@ -47,14 +47,14 @@ describe('which path a scheduled run takes', () => {
   it('stays single for a report that never ran, or whose last run fits one function', async () => {
     expect(await routeToFanOut(scheduled, contextAt(at1), route(10))).toBeUndefined();
     await runJob({ ...scheduled, scheduledTime: '2026-11-16T06:00:00Z' }, deps);
-    const rows = await lastRunRows('portfolio', deps.context);
+    const rows = await lastRunRows('portfolio', deps);
     expect(rows).toBeGreaterThan(10);
     expect(await routeToFanOut(scheduled, contextAt(at1), route(rows!))).toBeUndefined();
     expect(sfn.starts).toEqual([]);
   });
 
   it('hands a big report\'s run to the state machine once, named after the run, with the run id fixed', async () => {
-    const rows = (await lastRunRows('portfolio', deps.context))!;
+    const rows = (await lastRunRows('portfolio', deps))!;
     const routed = await routeToFanOut(scheduled, contextAt(at1), route(10));
     expect(routed).toEqual({ status: 'skipped', reason: `handed to the fan-out: the last run wrote ${rows} rows, more than 10 for one function` });
     expect(sfn.starts).toEqual([
@@ -84,7 +84,7 @@ describe('a report that outgrew one function without ever publishing a big run',
   /** An attempt of the run that takes its lease at `startedAt` and is then killed: it never releases it. */
   const killedAttempt = async (request: typeof scheduled, startedAt: Date) => {
     const runId = jobRunId(request, startedAt, RANDOM_RUN_IDS);
-    const leased = await RunLease.acquire({ ledger: deps.context.ledger, report: 'portfolio', runId, now: () => startedAt, log: silentLog });
+    const leased = await RunLease.acquire({ ledger: deps.ledger, report: 'portfolio', runId, now: () => startedAt, log: silentLog });
     expect(leased.kind).toBe('acquired');
     return runId;
   };
@@ -114,7 +114,7 @@ describe('a report that outgrew one function without ever publishing a big run',
   it('keeps the single path for a run whose attempt failed in the ordinary way (it gave its lease up)', async () => {
     const request = { ...scheduled, scheduledTime: '2027-02-01T06:00:00Z' };
     const startedAt = at('2027-02-01T06:00:01Z');
-    const leased = await RunLease.acquire({ ledger: deps.context.ledger, report: 'portfolio', runId: 's-20270201T060000Z', now: () => startedAt, log: silentLog });
+    const leased = await RunLease.acquire({ ledger: deps.ledger, report: 'portfolio', runId: 's-20270201T060000Z', now: () => startedAt, log: silentLog });
     if (leased.kind !== 'acquired') throw new Error('expected the lease');
     expect(await leased.lease.release([], [])).toBe(true);
     const starts = sfn.starts.length;
@@ -133,7 +133,7 @@ describe('a report that outgrew one function without ever publishing a big run',
       now = new Date(now.getTime() + ms);
       return Promise.resolve();
     };
-    const routed = await routeToFanOut(request, { ...deps.context, clock: () => now }, { ...route(1e9), wait });
+    const routed = await routeToFanOut(request, { ...deps, clock: () => now }, { ...route(1e9), wait });
     expect(waited).toEqual([1_001]);
     expect(routed?.reason).toMatch(/^handed to the fan-out: an earlier attempt of this run stopped without finishing \(out of time or memory; its lease lapsed at 2027-03-01T06:01:01\.000Z\)$/);
     expect(sfn.starts.at(-1)?.name).toBe(`portfolio-${runId}`);

@@ -6,8 +6,8 @@ import { parseReportDefinition, type ReportDefinitionInput } from '../../../../s
 import { snapshotTitle } from '../../../../shared/report/changes/snapshot';
 import { changesDigest } from '../../../../shared/report/changes/digest';
 import { readerFormat } from '../../../../shared/core/format';
-import { exportReport } from '../../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../../shared/report/run/run-export';
+import { exportDefinition } from '../../../support/export-run';
+import type { ExportResult } from '../../../../shared/report/run/result';
 import { neutraliseFormula } from '../../../../shared/render/cell-text';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { StorageError } from '../../../../shared/core/errors';
@@ -63,7 +63,7 @@ describe('changes since the last run (two exports into one root)', () => {
   let storage = (): LocalDirectoryStorage => new LocalDirectoryStorage(root);
 
   const run = (input: ReportDefinitionInput, at: string, runId: string, trigger: 'scheduled' | 'on-demand' = 'scheduled') =>
-    exportReport(parseReportDefinition(input), {
+    exportDefinition(parseReportDefinition(input), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage: storage(),
       ledger: new LocalLedger(join(root, '.ledger')),

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
+import { exportDefinition } from '../../../support/export-run';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { csvObjects, readCsv } from '../../../support/read-output';
 
@@ -32,7 +32,7 @@ describe('board items fetched ahead of their turn', () => {
   });
 
   it('asks for board items while the OKRs are still being read, and writes them in the same order with the same requests', async () => {
-    const result = await exportReport(DEFINITION, {
+    const result = await exportDefinition(DEFINITION, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       now: systemClock,
       storage: new LocalDirectoryStorage(root),

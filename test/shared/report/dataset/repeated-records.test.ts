@@ -5,8 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Log } from '../../../../shared/core/logger';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../../shared/report/run/run-export';
+import { exportDefinition } from '../../../support/export-run';
+import type { ExportResult } from '../../../../shared/report/run/result';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { csvObjects, readCsv } from '../../../support/read-output';
@@ -45,7 +45,7 @@ function recordingLog(): Log & { warnings: { message: string; extra: unknown }[]
 async function exported(input: ReportDefinitionInput, log: Log = recordingLog()): Promise<{ result: ExportResult; folder: string }> {
   const root = await mkdtemp(join(tmpdir(), 'repeated-records-'));
   roots.push(root);
-  const result = await exportReport(parseReportDefinition(input), {
+  const result = await exportDefinition(parseReportDefinition(input), {
     credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
     storage: new LocalDirectoryStorage(root),
     ledger: new LocalLedger(join(root, '.ledger')),

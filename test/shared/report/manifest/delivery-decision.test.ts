@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideDelivery } from '../../../../shared/report/manifest/delivery-decision';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import type { ExportResult } from '../../../../shared/report/run/run-export';
+import type { ExportResult } from '../../../../shared/report/run/result';
 
 /** A report e-mailed to its readers, with the given `delivery.when`. */
 const definition = (when?: string) =>

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableFilesDetail } from '../../../../shared/job/stages/table-event';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
+import { exportDefinition } from '../../../support/export-run';
 import { schemaOf } from '../../../../shared/report/manifest/table-schemas';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { TableSchema } from '../../../../shared/table/schema';
@@ -21,7 +21,7 @@ describe('schema changes between runs (manifest and ReportExported detail)', () 
   let sim: RunningSimulator;
   let root: string;
   const run = (runId: string) =>
-    exportReport(definition, {
+    exportDefinition(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage: new LocalDirectoryStorage(root),
       ledger: new LocalLedger(join(root, '.ledger')),

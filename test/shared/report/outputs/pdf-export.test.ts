@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readerFormat } from '../../../../shared/core/format';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../../shared/report/run/run-export';
+import { exportDefinition } from '../../../support/export-run';
+import type { ExportResult } from '../../../../shared/report/run/result';
 import { isClosedRiskStatus } from '../../../../shared/report/summary/vocabulary';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { SummaryLine } from '../../../../shared/table/table';
@@ -36,7 +36,7 @@ describe('the PDF of a run', () => {
   let folder: string;
 
   const exportInto = async (root: string, now: Date, runId: string) =>
-    exportReport(definition, {
+    exportDefinition(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage: new LocalDirectoryStorage(root),
       ledger: new LocalLedger(join(root, '.ledger')),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
+import { exportDefinition } from '../../../support/export-run';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { listRequests } from '../../../support/list-calls';
@@ -39,7 +39,7 @@ describe('the plan of a run', () => {
       formats: ['csv'],
     });
     sim.clearRequests();
-    const result = await exportReport(definition, {
+    const result = await exportDefinition(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage: new LocalDirectoryStorage(root),
       ledger: new LocalLedger(join(root, '.ledger')),

@@ -9,8 +9,8 @@ import { DynamoDbLedger } from '../../../../shared/ledger/dynamodb-ledger';
 import { S3Storage } from '../../../../shared/storage/s3-storage';
 import { StorageError } from '../../../../shared/core/errors';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../../shared/report/run/run-export';
+import { exportDefinition } from '../../../support/export-run';
+import type { ExportResult } from '../../../../shared/report/run/result';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { startDynalite, type DynaliteHandle } from '../../../support/dynalite';
 import { startS3rver, type S3rverHandle } from '../../../support/s3rver';
@@ -33,7 +33,7 @@ describe('a 100,000-row export to S3', () => {
     sim = await startSimulator({ tenant: { boards: 2, itemsPerBoard: 10_000, storiesPerItem: 5, registers: 1, risksPerRegister: 3 } });
     s3 = await startS3rver({ bucket: 'big-reports' });
     dynamo = await startDynalite();
-    result = await exportReport(parseReportDefinition({ name: 'big', datasets: { boardItems: {} } }), {
+    result = await exportDefinition(parseReportDefinition({ name: 'big', datasets: { boardItems: {} } }), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       now: systemClock,
       storage: new S3Storage({ client: s3.client, bucket: s3.bucket, prefix }),
@@ -112,7 +112,7 @@ describe('a 100,000-row export to S3', () => {
       { step: 'initialize', name: 'injectFailure' },
     );
     await expect(
-      exportReport(parseReportDefinition({ name: 'big', datasets: { risks: {}, boardItems: {} } }), {
+      exportDefinition(parseReportDefinition({ name: 'big', datasets: { risks: {}, boardItems: {} } }), {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       now: systemClock,
         storage: new S3Storage({ client: failing, bucket: s3.bucket, prefix }),

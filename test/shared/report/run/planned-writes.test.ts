@@ -4,7 +4,7 @@ import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
+import { exportDefinition } from '../../../support/export-run';
 import { plannedWrites } from '../../../../shared/report/run/planned-writes';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
@@ -30,7 +30,7 @@ describe('plannedWrites', () => {
     });
     // 23:30 UTC is the next day in Berlin: the run folder's date is the report's.
     const now = new Date('2026-11-23T23:30:00Z');
-    await exportReport(definition, {
+    await exportDefinition(definition, {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage: new LocalDirectoryStorage(root),
       ledger: new LocalLedger(join(root, '.ledger')),

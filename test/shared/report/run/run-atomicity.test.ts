@@ -11,11 +11,10 @@ import { PlanningApiError } from '../../../../shared/core/errors';
 import type { Log } from '../../../../shared/core/logger';
 import { DynamoDbLedger } from '../../../../shared/ledger/dynamodb-ledger';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
-import { describeSource } from '../../../../shared/planning-api/credentials';
 import { parseReportDefinition, type ReportDefinition } from '../../../../shared/report/definition/definition';
-import { createExportClient } from '../../../../shared/report/run/export-report';
 import type { PlanningSource } from '../../../../shared/report/plan/planning-source';
-import { runExport, type ExportResult } from '../../../../shared/report/run/run-export';
+import type { ExportResult } from '../../../../shared/report/run/result';
+import { exportDefinition, fixedCredentials, testClient } from '../../../support/export-run';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { S3Storage } from '../../../../shared/storage/s3-storage';
 import type { Storage } from '../../../../shared/storage/storage';
@@ -56,8 +55,8 @@ describe('runs that cannot corrupt each other', () => {
   let definition: ReportDefinition;
   let expectedRows: { risks: number; 'board-items': number };
 
-  const client = () => createExportClient(sim.credentials());
-  const sourceInfo = () => describeSource(sim.credentials());
+  const client = () => testClient(sim.credentials());
+  const credentials = () => fixedCredentials(sim.credentials());
   const storage = (at = root): Storage => new LocalDirectoryStorage(at);
   /** `inner` with every call that writes or removes recorded in `writes` (by method and key). */
   const watchedWrites = (inner: Storage, writes: string[]): Storage =>
@@ -95,11 +94,11 @@ describe('runs that cannot corrupt each other', () => {
     source: PlanningSource,
     options: { now?: () => Date; at?: string; def?: ReportDefinition; onStored?: (path: string) => void; log?: Log; writes?: string[] } = {},
   ) {
-    return runExport(options.def ?? definition, {
+    return exportDefinition(options.def ?? definition, {
       source,
       storage: options.writes ? watchedWrites(storage(options.at), options.writes) : storage(options.at),
       ledger: ledger(options.at),
-      sourceInfo: sourceInfo(),
+      credentials: credentials(),
       runId,
       now: options.now ?? (() => T0),
       ...(options.log && { log: options.log }),
@@ -209,8 +208,8 @@ describe('runs that cannot corrupt each other', () => {
       const s3Storage = new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: 'reports' });
       const dynamoLedger = new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName });
       const run = (runId: string, source: PlanningSource, onStored?: (path: string) => void) =>
-        runExport(definition, {
-          source, storage: s3Storage, ledger: dynamoLedger, sourceInfo: sourceInfo(), runId, now: () => T0,
+        exportDefinition(definition, {
+          source, storage: s3Storage, ledger: dynamoLedger, credentials: credentials(), runId, now: () => T0,
           onProgress: (e) => e.type === 'file-stored' && onStored?.(e.path),
         });
       const objectBytes = async (key: string) =>
@@ -259,8 +258,8 @@ describe('runs that cannot corrupt each other', () => {
   it('a long healthy run keeps its lease past the first expiry; a second attempt is still refused', async () => {
     let clock = T0;
     const competitor: { outcome?: Promise<unknown> } = {};
-    const result = await runExport(definition, {
-      source: client(), storage: storage(), ledger: ledger(), sourceInfo: sourceInfo(), runId: 'long-run', now: () => clock, leaseMs: 60_000,
+    const result = await exportDefinition(definition, {
+      source: client(), storage: storage(), ledger: ledger(), credentials: credentials(), runId: 'long-run', now: () => clock, leaseMs: 60_000,
       onProgress: (e) => {
         if (e.type !== 'file-stored') return;
         // Each stored file moves the clock 50 s on: twice that is past a lease that was never renewed.
@@ -361,8 +360,8 @@ describe('runs that cannot corrupt each other', () => {
           return bound(target, prop);
         },
       });
-      const older = runExport(def, {
-        source: client(), storage: held, ledger: ledger(at), sourceInfo: sourceInfo(), runId: 'older', now: () => new Date('2026-11-23T06:00:00Z'),
+      const older = exportDefinition(def, {
+        source: client(), storage: held, ledger: ledger(at), credentials: credentials(), runId: 'older', now: () => new Date('2026-11-23T06:00:00Z'),
       });
       await reached.promise;
       const newer = await attempt('newer', client(), { at, def, now: () => new Date('2026-11-23T07:00:00Z') });

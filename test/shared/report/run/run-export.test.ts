@@ -9,8 +9,8 @@ import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { PlanningApiError, ReportPlanError } from '../../../../shared/core/errors';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../../shared/report/run/run-export';
+import { exportDefinition } from '../../../support/export-run';
+import type { ExportResult } from '../../../../shared/report/run/result';
 import type { ProgressEvent } from '../../../../shared/report/dataset/dataset';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { tableTitle } from '../../../../shared/report/registry';
@@ -41,7 +41,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   /** The progress events of the first run (the one every test reads). */
   const firstRunEvents: ProgressEvent[] = [];
   const run = (input: ReportDefinitionInput, options: { email?: string; runId?: string; storageRoot?: string; events?: ProgressEvent[] } = {}) =>
-    exportReport(parseReportDefinition(input), {
+    exportDefinition(parseReportDefinition(input), {
       ...(options.events && { onProgress: (event: ProgressEvent) => options.events!.push(event) }),
       credentials: { getCredentials: () => Promise.resolve(sim.credentials(options.email)) },
       storage: new LocalDirectoryStorage(options.storageRoot ?? root),
@@ -263,7 +263,7 @@ describe('runExport failures', () => {
     await rm(root, { recursive: true, force: true });
   });
   const run = (input: ReportDefinitionInput, runId: string) =>
-    exportReport(parseReportDefinition(input), {
+    exportDefinition(parseReportDefinition(input), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       now: systemClock,
       storage: new LocalDirectoryStorage(root),

@@ -7,12 +7,12 @@ import { LeaseLostError } from '../../../../shared/core/errors';
 import { DynamoDbLedger } from '../../../../shared/ledger/dynamodb-ledger';
 import type { Ledger } from '../../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
-import { describeSource } from '../../../../shared/planning-api/credentials';
 import { parseReportDefinition, type ReportDefinition } from '../../../../shared/report/definition/definition';
-import { createExportClient } from '../../../../shared/report/run/export-report';
 import { latestPointerSchema, manifestSchema, type Manifest } from '../../../../shared/report/manifest/manifest';
-import { runExport, type ExportResult } from '../../../../shared/report/run/run-export';
-import { attemptKey, type WritePoint } from '../../../../shared/report/run/run-writer';
+import type { ExportResult } from '../../../../shared/report/run/result';
+import { exportDefinition, fixedCredentials } from '../../../support/export-run';
+import { pausingAt, type WritePoint } from '../../../support/write-points';
+import { attemptKey } from '../../../../shared/report/run/run-writer';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { S3Storage } from '../../../../shared/storage/s3-storage';
 import type { Storage } from '../../../../shared/storage/storage';
@@ -21,7 +21,7 @@ import { startDynalite, type DynaliteHandle } from '../../../support/dynalite';
 import { startS3rver, type S3rverHandle } from '../../../support/s3rver';
 
 /**
- * Fencing: an attempt frozen at a write point (by the RunWriter's pause hook) past its lease, a
+ * Fencing: an attempt frozen at a write point (by a pausing storage and ledger, write-points.ts) past its lease, a
  * second attempt that takes the run over and publishes, then the frozen one resumes. Whatever the
  * point, the published manifest matches its files byte for byte, the run folder holds only what it
  * names, latest.json names the newest complete run and the stale attempt fails saying so. Clocks
@@ -100,15 +100,12 @@ describe('fenced runs: a stale attempt never touches what the run publishes', ()
   });
 
   const run = (backend: Backend, runId: string, at: number, pause?: (point: WritePoint, key: string) => Promise<void>) =>
-    runExport(definition, {
-      source: createExportClient(sim.credentials()),
-      storage: backend.storage,
-      ledger: backend.ledger,
-      sourceInfo: describeSource(sim.credentials()),
+    exportDefinition(definition, {
+      credentials: fixedCredentials(sim.credentials()),
+      ...(pause ? pausingAt(backend, pause) : backend),
       runId,
       leaseMs: LEASE_MS,
       now: () => new Date(at),
-      pause,
     });
 
   /** The trials: every write point, the upload points at several of their occurrences. */
@@ -190,9 +187,9 @@ describe('fenced runs: a stale attempt never touches what the run publishes', ()
       },
     });
     const at = T0 + 100 * 3_600_000;
-    const first = await runExport(definition, {
-      source: createExportClient(sim.credentials()), storage: failing, ledger: backend.ledger,
-      sourceInfo: describeSource(sim.credentials()), runId: 'latest-503', now: () => new Date(at),
+    const first = await exportDefinition(definition, {
+      credentials: fixedCredentials(sim.credentials()), storage: failing, ledger: backend.ledger,
+      runId: 'latest-503', now: () => new Date(at),
     });
     expect(first.written).toBe(true);
     expect(first.latestUpdated).toBe(false);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
+import { exportDefinition } from '../../../support/export-run';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { CellValue, ReportSummary, SummarySection } from '../../../../shared/table/table';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
@@ -25,7 +25,7 @@ describe('PI figures (demo tenant)', () => {
 
   const run = async (at: string): Promise<ReportSummary> => {
     const dir = join(root, at.slice(0, 10));
-    const result = await exportReport(
+    const result = await exportDefinition(
       parseReportDefinition({ name: 'pi', formats: ['csv'], timeZone: 'Europe/Zurich', datasets: { piObjectives: {} } }),
       {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },

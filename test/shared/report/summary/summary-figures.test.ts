@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../../shared/report/run/run-export';
+import { exportDefinition } from '../../../support/export-run';
+import type { ExportResult } from '../../../../shared/report/run/result';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { CellValue, SummarySection } from '../../../../shared/table/table';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
@@ -33,7 +33,7 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'demo' });
     root = await mkdtemp(join(tmpdir(), 'summary-'));
-    result = await exportReport(
+    result = await exportDefinition(
       parseReportDefinition({ name: 'rte-weekly', formats: ['csv'], datasets: { risks: {}, okrs: {}, piObjectives: {} } }),
       {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
@@ -74,7 +74,7 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
   it('counts owners in the custom field the definition names, and says which field', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'summary-owner-'));
     try {
-      const owned = await exportReport(
+      const owned = await exportDefinition(
         parseReportDefinition({ name: 'owners', formats: ['csv'], datasets: { risks: { ownerField: 'Risk owner' } } }),
         {
           credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },

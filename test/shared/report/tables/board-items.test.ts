@@ -4,7 +4,7 @@ import { silentLog } from '../../../../shared/core/logger';
 import type { Board, BoardItem } from '../../../../shared/planning-api/schemas';
 import type { DatasetContext } from '../../../../shared/report/dataset/dataset';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { createExportClient } from '../../../../shared/report/run/export-report';
+import { createExportClient } from '../../../../shared/report/run/plan-run';
 import { resolveExportSettings } from '../../../../shared/report/definition/export-settings';
 import type { PlanningSource } from '../../../../shared/report/plan/planning-source';
 import type { TableRow } from '../../../../shared/table/table';
@@ -268,7 +268,7 @@ describe('board-items dataset against the simulator', () => {
 
   async function exportRows(target: RunningSimulator, readAhead?: BoardItemsReadAhead): Promise<TableRow[]> {
     const ctx: DatasetContext = {
-      source: createExportClient(target.credentials(), resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 })),
+      source: createExportClient(target.credentials(), { settings: resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 }), log: silentLog, clock: systemClock }),
       definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
       log: silentLog,
       now: systemClock,
@@ -309,7 +309,7 @@ describe('board-items dataset against the simulator', () => {
 
   it("hands the rows over a batch per answer: a page's features, each followed by its stories", async () => {
     const ctx: DatasetContext = {
-      source: createExportClient(sim.credentials(), resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 })),
+      source: createExportClient(sim.credentials(), { settings: resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 }), log: silentLog, clock: systemClock }),
       definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
       log: silentLog,
       now: systemClock,

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingEmail } from '../../../../shared/email/ses-mailer';
 import { buildReportEmail } from '../../../../shared/messages/report-email';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../../shared/report/run/run-export';
+import { exportDefinition } from '../../../support/export-run';
+import type { ExportResult } from '../../../../shared/report/run/result';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
@@ -41,7 +41,7 @@ describe('the e-mail trends of the four-week demo in a browser, images off', () 
         sim.advance({ date: dayOfWeek(i), risks: open.map((r) => ({ id: r.id, close: true })) });
       }
       opens.push(sim.tenant.allRisks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status)).length);
-      results.push(await exportReport(definition, {
+      results.push(await exportDefinition(definition, {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) }, storage,
         ledger: new LocalLedger(join(root, '.ledger')), runId: `week-${i + 1}`, trigger: 'scheduled', now: () => dayOfWeek(i),
       }));

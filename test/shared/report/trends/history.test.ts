@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../shared/report/run/export-report';
-import type { ExportResult } from '../../../../shared/report/run/run-export';
+import { exportDefinition } from '../../../support/export-run';
+import type { ExportResult } from '../../../../shared/report/run/result';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { silentLog } from '../../../../shared/core/logger';
@@ -112,7 +112,7 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
       if (i > 0) sim.advance(weekChanges(sim, i));
       expected.push(expectedFigures(sim, dayOfRun(i)));
       results.push(
-        await exportReport(DEFINITION, {
+        await exportDefinition(DEFINITION, {
           credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
           storage: storage(),
           ledger: new LocalLedger(join(root, '.ledger')),

@@ -5,7 +5,7 @@ import { StorageError } from '../../../../../shared/core/errors';
 import { LocalLedger } from '../../../../../shared/ledger/local-ledger';
 import { SCRATCH_PREFIX } from '../../../../../shared/report/changes/keys/spilled-key-prints';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../../shared/report/definition/definition';
-import { exportReport } from '../../../../../shared/report/run/export-report';
+import { exportDefinition } from '../../../../support/export-run';
 import { LocalDirectoryStorage } from '../../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../../simulator/index';
 import { makeTempDir, type TempDir } from '../../../../support/temp-dir';
@@ -33,7 +33,7 @@ describe("the comparison's scratch files", () => {
   let scratchRoot: string;
 
   const run = (at: string, runId: string, storage = new LocalDirectoryStorage(temp.path('reports'))) =>
-    exportReport(parseReportDefinition(BASE), {
+    exportDefinition(parseReportDefinition(BASE), {
       credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
       storage,
       ledger: new LocalLedger(temp.path('ledger')),

@@ -1,0 +1,30 @@
+import type { ReportSummary } from '../../table/table';
+import type { ChangeReport } from '../changes/model';
+import type { Manifest } from '../manifest/manifest';
+import type { Trends } from '../trends/series';
+
+/**
+ * What a published run is, for whoever comes after it (the deliver and announce stages, the outputs
+ * that hand a result on, the doors). Its own module: the outputs name it and the attempt returns it,
+ * and neither imports the other.
+ */
+export interface ExportResult {
+  readonly manifest: Manifest;
+  readonly manifestKey: string;
+  readonly runFolder: string;
+  readonly summary: ReportSummary;
+  /** False when a previous attempt of the same run id had already completed: nothing was written. */
+  readonly written: boolean;
+  /** The ledger's `latest` names this run (it is the newest complete run of the report). */
+  readonly latestUpdated: boolean;
+  /**
+   * Why latest.json could not be brought in line with the ledger (e.g. the store answered 503), or
+   * undefined when it was. The run is published either way; the next run, or a rerun of this run
+   * id, writes latest.json again.
+   */
+  readonly latestProblem: string | undefined;
+  /** What changed since the baseline run (docs/changes.md). */
+  readonly changes: ChangeReport;
+  /** The figures of this run and the ones before it (docs/trends.md); absent when the run was not exported again. */
+  readonly trends?: Trends | undefined;
+}
