@@ -3,6 +3,7 @@ import type { FanOutPart } from '../core/names';
 import { planExport } from '../report/plan/export-plan';
 import { createExportClient, planReport } from '../report/run/export-report';
 import { releaseHeldRun } from '../report/run/run-lease';
+import { fanOutPart, fanOutUnits } from '../report/tables/registry';
 import type { ReportDefinition } from '../report/definition/definition';
 import { recordingFetch, replayingFetch } from './responses';
 import type { FanOutFailure, FanOutStep } from './event';
@@ -56,7 +57,7 @@ export async function planFanOut(request: ExportJobRequest, deps: FanOutDependen
   const { context } = deps;
   const runId = jobRunId(request, context.clock(), context.ids);
   const plan = await planReport(definition, { credentials: deps.credentials, settings: context.settings, fetch: deps.fetch, log: context.log, now: context.clock });
-  const ids = (plan.datasets.find((d) => d.name === 'boardItems')?.plan.reads ?? []).flatMap((read) => read.records.map((b) => b.id));
+  const ids = fanOutUnits(plan.datasets);
   const chunks: string[][] = [];
   for (let i = 0; i < ids.length; i += boardsPerWorker) chunks.push(ids.slice(i, i + boardsPerWorker));
   // Every later step knows it is one of the fan-out's: its run is not handed over again.
@@ -76,7 +77,7 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
     fetch: recordingFetch(context.storage, prefix, deps.fetch),
     now: context.clock,
   });
-  const narrowed: ReportDefinition = { ...definition, datasets: { boardItems: { boards: [...boards] } } };
+  const narrowed: ReportDefinition = fanOutPart(definition, boards);
   // The worker's boards are planned again (one list of boards), as the assembler's run will.
   const planned = await planExport(narrowed, client, { log: context.log });
   const ctx = { source: client, definition: narrowed, log: context.log, now: context.clock };
