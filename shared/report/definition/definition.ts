@@ -119,10 +119,13 @@ function datasetsSchema<D extends readonly DatasetEntry[]>(datasets: D) {
   return z.strictObject(shape).refine((d) => Object.values(d).some((v) => v !== undefined), `choose at least one dataset: ${listed}`);
 }
 
-/** The formats of the registry; by default those of them a workbook reader and a data team want. */
+/** Formats a definition that names none gets: Parquet only when asked for. */
+const DEFAULT_FORMATS: readonly string[] = ['xlsx', 'pdf', 'csv'];
+
+/** The registry's formats, each at most once. */
 function formatsSchema<N extends string>(formats: readonly ReportFormat<N>[]) {
   const names = formatNames(formats);
-  const defaults = names.filter((name) => (['xlsx', 'pdf', 'csv'] as readonly string[]).includes(name));
+  const defaults = names.filter((name) => DEFAULT_FORMATS.includes(name));
   return z
     .array(z.enum(names))
     .min(1, `choose at least one format: ${names.join(', ')}`)
