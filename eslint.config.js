@@ -27,7 +27,7 @@ const LAYERS = {
   'fan-out': ['core', 'storage', 'ledger', 'report', 'messages', 'job'],
   http: ['core', 'storage', 'ledger', 'email', 'links', 'report', 'definitions', 'messages', 'job'],
   ops: ['core', 'storage', 'ledger', 'report', 'definitions', 'messages'],
-  preflight: ['core', 'planning-api', 'secrets', 'definitions', 'ops'],
+  preflight: ['core', 'planning-api', 'secrets', 'report', 'definitions', 'ops'],
 };
 /** Top-level folders that runtime code under shared/ never imports. */
 const DOORS_AND_TOOLS = ['lambdas', 'cli', 'infra', 'simulator', 'test', 'bench', 'scripts'];

@@ -1,6 +1,7 @@
 /** What `npm run discover` prints, and the starter report definition it writes. */
 import type { ReportDefinitionInput } from '../shared/report/definition/definition';
-import { GROUP_TITLES, type BoardTracker, type Discovery } from './discover-probe';
+import { GROUP_TITLES } from '../shared/planning-api/api-groups';
+import type { BoardTracker, Discovery } from './discover-probe';
 
 /** Longest cell printed; longer texts are cut with an ellipsis so a table stays readable. */
 const MAX_CELL = 48;

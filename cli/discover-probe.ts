@@ -6,17 +6,9 @@
 import { AuthenticationError, errorMessage, PlanningApiError } from '../shared/core/errors';
 import type { PlanningApiClient } from '../shared/planning-api';
 import { toArray, type Board, type Collection, type PortfolioTheme, type RiskRegister, type StrategicTheme } from '../shared/planning-api';
+import type { ApiGroupName } from '../shared/planning-api/api-groups';
 import type { Credentials } from '../shared/planning-api/credentials';
 import { countOf } from './words';
-
-export type ApiGroupName = 'risk' | 'okr' | 'pi-objectives' | 'pi-board-items';
-
-export const GROUP_TITLES: Readonly<Record<ApiGroupName, string>> = {
-  risk: 'Risk',
-  okr: 'Strategic Themes & OKRs',
-  'pi-objectives': 'PI Objectives',
-  'pi-board-items': 'PI Board Items',
-};
 
 /** How one API group answered. */
 export interface GroupCheck {

@@ -8,14 +8,15 @@ import { createSchedulerClient, ScheduleReader } from '../shared/definitions/sch
 import { PlanningApiClient } from '../shared/planning-api';
 import { blockers, type CheckArea } from '../shared/preflight/check';
 import { CloudFormationStackReader, configuredRegion, createCloudFormationClient } from '../shared/preflight/cloudformation-stacks';
-import type { ApiGroupAnswer, DeploymentSettings, PreflightPorts } from '../shared/preflight/ports';
+import type { DeploymentSettings, PreflightPorts } from '../shared/preflight/ports';
 import { runPreflight, type PreflightResult } from '../shared/preflight/run-preflight';
 import { createSecretsManagerReaderClient, SecretsManagerSecretReader } from '../shared/preflight/secrets-manager-reader';
 import { createSesAccountClient, SesV2AccountReader } from '../shared/preflight/ses-account';
 import { createSsmClient, SsmBootstrapReader } from '../shared/preflight/ssm-bootstrap';
 import { createS3Client } from '../shared/storage/s3-client';
 import { S3Storage } from '../shared/storage/s3-storage';
-import { addressProblem, GROUP_TITLES, probeGroups, type ApiGroupName } from './discover-probe';
+import { GROUP_TITLES } from '../shared/planning-api/api-groups';
+import { addressProblem, probeGroups } from './discover-probe';
 import type { CommandIo } from './export-command';
 import { parseOptions, UsageError } from './usage';
 import { countOf } from './words';
@@ -49,13 +50,6 @@ function parse(argv: readonly string[]) {
   });
 }
 
-const DATASET_OF: Readonly<Record<ApiGroupName, ApiGroupAnswer['dataset']>> = {
-  risk: 'risks',
-  okr: 'okrs',
-  'pi-objectives': 'piObjectives',
-  'pi-board-items': 'boardItems',
-};
-
 /** The adapters of the region, at the endpoints the environment names (local stand-ins in tests). */
 function awsPorts(region: string, config: PreflightConfig): PreflightPorts {
   return {
@@ -70,7 +64,7 @@ function awsPorts(region: string, config: PreflightConfig): PreflightPorts {
       const client = new PlanningApiClient({ now: systemClock, credentials, maxResponseBytes: config.API_MAX_RESPONSE_BYTES, timeoutMs: 15_000, retry: { maxAttempts: 2 } });
       const groups = await probeGroups(client);
       return {
-        groups: groups.map((g) => ({ dataset: DATASET_OF[g.group], title: GROUP_TITLES[g.group], ok: g.ok, detail: g.detail, reason: g.reason })),
+        groups: groups.map((g) => ({ group: g.group, title: GROUP_TITLES[g.group], ok: g.ok, detail: g.detail, reason: g.reason })),
         addressHint: addressProblem(groups, credentials)?.hint,
       };
     },

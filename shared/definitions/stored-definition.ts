@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { ReportDefinitionError, errorMessage } from '../core/errors';
 import { isTimeZone } from '../report/dataset/dates';
+import { DEFINITION_LIMITS } from '../report/definition/definition-limits';
 import {
-  DEFINITION_LIMITS,
   documentSizeProblem,
   reportDefinitionSchema,
   textSizeProblem,

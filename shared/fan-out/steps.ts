@@ -3,6 +3,7 @@ import type { FanOutPart } from '../core/names';
 import { planRun } from '../report/run/plan-run';
 import { releaseHeldRun } from '../report/run/run-lease';
 import type { RunContext } from '../report/run/context';
+import { fanOutPart, fanOutUnits } from '../report/tables/registry';
 import type { ReportDefinition } from '../report/definition/definition';
 import { recordingFetch, replayingFetch } from './responses';
 import type { FanOutFailure, FanOutStep } from './event';
@@ -51,7 +52,7 @@ export const DEFAULT_BOARDS_PER_WORKER = 2;
 export async function planFanOut(request: ExportJobRequest, context: FanOutContext, boardsPerWorker = DEFAULT_BOARDS_PER_WORKER): Promise<FanOutPlan> {
   const runId = jobRunId(request, context.clock(), context.ids);
   const { definition, plan } = await planRun(await resolveJob(request, runId, context), context);
-  const ids = (plan.datasets.find((d) => d.name === 'boardItems')?.plan.reads ?? []).flatMap((read) => read.records.map((b) => b.id));
+  const ids = fanOutUnits(plan.datasets);
   const chunks: string[][] = [];
   for (let i = 0; i < ids.length; i += boardsPerWorker) chunks.push(ids.slice(i, i + boardsPerWorker));
   // Every later step knows it is one of the fan-out's: its run is not handed over again.
@@ -66,7 +67,7 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
   const job = await resolveJob(plan.request, plan.request.runId, context);
   const prefix = answersPrefix(job.definition.name, plan.request.runId);
   const recording: RunContext = { ...context, planning: { ...context.planning, fetch: recordingFetch(context.storage, prefix, context.planning.fetch) } };
-  const narrowed: ReportDefinition = { ...job.definition, datasets: { boardItems: { boards: [...boards] } } };
+  const narrowed: ReportDefinition = fanOutPart(job.definition, boards);
   // The worker's boards are planned again (one list of boards), as the assembler's run will.
   const planned = await planRun({ ...job, definition: narrowed }, recording);
   const ctx = { source: planned.client, definition: narrowed, log: context.log, now: context.clock };

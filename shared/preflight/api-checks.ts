@@ -1,5 +1,7 @@
 import { CredentialsError, errorMessage } from '../core/errors';
 import type { Credentials } from '../planning-api/credentials';
+import type { DatasetEntry } from '../report/dataset/dataset';
+import { DATASETS } from '../report/tables/registry';
 import { parseCredentialsDocument } from '../secrets/secret-document';
 import { cannotTell, notOk, ok, type Check } from './check';
 import type { ApiProbe, SecretReader } from './ports';
@@ -69,13 +71,15 @@ export async function checkPlanningSecret(
 
 /**
  * Each API group asked once with the credentials: a group that refuses blocks a first e-mail when a
- * report in use reads its dataset. A wrong prefix or swapped addresses are one more check that blocks.
+ * report in use reads a dataset it serves (the datasets' entries name their group). A wrong prefix or
+ * swapped addresses are one more check that blocks.
  */
 export async function checkApiGroups(
   credentials: Credentials | undefined,
   probe: ApiProbe,
   datasetsInUse: ReadonlySet<string>,
   secret: SecretLocation | undefined,
+  datasets: readonly DatasetEntry[] = DATASETS,
 ): Promise<Check[]> {
   const area = 'planning API' as const;
   if (!credentials) return [cannotTell({ area, name: 'planning API groups', blocks: true, detail: 'not asked: the secret holds no usable credentials (see above)' })];
@@ -86,9 +90,11 @@ export async function checkApiGroups(
     return [cannotTell({ area, name: 'planning API groups', blocks: true, detail: errorMessage(error) })];
   }
   const checks = answer.groups.map((group) => {
-    const fields = { area, name: `API group ${group.title}`, blocks: datasetsInUse.has(group.dataset) };
+    const served = datasets.filter((d) => d.apiGroup === group.group).map((d) => d.name);
+    const read = served.filter((name) => datasetsInUse.has(name));
+    const fields = { area, name: `API group ${group.title}`, blocks: read.length > 0 };
     if (group.ok) return ok({ ...fields, detail: group.detail });
-    const used = fields.blocks ? `a report reads ${group.dataset}` : `no report reads ${group.dataset}`;
+    const used = fields.blocks ? `a report reads ${read.join(' and ')}` : served.length > 0 ? `no report reads ${served.join(' or ')}` : 'no dataset reads it';
     return notOk({ ...fields, detail: `${group.detail}: ${group.reason ?? 'no answer'} (${used})`, fix: `npm run discover -- --secret-id ${secret?.shellRef ?? '<secret>'} (what this key may read, and why not)` });
   });
   if (answer.addressHint !== undefined) {

@@ -1,3 +1,4 @@
+import type { ApiGroupName } from '../planning-api/api-groups';
 import type { Credentials } from '../planning-api/credentials';
 import type { ReportSchedule, StoredDefinition } from '../definitions/stored-definition';
 import type { ScheduledReport } from '../definitions/report-schedule';
@@ -62,9 +63,12 @@ export interface StoredReports {
   read(name: string, options?: { fresh?: boolean }): Promise<StoredDefinition | undefined>;
 }
 
-/** How one API group answered: which dataset of a report it serves, and whether it answered this key. */
+/**
+ * How one API group answered this key. Which datasets of a report it serves is their entries' to say
+ * (`DatasetEntry.apiGroup`, report/tables/registry.ts): preflight asks the registry.
+ */
 export interface ApiGroupAnswer {
-  readonly dataset: 'risks' | 'okrs' | 'piObjectives' | 'boardItems';
+  readonly group: ApiGroupName;
   /** The group's name, e.g. `PI Board Items`. */
   readonly title: string;
   readonly ok: boolean;

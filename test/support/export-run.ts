@@ -57,9 +57,18 @@ export function exportRunContext(options: ExportRunOptions): RunContext {
  */
 export async function exportDefinition(definition: ReportDefinition, options: ExportRunOptions): Promise<ExportResult> {
   const context = exportRunContext(options);
+  return exportRun(await planned(definition, options, context), context);
+}
+
+/** The job's plan stage alone for `definition`: nothing fetched but the lists, nothing written. */
+export function planDefinition(definition: ReportDefinition, options: ExportRunOptions): Promise<PlannedRun> {
+  return planned(definition, options, exportRunContext(options));
+}
+
+function planned(definition: ReportDefinition, options: ExportRunOptions, context: RunContext): Promise<PlannedRun> {
   const runId = options.runId ?? context.ids.newRunId(context.clock());
   const draft = { definition, runId, trigger: options.trigger ?? 'on-demand', runDate: options.runDate, path: options.path ?? { via: 'single' } } as const;
-  return exportRun(options.source ? await planWith(options.source, draft, context) : await planRun(draft, context), context);
+  return options.source ? planWith(options.source, draft, context) : planRun(draft, context);
 }
 
 /** A planned run over a given source (planRun makes its own client; a test brings one that fails or counts). */

@@ -1,4 +1,6 @@
+import type * as z from 'zod';
 import type { Log } from '../../core/logger';
+import type { ApiGroupName } from '../../planning-api/api-groups';
 import { isoDateInZone } from './dates';
 import type { ReportDefinition } from '../definition/definition';
 import type { PeopleDirectory } from './people';
@@ -131,15 +133,63 @@ export interface DatasetPlan {
 }
 
 /**
- * A dataset in the tables registry (tables/registry.ts): what the definition calls it, what narrows
- * it, how it is planned and made for a run, and its tables. Sheet titles, contracts, change rules,
- * selectors, the export order and docs/tables.md all derive from these entries.
+ * A dataset's options under `datasets.<name>` in a definition: a strict object, so a misspelt key
+ * ("boardz") is an error with its path, not a silently ignored selector that exports everything.
  */
-export interface DatasetEntry {
+export type DatasetOptions = z.ZodObject<z.core.$ZodLooseShape, z.core.$strict>;
+
+/** The schema of a list of ids, keys or titles (`idList` in definition/definition-limits.ts). */
+export type SelectorSchema = z.ZodOptional<z.ZodArray<z.ZodString>>;
+
+/** The names of a dataset's options. */
+export type OptionName<Options extends DatasetOptions> = keyof Options['shape'] & string;
+
+/** The names of a dataset's options that list ids, keys or titles: what a delivery's filter may replace. */
+export type SelectorName<Options extends DatasetOptions> = {
+  [K in OptionName<Options>]: Options['shape'][K] extends SelectorSchema ? K : never;
+}[OptionName<Options>];
+
+/**
+ * How the fan-out (fan-out/steps.ts, docs/deploy.md "Past one Lambda") splits a dataset too large
+ * for one function among its workers, each fetching a few of its units (the board items' boards).
+ */
+export interface FanOutHint<Options> {
+  /** The ids of the units the dataset's plan resolved, in order: the workers take them a few at a time. */
+  readonly split: (plan: DatasetPlan) => readonly string[];
+  /** The dataset's options that read only `units`: one worker's part. */
+  readonly part: (units: readonly string[]) => Options;
+}
+
+/**
+ * A dataset in the tables registry (tables/registry.ts): what the definition calls it and what it
+ * takes there, what narrows it, how a delivery slices it, what preflight and the fan-out need of it,
+ * how it is planned and made for a run, and its tables. The definition schema's `datasets` and
+ * deliveries' `filter`, sheet titles, contracts, change rules, selectors, the export order and
+ * docs/tables.md all derive from these entries.
+ *
+ * `Name`, `Options` and `Filter` keep the parsed definition typed (definition.ts builds its schema
+ * from the registry's entries): declare an entry as `DatasetEntry<'risks', typeof RISK_OPTIONS, 'registers'>`.
+ */
+export interface DatasetEntry<Name extends string = string, Options extends DatasetOptions = DatasetOptions, Filter extends string = string> {
   /** Its key under `datasets` in a definition (and the Dataset's name). */
-  readonly name: string;
+  readonly name: Name;
+  /** Its options in a definition, under `datasets.<name>` (a dataset is exported when they are there, `{}` at least). */
+  readonly options: Options;
   /** Its selector fields: the ones an API caller may narrow (job/stages/resolve-definition.ts). */
-  readonly selectors: readonly string[];
+  readonly selectors: readonly OptionName<Options>[];
+  /**
+   * How a delivery's `filter` narrows it (definition/slices.ts): each filter field and the selector it
+   * replaces (`themes: 'strategicThemes'`). A filter field is checked like that selector (the first
+   * dataset of the registry to offer it says how). Without it, a delivery exports the dataset whole.
+   */
+  readonly slicedBy?: { readonly [F in Filter]: SelectorName<Options> };
+  /**
+   * The planning API's group that serves its data (the discover probe asks each group): preflight
+   * blocks a first e-mail when a report reads the dataset and the key may not read the group.
+   */
+  readonly apiGroup: ApiGroupName;
+  /** Offered by the one dataset the fan-out splits among its workers (the board items). */
+  readonly fanOut?: FanOutHint<z.output<Options>>;
   /** Its part of the run's plan, which makes the dataset. */
   readonly plan: (ctx: PlanContext) => Promise<DatasetPlan>;
   /** Its tables, in the order it writes them. */

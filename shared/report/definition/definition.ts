@@ -8,53 +8,18 @@ import { formatBytes } from '../../core/format-bytes';
 import { canonicalLocale, DEFAULT_LOCALE, localeProblem } from '../../core/format';
 import { isTimeZone } from '../dataset/dates';
 import { deliveryOptionSchema } from '../../channels/delivery-option';
-import { FORMATS, formatNames } from './formats';
+import { DEFINITION_LIMITS, grouped } from './definition-limits';
+import { FORMATS, formatNames, type ReportFormat } from './formats';
+import type { DatasetEntry, SelectorSchema } from '../dataset/dataset';
+import { DATASETS } from '../tables/registry';
 
 /**
  * The report definition: which datasets to export, narrowed by selectors, in which formats, and how
  * the result reaches people. Objects are strict so a misspelt key ("boardz") is an error, not a
- * silently ignored selector that exports everything.
+ * silently ignored selector that exports everything. What a definition may name comes from the
+ * registries: each dataset's options and what a delivery's filter narrows from its entry
+ * (tables/registry.ts), the formats from formats.ts.
  */
-
-/**
- * Sizes a definition may have. A definition is written by people (or sent by a caller of the API,
- * inline) and read by every run, the scheduler sync and the API: without caps, 100,000 registers or a
- * 20 MB selector were stored, and every run paid for them. Far above any real report: a portfolio
- * has hundreds of boards, not thousands.
- */
-export const DEFINITION_LIMITS = {
-  /** The whole definition (or stored report), as compact JSON, in bytes (UTF-8). */
-  bytes: 256 * 1024,
-  /** A definition's text before it is parsed: room for indentation around `bytes` of JSON. */
-  textBytes: 1024 * 1024,
-  /** Entries of one selector list (registers, boards, collections, themes). */
-  ids: 1_000,
-  /** Characters of one selector entry (an id, a key or a title). */
-  idLength: 500,
-  /** Recipients of one list (`to`, `cc`, `onFailure`): SES takes at most 50 per message. */
-  recipients: 50,
-  /** Characters of a link template or address. */
-  url: 2_000,
-  /** Characters of a custom field's title or a time zone's name. */
-  name: 200,
-} as const;
-
-const grouped = (n: number): string => n.toLocaleString('en-US');
-
-const idList = (what: string) =>
-  z
-    .array(
-      z
-        .string()
-        .trim()
-        .min(1, `${what} must not be empty strings`)
-        .max(DEFINITION_LIMITS.idLength, `a ${what} has at most ${grouped(DEFINITION_LIMITS.idLength)} characters`)
-        // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-        .refine((id) => !/[\u0000-\u001f\u007f-\u009f]/.test(id), `${what} must not contain control characters (copy it again)`),
-    )
-    .min(1, `list at least one ${what}, or leave the selector out to export all visible ones`)
-    .max(DEFINITION_LIMITS.ids, `list at most ${grouped(DEFINITION_LIMITS.ids)} entries (${what}); leave the selector out to export all visible ones`)
-    .optional();
 
 /** A link template of `kind`, checked for its placeholders (an error names the ones it knows). */
 const linkTemplate = (kind: PlanningLinkKind) =>
@@ -94,30 +59,86 @@ const sliceNameSchema = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/, 'must be a slug: lower-case letters, digits and hyphens, 1-32 characters');
 
+/** The datasets a definition may name, and the formats: the production registry's, or a test's with one more. */
+export interface DefinitionRegistry<D extends readonly DatasetEntry[] = readonly DatasetEntry[], N extends string = string> {
+  readonly datasets: D;
+  readonly formats: readonly ReportFormat<N>[];
+}
+
+/** The filter fields an entry offers a delivery (none for an entry that does not say). */
+type FilterField<E> = E extends { readonly slicedBy?: infer S } ? (string extends keyof NonNullable<S> ? never : keyof NonNullable<S> & string) : never;
+
+type FilterSchema<D extends readonly DatasetEntry[]> = z.ZodDefault<z.ZodObject<{ [F in FilterField<D[number]>]: SelectorSchema }, z.core.$strict>>;
+
+/**
+ * A delivery's filter: each field the datasets offer (`slicedBy` of their entries), checked like the
+ * selector it replaces in the first dataset that offers it. By name, so a dataset added to the
+ * registry does not reorder the fields.
+ */
+function filterSchema<D extends readonly DatasetEntry[]>(datasets: D): FilterSchema<D> {
+  const fields = new Map<string, SelectorSchema>();
+  for (const dataset of datasets) {
+    for (const [field, selector] of Object.entries(dataset.slicedBy ?? {})) {
+      // A selector's schema, as the entry's type (`SelectorName`) makes sure.
+      if (!fields.has(field)) fields.set(field, dataset.options.shape[selector] as SelectorSchema);
+    }
+  }
+  const shape = Object.fromEntries([...fields].sort(([a], [b]) => (a < b ? -1 : 1)));
+  // No filter is the whole report.
+  return z.strictObject(shape).default({});
+}
+
 /**
  * One audience of a report (docs/reports.md): its own recipients and channels, and a filter that
  * narrows the report's selectors to its part (a train's boards, registers and themes). The data is
  * fetched once for all of them; each gets its own workbook, CSVs, Summary, changes and message.
  */
-const sliceSchema = z.strictObject({
-  name: sliceNameSchema,
-  title: z.string().trim().min(1).max(200).optional(),
-  filter: z
-    .strictObject({
-      boards: idList('board id or title'),
-      collections: idList('collection id or title'),
-      registers: idList('register id, key or title'),
-      themes: idList('strategic theme key, id or title'),
-    })
-    .default({}),
-  email: emailSchema.optional(),
-  delivery: deliveryOptionSchema.optional(),
-});
+function deliveriesSchema<D extends readonly DatasetEntry[]>(datasets: D) {
+  const slice = z.strictObject({
+    name: sliceNameSchema,
+    title: z.string().trim().min(1).max(200).optional(),
+    filter: filterSchema(datasets),
+    email: emailSchema.optional(),
+    delivery: deliveryOptionSchema.optional(),
+  });
+  return z
+    .array(slice)
+    .min(1, 'list at least one delivery, or leave deliveries out')
+    .max(50, 'at most 50 deliveries per report')
+    .refine((list) => new Set(list.map((d) => d.name)).size === list.length, 'give each delivery its own name')
+    .optional();
+}
+
+/** Each dataset's options (its entry's) under its name; at least one dataset. */
+function datasetsSchema<D extends readonly DatasetEntry[]>(datasets: D) {
+  const shape = Object.fromEntries(datasets.map((d) => [d.name, d.options.optional()])) as {
+    -readonly [E in D[number] as E['name']]: z.ZodOptional<E['options']>;
+  };
+  const names = datasets.map((d) => d.name);
+  const listed = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
+  return z.strictObject(shape).refine((d) => Object.values(d).some((v) => v !== undefined), `choose at least one dataset: ${listed}`);
+}
+
+/** Formats a definition that names none gets: Parquet only when asked for. */
+const DEFAULT_FORMATS: readonly string[] = ['xlsx', 'pdf', 'csv'];
+
+/** The registry's formats, each at most once. */
+function formatsSchema<N extends string>(formats: readonly ReportFormat<N>[]) {
+  const names = formatNames(formats);
+  const defaults = names.filter((name) => DEFAULT_FORMATS.includes(name));
+  return z
+    .array(z.enum(names))
+    .min(1, `choose at least one format: ${names.join(', ')}`)
+    .max(names.length, 'list each format once')
+    .default(defaults)
+    .refine((f) => new Set(f).size === f.length, 'list each format once');
+}
 
 /** Between a report's name and a slice's in the slice's runs, folders and messages: `portfolio--train-a`. */
 export const SLICE_SEPARATOR = '--';
 
-export const reportDefinitionSchema = z.strictObject({
+/** What every definition has before its datasets: what the report is called, where and for whom it is dated. */
+const REPORT_FIELDS = {
   /** Used in file names and S3 keys, so restricted to a safe slug. */
   name: z
     .string()
@@ -149,54 +170,10 @@ export const reportDefinitionSchema = z.strictObject({
       }
     })
     .transform(canonicalLocale),
-  datasets: z
-    .strictObject({
-      risks: z
-        .strictObject({
-          registers: idList('register id, key or title'),
-          /**
-           * Title of a custom field that holds a risk's owner (a user picker such as "Risk owner"),
-           * for registers that keep the owner there rather than in `responsible`.
-           */
-          ownerField: z
-            .string()
-            .trim()
-            .min(1, 'ownerField names a custom field: give its title, e.g. "Risk owner"')
-            .max(DEFINITION_LIMITS.name, `a custom field's title has at most ${DEFINITION_LIMITS.name} characters`)
-            .optional(),
-        })
-        .optional(),
-      okrs: z
-        .strictObject({
-          portfolioThemes: idList('portfolio theme key, id or title'),
-          strategicThemes: idList('strategic theme key, id or title'),
-        })
-        .optional(),
-      piObjectives: z
-        .strictObject({
-          boards: idList('board id or title'),
-          collections: idList('collection id or title'),
-          completionType: z
-            .number()
-            .int()
-            .min(1, 'completionType must be 1 to 6 (see docs/tables.md)')
-            .max(6, 'completionType must be 1 to 6 (see docs/tables.md)')
-            .optional(),
-          additionalColumns: z.boolean().default(false),
-        })
-        .optional(),
-      boardItems: z.strictObject({ boards: idList('board id or title'), collections: idList('collection id or title') }).optional(),
-    })
-    .refine(
-      (d) => Object.values(d).some((v) => v !== undefined),
-      'choose at least one dataset: risks, okrs, piObjectives or boardItems',
-    ),
-  formats: z
-    .array(z.enum(formatNames(FORMATS)))
-    .min(1, `choose at least one format: ${formatNames(FORMATS).join(', ')}`)
-    .max(formatNames(FORMATS).length, 'list each format once')
-    .default(['xlsx', 'pdf', 'csv'])
-    .refine((f) => new Set(f).size === f.length, 'list each format once'),
+};
+
+/** What every definition has after its formats: how its files are written, compared and sent. */
+const OUTPUT_FIELDS = {
   csv: z
     .strictObject({
       /** A UTF-8 byte-order mark makes Excel read non-ASCII correctly; see docs/formats.md. */
@@ -243,24 +220,40 @@ export const reportDefinitionSchema = z.strictObject({
   email: emailSchema.optional(),
   /** Chat channels beside e-mail, and whether a run's message goes out at all (docs/delivery.md). */
   delivery: deliveryOptionSchema.optional(),
-  /**
-   * Audiences, each with its slice of the report (docs/reports.md). With deliveries, a scheduled
-   * run exports and sends each slice instead of the whole report.
-   */
-  deliveries: z
-    .array(sliceSchema)
-    .min(1, 'list at least one delivery, or leave deliveries out')
-    .max(50, 'at most 50 deliveries per report')
-    .refine((list) => new Set(list.map((d) => d.name)).size === list.length, 'give each delivery its own name')
-    .optional(),
-}).superRefine((definition, ctx) => {
+};
+
+/** A slice's runs are named `<report>--<delivery>`: that name, too, must fit the 64 characters of a report's. */
+function sliceNamesFit(definition: { readonly name: string; readonly deliveries?: readonly { readonly name: string }[] | undefined }, ctx: z.RefinementCtx): void {
   for (const [index, slice] of (definition.deliveries ?? []).entries()) {
     const name = `${definition.name}${SLICE_SEPARATOR}${slice.name}`;
     if (name.length > 64) {
       ctx.addIssue({ code: 'custom', path: ['deliveries', index, 'name'], message: `"${name}" (report, "--", delivery) is longer than 64 characters; shorten one of them` });
     }
   }
-});
+}
+
+/**
+ * The definition schema of a registry: its datasets' options and its formats. Production code
+ * parses with `reportDefinitionSchema`, the production registry's; a test adds a dataset or a format
+ * by building the schema of a registry with one more entry.
+ */
+export function reportDefinitionSchemaFor<const D extends readonly DatasetEntry[], const N extends string>(registry: DefinitionRegistry<D, N>) {
+  return z
+    .strictObject({
+      ...REPORT_FIELDS,
+      datasets: datasetsSchema(registry.datasets),
+      formats: formatsSchema(registry.formats),
+      ...OUTPUT_FIELDS,
+      /**
+       * Audiences, each with its slice of the report (docs/reports.md). With deliveries, a scheduled
+       * run exports and sends each slice instead of the whole report.
+       */
+      deliveries: deliveriesSchema(registry.datasets),
+    })
+    .superRefine(sliceNamesFit);
+}
+
+export const reportDefinitionSchema = reportDefinitionSchemaFor({ datasets: DATASETS, formats: FORMATS });
 
 export type ReportDefinition = z.infer<typeof reportDefinitionSchema>;
 export type ReportDefinitionInput = z.input<typeof reportDefinitionSchema>;

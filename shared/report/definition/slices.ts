@@ -1,10 +1,13 @@
+import type { DatasetEntry } from '../dataset/dataset';
+import { DATASETS } from '../tables/registry';
 import { SLICE_SEPARATOR } from './definition';
 
 /**
  * A report's deliveries as reports of their own (docs/reports.md): each slice is the report's
  * definition, as written, with the slice's name, title, recipients and channels, and the report's
- * selectors narrowed by the slice's filter. A slice run is therefore an ordinary run over that part
- * of the data; its figures are those a separate report over the same part would show.
+ * selectors narrowed by the slice's filter (each dataset's entry says which filter field replaces
+ * which of its selectors: `slicedBy`). A slice run is therefore an ordinary run over that part of
+ * the data; its figures are those a separate report over the same part would show.
  */
 type Raw = Readonly<Record<string, unknown>>;
 
@@ -22,8 +25,8 @@ export function sliceReportName(report: string, delivery: string): string {
   return `${report}${SLICE_SEPARATOR}${delivery}`;
 }
 
-/** The definition (as written) of one delivery of `base`. */
-export function sliceDefinition(base: unknown, delivery: Raw): Raw {
+/** The definition (as written) of one delivery of `base`; `datasets` is the tables registry's (a test adds one). */
+export function sliceDefinition(base: unknown, delivery: Raw, datasets: readonly DatasetEntry[] = DATASETS): Raw {
   const { deliveries: _deliveries, email: _email, delivery: baseDelivery, ...rest } = object(base) ?? {};
   const name = String(rest.name);
   const filter = object(delivery.filter) ?? {};
@@ -33,25 +36,22 @@ export function sliceDefinition(base: unknown, delivery: Raw): Raw {
     ...rest,
     name: sliceReportName(name, String(delivery.name)),
     title: typeof delivery.title === 'string' ? delivery.title : `${typeof rest.title === 'string' ? rest.title : name} — ${String(delivery.name)}`,
-    datasets: narrowed(object(rest.datasets) ?? {}, filter),
+    datasets: narrowed(object(rest.datasets) ?? {}, filter, datasets),
     ...(delivery.email !== undefined && { email: delivery.email }),
     // The audience's own channels; the report's `when` holds unless the delivery says otherwise.
     ...(ownDelivery ? { delivery: ownDelivery } : when !== undefined && { delivery: { when } }),
   };
 }
 
-/** The report's datasets with the filter's selectors in place of the report's. */
-function narrowed(datasets: Raw, filter: Raw): Raw {
-  const out: Record<string, unknown> = { ...datasets };
-  const set = (dataset: string, selector: string, ids: unknown) => {
-    const current = object(out[dataset]);
-    if (current && Array.isArray(ids)) out[dataset] = { ...current, [selector]: ids };
-  };
-  set('risks', 'registers', filter.registers);
-  set('okrs', 'strategicThemes', filter.themes);
-  for (const dataset of ['piObjectives', 'boardItems']) {
-    set(dataset, 'boards', filter.boards);
-    set(dataset, 'collections', filter.collections);
+/** The report's datasets with the filter's selectors in place of the report's, as each entry's `slicedBy` says. */
+function narrowed(named: Raw, filter: Raw, datasets: readonly DatasetEntry[]): Raw {
+  const out: Record<string, unknown> = { ...named };
+  for (const entry of datasets) {
+    for (const [field, selector] of Object.entries(entry.slicedBy ?? {})) {
+      const current = object(out[entry.name]);
+      const ids = filter[field];
+      if (current && Array.isArray(ids)) out[entry.name] = { ...current, [selector]: ids };
+    }
   }
   return out;
 }

@@ -1,10 +1,11 @@
+import * as z from 'zod';
 import { statusCategoryText } from '../../core/format';
 import type { Board, BoardItem, BoardStatus, BoardStory } from '../../planning-api/schemas';
 import type { Dataset, DatasetContext, DatasetEntry, DatasetPlan, PlanContext, TableOutput } from '../dataset/dataset';
 import { changeRules } from '../changes/change-rules';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { tableColumns } from '../../table/column-spec';
-import { BOARD_SHAPE, boardStateIdColumn, planBoards } from './boards';
+import { BOARD_SELECTORS, BOARD_SHAPE, boardStateIdColumn, planBoards, SLICED_BY_BOARDS } from './boards';
 import { apiDate, link, listOf, titleOrText } from './columns';
 import { FieldAudit, type FieldShape } from '../dataset/field-audit';
 import { RepeatedRecords } from '../dataset/repeated-records';
@@ -294,9 +295,20 @@ async function planBoardItems(ctx: PlanContext): Promise<DatasetPlan> {
   };
 }
 
-export const BOARD_ITEMS_DATASET: DatasetEntry = {
+/** `datasets.boardItems` in a definition. */
+const BOARD_ITEM_OPTIONS = z.strictObject(BOARD_SELECTORS);
+
+export const BOARD_ITEMS_DATASET: DatasetEntry<'boardItems', typeof BOARD_ITEM_OPTIONS, keyof typeof SLICED_BY_BOARDS> = {
   name: 'boardItems',
+  options: BOARD_ITEM_OPTIONS,
   selectors: ['boards', 'collections'],
+  slicedBy: SLICED_BY_BOARDS,
+  apiGroup: 'pi-board-items',
+  // The part that grows with the portfolio: its boards are split among the fan-out's workers.
+  fanOut: {
+    split: (plan) => plan.reads.flatMap((read) => read.records.map((board) => board.id)),
+    part: (boards) => ({ boards: [...boards] }),
+  },
   plan: planBoardItems,
   tables: [{
     name: 'board-items',

@@ -1,4 +1,5 @@
 import type { Board } from '../../planning-api/schemas';
+import { idList } from '../definition/definition-limits';
 import type { PlanContext, PlanIssue } from '../dataset/dataset';
 import { selectAll } from '../plan/selector-titles';
 
@@ -15,7 +16,13 @@ export const boardStateIdColumn: ColumnSpec<{ readonly board: Board }, 'board_st
   read: (s) => idOrText(s.board.state),
 };
 
-/** The `boards` / `collections` selectors of a legacy dataset. */
+/** The `boards` / `collections` selectors of a legacy dataset, in its options (the definition schema). */
+export const BOARD_SELECTORS = { boards: idList('board id or title'), collections: idList('collection id or title') };
+
+/** A delivery's `boards` and `collections` narrow a legacy dataset's selectors of the same names. */
+export const SLICED_BY_BOARDS = { boards: 'boards', collections: 'collections' } as const;
+
+/** The `boards` / `collections` selectors of a legacy dataset, parsed. */
 export interface BoardSelection {
   readonly boards?: readonly string[] | undefined;
   readonly collections?: readonly string[] | undefined;

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { toArray } from '../../core/async-iterables';
 import { NotFoundError } from '../../core/errors';
 import type {
@@ -9,6 +10,7 @@ import type {
   ThemeProgress,
 } from '../../planning-api/schemas';
 import { selectAll } from '../plan/selector-titles';
+import { idList } from '../definition/definition-limits';
 import { inBatches, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import type { Column, TableRow } from '../../table/table';
 import { OkrFigures, okrProgress } from '../summary/okr-figures';
@@ -400,9 +402,19 @@ async function planOkrs(ctx: PlanContext): Promise<DatasetPlan> {
   };
 }
 
-export const OKRS_DATASET: DatasetEntry = {
+/** `datasets.okrs` in a definition. */
+const OKR_OPTIONS = z.strictObject({
+  portfolioThemes: idList('portfolio theme key, id or title'),
+  strategicThemes: idList('strategic theme key, id or title'),
+});
+
+export const OKRS_DATASET: DatasetEntry<'okrs', typeof OKR_OPTIONS, 'themes'> = {
   name: 'okrs',
+  options: OKR_OPTIONS,
   selectors: ['portfolioThemes', 'strategicThemes'],
+  // A delivery names its train's strategic themes; its portfolio themes stay the report's.
+  slicedBy: { themes: 'strategicThemes' },
+  apiGroup: 'okr',
   plan: planOkrs,
   tables: [
     {

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem } from '../../planning-api/schemas';
 import { trackerRef } from '../../planning-api/tracker-ref';
 import { RepeatedRecords } from '../dataset/repeated-records';
@@ -6,7 +7,7 @@ import { PI_GROUP_SHAPE, PI_ITEM_NOT_EXPORTED, PI_OBJECTIVE_NOT_EXPORTED, piAudi
 import { withoutRepeats } from './pi-objective-repeats';
 import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import type { TableRow } from '../../table/table';
-import { BOARD_SHAPE, planBoards } from './boards';
+import { BOARD_SELECTORS, BOARD_SHAPE, planBoards, SLICED_BY_BOARDS } from './boards';
 import { PiFigures } from '../summary/pi-figures';
 import { titleOrText } from './columns';
 import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
@@ -155,9 +156,24 @@ async function planPiObjectives(ctx: PlanContext): Promise<DatasetPlan> {
   };
 }
 
-export const PI_OBJECTIVES_DATASET: DatasetEntry = {
+/** `datasets.piObjectives` in a definition. */
+const PI_OBJECTIVE_OPTIONS = z.strictObject({
+  ...BOARD_SELECTORS,
+  completionType: z
+    .number()
+    .int()
+    .min(1, 'completionType must be 1 to 6 (see docs/tables.md)')
+    .max(6, 'completionType must be 1 to 6 (see docs/tables.md)')
+    .optional(),
+  additionalColumns: z.boolean().default(false),
+});
+
+export const PI_OBJECTIVES_DATASET: DatasetEntry<'piObjectives', typeof PI_OBJECTIVE_OPTIONS, keyof typeof SLICED_BY_BOARDS> = {
   name: 'piObjectives',
+  options: PI_OBJECTIVE_OPTIONS,
   selectors: ['boards', 'collections'],
+  slicedBy: SLICED_BY_BOARDS,
+  apiGroup: 'pi-objectives',
   plan: planPiObjectives,
   tables: [
     {

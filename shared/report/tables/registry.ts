@@ -1,18 +1,22 @@
 /**
- * The tables registry: every dataset a definition can name, with its tables, in export order. Sheet
+ * The tables registry: every dataset a definition can name, with its tables, in export order. The
+ * definition schema's `datasets` and deliveries' `filter` (definition.ts), how a delivery slices a
+ * report (slices.ts), which API groups preflight asks of a report, what the fan-out splits, sheet
  * titles, the table contracts (schemas/, docs/tables.md), change rules, the selectors a caller may
  * narrow and the order runExport writes datasets in all derive from it. Adding a table is one file
- * that exports its DatasetEntry (see risks.ts) and one entry in DATASETS; a new dataset also gets its
- * options in the definition schema (definition.ts). Functions that derive from the list take it as
- * an argument with DATASETS as the default, so a test can run an export with one more entry.
+ * that exports its DatasetEntry (see risks.ts) and one entry in DATASETS (docs/architecture.md,
+ * "Where to add… a table"). Functions that derive from the list take it as an argument with DATASETS
+ * as the default, so a test can run an export with one more entry.
  */
-import type { DatasetEntry, TableEntry } from '../dataset/dataset';
+import type { DatasetEntry, DatasetPlan, TableEntry } from '../dataset/dataset';
+import type { ReportDefinition } from '../definition/definition';
 import { BOARD_ITEMS_DATASET } from './board-items';
 import { OKRS_DATASET } from './okrs';
 import { PI_OBJECTIVES_DATASET } from './pi-objectives';
 import { RISKS_DATASET } from './risks';
 
-export const DATASETS: readonly DatasetEntry[] = [RISKS_DATASET, OKRS_DATASET, PI_OBJECTIVES_DATASET, BOARD_ITEMS_DATASET];
+/** A tuple, not a list: each entry keeps its options' type, so the parsed definition's `datasets` are typed. */
+export const DATASETS = [RISKS_DATASET, OKRS_DATASET, PI_OBJECTIVES_DATASET, BOARD_ITEMS_DATASET] as const;
 
 /** Every table of the registry, in export order. */
 export function tablesOf(datasets: readonly DatasetEntry[] = DATASETS): TableEntry[] {
@@ -30,4 +34,23 @@ export function datasetEntry(dataset: string, datasets: readonly DatasetEntry[] 
 /** The datasets a definition names (its `datasets`, parsed or as written), in export order. */
 export function datasetsOf(named: object, datasets: readonly DatasetEntry[] = DATASETS): DatasetEntry[] {
   return datasets.filter((d) => (named as Readonly<Record<string, unknown>>)[d.name] !== undefined);
+}
+
+/** The dataset the fan-out splits among its workers (the one entry with a `fanOut` hint), if any. */
+function fanOutEntry(datasets: readonly DatasetEntry[]): (DatasetEntry & Required<Pick<DatasetEntry, 'fanOut'>>) | undefined {
+  return datasets.find((d): d is DatasetEntry & Required<Pick<DatasetEntry, 'fanOut'>> => d.fanOut !== undefined);
+}
+
+/** The units the fan-out's workers split among themselves (board ids), from the run's plan; none when the report does not read that dataset. */
+export function fanOutUnits(planned: readonly { readonly name: string; readonly plan: DatasetPlan }[], datasets: readonly DatasetEntry[] = DATASETS): string[] {
+  const entry = fanOutEntry(datasets);
+  const plan = planned.find((d) => d.name === entry?.name)?.plan;
+  return entry && plan ? [...entry.fanOut.split(plan)] : [];
+}
+
+/** One worker's definition: the split dataset alone, reading only `units`. */
+export function fanOutPart(definition: ReportDefinition, units: readonly string[], datasets: readonly DatasetEntry[] = DATASETS): ReportDefinition {
+  const entry = fanOutEntry(datasets);
+  if (!entry) throw new Error('no dataset of the tables registry is split among fan-out workers');
+  return { ...definition, datasets: { [entry.name]: entry.fanOut.part(units) } };
 }

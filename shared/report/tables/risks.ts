@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { toArray } from '../../core/async-iterables';
 import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
 import { epochToCalendarDate, parseApiDate } from '../dataset/dates';
@@ -5,6 +6,7 @@ import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry
 import { RiskFigures } from '../summary/risk-figures';
 import { RiskHeatMap } from '../summary/risk-heat-map';
 import { selectAll } from '../plan/selector-titles';
+import { DEFINITION_LIMITS, idList } from '../definition/definition-limits';
 import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
 import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../dataset/people';
@@ -304,9 +306,27 @@ async function planRisks(ctx: PlanContext): Promise<DatasetPlan> {
   };
 }
 
-export const RISKS_DATASET: DatasetEntry = {
+/** `datasets.risks` in a definition. */
+const RISK_OPTIONS = z.strictObject({
+  registers: idList('register id, key or title'),
+  /**
+   * Title of a custom field that holds a risk's owner (a user picker such as "Risk owner"),
+   * for registers that keep the owner there rather than in `responsible`.
+   */
+  ownerField: z
+    .string()
+    .trim()
+    .min(1, 'ownerField names a custom field: give its title, e.g. "Risk owner"')
+    .max(DEFINITION_LIMITS.name, `a custom field's title has at most ${DEFINITION_LIMITS.name} characters`)
+    .optional(),
+});
+
+export const RISKS_DATASET: DatasetEntry<'risks', typeof RISK_OPTIONS, 'registers'> = {
   name: 'risks',
+  options: RISK_OPTIONS,
   selectors: ['registers'],
+  slicedBy: { registers: 'registers' },
+  apiGroup: 'risk',
   plan: planRisks,
   tables: [{
     name: 'risks',

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { buildReportEmail } from '../../../shared/messages/report-email';
 import { runFiles } from '../../../shared/http/run-link';
 import { renderRunPage } from '../../../shared/http/run-page';
@@ -34,7 +35,10 @@ const TOY_ROWS: TableRow[] = [{ values: ['t1', 3] }, { values: ['t2', 5] }];
 
 const TOY_DATASET: DatasetEntry = {
   name: 'toys',
+  options: z.strictObject({}),
   selectors: [],
+  // Reads nothing of the API; an entry names the group that would serve it.
+  apiGroup: 'risk',
   // Nothing to resolve: its plan lists nothing and only makes the dataset.
   plan: () =>
     Promise.resolve({
