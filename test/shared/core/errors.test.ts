@@ -213,6 +213,51 @@ describe('error classes', () => {
   });
 });
 
+/** The HTTP status the export API answers each class with, where it is not 500. */
+const HTTP_STATUSES: Record<string, number> = {
+  PlanningApiError: 502,
+  NotFoundError: 502,
+  AuthenticationError: 502,
+  RequestTimeoutError: 504,
+  ResponseTooLargeError: 502,
+  DeadlineExceededError: 504,
+  SchemaMismatchError: 502,
+  ReportDefinitionError: 400,
+  ReportPlanError: 400,
+  LinkTokenError: 403,
+  SelectorNotFoundError: 400,
+  RetryableExportError: 503,
+  RunInProgressError: 409,
+  LeaseLostError: 409,
+};
+
+/** The classes whose owners' notice gives advice of their own (the rest advise by `retryable`). */
+const ADVISED = ['ConfigError', 'NotFoundError', 'AuthenticationError', 'DeadlineExceededError', 'SchemaMismatchError', 'CredentialsError', 'ReportDefinitionError', 'ReportPlanError', 'SelectorNotFoundError'];
+
+describe('what each error class means', () => {
+  it('goes by a name spelt from its own kind, which is its class name before any minifier, and is found again by it', () => {
+    for (const [name, cls] of exportedErrorClasses()) {
+      const error = build(name, cls);
+      expect(error.name, name).toBe(name);
+      expect(errors.errorNameOf(error.kind), name).toBe(name);
+      expect(error.kind, name).toMatch(/^[a-z]+(-[a-z]+)*$/);
+      expect(errors.errorMeaningNamed(name), name).toBe(cls);
+    }
+    expect(new Set(exportedErrorClasses().map(([name, cls]) => build(name, cls).kind)).size).toBe(exportedErrorClasses().length);
+    expect(errors.errorMeaningNamed('TypeError')).toBeUndefined();
+  });
+
+  it('carries its HTTP status and its advice', () => {
+    for (const [name, cls] of exportedErrorClasses()) {
+      const error = build(name, cls);
+      expect(error.httpStatus, name).toBe(HTTP_STATUSES[name] ?? 500);
+      expect(error.advice !== undefined, name).toBe(ADVISED.includes(name));
+    }
+    expect(build('ReportPlanError', errors.ReportPlanError).advice).toMatch(/^The run was stopped before it fetched anything/);
+    expect(build('AuthenticationError', errors.AuthenticationError).advice).toBe(build('CredentialsError', errors.CredentialsError).advice);
+  });
+});
+
 describe('throw sites', () => {
   it('each site of each error class decides retrying as listed', () => {
     const found = scanThrowSites();
