@@ -3,9 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { afterAll, describe, expect, it } from 'vitest';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLING } from '../../infra/constructs/exporter-function';
 import { REPO_ROOT } from '../../infra/config';
+import { silentLog } from '../../shared/core/logger';
+import type { ApiDependencies } from '../../shared/http/router';
+import { httpApiEvent, lambdaContext } from '../support/lambda-events';
 
 /**
  * The deployed code is minified without keepNames, so every class is named by a letter or so. What
@@ -24,15 +28,12 @@ interface Bundled {
   readonly publicStepError: (error: unknown) => Error;
   readonly toldByTheJob: (part: 'assemble', error: { Error: string }) => boolean;
   readonly describeFanOutFailure: (part: 'plan', error: { Error: string; Cause?: string }) => { errorType: string; retryable: boolean };
+  readonly createApiRouter: (deps: Partial<ApiDependencies>) => { resolve: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2> };
+  readonly catalogOf: (definitions: Record<string, unknown>) => ApiDependencies['definitions'];
 }
 
-const dirs: string[] = [];
-afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
-
-/** The modules bundled into a file of their own (a data: URL cannot import Node's built-ins) and imported. */
-async function bundled(): Promise<Bundled> {
-  const dir = await mkdtemp(join(tmpdir(), 'error-bundle-'));
-  dirs.push(dir);
+/** The modules bundled into a file of their own in `dir` (a data: URL cannot import Node's built-ins) and imported. */
+async function bundled(dir: string): Promise<Bundled> {
   const outfile = join(dir, 'index.mjs');
   await build({
     stdin: {
@@ -41,6 +42,8 @@ async function bundled(): Promise<Bundled> {
         "export { classifyFailure } from './shared/job/failure';",
         "export { adviceFor } from './shared/messages/notices/failure-notice';",
         "export { describeFanOutFailure, publicStepError, toldByTheJob } from './shared/fan-out/failure';",
+        "export { createApiRouter } from './shared/http/router';",
+        "export { catalogOf } from './shared/definitions/catalog';",
       ].join('\n'),
       resolveDir: REPO_ROOT,
       loader: 'ts',
@@ -61,10 +64,17 @@ async function bundled(): Promise<Bundled> {
 }
 
 describe("the Lambdas' bundling", () => {
+  let dir: string;
+  let b: Bundled;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'error-bundle-'));
+    b = await bundled(dir);
+  }, 60_000);
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
   it('minifies without keepNames, and errors still say what they are, how to retry them and what the owners can do', async () => {
     expect(BUNDLING.minify).toBe(true);
     expect(BUNDLING.keepNames).toBeUndefined();
-    const b = await bundled();
     // The minifier did shorten the classes' names: nothing below can have read them.
     expect(b.AuthenticationError.name).not.toBe('AuthenticationError');
     expect(b.RetryableExportError.name).not.toBe('RetryableExportError');
@@ -88,5 +98,13 @@ describe("the Lambdas' bundling", () => {
     const failure = b.describeFanOutFailure('plan', { Error: caught.name, Cause: JSON.stringify({ errorType: caught.name, errorMessage: caught.message }) });
     expect(failure).toMatchObject({ errorType: 'AuthenticationError', retryable: false });
     expect(b.adviceFor(failure)).toMatch(/^Check the planning API user and its API key/);
+  });
+
+  it('answers the export API\'s errors by their own status through the minified router', async () => {
+    const api = b.createApiRouter({ definitions: b.catalogOf({}), log: silentLog, now: () => new Date('2026-11-23T06:00:00Z') });
+    const body = JSON.stringify({ report: 'nope' });
+    const refused = await api.resolve(httpApiEvent('POST', 'POST /exports', '/exports', { body }), lambdaContext('export-api'));
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.parse(String(refused.body))).toMatchObject({ message: expect.stringContaining('"nope"'), issues: [expect.objectContaining({ path: 'report' })] });
   });
 });
