@@ -15,6 +15,10 @@ import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { ledgerKey, type Ledger } from '../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { exhaustedError, httpError } from '../../../shared/planning-api/client-errors';
+import { PreflightReadError } from '../../../shared/preflight/read-error';
+import { ScratchFileError } from '../../../shared/report/changes/keys/scratch';
+import { SnapshotReadError } from '../../../shared/report/changes/snapshot';
+import { UsageError } from '../../../cli/usage';
 import { describeSource } from '../../../shared/planning-api/credentials';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
 import { createExportClient } from '../../../shared/report/run/export-report';
@@ -245,6 +249,10 @@ describe('what each error class means', () => {
     }
     expect(new Set(exportedErrorClasses().map(([name, cls]) => build(name, cls).kind)).size).toBe(exportedErrorClasses().length);
     expect(errors.errorMeaningNamed('TypeError')).toBeUndefined();
+  });
+
+  it('is so for the classes beside their layers too', () => {
+    for (const cls of [ScratchFileError, SnapshotReadError, PreflightReadError, UsageError]) expect(new cls('m').name).toBe(cls.name);
   });
 
   it('carries its HTTP status and its advice', () => {
