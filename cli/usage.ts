@@ -2,7 +2,9 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { errorMessage, ExporterError } from '../shared/core/errors';
 
 /** A command line the command cannot run: the commands print it with their usage and exit 2. */
-export class UsageError extends ExporterError {}
+export class UsageError extends ExporterError {
+  static override readonly kind: string = 'usage';
+}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Parsed<T extends Options> = ReturnType<typeof parseArgs<{ args: string[]; strict: true; options: T }>>['values'];

@@ -3,7 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createLogger } from '../shared/core/logger';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/core/names';
@@ -12,7 +12,8 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/core/names';
  * The one lifecycle of every handler: Powertools' logger, metrics and tracer, built once per
  * container, and the middy middlewares that add the Lambda context to every log line, clear the
  * request's keys afterwards (also when the handler throws), flush the metrics (with a cold-start
- * metric) and trace the invocation. Handlers only translate; they never write this wiring again.
+ * metric) and trace the invocation. A handler adds its own middlewares (lambdas/middleware/: what
+ * parses its event, what it measures, how its errors are answered) as a list, and only translates.
  */
 export interface Powertools {
   readonly logger: ReturnType<typeof createLogger>;
@@ -31,10 +32,16 @@ export function createPowertools(): Powertools {
 export function withLifecycle<E, R>(
   powertools: Powertools,
   handler: (event: E, context: Context) => Promise<R>,
-): (event: E, context: Context) => Promise<R> {
+  middlewares: readonly MiddlewareObj<E, R>[] = [],
+): (event: unknown, context: Context) => Promise<R> {
   const wrapped = middy(handler)
     .use(captureLambdaHandler(powertools.tracer))
     .use(logMetrics(powertools.metrics, { captureColdStartMetric: true }))
-    .use(injectLambdaContext(powertools.logger, { resetKeys: true }));
-  return (event, context) => wrapped(event, context);
+    .use(injectLambdaContext(powertools.logger, { resetKeys: true }))
+    // After the lifecycle's: their `after` and `onError` run after these, so metrics a middleware
+    // adds are flushed and an error a middleware answers is still traced and logged with the request's keys.
+    .use([...middlewares]);
+  // Lambda hands over whatever it was given: a handler of AWS's own events parses them first
+  // (middleware/parse-event.ts); the export API's router reads API Gateway's event itself.
+  return (event, context) => wrapped(event as E, context);
 }

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { lambdaContext, startLambdaHarness } from '../test/support/lambda-harness';
+import { lambdaContext } from '../test/support/lambda-events';
+import { startLambdaHarness } from '../test/support/lambda-harness';
 
 /**
  * `npx tsx scripts/cost-figures.ts`: the figures behind docs/deploy.md's cost of 500 weekly reports,

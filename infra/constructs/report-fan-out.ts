@@ -37,7 +37,7 @@ export const THROTTLING_RETRY: sfn.RetryProps = {
  * told: retried twice, a minute apart or more, as Lambda retries a scheduled run on the single path.
  */
 const ASSEMBLER_RETRY: sfn.RetryProps = {
-  errors: [RetryableExportError.name],
+  errors: [RetryableExportError.errorName],
   interval: Duration.minutes(1),
   backoffRate: 2,
   maxAttempts: 2,

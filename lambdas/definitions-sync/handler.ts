@@ -1,4 +1,3 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadSyncLambdaConfig } from '../../shared/core/config';
 import { METRIC } from '../../shared/core/names';
 import { DefinitionStore } from '../../shared/definitions/definition-store';
@@ -8,6 +7,8 @@ import { reportsOfSyncEvent, syncEventSchema } from '../../shared/definitions/sy
 import { createS3Client } from '../../shared/storage/s3-client';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import { createPowertools, withLifecycle } from '../lifecycle';
+import { outcomeMetrics, type OutcomeCount } from '../middleware/outcome-metrics';
+import { parseEvent } from '../middleware/parse-event';
 
 // Built once per container and reused by every invocation it serves.
 const config = loadSyncLambdaConfig(process.env);
@@ -26,10 +27,14 @@ const scheduler = new EventBridgeReportScheduler(
 );
 
 /** A change under definitions/ (or a manual `{ "reports": [...] }`) → that report's schedule. */
-export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown): Promise<SyncResult[]> => {
-  const reports = reportsOfSyncEvent(syncEventSchema.parse(event));
-  const results = await syncReportSchedules(reports, { store, scheduler, log: logger });
+export const handler = withLifecycle(
+  { logger, metrics, tracer },
+  (event): Promise<SyncResult[]> => syncReportSchedules(reportsOfSyncEvent(event), { store, scheduler, log: logger }),
+  [parseEvent(syncEventSchema), outcomeMetrics(metrics, invalidDefinitions)],
+);
+
+/** Stored reports that could not be synced, for the alarm on invalid definitions. */
+function invalidDefinitions(results: readonly SyncResult[]): readonly OutcomeCount[] {
   const invalid = results.filter((r) => r.action === 'invalid').length;
-  if (invalid > 0) metrics.addMetric(METRIC.DefinitionInvalid, MetricUnit.Count, invalid);
-  return results;
-});
+  return invalid > 0 ? [[METRIC.DefinitionInvalid, invalid]] : [];
+}

@@ -1,9 +1,7 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { systemClock } from '../../shared/core/clock';
 import { loadApiLambdaConfig } from '../../shared/core/config';
-import { apiStatusMetric, METRIC } from '../../shared/core/names';
-import { handleApiRequest } from '../../shared/http/router';
+import { createApiRouter } from '../../shared/http/router';
 import { RUN_LINK_STALE_MINUTES } from '../../shared/core/defaults';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { LedgerRunLinkLedger, RevocationCache } from '../../shared/http/run-link-ledger';
@@ -16,6 +14,9 @@ import { createSecretsManagerClient, SecretsManagerLinkKeySource } from '../../s
 import { createS3Client } from '../../shared/storage/s3-client';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import { createPowertools, withLifecycle } from '../lifecycle';
+import { apiMetrics } from '../middleware/api-metrics';
+import { httpErrors } from '../middleware/http-errors';
+import { httpRequestKeys } from '../middleware/http-request-keys';
 
 // Built once per container and reused by every invocation it serves.
 const config = loadApiLambdaConfig(process.env);
@@ -60,44 +61,24 @@ const runLinks = {
   staleAfterMs: RUN_LINK_STALE_MINUTES * 60_000,
 };
 
-/** API Gateway HTTP API (payload format 2.0) → the export API. */
+const api = createApiRouter({
+  now: systemClock,
+  definitions,
+  inline,
+  jobs,
+  launcher,
+  storage,
+  presign: presigner.presignGet,
+  linkKeys: () => linkKeys.getKeys(),
+  apiBaseUrl: config.LINK_BASE_URL,
+  log: logger,
+  runLinks,
+  suppressions: ledger,
+});
+
+/** API Gateway HTTP API (payload format 2.0) → the export API's router. */
 export const handler = withLifecycle(
   { logger, metrics, tracer },
-  async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
-    logger.appendKeys({ requestId: event.requestContext.requestId, route: event.routeKey });
-    const body = event.body !== undefined && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-    const response = await handleApiRequest(
-      {
-        method: event.requestContext.http.method,
-        route: event.routeKey,
-        pathParameters: event.pathParameters ?? {},
-        query: event.queryStringParameters ?? {},
-        body,
-        requestId: event.requestContext.requestId,
-      },
-      {
-        now: systemClock,
-        definitions,
-        inline,
-        jobs,
-        launcher,
-        storage,
-        presign: presigner.presignGet,
-        linkKeys: () => linkKeys.getKeys(),
-        apiBaseUrl: config.LINK_BASE_URL,
-        log: logger,
-        runLinks,
-        suppressions: ledger,
-      },
-    );
-    // Refused run links on their own, without the route dimension: the alarm watches this one
-    // series for someone trying tokens (exporter-alarms in the stack).
-    if (response.statusCode === 403 && event.routeKey.includes(' /run/')) {
-      metrics.singleMetric().addMetric(METRIC.RunLinkRefused, MetricUnit.Count, 1);
-    }
-    // One metric per answer class, so refused links and bad requests show on a dashboard.
-    metrics.addDimension('route', event.routeKey);
-    metrics.addMetric(apiStatusMetric(response.statusCode), MetricUnit.Count, 1);
-    return response;
-  },
+  (event: APIGatewayProxyEventV2, context): Promise<APIGatewayProxyStructuredResultV2> => api.resolve(event, context),
+  [httpRequestKeys(logger), apiMetrics(metrics), httpErrors(logger)],
 );

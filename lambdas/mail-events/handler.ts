@@ -2,11 +2,12 @@ import { systemClock } from '../../shared/core/clock';
 import { loadMailEventsLambdaConfig } from '../../shared/core/config';
 import { DefinitionStore } from '../../shared/definitions/definition-store';
 import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
-import { handleMailEvent, sesMailEventSchema } from '../../shared/messages/recipients/mail-events';
+import { handleMailEvent, sesEventBridgeSchema } from '../../shared/messages/recipients/mail-events';
 import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { createS3Client } from '../../shared/storage/s3-client';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import { createPowertools, withLifecycle } from '../lifecycle';
+import { parseEvent } from '../middleware/parse-event';
 
 // Built once per container and reused by every invocation it serves.
 const config = loadMailEventsLambdaConfig(process.env);
@@ -19,7 +20,8 @@ const definitions = new DefinitionStore(
 const mailer = new SesMailer({ client: tracer.captureAWSv3Client(createSesClient()) });
 
 /** An SES bounce or complaint event (EventBridge) → the recipient suppressed for its report, the owners told once. */
-export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown) => {
-  const mailEvent = sesMailEventSchema.parse(event);
-  return handleMailEvent(mailEvent, { ledger, definitions, send: (email) => mailer.send(email), from: config.MAIL_FROM, log: logger, now: systemClock() });
-});
+export const handler = withLifecycle(
+  { logger, metrics, tracer },
+  (event) => handleMailEvent(event, { ledger, definitions, send: (email) => mailer.send(email), from: config.MAIL_FROM, log: logger, now: systemClock() }),
+  [parseEvent(sesEventBridgeSchema)],
+);

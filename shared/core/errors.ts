@@ -3,8 +3,14 @@ import { printable } from './text';
 
 /**
  * Typed errors of the exporter. Every error carries `cause` where one exists, and a message a user
- * can act on. Handlers map them to responses at the edge (see lambdas/*); nothing else formats them.
- * Messages never contain secrets: callers must not interpolate API keys or Authorization headers.
+ * can act on. Messages never contain secrets: callers must not interpolate API keys or
+ * Authorization headers.
+ *
+ * Each class owns its meaning in fields of its own, so nothing downstream decides by a class's name
+ * (which a minifier shortens to a letter): its `kind`, a stable string its `name` (the `errorType`
+ * of ReportFailed, the error a fan-out step throws to Step Functions) is spelt from; the HTTP
+ * `httpStatus` the export API answers it with (shared/http/http-errors.ts); and the `advice` its
+ * owners' failure notice gives (messages/notices/failure-notice.ts), where the class has one.
  *
  * Whether another attempt can help is decided where the error is thrown, since only that place
  * knows (a throttled S3 write may pass, a malformed run id never will): each class has a default
@@ -29,21 +35,57 @@ export interface ExporterErrorOptions {
 /** The sentence callers get where the details are for operators only. */
 export const SEE_LOGS = 'the operators have the details in the logs';
 
+/** `report-plan` → `ReportPlanError`: the name an error of a kind goes by, whatever the bundler did to its class. */
+export function errorNameOf(kind: string): string {
+  return `${kind.replace(/(?:^|-)([a-z])/g, (_, letter: string) => letter.toUpperCase())}Error`;
+}
+
 export class ExporterError extends Error {
+  /** What kind of failure this is, in words that survive minification; each class sets its own. */
+  static readonly kind: string = 'exporter';
+  /** The status the export API answers it with: a 4xx is the caller's to fix, a 5xx is ours. */
+  static readonly httpStatus: number = 500;
+  /** What the report's owners can do about it; without, the notice advises by `retryable`. */
+  static readonly advice: string | undefined = undefined;
+
+  /** The name errors of this class go by (its kind spelt as a class name), for places that match a name. */
+  static get errorName(): string {
+    return errorNameOf(this.kind);
+  }
+
+  readonly kind: string;
+  readonly httpStatus: number;
+  readonly advice: string | undefined;
   /** True when another attempt of the same work may pass (throttling, 5xx, a lost race). */
   readonly retryable: boolean;
   /** The text for callers; `message` (and `cause`) are for the log. */
   readonly publicMessage: string;
   constructor(message: string, options: ExporterErrorOptions = {}) {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
-    this.name = new.target.name;
+    const meaning: typeof ExporterError = new.target;
+    this.name = meaning.errorName;
+    this.kind = meaning.kind;
+    this.httpStatus = meaning.httpStatus;
+    this.advice = meaning.advice;
     this.retryable = options.retryable ?? false;
     this.publicMessage = options.publicMessage ?? message;
   }
 }
 
+/** The advice of the errors a definition or the configuration has to be corrected for. */
+const CORRECT_AND_DEPLOY =
+  'The report definition or the exporter configuration is invalid: correct it (the reason above names the field) and deploy again.';
+/** The advice of the errors the planning API's credentials are to blame for. */
+const CHECK_CREDENTIALS =
+  "Check the planning API user and its API key in the credentials secret (it may have been rotated or revoked), and that the user can still see the report's registers, boards and themes.";
+/** The advice of the errors of a selector that names nothing the API user sees. */
+const UPDATE_SELECTORS =
+  "A register, board or theme the report names no longer exists or is not visible to the API user: update the report's selectors or the user's access.";
+
 /** Configuration (environment variables) is missing or invalid. Callers are not told the variable. */
 export class ConfigError extends ExporterError {
+  static override readonly kind: string = 'config';
+  static override readonly advice: string | undefined = CORRECT_AND_DEPLOY;
   constructor(message: string, options: ExporterErrorOptions = {}) {
     super(message, { publicMessage: `the exporter is not configured correctly; ${SEE_LOGS}`, ...options });
   }
@@ -68,6 +110,8 @@ interface PlanningApiErrorDetails extends ExporterErrorOptions {
  * its status unless the throw site says otherwise.
  */
 export class PlanningApiError extends ExporterError {
+  static override readonly kind: string = 'planning-api';
+  static override readonly httpStatus: number = 502;
   readonly operation: string;
   readonly status: number | undefined;
   constructor(message: string, details: PlanningApiErrorDetails) {
@@ -80,6 +124,8 @@ export class PlanningApiError extends ExporterError {
 
 /** The planning API answered 404 for a record or register: the same request finds nothing again. */
 export class NotFoundError extends PlanningApiError {
+  static override readonly kind: string = 'not-found';
+  static override readonly advice: string | undefined = UPDATE_SELECTORS;
   constructor(message: string, details: PlanningApiErrorDetails) {
     super(message, { retryable: false, ...details });
   }
@@ -87,6 +133,8 @@ export class NotFoundError extends PlanningApiError {
 
 /** The planning API answered 401 or 403: the e-mail or API key is wrong, or lacks access. */
 export class AuthenticationError extends PlanningApiError {
+  static override readonly kind: string = 'authentication';
+  static override readonly advice: string | undefined = CHECK_CREDENTIALS;
   constructor(message: string, details: PlanningApiErrorDetails) {
     super(message, { retryable: false, ...details });
   }
@@ -94,6 +142,8 @@ export class AuthenticationError extends PlanningApiError {
 
 /** A request did not complete within its time limit (the API may answer in time on another attempt). */
 export class RequestTimeoutError extends PlanningApiError {
+  static override readonly kind: string = 'request-timeout';
+  static override readonly httpStatus: number = 504;
   constructor(message: string, details: PlanningApiErrorDetails) {
     super(message, { retryable: isRetryable({ kind: 'timeout' }), ...details });
   }
@@ -101,6 +151,7 @@ export class RequestTimeoutError extends PlanningApiError {
 
 /** A planning API response was larger than the client's byte limit; the same request brings the same answer. */
 export class ResponseTooLargeError extends PlanningApiError {
+  static override readonly kind: string = 'response-too-large';
   constructor(message: string, details: PlanningApiErrorDetails) {
     super(message, { retryable: false, ...details });
   }
@@ -111,6 +162,10 @@ export class ResponseTooLargeError extends PlanningApiError {
  * timeout of the whole run, which a retry with a fresh deadline may finish.
  */
 export class DeadlineExceededError extends PlanningApiError {
+  static override readonly kind: string = 'deadline-exceeded';
+  static override readonly httpStatus: number = 504;
+  static override readonly advice: string | undefined =
+    'The planning API was too slow to finish within the time allowed: nothing to do if it passes on the next run; if it keeps failing, narrow the report or raise the function timeout.';
   constructor(message: string, details: PlanningApiErrorDetails) {
     super(message, { retryable: isRetryable({ kind: 'timeout' }), ...details });
   }
@@ -118,6 +173,9 @@ export class DeadlineExceededError extends PlanningApiError {
 
 /** A planning API response did not have the documented shape; the same record comes back the same. */
 export class SchemaMismatchError extends PlanningApiError {
+  static override readonly kind: string = 'schema-mismatch';
+  static override readonly advice: string | undefined =
+    'The planning API answered in a shape the exporter does not know: send the reason above to the API owner.';
   readonly recordId: string | undefined;
   readonly path: string;
   constructor(
@@ -135,6 +193,8 @@ export class SchemaMismatchError extends PlanningApiError {
  * told the secret's name; reading it may be retryable (throttling) where the throw site says so.
  */
 export class CredentialsError extends ExporterError {
+  static override readonly kind: string = 'credentials';
+  static override readonly advice: string | undefined = CHECK_CREDENTIALS;
   constructor(message: string, options: ExporterErrorOptions = {}) {
     super(message, { publicMessage: `the planning API credentials could not be read or are incomplete; ${SEE_LOGS}`, ...options });
   }
@@ -142,6 +202,9 @@ export class CredentialsError extends ExporterError {
 
 /** A report definition failed validation. `issues` lists every bad field with its path. */
 export class ReportDefinitionError extends ExporterError {
+  static override readonly kind: string = 'report-definition';
+  static override readonly httpStatus: number = 400;
+  static override readonly advice: string | undefined = CORRECT_AND_DEPLOY;
   readonly issues: readonly { path: string; message: string }[];
   constructor(message: string, issues: readonly { path: string; message: string }[], options?: ExporterErrorOptions) {
     super(message, options);
@@ -158,6 +221,11 @@ export class ReportDefinitionError extends ExporterError {
  * terminal escape sequences, which must be shown, not obeyed.
  */
 export class ReportPlanError extends ReportDefinitionError {
+  static override readonly kind: string = 'report-plan';
+  static override readonly advice: string | undefined =
+    'The run was stopped before it fetched anything: the reason above lists each problem with its place. ' +
+    "A register, board, collection or theme the report names (datasets.…) is not visible to the API user: update the report's selectors or the user's access. " +
+    'A refused company prefix (credentials.companyPrefix): correct it in the credentials secret.';
   /** The message is `heading`, then one line per issue: `  - <path>: <message>`. */
   constructor(heading: string, issues: readonly { path: string; message: string }[] = [], options?: ExporterErrorOptions) {
     const shown = issues.map((issue) => ({ path: printable(issue.path), message: printable(issue.message) }));
@@ -170,16 +238,26 @@ export class ReportPlanError extends ReportDefinitionError {
  * retryable unless the throw site says so: a bad key, a corrupt record or a missing manifest fail
  * the same way again; throttling, 5xx and lost write races set `retryable`.
  */
-export class StorageError extends ExporterError {}
+export class StorageError extends ExporterError {
+  static override readonly kind: string = 'storage';
+}
 
 /** Creating, changing or reading a report's schedule (EventBridge Scheduler) failed. */
-export class ScheduleError extends ExporterError {}
+export class ScheduleError extends ExporterError {
+  static override readonly kind: string = 'schedule';
+}
 
 /** A signed link token is malformed, tampered with or expired. Never say which to the caller. */
-export class LinkTokenError extends ExporterError {}
+export class LinkTokenError extends ExporterError {
+  static override readonly kind: string = 'link-token';
+  static override readonly httpStatus: number = 403;
+}
 
 /** A selector of the report definition names a board, register or theme the user cannot see. */
 export class SelectorNotFoundError extends ExporterError {
+  static override readonly kind: string = 'selector-not-found';
+  static override readonly httpStatus: number = 400;
+  static override readonly advice: string | undefined = UPDATE_SELECTORS;
   // The message quotes selector ids from the definition and names from the planning tool: either may
   // hold terminal escape sequences, which must be shown, not obeyed.
   constructor(message: string, options?: { cause?: unknown }) {
@@ -188,13 +266,19 @@ export class SelectorNotFoundError extends ExporterError {
 }
 
 /** Sending the report e-mail failed, or the message was invalid (address, recipients, size). */
-export class EmailDeliveryError extends ExporterError {}
+export class EmailDeliveryError extends ExporterError {
+  static override readonly kind: string = 'email-delivery';
+}
 
 /** An event could not be put on the event bus. */
-export class EventPublishError extends ExporterError {}
+export class EventPublishError extends ExporterError {
+  static override readonly kind: string = 'event-publish';
+}
 
 /** A scheduled export failed in a way that may pass on another attempt (the invocation is retried). */
 export class RetryableExportError extends ExporterError {
+  static override readonly kind: string = 'retryable-export';
+  static override readonly httpStatus: number = 503;
   constructor(message: string, options: ExporterErrorOptions = {}) {
     super(message, { retryable: true, ...options });
   }
@@ -205,6 +289,8 @@ export class RetryableExportError extends ExporterError {
  * that arrived while the first is still writing. Nothing was written; try again after it ends.
  */
 export class RunInProgressError extends ExporterError {
+  static override readonly kind: string = 'run-in-progress';
+  static override readonly httpStatus: number = 409;
   constructor(message: string, options: ExporterErrorOptions = {}) {
     super(message, { retryable: true, ...options });
   }
@@ -214,13 +300,61 @@ export class RunInProgressError extends ExporterError {
  * This attempt lost its lease on the run (it stalled past the lease and another attempt took over).
  * It stops without publishing: the other attempt owns the run folder now.
  */
-export class LeaseLostError extends ExporterError {}
+export class LeaseLostError extends ExporterError {
+  static override readonly kind: string = 'lease-lost';
+  static override readonly httpStatus: number = 409;
+}
 
 /**
  * A chat channel (Slack, Teams) did not take the report message. Never carries the webhook URL:
  * the URL is the channel's credential. `retryable` says whether the webhook may take it later.
  */
-export class ChannelDeliveryError extends ExporterError {}
+export class ChannelDeliveryError extends ExporterError {
+  static override readonly kind: string = 'channel-delivery';
+}
+
+/** What a class of error means, read from the class itself (see ExporterError). */
+export interface ErrorMeaning {
+  readonly kind: string;
+  readonly errorName: string;
+  readonly httpStatus: number;
+  readonly advice: string | undefined;
+}
+
+/** The classes of this module, for finding a class again by the name of one of its errors. */
+const ERROR_CLASSES: readonly ErrorMeaning[] = [
+  ExporterError,
+  ConfigError,
+  PlanningApiError,
+  NotFoundError,
+  AuthenticationError,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  DeadlineExceededError,
+  SchemaMismatchError,
+  CredentialsError,
+  ReportDefinitionError,
+  ReportPlanError,
+  StorageError,
+  ScheduleError,
+  LinkTokenError,
+  SelectorNotFoundError,
+  EmailDeliveryError,
+  EventPublishError,
+  RetryableExportError,
+  RunInProgressError,
+  LeaseLostError,
+  ChannelDeliveryError,
+];
+
+/**
+ * The meaning of an error known only by its name: a failure that crossed a process boundary (a
+ * fan-out step's error, which Step Functions hands on as its name and message) or was recorded.
+ * Names are spelt from kinds (errorNameOf), so this holds in a minified bundle too.
+ */
+export function errorMeaningNamed(name: string): ErrorMeaning | undefined {
+  return ERROR_CLASSES.find((meaning) => meaning.errorName === name);
+}
 
 /**
  * Whether a wrapped failure may pass on another attempt: ours say so; anything else is read by the

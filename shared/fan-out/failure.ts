@@ -56,7 +56,7 @@ export function describeFanOutFailure(part: FanOutPart, error: CaughtError): Omi
  * tells the owners and publishes ReportFailed before it throws a retryable failure for its retries.
  */
 export function toldByTheJob(part: FanOutPart, error: CaughtError): boolean {
-  return part === 'assemble' && error.Error === RetryableExportError.name;
+  return part === 'assemble' && error.Error === RetryableExportError.errorName;
 }
 
 const functionErrorSchema = z.object({ errorMessage: z.string().min(1) });

@@ -1,13 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import { isAPIGatewayProxyEventV2, Router } from '@aws-lambda-powertools/event-handler/http';
+import type { RequestContext, RouteHandler } from '@aws-lambda-powertools/event-handler/types';
+import * as z from 'zod';
 import type { Ledger } from '../ledger/ledger';
 import { unsubscribeAction, unsubscribePage } from './unsubscribe';
 import type { Clock } from '../core/clock';
-import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
 import { resolveLink } from '../links/link-redirect';
 import { LINK_TOKEN_PUBLIC_MESSAGE, type LinkVerificationKeys } from '../links/link-token';
 import type { PresignGet } from '../links/presign';
 import type { Storage } from '../storage/storage';
-import { errorMessage, ReportDefinitionError } from '../core/errors';
+import { errorMessage } from '../core/errors';
 import type { Log } from '../core/logger';
 import { manifestSchema } from '../report/manifest/manifest';
 import { EXPORT_ID_PATTERN, type JobStatusStore } from '../job/status/job-status';
@@ -17,12 +19,13 @@ import { configuredDefinition, resolveDefinition, type InlinePolicy } from '../j
 import { createRunPageToken, verifyRunPageToken } from '../links/run-page-token';
 import { DEFAULT_REDIRECT_TTL_SECONDS } from '../links/link-redirect';
 import { findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from './run-link';
+import { errorAnswer, json, type Audience } from './http-errors';
 import { renderRunPage, renderRunStatus } from './run-page';
 
-/** The HTTP request as the API needs it, independent of the API Gateway payload version. */
+/** The HTTP request as the API's routes need it, read from the router's request (requestOf). */
 export interface ApiRequest {
   readonly method: string;
-  /** The matched route, e.g. `POST /exports`, `GET /exports/{id}`, `GET /links/{token}` (HEAD requests match GET routes). */
+  /** The matched route as API Gateway names it, e.g. `POST /exports`, `GET /links/{token}`: for the logs. */
   readonly route: string;
   readonly pathParameters: Readonly<Record<string, string | undefined>>;
   readonly query?: Readonly<Record<string, string | undefined>>;
@@ -71,12 +74,6 @@ const startExportSchema = z.strictObject({
  */
 const TOKEN_ALPHABET = /^[A-Za-z0-9_.-]{1,4096}$/;
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-
-function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResponse {
-  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
-}
-
 function badRequest(message: string, issues: readonly { path: string; message: string }[]): ApiResponse {
   return json(400, { message, issues });
 }
@@ -89,45 +86,65 @@ async function unsubscribeRoute(request: ApiRequest, deps: ApiDependencies): Pro
   return request.method === 'POST' ? unsubscribeAction(token, request.body, unsubscribe) : unsubscribePage(token, unsubscribe);
 }
 
+/** The answer of one route, from the request as the routes take it. */
+type RouteAnswer = (request: ApiRequest, deps: ApiDependencies) => Promise<ApiResponse>;
+
 /**
- * The export API: start an export (202, the work runs asynchronously because reports take longer
- * than API Gateway's 29 seconds), read its status with download links, and follow an e-mail link.
- * Every failure is mapped here to a status code and a safe message; nothing internal is echoed.
+ * The export API on the Powertools router: start an export (202, the work runs asynchronously
+ * because reports take longer than API Gateway's 29 seconds), read its status with download links,
+ * follow an e-mail link, the run links' pages and the unsubscribe link. Each route only hands the
+ * request to its logic below; whatever a route throws is answered by the error's own status
+ * (http-errors.ts), as JSON to programs or as the run page to people. A HEAD request is answered as
+ * its GET (a link scanner's HEAD must not do more than its GET could).
  */
-export async function handleApiRequest(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
-  const token = request.pathParameters.token;
-  if (token !== undefined && !TOKEN_ALPHABET.test(token)) return malformedToken(request, deps);
-  try {
-    switch (request.route) {
-      case 'POST /exports':
-        return await startExport(request, deps);
-      case 'GET /exports/{id}':
-        return await exportStatus(request.pathParameters.id, deps);
-      case 'GET /links/{token}':
-        return await followLink(request.pathParameters.token, deps);
-      case 'GET /run/{token}':
-        return await runPage(request, deps);
-      case 'POST /run/{token}':
-        return await startFromRunPage(request, deps);
-      case 'GET /run/{token}/status':
-        return await runStatus(request, deps);
-      case 'GET /run/{token}/download':
-        return await runDownload(request, deps);
-      case 'GET /unsubscribe/{token}':
-      case 'POST /unsubscribe/{token}':
-        return await unsubscribeRoute(request, deps);
-      default:
-        return json(404, { message: 'no such route' });
-    }
-  } catch (error) {
-    if (request.route.includes(' /run/')) return runPageError(request, deps, error);
-    deps.log.error('request failed', {
-      route: request.route,
-      requestId: request.requestId,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-    });
-    return json(500, { message: 'internal error; quote this request id to the operators', requestId: request.requestId });
+export function createApiRouter(deps: ApiDependencies): Router {
+  const app = new Router();
+  const routes: readonly [method: 'GET' | 'POST', path: `/${string}`, audience: Audience, answer: RouteAnswer][] = [
+    ['POST', '/exports', 'program', startExport],
+    ['GET', '/exports/:id', 'program', exportStatus],
+    ['GET', '/links/:token', 'program', followLink],
+    ['GET', '/run/:token', 'person', runPage],
+    ['POST', '/run/:token', 'person', startFromRunPage],
+    ['GET', '/run/:token/status', 'person', runStatus],
+    ['GET', '/run/:token/download', 'person', runDownload],
+    ['GET', '/unsubscribe/:token', 'program', unsubscribeRoute],
+    ['POST', '/unsubscribe/:token', 'program', unsubscribeRoute],
+  ];
+  for (const [method, path, audience, answer] of routes) {
+    app.route(route(audience, answer, deps), { method: method === 'GET' ? ['GET', 'HEAD'] : method, path });
   }
+  app.notFound(() => Promise.resolve(json(404, { message: 'no such route' })));
+  app.errorHandler(Error, async (error, reqCtx) => errorAnswer(error, await requestOf(reqCtx), reqCtx.get(AUDIENCE) === 'person' ? 'person' : 'program', deps.log));
+  return app;
+}
+
+/** Where a route tells the error handler whom it answers (the request's store of the router). */
+const AUDIENCE = 'audience';
+
+/** A route of the router: whom it answers noted for the error handler, a token that cannot be one refused, then its answer. */
+function route(audience: Audience, answer: RouteAnswer, deps: ApiDependencies): RouteHandler {
+  return async (reqCtx) => {
+    reqCtx.set(AUDIENCE, audience);
+    const request = await requestOf(reqCtx);
+    const token = request.pathParameters.token;
+    if (token !== undefined && !TOKEN_ALPHABET.test(token)) return malformedToken(request, audience, deps);
+    return answer(request, deps);
+  };
+}
+
+/** The request as the routes take it: the router's path parameters and body, API Gateway's route key, query and request id. */
+async function requestOf(reqCtx: RequestContext): Promise<ApiRequest> {
+  const { event, req, params } = reqCtx;
+  const gateway = isAPIGatewayProxyEventV2(event) ? event : undefined;
+  return {
+    method: req.method,
+    route: gateway?.routeKey ?? `${req.method} ${reqCtx.route ?? new URL(req.url).pathname}`,
+    pathParameters: params,
+    query: gateway?.queryStringParameters ?? Object.fromEntries(new URL(req.url).searchParams),
+    // The router has decoded a base64 body already; GET and HEAD carry none.
+    body: req.method === 'GET' || req.method === 'HEAD' || req.bodyUsed ? undefined : await req.clone().text(),
+    requestId: gateway?.requestContext.requestId ?? reqCtx.context.awsRequestId,
+  };
 }
 
 async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
@@ -147,16 +164,8 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
       })),
     );
   }
-  let reportName: string;
-  try {
-    reportName = resolveDefinition(parsed.data, await configuredDefinition(parsed.data, deps.definitions), deps.inline).name;
-  } catch (error) {
-    if (error instanceof ReportDefinitionError) {
-      deps.log.warn('export request refused', { requestId: request.requestId, error: error.message });
-      return badRequest(error.message, error.issues);
-    }
-    throw error;
-  }
+  // A definition that cannot run is a ReportDefinitionError: answered 400 with its issues (http-errors.ts).
+  const reportName = resolveDefinition(parsed.data, await configuredDefinition(parsed.data, deps.definitions), deps.inline).name;
   const now = deps.now();
   const id = (deps.newId ?? randomUUID)();
   await deps.jobs.put({ id, report: reportName, status: 'queued', createdAt: now.toISOString(), updatedAt: now.toISOString() });
@@ -171,7 +180,8 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
   return json(202, { id, status: 'queued', report: reportName, statusUrl }, { location: statusUrl });
 }
 
-async function exportStatus(id: string | undefined, deps: ApiDependencies): Promise<ApiResponse> {
+async function exportStatus(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const id = request.pathParameters.id;
   if (!id || !EXPORT_ID_PATTERN.test(id)) {
     return badRequest('the export id is malformed', [{ path: 'id', message: 'expected the id returned by POST /exports' }]);
   }
@@ -194,7 +204,8 @@ async function exportStatus(id: string | undefined, deps: ApiDependencies): Prom
   return json(200, { ...status, generatedAt: manifest.generatedAt, summary: manifest.summary, files });
 }
 
-async function followLink(token: string | undefined, deps: ApiDependencies): Promise<ApiResponse> {
+async function followLink(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+  const token = request.pathParameters.token;
   const forbidden = json(403, { message: LINK_TOKEN_PUBLIC_MESSAGE });
   if (!token) return forbidden;
   const resolution = await resolveLink(token, {
@@ -290,17 +301,9 @@ async function runStatus(request: ApiRequest, deps: ApiDependencies): Promise<Ap
   return renderRunStatus(await showRun(request.pathParameters.token, request.query?.export, runDeps));
 }
 
-/** A token that cannot be a token: 400, the refusal page for people, JSON for the link route. */
-function malformedToken(request: ApiRequest, deps: ApiDependencies): ApiResponse {
+/** A token that cannot be a token: 400, the refusal page for people, JSON for the link routes. */
+function malformedToken(request: ApiRequest, audience: Audience, deps: ApiDependencies): ApiResponse {
   deps.log.warn('request refused', { route: request.route, requestId: request.requestId, reason: 'malformed-token' });
-  if (!request.route.includes(' /run/')) return json(400, { message: 'the link is malformed; copy it again from the e-mail' });
+  if (audience === 'program') return json(400, { message: 'the link is malformed; copy it again from the e-mail' });
   return { ...renderRunPage({ state: 'refused' }, ''), statusCode: 400 };
-}
-
-/** People get a page, not a JSON error: the same "try again" page as a failed export, no internals. */
-function runPageError(request: ApiRequest, deps: ApiDependencies, error: unknown): ApiResponse {
-  deps.log.error('run link request failed', { route: request.route, requestId: request.requestId, error: errorMessage(error) });
-  const view = { state: 'failed', exportId: '', title: 'Fresh export' } as const;
-  const page = request.route.endsWith('/status') ? renderRunStatus(view) : renderRunPage(view, request.pathParameters.token ?? '');
-  return { ...page, statusCode: 500 };
 }

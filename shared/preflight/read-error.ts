@@ -1,7 +1,9 @@
 import { ExporterError, transientAwsFailure } from '../core/errors';
 
 /** A service preflight asks could not be asked: what a check then reports as "cannot tell". */
-export class PreflightReadError extends ExporterError {}
+export class PreflightReadError extends ExporterError {
+  static override readonly kind: string = 'preflight-read';
+}
 
 const REFUSED = /AccessDenied|UnauthorizedOperation|NotAuthorized|Forbidden/i;
 

@@ -8,7 +8,8 @@ import { OUTBOX_SENDER } from '../../cli/export-command';
 import { LOCAL_API_URL } from '../../cli/local-link-keys';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { captureIo } from '../support/cli-io';
-import { lambdaContext, startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
+import { startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
+import { lambdaContext } from '../support/lambda-events';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 import { startWebhookRecorder, type WebhookRecorder } from '../support/webhook-recorder';
 

@@ -1,7 +1,8 @@
 // @tier slow
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
+import { startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
+import { httpApiEvent, lambdaContext } from '../support/lambda-events';
 
 /**
  * What the on-demand API lets a caller do and see. Before: POST /exports accepted any override (another report's

@@ -9,7 +9,8 @@ import { DeadlineExceededError, PlanningApiError, ResponseTooLargeError } from '
 import { exportDeadline } from '../../shared/job/run-context';
 import { PlanningApiClient, type RequestEvent } from '../../shared/planning-api';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
-import { lambdaContext, startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
+import { startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
+import { lambdaContext } from '../support/lambda-events';
 import { captureIo } from '../support/cli-io';
 
 /**

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lambdaContext } from './lambda-harness';
+import { lambdaContext } from './lambda-events';
 
 type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { escapeHtml } from '../../email/email-content';
 import type { OutgoingEmail } from '../../email/ses-mailer';
-import { errorMessage } from '../../core/errors';
+import { errorMeaningNamed, errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { ReportDefinition } from '../../report/definition/definition';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
@@ -49,6 +49,9 @@ export interface FailureFacts {
 }
 
 export type NoticeOutcome = 'sent' | 'no-owners' | 'unchanged' | 'lost-race';
+
+const STOPPED_AT_A_LIMIT =
+  "The run was stopped at a function's time or memory limit, although it was spread over several functions. If it keeps happening, ask the operators to narrow the report: fewer boards (one report per solution train), or CSV and Parquet without the workbook.";
 
 /** Who is told: `email.onFailure`, else the recipients; nobody for a report without e-mail. */
 export function ownersOf(definition: ReportDefinition): readonly string[] {
@@ -114,37 +117,29 @@ async function readState(ledger: Ledger, key: string, log: Log): Promise<{ versi
   return { version: entry.version, state: parsed.success ? parsed.data : undefined };
 }
 
-/** What the owner can do about a failure of this kind. */
+/**
+ * The advice of the failures of a fan-out's part that Lambda or Step Functions stopped, by the
+ * platform's own error names (fan-out/failure.ts); ours carry their advice in their class.
+ */
+const PLATFORM_ADVICE: Readonly<Record<string, string>> = {
+  'States.Timeout': STOPPED_AT_A_LIMIT,
+  'Sandbox.Timedout': STOPPED_AT_A_LIMIT,
+  'Runtime.OutOfMemory': STOPPED_AT_A_LIMIT,
+  'Lambda.Unknown': STOPPED_AT_A_LIMIT,
+  'Lambda.TooManyRequestsException':
+    'The exporter was busy with other exports for longer than the run could wait. Nothing to do if the next run passes; if it keeps happening, ask the operators to raise its reserved concurrency (exportReservedConcurrency).',
+};
+
+/**
+ * What the owner can do about a failure of this kind: the advice of the error's class (found by
+ * the name it went by, errors.ts), else the platform's, else by whether another attempt may pass.
+ */
 export function adviceFor(failure: Pick<FailureFacts, 'errorType' | 'retryable'>): string {
-  switch (failure.errorType) {
-    case 'AuthenticationError':
-    case 'CredentialsError':
-      return 'Check the planning API user and its API key in the credentials secret (it may have been rotated or revoked), and that the user can still see the report\'s registers, boards and themes.';
-    case 'ReportDefinitionError':
-    case 'ConfigError':
-      return 'The report definition or the exporter configuration is invalid: correct it (the reason above names the field) and deploy again.';
-    case 'ReportPlanError':
-      return 'The run was stopped before it fetched anything: the reason above lists each problem with its place. A register, board, collection or theme the report names (datasets.…) is not visible to the API user: update the report\'s selectors or the user\'s access. A refused company prefix (credentials.companyPrefix): correct it in the credentials secret.';
-    case 'SelectorNotFoundError':
-    case 'NotFoundError':
-      return 'A register, board or theme the report names no longer exists or is not visible to the API user: update the report\'s selectors or the user\'s access.';
-    case 'SchemaMismatchError':
-      return 'The planning API answered in a shape the exporter does not know: send the reason above to the API owner.';
-    case 'DeadlineExceededError':
-      return 'The planning API was too slow to finish within the time allowed: nothing to do if it passes on the next run; if it keeps failing, narrow the report or raise the function timeout.';
-    // A fan-out's part stopped by Lambda or Step Functions (fan-out-failure.ts names these by their error names).
-    case 'States.Timeout':
-    case 'Sandbox.Timedout':
-    case 'Runtime.OutOfMemory':
-    case 'Lambda.Unknown':
-      return 'The run was stopped at a function\'s time or memory limit, although it was spread over several functions. If it keeps happening, ask the operators to narrow the report: fewer boards (one report per solution train), or CSV and Parquet without the workbook.';
-    case 'Lambda.TooManyRequestsException':
-      return 'The exporter was busy with other exports for longer than the run could wait. Nothing to do if the next run passes; if it keeps happening, ask the operators to raise its reserved concurrency (exportReservedConcurrency).';
-    default:
-      return failure.retryable
-        ? 'This kind of failure often passes by itself: the run is retried and the next scheduled run will try again. If it keeps failing, ask the operators to look at the logs.'
-        : 'Ask the operators to look at the logs for this run.';
-  }
+  const advice = errorMeaningNamed(failure.errorType)?.advice ?? PLATFORM_ADVICE[failure.errorType];
+  if (advice !== undefined) return advice;
+  return failure.retryable
+    ? 'This kind of failure often passes by itself: the run is retried and the next scheduled run will try again. If it keeps failing, ask the operators to look at the logs.'
+    : 'Ask the operators to look at the logs for this run.';
 }
 
 function failureEmail(definition: ReportDefinition, failure: FailureFacts, deps: NoticeDependencies): Omit<OutgoingEmail, 'from' | 'to'> {

@@ -1,3 +1,4 @@
+import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas';
 import * as z from 'zod';
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
@@ -17,16 +18,18 @@ import { SuppressionList, type SuppressionReason } from './suppressions';
  * Which report: the `report` tag every report e-mail carries. Transient bounces change nothing.
  */
 const recipientsSchema = z.array(z.object({ emailAddress: z.string() })).default([]);
-export const sesMailEventSchema = z.looseObject({
-  'detail-type': z.string(),
-  detail: z.looseObject({
-    eventType: z.string(),
-    mail: z.looseObject({ tags: z.record(z.string(), z.array(z.string())).default({}) }),
-    bounce: z.looseObject({ bounceType: z.string(), bouncedRecipients: recipientsSchema }).optional(),
-    complaint: z.looseObject({ complainedRecipients: recipientsSchema }).optional(),
-  }),
+const sesMailDetailSchema = z.looseObject({
+  eventType: z.string(),
+  mail: z.looseObject({ tags: z.record(z.string(), z.array(z.string())).default({}) }),
+  bounce: z.looseObject({ bounceType: z.string(), bouncedRecipients: recipientsSchema }).optional(),
+  complaint: z.looseObject({ complainedRecipients: recipientsSchema }).optional(),
 });
+/** What handleMailEvent reads of an SES event. */
+export const sesMailEventSchema = z.looseObject({ 'detail-type': z.string(), detail: sesMailDetailSchema });
 export type SesMailEvent = z.infer<typeof sesMailEventSchema>;
+
+/** An SES event as EventBridge delivers it, checked at the door: Powertools' EventBridge envelope around SES's detail. */
+export const sesEventBridgeSchema = EventBridgeSchema.extend({ detail: sesMailDetailSchema });
 
 export interface MailEventDependencies {
   readonly ledger: Ledger;

@@ -98,7 +98,9 @@ export function openSnapshotWriter(out: Writable, header: SnapshotHeader): Snaps
 }
 
 /** A snapshot that cannot be read: the comparison of that table is skipped with this reason. */
-export class SnapshotReadError extends ExporterError {}
+export class SnapshotReadError extends ExporterError {
+  static override readonly kind: string = 'snapshot-read';
+}
 
 /**
  * Reads a stored snapshot line by line: the header, then each row, either in full (`onRow`) or only

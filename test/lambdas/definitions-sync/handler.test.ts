@@ -2,7 +2,7 @@
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { storedDefinitionText } from '../../../shared/definitions/stored-definition';
-import { lambdaContext } from '../../support/lambda-harness';
+import { lambdaContext } from '../../support/lambda-events';
 import { startS3rver, type S3rverHandle } from '../../support/s3rver';
 import { startSchedulerStub, type SchedulerStub } from '../../support/scheduler-stub';
 
@@ -28,7 +28,15 @@ function s3Event(type: 'Object Created' | 'Object Deleted', key: string): unknow
     time: '2026-11-24T06:00:00Z',
     region: 'eu-central-1',
     resources: [`arn:aws:s3:::${s3.bucket}`],
-    detail: { version: '0', bucket: { name: s3.bucket }, object: { key, size: 120, sequencer: '00617F08299329D189' }, reason: 'PutObject' },
+    detail: {
+      version: '0',
+      bucket: { name: s3.bucket },
+      object: { key, size: 120, sequencer: '00617F08299329D189' },
+      'request-id': 'N4N7GDK58NMKJ12R',
+      requester: '123456789012',
+      'source-ip-address': '2001:db8::7',
+      reason: 'PutObject',
+    },
   };
 }
 

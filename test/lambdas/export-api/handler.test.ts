@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLinkToken } from '../../../shared/links/link-token';
-import { API_BASE_URL, httpApiEvent, LINK_KEYS, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { API_BASE_URL, LINK_KEYS, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { httpApiEvent, lambdaContext } from '../../support/lambda-events';
 
 const ON_DEMAND = { name: 'on-demand', datasets: { risks: {}, okrs: {} }, formats: ['xlsx', 'csv'] };
 
@@ -18,7 +19,8 @@ describe('export-api handler', () => {
   const post = (body: string, base64 = false) =>
     h.apiHandler(httpApiEvent('POST', 'POST /exports', '/exports', { body, base64 }), lambdaContext('export-api'));
   const status = (id: string) =>
-    h.apiHandler(httpApiEvent('GET', 'GET /exports/{id}', `/exports/${id}`, { pathParameters: { id } }), lambdaContext('export-api'));
+    // As API Gateway hands it on: the path encoded, the parameter decoded.
+    h.apiHandler(httpApiEvent('GET', 'GET /exports/{id}', `/exports/${encodeURIComponent(id)}`, { pathParameters: { id } }), lambdaContext('export-api'));
   const link = (token: string) =>
     h.apiHandler(httpApiEvent('GET', 'GET /links/{token}', `/links/${token}`, { pathParameters: { token } }), lambdaContext('export-api'));
 

@@ -3,7 +3,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../support/browser';
 import { startHttpApi, type LocalHttpApi } from '../../support/http-api';
-import { API_BASE_URL, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { API_BASE_URL, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { lambdaContext } from '../../support/lambda-events';
 
 /**
  * A reader unsubscribes in a real browser from the link in the e-mail a deployed stack sent (the

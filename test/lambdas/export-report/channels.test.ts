@@ -3,7 +3,8 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReportsCommand } from '../../../cli/reports-command';
 import { captureIo } from '../../support/cli-io';
-import { DEFINITIONS_BUCKET, httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { DEFINITIONS_BUCKET, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { httpApiEvent, lambdaContext } from '../../support/lambda-events';
 import { startWebhookRecorder, type WebhookRecorder } from '../../support/webhook-recorder';
 
 /**

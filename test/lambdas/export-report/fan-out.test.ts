@@ -7,7 +7,8 @@ import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { ledgerKey } from '../../../shared/ledger/ledger';
 import { scopedLedger, storageScope } from '../../../shared/ledger/scoped-ledger';
 import { RunLease } from '../../../shared/report/run/run-lease';
-import { lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { lambdaContext } from '../../support/lambda-events';
 
 /**
  * The state machine's steps as the export function receives them (the payloads of

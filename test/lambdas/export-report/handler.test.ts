@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpApiEvent, lambdaContext, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
+import { httpApiEvent, lambdaContext } from '../../support/lambda-events';
 
 const WEEKLY = {
   name: 'weekly',

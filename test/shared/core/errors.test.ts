@@ -15,6 +15,10 @@ import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { ledgerKey, type Ledger } from '../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { exhaustedError, httpError } from '../../../shared/planning-api/client-errors';
+import { PreflightReadError } from '../../../shared/preflight/read-error';
+import { ScratchFileError } from '../../../shared/report/changes/keys/scratch';
+import { SnapshotReadError } from '../../../shared/report/changes/snapshot';
+import { UsageError } from '../../../cli/usage';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
 import { exportDefinition, fixedCredentials } from '../../support/export-run';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
@@ -208,6 +212,55 @@ describe('error classes', () => {
     expect(config.publicMessage).not.toContain('LEDGER_TABLE');
     expect(config.cause).toBeInstanceOf(Error);
     expect(new StorageError('no cause')).not.toHaveProperty('cause');
+  });
+});
+
+/** The HTTP status the export API answers each class with, where it is not 500. */
+const HTTP_STATUSES: Record<string, number> = {
+  PlanningApiError: 502,
+  NotFoundError: 502,
+  AuthenticationError: 502,
+  RequestTimeoutError: 504,
+  ResponseTooLargeError: 502,
+  DeadlineExceededError: 504,
+  SchemaMismatchError: 502,
+  ReportDefinitionError: 400,
+  ReportPlanError: 400,
+  LinkTokenError: 403,
+  SelectorNotFoundError: 400,
+  RetryableExportError: 503,
+  RunInProgressError: 409,
+  LeaseLostError: 409,
+};
+
+/** The classes whose owners' notice gives advice of their own (the rest advise by `retryable`). */
+const ADVISED = ['ConfigError', 'NotFoundError', 'AuthenticationError', 'DeadlineExceededError', 'SchemaMismatchError', 'CredentialsError', 'ReportDefinitionError', 'ReportPlanError', 'SelectorNotFoundError'];
+
+describe('what each error class means', () => {
+  it('goes by a name spelt from its own kind, which is its class name before any minifier, and is found again by it', () => {
+    for (const [name, cls] of exportedErrorClasses()) {
+      const error = build(name, cls);
+      expect(error.name, name).toBe(name);
+      expect(errors.errorNameOf(error.kind), name).toBe(name);
+      expect(error.kind, name).toMatch(/^[a-z]+(-[a-z]+)*$/);
+      expect(errors.errorMeaningNamed(name), name).toBe(cls);
+    }
+    expect(new Set(exportedErrorClasses().map(([name, cls]) => build(name, cls).kind)).size).toBe(exportedErrorClasses().length);
+    expect(errors.errorMeaningNamed('TypeError')).toBeUndefined();
+  });
+
+  it('is so for the classes beside their layers too', () => {
+    for (const cls of [ScratchFileError, SnapshotReadError, PreflightReadError, UsageError]) expect(new cls('m').name).toBe(cls.name);
+  });
+
+  it('carries its HTTP status and its advice', () => {
+    for (const [name, cls] of exportedErrorClasses()) {
+      const error = build(name, cls);
+      expect(error.httpStatus, name).toBe(HTTP_STATUSES[name] ?? 500);
+      expect(error.advice !== undefined, name).toBe(ADVISED.includes(name));
+    }
+    expect(build('ReportPlanError', errors.ReportPlanError).advice).toMatch(/^The run was stopped before it fetched anything/);
+    expect(build('AuthenticationError', errors.AuthenticationError).advice).toBe(build('CredentialsError', errors.CredentialsError).advice);
   });
 });
 

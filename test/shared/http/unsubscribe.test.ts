@@ -1,10 +1,11 @@
 import { fixedClock } from '../../../shared/core/clock';
 import { silentLog } from '../../../shared/core/logger';
 import { createUnsubscribeToken } from '../../../shared/links/unsubscribe-token';
-import { handleApiRequest, type ApiDependencies } from '../../../shared/http/router';
+import { createApiRouter, type ApiDependencies } from '../../../shared/http/router';
 import { runJob } from '../../../shared/job/run-job';
 import { SuppressionList } from '../../../shared/messages/recipients/suppressions';
 import { describe, expect, it } from 'vitest';
+import { httpApiEvent, lambdaContext } from '../../support/lambda-events';
 import { MAILED_JOB_LINK_KEYS, useMailedJobs } from '../../support/mailed-jobs';
 
 /**
@@ -28,8 +29,13 @@ function api(now = T0): ApiDependencies {
     log: silentLog,
   } as unknown as ApiDependencies;
 }
-const request = (method: 'GET' | 'POST', token: string, body?: string) =>
-  handleApiRequest({ method, route: `${method} /unsubscribe/{token}`, pathParameters: { token }, body, requestId: 'r1' }, api());
+/** The e-mail's link through the export API's router, as API Gateway hands it the request. */
+const unsubscribe = (method: 'GET' | 'POST', token: string, body: string | undefined, now = T0) =>
+  createApiRouter(api(now)).resolve(
+    httpApiEvent(method, `${method} /unsubscribe/{token}`, `/unsubscribe/${token}`, { pathParameters: { token }, ...(body !== undefined && { body }) }),
+    lambdaContext('export-api'),
+  );
+const request = (method: 'GET' | 'POST', token: string, body?: string) => unsubscribe(method, token, body);
 const token = (address: string) => createUnsubscribeToken({ report: 'weekly', address }, MAILED_JOB_LINK_KEYS.current, T0);
 
 describe('the unsubscribe link', () => {
@@ -56,10 +62,7 @@ describe('the unsubscribe link', () => {
 
     const forged = createUnsubscribeToken({ report: 'weekly', address: 'bob@example.test' }, { id: 'k1', secret: 'z'.repeat(48) }, T0);
     expect((await request('POST', forged, 'List-Unsubscribe=One-Click')).statusCode).toBe(403);
-    const late = await handleApiRequest(
-      { method: 'POST', route: 'POST /unsubscribe/{token}', pathParameters: { token: token('bob@example.test') }, body: 'List-Unsubscribe=One-Click', requestId: 'r2' },
-      api(new Date(T0.getTime() + 91 * 86_400_000)),
-    );
+    const late = await unsubscribe('POST', token('bob@example.test'), 'List-Unsubscribe=One-Click', new Date(T0.getTime() + 91 * 86_400_000));
     expect(late.statusCode).toBe(403);
     expect(await list.of('weekly')).toEqual({});
   });

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { errorMessage, ExporterError } from '../../../core/errors';
 
 /** The scratch file could not be made, written or read (a full disk, say): the table is not compared. */
-export class ScratchFileError extends ExporterError {}
+export class ScratchFileError extends ExporterError {
+  static override readonly kind: string = 'scratch-file';
+}
 
 /** Scratch directories are named so: one a comparison, removed by `close`. */
 export const SCRATCH_PREFIX = 'report-keys-';

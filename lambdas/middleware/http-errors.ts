@@ -1,0 +1,18 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Log } from '../../shared/core/logger';
+import { errorAnswer } from '../../shared/http/http-errors';
+
+/**
+ * An error that escapes the router (a request it cannot read, such as a GET with a body) is answered
+ * like the router's own, by its status (shared/http/http-errors.ts), never as a Lambda error, which
+ * API Gateway would turn into a bare 500 without the request id to quote.
+ */
+export function httpErrors(log: Log): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  return {
+    onError: (request) => {
+      const { event } = request;
+      request.response = errorAnswer(request.error, { route: event.routeKey, requestId: event.requestContext.requestId, pathParameters: {} }, 'program', log);
+    },
+  };
+}

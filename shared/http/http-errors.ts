@@ -1,0 +1,50 @@
+import { HttpError } from '@aws-lambda-powertools/event-handler/http';
+import { errorMessage, ExporterError } from '../core/errors';
+import type { Log } from '../core/logger';
+import { renderRunPage, renderRunStatus, type PageResponse } from './run-page';
+
+/** Whom a route answers: programs get JSON, people (the run link's pages) get a page. */
+export type Audience = 'program' | 'person';
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): PageResponse {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+/** The status an error is answered with: our errors carry theirs, the router's own too; anything else is ours to fix. */
+export function httpStatusOf(error: unknown): number {
+  if (error instanceof ExporterError) return error.httpStatus;
+  if (error instanceof HttpError) return error.statusCode;
+  return 500;
+}
+
+interface FailedRequest {
+  readonly route: string;
+  readonly requestId: string;
+  readonly pathParameters: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * What a failed request is answered, by the error's status. A 4xx of ours is the caller's to fix: it
+ * is told the error's public message (and its issues, each with its path). A 5xx is ours: the caller
+ * gets only the request id to quote, the operators the log. People get the run page's "try again"
+ * page with the status instead, never JSON and never internals.
+ */
+export function errorAnswer(error: unknown, request: FailedRequest, audience: Audience, log: Log): PageResponse {
+  const statusCode = httpStatusOf(error);
+  const where = { route: request.route, requestId: request.requestId, error: errorMessage(error) };
+  if (audience === 'person') {
+    log.error('run link request failed', where);
+    const view = { state: 'failed', exportId: '', title: 'Fresh export' } as const;
+    const page = request.route.endsWith('/status') ? renderRunStatus(view) : renderRunPage(view, request.pathParameters.token ?? '');
+    return { ...page, statusCode };
+  }
+  if (statusCode < 500 && error instanceof ExporterError) {
+    log.warn('request refused', where);
+    const issues = 'issues' in error ? { issues: error.issues } : {};
+    return json(statusCode, { message: error.publicMessage, ...issues });
+  }
+  log.error('request failed', { ...where, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  return json(statusCode, { message: 'internal error; quote this request id to the operators', requestId: request.requestId });
+}
