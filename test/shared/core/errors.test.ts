@@ -110,7 +110,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/report/definition/export-settings.ts': [['ConfigError', false]],
   'shared/report/run/run-attempt.ts': [['LeaseLostError', false], ['StorageError', false]],
   'shared/report/run/run-export.ts': [['StorageError', false]],
-  'shared/report/run/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', false], ['StorageError', true], ['StorageError', true], ['StorageError', true]],
+  'shared/report/run/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', true]],
   'shared/report/run/run-writer.ts': [['StorageError', true]],
   'shared/secrets/credentials-file.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
   'shared/secrets/secret-document.ts': [['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false], ['CredentialsError', false]],
