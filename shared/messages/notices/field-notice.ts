@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { errorMessage } from '../../core/errors';
-import type { Log } from '../../core/logger';
 import { escapeHtml } from '../../email/email-content';
 import type { OutgoingEmail } from '../../email/ses-mailer';
-import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerKey } from '../../ledger/ledger';
 import { ledgerRecord } from '../../ledger/ledger-record';
 import type { ReportDefinition } from '../../report/definition/definition';
 import { operatorFindings, sameFindings } from '../../report/dataset/field-audit';
 import type { Manifest } from '../../report/manifest/manifest';
+import type { NoticeDependencies } from './failure-notice';
 import { applyNotice, type NoticeRule } from './owner-notice';
 
 /**
@@ -21,12 +21,8 @@ import { applyNotice, type NoticeRule } from './owner-notice';
 const toldSchema = z.object({ findings: z.array(z.string()), runId: z.string() });
 type Told = z.infer<typeof toldSchema>;
 
-export interface FieldNoticeDependencies {
-  readonly ledger: Ledger;
-  readonly send: (email: OutgoingEmail) => Promise<unknown>;
-  readonly from: string;
-  readonly log: Log;
-}
+/** What the failure notice needs, but the time: the state told is a set of findings, not a streak. */
+export type FieldNoticeDependencies = Omit<NoticeDependencies, 'now'>;
 
 /** Tells the owners of a changed set of findings; `sent`, or why not. Never throws. */
 export async function noticeFieldChanges(definition: ReportDefinition, manifest: Manifest, deps: FieldNoticeDependencies): Promise<'sent' | 'unchanged' | 'no-owners' | 'lost-race' | 'failed'> {
