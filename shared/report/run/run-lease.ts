@@ -108,13 +108,14 @@ export class RunLease {
   static async acquire(options: LeaseOptions): Promise<LeaseOutcome> {
     const lease = new RunLease(options, `${options.now().toISOString()}-${randomBytes(4).toString('hex')}`);
     for (let round = 0; round < MAX_ROUNDS; round++) {
+      // The time of the compare-and-swap round deciding: the lease, the entry's expiry and the live check count from it.
       let now = options.now();
       const taken = await lease.record.change(
         (current) => {
           now = options.now();
           return lease.taking(current, now);
         },
-        { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(options.now()) },
+        { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(now) },
       );
       if (taken.outcome === 'written') return lease.acquired(taken.value, taken.previous);
       // Kept: the run is complete, or another attempt holds a live lease on it.
@@ -334,7 +335,8 @@ export async function abandonedAttempt(ledger: Ledger, report: string, runId: st
 export async function releaseHeldRun(options: Omit<LeaseOptions, 'leaseMs'>): Promise<{ readonly attempt: string; readonly generation: number } | undefined> {
   const released = await runRecord(options.ledger, options.report, options.runId, 'absent').change(
     (current) => (current?.status === 'running' ? { ...current, status: 'released', leaseExpiresAt: options.now().toISOString() } : undefined),
-    { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(options.now()) },
+    // Released at `leaseExpiresAt`: the entry's expiry counts from then.
+    { rounds: MAX_ROUNDS, expiresAt: (entry) => entryExpiry(new Date(entry.leaseExpiresAt)) },
   );
   if (released.outcome !== 'written' || !released.previous) return undefined;
   const { attempt, generation = 1 } = released.previous;
