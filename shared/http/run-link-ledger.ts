@@ -1,5 +1,7 @@
+import * as z from 'zod';
 import type { Clock } from '../core/clock';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
+import { ledgerRecord, type LedgerRecord } from '../ledger/ledger-record';
 
 /**
  * What run links need from the run ledger: three conditional writes and one read. Each method is
@@ -68,67 +70,75 @@ export class RevocationCache {
   };
 }
 
-/** Rounds of read-compare-write before a conditional write gives up (another writer kept winning). */
-const MAX_CAS_ROUNDS = 10;
 const YEAR_MS = 365 * 86_400_000;
+
+/** The export holding a report's slot; slots written before `startedAt` existed read as started long ago (their job status exists). */
+const slotSchema = z.object({ exportId: z.string(), startedAt: z.string().catch(new Date(0).toISOString()) });
+/** Starts counted in one window; anything else counts as none. */
+const startsSchema = z.object({ count: z.number().int().nonnegative() });
+const revokedSchema = z.object({ revokedAt: z.string() });
 
 /**
  * Run links on the run ledger: each method is one conditional write (or one read), so it holds
  * across Lambda containers. Keys: `run-link/report/<report>` → `{ exportId }`;
  * `run-link/starts/<id>/<window>` → `{ count }` (expires with its window);
  * `run-link/revoked/<id>` → `{ revokedAt }` (kept a year: longer than any link lives).
+ * An entry of another shape reads as absent, as entries of older releases did.
  */
 export class LedgerRunLinkLedger implements RunLinkLedger {
   constructor(private readonly store: Ledger) {}
 
   async currentRun(report: string): Promise<RunSlot | undefined> {
-    return slotOf((await this.store.get(ledgerKey('run-link', 'report', report)))?.value);
+    return (await this.slot(report).read()).value;
   }
 
   async swapRun(report: string, expected: string | undefined, next: RunSlot): Promise<boolean> {
-    const entry = await this.store.get(ledgerKey('run-link', 'report', report));
-    if (slotOf(entry?.value)?.exportId !== expected) return false;
-    return this.store.put(ledgerKey('run-link', 'report', report), { exportId: next.exportId, startedAt: next.startedAt }, entry?.version ?? 0);
+    // One round: a lost swap means another request moved the slot, and its export is the one to join.
+    const swapped = await this.slot(report).change((current) => (current?.exportId === expected ? next : undefined), { rounds: 1, lost: 'answer' });
+    return swapped.outcome === 'written';
   }
 
-  async canStart(linkId: string, now: Date, { limit, windowMs }: StartLimit): Promise<boolean> {
-    const window = Math.floor(now.getTime() / windowMs);
-    return countOf((await this.store.get(ledgerKey('run-link', 'starts', linkId, String(window))))?.value) < limit;
+  async canStart(linkId: string, now: Date, limits: StartLimit): Promise<boolean> {
+    return ((await this.starts(linkId, windowOf(now, limits)).read()).value?.count ?? 0) < limits.limit;
   }
 
-  async takeStart(linkId: string, now: Date, { limit, windowMs }: StartLimit): Promise<boolean> {
-    const window = Math.floor(now.getTime() / windowMs);
-    const counter = ledgerKey('run-link', 'starts', linkId, String(window));
-    const expiresAt = new Date((window + 2) * windowMs);
-    for (let round = 0; round < MAX_CAS_ROUNDS; round++) {
-      const entry = await this.store.get(counter);
-      const count = countOf(entry?.value);
-      if (count >= limit) return false;
-      if (await this.store.put(counter, { count: count + 1 }, entry?.version ?? 0, { expiresAt })) return true;
-    }
-    // Ten lost rounds means a burst on one token: refusing is the safe answer.
-    return false;
+  async takeStart(linkId: string, now: Date, limits: StartLimit): Promise<boolean> {
+    const window = windowOf(now, limits);
+    const counted = await this.starts(linkId, window).change(
+      (current) => {
+        const count = current?.count ?? 0;
+        return count >= limits.limit ? undefined : { count: count + 1 };
+      },
+      // Ten lost rounds means a burst on one token: refusing is the safe answer.
+      { lost: 'answer', expiresAt: new Date((window + 2) * limits.windowMs) },
+    );
+    return counted.outcome === 'written';
   }
 
   async isRevoked(linkId: string): Promise<boolean> {
-    return (await this.store.get(ledgerKey('run-link', 'revoked', linkId))) !== undefined;
+    return (await this.revoked(linkId).read()).version !== 0;
   }
 
   async revoke(linkId: string, at: Date): Promise<void> {
     // False means it was revoked already: the first revocation stands.
-    await this.store.put(ledgerKey('run-link', 'revoked', linkId), { revokedAt: at.toISOString() }, 0, { expiresAt: new Date(at.getTime() + YEAR_MS) });
+    await this.revoked(linkId).put({ revokedAt: at.toISOString() }, 0, { expiresAt: new Date(at.getTime() + YEAR_MS) });
+  }
+
+  private slot(report: string): LedgerRecord<RunSlot> {
+    return ledgerRecord(this.store, ledgerKey('run-link', 'report', report), slotSchema, { what: `the run-link slot of report "${report}"`, invalid: 'absent' });
+  }
+
+  /** The counter of a link's starts in one window. */
+  private starts(linkId: string, window: number): LedgerRecord<{ count: number }> {
+    return ledgerRecord(this.store, ledgerKey('run-link', 'starts', linkId, String(window)), startsSchema, { what: `the starts of run link ${linkId}`, invalid: 'absent' });
+  }
+
+  private revoked(linkId: string): LedgerRecord<{ revokedAt: string }> {
+    return ledgerRecord(this.store, ledgerKey('run-link', 'revoked', linkId), revokedSchema, { what: `the revocation of run link ${linkId}`, invalid: 'absent' });
   }
 }
 
-function slotOf(value: unknown): RunSlot | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { exportId, startedAt } = value as { exportId?: unknown; startedAt?: unknown };
-  if (typeof exportId !== 'string') return undefined;
-  // Slots written before `startedAt` existed read as started long ago: their job status exists.
-  return { exportId, startedAt: typeof startedAt === 'string' ? startedAt : new Date(0).toISOString() };
-}
-
-function countOf(value: unknown): number {
-  const count = typeof value === 'object' && value !== null ? (value as { count?: unknown }).count : undefined;
-  return typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : 0;
+/** The number of the fixed window `now` falls in. */
+function windowOf(now: Date, { windowMs }: StartLimit): number {
+  return Math.floor(now.getTime() / windowMs);
 }

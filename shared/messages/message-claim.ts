@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import type { Log } from '../core/logger';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
+import { ledgerRecord, type LedgerRecord } from '../ledger/ledger-record';
 
 /**
  * Each message of a run goes out once: before a channel (e-mail, Slack, Teams, a failure notice)
@@ -15,7 +16,6 @@ import { ledgerKey, type Ledger } from '../ledger/ledger';
 export const CLAIM_MS = 15 * 60_000;
 /** Claims outlive every retry of a run (a scheduled run's retries end within hours). */
 const CLAIM_DAYS = 35;
-const MAX_ROUNDS = 10;
 
 const claimStateSchema = z.object({
   status: z.enum(['sending', 'sent', 'released']),
@@ -52,21 +52,22 @@ export interface ClaimOptions {
  * messageRunKey). Only a granted claim may send.
  */
 export async function claimMessage(ledger: Ledger, runKey: string, channel: string, options: ClaimOptions): Promise<MessageClaim> {
-  const key = ledgerKey('message', runKey, channel);
+  const record = claimRecord(ledger, runKey, channel);
   const { now } = options;
   const token = randomBytes(9).toString('base64url');
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    const entry = await ledger.get(key);
-    const parsed = entry ? claimStateSchema.safeParse(entry.value) : undefined;
-    const current = parsed?.success ? parsed.data : undefined;
-    if (current?.status === 'sent') return refused(`the ${channel} message of run ${runKey} was already sent (${current.at})`);
+  const refusal = (current: ClaimState | undefined): string | undefined => {
+    if (current?.status === 'sent') return `the ${channel} message of run ${runKey} was already sent (${current.at})`;
     if (current?.status === 'sending' && now.getTime() - Date.parse(current.at) < CLAIM_MS) {
-      return refused(`the ${channel} message of run ${runKey} is being sent by another attempt (claimed ${current.at})`);
+      return `the ${channel} message of run ${runKey} is being sent by another attempt (claimed ${current.at})`;
     }
-    const state: ClaimState = { status: 'sending', at: now.toISOString(), token };
-    if (await ledger.put(key, state, entry?.version ?? 0, { expiresAt: expiry(now) })) return granted(ledger, key, token, now);
-  }
-  return refused(`the ${channel} message of run ${runKey} kept being claimed by others`);
+    return undefined;
+  };
+  const claimed = await record.change((current) => (refusal(current) === undefined ? { status: 'sending', at: now.toISOString(), token } : undefined), {
+    lost: 'answer',
+    expiresAt: expiry(now),
+  });
+  if (claimed.outcome === 'written') return granted(record, token, now);
+  return refused((claimed.outcome === 'kept' && refusal(claimed.value)) || `the ${channel} message of run ${runKey} kept being claimed by others`);
 }
 
 /**
@@ -97,17 +98,21 @@ function refused(reason: string): MessageClaim {
   return { granted: false, reason, sent: nothing, release: nothing };
 }
 
-function granted(ledger: Ledger, key: string, token: string, claimedAt: Date): MessageClaim {
+function granted(record: LedgerRecord<ClaimState>, token: string, claimedAt: Date): MessageClaim {
   /** Moves the claim to `status` while it is still this claimant's (a takeover after CLAIM_MS wins). `at` stays the claim's time. */
   const settle = async (status: 'sent' | 'released'): Promise<void> => {
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const entry = await ledger.get(key);
-      const parsed = entry ? claimStateSchema.safeParse(entry.value) : undefined;
-      if (!entry || !parsed?.success || parsed.data.token !== token) return;
-      if (await ledger.put(key, { status, at: claimedAt.toISOString(), token }, entry.version, { expiresAt: expiry(claimedAt) })) return;
-    }
+    // A claim that kept changing under us is another claimant's by now: nothing of ours to settle.
+    await record.change((current) => (current?.token === token ? { status, at: claimedAt.toISOString(), token } : undefined), {
+      lost: 'answer',
+      expiresAt: expiry(claimedAt),
+    });
   };
   return { granted: true, reason: undefined, sent: () => settle('sent'), release: () => settle('released') };
+}
+
+/** The claim of one channel's message of one run; a claim of another shape reads as none (it is taken over). */
+function claimRecord(ledger: Ledger, runKey: string, channel: string): LedgerRecord<ClaimState> {
+  return ledgerRecord(ledger, ledgerKey('message', runKey, channel), claimStateSchema, { what: `the ${channel} message claim of run ${runKey}`, invalid: 'absent' });
 }
 
 function expiry(now: Date): Date {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerRecord } from '../../ledger/ledger-record';
 import { latestPointerSchema, manifestSchema } from '../../report/manifest/manifest';
 import { abandonedAttempt, lapsingLease, timerWait, type Wait } from '../../report/run/run-lease';
 import type { Storage } from '../../storage/storage';
@@ -82,8 +83,8 @@ async function fanOutReason(report: string, runId: string, rows: number, deps: R
 async function noteOutgrown(report: string, runId: string, at: string, deps: RouteDeps): Promise<void> {
   const key = ledgerKey('route', report);
   const until = new Date(deps.now.getTime() + OUTGROWN_DAYS * 86_400_000);
-  const current = await deps.ledger.get(key);
-  await deps.ledger.put(key, outgrownSchema.parse({ runId, at, until: until.toISOString() }), current?.version ?? 0, { expiresAt: until });
+  await ledgerRecord(deps.ledger, key, outgrownSchema, { what: `the outgrown note of "${report}"`, invalid: 'absent' })
+    .change(() => ({ runId, at, until: until.toISOString() }), { rounds: 1, lost: 'answer', expiresAt: until });
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { StorageError } from '../../core/errors';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 
 /**
  * Status of an on-demand export, kept in the run ledger (`job/<id>`): the API records `queued`, the
@@ -40,7 +40,6 @@ const ENTERED_FROM: Readonly<Record<JobState, readonly JobState[]>> = {
 
 /** Job entries outlive their download links (one hour) by far, then expire (ledger TTL). */
 const JOB_DAYS = 30;
-const MAX_ROUNDS = 10;
 
 /** The status of on-demand export jobs, kept in the ledger with compare-and-swap updates; jobs expire after 30 days. */
 export class JobStatusStore {
@@ -48,12 +47,12 @@ export class JobStatusStore {
 
   async get(id: string): Promise<JobStatus | undefined> {
     if (!EXPORT_ID_PATTERN.test(id)) return undefined;
-    return (await this.read(id))?.status;
+    return (await this.record(id).read()).value;
   }
 
   /** Records a new job; false when a job with this id exists already (it is left as it is). */
   put(status: JobStatus): Promise<boolean> {
-    return this.ledger.put(ledgerKey('job', status.id), jobStatusSchema.parse(status), 0, { expiresAt: expiry(status.createdAt) });
+    return this.record(status.id).put(status, 0, { expiresAt: expiry(status) });
   }
 
   /**
@@ -61,26 +60,23 @@ export class JobStatusStore {
    * Undefined when there is no such job or the move is not allowed (e.g. a second `running`).
    */
   async update(id: string, change: Partial<Omit<JobStatus, 'id' | 'createdAt'>>, now: Date): Promise<JobStatus | undefined> {
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const current = await this.read(id);
-      if (!current) return undefined;
-      if (change.status !== undefined && !ENTERED_FROM[change.status].includes(current.status.status)) return undefined;
-      const next = jobStatusSchema.parse({ ...current.status, ...change, updatedAt: now.toISOString() });
-      if (await this.ledger.put(ledgerKey('job', id), next, current.version, { expiresAt: expiry(next.createdAt) })) return next;
-    }
-    throw new StorageError(`could not update export job ${id}: its status kept changing`, { retryable: true });
+    const changed = await this.record(id).change(
+      (current) => {
+        if (!current) return undefined;
+        if (change.status !== undefined && !ENTERED_FROM[change.status].includes(current.status)) return undefined;
+        return { ...current, ...change, updatedAt: now.toISOString() };
+      },
+      { expiresAt: expiry },
+    );
+    return changed.outcome === 'written' ? changed.value : undefined;
   }
 
-  private async read(id: string): Promise<{ status: JobStatus; version: number } | undefined> {
-    const entry = await this.ledger.get(ledgerKey('job', id));
-    if (!entry) return undefined;
-    const parsed = jobStatusSchema.safeParse(entry.value);
-    if (!parsed.success) throw new StorageError(`the status of export job ${id} in ${this.ledger.describe()} is not valid`);
-    return { status: parsed.data, version: entry.version };
+  private record(id: string): LedgerRecord<JobStatus> {
+    return ledgerRecord(this.ledger, ledgerKey('job', id), jobStatusSchema, { what: `the status of export job ${id}` });
   }
 }
 
 /** When the ledger forgets a job: JOB_DAYS after it was created (the schema checks `createdAt` is a date-time). */
-function expiry(createdAt: string): Date {
-  return new Date(Date.parse(createdAt) + JOB_DAYS * 86_400_000);
+function expiry(status: Pick<JobStatus, 'createdAt'>): Date {
+  return new Date(Date.parse(status.createdAt) + JOB_DAYS * 86_400_000);
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { ChannelResult } from '../../channels/deliver';
 import { channelOf } from '../../channels/channels';
 import { errorMessage } from '../../core/errors';
@@ -7,14 +6,16 @@ import { escapeHtml } from '../../email/email-content';
 import type { OutgoingEmail } from '../../email/ses-mailer';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import type { ReportDefinition } from '../../report/definition/definition';
-import { notificationStateSchema, ownersOf, type NotificationState } from './failure-notice';
+import { notificationRecord, ownersOf, streakMove, type NotificationState } from './failure-notice';
+import { applyNotice, type NoticeRule } from './owner-notice';
 
 /**
  * A chat channel that stops taking the report is told once per failure streak, like a failing
  * report (failure-notice.ts): the owners get one e-mail when it starts failing and one when it
  * works again, however many runs fail in between. Without a mail sender or owners the log says it,
- * also once. The streak lives in the ledger per report and webhook; one compare-and-swap decides
- * which attempt tells.
+ * also once. The streak lives in the ledger per report and webhook; it is a rule of the owners'
+ * notice engine (owner-notice.ts): one compare-and-swap decides which attempt tells, and an e-mail
+ * that could not be sent leaves the streak where it was, so the next run tells the owners.
  */
 export interface ChannelNoticeDependencies {
   readonly ledger: Ledger;
@@ -24,7 +25,8 @@ export interface ChannelNoticeDependencies {
   readonly now: Date;
 }
 
-export type ChannelNoticeOutcome = 'told' | 'unchanged' | 'lost-race';
+/** `failed`: the owners could not be told; the streak stays where it was, so the next run tells them. */
+export type ChannelNoticeOutcome = 'told' | 'unchanged' | 'lost-race' | 'failed';
 
 export function channelNoticeKey(report: string, result: Pick<ChannelResult, 'type' | 'webhook'>): string {
   return ledgerKey('notify', report, `channel ${result.type} ${result.webhook}`);
@@ -36,28 +38,34 @@ export async function noticeChannel(
   runId: string,
   deps: ChannelNoticeDependencies,
 ): Promise<ChannelNoticeOutcome> {
-  const key = channelNoticeKey(definition.name, result);
-  const entry = await deps.ledger.get(key);
-  const parsed = entry && notificationStateSchema.safeParse(entry.value);
-  const previous = parsed?.success ? parsed.data : undefined;
-  const failing = result.status === 'failed';
-  if ((previous?.status === 'failing') === failing) return 'unchanged';
-  const state: NotificationState = {
-    status: failing ? 'failing' : 'ok',
-    since: deps.now.toISOString(),
-    runId,
-    ...(result.error !== undefined && { reason: result.error }),
-    writer: randomBytes(9).toString('base64url'),
-  };
-  if (!(await deps.ledger.put(key, state, entry?.version ?? 0))) return 'lost-race';
-  await tell(definition, result, previous, deps).catch((error: unknown) => {
-    // The streak stays recorded: a lost notice is logged rather than sent again on every run.
-    deps.log.error('could not tell the owners about the channel', { report: definition.name, channel: result.type, error: errorMessage(error) });
-  });
-  return 'told';
+  const outcome = await applyNotice(channelRule(definition, result, runId, deps), result, (notice) => tell(definition, result, notice, deps));
+  if (outcome.outcome === 'not-sent') {
+    deps.log.error('could not tell the owners about the channel', { report: definition.name, channel: result.type, error: errorMessage(outcome.error) });
+    return 'failed';
+  }
+  return outcome.outcome === 'sent' || outcome.outcome === 'recorded' ? 'told' : outcome.outcome;
 }
 
-async function tell(definition: ReportDefinition, result: ChannelResult, previous: NotificationState | undefined, deps: ChannelNoticeDependencies): Promise<void> {
+/** What the owners are told of a channel: its subject, its lines and which way the streak moved. */
+interface ChannelNotice {
+  readonly subject: string;
+  readonly lines: readonly string[];
+  readonly failing: boolean;
+}
+
+/** The channel's streak: one notice when it starts failing, one when it works again. */
+function channelRule(definition: ReportDefinition, result: ChannelResult, runId: string, deps: ChannelNoticeDependencies): NoticeRule<NotificationState, ChannelResult, ChannelNotice> {
+  return {
+    record: notificationRecord(deps.ledger, channelNoticeKey(definition.name, result), 'absent'),
+    transition: (previous, event) => {
+      const next = streakMove(previous, { status: event.status === 'failed' ? 'failing' : 'ok', runId, reason: event.error }, deps.now);
+      return next && { next, message: channelNotice(definition, event, previous) };
+    },
+    initial: () => ({ status: 'ok', since: deps.now.toISOString(), runId, writer: 'restored' }),
+  };
+}
+
+function channelNotice(definition: ReportDefinition, result: ChannelResult, previous: NotificationState | undefined): ChannelNotice {
   const title = definition.title ?? definition.name;
   const label = channelOf(result.type)?.label ?? result.type;
   const failing = result.status === 'failed';
@@ -74,6 +82,12 @@ async function tell(definition: ReportDefinition, result: ChannelResult, previou
       ]
     : [`The ${label} message of the report "${title}" is posted again.`, '', `Failing since: ${previous?.since ?? 'unknown'}`, 'Nothing to do.'];
   const subject = failing ? `Report "${title}": ${label} delivery is failing` : `Report "${title}": ${label} delivery works again`;
+  return { subject, lines, failing };
+}
+
+/** E-mails the notice to the owners; without a mail sender or owners the log says it instead (also once). */
+async function tell(definition: ReportDefinition, result: ChannelResult, notice: ChannelNotice, deps: ChannelNoticeDependencies): Promise<void> {
+  const { subject, lines, failing } = notice;
   const owners = ownersOf(definition);
   const from = definition.email?.from ?? deps.from;
   if (!deps.send || !from || owners.length === 0) {

@@ -6,6 +6,8 @@ import { errorMeaningNamed, errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { ReportDefinition } from '../../report/definition/definition';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
+import { applyNotice, type NoticeRule } from './owner-notice';
 
 /**
  * Failure notifications of scheduled reports: the owners (`email.onFailure`, default the
@@ -13,9 +15,10 @@ import { ledgerKey, type Ledger } from '../../ledger/ledger';
  * streak lasts, and one more when it works again.
  *
  * The streak lives in the run ledger (`notify/<report>`), because Lambda invocations share nothing
- * else. A change of state is one compare-and-swap: every attempt that read the same version races to
- * write the next one, and only the one that succeeds sends. A stale writer (one that read a state
- * another attempt has already moved on from) loses the swap and sends nothing.
+ * else. It is a rule of the owners' notice engine (owner-notice.ts): one compare-and-swap per move,
+ * so of the attempts that read a state only one tells, and a send that fails leaves the streak
+ * where it was, so the next run tells again. Chat channels keep their streaks the same way
+ * (channel-notice.ts).
  */
 
 export const notificationStateSchema = z.object({
@@ -60,61 +63,72 @@ export function ownersOf(definition: ReportDefinition): readonly string[] {
 
 /** A scheduled run failed: tells the owners unless this failure streak was already announced. */
 export function noticeFailure(definition: ReportDefinition, failure: FailureFacts, deps: NoticeDependencies): Promise<NoticeOutcome> {
-  return transition(definition, { status: 'failing', runId: failure.runId, reason: failure.reason }, deps, (previous) =>
-    previous?.status === 'failing' ? undefined : failureEmail(definition, failure, deps),
-  );
+  return tellStreak(definition, { status: 'failing', runId: failure.runId, reason: failure.reason, failure }, deps);
 }
 
 /** A scheduled run succeeded: tells the owners that the report works again, if it was failing. */
 export function noticeRecovery(definition: ReportDefinition, runId: string, deps: NoticeDependencies): Promise<NoticeOutcome> {
-  return transition(definition, { status: 'ok', runId }, deps, (previous) =>
-    previous?.status === 'failing' ? recoveryEmail(definition, previous, runId, deps) : undefined,
-  );
+  return tellStreak(definition, { status: 'ok', runId }, deps);
 }
 
-async function transition(
-  definition: ReportDefinition,
-  next: Pick<NotificationState, 'status' | 'runId' | 'reason'>,
-  deps: NoticeDependencies,
-  emailFor: (previous: NotificationState | undefined) => Omit<OutgoingEmail, 'from' | 'to'> | undefined,
-): Promise<NoticeOutcome> {
+/** A run's end as the streak sees it. */
+interface StreakEvent {
+  readonly status: NotificationState['status'];
+  readonly runId: string;
+  readonly reason?: string | undefined;
+  readonly failure?: FailureFacts;
+}
+
+async function tellStreak(definition: ReportDefinition, event: StreakEvent, deps: NoticeDependencies): Promise<NoticeOutcome> {
   const owners = ownersOf(definition);
   if (owners.length === 0) return 'no-owners';
-  const key = notificationStateKey(definition.name);
-  const read = await readState(deps.ledger, key, deps.log);
-  const email = emailFor(read.state);
-  // Same state as before (a retry of a failing report, or a report that keeps working): no write.
-  if (email === undefined && (read.state?.status ?? 'ok') === next.status) return 'unchanged';
-
-  const state: NotificationState = {
-    ...next,
-    since: deps.now.toISOString(),
-    writer: randomBytes(9).toString('base64url'),
-  };
-  // One winner per state read: everyone who read the same version races for the next one.
-  if (!(await deps.ledger.put(key, state, read.version))) return 'lost-race';
-  if (email === undefined) return 'unchanged';
-  try {
-    await deps.send({ ...email, from: definition.email?.from ?? deps.from, to: owners });
-  } catch (error) {
-    // Put the previous state back (a working one if there was none), so the next failure tries to
-    // tell the owners again. If another attempt moved on meanwhile, its state stands.
-    deps.log.error('could not send the failure notification', { report: definition.name, error: errorMessage(error) });
-    const previous: NotificationState = read.state ?? { status: 'ok', since: deps.now.toISOString(), runId: next.runId, writer: 'restored' };
-    await deps.ledger.put(key, previous, read.version + 1);
-    throw error;
+  const send = (email: Omit<OutgoingEmail, 'from' | 'to'>) => deps.send({ ...email, from: definition.email?.from ?? deps.from, to: owners });
+  const result = await applyNotice(streakRule(definition, deps), event, send);
+  if (result.outcome === 'not-sent') {
+    deps.log.error('could not send the failure notification', { report: definition.name, error: errorMessage(result.error) });
+    throw result.error;
   }
-  deps.log.info('failure notification sent', { report: definition.name, status: next.status, owners: owners.length });
+  if (result.outcome !== 'sent') return result.outcome === 'lost-race' ? 'lost-race' : 'unchanged';
+  deps.log.info('failure notification sent', { report: definition.name, status: event.status, owners: owners.length });
   return 'sent';
 }
 
-/** An unreadable state is treated as absent (and overwritten), with a warning: it only costs one extra e-mail. */
-async function readState(ledger: Ledger, key: string, log: Log): Promise<{ version: number; state: NotificationState | undefined }> {
-  const entry = await ledger.get(key);
-  if (entry === undefined) return { version: 0, state: undefined };
-  const parsed = notificationStateSchema.safeParse(entry.value);
-  if (!parsed.success) log.warn('the notification state is unreadable; treating it as absent', { key, error: parsed.error.message });
-  return { version: entry.version, state: parsed.success ? parsed.data : undefined };
+/** The streak of a report: one e-mail when it starts failing, one when it works again. */
+function streakRule(definition: ReportDefinition, deps: NoticeDependencies): NoticeRule<NotificationState, StreakEvent, Omit<OutgoingEmail, 'from' | 'to'>> {
+  const key = notificationStateKey(definition.name);
+  return {
+    record: notificationRecord(deps.ledger, key, (problem) => deps.log.warn('the notification state is unreadable; treating it as absent', { key, error: problem })),
+    transition: (previous, event) => {
+      const next = streakMove(previous, event, deps.now);
+      if (next === undefined) return undefined;
+      // A move to `ok` comes only from a failing state, so a recovery always has one to quote.
+      return { next, message: event.failure ? failureEmail(definition, event.failure, deps) : previous && recoveryEmail(definition, previous, event.runId, deps) };
+    },
+    initial: (event) => ({ status: 'ok', since: deps.now.toISOString(), runId: event.runId, writer: 'restored' }),
+  };
+}
+
+/**
+ * The state of a streak (a report's, or a chat channel's) in the ledger. An unreadable state is
+ * treated as absent (and overwritten), after `unreadable` is told: it only costs one extra e-mail.
+ */
+export function notificationRecord(ledger: Ledger, key: string, unreadable: 'absent' | ((problem: string) => void)): LedgerRecord<NotificationState> {
+  return ledgerRecord(ledger, key, notificationStateSchema, { what: `the notification state ${key}`, invalid: unreadable });
+}
+
+/**
+ * The next state of a streak when a run ends `status` (none before counts as `ok`): undefined while
+ * the status stays, so a retry of a failing report or a report that keeps working changes nothing.
+ */
+export function streakMove(previous: NotificationState | undefined, event: Pick<StreakEvent, 'status' | 'runId' | 'reason'>, now: Date): NotificationState | undefined {
+  if ((previous?.status ?? 'ok') === event.status) return undefined;
+  return {
+    status: event.status,
+    since: now.toISOString(),
+    runId: event.runId,
+    ...(event.reason !== undefined && { reason: event.reason }),
+    writer: randomBytes(9).toString('base64url'),
+  };
 }
 
 /**

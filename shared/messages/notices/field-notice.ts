@@ -1,56 +1,55 @@
 import * as z from 'zod';
 import { errorMessage } from '../../core/errors';
-import type { Log } from '../../core/logger';
 import { escapeHtml } from '../../email/email-content';
 import type { OutgoingEmail } from '../../email/ses-mailer';
-import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerKey } from '../../ledger/ledger';
+import { ledgerRecord } from '../../ledger/ledger-record';
 import type { ReportDefinition } from '../../report/definition/definition';
 import { operatorFindings, sameFindings } from '../../report/dataset/field-audit';
 import type { Manifest } from '../../report/manifest/manifest';
+import type { NoticeDependencies } from './failure-notice';
+import { applyNotice, type NoticeRule } from './owner-notice';
 
 /**
  * Fields the planning API sends that no column holds (and values of another shape) are the report
  * owner's business, not its readers': readers cannot act on them. They stay in the manifest and the
  * run list; the owners (`email.onFailure`; readers are not told) get one e-mail when the set changes (a new field appears, or one goes), not
- * one per run. The last set told is kept in the ledger (`notify/<report>/fields`), changed by
- * compare-and-swap, so two attempts of one run tell it once.
+ * one per run. The last set told is kept in the ledger (`notify/<report>/fields`); it is a rule of the
+ * owners' notice engine (owner-notice.ts), so two attempts of one run tell it once, and a send that
+ * fails is tried again at the next run.
  */
 const toldSchema = z.object({ findings: z.array(z.string()), runId: z.string() });
+type Told = z.infer<typeof toldSchema>;
 
-export interface FieldNoticeDependencies {
-  readonly ledger: Ledger;
-  readonly send: (email: OutgoingEmail) => Promise<unknown>;
-  readonly from: string;
-  readonly log: Log;
-}
+/** What the failure notice needs, but the time: the state told is a set of findings, not a streak. */
+export type FieldNoticeDependencies = Omit<NoticeDependencies, 'now'>;
 
 /** Tells the owners of a changed set of findings; `sent`, or why not. Never throws. */
 export async function noticeFieldChanges(definition: ReportDefinition, manifest: Manifest, deps: FieldNoticeDependencies): Promise<'sent' | 'unchanged' | 'no-owners' | 'lost-race' | 'failed'> {
   try {
-    const key = ledgerKey('notify', definition.name, 'fields');
-    const findings = operatorFindings(manifest.summary);
-    const entry = await deps.ledger.get(key);
-    const told = toldSchema.safeParse(entry?.value);
-    const before = told.success ? told.data.findings : [];
-    if (sameFindings(before, findings)) return 'unchanged';
-    const version = entry?.version ?? 0;
-    if (!(await deps.ledger.put(key, { findings, runId: manifest.runId }, version))) return 'lost-race';
-    // Owners named as such only: a report that names none would tell its readers, who cannot act on it.
-    const owners = definition.email?.onFailure ?? [];
-    if (owners.length === 0) return 'no-owners';
-    try {
-      await deps.send(fieldNotice(definition, manifest, before, findings, owners, deps.from));
-    } catch (error) {
-      // Put back the set told before, so the next run tells the owners (as failure-notice.ts does);
-      // if another run moved on meanwhile, its set stands.
-      await deps.ledger.put(key, { findings: before, runId: told.success ? told.data.runId : manifest.runId }, version + 1);
-      throw error;
-    }
-    return 'sent';
+    const result = await applyNotice(fieldRule(definition, deps), manifest, deps.send);
+    if (result.outcome === 'not-sent') throw result.error;
+    return result.outcome === 'recorded' ? 'no-owners' : result.outcome;
   } catch (error) {
     deps.log.error('field notice not sent', { report: definition.name, error: errorMessage(error) });
     return 'failed';
   }
+}
+
+/** The set of findings last told, and one e-mail when a run's set differs. */
+function fieldRule(definition: ReportDefinition, deps: FieldNoticeDependencies): NoticeRule<Told, Manifest, OutgoingEmail> {
+  // Owners named as such only: a report that names none would tell its readers, who cannot act on it.
+  const owners = definition.email?.onFailure ?? [];
+  return {
+    record: ledgerRecord(deps.ledger, ledgerKey('notify', definition.name, 'fields'), toldSchema, { what: `the fields told of "${definition.name}"`, invalid: 'absent' }),
+    transition: (previous, manifest) => {
+      const before = previous?.findings ?? [];
+      const findings = operatorFindings(manifest.summary);
+      if (sameFindings(before, findings)) return undefined;
+      return { next: { findings, runId: manifest.runId }, message: owners.length > 0 ? fieldNotice(definition, manifest, before, findings, owners, deps.from) : undefined };
+    },
+    initial: (manifest) => ({ findings: [], runId: manifest.runId }),
+  };
 }
 
 function fieldNotice(definition: ReportDefinition, manifest: Manifest, before: readonly string[], now: readonly string[], owners: readonly string[], from: string): OutgoingEmail {

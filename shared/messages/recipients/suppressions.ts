@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { StorageError } from '../../core/errors';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 
 /**
  * The recipients a report no longer e-mails (`suppress/<report>` in the run ledger): an address that
@@ -18,14 +18,12 @@ const suppressionSchema = z.object({
 const suppressionsSchema = z.object({ addresses: z.record(z.string(), suppressionSchema) });
 export type Suppressions = Readonly<Record<string, z.infer<typeof suppressionSchema>>>;
 
-const MAX_ROUNDS = 10;
-
 export class SuppressionList {
   constructor(private readonly ledger: Ledger) {}
 
   /** The suppressed addresses of a report (lower-case), with when and why. */
   async of(report: string): Promise<Suppressions> {
-    return (await this.read(report)).addresses;
+    return (await this.record(report).read()).value?.addresses ?? {};
   }
 
   /** Suppresses `address` for `report`; false when it already was (its first reason is kept). */
@@ -46,20 +44,14 @@ export class SuppressionList {
 
   /** Applies `next` by compare-and-swap; undefined from `next` means nothing to change. */
   private async change(report: string, next: (addresses: Suppressions) => Suppressions | undefined): Promise<boolean> {
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const current = await this.read(report);
-      const addresses = next(current.addresses);
-      if (addresses === undefined) return false;
-      if (await this.ledger.put(ledgerKey('suppress', report), { addresses }, current.version)) return true;
-    }
-    throw new StorageError(`the suppressed recipients of report "${report}" kept changing; try again`, { retryable: true });
+    const changed = await this.record(report).change((current) => {
+      const addresses = next(current?.addresses ?? {});
+      return addresses && { addresses };
+    });
+    return changed.outcome === 'written';
   }
 
-  private async read(report: string): Promise<{ addresses: Suppressions; version: number }> {
-    const entry = await this.ledger.get(ledgerKey('suppress', report));
-    if (!entry) return { addresses: {}, version: 0 };
-    const parsed = suppressionsSchema.safeParse(entry.value);
-    if (!parsed.success) throw new StorageError(`the suppressed recipients of report "${report}" in ${this.ledger.describe()} are not valid`);
-    return { addresses: parsed.data.addresses, version: entry.version };
+  private record(report: string): LedgerRecord<{ addresses: Suppressions }> {
+    return ledgerRecord(this.ledger, ledgerKey('suppress', report), suppressionsSchema, { what: `the suppressed recipients of report "${report}"` });
   }
 }

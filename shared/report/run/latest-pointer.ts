@@ -1,6 +1,7 @@
-import { errorMessage, StorageError } from '../../core/errors';
+import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 import type { Storage } from '../../storage/storage';
 import { JSON_CONTENT_TYPE, latestKey } from './layout';
 import { latestPointerSchema, type LatestPointer } from '../manifest/manifest';
@@ -29,45 +30,45 @@ export interface PublishLatestInput {
  */
 export async function publishLatest(input: PublishLatestInput): Promise<boolean> {
   const { storage, ledger, pointer, now, log } = input;
-  const key = ledgerKey('latest', pointer.report);
+  const record = latestRecord(ledger, pointer.report, log);
   const limit = new Date(now.getTime() + FUTURE_SKEW_MS).toISOString();
-  let moved: boolean;
-  for (let round = 0; ; round++) {
-    if (round >= MAX_ROUNDS) throw new StorageError(`could not move latest of "${pointer.report}": the ledger ${ledger.describe()} kept changing`, { retryable: true });
-    const entry = await ledger.get(key);
-    let current = entry ? trusted(entry.value, limit, `the ledger's latest of "${pointer.report}"`, log) : undefined;
-    // Before the ledger knew this report, latest.json was the record: start from it if it is sane.
-    if (!entry) current = await readPublished(storage, pointer.report, limit, log);
-    if (current && !isNewer(pointer, current)) {
-      moved = current.runId === pointer.runId && current.manifest === pointer.manifest;
-      break;
-    }
-    if (await ledger.put(key, pointer, entry?.version ?? 0)) {
-      moved = true;
-      break;
-    }
-  }
-  await mirror(storage, ledger, key, pointer.report, log);
+  // The pointer the last round decided against (the ledger's, or latest.json's before the ledger knew the report).
+  let current: LatestPointer | undefined;
+  const changed = await record.change(
+    async (stored, version) => {
+      // Before the ledger knew this report, latest.json was the record: start from it if it is sane.
+      current = version === 0 ? await readPublished(storage, pointer.report, limit, log) : stored && notAhead(stored, limit, `the ledger's latest of "${pointer.report}"`, log);
+      return current && !isNewer(pointer, current) ? undefined : pointer;
+    },
+    { rounds: MAX_ROUNDS },
+  );
+  const moved = changed.outcome === 'written' || (current?.runId === pointer.runId && current.manifest === pointer.manifest);
+  await mirror(storage, record, pointer.report, log);
   if (!moved) log.info('latest.json stays on a newer run', { runId: pointer.runId });
   return moved;
+}
+
+/** The ledger's `latest` of a report; a pointer that is not valid is replaced, with a warning. */
+function latestRecord(ledger: Ledger, report: string, log: Log): LedgerRecord<LatestPointer> {
+  return ledgerRecord(ledger, ledgerKey('latest', report), latestPointerSchema, {
+    what: `the latest run of "${report}"`,
+    invalid: () => log.warn(`the ledger's latest of "${report}" is not a valid pointer; treating it as absent, this run replaces it`),
+  });
 }
 
 /**
  * Writes latest.json from the ledger until both agree: a writer that lost a race rewrites it with
  * the newer value it then reads, so the last write is always the ledger's current pointer.
  */
-async function mirror(storage: Storage, ledger: Ledger, key: string, report: string, log: Log): Promise<void> {
+async function mirror(storage: Storage, record: LedgerRecord<LatestPointer>, report: string, log: Log): Promise<void> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const entry = await ledger.get(key);
-    if (!entry) return;
-    const parsed = latestPointerSchema.safeParse(entry.value);
-    if (!parsed.success) return;
-    const text = JSON.stringify(parsed.data, null, 2);
+    const { value, version } = await record.read();
+    if (value === undefined) return;
+    const text = JSON.stringify(value, null, 2);
     const existing = await storage.getObject(latestKey(report));
     if (existing && Buffer.from(existing).toString('utf8') === text) return;
     await storage.putObject(latestKey(report), text, { contentType: JSON_CONTENT_TYPE });
-    const after = await ledger.get(key);
-    if (after?.version === entry.version) return;
+    if ((await record.read()).version === version) return;
   }
   log.warn('latest.json kept changing while it was published; the ledger holds the current pointer', { report });
 }
@@ -98,18 +99,27 @@ export async function readPublished(storage: Storage, report: string, limit: str
 
 function trusted(value: unknown, limit: string, what: string, log: Log): LatestPointer | undefined {
   const parsed = latestPointerSchema.safeParse(value);
-  if (!parsed.success || Number.isNaN(Date.parse(parsed.data.generatedAt))) {
+  if (!parsed.success) {
     log.warn(`${what} is not a valid pointer; treating it as absent, this run replaces it`);
     return undefined;
   }
-  if (new Date(parsed.data.generatedAt).toISOString() > limit) {
+  return notAhead(parsed.data, limit, what, log);
+}
+
+/** The pointer, unless its date is not one or lies beyond `limit` (then undefined, with a warning). */
+function notAhead(pointer: LatestPointer, limit: string, what: string, log: Log): LatestPointer | undefined {
+  if (Number.isNaN(Date.parse(pointer.generatedAt))) {
+    log.warn(`${what} is not a valid pointer; treating it as absent, this run replaces it`);
+    return undefined;
+  }
+  if (new Date(pointer.generatedAt).toISOString() > limit) {
     log.warn(`${what} is dated in the future; ignoring it so it cannot hold latest back`, {
-      generatedAt: parsed.data.generatedAt,
+      generatedAt: pointer.generatedAt,
       refusedAfter: limit,
     });
     return undefined;
   }
-  return parsed.data;
+  return pointer;
 }
 
 /** Newer: a later start, or the same start and a later run id (a total order, so two runs agree). */

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { errorMessage, LeaseLostError, RunInProgressError, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
-import { ledgerKey, type Ledger, type LedgerEntry } from '../../ledger/ledger';
+import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 
 /**
  * A lease lasts this long without a renewal. A healthy run renews it every LEASE_RENEW_MS while it
@@ -81,18 +82,18 @@ export class RunLease {
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> = Promise.resolve();
 
+  private readonly record: LedgerRecord<RunEntry>;
+
   private constructor(
     private readonly options: LeaseOptions,
     readonly attempt: string,
-  ) {}
+  ) {
+    this.record = runRecord(options.ledger, options.report, options.runId, 'fail');
+  }
 
   /** This attempt's fencing token (see the run entry's `generation`). */
   get generation(): number {
     return this.heldGeneration;
-  }
-
-  private get key(): string {
-    return ledgerKey('run', this.options.report, this.options.runId);
   }
 
   private get leaseMs(): number {
@@ -107,53 +108,62 @@ export class RunLease {
   static async acquire(options: LeaseOptions): Promise<LeaseOutcome> {
     const lease = new RunLease(options, `${options.now().toISOString()}-${randomBytes(4).toString('hex')}`);
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const now = options.now();
-      const entry = await options.ledger.get(lease.key);
-      if (!entry) {
-        const fresh: RunEntry = {
-          report: options.report,
-          runId: options.runId,
-          attempt: lease.attempt,
-          startedAt: now.toISOString(),
-          leaseExpiresAt: lease.expiry(now),
-          status: 'running',
-          generation: 1,
-          keys: [],
-        };
-        if (await lease.write(fresh, 0, now)) return { kind: 'acquired', lease, startedAt: now, debris: [], takenOver: false };
-        continue;
-      }
-      const current = lease.parse(entry);
+      // The time of the compare-and-swap round deciding: the lease, the entry's expiry and the live check count from it.
+      let now = options.now();
+      const taken = await lease.record.change(
+        (current) => {
+          now = options.now();
+          return lease.taking(current, now);
+        },
+        { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(now) },
+      );
+      if (taken.outcome === 'written') return lease.acquired(taken.value, taken.previous);
+      // Kept: the run is complete, or another attempt holds a live lease on it.
+      const current = taken.value!;
       if (current.status === 'complete' && current.manifestKey !== undefined) {
         return { kind: 'complete', startedAt: new Date(current.startedAt), manifestKey: current.manifestKey };
       }
-      if (current.status === 'running' && new Date(current.leaseExpiresAt) > now) {
-        const lapse = options.wait && silentHolder(current, now, lease.leaseMs);
-        if (options.wait && lapse !== undefined) {
-          options.log.warn('the holder of this run stopped renewing its lease: waiting for it to lapse', { runId: options.runId, lapsesAt: current.leaseExpiresAt });
-          await options.wait(lapse);
-          continue;
-        }
-        throw new RunInProgressError(
-          `run "${options.runId}" of report "${options.report}" is in progress: another attempt holds its lease ` +
-            `until ${current.leaseExpiresAt} (renewed while it runs). Nothing was written; try again after it ends.`,
-        );
+      const lapse = options.wait && silentHolder(current, now, lease.leaseMs);
+      if (options.wait && lapse !== undefined) {
+        options.log.warn('the holder of this run stopped renewing its lease: waiting for it to lapse', { runId: options.runId, lapsesAt: current.leaseExpiresAt });
+        await options.wait(lapse);
+        continue;
       }
-      const generation = (current.generation ?? 1) + 1;
-      const takeover: RunEntry = { ...current, attempt: lease.attempt, leaseExpiresAt: lease.expiry(now), status: 'running', generation };
-      if (await lease.write(takeover, entry.version, now)) {
-        lease.heldGeneration = generation;
-        if (current.status === 'running') {
-          options.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
-            runId: options.runId,
-            previousAttempt: current.attempt,
-            expiredAt: current.leaseExpiresAt,
-          });
-        }
-        return { kind: 'acquired', lease, startedAt: new Date(current.startedAt), debris: current.keys, takenOver: true };
-      }
+      throw new RunInProgressError(
+        `run "${options.runId}" of report "${options.report}" is in progress: another attempt holds its lease ` +
+          `until ${current.leaseExpiresAt} (renewed while it runs). Nothing was written; try again after it ends.`,
+      );
     }
     throw new StorageError(`could not take the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`, { retryable: true });
+  }
+
+  /**
+   * The entry that gives this attempt the run: a new run, a run whose last attempt failed (released)
+   * or one whose holder stopped renewing (expired), with the next generation. Undefined for a
+   * complete run and for a live lease.
+   */
+  private taking(current: RunEntry | undefined, now: Date): RunEntry | undefined {
+    if (!current) {
+      const { report, runId } = this.options;
+      return { report, runId, attempt: this.attempt, startedAt: now.toISOString(), leaseExpiresAt: this.expiry(now), status: 'running', generation: 1, keys: [] };
+    }
+    if (current.status === 'complete' && current.manifestKey !== undefined) return undefined;
+    if (current.status === 'running' && new Date(current.leaseExpiresAt) > now) return undefined;
+    return { ...current, attempt: this.attempt, leaseExpiresAt: this.expiry(now), status: 'running', generation: (current.generation ?? 1) + 1 };
+  }
+
+  /** The outcome of taking the run: the debris of the attempt taken over, if there was one. */
+  private acquired(taken: RunEntry, previous: RunEntry | undefined): LeaseOutcome {
+    this.heldGeneration = taken.generation ?? 1;
+    if (!previous) return { kind: 'acquired', lease: this, startedAt: new Date(taken.startedAt), debris: [], takenOver: false };
+    if (previous.status === 'running') {
+      this.options.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
+        runId: this.options.runId,
+        previousAttempt: previous.attempt,
+        expiredAt: previous.leaseExpiresAt,
+      });
+    }
+    return { kind: 'acquired', lease: this, startedAt: new Date(previous.startedAt), debris: previous.keys, takenOver: true };
   }
 
   /**
@@ -239,20 +249,20 @@ export class RunLease {
    * adopted by a later one: then its files must stay).
    */
   async loss(): Promise<{ error: LeaseLostError; publishedManifest: string | undefined } | undefined> {
-    const entry = await this.options.ledger.get(this.key);
-    const current = entry ? this.parse(entry) : undefined;
+    const current = (await this.record.read()).value;
     if (current?.attempt === this.attempt && current.status === 'running') return undefined;
     return { error: this.lostError(current), publishedManifest: current?.status === 'complete' ? current.manifestKey : undefined };
   }
 
+  /** Changes the run entry while this attempt holds it; throws LeaseLostError once it does not. */
   private async update(change: (entry: RunEntry) => RunEntry): Promise<void> {
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const entry = await this.options.ledger.get(this.key);
-      const current = entry ? this.parse(entry) : undefined;
-      if (!entry || !current || current.attempt !== this.attempt || current.status !== 'running') throw this.lostError(current);
-      if (await this.write(change(current), entry.version, this.options.now())) return;
-    }
-    throw new StorageError(`could not update the lease on run "${this.options.runId}": the ledger ${this.options.ledger.describe()} kept changing`, { retryable: true });
+    await this.record.change(
+      (current) => {
+        if (!current || current.attempt !== this.attempt || current.status !== 'running') throw this.lostError(current);
+        return change(current);
+      },
+      { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(this.options.now()) },
+    );
   }
 
   /** The error of an attempt that no longer holds the run, naming who does (or what became of it). */
@@ -272,24 +282,8 @@ export class RunLease {
     );
   }
 
-  private write(entry: RunEntry, expectedVersion: number, now: Date): Promise<boolean> {
-    return this.options.ledger.put(this.key, entry, expectedVersion, {
-      expiresAt: new Date(now.getTime() + RUN_ENTRY_DAYS * 86_400_000),
-    });
-  }
-
   private expiry(now: Date): string {
     return new Date(now.getTime() + this.leaseMs).toISOString();
-  }
-
-  private parse(entry: LedgerEntry): RunEntry {
-    const parsed = runEntrySchema.safeParse(entry.value);
-    if (!parsed.success) {
-      throw new StorageError(
-        `the ledger entry of run "${this.options.runId}" in ${this.options.ledger.describe()} is not a run lease: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-      );
-    }
-    return parsed.data;
   }
 }
 
@@ -305,10 +299,9 @@ function silentHolder(entry: RunEntry, now: Date, leaseMs: number): number | und
 
 /** When the live lease of run `runId` lapses, if its holder has stopped renewing; else undefined. */
 export async function lapsingLease(ledger: Ledger, report: string, runId: string, now: Date, leaseMs = DEFAULT_LEASE_MS): Promise<number | undefined> {
-  const entry = await ledger.get(ledgerKey('run', report, runId));
-  const parsed = runEntrySchema.safeParse(entry?.value);
-  if (!parsed.success || parsed.data.status !== 'running' || new Date(parsed.data.leaseExpiresAt) <= now) return undefined;
-  return silentHolder(parsed.data, now, leaseMs);
+  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
+  if (entry?.status !== 'running' || new Date(entry.leaseExpiresAt) <= now) return undefined;
+  return silentHolder(entry, now, leaseMs);
 }
 
 /** An attempt that stopped without finishing or giving the run up, as its run's ledger entry tells. */
@@ -326,10 +319,9 @@ export interface AbandonedAttempt {
  * not a run lease.
  */
 export async function abandonedAttempt(ledger: Ledger, report: string, runId: string, now: Date): Promise<AbandonedAttempt | undefined> {
-  const entry = await ledger.get(ledgerKey('run', report, runId));
-  const parsed = runEntrySchema.safeParse(entry?.value);
-  if (!parsed.success || parsed.data.status !== 'running' || new Date(parsed.data.leaseExpiresAt) > now) return undefined;
-  return { attempt: parsed.data.attempt, generation: parsed.data.generation ?? 1, lapsedAt: parsed.data.leaseExpiresAt };
+  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
+  if (entry?.status !== 'running' || new Date(entry.leaseExpiresAt) > now) return undefined;
+  return { attempt: entry.attempt, generation: entry.generation ?? 1, lapsedAt: entry.leaseExpiresAt };
 }
 
 /**
@@ -341,17 +333,26 @@ export async function abandonedAttempt(ledger: Ledger, report: string, runId: st
  * Returns the attempt it released, or undefined when none held the run (no entry, released, complete).
  */
 export async function releaseHeldRun(options: Omit<LeaseOptions, 'leaseMs'>): Promise<{ readonly attempt: string; readonly generation: number } | undefined> {
-  const key = ledgerKey('run', options.report, options.runId);
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    const entry = await options.ledger.get(key);
-    const parsed = runEntrySchema.safeParse(entry?.value);
-    if (!entry || !parsed.success || parsed.data.status !== 'running') return undefined;
-    const now = options.now();
-    const released: RunEntry = { ...parsed.data, status: 'released', leaseExpiresAt: now.toISOString() };
-    if (await options.ledger.put(key, released, entry.version, { expiresAt: new Date(now.getTime() + RUN_ENTRY_DAYS * 86_400_000) })) {
-      options.log.warn('released the lease of an attempt that died holding it', { runId: options.runId, attempt: parsed.data.attempt });
-      return { attempt: parsed.data.attempt, generation: parsed.data.generation ?? 1 };
-    }
-  }
-  throw new StorageError(`could not release the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`, { retryable: true });
+  const released = await runRecord(options.ledger, options.report, options.runId, 'absent').change(
+    (current) => (current?.status === 'running' ? { ...current, status: 'released', leaseExpiresAt: options.now().toISOString() } : undefined),
+    // Released at `leaseExpiresAt`: the entry's expiry counts from then.
+    { rounds: MAX_ROUNDS, expiresAt: (entry) => entryExpiry(new Date(entry.leaseExpiresAt)) },
+  );
+  if (released.outcome !== 'written' || !released.previous) return undefined;
+  const { attempt, generation = 1 } = released.previous;
+  options.log.warn('released the lease of an attempt that died holding it', { runId: options.runId, attempt });
+  return { attempt, generation };
+}
+
+/**
+ * The ledger entry of a run. Its own attempts fail on an entry that is not a run lease (`fail`);
+ * those that only look at it from outside (the route, the fan-out's failure step) read it as none.
+ */
+function runRecord(ledger: Ledger, report: string, runId: string, invalid: 'fail' | 'absent'): LedgerRecord<RunEntry> {
+  return ledgerRecord(ledger, ledgerKey('run', report, runId), runEntrySchema, { what: `the lease on run "${runId}" of report "${report}"`, invalid });
+}
+
+/** Run entries outlive every retry of their run, then expire. */
+function entryExpiry(now: Date): Date {
+  return new Date(now.getTime() + RUN_ENTRY_DAYS * 86_400_000);
 }
