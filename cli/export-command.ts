@@ -21,7 +21,7 @@ import { directoryOutbox } from '../shared/messages/outbox';
 import { catalogOf } from '../shared/definitions/catalog';
 import { RANDOM_RUN_IDS, type RunIds } from '../shared/report/run/context';
 import { runJob, type JobContext, type JobOutcome } from '../shared/job/run-job';
-import type { DeliveryPorts } from '../shared/job/stages/deliver';
+import type { DeliveryPorts } from '../shared/job/stages/delivery-ports';
 import { parseReportDefinitionJson, type ReportDefinition } from '../shared/report/definition/definition';
 import { resolveExportSettings } from '../shared/report/definition/export-settings';
 import type { ExportResult } from '../shared/report/run/result';

@@ -19,10 +19,8 @@ import {
   METRIC,
   METRICS_NAMESPACE,
   SERVICE_NAME,
-  type ApiLambdaEnvironment,
-  type ExportLambdaEnvironment,
-  type SyncLambdaEnvironment,
 } from '../shared/core/names';
+import type { ApiLambdaEnvironment, ExportLambdaEnvironment, SyncLambdaEnvironment } from '../shared/core/config';
 import { DEFINITIONS_PREFIX } from '../shared/definitions/stored-definition';
 import { REPO_ROOT, type InfraConfig } from './config';
 import { DefinitionsBucket } from './constructs/definitions-bucket';

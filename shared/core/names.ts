@@ -79,4 +79,3 @@ export function ledgerKeyPattern(kind: LedgerKind): string {
   return `${kind}/*`;
 }
 
-export type { ApiLambdaEnvironment, ExportLambdaEnvironment, SyncLambdaEnvironment } from './config';

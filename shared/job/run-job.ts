@@ -11,7 +11,8 @@ import { handOverToFanOut, mayHandOver, routeToFanOut, type FanOutRoute } from '
 import { trackJobProgress, type JobProgress } from './status/job-progress';
 import type { ExportJobRequest } from './request';
 import { announceFailure, announceSuccess, type AnnouncePorts, type FailedJob } from './stages/announce';
-import { deliverRun, type DeliveryPorts, type RunDelivery } from './stages/deliver';
+import { deliverRun, type RunDelivery } from './stages/deliver';
+import type { DeliveryPorts } from './stages/delivery-ports';
 import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvedJob, type ResolvePorts } from './stages/resolve';
 
 /**

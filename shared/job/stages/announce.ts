@@ -9,7 +9,8 @@ import type { JobStatusStore } from '../status/job-status';
 import type { ExportJobRequest } from '../request';
 import type { RunContext } from '../../report/run/context';
 import { tableFilesDetail } from './table-event';
-import type { ExportedJob, Mailer, MailPorts, RunDelivery } from './deliver';
+import type { RunDelivery } from './deliver';
+import type { ExportedJob, Mailer, MailPorts } from './delivery-ports';
 import { isScheduled } from './resolve';
 
 /**

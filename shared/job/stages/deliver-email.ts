@@ -5,7 +5,7 @@ import { messageRunKey, sendOnce } from '../../messages/message-claim';
 import type { Outbox, RunRef } from '../../messages/outbox';
 import { reportEmailFor } from '../../messages/report-email';
 import { SuppressionList } from '../../messages/recipients/suppressions';
-import type { DeliveryContext, ExportedJob, Mailer } from './deliver';
+import type { DeliveryContext, ExportedJob, Mailer } from './delivery-ports';
 
 /**
  * The e-mail part of the deliver stage: one message per recipient (each with its own one-click

@@ -1,13 +1,10 @@
 import type { ChannelResult } from '../../channels/deliver';
-import type { OutgoingEmail } from '../../email/ses-mailer';
-import type { LinkVerificationKeys } from '../../links/link-token';
 import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/manifest/delivery-decision';
 import type { ExportResult } from '../../report/run/result';
-import type { RunContext } from '../../report/run/context';
-import type { PlannedRun } from '../../report/run/plan-run';
 import type { Outbox, RunRef } from '../../messages/outbox';
-import { deliverRunToChannels, type ChannelJobDependencies } from '../../messages/report-channels';
+import { deliverRunToChannels } from '../../messages/report-channels';
 import { emailRecipients } from './deliver-email';
+import type { DeliveryContext, ExportedJob } from './delivery-ports';
 import type { ResolvedJob } from './resolve';
 
 /**
@@ -20,36 +17,6 @@ import type { ResolvedJob } from './resolve';
 /** What a door without transports tells its user. */
 export const NO_TRANSPORT_HINT = 'npm run export -- --outbox <dir> writes them to files';
 
-export interface Mailer {
-  send(email: OutgoingEmail): Promise<unknown>;
-}
-
-/** Signs the long-lived file and run links of a message (`<baseUrl>/links/…`, `<baseUrl>/run/…`). */
-export interface LinkSigning {
-  readonly baseUrl: string;
-  keys(): Promise<LinkVerificationKeys>;
-}
-
-/** The mail transport and the configured sender, shared by the messages and the owners' notices. */
-export interface MailPorts {
-  /** The configured sender (MAIL_FROM); a definition's `email.from` comes first. */
-  readonly sender?: string | undefined;
-  readonly mail?: Mailer | undefined;
-}
-
-export interface DeliveryPorts extends MailPorts {
-  readonly links?: LinkSigning | undefined;
-  /** Needed only for definitions with chat channels (`delivery.channels`). */
-  readonly channels?: ChannelJobDependencies | undefined;
-  /** When set, messages are written here instead of sent. */
-  readonly outbox?: Outbox | undefined;
-}
-
-/** A job whose run was published (or found published by an earlier attempt): what deliver and announce read. */
-export type ExportedJob = ResolvedJob & PlannedRun & { readonly result: ExportResult };
-
-/** What the deliver stage reads of the job's context. */
-export type DeliveryContext = RunContext & DeliveryPorts;
 
 export async function deliverRun(job: ExportedJob, context: DeliveryContext): Promise<RunDelivery> {
   const { definition, result } = job;
