@@ -29,12 +29,15 @@ export function niceStep(max: number): number {
   return step;
 }
 
+const finiteOrNull = (v: number | null | undefined): number | null => (v !== null && v !== undefined && Number.isFinite(v) ? v : null);
+
 export function chartRow(doc: Doc, block: ChartBlock, format: PdfValueFormat): Row | undefined {
   const chart = block.chart;
   if (!chart || block.rows.length === 0) return undefined;
   const seriesOf = (index: number, color: string, dashed: boolean): Series => ({
     name: block.columns[index]?.label ?? '',
-    values: block.rows.map((r) => r.values[index] ?? null),
+    // A figure that is no number is a gap, as a missing one: pdfkit refuses NaN and infinite coordinates.
+    values: block.rows.map((r) => finiteOrNull(r.values[index])),
     color,
     dashed,
   });

@@ -102,7 +102,7 @@ function gridRows(doc: Doc, section: SummarySection, grid: SummaryGrid, format: 
       grid.columns.map((c, i) => {
         const value = row.values[i];
         const cell = valueCell(value, c.type, { x: xs[i]!, width: widths[i]!, font: REGULAR, size: BODY, color: INK }, format, isFigure(c.type) ? 'right' : 'left');
-        const bar = c.bar && typeof value === 'number' ? Math.max(0, Math.min(1, value / 100)) : undefined;
+        const bar = c.bar && typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.min(1, value / 100)) : undefined;
         return { ...cell, fill: row.fills?.[i], bar };
       }),
       2,
