@@ -6,6 +6,7 @@ import type { ChartBlock, ChartSheetContent } from '../xlsx/chart-sheet';
 import { chartRow } from './chart';
 import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, MUTED, PAGE, REGULAR, RULE, type Row, textRow } from './page';
 import type { PdfValueFormat } from './values';
+import { wrappableText } from './wrap-text';
 
 const SIZE = 8.5;
 const ROW_HEIGHT = 13;
@@ -25,8 +26,8 @@ function tableRows(doc: Doc, block: ChartBlock, format: PdfValueFormat): Row[] {
   const other = Math.min(85, (CONTENT_WIDTH - first) / Math.max(1, n));
   const xs = [PAGE.left, ...block.columns.map((_, i) => PAGE.left + first + i * other)];
   const widths = [first, ...block.columns.map(() => other)];
-  const labels = [block.categoryLabel, ...block.columns.map((c) => c.label)];
   doc.font(BOLD).fontSize(7.5);
+  const labels = [block.categoryLabel, ...block.columns.map((c) => c.label)].map((l, i) => wrappableText(doc, l, widths[i]! - 4));
   const headerHeight = Math.max(...labels.map((l, i) => doc.heightOfString(l, { width: widths[i]! - 4 }))) + 5;
   const header: Row = {
     height: headerHeight,
@@ -42,7 +43,7 @@ function tableRows(doc: Doc, block: ChartBlock, format: PdfValueFormat): Row[] {
       height: ROW_HEIGHT,
       draw(d, y) {
         d.font(REGULAR).fontSize(SIZE).fillColor(INK);
-        d.text(r.category, xs[0]! + 2, y + 2, { width: widths[0]! - 4, lineBreak: false, ellipsis: true });
+        d.text(wrappableText(d, r.category, widths[0]! - 4), xs[0]! + 2, y + 2, { width: widths[0]! - 4, lineBreak: false, ellipsis: true });
         block.columns.forEach((c, i) => {
           d.text(format.figure(r.values[i], c.format), xs[i + 1]! + 2, y + 2, { width: widths[i + 1]! - 4, align: 'right', lineBreak: false });
         });

@@ -6,6 +6,7 @@
 import { BAND_COLOR, PALETTE, type ChartBlock } from '../xlsx/chart-sheet';
 import { CONTENT_WIDTH, type Doc, INK, MUTED, PAGE, REGULAR, RULE, type Row } from './page';
 import type { PdfValueFormat } from './values';
+import { cutToLines, wrappableText } from './wrap-text';
 
 export const CHART_HEIGHT = 180;
 const AXIS_WIDTH = 40;
@@ -29,12 +30,15 @@ export function niceStep(max: number): number {
   return step;
 }
 
+const finiteOrNull = (v: number | null | undefined): number | null => (v !== null && v !== undefined && Number.isFinite(v) ? v : null);
+
 export function chartRow(doc: Doc, block: ChartBlock, format: PdfValueFormat): Row | undefined {
   const chart = block.chart;
   if (!chart || block.rows.length === 0) return undefined;
   const seriesOf = (index: number, color: string, dashed: boolean): Series => ({
     name: block.columns[index]?.label ?? '',
-    values: block.rows.map((r) => r.values[index] ?? null),
+    // A figure that is no number is a gap, as a missing one: pdfkit refuses NaN and infinite coordinates.
+    values: block.rows.map((r) => finiteOrNull(r.values[index])),
     color,
     dashed,
   });
@@ -96,7 +100,9 @@ function drawLegend(doc: Doc, places: readonly LegendPlace[], top: number): void
     const y = top + line * LEGEND_LINE;
     if (s.dashed) doc.moveTo(x, y + 5).lineTo(x + 10, y + 5).lineWidth(1.2).dash(2.5, { space: 1.5 }).strokeColor(s.color).stroke().undash();
     else doc.rect(x, y + 1.5, 8, 8).fill(s.color);
-    doc.fillColor(INK).text(s.name, x + 12, y + 1, { lineBreak: false });
+    // One line up to the right edge: without a width pdfkit lays out a name with many spaces in time growing with their square.
+    const width = PAGE.left + CONTENT_WIDTH - (x + 12);
+    doc.fillColor(INK).text(wrappableText(doc, s.name, width), x + 12, y + 1, cutToLines(doc, width));
   }
 }
 
@@ -112,12 +118,13 @@ function drawValueAxis(doc: Doc, plot: Plot, top: number, step: number, yOf: (v:
 /** Run names under the plot; with many runs only every n-th, so that none overlaps the next. */
 function drawCategories(doc: Doc, categories: readonly string[], plot: Plot, slot: number, xOf: (i: number) => number): void {
   doc.font(REGULAR).fontSize(7.5).fillColor(MUTED);
-  const widest = Math.max(...categories.map((c) => doc.widthOfString(c))) + 6;
+  // A name wider than the plot is cut to one line of it: pdfkit lays out one line with many spaces in time growing with their square.
+  const widest = Math.min(Math.max(...categories.map((c) => doc.widthOfString(c))) + 6, plot.width);
   const every = Math.max(1, Math.ceil(widest / slot));
   categories.forEach((c, i) => {
     if ((categories.length - 1 - i) % every !== 0) return;
     const width = Math.max(slot * every, widest);
-    doc.text(c, xOf(i) - width / 2, plot.y + plot.height + 4, { width, align: 'center', lineBreak: false });
+    doc.text(wrappableText(doc, c, width), xOf(i) - width / 2, plot.y + plot.height + 4, { ...cutToLines(doc, width), align: 'center' });
   });
 }
 

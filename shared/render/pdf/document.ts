@@ -14,6 +14,7 @@ import { drawPageFrames, startFlow } from './page';
 import { drawSummary } from './summary';
 import { pdfValueFormat } from './values';
 import type { ReaderFormat } from '../../core/format';
+import { truncateForExcel } from '../cell-text';
 
 export interface PdfReport {
   /** The document's title (the report's title). */
@@ -41,7 +42,7 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
     autoFirstPage: true,
     // No default font: pdfkit would load Helvetica from its package folder (see fonts.ts); ours are registered below.
     font: null as unknown as string,
-    info: { Title: report.title, Creator: report.creator, Producer: report.creator, CreationDate: report.createdAt, ModDate: report.createdAt },
+    info: { Title: truncateForExcel(report.title), Creator: report.creator, Producer: report.creator, CreationDate: report.createdAt, ModDate: report.createdAt },
     pdfVersion: '1.7',
     lang: report.format.locale,
     displayTitle: true,

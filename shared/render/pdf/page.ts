@@ -6,6 +6,7 @@
  */
 import type PDFDocument from 'pdfkit';
 import { BOLD, REGULAR } from './fonts';
+import { cutToLines, wrappableText } from './wrap-text';
 
 export type Doc = InstanceType<typeof PDFDocument>;
 
@@ -69,13 +70,19 @@ export function startFlow(doc: Doc): Flow {
   };
 }
 
+const HEADER_Y = 30;
+
 /** The page header (title and run date) and "Page n of m" on every page; the document buffers its pages. */
 export function drawPageFrames(doc: Doc, header: string): void {
   const range = doc.bufferedPageRange();
+  doc.font(REGULAR).fontSize(8);
+  const shown = wrappableText(doc, header, CONTENT_WIDTH);
+  // A long header takes the lines above the content, no more: a longer one ran on over the page and on to new ones.
+  const lines = Math.floor((PAGE.top - HEADER_Y) / doc.currentLineHeight(true));
   for (let i = range.start; i < range.start + range.count; i++) {
     doc.switchToPage(i);
     doc.font(REGULAR).fontSize(8).fillColor(MUTED);
-    doc.text(header, PAGE.left, 30, { width: CONTENT_WIDTH, lineBreak: false, ellipsis: true });
+    doc.text(shown, PAGE.left, HEADER_Y, cutToLines(doc, CONTENT_WIDTH, lines));
     doc.moveTo(PAGE.left, 44).lineTo(PAGE.width - PAGE.right, 44).lineWidth(0.5).strokeColor(RULE).stroke();
     doc.text(`Page ${i + 1} of ${range.count}`, PAGE.left, PAGE.height - 36, { width: CONTENT_WIDTH, align: 'center', lineBreak: false });
   }
@@ -85,12 +92,13 @@ export function drawPageFrames(doc: Doc, header: string): void {
 export function textRow(doc: Doc, text: string, style: { font?: string; size: number; color?: string; before?: number; after?: number }): Row {
   const font = style.font ?? REGULAR;
   doc.font(font).fontSize(style.size);
+  const shown = wrappableText(doc, text, CONTENT_WIDTH);
   const before = style.before ?? 0;
-  const height = before + doc.heightOfString(text, { width: CONTENT_WIDTH }) + (style.after ?? 4);
+  const height = before + doc.heightOfString(shown, { width: CONTENT_WIDTH }) + (style.after ?? 4);
   return {
     height,
     draw(d, y) {
-      d.font(font).fontSize(style.size).fillColor(style.color ?? INK).text(text, PAGE.left, y + before, { width: CONTENT_WIDTH });
+      d.font(font).fontSize(style.size).fillColor(style.color ?? INK).text(shown, PAGE.left, y + before, { width: CONTENT_WIDTH });
     },
   };
 }

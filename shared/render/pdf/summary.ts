@@ -7,6 +7,7 @@
 import { isLink, webUrlOf, type CellValue, type ColumnType, type ReportSummary, type SummaryGrid, type SummaryLine, type SummarySection } from '../../table/table';
 import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, LINK, MUTED, PAGE, REGULAR, RULE, type Row, textRow } from './page';
 import type { PdfValueFormat } from './values';
+import { wrappableText } from './wrap-text';
 
 const BODY = 9.5;
 const SMALL = 8;
@@ -102,7 +103,7 @@ function gridRows(doc: Doc, section: SummarySection, grid: SummaryGrid, format: 
       grid.columns.map((c, i) => {
         const value = row.values[i];
         const cell = valueCell(value, c.type, { x: xs[i]!, width: widths[i]!, font: REGULAR, size: BODY, color: INK }, format, isFigure(c.type) ? 'right' : 'left');
-        const bar = c.bar && typeof value === 'number' ? Math.max(0, Math.min(1, value / 100)) : undefined;
+        const bar = c.bar && typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.min(1, value / 100)) : undefined;
         return { ...cell, fill: row.fills?.[i], bar };
       }),
       2,
@@ -114,23 +115,25 @@ function gridRows(doc: Doc, section: SummarySection, grid: SummaryGrid, format: 
 /** A row of cells side by side, as tall as its tallest (wrapped) cell. */
 function cellsRow(doc: Doc, cells: readonly Cell[], padY: number, ruled = false): Row {
   const inner = (c: Cell) => Math.max(1, c.width - 2 * PAD);
-  const heights = cells.map((c) => {
-    if (c.text === '') return 0;
+  const laid = cells.map((c) => {
+    if (c.text === '') return { text: '', height: 0 };
     doc.font(c.font).fontSize(c.size);
-    return doc.heightOfString(c.text, { width: inner(c) });
+    const text = wrappableText(doc, c.text, inner(c));
+    return { text, height: doc.heightOfString(text, { width: inner(c) }) };
   });
-  const height = Math.max(BODY + 2, ...heights) + 2 * padY;
+  const height = Math.max(BODY + 2, ...laid.map((l) => l.height)) + 2 * padY;
   return {
     height,
     draw(d, y) {
-      for (const c of cells) {
+      for (const [i, c] of cells.entries()) {
         const fill = c.fill ? normalised(c.fill) : undefined;
         if (fill) d.rect(c.x, y, c.width, height).fill(fill);
         if (c.bar !== undefined && c.bar > 0) d.rect(c.x + 1, y + 1.5, (c.width - 2) * c.bar, height - 3).fill(BAR_COLOUR);
-        if (c.text === '') continue;
+        const text = laid[i]!.text;
+        if (text === '') continue;
         const color = fill && !c.link ? readableOn(fill) : c.color;
         d.font(c.font).fontSize(c.size).fillColor(color);
-        d.text(c.text, c.x + PAD, y + padY, { width: inner(c), align: c.align, ...(c.link && { link: c.link, underline: true }) });
+        d.text(text, c.x + PAD, y + padY, { width: inner(c), align: c.align, ...(c.link && { link: c.link, underline: true }) });
       }
       if (ruled) d.moveTo(PAGE.left, y + height - 0.5).lineTo(PAGE.left + CONTENT_WIDTH, y + height - 0.5).lineWidth(0.5).strokeColor(RULE).stroke();
     },

@@ -15,6 +15,12 @@ export interface PdfValueFormat {
   axis(value: number, percent: boolean): string;
 }
 
+/**
+ * A figure that is no number (NaN, or infinite: a ratio over nothing): the e-mail's mark of a missing
+ * figure, where Intl would write "NaN" or "∞". The workbook leaves such a cell empty.
+ */
+const NO_FIGURE = '–';
+
 export function pdfValueFormat(reader: ReaderFormat): PdfValueFormat {
   return {
     cell(value, type) {
@@ -22,6 +28,7 @@ export function pdfValueFormat(reader: ReaderFormat): PdfValueFormat {
       if (isLink(value)) return value.text;
       if (typeof value === 'boolean') return value ? 'yes' : 'no';
       if (typeof value === 'number') {
+        if (!Number.isFinite(value)) return NO_FIGURE;
         if (type === 'percent') return reader.percent(value);
         return type === 'integer' ? reader.integer(value) : reader.number(value);
       }
@@ -31,6 +38,7 @@ export function pdfValueFormat(reader: ReaderFormat): PdfValueFormat {
     },
     figure(value, format) {
       if (value === null || value === undefined) return '';
+      if (!Number.isFinite(value)) return NO_FIGURE;
       return format === 'percent' ? reader.percent(value) : format === 'integer' ? reader.integer(value) : reader.number(value);
     },
     axis: (value, percent) => (percent ? `${reader.integer(value)} %` : reader.number(value)),

@@ -1,0 +1,76 @@
+/**
+ * Text as pdfkit can lay out in time and memory linear in its length. pdfkit's LineWrapper breaks
+ * a word wider than its line by measuring the whole rest of the word again after each line it cuts
+ * off, and its font keeps every string it has measured: in an export a 10,000-character title took
+ * 13 s and 1.3 GB, 100,000 characters ran out of memory, and 100,000 spaces (one "word" to it) did
+ * not finish. Every text laid out over a width goes through wrappableText first; ordinary text comes
+ * back as it is.
+ */
+import { truncateForExcel } from '../cell-text';
+import type { Doc } from './page';
+
+/**
+ * A run (a word, or the whitespace between two) up to this many characters long, or up to this many
+ * lines wide, is left to pdfkit: it breaks a word at a hyphen or a slash where it has one (an address
+ * in a narrow column), and what that costs grows with the run's length times its lines, so both stay
+ * small. Every run of the demo's PDFs is left to it: their bytes stay as they were.
+ */
+const PDFKIT_RUN_CHARS = 100;
+const PDFKIT_RUN_LINES = 4;
+
+/** Words and the horizontal whitespace between them; line breaks stay where they are. */
+const RUNS = /\S+|[^\S\n\r\v\f\u2028\u2029]+/g;
+const WHITESPACE = /^\s/;
+/**
+ * A code point with the combining marks after it, where a word may be cut. Not Intl.Segmenter: its
+ * graphemes take time growing with the square of the text's length (0.5 s for 32,000 characters).
+ */
+const CLUSTERS = /\P{M}\p{M}*|\p{M}+/gu;
+
+/**
+ * `text` for `doc.text` and `doc.heightOfString` over `width` in the font and size set on `doc`:
+ * cut to the workbook's cell limit with its marker (a PDF holds no more of a text than the workbook
+ * does), a long whitespace run wider than a few lines made one space, and such a word cut into
+ * pieces of a line, one per line.
+ */
+export function wrappableText(doc: Doc, text: string, width: number): string {
+  return truncateForExcel(text).replace(RUNS, (run) => {
+    if (run.length <= PDFKIT_RUN_CHARS || doc.widthOfString(run) <= PDFKIT_RUN_LINES * width) return run;
+    return WHITESPACE.test(run) ? ' ' : linePieces(doc, run, width).join('\n');
+  });
+}
+
+/**
+ * A word in pieces no wider than a line, cut between clusters (a letter keeps its accents). pdfkit
+ * measures a piece with the line break after it, or the space that follows the last one, and the
+ * font draws a line break as a wide blank glyph: a piece leaves room for that. Widths are summed
+ * per cluster; kerning can make a piece a little wider, and then pdfkit breaks that one piece
+ * itself, which costs no more than one line.
+ */
+function linePieces(doc: Doc, word: string, width: number): string[] {
+  const room = width - Math.max(doc.widthOfString('\n'), doc.widthOfString(' '));
+  const pieces: string[] = [];
+  let piece = '';
+  let used = 0;
+  for (const [cluster] of word.matchAll(CLUSTERS)) {
+    const w = doc.widthOfString(cluster);
+    if (piece !== '' && used + w > room) {
+      pieces.push(piece);
+      piece = '';
+      used = 0;
+    }
+    piece += cluster;
+    used += w;
+  }
+  pieces.push(piece);
+  return pieces;
+}
+
+/**
+ * Options for a text drawn on at most `lines` lines of `width`, the last cut with an ellipsis: pdfkit
+ * wraps a text given a width even with `lineBreak: false`, and cuts it only when it also has a
+ * height. Half a line more than the lines keeps rounding from cutting a line early.
+ */
+export function cutToLines(doc: Doc, width: number, lines = 1): { width: number; height: number; lineBreak: false; ellipsis: true } {
+  return { width, height: (lines + 0.5) * doc.currentLineHeight(true), lineBreak: false, ellipsis: true };
+}
