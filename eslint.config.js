@@ -149,11 +149,10 @@ const MAX_FUNCTION_LINES = 80;
  */
 const LONG_FUNCTIONS = [
   { file: 'shared/render/xlsx/workbook.ts', name: 'openXlsxWorkbook, openSheet', lines: 184, why: "one closure holds the streaming workbook's state (sheets, widths, print setup, the leading and chart sheets); being reworked with the print settings" },
-  { file: 'shared/report/tables/okrs.ts', name: 'okrsDataset, tables', lines: 184, why: 'the rows are built inline from their column lists; the column specs per table replace them' },
-  { file: 'shared/report/tables/pi-objectives.ts', name: 'piObjectivesDataset', lines: 110, why: 'a closure over the run’s audit, figures and PI phases: the per-board walk shares them' },
-  { file: 'shared/report/changes/tracker.ts', name: 'startChangeTracking', lines: 118, why: "the tracker's per-run state is one closure shared by every table's sink" },
-  { file: 'shared/render/time-zone.ts', name: 'createZoneClock', lines: 85, why: 'a hot path: the caches and the formatters it reuses live in one closure on purpose' },
-  { file: 'shared/http/run-page.ts', name: 'renderRunPage', lines: 90, why: 'one HTML page as one template, read top to bottom' },
+  { file: 'shared/report/tables/okrs.ts', name: 'okrsDataset', lines: 142, why: 'the rows are built inline from their column lists; the column specs per table replace them' },
+  { file: 'shared/report/tables/pi-objectives.ts', name: 'piObjectivesDataset', lines: 106, why: 'a closure over the run’s audit, figures and PI phases: the per-board walk shares them' },
+  { file: 'shared/report/changes/tracker.ts', name: 'startChangeTracking', lines: 117, why: "the tracker's per-run state is one closure shared by every table's sink" },
+  { file: 'shared/http/run-page.ts', name: 'renderRunPage', lines: 81, why: 'one HTML page as one template, read top to bottom' },
   { file: 'shared/render/xlsx/summary-sheet.ts', name: 'writeSummaryRows', lines: 102, why: 'walks the sections once, placing each kind of line (text, small table, matrix) and its page breaks in the same pass' },
 ];
 const functionLength = (max) => ({ 'max-lines-per-function': ['error', { max, skipBlankLines: true, skipComments: true }] });

@@ -53,9 +53,16 @@ export class ExporterError extends Error {
     return errorNameOf(this.kind);
   }
 
-  readonly kind: string;
-  readonly httpStatus: number;
-  readonly advice: string | undefined;
+  /** Read from the class, not kept on the error: what a caller serialises of it stays its name, message and flags. */
+  get kind(): string {
+    return (this.constructor as typeof ExporterError).kind;
+  }
+  get httpStatus(): number {
+    return (this.constructor as typeof ExporterError).httpStatus;
+  }
+  get advice(): string | undefined {
+    return (this.constructor as typeof ExporterError).advice;
+  }
   /** True when another attempt of the same work may pass (throttling, 5xx, a lost race). */
   readonly retryable: boolean;
   /** The text for callers; `message` (and `cause`) are for the log. */
@@ -64,9 +71,6 @@ export class ExporterError extends Error {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
     const meaning: typeof ExporterError = new.target;
     this.name = meaning.errorName;
-    this.kind = meaning.kind;
-    this.httpStatus = meaning.httpStatus;
-    this.advice = meaning.advice;
     this.retryable = options.retryable ?? false;
     this.publicMessage = options.publicMessage ?? message;
   }
