@@ -9,13 +9,13 @@ import { Construct } from 'constructs';
 import type { BuildOptions } from 'esbuild';
 
 /**
- * One bundling setup for both Lambdas. ESM because the shared code is ESM; the banner gives
+ * One bundling setup for every Lambda. ESM because the shared code is ESM; the banner gives
  * CommonJS dependencies bundled into an ESM file the `require` they expect.
  *
  * Everything is bundled, the AWS SDK v3 included (externalModules: []), so the SDK is the version
  * pinned in package-lock.json and tested (lib-storage and the presigner must match client-s3), not
- * whatever the runtime ships that month. The SDK is ~0.55 MB of the export bundle; excluding it
- * would save that but not the real weight (zod's locales and exceljs). Sizes: docs/deploy.md.
+ * whatever the runtime ships that month. The SDK is about 0.6 MB of the export bundle. Sizes:
+ * docs/deploy.md, which a test holds to the bundles.
  *
  * Source maps without sources content keep the zip small while NODE_OPTIONS=--enable-source-maps
  * still maps stack traces to .ts lines.
