@@ -28,7 +28,7 @@ import { ReportMailEvents } from './constructs/report-mail-events';
 import { ReportFanOut } from './constructs/report-fan-out';
 import { ExportHttpApi } from './constructs/export-http-api';
 import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
-import { ExporterFunction } from './constructs/exporter-function';
+import { ExporterFunction, PDF_FONTS } from './constructs/exporter-function';
 import { ExporterSecrets } from './constructs/exporter-secrets';
 import { ReportSchedules } from './constructs/report-schedules';
 import { ReportsBucket } from './constructs/reports-bucket';
@@ -138,6 +138,8 @@ export class ReportExporterStack extends Stack {
       // The comparison's key map is a scratch file, ~37 bytes a baseline row while it is built
       // (docs/changes.md): 10 million rows as the fan-out's assembler would take most of the default 512 MiB.
       ephemeralStorageMb: EXPORT_SCRATCH_MB,
+      // It writes the PDF (the API, the sync and the mail events never do).
+      besideBundle: [PDF_FONTS],
       timeout: Duration.minutes(config.exportTimeoutMinutes),
       reservedConcurrentExecutions: config.exportReservedConcurrency,
       logRetention: LOG_RETENTION,

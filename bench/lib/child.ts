@@ -80,8 +80,9 @@ export function bundleWorker(script: string): Promise<string> {
       platform: 'node',
       format: 'esm',
       target: `node${process.versions.node.split('.')[0]}`,
-      // CommonJS dependencies inside an ESM bundle expect `require`.
-      banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+      // CommonJS dependencies inside an ESM bundle expect `require`. The import is renamed: unminified,
+      // a bundled module's own `import { createRequire }` (pdfkit's) keeps its name and would clash.
+      banner: { js: "import { createRequire as __benchCreateRequire } from 'module'; const require = __benchCreateRequire(import.meta.url);" },
       logLevel: 'error',
     }).then(() => outfile);
     bundles.set(script, bundle);

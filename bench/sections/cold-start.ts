@@ -1,15 +1,17 @@
 /**
  * 4. Cold start: each Lambda bundled as the CDK stack bundles it (infra/constructs/exporter-function.ts
- * BUNDLING), its size, and the time a fresh Node process takes to import it (the module scope runs:
- * config parsed from the environment, SDK clients built; no network).
+ * BUNDLING, through esbuildOptions), with the folders its bundling copies beside it, its size, and the
+ * time a fresh Node process takes to import it (the module scope runs: config parsed from the
+ * environment, SDK clients built; no network).
  */
 import { measureDefinitionsRead } from './definitions-read';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type BuildOptions } from 'esbuild';
+import { build } from 'esbuild';
+import { copyBesideBundle, esbuildOptions, PDF_FONTS, type FolderBesideBundle } from '../../infra/constructs/exporter-function';
 import { benchPath, TMP_DIR } from '../lib/child';
 import { int, median, millis, over, progress, ratio, table, type SectionResult, type TargetCheck } from '../lib/common';
 
@@ -18,14 +20,27 @@ export interface ColdStartOptions {
 }
 
 const REPO_ROOT = benchPath('..');
-const HANDLERS = [
-  { name: 'export-report', entry: 'lambdas/export-report/handler.ts' },
-  { name: 'export-api', entry: 'lambdas/export-api/handler.ts' },
-  { name: 'definitions-sync', entry: 'lambdas/definitions-sync/handler.ts' },
-] as const;
-/** 2 MB, decimal (the stricter reading). */
-const MAX_BUNDLE_BYTES = 2_000_000;
-const MAX_IMPORT_MS = 300;
+
+/** A handler with its limits: `strict` reads them as "below", otherwise "at most". */
+interface Handler {
+  readonly name: string;
+  readonly entry: string;
+  /** Bundle size, decimal bytes (2 MB = 2,000,000: the stricter reading). */
+  readonly maxBytes: number;
+  /** Import with source maps on. */
+  readonly maxImportMs: number;
+  readonly strict: boolean;
+  /** What its bundling copies beside it (infra/report-exporter-stack.ts). */
+  readonly besideBundle: readonly FolderBesideBundle[];
+}
+
+const HANDLERS: readonly Handler[] = [
+  { name: 'export-report', entry: 'lambdas/export-report/handler.ts', maxBytes: 2_000_000, maxImportMs: 300, strict: true, besideBundle: [PDF_FONTS] },
+  // It answers people clicking a link, through API Gateway (29 s at most): it renders nothing.
+  { name: 'export-api', entry: 'lambdas/export-api/handler.ts', maxBytes: 1_200_000, maxImportMs: 200, strict: false, besideBundle: [] },
+  { name: 'definitions-sync', entry: 'lambdas/definitions-sync/handler.ts', maxBytes: 2_000_000, maxImportMs: 300, strict: true, besideBundle: [] },
+  { name: 'mail-events', entry: 'lambdas/mail-events/handler.ts', maxBytes: 2_000_000, maxImportMs: 300, strict: true, besideBundle: [] },
+];
 
 /** Mirrors the stack's environment (infra/report-exporter-stack.ts) with made-up values: valid, offline. */
 function lambdaEnv(sourceMaps: boolean): Record<string, string> {
@@ -54,48 +69,6 @@ function lambdaEnv(sourceMaps: boolean): Record<string, string> {
     POWERTOOLS_METRICS_NAMESPACE: 'PlanningReportExporter',
     ...(sourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
   };
-}
-
-/** esbuild options of the stack, read from the construct (falls back to a copy if infra/ cannot load). */
-async function stackBuildOptions(): Promise<{ options: BuildOptions; from: string }> {
-  try {
-    const { BUNDLING } = await import('../../infra/constructs/exporter-function');
-    return {
-      from: 'BUNDLING of infra/constructs/exporter-function.ts',
-      options: {
-        format: String(BUNDLING.format) === 'esm' ? 'esm' : 'cjs',
-        minify: BUNDLING.minify ?? false,
-        sourcemap: BUNDLING.sourceMap ? 'external' : false,
-        sourcesContent: BUNDLING.sourcesContent ?? true,
-        target: BUNDLING.target ?? 'node22',
-        ...(BUNDLING.mainFields && { mainFields: [...BUNDLING.mainFields] }),
-        ...(BUNDLING.banner && { banner: { js: BUNDLING.banner } }),
-        external: [...(BUNDLING.externalModules ?? [])],
-        alias: aliasesOf(BUNDLING.esbuildArgs?.['--alias']),
-      },
-    };
-  } catch (error) {
-    return {
-      from: `a copy of the stack's options (infra/ did not load: ${String(error).split('\n')[0]})`,
-      options: {
-        format: 'esm',
-        minify: true,
-        sourcemap: 'external',
-        sourcesContent: false,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-        external: [],
-        alias: { 'brotli/decompress.js': join(REPO_ROOT, 'shared/render/pdf/no-woff2.ts') },
-      },
-    };
-  }
-}
-
-/** esbuild's `alias` option from the CLI form CDK takes (`--alias:from=to`, relative to the repository root). */
-function aliasesOf(args: string | boolean | string[] | undefined): Record<string, string> {
-  const list = Array.isArray(args) ? args : [];
-  return Object.fromEntries(list.map((a) => [a.slice(0, a.indexOf('=')), join(REPO_ROOT, a.slice(a.indexOf('=') + 1))]));
 }
 
 const kb = (bytes: number): string => `${int(bytes / 1000)} kB`;
@@ -147,12 +120,40 @@ async function importMedians(file: string, repeat: number): Promise<{ withMaps: 
   return { withMaps: figures(on), withoutMaps: figures(off) };
 }
 
+/** The size of a folder's files, recursively. */
+function folderBytes(dir: string): number {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).reduce((sum, f) => {
+    const stat = statSync(join(dir, f));
+    return sum + (stat.isFile() ? stat.size : 0);
+  }, 0);
+}
+
+/** A handler's two targets: its bundle's size and its import time with source maps on. */
+function handlerTargets(h: Handler, b: { bytes: number; withMaps: ImportFigures; withoutMaps: ImportFigures }): TargetCheck[] {
+  const below = h.strict ? '<' : '≤';
+  const within = (value: number, limit: number) => (h.strict ? value < limit : value <= limit);
+  return [
+    {
+      target: `Cold start: ${h.name} bundle ${below} ${h.maxBytes / 1e6} MB minified`,
+      measured: kb(b.bytes),
+      met: within(b.bytes, h.maxBytes),
+      gap: over(b.bytes, h.maxBytes),
+    },
+    {
+      target: `Cold start: ${h.name} import ${below} ${h.maxImportMs} ms`,
+      measured: `${millis(b.withMaps.importMs)} (${millis(b.withoutMaps.importMs)} without source maps)`,
+      met: within(b.withMaps.importMs, h.maxImportMs),
+      gap: over(b.withMaps.importMs, h.maxImportMs),
+    },
+  ];
+}
+
 export async function runColdStartSection(options: ColdStartOptions): Promise<SectionResult> {
   const started = performance.now();
   const dir = join(TMP_DIR, 'cold-start');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { options: stack, from } = await stackBuildOptions();
+  const stack = esbuildOptions(REPO_ROOT);
 
   // References bundled the same way: an empty handler, and a handler that only builds an S3 client.
   // Plain .mjs so that `eslint .` (which skips *.mjs) does not trip over them in .bench-tmp/.
@@ -166,14 +167,15 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
   ];
   for (const r of references) writeFileSync(r.file, r.code);
   const targetsToBuild = [
-    ...HANDLERS.map((h) => ({ name: h.name, entry: join(REPO_ROOT, h.entry), handler: true })),
-    ...references.map((r) => ({ name: r.name, entry: r.file, handler: false })),
+    ...HANDLERS.map((h) => ({ name: h.name, entry: join(REPO_ROOT, h.entry), handler: h })),
+    ...references.map((r) => ({ name: r.name, entry: r.file, handler: undefined })),
   ];
 
   interface Built {
     name: string;
-    handler: boolean;
+    handler: Handler | undefined;
     bytes: number;
+    besideBytes: number;
     gzipBytes: number;
     mapBytes: number;
     withMaps: ImportFigures;
@@ -187,12 +189,11 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
       ...stack,
       entryPoints: [t.entry],
       outfile,
-      bundle: true,
-      platform: 'node',
       // The reference files live in .bench-tmp/: resolve packages from the repository.
       nodePaths: [join(REPO_ROOT, 'node_modules')],
       logLevel: 'error',
     });
+    copyBesideBundle(REPO_ROOT, dirname(outfile), t.handler?.besideBundle ?? []);
     const code = readFileSync(outfile);
     let mapBytes = 0;
     try {
@@ -205,6 +206,7 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
       name: t.name,
       handler: t.handler,
       bytes: code.length,
+      besideBytes: (t.handler?.besideBundle ?? []).reduce((sum, f) => sum + folderBytes(join(dirname(outfile), f.to)), 0),
       gzipBytes: gzipSync(code).length,
       mapBytes,
       ...(await importMedians(outfile, options.repeat)),
@@ -215,6 +217,7 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
   const rows = built.map((b) => [
     b.handler ? `\`${b.name}\`` : b.name,
     kb(b.bytes),
+    b.besideBytes > 0 ? kb(b.besideBytes) : '–',
     kb(b.gzipBytes),
     kb(b.mapBytes),
     millis(b.withMaps.importMs),
@@ -222,29 +225,14 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
     millis(b.withoutMaps.importMs),
     millis(b.withMaps.processMs),
   ]);
-  const handlers = built.filter((b) => b.handler);
   progress('cold start: reading a definition among 500');
   const definitions = await measureDefinitionsRead(options.repeat);
-  const targets: TargetCheck[] = [
-    {
-      target: 'Cold start: handler bundle < 2 MB minified',
-      measured: handlers.map((h) => `${h.name} ${kb(h.bytes)}`).join(', '),
-      met: handlers.every((h) => h.bytes < MAX_BUNDLE_BYTES),
-      gap: over(Math.max(...handlers.map((h) => h.bytes)), MAX_BUNDLE_BYTES),
-    },
-    {
-      target: 'Cold start: handler import < 300 ms',
-      measured: handlers
-        .map((h) => `${h.name} ${millis(h.withMaps.importMs)} (${millis(h.withoutMaps.importMs)} without source maps)`)
-        .join(', '),
-      met: handlers.every((h) => h.withMaps.importMs < MAX_IMPORT_MS),
-      gap: over(Math.max(...handlers.map((h) => h.withMaps.importMs)), MAX_IMPORT_MS),
-    },
-  ];
+  const targets = built.flatMap((b) => (b.handler ? handlerTargets(b.handler, b) : []));
   const markdown = [
-    `Bundled with esbuild using ${from} (ESM, minified, target ${String(stack.target)}, platform node, everything bundled ` +
-      `including @aws-sdk, external source map without sources content), plus \`bundle: true, platform: 'node'\` as ` +
-      `NodejsFunction adds. Import time: \`await import()\` of the bundle timed inside a fresh \`node\` process, median of ` +
+    `Bundled with esbuild using \`esbuildOptions\` of infra/constructs/exporter-function.ts, BUNDLING as NodejsFunction hands it ` +
+      `to esbuild (ESM, minified with the names kept, target ${String(stack.target)}, platform node, everything bundled ` +
+      `including @aws-sdk, a linked source map without sources content), with the folders the function's bundling copies ` +
+      `beside it (the export function's PDF fonts; their size is not in the bundle's). Import time: \`await import()\` of the bundle timed inside a fresh \`node\` process, median of ` +
       `${options.repeat}, with the stack's environment (made-up buckets, secret ids, ARNs and API URL; definitions are read ` +
       `per run from the definitions bucket, measured below), so the module scope runs fully: config parsed, SDK clients and Powertools built, no ` +
       `network. The Lambdas run with \`NODE_OPTIONS=--enable-source-maps\` (set by the stack), which makes Node read and parse ` +
@@ -252,7 +240,7 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
       `${process.version}; Lambda runs Node 22.`,
     '',
     table(
-      ['bundle', 'size', 'gzipped', 'source map', 'import (source maps on)', '÷ S3-client reference', 'import (source maps off)', 'whole process (spawn → exit)'],
+      ['bundle', 'size', 'beside it', 'gzipped', 'source map', 'import (source maps on)', '÷ S3-client reference', 'import (source maps off)', 'whole process (spawn → exit)'],
       rows,
     ),
     '',

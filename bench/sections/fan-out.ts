@@ -218,7 +218,7 @@ export async function runFanOutSection(options: FanOutOptions): Promise<SectionR
   const markdown = [
     `A report of risks and board items (xlsx, CSV, Parquet): ${FAN_OUT_BOARDS} boards × ${int(itemsPerBoard)} features with stories ` +
       `(${int(boardItemRowCount(resolveShape(shape)))} board-item rows), ${LATENCY_MS} ms on every answer of a fresh simulator per run, at most ${ITEMS_PAGE_CAP} items a page (the service's cap). ` +
-      `Single path: one process (\`runExportJob\`). Fan-out: the plan, then ${WORKERS} worker processes at once (${BOARDS_PER_WORKER} boards each, ` +
+      `Single path: one process (\`runJob\`). Fan-out: the plan, then ${WORKERS} worker processes at once (${BOARDS_PER_WORKER} boards each, ` +
       `\`fetchBoardAnswers\`), then the assembler process (\`assembleFanOut\`), each with \`--max-old-space-size=${LAMBDA_MEMORY_MB}\`; ` +
       `answers in a local directory. Interleaved A B B A, ${options.repeat} round(s).`,
     '',

@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -5,15 +6,16 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { BuildOptions } from 'esbuild';
 
 /**
- * One bundling setup for both Lambdas. ESM because the shared code is ESM; the banner gives
+ * One bundling setup for every Lambda. ESM because the shared code is ESM; the banner gives
  * CommonJS dependencies bundled into an ESM file the `require` they expect.
  *
  * Everything is bundled, the AWS SDK v3 included (externalModules: []), so the SDK is the version
  * pinned in package-lock.json and tested (lib-storage and the presigner must match client-s3), not
- * whatever the runtime ships that month. The SDK is ~0.55 MB of the export bundle; excluding it
- * would save that but not the real weight (zod's locales and exceljs). Sizes: docs/deploy.md.
+ * whatever the runtime ships that month. The SDK is about 0.6 MB of the export bundle. Sizes:
+ * docs/deploy.md, which a test holds to the bundles.
  *
  * Source maps without sources content keep the zip small while NODE_OPTIONS=--enable-source-maps
  * still maps stack traces to .ts lines.
@@ -40,6 +42,63 @@ export const BUNDLING: BundlingOptions = {
   forceDockerBundling: false,
 };
 
+/**
+ * What NodejsFunction hands esbuild for BUNDLING, as esbuild's own options, for bundles built outside
+ * CDK that must be the deployed ones (the bench's cold start, the tests); aliases resolved against the
+ * repository root, as the bundling resolves them. test/infra/exporter-function.test.ts fails when
+ * BUNDLING gains an option this leaves out.
+ */
+export function esbuildOptions(repoRoot: string): BuildOptions {
+  const aliases = (BUNDLING.esbuildArgs?.['--alias'] as string[] | undefined) ?? [];
+  return {
+    bundle: true,
+    platform: 'node',
+    format: String(BUNDLING.format) === 'esm' ? 'esm' : 'cjs',
+    minify: BUNDLING.minify ?? false,
+    keepNames: BUNDLING.keepNames ?? false,
+    // `--sourcemap` as NodejsFunction passes it: a linked map, which --enable-source-maps reads at import.
+    sourcemap: BUNDLING.sourceMap === true ? 'linked' : false,
+    sourcesContent: BUNDLING.sourcesContent ?? true,
+    ...(BUNDLING.target !== undefined && { target: BUNDLING.target }),
+    ...(BUNDLING.mainFields && { mainFields: [...BUNDLING.mainFields] }),
+    ...(BUNDLING.banner !== undefined && { banner: { js: BUNDLING.banner } }),
+    external: [...(BUNDLING.externalModules ?? [])],
+    alias: Object.fromEntries(aliases.map((a) => [a.slice(0, a.indexOf('=')), join(repoRoot, a.slice(a.indexOf('=') + 1))])),
+  };
+}
+
+/** A folder of the repository a function reads at run time, copied beside its bundle (index.mjs). */
+export interface FolderBesideBundle {
+  /** The folder, relative to the repository root. */
+  readonly from: string;
+  /** Its name beside index.mjs. */
+  readonly to: string;
+}
+
+/**
+ * The PDF's fonts: shared/render/pdf/fonts.ts reads them from fonts/ beside its module, which in a
+ * bundle is index.mjs. Files rather than code: 0.3 MB less JavaScript to load at every cold start.
+ */
+export const PDF_FONTS: FolderBesideBundle = { from: 'shared/render/pdf/fonts', to: 'fonts' };
+
+/** BUNDLING, copying `folders` beside the bundle once esbuild has written it. */
+function bundlingWith(folders: readonly FolderBesideBundle[]): BundlingOptions {
+  if (folders.length === 0) return BUNDLING;
+  return {
+    ...BUNDLING,
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir, outputDir) => folders.map((f) => `cp -R "${join(inputDir, f.from)}" "${join(outputDir, f.to)}"`),
+    },
+  };
+}
+
+/** The same copy for a bundle built outside CDK (with esbuildOptions), into the bundle's folder. */
+export function copyBesideBundle(repoRoot: string, bundleDir: string, folders: readonly FolderBesideBundle[]): void {
+  for (const f of folders) cpSync(join(repoRoot, f.from), join(bundleDir, f.to), { recursive: true });
+}
+
 export interface ExporterFunctionProps {
   /** Repository root: entry, lock file and bundling root. */
   readonly repoRoot: string;
@@ -53,6 +112,8 @@ export interface ExporterFunctionProps {
   readonly environment: Record<string, string>;
   readonly reservedConcurrentExecutions?: number;
   readonly logRetention: logs.RetentionDays;
+  /** Folders the function reads at run time, copied beside its bundle (PDF_FONTS for the one that writes PDFs). */
+  readonly besideBundle?: readonly FolderBesideBundle[];
 }
 
 /**
@@ -93,7 +154,7 @@ export class ExporterFunction extends Construct {
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
       environment: props.environment,
-      bundling: BUNDLING,
+      bundling: bundlingWith(props.besideBundle ?? []),
       ...(props.reservedConcurrentExecutions !== undefined && { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
     });
 

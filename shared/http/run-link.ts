@@ -8,7 +8,7 @@ import { cellText } from '../email/email-format';
 import { canonicalLocale, DEFAULT_LOCALE, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
 import { manifestSchema, type Manifest } from '../report/manifest/manifest';
 import { summaryFromManifest } from '../report/summary/run-summary';
-import { fileForPeople, REGISTRY, type FileForPeople, type Registry } from '../report/registry';
+import { fileForPeople, NAMES, type FileForPeople, type ReportNames } from '../report/names';
 import type { Storage } from '../storage/storage';
 import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from '../job/status/job-status';
 import type { JobLauncher } from '../job/request';
@@ -295,13 +295,13 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
   };
 }
 
-/** The files of a finished run as its page lists them, each named for people by its format (registry.ts). */
+/** The files of a finished run as its page lists them, each named for people by its format (names.ts). */
 export function runFiles(
   manifest: Pick<Manifest, 'files' | 'generatedAt'>,
   page: { readonly title: string; readonly timeZone: string; href(path: string): string },
-  registry: Registry = REGISTRY,
+  names: ReportNames = NAMES,
 ): RunFile[] {
-  const files = manifest.files.map((file) => ({ file, shown: fileForPeople(file, registry) }));
+  const files = manifest.files.map((file) => ({ file, shown: fileForPeople(file, names) }));
   // The primary file (the workbook) first: it is the button the page focuses and downloads.
   files.sort((a, b) => Number(b.shown.primary) - Number(a.shown.primary));
   return files.map(({ file, shown }) => ({

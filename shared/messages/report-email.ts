@@ -8,21 +8,21 @@ import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
-import { fileForPeople, REGISTRY, type Registry } from '../report/registry';
+import { fileForPeople, NAMES, type ReportNames } from '../report/names';
 import { emailTrends } from '../report/trends/email';
 import { readerFormat } from '../core/format';
 
 const DAY_MS = 86_400_000;
 
-/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`, each named for people by its format (registry.ts). */
+/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`, each named for people by its format (names.ts). */
 export function fileLinks(
   result: ExportResult,
   options: { linkBaseUrl: string; key: LinkKey; expiresAt: Date; now: Date },
-  registry: Registry = REGISTRY,
+  names: ReportNames = NAMES,
 ): ReportEmailLink[] {
   const base = options.linkBaseUrl.replace(/\/+$/, '');
   return result.manifest.files.map((file) => ({
-    ...fileForPeople(file, registry),
+    ...fileForPeople(file, names),
     bytes: file.bytes,
     url: `${base}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
   }));
@@ -58,7 +58,8 @@ export interface ReportEmailOptions {
   readonly storage: Storage;
   readonly freshCopyLink?: boolean;
   readonly inline?: boolean;
-  readonly registry?: Registry;
+  /** The tables and formats by name (default NAMES; a test adds one of each). */
+  readonly names?: ReportNames;
 }
 
 /**
@@ -73,7 +74,7 @@ export async function reportEmailFor(
   options: ReportEmailOptions,
 ): Promise<(recipient?: string) => OutgoingEmail> {
   const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
-  const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.registry);
+  const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.names);
   const base = options.linkBaseUrl.replace(/\/+$/, '');
   // A run link of the configured report, valid as long as the file links (inline definitions have none).
   const freshCopyUrl = options.freshCopyLink
@@ -118,7 +119,7 @@ export async function reportEmailFor(
 
 /** The workbook (the primary format's file) when the definition asks for it and it is small enough. */
 async function attachedWorkbook(definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> }, result: ExportResult, options: ReportEmailOptions): Promise<EmailAttachment[]> {
-  const workbook = result.manifest.files.find((f) => fileForPeople(f, options.registry).primary);
+  const workbook = result.manifest.files.find((f) => fileForPeople(f, options.names).primary);
   if (!definition.email.attachWorkbook || !workbook || !fitsAsAttachment(workbook.bytes)) return [];
   const content = await options.storage.getObject(`${result.runFolder}/${workbook.path}`);
   return content ? [{ fileName: workbook.path, contentType: workbook.contentType, content }] : [];

@@ -317,6 +317,15 @@ describe('functions', () => {
       expect(statSync(join(dir, 'index.mjs')).size).toBeLessThan(3 * 1024 * 1024);
     }
   });
+
+  it('copies the PDF\'s fonts beside the export function\'s bundle, and beside no other', () => {
+    const assetOf = (fn: string) => {
+      const key = (synthesized.template.toJSON().Resources[fn].Properties.Code as { S3Key: string }).S3Key;
+      return join(synthesized.app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
+    };
+    expect(readdirSync(join(assetOf(ids.exportFn), 'fonts')).sort()).toEqual(['LICENSE.txt', 'LiberationSans-Bold.ttf', 'LiberationSans-Regular.ttf']);
+    for (const fn of [ids.apiFn, ids.syncFn]) expect(readdirSync(assetOf(fn)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+  });
 });
 
 /** Read-only on the stored reports: what both export functions and the sync function get. */

@@ -3,7 +3,8 @@
  * `formats`, the manifest's `format` of a file, the content types, and how a file is named for
  * people (the e-mail's file list, the run page) all derive from FORMATS; what writes a format is its
  * entry in FORMAT_OUTPUTS (outputs/index.ts), which the compiler asks for. This module imports
- * nothing, so the definition and manifest schemas read it without loading a renderer.
+ * nothing, so the definition and manifest schemas (and names.ts, which the run page and the e-mail
+ * name files with) read it without loading a renderer.
  */
 
 export interface ReportFormat<N extends string = string> {

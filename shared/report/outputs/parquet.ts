@@ -5,7 +5,6 @@
  * per table, and records the file and the table's schema for the manifest.
  */
 import type { Log } from '../../core/logger';
-import { openParquetSink } from '../../render/parquet/parquet-sink';
 import type { ObjectUpload, Storage } from '../../storage/storage';
 import { classifySchemaChange, type TableSchema } from '../../table/schema';
 import { PARQUET_FORMAT } from '../definition/formats';
@@ -32,6 +31,8 @@ export const parquetOutput: OutputFactory = (ctx) => {
   const entries: ManifestTableFile[] = [];
   return Promise.resolve({
     async openTable(table) {
+      // Loaded when a run writes Parquet (most write none), as the workbook's and the PDF's renderers.
+      const { openParquetSink } = await import('../../render/parquet/parquet-sink');
       const key = tableFileKey(report, table.name, ctx.runDate, definition.timeZone, ctx.runId);
       const upload = await writer.openUpload(key, { contentType: PARQUET_FORMAT.contentType, downloadName: `${report}-${table.name}.parquet` });
       const contract = schemaOf(table.name, ctx.datasets);

@@ -4,7 +4,6 @@
  * after the Summary, which is written last (it needs every table's figures).
  */
 import { readerFormat } from '../../core/format';
-import { openXlsxWorkbook } from '../../render/xlsx/workbook';
 import { CHANGES_SHEET_NAME, changesSheetContent } from '../changes/sheet';
 import { isoDateInZone } from '../dataset/dates';
 import { XLSX_FORMAT } from '../definition/formats';
@@ -12,6 +11,9 @@ import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const xlsxOutput: OutputFactory = async (ctx) => {
   const { definition, writer } = ctx;
+  // Loaded when a run writes its workbook, as the PDF's renderer: exceljs and archiver stay out of
+  // the cold start of a call that writes none (a fan-out's plan and workers, a status update).
+  const { openXlsxWorkbook } = await import('../../render/xlsx/workbook');
   const name = `${definition.name}.xlsx`;
   const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: XLSX_FORMAT.contentType, downloadName: name });
   const title = definition.title ?? definition.name;

@@ -3,7 +3,7 @@ import { snapshotPath } from '../changes/tracker';
 import type { ReportDefinition } from '../definition/definition';
 import type { FormatName } from '../definition/formats';
 import { latestKey, manifestKey, runFolderKey, tableFileKey, tableSchemaKey } from './layout';
-import { REGISTRY, type Registry } from '../registry';
+import { NAMES, type ReportNames } from '../names';
 import { datasetsOf } from '../tables/registry';
 
 /** Where a run writes: what the names of its files are made of. */
@@ -43,11 +43,11 @@ export interface PlannedWrites {
  * placeholder when the run will choose its own id). The tables are those of its datasets, the
  * snapshots those of its tables that runs compare (their change rules).
  */
-export function plannedWrites(definition: ReportDefinition, run: { readonly runId: string; readonly runDate: Date }, registry: Registry = REGISTRY): PlannedWrites {
-  const entries = datasetsOf(definition.datasets, registry.datasets).flatMap((d) => d.tables);
+export function plannedWrites(definition: ReportDefinition, run: { readonly runId: string; readonly runDate: Date }, names: ReportNames = NAMES): PlannedWrites {
+  const entries = datasetsOf(definition.datasets, names.datasets).flatMap((d) => d.tables);
   const folder = runFolderKey(definition.name, run.runDate, definition.timeZone, run.runId);
   const layout: RunLayout = { report: definition.name, folder, tables: entries.map((t) => t.name), runDate: run.runDate, timeZone: definition.timeZone, runId: run.runId };
-  const wanted = registry.formats.filter((f) => (definition.formats as readonly string[]).includes(f.name));
+  const wanted = names.formats.filter((f) => (definition.formats as readonly string[]).includes(f.name));
   return {
     runFolder: folder,
     formats: wanted.map((f) => ({ format: f.name, keys: formatKeys.get(f.name)?.(layout) ?? [] })),

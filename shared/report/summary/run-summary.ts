@@ -5,7 +5,7 @@ import type { ReportDefinition } from '../definition/definition';
 import type { Manifest } from '../manifest/manifest';
 import { composeSummary } from './compose';
 import { term } from '../../core/glossary';
-import { tableTitle } from '../registry';
+import { tableTitle } from '../names';
 
 /** Labels of the Summary's Scope lines, in the words of the planning tool rather than the code. */
 const SCOPE_LABELS: Readonly<Record<string, string>> = {

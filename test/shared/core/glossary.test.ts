@@ -9,7 +9,7 @@ import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { changesDigest } from '../../../shared/report/changes/digest';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
 import { exportDefinition } from '../../support/export-run';
-import { tableTitle } from '../../../shared/report/registry';
+import { tableTitle } from '../../../shared/report/names';
 import type { ExportResult } from '../../../shared/report/run/result';
 import { tablesOf } from '../../../shared/report/tables/registry';
 import { emailTrends } from '../../../shared/report/trends/email';

@@ -14,7 +14,7 @@ import { ledgerKey } from '../../../shared/ledger/ledger';
 import { createRunLinkToken } from '../../../shared/links/run-link-token';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import type { Storage } from '../../../shared/storage/storage';
-import { fileForPeople } from '../../../shared/report/registry';
+import { fileForPeople } from '../../../shared/report/names';
 
 const KEYS = { current: { id: 'k2', secret: 'b'.repeat(48) } };
 const T0 = new Date('2026-11-23T06:00:00Z');

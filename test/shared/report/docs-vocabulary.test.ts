@@ -9,7 +9,7 @@ import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
 import { exportDefinition } from '../../support/export-run';
 import type { ExportResult } from '../../../shared/report/run/result';
-import { tableTitle } from '../../../shared/report/registry';
+import { tableTitle } from '../../../shared/report/names';
 import { PI_OBJECTIVE_NOT_EXPORTED } from '../../../shared/report/tables/pi-objectives-audit';
 import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
 

@@ -140,7 +140,7 @@ describe('a toy table and a toy format, added through the registries', () => {
   it('names the toy files in the e-mail by the table\'s title and the format\'s kind', async () => {
     const email = await buildReportEmail(definition, result, {
       from: 'reports@example.com', linkBaseUrl: 'https://api.example.test', key: { id: 'k1', secret: 'b'.repeat(48) }, now,
-      storage: new LocalDirectoryStorage(root), registry: TOY_REGISTRY,
+      storage: new LocalDirectoryStorage(root), names: TOY_REGISTRY,
     });
     const others = email.text.slice(email.text.indexOf('Other files')).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.replace(/, [\d.]+ (B|KiB)\):$/, ')'));
     expect(others).toEqual(['- Risks (CSV)', '- Toy things (CSV)', '- Changes (CSV)', '- Risks (Toy)', '- Toy things (Toy)']);

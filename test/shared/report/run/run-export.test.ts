@@ -13,7 +13,7 @@ import { exportDefinition } from '../../../support/export-run';
 import type { ExportResult } from '../../../../shared/report/run/result';
 import type { ProgressEvent } from '../../../../shared/report/dataset/dataset';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
-import { tableTitle } from '../../../../shared/report/registry';
+import { tableTitle } from '../../../../shared/report/names';
 import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../../support/read-output';
 
 const ALL_DATASETS: ReportDefinitionInput = {
