@@ -116,7 +116,7 @@ describe("the Lambdas' bundling", () => {
     expect(Object.keys(BUNDLING).filter((key) => !carried.includes(key) && !notEsbuild.includes(key))).toEqual([]);
     expect(Object.keys(BUNDLING.esbuildArgs ?? {})).toEqual(['--alias']);
     const options = esbuildOptions(REPO_ROOT);
-    expect(options).toMatchObject({ format: 'esm', minify: BUNDLING.minify, keepNames: BUNDLING.keepNames, sourcemap: 'linked', sourcesContent: false, banner: { js: BUNDLING.banner } });
+    expect(options).toMatchObject({ format: 'esm', minify: BUNDLING.minify, keepNames: BUNDLING.keepNames ?? false, sourcemap: 'linked', sourcesContent: false, banner: { js: BUNDLING.banner } });
     expect(Object.values(options.alias ?? {}).every((path) => path.startsWith(REPO_ROOT))).toBe(true);
   });
 });
