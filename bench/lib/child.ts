@@ -80,8 +80,9 @@ export function bundleWorker(script: string): Promise<string> {
       platform: 'node',
       format: 'esm',
       target: `node${process.versions.node.split('.')[0]}`,
-      // CommonJS dependencies inside an ESM bundle expect `require`.
-      banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+      // CommonJS dependencies inside an ESM bundle expect `require`. Under another name than
+      // `createRequire`: pdfkit's ESM build imports that itself, and unminified the two would clash.
+      banner: { js: "import { createRequire as benchCreateRequire } from 'module'; const require = benchCreateRequire(import.meta.url);" },
       logLevel: 'error',
     }).then(() => outfile);
     bundles.set(script, bundle);
