@@ -16,6 +16,7 @@ import { runE2eSection } from './sections/e2e';
 import { runFetchSection } from './sections/fetch';
 import { runParquetSection } from './sections/parquet';
 import { DEFAULT_SIZES, runRenderSection } from './sections/render';
+import { runPdfTextSection } from './sections/pdf-text';
 
 const HELP = `npm run bench [-- options]
 
@@ -35,6 +36,7 @@ Examples:
   npm run bench                                          # everything (4-8 min on 2 cores)
   npm run bench -- --only render --sizes 10000,100000    # a quick subset (printed, not written)
   npm run bench -- --only fetch,cold --repeat 1          # updates only those two sections
+  npm run bench -- --only pdf                            # the PDF with long text (~1 min on 2 cores)
   npm run bench -- --only portfolio --repeat 1 --tenants portfolio   # 937,500 rows on both paths (~4 min)`;
 
 const argv = process.argv.slice(2);
@@ -96,6 +98,7 @@ const runners: Record<SectionId, () => Promise<SectionResult>> = {
   scale: () => runScaleSection({ repeat: values.repeat ? repeat : 1, ...(values['scale-rows'] && { rows: values['scale-rows'].split(',').map((s) => Number(s.replace(/[_,]/g, ''))) }) }),
   portfolio: () => runPortfolioSection({ repeat: Math.min(repeat, 2), ...(tenants && { tenants: tenants as TenantPreset[] }) }),
   fanout: () => runFanOutSection({ repeat: Math.min(repeat, 2), ...(values['fan-out-items'] && { itemsPerBoard: Number(values['fan-out-items']) }) }),
+  pdf: () => runPdfTextSection({ repeat }),
 };
 
 const started = performance.now();

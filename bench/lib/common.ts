@@ -61,8 +61,8 @@ export interface SectionResult {
   readonly durationMs: number;
 }
 
-export type SectionId = 'fetch' | 'render' | 'e2e' | 'cold' | 'parquet' | 'changes' | 'trends' | 'fanout' | 'scale' | 'portfolio';
-export const SECTION_IDS: readonly SectionId[] = ['fetch', 'render', 'e2e', 'cold', 'parquet', 'changes', 'trends', 'fanout', 'scale', 'portfolio'];
+export type SectionId = 'fetch' | 'render' | 'e2e' | 'cold' | 'parquet' | 'changes' | 'trends' | 'fanout' | 'scale' | 'portfolio' | 'pdf';
+export const SECTION_IDS: readonly SectionId[] = ['fetch', 'render', 'e2e', 'cold', 'parquet', 'changes', 'trends', 'fanout', 'scale', 'portfolio', 'pdf'];
 /** Sections left out of a run that does not name them (`--only`): each takes a quarter of an hour or more. */
 export const OPT_IN_SECTIONS: readonly SectionId[] = ['portfolio'];
 

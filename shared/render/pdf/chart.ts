@@ -6,7 +6,7 @@
 import { BAND_COLOR, PALETTE, type ChartBlock } from '../xlsx/chart-sheet';
 import { CONTENT_WIDTH, type Doc, INK, MUTED, PAGE, REGULAR, RULE, type Row } from './page';
 import type { PdfValueFormat } from './values';
-import { cutToLines, wrappableText } from './wrap-text';
+import { cutToLines, oneLineWidth, wrappableText } from './wrap-text';
 
 export const CHART_HEIGHT = 180;
 const AXIS_WIDTH = 40;
@@ -83,7 +83,7 @@ function legendPlaces(doc: Doc, series: readonly Series[]): LegendPlace[] {
   let x = start;
   let line = 0;
   return series.map((s) => {
-    const width = 12 + doc.widthOfString(s.name) + 12;
+    const width = 12 + oneLineWidth(doc, s.name) + 12;
     if (x > start && x + width > PAGE.left + CONTENT_WIDTH) {
       x = start;
       line += 1;
@@ -119,7 +119,7 @@ function drawValueAxis(doc: Doc, plot: Plot, top: number, step: number, yOf: (v:
 function drawCategories(doc: Doc, categories: readonly string[], plot: Plot, slot: number, xOf: (i: number) => number): void {
   doc.font(REGULAR).fontSize(7.5).fillColor(MUTED);
   // A name wider than the plot is cut to one line of it: pdfkit lays out one line with many spaces in time growing with their square.
-  const widest = Math.min(Math.max(...categories.map((c) => doc.widthOfString(c))) + 6, plot.width);
+  const widest = Math.min(Math.max(...categories.map((c) => oneLineWidth(doc, c))) + 6, plot.width);
   const every = Math.max(1, Math.ceil(widest / slot));
   categories.forEach((c, i) => {
     if ((categories.length - 1 - i) % every !== 0) return;

@@ -7,7 +7,7 @@
 import { isLink, webUrlOf, type CellValue, type ColumnType, type ReportSummary, type SummaryGrid, type SummaryLine, type SummarySection } from '../../table/table';
 import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, LINK, MUTED, PAGE, REGULAR, RULE, type Row, textRow } from './page';
 import type { PdfValueFormat } from './values';
-import { wrappableText } from './wrap-text';
+import { oneLineWidth, wrappableText } from './wrap-text';
 
 const BODY = 9.5;
 const SMALL = 8;
@@ -79,7 +79,7 @@ function columnWidths(doc: Doc, section: SummarySection, grid: SummaryGrid, form
   if (section.role === 'attention' && n === 3) return [90, 170, CONTENT_WIDTH - 260];
   doc.font(REGULAR).fontSize(BODY);
   const firstTexts = [grid.columns[0]?.label ?? '', ...grid.rows.map((r) => format.cell(r.values[0], grid.columns[0]?.type))];
-  const wanted = Math.max(...firstTexts.map((t) => doc.widthOfString(t))) + 2 * PAD + 4;
+  const wanted = Math.max(...firstTexts.map((t) => oneLineWidth(doc, t))) + 2 * PAD + 4;
   const rest = n - 1;
   const first = rest === 0 ? CONTENT_WIDTH : Math.min(Math.max(wanted, 110), CONTENT_WIDTH - rest * 48, 230);
   const other = rest === 0 ? 0 : Math.min((CONTENT_WIDTH - first) / rest, 90);

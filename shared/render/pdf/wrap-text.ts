@@ -35,25 +35,31 @@ const CLUSTERS = /\P{M}\p{M}*|\p{M}+/gu;
  */
 export function wrappableText(doc: Doc, text: string, width: number): string {
   return truncateForExcel(text).replace(RUNS, (run) => {
-    if (run.length <= PDFKIT_RUN_CHARS || doc.widthOfString(run) <= PDFKIT_RUN_LINES * width) return run;
-    return WHITESPACE.test(run) ? ' ' : linePieces(doc, run, width).join('\n');
+    if (run.length <= PDFKIT_RUN_CHARS) return run;
+    const { pieces, total } = linePieces(doc, run, width);
+    if (total <= PDFKIT_RUN_LINES * width) return run;
+    return WHITESPACE.test(run) ? ' ' : pieces.join('\n');
   });
 }
 
 /**
- * A word in pieces no wider than a line, cut between clusters (a letter keeps its accents). pdfkit
- * measures a piece with the line break after it, or the space that follows the last one, and the
- * font draws a line break as a wide blank glyph: a piece leaves room for that. Widths are summed
- * per cluster; kerning can make a piece a little wider, and then pdfkit breaks that one piece
- * itself, which costs no more than one line.
+ * A run in pieces no wider than a line, cut between clusters (a letter keeps its accents), and its
+ * width. pdfkit measures a piece with the line break after it, or the space that follows the last
+ * one, and the font draws a line break as a wide blank glyph: a piece leaves room for that. Widths
+ * are summed per cluster, each measured once: measuring the whole run costs more than everything
+ * else here. Kerning can make a piece a little wider; then pdfkit breaks that one piece itself, at
+ * the cost of one line.
  */
-function linePieces(doc: Doc, word: string, width: number): string[] {
+function linePieces(doc: Doc, run: string, width: number): { pieces: string[]; total: number } {
   const room = width - Math.max(doc.widthOfString('\n'), doc.widthOfString(' '));
+  const widths = new Map<string, number>();
   const pieces: string[] = [];
   let piece = '';
   let used = 0;
-  for (const [cluster] of word.matchAll(CLUSTERS)) {
-    const w = doc.widthOfString(cluster);
+  let total = 0;
+  for (const [cluster] of run.matchAll(CLUSTERS)) {
+    let w = widths.get(cluster);
+    if (w === undefined) widths.set(cluster, (w = doc.widthOfString(cluster)));
     if (piece !== '' && used + w > room) {
       pieces.push(piece);
       piece = '';
@@ -61,9 +67,18 @@ function linePieces(doc: Doc, word: string, width: number): string[] {
     }
     piece += cluster;
     used += w;
+    total += w;
   }
   pieces.push(piece);
-  return pieces;
+  return { pieces, total };
+}
+
+/**
+ * The width of `text` on one line, as far as wrappableText keeps it: measuring all of a text of
+ * 100,000 characters takes longer than laying out the rest of the document.
+ */
+export function oneLineWidth(doc: Doc, text: string): number {
+  return doc.widthOfString(truncateForExcel(text));
 }
 
 /**
