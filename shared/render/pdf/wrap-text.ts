@@ -7,7 +7,10 @@
  * back as it is.
  */
 import { truncateForExcel } from '../cell-text';
-import type { Doc } from './page';
+import type PDFDocument from 'pdfkit';
+
+/** The document being drawn (page.ts names the same type; apart here so neither module imports the other). */
+type Doc = InstanceType<typeof PDFDocument>;
 
 /**
  * A run (a word, or the whitespace between two) up to this many characters long, or up to this many
