@@ -1,11 +1,9 @@
 import { loadSyncLambdaConfig } from '../../shared/core/config';
 import { METRIC } from '../../shared/core/names';
-import { DefinitionStore } from '../../shared/definitions/definition-store';
 import { createSchedulerClient, EventBridgeReportScheduler } from '../../shared/definitions/scheduler-client';
 import { syncReportSchedules, type SyncResult } from '../../shared/definitions/schedule-sync';
 import { reportsOfSyncEvent, syncEventSchema } from '../../shared/definitions/sync-event';
-import { createS3Client } from '../../shared/storage/s3-client';
-import { S3Storage } from '../../shared/storage/s3-storage';
+import { definitionStore, s3Client } from '../adapters';
 import { createPowertools, withLifecycle } from '../lifecycle';
 import { outcomeMetrics, type OutcomeCount } from '../middleware/outcome-metrics';
 import { parseEvent } from '../middleware/parse-event';
@@ -13,9 +11,7 @@ import { parseEvent } from '../middleware/parse-event';
 // Built once per container and reused by every invocation it serves.
 const config = loadSyncLambdaConfig(process.env);
 const { logger, metrics, tracer } = createPowertools();
-const store = new DefinitionStore(
-  new S3Storage({ client: tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3)), bucket: config.DEFINITIONS_BUCKET, prefix: '' }),
-);
+const store = definitionStore(s3Client(config, tracer), config);
 const scheduler = new EventBridgeReportScheduler(
   {
     groupName: config.SCHEDULE_GROUP,

@@ -5,14 +5,11 @@ import { createApiRouter } from '../../shared/http/router';
 import { RUN_LINK_STALE_MINUTES } from '../../shared/core/defaults';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { LedgerRunLinkLedger, RevocationCache } from '../../shared/http/run-link-ledger';
-import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { createLambdaClient, LambdaJobLauncher } from '../../shared/http/lambda-launcher';
 import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
-import { DefinitionStore } from '../../shared/definitions/definition-store';
 import { createPresigner } from '../../shared/links/presign';
-import { createSecretsManagerClient, SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
-import { createS3Client } from '../../shared/storage/s3-client';
-import { S3Storage } from '../../shared/storage/s3-storage';
+import { SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
+import { definitionStore, reportsStorage, s3Client, secretsClient, tableLedger } from '../adapters';
 import { createPowertools, withLifecycle } from '../lifecycle';
 import { apiMetrics } from '../middleware/api-metrics';
 import { httpErrors } from '../middleware/http-errors';
@@ -21,17 +18,12 @@ import { httpRequestKeys } from '../middleware/http-request-keys';
 // Built once per container and reused by every invocation it serves.
 const config = loadApiLambdaConfig(process.env);
 const { logger, metrics, tracer } = createPowertools();
-const s3 = tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3));
-const storage = new S3Storage({
-  client: s3,
-  bucket: config.REPORTS_BUCKET,
-  prefix: config.REPORTS_PREFIX,
-  serverSideEncryption: 'AES256',
-});
+const s3 = s3Client(config, tracer);
+const storage = reportsStorage(s3, config);
 const presigner = createPresigner({ client: s3, bucket: config.REPORTS_BUCKET, prefix: config.REPORTS_PREFIX });
 const linkKeys = new SecretsManagerLinkKeySource({
   secretId: config.LINK_KEY_SECRET_ID,
-  client: tracer.captureAWSv3Client(createSecretsManagerClient()),
+  client: secretsClient(tracer),
 });
 const launcher = new LambdaJobLauncher({
   functionName: config.EXPORT_FUNCTION_NAME,
@@ -40,14 +32,8 @@ const launcher = new LambdaJobLauncher({
 const inline = inlinePolicy(config);
 // The reports live in the definitions bucket, read per run through a short cache: an upload
 // reaches the next run without a deploy, and no definition sits in the environment.
-const definitions = new DefinitionStore(
-  new S3Storage({ client: s3, bucket: config.DEFINITIONS_BUCKET, prefix: '' }),
-  { maxAgeSeconds: config.DEFINITIONS_MAX_AGE_SECONDS },
-);
-const ledger = new DynamoDbLedger({
-  tableName: config.LEDGER_TABLE,
-  client: tracer.captureAWSv3Client(createDynamoDbClient()),
-});
+const definitions = definitionStore(s3, config);
+const ledger = tableLedger(config, tracer);
 const jobs = new JobStatusStore(ledger);
 // Run links share the run ledger: one export per report, starts per token and revocation are
 // conditional writes on the same table.

@@ -1,7 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
 import { METRIC } from '../../shared/core/names';
-import { createSesClient, SesMailer } from '../../shared/email/ses-mailer';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { systemClock } from '../../shared/core/clock';
 import { jobExportSettings } from '../../shared/job/run-context';
@@ -11,56 +10,38 @@ import { runFanOutStep } from '../../shared/fan-out/steps';
 import { fanOutStepSchema, isFanOutStep } from '../../shared/fan-out/event';
 import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/fan-out/step-functions-starter';
 import { JobStatusStore } from '../../shared/job/status/job-status';
-import { createDynamoDbClient, DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
-import { scopedLedger, storageScope } from '../../shared/ledger/scoped-ledger';
 import { exportJobRequestSchema } from '../../shared/job/request';
 import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
-import { DefinitionStore } from '../../shared/definitions/definition-store';
 import {
-  createSecretsManagerClient,
   SecretsManagerCredentialsSource,
   SecretsManagerLinkKeySource,
   SecretsManagerWebhookSource,
 } from '../../shared/secrets/secret-source';
-import { createS3Client } from '../../shared/storage/s3-client';
-import { S3Storage } from '../../shared/storage/s3-storage';
 import { timerWait } from '../../shared/report/run/run-lease';
+import { definitionStore, reportsLedger, reportsStorage, s3Client, secretsClient, sesMailer } from '../adapters';
 import { createPowertools, withLifecycle } from '../lifecycle';
 
 // Built once per container and reused by every invocation it serves.
 const config = loadExportLambdaConfig(process.env);
 const { logger, metrics, tracer } = createPowertools();
-const secretsClient = tracer.captureAWSv3Client(createSecretsManagerClient());
-const s3Client = tracer.captureAWSv3Client(createS3Client(config.AWS_ENDPOINT_URL_S3));
-const storage = new S3Storage({
-  client: s3Client,
-  bucket: config.REPORTS_BUCKET,
-  prefix: config.REPORTS_PREFIX,
-  // Matches the stack's bucket (S3-managed keys); explicit so every object says how it is encrypted.
-  serverSideEncryption: 'AES256',
-});
+const secrets = secretsClient(tracer);
+const s3 = s3Client(config, tracer);
+const storage = reportsStorage(s3, config);
 const inline = inlinePolicy(config);
 // The reports live in the definitions bucket, read per run through a short cache: an upload
 // reaches the next run without a deploy, and no definition sits in the environment.
-const definitions = new DefinitionStore(
-  new S3Storage({ client: s3Client, bucket: config.DEFINITIONS_BUCKET, prefix: '' }),
-  { maxAgeSeconds: config.DEFINITIONS_MAX_AGE_SECONDS },
-);
-// Runs and `latest` are entries of this bucket and prefix: stacks or prefixes may share the table.
-const ledger = scopedLedger(
-  new DynamoDbLedger({ tableName: config.LEDGER_TABLE, client: tracer.captureAWSv3Client(createDynamoDbClient()) }),
-  storageScope(config.REPORTS_BUCKET, config.REPORTS_PREFIX),
-);
+const definitions = definitionStore(s3, config);
+const ledger = reportsLedger(config, tracer);
 const jobs = new JobStatusStore(ledger);
 const credentials = new SecretsManagerCredentialsSource({
   secretId: config.PLANNING_SECRET_ID,
-  client: secretsClient,
+  client: secrets,
   maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS,
 });
-const linkKeys = new SecretsManagerLinkKeySource({ secretId: config.LINK_KEY_SECRET_ID, client: secretsClient });
+const linkKeys = new SecretsManagerLinkKeySource({ secretId: config.LINK_KEY_SECRET_ID, client: secrets });
 // Chat channels' webhook URLs, read from the secrets their definitions name (the stack grants read on those).
-const webhooks = new SecretsManagerWebhookSource({ client: secretsClient, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
-const mailer = new SesMailer({ client: tracer.captureAWSv3Client(createSesClient()), configurationSet: config.MAIL_CONFIGURATION_SET });
+const webhooks = new SecretsManagerWebhookSource({ client: secrets, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
+const mailer = sesMailer(tracer, config.MAIL_CONFIGURATION_SET);
 const events = new EventBridgePublisher({
   busName: config.EVENT_BUS_NAME,
   client: tracer.captureAWSv3Client(createEventBridgeClient()),
