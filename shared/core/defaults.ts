@@ -35,6 +35,16 @@ export const RUN_LINK_STALE_MINUTES = 20;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * Board items asked for per request by an export. The items operation has no total, so each board's
+ * pages are a chain of requests one after the other: at the API's default of 50 a board of 10,000
+ * features is 201 round trips, at 1,000 it is 11, and the client's per-request cost shrinks with them
+ * (docs/benchmarks.md). The API documents no maximum; a server that caps it silently sends shorter
+ * pages, which the client follows, and one that refuses it with 400 gets the API's own 50 (see the
+ * client's API_BOARD_ITEMS_PAGE_SIZE).
+ */
+export const DEFAULT_BOARD_ITEMS_PAGE_SIZE = 1_000;
+
+/**
  * Pages with records one planning API list (one operation on one register, board or theme) may take
  * before it is taken for endless: 500,000 records at 50 a page, far past any real register or board,
  * while a server whose list never ends is stopped in minutes, not when memory runs out.

@@ -13,8 +13,12 @@ import type { RetryOptions } from './transport/retry';
 
 /** The API's maximum (and default) v1 page size. */
 export const MAX_PAGE_LIMIT = 50;
-/** Default `pageSize` of the PI Board Items `items` operation. */
-export const DEFAULT_BOARD_ITEMS_PAGE_SIZE = 50;
+/**
+ * The PI Board Items `items` operation's own page size: what a client asks for when it was given no
+ * boardItemsPageSize (the command line's probes, the tests), and what it falls back to when a server
+ * refuses a larger one. An export's size is DEFAULT_BOARD_ITEMS_PAGE_SIZE of its settings.
+ */
+export const API_BOARD_ITEMS_PAGE_SIZE = 50;
 
 export interface PlanningApiClientOptions {
   credentials: Credentials;
@@ -58,7 +62,11 @@ export interface PlanningApiClientOptions {
   onRequest?: ((event: RequestEvent) => void) | undefined;
 }
 
-/** The client's sizes and time limit, defaults filled in; a RangeError names the first bad one. */
+/**
+ * The client's sizes and time limit, defaults filled in. A door resolves them once (an export's
+ * settings, shared/report/definition/export-settings.ts); here they are only asserted to be of that
+ * parsed type, so a hand-built client fails at once: a RangeError names the first bad one.
+ */
 export function checkedSizes(options: PlanningApiClientOptions): {
   timeoutMs: number;
   pageLimit: number;
@@ -67,26 +75,23 @@ export function checkedSizes(options: PlanningApiClientOptions): {
   maxListPages: number;
   maxListBytes: number;
 } {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
+  const sizes = {
+    timeoutMs: options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS,
+    pageLimit: options.pageLimit ?? MAX_PAGE_LIMIT,
+    boardItemsPageSize: options.boardItemsPageSize ?? API_BOARD_ITEMS_PAGE_SIZE,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxListPages: options.maxListPages ?? DEFAULT_MAX_LIST_PAGES,
+    maxListBytes: options.maxListBytes ?? DEFAULT_MAX_LIST_BYTES,
+  };
+  if (!Number.isFinite(sizes.timeoutMs) || sizes.timeoutMs <= 0) {
+    throw new RangeError(`timeoutMs must be a positive number, got ${String(sizes.timeoutMs)}`);
   }
-  const pageLimit = options.pageLimit ?? MAX_PAGE_LIMIT;
-  if (!Number.isInteger(pageLimit) || pageLimit < 1 || pageLimit > MAX_PAGE_LIMIT) {
-    throw new RangeError(`pageLimit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${String(pageLimit)}`);
+  if (!Number.isInteger(sizes.pageLimit) || sizes.pageLimit < 1 || sizes.pageLimit > MAX_PAGE_LIMIT) {
+    throw new RangeError(`pageLimit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${String(sizes.pageLimit)}`);
   }
-  const boardItemsPageSize = options.boardItemsPageSize ?? DEFAULT_BOARD_ITEMS_PAGE_SIZE;
-  if (!Number.isInteger(boardItemsPageSize) || boardItemsPageSize < 1) {
-    throw new RangeError(`boardItemsPageSize must be a positive integer, got ${String(boardItemsPageSize)}`);
-  }
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
-    throw new RangeError(`maxResponseBytes must be a positive integer, got ${String(maxResponseBytes)}`);
-  }
-  const maxListPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
-  const maxListBytes = options.maxListBytes ?? DEFAULT_MAX_LIST_BYTES;
-  for (const [name, value] of [['maxListPages', maxListPages], ['maxListBytes', maxListBytes]] as const) {
+  for (const name of ['boardItemsPageSize', 'maxResponseBytes', 'maxListPages', 'maxListBytes'] as const) {
+    const value = sizes[name];
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
   }
-  return { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes };
+  return sizes;
 }

@@ -1,7 +1,7 @@
 import { PlanningApiError, SchemaMismatchError } from '../core/errors';
 import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
-import { checkedSizes, DEFAULT_BOARD_ITEMS_PAGE_SIZE, type PlanningApiClientOptions } from './client-options';
+import { checkedSizes, API_BOARD_ITEMS_PAGE_SIZE, type PlanningApiClientOptions } from './client-options';
 import { createLimiter } from './transport/concurrency';
 import { HttpTransport } from './transport/http-transport';
 import { redactErrorsOf } from './redacting-errors';
@@ -48,7 +48,7 @@ import {
   type ThemeProgress,
 } from './schemas';
 
-export { DEFAULT_BOARD_ITEMS_PAGE_SIZE, MAX_PAGE_LIMIT, type PlanningApiClientOptions } from './client-options';
+export { API_BOARD_ITEMS_PAGE_SIZE, MAX_PAGE_LIMIT, type PlanningApiClientOptions } from './client-options';
 
 export interface ListBoardsOptions {
   collectionIds?: readonly string[];
@@ -338,14 +338,14 @@ export class PlanningApiClient {
         try {
           body = await page(asked);
         } catch (error) {
-          if (!(error instanceof PlanningApiError) || error.status !== 400 || asked <= DEFAULT_BOARD_ITEMS_PAGE_SIZE) throw error;
-          this.#boardItemsPageCap = DEFAULT_BOARD_ITEMS_PAGE_SIZE;
+          if (!(error instanceof PlanningApiError) || error.status !== 400 || asked <= API_BOARD_ITEMS_PAGE_SIZE) throw error;
+          this.#boardItemsPageCap = API_BOARD_ITEMS_PAGE_SIZE;
           this.#log.warn('the planning API refused the board-items page size; using the default from now on', {
             operation,
             pageSize: asked,
-            fallback: DEFAULT_BOARD_ITEMS_PAGE_SIZE,
+            fallback: API_BOARD_ITEMS_PAGE_SIZE,
           });
-          body = await page(DEFAULT_BOARD_ITEMS_PAGE_SIZE);
+          body = await page(API_BOARD_ITEMS_PAGE_SIZE);
         }
         const { records } = readListEnvelope(body, 'data', operation);
         const items = records.map((raw, i) => parseRecord(boardItemSchema, raw, operation, { index: pageStart + i }));

@@ -2,7 +2,7 @@
 export {
   PlanningApiClient,
   MAX_PAGE_LIMIT,
-  DEFAULT_BOARD_ITEMS_PAGE_SIZE,
+  API_BOARD_ITEMS_PAGE_SIZE,
   type PlanningApiClientOptions,
   type ListBoardsOptions,
   type PiObjectiveGroupsOptions,

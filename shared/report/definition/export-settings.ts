@@ -7,20 +7,12 @@ import * as z from 'zod';
 import {
   DEFAULT_API_CONCURRENCY,
   DEFAULT_API_TIMEOUT_MS,
+  DEFAULT_BOARD_ITEMS_PAGE_SIZE,
   DEFAULT_MAX_LIST_BYTES,
   DEFAULT_MAX_LIST_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
 } from '../../core/defaults';
 import { ConfigError } from '../../core/errors';
-
-/**
- * Board items asked for per request by an export. The items operation has no total, so each board's
- * pages are a chain of requests one after the other: at the API's default of 50 a board of 10,000
- * features is 201 round trips, at 1,000 it is 11, and the client's per-request cost shrinks with them
- * (docs/benchmarks.md). The API documents no maximum; a server that caps it silently sends shorter
- * pages, which the client follows, and one that refuses it with 400 gets 50 (see the client).
- */
-export const EXPORT_BOARD_ITEMS_PAGE_SIZE = 1_000;
 
 const positiveInt = z.number().int().positive();
 
@@ -36,7 +28,7 @@ const exportSettingsSchema = z.object({
   /** Bytes of answers one list may take (API_MAX_LIST_BYTES). */
   maxListBytes: positiveInt.default(DEFAULT_MAX_LIST_BYTES),
   /** Board items per request. */
-  boardItemsPageSize: positiveInt.default(EXPORT_BOARD_ITEMS_PAGE_SIZE),
+  boardItemsPageSize: positiveInt.default(DEFAULT_BOARD_ITEMS_PAGE_SIZE),
   /** Overall deadline, epoch ms: no planning API request or retry goes past it. Undefined: none. */
   deadline: z.number().optional(),
 });

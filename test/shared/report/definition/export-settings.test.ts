@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_API_CONCURRENCY,
   DEFAULT_API_TIMEOUT_MS,
+  DEFAULT_BOARD_ITEMS_PAGE_SIZE,
   DEFAULT_MAX_LIST_BYTES,
   DEFAULT_MAX_LIST_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
 } from '../../../../shared/core/defaults';
 import { ConfigError } from '../../../../shared/core/errors';
-import { EXPORT_BOARD_ITEMS_PAGE_SIZE, resolveExportSettings } from '../../../../shared/report/definition/export-settings';
+import { resolveExportSettings } from '../../../../shared/report/definition/export-settings';
 
 describe('resolveExportSettings', () => {
   it('fills every setting a door leaves out with its default, and keeps no deadline as none', () => {
@@ -17,7 +18,7 @@ describe('resolveExportSettings', () => {
       maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
       maxListPages: DEFAULT_MAX_LIST_PAGES,
       maxListBytes: DEFAULT_MAX_LIST_BYTES,
-      boardItemsPageSize: EXPORT_BOARD_ITEMS_PAGE_SIZE,
+      boardItemsPageSize: DEFAULT_BOARD_ITEMS_PAGE_SIZE,
     });
     expect(resolveExportSettings({ concurrency: undefined, deadline: undefined }).concurrency).toBe(DEFAULT_API_CONCURRENCY);
   });
