@@ -1,4 +1,4 @@
-import { systemClock } from '../core/clock';
+import type { Clock } from '../core/clock';
 import { ChannelDeliveryError } from '../core/errors';
 import { retrying, timerSleep, type Sleep } from '../core/retry';
 import { failureOf, isRetryable, parseRetryAfter, type Failure } from '../core/retry-policy';
@@ -25,7 +25,8 @@ export interface WebhookPostOptions {
   readonly attempts?: number;
   /** Injected so tests wait on events, not on the clock. */
   readonly sleep?: Sleep;
-  readonly now?: () => Date;
+  /** The run's clock: a Retry-After date and the deadline are times on it. */
+  readonly now: Clock;
   /** The signal that ends an attempt after `ms`. Default AbortSignal.timeout; tests end it themselves. */
   readonly timeoutSignal?: (ms: number) => AbortSignal;
   /** A Retry-After longer than this is not waited for: the post fails as retryable. */
@@ -33,6 +34,9 @@ export interface WebhookPostOptions {
   /** Epoch ms (the Lambda's deadline): no retry waits past it. */
   readonly deadline?: number;
 }
+
+/** The poster's settings a caller may set; the clock is the run's, passed apart. */
+export type WebhookPostSettings = Omit<WebhookPostOptions, 'now'>;
 
 export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000, attempts: 3, maxWaitMs: 30_000 } as const;
 /** Wait before a retry that did not say how long to wait: 1 s, 2 s, 4 s … */
@@ -43,8 +47,8 @@ export function webhookBody(payload: unknown): string {
   return JSON.stringify(payload);
 }
 
-export async function postWebhook(url: string, body: unknown, label: string, options: WebhookPostOptions = {}): Promise<void> {
-  const now = () => (options.now ?? systemClock)().getTime();
+export async function postWebhook(url: string, body: unknown, label: string, options: WebhookPostOptions): Promise<void> {
+  const now = () => options.now().getTime();
   const json = webhookBody(body);
   const maxWaitMs = options.maxWaitMs ?? WEBHOOK_DEFAULTS.maxWaitMs;
   await retrying<void>(
