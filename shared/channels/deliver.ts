@@ -1,9 +1,10 @@
+import type { Clock } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import type { Log } from '../core/logger';
 import type { ChannelMessage } from './channel';
 import { channelOf } from './channels';
 import type { ChannelTarget, WebhookRef } from './delivery-option';
-import { postWebhook, webhookBody, type WebhookPostOptions } from './webhook-post';
+import { postWebhook, webhookBody, type WebhookPostSettings } from './webhook-post';
 
 /** Reads a webhook URL from where the definition says it is kept (the secrets adapter). */
 export interface WebhookUrlSource {
@@ -23,7 +24,9 @@ export interface ChannelResult {
 export interface ChannelDeliveryDependencies {
   readonly webhooks: WebhookUrlSource | undefined;
   readonly log: Log;
-  readonly post?: WebhookPostOptions;
+  readonly post?: WebhookPostSettings;
+  /** The run's clock (Retry-After dates, the deadline). */
+  readonly clock: Clock;
   /**
    * Runs a post at most once per run and channel (the caller claims it in the run ledger first), so a
    * retried or twice-delivered run does not post again. Without it every call posts.
@@ -64,7 +67,7 @@ async function deliverOne(target: ChannelTarget, message: ChannelMessage, deps: 
     const post = async () => {
       if (write) return write(target, webhookBody(payload));
       url = await webhooks!.webhookUrl(target.webhook);
-      return postWebhook(url, payload, channel.label, deps.post);
+      return postWebhook(url, payload, channel.label, { ...deps.post, now: deps.clock });
     };
     const key = `${target.type}:${target.webhook.secretId}:${target.webhook.key}`;
     const outcome = deps.once ? await deps.once(key, post) : (await post(), 'sent' as const);

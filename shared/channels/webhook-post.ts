@@ -1,5 +1,6 @@
-import { systemClock } from '../core/clock';
+import type { Clock } from '../core/clock';
 import { ChannelDeliveryError } from '../core/errors';
+import { retrying, timerSleep, type Sleep } from '../core/retry';
 import { failureOf, isRetryable, parseRetryAfter, type Failure } from '../core/retry-policy';
 
 /**
@@ -23,8 +24,9 @@ export interface WebhookPostOptions {
   readonly timeoutMs?: number;
   readonly attempts?: number;
   /** Injected so tests wait on events, not on the clock. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly now?: () => Date;
+  readonly sleep?: Sleep;
+  /** The run's clock: a Retry-After date and the deadline are times on it. */
+  readonly now: Clock;
   /** The signal that ends an attempt after `ms`. Default AbortSignal.timeout; tests end it themselves. */
   readonly timeoutSignal?: (ms: number) => AbortSignal;
   /** A Retry-After longer than this is not waited for: the post fails as retryable. */
@@ -33,32 +35,38 @@ export interface WebhookPostOptions {
   readonly deadline?: number;
 }
 
+/** The poster's settings a caller may set; the clock is the run's, passed apart. */
+export type WebhookPostSettings = Omit<WebhookPostOptions, 'now'>;
+
 export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000, attempts: 3, maxWaitMs: 30_000 } as const;
 /** Wait before a retry that did not say how long to wait: 1 s, 2 s, 4 s … */
 const BACKOFF_MS = 1_000;
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The bytes a webhook gets for a payload: one serialisation, shared by the poster and the outbox. */
 export function webhookBody(payload: unknown): string {
   return JSON.stringify(payload);
 }
 
-export async function postWebhook(url: string, body: unknown, label: string, options: WebhookPostOptions = {}): Promise<void> {
-  const attempts = options.attempts ?? WEBHOOK_DEFAULTS.attempts;
-  const sleep = options.sleep ?? realSleep;
+export async function postWebhook(url: string, body: unknown, label: string, options: WebhookPostOptions): Promise<void> {
+  const now = () => options.now().getTime();
   const json = webhookBody(body);
-  for (let attempt = 1; ; attempt += 1) {
-    const failed = await postOnce(url, json, label, options);
-    if (failed === undefined) return;
-    if (!failed.error.retryable || attempt >= attempts) throw failed.error;
-    const nowMs = (options.now ?? systemClock)().getTime();
-    // An unreadable Retry-After is as good as none: the backoff applies.
-    const wait = parseRetryAfter(failed.retryAfter, nowMs) ?? BACKOFF_MS * 2 ** (attempt - 1);
-    if (wait > (options.maxWaitMs ?? WEBHOOK_DEFAULTS.maxWaitMs)) throw failed.error;
-    if (options.deadline !== undefined && nowMs + wait >= options.deadline) throw failed.error;
-    await sleep(wait);
-  }
+  const maxWaitMs = options.maxWaitMs ?? WEBHOOK_DEFAULTS.maxWaitMs;
+  await retrying<void>(
+    async (attempt, last) => {
+      const failed = await postOnce(url, json, label, options);
+      if (failed === undefined) return { value: undefined };
+      if (!failed.error.retryable || last) throw failed.error;
+      // An unreadable Retry-After is as good as none: the backoff applies.
+      const delayMs = parseRetryAfter(failed.retryAfter, now()) ?? BACKOFF_MS * 2 ** (attempt - 1);
+      if (delayMs > maxWaitMs) throw failed.error;
+      return { again: { delayMs, late: () => failed.error } };
+    },
+    {
+      attempts: options.attempts ?? WEBHOOK_DEFAULTS.attempts,
+      sleep: options.sleep ?? timerSleep,
+      remainingMs: () => (options.deadline === undefined ? Number.POSITIVE_INFINITY : options.deadline - now()),
+    },
+  );
 }
 
 interface FailedPost {

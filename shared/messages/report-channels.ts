@@ -1,5 +1,6 @@
 import { deliverToChannels, type ChannelDeliveryDependencies, type ChannelResult, type WebhookUrlSource } from '../channels/deliver';
-import type { WebhookPostOptions } from '../channels/webhook-post';
+import type { WebhookPostSettings } from '../channels/webhook-post';
+import type { Clock } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import type { Log } from '../core/logger';
 import type { OutgoingEmail } from '../email/ses-mailer';
@@ -14,7 +15,7 @@ import { buildChannelMessage } from './report-message';
 /** What the export job needs for chat channels: the webhook reader, and the poster's settings (tests). */
 export interface ChannelJobDependencies {
   readonly webhooks: WebhookUrlSource;
-  readonly post?: WebhookPostOptions;
+  readonly post?: WebhookPostSettings;
 }
 
 export interface RunChannelsContext {
@@ -26,6 +27,8 @@ export interface RunChannelsContext {
   readonly ledger: Ledger;
   readonly log: Log;
   readonly now: Date;
+  /** The run's clock: the webhook poster reads Retry-After dates and the deadline on it. */
+  readonly clock: Clock;
   readonly mail: { readonly send: (email: OutgoingEmail) => Promise<unknown>; readonly from: string | undefined } | undefined;
   /** Writes each channel's body instead of posting it (the outbox). */
   readonly write?: ChannelDeliveryDependencies['write'] | undefined;
@@ -52,7 +55,7 @@ export async function deliverRunToChannels(definition: ReportDefinition, result:
   // Each channel claims its post in the run ledger first, as the e-mail does: a retry does not post twice.
   const once = (channel: string, send: () => Promise<unknown>) =>
     sendOnce({ ledger: context.ledger, runKey, channel, log: context.log, now: context.now }, send);
-  const results = await deliverToChannels(targets, message, { webhooks: context.channels?.webhooks, log: context.log, post, once, write: context.write });
+  const results = await deliverToChannels(targets, message, { webhooks: context.channels?.webhooks, log: context.log, clock: context.clock, post, once, write: context.write });
   const noticeDeps = { ledger: context.ledger, send: context.mail?.send, from: context.mail?.from, log: context.log, now: context.now };
   await Promise.all(
     results.filter((r) => r.status !== 'skipped').map((r) =>

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock';
+import type { Sleep } from '../core/retry';
 import { DEFAULT_API_TIMEOUT_MS, DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESPONSE_BYTES } from '../core/defaults';
 import type { Log } from '../core/logger';
 import type { ConcurrencyLimiter } from './transport/concurrency';
@@ -54,7 +55,7 @@ export interface PlanningApiClientOptions {
   /** Injected for tests: the signal that ends an attempt after timeoutMs (default AbortSignal.timeout). */
   timeoutSignal?: (ms: number) => AbortSignal;
   /** Injected for tests: backoff sleep, jitter source and clock (Retry-After dates). */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: Sleep;
   random?: () => number;
   /** The door's clock: the deadline and Retry-After are times on it. */
   now: Clock;

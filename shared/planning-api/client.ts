@@ -1,6 +1,7 @@
 import { PlanningApiError, SchemaMismatchError } from '../core/errors';
 import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
+import { timerSleep } from '../core/retry';
 import { checkedSizes, API_BOARD_ITEMS_PAGE_SIZE, type PlanningApiClientOptions } from './client-options';
 import { createLimiter } from './transport/concurrency';
 import { HttpTransport } from './transport/http-transport';
@@ -8,7 +9,7 @@ import { redactErrorsOf } from './redacting-errors';
 import { pageOffset } from './paging';
 import { parseRecord, readBareObject, readListEnvelope, readObjectEnvelope } from './parse';
 import { PlanningApiRequester, type Call } from './transport/requester';
-import { resolveRetryOptions, sleep } from './transport/retry';
+import { resolveRetryOptions } from './transport/retry';
 import {
   boardItemSchema,
   boardRefSchema,
@@ -136,7 +137,7 @@ export class PlanningApiClient {
       log: this.#log,
       retry: resolveRetryOptions(options.retry),
       pageLimit,
-      sleep: options.sleep ?? sleep,
+      sleep: options.sleep ?? timerSleep,
       random: options.random ?? Math.random,
       // Deadlines are on the run's clock (the doors pass it); a client made alone keeps the system's.
       now: () => options.now().getTime(),

@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
  */
 const ROOT = join(import.meta.dirname, '..', '..');
 const WALL_CLOCK = /\bnew Date\(\)|\bDate\.now\b/;
+/** The real clock itself: only doors hand it down, so no default below them falls back on it. */
+const SYSTEM_CLOCK = /\bsystemClock\b/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -20,14 +22,14 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Code lines that read the wall clock (comments aside), as `file:line`. */
-function wallClockReads(file: string): string[] {
+/** Code lines that match `pattern` (comments aside), as `file:line`. */
+function codeLinesMatching(file: string, pattern: RegExp): string[] {
   return readFileSync(file, 'utf8')
     .split('\n')
     .flatMap((line, i) => {
       const code = line.replace(/\/\/.*$/, '').trim();
       if (code.startsWith('*') || code.startsWith('/*')) return [];
-      return WALL_CLOCK.test(code) ? [`${relative(ROOT, file)}:${i + 1}`] : [];
+      return pattern.test(code) ? [`${relative(ROOT, file)}:${i + 1}`] : [];
     });
 }
 
@@ -35,13 +37,26 @@ describe('the clock', () => {
   it('is read from the wall only in shared/core/clock.ts: every other time below the doors comes from a Clock passed down', () => {
     const reads = sources(join(ROOT, 'shared'))
       .filter((file) => !file.endsWith(join('core', 'clock.ts')))
-      .flatMap(wallClockReads);
+      .flatMap((file) => codeLinesMatching(file, WALL_CLOCK));
     expect(reads).toEqual([]);
+  });
+
+  it('is handed down as systemClock only by the doors: nothing under shared/ but clock.ts names it (no `?? systemClock` default)', () => {
+    const uses = sources(join(ROOT, 'shared'))
+      .filter((file) => !file.endsWith(join('core', 'clock.ts')))
+      .flatMap((file) => codeLinesMatching(file, SYSTEM_CLOCK));
+    expect(uses).toEqual([]);
   });
 
   it('finds a wall-clock read where there is one (the check itself works)', () => {
     expect(WALL_CLOCK.test('const at = new Date();')).toBe(true);
     expect(WALL_CLOCK.test('const ms = Date.now();')).toBe(true);
     expect(WALL_CLOCK.test('const at = new Date(run.startedAt);')).toBe(false);
+  });
+
+  it('finds a systemClock default where there is one (the check itself works)', () => {
+    expect(SYSTEM_CLOCK.test('const now = (options.now ?? systemClock)().getTime();')).toBe(true);
+    expect(SYSTEM_CLOCK.test("import { systemClock, type Clock } from '../core/clock';")).toBe(true);
+    expect(SYSTEM_CLOCK.test('const now = options.now().getTime();')).toBe(false);
   });
 });

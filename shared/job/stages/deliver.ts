@@ -40,6 +40,7 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext): Pr
     ledger: context.ledger,
     log: context.log,
     now: at,
+    clock: context.clock,
     mail: context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
     write: outbox && channelWriter(outbox, run, definition.delivery?.channels ?? []),
   });

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { NotFoundError } from '../../core/errors';
 import type { Log } from '../../core/logger';
+import { retrying, type Sleep } from '../../core/retry';
 import { isRetryable, parseRetryAfter } from '../../core/retry-policy';
 import type { ConcurrencyLimiter } from './concurrency';
 import { deadlineError, documentedError, exhaustedError, httpError, outcomeFailure, tooLargeError } from '../client-errors';
@@ -58,7 +59,7 @@ export interface RequesterOptions {
   retry: RetryOptions;
   /** v1 page size. */
   pageLimit: number;
-  sleep: (ms: number) => Promise<void>;
+  sleep: Sleep;
   random: () => number;
   now: () => number;
   onRequest: ((event: RequestEvent) => void) | undefined;
@@ -77,7 +78,7 @@ export class PlanningApiRequester {
   readonly #log: Log;
   readonly #retry: RetryOptions;
   readonly #pageLimit: number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: Sleep;
   readonly #random: () => number;
   readonly #now: () => number;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
@@ -177,62 +178,68 @@ export class PlanningApiRequester {
     const base = call.api === 'v1' ? `${this.#baseUrl.replace(/\/+$/, '')}/api/v1` : this.#legacyBaseUrl;
     const url = joinUrl(base, call.path, call.query);
     const path = `${url.pathname}${url.search}`;
-    const { maxAttempts } = this.#retry;
     const context = {
       redact: (t: string) => this.#transport.redact(t),
       timeoutMs: this.#transport.timeoutMs,
       maxResponseBytes: this.#transport.maxResponseBytes,
     };
 
-    for (let attempt = 1; ; attempt += 1) {
-      // Checked again once a slot is free: waiting for one can take long when the server hangs.
-      let outOfTime = false;
-      const outcome = await this.#limiter.run(() => {
-        const remaining = this.#remainingMs();
-        if (remaining <= 0) {
-          outOfTime = true;
-          return Promise.resolve({ kind: 'timeout', durationMs: 0 } as const);
+    return retrying<unknown>(
+      async (attempt, last) => {
+        // Checked again once a slot is free: waiting for one can take long when the server hangs.
+        let outOfTime = false;
+        const outcome = await this.#limiter.run(() => {
+          const remaining = this.#remainingMs();
+          if (remaining <= 0) {
+            outOfTime = true;
+            return Promise.resolve({ kind: 'timeout', durationMs: 0 } as const);
+          }
+          return this.#transport.send({ method: call.method, url, body: call.body, timeoutMs: remaining });
+        });
+        if (outOfTime) throw deadlineError(call, attempt - 1);
+        const status = outcome.kind === 'response' || outcome.kind === 'too-large' ? outcome.status : undefined;
+
+        const report = { operation: call.operation, method: call.method, path, status, attempt, durationMs: outcome.durationMs };
+
+        if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
+          this.#emit({ ...report, outcome: 'ok', retried: false });
+          this.#log.debug('planning API request', report);
+          call.onAnswer?.(outcome.bytes);
+          return { value: parseJsonBody(outcome.text, call.operation, (t) => this.#transport.redact(t)) };
         }
-        return this.#transport.send({ method: call.method, url, body: call.body, timeoutMs: remaining });
-      });
-      if (outOfTime) throw deadlineError(call, attempt - 1);
-      const status = outcome.kind === 'response' || outcome.kind === 'too-large' ? outcome.status : undefined;
 
-      const report = { operation: call.operation, method: call.method, path, status, attempt, durationMs: outcome.durationMs };
+        if (outcome.kind === 'too-large') {
+          this.#emit({ ...report, outcome: 'too-large', retried: false });
+          throw tooLargeError(call, outcome, context);
+        }
+        const documented = outcome.kind === 'response' ? documentedError(call, outcome, context, this.#callFacts(call)) : undefined;
+        if (documented) {
+          this.#emit({ ...report, outcome: 'http-error', retried: false });
+          throw documented;
+        }
+        const retryable = isRetryable(outcomeFailure(outcome));
+        const retried = retryable && !last;
+        const failure = outcome.kind === 'response' ? 'http-error' : outcome.kind === 'timeout' ? 'timeout' : 'network-error';
+        this.#emit({ ...report, outcome: failure, retried });
+        if (!retryable) throw outcome.kind === 'response' ? httpError(call, outcome, context) : exhaustedError(call, outcome, attempt, context);
+        if (outcome.kind === 'timeout' && this.#remainingMs() <= 0) throw deadlineError(call, attempt);
+        if (!retried) throw exhaustedError(call, outcome, attempt, context);
 
-      if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
-        this.#emit({ ...report, outcome: 'ok', retried: false });
-        this.#log.debug('planning API request', report);
-        call.onAnswer?.(outcome.bytes);
-        return parseJsonBody(outcome.text, call.operation, (t) => this.#transport.redact(t));
-      }
-
-      if (outcome.kind === 'too-large') {
-        this.#emit({ ...report, outcome: 'too-large', retried: false });
-        throw tooLargeError(call, outcome, context);
-      }
-      const documented = outcome.kind === 'response' ? documentedError(call, outcome, context, this.#callFacts(call)) : undefined;
-      if (documented) {
-        this.#emit({ ...report, outcome: 'http-error', retried: false });
-        throw documented;
-      }
-      const retryable = isRetryable(outcomeFailure(outcome));
-      const retried = retryable && attempt < maxAttempts;
-      const failure = outcome.kind === 'response' ? 'http-error' : outcome.kind === 'timeout' ? 'timeout' : 'network-error';
-      this.#emit({ ...report, outcome: failure, retried });
-      if (!retryable) throw outcome.kind === 'response' ? httpError(call, outcome, context) : exhaustedError(call, outcome, attempt, context);
-      if (outcome.kind === 'timeout' && this.#remainingMs() <= 0) throw deadlineError(call, attempt);
-      if (!retried) throw exhaustedError(call, outcome, attempt, context);
-
-      const delayMs =
-        outcome.kind === 'response'
-          ? retryDelay(attempt, parseRetryAfter(outcome.headers.get('retry-after'), this.#now()), this.#retry, this.#random)
-          : backoffDelay(attempt, this.#retry, this.#random);
-      // A wait that would end past the deadline is not started: the next attempt could not finish.
-      if (delayMs >= this.#remainingMs()) throw deadlineError(call, attempt);
-      this.#log.warn('planning API request failed; retrying', { ...report, failure, delayMs });
-      await this.#sleep(delayMs);
-    }
+        const delayMs =
+          outcome.kind === 'response'
+            ? retryDelay(attempt, parseRetryAfter(outcome.headers.get('retry-after'), this.#now()), this.#retry, this.#random)
+            : backoffDelay(attempt, this.#retry, this.#random);
+        // A wait that would end past the deadline is not started (retrying): the next attempt could not finish.
+        return {
+          again: {
+            delayMs,
+            late: () => deadlineError(call, attempt),
+            beforeWait: () => this.#log.warn('planning API request failed; retrying', { ...report, failure, delayMs }),
+          },
+        };
+      },
+      { attempts: this.#retry.maxAttempts, sleep: this.#sleep, remainingMs: () => this.#remainingMs() },
+    );
   }
 
   /** What the documented errors name: the board of the call and the prefix of the legacy address. */

@@ -3,8 +3,8 @@
  * (delay = random() * min(maxDelayMs, baseDelayMs * 2^(attempt - 1))), which spreads the retries of
  * many parallel page requests instead of sending them back in lock-step after a 429.
  *
- * The loop itself lives in requester.ts because it must release its concurrency slot before
- * sleeping; this module holds how long to wait, so it can be tested without a server. Which failures
+ * The loop is the exporter's one (core/retry.ts), run by requester.ts, which releases its concurrency
+ * slot before sleeping; this module holds how long to wait, so it can be tested without a server. Which failures
  * are retried at all, and how Retry-After is read, is the exporter's one retry policy
  * (core/retry-policy.ts).
  */
@@ -51,9 +51,4 @@ export function retryDelay(
 ): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, options.maxDelayMs);
   return backoffDelay(attempt, options, random);
-}
-
-/** Default sleep; tests inject a recording one. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

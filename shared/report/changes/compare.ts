@@ -1,3 +1,4 @@
+import type { Clock } from '../../core/clock';
 import type { TableRow } from '../../table/table';
 import { emptyCounts, type ChangeCounts, type ChangeRow } from './model';
 import { readSnapshot, SnapshotReadError, type SnapshotHeader } from './snapshot';
@@ -34,9 +35,10 @@ export class TableComparison {
     private readonly openBaseline: () => Promise<AsyncIterable<Uint8Array>>,
     private readonly baseline: SnapshotHeader,
     private readonly current: SnapshotHeader,
+    now: Clock,
     expectedRows: number,
   ) {
-    this.remaining = SpilledKeyPrints.open({ expectedRows });
+    this.remaining = SpilledKeyPrints.open({ expectedRows, now });
     this.baseUnits = new Set(baseline.scope.units.map((u) => u.id));
     this.currentUnits = new Set(current.scope.units.map((u) => u.id));
   }
@@ -50,6 +52,8 @@ export class TableComparison {
     bound: BoundSpec,
     openBaseline: () => Promise<AsyncIterable<Uint8Array>>,
     current: SnapshotHeader,
+    /** The run's clock: the key map judges stale scratch directories by it. */
+    now: Clock,
     /** The baseline's rows (its manifest says): the key map's buckets are sized for them. */
     baselineRows = 0,
   ): Promise<TableComparison | string> {
@@ -61,7 +65,7 @@ export class TableComparison {
         (header) => {
           refusal = incompatibility(bound, header, current);
           if (refusal !== undefined) throw new StopReading();
-          comparison = new TableComparison(bound, openBaseline, header, current, baselineRows);
+          comparison = new TableComparison(bound, openBaseline, header, current, now, baselineRows);
         },
         { onKey: (key, print) => comparison!.remaining.set(key, print) },
       );

@@ -1,3 +1,4 @@
+import { fixedClock } from '../../core/clock';
 import { errorMessage, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { ObjectUpload, Storage, StoredObject } from '../../storage/storage';
@@ -263,7 +264,7 @@ async function loadComparison(
     return chunks;
   };
   try {
-    const loaded = await TableComparison.load(bound, openBaseline, header, entry.rows);
+    const loaded = await TableComparison.load(bound, openBaseline, header, fixedClock(deps.startedAt), entry.rows);
     return typeof loaded === 'string' ? { note: loaded, scope: false } : loaded;
   } catch (error) {
     if (error instanceof SnapshotReadError) return unreadable(`could not be read: ${error.message}`);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { errorMessage, LeaseLostError, RunInProgressError, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
+import { timerSleep, type Sleep } from '../../core/retry';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 
@@ -20,9 +21,9 @@ export const LEASE_RENEW_MS = 15_000;
  */
 export const SILENT_HOLDER_MS = 2 * LEASE_RENEW_MS;
 
-/** Waits `ms` (timers); tests pass one that moves their clock instead. */
-export type Wait = (ms: number) => Promise<void>;
-export const timerWait: Wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms` (timers); tests pass one that moves their clock instead. The exporter's one sleep. */
+export type Wait = Sleep;
+export const timerWait: Wait = timerSleep;
 /** Run entries outlive every retry of a run (Lambda: 6 h; a manual --run-id: weeks), then expire. */
 const RUN_ENTRY_DAYS = 35;
 /** Compare-and-swap rounds before giving up: each lost round means another writer made progress. */

@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverToChannels, type WebhookUrlSource } from '../../../shared/channels/deliver';
+import { fixedClock } from '../../../shared/core/clock';
 import type { Log } from '../../../shared/core/logger';
 import { messageRunKey, sendOnce } from '../../../shared/messages/message-claim';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { sampleMessage } from '../../support/channel-message';
 import { startWebhookRecorder, type WebhookRecorder } from '../../support/webhook-recorder';
+
+const clock = fixedClock(new Date('2026-11-23T06:00:00Z'));
 
 function recordingLog(): Log & { lines: string[] } {
   const lines: string[] = [];
@@ -40,7 +43,7 @@ describe('delivering to several channels', () => {
         { type: 'teams', webhook: { secretId: 'chat/webhooks', key: 'good' } },
       ],
       sampleMessage(),
-      { webhooks, log, post: { sleep: () => Promise.resolve() } },
+      { webhooks, log, clock, post: { sleep: () => Promise.resolve() } },
     );
     expect(results).toEqual([
       { type: 'slack', webhook: 'secret "chat/webhooks", field "dead"', status: 'failed', error: 'the Slack webhook could not be reached (ECONNREFUSED)' },
@@ -52,7 +55,7 @@ describe('delivering to several channels', () => {
   });
 
   it('records a channel as failed when no webhook reader is configured', async () => {
-    const [result] = await deliverToChannels([{ type: 'slack', webhook: { secretId: 's', key: 'k' } }], sampleMessage(), { webhooks: undefined, log: recordingLog() });
+    const [result] = await deliverToChannels([{ type: 'slack', webhook: { secretId: 's', key: 'k' } }], sampleMessage(), { webhooks: undefined, log: recordingLog(), clock });
     expect(result).toMatchObject({ status: 'failed', error: 'no webhook secret reader is configured' });
   });
 
@@ -66,10 +69,10 @@ describe('delivering to several channels', () => {
         sendOnce({ ledger, runKey: messageRunKey('weekly', 'run-moved'), channel, log, now: new Date('2026-11-23T06:00:00Z') }, send);
       const target = { type: 'slack', webhook: { secretId: 'chat/webhooks', key: 'moved' } } as const;
       hooks.script({ status: 302, location: hooks.url('slack/ELSEWHERE') });
-      const [first] = await deliverToChannels([target], sampleMessage(), { webhooks, log, once });
+      const [first] = await deliverToChannels([target], sampleMessage(), { webhooks, log, clock, once });
       expect(first).toMatchObject({ status: 'failed', error: expect.stringContaining('answered 302, a redirect') as unknown });
       expect(hooks.postsTo('slack/ELSEWHERE')).toEqual([]);
-      const [retry] = await deliverToChannels([target], sampleMessage(), { webhooks, log, once });
+      const [retry] = await deliverToChannels([target], sampleMessage(), { webhooks, log, clock, once });
       expect(retry).toMatchObject({ status: 'sent' });
       expect(hooks.postsTo('slack/MOVED').map((p) => p.method)).toEqual(['POST', 'POST']);
     } finally {
@@ -86,15 +89,15 @@ describe('delivering to several channels', () => {
       const runKey = messageRunKey('weekly', 'run-1');
       const once = (channel: string, send: () => Promise<unknown>) => sendOnce({ ledger, runKey, channel, log, now: new Date('2026-11-23T06:00:00Z') }, send);
       const target = { type: 'slack', webhook: { secretId: 'chat/webhooks', key: 'team' } } as const;
-      const first = await deliverToChannels([target], sampleMessage(), { webhooks, log, once });
-      const retry = await deliverToChannels([target], sampleMessage(), { webhooks, log, once });
+      const first = await deliverToChannels([target], sampleMessage(), { webhooks, log, clock, once });
+      const retry = await deliverToChannels([target], sampleMessage(), { webhooks, log, clock, once });
       expect(first.map((r) => r.status)).toEqual(['sent']);
       expect(retry.map((r) => r.status)).toEqual(['skipped']);
       expect(hooks.postsTo('slack/ONCE')).toHaveLength(1);
       // Another run of the same report posts again.
       const nextRun = (channel: string, send: () => Promise<unknown>) =>
         sendOnce({ ledger, runKey: messageRunKey('weekly', 'run-2'), channel, log, now: new Date('2026-11-30T06:00:00Z') }, send);
-      const next = await deliverToChannels([target], sampleMessage(), { webhooks, log, once: nextRun });
+      const next = await deliverToChannels([target], sampleMessage(), { webhooks, log, clock, once: nextRun });
       expect(next.map((r) => r.status)).toEqual(['sent']);
       expect(hooks.postsTo('slack/ONCE')).toHaveLength(2);
     } finally {

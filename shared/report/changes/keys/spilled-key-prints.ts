@@ -24,7 +24,7 @@
  *
  * Synchronous file calls: each is short and local, and a promise per row would cost more than the read.
  */
-import { systemClock, type Clock } from '../../../core/clock';
+import type { Clock } from '../../../core/clock';
 import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync, type PathLike } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,8 +41,11 @@ export interface SpilledKeyPrintsOptions {
   readonly expectedRows?: number;
   /** Tests only: a hash that crowds keys together. */
   readonly hash?: KeyHash;
-  /** Judges scratch directories stale by their modification times: the system's clock, not the run's. */
-  readonly now?: Clock;
+  /**
+   * Judges scratch directories stale by their modification times: the run's clock (its start), which
+   * in production is the system's time give or take the run's length, far inside STALE_SCRATCH_MS.
+   */
+  readonly now: Clock;
   /** A table file up to this size is read back into memory (default IN_MEMORY_TABLE_BYTES); tests set 0. */
   readonly inMemoryTableBytes?: number;
 }
@@ -111,8 +114,8 @@ export class SpilledKeyPrints {
   }
 
   /** A map in a fresh scratch directory under the system's temporary one (Lambda's /tmp). */
-  static open(options: SpilledKeyPrintsOptions = {}): SpilledKeyPrints {
-    sweepStaleScratch(tmpdir(), (options.now ?? systemClock)().getTime());
+  static open(options: SpilledKeyPrintsOptions): SpilledKeyPrints {
+    sweepStaleScratch(tmpdir(), options.now().getTime());
     const directory = scratch('made', () => mkdtempSync(join(tmpdir(), SCRATCH_PREFIX)));
     return new SpilledKeyPrints(directory, options.expectedRows ?? 0, options.hash ?? cyrbKeyHash, options.inMemoryTableBytes ?? IN_MEMORY_TABLE_BYTES);
   }

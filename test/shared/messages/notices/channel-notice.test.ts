@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deliverToChannels, type ChannelResult } from '../../../../shared/channels/deliver';
 import { SesMailer } from '../../../../shared/email/ses-mailer';
+import { fixedClock } from '../../../../shared/core/clock';
 import type { Log } from '../../../../shared/core/logger';
 import type { OutgoingEmail } from '../../../../shared/email/ses-mailer';
 import { channelNoticeKey, noticeChannel } from '../../../../shared/messages/notices/channel-notice';
@@ -88,7 +89,7 @@ describe('a chat channel failure streak', () => {
       });
       const urls: Record<string, string> = { a: hook.url(`slack/T000/B000/${secret}`), b: hook.url(`teams/workflows/${secret}`) };
       const results = await deliverToChannels(definition.delivery!.channels, sampleMessage(), {
-        webhooks: { webhookUrl: (ref) => Promise.resolve(urls[ref.key]!) }, log, post: { sleep: () => Promise.resolve() },
+        webhooks: { webhookUrl: (ref) => Promise.resolve(urls[ref.key]!) }, log, clock: fixedClock(new Date('2026-11-23T06:00:00Z')), post: { sleep: () => Promise.resolve() },
       });
       expect(results.map((r) => [r.status, r.error])).toEqual([
         ['failed', 'the Slack webhook answered 400: it refused the message'],

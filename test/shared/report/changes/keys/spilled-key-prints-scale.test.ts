@@ -1,5 +1,6 @@
 // @tier slow
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../../../../shared/core/clock';
 import { SpilledKeyPrints } from '../../../../../shared/report/changes/keys/spilled-key-prints';
 import { makeTempDir, type TempDir } from '../../../../support/temp-dir';
 
@@ -24,7 +25,7 @@ describe('the spilled comparison key map at two million rows', () => {
 
   it('keeps every one of 2,000,000 keys apart, holding a bounded working set plus one bit a row', () => {
     const rows = 2_000_000;
-    const map = open({ expectedRows: rows });
+    const map = open({ expectedRows: rows, now: fixedClock(new Date('2026-11-23T06:00:00Z')) });
     // Fingerprints as cyrb53 makes them: 53 bits.
     const printOf = (i: number) => i * 4_503_599_627 + 7;
     for (let i = 0; i < rows; i++) map.set(`1003\u001f${i}`, printOf(i));

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../../../../shared/core/clock';
 import { IN_MEMORY_TABLE_BYTES, SCRATCH_PREFIX, ScratchFileError, SpilledKeyPrints, STALE_SCRATCH_MS, type KeyHash } from '../../../../../shared/report/changes/keys/spilled-key-prints';
 import { mulberry32 } from '../../../../../simulator/random';
 import { makeTempDir, type TempDir } from '../../../../support/temp-dir';
@@ -70,8 +71,9 @@ describe('the spilled comparison key map', () => {
   let temp: TempDir;
   let tmpdirBefore: string | undefined;
   const maps: SpilledKeyPrints[] = [];
-  const open = (options: Parameters<typeof SpilledKeyPrints.open>[0] = {}) => {
-    const map = SpilledKeyPrints.open(options);
+  // The run's clock where a test reads no time from it: the scratch made here is never stale by it.
+  const open = (options: Partial<Parameters<typeof SpilledKeyPrints.open>[0]> = {}) => {
+    const map = SpilledKeyPrints.open({ now: fixedClock(new Date('2026-11-23T06:00:00Z')), ...options });
     maps.push(map);
     return map;
   };
