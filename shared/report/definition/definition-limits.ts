@@ -28,7 +28,12 @@ export const DEFINITION_LIMITS = {
   name: 200,
 } as const;
 
-export const grouped = (n: number): string => n.toLocaleString('en-US');
+/**
+ * A whole number with thousands separators, as en-US writes it ("1,000"). Not toLocaleString: the
+ * schemas' messages are built when the module loads, and a process's first Intl call costs about
+ * 20 ms of every function's cold start.
+ */
+export const grouped = (n: number): string => String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /**
  * A selector: ids, keys or titles of `what` (`'board id or title'`), checked within the limits. Left
