@@ -1,7 +1,7 @@
 /**
  * PDF text measurement (one process per run): the report's PDF (shared/render/pdf/) with one text in
  * every place it has text (title and page header, headings, Summary lines and a table, a Trends block
- * with its chart), as test/shared/render/pdf/wrap-text.test.ts renders it.
+ * with its chart): reportWithTextEverywhere of the test kit, as wrap-text.test.ts renders it.
  *
  *   unbroken        `length` characters and no space
  *   spaced          the same length in words of 9 letters, each with a space after it
@@ -10,8 +10,8 @@
  *   accents-spaced  the same letters, a space after every 9 of them
  */
 import { reportResult, workerInput } from '../lib/child';
-import { readerFormat } from '../../shared/core/format';
-import { renderReportPdf, type PdfReport } from '../../shared/render/pdf/document';
+import { renderReportPdf } from '../../shared/render/pdf/document';
+import { reportWithTextEverywhere } from '../../test/support/pdf-text-report';
 
 export type PdfTextKind = 'unbroken' | 'spaced' | 'spaces' | 'accents' | 'accents-spaced';
 
@@ -44,40 +44,8 @@ function textOf(kind: PdfTextKind, length: number): string {
   }
 }
 
-function report(text: string): PdfReport {
-  return {
-    title: text,
-    header: `${text} – 2026-11-23`,
-    summary: {
-      title: text,
-      sections: [
-        { heading: text, lines: [{ label: text, value: text, delta: text }] },
-        { heading: 'Table', lines: [], grid: { columns: [{ label: text }, { label: 'Open', type: 'integer' }], rows: [{ values: [text, 3] }] } },
-      ],
-    },
-    chartSheets: [
-      {
-        heading: text,
-        sentence: text,
-        blocks: [
-          {
-            title: text,
-            categoryLabel: text,
-            columns: [{ label: text, format: 'integer' }],
-            rows: [{ category: '2026-11-16', values: [2] }, { category: text, values: [3] }],
-            chart: { kind: 'line', series: [0] },
-          },
-        ],
-      },
-    ],
-    createdAt: new Date('2026-11-23T06:00:00Z'),
-    format: readerFormat('en-GB', 'Europe/Berlin'),
-    creator: 'planning-report-exporter',
-  };
-}
-
 const input = workerInput<Input>();
-const content = report(textOf(input.kind, input.length));
+const content = reportWithTextEverywhere(textOf(input.kind, input.length));
 const cpu = process.cpuUsage();
 const started = performance.now();
 const bytes = await renderReportPdf(content);

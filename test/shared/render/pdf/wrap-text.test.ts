@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readerFormat } from '../../../../shared/core/format';
 import { EXCEL_CELL_MAX_CHARS } from '../../../../shared/render/cell-text';
 import { renderReportPdf, type PdfReport } from '../../../../shared/render/pdf/document';
+import { reportWithTextEverywhere as everywhere } from '../../../support/pdf-text-report';
 import { pdfInfo, pdfPages } from '../../../support/read-pdf';
 
 /**
@@ -19,39 +19,6 @@ const SPACES = `${' '.repeat(100_000)}.`;
 const ACCENTED = 'a\u0301\u0302\u0303\u0304\u0306\u0307\u0308\u030a';
 const MARKS = ACCENTED.repeat(2_000);
 const MARKER = `[truncated: ${(100_000).toLocaleString('en-US')} characters in full, see the CSV]`;
-
-/** The text in every place the PDF has text: title and header, headings, lines, a table, a chart's block. */
-function everywhere(text: string): PdfReport {
-  return {
-    title: text,
-    header: `${text} – 2026-11-23`,
-    summary: {
-      title: text,
-      sections: [
-        { heading: text, lines: [{ label: text, value: text, delta: text }] },
-        { heading: 'Table', lines: [], grid: { columns: [{ label: text }, { label: 'Open', type: 'integer' }], rows: [{ values: [text, 3] }] } },
-      ],
-    },
-    chartSheets: [
-      {
-        heading: text,
-        sentence: text,
-        blocks: [
-          {
-            title: text,
-            categoryLabel: text,
-            columns: [{ label: text, format: 'integer' }],
-            rows: [{ category: text, values: [2] }, { category: '2026-11-23', values: [3] }],
-            chart: { kind: 'line', series: [0] },
-          },
-        ],
-      },
-    ],
-    createdAt: new Date('2026-11-23T06:00:00Z'),
-    format: readerFormat('en-GB', 'Europe/Berlin'),
-    creator: 'planning-report-exporter',
-  };
-}
 
 describe('text no reader writes, in every place of the PDF', () => {
   let dir: string;
