@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { slowTestFiles } from './test/support/test-tiers.js';
+import { simulatorTestFiles, slowTestFiles, testFiles } from './test/support/test-tiers.js';
 
 /**
  * Two tiers. `npm test` runs both; `npm run test:fast` runs the fast tier alone, in seconds, while
@@ -10,7 +10,14 @@ import { slowTestFiles } from './test/support/test-tiers.js';
  * renaming or moving a test cannot change its tier; test/architecture/test-tiers.test.ts fails when a
  * file doing slow work lacks the marker.
  */
-const SLOW = slowTestFiles(fileURLToPath(new URL('.', import.meta.url)));
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+const SLOW = slowTestFiles(ROOT);
+/**
+ * The fast tests whose imports reach the simulator, run a second time against the field names and
+ * shapes of the service's public documentation (the `docs` project): the other tests cannot tell the
+ * vocabularies apart, so running them twice would only cost CI minutes.
+ */
+const SIMULATOR_BACKED = simulatorTestFiles(ROOT, testFiles(ROOT).filter((file) => !SLOW.includes(file)));
 
 export default defineConfig({
   test: {
@@ -19,11 +26,12 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // SIMULATOR_VOCABULARY=docs runs every simulator-backed test against the docs' field names.
+    // SIMULATOR_VOCABULARY=docs runs every simulator-backed test against the docs' field names (the `docs` project).
     setupFiles: ['test/support/simulator-vocabulary.ts'],
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW } },
       { extends: true, test: { name: 'slow', include: SLOW } },
+      { extends: true, test: { name: 'docs', include: SIMULATOR_BACKED, env: { SIMULATOR_VOCABULARY: 'docs' } } },
     ],
     coverage: {
       provider: 'v8',

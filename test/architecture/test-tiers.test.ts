@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import config from '../../vitest.config';
-import { isMarkedSlow, SLOW_MARKER, slowTestFiles, testFiles } from '../support/test-tiers';
+import { isMarkedSlow, simulatorTestFiles, SLOW_MARKER, slowTestFiles, testFiles } from '../support/test-tiers';
 
 /**
  * The tier of a test file is its first line, so these checks keep the marker honest: work that
@@ -53,5 +53,19 @@ describe('test tiers', () => {
     expect(fast.test.exclude).toEqual(marked);
     // The 100,000-row render once ran in the fast tier after a rename its file-name pattern missed.
     expect(marked).toContain('test/shared/render/xlsx/workbook-large.test.ts');
+  });
+
+  it('runs the fast tests that reach the simulator, and only those, again against the docs vocabulary', () => {
+    const projects = (config.test?.projects ?? []) as { test: { name: string; include?: string[]; env?: Record<string, string> } }[];
+    const docs = projects.find((p) => p.test.name === 'docs')!;
+    expect(docs.test.env).toEqual({ SIMULATOR_VOCABULARY: 'docs' });
+    const marked = new Set(slowTestFiles(ROOT));
+    const fast = testFiles(ROOT).filter((file) => !marked.has(file));
+    expect(docs.test.include).toEqual(simulatorTestFiles(ROOT, fast));
+    // Directly, through the test kit (local-job → simulator), and not at all (a pure unit test).
+    expect(docs.test.include).toContain('test/simulator/vocabulary.test.ts');
+    expect(docs.test.include).toContain('test/shared/report/run/run-export.test.ts');
+    expect(docs.test.include).not.toContain('test/architecture/test-tiers.test.ts');
+    expect(docs.test.include).not.toContain('test/shared/core/retry.test.ts');
   });
 });

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, posix, relative, sep } from 'node:path';
 
 /**
  * The two test tiers, decided by a marker inside each file rather than by its name or folder: a
@@ -34,4 +34,49 @@ export function testFiles(root: string, dir = 'test'): string[] {
 /** The test files of the slow tier: those whose first line is SLOW_MARKER. */
 export function slowTestFiles(root: string): string[] {
   return testFiles(root).filter((file) => isMarkedSlow(readFileSync(join(root, file), 'utf8')));
+}
+
+/** The source folder of the planning API simulator: a test whose imports reach it runs against one. */
+const SIMULATOR_DIR = 'simulator/';
+const IMPORT = /(?:\bfrom|\bimport\(?)\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+
+/** The file a relative specifier names: `x.js` and `x` are `x.ts`, a folder is its `index.ts`. */
+function resolveImport(root: string, from: string, specifier: string): string | undefined {
+  const base = posix.join(posix.dirname(from), specifier.replace(/\.js$/, ''));
+  return [`${base}.ts`, base, `${base}/index.ts`].find((candidate) => isFile(join(root, candidate)));
+}
+
+function isFile(path: string): boolean {
+  return existsSync(path) && statSync(path).isFile();
+}
+
+/**
+ * The test files whose relative imports reach the simulator, directly or through the test kit: the
+ * only ones whose outcome the simulator's vocabulary can change, so the docs-vocabulary project
+ * (vitest.config.ts) runs just these. A file that reaches it only by spawning a command would be
+ * missed; none does today (the demo's and the CLI's tests import the commands they run).
+ */
+export function simulatorTestFiles(root: string, files: readonly string[]): string[] {
+  const importsOf = new Map<string, string[]>();
+  const pending = [...files];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (importsOf.has(file) || file.startsWith(SIMULATOR_DIR)) continue;
+    const targets = [...readFileSync(join(root, file), 'utf8').matchAll(IMPORT)]
+      .map((match) => resolveImport(root, file, match[1] ?? ''))
+      .filter((target): target is string => target !== undefined);
+    importsOf.set(file, targets);
+    pending.push(...targets);
+  }
+  // Grow the set of files that reach the simulator until it stops growing: import cycles need no care.
+  const reaching = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [file, targets] of importsOf) {
+      if (!reaching.has(file) && targets.some((t) => t.startsWith(SIMULATOR_DIR) || reaching.has(t))) {
+        reaching.add(file);
+        grew = true;
+      }
+    }
+  }
+  return files.filter((file) => reaching.has(file));
 }
