@@ -34,7 +34,10 @@ export function withLifecycle<E, R>(
   handler: (event: E, context: Context) => Promise<R>,
   middlewares: readonly MiddlewareObj<E, R>[] = [],
 ): (event: unknown, context: Context) => Promise<R> {
-  const wrapped = middy(handler)
+  // No early timeout of middy's: the export keeps its own margin before Lambda's limit
+  // (exportDeadline) to report a failure, and middy's timer, 5 ms before the limit, could only cut that
+  // report short on a slow invocation, ending the same way Lambda's own timeout does.
+  const wrapped = middy(handler, { timeoutEarlyInMillis: 0 })
     .use(captureLambdaHandler(powertools.tracer))
     .use(logMetrics(powertools.metrics, { captureColdStartMetric: true }))
     .use(injectLambdaContext(powertools.logger, { resetKeys: true }))

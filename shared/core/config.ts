@@ -1,12 +1,7 @@
 import * as z from 'zod';
 import {
-  DEFAULT_API_CONCURRENCY,
-  DEFAULT_API_TIMEOUT_MS,
   DEFAULT_RUN_LINK_REUSE_MINUTES,
   DEFAULT_RUN_LINK_STARTS_PER_HOUR,
-  DEFAULT_MAX_LIST_BYTES,
-  DEFAULT_MAX_LIST_PAGES,
-  DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_SECRET_MAX_AGE_SECONDS,
   DEFAULT_DEFINITIONS_MAX_AGE_SECONDS,
   DEFAULT_FAN_OUT_ROWS,
@@ -22,6 +17,11 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const optionalUrl = z.url().optional();
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/**
+ * A planning API setting: checked here, defaulted once where the export's settings are resolved
+ * (resolveExportSettings, resolveClientSettings), so an unset variable stays unset until then.
+ */
+const apiSetting = z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().positive().optional());
 
 /** A door's configuration: its schema (for the types) and the loader that parses the environment with it, naming the door in errors. */
 function door<S extends z.ZodObject>(name: string, schema: S): { readonly schema: S; readonly load: (env: Env) => z.output<S> } {
@@ -46,10 +46,10 @@ const cli = door(
   z.object({
     AWS_ENDPOINT_URL_S3: optionalUrl,
     /** Largest planning API response read, bytes. */
-    API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
+    API_MAX_RESPONSE_BYTES: apiSetting,
     /** Pages and bytes one planning API list may take before it is taken for endless. */
-    API_MAX_LIST_PAGES: positiveInt(DEFAULT_MAX_LIST_PAGES),
-    API_MAX_LIST_BYTES: positiveInt(DEFAULT_MAX_LIST_BYTES),
+    API_MAX_LIST_PAGES: apiSetting,
+    API_MAX_LIST_BYTES: apiSetting,
   }),
 );
 export type CliConfig = z.output<typeof cli.schema>;
@@ -97,11 +97,11 @@ const lambdaSchema = z.object({
   LINK_KEY_SECRET_ID: z.string().min(1),
   /** Public base URL of the API, for e-mail links: https://abc.execute-api.eu-west-1.amazonaws.com/prod */
   LINK_BASE_URL: z.url(),
-  API_CONCURRENCY: positiveInt(DEFAULT_API_CONCURRENCY),
-  API_TIMEOUT_MS: positiveInt(DEFAULT_API_TIMEOUT_MS),
-  API_MAX_RESPONSE_BYTES: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
-  API_MAX_LIST_PAGES: positiveInt(DEFAULT_MAX_LIST_PAGES),
-  API_MAX_LIST_BYTES: positiveInt(DEFAULT_MAX_LIST_BYTES),
+  API_CONCURRENCY: apiSetting,
+  API_TIMEOUT_MS: apiSetting,
+  API_MAX_RESPONSE_BYTES: apiSetting,
+  API_MAX_LIST_PAGES: apiSetting,
+  API_MAX_LIST_BYTES: apiSetting,
   SECRET_MAX_AGE_SECONDS: positiveInt(DEFAULT_SECRET_MAX_AGE_SECONDS),
   /** The versioned bucket whose `definitions/` prefix holds one JSON object per report. */
   DEFINITIONS_BUCKET: z.string().min(3),

@@ -16,9 +16,9 @@ export function exportDeadline(nowMs: number, remainingMs: number): number {
  */
 export function jobExportSettings(
   config: {
-    readonly API_CONCURRENCY: number;
-    readonly API_TIMEOUT_MS: number;
-    readonly API_MAX_RESPONSE_BYTES: number;
+    readonly API_CONCURRENCY?: number | undefined;
+    readonly API_TIMEOUT_MS?: number | undefined;
+    readonly API_MAX_RESPONSE_BYTES?: number | undefined;
     readonly API_MAX_LIST_PAGES?: number | undefined;
     readonly API_MAX_LIST_BYTES?: number | undefined;
   },

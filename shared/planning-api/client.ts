@@ -2,7 +2,8 @@ import { PlanningApiError, SchemaMismatchError } from '../core/errors';
 import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
 import { timerSleep } from '../core/retry';
-import { checkedSizes, API_BOARD_ITEMS_PAGE_SIZE, type PlanningApiClientOptions } from './client-options';
+import type { PlanningApiClientOptions } from './client-options';
+import { API_BOARD_ITEMS_PAGE_SIZE, DEFAULT_CLIENT_SETTINGS } from './client-settings';
 import { createLimiter } from './transport/concurrency';
 import { HttpTransport } from './transport/http-transport';
 import { redactErrorsOf } from './redacting-errors';
@@ -49,7 +50,8 @@ import {
   type ThemeProgress,
 } from './schemas';
 
-export { API_BOARD_ITEMS_PAGE_SIZE, MAX_PAGE_LIMIT, type PlanningApiClientOptions } from './client-options';
+export type { PlanningApiClientOptions } from './client-options';
+export { API_BOARD_ITEMS_PAGE_SIZE, MAX_PAGE_LIMIT } from './client-settings';
 
 export interface ListBoardsOptions {
   collectionIds?: readonly string[];
@@ -118,7 +120,7 @@ export class PlanningApiClient {
   }
 
   constructor(options: PlanningApiClientOptions) {
-    const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes } = checkedSizes(options);
+    const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes } = options.settings ?? DEFAULT_CLIENT_SETTINGS;
     this.#listLimits = { maxPages: maxListPages, maxBytes: maxListBytes };
     this.#log = options.log ?? silentLog;
     this.#boardItemsPageSize = boardItemsPageSize;

@@ -10,6 +10,7 @@ export {
   type BoardItemsPage,
   type BoardStatuses,
 } from './client';
+export { resolveClientSettings, type ClientSettings, type ClientSettingsInput } from './client-settings';
 export type { RequestEvent } from './transport/requester';
 export { createLimiter, type ConcurrencyLimiter } from './transport/concurrency';
 export { trackerRef, type TrackerRef, type TrackerFamily, type TrackerItemFields, type TrackerRefOptions } from './tracker-ref';

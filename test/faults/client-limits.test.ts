@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { DeadlineExceededError, PlanningApiError, ResponseTooLargeError } from '../../shared/core/errors';
 import { exportDeadline } from '../../shared/job/run-context';
-import { PlanningApiClient, type RequestEvent } from '../../shared/planning-api';
+import { PlanningApiClient, resolveClientSettings, type RequestEvent } from '../../shared/planning-api';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
 import { lambdaContext } from '../support/lambda-events';
@@ -90,7 +90,7 @@ describe('client limits', () => {
     const register = sim.tenant.registers.find((r) => sim.tenant.risks(r.id).length > 2);
     expect(register).toBeDefined();
     sim.setFaults({ ignoreStartAt: true });
-    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), pageLimit: 2 });
+    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), settings: resolveClientSettings({ pageLimit: 2 }) });
     const rows: { id: string }[] = [];
     const error = await failureOf(drain(client.listRisks(register!.id), rows));
     expect(error).toBeInstanceOf(PlanningApiError);
@@ -100,7 +100,7 @@ describe('client limits', () => {
 
   it('pages of one record: the second page repeating the first stops the list after one record', async () => {
     sim.setFaults({ ignoreStartAt: true });
-    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), pageLimit: 1 });
+    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), settings: resolveClientSettings({ pageLimit: 1 }) });
     const registers: unknown[] = [];
     const error = await failureOf(drain(client.listRiskRegisters(), registers));
     expect(error.message).toMatch(/same page for startAt=1 as for startAt=0/);

@@ -7,7 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { DEFAULT_MAX_LIST_PAGES } from '../../shared/core/defaults';
 import { PlanningApiError } from '../../shared/core/errors';
-import { PlanningApiClient, type PlanningApiClientOptions } from '../../shared/planning-api';
+import { PlanningApiClient } from '../../shared/planning-api';
+import { clientOptions, type FlatClientOptions } from '../support/export-run';
 import { captureIo } from '../support/cli-io';
 import { sendJson, startServer, testCredentials, type SeenRequest, type TestServer } from '../shared/planning-api/test-server';
 
@@ -50,8 +51,8 @@ describe('a list that never ends', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const client = (options: Partial<PlanningApiClientOptions> = {}) =>
-    new PlanningApiClient({ now: systemClock, credentials: testCredentials(server.url), retry: { baseDelayMs: 1 }, ...options });
+  const client = (options: FlatClientOptions = {}) =>
+    new PlanningApiClient({ now: systemClock, credentials: testCredentials(server.url), retry: { baseDelayMs: 1 }, ...clientOptions(options) });
 
   async function failureOf(list: AsyncIterable<unknown>): Promise<{ error: Error; records: number }> {
     let records = 0;

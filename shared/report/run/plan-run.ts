@@ -48,11 +48,8 @@ export function createExportClient(
     credentials,
     limiter: createLimiter(settings.concurrency),
     log: context.log,
-    boardItemsPageSize: settings.boardItemsPageSize,
-    timeoutMs: settings.timeoutMs,
-    maxResponseBytes: settings.maxResponseBytes,
-    maxListPages: settings.maxListPages,
-    maxListBytes: settings.maxListBytes,
+    // The export's settings are the client's, resolved once at the door: passed whole.
+    settings,
     deadline: settings.deadline,
     onRequest: context.planning?.onRequest,
     fetch: context.planning?.fetch,

@@ -74,6 +74,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   // A redirect is not followed, and the same URL redirects again: not retried.
   'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'policy'], ['ChannelDeliveryError', false], ['ChannelDeliveryError', 'policy']],
   'shared/core/config.ts': [['ConfigError', false]],
+  'shared/core/settings.ts': [['ConfigError', false]],
   // A push that failed midway: as the write's own failure says.
   'shared/definitions/catalog.ts': [['ReportDefinitionError', false]],
   'shared/definitions/definition-store.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['StorageError', 'cause']],
@@ -109,7 +110,6 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/report/definition/definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   // Every problem of the plan, listed at once: the same definition fails the same way again.
   'shared/report/plan/export-plan.ts': [['ReportPlanError', false]],
-  'shared/report/definition/export-settings.ts': [['ConfigError', false]],
   'shared/report/run/run-attempt.ts': [['LeaseLostError', false], ['StorageError', false]],
   'shared/report/run/run-export.ts': [['StorageError', false]],
   'shared/report/run/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', true]],

@@ -1,9 +1,8 @@
-import { systemClock } from '../../../shared/core/clock';
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, PlanningApiError } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
-import { PlanningApiClient, toArray } from '../../../shared/planning-api';
-import { sendJson, testCredentials, type Handler, type TestServer, useTestClient } from './test-server';
+import { resolveClientSettings, toArray } from '../../../shared/planning-api';
+import { sendJson, type Handler, type TestServer, useTestClient } from './test-server';
 
 /** The board-items page size of a client (boardItemsPageSize) and its fallback when a server refuses it. */
 
@@ -67,7 +66,7 @@ describe('board items page size', () => {
 
   it('refuses a boardItemsPageSize that is not a positive integer', () => {
     for (const boardItemsPageSize of [0, -5, 2.5, Number.NaN]) {
-      expect(() => new PlanningApiClient({ now: systemClock, credentials: testCredentials('http://127.0.0.1:1'), boardItemsPageSize })).toThrow(RangeError);
+      expect(() => resolveClientSettings({ boardItemsPageSize })).toThrow(/planning API client setting boardItemsPageSize is invalid/);
     }
   });
 

@@ -8,7 +8,9 @@ import {
   RequestTimeoutError,
 } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
-import { createLimiter, PlanningApiClient, toArray, type PlanningApiClientOptions, type RequestEvent } from '../../../shared/planning-api';
+import { createLimiter, PlanningApiClient, toArray, type RequestEvent } from '../../../shared/planning-api';
+import { clientOptions, type FlatClientOptions } from '../../support/export-run';
+
 import {
   API_KEY,
   BASIC_TOKEN,
@@ -48,7 +50,7 @@ function recorder(): Recorder {
   };
 }
 
-async function clientFor(handler: Handler, options: Partial<PlanningApiClientOptions> = {}, rec = recorder()) {
+async function clientFor(handler: Handler, options: FlatClientOptions = {}, rec = recorder()) {
   server = await startServer(handler);
   const client = new PlanningApiClient({ now: systemClock,
     credentials: testCredentials(server.url),
@@ -59,7 +61,7 @@ async function clientFor(handler: Handler, options: Partial<PlanningApiClientOpt
       return Promise.resolve();
     },
     onRequest: (event) => rec.events.push(event),
-    ...options,
+    ...clientOptions(options),
   });
   return { client, server, rec };
 }

@@ -2,7 +2,7 @@ import { systemClock } from '../../../shared/core/clock';
 import { describe, expect, it } from 'vitest';
 import { PlanningApiError } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
-import { createLimiter, PlanningApiClient, toArray } from '../../../shared/planning-api';
+import { createLimiter, PlanningApiClient, resolveClientSettings, toArray } from '../../../shared/planning-api';
 import { sendJson, testCredentials, v1Page, type Handler, type TestServer, useTestClient } from './test-server';
 
 /**
@@ -205,7 +205,7 @@ describe('v1 paging (startAt / pageLimit / total)', () => {
   });
 
   it('refuses a page size above the API maximum of 50', () => {
-    expect(() => new PlanningApiClient({ now: systemClock, credentials: testCredentials('http://127.0.0.1:1'), pageLimit: 51 })).toThrow(RangeError);
+    expect(() => resolveClientSettings({ pageLimit: 51 })).toThrow(/planning API client setting pageLimit is invalid/);
   });
 });
 

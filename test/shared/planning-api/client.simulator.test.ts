@@ -9,7 +9,6 @@ import {
   trackerRef,
   type CompletionType,
   type PiObjectiveGroup,
-  type PlanningApiClientOptions,
 } from '../../../shared/planning-api';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 
@@ -18,10 +17,12 @@ import { startSimulator, type RunningSimulator } from '../../../simulator/index'
  * tenant). Expected values come from the simulator's `tenant`, never from the client.
  */
 
+import { clientOptions, type FlatClientOptions } from '../../support/export-run';
+
 const FAST_RETRY = { baseDelayMs: 2, maxDelayMs: 20 };
 
-function clientOf(sim: RunningSimulator, options: Partial<PlanningApiClientOptions> = {}, email?: string): PlanningApiClient {
-  return new PlanningApiClient({ now: systemClock, credentials: sim.credentials(email), retry: FAST_RETRY, ...options });
+function clientOf(sim: RunningSimulator, options: FlatClientOptions = {}, email?: string): PlanningApiClient {
+  return new PlanningApiClient({ now: systemClock, credentials: sim.credentials(email), retry: FAST_RETRY, ...clientOptions(options) });
 }
 
 
@@ -408,7 +409,7 @@ describe('against the simulator (slow answers held back)', () => {
     for (const release of held.splice(0)) release();
   });
 
-  const heldClient = (options: Partial<PlanningApiClientOptions> = {}) =>
+  const heldClient = (options: FlatClientOptions = {}) =>
     clientOf(sim, {
       timeoutMs: TIMEOUT_MS,
       limiter: createLimiter(1),

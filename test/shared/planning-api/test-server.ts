@@ -2,7 +2,9 @@ import { systemClock } from '../../../shared/core/clock';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import { PlanningApiClient, type PlanningApiClientOptions } from '../../../shared/planning-api';
+import { PlanningApiClient } from '../../../shared/planning-api';
+import { clientOptions, type FlatClientOptions } from '../../support/export-run';
+
 import type { Credentials } from '../../../shared/planning-api/credentials';
 
 /**
@@ -117,7 +119,7 @@ export function v1Page(
  */
 export function useTestClient(): (
   handler: Handler,
-  options?: Partial<PlanningApiClientOptions>,
+  options?: FlatClientOptions,
 ) => Promise<{ client: PlanningApiClient; server: TestServer }> {
   let server: TestServer | undefined;
   afterEach(async () => {
@@ -129,7 +131,7 @@ export function useTestClient(): (
     const client = new PlanningApiClient({ now: systemClock,
       credentials: testCredentials(server.url),
       retry: { baseDelayMs: 1, maxDelayMs: 5 },
-      ...options,
+      ...clientOptions(options),
     });
     return { client, server };
   };

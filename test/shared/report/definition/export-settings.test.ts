@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_RESPONSE_BYTES,
 } from '../../../../shared/core/defaults';
 import { ConfigError } from '../../../../shared/core/errors';
+import { MAX_PAGE_LIMIT } from '../../../../shared/planning-api/client-settings';
 import { resolveExportSettings } from '../../../../shared/report/definition/export-settings';
 
 describe('resolveExportSettings', () => {
@@ -15,6 +16,7 @@ describe('resolveExportSettings', () => {
     expect(resolveExportSettings()).toEqual({
       concurrency: DEFAULT_API_CONCURRENCY,
       timeoutMs: DEFAULT_API_TIMEOUT_MS,
+      pageLimit: MAX_PAGE_LIMIT,
       maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
       maxListPages: DEFAULT_MAX_LIST_PAGES,
       maxListBytes: DEFAULT_MAX_LIST_BYTES,
@@ -27,7 +29,7 @@ describe('resolveExportSettings', () => {
     expect(
       resolveExportSettings({ concurrency: 3, timeoutMs: 5_000, maxResponseBytes: 1024, maxListPages: 20, maxListBytes: 4096, boardItemsPageSize: 7, deadline: 1_800_000_000_000 }),
     ).toEqual({
-      concurrency: 3, timeoutMs: 5_000, maxResponseBytes: 1024, maxListPages: 20, maxListBytes: 4096, boardItemsPageSize: 7, deadline: 1_800_000_000_000,
+      concurrency: 3, timeoutMs: 5_000, pageLimit: MAX_PAGE_LIMIT, maxResponseBytes: 1024, maxListPages: 20, maxListBytes: 4096, boardItemsPageSize: 7, deadline: 1_800_000_000_000,
     });
   });
 
