@@ -20,7 +20,7 @@ import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import type { CommandIo } from './export-command';
 import { UsageError } from './usage';
-import { SuppressionList } from '../shared/messages/recipients/suppressions';
+import { resubscribeCommand, SuppressionList } from '../shared/messages/recipients/suppressions';
 
 export const REPORTS_USAGE = `usage: npm run reports -- <command> [options]
 
@@ -244,7 +244,7 @@ export function formatList(entries: readonly ReportListEntry[]): string {
       lines.push(`  schedule  ${e.schedule}${state}`);
       if (e.schedule !== 'on demand') lines.push(`  next run  ${e.nextRun ? formatDateTime(e.nextRun, zoneOf(e.schedule)) : '—'}`);
       lines.push(`  last run  ${e.lastRun ? `${e.lastRun.at} (${e.lastRun.runId}): ${e.lastRun.result}` : 'none yet'}`);
-      for (const s of e.notEmailed ?? []) lines.push(`  not e-mailed  ${s.address}: ${s.reason} since ${s.since} (npm run reports -- resubscribe ${e.name} ${s.address})`);
+      for (const s of e.notEmailed ?? []) lines.push(`  not e-mailed  ${s.address}: ${s.reason} since ${s.since} (${resubscribeCommand(e.name, s.address)})`);
       return lines.join('\n');
     })
     .join('\n');

@@ -25,3 +25,13 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
     return undefined;
   }
 }
+
+/**
+ * One word for a POSIX shell, as a command we suggest to people is pasted: left bare when it holds
+ * only characters no shell reads specially, else in single quotes (a quote inside as `'\''`), so an
+ * address with `$`, a backtick or `|` stays one argument and runs nothing.
+ */
+export function shellQuoted(word: string): string {
+  if (/^[A-Za-z0-9@%+=:,./_-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,9 +1,10 @@
-import { ExporterError } from '../../core/errors';
+import { EmailDeliveryError, errorMessage, ExporterError } from '../../core/errors';
 import { mimeMessage } from '../../email/mime';
 import type { ExportResult } from '../../report/run/result';
 import { messageRunKey, sendOnce } from '../../messages/message-claim';
 import type { Outbox, RunRef } from '../../messages/outbox';
 import { reportEmailFor } from '../../messages/report-email';
+import { noticeRefusedRecipients, type RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { SuppressionList } from '../../messages/recipients/suppressions';
 import type { DeliveryContext, ExportedJob, Mailer } from './delivery-ports';
 
@@ -12,23 +13,37 @@ import type { DeliveryContext, ExportedJob, Mailer } from './delivery-ports';
  * unsubscribe link, RFC 8058), none to an address the report's suppression list holds (unsubscribed,
  * bounced or complained: suppressions.ts), each claimed once per run and recipient in the ledger, so
  * a retry sends only to those an earlier attempt did not reach.
+ *
+ * Every recipient is mailed on its own: an address the mail service refuses for good (SES
+ * `MessageRejected`) is named in the outcome and told to the owners once (recipient-notice.ts), and
+ * every other recipient is still mailed; the run stands. A failure another attempt may get past
+ * (throttling) is thrown after the others were mailed, so the run's retry sends to that one alone.
+ * Only when every recipient is refused does the run fail, as any delivery that reached nobody does.
  */
 export interface EmailOutcome {
   /** `sent`: at least one message went out now; `skipped`: every one went out on an earlier attempt; `none`: nobody to e-mail. */
   readonly status: 'sent' | 'skipped' | 'none';
   /** Recipients not e-mailed because they are suppressed. */
   readonly suppressed: number;
+  /** Recipients to e-mail this run (not suppressed), and how many of them have the message (now or before). */
+  readonly recipients: number;
+  readonly mailed: number;
+  /** Recipients the mail service refused, with its answer. */
+  readonly refused: readonly RefusedRecipient[];
 }
+
+type RecipientResult = { readonly address: string } & ({ readonly status: 'sent' | 'skipped' } | { readonly status: 'refused' | 'failed'; readonly error: unknown });
 
 export async function emailRecipients(job: ExportedJob, context: DeliveryContext, at: Date): Promise<EmailOutcome> {
   const { definition, result } = job;
   const email = definition.email;
-  if (!email) return { status: 'none', suppressed: 0 };
+  const nobody = { status: 'none', recipients: 0, mailed: 0, refused: [] } as const;
+  if (!email) return { ...nobody, suppressed: 0 };
   const suppressed = await new SuppressionList(context.ledger).of(definition.name);
   const recipients = [...new Map([...email.to, ...(email.cc ?? [])].map((a) => [a.toLowerCase(), a])).values()];
   const wanted = recipients.filter((address) => !(address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
-  if (wanted.length === 0) return { status: 'none', suppressed: skipped };
+  if (wanted.length === 0) return { ...nobody, suppressed: skipped };
   const transport = context.outbox ? outboxMailer(context.outbox, result, at, wanted.length === 1) : context.mail;
   if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
   if (!context.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
@@ -45,13 +60,55 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
     inline: job.inline,
   });
   const runKey = messageRunKey(definition.name, result.manifest.runId);
-  let sent = false;
+  const results: RecipientResult[] = [];
   for (const address of wanted) {
     // Claimed before it is sent: a retry or a repeated delivery of the run finds the claim and skips.
     const claim = { ledger: context.ledger, runKey, channel: `email:${address.toLowerCase()}`, log: context.log, now: at };
-    if ((await sendOnce(claim, () => transport.send(compose(address)))) === 'sent') sent = true;
+    results.push(await mailOne(address, claim, () => transport.send(compose(address))));
   }
-  return { status: sent ? 'sent' : 'skipped', suppressed: skipped };
+  const outcome = settle(results, skipped);
+  await tellRefused(job, outcome, { ...context, from }, at);
+  return outcome;
+}
+
+/** One recipient's message: sent, skipped (an earlier attempt sent it), refused for good, or failed for now. */
+async function mailOne(address: string, claim: Parameters<typeof sendOnce>[0], send: () => Promise<unknown>): Promise<RecipientResult> {
+  try {
+    return { address, status: await sendOnce(claim, send) };
+  } catch (error) {
+    claim.log.warn('recipient not e-mailed', { channel: claim.channel, error: errorMessage(error) });
+    return { address, status: error instanceof EmailDeliveryError && !error.retryable ? 'refused' : 'failed', error };
+  }
+}
+
+/** The outcome of every recipient's message; throws what another attempt may get past, or a refusal of everyone. */
+function settle(results: readonly RecipientResult[], suppressed: number): EmailOutcome {
+  const failed = results.find((r) => r.status === 'failed');
+  if (failed && 'error' in failed) throw failed.error;
+  const mailed = results.filter((r) => r.status === 'sent' || r.status === 'skipped').length;
+  const refusals = results.filter((r): r is RecipientResult & { error: unknown } => r.status === 'refused');
+  if (mailed === 0 && refusals[0]) throw refusals[0].error;
+  const refused = refusals.map((r) => ({ address: r.address, reason: refusalReason(r.error) }));
+  const status = results.some((r) => r.status === 'sent') ? 'sent' : 'skipped';
+  return { status, suppressed, recipients: results.length, mailed, refused };
+}
+
+/** What the mail service answered, in a line: the SDK error's name and message (our own wrapping left out). */
+function refusalReason(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const line = cause instanceof Error ? `${cause.name}: ${cause.message}` : errorMessage(error);
+  return line.replace(/\s+/g, ' ').slice(0, 300);
+}
+
+/** The owners hear once of an address the mail service refuses (recipient-notice.ts); the set shrinking is kept quietly. */
+async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: DeliveryContext & { from: string }, at: Date): Promise<void> {
+  const mail = context.mail;
+  if (!mail || context.outbox) return;
+  await noticeRefusedRecipients(
+    job.definition,
+    { runId: job.result.manifest.runId, recipients: outcome.recipients, mailed: outcome.mailed, refused: outcome.refused },
+    { ledger: context.ledger, send: (email) => mail.send(email), from: context.from, log: context.log, now: at },
+  );
 }
 
 /**

@@ -3,7 +3,8 @@ import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/
 import type { ExportResult } from '../../report/run/result';
 import type { Outbox, RunRef } from '../../messages/outbox';
 import { deliverRunToChannels } from '../../messages/report-channels';
-import { emailRecipients } from './deliver-email';
+import type { RefusedRecipient } from '../../messages/notices/recipient-notice';
+import { emailRecipients, type EmailOutcome } from './deliver-email';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
 import type { ResolvedJob } from './resolve';
 
@@ -49,10 +50,11 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext): Pr
   const emailed = email === 'sent';
   const sent = emailed || channels.some((c) => c.status !== 'failed');
   const again = email !== 'sent' && channels.every((c) => c.status === 'skipped') && (email === 'skipped' || channels.length > 0);
-  const reason = `${again ? `not sent again: an earlier attempt of run ${run.runId} sent its messages` : decision.reason}${unsubscribedNote(mailed.suppressed)}`;
+  const reason = `${again ? `not sent again: an earlier attempt of run ${run.runId} sent its messages` : decision.reason}${unsubscribedNote(mailed.suppressed)}${refusedNote(mailed)}`;
   // The channels post at once; the list is read by people: the e-mail first, then by name.
   const order = (path: string) => (/email\.[a-z]+$/.test(path) ? `0${path}` : `1${path}`);
-  return { sent, reason, emailed, channels, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
+  const refused = mailed.refused.length > 0 ? { refused: mailed.refused } : {};
+  return { sent, reason, emailed, channels, ...refused, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
 }
 
 /** Whether the run's message went out and why (the decision's `reason`, or what happened instead). */
@@ -61,6 +63,8 @@ export interface RunDelivery extends Pick<DeliveryDecision, 'reason'> {
   readonly sent: boolean;
   readonly emailed: boolean;
   readonly channels: readonly ChannelResult[];
+  /** Recipients the mail service refused (the others were mailed); absent when none was. */
+  readonly refused?: readonly RefusedRecipient[];
   /** Where the outbox put the messages (empty when they were sent). */
   readonly written: readonly string[];
 }
@@ -68,6 +72,13 @@ export interface RunDelivery extends Pick<DeliveryDecision, 'reason'> {
 /** Said after the reason when some recipients asked not to be e-mailed this report (or bounced). */
 function unsubscribedNote(suppressed: number): string {
   return suppressed === 0 ? '' : ` (${suppressed} ${suppressed === 1 ? 'recipient is' : 'recipients are'} not e-mailed: unsubscribed or bounced)`;
+}
+
+/** Said after the reason when the mail service refused some recipients: how many got it, and who did not. */
+function refusedNote(mailed: EmailOutcome): string {
+  if (mailed.refused.length === 0) return '';
+  const who = mailed.refused.map((r) => `${r.address} (${r.reason})`).join(', ');
+  return `; e-mail sent to ${mailed.mailed} of ${mailed.recipients} recipients; refused: ${who}`;
 }
 
 /**

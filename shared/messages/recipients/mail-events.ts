@@ -9,7 +9,7 @@ import { parseReportDefinition } from '../../report/definition/definition';
 import { ownersOf } from '../notices/failure-notice';
 import type { DefinitionCatalog } from '../../definitions/catalog';
 import { lookupReport } from '../../definitions/catalog';
-import { SuppressionList, type SuppressionReason } from './suppressions';
+import { resubscribeCommand, SuppressionList, type SuppressionReason } from './suppressions';
 
 /**
  * SES's events about the reports' e-mail (the stack's configuration set sends them to EventBridge):
@@ -78,7 +78,7 @@ async function tellOwners(report: string, addresses: readonly string[], reason: 
       return;
     }
     const why = reason === 'bounced' ? 'their mail bounced for good' : 'they marked it as spam';
-    const undo = addresses.map((a) => `npm run reports -- resubscribe ${report} ${a}`);
+    const undo = addresses.map((a) => resubscribeCommand(report, a));
     const text = [`"${definition.title ?? report}" is no longer e-mailed to ${addresses.join(', ')}: ${why}.`, '', 'To e-mail them again once fixed:', ...undo.map((u) => `  ${u}`), ''].join('\n');
     await deps.send({
       from,

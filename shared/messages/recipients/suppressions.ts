@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { shellQuoted } from '../../core/text';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 
@@ -54,4 +55,9 @@ export class SuppressionList {
   private record(report: string): LedgerRecord<{ addresses: Suppressions }> {
     return ledgerRecord(this.ledger, ledgerKey('suppress', report), suppressionsSchema, { what: `the suppressed recipients of report "${report}"` });
   }
+}
+
+/** The owner's command that e-mails `address` the report again, quoted for a POSIX shell: people paste it. */
+export function resubscribeCommand(report: string, address: string): string {
+  return `npm run reports -- resubscribe ${shellQuoted(report)} ${shellQuoted(address)}`;
 }

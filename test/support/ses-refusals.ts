@@ -1,0 +1,89 @@
+import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+
+/**
+ * SES that refuses some recipients, in front of aws-ses-v2-local (which accepts every well-formed
+ * request): a SendEmail to a refused address is answered as SES answers it (REST-JSON, the error
+ * type in `x-amzn-ErrorType`: `MessageRejected` 400, as the sandbox answers an unverified
+ * recipient; `TooManyRequestsException` 429 for throttling), everything else goes through to the
+ * mail store. `refuse` may be changed between requests; `refused` counts the answers given.
+ */
+export interface SesRefusal {
+  readonly status: number;
+  readonly type: string;
+  readonly message: string;
+}
+
+export const MESSAGE_REJECTED: SesRefusal = { status: 400, type: 'MessageRejected', message: 'Email address is not verified. The following identities failed the check in region EU-WEST-1: ' };
+export const THROTTLED: SesRefusal = { status: 429, type: 'TooManyRequestsException', message: 'Maximum sending rate exceeded.' };
+
+export interface RefusingSes {
+  readonly endpoint: string;
+  /** A client with the SDK's own retries off, as ses-local's. */
+  readonly client: SESv2Client;
+  /** Recipient address (lower-case) → how SES answers a message to it. */
+  refuse: Map<string, SesRefusal>;
+  refused: number;
+  close(): Promise<void>;
+}
+
+export async function startRefusingSes(target: string, refuse: Map<string, SesRefusal> = new Map()): Promise<RefusingSes> {
+  const upstream = new URL(target);
+  const front: RefusingSes = {
+    endpoint: '',
+    client: undefined as unknown as SESv2Client,
+    refuse,
+    refused: 0,
+    close: () => new Promise<void>((resolve) => {
+      front.client.destroy();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const refusal = refusalFor(body, front.refuse);
+      if (refusal) {
+        front.refused += 1;
+        const address = destinationOf(body).join(', ');
+        res
+          .writeHead(refusal.status, { 'content-type': 'application/json', 'x-amzn-errortype': refusal.type, 'x-amzn-requestid': 'refusing-ses' })
+          .end(JSON.stringify({ message: refusal.type === 'MessageRejected' ? `${refusal.message}${address}` : refusal.message }));
+        return;
+      }
+      const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host };
+      const forward = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.writeHead(502).end());
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new SESv2Client({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'ANY_STRING', secretAccessKey: 'ANY_STRING' }, maxAttempts: 1 });
+  Object.assign(front, { endpoint, client });
+  return front;
+}
+
+function destinationOf(body: Buffer): string[] {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { Destination?: { ToAddresses?: string[]; CcAddresses?: string[] } };
+    return [...(parsed.Destination?.ToAddresses ?? []), ...(parsed.Destination?.CcAddresses ?? [])];
+  } catch {
+    return [];
+  }
+}
+
+function refusalFor(body: Buffer, refuse: Map<string, SesRefusal>): SesRefusal | undefined {
+  for (const address of destinationOf(body)) {
+    const refusal = refuse.get(address.toLowerCase());
+    if (refusal) return refusal;
+  }
+  return undefined;
+}
