@@ -48,6 +48,7 @@ const AWS_ADAPTERS = [
   'shared/preflight/ssm-bootstrap.ts',
   'shared/preflight/secrets-manager-reader.ts',
   'shared/preflight/ses-account.ts',
+  'shared/preflight/lambda-account.ts',
 ];
 /**
  * The exceljs-internals modules of the xlsx renderer are the only place that knows exceljs: they

@@ -11,6 +11,7 @@ import { CloudFormationStackReader, configuredRegion, createCloudFormationClient
 import type { DeploymentSettings, PreflightPorts } from '../shared/preflight/ports';
 import { runPreflight, type PreflightResult } from '../shared/preflight/run-preflight';
 import { createSecretsManagerReaderClient, SecretsManagerSecretReader } from '../shared/preflight/secrets-manager-reader';
+import { createLambdaAccountClient, LambdaAccountReader } from '../shared/preflight/lambda-account';
 import { createSesAccountClient, SesV2AccountReader } from '../shared/preflight/ses-account';
 import { createSsmClient, SsmBootstrapReader } from '../shared/preflight/ssm-bootstrap';
 import { createS3Client } from '../shared/storage/s3-client';
@@ -27,7 +28,8 @@ export const DEFAULT_STACK_NAME = 'PlanningReportExporter';
 export const PREFLIGHT_USAGE = `Usage: npm run preflight -- [--region <region>] [--stack <name>] [--secret-id <id>]
 
   Checks what stands between this AWS account and the stack's first e-mail, reading only, in the
-  order a deployment meets it: the CDK bootstrap; the stack and its outputs (once deployed); the
+  order a deployment meets it: the CDK bootstrap; whether the Lambda concurrency cdk.json reserves
+  fits the account's quota (and the quota to ask for); the stack and its outputs (once deployed); the
   planning API secret (there, complete, not the placeholder) and whether each API group answers its
   key; the SES identity, the sender, the sandbox and, in the sandbox, every recipient; the stored
   reports, the schedule group and a schedule for each scheduled report. Each check says ok, not ok
@@ -57,6 +59,7 @@ function awsPorts(region: string, config: PreflightConfig): PreflightPorts {
     stacks: new CloudFormationStackReader(createCloudFormationClient(region, config.AWS_ENDPOINT_URL_CLOUDFORMATION)),
     secrets: new SecretsManagerSecretReader(createSecretsManagerReaderClient(region, config.AWS_ENDPOINT_URL_SECRETS_MANAGER)),
     ses: new SesV2AccountReader(createSesAccountClient(region, config.AWS_ENDPOINT_URL_SESV2)),
+    lambda: new LambdaAccountReader(createLambdaAccountClient(region, config.AWS_ENDPOINT_URL_LAMBDA)),
     schedules: (group) => new ScheduleReader(group, createSchedulerClient(config.AWS_ENDPOINT_URL_SCHEDULER, region)),
     storedReports: (bucket) => new DefinitionStore(new S3Storage({ bucket, prefix: '', client: createS3Client(config.AWS_ENDPOINT_URL_S3, region) })),
     // The discover probe: one question per group, a few retries at most (a preflight waits for no outage).

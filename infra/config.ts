@@ -63,11 +63,13 @@ const rawConfigSchema = z.strictObject({
   /** Lambda's maximum is 15 minutes. */
   exportTimeoutMinutes: positiveInt(1, 15, 15),
   /**
-   * Caps parallel exports, which protects the planning API's rate limit; the fan-out's steps run in the
-   * same function, so they count too (docs/deploy.md, "Past one Lambda").
+   * Reserves this many of the account's Lambda slots for the export function, which also caps parallel
+   * exports (the fan-out's steps run in the same function, so they count too). Off by default: a new
+   * account's quota of 10 leaves nothing to reserve (Lambda keeps 10 unreserved), so the default stack
+   * must deploy without it (docs/deploy.md, "Concurrency"; `npm run preflight` checks that it fits).
    */
-  exportReservedConcurrency: positiveInt(2, 1000, 6),
-  /** Workers of one fan-out at once (the map's MaxConcurrency); default and most: half of exportReservedConcurrency. */
+  exportReservedConcurrency: z.number().int().min(2).max(1000).optional(),
+  /** Workers of one fan-out at once (the map's MaxConcurrency); default DEFAULT_FAN_OUT_WORKERS, at most half of a reservation. */
   fanOutWorkers: z.number().int().min(1).max(500).optional(),
   /** Run links reuse an export of their report that finished less than this many minutes ago (0: never). */
   runLinkReuseMinutes: z.number().int().min(0).max(1440).optional(),
@@ -106,8 +108,9 @@ export interface InfraConfig {
   readonly alarmEmail?: string;
   readonly exportMemoryMb: number;
   readonly exportTimeoutMinutes: number;
-  readonly exportReservedConcurrency: number;
-  /** Workers of one fan-out at once: at most half of exportReservedConcurrency (maxFanOutWorkers). */
+  /** Reserved concurrency of the export function; undefined: none (the default). */
+  readonly exportReservedConcurrency?: number;
+  /** Workers of one fan-out at once: at most half of exportReservedConcurrency when one is set (maxFanOutWorkers). */
   readonly fanOutWorkers: number;
   readonly runLinkReuseMinutes?: number;
   readonly runLinkStartsPerHour?: number;
@@ -203,8 +206,9 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
       }
     }
   }
-  const fanOutWorkers = config.fanOutWorkers ?? maxFanOutWorkers(config.exportReservedConcurrency);
-  if (fanOutWorkers > maxFanOutWorkers(config.exportReservedConcurrency)) problems.push(tooManyWorkers(fanOutWorkers, config.exportReservedConcurrency));
+  const reserved = config.exportReservedConcurrency;
+  const fanOutWorkers = config.fanOutWorkers ?? (reserved === undefined ? DEFAULT_FAN_OUT_WORKERS : Math.min(DEFAULT_FAN_OUT_WORKERS, maxFanOutWorkers(reserved)));
+  if (reserved !== undefined && fanOutWorkers > maxFanOutWorkers(reserved)) problems.push(tooManyWorkers(fanOutWorkers, reserved));
   if (config.mailFrom !== undefined && config.sesIdentityArn === undefined) {
     problems.push(`${CONTEXT_KEY}.mailFrom: needs ${CONTEXT_KEY}.sesIdentityArn (the SES identity the sender belongs to)`);
   }
@@ -215,8 +219,8 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     retentionDays: config.retentionDays,
     exportMemoryMb: config.exportMemoryMb,
     exportTimeoutMinutes: config.exportTimeoutMinutes,
-    exportReservedConcurrency: config.exportReservedConcurrency,
     fanOutWorkers,
+    ...(reserved !== undefined && { exportReservedConcurrency: reserved }),
     inlineDefinitions: config.inlineDefinitions,
     ...(config.mailFrom !== undefined && { mailFrom: config.mailFrom }),
     ...(config.sesIdentityArn !== undefined && { sesIdentityArn: config.sesIdentityArn }),
@@ -228,7 +232,14 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
 }
 
 /**
- * The most workers one fan-out may run at once: half of the export function's reserved slots, which
+ * Workers one fan-out runs at once unless configured: with no reservation, the map's concurrency is what
+ * bounds a fan-out's share of the planning API (each worker's client keeps at most DEFAULT_API_CONCURRENCY
+ * requests in flight). 3 workers take a 2-million-row report's 25 chunks in about 5 minutes.
+ */
+export const DEFAULT_FAN_OUT_WORKERS = 3;
+
+/**
+ * With a reservation, the most workers one fan-out may run at once: half of the export function's reserved slots, which
  * they share with the scheduled and on-demand exports. Neither side starves the other: while a
  * fan-out's map runs the other half is left to the exports, and a fan-out step that finds every slot
  * taken waits for one (THROTTLING_RETRY in infra/constructs/report-fan-out.ts). Also the default.

@@ -141,7 +141,9 @@ export class ReportExporterStack extends Stack {
       // It writes the PDF (the API, the sync and the mail events never do).
       besideBundle: [PDF_FONTS],
       timeout: Duration.minutes(config.exportTimeoutMinutes),
-      reservedConcurrentExecutions: config.exportReservedConcurrency,
+      // No reservation unless configured: a new account (quota 10) has nothing to reserve. What bounds
+      // the planning API's load without one: docs/deploy.md, "Concurrency".
+      ...(config.exportReservedConcurrency !== undefined && { reservedConcurrentExecutions: config.exportReservedConcurrency }),
       logRetention: LOG_RETENTION,
       environment: {
         ...sharedEnvironment,
@@ -188,7 +190,7 @@ export class ReportExporterStack extends Stack {
 
     this.fanOut = new ReportFanOut(this, 'FanOut', {
       target: exportFn,
-      // At most half of the export function's reserved slots (infra/config.ts): the rest stay the exports'.
+      // The map's concurrency; with a reservation, at most half of its slots (infra/config.ts): the rest stay the exports'.
       workers: config.fanOutWorkers,
       logRetention: LOG_RETENTION,
     });
@@ -260,8 +262,9 @@ export class ReportExporterStack extends Stack {
 
   /**
    * definitions-sync: an object created or deleted under definitions/ → that report's schedule.
-   * One at a time (reserved concurrency 1): each sync reads the stored object as it is now, so the
-   * last sync to run always leaves the last write's schedule, whatever order the events came in.
+   * No reserved concurrency (a new account has none to give): syncs may overlap, and each one reads the
+   * stored object again after it wrote the schedule until the two agree (shared/definitions/schedule-sync.ts),
+   * so the last schedule written is the last write's, whatever order the events came in.
    */
   private definitionsSync(repoRoot: string): ExporterFunction {
     const sync = new ExporterFunction(this, 'DefinitionsSync', {
@@ -270,7 +273,6 @@ export class ReportExporterStack extends Stack {
       description: 'planning-report-exporter: definitions-sync (one Scheduler schedule per stored report)',
       memorySize: 256,
       timeout: Duration.minutes(1),
-      reservedConcurrentExecutions: 1,
       logRetention: LOG_RETENTION,
       environment: {
         DEFINITIONS_BUCKET: this.definitions.bucket.bucketName,

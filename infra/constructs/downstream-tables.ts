@@ -134,7 +134,7 @@ export class DownstreamTables extends Construct {
             storageDescriptor: { ...PARQUET, location, columns: glueColumns(schema) },
           },
         });
-        glueTable.addDependency(this.database);
+        glueTable.addResourceDependency(this.database);
         this.tables[name] = glueTable;
 
         const query = new athena.CfnNamedQuery(this, `LatestRun-${report.name}-${table}`, {
@@ -144,8 +144,8 @@ export class DownstreamTables extends Construct {
           workGroup: this.workGroup.ref,
           queryString: latestRunQuery(this.databaseName, name),
         });
-        query.addDependency(glueTable);
-        query.addDependency(this.workGroup);
+        query.addResourceDependency(glueTable);
+        query.addResourceDependency(this.workGroup);
       }
     }
 

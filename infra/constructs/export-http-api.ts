@@ -131,6 +131,6 @@ export class ExportHttpApi extends Construct {
         { ThrottlingRateLimit: limit.rateLimit, ThrottlingBurstLimit: limit.burstLimit },
       ]),
     );
-    for (const route of runRoutes) cfnStage.addDependency(route.node.defaultChild as apigw.CfnRoute);
+    for (const route of runRoutes) cfnStage.addResourceDependency(route.node.defaultChild as apigw.CfnRoute);
   }
 }

@@ -47,7 +47,7 @@ const ASSEMBLER_RETRY: sfn.RetryProps = {
 export interface ReportFanOutProps {
   /** The export function: it runs every step (plan, work, assemble, fail), told apart by `fanOut`. */
   readonly target: lambda.Function;
-  /** Workers at once (config `fanOutWorkers`): they share the function's reserved concurrency with the exports. */
+  /** Workers at once (config `fanOutWorkers`): the bound on one fan-out's share of the planning API (and, with a reservation, of its slots). */
   readonly workers: number;
   readonly logRetention: logs.RetentionDays;
 }

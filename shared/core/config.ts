@@ -73,6 +73,7 @@ const preflightCli = door(
     AWS_ENDPOINT_URL_SECRETS_MANAGER: optionalUrl,
     AWS_ENDPOINT_URL_SESV2: optionalUrl,
     AWS_ENDPOINT_URL_SCHEDULER: optionalUrl,
+    AWS_ENDPOINT_URL_LAMBDA: optionalUrl,
   }),
 );
 export type PreflightConfig = z.output<typeof preflightCli.schema>;

@@ -51,6 +51,20 @@ export interface SesAccountReader {
   identity(name: string): Promise<SesIdentityState | undefined>;
 }
 
+/** The account's Lambda concurrency in this region (Lambda GetAccountSettings). */
+export interface LambdaConcurrency {
+  /** The account's quota of concurrent executions (AccountLimit.ConcurrentExecutions): 10 on a new account. */
+  readonly accountLimit: number;
+  /** What no function has reserved (AccountLimit.UnreservedConcurrentExecutions). */
+  readonly unreserved: number;
+}
+
+export interface LambdaConcurrencyReader {
+  account(): Promise<LambdaConcurrency>;
+  /** What a function of this account reserves now (GetFunctionConcurrency); undefined when nothing or no such function. */
+  reserved(functionName: string): Promise<number | undefined>;
+}
+
 /** The stack's schedule group and the schedules in it. */
 export interface ScheduleGroupReader {
   groupExists(): Promise<boolean>;
@@ -88,6 +102,7 @@ export interface PreflightPorts {
   readonly stacks: StackReader;
   readonly secrets: SecretReader;
   readonly ses: SesAccountReader;
+  readonly lambda: LambdaConcurrencyReader;
   readonly probeApi: ApiProbe;
   /** The stack's schedule group, by the name its ScheduleGroupName output gives. */
   readonly schedules: (groupName: string) => ScheduleGroupReader;
@@ -121,6 +136,8 @@ export interface DeploymentSettings {
   readonly mailFrom?: string | undefined;
   readonly sesIdentityArn?: string | undefined;
   readonly planningSecretName?: string | undefined;
+  /** The export function's reserved concurrency; undefined: none (the default). */
+  readonly exportReservedConcurrency?: number | undefined;
   readonly reports: readonly KnownReport[];
 }
 

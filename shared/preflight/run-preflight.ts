@@ -1,5 +1,6 @@
 import { checkApiGroups, checkPlanningSecret, type SecretLocation } from './api-checks';
 import type { Check } from './check';
+import { checkConcurrency } from './concurrency-check';
 import type { KnownReport, PreflightPorts, PreflightTarget } from './ports';
 import { checkMailingReport, checkSchedules, checkStoredReports, emailsSomeone } from './report-checks';
 import { checkEmail } from './ses-checks';
@@ -41,7 +42,7 @@ async function reportChecks(target: PreflightTarget, ports: PreflightPorts, outp
 
 /**
  * Every check between an account and a first e-mail, in the order a deployment meets them: the
- * bootstrap and the stack, the planning API secret and what the key may read, SES (identity, sender,
+ * bootstrap, the Lambda concurrency the stack reserves, and the stack, the planning API secret and what the key may read, SES (identity, sender,
  * sandbox and recipients), the stored reports and their schedules. Reads only; never throws for
  * what it finds.
  */
@@ -54,6 +55,10 @@ export interface PreflightResult {
 export async function runPreflight(target: PreflightTarget, ports: PreflightPorts): Promise<PreflightResult> {
   const stack = await checkStack(target.region, target.stackName, ports.stacks);
   const bootstrap = await checkBootstrap(target.region, ports.bootstrap, ports.stacks, stack.deployed);
+  const concurrency = await checkConcurrency(
+    { region: target.region, reserved: target.settings.exportReservedConcurrency, functionName: stack.outputs?.ExportFunctionName, deployed: stack.deployed },
+    ports.lambda,
+  );
   const { checks: reports, reports: inUse } = await reportChecks(target, ports, stack.outputs);
   const secret = secretLocation(target, stack.outputs);
   const { check: secretCheck, credentials } = await checkPlanningSecret(secret, target.region, ports.secrets);
@@ -65,7 +70,7 @@ export async function runPreflight(target: PreflightTarget, ports: PreflightPort
   const functionName = stack.outputs?.ExportFunctionName;
   const report = mailing[0]?.definition.name;
   return {
-    checks: [bootstrap, ...stack.checks, secretCheck, ...api, ...email, ...reports],
+    checks: [bootstrap, concurrency, ...stack.checks, secretCheck, ...api, ...email, ...reports],
     firstRun: functionName !== undefined && report !== undefined ? { functionName, report } : undefined,
   };
 }

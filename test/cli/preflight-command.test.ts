@@ -12,6 +12,7 @@ import { REFUSAL_MESSAGE } from '../support/http-stub';
 import { startS3rver, type S3rverHandle } from '../support/s3rver';
 import { startSchedulerStub, type SchedulerStub } from '../support/scheduler-stub';
 import { startSecretsManagerStub, type SecretsManagerStub } from '../support/secrets-manager-stub';
+import { startLambdaAccountStub, type LambdaAccountStub } from '../support/lambda-account-stub';
 import { startSesAccountStub, type SesAccountStub } from '../support/ses-account-stub';
 import { startSsmStub, type SsmStub } from '../support/ssm-stub';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
@@ -58,11 +59,12 @@ let scheduler: SchedulerStub;
 let cloudFormation: CloudFormationStub;
 let ssm: SsmStub;
 let ses: SesAccountStub;
+let lambda: LambdaAccountStub;
 let dir: TempDir;
 let store: DefinitionStore;
 
 beforeAll(async () => {
-  [sim, s3, secrets, scheduler, cloudFormation, ssm, ses] = await Promise.all([
+  [sim, s3, secrets, scheduler, cloudFormation, ssm, ses, lambda] = await Promise.all([
     startSimulator({ tenant: 'tiny' }),
     startS3rver({ bucket: 'definitions' }),
     startSecretsManagerStub(),
@@ -70,12 +72,13 @@ beforeAll(async () => {
     startCloudFormationStub(),
     startSsmStub(),
     startSesAccountStub(),
+    startLambdaAccountStub(),
   ]);
   dir = makeTempDir('preflight');
   store = new DefinitionStore(new S3Storage({ bucket: 'definitions', prefix: '', client: s3.client }));
 });
 afterAll(async () => {
-  await Promise.all([sim.close(), s3.close(), secrets.close(), scheduler.close(), cloudFormation.close(), ssm.close(), ses.close()]);
+  await Promise.all([sim.close(), s3.close(), secrets.close(), scheduler.close(), cloudFormation.close(), ssm.close(), ses.close(), lambda.close()]);
   dir.remove();
 });
 
@@ -115,7 +118,8 @@ beforeEach(async () => {
   scheduler.groups.add(GROUP);
   for (const name of await store.names()) await store.remove(name);
   await storeReport(REPORT);
-  for (const stub of [cloudFormation, ssm, ses]) stub.refuse = false;
+  for (const stub of [cloudFormation, ssm, ses, lambda]) stub.refuse = false;
+  Object.assign(lambda.limit, { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 });
   sim.clearRefusals();
 });
 
@@ -126,6 +130,7 @@ async function preflight(args: readonly string[] = [], extraEnv: Record<string, 
     AWS_ENDPOINT_URL_SSM: ssm.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     AWS_ENDPOINT_URL_SESV2: ses.endpoint,
+    AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
     AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     AWS_ACCESS_KEY_ID: 'S3RVER',
@@ -212,6 +217,20 @@ describe('npm run preflight', () => {
     // Before the deploy, the reports are cdk.json's.
     expect(check(out, 'a report that e-mails')).toMatchObject({ status: 'ok', detail: 'acme-weekly (cdk.json: the deploy stores them)' });
     expect(out).toMatch(/\n4 checks stand between this account and a first e-mail \(2 checks could not tell\): CDK bootstrap; stack PlanningReportExporter; planning API secret; planning API groups\n$/);
+  });
+
+  it("reads the account's Lambda concurrency: the default deploys on a new account's 10, a reservation that does not fit blocks with the quota to ask for", async () => {
+    cloudFormation.stacks.clear();
+    expect(check((await preflight()).out, 'Lambda concurrency')).toEqual({
+      status: 'ok',
+      detail: 'cdk.json reserves none, so the stack deploys on this account (quota 10 in eu-central-1, 10 unreserved)',
+      fix: undefined,
+    });
+    writeCdkJson({ ...SETTINGS, exportReservedConcurrency: 6 });
+    const { code, out } = await preflight();
+    expect(code).toBe(1);
+    expect(check(out, 'Lambda concurrency')).toMatchObject({ status: 'not ok', fix: expect.stringContaining('--quota-code L-B99A9384 --desired-value 106 --region eu-central-1') as unknown });
+    expect(out).toMatch(/\n\d checks stand between this account and a first e-mail.*: Lambda concurrency; stack PlanningReportExporter/);
   });
 
   it('asks for a newer bootstrap than version 5, and reads the version from the CDKToolkit stack when the parameter is refused', async () => {

@@ -28,7 +28,6 @@ describe('loadInfraConfig', () => {
       retentionDays: 90,
       exportMemoryMb: 1024,
       exportTimeoutMinutes: 15,
-      exportReservedConcurrency: 6,
       fanOutWorkers: 3,
       inlineDefinitions: { enabled: false, prefix: 'adhoc-', emailDomains: [] },
     });
@@ -44,7 +43,10 @@ describe('loadInfraConfig', () => {
     expect(problems({ inlineDefinitions: { enabled: true, emailDomains: ['Not A Domain'] } })).toMatch(/emailDomains/);
   });
 
-  it('gives the fan-out at most half of the export function\'s reserved slots, the rest to the exports', () => {
+  it('reserves no concurrency unless asked, and then gives the fan-out at most half of the reserved slots, the rest to the exports', () => {
+    expect(loadInfraConfig({}).exportReservedConcurrency).toBeUndefined();
+    expect(loadInfraConfig({ fanOutWorkers: 10 }).fanOutWorkers).toBe(10);
+    expect(loadInfraConfig({ exportReservedConcurrency: 8 }).fanOutWorkers).toBe(3);
     expect(loadInfraConfig({ exportReservedConcurrency: 5 }).fanOutWorkers).toBe(2);
     expect(loadInfraConfig({ exportReservedConcurrency: 8, fanOutWorkers: 1 }).fanOutWorkers).toBe(1);
     expect(problems({ exportReservedConcurrency: 5, fanOutWorkers: 3 })).toMatch(

@@ -6,6 +6,7 @@ import { ScheduleError } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
 import { DefinitionStore } from '../../../shared/definitions/definition-store';
 import { EventBridgeReportScheduler } from '../../../shared/definitions/scheduler-client';
+import type { ReportScheduler } from '../../../shared/definitions/report-schedule';
 import { syncReportSchedule, syncReportSchedules } from '../../../shared/definitions/schedule-sync';
 import { S3Storage } from '../../../shared/storage/s3-storage';
 import { rejectionOf } from '../../support/rejection';
@@ -107,6 +108,30 @@ describe('schedule sync', () => {
     await syncReportSchedules(['train-c'], { store, scheduler, log });
     await syncReportSchedules(['train-c'], { store, scheduler, log });
     expect(stub.schedules.get('exporter-reports/train-c')?.ScheduleExpression).toBe('cron(0 9 ? * MON *)');
+  });
+
+  it('ends in the last upload when two syncs overlap: the one that read the older version writes, reads again and corrects', async () => {
+    await store.put(weekly('train-r', 'cron(0 6 ? * MON *)'));
+    // Sync A reads the 06:00 version; while its schedule write is in flight a second upload (09:00)
+    // lands and sync B, overlapping, writes that version's schedule first. A's write comes last.
+    let overtaken = false;
+    const overtaking: ReportScheduler = {
+      get: (name) => scheduler.get(name),
+      remove: (name) => scheduler.remove(name),
+      put: async (spec) => {
+        if (!overtaken) {
+          overtaken = true;
+          await store.put(weekly('train-r', 'cron(0 9 ? * MON *)'));
+          await syncReportSchedule('train-r', { store, scheduler, log });
+          expect(stub.schedules.get('exporter-reports/train-r')?.ScheduleExpression).toBe('cron(0 9 ? * MON *)');
+        }
+        return scheduler.put(spec);
+      },
+    };
+    const result = await syncReportSchedule('train-r', { store, scheduler: overtaking, log });
+    expect(overtaken).toBe(true);
+    expect(result.action).toBe('updated');
+    expect(stub.schedules.get('exporter-reports/train-r')?.ScheduleExpression).toBe('cron(0 9 ? * MON *)');
   });
 
   it('leaves the schedule of a report whose stored object is invalid as it was, and logs every problem', async () => {

@@ -1,0 +1,65 @@
+import { errorMessage } from '../core/errors';
+import { cannotTell, notOk, ok, type Check } from './check';
+import type { LambdaConcurrencyReader } from './ports';
+
+/**
+ * Lambda keeps this many of the account's slots unreserved, or the whole quota when it is smaller
+ * (a new account's 10): a reservation that leaves fewer is refused, and with it the deploy.
+ */
+export const MIN_UNRESERVED = 100;
+
+/** The Service Quotas code of Lambda's "Concurrent executions". */
+export const CONCURRENCY_QUOTA_CODE = 'L-B99A9384';
+
+export interface ConcurrencyTarget {
+  readonly region: string;
+  /** cdk.json's exportReservedConcurrency; undefined: no reservation (the default). */
+  readonly reserved: number | undefined;
+  /** The deployed export function (output ExportFunctionName): what it reserves now is the stack's own. */
+  readonly functionName: string | undefined;
+  /** A deployed stack already holds its reservation: a shortfall then blocks the next deploy, not the first e-mail. */
+  readonly deployed: boolean;
+}
+
+/**
+ * Whether the reservations cdk.json asks for fit the account's Lambda concurrency (Lambda
+ * GetAccountSettings), and when they do not, the quota to ask AWS for. Without a reservation the
+ * stack deploys on any account, a new one's quota of 10 included.
+ */
+export async function checkConcurrency(target: ConcurrencyTarget, lambda: LambdaConcurrencyReader): Promise<Check> {
+  const fields = { area: 'account' as const, name: 'Lambda concurrency', blocks: target.reserved !== undefined && !target.deployed };
+  let limit: number;
+  let othersReserved: number;
+  try {
+    const account = await lambda.account();
+    const ours = target.functionName === undefined ? 0 : ((await lambda.reserved(target.functionName)) ?? 0);
+    limit = account.accountLimit;
+    othersReserved = account.accountLimit - account.unreserved - ours;
+  } catch (error) {
+    const fix = target.reserved === undefined ? undefined : 'allow lambda:GetAccountSettings and lambda:GetFunctionConcurrency to the credentials in use, or see Service Quotas → AWS Lambda → Concurrent executions';
+    return cannotTell({ ...fields, detail: `${errorMessage(error)}; cdk.json ${reservationWords(target.reserved)}`, fix });
+  }
+  const quota = `quota ${limit} in ${target.region}`;
+  if (target.reserved === undefined) {
+    return ok({ ...fields, detail: `cdk.json reserves none, so the stack deploys on this account (${quota}, ${limit - othersReserved} unreserved)` });
+  }
+  const minimum = Math.min(MIN_UNRESERVED, limit);
+  const left = limit - othersReserved - target.reserved;
+  if (left >= minimum) {
+    return ok({ ...fields, detail: `the ${target.reserved} slots cdk.json reserves for export-report fit (${quota}; ${left} stay unreserved, Lambda keeps ${minimum})` });
+  }
+  const needed = othersReserved + target.reserved + MIN_UNRESERVED;
+  return notOk({
+    ...fields,
+    detail:
+      `cdk.json reserves ${target.reserved} slots for export-report, which would leave ${Math.max(0, left)} of the ${quota} unreserved ` +
+      `(${othersReserved > 0 ? `other functions reserve ${othersReserved}; ` : ''}Lambda keeps ${minimum}), so the deploy would be refused`,
+    fix:
+      `remove exportReservedConcurrency from cdk.json (the default), or ask AWS for a quota of at least ${needed}: Service Quotas → AWS Lambda → Concurrent executions, ` +
+      `or aws service-quotas request-service-quota-increase --service-code lambda --quota-code ${CONCURRENCY_QUOTA_CODE} --desired-value ${needed} --region ${target.region}`,
+  });
+}
+
+function reservationWords(reserved: number | undefined): string {
+  return reserved === undefined ? 'reserves none, so the stack needs no quota of its own' : `reserves ${reserved} slots for export-report`;
+}
