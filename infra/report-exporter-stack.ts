@@ -34,7 +34,6 @@ import { ReportSchedules } from './constructs/report-schedules';
 import { ReportsBucket } from './constructs/reports-bucket';
 import { RunLedgerTable } from './constructs/run-ledger-table';
 import { DownstreamTables } from './constructs/downstream-tables';
-import { tablesOfDatasets } from '../shared/report/manifest/table-schemas';
 import { SecureQueue } from './constructs/secure-queue';
 import { grantWebhookSecrets } from './constructs/webhook-secrets';
 
@@ -85,13 +84,8 @@ export class ReportExporterStack extends Stack {
     const bucket = this.reports.bucket;
     this.definitions = new DefinitionsBucket(this, 'Definitions', { logBucket: this.reports.logBucket });
     this.ledger = new RunLedgerTable(this, 'Ledger');
-    // Glue tables and Athena for the reports that write Parquet (docs/downstream.md).
-    this.downstream = new DownstreamTables(this, 'Downstream', {
-      bucket, logBucket: this.reports.logBucket, prefix: REPORTS_PREFIX,
-      reports: config.reports
-        .filter((r) => r.definition.formats?.includes('parquet'))
-        .map((r) => ({ name: r.definition.name, tables: tablesOfDatasets(r.definition.datasets) })),
-    });
+    // Glue tables and Athena over every report's Parquet tables, deployed or stored (docs/downstream.md).
+    this.downstream = new DownstreamTables(this, 'Downstream', { bucket, logBucket: this.reports.logBucket, prefix: REPORTS_PREFIX });
     this.secrets = new ExporterSecrets(this, 'Secrets', {
       ...(config.planningSecretName !== undefined && { planningSecretName: config.planningSecretName }),
     });

@@ -4,14 +4,8 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { schemaOf } from '../../shared/report/manifest/table-schemas';
+import { TABLE_SCHEMAS } from '../../shared/report/manifest/table-schemas';
 import type { TableSchema } from '../../shared/table/schema';
-
-export interface DownstreamReport {
-  readonly name: string;
-  /** Tables the report writes as Parquet (shared/report/manifest/table-schemas.ts, tablesOfDatasets). */
-  readonly tables: readonly string[];
-}
 
 export interface DownstreamTablesProps {
   readonly bucket: s3.Bucket;
@@ -19,7 +13,8 @@ export interface DownstreamTablesProps {
   readonly logBucket: s3.Bucket;
   /** REPORTS_PREFIX, without slashes. */
   readonly prefix: string;
-  readonly reports: readonly DownstreamReport[];
+  /** The tables of the schema contract (every table a report can write): one Glue table each. */
+  readonly tables?: readonly TableSchema[];
   /** First day of the `dt` partition projection (yyyy-MM-dd). */
   readonly projectionStart?: string;
   /** Days Athena query results are kept. */
@@ -39,11 +34,15 @@ const PARQUET = {
 export const glueName = (...parts: string[]): string => parts.join('_').toLowerCase().replace(/[^a-z0-9_]/g, '_');
 
 /**
- * Tables for downstream jobs (docs/downstream.md): a Glue database with one Parquet table per report
- * table, over that table's own prefix `<prefix>/<report>/tables/<table>/`, with partition projection
- * on `dt` (no crawler, no MSCK REPAIR: a new day is queryable the moment its file lands) and
- * `run_id` as a column so a query can pick the newest run of a day. An Athena workgroup with its own
- * encrypted, expiring result bucket, and a "latest run" named query per table.
+ * Tables for downstream jobs (docs/downstream.md): a Glue database with one Parquet table per table
+ * of the schema contract, for all reports at once, whatever their origin (cdk.json or the
+ * definitions store): partitioned by `report` (projection type `injected`: a query names the report)
+ * and `dt` (a date range), located by a storage.location.template that maps both to the report's
+ * table prefix `<prefix>/<report>/tables/<table>/dt=<day>/`. No crawler, no MSCK REPAIR and no deploy:
+ * a report pushed to the store is queryable the moment its first run publishes, and a removed
+ * report's rows stay queryable until they expire. `run_id` is a column so a query can pick the newest
+ * run of a day. An Athena workgroup with its own encrypted, expiring result bucket, and a "latest run"
+ * named query per table.
  *
  * Columns come from the same schema code as schemas/<table>.json, so the Glue table cannot drift
  * from the files. The reports bucket lets Athena read only the tables/ prefixes: workbooks, CSV files
@@ -103,50 +102,36 @@ export class DownstreamTables extends Construct {
     });
 
     const start = props.projectionStart ?? '2024-01-01';
-    for (const report of props.reports) {
-      for (const table of report.tables) {
-        const schema = schemaOf(table);
-        if (!schema) throw new Error(`No schema contract for table "${table}" (shared/report/manifest/table-schemas.ts)`);
-        const name = glueName(report.name, table);
-        const location = props.bucket.s3UrlForObject(`${props.prefix}/${report.name}/tables/${table}/`);
-        const glueTable = new glue.CfnTable(this, `Table-${report.name}-${table}`, {
-          catalogId: stack.account,
-          databaseName: this.databaseName,
-          tableInput: {
-            name,
-            description: `${report.name} / ${table}, schema ${schema.version} (schemas/${table}.json)`,
-            tableType: 'EXTERNAL_TABLE',
-            partitionKeys: [{ name: 'dt', type: 'string', comment: 'Run date in the report time zone, yyyy-MM-dd' }],
-            parameters: {
-              classification: 'parquet',
-              EXTERNAL: 'TRUE',
-              'parquet.compression': 'SNAPPY',
-              schema_version: schema.version,
-              'projection.enabled': 'true',
-              'projection.dt.type': 'date',
-              'projection.dt.format': 'yyyy-MM-dd',
-              'projection.dt.range': `${start},NOW`,
-              'projection.dt.interval': '1',
-              'projection.dt.interval.unit': 'DAYS',
-              // Every run of a day is under dt=<day>/run=<id>/; Athena reads the files below the day's folder.
-              'storage.location.template': `${location}dt=\${dt}/`,
-            },
-            storageDescriptor: { ...PARQUET, location, columns: glueColumns(schema) },
-          },
-        });
-        glueTable.addResourceDependency(this.database);
-        this.tables[name] = glueTable;
+    const root = props.bucket.s3UrlForObject(`${props.prefix}/`);
+    for (const schema of props.tables ?? TABLE_SCHEMAS) {
+      const name = glueName(schema.table);
+      const glueTable = new glue.CfnTable(this, `Table-${schema.table}`, {
+        catalogId: stack.account,
+        databaseName: this.databaseName,
+        tableInput: {
+          name,
+          description: `${schema.table} of every report, schema ${schema.version} (schemas/${schema.table}.json); name the report: WHERE report = '<report>'`,
+          tableType: 'EXTERNAL_TABLE',
+          partitionKeys: [
+            { name: 'report', type: 'string', comment: 'Report name; a query must name it (projection type injected)' },
+            { name: 'dt', type: 'string', comment: 'Run date in the report time zone, yyyy-MM-dd' },
+          ],
+          parameters: { classification: 'parquet', EXTERNAL: 'TRUE', 'parquet.compression': 'SNAPPY', schema_version: schema.version, ...projection(root, schema.table, start) },
+          storageDescriptor: { ...PARQUET, location: root, columns: glueColumns(schema) },
+        },
+      });
+      glueTable.addResourceDependency(this.database);
+      this.tables[name] = glueTable;
 
-        const query = new athena.CfnNamedQuery(this, `LatestRun-${report.name}-${table}`, {
-          name: `${report.name} ${table}: latest run`,
-          description: `Rows of the newest run of ${report.name}/${table} in the last 35 days`,
-          database: this.databaseName,
-          workGroup: this.workGroup.ref,
-          queryString: latestRunQuery(this.databaseName, name),
-        });
-        query.addResourceDependency(glueTable);
-        query.addResourceDependency(this.workGroup);
-      }
+      const query = new athena.CfnNamedQuery(this, `LatestRun-${schema.table}`, {
+        name: `${schema.table}: latest run of a report`,
+        description: `Rows of the newest run of one report's ${schema.table} in the last 35 days (the report is the query's parameter)`,
+        database: this.databaseName,
+        workGroup: this.workGroup.ref,
+        queryString: latestRunQuery(this.databaseName, name),
+      });
+      query.addResourceDependency(glueTable);
+      query.addResourceDependency(this.workGroup);
     }
 
     this.readerPolicy = this.createReaderPolicy(props);
@@ -230,17 +215,39 @@ function bucketResource(bucket: s3.Bucket): s3.CfnBucket {
   return bucket.node.defaultChild as s3.CfnBucket;
 }
 
+/**
+ * Partition projection of one table: `report` injected (any report, named by the query, so a report
+ * from the definitions store needs no deploy) and `dt` a date range up to today; the template maps
+ * both to the report's table prefix, whose day folders hold one `run=<id>/` folder per published run.
+ */
+export function projection(root: string, table: string, start: string): Record<string, string> {
+  return {
+    'projection.enabled': 'true',
+    'projection.report.type': 'injected',
+    'projection.dt.type': 'date',
+    'projection.dt.format': 'yyyy-MM-dd',
+    'projection.dt.range': `${start},NOW`,
+    'projection.dt.interval': '1',
+    'projection.dt.interval.unit': 'DAYS',
+    'storage.location.template': `${root}\${report}/tables/${table}/dt=\${dt}/`,
+  };
+}
+
 export function glueColumns(schema: TableSchema): glue.CfnTable.ColumnProperty[] {
   return schema.columns.map((c) => ({ name: c.name, type: c.type, comment: c.description.slice(0, 255) }));
 }
 
-/** The newest run of the last 35 days (partition projection prunes to those days). */
+/**
+ * The newest run of one report in the last 35 days (partition projection prunes to that report and
+ * those days); the report is the execution parameter `?`.
+ */
 export function latestRunQuery(database: string, table: string): string {
   return [
-    `-- The rows of the newest run (by exported_at) in the last 35 days; see docs/downstream.md.`,
+    `-- The rows of the newest run (by exported_at) of one report in the last 35 days; see docs/downstream.md.`,
+    `-- Run it with the report's name as its parameter (EXECUTE ... USING 'acme-weekly', or the console's parameter box).`,
     `WITH recent AS (`,
     `  SELECT * FROM "${database}"."${table}"`,
-    `  WHERE dt >= date_format(current_date - interval '35' day, '%Y-%m-%d')`,
+    `  WHERE report = ? AND dt >= date_format(current_date - interval '35' day, '%Y-%m-%d')`,
     `)`,
     `SELECT * FROM recent`,
     `WHERE run_id = (SELECT max_by(run_id, exported_at) FROM recent)`,

@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
+import { STAGING_PREFIX, STAGING_RETENTION_DAYS } from '../../shared/report/run/layout';
 
 export interface ReportsBucketProps {
   /** Root of everything the exporter writes (REPORTS_PREFIX), without slashes. */
@@ -80,6 +81,15 @@ export class ReportsBucket extends Construct {
           id: 'expire-fan-out-answers',
           prefix: `${props.prefix}/_fanout/`,
           expiration: Duration.days(1),
+        },
+        {
+          // An attempt stages its table files here until its run is published into the table
+          // prefixes (docs/run-atomicity.md, "Publishing into the tables"); the next attempt of a run
+          // removes what an abandoned one staged, and this rule what no attempt came back for. Three
+          // days outlast Lambda's retries (6 h) and a rerun of the run id over a weekend.
+          id: 'expire-abandoned-staging',
+          prefix: `${props.prefix}/${STAGING_PREFIX}/`,
+          expiration: Duration.days(STAGING_RETENTION_DAYS),
         },
         {
           // A Lambda that times out mid-upload leaves invisible, billed parts behind.

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, open, readFile, readdir, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { errorMessage, retryableCause, StorageError, transientFsFailure } from '../core/errors';
@@ -98,6 +99,26 @@ export class LocalDirectoryStorage implements Storage {
       throw new StorageError(`could not list ${this.describe(prefix)}: ${errorMessage(error)}`, { cause: error, retryable: transientFsFailure(error) });
     }
     return keys.filter((k) => k.startsWith(prefix)).sort();
+  }
+
+  /** Copied to a temporary file beside the target and renamed into place: `to` is whole or absent. */
+  async copyObject(from: string, to: string, labels: Readonly<Record<string, string>> = {}): Promise<void> {
+    const source = this.pathOf(from);
+    const target = this.pathOf(to);
+    assertValidMetadata(to, labels);
+    const temp = tempPathFor(target);
+    try {
+      await makeDirectory(path.dirname(target));
+      await copyFile(source, temp, fsConstants.COPYFILE_EXCL);
+      await rename(temp, target);
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      const missing = isErrno(error, 'ENOENT') ? ' (the source is missing)' : '';
+      throw new StorageError(`could not copy ${this.describe(from)} to ${this.describe(to)}${missing}: ${errorMessage(error)}`, {
+        cause: error,
+        retryable: transientFsFailure(error),
+      });
+    }
   }
 
   async deleteObjects(keys: readonly string[]): Promise<void> {

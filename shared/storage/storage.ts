@@ -39,6 +39,12 @@ export interface Storage {
    * or undefined when there is none. A failure while reading is a StorageError from the iteration.
    */
   readObject(key: string): Promise<AsyncIterable<Uint8Array> | undefined>;
+  /**
+   * Copies the object under `from` to `to` within the store, whole or not at all (S3: CopyObject,
+   * server-side; a directory: a temporary copy renamed into place), with its content type and
+   * metadata; `labels` replace its labels (see annotate). A missing `from` is a StorageError.
+   */
+  copyObject(from: string, to: string, labels?: Readonly<Record<string, string>>): Promise<void>;
   /** Keys under a prefix (for clean-up and tests). */
   listKeys(prefix: string): Promise<string[]>;
   deleteObjects(keys: readonly string[]): Promise<void>;

@@ -123,11 +123,13 @@ describe('reports bucket', () => {
     });
   });
 
-  it('expires objects under the prefix after retentionDays and aborts stale multipart uploads after a day', () => {
+  it('expires objects under the prefix after retentionDays, staged table files after 3 days, and aborts stale multipart uploads after a day', () => {
     synthesized.template.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
           Match.objectLike({ Prefix: 'reports/', ExpirationInDays: 30, Status: 'Enabled' }),
+          // What abandoned attempts staged (docs/run-atomicity.md, "Publishing into the tables").
+          Match.objectLike({ Id: 'expire-abandoned-staging', Prefix: 'reports/_staging/', ExpirationInDays: 3, Status: 'Enabled' }),
           Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
         ]),
       },

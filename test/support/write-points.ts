@@ -4,9 +4,11 @@ import type { ObjectUpload, Storage } from '../../shared/storage/storage';
 /**
  * The moments of a run's writes where a test freezes an attempt: once a file is claimed, before its upload opens (`open`),
  * once an upload is stored (`stored`), before and after the manifest is put (`manifest`, `complete`:
- * the ledger's compare-and-swap that publishes the run comes next), and before `latest` moves.
+ * the ledger's compare-and-swap that chooses the run's manifest comes next), before each copy of a
+ * staged table file into its table prefix (`publish`, once the manifest is chosen), and before
+ * `latest` moves.
  */
-export type WritePoint = 'open' | 'stored' | 'manifest' | 'complete' | 'latest';
+export type WritePoint = 'open' | 'stored' | 'manifest' | 'complete' | 'publish' | 'latest';
 
 type Pause = (point: WritePoint, key: string) => Promise<void>;
 
@@ -25,6 +27,12 @@ function pausingStorage(storage: Storage, pause: Pause): Storage {
   return new Proxy(storage, {
     get(target, prop) {
       if (prop === 'openUpload') return (key: string, meta: Parameters<Storage['openUpload']>[1]) => pausingUpload(target.openUpload(key, meta), pause);
+      if (prop === 'copyObject') {
+        return async (from: string, to: string, labels?: Readonly<Record<string, string>>) => {
+          await pause('publish', to);
+          return target.copyObject(from, to, labels);
+        };
+      }
       if (prop === 'putObject') {
         return async (key: string, ...rest: Parameters<Storage['putObject']> extends [string, ...infer R] ? R : never) => {
           const manifest = MANIFEST.test(key);

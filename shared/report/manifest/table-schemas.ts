@@ -5,7 +5,7 @@
  */
 import { tableSchema, type TableSchema } from '../../table/schema';
 import type { DatasetEntry, TableEntry } from '../dataset/dataset';
-import { datasetsOf, DATASETS, tableEntry, tablesOf } from '../tables/registry';
+import { DATASETS, tableEntry, tablesOf } from '../tables/registry';
 
 export const TABLE_SCHEMAS: readonly TableSchema[] = tablesOf().map(contractOf);
 
@@ -22,9 +22,4 @@ export function schemaOf(table: string, datasets: readonly DatasetEntry[] = DATA
 /** The text of a committed or published schema file: stable, diff-friendly JSON. */
 export function schemaFileText(schema: TableSchema): string {
   return `${JSON.stringify(schema, null, 2)}\n`;
-}
-
-/** Tables a definition (input form: datasets named) writes, in export order (for Glue tables and docs). */
-export function tablesOfDatasets(datasets: object): string[] {
-  return tablesOf(datasetsOf(datasets)).map((t) => t.name);
 }

@@ -2,13 +2,14 @@
  * The machine layout of a run (docs/downstream.md): one Parquet file per table under the table's own
  * prefix, `<report>/tables/<table>/dt=<day>/run=<runId>/part-00000.parquet`, next to (not inside) the
  * human run folder, so one Glue/Athena/DuckDB table spans every run. Parquet output opens one sink
- * per table, and records the file and the table's schema for the manifest.
+ * per table in the run's staging area (layout.ts), never in the table prefix: the manifest names the
+ * table's file where the run's publishing copies it (run-attempt.ts), and the writer records the copy.
  */
 import type { Log } from '../../core/logger';
 import type { ObjectUpload, Storage } from '../../storage/storage';
 import { classifySchemaChange, type TableSchema } from '../../table/schema';
 import { PARQUET_FORMAT } from '../definition/formats';
-import { tableFileKey, tableSchemaKey } from '../run/layout';
+import { stagedTableKey, tableFileKey, tableSchemaKey } from '../run/layout';
 import { tableSchemaSchema, type ManifestTableFile, type SchemaChangeEntry } from '../manifest/manifest';
 import type { RunWriter } from '../run/run-writer';
 import { schemaFileText, schemaOf } from '../manifest/table-schemas';
@@ -33,7 +34,7 @@ export const parquetOutput: OutputFactory = (ctx) => {
     async openTable(table) {
       // Loaded when a run writes Parquet (most write none), as the workbook's and the PDF's renderers.
       const { openParquetSink } = await import('../../render/parquet/parquet-sink');
-      const key = tableFileKey(report, table.name, ctx.runDate, definition.timeZone, ctx.runId);
+      const key = stagedTableKey(report, table.name, ctx.runId);
       const upload = await writer.openUpload(key, { contentType: PARQUET_FORMAT.contentType, downloadName: `${report}-${table.name}.parquet` });
       const contract = schemaOf(table.name, ctx.datasets);
       const sink = openParquetSink(table, upload.stream, {
@@ -47,10 +48,11 @@ export const parquetOutput: OutputFactory = (ctx) => {
     async finishTable(table, rows) {
       const file = open.get(table)!;
       open.delete(table);
-      const entry = await tableFileEntry(ctx, table, rows, file);
+      const { entry, staged } = await tableFileEntry(ctx, table, rows, file);
       written.set(table, file.schema);
       entries.push(entry);
-      return { stored: [{ ...entry, key: `${report}/${entry.path}` }] };
+      // Verified where it is staged; the run's publishing checks the copy again.
+      return { stored: [{ ...entry, key: staged }] };
     },
     async finishRun() {
       const schemaChanges = await publishSchemas(writer, report, written, ctx.log);
@@ -59,19 +61,24 @@ export const parquetOutput: OutputFactory = (ctx) => {
   });
 };
 
-/** Waits for the table's file to be stored and returns its manifest entry. */
-async function tableFileEntry(ctx: OutputContext, table: string, rows: number, file: OpenFile): Promise<ManifestTableFile> {
+/**
+ * Waits for the table's staged file to be stored, records its copy for the run's publishing, and
+ * returns its manifest entry (the path it is published at) and the staged key.
+ */
+async function tableFileEntry(ctx: OutputContext, table: string, rows: number, file: OpenFile): Promise<{ entry: ManifestTableFile; staged: string }> {
   const report = ctx.definition.name;
   const relative = (key: string) => key.slice(report.length + 1);
   const object = await ctx.writer.stored(file.upload, rows);
+  const published = tableFileKey(report, table, ctx.runDate, ctx.definition.timeZone, ctx.runId);
+  ctx.writer.stageTable(object, published, rows);
   const nulled = file.nulled();
   if (Object.keys(nulled).length > 0) {
     // The CSV keeps such a value as text; Parquet cannot put text into a DATE or DOUBLE column.
     ctx.log.warn('values that do not fit their column type were written as null in Parquet', { table, nulled });
   }
-  return {
+  const entry: ManifestTableFile = {
     table,
-    path: relative(object.key),
+    path: relative(published),
     format: PARQUET_FORMAT.name,
     contentType: PARQUET_FORMAT.contentType,
     bytes: object.bytes,
@@ -81,6 +88,7 @@ async function tableFileEntry(ctx: OutputContext, table: string, rows: number, f
     schemaPath: relative(tableSchemaKey(report, table)),
     ...(Object.keys(nulled).length > 0 && { nulledValues: { ...nulled } }),
   };
+  return { entry, staged: object.key };
 }
 
 /**

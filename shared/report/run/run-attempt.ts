@@ -1,7 +1,8 @@
 /**
  * One attempt of a run under its lease (docs/run-atomicity.md): takes the lease, recovers what
- * earlier attempts left (a manifest they published, debris they recorded), hands the writing to the
- * caller through a RunWriter, publishes the manifest and, once, moves `latest`.
+ * earlier attempts left (a manifest they published, debris they recorded, copies into the tables
+ * they did not finish), hands the writing to the caller through a RunWriter, publishes the manifest
+ * and the run's table files (table-publish.ts) and, once, moves `latest`.
  */
 import { errorMessage, LeaseLostError, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
@@ -11,9 +12,10 @@ import type { ChangeReport } from '../changes/model';
 import type { Trends } from '../trends/series';
 import { changeReportFromManifest } from '../changes/outputs';
 import { publishLatest } from './latest-pointer';
-import { manifestKey, runFolderKey } from './layout';
+import { manifestKey, runFolderKey, stagingFolderKey } from './layout';
 import { manifestSchema, type Manifest } from '../manifest/manifest';
-import { RunLease } from './run-lease';
+import { RunLease, type LeaseOutcome } from './run-lease';
+import { publishTables } from './table-publish';
 import { summaryFromManifest } from '../summary/run-summary';
 import { RunWriter, verifyStored } from './run-writer';
 import type { RunContext } from './context';
@@ -51,8 +53,10 @@ export async function withRunAttempt(run: AttemptedRun, context: RunContext, wri
   const { storage, ledger, log } = context;
   const { runId } = run;
   const report = run.definition.name;
+  const metadata = { report, 'run-id': runId };
   const leased = await RunLease.acquire({ ledger, report, runId, now: context.clock, log, leaseMs: context.leaseMs, wait: context.leaseWait });
-  if (leased.kind === 'complete') {
+  if (leased.kind === 'publishing') await finishPublishing(context, leased, metadata);
+  if (leased.kind === 'complete' || leased.kind === 'publishing') {
     const done = await completedRun(storage, leased.manifestKey, log, runId);
     // A rerun of a complete run repairs latest.json if an earlier attempt could not write it.
     return { ...done, ...(await publishLatestOf(context, done.manifest, done.manifestKey)) };
@@ -77,14 +81,21 @@ export async function withRunAttempt(run: AttemptedRun, context: RunContext, wri
 
   async function writeRun(): Promise<{ run: WrittenRun; written: boolean; manifestKey: string }> {
     lease.startHeartbeat();
-    const metadata = { report, 'run-id': runId };
     const writer = new RunWriter({ storage, lease, runFolder, metadata, onProgress: context.onProgress ?? (() => undefined), log });
+    const chosen = await writeAndChoose(writer);
+    // The run's content is chosen: from here the holder only copies its table files into the
+    // table prefixes and completes the run (a failure leaves it for the next attempt to finish).
+    await publishTables({ storage, lease, copies: writer.tableCopies, metadata, log }, chosen.manifestKey);
+    return chosen;
+  }
+
+  async function writeAndChoose(writer: RunWriter): Promise<{ run: WrittenRun; written: boolean; manifestKey: string }> {
     try {
       const run = await write({ writer, runId, runFolder, runStart: leased.startedAt, runDate });
       const key = await writer.putManifest(manifestKey(runFolder), JSON.stringify(run.manifest, null, 2));
       lease.check();
-      // The fence: the run is published by this compare-and-swap, which fails once another attempt holds it.
-      await lease.complete(key);
+      // The fence: the run's manifest is chosen by this compare-and-swap, which fails once another attempt holds it.
+      await lease.publishing(key, writer.tableCopies);
       return { run, written: true, manifestKey: key };
     } catch (error) {
       lease.stopHeartbeat();
@@ -118,7 +129,20 @@ async function publishLatestOf(
   }
 }
 
-type Acquired = Extract<Awaited<ReturnType<typeof RunLease.acquire>>, { kind: 'acquired' }>;
+type Acquired = Extract<LeaseOutcome, { kind: 'acquired' }>;
+
+/**
+ * An earlier attempt died (or failed) while it copied the chosen manifest's table files into the
+ * table prefixes: this attempt finishes the copies, with the same keys, and completes the run.
+ */
+async function finishPublishing(context: RunContext, leased: Extract<LeaseOutcome, { kind: 'publishing' }>, metadata: Readonly<Record<string, string>>): Promise<void> {
+  const { storage, log } = context;
+  log.warn('an earlier attempt of this run stopped while publishing its tables; finishing the copies', {
+    runId: metadata['run-id'], manifest: leased.manifestKey, tables: leased.copies.length,
+  });
+  leased.lease.startHeartbeat();
+  await publishTables({ storage, lease: leased.lease, copies: leased.copies, metadata, log }, leased.manifestKey);
+}
 
 /**
  * An earlier attempt may have died after publishing its manifest but before the ledger heard of it
@@ -145,15 +169,17 @@ async function recover(
   }
   if (!leased.takenOver) return undefined;
   // Debris of the attempts before: exactly what they recorded, plus unfinished temp files.
-  // The run folder, and this run's Parquet files under the report's tables/ prefix.
+  // The run folder, the run's staging area, and (from before staging) its files under tables/.
+  const staging = `${stagingFolderKey(report, runId)}/`;
   const ofThisRun = (key: string) =>
-    key.startsWith(`${runFolder}/`) || (key.startsWith(`${report}/tables/`) && key.includes(`/run=${runId}/`));
+    key.startsWith(`${runFolder}/`) || key.startsWith(staging) || (key.startsWith(`${report}/tables/`) && key.includes(`/run=${runId}/`));
   const debris = leased.debris.filter(ofThisRun);
   if (debris.length > 0) {
     log.warn('removing what an earlier attempt of this run left behind', { runId, objects: debris.length });
     await storage.deleteObjects(debris);
   }
   await storage.removeIncomplete(`${runFolder}/`);
+  await storage.removeIncomplete(staging);
   for (const folder of new Set(debris.filter((k) => !k.startsWith(`${runFolder}/`)).map((k) => k.slice(0, k.lastIndexOf('/') + 1)))) {
     await storage.removeIncomplete(folder);
   }

@@ -29,6 +29,13 @@ const RUN_ENTRY_DAYS = 35;
 /** Compare-and-swap rounds before giving up: each lost round means another writer made progress. */
 const MAX_ROUNDS = 20;
 
+/**
+ * One table file the run publishes: copied from the staging key of the attempt whose manifest the
+ * ledger chose to the table prefix, and checked against the bytes and sha256 the manifest states.
+ */
+const tableCopySchema = z.object({ from: z.string(), to: z.string(), bytes: z.number().int().nonnegative(), sha256: z.string(), rows: z.number().int().nonnegative() });
+export type TableCopy = z.infer<typeof tableCopySchema>;
+
 const runEntrySchema = z.object({
   report: z.string(),
   runId: z.string(),
@@ -37,7 +44,12 @@ const runEntrySchema = z.object({
   /** Start of the first attempt: fixes the run's `dt=` folder and its `generatedAt` for every retry. */
   startedAt: z.iso.datetime(),
   leaseExpiresAt: z.iso.datetime(),
-  status: z.enum(['running', 'released', 'complete']),
+  /**
+   * `publishing`: the ledger chose the run's manifest (`manifestKey`) and its table files are being
+   * copied into the table prefixes (`copies`); an attempt that takes the run over finishes the copies
+   * before the run is `complete`. No attempt writes anything else of the run from then on.
+   */
+  status: z.enum(['running', 'publishing', 'released', 'complete']),
   /**
    * The fencing token: 1 for the first attempt, one more for every attempt that takes the run after
    * it. An attempt writes only under keys carrying its generation (see attemptKey), so whatever a
@@ -51,12 +63,15 @@ const runEntrySchema = z.object({
    */
   keys: z.array(z.string()),
   manifestKey: z.string().optional(),
+  copies: z.array(tableCopySchema).optional(),
 });
 type RunEntry = z.infer<typeof runEntrySchema>;
 
 export type LeaseOutcome =
   | { readonly kind: 'acquired'; readonly lease: RunLease; readonly startedAt: Date; readonly debris: readonly string[]; readonly takenOver: boolean }
-  | { readonly kind: 'complete'; readonly startedAt: Date; readonly manifestKey: string };
+  | { readonly kind: 'complete'; readonly startedAt: Date; readonly manifestKey: string }
+  /** An attempt died publishing: this one holds the run to finish the copies of the chosen manifest. */
+  | { readonly kind: 'publishing'; readonly lease: RunLease; readonly startedAt: Date; readonly manifestKey: string; readonly copies: readonly TableCopy[]; readonly debris: readonly string[] };
 
 export interface LeaseOptions {
   readonly ledger: Ledger;
@@ -80,6 +95,8 @@ export interface LeaseOptions {
 export class RunLease {
   private lost: Error | undefined;
   private heldGeneration = 1;
+  /** Set once this attempt publishes the run (its manifest was chosen, or it took over a publishing run). */
+  private publishingRun = false;
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> = Promise.resolve();
 
@@ -149,20 +166,26 @@ export class RunLease {
       return { report, runId, attempt: this.attempt, startedAt: now.toISOString(), leaseExpiresAt: this.expiry(now), status: 'running', generation: 1, keys: [] };
     }
     if (current.status === 'complete' && current.manifestKey !== undefined) return undefined;
-    if (current.status === 'running' && new Date(current.leaseExpiresAt) > now) return undefined;
-    return { ...current, attempt: this.attempt, leaseExpiresAt: this.expiry(now), status: 'running', generation: (current.generation ?? 1) + 1 };
+    if (isHeld(current.status) && new Date(current.leaseExpiresAt) > now) return undefined;
+    // A run that was publishing stays so: its manifest is chosen, the next holder only finishes the copies.
+    const status = current.status === 'publishing' ? 'publishing' : 'running';
+    return { ...current, attempt: this.attempt, leaseExpiresAt: this.expiry(now), status, generation: (current.generation ?? 1) + 1 };
   }
 
   /** The outcome of taking the run: the debris of the attempt taken over, if there was one. */
   private acquired(taken: RunEntry, previous: RunEntry | undefined): LeaseOutcome {
     this.heldGeneration = taken.generation ?? 1;
     if (!previous) return { kind: 'acquired', lease: this, startedAt: new Date(taken.startedAt), debris: [], takenOver: false };
-    if (previous.status === 'running') {
+    if (isHeld(previous.status)) {
       this.options.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
         runId: this.options.runId,
         previousAttempt: previous.attempt,
         expiredAt: previous.leaseExpiresAt,
       });
+    }
+    if (taken.status === 'publishing' && taken.manifestKey !== undefined) {
+      this.publishingRun = true;
+      return { kind: 'publishing', lease: this, startedAt: new Date(previous.startedAt), manifestKey: taken.manifestKey, copies: taken.copies ?? [], debris: previous.keys };
     }
     return { kind: 'acquired', lease: this, startedAt: new Date(previous.startedAt), debris: previous.keys, takenOver: true };
   }
@@ -211,16 +234,33 @@ export class RunLease {
     if (this.lost) throw this.lost instanceof LeaseLostError ? this.lost : new LeaseLostError(`the lease on run "${this.options.runId}" could not be renewed: ${errorMessage(this.lost)}`, { cause: this.lost });
   }
 
+  /**
+   * Chooses `manifestKey` as the run's and records the table files to copy: the fence of a run with
+   * tables (a compare-and-swap that fails once another attempt holds the run). From here on the
+   * holder, or whoever takes the run over, only copies `copies` and completes; the lease keeps
+   * renewing meanwhile.
+   */
+  async publishing(manifestKey: string, copies: readonly TableCopy[]): Promise<void> {
+    this.check();
+    await this.renewing;
+    await this.update((entry) => ({ ...entry, status: 'publishing', manifestKey, copies: [...copies], leaseExpiresAt: this.expiry(this.options.now()) }));
+    this.publishingRun = true;
+  }
+
   /** The run is complete: every later attempt returns its manifest instead of exporting again. */
   async complete(manifestKey: string): Promise<void> {
     this.stopHeartbeat();
     await this.renewing;
-    await this.update((entry) => ({ ...entry, status: 'complete', manifestKey, keys: [], leaseExpiresAt: this.options.now().toISOString() }));
+    await this.update((entry) => {
+      const { copies: _copies, ...rest } = entry;
+      return { ...rest, status: 'complete', manifestKey, keys: [], leaseExpiresAt: this.options.now().toISOString() };
+    });
   }
 
   /**
    * A failed attempt gives the lease up at once (a retry need not wait for it to expire). Objects it
-   * could not delete stay recorded for the next attempt. False when it no longer held the lease.
+   * could not delete stay recorded for the next attempt. False when it no longer held the lease. A
+   * run that was publishing stays `publishing` with its lease lapsed: the next attempt finishes it.
    */
   async release(remainingKeys: readonly string[], removedKeys: readonly string[]): Promise<boolean> {
     this.stopHeartbeat();
@@ -230,7 +270,8 @@ export class RunLease {
         const keys = new Set(entry.keys);
         for (const key of removedKeys) keys.delete(key);
         for (const key of remainingKeys) keys.add(key);
-        return { ...entry, status: 'released', keys: [...keys].sort(), leaseExpiresAt: this.options.now().toISOString() };
+        const status = entry.status === 'publishing' ? 'publishing' : 'released';
+        return { ...entry, status, keys: [...keys].sort(), leaseExpiresAt: this.options.now().toISOString() };
       });
       return true;
     } catch (error) {
@@ -251,15 +292,16 @@ export class RunLease {
    */
   async loss(): Promise<{ error: LeaseLostError; publishedManifest: string | undefined } | undefined> {
     const current = (await this.record.read()).value;
-    if (current?.attempt === this.attempt && current.status === 'running') return undefined;
-    return { error: this.lostError(current), publishedManifest: current?.status === 'complete' ? current.manifestKey : undefined };
+    if (current?.attempt === this.attempt && isHeld(current.status)) return undefined;
+    const chosen = current?.status === 'complete' || current?.status === 'publishing';
+    return { error: this.lostError(current), publishedManifest: chosen ? current.manifestKey : undefined };
   }
 
   /** Changes the run entry while this attempt holds it; throws LeaseLostError once it does not. */
   private async update(change: (entry: RunEntry) => RunEntry): Promise<void> {
     await this.record.change(
       (current) => {
-        if (!current || current.attempt !== this.attempt || current.status !== 'running') throw this.lostError(current);
+        if (!current || current.attempt !== this.attempt || !isHeld(current.status)) throw this.lostError(current);
         return change(current);
       },
       { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(this.options.now()) },
@@ -275,12 +317,15 @@ export class RunLease {
     else if (current.attempt === this.attempt) to = `itself: it already ${current.status === 'complete' ? 'completed' : 'gave up'} the run`;
     else {
       const other = `the attempt of generation ${current.generation ?? 1} (${current.attempt})`;
-      to = current.status === 'complete' ? `${other}, which published the run` : current.status === 'released' ? `${other}, which failed and gave it up` : `${other}, which holds it now`;
+      to = current.status === 'complete' ? `${other}, which published the run`
+        : current.status === 'released' ? `${other}, which failed and gave it up`
+        : current.status === 'publishing' ? `${other}, which is publishing the run`
+        : `${other}, which holds it now`;
     }
-    return new LeaseLostError(
-      `${mine} lost its lease on ${run} to ${to}; it stalled past its lease and stops here: nothing it wrote is published ` +
-        '(its own files are removed; they never replaced a published file)',
-    );
+    const outcome = this.publishingRun
+      ? 'it stalled past its lease while copying the run\'s tables and stops here: the run publishes the files of the manifest the ledger chose, copied to the same keys by whoever holds it'
+      : 'it stalled past its lease and stops here: nothing it wrote is published (its own files are removed; they never replaced a published file)';
+    return new LeaseLostError(`${mine} lost its lease on ${run} to ${to}; ${outcome}`);
   }
 
   private expiry(now: Date): string {
@@ -301,7 +346,7 @@ function silentHolder(entry: RunEntry, now: Date, leaseMs: number): number | und
 /** When the live lease of run `runId` lapses, if its holder has stopped renewing; else undefined. */
 export async function lapsingLease(ledger: Ledger, report: string, runId: string, now: Date, leaseMs = DEFAULT_LEASE_MS): Promise<number | undefined> {
   const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
-  if (entry?.status !== 'running' || new Date(entry.leaseExpiresAt) <= now) return undefined;
+  if (!entry || !isHeld(entry.status) || new Date(entry.leaseExpiresAt) <= now) return undefined;
   return silentHolder(entry, now, leaseMs);
 }
 
@@ -335,7 +380,8 @@ export async function abandonedAttempt(ledger: Ledger, report: string, runId: st
  */
 export async function releaseHeldRun(options: Omit<LeaseOptions, 'leaseMs'>): Promise<{ readonly attempt: string; readonly generation: number } | undefined> {
   const released = await runRecord(options.ledger, options.report, options.runId, 'absent').change(
-    (current) => (current?.status === 'running' ? { ...current, status: 'released', leaseExpiresAt: options.now().toISOString() } : undefined),
+    // A publishing run keeps its chosen manifest: only its lease lapses, and the next attempt finishes it.
+    (current) => (current && isHeld(current.status) ? { ...current, status: current.status === 'publishing' ? 'publishing' : 'released', leaseExpiresAt: options.now().toISOString() } : undefined),
     // Released at `leaseExpiresAt`: the entry's expiry counts from then.
     { rounds: MAX_ROUNDS, expiresAt: (entry) => entryExpiry(new Date(entry.leaseExpiresAt)) },
   );
@@ -351,6 +397,11 @@ export async function releaseHeldRun(options: Omit<LeaseOptions, 'leaseMs'>): Pr
  */
 function runRecord(ledger: Ledger, report: string, runId: string, invalid: 'fail' | 'absent'): LedgerRecord<RunEntry> {
   return ledgerRecord(ledger, ledgerKey('run', report, runId), runEntrySchema, { what: `the lease on run "${runId}" of report "${report}"`, invalid });
+}
+
+/** A lease is held (live or lapsed) while the run is written and while it is published. */
+function isHeld(status: RunEntry['status']): boolean {
+  return status === 'running' || status === 'publishing';
 }
 
 /** Run entries outlive every retry of their run, then expire. */

@@ -14,7 +14,7 @@ import type { Log } from '../../core/logger';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from '../../storage/storage';
 import type { ProgressEvent } from '../dataset/dataset';
 import { JSON_CONTENT_TYPE } from './layout';
-import type { RunLease } from './run-lease';
+import type { RunLease, TableCopy } from './run-lease';
 
 /** A stored file as a manifest lists it, with its key: what verification compares with the store. */
 export interface StoredFile {
@@ -54,6 +54,7 @@ export class RunWriter {
   private readonly open = new Set<ObjectUpload>();
   /** Keys this attempt wrote or began to write: all it may ever delete. */
   private readonly mine = new Set<string>();
+  private readonly staged: TableCopy[] = [];
 
   constructor(private readonly options: RunWriterOptions) {}
 
@@ -104,6 +105,19 @@ export class RunWriter {
     this.options.onProgress({ type: 'file-stored', path: object.key, bytes: object.bytes });
     await this.options.storage.annotate(object.key, { ...this.options.metadata, rows: String(rows) });
     return object;
+  }
+
+  /**
+   * Records a stored table file (staged outside the table prefixes) for the run's publishing, which
+   * copies it to `to` once the ledger chose this attempt's manifest (run-attempt.ts).
+   */
+  stageTable(object: StoredObject, to: string, rows: number): void {
+    this.staged.push({ from: object.key, to, bytes: object.bytes, sha256: object.sha256, rows });
+  }
+
+  /** The table files this attempt staged, for the run's publishing. */
+  get tableCopies(): readonly TableCopy[] {
+    return this.staged;
   }
 
   /**

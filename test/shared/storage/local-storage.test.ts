@@ -168,6 +168,19 @@ describe('LocalDirectoryStorage', () => {
     expect(await storage.readObject('run/folder')).toBeUndefined();
   });
 
+  it('copyObject copies whole (temp file renamed into place) and replaces; a missing source is a StorageError and leaves nothing', async () => {
+    const data = patternBytes(200_000, 5);
+    await storage.putObject('_staging/acme/run=r1/risks.parquet', data, meta);
+    await storage.copyObject('_staging/acme/run=r1/risks.parquet', 'acme/tables/risks/dt=2024-05-06/run=r1/part-00000.parquet', { rows: '3' });
+    expect(await storage.hashObject('acme/tables/risks/dt=2024-05-06/run=r1/part-00000.parquet')).toMatchObject({ bytes: data.byteLength, sha256: sha256(data) });
+    await storage.copyObject('_staging/acme/run=r1/risks.parquet', 'acme/tables/risks/dt=2024-05-06/run=r1/part-00000.parquet');
+    expect(await storage.listKeys('acme/tables/')).toEqual(['acme/tables/risks/dt=2024-05-06/run=r1/part-00000.parquet']);
+    const missing = storage.copyObject('_staging/acme/run=r1/none.parquet', 'acme/tables/x/part-00000.parquet');
+    await expect(missing).rejects.toBeInstanceOf(StorageError);
+    await expect(missing).rejects.toThrow(/could not copy .*none\.parquet to .*part-00000\.parquet \(the source is missing\)/);
+    expect(await readdir(path.join(root, 'acme/tables/x'))).toEqual([]);
+  });
+
   it('describe names the root and keys', () => {
     expect(storage.describe()).toBe(root);
     expect(storage.describe('a/b.csv')).toBe(path.join(root, 'a', 'b.csv'));

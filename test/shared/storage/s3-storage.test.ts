@@ -134,6 +134,22 @@ describe('S3Storage against s3rver', () => {
     await storage.deleteObjects([]);
   });
 
+  it('copyObject copies server-side into hive folders (dt=, run=), with content type and metadata; a missing source is a StorageError', async () => {
+    const data = patternBytes(70_000, 3);
+    await storage.putObject('_staging/acme/run=r1/risks.g2.parquet', data, { contentType: 'application/vnd.apache.parquet', metadata: { report: 'acme' } });
+    await storage.copyObject('_staging/acme/run=r1/risks.g2.parquet', 'acme/tables/risks/dt=2024-05-06/run=r1/part-00000.parquet', { rows: '12' });
+    expect(await storage.hashObject('acme/tables/risks/dt=2024-05-06/run=r1/part-00000.parquet')).toEqual({
+      key: 'acme/tables/risks/dt=2024-05-06/run=r1/part-00000.parquet', bytes: data.byteLength, sha256: sha256(data),
+    });
+    const head = await s3.client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: 'exports/acme/tables/risks/dt=2024-05-06/run=r1/part-00000.parquet' }));
+    expect(head.ContentType).toBe('application/vnd.apache.parquet');
+    expect(head.Metadata).toMatchObject({ report: 'acme' });
+    const missing = storage.copyObject('_staging/acme/run=r1/none.parquet', 'acme/tables/x/part-00000.parquet');
+    await expect(missing).rejects.toBeInstanceOf(StorageError);
+    await expect(missing).rejects.toThrow(/could not copy s3:\/\/.+\/exports\/_staging\/acme\/run=r1\/none\.parquet to .*: NoSuchKey/);
+    expect(await storage.listKeys('acme/tables/x/')).toEqual([]);
+  });
+
   it('keys are relative to the prefix; describe names bucket, prefix and key', async () => {
     await storage.putObject('k.txt', 'x', { contentType: 'text/plain' });
     const root = new S3Storage({ client: s3.client, bucket: s3.bucket });

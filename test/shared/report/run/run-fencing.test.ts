@@ -114,6 +114,9 @@ describe('fenced runs: a stale attempt never touches what the run publishes', ()
     ...[1, 2, 3, 5].map((occurrence) => ({ point: 'stored' as const, occurrence })),
     { point: 'manifest', occurrence: 1 },
     { point: 'complete', occurrence: 1 },
+    // Before the first and the second copy into the tables: the manifest is chosen, the taker finishes the copies.
+    { point: 'publish', occurrence: 1 },
+    { point: 'publish', occurrence: 2 },
     { point: 'latest', occurrence: 1 },
   ];
 
@@ -146,6 +149,18 @@ describe('fenced runs: a stale attempt never touches what the run publishes', ()
           expect(winner.written).toBe(false);
           expect(outcome.ok).toBe(true);
           tally.staleCompletedFirst++;
+        } else if (point === 'publish') {
+          // Frozen while copying the tables of its chosen manifest: the taker finished the copies, exporting nothing again.
+          expect(winner.written).toBe(false);
+          expect(winner.manifestKey).toBe(`${winner.runFolder}/manifest.json`);
+          expect(outcome.ok).toBe(false);
+          if (!outcome.ok) {
+            expect(outcome.error).toBeInstanceOf(LeaseLostError);
+            expect((outcome.error as Error).message).toMatch(
+              /^this attempt \(generation 1\) lost its lease on run "fence-[^"]+" of report "fenced" to the attempt of generation 2 \(.+\), which published the run; it stalled past its lease while copying the run's tables/,
+            );
+          }
+          tally.staleFailed++;
         } else {
           expect(winner.written).toBe(true);
           expect(winner.manifestKey).toBe(`${winner.runFolder}/manifest.g2.json`);
@@ -168,6 +183,8 @@ describe('fenced runs: a stale attempt never touches what the run publishes', ()
           ...(published.manifest.tables ?? []).map((f) => `fenced/${f.path}`),
         ].sort();
         expect(await keysOfRun(backend.storage, winner)).toEqual(named);
+        // Nothing staged is left: the publisher removed what it copied, the stale attempt what it staged.
+        expect(await backend.storage.listKeys(`_staging/fenced/run=${runId}/`)).toEqual([]);
       }
     }, 240_000);
   }
