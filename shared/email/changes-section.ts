@@ -23,8 +23,16 @@ export interface ChangesDigest {
   readonly note: string | null;
   readonly counts: { readonly added: number; readonly removed: number; readonly changed: number; readonly scope: number };
   readonly top: readonly ChangesDigestRow[];
-  /** Changes not among `top`. */
-  readonly more: number;
+  /** The changes not among `top`, by kind, most telling first: `{ count: 14, what: 'status changes' }`. */
+  readonly leftOut: readonly { readonly count: number; readonly what: string }[];
+}
+
+/** "and 14 more status changes and 39 more field changes, in the workbook's Changes sheet"; null when nothing was left out. */
+export function leftOutText(digest: ChangesDigest): string | null {
+  if (digest.leftOut.length === 0) return null;
+  const parts = digest.leftOut.map((p) => `${p.count} more ${p.what}`);
+  const listed = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
+  return `and ${listed}, in the workbook's Changes sheet`;
 }
 
 export function changesHeading(digest: ChangesDigest): string {
@@ -39,40 +47,6 @@ export function countsText(digest: ChangesDigest): string {
   return `${parts.join(', ')}.`;
 }
 
-/** One change as a line of text: "Risks ENT-4 Vendor escalation: Status Open → Closed". */
-export function changeText(row: ChangesDigestRow): string {
-  const subject = [row.table, row.key, row.title].filter((p): p is string => p !== null && p !== '').join(' ');
-  if (row.kind === 'changed') return `${subject}: ${row.what} ${row.from ?? '–'} → ${row.to ?? '–'}`;
-  if (row.kind === 'scope') return `${subject}: ${row.what}${row.from ? ` (${row.from})` : ''}${row.to ? ` (${row.to})` : ''}`;
-  return `${subject}: ${row.what}`;
-}
-
-export function renderChangesText(digest: ChangesDigest): string[] {
-  const lines = ['', changesHeading(digest)];
-  if (digest.note !== null) return [...lines, `  ${digest.note}`];
-  lines.push(`  ${countsText(digest)}`);
-  for (const row of digest.top) lines.push(`  - ${changeText(row)}`);
-  if (digest.more > 0) lines.push(`  … and ${digest.more} more in the workbook's Changes sheet.`);
-  return lines;
-}
-
-export function renderChangesHtml(
-  digest: ChangesDigest,
-  escapeHtml: (text: string) => string,
-  style: { readonly h2: string; readonly muted: string; readonly list: string },
-): string {
-  const heading = `<h2 style="${style.h2}">${escapeHtml(changesHeading(digest))}</h2>`;
-  if (digest.note !== null) return `${heading}<p style="${style.muted}">${escapeHtml(digest.note)}</p>`;
-  const items = digest.top.map((row) => `<li>${escapeHtml(changeText(row))}</li>`).join('');
-  const more = digest.more > 0 ? `<p style="${style.muted}">… and ${digest.more} more in the workbook's Changes sheet.</p>` : '';
-  return (
-    heading +
-    `<p style="margin:0 0 8px 0;font-size:14px;">${escapeHtml(countsText(digest))}</p>` +
-    (items ? `<ul style="${style.list}">${items}</ul>` : '') +
-    more
-  );
-}
-
 /**
  * The section as the e-mail's other sections are drawn (label and value lines), so the HTML and
  * text parts show it alike: the counts (or why nothing was compared), then the top changes.
@@ -84,7 +58,8 @@ export function changesSection(digest: ChangesDigest): SummarySection {
   } else {
     lines.push({ label: term('inAll'), value: countsText(digest) });
     for (const row of digest.top) lines.push({ label: [row.table, row.key, row.title].filter((p) => p).join(' '), value: changeValue(row) });
-    if (digest.more > 0) lines.push({ label: term('more'), value: `${digest.more} more in the workbook's Changes sheet` });
+    const more = leftOutText(digest);
+    if (more) lines.push({ label: term('more'), value: more });
   }
   return { heading: changesHeading(digest), role: 'headline', lines };
 }

@@ -1,6 +1,6 @@
 import type { ReaderFormat } from '../../core/format';
 import type { ChangesDigest } from '../../email/changes-section';
-import type { ChangeReport } from './model';
+import type { ChangeReport, ChangeWeight } from './model';
 import { topChanges } from './model';
 import type { ColumnType } from '../../table/table';
 
@@ -24,10 +24,20 @@ function readerValue(value: string | number | null, type: ColumnType, format: Re
   return type === 'date' ? format.calendarDate(instant) : format.dateTime(instant);
 }
 
-/** The e-mail's view of a comparison: counts, the top changes, and the date compared with (in the run's locale). */
+/** What a cut list left out, by weight: "14 more status changes" (singular, plural). */
+const LEFT_OUT_WORDS: Readonly<Record<ChangeWeight, readonly [string, string]>> = {
+  item: ['risk or objective added or removed', 'risks and objectives added or removed'],
+  raised: ['risk level raised', 'risk levels raised'],
+  scope: ['selection change', 'selection changes'],
+  added: ['row added', 'rows added'],
+  removed: ['row removed', 'rows removed'],
+  status: ['status change', 'status changes'],
+  other: ['field change', 'field changes'],
+};
+
+/** A reader's view of a comparison: counts, the top changes, what the cut left out, and the date compared with (in the run's locale). */
 export function changesDigest(report: ChangeReport, format: ReaderFormat, limit = EMAIL_TOP_CHANGES): ChangesDigest {
-  const top = topChanges(report.rows, limit);
-  const listed = report.rows.filter((r) => r.kind !== 'note').length;
+  const { top, leftOut } = topChanges(report.rows, limit);
   return {
     since: report.baseline ? format.date(report.baseline.generatedAt) : null,
     note: report.note,
@@ -37,6 +47,6 @@ export function changesDigest(report: ChangeReport, format: ReaderFormat, limit 
       from: r.typed ? readerValue(r.typed.from, r.typed.type, format) ?? r.from : r.from,
       to: r.typed ? readerValue(r.typed.to, r.typed.type, format) ?? r.to : r.to,
     })),
-    more: Math.max(0, listed - top.length),
+    leftOut: [...leftOut].map(([weight, count]) => ({ count, what: LEFT_OUT_WORDS[weight][count === 1 ? 0 : 1] })),
   };
 }

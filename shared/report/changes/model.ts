@@ -1,6 +1,7 @@
 import type { TableDefinition, TableRow } from '../../table/table';
 import type { ManifestSummary } from '../manifest/manifest-summary';
 import type { ColumnType } from '../../table/table';
+import { severityRank } from '../summary/vocabulary';
 
 /**
  * The result of a comparison, in one typed structure read by every place that shows it: the
@@ -114,19 +115,42 @@ export function changeCsvRow(change: ChangeRow): TableRow {
   };
 }
 
-/** Changes people look at first in the e-mail: status and level moves, then additions and removals. */
-export function topChanges(rows: readonly ChangeRow[], limit: number): ChangeRow[] {
-  const rank = (r: ChangeRow): number => {
-    if (r.kind === 'scope') return 0;
-    if (r.kind === 'changed' && /^(Status|Risk level)$/.test(r.what)) return 1;
-    if (r.kind === 'added' || r.kind === 'removed') return 2;
-    if (r.kind === 'changed') return 3;
-    return 4;
-  };
-  return rows
-    .map((row, index) => ({ row, index, rank: rank(row) }))
-    .filter((r) => r.rank < 4)
-    .sort((a, b) => a.rank - b.rank || a.index - b.index)
-    .slice(0, limit)
-    .map((r) => r.row);
+/**
+ * How much a change matters to a reader, most first: a risk or objective that came or went, or a risk
+ * whose level rose; a change of the selection; another row added or removed; a status move; any other
+ * field. Notes are not changes (null).
+ */
+export type ChangeWeight = 'item' | 'raised' | 'scope' | 'added' | 'removed' | 'status' | 'other';
+const WEIGHT_ORDER: readonly ChangeWeight[] = ['item', 'raised', 'scope', 'added', 'removed', 'status', 'other'];
+
+/** Tables whose rows are the risks and objectives a steering meeting talks about. */
+const ITEM_TABLES: ReadonlySet<string> = new Set(['risks', 'okrs', 'pi-objectives']);
+
+export function changeWeight(row: ChangeRow): ChangeWeight | null {
+  switch (row.kind) {
+    case 'note':
+      return null;
+    case 'scope':
+      return 'scope';
+    case 'added':
+    case 'removed':
+      return ITEM_TABLES.has(row.table) ? 'item' : row.kind;
+    case 'changed':
+      if (row.what === 'Risk level') return severityRank(row.to) < severityRank(row.from) ? 'raised' : 'other';
+      return row.what === 'Status' ? 'status' : 'other';
+  }
+}
+
+/**
+ * The changes a reader sees first (the one ranking of the e-mail, the chat messages, the run page,
+ * the Summary and the PDF): by weight, then in the report's order; and what the cut left out, per weight.
+ */
+export function topChanges(rows: readonly ChangeRow[], limit: number): { top: ChangeRow[]; leftOut: Map<ChangeWeight, number> } {
+  const ranked = rows
+    .map((row, index) => ({ row, index, weight: changeWeight(row) }))
+    .filter((r): r is { row: ChangeRow; index: number; weight: ChangeWeight } => r.weight !== null)
+    .sort((a, b) => WEIGHT_ORDER.indexOf(a.weight) - WEIGHT_ORDER.indexOf(b.weight) || a.index - b.index);
+  const leftOut = new Map<ChangeWeight, number>();
+  for (const r of ranked.slice(limit)) leftOut.set(r.weight, (leftOut.get(r.weight) ?? 0) + 1);
+  return { top: ranked.slice(0, limit).map((r) => r.row), leftOut: new Map(WEIGHT_ORDER.filter((w) => leftOut.has(w)).map((w) => [w, leftOut.get(w)!])) };
 }

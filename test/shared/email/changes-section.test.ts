@@ -24,7 +24,7 @@ const digest: ChangesDigest = {
     { table: 'Risks', kind: 'changed', key: 'ENT-4', title: '<script>x</script>', what: 'Status', from: 'Open', to: 'Closed' },
     { table: 'Board items', kind: 'added', key: 'PLT-9', title: 'Checkout redesign', what: 'added', from: null, to: null },
   ],
-  more: 5,
+  leftOut: [{ count: 1, what: 'risk level raised' }, { count: 4, what: 'status changes' }],
 };
 
 describe('the e-mail\'s "What changed since" section', () => {
@@ -37,7 +37,7 @@ describe('the e-mail\'s "What changed since" section', () => {
     expect(lines).toContain('  In all: 2 added, 1 removed, 3 changed.');
     expect(lines).toContain('  Risks ENT-4 <script>x</script>: Status: Open → Closed');
     expect(lines).toContain('  Board items PLT-9 Checkout redesign: added');
-    expect(lines).toContain("  More: 5 more in the workbook's Changes sheet");
+    expect(lines).toContain("  More: and 1 more risk level raised and 4 more status changes, in the workbook's Changes sheet");
     expect(html).toContain('What changed since 16 Nov 2026');
     expect(html).not.toContain('<script>');
     expect(html.indexOf('What changed since')).toBeGreaterThan(html.indexOf('Open risks'));
@@ -45,14 +45,14 @@ describe('the e-mail\'s "What changed since" section', () => {
 
   it('comes first when the Summary has no headline, and says why when nothing was compared', () => {
     const { text } = renderReportEmail(
-      input({ since: null, note: 'This is the first run of this report, so there is nothing to compare with yet.', counts: { added: 0, removed: 0, changed: 0, scope: 0 }, top: [], more: 0 }, [detail]),
+      input({ since: null, note: 'This is the first run of this report, so there is nothing to compare with yet.', counts: { added: 0, removed: 0, changed: 0, scope: 0 }, top: [], leftOut: [] }, [detail]),
     );
     const lines = text.split('\n');
     expect(lines.slice(2, 5)).toEqual(['', 'What changed', '  Not compared: This is the first run of this report, so there is nothing to compare with yet.']);
   });
 
   it('says "Nothing changed." when the comparison found nothing', () => {
-    const { text } = renderReportEmail(input({ ...digest, counts: { added: 0, removed: 0, changed: 0, scope: 0 }, top: [], more: 0 }));
+    const { text } = renderReportEmail(input({ ...digest, counts: { added: 0, removed: 0, changed: 0, scope: 0 }, top: [], leftOut: [] }));
     expect(text).toContain('What changed since 16 Nov 2026\n  In all: Nothing changed.\n');
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readerFormat } from '../../../../shared/core/format';
 import { changesDigest } from '../../../../shared/report/changes/digest';
 import type { ChangeReport, ChangeRow } from '../../../../shared/report/changes/model';
+import { leftOutText } from '../../../../shared/email/changes-section';
 
 const row = (what: string, from: string, to: string, typed?: ChangeRow['typed']): ChangeRow => ({
   table: 'okrs', tableLabel: 'OKRs', kind: 'changed', key: 'KR-1', link: null, sheetRow: 2, title: 'Harden logistics', what, from, to, ...(typed && { typed }),
@@ -38,5 +39,38 @@ describe('the e-mail\'s top changes', () => {
   it('keep the compared text of a change that carries no typed values (a run read back from its CSV)', () => {
     const untyped = { ...report, rows: [row('Progress', '44.1 %', '50.12 %')] };
     expect(changesDigest(untyped, readerFormat('de-DE', 'UTC')).top.map((r) => [r.from, r.to])).toEqual([['44.1 %', '50.12 %']]);
+  });
+});
+
+describe('what changed, ranked for a reader', () => {
+  const change = (table: string, tableLabel: string, kind: ChangeRow['kind'], key: string, what: string, from: string | null = null, to: string | null = null): ChangeRow => ({
+    table, tableLabel, kind, key, link: null, sheetRow: 2, title: key, what, from, to,
+  });
+  // As the comparison lists them: table by table, status moves of board items far ahead of the new risk.
+  const statusMoves = Array.from({ length: 12 }, (_, i) => change('board-items', 'Board items', 'changed', `F-${i}`, 'Status', 'In Progress', 'Done'));
+  const rows: ChangeRow[] = [
+    change('risks', 'Risks', 'changed', 'R-1', 'Risk level', 'High', 'Low'),
+    change('risks', 'Risks', 'changed', 'R-2', 'Status', 'Open', 'Mitigated'),
+    change('risks', 'Risks', 'changed', 'R-3', 'Risk level', 'Low', 'Critical'),
+    change('okrs', 'OKRs', 'changed', 'KR-1', 'Progress', '10.0 %', '20.0 %'),
+    ...statusMoves,
+    change('board-items', 'Board items', 'added', 'F-99', 'added'),
+    change('risks', 'Risks', 'added', 'R-9', 'added'),
+    change('pi-objectives', 'PI objectives', 'removed', 'O-4', 'removed'),
+    { ...change('risks', 'Risks', 'note', null as unknown as string, 'note'), key: null },
+  ];
+  const digest = changesDigest({ ...report, rows }, readerFormat('en-GB', 'UTC'), 5);
+
+  it('puts added and removed risks and objectives and raised risk levels before routine status moves', () => {
+    expect(digest.top.map((r) => `${r.key} ${r.what}`)).toEqual(['R-9 added', 'O-4 removed', 'R-3 Risk level', 'F-99 added', 'R-2 Status']);
+  });
+
+  it('says what a cut list left out, by kind', () => {
+    expect(digest.leftOut).toEqual([
+      { count: 12, what: 'status changes' },
+      { count: 2, what: 'field changes' },
+    ]);
+    expect(leftOutText(digest)).toBe("and 12 more status changes and 2 more field changes, in the workbook's Changes sheet");
+    expect(leftOutText(changesDigest({ ...report, rows }, readerFormat('en-GB', 'UTC'), 50))).toBeNull();
   });
 });
