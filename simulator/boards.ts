@@ -111,11 +111,16 @@ export function buildCollections(shape: TenantShape): CollectionRecord[] {
   return out;
 }
 
-/** Builds the boards (see SimBoard for the kind pattern). */
+/**
+ * Builds the boards (see SimBoard for the kind pattern). A 'demo' tenant maps teams on every board:
+ * a release train's sprints are dated, and its PI objectives' items carry them, so every board of the
+ * demo has a PI phase (the test tenant keeps boards without teams, whose phase is unknown).
+ */
 export function buildBoards(
   shape: TenantShape,
   collections: readonly CollectionRecord[],
   registers: readonly RiskRegisterRecord[],
+  flavour: TenantStory['flavour'] = TEST_STORY.flavour,
 ): SimBoard[] {
   const boards: SimBoard[] = [];
   let linked = 0;
@@ -144,7 +149,7 @@ export function buildBoards(
       collectionId: collections[i % Math.max(1, collections.length)]?.id ?? '',
       trackerFamily: i % 2 === 0 ? 'extA' : 'extB',
       okrMode: kind === 1 || kind === 2,
-      hasTeamMappings: kind === 0 || kind === 1,
+      hasTeamMappings: kind === 0 || kind === 1 || flavour === 'demo',
       registerId,
       itemCount: shape.itemsPerBoard,
       storiesPerItem: shape.storiesPerItem,

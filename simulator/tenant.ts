@@ -175,7 +175,7 @@ export function generateTenant(
   const generatedRegisters = buildRegisters(shape, seed, story.flavour);
   const registers = generatedRegisters.map((r) => r.record);
   const collections = buildCollections(shape);
-  const boards = buildBoards(shape, collections, registers);
+  const boards = buildBoards(shape, collections, registers, story.flavour);
   const metas = new Map<string, BoardMeta>();
   const metaOf = (board: SimBoard): BoardMeta => {
     let meta = metas.get(board.id);

@@ -47,7 +47,7 @@ export const GLOSSARY = {
     definition: 'Open risks by their impact (rows) and probability (columns) on their register\'s own scale, each cell in the colour of the level the register gives it; registers with different scales get a map each, named by their keys.',
   },
   heatMapOf: { label: 'Open risks by impact and probability ({registers})', definition: 'The heat map of the registers named.' },
-  impactByProbability: { label: 'Impact \\ probability', definition: 'In a heat map: impact down, probability across.' },
+  impactByProbability: { label: 'Impact \\ probability', definition: 'In a heat map: impact from the most severe down, probability from the least likely across (low → high, left to right).' },
   piObjectives: { label: 'PI objectives', definition: 'The PI objectives of the boards the report reads.' },
   piPhase: { label: 'PI: {board}', definition: 'Where the board\'s PI stands on the run\'s day: current sprint, days left, when the IP sprint starts.' },
   predictabilityByBoard: { label: 'Predictability by board', definition: 'Predictability of each PI board (one board is one PI of one train).' },

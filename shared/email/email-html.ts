@@ -1,6 +1,7 @@
 import { isLink, webUrlOf, type CellValue, type SummaryGrid, type SummaryGridColumn, type SummarySection } from '../table/table';
 import type { EmailModel, ReportEmailLink } from './email-content';
 import { cellText, escapeHtml, fileDetail, UNSUBSCRIBE_TEXT } from './email-format';
+import { textColourOn } from '../core/contrast';
 import type { ReaderFormat } from '../core/format';
 import { renderTrendsHtml } from './trends-section';
 
@@ -90,7 +91,8 @@ function grid(g: SummaryGrid, format: ReaderFormat): string {
         .map(({ c, i }) => {
           const fill = row.fills?.[i];
           const bg = fill ? ` bgcolor="${escapeHtml(fill)}"` : '';
-          const style = `${STYLE.td}text-align:${align(c)};${fill ? `background:${escapeHtml(fill)};` : ''}`;
+          // Text on a fill in black or white, whichever reads (WCAG AA, core/contrast.ts), as the workbook and the PDF write it.
+          const style = `${STYLE.td}text-align:${align(c)};${fill ? `background:${escapeHtml(fill)};color:${textColourOn(fill)};` : ''}`;
           const value = row.values[i];
           // An empty grid cell stays empty (the "N more" lines have no item); '–' marks a missing figure.
           const content =

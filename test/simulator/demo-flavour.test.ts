@@ -62,6 +62,20 @@ describe('simulator flavours', () => {
     expect(sprints.some((s) => s.startDate <= TODAY && TODAY <= s.endDate)).toBe(true);
   });
 
+  it('dates the sprints of every board: its PI objectives\' items carry their teams and sprints', () => {
+    const t = demo();
+    const dated = t.boards.map((b) =>
+      t.piObjectiveGroups(b.id, null, true).some((g) =>
+        (g.objectives ?? []).some((o) =>
+          (o.linkedItems ?? []).some((i) => (i.teamsAndSprints ?? []).some((e) => typeof e.sprint?.startDate === 'number')),
+        ),
+      ),
+    );
+    expect(dated).toEqual(t.boards.map(() => true));
+    // The test tenant keeps boards without team mappings (their PI phase is unknown).
+    expect(test().boards.filter((b) => !b.hasTeamMappings).length).toBeGreaterThan(0);
+  });
+
   it('is deterministic for a seed and a day', () => {
     expect(allTexts(demo())).toEqual(allTexts(demo()));
     expect(demo().allRisks.map((r) => r.resolutionDate)).toEqual(demo().allRisks.map((r) => r.resolutionDate));

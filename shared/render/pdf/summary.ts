@@ -4,6 +4,7 @@
  * Fills are the workbook's (the register's colours, the predictability band); a percentage column
  * marked `bar` gets a bar behind its figures; links lead to the item on the web.
  */
+import { textColourOn } from '../../core/contrast';
 import { isLink, webUrlOf, type CellValue, type ColumnType, type ReportSummary, type SummaryGrid, type SummaryLine, type SummarySection } from '../../table/table';
 import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, LINK, MUTED, PAGE, REGULAR, RULE, type Row, textRow } from './page';
 import type { PdfValueFormat } from './values';
@@ -131,7 +132,7 @@ function cellsRow(doc: Doc, cells: readonly Cell[], padY: number, ruled = false)
         if (c.bar !== undefined && c.bar > 0) d.rect(c.x + 1, y + 1.5, (c.width - 2) * c.bar, height - 3).fill(BAR_COLOUR);
         const text = laid[i]!.text;
         if (text === '') continue;
-        const color = fill && !c.link ? readableOn(fill) : c.color;
+        const color = fill && !c.link ? textColourOn(fill) : c.color;
         d.font(c.font).fontSize(c.size).fillColor(color);
         d.text(text, c.x + PAD, y + padY, { width: inner(c), align: c.align, ...(c.link && { link: c.link, underline: true }) });
       }
@@ -147,9 +148,3 @@ function normalised(colour: string): string | undefined {
   return `#${hex.length === 8 ? hex.slice(2) : hex}`;
 }
 
-/** Dark text on a light fill, white on a dark one. */
-function readableOn(fill: string): string {
-  const n = parseInt(fill.slice(1), 16);
-  const [r, g, b] = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
-  return 0.299 * r + 0.587 * g + 0.114 * b < 140 ? '#FFFFFF' : INK;
-}

@@ -4,6 +4,7 @@
  * Pure functions and plain objects; the writer that uses them is ./workbook.ts.
  */
 import { EXCEL_FORMATS } from '../../core/format';
+import { textColourOn } from '../../core/contrast';
 import { isTextList, listText, type CellValue, type ColumnType } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import type { ZoneClock } from '../time-zone';
@@ -111,14 +112,9 @@ export function parseFillColor(color: string): string | undefined {
   return `FF${hex.toUpperCase()}`;
 }
 
-/** White text on dark fills, black on light ones (WCAG relative luminance, 0.179 threshold). */
+/** Black or white text on a fill, whichever contrasts more (WCAG, core/contrast.ts): ARGB for exceljs. */
 export function readableFontColor(argb: string): string {
-  const channel = (offset: number) => {
-    const c = parseInt(argb.slice(offset, offset + 2), 16) / 255;
-    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(2) + 0.7152 * channel(4) + 0.0722 * channel(6);
-  return luminance < 0.179 ? 'FFFFFFFF' : 'FF000000';
+  return `FF${textColourOn(argb).slice(1)}`;
 }
 
 export class StyleBook {

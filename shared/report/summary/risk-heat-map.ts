@@ -28,10 +28,10 @@ class RegisterMatrix {
 }
 
 /**
- * The risk matrix as a heat map: open risks counted by impact (rows) × probability (columns), each
- * cell in the colour of the level the register's matrix gives it. The API does not publish the
- * matrix itself, so its order and colours are learnt from the risks: an impact or probability
- * that comes with more severe levels sorts first, and a cell takes the colour of its risks' level
+ * The risk matrix as a heat map: open risks counted by impact (rows, most severe first) × probability
+ * (columns, least likely first), each cell in the colour of the level the register's matrix gives it.
+ * The API does not publish the matrix itself, so its order and colours are learnt from the risks: an
+ * impact or probability that comes with more severe levels counts as higher, and a cell takes the colour of its risks' level
  * (closed risks included, so a cell that is empty now still shows its colour). And, when every
  * status title is one of SAFe's ROAM words (or Open), the risks by ROAM category.
  */
@@ -106,7 +106,9 @@ function merged(group: readonly RegisterMatrix[], pick: (m: RegisterMatrix) => M
 
 function heatMap(group: readonly RegisterMatrix[], named: boolean): SummarySection {
   const impacts = merged(group, (m) => m.impacts);
-  const probabilities = merged(group, (m) => m.probabilities);
+  // Impact from the most severe down; probability low → high left to right, as a risk matrix is read
+  // (the most alarming cell top right).
+  const probabilities = merged(group, (m) => m.probabilities).reverse();
   const cell = (impact: string, probability: string) => {
     const found = group.map((m) => m.cells.get(`${impact}\u0000${probability}`)).filter((c) => c !== undefined);
     return found.length === 0 ? undefined : { open: found.reduce((a, c) => a + c.open, 0), color: found.find((c) => c.color)?.color ?? null };

@@ -42,7 +42,7 @@ describe('the risk heat map and the ROAM view', () => {
     }
   });
 
-  it('orders impacts and probabilities from the most severe, and leaves ROAM out for statuses it cannot map', () => {
+  it('orders impacts from the most severe down and probabilities low → high left to right, and leaves ROAM out for statuses it cannot map', () => {
     const map = new RiskHeatMap();
     const register = { id: 'r1', key: 'ENT' } as RiskRegister;
     const risk = (impact: string, probability: string, level: string, status: string) =>
@@ -52,9 +52,10 @@ describe('the risk heat map and the ROAM view', () => {
     map.add(register, risk('Major', 'Rare', 'Medium', 'Waiting for vendor'));
     map.add(register, risk('Minor', 'Likely', 'Medium', 'Closed'));
     const [heat, ...rest] = map.sections();
-    expect(heat!.grid!.columns.map((c) => c.label)).toEqual(['Impact \\ probability', 'Likely', 'Rare']);
-    expect(heat!.grid!.rows.map((r) => r.values)).toEqual([['Major', 1, 1], ['Minor', 0, 1]]);
-    expect(heat!.grid!.rows[0]!.fills).toEqual([null, '#BF2600', '#FFAB00']);
+    // The most alarming cell (Major × Likely) top right, as a risk matrix is read.
+    expect(heat!.grid!.columns.map((c) => c.label)).toEqual(['Impact \\ probability', 'Rare', 'Likely']);
+    expect(heat!.grid!.rows.map((r) => r.values)).toEqual([['Major', 1, 1], ['Minor', 1, 0]]);
+    expect(heat!.grid!.rows[0]!.fills).toEqual([null, '#FFAB00', '#BF2600']);
     expect(rest).toEqual([]);
   });
 });
