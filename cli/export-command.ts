@@ -221,11 +221,15 @@ function outboxDelivery(dir: string): DeliveryPorts {
 
 /** What became of the run's messages: the files written, or why none went out where the report has readers. */
 function describeDelivery(outcome: Extract<JobOutcome, { status: 'succeeded' }>, definition: ReportDefinition): string {
-  const { delivery } = outcome;
-  if (delivery.written.length > 0) return `${['  messages (written, not sent):', ...delivery.written.map((path) => `    ${path}`)].join('\n')}\n`;
+  const { delivery, alerts } = outcome;
+  // The alerts (docs/reports.md): the files the outbox holds, or what the rules found.
+  const alerted = !alerts ? '' : alerts.written.length > 0 ? listed('alerts (written, not sent)', alerts.written) : `  alerts   ${alerts.reason}\n`;
+  if (delivery.written.length > 0) return `${listed('messages (written, not sent)', delivery.written)}${alerted}`;
   const readers = definition.email !== undefined || (definition.delivery?.channels.length ?? 0) > 0 || (definition.deliveries?.length ?? 0) > 0;
-  return readers ? `  messages ${delivery.reason}\n` : '';
+  return `${readers ? `  messages ${delivery.reason}\n` : ''}${alerted}`;
 }
+
+const listed = (heading: string, paths: readonly string[]) => `${[`  ${heading}:`, ...paths.map((path) => `    ${path}`)].join('\n')}\n`;
 
 /** `90`, `90s`, `15m`, `1h` → milliseconds; undefined when malformed or zero. */
 export function parseDuration(text: string): number | undefined {

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import type { Log } from '../core/logger';
-import type { ChannelMessage } from './channel';
+import type { Channel, ChannelMessage } from './channel';
 import { channelOf } from './channels';
 import type { ChannelTarget, WebhookRef } from './delivery-option';
 import { postWebhook, webhookBody, type WebhookPostSettings } from './webhook-post';
@@ -52,16 +52,25 @@ export async function deliverToChannels(
   message: ChannelMessage,
   deps: ChannelDeliveryDependencies,
 ): Promise<ChannelResult[]> {
-  return Promise.all(targets.map((target) => deliverOne(target, message, deps)));
+  return postToChannels(targets, (channel) => channel.payload(message), deps);
 }
 
-async function deliverOne(target: ChannelTarget, message: ChannelMessage, deps: ChannelDeliveryDependencies): Promise<ChannelResult> {
+/** Posts what `payloadOf` builds for each channel (the report's message, an alert), each on its own, as deliverToChannels does. */
+export async function postToChannels(
+  targets: readonly ChannelTarget[],
+  payloadOf: (channel: Channel) => unknown,
+  deps: ChannelDeliveryDependencies,
+): Promise<ChannelResult[]> {
+  return Promise.all(targets.map((target) => deliverOne(target, payloadOf, deps)));
+}
+
+async function deliverOne(target: ChannelTarget, payloadOf: (channel: Channel) => unknown, deps: ChannelDeliveryDependencies): Promise<ChannelResult> {
   const webhook = describeWebhook(target.webhook);
   const channel = channelOf(target.type);
   let url: string | undefined;
   try {
     if (!channel) throw new Error(`there is no channel "${target.type}"`);
-    const payload = channel.payload(message);
+    const payload = payloadOf(channel);
     const { webhooks, write } = deps;
     if (!write && !webhooks) throw new Error('no webhook secret reader is configured');
     const post = async () => {

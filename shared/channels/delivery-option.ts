@@ -6,7 +6,7 @@ import { CHANNELS } from './channels';
  * channels beside e-mail. A channel names where its incoming-webhook URL is kept (a Secrets
  * Manager secret and a field of its JSON), never the URL: the URL lets anyone post into the channel.
  */
-export const DELIVERY_WHEN = ['always', 'changed', 'attention'] as const;
+export const DELIVERY_WHEN = ['always', 'changed', 'attention', 'alerts-only'] as const;
 export type DeliveryWhen = (typeof DELIVERY_WHEN)[number];
 
 const channelTypes = () => CHANNELS.map((c) => c.type);
@@ -31,7 +31,8 @@ export const deliveryOptionSchema = z.strictObject({
   /**
    * "always"; "changed": only when the comparison with the earlier run found changes (or there was
    * none to compare with); "attention": only when "Needs attention" lists something. The export
-   * always runs and is kept either way.
+   * always runs and is kept either way. "alerts-only": never the report's message, only the alerts
+   * (`alerts`), for a report scheduled daily between the weekly ones.
    */
   when: z.enum(DELIVERY_WHEN, { error: () => `must be one of ${DELIVERY_WHEN.join(', ')}` }).default('always'),
   channels: z

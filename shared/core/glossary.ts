@@ -141,6 +141,10 @@ export const GLOSSARY = {
   added: { label: 'Added', definition: 'Rows in this run that the run before did not have.' },
   removed: { label: 'Removed', definition: 'Rows of the run before that this run does not have.' },
   changed: { label: 'Changed', definition: 'Rows in both runs with a different value in a compared column.' },
+  // --- Alerts (docs/reports.md) ---------------------------------------------------------------------
+  linesCrossed: { label: 'Lines crossed', definition: 'In an alert: each rule of the report whose line this run crossed, with the figure\'s value and the line.' },
+  riskRaisedToHighest: { label: 'Risk raised to the highest level', definition: 'A risk whose level rose since the run before to the most severe one (critical, extreme, severe, very high).' },
+  objectiveDropped: { label: 'PI objective dropped', definition: 'A PI objective the run before had and this run does not.' },
 } as const satisfies Readonly<Record<string, Term>>;
 
 export type TermId = keyof typeof GLOSSARY;

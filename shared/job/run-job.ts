@@ -12,12 +12,13 @@ import { trackJobProgress, type JobProgress } from './status/job-progress';
 import type { ExportJobRequest } from './request';
 import { announceFailure, announceSuccess, type AnnouncePorts, type FailedJob } from './stages/announce';
 import { deliverRun, type RunDelivery } from './stages/deliver';
+import { alertRun, type RunAlerts } from './stages/alert';
 import type { DeliveryPorts } from './stages/delivery-ports';
 import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvedJob, type ResolvePorts } from './stages/resolve';
 
 /**
  * One job, the same for every door (the export Lambda, the fan-out's assembler, `npm run export`, the
- * demo): resolve → plan → export → deliver → announce (stages/). A door builds the run context and the
+ * demo): resolve → plan → export → deliver → alert → announce (stages/). A door builds the run context and the
  * ports and calls `runJob`; it never repeats a stage. Retries are idempotent: the run id is the same,
  * a completed run is not exported again, and each message goes out once per run.
  */
@@ -52,6 +53,8 @@ export type JobOutcome =
       readonly manifestKey: string;
       readonly emailed: boolean;
       readonly delivery: RunDelivery;
+      /** What the alert stage did (stages/alert.ts), when the definition names alerts (a sliced report's: its first slice's). */
+      readonly alerts?: RunAlerts | undefined;
       readonly run: PublishedRunFacts;
     }
   | { readonly status: 'failed'; readonly reason: string; readonly retryable: boolean }
@@ -123,7 +126,7 @@ function combined(outcomes: readonly { report: string; outcome: JobOutcome }[]):
 
 /**
  * One report's run (the whole report, or one slice of it) as one straight line of stages, each taking
- * the job as the stage before left it and the one context: resolve → plan → export → deliver → announce.
+ * the job as the stage before left it and the one context: resolve → plan → export → deliver → alert → announce.
  */
 async function runOne(request: ExportJobRequest, context: JobContext): Promise<JobOutcome> {
   const started = context.clock();
@@ -147,10 +150,11 @@ async function runOne(request: ExportJobRequest, context: JobContext): Promise<J
     await progress?.settle();
     context.onComplete?.(exported.result, context.clock().getTime() - started.getTime());
     const delivered = { ...exported, delivery: await deliverRun(exported, context) };
-    await announceSuccess(delivered, context);
-    const { result, delivery } = delivered;
-    context.log.info('export job succeeded', { report: resolved.definition.name, runId, emailed: delivery.emailed, delivery: delivery.reason });
-    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed: delivery.emailed, delivery, run: factsOf(result) };
+    const alerted = { ...delivered, alerts: await alertRun(delivered, context) };
+    await announceSuccess(alerted, context);
+    const { result, delivery, alerts } = alerted;
+    context.log.info('export job succeeded', { report: resolved.definition.name, runId, emailed: delivery.emailed, delivery: delivery.reason, alerts: alerts.reason });
+    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed: delivery.emailed, delivery, ...(resolved.definition.alerts && { alerts }), run: factsOf(result) };
   } catch (error) {
     await progress?.settle();
     return failed(error, { request, report: definition?.name ?? requestedName(request), runId, definition }, context);

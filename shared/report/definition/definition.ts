@@ -12,6 +12,7 @@ import { DEFINITION_LIMITS, grouped } from './definition-limits';
 import { FORMATS, formatNames, type ReportFormat } from './formats';
 import type { DatasetEntry, SelectorSchema } from '../dataset/dataset';
 import { DATASETS } from '../tables/registry';
+import { alertsFit, alertsSchema } from '../alerts/alert-rules';
 
 /**
  * The report definition: which datasets to export, narrowed by selectors, in which formats, and how
@@ -220,6 +221,8 @@ const OUTPUT_FIELDS = {
   email: emailSchema.optional(),
   /** Chat channels beside e-mail, and whether a run's message goes out at all (docs/delivery.md). */
   delivery: deliveryOptionSchema.optional(),
+  /** Rules on the figures, and where to tell when a run crosses one's line (docs/reports.md, "Alerts"). */
+  alerts: alertsSchema.optional(),
 };
 
 /** A slice's runs are named `<report>--<delivery>`: that name, too, must fit the 64 characters of a report's. */
@@ -250,7 +253,8 @@ export function reportDefinitionSchemaFor<const D extends readonly DatasetEntry[
        */
       deliveries: deliveriesSchema(registry.datasets),
     })
-    .superRefine(sliceNamesFit);
+    .superRefine(sliceNamesFit)
+    .superRefine(alertsFit);
 }
 
 export const reportDefinitionSchema = reportDefinitionSchemaFor({ datasets: DATASETS, formats: FORMATS });

@@ -43,6 +43,9 @@ export function decideDelivery(definition: ReportDefinition, result: DeliveryInp
   if ((definition.deliveries?.length ?? 0) > 0) {
     return { send: false, when, reason: 'not sent: this report sends per delivery (deliveries); this run exports it whole' };
   }
+  if (when === 'alerts-only') {
+    return { send: false, when, reason: 'not sent: delivery.when is "alerts-only" (alerts go out when a rule\'s line is crossed)' };
+  }
   // A report nobody reads by message: say so, rather than "sent" (the run list and the manifest show it).
   if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) {
     return { send: false, when, reason: NO_READERS };

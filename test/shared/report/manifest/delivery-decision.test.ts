@@ -32,6 +32,17 @@ describe('whether a run is delivered', () => {
     });
   });
 
+  it('"alerts-only": never sends the report\'s message, whatever changed or needs attention', () => {
+    const alertsOnly = parseReportDefinition({
+      name: 'daily', datasets: { risks: {} }, email: { to: ['team@example.com'] }, delivery: { when: 'alerts-only' }, alerts: { rules: [{ event: 'riskRaisedToHighest' }] },
+    });
+    expect(decideDelivery(alertsOnly, run({ changed: 3, attention: 2 }))).toEqual({
+      send: false,
+      when: 'alerts-only',
+      reason: 'not sent: delivery.when is "alerts-only" (alerts go out when a rule\'s line is crossed)',
+    });
+  });
+
   it('"attention": sends when Needs attention lists something, whatever changed', () => {
     expect(decideDelivery(definition('attention'), run({ attention: 2 })).reason).toBe('sent: 2 items need attention (delivery.when is "attention")');
     expect(decideDelivery(definition('attention'), run({ changed: 9 }))).toEqual({

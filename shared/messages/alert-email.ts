@@ -1,0 +1,63 @@
+import { alertLineText, type AlertMessage } from '../channels/alert-message';
+import { clip } from '../channels/channel';
+import { term } from '../core/glossary';
+import { escapeHtml } from '../email/email-format';
+import type { OutgoingEmail } from '../email/ses-mailer';
+
+/**
+ * The alert as an e-mail: the subject says what crossed (the inbox list is where it is read), the body
+ * each line crossed, the workbook's link and, for one recipient, the way out (RFC 8058 one-click,
+ * the same unsubscribe link as the report's e-mail: it pauses this report for that address).
+ */
+export interface AlertEmailOptions {
+  readonly from: string;
+  /** The recipient's unsubscribe link, when the links can be signed. */
+  readonly unsubscribeUrl?: string | undefined;
+}
+
+const SUBJECT_MAX = 200;
+
+export function alertEmail(message: AlertMessage, report: string, to: string, options: AlertEmailOptions): OutgoingEmail {
+  const first = message.lines[0];
+  const more = message.lines.length > 1 ? ` (+${message.lines.length - 1})` : '';
+  const subject = clip(first ? `${message.title}: ${alertLineText(first)}${more}` : message.title, SUBJECT_MAX);
+  const link = message.workbookUrl;
+  const out = options.unsubscribeUrl;
+  const text = [
+    message.title,
+    `Generated ${message.generated}`,
+    '',
+    `${term('linesCrossed')}:`,
+    ...message.lines.map((l) => `- ${alertLineText(l)}`),
+    '',
+    ...(link ? [`Open the workbook: ${link}`, ''] : []),
+    `Run ${message.runId}`,
+    ...(out ? ['', `Stop e-mailing me this report: ${out}`] : []),
+  ].join('\n');
+  const html = [
+    '<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
+    '<body style="font-family:Segoe UI,Helvetica,Arial,sans-serif;color:#1a1a1a;max-width:640px">',
+    `<h1 style="font-size:20px">${escapeHtml(message.title)}</h1>`,
+    `<p style="color:#555">Generated ${escapeHtml(message.generated)}</p>`,
+    `<h2 style="font-size:16px">${escapeHtml(term('linesCrossed'))}</h2>`,
+    `<ul>${message.lines.map((l) => `<li><strong>${escapeHtml(l.rule)}</strong>: ${escapeHtml(l.text)}</li>`).join('')}</ul>`,
+    ...(link ? [`<p><a href="${escapeHtml(link)}">Open the workbook</a></p>`] : []),
+    `<p style="color:#555;font-size:12px">Run ${escapeHtml(message.runId)}</p>`,
+    ...(out ? [`<p style="color:#555;font-size:12px"><a href="${escapeHtml(out)}">Stop e-mailing me this report</a></p>`] : []),
+    '</body></html>',
+  ].join('\n');
+  return {
+    from: options.from,
+    to: [to],
+    subject,
+    html,
+    text,
+    ...(out && {
+      headers: [
+        { name: 'List-Unsubscribe', value: `<${out}>` },
+        { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+      ],
+    }),
+    tags: { report },
+  };
+}

@@ -1,0 +1,49 @@
+import { term } from '../../core/glossary';
+import type { ReaderFormat } from '../../core/format';
+import type { ChangeReport } from '../changes/model';
+import type { ManifestFigures } from '../manifest/manifest-summary';
+import { alertEvent, type AlertItem } from './alert-events';
+import { alertFigure } from './alert-figures';
+import { ruleId, type AlertRule } from './alert-rules';
+
+/**
+ * Each rule read against one run: what lies beyond its line. A figure's rule finds one item (`line`)
+ * while the figure is beyond it and none while it is on the right side; an event's rule finds the
+ * run's items of that event. Pure: the crossing state (crossing-state.ts) decides what is news.
+ */
+export interface RuleReading {
+  /** The rule's name in the ledger (`openHighRisks-above-25`). */
+  readonly id: string;
+  readonly rule: AlertRule;
+  /** The glossary's name of its figure or event. */
+  readonly label: string;
+  /** What lies beyond the line now; undefined: the run has no value for the figure (its dataset is not read, its PI not scored). */
+  readonly items: readonly AlertItem[] | undefined;
+}
+
+/** The figures and comparison a run published: its manifest's `summary` and its ChangeReport. */
+export interface RunFigures {
+  readonly figures: ManifestFigures;
+  readonly changes: Pick<ChangeReport, 'rows'>;
+}
+
+/** The key of a figure's one item: the figure is beyond its line. */
+export const BEYOND_LINE = 'line';
+
+export function readRules(rules: readonly AlertRule[], run: RunFigures, format: ReaderFormat): RuleReading[] {
+  return rules.map((rule) => {
+    const id = ruleId(rule);
+    const event = rule.event === undefined ? undefined : alertEvent(rule.event);
+    if (event) return { id, rule, label: term(event.term), items: event.read(run.changes) };
+    const figure = alertFigure(rule.figure ?? '');
+    // The schema refuses such a rule; a stored one it did not see waits rather than fails the run.
+    if (!figure) return { id, rule, label: rule.figure ?? id, items: undefined };
+    const value = figure.read(run.figures);
+    const label = term(figure.term);
+    if (value === null) return { id, rule, label, items: undefined };
+    const write = (n: number) => (figure.unit === 'percent' ? format.percent(n) : format.number(n));
+    const beyond = rule.above !== undefined ? value > rule.above : rule.below !== undefined && value < rule.below;
+    const side = rule.above !== undefined ? `above ${write(rule.above)}` : `below ${write(rule.below ?? 0)}`;
+    return { id, rule, label, items: beyond ? [{ key: BEYOND_LINE, text: `${write(value)}, ${side}` }] : [] };
+  });
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { ReportDefinitionError } from '../../../../shared/core/errors';
+import { parseReportDefinition } from '../../../../shared/report/definition/definition';
+import { describeRule, ruleId } from '../../../../shared/report/alerts/alert-rules';
+
+function issuesOf(input: unknown): { path: string; message: string }[] {
+  try {
+    parseReportDefinition(input);
+  } catch (error) {
+    if (error instanceof ReportDefinitionError) return [...error.issues];
+    throw error;
+  }
+  throw new Error('expected the definition to be rejected');
+}
+
+const report = (alerts: unknown, more: Record<string, unknown> = {}) => ({
+  name: 'train-a',
+  datasets: { risks: {} },
+  email: { to: ['rte@example.com'] },
+  alerts,
+  ...more,
+});
+
+describe('alerts in a report definition', () => {
+  it('accepts rules on figures and events, sent to the report\'s own recipients unless it says where', () => {
+    const parsed = parseReportDefinition(
+      report({ rules: [{ figure: 'openHighRisks', above: 25 }, { figure: 'predictability', below: 80 }, { event: 'riskRaisedToHighest' }] }),
+    );
+    expect(parsed.alerts?.rules.map(ruleId)).toEqual(['openHighRisks-above-25', 'predictability-below-80', 'riskRaisedToHighest']);
+    expect(parsed.alerts?.rules.map(describeRule)).toEqual(['openHighRisks above 25', 'predictability below 80 %', 'riskRaisedToHighest']);
+    const own = parseReportDefinition(
+      report(
+        { rules: [{ event: 'objectiveDropped' }], to: { email: ['pmo@example.com'], channels: [{ type: 'slack', webhook: { secretId: 'hooks', key: 'pmo' } }] } },
+        { delivery: { when: 'alerts-only' } },
+      ),
+    );
+    expect(own.alerts?.to?.email).toEqual(['pmo@example.com']);
+    expect(own.delivery?.when).toBe('alerts-only');
+  });
+
+  it('says what is wrong with each rule, with its path and what to write instead', () => {
+    expect(
+      issuesOf(
+        report({
+          rules: [
+            { figure: 'openHighRisk', above: 25 },
+            { figure: 'predictability' },
+            { figure: 'predictability', above: 100, below: 80 },
+            { figure: 'predictability', below: 800 },
+            { figure: 'openRisks', above: -1 },
+            { event: 'riskRaisedToHighest', above: 1 },
+            { event: 'riskRaised' },
+            {},
+            { figure: 'openRisks', event: 'objectiveDropped', above: 1 },
+            { figure: 'openRisks', abov: 3 },
+          ],
+        }),
+      ),
+    ).toEqual([
+      { path: 'alerts.rules.0.figure', message: expect.stringMatching(/^"openHighRisk" is not a figure: choose one of openRisks, openHighRisks, overdueRisks, predictability, /) as string },
+      { path: 'alerts.rules.1', message: 'give the line of predictability: "above": n or "below": n (a percentage, 0 to 100)' },
+      { path: 'alerts.rules.2.below', message: 'give one line, above or below: a band is two rules' },
+      { path: 'alerts.rules.3.below', message: 'predictability is a percentage: give a line from 0 to 100' },
+      { path: 'alerts.rules.4.above', message: 'openRisks is a count: give a line of 0 or more' },
+      { path: 'alerts.rules.5.above', message: 'an event has no line: leave above out' },
+      { path: 'alerts.rules.6.event', message: '"riskRaised" is not an event: choose one of riskRaisedToHighest, objectiveDropped' },
+      { path: 'alerts.rules.7', message: expect.stringMatching(/^name a figure \(openRisks, .*\) with above or below, or an event \(riskRaisedToHighest, objectiveDropped\)$/) as string },
+      { path: 'alerts.rules.8.event', message: 'name a figure or an event, not both: write two rules' },
+      { path: 'alerts.rules.9', message: 'unknown field(s) "abov": check the spelling' },
+      { path: 'alerts.rules.9', message: 'give the line of openRisks: "above": n or "below": n' },
+    ]);
+  });
+
+  it('refuses an empty or repeated rule list, and alerts that go nowhere', () => {
+    expect(issuesOf(report({ rules: [] }))).toEqual([{ path: 'alerts.rules', message: 'list at least one rule, e.g. { "figure": "openHighRisks", "above": 25 }' }]);
+    expect(issuesOf(report({ rules: [{ event: 'objectiveDropped' }, { event: 'objectiveDropped' }] }))).toEqual([
+      { path: 'alerts.rules', message: 'list each rule once' },
+    ]);
+    expect(issuesOf({ name: 'quiet', datasets: { risks: {} }, alerts: { rules: [{ event: 'objectiveDropped' }] } })).toEqual([
+      { path: 'alerts.to', message: 'name where to tell (alerts.to.email or alerts.to.channels), or give the report e-mail recipients or chat channels' },
+    ]);
+    expect(issuesOf(report({ rules: [{ event: 'objectiveDropped' }], to: { email: [] } }))).toEqual([
+      { path: 'alerts.to.email', message: 'list at least one address, or leave email out' },
+    ]);
+  });
+
+  it('refuses "alerts-only" delivery without alerts, since the report would tell nobody anything', () => {
+    expect(issuesOf({ name: 'quiet', datasets: { risks: {} }, email: { to: ['rte@example.com'] }, delivery: { when: 'alerts-only' } })).toEqual([
+      {
+        path: 'delivery.when',
+        message: '"alerts-only" sends nothing but alerts, and the report names none: add alerts.rules, or choose another delivery.when',
+      },
+    ]);
+    expect(issuesOf({ name: 'quiet', datasets: { risks: {} }, delivery: { when: 'sometimes' } })).toEqual([
+      { path: 'delivery.when', message: 'must be one of always, changed, attention, alerts-only' },
+    ]);
+  });
+});
