@@ -4,6 +4,7 @@ import { renderEmailHtml } from './email-html';
 import type { ReaderFormat } from '../core/format';
 import { cellText, fileDetail, UNSUBSCRIBE_TEXT } from './email-format';
 import { renderTrendsText, type EmailTrends } from './trends-section';
+import type { EmailModel, ReportEmailLink } from './email-model';
 
 export { escapeHtml } from './email-format';
 
@@ -14,17 +15,6 @@ export { escapeHtml } from './email-format';
  * small print (run id, link expiry). Every value is escaped: report names, summary labels and
  * values come from the planning tool, where anyone can type `<script>`.
  */
-
-export interface ReportEmailLink {
-  /** e.g. "Workbook" or "Risks": what the file holds, for people. */
-  readonly label: string;
-  readonly url: string;
-  readonly bytes: number;
-  /** Its format in a word, beside its size: "Excel", "CSV". */
-  readonly kind: string;
-  /** The file the e-mail's button opens (the workbook); the others are listed after it. */
-  readonly primary?: boolean;
-}
 
 export interface ReportEmailInput {
   /** Display name of the report (its title, or its name). */
@@ -54,23 +44,6 @@ export interface RenderedEmail {
   readonly subject: string;
   readonly html: string;
   readonly text: string;
-}
-
-/** What the e-mail shows, in order, shared by the HTML and text parts so they say the same. */
-export interface EmailModel {
-  readonly title: string;
-  readonly generated: string;
-  readonly sections: readonly SummarySection[];
-  readonly workbook: ReportEmailLink | undefined;
-  readonly otherFiles: readonly ReportEmailLink[];
-  /** "Get a fresh copy now": runs the report again and opens the new workbook. */
-  readonly freshCopyUrl: string | undefined;
-  readonly smallPrint: readonly string[];
-  readonly format: ReaderFormat;
-  readonly trends?: EmailTrends | undefined;
-  /** The inbox list's preview line: the headline figures and what needs attention, in one sentence. */
-  readonly preheader: string;
-  readonly unsubscribeUrl: string | undefined;
 }
 
 export const DEFAULT_SUBJECT_TEMPLATE = '{report} – {date}';

@@ -1,7 +1,7 @@
 import { formatBytes } from '../core/format-bytes';
 import type { ReaderFormat } from '../core/format';
 import { isLink, isTextList, listText, webUrlOf, type CellValue, type ColumnType, type LinkValue } from '../table/table';
-import type { ReportEmailLink } from './email-content';
+import type { ReportEmailLink } from './email-model';
 
 /** Value formatting shared by the HTML and text parts of the report e-mail. */
 

@@ -1,5 +1,5 @@
 import { isLink, webUrlOf, type CellValue, type SummaryGrid, type SummaryGridColumn, type SummarySection } from '../table/table';
-import type { EmailModel, ReportEmailLink } from './email-content';
+import type { EmailModel, ReportEmailLink } from './email-model';
 import { cellText, escapeHtml, fileDetail, UNSUBSCRIBE_TEXT } from './email-format';
 import { textColourOn } from '../core/contrast';
 import type { ReaderFormat } from '../core/format';

@@ -1,4 +1,5 @@
-import { renderReportEmail, type ReportEmailLink } from '../email/email-content';
+import { renderReportEmail } from '../email/email-content';
+import type { ReportEmailLink } from '../email/email-model';
 import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
 import { createLinkToken, type LinkKey } from '../links/link-token';
