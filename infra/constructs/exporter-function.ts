@@ -22,6 +22,8 @@ import type { BuildOptions } from 'esbuild';
  */
 /** The module fontkit decodes WOFF2 fonts with, replaced in the bundles (see BUNDLING). */
 export const WOFF2_DECODER = 'brotli/decompress.js';
+/** The modules archiver loads for globbing files and writing tar archives, replaced in the bundles (see BUNDLING). */
+export const UNUSED_ARCHIVER_PARTS = ['glob', 'readdir-glob', 'tar-stream'] as const;
 
 export const BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
@@ -36,8 +38,14 @@ export const BUNDLING: BundlingOptions = {
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   externalModules: [],
   // fontkit (pdfkit's font reader) loads a WOFF2 decoder the PDF's TrueType fonts never call: 475 KiB of
-  // the bundle. Resolved from the repository root, where the bundling runs.
-  esbuildArgs: { '--alias': [`${WOFF2_DECODER}=./shared/render/pdf/no-woff2.ts`] },
+  // the bundle; archiver (exceljs's zip writer) loads file globbing and a tar writer the workbook never
+  // calls: 53 KiB. Resolved from the repository root, where the bundling runs.
+  esbuildArgs: {
+    '--alias': [
+      `${WOFF2_DECODER}=./shared/render/pdf/no-woff2.ts`,
+      ...UNUSED_ARCHIVER_PARTS.map((module) => `${module}=./shared/render/xlsx/no-archive-files.ts`),
+    ],
+  },
   // No Docker here or in CI: esbuild from node_modules must be used.
   forceDockerBundling: false,
 };
