@@ -39,8 +39,8 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const email = definition.email;
   const nobody = { status: 'none', recipients: 0, mailed: 0, refused: [] } as const;
   if (!email) return { ...nobody, suppressed: 0 };
-  const suppressed = await new SuppressionList(context.ledger).of(definition.name);
   const recipients = [...new Map([...email.to, ...(email.cc ?? [])].map((a) => [a.toLowerCase(), a])).values()];
+  const suppressed = await new SuppressionList(context.ledger).of(definition.name, recipients);
   const wanted = recipients.filter((address) => !(address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
   if (wanted.length === 0) return { ...nobody, suppressed: skipped };
