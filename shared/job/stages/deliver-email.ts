@@ -103,7 +103,8 @@ function refusalReason(error: unknown): string {
 /** The owners hear once of an address the mail service refuses (recipient-notice.ts); the set shrinking is kept quietly. */
 async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: DeliveryContext & { from: string }, at: Date): Promise<void> {
   const mail = context.mail;
-  if (!mail || context.outbox) return;
+  // An inline definition's recipients are the caller's, not owners to be told: its outcome says it.
+  if (!mail || context.outbox || job.inline) return;
   await noticeRefusedRecipients(
     job.definition,
     { runId: job.result.manifest.runId, recipients: outcome.recipients, mailed: outcome.mailed, refused: outcome.refused },
