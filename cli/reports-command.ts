@@ -82,7 +82,7 @@ export async function runReportsCommand(argv: readonly string[], io: CommandIo, 
       case 'remove':
         return await remove(rest, args.values, io);
       case 'resubscribe':
-        return await resubscribe(rest, args.values, io);
+        return await resubscribe(rest, args.values, io, (options.now ?? (() => new Date()))());
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -221,14 +221,14 @@ function runHistory(values: Args['values'], io: CommandIo): { ledger?: Ledger; s
   };
 }
 
-/** `resubscribe <report> <address>`: the owner lifts a suppression (an unsubscribed, bounced or complaining address). */
-async function resubscribe(positionals: readonly string[], values: Args['values'], io: CommandIo): Promise<number> {
+/** `resubscribe <report> <address>`: the owner lifts a suppression of any reason (unsubscribed, bounced or complained); the reader's link lifts only their own unsubscribe. */
+async function resubscribe(positionals: readonly string[], values: Args['values'], io: CommandIo, now: Date): Promise<number> {
   const [report, address] = positionals;
   if (report === undefined || address === undefined || positionals.length > 2) throw new UsageError('give the report and one address: resubscribe <report> <address>');
   if ((values['ledger-table'] === undefined) === (values.out === undefined)) throw new UsageError('give --ledger-table <t> (the stack output LedgerTableName) or --out <dir>');
   const ledger: Ledger =
     values.out !== undefined ? new LocalLedger(resolve(io.cwd, values.out, '.ledger')) : new DynamoDbLedger({ tableName: values['ledger-table']!, client: createDynamoDbClient() });
-  const lifted = await new SuppressionList(ledger).lift(report, address);
+  const lifted = (await new SuppressionList(ledger).lift(report, address, now)) === 'lifted';
   io.stdout.write(lifted ? `${address} gets "${report}" by e-mail again from its next run\n` : `${address} was not suppressed for "${report}": nothing changed\n`);
   return 0;
 }

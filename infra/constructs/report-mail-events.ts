@@ -45,7 +45,8 @@ export class ReportMailEvents extends Construct {
       entry: 'lambdas/mail-events/handler.ts',
       description: 'planning-report-exporter: mail-events (bounces and complaints suppress a recipient)',
       memorySize: 256,
-      timeout: Duration.seconds(30),
+      // The first event of a burst waits BURST_SETTLE_MS (20 s) for the rest before telling the owners once.
+      timeout: Duration.seconds(60),
       logRetention: props.logRetention,
       environment: {
         LEDGER_TABLE: props.ledger.table.tableName,

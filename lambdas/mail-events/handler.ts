@@ -1,6 +1,7 @@
 import { systemClock } from '../../shared/core/clock';
 import { loadMailEventsLambdaConfig } from '../../shared/core/config';
-import { handleMailEvent, sesEventBridgeSchema } from '../../shared/messages/recipients/mail-events';
+import { timerSleep } from '../../shared/core/retry';
+import { BURST_SETTLE_MS, handleMailEvent, sesEventBridgeSchema } from '../../shared/messages/recipients/mail-events';
 import { definitionStore, s3Client, sesMailer, tableLedger } from '../adapters';
 import { createPowertools, withLifecycle } from '../lifecycle';
 import { parseEvent } from '../middleware/parse-event';
@@ -13,9 +14,17 @@ const ledger = tableLedger(config, tracer);
 const definitions = definitionStore(s3Client(config, tracer), config);
 const mailer = sesMailer(tracer);
 
-/** An SES bounce or complaint event (EventBridge) → the recipient suppressed for its report, the owners told once. */
-export const handler = withLifecycle(
-  { logger, metrics, tracer },
-  (event) => handleMailEvent(event, { ledger, definitions, send: (email) => mailer.send(email), from: config.MAIL_FROM, log: logger, now: systemClock() }),
-  [parseEvent(sesEventBridgeSchema)],
-);
+/**
+ * The handler, waiting for a burst of events to settle with `settle` before telling the owners once
+ * (mail-events.ts): BURST_SETTLE_MS in the Lambda; a test waits on its own events instead.
+ */
+export function mailEventsHandler(settle: () => Promise<void>) {
+  return withLifecycle(
+    { logger, metrics, tracer },
+    (event) => handleMailEvent(event, { ledger, definitions, send: (email) => mailer.send(email), from: config.MAIL_FROM, log: logger, now: systemClock, settle }),
+    [parseEvent(sesEventBridgeSchema)],
+  );
+}
+
+/** An SES bounce or complaint event (EventBridge) → the recipient suppressed for its report, the owners told once per burst. */
+export const handler = mailEventsHandler(() => timerSleep(BURST_SETTLE_MS));

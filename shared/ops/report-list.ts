@@ -58,7 +58,8 @@ async function entryOf(name: string, deps: ReportListDependencies): Promise<Repo
   const next = schedule ? nextRun(schedule, deps.now) : undefined;
   const lastRun = deps.ledger ? await lastRunOf(name, deps.ledger, deps.storage) : undefined;
   const scheduleState = deps.scheduler && schedule ? await scheduleStateOf(name, schedule, deps.scheduler) : undefined;
-  const suppressed = deps.ledger ? await new SuppressionList(deps.ledger).of(name) : {};
+  const email = stored.parsed.email;
+  const suppressed = deps.ledger && email ? await new SuppressionList(deps.ledger).of(name, [...email.to, ...(email.cc ?? [])]) : {};
   const notEmailed = Object.entries(suppressed).map(([address, s]) => ({ address, reason: s.reason, since: s.since }));
   return {
     name,

@@ -156,6 +156,9 @@ describe('npm run reports', () => {
   });
 
   it('lists the recipients a report stopped e-mailing, and e-mails one again on the owner\'s word', async () => {
+    // Suppressions are read for the report's recipients.
+    const mailed = report('train-005');
+    writeFileSync(dir.path('train-005.json'), JSON.stringify({ ...mailed, definition: { ...mailed.definition, email: { to: ['team@example.test', 'Gone@Example.test'] } } }));
     expect((await run(['push', 'train-005.json', '--dir', 'local-defs'])).code).toBe(0);
     // What an unsubscribe click or a bounce leaves in the ledger of local exports (--out).
     await new SuppressionList(new LocalLedger(dir.path('exports/.ledger'))).suppress('train-005', 'Gone@Example.test', 'bounced', NOW);

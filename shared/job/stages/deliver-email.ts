@@ -39,8 +39,8 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const email = definition.email;
   const nobody = { status: 'none', recipients: 0, mailed: 0, refused: [] } as const;
   if (!email) return { ...nobody, suppressed: 0 };
-  const suppressed = await new SuppressionList(context.ledger).of(definition.name);
   const recipients = [...new Map([...email.to, ...(email.cc ?? [])].map((a) => [a.toLowerCase(), a])).values()];
+  const suppressed = await new SuppressionList(context.ledger).of(definition.name, recipients);
   const wanted = recipients.filter((address) => !(address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
   if (wanted.length === 0) return { ...nobody, suppressed: skipped };
@@ -103,7 +103,8 @@ function refusalReason(error: unknown): string {
 /** The owners hear once of an address the mail service refuses (recipient-notice.ts); the set shrinking is kept quietly. */
 async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: DeliveryContext & { from: string }, at: Date): Promise<void> {
   const mail = context.mail;
-  if (!mail || context.outbox) return;
+  // An inline definition's recipients are the caller's, not owners to be told: its outcome says it.
+  if (!mail || context.outbox || job.inline) return;
   await noticeRefusedRecipients(
     job.definition,
     { runId: job.result.manifest.runId, recipients: outcome.recipients, mailed: outcome.mailed, refused: outcome.refused },
