@@ -1,4 +1,6 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { ReportDefinitionError } from '../shared/core/errors';
+import { readRegularFile } from '../shared/core/regular-file';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -81,7 +83,7 @@ export async function runDemoCommand(
   }
   const weeks = Number(values.weeks);
   const out = values.out ?? (weeks > 1 ? join('out', `${weeks}-weeks`) : 'out');
-  const definition = JSON.parse(await readFile(values.report, 'utf8')) as { name: string; timeZone?: string };
+  const definition = JSON.parse(await readRegularFile(values.report, { label: `report definition "${values.report}"`, error: (message) => new ReportDefinitionError(message, []) })) as { name: string; timeZone?: string };
   if (weeks > 1 && (await exists(resolve(io.cwd, out, definition.name)))) {
     io.stderr.write(
       `error: ${join(out, definition.name)} already holds runs; a --weeks demo builds its history from its first week. Delete that folder or give another --out.\n`,

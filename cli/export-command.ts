@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readRegularFile } from '../shared/core/regular-file';
 import { resolve } from 'node:path';
 import { createS3Client } from '../shared/storage/s3-client';
 import { formatBytes } from '../shared/core/format-bytes';
@@ -241,13 +242,7 @@ export function parseDuration(text: string): number | undefined {
 }
 
 async function readDefinition(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ReportDefinitionError(`report definition "${path}" could not be read: ${(error as Error).message}`, [], {
-      cause: error,
-    });
-  }
+  return readRegularFile(path, { label: `report definition "${path}"`, error: (message, cause) => new ReportDefinitionError(message, [], { cause }) });
 }
 
 /**

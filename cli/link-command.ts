@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../shared/core/regular-file';
 import { resolve } from 'node:path';
 import { errorMessage, ExporterError } from '../shared/core/errors';
 import { parseOptions, UsageError } from './usage';
@@ -175,7 +176,7 @@ interface StackOutputs {
 async function readOutputs(path: string): Promise<StackOutputs> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(path, 'utf8'));
+    parsed = JSON.parse(await readRegularFile(path, { label: 'it', error: (message) => new ExporterError(message) }));
   } catch (error) {
     throw new ExporterError(
       `cannot read the stack outputs "${path}" (${errorMessage(error)}): deploy with \`npx cdk deploy --outputs-file cdk-outputs.json\`, or give --api-url and --key-secret`,

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../shared/core/regular-file';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCliConfig } from '../shared/core/config';
@@ -127,13 +127,7 @@ async function validateFiles(files: readonly string[], io: CommandIo): Promise<{
 }
 
 async function readReportFile(path: string, file: string): Promise<StoredDefinition> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new ReportDefinitionError(`${file} is invalid:\n  - (file): cannot read it (${typeof code === 'string' ? code : errorMessage(error)})`, []);
-  }
+  const text = await readRegularFile(path, { label: 'the file', error: (message) => new ReportDefinitionError(`${file} is invalid:\n  - (file): ${message}`, []) });
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));

@@ -6,7 +6,8 @@
  * escapers differ in which ones they touch), and base64 and base64url of the value wherever it sits
  * inside a longer base64 text (Basic credentials, tokens), their characters escaped the same ways.
  * Apply it to a WHOLE text before anything cuts it: a cut through a secret leaves a fragment that no
- * longer matches.
+ * longer matches. For the API key (`partsOf`) a piece is enough: any run of PART_RUN characters of
+ * one of its spellings is replaced as well.
  */
 export const REDACTED = '[REDACTED]';
 
@@ -23,14 +24,107 @@ export function secretForms(value: string): string[] {
   return [...forms].filter((f) => f.length > 0).sort((a, b) => b.length - a.length);
 }
 
-/** A function that replaces every spelling of every value by [REDACTED]. */
-export function createRedactor(values: readonly string[]): (text: string) => string {
+/**
+ * A function that replaces every spelling of every value by [REDACTED], and, for each value of
+ * `partsOf` (the API key: a server that echoes only its first half still leaks half of it), every
+ * run of PART_RUN or more characters of one of its spellings (`partialRedactor`).
+ */
+export function createRedactor(values: readonly string[], partsOf: readonly string[] = []): (text: string) => string {
   const forms = [...new Set(values.filter((v) => v.length > 0).flatMap(secretForms))].sort((a, b) => b.length - a.length);
-  if (forms.length === 0) return (text) => text;
+  const parts = partialRedactor(partsOf);
+  if (forms.length === 0) return parts;
   // One pass, leftmost first; at one place the longest form is tried first, so a whole Basic
   // header goes before the key inside it. `i` with `u` folds case the Unicode way (É and é).
   const pattern = new RegExp(forms.map(spellingPattern).join('|'), 'giu');
-  return (text) => text.replace(pattern, REDACTED);
+  return (text) => parts(text.replace(pattern, REDACTED));
+}
+
+/** The shortest run of a secret's characters (in one of its spellings) that is redacted on its own. */
+export const PART_RUN = 8;
+
+/**
+ * Replaces every run of PART_RUN or more characters that is a piece of a spelling of one of `values`
+ * (raw, URL-, form-, JSON- or HTML-escaped as the usual escapers write it, base64 at any alignment;
+ * in any letter case) by one [REDACTED]. Linear in the text: the PART_RUN-character windows of every
+ * spelling go into one set, the text is case-folded once and each of its windows looked up; hits
+ * that overlap or touch make one run. A value shorter than PART_RUN has no piece of that length: it is
+ * redacted only whole (createRedactor's patterns).
+ */
+function partialRedactor(values: readonly string[]): (text: string) => string {
+  const windows = new Set<string>();
+  for (const value of values.filter((v) => [...v].length >= PART_RUN)) {
+    for (const spelling of partSpellings(value)) {
+      const folded = foldCase(spelling);
+      for (let i = 0; i + PART_RUN <= folded.length; i++) windows.add(folded.slice(i, i + PART_RUN));
+    }
+  }
+  if (windows.size === 0) return (text) => text;
+  return (text) => {
+    const folded = foldCase(text);
+    let out = '';
+    let kept = 0;
+    let runStart = -1;
+    let runEnd = -1;
+    const close = (): void => {
+      if (runStart < 0) return;
+      out += text.slice(kept, runStart) + REDACTED;
+      kept = runEnd;
+    };
+    for (let i = 0; i + PART_RUN <= folded.length; i++) {
+      if (!windows.has(folded.slice(i, i + PART_RUN))) continue;
+      if (i > runEnd) {
+        close();
+        runStart = outsidePair(text, i, -1);
+      }
+      runEnd = outsidePair(text, i + PART_RUN, 1);
+    }
+    close();
+    return kept === 0 ? text : out + text.slice(kept);
+  };
+}
+
+/** The spellings of `value` whose pieces are looked for: the usual escapers' outputs and the base64 cores. */
+function partSpellings(value: string): string[] {
+  const htmlNamed = (text: string, apostrophe: string): string =>
+    text.replace(/[&<>"']/g, (c) => (c === "'" ? apostrophe : (HTML_NAMED[c]?.[0] ?? c)));
+  const numeric = (text: string, hex: boolean): string =>
+    text.replace(/[^A-Za-z0-9 ]/gu, (c) => `&#${hex ? `x${c.codePointAt(0)!.toString(16)}` : String(c.codePointAt(0))};`);
+  const json = JSON.stringify(value).slice(1, -1);
+  return [
+    value,
+    encodeURIComponent(value),
+    encodeURIComponent(value).replace(/%20/g, '+'),
+    encodeURI(value),
+    json,
+    json.replace(/\//g, '\\/'),
+    json.replace(/[^\x20-\x7e]/g, (c) => jsonEscapes(c)[0]!),
+    ...["'", '&#39;', '&#x27;', '&apos;'].map((apostrophe) => htmlNamed(value, apostrophe)),
+    value.replace(/&/g, '&amp;'),
+    numeric(value, false),
+    numeric(value, true),
+    ...base64Cores(Buffer.from(value, 'utf8')),
+  ];
+}
+
+/**
+ * Lower-cases `text` without changing its length, so that offsets in the result are offsets in
+ * `text`: a character whose lower case is longer (İ) stays as it is.
+ */
+function foldCase(text: string): string {
+  const lower = text.toLowerCase();
+  if (lower.length === text.length) return lower;
+  let out = '';
+  for (const character of text) {
+    const folded = character.toLowerCase();
+    out += folded.length === character.length ? folded : character;
+  }
+  return out;
+}
+
+/** `at`, moved by `step` when it falls between the two halves of a surrogate pair (no lone half is left). */
+function outsidePair(text: string, at: number, step: 1 | -1): number {
+  const low = text.charCodeAt(at);
+  return at > 0 && at < text.length && low >= 0xdc00 && low <= 0xdfff ? at + (step === 1 ? 1 : -1) : at;
 }
 
 /** A pattern that matches `form` with each character in any of its spellings and any letter case. */
@@ -40,11 +134,14 @@ function spellingPattern(form: string): string {
 
 function characterPattern(character: string): string {
   const code = character.codePointAt(0) ?? 0;
+  // The `i` flag folds one character to one; upper-casing may make two of one (ß → SS). Only a case
+  // the flag does not fold is added: two alternatives matching the same text made the pattern try
+  // 2^n ways before giving up on a text that spelled n letters of the key and then stopped (a
+  // 40-letter partial echo of the key's base64 ran for minutes).
+  const otherCases = [character.toUpperCase(), character.toLowerCase()].filter((c) => !new RegExp(`^${escapeRegExp(character)}$`, 'iu').test(c));
   const spellings = new Set<string>([
     escapeRegExp(character),
-    // The `i` flag folds one character to one; upper-casing may make two of one (ß → SS).
-    escapeRegExp(character.toUpperCase()),
-    escapeRegExp(character.toLowerCase()),
+    ...otherCases.map(escapeRegExp),
     // HTML: numeric in decimal and hex (leading zeros allowed), the named entity where there is one.
     `&#0*${code};`,
     `&#x0*${code.toString(16)};`,

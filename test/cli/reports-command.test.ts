@@ -84,7 +84,7 @@ describe('npm run reports', () => {
     expect(result.err).toMatch(/ {2}- schedule\.cron: day-of-month \(3rd field\) or day-of-week \(5th field\) must be "\?"/);
     expect(result.err).toMatch(/broken\.json is invalid:\n {2}- \(root\): not valid JSON/);
     expect(result.err).toContain('train-000.json is invalid:\n  - definition.name: "train-000" is also the name in twin.json');
-    expect(result.err).toMatch(/missing\.json is invalid:\n {2}- \(file\): cannot read it \(ENOENT\)/);
+    expect(result.err).toMatch(/missing\.json is invalid:\n {2}- \(file\): the file was not found/);
     expect(result.out).toMatch(/1 of 5 files valid\n$/);
   });
 

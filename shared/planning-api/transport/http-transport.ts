@@ -60,7 +60,10 @@ export class HttpTransport {
     // more than the key), except short ones such as a company prefix: replacing "acme" everywhere
     // would garble every message.
     const otherValues = (options.credentials.documentValues ?? []).filter((v) => v.length >= MIN_REDACTED_VALUE_LENGTH);
-    this.#redact = createRedactor([this.#authorization, token, options.credentials.apiKey, ...otherValues]);
+    // The key and the token are also redacted in part (any run of 8 of their characters, core/redaction.ts):
+    // a server may echo the first half of a key it refuses. The other values only whole: a piece of the
+    // base URL is not a secret.
+    this.#redact = createRedactor([this.#authorization, token, options.credentials.apiKey, ...otherValues], [options.credentials.apiKey, token]);
     // Bind so that a fetch taken from globalThis is not called with this transport as `this`.
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#timeoutMs = options.timeoutMs;
@@ -78,7 +81,8 @@ export class HttpTransport {
 
   /**
    * Replaces the API key, the Basic token, the header value and the secret document's other values,
-   * raw, URL-encoded, JSON- or HTML-escaped or in base64, in any letter case, by [REDACTED]. Call it on the WHOLE text
+   * raw, URL-encoded, JSON- or HTML-escaped or in base64, in any letter case, by [REDACTED], and
+   * any run of 8 or more characters of the key or the token in one of those spellings. Call it on the WHOLE text
    * before anything cuts it: a cut through the key leaves a fragment that no longer matches.
    */
   redact(text: string): string {

@@ -21,6 +21,8 @@ const MAX_URL_LENGTH = 2079;
 export const MAX_SHEET_HYPERLINKS = 65_530;
 /** Excel's limit on a string in a formula, and on HYPERLINK's address. */
 const MAX_FORMULA_STRING = 255;
+/** Excel's limit on a whole formula, its `=` counted: a longer one makes Excel call the workbook damaged and drop it. */
+const MAX_FORMULA_LENGTH = 8_192;
 /** The only link schemes that become clickable: never javascript:, file:, data:, … */
 // eslint-disable-next-line no-control-regex -- control characters are what it rejects
 const SAFE_URL = /^(?:https?:\/\/|mailto:)[^\s\u0000-\u001F\u007F\uFFFE\uFFFF]+$/i;
@@ -286,23 +288,36 @@ function formulaString(text: string): string {
  * `producedKind` like toExcel.
  */
 export function linkAsFormula(link: { text: string; hyperlink: string }): ExcelValue {
-  if (link.hyperlink.length > MAX_FORMULA_STRING) {
+  const formula = hyperlinkFormula(link);
+  if (formula === undefined) {
     producedKind = Kind.Text;
     return link.text;
   }
   producedKind = Kind.Link;
-  return { formula: `HYPERLINK(${formulaString(link.hyperlink)},${formulaString(link.text)})`, result: link.text };
+  return { formula, result: link.text };
+}
+
+/**
+ * `HYPERLINK(address,text)`, or undefined when Excel would not take it: an address longer than a
+ * formula's string, or a formula longer than MAX_FORMULA_LENGTH (a long text is cut into 255-character
+ * pieces joined by `&`, so 8,000 characters of text already pass the limit).
+ */
+function hyperlinkFormula(link: { text: string; hyperlink: string }): string | undefined {
+  if (link.hyperlink.length > MAX_FORMULA_STRING) return undefined;
+  const formula = `HYPERLINK(${formulaString(link.hyperlink)},${formulaString(link.text)})`;
+  return formula.length + 1 > MAX_FORMULA_LENGTH ? undefined : formula;
 }
 
 /**
  * A link whose text takes more than one line in its wrapped column, as a HYPERLINK formula:
  * LibreOffice never wraps a cell holding a hyperlink proper (it prints one line, cut off at the next
  * cell: "OPS-13 Supplier could leak p"), but wraps a formula's text; Excel shows and opens both
- * alike. A link on one line, or to an address longer than HYPERLINK takes, stays a hyperlink proper.
+ * alike. A link on one line, or one Excel would not take as a formula (an address longer than
+ * HYPERLINK takes, a text that makes the formula longer than Excel's limit), stays a hyperlink proper.
  */
 export function wrappedLink(value: ExcelValue, lines: number): ExcelValue {
   if (lines <= 1 || typeof value !== 'object' || value === null || !('hyperlink' in value)) return value;
-  return value.hyperlink.length > MAX_FORMULA_STRING ? value : linkAsFormula(value);
+  return hyperlinkFormula(value) === undefined ? value : linkAsFormula(value);
 }
 
 /** A value in a wrapped column `width` characters wide (0: a column that does not wrap) as written, and the lines it takes. */

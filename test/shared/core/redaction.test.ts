@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, REDACTED, redactError } from '../../../shared/core/redaction';
+import { createRedactor, PART_RUN, REDACTED, redactError } from '../../../shared/core/redaction';
 
 const KEY = 'k3y&v<a"l\'ue 42/+=%';
 
@@ -67,5 +67,64 @@ describe('redaction', () => {
     expect(error.stack).not.toContain(encodeURIComponent(KEY));
     expect(cause.message).toBe(`inner ${REDACTED}`);
     expect(redactError('plain', redact)).toBe('plain');
+  });
+
+  // Before: a 401 echoing the first 75 % (or 50 %) of the key (`invalid api key 'sim-K'e"y<&>/ +=é%2FÆ...'`)
+  // went out whole; only the whole key, in any spelling, was redacted.
+  describe('a run of 8 or more characters of the key', () => {
+    const key = 'sim-K\'e"y<&>/ +=é%2FÆ-q7vR2xW9mTp4nB8cL';
+    const redactParts = createRedactor([key], [key]);
+    const spellings: [string, (k: string) => string][] = [
+      ['raw', (k) => k],
+      ['URL-encoded', encodeURIComponent],
+      ['form-encoded', (k) => encodeURIComponent(k).replace(/%20/g, '+')],
+      ['JSON-escaped', (k) => JSON.stringify(k).slice(1, -1)],
+      ['HTML-escaped', (k) => k.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')],
+      ["HTML-escaped, ' left alone", (k) => k.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')],
+      ['lower-cased', (k) => k.toLowerCase()],
+      ['upper-cased', (k) => k.toUpperCase()],
+      ['base64', (k) => Buffer.from(k).toString('base64')],
+      ['base64url', (k) => Buffer.from(k).toString('base64url')],
+    ];
+    /** Every PART_RUN-character piece of `secret` found in `text`. */
+    const pieces = (text: string, secret: string): string[] =>
+      Array.from({ length: Math.max(0, secret.length - PART_RUN + 1) }, (_, i) => secret.slice(i, i + PART_RUN)).filter((p) => text.includes(p));
+    const chars = [...key];
+
+    it.each(spellings)('%s: the first three quarters and half, a middle piece and the last 8 characters leave no piece behind', (_name, spell) => {
+      for (const part of [chars.slice(0, 30), chars.slice(0, 20), chars.slice(9, 25), chars.slice(-PART_RUN)].map((c) => c.join(''))) {
+        const echoed = spell(part);
+        const out = redactParts(`invalid api key '${echoed}...' (HTTP 401)`);
+        expect(out, echoed).toContain(REDACTED);
+        expect(out.startsWith("invalid api key '"), out).toBe(true);
+        expect(out.endsWith("...' (HTTP 401)"), out).toBe(true);
+        expect({ echoed, leaked: [...pieces(out, echoed), ...pieces(out, part)] }).toEqual({ echoed, leaked: [] });
+      }
+    });
+
+    it('two pieces far apart are two redactions; ordinary text and a 7-character piece stay', () => {
+      expect(redactParts(`a ${key.slice(0, 10)} b ${key.slice(-12)} c`)).toBe(`a ${REDACTED} b ${REDACTED} c`);
+      expect(redactParts(`piece ${key.slice(0, PART_RUN - 1)} stays`)).toBe(`piece ${key.slice(0, PART_RUN - 1)} stays`);
+      expect(redactParts('the export of 42 rows failed: HTTP 503')).toBe('the export of 42 rows failed: HTTP 503');
+    });
+
+    it('a key shorter than 8 characters is redacted only whole, as before', () => {
+      const short = createRedactor(['k3y&v<a'], ['k3y&v<a']);
+      expect(short('x k3y&v<a y')).toBe(`x ${REDACTED} y`);
+      expect(short('x k3y&v< y')).toBe('x k3y&v< y');
+    });
+
+    it('keeps the offsets of a text whose lower case is longer (İ) and never cuts a surrogate pair', () => {
+      expect(redactParts(`İİ ${key.slice(0, 12).toUpperCase()} İ`)).toBe(`İİ ${REDACTED} İ`);
+      const astral = createRedactor([], ['😀abcdefgh😀']);
+      expect(astral('x 😀abcdefg y')).toBe(`x ${REDACTED} y`);
+    });
+
+    it('redacts a long text with many pieces in one pass', () => {
+      const text = Array.from({ length: 20_000 }, (_, i) => `line ${i}: ${key.slice(i % 10, (i % 10) + 9)} `).join('\n');
+      const out = redactParts(text);
+      expect(out.split(REDACTED)).toHaveLength(20_001);
+      expect(pieces(out, key)).toEqual([]);
+    });
   });
 });

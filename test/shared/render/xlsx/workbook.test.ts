@@ -348,6 +348,37 @@ describe('openXlsxWorkbook: Summary sheet', () => {
 });
 
 describe('openXlsxWorkbook: values Excel cannot show as dates or links', () => {
+  // Before: a long linked text in a wrapped column became HYPERLINK("url","text") of 33,234 characters
+  // (the text cut into 255-character pieces joined by &); Excel calls such a workbook damaged and drops it.
+  it('writes no formula over Excel\'s 8,192 characters: a long linked text stays a hyperlink proper, past the cap plain text', async () => {
+    const path = temp.path('long-link-text.xlsx');
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', maxHyperlinksPerSheet: 1 });
+    const sheet = workbook.openSheet({ name: 'links', columns: [{ key: 'url', type: 'link', description: '', width: 30 }] });
+    const long = 'A long linked title. '.repeat(1_500);
+    const url = 'https://planning.example.com/items/1';
+    for (const text of [long, 'short and wrapping over two lines of this column', long, 'a short one past the cap']) {
+      await sheet.writeRow({ values: [{ text, url }] });
+    }
+    await sheet.close();
+    await workbook.writeSummary(SUMMARY);
+    await workbook.close();
+    const read = new ExcelJS.Workbook();
+    await read.xlsx.readFile(path);
+    const links = read.getWorksheet('links')!;
+    const cells = [2, 3, 4, 5].map((row) => links.getCell(`A${row}`).value);
+    for (const cell of cells) {
+      const formula = typeof cell === 'object' && cell !== null && 'formula' in cell ? String(cell.formula) : '';
+      expect(formula.length + (formula ? 1 : 0)).toBeLessThanOrEqual(8_192);
+    }
+    const asText = (cell: unknown): string => (typeof cell === 'string' ? cell : String((cell as { text?: unknown }).text));
+    expect(cells[0]).toMatchObject({ hyperlink: url });
+    expect(asText(cells[0]).trimEnd()).toBe(long.trimEnd());
+    expect(cells[1]).toEqual({ formula: `HYPERLINK("${url}","short and wrapping over two lines of this column")`, result: 'short and wrapping over two lines of this column' });
+    expect(typeof cells[2]).toBe('string');
+    expect(asText(cells[2]).trimEnd()).toBe(long.trimEnd());
+    expect(cells[3]).toEqual({ formula: `HYPERLINK("${url}","a short one past the cap")`, result: 'a short one past the cap' });
+  });
+
   it('writes dates before 1900-03-01 as ISO text instead of dates shifted by the 1900 leap-year bug', async () => {
     const path = temp.path('old-dates.xlsx');
     const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC' });
