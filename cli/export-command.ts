@@ -25,7 +25,7 @@ import type { DeliveryPorts } from '../shared/job/stages/delivery-ports';
 import { parseReportDefinitionJson, type ReportDefinition } from '../shared/report/definition/definition';
 import { resolveExportSettings } from '../shared/report/definition/export-settings';
 import type { ExportResult } from '../shared/report/run/result';
-import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
+import { LOCAL_LINK_KEYS, localStackAddress } from './local-link-keys';
 import { operatorFindings, sameFindings } from '../shared/report/dataset/field-audit';
 import { manifestSchema } from '../shared/report/manifest/manifest';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
@@ -172,7 +172,7 @@ export async function runExportCommand(
       definitions: catalogOf({ [definition.name]: definition }),
       jobs: new JobStatusStore(ledger),
       events: NO_EVENT_BUS,
-      ...(args.outbox !== undefined && outboxDelivery(resolve(io.cwd, args.outbox))),
+      ...(args.outbox !== undefined && outboxDelivery(resolve(io.cwd, args.outbox), localStackAddress(io.env).apiUrl)),
       onProgress: progress?.onProgress,
       onComplete: (result) => published.push(result),
       onFailure: (error) => (failure = error instanceof Error ? error : new Error(String(error))),
@@ -211,11 +211,11 @@ export const OUTBOX_SENDER = 'reports@example.invalid';
  * Messages into files instead of SES and webhooks: the same deliver stage, with links signed by the
  * local stack's keys (cli/local-link-keys.ts), so they open against `npm run local`.
  */
-function outboxDelivery(dir: string): DeliveryPorts {
+function outboxDelivery(dir: string, localApiUrl: string): DeliveryPorts {
   return {
     outbox: directoryOutbox(dir),
     sender: OUTBOX_SENDER,
-    links: { baseUrl: LOCAL_API_URL, keys: () => Promise.resolve(LOCAL_LINK_KEYS) },
+    links: { baseUrl: localApiUrl, keys: () => Promise.resolve(LOCAL_LINK_KEYS) },
   };
 }
 
