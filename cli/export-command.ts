@@ -31,6 +31,7 @@ import { manifestSchema } from '../shared/report/manifest/manifest';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
+import { addressHint } from './address-hint';
 import { printDryRun } from './export-dry-run';
 import { terminalProgress, type TerminalProgress } from './progress';
 import { countOf } from './words';
@@ -127,6 +128,8 @@ export async function runExportCommand(
     return 2;
   }
 
+  // For the address hint after a failure: the credentials and the response limit the run used.
+  let planning: { source: CredentialsSource; maxResponseBytes: number } | undefined;
   try {
     const config = loadCliConfig(io.env);
     const reportPath = resolve(io.cwd, args.report);
@@ -134,6 +137,7 @@ export async function runExportCommand(
     const credentials: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
+    planning = { source: credentials, maxResponseBytes: config.API_MAX_RESPONSE_BYTES };
     const storage: Storage = args.bucket
       ? new S3Storage({
           bucket: args.bucket,
@@ -198,6 +202,8 @@ export async function runExportCommand(
     return 0;
   } catch (error) {
     io.stderr.write(`\n${args['dry-run'] ? 'dry run' : 'export'} failed: ${describeError(error)}\n`);
+    const hint = planning && (await addressHint(error, planning.source, planning.maxResponseBytes));
+    if (hint) io.stderr.write(`${hint}\n`);
     if (args.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
     io.stderr.write(args['dry-run'] ? 'nothing was written.\n' : 'no run was published: the manifest and latest.json are unchanged.\n');
     return 1;
