@@ -9,6 +9,7 @@ import { startSimulator, type RunningSimulator } from '../simulator/index';
 import { aWeekOfWork } from '../simulator/weekly-work';
 import type { RunIds } from '../shared/report/run/context';
 import { runExportCommand, type CommandIo } from './export-command';
+import { localStackAddress, localStackEnvironment } from './local-link-keys';
 
 /** The tenants the demo offers; any other name is refused rather than quietly run as the demo tenant. */
 const DEMO_TENANTS = ['demo', 'tiny', 'large'] as const;
@@ -27,7 +28,13 @@ Options:
   --tenant <name>    demo (default), tiny or large
   --report <file>    report definition (default: examples/demo-report.json)
   --vocabulary <v>   field names the demo server speaks: contract (default) or docs
+  --local            write the runs into the local stack (npm run local, running) instead of
+                     <out>, so the e-mail's and chat messages' links open there; the messages
+                     still go to <out>
   -h, --help         this text
+
+The messages' links are signed for the local stack: they open while npm run local runs and
+the run was written there (--local).
 `;
 
 /**
@@ -56,6 +63,7 @@ export async function runDemoCommand(
         report: { type: 'string', default: join(import.meta.dirname, '..', 'examples', 'demo-report.json') },
         // Which field names the demo server speaks: the contract's (default) or the public documentation's.
         vocabulary: { type: 'string' },
+        local: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -84,7 +92,7 @@ export async function runDemoCommand(
   const weeks = Number(values.weeks);
   const out = values.out ?? (weeks > 1 ? join('out', `${weeks}-weeks`) : 'out');
   const definition = JSON.parse(await readRegularFile(values.report, { label: `report definition "${values.report}"`, error: (message) => new ReportDefinitionError(message, []) })) as { name: string; timeZone?: string };
-  if (weeks > 1 && (await exists(resolve(io.cwd, out, definition.name)))) {
+  if (weeks > 1 && !values.local && (await exists(resolve(io.cwd, out, definition.name)))) {
     io.stderr.write(
       `error: ${join(out, definition.name)} already holds runs; a --weeks demo builds its history from its first week. Delete that folder or give another --out.\n`,
     );
@@ -104,8 +112,10 @@ export async function runDemoCommand(
     await writeFile(credentialsPath, JSON.stringify(simulator.credentials(), null, 2), { mode: 0o600 });
     const speaks = simulator.vocabulary === 'docs' ? ', with the field names of the public documentation' : '';
     io.stdout.write(`demo tenant "${tenant}" served at ${simulator.v1BaseUrl} (v1) and ${simulator.legacyBaseUrl} (legacy)${speaks}\n`);
-    const exportArgs = ['--report', values.report, '--credentials', credentialsPath, '--out', out, '--outbox', out];
-    return await runWeeks(simulator, weeks, today, exportArgs, io, options.ids);
+    const exportArgs = ['--report', values.report, '--credentials', credentialsPath, ...(values.local ? localStackArgs(io) : ['--out', out]), '--outbox', out];
+    const code = await inLocalStack(values.local, io, (runIo) => runWeeks(simulator, weeks, today, exportArgs, runIo, options.ids));
+    if (code === 0 && !values.local) io.stdout.write('  the links open against the local stack: start npm run local, then npm run demo -- --local\n');
+    return code;
   } finally {
     await rm(dir, { recursive: true, force: true });
     if (!options.simulator) await simulator.close();
@@ -113,6 +123,32 @@ export async function runDemoCommand(
 }
 
 const WEEK_MS = 7 * 24 * 3_600_000;
+
+/** Where the local stack's functions read runs: its bucket, prefix and ledger table (`--bucket` of the export command). */
+function localStackArgs(io: CommandIo): string[] {
+  const address = localStackAddress(io.env);
+  return ['--bucket', address.reportsBucket, '--prefix', address.reportsPrefix, '--ledger-table', address.ledgerTable];
+}
+
+/**
+ * With --local, runs `run` with the local stack's S3 and DynamoDB endpoints and s3rver's key pair in
+ * the environment the SDK clients read (as `AWS_ENDPOINT_URL_S3=… npm run export -- --bucket …`
+ * would), and puts the process's own back afterwards.
+ */
+async function inLocalStack(local: boolean, io: CommandIo, run: (io: CommandIo) => Promise<number>): Promise<number> {
+  if (!local) return run(io);
+  const env = localStackEnvironment(localStackAddress(io.env));
+  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, env);
+  try {
+    return await run({ ...io, env: { ...io.env, ...env } });
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
 
 /**
  * The weekly runs of the demo, oldest first, each at its own date, the last one `today`; between two

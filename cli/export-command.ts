@@ -26,12 +26,13 @@ import type { DeliveryPorts } from '../shared/job/stages/delivery-ports';
 import { parseReportDefinitionJson, type ReportDefinition } from '../shared/report/definition/definition';
 import { resolveExportSettings } from '../shared/report/definition/export-settings';
 import type { ExportResult } from '../shared/report/run/result';
-import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
+import { LOCAL_LINK_KEYS, localStackAddress } from './local-link-keys';
 import { operatorFindings, sameFindings } from '../shared/report/dataset/field-audit';
 import { manifestSchema } from '../shared/report/manifest/manifest';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
+import { addressHint } from './address-hint';
 import { printDryRun } from './export-dry-run';
 import { terminalProgress, type TerminalProgress } from './progress';
 import { countOf } from './words';
@@ -128,6 +129,8 @@ export async function runExportCommand(
     return 2;
   }
 
+  // For the address hint after a failure: the credentials and the response limit the run used.
+  let planning: { source: CredentialsSource; maxResponseBytes: number } | undefined;
   try {
     const config = loadCliConfig(io.env);
     const reportPath = resolve(io.cwd, args.report);
@@ -135,6 +138,7 @@ export async function runExportCommand(
     const credentials: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
+    planning = { source: credentials, maxResponseBytes: config.API_MAX_RESPONSE_BYTES };
     const storage: Storage = args.bucket
       ? new S3Storage({
           bucket: args.bucket,
@@ -173,7 +177,7 @@ export async function runExportCommand(
       definitions: catalogOf({ [definition.name]: definition }),
       jobs: new JobStatusStore(ledger),
       events: NO_EVENT_BUS,
-      ...(args.outbox !== undefined && outboxDelivery(resolve(io.cwd, args.outbox))),
+      ...(args.outbox !== undefined && outboxDelivery(resolve(io.cwd, args.outbox), localStackAddress(io.env).apiUrl)),
       onProgress: progress?.onProgress,
       onComplete: (result) => published.push(result),
       onFailure: (error) => (failure = error instanceof Error ? error : new Error(String(error))),
@@ -199,6 +203,8 @@ export async function runExportCommand(
     return 0;
   } catch (error) {
     io.stderr.write(`\n${args['dry-run'] ? 'dry run' : 'export'} failed: ${describeError(error)}\n`);
+    const hint = planning && (await addressHint(error, planning.source, planning.maxResponseBytes));
+    if (hint) io.stderr.write(`${hint}\n`);
     if (args.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
     io.stderr.write(args['dry-run'] ? 'nothing was written.\n' : 'no run was published: the manifest and latest.json are unchanged.\n');
     return 1;
@@ -212,11 +218,11 @@ export const OUTBOX_SENDER = 'reports@example.invalid';
  * Messages into files instead of SES and webhooks: the same deliver stage, with links signed by the
  * local stack's keys (cli/local-link-keys.ts), so they open against `npm run local`.
  */
-function outboxDelivery(dir: string): DeliveryPorts {
+function outboxDelivery(dir: string, localApiUrl: string): DeliveryPorts {
   return {
     outbox: directoryOutbox(dir),
     sender: OUTBOX_SENDER,
-    links: { baseUrl: LOCAL_API_URL, keys: () => Promise.resolve(LOCAL_LINK_KEYS) },
+    links: { baseUrl: localApiUrl, keys: () => Promise.resolve(LOCAL_LINK_KEYS) },
   };
 }
 

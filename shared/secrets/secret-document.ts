@@ -49,8 +49,11 @@ export function parseCredentialsDocument(text: string, label: string): Credentia
   // Parsed a second time only to collect every string value (the schema drops unknown fields), so
   // the client can redact all of them from error texts. The text parsed once already, so this cannot throw.
   // Not enumerable: kept out of spreads, JSON and logs, like the key should be.
+  // The fields messages must name stay out: the company prefix, the addresses and the user's e-mail are
+  // what a person checks when a call fails (only the key, and whatever else the document holds, is secret).
+  const shown = new Set([credentials.email, credentials.baseUrl, credentials.legacyBaseUrl, credentials.companyPrefix]);
   return Object.defineProperty(credentials, 'documentValues', {
-    value: stringValues(JSON.parse(stripBom(text))),
+    value: stringValues(JSON.parse(stripBom(text))).filter((value) => !shown.has(value) || value === credentials.apiKey),
     enumerable: false,
   });
 }

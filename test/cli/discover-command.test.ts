@@ -155,6 +155,13 @@ describe('discover command', () => {
     await expect(readFile(join(dir, 'prefix-report.json'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('refuses a baseUrl that ends in the /api/v1 the client adds itself, with the address to set', async () => {
+    await writeFile(join(dir, 'api-path.json'), JSON.stringify({ ...sim.credentials(), baseUrl: `${sim.credentials().baseUrl}/api/v1` }));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'api-path.json'], io)).toBe(1);
+    expect(io.err()).toContain(`baseUrl ${sim.credentials().baseUrl}/api/v1 ends in /api/v1, which the client adds itself (/api/v1/…): set baseUrl to ${sim.credentials().baseUrl}`);
+  });
+
   it('names both URLs when baseUrl and legacyBaseUrl are swapped, exits 1 and writes nothing', async () => {
     const credentials = sim.credentials();
     await writeFile(join(dir, 'swapped.json'), JSON.stringify({ ...credentials, baseUrl: credentials.legacyBaseUrl, legacyBaseUrl: credentials.baseUrl }));
@@ -212,6 +219,17 @@ describe('discover command against the docs vocabulary', () => {
     }
     expect(rowOf(io.out(), 'Risk  ')).toMatch(/ ok /);
     expect(io.out()).toContain('Boards (0)');
+  });
+
+  it('shows a long wrong company prefix in every line that names it, in the documented answers too: only the key is redacted', async () => {
+    await writeFile(join(dir, 'long-prefix.json'), JSON.stringify({ ...sim.credentials(), companyPrefix: 'acme-europe-wrong' }));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'long-prefix.json'], io)).toBe(1);
+    const printed = io.out() + io.err();
+    expect(printed).not.toContain('[REDACTED]');
+    expect(io.out()).toContain('(company prefix acme-europe-wrong)');
+    expect(io.err()).toContain('does not know the company prefix "acme-europe-wrong"');
+    expect(printed).not.toContain(sim.credentials().apiKey);
   });
 
   it('names both URLs when they are swapped, in the documented answers too', async () => {

@@ -28,6 +28,23 @@ describe('export command', () => {
     await Promise.all([sim.close(), s3.close(), dynamo.close(), rm(dir, { recursive: true, force: true })]);
   });
 
+  it('says the addresses look swapped when baseUrl and legacyBaseUrl are, as discover does, and exits 1', async () => {
+    const credentials = sim.credentials();
+    await writeFile(join(dir, 'swapped.json'), JSON.stringify({ ...credentials, baseUrl: credentials.legacyBaseUrl, legacyBaseUrl: credentials.baseUrl }));
+    const io = captureIo(dir);
+    expect(await runExportCommand(['--report', 'report.json', '--credentials', 'swapped.json', '--out', 'swapped-out'], io)).toBe(1);
+    expect(io.err()).toContain(`baseUrl and legacyBaseUrl look swapped: baseUrl ${credentials.legacyBaseUrl} answers the v1 paths (/api/v1/…)`);
+    expect(io.err()).toContain('Swap the two URLs in the credentials document.');
+  });
+
+  it('refuses a baseUrl ending in the /api/v1 the client adds, naming the address to set', async () => {
+    const credentials = sim.credentials();
+    await writeFile(join(dir, 'api-path.json'), JSON.stringify({ ...credentials, baseUrl: `${credentials.baseUrl}/api/v1/` }));
+    const io = captureIo(dir);
+    expect(await runExportCommand(['--report', 'report.json', '--credentials', 'api-path.json', '--out', 'api-path-out'], io)).toBe(1);
+    expect(io.err()).toContain(`ends in /api/v1/, which the client adds itself (/api/v1/…): set baseUrl to ${credentials.baseUrl}`);
+  });
+
   it('exports into a local directory, shows progress and prints where the files went', async () => {
     const io = captureIo(dir);
     const code = await runExportCommand(['--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out'], io);

@@ -15,10 +15,14 @@ export interface DynaliteHandle {
  * Starts dynalite (DynamoDB on LevelDB, in memory; it enforces ConditionExpression) on a free port
  * and creates the ledger table with the key schema the stack deploys.
  */
-export async function startDynalite(options: { tableName?: string } = {}): Promise<DynaliteHandle> {
+export async function startDynalite(options: { tableName?: string; port?: number } = {}): Promise<DynaliteHandle> {
   const tableName = options.tableName ?? 'run-ledger';
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  // As for s3rver (s3rver.ts): Node's 5 s keep-alive timeout races a client's reuse of a socket idle
+  // that long (a run's ledger client waits while the run fetches): ECONNRESET. close() ends idle sockets.
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 121_000;
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new DynamoDBClient({
     endpoint,

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { LOCAL_LINK_KEYS } from '../../cli/local-link-keys';
+import { LOCAL_LINK_KEYS, LOCAL_STACK_NAMES } from '../../cli/local-link-keys';
 import { lambdaContext } from './lambda-events';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startEventBridgeStub, startLambdaStub } from './aws-stubs';
@@ -53,17 +53,19 @@ export async function startLambdaHarness(
     flavour?: 'test' | 'demo';
     /** A simulator the caller started and closes (a test comparing the demo with the Lambda serves both from one). */
     sim?: RunningSimulator;
+    /** Fixed ports for S3 and DynamoDB (the local stack's, which `npm run demo -- --local` writes to); else free ones. */
+    ports?: { readonly s3: number; readonly dynamoDb: number };
   } = {},
 ): Promise<LambdaHarness> {
   const sim = options.sim ?? (await startSimulator({ tenant: options.tenant ?? 'tiny', ...(options.flavour && { flavour: options.flavour }) }));
   const closeSim = options.sim ? () => Promise.resolve() : () => sim.close();
-  const s3 = await startS3rver({ bucket: 'reports-bucket', otherBuckets: [DEFINITIONS_BUCKET] });
+  const s3 = await startS3rver({ bucket: LOCAL_STACK_NAMES.reportsBucket, otherBuckets: [DEFINITIONS_BUCKET], ...(options.ports && { port: options.ports.s3 }) });
   // The stored reports, as `npm run reports -- push` or the deploy would leave them.
   const definitionStore = new DefinitionStore(new S3Storage({ client: s3.client, bucket: DEFINITIONS_BUCKET, prefix: '' }));
   for (const definition of Object.values(definitions)) {
     await definitionStore.put({ definition: definition as StoredDefinition['definition'], schedule: null });
   }
-  const dynamo = await startDynalite({ tableName: 'run-ledger' });
+  const dynamo = await startDynalite({ tableName: LOCAL_STACK_NAMES.ledgerTable, ...(options.ports && { port: options.ports.dynamoDb }) });
   const ses = await startSesLocal();
   const secrets = await startSecretsManagerStub({
     'planning/credentials': options.planningSecret?.(sim) ?? JSON.stringify(sim.credentials()),
@@ -85,7 +87,7 @@ export async function startLambdaHarness(
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_MAX_ATTEMPTS: '1',
     REPORTS_BUCKET: s3.bucket,
-    REPORTS_PREFIX: 'reports',
+    REPORTS_PREFIX: LOCAL_STACK_NAMES.reportsPrefix,
     LEDGER_TABLE: dynamo.tableName,
     PLANNING_SECRET_ID: 'planning/credentials',
     LINK_KEY_SECRET_ID: 'planning/link-keys',

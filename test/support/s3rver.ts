@@ -31,12 +31,13 @@ export interface S3rverHandle {
  * Checksums are computed only when required: with the SDK's default (WHEN_SUPPORTED) streamed
  * bodies are sent with aws-chunked framing, which s3rver stores verbatim, chunk headers included.
  */
-export async function startS3rver(options: { bucket?: string; otherBuckets?: readonly string[] } = {}): Promise<S3rverHandle> {
+export async function startS3rver(options: { bucket?: string; otherBuckets?: readonly string[]; port?: number } = {}): Promise<S3rverHandle> {
   const bucket = options.bucket ?? 'test-bucket';
   const directory = await mkdtemp(path.join(tmpdir(), 's3rver-'));
   const server = new S3rver({
     address: '127.0.0.1',
-    port: 0,
+    // A fixed port for the local stack (npm run local), which the demo writes to; else a free one.
+    port: options.port ?? 0,
     silent: true,
     directory,
     // Keep the bucket in the path: vhost parsing would treat "127.0.0.1" as a bucket host.
