@@ -1,16 +1,18 @@
 import * as z from 'zod';
 import { toArray } from '../../core/async-iterables';
-import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
-import { epochToCalendarDate, parseApiDate } from '../dataset/dates';
+import type { Risk, RiskRegister } from '../../planning-api/schemas';
+import { parseApiDate } from '../dataset/dates';
 import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import { RiskFigures } from '../summary/risk-figures';
 import { RiskHeatMap } from '../summary/risk-heat-map';
 import { selectAll } from '../plan/selector-titles';
 import { DEFINITION_LIMITS, idList } from '../definition/definition-limits';
 import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
-import type { CellValue, Column, ColumnType, TableDefinition, TableRow } from '../../table/table';
+import type { Column, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../dataset/people';
-import { col, columnSlug, dateOrText, joinList, listOf } from './columns';
+import { col, columnSlug, dateOrText, listOf } from './columns';
+import { customColumnType, customValue } from './risk-custom-values';
+import { riskFieldRows, RISK_CUSTOM_FIELDS_ENTRY } from './risk-custom-fields';
 import { tableColumns } from '../../table/column-spec';
 import { FieldAudit, type FieldShape, type NotExported } from '../dataset/field-audit';
 import { RepeatedRecords } from '../dataset/repeated-records';
@@ -103,12 +105,15 @@ export const RISK_COLUMNS: readonly Column[] = RISK_TABLE.columns;
 
 const RISK_LEVEL_COLUMN = RISK_TABLE.indexOf('risk_level');
 
-/** The fields the risk columns read; a custom field's value goes into its own column (a user by name). */
+/**
+ * The fields the risk columns read; a custom field's value goes into its own column (a user by name),
+ * and each custom field, id, title, type and value, into a row of `risk-custom-fields`.
+ */
 export const RISK_SHAPE: FieldShape = {
   id: true, key: true, title: true, riskDesc: true, mitigationActions: true, createdBy: true, impact: true, probability: true,
   riskLevel: { title: true, color: true }, raisedDate: true, resolutionDate: true, linkedItems: { key: true, id: true },
   boardTeams: { teamTitle: true, teamId: true }, boardSprints: { sprintTitle: true, sprintId: true },
-  customFields: { value: { fullName: true } }, status: { status: true, id: true },
+  customFields: { id: true, title: true, type: true, value: { fullName: true, id: true } }, status: { status: true, id: true },
   // The register the risk was listed under: its id is register_id, its title register_title's fallback.
   riskRegister: { riskRegister: true, id: true },
   watcherList: { Watcher: true, id: true }, responsible: { user: true, id: true },
@@ -119,10 +124,6 @@ export const REGISTER_SHAPE: FieldShape = { id: true, key: true, title: true };
 
 /** What `risks` leaves out on purpose (docs/tables.md lists it; the manifest with these reasons). */
 export const RISK_NOT_EXPORTED: NotExported = {
-  'customFields[].id': "Id of the custom field itself, the same on every risk: the field's column is named by its title (`cf_<title>`)",
-  'customFields[].title': "Names the field's column (`cf_<title>`, its header in the workbook), not a value of the risk",
-  'customFields[].type': "Decides the type of the field's column (number, date, boolean or text), not a value of the risk",
-  'customFields[].value.id': "User id of a user-picker value: the field's column shows the user's full name",
   'register.createdBy': 'Who created the register, not the risk (`created_by` is the risk\'s creator)',
   'register.status.status': "The register's own state (e.g. Archived): its risks are exported whatever it is",
   'register.status.id': "Id of the register's own state",
@@ -131,62 +132,6 @@ export const RISK_NOT_EXPORTED: NotExported = {
 interface CustomColumn {
   readonly title: string;
   readonly column: Column;
-}
-
-/** Column type for a custom field type; unknown types are text, rendered readably. */
-function customColumnType(fieldType: string | null | undefined): ColumnType {
-  switch ((fieldType ?? '').toLowerCase()) {
-    case 'number':
-    case 'numeric':
-    case 'decimal':
-    case 'integer':
-      return 'number';
-    case 'date':
-    case 'datepicker':
-      return 'date';
-    case 'checkbox':
-    case 'boolean':
-      return 'boolean';
-    default:
-      return 'text';
-  }
-}
-
-/** Readable text of any custom-field value: never `[object Object]`. */
-export function customValueText(value: unknown): string | null {
-  if (value === null || value === undefined || value === '') return null;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return joinList(value.map((v) => customValueText(v)));
-  if (typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    for (const key of ['fullName', 'displayName', 'name', 'title', 'label', 'value', 'key', 'id']) {
-      const candidate = record[key];
-      if (typeof candidate === 'string' || typeof candidate === 'number') return String(candidate);
-    }
-    return JSON.stringify(value);
-  }
-  // JSON cannot carry anything else (functions, symbols); nothing readable to show.
-  return null;
-}
-
-export function customValue(field: CustomField, type: ColumnType): CellValue {
-  const value = field.value;
-  if (type === 'number') {
-    const n = typeof value === 'number' ? value : Number(customValueText(value));
-    return Number.isFinite(n) && customValueText(value) !== null ? n : customValueText(value);
-  }
-  if (type === 'date') {
-    // Date pickers that send epoch milliseconds mean a calendar day; read it in UTC, as the API's text dates are.
-    if (typeof value === 'number') return epochToCalendarDate(value, 'UTC') ?? null;
-    return dateOrText(customValueText(value), parseApiDate);
-  }
-  if (type === 'boolean') {
-    if (typeof value === 'boolean') return value;
-    const text = customValueText(value);
-    return text === 'true' ? true : text === 'false' ? false : text;
-  }
-  return customValueText(value);
 }
 
 /** Custom-field columns in a stable order (by title), keys `cf_<slug>` made unique. */
@@ -275,6 +220,9 @@ export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegist
       }
     }
     yield { table, batches: inBatches(rows()) };
+    // The same risks' custom fields as rows (risk-custom-fields.ts), after the risks were audited and counted.
+    const fieldRows = perRegister.flatMap(({ register, risks }) => risks.flatMap((risk) => riskFieldRows(register, risk)));
+    yield { table: { name: RISK_CUSTOM_FIELDS_ENTRY.name, columns: RISK_CUSTOM_FIELDS_ENTRY.contract.columns }, batches: inBatches(fieldRows) };
   }
 
   return {
@@ -339,10 +287,11 @@ export const RISKS_DATASET: DatasetEntry<'risks', typeof RISK_OPTIONS, 'register
       intro: 'One row per risk of the selected registers (default: every visible register).',
       outro: 'Then one column per custom field title found in the exported registers, sorted by title, named `cf_<title in snake_case>` ' +
         '(a suffix `_2`, `_3` keeps names unique); in the workbook the field\'s own title heads the column. `singleselect` values are the option text, `userpicker` values the user\'s full ' +
-        'name, number and date fields are typed cells, and any other type is rendered as readable text (lists joined with `; `).',
+        'name, number and date fields are typed cells, and any other type is rendered as readable text (lists joined with `; `). The same values, keyed by ' +
+        'field id whatever the titles, are the rows of `risk-custom-fields`.',
       versions: {
         '1.1': 'added `register_id`, `status_id`, `responsible_id`, `watcher_ids`, `linked_item_ids`, `team_ids` and `sprint_ids`, the ids of what a risk refers to (after `mitigation`, before the custom-field columns)',
       },
     },
-  }],
+  }, RISK_CUSTOM_FIELDS_ENTRY],
 };

@@ -19,7 +19,7 @@ const DEFINITION: ReportDefinitionInput = {
   formats: ['xlsx', 'csv', 'parquet'],
   links: { extBBrowseUrl: 'https://tracker.example.com/browse/{key}' },
 };
-const TABLES = ['risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items'];
+const TABLES = ['risks', 'risk-custom-fields', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items'];
 
 describe('Parquet tables read back with DuckDB (demo tenant)', () => {
   let sim: RunningSimulator;
@@ -132,6 +132,42 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
     expect(csv.map((r) => r.title)).toContain('\'=HYPERLINK("http://x","y")');
   });
 
+  it('round-trips the demo\'s custom fields as rows of risk-custom-fields, typed, keyed by field id', async () => {
+    const described = await query(`DESCRIBE SELECT * FROM ${table('risk-custom-fields')}`);
+    expect(Object.fromEntries(described.map((r) => [r.column_name, r.column_type]))).toMatchObject({
+      risk_key: 'VARCHAR', field_id: 'VARCHAR', field_title: 'VARCHAR', field_type: 'VARCHAR', value_text: 'VARCHAR',
+      value_number: 'DOUBLE', value_date: 'DATE', value_boolean: 'BOOLEAN', value_user_id: 'VARCHAR', run_id: 'VARCHAR',
+    });
+    const rows = await query(`SELECT * FROM ${table('risk-custom-fields')} WHERE run = 'run-1' ORDER BY risk_key, field_id`);
+    const served = sim.tenant.allRisks.flatMap((risk) => (risk.customFields ?? []).map((field) => ({ risk, field })));
+    expect(served.length).toBeGreaterThan(0);
+    expect(rows).toHaveLength(served.length);
+    const byKey = new Map(rows.map((r) => [`${r.risk_key as string}|${r.field_id as string}`, r]));
+    const kinds = new Set<string>();
+    for (const { risk, field } of served) {
+      const row = byKey.get(`${risk.key}|${field.id}`)!;
+      expect(row).toMatchObject({ field_title: field.title ?? null, field_type: field.type ?? null, risk_id: risk.id });
+      const value = field.value as unknown;
+      kinds.add(String(field.type));
+      if (field.type === 'number') expect(row.value_number).toBe(typeof value === 'number' ? value : Number(value));
+      else expect(row.value_number).toBeNull();
+      if (field.type === 'date') expect(row.value_date).toBeInstanceOf(Date);
+      if (field.type === 'userpicker') {
+        expect(row.value_user_id).toBe((value as { id: string }).id);
+        expect(row.value_text).toBe((value as { fullName: string }).fullName);
+      }
+      if (typeof value === 'string') expect(row.value_text).toBe(value);
+    }
+    expect([...kinds].sort()).toEqual(expect.arrayContaining(['date', 'number', 'singleselect', 'userpicker']));
+    // Selected by id, whatever its title: the same value as the risks table's cf_ column.
+    const [joined] = await query(`
+      SELECT count(*) AS n, count(*) FILTER (WHERE f.value_number IS NOT DISTINCT FROM r.cf_cost_impact_k) AS same
+      FROM ${table('risk-custom-fields')} f JOIN ${table('risks')} r ON r.key = f.risk_key AND r.run_id = f.run_id
+      WHERE f.field_id = 'cf-103'`);
+    expect(Number(joined!.n)).toBeGreaterThan(0);
+    expect(Number(joined!.same)).toBe(Number(joined!.n));
+  });
+
   it('writes lists as lists, absent values as NULL, and percent as a fraction', async () => {
     const rows = await query(`SELECT key, watchers, resolution_date, raised_date FROM ${table('risks')} WHERE run = 'run-1'`);
     const byKey = new Map(rows.map((r) => [r.key as string, r]));
@@ -175,7 +211,7 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
       { dt: '2026-11-24', run: 'run-2', run_id: 'run-2', n, at: new Date('2026-11-24T06:00:00Z') },
       { dt: '2026-11-24', run: 'run-3', run_id: 'run-3', n, at: new Date('2026-11-24T07:00:00Z') },
     ]);
-    expect(second.manifest.tables?.map((t) => t.table)).toEqual(['risks']);
+    expect(second.manifest.tables?.map((t) => t.table)).toEqual(['risks', 'risk-custom-fields']);
     // The query of docs/downstream.md: the newest run of each day.
     const latest = await query(`
       WITH risks AS (SELECT * FROM ${table('risks')}),

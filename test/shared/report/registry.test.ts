@@ -125,9 +125,10 @@ describe('a toy table and a toy format, added through the registries', () => {
     // The production manifest schema knows only the registry's formats: the toy's file is refused there.
     expect(stored.success).toBe(false);
     const manifest = JSON.parse(await readFile(join(folder, 'manifest.json'), 'utf8')) as ExportResult['manifest'];
-    expect(manifest.summary.rows).toEqual({ risks: expect.any(Number), 'toy-things': 2 });
+    expect(manifest.summary.rows).toEqual({ risks: expect.any(Number), 'risk-custom-fields': expect.any(Number), 'toy-things': 2 });
     expect(manifest.files.map((f) => [f.path, f.format])).toEqual([
-      ['toy-weekly.xlsx', 'xlsx'], ['risks.csv', 'csv'], ['toy-things.csv', 'csv'], ['changes.csv', 'csv'], ['risks.toy', 'toy'], ['toy-things.toy', 'toy'],
+      ['toy-weekly.xlsx', 'xlsx'], ['risks.csv', 'csv'], ['risk-custom-fields.csv', 'csv'], ['toy-things.csv', 'csv'], ['changes.csv', 'csv'],
+      ['risks.toy', 'toy'], ['risk-custom-fields.toy', 'toy'], ['toy-things.toy', 'toy'],
     ]);
     expect(manifest.files.find((f) => f.path === 'toy-things.toy')).toMatchObject({ contentType: 'text/x-toy', rows: { 'toy-things': 2 } });
     expect(await readFile(join(folder, 'toy-things.toy'), 'utf8')).toBe('t1|3\nt2|5\n');
@@ -143,7 +144,9 @@ describe('a toy table and a toy format, added through the registries', () => {
       storage: new LocalDirectoryStorage(root), names: TOY_REGISTRY,
     });
     const others = email.text.slice(email.text.indexOf('Other files')).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.replace(/, [\d.]+ (B|KiB)\):$/, ')'));
-    expect(others).toEqual(['- Risks (CSV)', '- Toy things (CSV)', '- Changes (CSV)', '- Risks (Toy)', '- Toy things (Toy)']);
+    expect(others).toEqual([
+      '- Risks (CSV)', '- Risk custom fields (CSV)', '- Toy things (CSV)', '- Changes (CSV)', '- Risks (Toy)', '- Risk custom fields (Toy)', '- Toy things (Toy)',
+    ]);
   });
 
   it('lists the toy files on the run page, the workbook first', () => {
@@ -153,9 +156,11 @@ describe('a toy table and a toy format, added through the registries', () => {
     expect(items).toEqual([
       ['Toy weekly – 2026-11-23.xlsx', expect.stringMatching(/^Download the workbook/)],
       ['Toy weekly – Risks – 2026-11-23.csv', 'Risks (CSV)'],
+      ['Toy weekly – Risk custom fields – 2026-11-23.csv', 'Risk custom fields (CSV)'],
       ['Toy weekly – Toy things – 2026-11-23.csv', 'Toy things (CSV)'],
       ['Toy weekly – Changes – 2026-11-23.csv', 'Changes (CSV)'],
       ['Toy weekly – Risks – 2026-11-23.toy', 'Risks (Toy)'],
+      ['Toy weekly – Risk custom fields – 2026-11-23.toy', 'Risk custom fields (Toy)'],
       ['Toy weekly – Toy things – 2026-11-23.toy', 'Toy things (Toy)'],
     ]);
   });

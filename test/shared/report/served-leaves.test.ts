@@ -53,7 +53,10 @@ function servedRecords(entry: RequestLogEntry, body: unknown): Served[] {
   const one = (tables: string[], record: Record<string, unknown>, rowsOf: Served['rowsOf'], prefix = ''): Served => ({ tables, record, prefix, rowsOf });
   if (entry.address === 'v1') {
     if (path === 'riskregister') return v1('data').map((r) => one(['risks'], r, byColumn('register_id', r.id), 'register.'));
-    if (/^[^/]+\/risk$/.test(path)) return v1('data').map((r) => one(['risks'], r, byColumn('id', r.id)));
+    // A risk's custom fields are its cf_ cells and its rows of risk-custom-fields.
+    if (/^[^/]+\/risk$/.test(path)) {
+      return v1('data').map((r) => one(['risks', 'risk-custom-fields'], r, (table, rows) => byColumn(table === 'risks' ? 'id' : 'risk_id', r.id)(table, rows)));
+    }
     if (path === 'portfolio-themes') return v1('Data').map((r) => one(['strategic-themes'], r, inList('portfolio_theme_ids', r.id), 'portfolioTheme.'));
     if (path === 'strategic-themes' || /^portfolio-themes\/[^/]+\/strategic-themes$/.test(path)) {
       return v1('Data').map((r) => one(['strategic-themes'], r, byColumn('id', r.id)));
@@ -152,7 +155,7 @@ describe('every served leaf in a cell or listed', () => {
       });
       served.push(...servedRecords(entry, await answer.json()));
     }
-    for (const table of ['risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items']) {
+    for (const table of ['risks', 'risk-custom-fields', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items']) {
       tables.set(table, csvObjects(await readCsv(join(folder, `${table}.csv`))));
     }
   });
@@ -165,7 +168,7 @@ describe('every served leaf in a cell or listed', () => {
     const kinds = new Set(served.map((s) => `${s.tables.join('+')}:${s.prefix}`));
     expect([...kinds].sort()).toEqual([
       'board-items:', `board-items:${sim.vocabulary === 'docs' ? 'children' : 'stories'}[].`, 'okrs:', 'pi-objective-items:', 'pi-objectives+board-items:board.',
-      'pi-objectives:', 'pi-objectives:objectives[].', 'risks:', 'risks:register.', 'strategic-themes:', 'strategic-themes:portfolioTheme.',
+      'pi-objectives:', 'pi-objectives:objectives[].', 'risks+risk-custom-fields:', 'risks:register.', 'strategic-themes:', 'strategic-themes:portfolioTheme.',
     ]);
   });
 

@@ -48,7 +48,7 @@ describe('the workbook people read (demo flavour)', () => {
 
   it('names sheets for people and heads columns with labels; the CSV keeps the snake_case contract', async () => {
     expect(workbook.worksheets.map((s) => s.name)).toEqual([
-      'Summary', 'Trends', 'Changes', 'Risks', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
+      'Summary', 'Trends', 'Changes', 'Risks', 'Risk custom fields', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
     ]);
     const risks = workbook.getWorksheet('Risks')!;
     const csv = await readCsv(join(folder(), 'risks.csv'));

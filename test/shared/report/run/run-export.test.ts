@@ -65,7 +65,10 @@ describe('runExport against the simulator (demo tenant)', () => {
     expect(result.runFolder).toBe('acme-weekly/dt=2026-11-23/run=run-1');
     const files = (await readdir(folder)).sort();
     expect(files).toEqual(
-      ['acme-weekly.xlsx', 'acme-weekly.pdf', 'board-items.csv', 'changes.csv', 'manifest.json', 'okrs.csv', 'pi-objective-items.csv', 'pi-objectives.csv', 'risks.csv', 'snapshots', 'strategic-themes.csv'].sort(),
+      [
+        'acme-weekly.xlsx', 'acme-weekly.pdf', 'board-items.csv', 'changes.csv', 'manifest.json', 'okrs.csv', 'pi-objective-items.csv', 'pi-objectives.csv',
+        'risk-custom-fields.csv', 'risks.csv', 'snapshots', 'strategic-themes.csv',
+      ].sort(),
     );
     const latest = JSON.parse(await readFile(join(root, 'acme-weekly', 'latest.json'), 'utf8'));
     expect(latest).toMatchObject({ report: 'acme-weekly', runId: 'run-1', manifest: `${result.runFolder}/manifest.json` });
@@ -96,9 +99,9 @@ describe('runExport against the simulator (demo tenant)', () => {
   it('puts the Summary sheet first and one sheet per table with the same rows as its CSV', async () => {
     const workbook = await sharedWorkbook();
     expect(workbook.worksheets.map((s) => s.name)).toEqual([
-      'Summary', 'Trends', 'Changes', 'Risks', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
+      'Summary', 'Trends', 'Changes', 'Risks', 'Risk custom fields', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
     ]);
-    for (const table of ['risks', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items']) {
+    for (const table of ['risks', 'risk-custom-fields', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items']) {
       const sheet = workbook.getWorksheet(tableTitle(table))!;
       const csv = await readCsv(join(folder, `${table}.csv`));
       // People read labels, programs read the CSV's snake_case names: one per column, in the same order.

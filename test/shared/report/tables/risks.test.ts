@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Risk } from '../../../../shared/planning-api/schemas';
-import { customColumns, customValue, customValueText, riskRow, RISK_COLUMNS } from '../../../../shared/report/tables/risks';
+import { customColumns, riskRow, RISK_COLUMNS } from '../../../../shared/report/tables/risks';
+import { customValue, customValueText } from '../../../../shared/report/tables/risk-custom-values';
 
 const risk = (fields: Risk['customFields']): Risk => ({ id: 'r1', customFields: fields });
 
