@@ -115,7 +115,7 @@ export const GLOSSARY = {
   },
   predictabilityBand: {
     label: '80–100 % band',
-    definition: 'Whether predictability is within SAFe\'s 80–100 % band ("in band", "below 80 %", "above 100 %"), judged once the PI reaches its IP sprint; before that "scored at the end of the PI".',
+    definition: 'Whether predictability is within SAFe\'s 80–100 % band ("in band", "below 80 %", "above 100 %"), judged once the PI reaches its IP sprint; before that "scored at the end of the PI", said once in the headline (the tables by board and by team then leave the column out).',
   },
   bandLine: { label: '{percent} % (band)', definition: 'In the Trends\' predictability chart: an edge of the 80–100 % band, drawn as a dashed line.' },
   okrProgress: {

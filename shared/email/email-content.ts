@@ -158,7 +158,9 @@ function renderText(model: EmailModel): string {
       if (section.role === 'attention') {
         const [what, item, why] = row.values;
         const itemText = item ? `${cellText(item, 'link', format, true)}: ` : '';
-        lines.push(`  - ${cellText(what, 'text', format, false)} ${itemText}${cellText(why, 'text', format, false)}`);
+        // An "n more" row names no kind: the rows above it do.
+        const whatText = what === null || what === undefined ? '' : `${cellText(what, 'text', format, false)} `;
+        lines.push(`  - ${whatText}${itemText}${cellText(why, 'text', format, false)}`);
         continue;
       }
       const [first, ...rest] = shown;

@@ -68,7 +68,8 @@ function attentionLines(section: SummarySection, format: ReaderFormat): Attentio
     const itemText = item ? ` ${cellText(item, 'link', format, false)}:` : '';
     const web = isLink(item) ? item.web : undefined;
     return {
-      text: `${cellText(what, 'text', format, false)}${itemText} ${cellText(why, 'text', format, false)}`,
+      // An "n more" row names no kind: the lines above it do.
+      text: `${what === null || what === undefined ? '' : cellText(what, 'text', format, false)}${itemText} ${cellText(why, 'text', format, false)}`.trimStart(),
       ...(web !== undefined && isWebUrl(web) && { url: web }),
     };
   });

@@ -86,7 +86,7 @@ export class OkrFigures {
       ],
     }));
     if (this.#offTrack.length > ATTENTION_LIMIT) {
-      attention.push({ values: ['OKR', null, `${this.#offTrack.length - ATTENTION_LIMIT} more off-track objectives`] });
+      attention.push({ values: [null, null, `${this.#offTrack.length - ATTENTION_LIMIT} more off-track objectives`] });
     }
     return [
       {

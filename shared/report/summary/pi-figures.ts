@@ -136,7 +136,7 @@ export class PiFigures {
       })),
     );
     if (this.#noValue.length > ATTENTION_LIMIT) {
-      rows.push({ values: ['PI objective', null, `${this.#noValue.length - ATTENTION_LIMIT} more committed objectives without actual BV`] });
+      rows.push({ values: [null, null, `${this.#noValue.length - ATTENTION_LIMIT} more committed objectives without actual BV`] });
     }
     return rows;
   }
@@ -160,7 +160,13 @@ function judgement(x: Tally): string {
   return x.scored ? bandText(predictability(x)) : NOT_SCORED_YET;
 }
 
+/**
+ * A table of tallies. The band column is left out while no PI in it has been scored: every row would
+ * say "scored at the end of the PI", which the headline's band line says once.
+ */
 function grid(tallies: Iterable<Tally>, first: string) {
+  const all = [...tallies];
+  const band = all.some((x) => x.scored);
   return {
     columns: [
       { label: first },
@@ -170,12 +176,14 @@ function grid(tallies: Iterable<Tally>, first: string) {
       { label: term('actualBv'), type: 'number' as const },
       { label: term('predictability'), type: 'percent' as const, bar: true },
       // Not brief: the e-mail shows the band in words beside its colour.
-      { label: term('predictabilityBand') },
+      ...(band ? [{ label: term('predictabilityBand') }] : []),
     ],
-    rows: [...tallies].map((x): SummaryGridRow => {
+    rows: all.map((x): SummaryGridRow => {
       const p = predictability(x);
       const fill = x.scored ? bandFill(p) : null;
-      return { values: [x.label, x.committed, x.uncommitted, x.planned, x.actual, p, judgement(x)], fills: [null, null, null, null, null, fill, fill] };
+      const values = [x.label, x.committed, x.uncommitted, x.planned, x.actual, p];
+      const fills = [null, null, null, null, null, fill];
+      return band ? { values: [...values, judgement(x)], fills: [...fills, fill] } : { values, fills };
     }),
   };
 }

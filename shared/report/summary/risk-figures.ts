@@ -142,7 +142,7 @@ export class RiskFigures {
       return { values: ['Risk', rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row, c.web), why] };
     });
     if (sorted.length > ATTENTION_LIMIT) {
-      rows.push({ values: ['Risk', null, `${sorted.length - ATTENTION_LIMIT} more open high/critical risks overdue or unowned`] });
+      rows.push({ values: [null, null, `${sorted.length - ATTENTION_LIMIT} more open high/critical risks overdue or unowned`] });
     }
     return { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows } };
   }

@@ -80,16 +80,13 @@ export function bandText(percent: number | null): string {
   return 'in band';
 }
 
-/** Characters of an item's text in "Needs attention": one line of the Summary and the e-mail. */
-const ITEM_TEXT_LENGTH = 52;
-
 /**
  * A link to a row of a worksheet: `#'Sheet name'!A<row>` (row 1 is the header), and to the item in
- * the planning tool (`web`) when the definition gives its address; long text is cut with "…".
+ * the planning tool (`web`) when the definition gives its address. The text is the item's whole
+ * title: each surface wraps it (a cut title named a different risk in the e-mail than in the tool).
  */
 export function rowLink(text: string, sheet: string, row: number, web?: string): CellValue {
-  const shown = text.length > ITEM_TEXT_LENGTH ? `${text.slice(0, ITEM_TEXT_LENGTH - 1).trimEnd()}…` : text;
-  return { text: shown, url: `#'${sheet.replace(/'/g, "''")}'!A${row}`, ...(web !== undefined && { web }) };
+  return { text, url: `#'${sheet.replace(/'/g, "''")}'!A${row}`, ...(web !== undefined && { web }) };
 }
 
 /** Columns of "Needs attention", the same for every dataset so the sections merge into one table. */
