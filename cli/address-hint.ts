@@ -1,6 +1,6 @@
 import { systemClock } from '../shared/core/clock';
 import { NotFoundError } from '../shared/core/errors';
-import { PlanningApiClient } from '../shared/planning-api';
+import { PlanningApiClient, resolveClientSettings } from '../shared/planning-api';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { addressProblem, probeGroups } from './discover-probe';
 
@@ -10,11 +10,11 @@ import { addressProblem, probeGroups } from './discover-probe';
  * `discover` tells it: one question per API group, asked only after such a failure. Undefined when
  * the failure was something else or the answers do not point at the addresses.
  */
-export async function addressHint(error: unknown, source: CredentialsSource, maxResponseBytes: number): Promise<string | undefined> {
+export async function addressHint(error: unknown, source: CredentialsSource, maxResponseBytes: number | undefined): Promise<string | undefined> {
   if (!(error instanceof NotFoundError)) return undefined;
   try {
     const credentials = await source.getCredentials();
-    const client = new PlanningApiClient({ now: systemClock, credentials, maxResponseBytes, timeoutMs: 15_000, retry: { maxAttempts: 2 } });
+    const client = new PlanningApiClient({ now: systemClock, credentials, settings: resolveClientSettings({ maxResponseBytes, timeoutMs: 15_000 }), retry: { maxAttempts: 2 } });
     return addressProblem(await probeGroups(client), credentials)?.hint;
   } catch {
     // The hint is a second opinion: the run's own error has been told already.

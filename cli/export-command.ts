@@ -130,7 +130,7 @@ export async function runExportCommand(
   }
 
   // For the address hint after a failure: the credentials and the response limit the run used.
-  let planning: { source: CredentialsSource; maxResponseBytes: number } | undefined;
+  let planning: { source: CredentialsSource; maxResponseBytes: number | undefined } | undefined;
   try {
     const config = loadCliConfig(io.env);
     const reportPath = resolve(io.cwd, args.report);

@@ -71,8 +71,8 @@ export async function sendAlert(definition: ReportDefinition, result: ExportResu
     once,
     write: t.writeChannel,
   });
-  const suppressed = await new SuppressionList(t.ledger).of(definition.name);
   const recipients = [...new Map(targets.email.map((a) => [a.toLowerCase(), a])).values()];
+  const suppressed = await new SuppressionList(t.ledger).of(definition.name, recipients);
   const wanted = recipients.filter((a) => !(a.toLowerCase() in suppressed));
   const emailed: string[] = [];
   if (wanted.length > 0) {
