@@ -88,7 +88,7 @@ export const boardRefSchema = z.looseObject({ id, title: optString, prefix: optS
 export const boardRegisterSchema = riskRegisterSchema.extend({ board: z.unknown().optional() });
 
 // ---- Strategic Themes & OKRs API (2.5 - 2.10) ----
-export const portfolioThemeSchema = z.looseObject({ id, key: optString, title: optString });
+export const portfolioThemeSchema = z.looseObject({ id, key: optString, title: optString, status: v1StatusSchema.nullish() });
 
 export const strategicThemeSchema = z.looseObject({
   id,

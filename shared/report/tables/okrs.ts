@@ -65,6 +65,12 @@ export const STRATEGIC_THEME_TABLE = tableColumns<ThemeSource>()([
   },
   // `owners` shows names where the run knows them: the ids stay here.
   { name: 'owner_ids', type: 'list', label: 'Owner ids', width: 16, hidden: true, description: 'User ids of the owners', read: (s) => listOf(s.theme.owners) },
+  // Since 1.4: the portfolio themes' own states, served with every portfolio theme and shown nowhere before.
+  {
+    name: 'portfolio_theme_statuses', type: 'list', label: 'Portfolio theme statuses', width: 20, hidden: true,
+    description: 'Status titles of those portfolio themes, in the order of `portfolio_theme_keys` (a theme without a status is left out)',
+    read: (s) => listOf(s.portfolios.map((p) => p.status?.status)),
+  },
 ]);
 
 const V1_STATUS: FieldShape = { status: true, id: true };
@@ -73,12 +79,11 @@ export const THEME_SHAPE: FieldShape = {
   id: true, key: true, title: true, status: V1_STATUS, owners: true, summary: true, description: true, color: true,
 };
 /** The fields the portfolio columns read (audited under `portfolioTheme.`, once per portfolio theme of a row). */
-export const PORTFOLIO_THEME_SHAPE: FieldShape = { id: true, key: true, title: true };
+export const PORTFOLIO_THEME_SHAPE: FieldShape = { id: true, key: true, title: true, status: { status: true } };
 
 /** What `strategic-themes` leaves out on purpose. */
 export const STRATEGIC_THEME_NOT_EXPORTED: NotExported = {
   'portfolioTheme.description': "A portfolio theme's description: the table describes strategic themes (theirs is `description`)",
-  'portfolioTheme.status.status': "A portfolio theme's own state: the table holds the strategic theme's (`status`)",
   'portfolioTheme.status.id': "Id of a portfolio theme's own state",
 };
 
@@ -420,12 +425,15 @@ export const OKRS_DATASET: DatasetEntry<'okrs', typeof OKR_OPTIONS, 'themes'> = 
     {
       name: 'strategic-themes',
       title: 'Strategic themes',
-      contract: { version: '1.3', columns: STRATEGIC_THEME_COLUMNS },
+      contract: { version: '1.4', columns: STRATEGIC_THEME_COLUMNS },
       changes: changeRules(STRATEGIC_THEME_TABLE.tracked, { ...BY_KEY_OR_ID, scope: 'key' }),
       notExported: STRATEGIC_THEME_NOT_EXPORTED,
       docs: {
         intro: 'One row per selected strategic theme (default: all visible).',
-        versions: { '1.3': 'added `status_id`, `portfolio_theme_ids` and `owner_ids`, the ids of what a theme refers to' },
+        versions: {
+          '1.3': 'added `status_id`, `portfolio_theme_ids` and `owner_ids`, the ids of what a theme refers to',
+          '1.4': 'added `portfolio_theme_statuses`, the status titles of the portfolio themes',
+        },
       },
     },
     {

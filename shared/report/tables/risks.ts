@@ -99,6 +99,11 @@ export const RISK_TABLE = tableColumns<RiskSource>()([
     name: 'sprint_ids', type: 'list', label: 'Sprint ids', width: 16, hidden: true, description: 'Ids of the board sprints',
     read: (s) => listOf(s.risk.boardSprints?.map((b) => b.sprintId)),
   },
+  // Since 1.2: the register's own state, served with every register and shown nowhere before.
+  {
+    name: 'register_status', type: 'text', label: 'Register status', width: 14, hidden: true,
+    description: 'Status title of the risk register itself (e.g. Active, Archived); its risks are exported whatever it is', read: (s) => s.register.status?.status ?? null,
+  },
 ]);
 
 export const RISK_COLUMNS: readonly Column[] = RISK_TABLE.columns;
@@ -120,12 +125,11 @@ export const RISK_SHAPE: FieldShape = {
 };
 
 /** The fields the register columns read (audited under `register.`). */
-export const REGISTER_SHAPE: FieldShape = { id: true, key: true, title: true };
+export const REGISTER_SHAPE: FieldShape = { id: true, key: true, title: true, status: { status: true } };
 
 /** What `risks` leaves out on purpose (docs/tables.md lists it; the manifest with these reasons). */
 export const RISK_NOT_EXPORTED: NotExported = {
   'register.createdBy': 'Who created the register, not the risk (`created_by` is the risk\'s creator)',
-  'register.status.status': "The register's own state (e.g. Archived): its risks are exported whatever it is",
   'register.status.id': "Id of the register's own state",
 };
 
@@ -280,7 +284,7 @@ export const RISKS_DATASET: DatasetEntry<'risks', typeof RISK_OPTIONS, 'register
     name: 'risks',
     title: RISKS_TITLE,
     // The cf_<title> custom-field columns that follow vary with the tenant: written (typed), not part of the contract.
-    contract: { version: '1.1', columns: RISK_COLUMNS },
+    contract: { version: '1.2', columns: RISK_COLUMNS },
     notExported: RISK_NOT_EXPORTED,
     changes: changeRules(RISK_TABLE.tracked, { ...BY_KEY_OR_ID, scope: 'register_key', teams: 'teams' }),
     docs: {
@@ -291,6 +295,7 @@ export const RISKS_DATASET: DatasetEntry<'risks', typeof RISK_OPTIONS, 'register
         'field id whatever the titles, are the rows of `risk-custom-fields`.',
       versions: {
         '1.1': 'added `register_id`, `status_id`, `responsible_id`, `watcher_ids`, `linked_item_ids`, `team_ids` and `sprint_ids`, the ids of what a risk refers to (after `mitigation`, before the custom-field columns)',
+        '1.2': 'added `register_status`, the status title of the register itself (before the custom-field columns)',
       },
     },
   }, RISK_CUSTOM_FIELDS_ENTRY],

@@ -178,9 +178,9 @@ describe('every served leaf in a cell or listed', () => {
     );
     const after = (table: string, last: string) => headers[table]!.slice(headers[table]!.indexOf(last));
     expect(after('risks', 'mitigation').filter((c) => !c.startsWith('cf_'))).toEqual([
-      'mitigation', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids',
+      'mitigation', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids', 'register_status',
     ]);
-    expect(after('strategic-themes', 'color')).toEqual(['color', 'status_id', 'portfolio_theme_ids', 'owner_ids']);
+    expect(after('strategic-themes', 'color')).toEqual(['color', 'status_id', 'portfolio_theme_ids', 'owner_ids', 'portfolio_theme_statuses']);
     expect(after('okrs', 'end_time_period')).toEqual(['end_time_period', 'status_id', 'linked_item_ids']);
     expect(after('pi-objectives', 'board_state')).toEqual(['board_state', 'status_id', 'board_state_id']);
     expect(after('pi-objective-items', 'last_sprint_end')).toEqual(['last_sprint_end', 'team_ids', 'sprint_ids', 'is_ip_sprint', 'status_id']);

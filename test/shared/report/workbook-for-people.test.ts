@@ -65,7 +65,7 @@ describe('the workbook people read (demo flavour)', () => {
     const risks = workbook.getWorksheet('Risks')!;
     const keys = (await readCsv(join(folder(), 'risks.csv'))).header;
     const hidden = keys.filter((_k, i) => risks.getColumn(i + 1).hidden);
-    expect(hidden).toEqual(['id', 'risk_level_color', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids']);
+    expect(hidden).toEqual(['id', 'risk_level_color', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids', 'register_status']);
     const first = sheetRows(risks, keys)[0]!;
     expect(first.cell('id').value).toBe(sim.tenant.allRisks[0]!.id);
     expect(first.cell('key').alignment?.wrapText ?? false).toBe(false);

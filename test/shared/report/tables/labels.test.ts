@@ -24,7 +24,7 @@ describe('workbook labels', () => {
   it('hides internal ids and colour codes, keeps what people read visible', () => {
     const risks = labelled({ name: 'risks', columns: RISK_COLUMNS }).columns;
     const hidden = risks.filter((c) => c.hidden).map((c) => c.key);
-    expect(hidden).toEqual(['id', 'risk_level_color', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids']);
+    expect(hidden).toEqual(['id', 'risk_level_color', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids', 'register_status']);
     expect(risks.find((c) => c.key === 'key')?.label).toBe('Risk');
     expect(risks.find((c) => c.key === 'responsible')?.label).toBe('Owner');
     expect(labelled({ name: 'okrs', columns: OKR_COLUMNS }).columns.find((c) => c.key === 'bv_plan')?.label).toBe('Planned BV');
