@@ -13,6 +13,12 @@ import type { Storage } from '../storage/storage';
  * proxy's maintenance page) or holds none of the API's envelopes is not stored, and one found stored
  * (by an older worker, or damaged) is asked of the API again. Stored and replayed, it would fail the
  * assembler, and every retry of it, with the same contract error while the API itself answers well.
+ *
+ * Nor is an answer replayed that the worker's client did not accept: a valid envelope may hold a
+ * record the client refuses (`{"data":[{"id":null}]}`), and the client checks it only after the fetch
+ * stored it (pages are read ahead, so the check can come later still). A worker that drained all its
+ * pages writes the hashes of its answers to `acceptedKey` (`accept`); the assembler replays only
+ * answers some worker accepted, and asks the API for every other one.
  */
 
 interface StoredAnswer {
@@ -49,21 +55,53 @@ export function isApiAnswer(body: Uint8Array): boolean {
   return ENVELOPE_KEYS.some((key) => typeof envelope[key] === 'object' && envelope[key] !== null);
 }
 
+/** Where a worker lists the answers its client accepted: beside the answers, not among them. */
+export function acceptedKey(prefix: string, worker: string): string {
+  return `${prefix.replace(/\/$/, '')}.accepted/${worker}.json`;
+}
+
+export interface RecordingFetch {
+  readonly fetch: typeof fetch;
+  /** Records that the client accepted every answer stored so far (call it once all pages were drained). */
+  accept(worker: string): Promise<void>;
+}
+
 /**
  * A fetch that stores each complete 2xx answer of the API's shape under `prefix` before handing it
  * on. Any other answer is handed on unstored: the client fails on it as it would without the fan-out.
  */
-export function recordingFetch(storage: Storage, prefix: string, inner: typeof fetch = fetch): typeof fetch {
-  return (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+export function recordingFetch(storage: Storage, prefix: string, inner: typeof fetch = fetch): RecordingFetch {
+  const stored = new Set<string>();
+  const record = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     const response = await inner(input, init);
     if (!response.ok) return response;
     const body = new Uint8Array(await response.arrayBuffer());
     if (isApiAnswer(body)) {
-      const stored: StoredAnswer = { status: response.status, headers: [...response.headers.entries()], body: Buffer.from(body).toString('base64') };
-      await storage.putObject(`${prefix}${requestHash(input, init)}.json`, JSON.stringify(stored), { contentType: 'application/json' });
+      const answer: StoredAnswer = { status: response.status, headers: [...response.headers.entries()], body: Buffer.from(body).toString('base64') };
+      const hash = requestHash(input, init);
+      await storage.putObject(`${prefix}${hash}.json`, JSON.stringify(answer), { contentType: 'application/json' });
+      stored.add(hash);
     }
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  });
+  };
+  const accept = async (worker: string): Promise<void> => {
+    await storage.putObject(acceptedKey(prefix, worker), JSON.stringify([...stored]), { contentType: 'application/json' });
+  };
+  return { fetch: record, accept };
+}
+
+/** The hashes of every answer some worker's client accepted (a damaged list counts as none). */
+async function acceptedAnswers(storage: Storage, prefix: string): Promise<Set<string>> {
+  const accepted = new Set<string>();
+  for (const key of await storage.listKeys(acceptedKey(prefix, '').replace(/\.json$/, ''))) {
+    try {
+      const hashes = JSON.parse(Buffer.from((await storage.getObject(key)) ?? []).toString('utf8')) as unknown;
+      if (Array.isArray(hashes)) for (const hash of hashes) if (typeof hash === 'string') accepted.add(hash);
+    } catch {
+      // Not a list a worker wrote whole: its answers are asked of the API again.
+    }
+  }
+  return accepted;
 }
 
 export interface ReplayingFetch {
@@ -72,12 +110,15 @@ export interface ReplayingFetch {
   stats(): { readonly replayed: number; readonly fetched: number };
 }
 
-/** A fetch that answers from what the workers stored under `prefix`, else (nothing stored, or nothing usable) asks the API. */
+/** A fetch that answers from what the workers stored under `prefix` and accepted, else (nothing stored, not accepted, or nothing usable) asks the API. */
 export function replayingFetch(storage: Storage, prefix: string, inner: typeof fetch = fetch): ReplayingFetch {
   let replayed = 0;
   let fetched = 0;
+  let accepted: Promise<Set<string>> | undefined;
   const replay = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
-    const stored = readStoredAnswer(await storage.getObject(`${prefix}${requestHash(input, init)}.json`));
+    const hash = requestHash(input, init);
+    accepted ??= acceptedAnswers(storage, prefix);
+    const stored = (await accepted).has(hash) ? readStoredAnswer(await storage.getObject(`${prefix}${hash}.json`)) : undefined;
     if (stored) {
       replayed += 1;
       return new Response(stored.body, { status: stored.status, headers: stored.headers });

@@ -5,7 +5,7 @@ import { releaseHeldRun } from '../report/run/run-lease';
 import type { RunContext } from '../report/run/context';
 import { fanOutPart, fanOutUnits } from '../report/tables/registry';
 import type { ReportDefinition } from '../report/definition/definition';
-import { recordingFetch, replayingFetch } from './responses';
+import { recordingFetch, replayingFetch, requestHash } from './responses';
 import type { FanOutFailure, FanOutStep } from './event';
 import { describeFanOutFailure, publicStepError, toldByTheJob } from './failure';
 import type { ExportJobRequest } from '../job/request';
@@ -66,7 +66,8 @@ export async function planFanOut(request: ExportJobRequest, context: FanOutConte
 export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, boards: readonly string[], context: FanOutContext): Promise<{ boards: number }> {
   const job = await resolveJob(plan.request, plan.request.runId, context);
   const prefix = answersPrefix(job.definition.name, plan.request.runId);
-  const recording: RunContext = { ...context, planning: { ...context.planning, fetch: recordingFetch(context.storage, prefix, context.planning.fetch) } };
+  const recorder = recordingFetch(context.storage, prefix, context.planning.fetch);
+  const recording: RunContext = { ...context, planning: { ...context.planning, fetch: recorder.fetch } };
   const narrowed: ReportDefinition = fanOutPart(job.definition, boards);
   // The worker's boards are planned again (one list of boards), as the assembler's run will.
   const planned = await planRun({ ...job, definition: narrowed }, recording);
@@ -78,6 +79,8 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
       }
     }
   }
+  // Every page was drained, so the client accepted every answer stored: only now may the assembler replay them.
+  await recorder.accept(requestHash(boards.join('\n')));
   return { boards: boards.length };
 }
 

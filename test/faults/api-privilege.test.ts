@@ -132,6 +132,31 @@ describe('inline definitions when the stack turns them on', () => {
     expect(mails[0]!.from).toBe('reports@example.test');
   });
 
+  // Before: 202 for deliveries with any recipient or chat secret (nothing was sent only because inline runs are not sliced).
+  it('hold their deliveries to the same rules: no recipient outside the allowed domains, no chat channel', async () => {
+    const invocations = h.lambda.invocations.length;
+    const refused = await api.post({
+      definition: {
+        ...PAYROLL,
+        deliveries: [
+          { name: 'outside', email: { to: ['ok@example.test', 'victim@elsewhere.test'], subjectTemplate: 'Invoice overdue' } },
+          { name: 'chat', delivery: { channels: [{ type: 'slack', webhook: { secretId: 'chat/webhooks', key: 'rte' } }] } },
+        ],
+      },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect((refused.json.issues as { path: string }[]).map((i) => i.path)).toEqual([
+      'definition.deliveries.0.email.subjectTemplate',
+      'definition.deliveries.0.email.to.1',
+      'definition.deliveries.1.delivery.channels',
+    ]);
+    await h.lambda.settled();
+    expect(h.lambda.invocations).toHaveLength(invocations);
+    const allowed = await api.post({ definition: { ...PAYROLL, deliveries: [{ name: 'inside', email: { to: ['ok@example.test'] } }] } });
+    expect(allowed.statusCode).toBe(202);
+    await h.lambda.settled();
+  });
+
   // Before: CR/LF were stripped, but the title still followed the subject in quotes:
   // `adhoc-payroll-risks – 2026-… – "URGENT: reset your password Bcc: evil@… From: ceo@…"`.
   it("keep a caller's title out of the subject line: the default subject of the prefixed name, the title in the body", async () => {

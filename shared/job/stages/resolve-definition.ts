@@ -154,12 +154,25 @@ function resolveInline(input: unknown, inline: InlinePolicy): ReportDefinition {
     ]);
   }
   const parsed = parseReportDefinition(input, 'definition');
+  // The deliveries' recipients and channels are under the same rules as the top-level ones: each is
+  // a place the report is sent to (nothing is sent for them today only because inline runs are not sliced).
+  const issues: Issue[] = [
+    ...senderIssues(parsed, 'definition', inline),
+    ...(parsed.deliveries ?? []).flatMap((slice, index) => senderIssues(slice, `definition.deliveries.${index}`, inline)),
+  ];
+  if (issues.length > 0) throw refused(issues);
+  const name = `${inline.prefix}${parsed.name}`;
+  return parseReportDefinition({ ...parsed, name }, `definition (named "${name}" with the inline prefix)`);
+}
+
+/** What `part` (the definition, or one of its deliveries, at `path`) would send that an inline definition may not. */
+function senderIssues(part: Pick<ReportDefinition, 'email' | 'delivery'>, path: string, inline: InlinePolicy): Issue[] {
   const issues: Issue[] = [];
-  const email = parsed.email;
+  const email = part.email;
   if (email) {
-    if (email.from !== undefined) issues.push({ path: 'definition.email.from', message: 'inline definitions use the configured sender' });
+    if (email.from !== undefined) issues.push({ path: `${path}.email.from`, message: 'inline definitions use the configured sender' });
     if (email.subjectTemplate !== undefined) {
-      issues.push({ path: 'definition.email.subjectTemplate', message: 'inline definitions use the default subject' });
+      issues.push({ path: `${path}.email.subjectTemplate`, message: 'inline definitions use the default subject' });
     }
     const recipients = [
       ...email.to.map((a, i) => [`to.${i}`, a] as const),
@@ -170,19 +183,17 @@ function resolveInline(input: unknown, inline: InlinePolicy): ReportDefinition {
       const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
       if (!inline.emailDomains.includes(domain)) {
         issues.push({
-          path: `definition.email.${where}`,
+          path: `${path}.email.${where}`,
           message: inline.emailDomains.length === 0 ? 'inline definitions may not send e-mail' : 'this domain may not receive e-mail from inline definitions',
         });
       }
     }
   }
   // A webhook secret names a configured report's channel: a caller's definition could post into it.
-  if ((parsed.delivery?.channels.length ?? 0) > 0) {
-    issues.push({ path: 'definition.delivery.channels', message: 'inline definitions may not post to chat channels; configure the report instead' });
+  if ((part.delivery?.channels.length ?? 0) > 0) {
+    issues.push({ path: `${path}.delivery.channels`, message: 'inline definitions may not post to chat channels; configure the report instead' });
   }
-  if (issues.length > 0) throw refused(issues);
-  const name = `${inline.prefix}${parsed.name}`;
-  return parseReportDefinition({ ...parsed, name }, `definition (named "${name}" with the inline prefix)`);
+  return issues;
 }
 
 function refused(issues: readonly Issue[]): ReportDefinitionError {

@@ -138,6 +138,37 @@ describe('the fan-out path', () => {
     expect((await manifestAt(d.dir, outcome.manifestKey)).summary.rows['board-items']).toBe(88);
   });
 
+  // Before: a valid envelope holding a record the client refuses was stored before the client refused it,
+  // and all three assembler attempts failed on the stored answer although the API answered well again.
+  it('replays only answers a worker\'s client accepted: a refused record in a valid envelope is asked of the API again', async () => {
+    const d = await deps();
+    const plan = await planFanOut({ ...REQUEST, scheduledTime: '2026-11-28T06:00:00Z' }, d, 2);
+    let poisoned = 0;
+    const inner = d.planning.fetch ?? fetch;
+    // A proxy in front of the simulator that spoils the first record of every item page once.
+    const spoiling: typeof fetch = async (input, init) => {
+      const response = await inner(input, init);
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (!new URL(url).pathname.endsWith('/items') || !response.ok) return response;
+      const body = (await response.json()) as { data: Record<string, unknown>[] };
+      if (body.data.length > 0) {
+        body.data[0] = { ...body.data[0], id: null, summary: 42 };
+        poisoned += 1;
+      }
+      return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+    };
+    const spoiled = { ...d, planning: { ...d.planning, fetch: spoiling } };
+    await expect(fetchBoardAnswers(plan, plan.chunks[0]!, spoiled)).rejects.toThrow(/listBoardItems/);
+    expect(poisoned).toBeGreaterThan(0);
+    await fetchBoardAnswers(plan, plan.chunks[1]!, d);
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const outcome = await assembleFanOut(plan, d);
+      if (outcome.status !== 'succeeded') throw new Error(`assembler attempt ${attempt} failed: ${JSON.stringify(outcome)}`);
+      expect(outcome.answers.fetched).toBeGreaterThan(0);
+      expect((await manifestAt(d.dir, outcome.manifestKey)).summary.rows['board-items']).toBe(88);
+    }
+  });
+
   it('asks the API again for a stored answer that is damaged or not the API\'s, instead of failing on it', async () => {
     const d = await deps();
     const plan = await planFanOut({ ...REQUEST, scheduledTime: '2026-11-27T06:00:00Z' }, d, 2);
