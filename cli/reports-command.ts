@@ -21,6 +21,7 @@ import type { Storage } from '../shared/storage/storage';
 import type { CommandIo } from './export-command';
 import { UsageError } from './usage';
 import { resubscribeCommand, SuppressionList } from '../shared/messages/recipients/suppressions';
+import { alertsLine } from '../shared/ops/report-alerts';
 
 export const REPORTS_USAGE = `usage: npm run reports -- <command> [options]
 
@@ -115,6 +116,8 @@ async function validateFiles(files: readonly string[], io: CommandIo): Promise<{
       byName.set(name, file);
       reports.push(stored);
       io.stdout.write(`ok  ${file}: ${name}, ${stored.schedule ? `${stored.schedule.cron} ${stored.schedule.timeZone}` : 'on demand'}\n`);
+      const alerts = alertsLine(stored.parsed);
+      if (alerts !== undefined) io.stdout.write(`    alerts: ${alerts}\n`);
       for (const warning of warningsOf(stored)) io.stdout.write(`    warning: ${warning}\n`);
     } catch (error) {
       if (!(error instanceof ReportDefinitionError)) throw error;
@@ -141,7 +144,7 @@ async function readReportFile(path: string, file: string): Promise<StoredDefinit
 
 /** Webhook secrets outside the prefix are readable only when cdk.json names the report. */
 function warningsOf(stored: StoredDefinition): string[] {
-  return (stored.parsed.delivery?.channels ?? [])
+  return [...(stored.parsed.delivery?.channels ?? []), ...(stored.parsed.alerts?.to?.channels ?? [])]
     .filter((c) => !c.webhook.secretId.startsWith(WEBHOOK_SECRET_PREFIX))
     .map((c) => `the ${c.type} webhook secret "${c.webhook.secretId}" is outside "${WEBHOOK_SECRET_PREFIX}": the stack reads it only for reports in cdk.json`);
 }
@@ -238,6 +241,7 @@ export function formatList(entries: readonly ReportListEntry[]): string {
       lines.push(`  schedule  ${e.schedule}${state}`);
       if (e.schedule !== 'on demand') lines.push(`  next run  ${e.nextRun ? formatDateTime(e.nextRun, zoneOf(e.schedule)) : '—'}`);
       lines.push(`  last run  ${e.lastRun ? `${e.lastRun.at} (${e.lastRun.runId}): ${e.lastRun.result}` : 'none yet'}`);
+      for (const a of e.alerts ?? []) lines.push(`  alerts    ${a}`);
       for (const s of e.notEmailed ?? []) lines.push(`  not e-mailed  ${s.address}: ${s.reason} since ${s.since} (${resubscribeCommand(e.name, s.address)})`);
       return lines.join('\n');
     })

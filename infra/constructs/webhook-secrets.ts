@@ -5,10 +5,12 @@ import { WEBHOOK_SECRET_PREFIX } from '../../shared/core/names';
 import type { Construct } from 'constructs';
 import type { ConfiguredReport } from '../config';
 
-/** The distinct secrets the configured reports (and their deliveries) keep their chat webhook URLs in (`delivery.channels[].webhook.secretId`). */
+/** The distinct secrets the configured reports (and their deliveries and alerts) keep their chat webhook URLs in (`delivery.channels[].webhook.secretId`, `alerts.to.channels[]…`). */
 export function webhookSecretNames(reports: readonly ConfiguredReport[]): string[] {
   const names = reports.flatMap((r) =>
-    [r.definition.delivery, ...(r.definition.deliveries ?? []).map((d) => d.delivery)].flatMap((delivery) => (delivery?.channels ?? []).map((c) => c.webhook.secretId)),
+    [r.definition.delivery, r.definition.alerts?.to, ...(r.definition.deliveries ?? []).map((d) => d.delivery)].flatMap((delivery) =>
+      (delivery?.channels ?? []).map((c) => c.webhook.secretId),
+    ),
   );
   return [...new Set(names)].sort();
 }

@@ -9,6 +9,7 @@ import type { Storage } from '../storage/storage';
 import { notificationStateKey, notificationStateSchema } from '../messages/notices/failure-notice';
 import { SuppressionList } from '../messages/recipients/suppressions';
 import { operatorFindings } from '../report/dataset/field-audit';
+import { alertsLine, alertStates } from './report-alerts';
 
 /**
  * The run list of `npm run reports -- list`: each stored report with its schedule, when it runs
@@ -26,6 +27,8 @@ export interface ReportListEntry {
   readonly lastRun?: { readonly at: string; readonly runId: string; readonly result: string };
   /** What is wrong with a stored object that is not a valid report. */
   readonly problem?: string;
+  /** The report's alert rules and who is told, then where each rule stands after the last run (report-alerts.ts). */
+  readonly alerts?: readonly string[];
   /** Recipients the report no longer e-mails: unsubscribed, bounced or complained (suppressions.ts). */
   readonly notEmailed?: readonly { readonly address: string; readonly reason: string; readonly since: string }[];
 }
@@ -61,6 +64,8 @@ async function entryOf(name: string, deps: ReportListDependencies): Promise<Repo
   const email = stored.parsed.email;
   const suppressed = deps.ledger && email ? await new SuppressionList(deps.ledger).of(name, [...email.to, ...(email.cc ?? [])]) : {};
   const notEmailed = Object.entries(suppressed).map(([address, s]) => ({ address, reason: s.reason, since: s.since }));
+  const alertRules = alertsLine(stored.parsed);
+  const alerts = alertRules === undefined ? [] : [alertRules, ...(deps.ledger ? await alertStates(stored.parsed, deps.ledger) : [])];
   return {
     name,
     title: stored.parsed.title ?? name,
@@ -68,6 +73,7 @@ async function entryOf(name: string, deps: ReportListDependencies): Promise<Repo
     ...(next && { nextRun: next }),
     ...(scheduleState && { scheduleState }),
     ...(lastRun && { lastRun }),
+    ...(alerts.length > 0 && { alerts }),
     ...(notEmailed.length > 0 && { notEmailed }),
   };
 }

@@ -62,3 +62,10 @@ export async function stepCrossing(ledger: Ledger, run: CrossingRun, rule: strin
   if (kept?.runId === run.runId) return { news: newsOf(kept), step: 'again' };
   return { news: [], step: 'older' };
 }
+
+/** Where a rule stands after the report's last run (the run list): beyond its line or not, and which run said so. */
+export async function readCrossing(ledger: Ledger, report: string, rule: string): Promise<{ readonly runId: string; readonly beyond: number } | undefined> {
+  const record = ledgerRecord(ledger, crossingKey(report, rule), crossingSchema, { what: `the alert state of rule "${rule}" of report "${report}"`, invalid: 'absent' });
+  const { value } = await record.read();
+  return value && { runId: value.runId, beyond: value.items.length };
+}

@@ -1,7 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ReportDefinitionError } from '../../../../shared/core/errors';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
 import { describeRule, ruleId } from '../../../../shared/report/alerts/alert-rules';
+import { ALERT_EVENTS } from '../../../../shared/report/alerts/alert-events';
+import { ALERT_FIGURES } from '../../../../shared/report/alerts/alert-figures';
 
 function issuesOf(input: unknown): { path: string; message: string }[] {
   try {
@@ -94,5 +97,14 @@ describe('alerts in a report definition', () => {
     expect(issuesOf({ name: 'quiet', datasets: { risks: {} }, delivery: { when: 'sometimes' } })).toEqual([
       { path: 'delivery.when', message: 'must be one of always, changed, attention, alerts-only' },
     ]);
+  });
+});
+
+describe('docs/reports.md, "Alerts"', () => {
+  it('documents every figure and event a rule may name', async () => {
+    const doc = await readFile(new URL('../../../../docs/reports.md', import.meta.url), 'utf8');
+    const table = doc.slice(doc.indexOf('<!-- alert rules'), doc.indexOf('- **Once per crossing.**'));
+    const named = [...table.matchAll(/\{ "(?:figure|event)": "(\w+)"/g)].map((m) => m[1]);
+    expect(named).toEqual([...ALERT_FIGURES.map((f) => f.name), ...ALERT_EVENTS.map((e) => e.name)]);
   });
 });
