@@ -73,6 +73,12 @@ export function renderTableDocs(): string {
     '[formats.md](formats.md). Lists inside one cell are separated by `; `. The Parquet files (format `parquet`)',
     'carry the same columns typed, plus `run_id` and `exported_at`; see [downstream.md](downstream.md).',
     '',
+    'Every field the planning API serves for a table is held by a column or listed in the run\'s manifest',
+    '(`summary.unexportedFields`, by its path, with the reason when the table leaves it out on purpose): the',
+    'field audit walks the records of the rows, the records read beside them (`register.`, `board.`) and, for',
+    '`board-items`, the statuses, sprints and teams of each board it looks the items\' references up in',
+    '(`statuses.parentStatuses[].color`, `sprints[].label`, `teams[].color`).',
+    '',
     ...tablesOf().map(tableSection),
     // changes.csv has no machine schema (it is not a table of the planning data): its section is built here.
     `## \`changes\`\n\nWhat changed since the earlier run the report is compared with ([changes.md](changes.md)): \`changes.csv\` and the workbook's \`Changes\` sheet, one row per change, grouped by table. When nothing could be compared, one \`note\` row says why.\n\n| column | type | meaning |\n|---|---|---|\n${CHANGES_TABLE.columns.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n')}\n`,

@@ -21,7 +21,10 @@ export const BOARD_ITEM_FIELDS = [
 export class Lookup<T extends { id: string; title?: string | null | undefined }> {
   private readonly byId = new Map<string, T>();
   private readonly byTitle = new Map<string, T>();
+  /** The records as served: the field audit walks them (board-items-audit.ts). */
+  readonly records: readonly T[];
   constructor(records: readonly T[]) {
+    this.records = records;
     for (const r of records) {
       this.byId.set(r.id, r);
       if (r.title) this.byTitle.set(r.title, r);

@@ -19,6 +19,7 @@ import {
   type BoardMetadata,
 } from './board-items-fetch';
 import { term } from '../../core/glossary';
+import { auditBoardMetadata, BOARD_ITEM_NOT_EXPORTED } from './board-items-audit';
 
 /** What a `board-items` row is read from: a feature, or one of its stories (`story` set). */
 export interface BoardItemSource {
@@ -198,7 +199,7 @@ function auditBoards(audit: FieldAudit, boards: readonly Board[]): void {
  */
 export function boardItemsDataset(ctx: DatasetContext, boards: readonly Board[], readAhead: BoardItemsReadAhead = BOARD_ITEMS_READ_AHEAD): Dataset {
   const counts = new Map<string, { features: number; stories: number }>();
-  const audit = new FieldAudit();
+  const audit = new FieldAudit({ 'board-items': BOARD_ITEM_NOT_EXPORTED });
   const repeats = new RepeatedRecords();
   const writtenIds = boardIdSets();
 
@@ -207,7 +208,13 @@ export function boardItemsDataset(ctx: DatasetContext, boards: readonly Board[],
   const start = () => {
     if (!started) {
       const limits = { ...readAhead, boardsInFlight: Math.max(readAhead.boardsInFlight, ctx.source.concurrency ?? 0) };
-      const items = boardItemsInOrder(ctx.source, (boardId) => loadBoardMetadata(ctx, boardId), boards, limits);
+      // The metadata is served too: audited as it arrives, once per board, whether or not the board has items.
+      const loadMeta = async (boardId: string) => {
+        const meta = await loadBoardMetadata(ctx, boardId);
+        auditBoardMetadata(audit, meta);
+        return meta;
+      };
+      const items = boardItemsInOrder(ctx.source, loadMeta, boards, limits);
       // An async generator runs only when asked: ask for the first feature now, keep it for rows().
       const first = items.next();
       first.catch(() => undefined);
@@ -314,6 +321,7 @@ export const BOARD_ITEMS_DATASET: DatasetEntry<'boardItems', typeof BOARD_ITEM_O
     name: 'board-items',
     title: 'Board items',
     contract: { version: '1.3', columns: BOARD_ITEM_COLUMNS },
+    notExported: BOARD_ITEM_NOT_EXPORTED,
     changes: changeRules(BOARD_ITEM_TABLE.tracked, {
       key: [['board_id'], ['id']], display: ['external_key', 'id'], title: 'summary', link: 'external_link', scope: 'board_id', teams: 'teams',
     }),

@@ -11,6 +11,7 @@ import { exportDefinition } from '../../support/export-run';
 import type { ExportResult } from '../../../shared/report/run/result';
 import { tableTitle } from '../../../shared/report/names';
 import { PI_OBJECTIVE_NOT_EXPORTED } from '../../../shared/report/tables/pi-objectives-audit';
+import { BOARD_ITEM_NOT_EXPORTED } from '../../../shared/report/tables/board-items-audit';
 import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
 
 /**
@@ -235,7 +236,11 @@ describe('an export from a server that speaks the public docs\' vocabulary', () 
   it('lists every served field no column holds, per table, with the reason of those left out on purpose, and counts values of another shape', async () => {
     const manifest = JSON.parse(await readFile(join(folder, 'manifest.json'), 'utf8')) as { summary: Record<string, unknown> };
     expect(manifest.summary.unexportedFields).toEqual({
-      'board-items': [{ path: 'riskScore', records: 1 }],
+      // Each of the three boards serves one feature status: its id is looked up, not shown (declared, with why).
+      'board-items': [
+        { path: 'riskScore', records: 1 },
+        { path: 'statuses.parentStatuses[].id', records: 3, reason: BOARD_ITEM_NOT_EXPORTED['statuses.parentStatuses[].id'] },
+      ],
       'pi-objective-items': [{ path: 'ownerNote', records: 1 }],
       // The group's own status and the objectives' order: declared by the table, with why.
       'pi-objectives': ['objectives[].sequence', 'status.category', 'status.id', 'status.title'].map((path) => ({

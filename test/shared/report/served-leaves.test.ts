@@ -16,9 +16,11 @@ import { csvObjects, readCsv } from '../../support/read-output';
  * Every leaf the service serves for a report's rows reaches a cell of its row, or the manifest lists
  * its path in `unexportedFields`. The export runs against the simulator in the process's vocabulary
  * (`SIMULATOR_VOCABULARY=docs` for the public docs' names and shapes), then every request it made is
- * replayed and each answer's records are walked leaf by leaf. Metadata looked up to resolve references
- * (sprints, teams and statuses of a board, a theme's progress, collections) is not a row's record and
- * is left out of the walk.
+ * replayed and each answer's records are walked leaf by leaf. A board's sprints, teams and statuses,
+ * looked up to resolve the items' references, are walked too, field by field: a lookup's field is shown
+ * when one of its values is in a board-items cell, any board's (a sprint no item is planned in shows
+ * nowhere, nor do the sprints of a board without teams). Other lookups (a theme's progress,
+ * collections) are left out.
  */
 
 type Row = Record<string, string>;
@@ -30,6 +32,8 @@ interface Served {
   /** Path prefix of a record read beside the rows' own (`register.`), as the manifest names it. */
   readonly prefix: string;
   readonly rowsOf: (table: string, rows: readonly Row[]) => Row[];
+  /** For a board's metadata answer, its operation: the record is the whole answer under that name. */
+  readonly lookup?: string;
 }
 
 const byColumn = (column: string, id: unknown, extra: (row: Row) => boolean = () => true) => (_table: string, rows: readonly Row[]) =>
@@ -87,7 +91,19 @@ function servedRecords(entry: RequestLogEntry, body: unknown): Served[] {
       ];
     });
   }
-  return []; // collections, sprints, teams, statuses: metadata that resolves references
+  return boardMetadata(path, entry, body);
+}
+
+/**
+ * A board-items board's sprints, teams or statuses (POST with the board in the body): one record,
+ * `{ sprints: [...] }`, so its leaves are named as the audit names them (`sprints[].label`). The PI
+ * objectives ask for the same boards' sprints and teams: the same answers, walked the same way.
+ */
+function boardMetadata(path: string, entry: RequestLogEntry, body: unknown): Served[] {
+  const boardId = (entry.body as { boardId?: unknown } | undefined)?.boardId;
+  if (entry.method !== 'POST' || boardId === undefined || !['sprints', 'teams', 'statuses'].includes(path)) return [];
+  const record = { [path]: path === 'statuses' ? body : recordsOf(body, 'data') };
+  return [{ tables: ['board-items'], record, prefix: '', rowsOf: (_table, rows) => [...rows], lookup: path }];
 }
 
 /** Each leaf of a record by path (`[]` marks the records of a list; a list of texts is one path). */
@@ -165,11 +181,13 @@ describe('every served leaf in a cell or listed', () => {
   });
 
   it('replays answers of every kind a report reads', () => {
-    const kinds = new Set(served.map((s) => `${s.tables.join('+')}:${s.prefix}`));
-    expect([...kinds].sort()).toEqual([
-      'board-items:', `board-items:${sim.vocabulary === 'docs' ? 'children' : 'stories'}[].`, 'okrs:', 'pi-objective-items:', 'pi-objectives+board-items:board.',
+    const kinds = new Set(served.map((s) => `${s.tables.join('+')}:${s.lookup ?? s.prefix}`));
+    expect([...kinds].sort()).toEqual(
+      [
+      'board-items:', 'board-items:sprints', `board-items:${sim.vocabulary === 'docs' ? 'children' : 'stories'}[].`, 'board-items:statuses',
+      'board-items:teams', 'okrs:', 'pi-objective-items:', 'pi-objectives+board-items:board.',
       'pi-objectives:', 'pi-objectives:objectives[].', 'risks+risk-custom-fields:', 'risks:register.', 'strategic-themes:', 'strategic-themes:portfolioTheme.',
-    ]);
+    ].sort());
   });
 
   it('adds the id columns after the columns of the earlier versions, so the CSV positions stay', async () => {
@@ -211,7 +229,11 @@ describe('every served leaf in a cell or listed', () => {
         if (!shown) missing.add(`${names.join('+')}: ${path} = ${JSON.stringify(values)}`);
       }
     }
-    expect([...missing]).toEqual([]);
+    // The docs' items send their plan as one text (`<sprint id> & <team title>`), shown as is in `sprints`
+    // with a shape warning: no sprint or team is looked up, so the titles served beside reach no cell.
+    const unresolved = sim.vocabulary === 'docs' ? [/^board-items: sprints\[\]\.title = /, /^board-items: teams\[\]\.title = /] : [];
+    expect([...missing].filter((m) => !unresolved.some((pattern) => pattern.test(m)))).toEqual([]);
+    if (sim.vocabulary === 'docs') expect(result.manifest.summary.shapeWarnings?.['board-items']?.map((w) => w.path)).toContain('teamsAndSprints');
   });
 
   it('lists the fields left out on purpose with their reason, and only the undocumented extras without one', async () => {
