@@ -227,6 +227,33 @@ describe('boardItemsInOrder', () => {
   });
 });
 
+describe('board-items dataset: the field audit of the board metadata', () => {
+  it("lists a field a board's statuses, sprints or teams serve and no column holds, and those left out on purpose with why", async () => {
+    const fake = fakeSource({ count: () => 1, pageSize: 5 });
+    const source = Object.assign(Object.create(fake.source) as PlanningSource, {
+      getStatuses: () => Promise.resolve({
+        parentStatuses: [{ id: 'st-1', title: 'Active', category: 'InProgress', color: '#0a0' }],
+        childrenStatuses: [{ id: 'st-2', title: 'Done', category: 'Done', wipLimit: 3 }],
+      }),
+      listSprints: () => Promise.resolve([{ id: 'sp-1', title: 'Sprint 1', label: 'S1', goal: 'Ship it' }]),
+      listTeams: () => Promise.resolve([{ id: 'tm-1', title: 'Blue', color: '#00f' }]),
+    });
+    const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog, now: systemClock };
+    const dataset = boardItemsDataset(ctx, boardsOf(2));
+    let rows = 0;
+    for await (const { batches } of dataset.tables()) for await (const batch of batches) rows += [...batch].length;
+    expect(rows).toBe(2);
+    const fields = (dataset.figures().unexportedFields as Record<string, { path: string; records: number; reason?: string }[]>)['board-items']!;
+    // Two boards, each serving the same metadata: every record counted once per board.
+    expect(fields.map((f) => `${f.path} ${f.records} ${f.reason === undefined ? 'undeclared' : 'declared'}`)).toEqual([
+      'sprints[].goal 2 undeclared', 'sprints[].id 2 declared', 'sprints[].label 2 declared',
+      'statuses.childrenStatuses[].id 2 declared', 'statuses.childrenStatuses[].wipLimit 2 undeclared',
+      'statuses.parentStatuses[].color 2 declared', 'statuses.parentStatuses[].id 2 declared',
+      'teams[].color 2 declared', 'teams[].id 2 declared',
+    ]);
+  });
+});
+
 describe('board-items dataset: board page chains in flight', () => {
   const run = async (concurrency: number | undefined) => {
     const fake = fakeSource({ count: () => 40, pageSize: 5 });
