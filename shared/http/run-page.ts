@@ -36,10 +36,12 @@ button.button{border:0;font:inherit;cursor:pointer}
 .button.secondary{background:#fff;color:#0b5cad;border:2px solid #0b5cad}
 a:focus-visible,.button:focus-visible,h1:focus-visible{outline:3px solid #b35900;outline-offset:3px}
 .muted{color:#4a4a4a}
-dl.figures{display:grid;grid-template-columns:1fr auto;gap:.25rem 1rem;margin:0 0 1.5rem}
-dl.figures dt{margin:0}
-dl.figures dd{margin:0;font-weight:600;text-align:right}
-dl.figures dd span{font-weight:400;color:#4a4a4a;margin-left:.5rem}
+dl.figures{margin:0 0 1.5rem}
+dl.figures div{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 1rem;padding:.2rem 0;border-bottom:1px solid #eef0f2}
+dl.figures dt{margin:0;flex:1 1 12rem}
+dl.figures dd{margin:0 0 0 auto;font-weight:600;text-align:right}
+dl.figures dd .delta{font-weight:400;color:#4a4a4a;margin-left:.5rem}
+.nb{white-space:nowrap}
 `.trim();
 
 /*
@@ -247,10 +249,23 @@ function doneContent(view: DoneView, workbook: DoneView['files'][number] | undef
   ].join('\n');
 }
 
+/**
+ * The headline figures, a label and its value per line: on a phone a long value (a PI's phase) goes
+ * under its label instead of squeezing it onto four lines, and a date or number never breaks at its
+ * hyphen ("2027-/01-04"): each is kept whole (`.nb`).
+ */
 function figuresList(figures: readonly RunFigure[]): string {
   if (figures.length === 0) return '';
   const rows = figures.map(
-    (f) => `<dt>${escapeHtml(f.label)}</dt><dd>${escapeHtml(f.value)}${f.delta ? `<span>${escapeHtml(f.delta)}</span>` : ''}</dd>`,
+    (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}${f.delta ? `<span class="delta">${unbroken(f.delta)}</span>` : ''}</dd></div>`,
   );
   return `<dl class="figures" aria-label="Headline figures">${rows.join('')}</dl>`;
+}
+
+/** Text with its dates and numbers ("2027-01-04", "27/11/2026", "+3.6") each in a span that does not break. */
+function unbroken(text: string): string {
+  return text
+    .split(/([+−-]?\d(?:[\d\-/.,:]*\d)?(?: ?%)?)/)
+    .map((part, i) => (i % 2 === 1 ? `<span class="nb">${escapeHtml(part)}</span>` : escapeHtml(part)))
+    .join('');
 }

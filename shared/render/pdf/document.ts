@@ -46,6 +46,8 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
     pdfVersion: '1.7',
     lang: report.format.locale,
     displayTitle: true,
+    // Tagged: headings, tables and charts (with alternative text) in reading order for screen readers.
+    tagged: true,
   });
   // pdfkit takes a font fontkit has read as well as the font's bytes (its types know only the bytes).
   doc.registerFont(REGULAR, fonts.regular as unknown as Buffer).registerFont(BOLD, fonts.bold as unknown as Buffer);
@@ -56,12 +58,19 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
     doc.on('error', reject);
   });
   const format = pdfValueFormat(report.format);
-  drawSummary(doc, startFlow(doc), report.summary, format);
+  const root = doc.struct('Document');
+  doc.addStructure(root);
+  const summaryFlow = startFlow(doc, root);
+  drawSummary(doc, summaryFlow, report.summary, format);
+  summaryFlow.end();
   for (const sheet of report.chartSheets) {
     doc.addPage();
-    drawChartSheet(doc, startFlow(doc), sheet, format);
+    const flow = startFlow(doc, root);
+    drawChartSheet(doc, flow, sheet, format);
+    flow.end();
   }
   drawPageFrames(doc, report.header);
+  root.end();
   doc.end();
   await ended;
   return Buffer.concat(chunks);
