@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { errorMessage, ExporterError } from '../shared/core/errors';
-import { parseOptions, UsageError } from './usage';
+import { parseOptions, UsageError, usageErrorLine } from './usage';
 import { MAX_LINK_LIFETIME_SECONDS, type LinkKey } from '../shared/links/link-token';
 import { LedgerRunLinkLedger } from '../shared/http/run-link-ledger';
 import { DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
@@ -86,7 +86,7 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
     if (!args.local && args['base-url']) throw new UsageError('--base-url goes with --local');
     if (!args['api-url'] !== !args['key-secret']) throw new UsageError('give both --api-url and --key-secret, or neither');
   } catch (error) {
-    io.stderr.write(`error: ${(error as Error).message}\n\n${LINK_USAGE}\n`);
+    io.stderr.write(usageErrorLine('link', (error as Error).message));
     return 2;
   }
 

@@ -19,7 +19,7 @@ import { createS3Client } from '../shared/storage/s3-client';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import type { CommandIo } from './export-command';
-import { UsageError } from './usage';
+import { UsageError, usageErrorLine } from './usage';
 import { SuppressionList } from '../shared/messages/recipients/suppressions';
 
 export const REPORTS_USAGE = `usage: npm run reports -- <command> [options]
@@ -94,7 +94,7 @@ export async function runReportsCommand(argv: readonly string[], io: CommandIo, 
 }
 
 function usage(io: CommandIo, message: string): number {
-  io.stderr.write(`error: ${message}\n\n${REPORTS_USAGE}\n`);
+  io.stderr.write(usageErrorLine('reports', message));
   return 2;
 }
 
