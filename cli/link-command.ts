@@ -9,7 +9,7 @@ import type { Ledger } from '../shared/ledger/ledger';
 import { createRunLinkToken, RUN_LINK_ID_PATTERN } from '../shared/links/run-link-token';
 import { SecretsManagerLinkKeySource } from '../shared/secrets/secret-source';
 import type { CommandIo } from './export-command';
-import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
+import { LOCAL_API_URL, LOCAL_LINK_KEYS, LOCAL_STACK_REPORT_FILE, localStackAddress } from './local-link-keys';
 import { bucketDefinitionStore } from './reports-command';
 
 export const LINK_USAGE = `Usage: npm run link -- --report <name> [--days <n>] [--local | --outputs <file> | --api-url <url> --key-secret <arn>] [--bucket <b>]
@@ -95,7 +95,8 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
     let apiUrl: string;
     let key: LinkKey;
     if (args.local) {
-      apiUrl = args['base-url'] ?? LOCAL_API_URL;
+      await checkLocalReport(args.report);
+      apiUrl = args['base-url'] ?? localStackAddress(io.env).apiUrl;
       key = LOCAL_LINK_KEYS.current;
     } else {
       ({ apiUrl, key } = await deployedTarget(args.report, args, io, deps));
@@ -122,6 +123,14 @@ async function revokeLink(id: string, table: string | undefined, outputs: string
   } catch (error) {
     io.stderr.write(`error: ${errorMessage(error)}\n`);
     return 1;
+  }
+}
+
+/** The local stack serves one report (examples/demo-report.json): a link for any other would open a refusal. */
+async function checkLocalReport(report: string): Promise<void> {
+  const served = (JSON.parse(await readFile(resolve(import.meta.dirname, '..', LOCAL_STACK_REPORT_FILE), 'utf8')) as { name: string }).name;
+  if (report !== served) {
+    throw new ExporterError(`the local stack serves only report "${served}" (${LOCAL_STACK_REPORT_FILE}), not "${report}": npm run link -- --local --report ${served}`);
   }
 }
 
