@@ -167,7 +167,9 @@ async function push(files: readonly string[], values: Args['values'], io: Comman
   }
   // Said once all are stored: a failed write puts back the ones before it.
   for (const stored of reports) io.stdout.write(`pushed ${stored.parsed.name} to ${store.describeReport(stored.parsed.name)}\n`);
-  io.stdout.write('schedules follow within a minute; check with: npm run reports -- list\n');
+  // The list command of the same store, so the suggestion runs as printed.
+  const where = values.bucket !== undefined ? `--bucket ${values.bucket}` : `--dir ${values.dir!}`;
+  io.stdout.write(`schedules follow within a minute; check with: npm run reports -- list ${where}\n`);
   return 0;
 }
 

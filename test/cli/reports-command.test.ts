@@ -144,7 +144,11 @@ describe('npm run reports', () => {
     const pushed = await run(['push', 'train-004.json', '--dir', 'local-defs']);
     expect(pushed.code).toBe(0);
     expect(pushed.out).toContain(`pushed train-004 to ${dir.path('local-defs/definitions/train-004.json')}\n`);
-    const listed = await run(['list', '--dir', 'local-defs']);
+    // The list command it suggests is one that runs, on the same folder.
+    const suggested = /check with: npm run reports -- (list .*)\n/.exec(pushed.out)![1]!;
+    expect(suggested).toBe('list --dir local-defs');
+    const listed = await run(suggested.split(' '));
+    expect(listed.code).toBe(0);
     expect(listed.out).toContain('train-004 — Train train-004\n  schedule  cron(0 7 ? * MON *) Europe/Berlin\n');
 
     const both = await run(['list', '--dir', 'local-defs', '--bucket', 'definitions']);
