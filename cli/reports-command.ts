@@ -149,7 +149,11 @@ async function readReportFile(path: string, file: string): Promise<StoredDefinit
 function warningsOf(stored: StoredDefinition): string[] {
   return (stored.parsed.delivery?.channels ?? [])
     .filter((c) => !c.webhook.secretId.startsWith(WEBHOOK_SECRET_PREFIX))
-    .map((c) => `the ${c.type} webhook secret "${c.webhook.secretId}" is outside "${WEBHOOK_SECRET_PREFIX}": the stack reads it only for reports in cdk.json`);
+    .map(
+      (c) =>
+        `the ${c.type} webhook secret "${c.webhook.secretId}" is outside "${WEBHOOK_SECRET_PREFIX}", which a stored report's function may read: ` +
+        `store the webhook URLs in a secret named ${WEBHOOK_SECRET_PREFIX}<name> and set delivery.channels[].webhook.secretId to it (or configure the report in cdk.json)`,
+    );
 }
 
 async function push(files: readonly string[], values: Args['values'], io: CommandIo): Promise<number> {

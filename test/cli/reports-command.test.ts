@@ -1,4 +1,5 @@
 // @tier slow
+import { join } from 'node:path';
 import { SuppressionList } from '../../shared/messages/recipients/suppressions';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { writeFileSync } from 'node:fs';
@@ -138,6 +139,16 @@ describe('npm run reports', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.err).toBe('error: no stored report named "train-002"; nothing removed\n');
     expect(await store.names()).toEqual(['train-003']);
+  });
+
+  it('pushes the demo report, saying what to set for its webhook secret rather than only that it cannot be read', async () => {
+    const pushed = await run(['push', join(import.meta.dirname, '..', '..', 'examples', 'demo-report.json'), '--dir', 'demo-defs']);
+    expect(pushed.code).toBe(0);
+    const warnings = pushed.out.split('\n').filter((line) => line.includes('warning:'));
+    expect(warnings.length).toBeGreaterThan(0);
+    for (const warning of warnings) {
+      expect(warning).toContain('store the webhook URLs in a secret named planning-report-exporter/webhooks/<name> and set delivery.channels[].webhook.secretId to it');
+    }
   });
 
   it('keeps reports in a local folder with --dir, and answers a wrong command line with its usage', async () => {
