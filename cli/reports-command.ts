@@ -19,7 +19,7 @@ import { createS3Client } from '../shared/storage/s3-client';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import type { CommandIo } from './export-command';
-import { UsageError } from './usage';
+import { UsageError, usageErrorLine } from './usage';
 import { resubscribeCommand, SuppressionList } from '../shared/messages/recipients/suppressions';
 import { alertsLine } from '../shared/ops/report-alerts';
 
@@ -95,7 +95,7 @@ export async function runReportsCommand(argv: readonly string[], io: CommandIo, 
 }
 
 function usage(io: CommandIo, message: string): number {
-  io.stderr.write(`error: ${message}\n\n${REPORTS_USAGE}\n`);
+  io.stderr.write(usageErrorLine('reports', message));
   return 2;
 }
 
@@ -146,7 +146,11 @@ async function readReportFile(path: string, file: string): Promise<StoredDefinit
 function warningsOf(stored: StoredDefinition): string[] {
   return [...(stored.parsed.delivery?.channels ?? []), ...(stored.parsed.alerts?.to?.channels ?? [])]
     .filter((c) => !c.webhook.secretId.startsWith(WEBHOOK_SECRET_PREFIX))
-    .map((c) => `the ${c.type} webhook secret "${c.webhook.secretId}" is outside "${WEBHOOK_SECRET_PREFIX}": the stack reads it only for reports in cdk.json`);
+    .map(
+      (c) =>
+        `the ${c.type} webhook secret "${c.webhook.secretId}" is outside "${WEBHOOK_SECRET_PREFIX}", which a stored report's function may read: ` +
+        `store the webhook URLs in a secret named ${WEBHOOK_SECRET_PREFIX}<name> and set delivery.channels[].webhook.secretId to it (or configure the report in cdk.json)`,
+    );
 }
 
 async function push(files: readonly string[], values: Args['values'], io: CommandIo): Promise<number> {
@@ -164,7 +168,9 @@ async function push(files: readonly string[], values: Args['values'], io: Comman
   }
   // Said once all are stored: a failed write puts back the ones before it.
   for (const stored of reports) io.stdout.write(`pushed ${stored.parsed.name} to ${store.describeReport(stored.parsed.name)}\n`);
-  io.stdout.write('schedules follow within a minute; check with: npm run reports -- list\n');
+  // The list command of the same store, so the suggestion runs as printed.
+  const where = values.bucket !== undefined ? `--bucket ${values.bucket}` : `--dir ${values.dir!}`;
+  io.stdout.write(`schedules follow within a minute; check with: npm run reports -- list ${where}\n`);
   return 0;
 }
 
