@@ -244,6 +244,7 @@ export function formatList(entries: readonly ReportListEntry[]): string {
       lines.push(`  schedule  ${e.schedule}${state}`);
       if (e.schedule !== 'on demand') lines.push(`  next run  ${e.nextRun ? formatDateTime(e.nextRun, zoneOf(e.schedule)) : '—'}`);
       lines.push(`  last run  ${e.lastRun ? `${e.lastRun.at} (${e.lastRun.runId}): ${e.lastRun.result}` : 'none yet'}`);
+      if (e.lastRun?.source) lines.push(`  read from ${e.lastRun.source}`);
       for (const s of e.notEmailed ?? []) lines.push(`  not e-mailed  ${s.address}: ${s.reason} since ${s.since} (npm run reports -- resubscribe ${e.name} ${s.address})`);
       return lines.join('\n');
     })

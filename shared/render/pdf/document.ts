@@ -11,7 +11,7 @@ import type { ChartSheetContent } from '../xlsx/chart-sheet';
 import { drawChartSheet } from './chart-pages';
 import { BOLD, pdfFonts, REGULAR } from './fonts';
 import { drawPageFrames, startFlow } from './page';
-import { drawSummary } from './summary';
+import { drawAbout, drawSummary } from './summary';
 import { pdfValueFormat } from './values';
 import type { ReaderFormat } from '../../core/format';
 import { truncateForExcel } from '../cell-text';
@@ -56,11 +56,14 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
     doc.on('error', reject);
   });
   const format = pdfValueFormat(report.format);
-  drawSummary(doc, startFlow(doc), report.summary, format);
+  let flow = startFlow(doc);
+  drawSummary(doc, flow, report.summary, format);
   for (const sheet of report.chartSheets) {
     doc.addPage();
-    drawChartSheet(doc, startFlow(doc), sheet, format);
+    flow = startFlow(doc);
+    drawChartSheet(doc, flow, sheet, format);
   }
+  drawAbout(doc, flow, report.summary, format);
   drawPageFrames(doc, report.header);
   doc.end();
   await ended;

@@ -1,10 +1,12 @@
 import type { ReaderFormat } from '../../core/format';
-import type { ChangesDigest } from '../../email/changes-section';
+import { changesSection, type ChangesDigest } from '../../email/changes-section';
+import type { ReportSummary } from '../../table/table';
+import { inRoleOrder } from '../summary/compose';
 import type { ChangeReport, ChangeWeight } from './model';
 import { topChanges } from './model';
 import type { ColumnType } from '../../table/table';
 
-/** How many changes the e-mail lists; the rest are in the Changes sheet. */
+/** How many changes a reader's page lists (the e-mail, the chat messages, the Summary, the PDF); the rest are in the Changes sheet. */
 export const EMAIL_TOP_CHANGES = 10;
 
 /**
@@ -49,4 +51,14 @@ export function changesDigest(report: ChangeReport, format: ReaderFormat, limit 
     })),
     leftOut: [...leftOut].map(([weight, count]) => ({ count, what: LEFT_OUT_WORDS[weight][count === 1 ? 0 : 1] })),
   };
+}
+
+/**
+ * The Summary with its "What changed since <date>" section (role `changes`, after "Needs attention"):
+ * built once per run from the ranked digest, so the Summary sheet, the PDF, the e-mail, the chat
+ * messages and the run page list the same changes in the same order.
+ */
+export function withWhatChanged(summary: ReportSummary, report: ChangeReport, format: ReaderFormat): ReportSummary {
+  const section = changesSection(changesDigest(report, format));
+  return { ...summary, sections: inRoleOrder([...summary.sections.filter((s) => s.role !== 'changes'), section]) };
 }

@@ -43,7 +43,7 @@ export function buildTrends(runs: readonly RunFigures[], skipped: readonly Skipp
   if (runs.some((f) => f.risks)) {
     tables.push({
       id: 'risks', title: term('risks'), unit: 'count', chart: 'line',
-      columns: [term('openRisks'), term('severeRisks'), term('overdueRisks'), term('unownedRisks', { owner: 'responsible person' })],
+      columns: [term('openRisks'), term('severeRisks'), term('overdueRisks'), term('unownedRisks')],
       rows: rowsOf((f) => (f.risks ? [f.risks.open, f.risks.highOrCritical, f.risks.overdue, f.risks.withoutOwner] : [null, null, null, null])),
     });
   }

@@ -70,7 +70,7 @@ describe('what changed, ranked for a reader', () => {
       { count: 12, what: 'status changes' },
       { count: 2, what: 'field changes' },
     ]);
-    expect(leftOutText(digest)).toBe("and 12 more status changes and 2 more field changes, in the workbook's Changes sheet");
+    expect(leftOutText(digest)).toBe("12 more status changes and 2 more field changes, in the workbook's Changes sheet");
     expect(leftOutText(changesDigest({ ...report, rows }, readerFormat('en-GB', 'UTC'), 50))).toBeNull();
   });
 });

@@ -160,7 +160,7 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
     const titleRow = column(1).indexOf('Risks') + 1;
     // The figures by the names the Summary and the e-mail give them (glossary.ts).
     expect(sheet.getRow(titleRow + 1).values).toEqual([
-      undefined, 'Run', 'Open risks', 'Open high or critical risks', 'Overdue risks', 'Open risks without a responsible person',
+      undefined, 'Run', 'Open risks', 'Open high or critical risks', 'Overdue risks', 'Open risks without an owner',
     ]);
     for (let i = 0; i < RUNS; i++) {
       const r = expected[i]!.risks;
