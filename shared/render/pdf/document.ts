@@ -31,11 +31,20 @@ export interface PdfReport {
   readonly creator: string;
 }
 
+/** Locales whose readers print on US Letter (the United States and Canada); every other one prints on A4. */
+const LETTER_REGIONS: ReadonlySet<string> = new Set(['US', 'CA']);
+
+/** The paper of a locale: `LETTER` for en-US and en-CA (any language of those regions), `A4` otherwise. */
+export function paperFor(locale: string): 'LETTER' | 'A4' {
+  const region = new Intl.Locale(locale).maximize().region;
+  return region !== undefined && LETTER_REGIONS.has(region) ? 'LETTER' : 'A4';
+}
+
 /** Renders the whole document; it is small (a few pages), so it is built in memory. */
 export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
   const fonts = pdfFonts();
   const doc = new PDFDocument({
-    size: 'A4',
+    size: paperFor(report.format.locale),
     layout: 'portrait',
     margin: 0,
     bufferPages: true,

@@ -1,4 +1,4 @@
-import type { ReaderFormat } from '../../core/format';
+import { percentDecimals, type ReaderFormat } from '../../core/format';
 import { changesSection, type ChangesDigest } from '../../email/changes-section';
 import type { ReportSummary } from '../../table/table';
 import { inRoleOrder } from '../summary/compose';
@@ -11,13 +11,13 @@ export const EMAIL_TOP_CHANGES = 10;
 
 /**
  * A compared value in the reader's locale: numbers grouped and with the locale's decimal mark,
- * percentages with their two decimals (a change of 0.02 points still shows), dates as the locale
- * writes them; null for anything else (text stays as compared).
+ * percentages with one decimal or as many as tell the two apart (`decimals`, so a change of 0.02
+ * points still shows), dates as the locale writes them; null for anything else (text stays as compared).
  */
-function readerValue(value: string | number | null, type: ColumnType, format: ReaderFormat): string | null {
+function readerValue(value: string | number | null, type: ColumnType, format: ReaderFormat, decimals: number): string | null {
   if (value === null) return null;
   if (typeof value === 'number') {
-    if (type === 'percent') return `${format.number(value)} %`;
+    if (type === 'percent') return format.percent(value, decimals);
     if (type === 'integer' || type === 'number') return format.number(value);
     return null;
   }
@@ -44,11 +44,15 @@ export function changesDigest(report: ChangeReport, format: ReaderFormat, limit 
     since: report.baseline ? format.date(report.baseline.generatedAt) : null,
     note: report.note,
     counts: report.counts,
-    top: top.map((r) => ({
-      table: r.tableLabel, kind: r.kind, key: r.key, title: r.title, what: r.what,
-      from: r.typed ? readerValue(r.typed.from, r.typed.type, format) ?? r.from : r.from,
-      to: r.typed ? readerValue(r.typed.to, r.typed.type, format) ?? r.to : r.to,
-    })),
+    top: top.map((r) => {
+      const t = r.typed;
+      const decimals = typeof t?.from === 'number' && typeof t.to === 'number' ? percentDecimals(t.from, t.to) : 1;
+      return {
+        table: r.tableLabel, kind: r.kind, key: r.key, title: r.title, what: r.what,
+        from: t ? (readerValue(t.from, t.type, format, decimals) ?? r.from) : r.from,
+        to: t ? (readerValue(t.to, t.type, format, decimals) ?? r.to) : r.to,
+      };
+    }),
     leftOut: [...leftOut].map(([weight, count]) => ({ count, what: LEFT_OUT_WORDS[weight][count === 1 ? 0 : 1] })),
   };
 }
