@@ -248,6 +248,7 @@ export function formatList(entries: readonly ReportListEntry[]): string {
       if (e.schedule !== 'on demand') lines.push(`  next run  ${e.nextRun ? formatDateTime(e.nextRun, zoneOf(e.schedule)) : '—'}`);
       lines.push(`  last run  ${e.lastRun ? `${e.lastRun.at} (${e.lastRun.runId}): ${e.lastRun.result}` : 'none yet'}`);
       for (const a of e.alerts ?? []) lines.push(`  alerts    ${a}`);
+      if (e.lastRun?.source) lines.push(`  read from ${e.lastRun.source}`);
       for (const s of e.notEmailed ?? []) lines.push(`  not e-mailed  ${s.address}: ${s.reason} since ${s.since} (${resubscribeCommand(e.name, s.address)})`);
       return lines.join('\n');
     })

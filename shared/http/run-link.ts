@@ -71,6 +71,11 @@ export interface RunFigure {
   readonly delta?: string | undefined;
 }
 
+export interface RunNote {
+  readonly heading: string;
+  readonly lines: readonly string[];
+}
+
 export type RunView =
   | { readonly state: 'refused' }
   /** `gone`: the page was opened for an export that is no longer kept (a bookmark); the link itself is valid. */
@@ -96,6 +101,8 @@ export type RunView =
       /** Finished within the reuse window: "your fresh copy"; an older one (a bookmark) says when it is from. */
       readonly fresh: boolean;
       readonly figures: readonly RunFigure[];
+      /** After the figures, as the e-mail has them: "Needs attention" and "What changed since …", a line per item. */
+      readonly notes?: readonly RunNote[] | undefined;
       readonly files: readonly RunFile[];
     }
   | { readonly state: 'failed'; readonly exportId: string; readonly title: string };
@@ -291,6 +298,7 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
     locale: localeOf(claims),
     fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
     figures: headlineFigures(manifest, readerFormat(localeOf(claims), timeZone)),
+    notes: readerNotes(manifest, readerFormat(localeOf(claims), timeZone)),
     files: runFiles(manifest, { title, timeZone, href }),
   };
 }
@@ -313,12 +321,25 @@ export function runFiles(
   }));
 }
 
-/** The figures the e-mail opens with (the Summary's headline lines), written the same way. */
+/** The figures the e-mail opens with (the Summary's headline lines: risks, ROAM, OKR progress, PI), written the same way. */
 function headlineFigures(manifest: Manifest, format: ReaderFormat): RunFigure[] {
   return summaryFromManifest(manifest)
-    .sections.filter((s) => s.role === 'headline' && !s.grid)
+    .sections.filter((s) => s.role === 'headline')
     .flatMap((s) => s.lines)
     .map((line) => ({ label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta }));
+}
+
+/** "Needs attention" and "What changed", in the Summary's order (the e-mail's): a line per item or change. */
+function readerNotes(manifest: Manifest, format: ReaderFormat): RunNote[] {
+  return summaryFromManifest(manifest)
+    .sections.filter((s) => s.role === 'attention' || s.role === 'changes')
+    .map((s) => ({
+      heading: s.heading,
+      lines: [
+        ...s.lines.map((line) => (s.role === 'changes' && line === s.lines[0] ? '' : `${line.label}: `) + cellText(line.value, line.type, format, false)),
+        ...(s.grid?.rows ?? []).map((row) => row.values.filter((v) => v !== null && v !== undefined && v !== '').map((v) => cellText(v, undefined, format, false)).join(' · ')),
+      ],
+    }));
 }
 
 /**

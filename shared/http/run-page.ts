@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { formatBytes } from '../core/format-bytes';
 import { DEFAULT_LOCALE, readerFormat } from '../core/format';
-import type { RunFigure, RunView } from './run-link';
+import type { RunFigure, RunNote, RunView } from './run-link';
 
 /**
  * The run page (`GET /run/{token}`) and its status JSON, rendered from a RunView. A GET only shows:
@@ -244,9 +244,15 @@ function doneContent(view: DoneView, workbook: DoneView['files'][number] | undef
     about,
     `<p class="muted">Exported <time datetime="${escapeHtml(view.finishedAt)}">${escapeHtml(when)}</time>.</p>`,
     figuresList(view.figures),
+    ...(view.notes ?? []).map(noteList),
     `<ul aria-label="Files">${items.join('')}</ul>`,
     ...(view.fresh ? [] : [freshCopyForm(t, pageToken, 'Get a fresh copy')]),
   ].join('\n');
+}
+
+/** "Needs attention" or "What changed": its heading and a line per item, as the e-mail lists them. */
+function noteList(note: RunNote): string {
+  return `<h2>${escapeHtml(note.heading)}</h2><ul>${note.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`;
 }
 
 /**

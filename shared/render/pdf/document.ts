@@ -11,7 +11,7 @@ import type { ChartSheetContent } from '../xlsx/chart-sheet';
 import { drawChartSheet } from './chart-pages';
 import { BOLD, pdfFonts, REGULAR } from './fonts';
 import { drawPageFrames, startFlow } from './page';
-import { drawSummary } from './summary';
+import { drawAbout, drawSummary } from './summary';
 import { pdfValueFormat } from './values';
 import type { ReaderFormat } from '../../core/format';
 import { truncateForExcel } from '../cell-text';
@@ -31,11 +31,20 @@ export interface PdfReport {
   readonly creator: string;
 }
 
+/** Locales whose readers print on US Letter (the United States and Canada); every other one prints on A4. */
+const LETTER_REGIONS: ReadonlySet<string> = new Set(['US', 'CA']);
+
+/** The paper of a locale: `LETTER` for en-US and en-CA (any language of those regions), `A4` otherwise. */
+export function paperFor(locale: string): 'LETTER' | 'A4' {
+  const region = new Intl.Locale(locale).maximize().region;
+  return region !== undefined && LETTER_REGIONS.has(region) ? 'LETTER' : 'A4';
+}
+
 /** Renders the whole document; it is small (a few pages), so it is built in memory. */
 export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
   const fonts = pdfFonts();
   const doc = new PDFDocument({
-    size: 'A4',
+    size: paperFor(report.format.locale),
     layout: 'portrait',
     margin: 0,
     bufferPages: true,
@@ -60,15 +69,16 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
   const format = pdfValueFormat(report.format);
   const root = doc.struct('Document');
   doc.addStructure(root);
-  const summaryFlow = startFlow(doc, root);
-  drawSummary(doc, summaryFlow, report.summary, format);
-  summaryFlow.end();
+  let flow = startFlow(doc, root);
+  drawSummary(doc, flow, report.summary, format);
   for (const sheet of report.chartSheets) {
-    doc.addPage();
-    const flow = startFlow(doc, root);
-    drawChartSheet(doc, flow, sheet, format);
     flow.end();
+    doc.addPage();
+    flow = startFlow(doc, root);
+    drawChartSheet(doc, flow, sheet, format);
   }
+  drawAbout(doc, flow, report.summary, format);
+  flow.end();
   drawPageFrames(doc, report.header);
   root.end();
   doc.end();

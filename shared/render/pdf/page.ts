@@ -94,7 +94,8 @@ function drawTagged(doc: Doc, root: Structure, row: Row, y: number, table: { cur
 
 /** `root`: the document's structure (a tagged document); content flows into it in the order it is placed. */
 export function startFlow(doc: Doc, root?: Structure): Flow {
-  const bottom = PAGE.height - PAGE.bottom;
+  // The paper's own height (A4 or Letter, by the report's locale); the content width fits both.
+  const bottom = doc.page.height - PAGE.bottom;
   const pageRoom = bottom - PAGE.top;
   let y: number = PAGE.top;
   const table: { current?: Structure | undefined } = {};
@@ -154,7 +155,7 @@ export function drawPageFrames(doc: Doc, header: string): void {
     doc.font(REGULAR).fontSize(8).fillColor(MUTED);
     doc.text(shown, PAGE.left, HEADER_Y, cutToLines(doc, CONTENT_WIDTH, lines));
     doc.moveTo(PAGE.left, 44).lineTo(PAGE.width - PAGE.right, 44).lineWidth(0.5).strokeColor(RULE).stroke();
-    doc.text(`Page ${i + 1} of ${range.count}`, PAGE.left, PAGE.height - 36, { width: CONTENT_WIDTH, align: 'center', lineBreak: false });
+    doc.text(`Page ${i + 1} of ${range.count}`, PAGE.left, doc.page.height - 36, { width: CONTENT_WIDTH, align: 'center', lineBreak: false });
     doc.endMarkedContent();
   }
 }

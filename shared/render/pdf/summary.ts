@@ -30,13 +30,25 @@ interface Cell {
   readonly bar?: number | undefined;
 }
 
+/** The Summary's sections for readers: all but the run's metadata (`about`), which drawAbout places last. */
 export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat): void {
   flow.keep([textRow(doc, summary.title, { font: BOLD, size: 16, after: 6, tag: { type: 'H1' } })]);
-  for (const section of summary.sections) {
+  for (const section of summary.sections.filter((s) => s.role !== 'about')) {
     flow.gap(10);
     const rows = sectionRows(doc, section, format);
     // A table longer than the page goes on with its header on top of the next.
     flow.keep(rows, section.grid ? rows[1 + section.lines.length] : undefined);
+  }
+}
+
+/**
+ * The run's metadata (About this run, Scope, Rows) in small print at the end of the document, a row
+ * at a time: it fills what the last page leaves and never starts a page of its own for itself.
+ */
+export function drawAbout(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat): void {
+  for (const section of summary.sections.filter((s) => s.role === 'about')) {
+    flow.gap(8);
+    for (const row of sectionRows(doc, section, format)) flow.keep([row]);
   }
 }
 

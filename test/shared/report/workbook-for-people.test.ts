@@ -131,7 +131,7 @@ describe('the workbook people read (demo flavour)', () => {
       const overdue = open.filter((r) => r.resolutionDate && iso(r.resolutionDate.replace(/-/g, ' ')) < today).length;
       expect(overdue).toBeGreaterThan(0);
       expect(value('Overdue risks')).toBe(overdue);
-      expect(value('Open risks without a responsible person')).toBe(open.filter((r) => !r.responsible).length);
+      expect(value('Open risks without an owner')).toBe(open.filter((r) => !r.responsible).length);
     });
 
     it('links every Needs attention item to its row, and that row is the item', () => {
@@ -214,10 +214,11 @@ describe('the workbook people read (demo flavour)', () => {
 
     it('keeps the run metadata in small print at the bottom', () => {
       const all = rows();
-      const about = all.findIndex((r) => r.a === 'About this report');
+      const about = all.findIndex((r) => r.a === 'About this run');
       expect(about).toBeGreaterThan(all.findIndex((r) => r.a === 'Needs attention'));
-      expect(all.slice(about).some((r) => r.a === 'Run id' && r.c.value === 'run-1')).toBe(true);
-      expect(all.slice(0, about).some((r) => r.a === 'Planning API')).toBe(false);
+      expect(all.slice(about).some((r) => r.a === 'Time zone')).toBe(true);
+      // Where the run read from and as whom are the operators' (the manifest, the run list), on no reader's page.
+      expect(all.some((r) => ['Planning API', 'Legacy API', 'Company prefix', 'Exported as', 'Run id'].includes(String(r.a)))).toBe(false);
     });
   });
 });
