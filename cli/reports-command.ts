@@ -34,10 +34,10 @@ commands:
   validate <files...>            check every file; every problem is listed with its path
   push <files...> --bucket <b>   validate all, then upload each (nothing is uploaded if one is invalid;
                                  when an upload fails, the ones before it are put back as they were)
-  list --bucket <b>              name, schedule, next run, last run and its result
+  list --bucket <b> | --dir <folder>   name, schedule, next run, last run and its result
        [--schedule-group <g>]      also check each schedule exists (output ScheduleGroupName)
        [--reports-bucket <r> --ledger-table <t>]   last runs of the stack (outputs ReportsBucketName, LedgerTableName)
-       [--out <dir>]               last runs of local exports (npm run export -- --out <dir>)
+       [--out <dir>]               with --dir: last runs of local exports (npm run export -- --out <dir>)
   remove <names...> --bucket <b> delete stored reports (their schedules go with them)
   resubscribe <report> <address> --ledger-table <t>   e-mail an address the report stopped e-mailing
                                  (it unsubscribed, bounced or complained; list shows them) again
@@ -200,6 +200,10 @@ async function list(values: Args['values'], io: CommandIo, now: Date): Promise<n
 }
 
 function definitionStore(values: Args['values'], io: CommandIo): DefinitionStore {
+  if (!values.bucket && !values.dir && values.out !== undefined) {
+    // --out names where runs are, not which reports exist: those come from a store.
+    throw new UsageError(`--out gives the last runs of local exports; name the reports too: --dir <folder> (the folder reports push --dir wrote) or --bucket <b>`);
+  }
   if (!values.bucket === !values.dir) throw new UsageError('give exactly one of --bucket or --dir');
   return values.bucket ? bucketDefinitionStore(values.bucket, io) : new DefinitionStore(new LocalDirectoryStorage(resolve(io.cwd, values.dir!)));
 }

@@ -165,6 +165,18 @@ describe('npm run reports', () => {
     const both = await run(['list', '--dir', 'local-defs', '--bucket', 'definitions']);
     expect(both.code).toBe(2);
     expect(both.err).toBe('error: give exactly one of --bucket or --dir (npm run reports -- --help lists the options)\n');
+    // --out names where the local runs are; the reports come from a store, and the error says which to give.
+    const outAlone = await run(['list', '--out', 'out']);
+    expect(outAlone.code).toBe(2);
+    expect(outAlone.err).toMatch(/^error: --out gives the last runs of local exports; name the reports too: --dir <folder>/);
+    expect(outAlone.err.split('\n')).toHaveLength(2);
+    expect((await run(['list', '--dir', 'local-defs', '--out', 'out'])).code).toBe(0);
+    expect((await run(['--help'])).out).toContain('list --bucket <b> | --dir <folder>');
+    // A bare definition dropped into the store's folder by hand is said to be one, with the command that stores it, and fails the list.
+    writeFileSync(dir.path('local-defs/definitions/bare.json'), JSON.stringify(report('bare').definition));
+    const withBare = await run(['list', '--dir', 'local-defs']);
+    expect(withBare.code).toBe(1);
+    expect(withBare.out).toMatch(/bare\n {2}INVALID: .*\n {4}- \(root\): a bare report definition, not a stored report .*store it with npm run reports -- push <file>/);
     expect((await run(['publish'])).err).toMatch(/^error: unknown command "publish"/);
     expect((await run(['validate'])).err).toMatch(/^error: name the files to check/);
     expect((await run(['--help'])).out).toMatch(/^usage: npm run reports -- <command>/);
