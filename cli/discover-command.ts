@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadCliConfig } from '../shared/core/config';
 import { errorMessage, ExporterError } from '../shared/core/errors';
-import { parseOptions, UsageError } from './usage';
+import { parseOptions, UsageError, usageErrorLine } from './usage';
 import { PlanningApiClient, resolveClientSettings } from '../shared/planning-api';
 import { parseReportDefinition } from '../shared/report/definition/definition';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
@@ -62,7 +62,7 @@ export async function runDiscoverCommand(argv: readonly string[], io: CommandIo)
     }
     if (!args.credentials === !args['secret-id']) throw new UsageError('give exactly one of --credentials or --secret-id');
   } catch (error) {
-    io.stderr.write(`error: ${(error as Error).message}\n\n${DISCOVER_USAGE}\n`);
+    io.stderr.write(usageErrorLine('discover', (error as Error).message));
     return 2;
   }
 

@@ -1,4 +1,5 @@
 /** What `npm run discover` prints, and the starter report definition it writes. */
+import { FORMATS, formatNames } from '../shared/report/definition/formats';
 import type { ReportDefinitionInput } from '../shared/report/definition/definition';
 import { GROUP_TITLES } from '../shared/planning-api/api-groups';
 import type { BoardTracker, Discovery } from './discover-probe';
@@ -111,6 +112,7 @@ export function starterDefinition(found: Discovery, companyPrefix: string): Repo
     title: `${companyPrefix} planning report`,
     timeZone: 'UTC',
     datasets,
-    formats: ['xlsx', 'csv'],
+    // Every format the stack writes, from the registry: a starter shows them all, and one is dropped by deleting it.
+    formats: formatNames(FORMATS),
   };
 }

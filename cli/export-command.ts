@@ -13,7 +13,7 @@ import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
 import { errorMessage, ExporterError, ReportDefinitionError, StorageError } from '../shared/core/errors';
-import { parseOptions, UsageError } from './usage';
+import { parseOptions, UsageError, usageErrorLine } from './usage';
 import { createLogger } from '../shared/core/logger';
 import { systemClock, type Clock } from '../shared/core/clock';
 import { NO_EVENT_BUS } from '../shared/events/report-events';
@@ -125,7 +125,7 @@ export async function runExportCommand(
       throw new UsageError('--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)');
     }
   } catch (error) {
-    io.stderr.write(`error: ${(error as Error).message}\n\n${EXPORT_USAGE}\n`);
+    io.stderr.write(usageErrorLine('export', (error as Error).message));
     return 2;
   }
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { readRegularFile } from '../shared/core/regular-file';
 import { resolve } from 'node:path';
 import { errorMessage, ExporterError } from '../shared/core/errors';
-import { parseOptions, UsageError } from './usage';
+import { parseOptions, UsageError, usageErrorLine } from './usage';
 import { MAX_LINK_LIFETIME_SECONDS, type LinkKey } from '../shared/links/link-token';
 import { LedgerRunLinkLedger } from '../shared/http/run-link-ledger';
 import { DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
@@ -10,7 +10,7 @@ import type { Ledger } from '../shared/ledger/ledger';
 import { createRunLinkToken, RUN_LINK_ID_PATTERN } from '../shared/links/run-link-token';
 import { SecretsManagerLinkKeySource } from '../shared/secrets/secret-source';
 import type { CommandIo } from './export-command';
-import { LOCAL_API_URL, LOCAL_LINK_KEYS } from './local-link-keys';
+import { LOCAL_API_URL, LOCAL_LINK_KEYS, LOCAL_STACK_REPORT_FILE, localStackAddress } from './local-link-keys';
 import { bucketDefinitionStore } from './reports-command';
 
 export const LINK_USAGE = `Usage: npm run link -- --report <name> [--days <n>] [--local | --outputs <file> | --api-url <url> --key-secret <arn>] [--bucket <b>]
@@ -87,7 +87,7 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
     if (!args.local && args['base-url']) throw new UsageError('--base-url goes with --local');
     if (!args['api-url'] !== !args['key-secret']) throw new UsageError('give both --api-url and --key-secret, or neither');
   } catch (error) {
-    io.stderr.write(`error: ${(error as Error).message}\n\n${LINK_USAGE}\n`);
+    io.stderr.write(usageErrorLine('link', (error as Error).message));
     return 2;
   }
 
@@ -96,7 +96,8 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
     let apiUrl: string;
     let key: LinkKey;
     if (args.local) {
-      apiUrl = args['base-url'] ?? LOCAL_API_URL;
+      await checkLocalReport(args.report);
+      apiUrl = args['base-url'] ?? localStackAddress(io.env).apiUrl;
       key = LOCAL_LINK_KEYS.current;
     } else {
       ({ apiUrl, key } = await deployedTarget(args.report, args, io, deps));
@@ -123,6 +124,14 @@ async function revokeLink(id: string, table: string | undefined, outputs: string
   } catch (error) {
     io.stderr.write(`error: ${errorMessage(error)}\n`);
     return 1;
+  }
+}
+
+/** The local stack serves one report (examples/demo-report.json): a link for any other would open a refusal. */
+async function checkLocalReport(report: string): Promise<void> {
+  const served = (JSON.parse(await readFile(resolve(import.meta.dirname, '..', LOCAL_STACK_REPORT_FILE), 'utf8')) as { name: string }).name;
+  if (report !== served) {
+    throw new ExporterError(`the local stack serves only report "${served}" (${LOCAL_STACK_REPORT_FILE}), not "${report}": npm run link -- --local --report ${served}`);
   }
 }
 

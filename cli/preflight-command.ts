@@ -19,7 +19,7 @@ import { S3Storage } from '../shared/storage/s3-storage';
 import { GROUP_TITLES } from '../shared/planning-api/api-groups';
 import { addressProblem, probeGroups } from './discover-probe';
 import type { CommandIo } from './export-command';
-import { parseOptions, UsageError } from './usage';
+import { parseOptions, UsageError, usageErrorLine } from './usage';
 import { countOf } from './words';
 
 /** The stack infra/app.ts deploys (STACK_NAME of infra/report-exporter-app.ts, which loads all of the CDK to say so). */
@@ -126,13 +126,13 @@ export async function runPreflightCommand(argv: readonly string[], io: CommandIo
     config = loadPreflightConfig(io.env);
     if (args.region !== undefined && !awsRegion.safeParse(args.region).success) throw new UsageError(`--region "${args.region}" is not a region such as eu-central-1`);
   } catch (error) {
-    io.stderr.write(`error: ${errorMessage(error)}\n\n${PREFLIGHT_USAGE}\n`);
+    io.stderr.write(usageErrorLine('preflight', errorMessage(error)));
     return 2;
   }
   try {
     const region = args.region ?? config.AWS_REGION ?? config.AWS_DEFAULT_REGION ?? (await configuredRegion());
     if (region === undefined) {
-      io.stderr.write(`error: no region: give --region, or set AWS_REGION (or a region in the AWS profile)\n\n${PREFLIGHT_USAGE}\n`);
+      io.stderr.write(usageErrorLine('preflight', 'no region: give --region, or set AWS_REGION (or a region in the AWS profile)'));
       return 2;
     }
     const target = { region, stackName: args.stack ?? DEFAULT_STACK_NAME, secretId: args['secret-id'], settings: await deploymentSettings(io.cwd) };

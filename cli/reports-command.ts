@@ -19,7 +19,7 @@ import { createS3Client } from '../shared/storage/s3-client';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import type { CommandIo } from './export-command';
-import { UsageError } from './usage';
+import { UsageError, usageErrorLine } from './usage';
 import { resubscribeCommand, SuppressionList } from '../shared/messages/recipients/suppressions';
 import { alertsLine } from '../shared/ops/report-alerts';
 
@@ -34,10 +34,10 @@ commands:
   validate <files...>            check every file; every problem is listed with its path
   push <files...> --bucket <b>   validate all, then upload each (nothing is uploaded if one is invalid;
                                  when an upload fails, the ones before it are put back as they were)
-  list --bucket <b>              name, schedule, next run, last run and its result
+  list --bucket <b> | --dir <folder>   name, schedule, next run, last run and its result
        [--schedule-group <g>]      also check each schedule exists (output ScheduleGroupName)
        [--reports-bucket <r> --ledger-table <t>]   last runs of the stack (outputs ReportsBucketName, LedgerTableName)
-       [--out <dir>]               last runs of local exports (npm run export -- --out <dir>)
+       [--out <dir>]               with --dir: last runs of local exports (npm run export -- --out <dir>)
   remove <names...> --bucket <b> delete stored reports (their schedules go with them)
   resubscribe <report> <address> --ledger-table <t>   e-mail an address the report stopped e-mailing
                                  (it unsubscribed, bounced or complained; list shows them) again
@@ -95,7 +95,7 @@ export async function runReportsCommand(argv: readonly string[], io: CommandIo, 
 }
 
 function usage(io: CommandIo, message: string): number {
-  io.stderr.write(`error: ${message}\n\n${REPORTS_USAGE}\n`);
+  io.stderr.write(usageErrorLine('reports', message));
   return 2;
 }
 
@@ -146,7 +146,11 @@ async function readReportFile(path: string, file: string): Promise<StoredDefinit
 function warningsOf(stored: StoredDefinition): string[] {
   return [...(stored.parsed.delivery?.channels ?? []), ...(stored.parsed.alerts?.to?.channels ?? [])]
     .filter((c) => !c.webhook.secretId.startsWith(WEBHOOK_SECRET_PREFIX))
-    .map((c) => `the ${c.type} webhook secret "${c.webhook.secretId}" is outside "${WEBHOOK_SECRET_PREFIX}": the stack reads it only for reports in cdk.json`);
+    .map(
+      (c) =>
+        `the ${c.type} webhook secret "${c.webhook.secretId}" is outside "${WEBHOOK_SECRET_PREFIX}", which a stored report's function may read: ` +
+        `store the webhook URLs in a secret named ${WEBHOOK_SECRET_PREFIX}<name> and set delivery.channels[].webhook.secretId to it (or configure the report in cdk.json)`,
+    );
 }
 
 async function push(files: readonly string[], values: Args['values'], io: CommandIo): Promise<number> {
@@ -164,7 +168,9 @@ async function push(files: readonly string[], values: Args['values'], io: Comman
   }
   // Said once all are stored: a failed write puts back the ones before it.
   for (const stored of reports) io.stdout.write(`pushed ${stored.parsed.name} to ${store.describeReport(stored.parsed.name)}\n`);
-  io.stdout.write('schedules follow within a minute; check with: npm run reports -- list\n');
+  // The list command of the same store, so the suggestion runs as printed.
+  const where = values.bucket !== undefined ? `--bucket ${values.bucket}` : `--dir ${values.dir!}`;
+  io.stdout.write(`schedules follow within a minute; check with: npm run reports -- list ${where}\n`);
   return 0;
 }
 
@@ -194,6 +200,10 @@ async function list(values: Args['values'], io: CommandIo, now: Date): Promise<n
 }
 
 function definitionStore(values: Args['values'], io: CommandIo): DefinitionStore {
+  if (!values.bucket && !values.dir && values.out !== undefined) {
+    // --out names where runs are, not which reports exist: those come from a store.
+    throw new UsageError(`--out gives the last runs of local exports; name the reports too: --dir <folder> (the folder reports push --dir wrote) or --bucket <b>`);
+  }
   if (!values.bucket === !values.dir) throw new UsageError('give exactly one of --bucket or --dir');
   return values.bucket ? bucketDefinitionStore(values.bucket, io) : new DefinitionStore(new LocalDirectoryStorage(resolve(io.cwd, values.dir!)));
 }
@@ -242,6 +252,7 @@ export function formatList(entries: readonly ReportListEntry[]): string {
       if (e.schedule !== 'on demand') lines.push(`  next run  ${e.nextRun ? formatDateTime(e.nextRun, zoneOf(e.schedule)) : '—'}`);
       lines.push(`  last run  ${e.lastRun ? `${e.lastRun.at} (${e.lastRun.runId}): ${e.lastRun.result}` : 'none yet'}`);
       for (const a of e.alerts ?? []) lines.push(`  alerts    ${a}`);
+      if (e.lastRun?.source) lines.push(`  read from ${e.lastRun.source}`);
       for (const s of e.notEmailed ?? []) lines.push(`  not e-mailed  ${s.address}: ${s.reason} since ${s.since} (${resubscribeCommand(e.name, s.address)})`);
       return lines.join('\n');
     })

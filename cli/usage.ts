@@ -23,3 +23,11 @@ export function parseOptions<const T extends Options>(
     throw new UsageError(errorMessage(error), { cause: error });
   }
 }
+
+/**
+ * What a command prints for a command line it cannot run: the error and where the options are, on one
+ * line. The whole usage is printed only when asked for (--help), so the error is not buried under it.
+ */
+export function usageErrorLine(command: string, message: string): string {
+  return `error: ${message} (npm run ${command} -- --help lists the options)\n`;
+}

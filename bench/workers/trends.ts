@@ -8,6 +8,7 @@
  *   export           this run's rows into xlsx + CSV only
  *   export+trends    the same, plus the trends
  */
+import { DEFAULT_LOCALE } from '../../shared/core/format';
 import { createWriteStream } from 'node:fs';
 import { reportResult, workerInput } from '../lib/child';
 import { boardItemRow, COLUMNS } from '../lib/board-item-rows';
@@ -106,7 +107,7 @@ async function exportRun(withTrends: boolean): Promise<number> {
     const trends = await history.finish({
       runId: 'now', generatedAt: '2026-12-07T06:00:00.000Z', selectors: { requested: {}, resolved: {} },
       summary: { ...summary(HISTORY + 1), ...features.figures() },
-    }, TIME_ZONE);
+    }, TIME_ZONE, DEFAULT_LOCALE);
     await workbook.writeChartSheet(TRENDS_SHEET_NAME, trendsSheetContent(trends));
     runs = trends.runs;
     if (runs !== HISTORY + 1) throw new Error(`the trends read ${runs - 1} of ${HISTORY} earlier runs: ${JSON.stringify(trends.skipped)}`);

@@ -26,6 +26,8 @@ export interface AttentionLine {
 export interface ChannelMessage {
   /** The report's title. */
   readonly title: string;
+  /** The headline figures in one line ("Open risks 58 · … · 8 items need attention"): the notification's and the fallback's text. */
+  readonly notification: string;
   /** "23/11/2026, 07:00 CET (Europe/Berlin)": in the report's locale and zone. */
   readonly generated: string;
   readonly runId: string;
@@ -35,8 +37,11 @@ export interface ChannelMessage {
   readonly attention: readonly AttentionLine[];
   /** How many more items need attention than `attention` lists. */
   readonly attentionMore: number;
-  /** The comparison with the earlier run: heading ("What changed since 16/11/2026"), counts text, total. */
-  readonly changes: { readonly heading: string; readonly text: string; readonly total: number } | undefined;
+  /**
+   * The comparison with the earlier run: heading ("What changed since 16/11/2026"), its lines as the
+   * e-mail has them (the counts, the top changes most telling first, what the cut left out), total.
+   */
+  readonly changes: { readonly heading: string; readonly lines: readonly string[]; readonly total: number } | undefined;
   readonly workbookUrl: string | undefined;
   readonly freshCopyUrl: string | undefined;
 }

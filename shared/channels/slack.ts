@@ -60,13 +60,13 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
     { type: 'header', text: { type: 'plain_text', text: clip(message.title, SLACK_LIMITS.header) } },
     { type: 'context', elements: [mrkdwn(`Generated ${slackEscape(message.generated)}`)] },
   ];
-  const changes = message.changes && section(`*${slackEscape(message.changes.heading)}*\n${slackEscape(message.changes.text)}`);
+  const changes = message.changes && section(fitLines(`*${slackEscape(message.changes.heading)}*`, message.changes.lines.map(slackEscape), 0, SLACK_LIMITS.text));
   const attention =
     message.attention.length + message.attentionMore > 0
       ? section(fitLines(`*${slackEscape(term('needsAttention'))}*`, message.attention.map((l) => `• ${attentionText(l)}`), message.attentionMore, SLACK_LIMITS.text))
       : section(`*${slackEscape(term('needsAttention'))}*\n${slackEscape(term('nothingNeedsAttention'))}.`);
   const actions = buttons(message);
-  // In the e-mail's order: what needs attention before what changed.
+  // In the order of every surface: the headline figures, what needs attention, what changed.
   const bottom: Block[] = [
     attention,
     ...(changes ? [changes] : []),
@@ -78,8 +78,8 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
   const headline = message.headline.slice(0, room).map((s) =>
     section(fitLines(`*${slackEscape(s.heading)}*`, s.figures.map((f) => `${slackEscape(f.label)}: *${slackEscape(f.value)}*`), 0, SLACK_LIMITS.text)),
   );
-  const summary = message.changes ? `${message.title}: ${message.changes.text}` : message.title;
-  return { text: clip(slackEscape(summary), SLACK_LIMITS.text), blocks: [...top, ...headline, ...bottom] };
+  // The notification and the fallback: the headline figures, not the change counts.
+  return { text: clip(slackEscape(`${message.title}: ${message.notification}`), SLACK_LIMITS.text), blocks: [...top, ...headline, ...bottom] };
 }
 
 export const slackChannel: Channel = { type: 'slack', label: 'Slack', payload: slackPayload };

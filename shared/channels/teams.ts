@@ -54,11 +54,11 @@ export function adaptiveCard(message: ChannelMessage): Element {
       heading(teamsEscape(s.heading)),
       { type: 'FactSet', facts: s.figures.map((f) => ({ title: teamsEscape(f.label), value: teamsEscape(f.value) })) },
     ]),
-    // In the e-mail's order: what needs attention before what changed.
+    // In the order of every surface: the headline figures, what needs attention, what changed.
     heading(term('needsAttention')),
     ...(shown.length === 0 && more === 0 ? [text(`${term('nothingNeedsAttention')}.`)] : shown.map((l) => text(`• ${attentionText(l)}`, { spacing: 'Small' }))),
     ...(more > 0 ? [text(`…and ${more} more in the workbook`, { isSubtle: true })] : []),
-    ...(message.changes ? [heading(teamsEscape(message.changes.heading)), text(teamsEscape(message.changes.text))] : []),
+    ...(message.changes ? [heading(teamsEscape(message.changes.heading)), ...message.changes.lines.map((l) => text(teamsEscape(l), { spacing: 'Small' }))] : []),
     text(`Run ${teamsEscape(message.runId)}`, { isSubtle: true, size: 'Small' }),
   ];
   const actions = [
@@ -69,6 +69,8 @@ export function adaptiveCard(message: ChannelMessage): Element {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',
     version: ADAPTIVE_CARD_VERSION,
+    // What a client that cannot draw the card, and the notification, show: the headline figures.
+    fallbackText: `${message.title}: ${message.notification}`,
     body,
     ...(actions.length > 0 && { actions }),
     msteams: { width: 'Full' },

@@ -104,9 +104,9 @@ export interface ReaderFormat {
   integer(n: number): string;
   /** `2,148.25`: at most two decimals, none when whole. */
   number(n: number): string;
-  /** `33.5 %` from a percentage on the 0-100 scale. */
-  percent(percent: number): string;
-  /** `+4.9 pp`, `−1.0 pp`, `0.0 pp`. */
+  /** `33.5 %` from a percentage on the 0-100 scale; `decimals` more where two figures must differ (percentDecimals). */
+  percent(percent: number, decimals?: number): string;
+  /** `+4.9 pp`, `−1.0 pp`; a change under 0.05 points with as many decimals as show it (`+0.02 pp`), never `0.0 pp` for one. */
   percentPoints(delta: number): string;
   /** `+12`, `−3`, `0`, `+1.25`. */
   delta(delta: number): string;
@@ -116,6 +116,26 @@ export interface ReaderFormat {
   calendarDate(date: Date): string;
   /** `26/11/2026, 07:00 CET`: an instant in the zone, with the zone's short name. */
   dateTime(instant: Date): string;
+  /** `26/11`, `26.11.`, `11/26`: the day and month of an instant in the zone, for a chart's axis under a dated range. */
+  dayMonth(instant: Date): string;
+  /** `07:00`, `7:00 AM`: the time of an instant in the zone, to tell apart two runs of one day. */
+  time(instant: Date): string;
+  /** `06/11/2026 – 27/11/2026`, `06.–27.11.2026`: the days of two instants in the zone as the locale writes a range. */
+  dateRange(from: Date, to: Date): string;
+}
+
+/** Most decimals a percentage is given to tell two figures apart (beyond that they count as equal). */
+const MAX_PERCENT_DECIMALS = 6;
+
+/**
+ * Decimals two percentages need to read differently: one, as everywhere, unless both round to the
+ * same text while they differ (44.04 % and 44.01 %), then as many as it takes. A reader never sees
+ * "44.0 % → 44.0 %" for a change.
+ */
+export function percentDecimals(a: number, b: number): number {
+  let decimals = 1;
+  while (decimals < MAX_PERCENT_DECIMALS && a !== b && a.toFixed(decimals) === b.toFixed(decimals)) decimals++;
+  return decimals;
 }
 
 /** The reader format of a run: `locale` (a valid tag, see localeProblem) and `timeZone` (IANA). */
@@ -128,20 +148,27 @@ export function readerFormat(locale: string, timeZone: string): ReaderFormat {
   const date = new Intl.DateTimeFormat(tag, { ...day, timeZone });
   const calendar = new Intl.DateTimeFormat(tag, { ...day, timeZone: 'UTC' });
   const dateTime = new Intl.DateTimeFormat(tag, { ...day, hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone });
+  const dayMonth = new Intl.DateTimeFormat(tag, { day: '2-digit', month: '2-digit', timeZone });
+  const time = new Intl.DateTimeFormat(tag, { hour: '2-digit', minute: '2-digit', timeZone });
+  const decimal = (decimals: number) => new Intl.NumberFormat(tag, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
   const sign = (n: number) => (n > 0 ? '+' : n < 0 ? '−' : '');
   return {
     locale: tag,
     timeZone,
     integer: (n) => integer.format(n),
     number: (n) => number.format(n),
-    percent: (p) => `${oneDecimal.format(p)} %`,
+    percent: (p, decimals = 1) => `${(decimals === 1 ? oneDecimal : decimal(decimals)).format(p)} %`,
     percentPoints: (d) => {
-      const rounded = Math.round(d * 10) / 10;
-      return `${sign(rounded)}${oneDecimal.format(Math.abs(rounded))} pp`;
+      const decimals = percentDecimals(Math.abs(d), 0);
+      const rounded = Number(d.toFixed(decimals));
+      return `${sign(rounded)}${(decimals === 1 ? oneDecimal : decimal(decimals)).format(Math.abs(rounded))} pp`;
     },
     delta: (d) => `${sign(d)}${number.format(Math.abs(d))}`,
     date: (instant) => date.format(instant),
     calendarDate: (d) => calendar.format(d),
     dateTime: (instant) => dateTime.format(instant),
+    dayMonth: (instant) => dayMonth.format(instant),
+    time: (instant) => time.format(instant),
+    dateRange: (from, to) => date.formatRange(from, to),
   };
 }

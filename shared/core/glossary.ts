@@ -19,7 +19,7 @@ export const GLOSSARY = {
   needsAttention: {
     label: 'Needs attention',
     definition:
-      'What a reader should act on, most urgent first: open high or critical risks that are overdue or have no owner, off-track OKR objectives, boards below the predictability band once their PI has been scored, committed PI objectives without actual BV; ten of each at most, with how many more.',
+      'What a reader should act on, most urgent first, each risk with its Owner (or "no owner"): open high or critical risks that are overdue or have no owner, off-track OKR objectives, boards below the predictability band once their PI has been scored, committed PI objectives without actual BV; ten of each at most, with how many more.',
   },
   nothingNeedsAttention: { label: 'Nothing needs attention', definition: 'No item meets any of the Needs attention rules on the run\'s day.' },
   attentionWhat: { label: 'What', definition: 'In Needs attention: the kind of item (risk, OKR, PI, PI objective).' },
@@ -75,15 +75,14 @@ export const GLOSSARY = {
   inAll: { label: 'In all', definition: 'In What changed: the counts of added, removed and changed rows.' },
   notCompared: { label: 'Not compared', definition: 'In What changed: why this run was not compared (the first run, or an earlier run that cannot be read).' },
   more: { label: 'More', definition: 'In What changed: how many changes the message leaves to the workbook.' },
-  aboutThisReport: { label: 'About this report', definition: 'Where the figures come from: the run, its time zone, the planning API and the account it read as.' },
+  aboutThisRun: {
+    label: 'About this run',
+    definition: 'When the run read the planning tool and in which time zone; Scope says what it read. Where it read from and as whom (the API addresses, the company prefix, the exporting account) are in the run\'s manifest and the run list (`npm run reports -- list`), for the operators.',
+  },
   report: { label: 'Report', definition: 'The report\'s title.' },
   runId: { label: 'Run id', definition: 'The run\'s id: the same in the file names, the manifest and the run page.' },
   generatedAt: { label: 'Generated at', definition: 'When the run read the planning tool, in the report\'s time zone.' },
   timeZone: { label: 'Time zone', definition: 'The report\'s time zone: the days and times of the report are in it.' },
-  planningApi: { label: 'Planning API', definition: 'The address of the planning tool\'s reporting API the run read.' },
-  legacyApi: { label: 'Legacy API', definition: 'The address of the planning tool\'s older API, for what the reporting API does not serve.' },
-  companyPrefix: { label: 'Company prefix', definition: 'The planning tool tenant the run read.' },
-  exportedAs: { label: 'Exported as', definition: 'The planning tool user the run read as: the report shows what that user may see.' },
   scope: { label: 'Scope', definition: 'What the run read: the registers, themes and boards, as the planning tool named them.' },
   riskRegisters: { label: 'Risk registers', definition: 'The risk registers read.' },
   strategicThemes: { label: 'Strategic themes', definition: 'The strategic themes read.' },
@@ -101,8 +100,12 @@ export const GLOSSARY = {
   severeRisks: { label: 'Open high or critical risks', definition: 'Open risks whose level is high or critical (or severe, extreme, very high).' },
   overdueRisks: { label: 'Overdue risks', definition: 'Open risks whose resolution date is before the run\'s day.' },
   unownedRisks: {
-    label: 'Open risks without a {owner}',
-    definition: 'Open risks with nobody in the field the report treats as the owner (the responsible person, or the custom field the definition names).',
+    label: 'Open risks without an owner',
+    definition: 'Open risks with no Owner. When the definition names a custom field as the owner (`datasets.risks.ownerField`), its title follows in brackets: "Open risks without an owner (Risk owner)".',
+  },
+  owner: {
+    label: 'Owner',
+    definition: 'Who is to act on a risk: its responsible person in the planning tool (the Risks sheet\'s Owner column), or the custom field the definition names in `datasets.risks.ownerField`, then written "Owner (Risk owner)". A custom field of another title, such as "Risk owner", keeps its own title and column and is not the Owner unless the definition names it.',
   },
   allRisks: { label: 'All risks', definition: 'Every risk of the registers, closed ones included.' },
   committedObjectives: { label: 'Committed objectives', definition: 'PI objectives the teams committed to (SAFe), as opposed to uncommitted (stretch) ones.' },

@@ -79,6 +79,8 @@ type Issue = { path: string; message: string };
 export function parseStoredDefinition(value: unknown, origin: string): StoredDefinition {
   const tooLarge = documentSizeProblem(value);
   if (tooLarge) throw invalid(origin, [tooLarge], undefined);
+  const bare = bareDefinitionProblem(value);
+  if (bare) throw invalid(origin, [bare], undefined);
   const result = storedDefinitionSchema.safeParse(value);
   if (!result.success) {
     const issues: Issue[] = result.error.issues.map((issue) => ({
@@ -92,6 +94,18 @@ export function parseStoredDefinition(value: unknown, origin: string): StoredDef
   }
   const raw = value as { definition: StoredDefinition['definition'] };
   return { definition: raw.definition, parsed: result.data.definition, schedule: result.data.schedule };
+}
+
+/**
+ * A report definition stored as it is (the export command's file) rather than in its envelope: said as
+ * such, with the command that stores it right, instead of as three unknown fields.
+ */
+function bareDefinitionProblem(value: unknown): Issue | undefined {
+  if (typeof value !== 'object' || value === null || 'definition' in value || !('name' in value)) return undefined;
+  return {
+    path: '(root)',
+    message: 'a bare report definition, not a stored report ({"definition": …, "schedule": …}): store it with npm run reports -- push <file> --bucket <b> (or --dir <folder>), which wraps it',
+  };
 }
 
 /** Parses JSON text first, so a syntax error is reported as such (with the origin). */

@@ -27,12 +27,12 @@ export interface ChangesDigest {
   readonly leftOut: readonly { readonly count: number; readonly what: string }[];
 }
 
-/** "and 14 more status changes and 39 more field changes, in the workbook's Changes sheet"; null when nothing was left out. */
+/** "14 more status changes and 39 more field changes, in the workbook's Changes sheet"; null when nothing was left out. */
 export function leftOutText(digest: ChangesDigest): string | null {
   if (digest.leftOut.length === 0) return null;
   const parts = digest.leftOut.map((p) => `${p.count} more ${p.what}`);
   const listed = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
-  return `and ${listed}, in the workbook's Changes sheet`;
+  return `${listed}, in the workbook's Changes sheet`;
 }
 
 export function changesHeading(digest: ChangesDigest): string {
@@ -61,7 +61,7 @@ export function changesSection(digest: ChangesDigest): SummarySection {
     const more = leftOutText(digest);
     if (more) lines.push({ label: term('more'), value: more });
   }
-  return { heading: changesHeading(digest), role: 'headline', lines };
+  return { heading: changesHeading(digest), role: 'changes', lines };
 }
 
 function changeValue(row: ChangesDigestRow): string {

@@ -3,6 +3,7 @@ import { changesSection, type ChangesDigest } from './changes-section';
 import { renderEmailHtml } from './email-html';
 import type { ReaderFormat } from '../core/format';
 import { cellText, fileDetail, UNSUBSCRIBE_TEXT } from './email-format';
+import { term } from '../core/glossary';
 import { renderTrendsText, type EmailTrends } from './trends-section';
 import type { EmailModel, ReportEmailLink } from './email-model';
 
@@ -66,30 +67,21 @@ export function renderReportEmail(input: ReportEmailInput): RenderedEmail {
   };
 }
 
-/**
- * The e-mail carries what a reader acts on: headline figures and what needs attention. Detail and
- * the run's metadata stay in the workbook. A summary without roles (written before they existed)
- * is shown whole, less its metadata, rather than not at all.
- */
-function emailSections(summary: ReportSummary): SummarySection[] {
-  // On a phone the first screen answers: headline figures, then Needs attention, then the headline tables.
-  const figures = summary.sections.filter((s) => s.role === 'headline' && !s.grid);
-  const tables = summary.sections.filter((s) => s.role === 'headline' && s.grid);
-  const main = [...figures, ...summary.sections.filter((s) => s.role === 'attention'), ...tables];
-  if (main.length > 0) return main;
-  return summary.sections.filter((s) => s.role !== 'about');
-}
+/** The roles the e-mail shows, in the Summary's order; detail and the run's metadata stay in the workbook. */
+const EMAIL_ROLES: ReadonlySet<string> = new Set(['headline', 'attention', 'changes']);
 
 /**
- * The changes section goes after the headline figures and "Needs attention" (the first screen
- * answers what to act on); first when there are neither.
+ * The e-mail carries what a reader acts on, in the order of every surface: the headline figures
+ * (risks, OKR progress, PI predictability), then "Needs attention", then what changed. A summary
+ * without roles (written before they existed) is shown whole, less its metadata, rather than not at
+ * all. A summary without its own "What changed" (one rebuilt from an older manifest) gets the
+ * digest's, after "Needs attention".
  */
-function withChanges(sections: SummarySection[], digest: ChangesDigest | undefined): SummarySection[] {
-  if (!digest) return sections;
-  let at = 0;
-  sections.forEach((s, i) => {
-    if (s.role === 'headline' || s.role === 'attention') at = i + 1;
-  });
+function emailSections(summary: ReportSummary, digest: ChangesDigest | undefined): SummarySection[] {
+  const main = summary.sections.filter((s) => EMAIL_ROLES.has(s.role ?? ''));
+  const sections = main.length > 0 ? main : summary.sections.filter((s) => s.role !== 'about');
+  if (!digest || sections.some((s) => s.role === 'changes')) return sections;
+  const at = sections.findLastIndex((s) => s.role === 'headline' || s.role === 'attention') + 1;
   return [...sections.slice(0, at), changesSection(digest), ...sections.slice(at)];
 }
 
@@ -104,31 +96,32 @@ function emailModel(input: ReportEmailInput): EmailModel {
   return {
     title: input.summary.title || input.reportName,
     generated,
-    sections: withChanges(emailSections(input.summary), input.changes),
+    sections: emailSections(input.summary, input.changes),
     workbook,
     otherFiles: input.links.filter((l) => l !== workbook),
     freshCopyUrl: input.freshCopyUrl,
     smallPrint,
     format: input.format,
     trends: input.trends,
-    preheader: preheaderOf(input.summary, input.format),
+    preheader: headlineSentence(input.summary, input.format),
     unsubscribeUrl: input.unsubscribeUrl,
   };
 }
 
-/** Figures the preview line names: the first of the headline sections, then what needs attention. */
-const PREHEADER_FIGURES = 3;
+/** The figures a one-line headline names, by their one name (glossary.ts), in the order of every surface. */
+const HEADLINE_FIGURES: readonly string[] = [term('openRisks'), term('severeRisks'), term('okrProgress'), term('predictability')];
 
 /**
- * "Open risks 58 · Open and high or critical 29 · Overdue 14 · 7 items need attention": what an inbox
- * shows beside the subject, so the list itself says whether the message needs opening.
+ * "Open risks 58 · Open high or critical risks 30 · OKR progress 62.1 % · Predictability 53.1 % · 8 items
+ * need attention": the headline figures in one line, what an inbox shows beside the subject and what
+ * Slack and Teams show in a notification, so the list itself says whether the message needs opening.
  */
-function preheaderOf(summary: ReportSummary, format: ReaderFormat): string {
-  const figures = summary.sections
-    .filter((s) => s.role === 'headline')
-    .flatMap((s) => s.lines)
-    .slice(0, PREHEADER_FIGURES)
-    .map((line) => `${line.label} ${cellText(line.value, line.type, format, true)}`);
+export function headlineSentence(summary: ReportSummary, format: ReaderFormat): string {
+  const lines = summary.sections.filter((s) => s.role === 'headline').flatMap((s) => s.lines);
+  const figures = HEADLINE_FIGURES.flatMap((label) => {
+    const line = lines.find((l) => l.label === label && typeof l.value === 'number');
+    return line ? [`${label} ${cellText(line.value, line.type, format, false)}`] : [];
+  });
   const attention = summary.sections.filter((s) => s.role === 'attention').reduce((n, s) => n + (s.grid?.rows.length ?? 0), 0);
   const needs = attention === 0 ? 'nothing needs attention' : `${attention} ${attention === 1 ? 'item needs' : 'items need'} attention`;
   return [...figures, needs].join(' · ');

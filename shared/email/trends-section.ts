@@ -10,8 +10,8 @@ import { term } from '../core/glossary';
 export interface EmailTrendSeries {
   readonly label: string;
   readonly unit: 'count' | 'percent';
-  /** Oldest first. */
-  readonly points: readonly { readonly run: string; readonly value: number | null }[];
+  /** Oldest first: the run's label (its date in the locale), when it ran (ISO), its figure. */
+  readonly points: readonly { readonly run: string; readonly at: string; readonly value: number | null }[];
 }
 
 export interface EmailTrends {
@@ -31,9 +31,17 @@ function valueText(value: number | null, unit: EmailTrendSeries['unit'], format:
   return unit === 'percent' ? format.percent(value) : format.number(value);
 }
 
-/** "09-14" from "2026-09-14" (the year is in the series' text line); anything else as it is. */
-function shortRun(run: string): string {
-  return /^\d{4}-\d{2}-\d{2}/.test(run) ? run.slice(5) : run;
+/** The axis label of a run: its day and month in the locale (`14/09`, `14.09.`; the year is in the series' range). */
+function shortRun(at: string, format: ReaderFormat): string {
+  return format.dayMonth(new Date(at));
+}
+
+/** The series' runs as the locale writes a range of days: `(06/11/2026 – 27/11/2026)`, `(06.–27.11.2026)`. */
+function rangeOf(s: EmailTrendSeries, format: ReaderFormat): string {
+  const first = s.points[0];
+  const last = s.points.at(-1);
+  if (!first || !last) return '';
+  return first === last ? format.date(new Date(first.at)) : format.dateRange(new Date(first.at), new Date(last.at));
 }
 
 function seriesHtml(s: EmailTrendSeries, escapeHtml: (text: string) => string, format: ReaderFormat): string {
@@ -53,12 +61,10 @@ function seriesHtml(s: EmailTrendSeries, escapeHtml: (text: string) => string, f
     })
     .join('');
   const values = s.points.map((p) => `<td style="${cell}font-size:11px;font-weight:bold;${FONT}">${escapeHtml(valueText(p.value, s.unit, format))}</td>`).join('');
-  const runs = s.points.map((p) => `<td style="${cell}font-size:10px;color:#616e7c;${FONT}">${escapeHtml(shortRun(p.run))}</td>`).join('');
-  const first = s.points[0]?.run ?? '';
-  const lastRun = s.points[last]?.run ?? '';
+  const runs = s.points.map((p) => `<td style="${cell}font-size:10px;color:#616e7c;${FONT}">${escapeHtml(shortRun(p.at, format))}</td>`).join('');
   return (
     `<p style="margin:12px 0 4px 0;font-size:13px;font-weight:600;${FONT}">${escapeHtml(s.label)}` +
-    ` <span style="font-weight:normal;color:#616e7c;">(${escapeHtml(first === lastRun ? first : `${first} to ${lastRun}`)})</span></p>` +
+    ` <span style="font-weight:normal;color:#616e7c;">(${escapeHtml(rangeOf(s, format))})</span></p>` +
     '<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;">' +
     `<tr aria-hidden="true">${bars}</tr><tr>${values}</tr><tr>${runs}</tr></table>`
   );

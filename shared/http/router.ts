@@ -21,6 +21,7 @@ import { DEFAULT_REDIRECT_TTL_SECONDS } from '../links/link-redirect';
 import { findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from './run-link';
 import { errorAnswer, json, type Audience } from './http-errors';
 import { renderRunPage, renderRunStatus } from './run-page';
+import { claimReportRun } from './report-run';
 
 /** The HTTP request as the API's routes need it, read from the router's request (requestOf). */
 export interface ApiRequest {
@@ -167,7 +168,12 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
   // A definition that cannot run is a ReportDefinitionError: answered 400 with its issues (http-errors.ts).
   const reportName = resolveDefinition(parsed.data, await configuredDefinition(parsed.data, deps.definitions), deps.inline).name;
   const now = deps.now();
-  const id = (deps.newId ?? randomUUID)();
+  const start = await startOrJoin(parsed.data, reportName, deps, now);
+  if (start.kind === 'join') {
+    deps.log.info('export request joined a running export', { report: reportName, exportId: start.exportId, requestId: request.requestId });
+    return accepted({ id: start.exportId, status: start.status, report: reportName, joined: true }, deps);
+  }
+  const id = start.exportId;
   await deps.jobs.put({ id, report: reportName, status: 'queued', createdAt: now.toISOString(), updatedAt: now.toISOString() });
   try {
     await deps.launcher.launch({ ...parsed.data, exportId: id, source: 'api' });
@@ -176,8 +182,48 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
     await deps.jobs.update(id, { status: 'failed', error: 'the export could not be started; try again' }, now);
     return json(503, { message: 'the export could not be started; try again', id });
   }
-  const statusUrl = `${deps.apiBaseUrl.replace(/\/+$/, '')}/exports/${id}`;
-  return json(202, { id, status: 'queued', report: reportName, statusUrl }, { location: statusUrl });
+  return accepted({ id, status: 'queued', report: reportName, joined: false }, deps);
+}
+
+/** The 202 of `POST /exports`: the export to poll, and whether this request started it or joined it. */
+function accepted(answer: { id: string; status: string; report: string; joined: boolean }, deps: ApiDependencies): ApiResponse {
+  const statusUrl = `${deps.apiBaseUrl.replace(/\/+$/, '')}/exports/${answer.id}`;
+  return json(202, { ...answer, statusUrl }, { location: statusUrl });
+}
+
+type StartExport = z.infer<typeof startExportSchema>;
+
+/** Only a plain start of a configured report joins: overrides or an inline definition make a different export. */
+function joinsRunningExport(request: StartExport): boolean {
+  return request.report !== undefined && request.definition === undefined && Object.keys(request.overrides ?? {}).length === 0;
+}
+
+/**
+ * A plain start of a configured report joins the export already running for it, through the
+ * report's slot that run links use too (report-run.ts): of racing requests exactly one starts.
+ * A finished, failed or stale export is not joined, nor a slot whose starter died before writing
+ * its job. Any other request starts its own export and leaves the slot alone.
+ */
+async function startOrJoin(
+  request: StartExport,
+  report: string,
+  deps: ApiDependencies,
+  now: Date,
+): Promise<{ readonly kind: 'start'; readonly exportId: string } | { readonly kind: 'join'; readonly exportId: string; readonly status: string }> {
+  const newId = () => (deps.newId ?? randomUUID)();
+  const slots = deps.runLinks;
+  if (!slots || !joinsRunningExport(request)) return { kind: 'start', exportId: newId() };
+  const claim = await claimReportRun(
+    report,
+    () => ({ exportId: newId(), startedAt: now.toISOString() }),
+    { ledger: slots.ledger, jobs: deps.jobs, staleAfterMs: slots.staleAfterMs },
+    now,
+    (held) => Promise.resolve(held?.running ? held : undefined),
+  );
+  if (claim.kind === 'won') return { kind: 'start', exportId: claim.slot.exportId };
+  if (claim.kind === 'answered') return { kind: 'join', exportId: claim.answer.slot.exportId, status: claim.answer.job?.status ?? 'queued' };
+  // Three lost races in a row: another request is starting this report right now; join it.
+  return claim.slot ? { kind: 'join', exportId: claim.slot.exportId, status: 'queued' } : { kind: 'start', exportId: newId() };
 }
 
 async function exportStatus(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {

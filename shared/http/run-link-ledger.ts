@@ -12,7 +12,7 @@ import { ledgerRecord, type LedgerRecord } from '../ledger/ledger-record';
  * directory locally), next to the job status it reads.
  */
 export interface RunLinkLedger {
-  /** The export that holds the report's run-link slot (running, or the last one), if any. */
+  /** The export that holds the report's slot (running, or the last one), if any: run links and plain `POST /exports` share it (report-run.ts). */
   currentRun(report: string): Promise<RunSlot | undefined>;
   /**
    * Points the report's slot at `next` only if it still points at `expected` (undefined: empty).

@@ -14,7 +14,8 @@ import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from '../job/s
 import type { JobLauncher } from '../job/request';
 import type { DefinitionCatalog } from '../definitions/catalog';
 import { lookupReport } from '../definitions/catalog';
-import type { RunLinkLedger, RunSlot, StartLimit } from './run-link-ledger';
+import type { RunLinkLedger, StartLimit } from './run-link-ledger';
+import { claimReportRun, heldRun, isStarting, type HeldRun } from './report-run';
 
 /**
  * The logic behind the run-link routes. A GET only shows (viewRunLink): the export running for the
@@ -71,6 +72,11 @@ export interface RunFigure {
   readonly delta?: string | undefined;
 }
 
+export interface RunNote {
+  readonly heading: string;
+  readonly lines: readonly string[];
+}
+
 export type RunView =
   | { readonly state: 'refused' }
   /** `gone`: the page was opened for an export that is no longer kept (a bookmark); the link itself is valid. */
@@ -96,25 +102,19 @@ export type RunView =
       /** Finished within the reuse window: "your fresh copy"; an older one (a bookmark) says when it is from. */
       readonly fresh: boolean;
       readonly figures: readonly RunFigure[];
+      /** After the figures, as the e-mail has them: "Needs attention" and "What changed since …", a line per item. */
+      readonly notes?: readonly RunNote[] | undefined;
       readonly files: readonly RunFile[];
     }
   | { readonly state: 'failed'; readonly exportId: string; readonly title: string };
-
-/** How often a lost race for the report's slot is retried before joining whatever holds it. */
-const SLOT_ATTEMPTS = 3;
-/**
- * A slot whose job status does not exist yet belongs to a start in progress (the slot is taken
- * first, the job written next); after this long without one, the starter died in between.
- */
-const STARTING_GRACE_MS = 60_000;
 
 /** `GET /run/{token}`: the export to show (running, or finished and reusable), or the button. */
 export async function viewRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
   const now = deps.now();
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
   if (!claims || token === undefined) return { state: 'refused' };
-  const joined = await joinable(claims, token, deps, now);
-  return joined?.view ?? { state: 'ready', title: titleOf(claims) };
+  const joined = await joinable(await heldRun(claims.report, deps, now), claims, token, deps, now);
+  return joined ?? { state: 'ready', title: titleOf(claims) };
 }
 
 /** `POST /run/{token}` (the button): start, join or reuse an export of the token's report. */
@@ -123,60 +123,52 @@ export async function startRunLink(token: string | undefined, deps: RunLinkDepen
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
   if (!claims || token === undefined) return { state: 'refused' };
   const title = titleOf(claims);
-
-  for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
-    const joined = await joinable(claims, token, deps, now);
-    if (joined?.view) {
-      deps.log.info('run link joined an export', { report: claims.report, exportId: joined.slot?.exportId, state: joined.view.state, link: claims.jti });
-      return joined.view;
-    }
-    if (!(await deps.ledger.canStart(claims.jti, now, deps.startLimit))) return limited(claims, title, deps, now);
-    const id = (deps.newId ?? randomUUID)();
-    const at = now.toISOString();
-    // The slot first: of racing opens exactly one wins it, and only the winner counts a start and
-    // writes a job; the others join it on the next round (as "starting" until its job exists).
-    if (!(await deps.ledger.swapRun(claims.report, joined?.slot?.exportId, { exportId: id, startedAt: at }))) continue;
-    if (!(await deps.ledger.takeStart(claims.jti, now, deps.startLimit))) {
-      await deps.jobs.put({ id, report: claims.report, status: 'failed', createdAt: at, updatedAt: at, error: 'start limit reached' });
-      return limited(claims, title, deps, now);
-    }
-    await deps.jobs.put({ id, report: claims.report, status: 'queued', createdAt: at, updatedAt: at });
-    try {
-      await deps.launcher.launch({ report: claims.report, exportId: id, source: 'api' });
-    } catch (error) {
-      deps.log.error('run link could not start the export job', { exportId: id, error: errorMessage(error) });
-      await deps.jobs.update(id, { status: 'failed', error: 'the export could not be started; try again' }, now);
-      return { state: 'failed', exportId: id, title };
-    }
-    deps.log.info('run link started an export', { report: claims.report, exportId: id, link: claims.jti });
-    return { state: 'running', exportId: id, title, progress: undefined };
-  }
+  const at = now.toISOString();
+  // The slot first (report-run.ts): of racing opens exactly one wins it, and only the winner counts
+  // a start and writes a job; the others join it (as "starting" until its job exists).
+  const claim = await claimReportRun(
+    claims.report,
+    () => ({ exportId: (deps.newId ?? randomUUID)(), startedAt: at }),
+    deps,
+    now,
+    async (held) => {
+      const view = await joinable(held, claims, token, deps, now);
+      if (view) deps.log.info('run link joined an export', { report: claims.report, exportId: held?.slot.exportId, state: view.state, link: claims.jti });
+      return view;
+    },
+    async () => ((await deps.ledger.canStart(claims.jti, now, deps.startLimit)) ? undefined : limited(claims, title, deps, now)),
+  );
+  if (claim.kind === 'answered') return claim.answer;
   // Three lost races in a row: someone else is starting this report right now; show theirs.
-  const slot = await deps.ledger.currentRun(claims.report);
-  return slot ? { state: 'running', exportId: slot.exportId, title, progress: undefined } : { state: 'refused' };
+  if (claim.kind === 'lost') return claim.slot ? { state: 'running', exportId: claim.slot.exportId, title, progress: undefined } : { state: 'refused' };
+  const id = claim.slot.exportId;
+  if (!(await deps.ledger.takeStart(claims.jti, now, deps.startLimit))) {
+    await deps.jobs.put({ id, report: claims.report, status: 'failed', createdAt: at, updatedAt: at, error: 'start limit reached' });
+    return limited(claims, title, deps, now);
+  }
+  await deps.jobs.put({ id, report: claims.report, status: 'queued', createdAt: at, updatedAt: at });
+  try {
+    await deps.launcher.launch({ report: claims.report, exportId: id, source: 'api' });
+  } catch (error) {
+    deps.log.error('run link could not start the export job', { exportId: id, error: errorMessage(error) });
+    await deps.jobs.update(id, { status: 'failed', error: 'the export could not be started; try again' }, now);
+    return { state: 'failed', exportId: id, title };
+  }
+  deps.log.info('run link started an export', { report: claims.report, exportId: id, link: claims.jti });
+  return { state: 'running', exportId: id, title, progress: undefined };
 }
 
 /**
- * What holds the report's slot, and its view when it is worth joining: running (or just being
- * started), or finished less than `reuseMinutes` ago. `view` is undefined when a new export is due.
+ * The view of what holds the report's slot when it is worth joining: running (or just being
+ * started), or finished less than `reuseMinutes` ago. Undefined when a new export is due.
  */
-async function joinable(
-  claims: AdmittedClaims,
-  token: string,
-  deps: RunLinkDependencies,
-  now: Date,
-): Promise<{ slot: RunSlot | undefined; view: RunView | undefined } | undefined> {
-  const slot = await deps.ledger.currentRun(claims.report);
-  if (!slot) return undefined;
-  const job = await deps.jobs.get(slot.exportId);
-  if (!job) {
-    const starting = now.getTime() - Date.parse(slot.startedAt) < STARTING_GRACE_MS;
-    return { slot, view: starting ? { state: 'running', exportId: slot.exportId, title: titleOf(claims), progress: undefined } : undefined };
-  }
-  if (job.report !== claims.report) return { slot, view: undefined };
-  const view = await viewOf(job, claims, token, deps, now);
-  const fresh = now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000;
-  return { slot, view: view.state === 'running' || (view.state === 'done' && fresh) ? view : undefined };
+async function joinable(held: HeldRun | undefined, claims: AdmittedClaims, token: string, deps: RunLinkDependencies, now: Date): Promise<RunView | undefined> {
+  if (!held) return undefined;
+  if (!held.job) return held.running ? { state: 'running', exportId: held.slot.exportId, title: titleOf(claims), progress: undefined } : undefined;
+  if (held.job.report !== claims.report) return undefined;
+  const view = await viewOf(held.job, claims, token, deps, now);
+  const fresh = now.getTime() - Date.parse(held.job.updatedAt) < deps.reuseMinutes * 60_000;
+  return view.state === 'running' || (view.state === 'done' && fresh) ? view : undefined;
 }
 
 function limited(claims: AdmittedClaims, title: string, deps: RunLinkDependencies, now: Date): RunView {
@@ -197,7 +189,7 @@ export async function showRun(token: string | undefined, exportId: string | unde
   if (!job) {
     // Just started by another open: the slot names it a moment before its job status exists.
     const slot = await deps.ledger.currentRun(claims.report);
-    const starting = slot?.exportId === exportId && now.getTime() - Date.parse(slot.startedAt) < STARTING_GRACE_MS;
+    const starting = slot?.exportId === exportId && isStarting(slot, now);
     const title = titleOf(claims);
     // A bookmarked page of an export whose record has expired: the link is valid, that copy is not kept.
     return starting ? { state: 'running', exportId, title, progress: undefined } : { state: 'ready', title, gone: true };
@@ -291,6 +283,7 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
     locale: localeOf(claims),
     fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
     figures: headlineFigures(manifest, readerFormat(localeOf(claims), timeZone)),
+    notes: readerNotes(manifest, readerFormat(localeOf(claims), timeZone)),
     files: runFiles(manifest, { title, timeZone, href }),
   };
 }
@@ -313,12 +306,25 @@ export function runFiles(
   }));
 }
 
-/** The figures the e-mail opens with (the Summary's headline lines), written the same way. */
+/** The figures the e-mail opens with (the Summary's headline lines: risks, ROAM, OKR progress, PI), written the same way. */
 function headlineFigures(manifest: Manifest, format: ReaderFormat): RunFigure[] {
   return summaryFromManifest(manifest)
-    .sections.filter((s) => s.role === 'headline' && !s.grid)
+    .sections.filter((s) => s.role === 'headline')
     .flatMap((s) => s.lines)
     .map((line) => ({ label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta }));
+}
+
+/** "Needs attention" and "What changed", in the Summary's order (the e-mail's): a line per item or change. */
+function readerNotes(manifest: Manifest, format: ReaderFormat): RunNote[] {
+  return summaryFromManifest(manifest)
+    .sections.filter((s) => s.role === 'attention' || s.role === 'changes')
+    .map((s) => ({
+      heading: s.heading,
+      lines: [
+        ...s.lines.map((line) => (s.role === 'changes' && line === s.lines[0] ? '' : `${line.label}: `) + cellText(line.value, line.type, format, false)),
+        ...(s.grid?.rows ?? []).map((row) => row.values.filter((v) => v !== null && v !== undefined && v !== '').map((v) => cellText(v, undefined, format, false)).join(' · ')),
+      ],
+    }));
 }
 
 /**

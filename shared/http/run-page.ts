@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { formatBytes } from '../core/format-bytes';
 import { DEFAULT_LOCALE, readerFormat } from '../core/format';
-import type { RunFigure, RunView } from './run-link';
+import type { RunFigure, RunNote, RunView } from './run-link';
 
 /**
  * The run page (`GET /run/{token}`) and its status JSON, rendered from a RunView. A GET only shows:
@@ -36,10 +36,12 @@ button.button{border:0;font:inherit;cursor:pointer}
 .button.secondary{background:#fff;color:#0b5cad;border:2px solid #0b5cad}
 a:focus-visible,.button:focus-visible,h1:focus-visible{outline:3px solid #b35900;outline-offset:3px}
 .muted{color:#4a4a4a}
-dl.figures{display:grid;grid-template-columns:1fr auto;gap:.25rem 1rem;margin:0 0 1.5rem}
-dl.figures dt{margin:0}
-dl.figures dd{margin:0;font-weight:600;text-align:right}
-dl.figures dd span{font-weight:400;color:#4a4a4a;margin-left:.5rem}
+dl.figures{margin:0 0 1.5rem}
+dl.figures div{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 1rem;padding:.2rem 0;border-bottom:1px solid #eef0f2}
+dl.figures dt{margin:0;flex:1 1 12rem}
+dl.figures dd{margin:0 0 0 auto;font-weight:600;text-align:right}
+dl.figures dd .delta{font-weight:400;color:#4a4a4a;margin-left:.5rem}
+.nb{white-space:nowrap}
 `.trim();
 
 /*
@@ -242,15 +244,34 @@ function doneContent(view: DoneView, workbook: DoneView['files'][number] | undef
     about,
     `<p class="muted">Exported <time datetime="${escapeHtml(view.finishedAt)}">${escapeHtml(when)}</time>.</p>`,
     figuresList(view.figures),
+    ...(view.notes ?? []).map(noteList),
     `<ul aria-label="Files">${items.join('')}</ul>`,
     ...(view.fresh ? [] : [freshCopyForm(t, pageToken, 'Get a fresh copy')]),
   ].join('\n');
 }
 
+/** "Needs attention" or "What changed": its heading and a line per item, as the e-mail lists them. */
+function noteList(note: RunNote): string {
+  return `<h2>${escapeHtml(note.heading)}</h2><ul>${note.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`;
+}
+
+/**
+ * The headline figures, a label and its value per line: on a phone a long value (a PI's phase) goes
+ * under its label instead of squeezing it onto four lines, and a date or number never breaks at its
+ * hyphen ("2027-/01-04"): each is kept whole (`.nb`).
+ */
 function figuresList(figures: readonly RunFigure[]): string {
   if (figures.length === 0) return '';
   const rows = figures.map(
-    (f) => `<dt>${escapeHtml(f.label)}</dt><dd>${escapeHtml(f.value)}${f.delta ? `<span>${escapeHtml(f.delta)}</span>` : ''}</dd>`,
+    (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}${f.delta ? `<span class="delta">${unbroken(f.delta)}</span>` : ''}</dd></div>`,
   );
   return `<dl class="figures" aria-label="Headline figures">${rows.join('')}</dl>`;
+}
+
+/** Text with its dates and numbers ("2027-01-04", "27/11/2026", "+3.6") each in a span that does not break. */
+function unbroken(text: string): string {
+  return text
+    .split(/([+−-]?\d(?:[\d\-/.,:]*\d)?(?: ?%)?)/)
+    .map((part, i) => (i % 2 === 1 ? `<span class="nb">${escapeHtml(part)}</span>` : escapeHtml(part)))
+    .join('');
 }

@@ -1,5 +1,6 @@
 import type { AttentionLine, ChannelMessage, MessageFigure, MessageSection } from '../channels/channel';
-import { changesHeading, countsText } from '../email/changes-section';
+import { changesSection } from '../email/changes-section';
+import { headlineSentence } from '../email/email-content';
 import { readerFormat, type ReaderFormat } from '../core/format';
 import { cellText } from '../email/email-format';
 import { isLink, isWebUrl } from '../table/table';
@@ -25,17 +26,20 @@ export function buildChannelMessage(
   // The run's locale and zone, resolved once: every figure and date of the message is written by it.
   const format = readerFormat(definition.locale, definition.timeZone);
   const sections = result.summary.sections;
-  const digest = changesDigest(result.changes, format);
-  const total = digest.counts.added + digest.counts.removed + digest.counts.changed + digest.counts.scope;
+  const counts = result.changes.counts;
+  const total = counts.added + counts.removed + counts.changed + counts.scope;
+  // The Summary's own "What changed" (one ranking everywhere); a summary from an older manifest has none.
+  const changes = sections.find((s) => s.role === 'changes') ?? changesSection(changesDigest(result.changes, format));
   const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
   return {
     title: result.summary.title || (definition.title ?? definition.name),
+    notification: headlineSentence(result.summary, format),
     generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
     runId: result.manifest.runId,
     headline: sections.filter((s) => s.role === 'headline').map((s) => headlineSection(s, format)),
     attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, format)),
     attentionMore: 0,
-    changes: { heading: changesHeading(digest), text: digest.note ?? countsText(digest), total },
+    changes: { heading: changes.heading, lines: changes.lines.map((line, i) => `${i === 0 ? '' : `${line.label}: `}${cellText(line.value, line.type, format, false)}`), total },
     workbookUrl: links?.workbookUrl,
     freshCopyUrl: links?.freshCopyUrl,
   };

@@ -24,7 +24,11 @@ export interface ReportListEntry {
   readonly nextRun?: Date;
   /** Whether the scheduler holds the schedule the stored report asks for (undefined: not checked). */
   readonly scheduleState?: 'present' | 'missing' | 'outdated';
-  readonly lastRun?: { readonly at: string; readonly runId: string; readonly result: string };
+  /**
+   * `source`: where the run read and as whom (the planning API's addresses, the company prefix, the
+   * exporting account), from its manifest: the operators' business, kept out of the readers' pages.
+   */
+  readonly lastRun?: { readonly at: string; readonly runId: string; readonly result: string; readonly source?: string };
   /** What is wrong with a stored object that is not a valid report. */
   readonly problem?: string;
   /** The report's alert rules and who is told, then where each rule stands after the last run (report-alerts.ts). */
@@ -94,19 +98,30 @@ async function lastRunOf(name: string, ledger: Ledger, storage: Storage | undefi
     return { at: failing.since, runId: failing.runId, result: `failed: ${failing.reason ?? 'see the export-report log'}` };
   }
   if (!latest.success) return undefined;
-  const told = storage ? await resultOf(storage, latest.data.manifest) : [];
-  return { at: latest.data.generatedAt, runId: latest.data.runId, result: ['succeeded', ...told].join('; ') };
+  const told = storage ? await resultOf(storage, latest.data.manifest) : { result: [], source: undefined };
+  return {
+    at: latest.data.generatedAt,
+    runId: latest.data.runId,
+    result: ['succeeded', ...told.result].join('; '),
+    ...(told.source !== undefined && { source: told.source }),
+  };
 }
 
-/** What the run's manifest says beyond "succeeded": the path of a fanned-out run, and its message's fate. */
-async function resultOf(storage: Storage, manifestKey: string): Promise<string[]> {
+/**
+ * What the run's manifest says beyond "succeeded": the path of a fanned-out run, and its message's
+ * fate; and where it read from, as whom.
+ */
+async function resultOf(storage: Storage, manifestKey: string): Promise<{ result: string[]; source: string | undefined }> {
   const bytes = await storage.getObject(manifestKey);
-  if (!bytes) return [];
+  if (!bytes) return { result: [], source: undefined };
   const manifest = manifestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
-  if (!manifest.success) return [];
-  const { path, delivery } = manifest.data;
+  if (!manifest.success) return { result: [], source: undefined };
+  const { path, delivery, source } = manifest.data;
   const fannedOut = path?.via === 'fan-out' ? [`written by the fan-out${path.reason ? ` (${path.reason})` : ''}`] : [];
   const findings = operatorFindings(manifest.data.summary).length;
   const noted = findings > 0 ? [`${findings} served ${findings === 1 ? 'field is' : 'fields are'} in no column or of an unexpected shape (see the manifest)`] : [];
-  return [...fannedOut, ...(delivery ? [delivery.reason] : []), ...noted];
+  return {
+    result: [...fannedOut, ...(delivery ? [delivery.reason] : []), ...noted],
+    source: `${source.baseUrl} (legacy API ${source.legacyBaseUrl}), company prefix ${source.companyPrefix}, as ${source.email}`,
+  };
 }

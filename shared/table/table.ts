@@ -144,10 +144,11 @@ export interface SummaryGrid {
   readonly rows: readonly SummaryGridRow[];
 }
 /**
- * Where a section goes: headline figures first, then what needs attention, then detail, and the
- * run's metadata ("about") last, in small print.
+ * Where a section goes, in the order every surface shows them: headline figures first, then what
+ * needs attention, then what changed since the run before, then detail, and the run's metadata
+ * ("about") last, in small print.
  */
-export const SUMMARY_ROLES = ['headline', 'attention', 'detail', 'about'] as const;
+export const SUMMARY_ROLES = ['headline', 'attention', 'changes', 'detail', 'about'] as const;
 export type SummaryRole = (typeof SUMMARY_ROLES)[number];
 export interface SummarySection {
   readonly heading: string;

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -67,10 +68,10 @@ describe('demo command (the README\'s first command)', () => {
     const runs: { date: string; open: number }[] = [];
     trends.eachRow((row) => {
       const [date, open] = [row.getCell(1).text, row.getCell(2).value];
-      if (/^\d{4}-\d{2}-\d{2}$/.test(date) && runs.length < 4) runs.push({ date, open: Number(open) });
+      if (/^\d{2}\/\d{2}\/\d{4}$/.test(date) && runs.length < 4) runs.push({ date, open: Number(open) });
     });
-    // The report's zone (Europe) puts a 07:00 UTC run on the same day.
-    expect(runs.map((r) => r.date)).toEqual(['2026-11-02', '2026-11-09', '2026-11-16', '2026-11-23']);
+    // The report's zone (Europe) puts a 07:00 UTC run on the same day; its locale (en-GB) writes it.
+    expect(runs.map((r) => r.date)).toEqual(['02/11/2026', '09/11/2026', '16/11/2026', '23/11/2026']);
     // The last point is this run's own open risks, as its CSV lists them; a week of work closes some.
     const risks = csvObjects(await readCsv(join(runFolder, 'risks.csv')));
     expect(runs[3]!.open).toBe(risks.filter((r) => r.status === 'Open' || r.status === 'In Progress').length);
@@ -81,6 +82,31 @@ describe('demo command (the README\'s first command)', () => {
     expect(html).toContain('What changed');
     expect(html).toContain('Trends');
     expect(html).toMatch(/since 16\/11\/2026/);
+    // "What changed" lists the risk the week added, before any status move.
+    const mail = await simpleParser(await readFile(join(runFolder, 'email.eml')));
+    const changed = mail.text!.slice(mail.text!.indexOf('What changed since'));
+    const addedRisk = csvObjects(await readCsv(join(runFolder, 'changes.csv'))).find((c) => c.table === 'Risks' && c.kind === 'added')!;
+    expect(changed).toContain(`Risks ${addedRisk.key} ${addedRisk.title}: added`);
+    expect(changed.indexOf(`${addedRisk.key} `)).toBeLessThan(changed.indexOf('Status:'));
+    // Every risk "Needs attention" lists names its owner, or says it has none.
+    const attention = mail.text!.slice(mail.text!.indexOf('Needs attention'), mail.text!.indexOf('What changed since')).split('\n').filter((l) => /^ {2}- Risk \S/.test(l) && !/ more /.test(l));
+    expect(attention.length).toBeGreaterThan(0);
+    for (const line of attention) expect(line).toMatch(/ · (Owner: \S.*|no owner)$/);
+    // The headline in one order on every surface: risks, ROAM, OKR progress, PI, then attention, then what changed.
+    const order = ['Open risks', 'Risks by ROAM', 'OKR progress', 'Predictability', 'Needs attention', 'What changed since'];
+    const slackText = JSON.parse(await readFile(join(runFolder, 'slack.json'), 'utf8')) as { text: string; blocks: { text?: { text: string } }[] };
+    const teams = JSON.parse(await readFile(join(runFolder, 'teams.json'), 'utf8')) as { attachments: { content: { fallbackText: string; body: unknown[] } }[] };
+    // The card's body as drawn (its fallback text, the headline figures, comes first and is checked below).
+    const teamsText = JSON.stringify(teams.attachments[0]!.content.body).replace(/\\/g, '');
+    expect(teams.attachments[0]!.content.fallbackText).toMatch(/Open risks \d+ · Open high or critical risks \d+ · OKR progress/);
+    const pdfText = execFileSync('pdftotext', ['-layout', join(runFolder, 'demo-weekly.pdf'), '-'], { encoding: 'utf8' });
+    const slackBlocks = slackText.blocks.map((b) => b.text?.text ?? '').join('\n');
+    for (const [surface, text] of Object.entries({ email: mail.text!, slack: slackBlocks, teams: teamsText, pdf: pdfText })) {
+      const at = order.map((o) => text.indexOf(o));
+      expect(at.every((i) => i >= 0), surface).toBe(true);
+      expect([...at].sort((a, b) => a - b), surface).toEqual(at);
+    }
+    expect(slackText.text).toMatch(/Open risks \d+ · Open high or critical risks \d+ · OKR progress [\d.]+ % · Predictability [\d.]+ %/);
 
     const changes = workbook.getWorksheet('Changes')!;
     expect(changes.getCell('A1').text).toMatch(/^Changes since 16\/11\/2026/);
@@ -114,6 +140,38 @@ describe('demo command (the README\'s first command)', () => {
     expect(await runDemoCommand(['--weeks', '4', '--out', out], again, { today })).toBe(2);
     expect(again.err()).toMatch(/already holds runs; a --weeks demo builds its history from its first week\. Delete that folder or give another --out\./);
   }, 60_000);
+
+  it('writes every date in the report\'s locale (de-DE) in the e-mail, the PDF and the Summary, and prints en-US on Letter', async () => {
+    const definition = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'examples', 'demo-report.json'), 'utf8')) as Record<string, unknown>;
+    const today = new Date(Date.UTC(2026, 10, 23, 7));
+    const folderOf = async (out: string) => {
+      const latest = JSON.parse(await readFile(join(out, 'demo-weekly', 'latest.json'), 'utf8'));
+      return join(out, latest.manifest.slice(0, latest.manifest.lastIndexOf('/')));
+    };
+    const german = join(dir, 'de-DE.json');
+    await writeFile(german, JSON.stringify({ ...definition, locale: 'de-DE' }));
+    const out = join(dir, 'de');
+    expect(await runDemoCommand(['--weeks', '2', '--out', out, '--report', german], captureIo(dir), { today })).toBe(0);
+    const runFolder = await folderOf(out);
+    const iso = /\b\d{4}-\d{2}-\d{2}\b|\b\d{2}-\d{2}\b|\b\d{2}\/\d{2}\/\d{4}\b/;
+    const html = (await readFile(join(runFolder, 'email.html'), 'utf8')).replace(/<[^>]*>/g, ' ');
+    expect(html).toMatch(/IP-?\S* ?sprint from \d{2}\.\d{2}\.\d{4}|\d{2}\.\d{2}\.\d{4}/);
+    expect(html.match(iso)).toBeNull();
+    const pdf = execFileSync('pdftotext', ['-layout', join(runFolder, 'demo-weekly.pdf'), '-'], { encoding: 'utf8' });
+    expect(pdf).toMatch(/\d{2}\.\d{2}\.\d{4}/);
+    expect(pdf.match(iso)).toBeNull();
+    const summary: string[] = [];
+    (await readWorkbook(join(runFolder, 'demo-weekly.xlsx'))).getWorksheet('Summary')!.eachRow((row) => row.eachCell((cell) => summary.push(cell.text)));
+    expect(summary.join('\n')).toMatch(/\d{2}\.\d{2}\.\d{4}/);
+    expect(summary.filter((t) => iso.test(t))).toEqual([]);
+    expect(execFileSync('pdfinfo', [join(runFolder, 'demo-weekly.pdf')], { encoding: 'utf8' })).toMatch(/Page size:\s+595\.\d+ x 841\.\d+ pts \(A4\)/);
+
+    const american = join(dir, 'en-US.json');
+    await writeFile(american, JSON.stringify({ ...definition, locale: 'en-US' }));
+    const us = join(dir, 'us');
+    expect(await runDemoCommand(['--out', us, '--report', american], captureIo(dir), { today })).toBe(0);
+    expect(execFileSync('pdfinfo', [join(await folderOf(us), 'demo-weekly.pdf')], { encoding: 'utf8' })).toMatch(/Page size:\s+612 x 792 pts \(letter\)/);
+  }, 90_000);
 
   it('explains its options on --help, and names an unknown option without a stack trace', async () => {
     const run = async (argv: string[]) => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runDiscoverCommand } from '../../cli/discover-command';
 import { runExportCommand } from '../../cli/export-command';
+import { FORMATS } from '../../shared/report/definition/formats';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { captureIo } from '../support/cli-io';
 import { csvObjects, readCsv } from '../support/read-output';
@@ -87,6 +88,9 @@ describe('discover command', () => {
     expect(written.datasets.okrs.strategicThemes).toEqual(sim.tenant.strategicThemes.map((t) => t.key));
     expect(written.datasets.boardItems.boards).toEqual(sim.tenant.boards.map((b) => b.id));
     expect(written.datasets.piObjectives.boards).toEqual(sim.tenant.boards.map((b) => b.id));
+    // Every format the stack writes, from the registry, the PDF included.
+    expect(written.formats).toEqual(FORMATS.map((f) => f.name));
+    expect(written.formats).toContain('pdf');
 
     const exported = captureIo(dir);
     const code = await runExportCommand(['--report', 'starter.json', '--credentials', 'credentials.json', '--out', 'out', '--quiet'], exported);

@@ -30,12 +30,19 @@ describe('link command', () => {
 
   it('prints a run link for the local stack, signed with the local key, for --days', async () => {
     const io = captureIo(dir);
-    expect(await runLinkCommand(['--report', 'acme-weekly', '--days', '30', '--local'], io, { now: () => now })).toBe(0);
+    expect(await runLinkCommand(['--report', 'demo-weekly', '--days', '30', '--local'], io, { now: () => now })).toBe(0);
     const url = io.out().trim();
     expect(url.startsWith(`${LOCAL_API_URL}/run/`)).toBe(true);
     const claims = verifyRunLinkToken(url.slice(`${LOCAL_API_URL}/run/`.length), LOCAL_LINK_KEYS, now);
-    expect(claims).toMatchObject({ report: 'acme-weekly', kid: 'k2', exp: Math.floor(now.getTime() / 1000) + 30 * 86400 });
+    expect(claims).toMatchObject({ report: 'demo-weekly', kid: 'k2', exp: Math.floor(now.getTime() / 1000) + 30 * 86400 });
     expect(io.err()).toContain(`id ${claims.jti}`);
+  });
+
+  it('refuses a local link for a report the local stack does not serve, in one line naming the fix, and exits 1', async () => {
+    const io = captureIo(dir);
+    expect(await runLinkCommand(['--local', '--report', 'nosuch'], io, { now: () => now })).toBe(1);
+    expect(io.out()).toBe('');
+    expect(io.err()).toBe('error: the local stack serves only report "demo-weekly" (examples/demo-report.json), not "nosuch": npm run link -- --local --report demo-weekly\n');
   });
 
   it('prints a link for a deployed stack from cdk-outputs.json, signed with the secret\'s current key', async () => {

@@ -1,4 +1,5 @@
 // @tier slow
+import { join } from 'node:path';
 import { SuppressionList } from '../../shared/messages/recipients/suppressions';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { writeFileSync } from 'node:fs';
@@ -140,16 +141,42 @@ describe('npm run reports', () => {
     expect(await store.names()).toEqual(['train-003']);
   });
 
+  it('pushes the demo report, saying what to set for its webhook secret rather than only that it cannot be read', async () => {
+    const pushed = await run(['push', join(import.meta.dirname, '..', '..', 'examples', 'demo-report.json'), '--dir', 'demo-defs']);
+    expect(pushed.code).toBe(0);
+    const warnings = pushed.out.split('\n').filter((line) => line.includes('warning:'));
+    expect(warnings.length).toBeGreaterThan(0);
+    for (const warning of warnings) {
+      expect(warning).toContain('store the webhook URLs in a secret named planning-report-exporter/webhooks/<name> and set delivery.channels[].webhook.secretId to it');
+    }
+  });
+
   it('keeps reports in a local folder with --dir, and answers a wrong command line with its usage', async () => {
     const pushed = await run(['push', 'train-004.json', '--dir', 'local-defs']);
     expect(pushed.code).toBe(0);
     expect(pushed.out).toContain(`pushed train-004 to ${dir.path('local-defs/definitions/train-004.json')}\n`);
-    const listed = await run(['list', '--dir', 'local-defs']);
+    // The list command it suggests is one that runs, on the same folder.
+    const suggested = /check with: npm run reports -- (list .*)\n/.exec(pushed.out)![1]!;
+    expect(suggested).toBe('list --dir local-defs');
+    const listed = await run(suggested.split(' '));
+    expect(listed.code).toBe(0);
     expect(listed.out).toContain('train-004 — Train train-004\n  schedule  cron(0 7 ? * MON *) Europe/Berlin\n');
 
     const both = await run(['list', '--dir', 'local-defs', '--bucket', 'definitions']);
     expect(both.code).toBe(2);
-    expect(both.err).toMatch(/^error: give exactly one of --bucket or --dir\n\nusage: npm run reports/);
+    expect(both.err).toBe('error: give exactly one of --bucket or --dir (npm run reports -- --help lists the options)\n');
+    // --out names where the local runs are; the reports come from a store, and the error says which to give.
+    const outAlone = await run(['list', '--out', 'out']);
+    expect(outAlone.code).toBe(2);
+    expect(outAlone.err).toMatch(/^error: --out gives the last runs of local exports; name the reports too: --dir <folder>/);
+    expect(outAlone.err.split('\n')).toHaveLength(2);
+    expect((await run(['list', '--dir', 'local-defs', '--out', 'out'])).code).toBe(0);
+    expect((await run(['--help'])).out).toContain('list --bucket <b> | --dir <folder>');
+    // A bare definition dropped into the store's folder by hand is said to be one, with the command that stores it, and fails the list.
+    writeFileSync(dir.path('local-defs/definitions/bare.json'), JSON.stringify(report('bare').definition));
+    const withBare = await run(['list', '--dir', 'local-defs']);
+    expect(withBare.code).toBe(1);
+    expect(withBare.out).toMatch(/bare\n {2}INVALID: .*\n {4}- \(root\): a bare report definition, not a stored report .*store it with npm run reports -- push <file>/);
     expect((await run(['publish'])).err).toMatch(/^error: unknown command "publish"/);
     expect((await run(['validate'])).err).toMatch(/^error: name the files to check/);
     expect((await run(['--help'])).out).toMatch(/^usage: npm run reports -- <command>/);

@@ -4,6 +4,7 @@ import type { ChannelMessage } from '../../shared/channels/channel';
 export function sampleMessage(overrides: Partial<ChannelMessage> = {}): ChannelMessage {
   return {
     title: 'Weekly <planning> & risks',
+    notification: 'Open risks 12 · Open high or critical risks 3 · OKR progress 40.0 % · 2 items need attention',
     generated: '2026-11-23 07:00 (Europe/Berlin)',
     runId: 's-20261123T060000Z',
     headline: [
@@ -15,7 +16,11 @@ export function sampleMessage(overrides: Partial<ChannelMessage> = {}): ChannelM
       { text: 'Risk R-2: <script>alert(1)</script> overdue' },
     ],
     attentionMore: 0,
-    changes: { heading: 'What changed since 16 Nov 2026', text: '2 added, 0 removed, 1 changed.', total: 3 },
+    changes: {
+      heading: 'What changed since 16 Nov 2026',
+      lines: ['2 added, 0 removed, 1 changed.', 'Risks R-9 Vendor lock-in: added', 'Risks R-1 Supplier delay: Status: Open → Mitigated'],
+      total: 3,
+    },
     workbookUrl: 'https://reports.example.test/links/wb-token',
     freshCopyUrl: 'https://reports.example.test/run/fresh-token',
     ...overrides,

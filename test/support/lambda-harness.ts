@@ -55,6 +55,8 @@ export async function startLambdaHarness(
     sim?: RunningSimulator;
     /** Fixed ports for S3 and DynamoDB (the local stack's, which `npm run demo -- --local` writes to); else free ones. */
     ports?: { readonly s3: number; readonly dynamoDb: number };
+    /** Awaited before each invoked export runs: a test holds exports "running" until it lets them go. */
+    beforeExport?: (payload: unknown) => Promise<void>;
   } = {},
 ): Promise<LambdaHarness> {
   const sim = options.sim ?? (await startSimulator({ tenant: options.tenant ?? 'tiny', ...(options.flavour && { flavour: options.flavour }) }));
@@ -73,7 +75,10 @@ export async function startLambdaHarness(
   });
   const events = await startEventBridgeStub();
   const handlers: { export?: ExportHandler } = {};
-  const lambda = await startLambdaStub((_name, payload) => handlers.export!(payload, lambdaContext('export-report')));
+  const lambda = await startLambdaStub(async (_name, payload) => {
+    await options.beforeExport?.(payload);
+    return handlers.export!(payload, lambdaContext('export-report'));
+  });
 
   const env: Record<string, string> = {
     AWS_REGION: 'us-east-1',

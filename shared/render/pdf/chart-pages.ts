@@ -4,7 +4,7 @@
  */
 import type { ChartBlock, ChartSheetContent } from '../xlsx/chart-sheet';
 import { chartRow } from './chart';
-import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, MUTED, PAGE, REGULAR, RULE, type Row, textRow } from './page';
+import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, MUTED, PAGE, REGULAR, type Row, ruleUnder, tableCell, textRow } from './page';
 import type { PdfValueFormat } from './values';
 import { wrappableText } from './wrap-text';
 
@@ -12,11 +12,14 @@ const SIZE = 8.5;
 const ROW_HEIGHT = 13;
 
 export function drawChartSheet(doc: Doc, flow: Flow, content: ChartSheetContent, format: PdfValueFormat): void {
-  flow.keep([textRow(doc, content.heading, { font: BOLD, size: 16, after: 4 }), textRow(doc, content.sentence, { size: 9.5, color: MUTED, after: 6 })]);
+  flow.keep([
+    textRow(doc, content.heading, { font: BOLD, size: 16, after: 4, tag: { type: 'H1' } }),
+    textRow(doc, content.sentence, { size: 9.5, color: MUTED, after: 6 }),
+  ]);
   for (const block of content.blocks) {
     flow.gap(12);
     const chart = chartRow(doc, block, format);
-    flow.keep([textRow(doc, block.title, { font: BOLD, size: 12, after: 4 }), ...(chart ? [chart] : []), ...tableRows(doc, block, format)]);
+    flow.keep([textRow(doc, block.title, { font: BOLD, size: 12, after: 4, tag: { type: 'H2' } }), ...(chart ? [chart] : []), ...tableRows(doc, block, format)]);
   }
 }
 
@@ -31,22 +34,32 @@ function tableRows(doc: Doc, block: ChartBlock, format: PdfValueFormat): Row[] {
   const headerHeight = Math.max(...labels.map((l, i) => doc.heightOfString(l, { width: widths[i]! - 4 }))) + 5;
   const header: Row = {
     height: headerHeight,
-    draw(d, y) {
-      d.font(BOLD).fontSize(7.5).fillColor(MUTED);
-      labels.forEach((l, i) => d.text(l, xs[i]! + 2, y + 1, { width: widths[i]! - 4, align: i === 0 ? 'left' : 'right' }));
-      const right = xs[n]! + widths[n]!;
-      d.moveTo(PAGE.left, y + headerHeight - 0.5).lineTo(right, y + headerHeight - 0.5).lineWidth(0.5).strokeColor(RULE).stroke();
+    tag: { type: 'TR', header: true },
+    draw(d, y, tr) {
+      labels.forEach((l, i) =>
+        tableCell(d, tr, true, () => {
+          d.font(BOLD).fontSize(7.5).fillColor(MUTED);
+          d.text(l, xs[i]! + 2, y + 1, { width: widths[i]! - 4, align: i === 0 ? 'left' : 'right' });
+        }),
+      );
+      ruleUnder(d, tr !== undefined, xs[n]! + widths[n]!, y + headerHeight - 0.5);
     },
   };
   const rows = block.rows.map(
     (r): Row => ({
       height: ROW_HEIGHT,
-      draw(d, y) {
-        d.font(REGULAR).fontSize(SIZE).fillColor(INK);
-        d.text(wrappableText(d, r.category, widths[0]! - 4), xs[0]! + 2, y + 2, { width: widths[0]! - 4, lineBreak: false, ellipsis: true });
-        block.columns.forEach((c, i) => {
-          d.text(format.figure(r.values[i], c.format), xs[i + 1]! + 2, y + 2, { width: widths[i + 1]! - 4, align: 'right', lineBreak: false });
+      tag: { type: 'TR' },
+      draw(d, y, tr) {
+        tableCell(d, tr, false, () => {
+          d.font(REGULAR).fontSize(SIZE).fillColor(INK);
+          d.text(wrappableText(d, r.category, widths[0]! - 4), xs[0]! + 2, y + 2, { width: widths[0]! - 4, lineBreak: false, ellipsis: true });
         });
+        block.columns.forEach((c, i) =>
+          tableCell(d, tr, false, () => {
+            d.font(REGULAR).fontSize(SIZE).fillColor(INK);
+            d.text(format.figure(r.values[i], c.format), xs[i + 1]! + 2, y + 2, { width: widths[i + 1]! - 4, align: 'right', lineBreak: false });
+          }),
+        );
       },
     }),
   );

@@ -50,6 +50,11 @@ export function chartRow(doc: Doc, block: ChartBlock, format: PdfValueFormat): R
   const legendHeight = LEGEND_HEIGHT + LEGEND_LINE * Math.max(0, ...legend.map((p) => p.line));
   return {
     height: CHART_HEIGHT + legendHeight - LEGEND_HEIGHT + 8,
+    // What the picture shows, for a screen reader; the table under it holds the figures.
+    tag: {
+      type: 'Figure',
+      alt: `${chart.kind === 'line' ? 'Line' : 'Column'} chart of ${block.title}, runs ${categories[0]} to ${categories.at(-1)}: ${series.map((s) => s.name).join(', ')}${overlay.length > 0 ? `; dashed lines: ${overlay.map((s) => s.name).join(', ')}` : ''}. The table below gives the figures.`,
+    },
     draw(doc, y) {
       const all = [...series, ...overlay].flatMap((s) => s.values).filter((v): v is number => v !== null);
       const step = niceStep(Math.max(0, ...all));

@@ -11,7 +11,7 @@ import type { ChartSheetContent } from '../xlsx/chart-sheet';
 import { drawChartSheet } from './chart-pages';
 import { BOLD, pdfFonts, REGULAR } from './fonts';
 import { drawPageFrames, startFlow } from './page';
-import { drawSummary } from './summary';
+import { drawAbout, drawSummary } from './summary';
 import { pdfValueFormat } from './values';
 import type { ReaderFormat } from '../../core/format';
 import { truncateForExcel } from '../cell-text';
@@ -31,11 +31,20 @@ export interface PdfReport {
   readonly creator: string;
 }
 
+/** Locales whose readers print on US Letter (the United States and Canada); every other one prints on A4. */
+const LETTER_REGIONS: ReadonlySet<string> = new Set(['US', 'CA']);
+
+/** The paper of a locale: `LETTER` for en-US and en-CA (any language of those regions), `A4` otherwise. */
+export function paperFor(locale: string): 'LETTER' | 'A4' {
+  const region = new Intl.Locale(locale).maximize().region;
+  return region !== undefined && LETTER_REGIONS.has(region) ? 'LETTER' : 'A4';
+}
+
 /** Renders the whole document; it is small (a few pages), so it is built in memory. */
 export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
   const fonts = pdfFonts();
   const doc = new PDFDocument({
-    size: 'A4',
+    size: paperFor(report.format.locale),
     layout: 'portrait',
     margin: 0,
     bufferPages: true,
@@ -46,6 +55,8 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
     pdfVersion: '1.7',
     lang: report.format.locale,
     displayTitle: true,
+    // Tagged: headings, tables and charts (with alternative text) in reading order for screen readers.
+    tagged: true,
   });
   // pdfkit takes a font fontkit has read as well as the font's bytes (its types know only the bytes).
   doc.registerFont(REGULAR, fonts.regular as unknown as Buffer).registerFont(BOLD, fonts.bold as unknown as Buffer);
@@ -56,12 +67,20 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
     doc.on('error', reject);
   });
   const format = pdfValueFormat(report.format);
-  drawSummary(doc, startFlow(doc), report.summary, format);
+  const root = doc.struct('Document');
+  doc.addStructure(root);
+  let flow = startFlow(doc, root);
+  drawSummary(doc, flow, report.summary, format);
   for (const sheet of report.chartSheets) {
+    flow.end();
     doc.addPage();
-    drawChartSheet(doc, startFlow(doc), sheet, format);
+    flow = startFlow(doc, root);
+    drawChartSheet(doc, flow, sheet, format);
   }
+  drawAbout(doc, flow, report.summary, format);
+  flow.end();
   drawPageFrames(doc, report.header);
+  root.end();
   doc.end();
   await ended;
   return Buffer.concat(chunks);

@@ -19,10 +19,37 @@ export const MUTED = '#616E7C';
 export const RULE = '#B0B8C1';
 export const LINK = '#0563C1';
 
+export type Structure = PDFKit.PDFStructureElement;
+
+/**
+ * What a row is to a screen reader (the PDF is tagged): a heading, a paragraph, a figure with its
+ * alternative text, or a table row (`TR`, its cells tagged by the row itself; `header`: its cells
+ * are TH). Untagged rows are drawn as artifacts (decoration a reader skips).
+ */
+export type RowTag =
+  | { readonly type: 'H1' | 'H2' | 'H3' | 'P' }
+  | { readonly type: 'Figure'; readonly alt: string }
+  | { readonly type: 'TR'; readonly header?: boolean };
+
 /** One row of a block: how tall it is and how it is drawn with its top at `y`. */
 export interface Row {
   readonly height: number;
-  draw(doc: Doc, y: number): void;
+  readonly tag?: RowTag | undefined;
+  /** `row`: the row's TR element when the row is a table row; each cell goes into it as a TH or TD. */
+  draw(doc: Doc, y: number, row?: Structure): void;
+}
+
+/** The rule under a table's header, from the left margin to `right`: an artifact in a tagged document. */
+export function ruleUnder(doc: Doc, tagged: boolean, right: number, y: number): void {
+  if (tagged) doc.markContent('Artifact');
+  doc.moveTo(PAGE.left, y).lineTo(right, y).lineWidth(0.5).strokeColor(RULE).stroke();
+  if (tagged) doc.endMarkedContent();
+}
+
+/** Draws `content` as a cell (TH or TD) of the table row `row`, or plainly when the document is drawn untagged. */
+export function tableCell(doc: Doc, row: Structure | undefined, header: boolean, content: () => void): void {
+  if (row) row.add(doc.struct(header ? 'TH' : 'TD', {}, content));
+  else content();
 }
 
 export interface Flow {
@@ -34,12 +61,50 @@ export interface Flow {
   keep(rows: readonly Row[], repeat?: Row): void;
   /** Space before the next block, unless it starts a page. */
   gap(points: number): void;
+  /** Closes the structure the flow has open (a table), before the document ends. */
+  end(): void;
 }
 
-export function startFlow(doc: Doc): Flow {
-  const bottom = PAGE.height - PAGE.bottom;
+/**
+ * Draws a row into the document's structure, in reading order (the order rows are placed): table
+ * rows in a Table element (one per run of TR rows, `table`), the rest as their tag says.
+ */
+function drawTagged(doc: Doc, root: Structure, row: Row, y: number, table: { current?: Structure | undefined }): void {
+  const tag = row.tag;
+  if (tag?.type !== 'TR' && table.current) {
+    table.current.end();
+    table.current = undefined;
+  }
+  if (!tag) {
+    doc.markContent('Artifact');
+    row.draw(doc, y);
+    doc.endMarkedContent();
+    return;
+  }
+  if (tag.type === 'TR') {
+    if (!table.current) root.add((table.current = doc.struct('Table')));
+    const tr = doc.struct('TR');
+    table.current.add(tr);
+    row.draw(doc, y, tr);
+    tr.end();
+    return;
+  }
+  root.add(doc.struct(tag.type, tag.type === 'Figure' ? { alt: tag.alt } : {}, () => row.draw(doc, y)));
+}
+
+/** `root`: the document's structure (a tagged document); content flows into it in the order it is placed. */
+export function startFlow(doc: Doc, root?: Structure): Flow {
+  // The paper's own height (A4 or Letter, by the report's locale); the content width fits both.
+  const bottom = doc.page.height - PAGE.bottom;
   const pageRoom = bottom - PAGE.top;
   let y: number = PAGE.top;
+  const table: { current?: Structure | undefined } = {};
+  const place = (row: Row, repeated = false) => {
+    if (!root) row.draw(doc, y);
+    // A table's header repeated on the next page is decoration: a reader has heard it once.
+    else if (repeated) drawTagged(doc, root, { height: row.height, draw: (d, at) => row.draw(d, at) }, y, table);
+    else drawTagged(doc, root, row, y, table);
+  };
   const newPage = () => {
     doc.addPage();
     y = PAGE.top;
@@ -55,17 +120,21 @@ export function startFlow(doc: Doc): Flow {
         if (y + row.height > bottom && y > PAGE.top) {
           newPage();
           if (repeating && repeat) {
-            repeat.draw(doc, y);
+            place(repeat, true);
             y += repeat.height;
           }
         }
-        row.draw(doc, y);
+        place(row);
         y += row.height;
         if (row === repeat) repeating = true;
       }
     },
     gap(points) {
       if (y > PAGE.top) y = Math.min(y + points, bottom);
+    },
+    end() {
+      table.current?.end();
+      table.current = undefined;
     },
   };
 }
@@ -81,15 +150,18 @@ export function drawPageFrames(doc: Doc, header: string): void {
   const lines = Math.floor((PAGE.top - HEADER_Y) / doc.currentLineHeight(true));
   for (let i = range.start; i < range.start + range.count; i++) {
     doc.switchToPage(i);
+    // Running header and page numbers: artifacts, which a screen reader skips.
+    doc.markContent('Artifact', { type: 'Pagination' });
     doc.font(REGULAR).fontSize(8).fillColor(MUTED);
     doc.text(shown, PAGE.left, HEADER_Y, cutToLines(doc, CONTENT_WIDTH, lines));
     doc.moveTo(PAGE.left, 44).lineTo(PAGE.width - PAGE.right, 44).lineWidth(0.5).strokeColor(RULE).stroke();
-    doc.text(`Page ${i + 1} of ${range.count}`, PAGE.left, PAGE.height - 36, { width: CONTENT_WIDTH, align: 'center', lineBreak: false });
+    doc.text(`Page ${i + 1} of ${range.count}`, PAGE.left, doc.page.height - 36, { width: CONTENT_WIDTH, align: 'center', lineBreak: false });
+    doc.endMarkedContent();
   }
 }
 
 /** A text row: one piece of text over the content width (a title, a heading, a sentence). */
-export function textRow(doc: Doc, text: string, style: { font?: string; size: number; color?: string; before?: number; after?: number }): Row {
+export function textRow(doc: Doc, text: string, style: { font?: string; size: number; color?: string; before?: number; after?: number; tag?: RowTag }): Row {
   const font = style.font ?? REGULAR;
   doc.font(font).fontSize(style.size);
   const shown = wrappableText(doc, text, CONTENT_WIDTH);
@@ -97,6 +169,7 @@ export function textRow(doc: Doc, text: string, style: { font?: string; size: nu
   const height = before + doc.heightOfString(shown, { width: CONTENT_WIDTH }) + (style.after ?? 4);
   return {
     height,
+    tag: style.tag ?? { type: 'P' },
     draw(d, y) {
       d.font(font).fontSize(style.size).fillColor(style.color ?? INK).text(shown, PAGE.left, y + before, { width: CONTENT_WIDTH });
     },

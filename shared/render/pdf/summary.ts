@@ -6,7 +6,7 @@
  */
 import { textColourOn } from '../../core/contrast';
 import { isLink, webUrlOf, type CellValue, type ColumnType, type ReportSummary, type SummaryGrid, type SummaryLine, type SummarySection } from '../../table/table';
-import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, LINK, MUTED, PAGE, REGULAR, RULE, type Row, textRow } from './page';
+import { BOLD, CONTENT_WIDTH, type Doc, type Flow, INK, LINK, MUTED, PAGE, REGULAR, type Row, ruleUnder, tableCell, textRow } from './page';
 import type { PdfValueFormat } from './values';
 import { oneLineWidth, wrappableText } from './wrap-text';
 
@@ -30,9 +30,10 @@ interface Cell {
   readonly bar?: number | undefined;
 }
 
+/** The Summary's sections for readers: all but the run's metadata (`about`), which drawAbout places last. */
 export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat): void {
-  flow.keep([textRow(doc, summary.title, { font: BOLD, size: 16, after: 6 })]);
-  for (const section of summary.sections) {
+  flow.keep([textRow(doc, summary.title, { font: BOLD, size: 16, after: 6, tag: { type: 'H1' } })]);
+  for (const section of summary.sections.filter((s) => s.role !== 'about')) {
     flow.gap(10);
     const rows = sectionRows(doc, section, format);
     // A table longer than the page goes on with its header on top of the next.
@@ -40,9 +41,20 @@ export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format
   }
 }
 
+/**
+ * The run's metadata (About this run, Scope, Rows) in small print at the end of the document, a row
+ * at a time: it fills what the last page leaves and never starts a page of its own for itself.
+ */
+export function drawAbout(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat): void {
+  for (const section of summary.sections.filter((s) => s.role === 'about')) {
+    flow.gap(8);
+    for (const row of sectionRows(doc, section, format)) flow.keep([row]);
+  }
+}
+
 function sectionRows(doc: Doc, section: SummarySection, format: PdfValueFormat): Row[] {
   const about = section.role === 'about';
-  const rows: Row[] = [textRow(doc, section.heading, { font: BOLD, size: about ? 9 : 12, color: about ? MUTED : INK, after: 3 })];
+  const rows: Row[] = [textRow(doc, section.heading, { font: BOLD, size: about ? 9 : 12, color: about ? MUTED : INK, after: 3, tag: { type: 'H2' } })];
   for (const line of section.lines) rows.push(lineRow(doc, line, about, format));
   if (section.grid) rows.push(...gridRows(doc, section, section.grid, format));
   return rows;
@@ -113,7 +125,10 @@ function gridRows(doc: Doc, section: SummarySection, grid: SummaryGrid, format: 
   return [header, ...rows];
 }
 
-/** A row of cells side by side, as tall as its tallest (wrapped) cell. */
+/**
+ * A row of cells side by side, as tall as its tallest (wrapped) cell: a table row to a screen reader
+ * (a line's label and value too), its cells TH in a header (`ruled`), TD otherwise.
+ */
 function cellsRow(doc: Doc, cells: readonly Cell[], padY: number, ruled = false): Row {
   const inner = (c: Cell) => Math.max(1, c.width - 2 * PAD);
   const laid = cells.map((c) => {
@@ -125,18 +140,21 @@ function cellsRow(doc: Doc, cells: readonly Cell[], padY: number, ruled = false)
   const height = Math.max(BODY + 2, ...laid.map((l) => l.height)) + 2 * padY;
   return {
     height,
-    draw(d, y) {
+    tag: { type: 'TR', header: ruled },
+    draw(d, y, tr) {
       for (const [i, c] of cells.entries()) {
-        const fill = c.fill ? normalised(c.fill) : undefined;
-        if (fill) d.rect(c.x, y, c.width, height).fill(fill);
-        if (c.bar !== undefined && c.bar > 0) d.rect(c.x + 1, y + 1.5, (c.width - 2) * c.bar, height - 3).fill(BAR_COLOUR);
-        const text = laid[i]!.text;
-        if (text === '') continue;
-        const color = fill && !c.link ? textColourOn(fill) : c.color;
-        d.font(c.font).fontSize(c.size).fillColor(color);
-        d.text(text, c.x + PAD, y + padY, { width: inner(c), align: c.align, ...(c.link && { link: c.link, underline: true }) });
+        tableCell(d, tr, ruled, () => {
+          const fill = c.fill ? normalised(c.fill) : undefined;
+          if (fill) d.rect(c.x, y, c.width, height).fill(fill);
+          if (c.bar !== undefined && c.bar > 0) d.rect(c.x + 1, y + 1.5, (c.width - 2) * c.bar, height - 3).fill(BAR_COLOUR);
+          const text = laid[i]!.text;
+          if (text === '') return;
+          const color = fill && !c.link ? textColourOn(fill) : c.color;
+          d.font(c.font).fontSize(c.size).fillColor(color);
+          d.text(text, c.x + PAD, y + padY, { width: inner(c), align: c.align, ...(c.link && { link: c.link, underline: true }) });
+        });
       }
-      if (ruled) d.moveTo(PAGE.left, y + height - 0.5).lineTo(PAGE.left + CONTENT_WIDTH, y + height - 0.5).lineWidth(0.5).strokeColor(RULE).stroke();
+      if (ruled) ruleUnder(d, tr !== undefined, PAGE.left + CONTENT_WIDTH, y + height - 0.5);
     },
   };
 }

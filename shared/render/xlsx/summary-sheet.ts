@@ -5,9 +5,15 @@
  * 8 pt (print-setup.ts); a section that would not fit on the page it starts on begins a new page:
  *
  *   A (12)   B (22)                 C … I (7 each)
- *   label ─────────────────────►    value                 (lines: the label runs into B)
- *   first column ─────────────►     2nd, 3rd, … columns   (tables: theme, board, level …)
+ *   label (A:B, wraps) ────────►    value                 (lines)
+ *   first column (A:B, wraps) ─►    2nd, 3rd, … columns   (tables: theme, board, level …)
  *   What     Item (link)            Why ─────────────►    (Needs attention)
+ *
+ * Cells hold their text as it is; the layout fits it, nothing is hyphenated or cut. A label longer
+ * than A:B wraps there, its row as tall as its lines. A table whose header has a word wider than a
+ * narrow column ("Predictability", "Uncommitted") sets its narrow headers upright, wrapped at their
+ * spaces, in a row as tall as its longest line: widening the columns instead would shrink the
+ * printed page under its 8-point floor (print-setup.ts).
  *
  * Fills come from the figures (the register's colours, the predictability band); percentage
  * columns marked `bar` get a data bar; links starting with `#` jump to a row of the workbook.
@@ -19,8 +25,11 @@ import type { WriterRow, WriterSheet } from './exceljs-internals/writer';
 import { cellLines, LINE_PT, rowHeightFor, summaryPageHeightPt, wrappedLines } from './print-setup';
 
 export const SUMMARY_COLUMN_WIDTHS: readonly number[] = [12, 22, 7, 7, 7, 7, 7, 7, 7];
-/** Characters across C … I, where long text wraps in one merged cell. */
-const WIDE_WIDTH = 49;
+const widths = SUMMARY_COLUMN_WIDTHS;
+/** Characters from column `from` to the last, where long text wraps in one merged cell. */
+const spanFrom = (from: number) => widths.slice(from - 1).reduce((a, b) => a + b, 0);
+/** Lines of a wrapped Summary cell (links, table headers) in its column. */
+const lineCount = (value: unknown, column: number) => cellLines(value, widths[column - 1] ?? 11);
 const BAR_COLOUR = 'FF5B8DEF';
 const FONT = { name: 'Calibri', family: 2 } as const;
 
@@ -35,18 +44,16 @@ const STYLE = {
     font: { ...FONT, size: 10, bold: true, color: { argb: 'FF52606D' } },
     border: { bottom: { style: 'thin', color: { argb: 'FFB0B8C1' } } },
   },
+  /** A narrow column's header set upright (read bottom to top), wrapped at its spaces. */
+  uprightHeader: {
+    alignment: { vertical: 'bottom', horizontal: 'center', wrapText: true, textRotation: 90 },
+    font: { ...FONT, size: 10, bold: true, color: { argb: 'FF52606D' } },
+    border: { bottom: { style: 'thin', color: { argb: 'FFB0B8C1' } } },
+  },
   // 10 pt: the smallest text, printed at 8 pt or more (see print-setup.ts).
   small: { alignment: { vertical: 'top' }, font: { ...FONT, size: 10, color: { argb: 'FF616E7C' } } },
   smallHeading: { font: { ...FONT, size: 10, bold: true, color: { argb: 'FF616E7C' } } },
 } satisfies Record<string, StyleModel>;
-
-/** Characters of a small-print value: it runs over C…I, and a longer one would widen the printed page. */
-const SMALL_PRINT_LENGTH = 75;
-
-/** Long metadata (every board of the scope) is cut with "…"; the manifest keeps it whole. */
-function smallPrint(value: CellValue): CellValue {
-  return typeof value === 'string' && value.length > SMALL_PRINT_LENGTH ? `${value.slice(0, SMALL_PRINT_LENGTH - 1)}…` : value;
-}
 
 /** Where column `i` of a section's table goes (1-based sheet columns). */
 function placement(section: SummarySection, i: number): number {
@@ -75,16 +82,14 @@ interface Cell {
   readonly fill?: string | null | undefined;
   /** Text that runs from its column to H, wrapped in one merged cell. */
   readonly wide?: boolean;
+  /** A label in A with B free beside it: wraps in A:B when longer. */
+  readonly label?: boolean;
 }
 
-export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummary, deps: SummarySheetDeps): Promise<void> {
-  const { styles, clock } = deps;
-  let rowNumber = 0;
-  const bars: DataBar[] = [];
-
-  /** Numbers and dates in a line keep their format (from the StyleBook) and take the line's font. */
+/** Numbers and dates in a line keep their format (from the StyleBook) and take the line's font. */
+function lineStyles(styles: StyleBook): (kind: Kind, own: StyleModel | undefined) => StyleModel {
   const variants = new Map<StyleModel, Map<Kind, StyleModel>>();
-  const styleOf = (kind: Kind, own: StyleModel | undefined): StyleModel => {
+  return (kind, own) => {
     if (!own || kind === Kind.Link) return styles.of(kind);
     if (kind === Kind.Text) return own;
     let byKind = variants.get(own);
@@ -93,6 +98,14 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
     if (!style) byKind.set(kind, (style = { ...styles.of(kind), ...(own.font && { font: own.font }) }));
     return style;
   };
+}
+
+export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummary, deps: SummarySheetDeps): Promise<void> {
+  const { styles, clock } = deps;
+  let rowNumber = 0;
+  const bars: DataBar[] = [];
+
+  const styleOf = lineStyles(styles);
 
   const pageHeight = summaryPageHeightPt();
   let usedOnPage = 0;
@@ -102,6 +115,7 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
     const row = sheet.addRow(undefined);
     row.style = styles.row;
     let lines = 1;
+    let upright = 0;
     for (const c of cells) {
       if (c.value === null || c.value === undefined || c.value === '') continue;
       const cell = row.getCell(c.column);
@@ -110,17 +124,23 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       cell.style = (c.fill ? styles.withFill(producedKind, c.fill) : undefined) ?? styleOf(producedKind, c.style);
       // A date and time gets the same room as text: in its column alone a wider print font shows ###.
       if (c.wide && (producedKind === Kind.Text || producedKind === Kind.DateTime)) {
-        sheet.mergeCells(rowNumber + 1, c.column, rowNumber + 1, SUMMARY_COLUMN_WIDTHS.length);
+        sheet.mergeCells(rowNumber + 1, c.column, rowNumber + 1, widths.length);
         // Left-aligned like the text beside it: a date at the far end of eight columns reads as unrelated.
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true, horizontal: 'left' } };
-        lines = Math.max(lines, wrappedLines(typeof cell.value === 'string' ? cell.value : '', WIDE_WIDTH - 7 * (c.column - 3)));
-      } else if (c.column === SUMMARY_COLUMN_WIDTHS.length && producedKind === Kind.Text) {
+        lines = Math.max(lines, wrappedLines(typeof cell.value === 'string' ? cell.value : '', spanFrom(c.column)));
+      } else if (c.label && typeof cell.value === 'string' && wrappedLines(cell.value, widths[0]! + widths[1]!) > 1) {
+        // A label longer than A:B wraps there: running on, it would be cut by the value in C.
+        sheet.mergeCells(rowNumber + 1, 1, rowNumber + 1, 2);
+        cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
+        lines = Math.max(lines, wrappedLines(cell.value, widths[0]! + widths[1]!));
+      } else if (c.column === widths.length && producedKind === Kind.Text) {
         // Text in the last column has no cell to run into before the page edge: it wraps.
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
         lines = Math.max(lines, lineCount(cell.value, c.column));
       } else if (producedKind === Kind.Link || c.style === STYLE.gridHeader) lines = Math.max(lines, lineCount(cell.value, c.column));
+      else if (c.style === STYLE.uprightHeader && typeof c.value === 'string') upright = Math.max(upright, uprightHeight(c.value));
     }
-    const height = rowHeightFor(lines);
+    const height = upright > 0 ? Math.max(upright, lines * LINE_PT) : rowHeightFor(lines);
     if (height !== undefined) row.height = height;
     usedOnPage += height ?? LINE_PT;
     row.commit();
@@ -147,8 +167,9 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
     addRow([{ column: 1, value: section.heading, style: about ? STYLE.smallHeading : styles.sectionHeading }]);
     for (const line of section.lines) {
       addRow([
-        { column: 1, value: line.label, style: about ? STYLE.small : STYLE.label },
-        { column: 3, value: about ? smallPrint(line.value) : line.value, type: line.type, style: about ? STYLE.small : STYLE.value, wide: !line.delta },
+        { column: 1, value: line.label, style: about ? STYLE.small : STYLE.label, label: true },
+        // Long metadata (every board of the scope) wraps whole: a reader needs all of it.
+        { column: 3, value: line.value, type: line.type, style: about ? STYLE.small : STYLE.value, wide: !line.delta },
         // The change since the run compared with ("+4 since 16 Nov", docs/changes.md), beside the figure.
         ...(line.delta ? [{ column: 4, value: line.delta, style: STYLE.small }] : []),
       ]);
@@ -172,6 +193,7 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
           fill: row.fills?.[i],
           // The last column's text (Why) runs to the page edge and wraps there.
           wide: section.role === 'attention' && i === grid.columns.length - 1,
+          label: section.role !== 'attention' && i === 0,
         })),
       );
       if (rowNumber % 32 === 0) await deps.relieve();
@@ -196,62 +218,35 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
   }
 }
 
-/** A table's header row: labels over the narrow columns (C … I) hyphenated where a word would not fit. */
+/**
+ * A table's header row, the labels as they are. When a word of a narrow column's header is wider
+ * than the column, the narrow headers of the table stand upright (one reading direction per row).
+ */
 function headerCells(section: SummarySection, grid: SummaryGrid): Cell[] {
-  return grid.columns.map((c, i) => {
-    const column = placement(section, i);
-    return { column, value: column > 2 ? hyphenated(c.label) : c.label, style: STYLE.gridHeader };
-  });
+  const placed = grid.columns.map((c, i) => ({ column: placement(section, i), label: c.label }));
+  const upright = placed.some((p) => p.column > 2 && Math.max(...p.label.split(/\s+/).map(widthOfWord)) > NARROW_LINE);
+  return placed.map((p) => ({ column: p.column, value: p.label, style: upright && p.column > 2 ? STYLE.uprightHeader : STYLE.gridHeader }));
 }
 
-/** Lines of a wrapped Summary cell (links, table headers) in its column. */
-function lineCount(value: unknown, column: number): number {
-  return cellLines(value, SUMMARY_COLUMN_WIDTHS[column - 1] ?? 11);
+/** Points an upright header needs: its longest line (at most two lines across a narrow column, broken at spaces), plus padding. */
+function uprightHeight(label: string): number {
+  const words = label.split(/\s+/);
+  const joined = (from: number, to: number) => widthOfWord(words.slice(from, to).join(' '));
+  // Two lines fit across a 7-wide column: the shorter longest line of the splits at a space, or the one word.
+  let line = joined(0, words.length);
+  for (let i = 1; i < words.length; i++) line = Math.min(line, Math.max(joined(0, i), joined(i, words.length)));
+  return Math.ceil(line * POINTS_PER_LETTER + 10);
 }
 
 /**
  * How much of a narrow (C … I) column one line of a 10-point bold header fills, per character:
- * printed through LibreOffice's fit, a word wider than about 6.8 "average" letters is broken
- * wherever the column ends ("Progres/s", "Commit/ted").
+ * printed through LibreOffice's fit, a word wider than about 6.8 "average" letters in a 7-wide
+ * column is broken wherever the column ends ("Progres/s", "Commit/ted"), so a column is widened to
+ * its widest word by this measure.
  */
 const NARROW_LINE = 6.8;
+/** Points of one "average" letter of a 10-point bold header, printed in LibreOffice's wider stand-in font. */
+const POINTS_PER_LETTER = 6.2;
 const letterWidth = (ch: string): number => (/[mwMW]/.test(ch) ? 1.5 : /[A-Z]/.test(ch) ? 1.2 : /[iljtfr().,'’ -]/.test(ch) ? 0.6 : 1);
 const widthOfWord = (word: string): number => [...word].reduce((sum, ch) => sum + letterWidth(ch), 0);
 
-/** Where the header words of the Summary's tables break, as a dictionary would hyphenate them. */
-const SYLLABLES: Readonly<Record<string, string>> = {
-  progress: 'Pro-gress',
-  objectives: 'Objec-tives',
-  committed: 'Com-mitted',
-  uncommitted: 'Uncom-mitted',
-  predictability: 'Predict-ability',
-  insignificant: 'Insig-nificant',
-  catastrophic: 'Catas-trophic',
-  mitigated: 'Miti-gated',
-  accepted: 'Accep-ted',
-  resolved: 'Resol-ved',
-};
-
-/**
- * A header with each word too wide for a narrow column broken once, at a syllable, with a hyphen and
- * a line break, so print shows "Com-/mitted" rather than "Commit/ted". Words not in the dictionary
- * break where the line is full.
- */
-export function hyphenated(label: string): string {
-  return label
-    .split(' ')
-    .map((word) => (widthOfWord(word) <= NARROW_LINE ? word : breakWord(word)))
-    .join(' ');
-}
-
-function breakWord(word: string): string {
-  const core = word.replace(/^\(|\)$/g, '');
-  const known = SYLLABLES[core.toLowerCase()];
-  if (known) {
-    const cased = core[0] === core[0]?.toLowerCase() ? known[0]!.toLowerCase() + known.slice(1) : known;
-    return word.replace(core, cased).replace('-', '-\n');
-  }
-  let cut = 1;
-  while (cut < word.length - 2 && widthOfWord(word.slice(0, cut + 1)) + 0.6 <= NARROW_LINE) cut += 1;
-  return `${word.slice(0, cut)}-\n${word.slice(cut)}`;
-}

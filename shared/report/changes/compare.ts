@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock';
 import type { TableRow } from '../../table/table';
 import { emptyCounts, type ChangeCounts, type ChangeRow } from './model';
 import { readSnapshot, SnapshotReadError, type SnapshotHeader } from './snapshot';
-import { displayValue, type BoundSpec, type SnapshotValue } from './specs';
+import { displayPair, type BoundSpec, type SnapshotValue } from './specs';
 import { ScratchFileError, SpilledKeyPrints } from './keys/spilled-key-prints';
 
 /**
@@ -150,8 +150,7 @@ export class TableComparison {
         if (from === to) return;
         any = true;
         changed.push({
-          ...this.changeRow('changed', now.display, now.link, now.sheetRow, now.title, field.label,
-            displayValue(from, field.type), displayValue(to, field.type)),
+          ...this.changeRow('changed', now.display, now.link, now.sheetRow, now.title, field.label, ...displayPair(from, to, field.type)),
           context: now.context,
           typed: { type: field.type, from, to },
         });

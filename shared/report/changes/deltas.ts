@@ -32,9 +32,14 @@ export function withDeltas(summary: ReportSummary, changes: ChangeReport, format
   };
 }
 
-/** `+4 since 16/11/2026`; for a percentage, the change in percentage points: `+4.9 pp since 16/11/2026`. */
+/**
+ * `+4 since 16/11/2026`; for a percentage, the change in percentage points: `+4.9 pp since
+ * 16/11/2026`, a change under 0.1 points with the decimals that show it (`+0.04 pp`), as the
+ * changes list shows both values (format.ts, percentDecimals); "unchanged" only when nothing changed.
+ */
 export function deltaText(difference: number, since: string, format: ReaderFormat, percent = false): string {
-  const rounded = Math.round(difference * (percent ? 10 : 100)) / (percent ? 10 : 100);
+  // Beyond the last decimal a percentage is shown with, a difference is the arithmetic's, not the data's.
+  const rounded = percent ? Number(difference.toFixed(6)) : Math.round(difference * 100) / 100;
   if (rounded === 0) return `unchanged since ${since}`;
   return `${percent ? format.percentPoints(rounded) : format.delta(rounded)} since ${since}`;
 }

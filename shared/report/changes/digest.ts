@@ -1,21 +1,23 @@
-import type { ReaderFormat } from '../../core/format';
-import type { ChangesDigest } from '../../email/changes-section';
+import { percentDecimals, type ReaderFormat } from '../../core/format';
+import { changesSection, type ChangesDigest } from '../../email/changes-section';
+import type { ReportSummary } from '../../table/table';
+import { inRoleOrder } from '../summary/compose';
 import type { ChangeReport, ChangeWeight } from './model';
 import { topChanges } from './model';
 import type { ColumnType } from '../../table/table';
 
-/** How many changes the e-mail lists; the rest are in the Changes sheet. */
+/** How many changes a reader's page lists (the e-mail, the chat messages, the Summary, the PDF); the rest are in the Changes sheet. */
 export const EMAIL_TOP_CHANGES = 10;
 
 /**
  * A compared value in the reader's locale: numbers grouped and with the locale's decimal mark,
- * percentages with their two decimals (a change of 0.02 points still shows), dates as the locale
- * writes them; null for anything else (text stays as compared).
+ * percentages with one decimal or as many as tell the two apart (`decimals`, so a change of 0.02
+ * points still shows), dates as the locale writes them; null for anything else (text stays as compared).
  */
-function readerValue(value: string | number | null, type: ColumnType, format: ReaderFormat): string | null {
+function readerValue(value: string | number | null, type: ColumnType, format: ReaderFormat, decimals: number): string | null {
   if (value === null) return null;
   if (typeof value === 'number') {
-    if (type === 'percent') return `${format.number(value)} %`;
+    if (type === 'percent') return format.percent(value, decimals);
     if (type === 'integer' || type === 'number') return format.number(value);
     return null;
   }
@@ -42,11 +44,25 @@ export function changesDigest(report: ChangeReport, format: ReaderFormat, limit 
     since: report.baseline ? format.date(report.baseline.generatedAt) : null,
     note: report.note,
     counts: report.counts,
-    top: top.map((r) => ({
-      table: r.tableLabel, kind: r.kind, key: r.key, title: r.title, what: r.what,
-      from: r.typed ? readerValue(r.typed.from, r.typed.type, format) ?? r.from : r.from,
-      to: r.typed ? readerValue(r.typed.to, r.typed.type, format) ?? r.to : r.to,
-    })),
+    top: top.map((r) => {
+      const t = r.typed;
+      const decimals = typeof t?.from === 'number' && typeof t.to === 'number' ? percentDecimals(t.from, t.to) : 1;
+      return {
+        table: r.tableLabel, kind: r.kind, key: r.key, title: r.title, what: r.what,
+        from: t ? (readerValue(t.from, t.type, format, decimals) ?? r.from) : r.from,
+        to: t ? (readerValue(t.to, t.type, format, decimals) ?? r.to) : r.to,
+      };
+    }),
     leftOut: [...leftOut].map(([weight, count]) => ({ count, what: LEFT_OUT_WORDS[weight][count === 1 ? 0 : 1] })),
   };
+}
+
+/**
+ * The Summary with its "What changed since <date>" section (role `changes`, after "Needs attention"):
+ * built once per run from the ranked digest, so the Summary sheet, the PDF, the e-mail, the chat
+ * messages and the run page list the same changes in the same order.
+ */
+export function withWhatChanged(summary: ReportSummary, report: ChangeReport, format: ReaderFormat): ReportSummary {
+  const section = changesSection(changesDigest(report, format));
+  return { ...summary, sections: inRoleOrder([...summary.sections.filter((s) => s.role !== 'changes'), section]) };
 }

@@ -42,7 +42,8 @@ const KIND_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'kind');
 /** The heading's date in the run's locale and zone, as the e-mail's "What changed since". */
 export function changesSheetContent(report: ChangeReport, format: ReaderFormat): ChangesSheetContent {
   const since = report.baseline ? format.date(report.baseline.generatedAt) : null;
-  const heading = since ? `Changes since ${since} (run ${report.baseline!.runId})` : 'Changes';
+  // The run compared with by its date alone: its id is the operators' (the manifest's `changes.baseline`).
+  const heading = since ? `Changes since ${since}` : 'Changes';
   const c = report.counts;
   const total = c.added + c.removed + c.changed + c.scope;
   const sentence =

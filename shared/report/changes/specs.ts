@@ -1,3 +1,4 @@
+import { percentDecimals } from '../../core/format';
 import { cyrbLanes } from './keys/cyrb';
 import type { ChangeRules } from './change-rules';
 import type { DatasetEntry } from '../dataset/dataset';
@@ -93,11 +94,20 @@ export function snapshotValue(value: CellValue, type: ColumnType): SnapshotValue
   return value.url;
 }
 
-/** How a value is shown in the "from" and "to" columns. */
-export function displayValue(value: SnapshotValue, type: ColumnType): string {
+/** How a value is shown in the "from" and "to" columns; `decimals` of a percentage (one unless told). */
+export function displayValue(value: SnapshotValue, type: ColumnType, decimals = 1): string {
   if (value === null) return '';
-  if (type === 'percent' && typeof value === 'number') return `${Math.round(value * 100) / 100} %`;
+  if (type === 'percent' && typeof value === 'number') return `${value.toFixed(decimals)} %`;
   return String(value);
+}
+
+/**
+ * A changed field's two values as the "from" and "to" columns show them: percentages with one
+ * decimal, or as many as it takes for the two to differ (core/format.ts, percentDecimals).
+ */
+export function displayPair(from: SnapshotValue, to: SnapshotValue, type: ColumnType): [string, string] {
+  const decimals = typeof from === 'number' && typeof to === 'number' ? percentDecimals(from, to) : 1;
+  return [displayValue(from, type, decimals), displayValue(to, type, decimals)];
 }
 
 /**

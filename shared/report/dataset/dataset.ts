@@ -10,6 +10,7 @@ import type { ChangeRules } from '../changes/change-rules';
 import type { NotExported } from './field-audit';
 import type { RunLists } from '../plan/run-lists';
 import type { Selectable } from '../plan/selector-titles';
+import { readerFormat, type ReaderFormat } from '../../core/format';
 
 /** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
 export type ProgressEvent =
@@ -26,6 +27,11 @@ export interface DatasetContext {
   readonly people?: PeopleDirectory;
   /** The run's clock: "overdue" is measured against the run's calendar day. */
   readonly now: () => Date;
+}
+
+/** How the run writes a number or a date into a reader's text (a Summary line, "Needs attention"): its locale and zone. */
+export function readerFormatOf(ctx: DatasetContext): ReaderFormat {
+  return readerFormat(ctx.definition.locale, ctx.definition.timeZone);
 }
 
 /** The run's calendar day in the report's time zone, at 00:00 UTC (how dates are carried, see table.ts). */

@@ -24,7 +24,7 @@ export const trendsOutput: OutputFactory = (ctx) => {
       selectors: record.selectors,
       changes: record.changes,
       summary: { ...record.figures, ...features.figures() },
-    }, definition.timeZone);
+    }, definition.timeZone, definition.locale);
     return built;
   };
   if (definition.formats.includes('xlsx') || definition.formats.includes('pdf')) {

@@ -5,7 +5,6 @@
  */
 import { readerFormat } from '../../core/format';
 import { CHANGES_SHEET_NAME, changesSheetContent } from '../changes/sheet';
-import { isoDateInZone } from '../dataset/dates';
 import { XLSX_FORMAT } from '../definition/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
@@ -23,7 +22,7 @@ export const xlsxOutput: OutputFactory = async (ctx) => {
     creator: 'planning-report-exporter',
     title,
     leadingSheets: [...ctx.sheets.added.map((s) => s.name), CHANGES_SHEET_NAME],
-    footer: `${title} – ${isoDateInZone(ctx.exportedAt, definition.timeZone)}`,
+    footer: `${title} – ${readerFormat(definition.locale, definition.timeZone).date(ctx.exportedAt)}`,
   });
   return {
     openTable: (table) => Promise.resolve(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 })),

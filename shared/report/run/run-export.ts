@@ -16,6 +16,7 @@ import { buildSummary } from '../summary/run-summary';
 import type { ReportSummary, TableRow, TableSink } from '../../table/table';
 import { startChangeTracking, type ChangeTracker } from '../changes/tracker';
 import { withDeltas } from '../changes/deltas';
+import { withWhatChanged } from '../changes/digest';
 import { decideDelivery, type DeliveryDecision } from '../manifest/delivery-decision';
 import { openOutputs, outputsFor, type RunEntries } from '../outputs/index';
 import { REGISTRY, type Registry } from '../registry';
@@ -83,7 +84,9 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
       await Promise.all(datasets.map((d) => (d.stop ? d.stop() : Promise.resolve())));
     }
     const changed = await tracker.finish();
-    const summary = withDeltas(buildSummary(definition, runId, attempt.runStart, run.sourceInfo, tableRows, datasets), changed.report, readerFormat(definition.locale, definition.timeZone));
+    const format = readerFormat(definition.locale, definition.timeZone);
+    const built = buildSummary(definition, attempt.runStart, tableRows, datasets);
+    const summary = withWhatChanged(withDeltas(built, changed.report, format), changed.report, format);
     const snapshots = changed.manifest.snapshots.map((f) => ({ ...f, key: `${attempt.runFolder}/${f.path}` }));
     const record = {
       runId, generatedAt: attempt.runStart.toISOString(), changes: changed.manifest,

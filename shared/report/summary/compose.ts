@@ -1,11 +1,15 @@
-import type { ReportSummary, SummaryGridRow, SummaryRole, SummarySection } from '../../table/table';
+import { SUMMARY_ROLES, type ReportSummary, type SummaryGridRow, type SummarySection } from '../../table/table';
 import { term } from '../../core/glossary';
 
-const ORDER: readonly SummaryRole[] = ['headline', 'attention', 'detail', 'about'];
+/** Sections in the order of their roles (SUMMARY_ROLES), each role's sections in the order given. */
+export function inRoleOrder(sections: readonly SummarySection[]): SummarySection[] {
+  return SUMMARY_ROLES.flatMap((role) => sections.filter((s) => (s.role ?? 'detail') === role));
+}
 
 /**
- * Orders the datasets' sections the way the Summary is read, top to bottom: headline figures, one
- * "Needs attention" table (every dataset's attention rows merged), detail, then the run's metadata.
+ * Orders the datasets' sections the way the Summary is read, top to bottom: headline figures (risks,
+ * OKR progress, PI predictability), one "Needs attention" table (every dataset's attention rows
+ * merged), what changed (added by the run once compared, digest.ts), detail, then the run's metadata.
  * Within a role, sections keep the datasets' order (risks, OKRs, PI objectives, board items).
  */
 export function composeSummary(title: string, sections: readonly SummarySection[]): ReportSummary {
@@ -21,9 +25,5 @@ export function composeSummary(title: string, sections: readonly SummarySection[
       ...(rows.length > 0 && { grid: { columns, rows } }),
     });
   }
-  const others = sections.filter((s) => s.role !== 'attention');
-  const ordered = ORDER.flatMap((role) =>
-    role === 'attention' ? merged : others.filter((s) => (s.role ?? 'detail') === role),
-  );
-  return { title, sections: ordered };
+  return { title, sections: inRoleOrder([...sections.filter((s) => s.role !== 'attention'), ...merged]) };
 }

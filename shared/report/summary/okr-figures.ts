@@ -16,6 +16,8 @@ export function okrProgress(themes: readonly (number | null)[]): number | null {
 
 interface ThemeCounts {
   readonly theme: StrategicTheme;
+  /** The theme's owners by name: who answers for its objectives. */
+  readonly owners: readonly string[];
   progress: number | null;
   objectives: number;
   notStarted: number;
@@ -34,16 +36,21 @@ interface ThemeCounts {
  */
 export class OkrFigures {
   readonly #themes = new Map<string, ThemeCounts>();
-  readonly #offTrack: { label: string; theme: string; completion: number | null; row: number; web: string | undefined }[] = [];
+  readonly #offTrack: { label: string; theme: string; owners: readonly string[]; completion: number | null; row: number; web: string | undefined }[] = [];
 
-  /** `linkTemplate`: `links.okrUrl` of the definition, the objective's address in the planning tool. */
+  /**
+   * `linkTemplate`: `links.okrUrl` of the definition, the objective's address in the planning tool;
+   * `percent`: how the run writes a percentage for its readers (core/format.ts).
+   */
   constructor(
     private readonly sheet: string,
+    private readonly percent: (value: number) => string,
     private readonly linkTemplate?: string,
   ) {}
 
-  theme(theme: StrategicTheme, progress: number | null): void {
-    this.#themes.set(theme.id, { theme, progress, objectives: 0, notStarted: 0, onTrack: 0, atRisk: 0, offTrack: 0, done: 0, other: 0 });
+  /** `owners`: the theme's owners by name (an objective has none of its own in the API). */
+  theme(theme: StrategicTheme, progress: number | null, owners: readonly string[] = []): void {
+    this.#themes.set(theme.id, { theme, owners, progress, objectives: 0, notStarted: 0, onTrack: 0, atRisk: 0, offTrack: 0, done: 0, other: 0 });
   }
 
   /** `row`: the objective's row in the OKR sheet (the header is row 1). */
@@ -62,6 +69,7 @@ export class OkrFigures {
       this.#offTrack.push({
         label: `${objective.key ?? ''} ${objective.title ?? ''}`.trim() || objective.id,
         theme: theme.title ?? theme.key ?? theme.id,
+        owners: counts.owners,
         completion: objective.completionPct ?? null,
         web: planningLink(this.linkTemplate, { id: objective.id, key: objective.key ?? undefined }),
         row,
@@ -82,17 +90,24 @@ export class OkrFigures {
       values: [
         'OKR',
         rowLink(o.label, this.sheet, o.row, o.web),
-        `Off track${o.completion === null ? '' : ` · ${Math.round(o.completion)} % complete`} · ${o.theme}`,
+        [
+          'Off track',
+          ...(o.completion === null ? [] : [`${this.percent(o.completion)} complete`]),
+          o.theme,
+          o.owners.length === 0 ? 'no owner' : `${term('owner')}: ${o.owners.join(', ')}`,
+        ].join(' · '),
       ],
     }));
     if (this.#offTrack.length > ATTENTION_LIMIT) {
       attention.push({ values: [null, null, `${this.#offTrack.length - ATTENTION_LIMIT} more off-track objectives`] });
     }
+    const overall = okrProgress([...this.#themes.values()].map((t) => t.progress));
     return [
       {
         heading: term('okrProgressByTheme'),
         role: 'headline',
-        lines: [],
+        // The report's one OKR figure above its themes', as the trends and the e-mail name it.
+        lines: [{ label: term('okrProgress'), value: overall, type: 'percent' }],
         grid: {
           columns: [
             { label: term('strategicTheme') },

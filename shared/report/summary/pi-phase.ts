@@ -24,7 +24,7 @@ export interface PiPhase {
   /** Calendar days left in the PI, the run's day included (0 once it has ended). */
   readonly daysLeft: number | null;
   readonly scored: boolean;
-  /** The phase in words: `Sprint 3 (3/5) · 56 days left · IP sprint from 2027-01-04`. */
+  /** The phase in words, its dates in the report's locale: `Sprint 3 (3/5) · 56 days left · IP sprint from 04/01/2027`. */
   readonly text: string;
 }
 
@@ -68,14 +68,14 @@ export function boardSprints(sprints: readonly Sprint[], groups: readonly PiObje
 }
 
 const addDays = (d: Date, days: number) => new Date(d.getTime() + days * 86_400_000);
-const iso = (d: Date) => d.toISOString().slice(0, 10);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * The phase of the PI on `today` (the run's calendar day). Without dated sprints the phase is
- * unknown; the PI then counts as scored only when the board's state says it is over.
+ * unknown; the PI then counts as scored only when the board's state says it is over. `day` writes a
+ * calendar date (00:00 UTC) as the report's readers read one (ReaderFormat.calendarDate).
  */
-export function piPhase(pi: string, sprints: readonly PiSprint[], today: Date, boardClosed: boolean): PiPhase {
+export function piPhase(pi: string, sprints: readonly PiSprint[], today: Date, boardClosed: boolean, day: (date: Date) => string): PiPhase {
   const first = sprints[0];
   const last = sprints.at(-1);
   if (!first?.start || !last?.start || !last.end) {
@@ -84,11 +84,11 @@ export function piPhase(pi: string, sprints: readonly PiSprint[], today: Date, b
   }
   const scored = today >= last.start;
   if (today > last.end) {
-    return { pi, known: true, sprint: null, inIpSprint: false, daysLeft: 0, scored, text: `PI ended ${iso(last.end)}` };
+    return { pi, known: true, sprint: null, inIpSprint: false, daysLeft: 0, scored, text: `PI ended ${day(last.end)}` };
   }
   const daysLeft = daysBetween(today, last.end) + 1;
   if (today < first.start) {
-    const text = `PI starts ${iso(first.start)} · ${plural(sprints.length, 'sprint')}`;
+    const text = `PI starts ${day(first.start)} · ${plural(sprints.length, 'sprint')}`;
     return { pi, known: true, sprint: null, inIpSprint: false, daysLeft, scored, text };
   }
   // By start dates: an end given as the last instant of a day can fall on the next day in the report's zone.
@@ -100,7 +100,7 @@ export function piPhase(pi: string, sprints: readonly PiSprint[], today: Date, b
   if (!current) where = 'before its first sprint';
   else if (current.isIPSprint) where = `${current.title} (IP sprint)`;
   else where = `${current.title} (${development.indexOf(current) + 1}/${development.length})`;
-  const ipNote = ip?.start && !current?.isIPSprint ? ` · IP sprint from ${iso(ip.start)}` : '';
+  const ipNote = ip?.start && !current?.isIPSprint ? ` · IP sprint from ${day(ip.start)}` : '';
   return {
     pi,
     known: true,

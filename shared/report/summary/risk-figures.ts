@@ -20,7 +20,8 @@ interface Candidate {
   readonly title: string;
   readonly level: string;
   readonly overdueDays: number | null;
-  readonly unowned: boolean;
+  /** The owner's name (or id), null when the risk has none. */
+  readonly owner: string | null;
   readonly row: number;
   readonly web: string | undefined;
 }
@@ -43,28 +44,24 @@ export class RiskFigures {
 
   /**
    * `today`: the run's calendar day at 00:00 UTC; `sheet`: the risks sheet name, for row links;
-   * `ownerField`: the title of a custom field that holds the owner (default: the `responsible` field).
+   * `owner`: who owns a risk (its name, or null), and the title of the custom field it is read from
+   * when the definition names one (`datasets.risks.ownerField`; default: the `responsible` field).
    */
   constructor(
     private readonly today: Date,
     private readonly sheet: string,
-    private readonly ownerField?: string,
+    private readonly owner: { readonly of: (risk: Risk) => string | null; readonly field?: string | undefined },
     /** `links.riskUrl` of the definition: the risk's address in the planning tool. */
     private readonly linkTemplate?: string,
   ) {}
 
-  #hasOwner(risk: Risk): boolean {
-    if (this.ownerField === undefined) return !!(risk.responsible?.user || risk.responsible?.id);
-    const wanted = this.ownerField.toLowerCase();
-    const field = risk.customFields?.find((f) => (f.title ?? '').toLowerCase() === wanted);
-    const value: unknown = field?.value;
-    return value !== null && value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
-  }
-
-  /** The owner figure is named after the field it counts. */
-  get #ownerWords(): { line: string; why: string } {
-    const owner = this.ownerField ?? 'responsible person';
-    return { line: term('unownedRisks', { owner }), why: `no ${owner}` };
+  /**
+   * The responsible person is the "Owner" on every surface (the Risks sheet's column too); a custom
+   * field the definition names instead keeps its own title beside the word: "Owner (Risk owner)".
+   */
+  get #ownerWords(): { line: string; why: string; who: string } {
+    const named = this.owner.field === undefined ? '' : ` (${this.owner.field})`;
+    return { line: `${term('unownedRisks')}${named}`, why: `no owner${named}`, who: `${term('owner')}${named}` };
   }
 
   /** `row`: the risk's row in its sheet (the header is row 1). */
@@ -85,15 +82,15 @@ export class RiskFigures {
     const due = parseApiDate(risk.resolutionDate);
     const overdueDays = due && due < this.today ? daysBetween(due, this.today) : null;
     if (overdueDays !== null) this.#overdue++;
-    const unowned = !this.#hasOwner(risk);
-    if (unowned) this.#unowned++;
-    if (severe && (overdueDays !== null || unowned)) {
+    const owner = this.owner.of(risk);
+    if (owner === null) this.#unowned++;
+    if (severe && (overdueDays !== null || owner === null)) {
       this.#candidates.push({
         key: risk.key ?? `${register.key ?? ''} ${risk.id}`.trim(),
         title: risk.title ?? '',
         level,
         overdueDays,
-        unowned,
+        owner,
         row,
         web: planningLink(this.linkTemplate, { id: risk.id, key: risk.key ?? undefined, registerId: register.id }),
       });
@@ -137,7 +134,8 @@ export class RiskFigures {
       const why = [
         c.level,
         ...(c.overdueDays !== null ? [`overdue ${c.overdueDays} day${c.overdueDays === 1 ? '' : 's'}`] : []),
-        ...(c.unowned ? [this.#ownerWords.why] : []),
+        // Whoever is to act, named: the owner, or that there is none.
+        c.owner === null ? this.#ownerWords.why : `${this.#ownerWords.who}: ${c.owner}`,
       ].join(' · ');
       return { values: ['Risk', rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row, c.web), why] };
     });

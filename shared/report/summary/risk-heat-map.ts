@@ -80,9 +80,10 @@ export class RiskHeatMap {
     }
     if (this.#statuses.size === 0) return [];
     const open = [...this.#statuses].filter(([s]) => /^open$/i.test(s)).reduce((a, [, n]) => a + n, 0);
+    // A headline figure, right under the risks' own (their dataset's sections keep their order).
     return [{
       heading: term('risksByRoam'),
-      role: 'detail',
+      role: 'headline',
       lines: [
         ...ROAM.map((r) => ({ label: r.label, value: counts.get(r.label) ?? 0, type: 'integer' as const })),
         { label: term('notRoamed'), value: open, type: 'integer' as const },

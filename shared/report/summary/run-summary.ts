@@ -29,24 +29,20 @@ function scopeValue(value: unknown): string {
 
 export function buildSummary(
   definition: ReportDefinition,
-  runId: string,
   startedAt: Date,
-  source: Manifest['source'],
   rows: Record<string, number>,
   datasets: readonly Dataset[],
 ): ReportSummary {
+  // For readers: when, in which zone, and (Scope) what was read. Where it was read from and as whom
+  // (API addresses, company prefix, the exporting account) are the operators' business: the
+  // manifest's `source` and the run list (`npm run reports -- runs`) keep them.
   const exportSection: SummarySection = {
-    heading: term('aboutThisReport'),
+    heading: term('aboutThisRun'),
     role: 'about',
     lines: [
       { label: term('report'), value: definition.title ?? definition.name },
-      { label: term('runId'), value: runId },
       { label: term('generatedAt'), value: startedAt, type: 'datetime' },
       { label: term('timeZone'), value: definition.timeZone },
-      { label: term('planningApi'), value: source.baseUrl },
-      { label: term('legacyApi'), value: source.legacyBaseUrl },
-      { label: term('companyPrefix'), value: source.companyPrefix },
-      { label: term('exportedAs'), value: source.email },
     ],
   };
   const scope: SummarySection = {

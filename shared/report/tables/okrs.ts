@@ -11,9 +11,9 @@ import type {
 } from '../../planning-api/schemas';
 import { selectAll } from '../plan/selector-titles';
 import { idList } from '../definition/definition-limits';
-import { inBatches, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
+import { inBatches, readerFormatOf, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import type { Column, TableRow } from '../../table/table';
-import { OkrFigures, okrProgress } from '../summary/okr-figures';
+import { OkrFigures } from '../summary/okr-figures';
 import { term } from '../../core/glossary';
 import { listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
@@ -223,12 +223,18 @@ export interface OkrSelection {
   readonly themes: readonly StrategicTheme[];
 }
 
+/** A theme's owners by name where the run knows them (people.ts), else by id. */
+function ownerNames(theme: StrategicTheme, ctx: DatasetContext): string[] {
+  return (theme.owners ?? []).flatMap((id) => (id ? [ctx.people ? ctx.people.name(id) : id] : []));
+}
+
 /** The `strategic-themes` and `okrs` tables, from one walk of the hierarchy of the themes the plan chose. */
 export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Dataset {
   const { portfolios, membership, themes } = selection;
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
-  const health = new OkrFigures(OKRS_TITLE, ctx.definition.links.okrUrl);
+  const format = readerFormatOf(ctx);
+  const health = new OkrFigures(OKRS_TITLE, (p) => format.percent(p), ctx.definition.links.okrUrl);
   const audit = new FieldAudit({ 'strategic-themes': STRATEGIC_THEME_NOT_EXPORTED, okrs: OKR_NOT_EXPORTED });
   const repeats = new RepeatedRecords();
   let objectiveCompletionSum = 0;
@@ -295,7 +301,7 @@ export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Datas
     }
     yield { table: { name: 'strategic-themes', columns: STRATEGIC_THEME_COLUMNS }, batches: inBatches(themeRows()) };
 
-    for (const theme of themes) health.theme(theme, progress.get(theme.id)?.themeProgress ?? null);
+    for (const theme of themes) health.theme(theme, progress.get(theme.id)?.themeProgress ?? null, ownerNames(theme, ctx));
     /** A batch per theme: its tree arrives in one piece. */
     async function* okrBatches(): AsyncIterable<Iterable<TableRow>> {
       /** Sheet row of the next row (the header is row 1), for the Summary's links. */
@@ -360,8 +366,6 @@ export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Datas
         heading: term('okrs'),
         role: 'detail',
         lines: [
-          // The e-mail's and the trends' figure, by the same name (the objectives' own average stays in the manifest).
-          { label: term('okrProgress'), value: okrProgress(themes.map((t) => progress.get(t.id)?.themeProgress ?? null)), type: 'percent' },
           { label: term('objectiveGroups'), value: counts.groups, type: 'integer' },
           { label: term('objectives'), value: counts.objectives, type: 'integer' },
           { label: term('keyResults'), value: counts.keyResults, type: 'integer' },

@@ -5,7 +5,7 @@ import { RepeatedRecords } from '../dataset/repeated-records';
 import { PI_ITEM_TRACKED, PI_OBJECTIVE_COLUMNS, PI_OBJECTIVE_TABLE, TEAM_SPRINT_TABLE, piItemValues, piObjectiveItemColumns, teamSprintPlan, trackerFields, type PiItemColumnName } from './pi-objectives-columns';
 import { PI_GROUP_SHAPE, PI_ITEM_NOT_EXPORTED, PI_OBJECTIVE_NOT_EXPORTED, piAudit } from './pi-objectives-audit';
 import { withoutRepeats } from './pi-objective-repeats';
-import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
+import { inBatches, readerFormatOf, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import type { TableRow } from '../../table/table';
 import { BOARD_SELECTORS, BOARD_SHAPE, planBoards, SLICED_BY_BOARDS } from './boards';
 import { PiFigures } from '../summary/pi-figures';
@@ -19,7 +19,8 @@ import { term } from '../../core/glossary';
 async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
   const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
   const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
-  const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined));
+  const format = readerFormatOf(ctx);
+  const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined), (d) => format.calendarDate(d));
   return { board, phase, teams: teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)) };
 }
 

@@ -11,7 +11,7 @@ import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
 import type { Column, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../dataset/people';
 import { col, columnSlug, dateOrText, listOf } from './columns';
-import { customColumnType, customValue } from './risk-custom-values';
+import { customColumnType, customValue, customValueText } from './risk-custom-values';
 import { riskFieldRows, RISK_CUSTOM_FIELDS_ENTRY } from './risk-custom-fields';
 import { tableColumns } from '../../table/column-spec';
 import { FieldAudit, type FieldShape, type NotExported } from '../dataset/field-audit';
@@ -61,7 +61,7 @@ export const RISK_TABLE = tableColumns<RiskSource>()([
   },
   {
     name: 'responsible', type: 'text', label: 'Owner', width: 20, description: 'Display name of the responsible user',
-    change: { label: 'Responsible', order: 5 }, read: (s) => s.risk.responsible?.user ?? null,
+    change: { label: 'Owner', order: 5 }, read: (s) => s.risk.responsible?.user ?? null,
   },
   { name: 'created_by', type: 'text', label: 'Created by', width: 20, description: 'Login of the user who created the risk', read: (s) => s.risk.createdBy ?? null },
   {
@@ -184,6 +184,17 @@ export function riskRow(register: RiskRegister, risk: Risk, custom: readonly Cus
   return color ? { values, fill: { column: RISK_LEVEL_COLUMN, color } } : { values };
 }
 
+/**
+ * Who owns a risk, by name: its responsible person (the Owner column), or the custom field the
+ * definition names (`ownerField`, matched by title without regard to case); null when there is none.
+ */
+export function riskOwner(risk: Risk, ownerField: string | undefined): string | null {
+  if (ownerField === undefined) return risk.responsible?.user || risk.responsible?.id || null;
+  const wanted = ownerField.toLowerCase();
+  const field = risk.customFields?.find((f) => (f.title ?? '').toLowerCase() === wanted);
+  return customValueText(field?.value) || null;
+}
+
 /** The sheet's name: the Summary's links to a risk's row point into it. */
 const RISKS_TITLE = 'Risks';
 
@@ -194,7 +205,8 @@ const RISKS_TITLE = 'Risks';
  * is small next to board items.
  */
 export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegister[]): Dataset {
-  const figures = new RiskFigures(runDay(ctx), RISKS_TITLE, ctx.definition.datasets.risks?.ownerField, ctx.definition.links.riskUrl);
+  const ownerField = ctx.definition.datasets.risks?.ownerField;
+  const figures = new RiskFigures(runDay(ctx), RISKS_TITLE, { of: (risk) => riskOwner(risk, ownerField), field: ownerField }, ctx.definition.links.riskUrl);
   const heatMap = new RiskHeatMap();
   let total = 0;
   const audit = new FieldAudit({ risks: RISK_NOT_EXPORTED });

@@ -20,7 +20,7 @@ const HEADLINES: readonly { label: string; unit: EmailTrendSeries['unit']; value
 /** The headline series over the last runs, for the e-mail; series no run has are left out. */
 export function emailTrends(trends: Trends, runs = EMAIL_TREND_RUNS): EmailTrends {
   const points = trends.points.slice(-runs);
-  const series = HEADLINES.map((h) => ({ label: h.label, unit: h.unit, points: points.map((p) => ({ run: p.run, value: h.value(p.figures) })) })).filter(
+  const series = HEADLINES.map((h) => ({ label: h.label, unit: h.unit, points: points.map((p) => ({ run: p.run, at: p.at, value: h.value(p.figures) })) })).filter(
     (s) => s.points.some((p) => p.value !== null),
   );
   return { note: trends.note, series: trends.runs <= 1 ? [] : series };

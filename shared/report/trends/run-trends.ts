@@ -13,17 +13,17 @@ export type CurrentRun = FiguresOf;
  * leaves the trends with this run alone and says so; it never fails the export.
  */
 export function startTrends(options: { readonly storage: Storage; readonly report: string; readonly runs: number; readonly log: Log }): {
-  finish(current: CurrentRun, timeZone: string): Promise<Trends>;
+  finish(current: CurrentRun, timeZone: string, locale: string): Promise<Trends>;
 } {
   const history: Promise<TrendHistory> = readTrendHistory(options).catch((error: unknown) => {
     options.log.warn('trends: the history could not be read; showing this run only', { error: errorMessage(error) });
     return { runs: [], skipped: [{ run: 'earlier runs', reason: 'the run folders could not be read' }] };
   });
   return {
-    async finish(current, timeZone) {
+    async finish(current, timeZone, locale) {
       const earlier = await history;
       const figures = figuresFromManifest(current);
-      return buildTrends([...earlier.runs.filter((r) => r.runId !== current.runId), figures], earlier.skipped, timeZone);
+      return buildTrends([...earlier.runs.filter((r) => r.runId !== current.runId), figures], earlier.skipped, timeZone, locale);
     },
   };
 }

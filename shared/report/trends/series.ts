@@ -1,4 +1,4 @@
-import { isoDateInZone } from '../dataset/dates';
+import { DEFAULT_LOCALE, readerFormat, type ReaderFormat } from '../../core/format';
 import type { RunFigures } from './figures';
 import type { SkippedRun } from './history';
 import { term } from '../../core/glossary';
@@ -20,8 +20,8 @@ export interface TrendTable {
 export interface Trends {
   /** Runs on the trends, this run included. */
   readonly runs: number;
-  /** Each run's label and figures, oldest first (the e-mail draws its own series from them). */
-  readonly points: readonly { readonly run: string; readonly figures: RunFigures }[];
+  /** Each run's label, when it ran (ISO) and its figures, oldest first (the e-mail draws its own series from them). */
+  readonly points: readonly { readonly run: string; readonly at: string; readonly figures: RunFigures }[];
   readonly tables: readonly TrendTable[];
   readonly skipped: readonly SkippedRun[];
   /** What a reader is told above the tables: why there is little to see, or which runs were left out. */
@@ -36,14 +36,14 @@ export const MAX_BURN_UP_BOARDS = 8;
  * theme, predictability per PI board, a burn-up per board and the counts of changes. A figure a run
  * did not record is empty in its row; a board or theme appears once any run has it.
  */
-export function buildTrends(runs: readonly RunFigures[], skipped: readonly SkippedRun[], timeZone: string): Trends {
-  const labels = runLabels(runs, timeZone);
+export function buildTrends(runs: readonly RunFigures[], skipped: readonly SkippedRun[], timeZone: string, locale: string = DEFAULT_LOCALE): Trends {
+  const labels = runLabels(runs, readerFormat(locale, timeZone));
   const rowsOf = (values: (f: RunFigures) => (number | null)[]) => runs.map((f, i) => ({ run: labels[i]!, values: values(f) }));
   const tables: TrendTable[] = [];
   if (runs.some((f) => f.risks)) {
     tables.push({
       id: 'risks', title: term('risks'), unit: 'count', chart: 'line',
-      columns: [term('openRisks'), term('severeRisks'), term('overdueRisks'), term('unownedRisks', { owner: 'responsible person' })],
+      columns: [term('openRisks'), term('severeRisks'), term('overdueRisks'), term('unownedRisks')],
       rows: rowsOf((f) => (f.risks ? [f.risks.open, f.risks.highOrCritical, f.risks.overdue, f.risks.withoutOwner] : [null, null, null, null])),
     });
   }
@@ -82,7 +82,7 @@ export function buildTrends(runs: readonly RunFigures[], skipped: readonly Skipp
       rows: rowsOf((f) => (f.changes ? [f.changes.added, f.changes.removed, f.changes.changed] : [null, null, null])),
     });
   }
-  return { runs: runs.length, points: runs.map((f, i) => ({ run: labels[i]!, figures: f })), tables, skipped, note: noteFor(runs.length, skipped) };
+  return { runs: runs.length, points: runs.map((f, i) => ({ run: labels[i]!, at: f.generatedAt, figures: f })), tables, skipped, note: noteFor(runs.length, skipped) };
 }
 
 function noteFor(runs: number, skipped: readonly SkippedRun[]): string {
@@ -109,13 +109,12 @@ function unionOf(runs: readonly RunFigures[], pick: (f: RunFigures) => Readonly<
   return all;
 }
 
-/** The run's date in the report's zone; runs on the same day also get their time. */
-function runLabels(runs: readonly RunFigures[], timeZone: string): string[] {
-  const days = runs.map((f) => isoDateInZone(new Date(f.generatedAt), timeZone));
+/** The run's date in the report's locale and zone; runs on the same day also get their time. */
+function runLabels(runs: readonly RunFigures[], format: ReaderFormat): string[] {
+  const days = runs.map((f) => format.date(new Date(f.generatedAt)));
   return runs.map((f, i) => {
     const day = days[i]!;
     if (days.filter((d) => d === day).length === 1) return day;
-    const time = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(f.generatedAt));
-    return `${day} ${time}`;
+    return `${day} ${format.time(new Date(f.generatedAt))}`;
   });
 }

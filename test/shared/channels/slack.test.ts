@@ -20,7 +20,8 @@ describe('the Slack message', () => {
     const text = allText(payload);
     // An item with an address in the planning tool links to it (`<url|text>`); one without is text.
     const order = ['Open risks: *12 (+4 since 16 Nov)*', '*Needs attention*', '• <https://planning.example.test/risks/reg-1/r-1|Risk R-1: no owner>',
-      '• Risk R-2: &lt;script&gt;', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.'];
+      '• Risk R-2: &lt;script&gt;', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.',
+      'Risks R-9 Vendor lock-in: added', 'Risks R-1 Supplier delay: Status: Open → Mitigated'];
     const at = order.map((o) => text.indexOf(o));
     expect(at.every((p) => p >= 0), text).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -29,7 +30,8 @@ describe('the Slack message', () => {
       ['Open the workbook', 'https://reports.example.test/links/wb-token'],
       ['Get a fresh copy now', 'https://reports.example.test/run/fresh-token'],
     ]);
-    expect(payload.text).toBe('Weekly &lt;planning&gt; &amp; risks: 2 added, 0 removed, 1 changed.');
+    // The notification and the fallback: the headline figures, not the change counts.
+    expect(payload.text).toBe('Weekly &lt;planning&gt; &amp; risks: Open risks 12 · Open high or critical risks 3 · OKR progress 40.0 % · 2 items need attention');
   });
 
   it('escapes the characters Slack reads as markup in values from the planning tool', () => {

@@ -43,7 +43,7 @@ describe('the Teams message', () => {
           { text: `Risk R-1: ${bait}`, url: 'https://planning.example.test/risks/reg-1/r-1' },
           { text: `Risk R-2: ${bait}\n- 1. <https://ev.il>` },
         ],
-        changes: { heading: bait, text: `~~${bait}~~`, total: 1 },
+        changes: { heading: bait, lines: [`~~${bait}~~`], total: 1 },
       }),
     );
     expect(teamsProblems(payload)).toEqual([]);
@@ -67,6 +67,15 @@ describe('the Teams message', () => {
     expect(teamsProblems(teamsPayload(hugeMessage()))).toEqual([]);
     expect(card.body.filter((e) => e.text?.startsWith('• '))).toHaveLength(15);
     expect(card.body.map((e) => e.text)).toContain(`…and ${500 - 15 + 7} more in the workbook`);
+  });
+
+  it('notifies with the headline figures (the card\'s fallback text), and lists the changes under their heading', () => {
+    const card = cardOf(teamsPayload(sampleMessage())) as unknown as { fallbackText: string; body: { text?: string }[] };
+    expect(card.fallbackText).toBe('Weekly <planning> & risks: Open risks 12 · Open high or critical risks 3 · OKR progress 40.0 % · 2 items need attention');
+    const texts = card.body.map((e) => e.text ?? '');
+    const at = ['Needs attention', 'What changed since 16 Nov 2026', 'Risks R-9 Vendor lock-in: added'].map((t) => texts.indexOf(t));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
   });
 
   it('has no actions without links and says when nothing needs attention', () => {

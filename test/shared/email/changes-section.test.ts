@@ -37,7 +37,7 @@ describe('the e-mail\'s "What changed since" section', () => {
     expect(lines).toContain('  In all: 2 added, 1 removed, 3 changed.');
     expect(lines).toContain('  Risks ENT-4 <script>x</script>: Status: Open → Closed');
     expect(lines).toContain('  Board items PLT-9 Checkout redesign: added');
-    expect(lines).toContain("  More: and 1 more risk level raised and 4 more status changes, in the workbook's Changes sheet");
+    expect(lines).toContain("  More: 1 more risk level raised and 4 more status changes, in the workbook's Changes sheet");
     expect(html).toContain('What changed since 16 Nov 2026');
     expect(html).not.toContain('<script>');
     expect(html.indexOf('What changed since')).toBeGreaterThan(html.indexOf('Open risks'));

@@ -68,10 +68,10 @@ describe('renderReportEmail', () => {
     expect(renderReportEmail({ ...base, reportName: 'a\r\nBcc: evil@example.com' }).subject).toBe('a Bcc: evil@example.com – 06/05/2024');
   });
 
-  it('opens with headline figures and Needs attention, then the workbook button, other files and small print', () => {
+  it('opens with the headline figures, then Needs attention, then the workbook button, other files and small print', () => {
     const { html, text } = renderReportEmail(base);
-    // Headline figures, Needs attention, then the headline tables.
-    const order = ['Open risks', 'Needs attention', 'Predictability by board', 'Open the workbook', 'Other files', 'Run run-42'];
+    // In the Summary's order, as on every surface: the headline figures and tables, then Needs attention.
+    const order = ['Open risks', 'Predictability by board', 'Needs attention', 'Open the workbook', 'Other files', 'Run run-42'];
     const at = (s: string, within: string) => within.indexOf(s);
     for (const part of [html, text]) {
       const positions = order.map((o) => at(o, part));

@@ -78,7 +78,10 @@ describe('run page', () => {
     expect(plain).toContain('<a class="button secondary" href="../links/ccc.ddd" title="ACME weekly – Risks – 2026-11-23.csv">Risks (CSV, 100 B)</a>');
     // In the report's zone, as its e-mail and workbook write times.
     expect(plain).toContain('<time datetime="2026-11-23T06:01:00.000Z">23/11/2026, 07:01 CET</time>');
-    expect(plain).toContain('<dl class="figures" aria-label="Headline figures"><dt>Open risks</dt><dd>58<span>−2 since 16 Nov</span></dd><dt>Overdue</dt><dd>14</dd></dl>');
+    // Each figure a label and its value; numbers and dates in spans that never break ("2027-/01-04").
+    expect(plain).toContain(
+      '<dl class="figures" aria-label="Headline figures"><div><dt>Open risks</dt><dd><span class="nb">58</span><span class="delta"><span class="nb">−2</span> since <span class="nb">16</span> Nov</span></dd></div><div><dt>Overdue</dt><dd><span class="nb">14</span></dd></div></dl>',
+    );
     expect(plain).toContain('Your fresh copy is ready.');
     // The script puts the run link back in the address bar: a bookmark keeps the link, not this export.
     expect(plain).toContain(`data-link="${TOKEN}"`);

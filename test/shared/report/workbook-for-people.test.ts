@@ -131,7 +131,7 @@ describe('the workbook people read (demo flavour)', () => {
       const overdue = open.filter((r) => r.resolutionDate && iso(r.resolutionDate.replace(/-/g, ' ')) < today).length;
       expect(overdue).toBeGreaterThan(0);
       expect(value('Overdue risks')).toBe(overdue);
-      expect(value('Open risks without a responsible person')).toBe(open.filter((r) => !r.responsible).length);
+      expect(value('Open risks without an owner')).toBe(open.filter((r) => !r.responsible).length);
     });
 
     it('links every Needs attention item to its row, and that row is the item', () => {
@@ -174,12 +174,51 @@ describe('the workbook people read (demo flavour)', () => {
       expect(bars.length).toBeGreaterThanOrEqual(3);
     });
 
+    it('stores each text as the Summary has it: no hyphen, line break or "…" the source lacks', () => {
+      const source = new Set<string>([result.summary.title]);
+      const add = (v: unknown) => {
+        if (typeof v === 'string') source.add(v);
+        else if (typeof v === 'object' && v !== null && 'text' in v && typeof v.text === 'string') source.add(v.text);
+      };
+      for (const section of result.summary.sections) {
+        add(section.heading);
+        for (const line of section.lines) [line.label, line.value, line.delta].forEach(add);
+        for (const c of section.grid?.columns ?? []) add(c.label);
+        for (const row of section.grid?.rows ?? []) row.values.forEach(add);
+      }
+      const texts: string[] = [];
+      workbook.getWorksheet('Summary')!.eachRow((row) => row.eachCell((cell) => {
+        const v = cell.value;
+        if (typeof v === 'string') texts.push(v);
+        else if (typeof v === 'object' && v !== null && 'formula' in v) texts.push(/,"((?:[^"]|"")*)"\)$/.exec(v.formula)?.[1]?.replace(/""/g, '"') ?? '');
+        else if (typeof v === 'object' && v !== null && 'text' in v && typeof v.text === 'string') texts.push(v.text);
+      }));
+      const altered = texts.filter((t) => /\n|-\s*$|…/.test(t) && !source.has(t));
+      expect(altered).toEqual([]);
+      expect(texts.filter((t) => /-\n/.test(t))).toEqual([]);
+      // The headers and the scope stand whole.
+      expect(texts).toEqual(expect.arrayContaining(['Predictability', 'Uncommitted objectives', 'Features', 'Possible', 'Unlikely']));
+      const scope = result.summary.sections.flatMap((s) => s.lines).find((l) => l.label === 'Risk registers')!.value as string;
+      expect(texts).toContain(scope);
+    });
+
+    it('reads the heat map\'s probability from low to high, left to right', () => {
+      const all = rows();
+      const start = all.findIndex((r) => r.a.startsWith('Open risks by impact and probability'));
+      const header = all.slice(start).find((r) => r.a.startsWith('Impact'))!;
+      const probabilities = (header.row.values as unknown[]).slice(3).filter((v): v is string => typeof v === 'string');
+      const scale = ['Rare', 'Unlikely', 'Possible', 'Likely', 'Almost certain'];
+      expect(probabilities.length).toBeGreaterThanOrEqual(3);
+      expect(probabilities).toEqual([...probabilities].sort((a, b) => scale.indexOf(a) - scale.indexOf(b)));
+    });
+
     it('keeps the run metadata in small print at the bottom', () => {
       const all = rows();
-      const about = all.findIndex((r) => r.a === 'About this report');
+      const about = all.findIndex((r) => r.a === 'About this run');
       expect(about).toBeGreaterThan(all.findIndex((r) => r.a === 'Needs attention'));
-      expect(all.slice(about).some((r) => r.a === 'Run id' && r.c.value === 'run-1')).toBe(true);
-      expect(all.slice(0, about).some((r) => r.a === 'Planning API')).toBe(false);
+      expect(all.slice(about).some((r) => r.a === 'Time zone')).toBe(true);
+      // Where the run read from and as whom are the operators' (the manifest, the run list), on no reader's page.
+      expect(all.some((r) => ['Planning API', 'Legacy API', 'Company prefix', 'Exported as', 'Run id'].includes(String(r.a)))).toBe(false);
     });
   });
 });

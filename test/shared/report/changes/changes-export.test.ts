@@ -43,7 +43,7 @@ function riskFields(r: RiskRecord): Record<string, string> {
     'Risk level': r.riskLevel.title,
     Impact: r.impact,
     Probability: r.probability,
-    Responsible: r.responsible?.user ?? '',
+    Owner: r.responsible?.user ?? '',
     'Resolution date': isoDay(r.resolutionDate),
   };
 }
@@ -238,7 +238,7 @@ describe('changes since the last run (two exports into one root)', () => {
     // Headers for people; changes.csv keeps the column names.
     expect(sheet.header).toEqual(['Table', 'Change', 'Key', 'Item', 'Where', 'Field', 'Before', 'After']);
     expect(sheet.intro).toEqual([
-      'Changes since 16/11/2026 (run r1)',
+      'Changes since 16/11/2026',
       `${second.changes.counts.added} added, ${second.changes.counts.removed} removed, ${second.changes.counts.changed} changed.`,
     ]);
     expect(sheet.header).toContain('Where');
@@ -269,9 +269,14 @@ describe('changes since the last run (two exports into one root)', () => {
     const shown = summarySheet.getRows(1, summarySheet.rowCount)!.find((r) => r.getCell(1).text === numeric[0]!.label)!;
     expect([shown.getCell(3).value, shown.getCell(4).text]).toEqual([numeric[0]!.value, numeric[0]!.delta]);
     const digest = changesDigest(second.changes, readerFormat('en-GB', 'UTC'));
-    expect(digest).toMatchObject({ since: '16/11/2026', note: null, counts: second.changes.counts, more: listed.length - 10 });
+    expect(digest).toMatchObject({ since: '16/11/2026', note: null, counts: second.changes.counts });
+    expect(digest.leftOut.reduce((n, p) => n + p.count, 0)).toBe(listed.length - 10);
     expect(digest.top).toHaveLength(10);
-    expect(digest.top[0]).toMatchObject({ table: 'Risks', kind: 'changed', what: 'Status' });
+    // Risks added or removed come before any status move.
+    const firstStatus = digest.top.findIndex((r) => r.what === 'Status');
+    const lastItem = digest.top.findLastIndex((r) => r.table === 'Risks' && (r.kind === 'added' || r.kind === 'removed'));
+    expect(lastItem).toBeGreaterThanOrEqual(0);
+    expect(firstStatus === -1 || lastItem < firstStatus).toBe(true);
   });
 
   it('reports a board added to or removed from the selection as a scope change, not as its rows', async () => {

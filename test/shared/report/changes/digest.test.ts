@@ -29,10 +29,10 @@ describe('the e-mail\'s top changes', () => {
 
   it('write compared numbers and dates in the reader\'s locale, text as compared', () => {
     expect(shown('en-GB')).toEqual([
-      'Due date: 26/11/2026 → 03/12/2026', 'Estimate: 1,204 → 2,148.5', 'Progress: 44.1 % → 50.12 %', 'Status: On track → Off track',
+      'Due date: 26/11/2026 → 03/12/2026', 'Estimate: 1,204 → 2,148.5', 'Progress: 44.1 % → 50.1 %', 'Status: On track → Off track',
     ]);
     expect(shown('de-DE')).toEqual([
-      'Due date: 26.11.2026 → 03.12.2026', 'Estimate: 1.204 → 2.148,5', 'Progress: 44,1 % → 50,12 %', 'Status: On track → Off track',
+      'Due date: 26.11.2026 → 03.12.2026', 'Estimate: 1.204 → 2.148,5', 'Progress: 44,1 % → 50,1 %', 'Status: On track → Off track',
     ]);
   });
 
@@ -70,7 +70,7 @@ describe('what changed, ranked for a reader', () => {
       { count: 12, what: 'status changes' },
       { count: 2, what: 'field changes' },
     ]);
-    expect(leftOutText(digest)).toBe("and 12 more status changes and 2 more field changes, in the workbook's Changes sheet");
+    expect(leftOutText(digest)).toBe("12 more status changes and 2 more field changes, in the workbook's Changes sheet");
     expect(leftOutText(changesDigest({ ...report, rows }, readerFormat('en-GB', 'UTC'), 50))).toBeNull();
   });
 });

@@ -76,6 +76,26 @@ describe('the PDF of a run', () => {
     expect(info).toMatchObject({ Title: 'ART weekly', 'Page size': expect.stringContaining('(A4)') as string, CreationDate: '2026-11-23T06:00:00Z' });
   });
 
+  it('is tagged for screen readers: headings, tables and each chart with its alternative text', async () => {
+    const file = join(folder, 'rte-weekly.pdf');
+    const info = await pdfInfo(file);
+    expect(info.Tagged).toBe('yes');
+    const text = (await readFile(file)).toString('latin1');
+    const tags = (name: string) => (text.match(new RegExp(`/S /${name}\\b`, 'g')) ?? []).length;
+    expect(tags('Document')).toBe(1);
+    expect(tags('H1')).toBe(2); // the title and the Trends
+    expect(tags('H2')).toBeGreaterThanOrEqual(result.summary.sections.length);
+    expect(tags('Table')).toBeGreaterThan(5);
+    expect(tags('TH')).toBeGreaterThan(10);
+    expect(tags('TD')).toBeGreaterThan(100);
+    const charts = tags('Figure');
+    expect(charts).toBeGreaterThan(0);
+    // Every Figure has its /Alt, naming the chart it describes.
+    const alts = [...text.matchAll(/\/Alt \(((?:[^()\\]|\\.)*)\)/g)].map((m) => m[1]!);
+    expect(alts.length).toBe(charts);
+    expect(alts.some((a) => a.includes('chart of Risks'))).toBe(true);
+  });
+
   it('heads every page with the title and the run date and numbers it', () => {
     expect(pages.length).toBeGreaterThanOrEqual(3);
     pages.forEach((page, i) => {
@@ -122,7 +142,8 @@ describe('the PDF of a run', () => {
     const text = pages.slice(trends).join('\n');
     expect(text).toContain(result.trends!.note);
     for (const table of result.trends!.tables) expect(text).toContain(table.title);
-    expect(text).toMatch(/2026-11-16/);
+    // Each run by its day in the report's locale (en-GB by default), as on every surface.
+    expect(text).toMatch(/16\/11\/2026/);
   });
 
   it('writes the same bytes for the same run', async () => {

@@ -110,7 +110,7 @@ describe('PI figures (demo tenant)', () => {
       expect(new Date(ends[5]!.startDate).toISOString().slice(0, 10)).toBe('2027-01-04');
       if (dated) {
         // 2026-11-23 is the first day of Sprint 3; the PI ends 2027-01-17: 56 days left, the run's day included.
-        expect(line(mid, `PI: ${board.title}`)).toBe('Sprint 3 (3/5) · 56 days left · IP sprint from 2027-01-04');
+        expect(line(mid, `PI: ${board.title}`)).toBe('Sprint 3 (3/5) · 56 days left · IP sprint from 04/01/2027');
         expect(line(ip, `PI: ${board.title}`)).toBe('IP Sprint (IP sprint) · 13 days left');
       } else {
         expect(line(mid, `PI: ${board.title}`)).toMatch(/phase unknown/);

@@ -48,15 +48,25 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('reads top to bottom: headline figures, needs attention, detail, and the run metadata last', () => {
+  it('reads top to bottom: headline figures, needs attention, what changed, detail, and the run metadata last', () => {
     const roles: string[] = result.summary.sections.map((s) => s.role ?? 'detail');
     const firstOf = (role: string) => roles.indexOf(role);
     expect(firstOf('headline')).toBe(0);
     expect(roles.filter((r) => r === 'attention')).toHaveLength(1);
     expect(firstOf('attention')).toBeGreaterThan(roles.lastIndexOf('headline'));
-    expect(firstOf('detail')).toBeGreaterThan(firstOf('attention'));
+    expect(roles.filter((r) => r === 'changes')).toHaveLength(1);
+    expect(firstOf('changes')).toBe(firstOf('attention') + 1);
+    expect(firstOf('detail')).toBeGreaterThan(firstOf('changes'));
     expect(firstOf('about')).toBeGreaterThan(roles.lastIndexOf('detail'));
-    expect(result.summary.sections.at(-3)!.heading).toBe('About this report');
+    // The headline in the order of every surface: risks with their ROAM counts, OKR progress, PI predictability.
+    const headline = result.summary.sections.filter((s) => s.role === 'headline').map((s) => s.heading);
+    expect(headline).toEqual(['Risks', 'Risks by ROAM', 'OKR progress by strategic theme', 'PI objectives', 'Predictability by board']);
+    expect(line(section('OKR progress by strategic theme'), 'OKR progress')).toBeTypeOf('number');
+    // For readers the run's date, zone and scope; where it read from and as whom stay in the manifest.
+    const about = result.summary.sections.at(-3)!;
+    expect(about.heading).toBe('About this run');
+    expect(about.lines.map((l) => l.label)).toEqual(['Report', 'Generated at', 'Time zone']);
+    expect(JSON.stringify(result.summary)).not.toMatch(/127\.0\.0\.1|admin@|Company prefix|Exported as/);
   });
 
   it('counts open, high/critical, overdue and unowned risks', () => {
@@ -66,7 +76,7 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
     expect(line(s, 'Open risks')).toBe(open.length);
     expect(line(s, 'Open high or critical risks')).toBe(open.filter((r) => ['High', 'Critical'].includes(r.riskLevel.title)).length);
     expect(line(s, 'Overdue risks')).toBe(open.filter((r) => r.resolutionDate && isoOf(r.resolutionDate) < TODAY).length);
-    expect(line(s, 'Open risks without a responsible person')).toBe(open.filter((r) => !r.responsible).length);
+    expect(line(s, 'Open risks without an owner')).toBe(open.filter((r) => !r.responsible).length);
     expect(line(s, 'All risks')).toBe(risks.length);
     expect(open.length).toBeGreaterThan(0);
   });
@@ -86,9 +96,10 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
       const open = sim.tenant.allRisks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status));
       const withoutField = open.filter((r) => !(r.customFields ?? []).some((f) => f.title === 'Risk owner' && f.value)).length;
       const headline = owned.summary.sections.find((s) => s.heading === 'Risks')!;
-      expect(line(headline, 'Open risks without a Risk owner')).toBe(withoutField);
+      // The custom field keeps its own title beside the one word for the owner.
+      expect(line(headline, 'Open risks without an owner (Risk owner)')).toBe(withoutField);
       expect(withoutField).not.toBe(open.filter((r) => !r.responsible).length);
-      expect(line(headline, 'Open risks without a responsible person')).toBeUndefined();
+      expect(line(headline, 'Open risks without an owner')).toBeUndefined();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -159,5 +170,14 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
       .filter((o) => o.type === 'Objective-Committed' && !o.bvActual);
     const piRows = grid.rows.filter((r) => r.values[0] === 'PI objective');
     expect(piRows.filter((r) => r.values[1]).length).toBe(Math.min(5, noValue.length));
+    // Whoever is to act is named: every risk and OKR listed says its owner, or that it has none.
+    const named = grid.rows.filter((r) => (r.values[0] === 'Risk' || r.values[0] === 'OKR') && r.values[1]);
+    expect(named.length).toBeGreaterThan(0);
+    for (const row of named) expect(row.values[2] as string).toMatch(/ · (Owner: \S.*|no owner)$/);
+    for (const row of named.filter((r) => r.values[0] === 'Risk')) {
+      const key = (row.values[1] as { text: string }).text.split(' ')[0];
+      const risk = sim.tenant.allRisks.find((r) => r.key === key)!;
+      expect(row.values[2] as string).toMatch(risk.responsible?.user ? new RegExp(`Owner: ${risk.responsible.user}$`) : /no owner$/);
+    }
   });
 });

@@ -33,7 +33,8 @@ describe('trends in the e-mail', () => {
     const three = emailTrends(buildTrends([run(2, 5, 80), run(9, 4, null), run(16, 6, 95)], [], 'UTC'));
     expect(three.note).toBe('Trends over the 3 runs so far; they grow with every run.');
     const open = three.series.find((s) => s.label === 'Open risks')!;
-    expect(open.points).toEqual([{ run: '2026-11-02', value: 5 }, { run: '2026-11-09', value: 4 }, { run: '2026-11-16', value: 6 }]);
+    // Each run by its day in the report's locale (en-GB by default).
+    expect(open.points.map(({ run, value }) => ({ run, value }))).toEqual([{ run: '02/11/2026', value: 5 }, { run: '09/11/2026', value: 4 }, { run: '16/11/2026', value: 6 }]);
     const html = renderTrendsHtml(three, escapeHtml, '', GB);
     // A run without a figure shows a dash and no bar; the others their number, as text.
     expect(html).toContain('>80.0 %</td><td style="padding:0 2px;text-align:center;font-size:11px;font-weight:bold;');
@@ -41,7 +42,7 @@ describe('trends in the e-mail', () => {
     expect(three.series.map((s) => s.label)).toContain('OKR progress');
 
     const twelve = emailTrends(buildTrends(Array.from({ length: 12 }, (_, i) => run(i + 1, i, 70 + i)), [], 'UTC'));
-    expect(twelve.series[0]!.points.map((p) => p.run)).toEqual(Array.from({ length: 8 }, (_, i) => `2026-11-${String(i + 5).padStart(2, '0')}`));
+    expect(twelve.series[0]!.points.map((p) => p.run)).toEqual(Array.from({ length: 8 }, (_, i) => `${String(i + 5).padStart(2, '0')}/11/2026`));
   });
 
   it('names runs left out as unreadable', () => {

@@ -160,19 +160,19 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
     const titleRow = column(1).indexOf('Risks') + 1;
     // The figures by the names the Summary and the e-mail give them (glossary.ts).
     expect(sheet.getRow(titleRow + 1).values).toEqual([
-      undefined, 'Run', 'Open risks', 'Open high or critical risks', 'Overdue risks', 'Open risks without a responsible person',
+      undefined, 'Run', 'Open risks', 'Open high or critical risks', 'Overdue risks', 'Open risks without an owner',
     ]);
     for (let i = 0; i < RUNS; i++) {
       const r = expected[i]!.risks;
       expect(sheet.getRow(titleRow + 2 + i).values, `run ${i + 1}`).toEqual([
-        undefined, dayOfRun(i).toISOString().slice(0, 10), r.open, r.highOrCritical, r.overdue, r.withoutOwner,
+        undefined, gbDay(dayOfRun(i)), r.open, r.highOrCritical, r.overdue, r.withoutOwner,
       ]);
     }
     const board = sim.tenant.boards[0]!;
     const burnUp = column(1).indexOf(`Feature burn-up: ${board.title}`) + 1;
     const last = expected[RUNS - 1]!.features[board.id]!;
     expect(sheet.getRow(burnUp + 1 + RUNS).values).toEqual([
-      undefined, dayOfRun(RUNS - 1).toISOString().slice(0, 10), last.features, last.done, last.estimate, last.estimateDone,
+      undefined, gbDay(dayOfRun(RUNS - 1)), last.features, last.done, last.estimate, last.estimateDone,
       Math.round((last.done / last.features) * 1000) / 1000, Math.round((last.estimateDone / last.estimate) * 1000) / 1000,
     ]);
     // Risks, OKR progress, predictability, then a burn-up per board.
@@ -205,13 +205,15 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
     expect(Buffer.byteLength(email.html)).toBeLessThan(102 * 1024);
     expect(email.html).not.toMatch(/<img|<svg|url\(/i);
     const opens = expected.slice(-8).map((e) => e.risks.open);
-    const days = Array.from({ length: 8 }, (_, i) => dayOfRun(RUNS - 8 + i).toISOString().slice(0, 10));
+    // The report's locale (en-GB by default) writes the days, the range and the axis.
+    const days = Array.from({ length: 8 }, (_, i) => gbDay(dayOfRun(RUNS - 8 + i)));
     // The chart's number row and date row: text a screen reader reads (the bar row is aria-hidden).
     const chart = /Open risks <span[^>]*>\(([^)]*)\)<\/span><\/p><table[^>]*><tr aria-hidden="true">(.*?)<\/tr><tr>(.*?)<\/tr><tr>(.*?)<\/tr><\/table>/.exec(email.html)!;
-    expect(chart[1]).toBe(`${days[0]} to ${days[7]}`);
+    // As Intl writes a range (thin spaces around the dash).
+    expect(chart[1]).toBe(`${days[0]}\u2009–\u2009${days[7]}`);
     const cells = (row: string) => [...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]);
     expect(cells(chart[3]!)).toEqual(opens.map(String));
-    expect(cells(chart[4]!)).toEqual(days.map((d) => d.slice(5)));
+    expect(cells(chart[4]!)).toEqual(days.map((d) => d.slice(0, 5)));
     // Taller bars for bigger numbers.
     const heights = [...chart[2]!.matchAll(/<td height="(\d+)" bgcolor/g)].map((m) => Number(m[1]));
     const max = Math.max(...opens);
@@ -239,3 +241,8 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
     expect(history.runs[4]!.risks).toEqual(expected[4]!.risks);
   });
 });
+
+/** A calendar day as en-GB writes it: `23/11/2026`. */
+function gbDay(day: Date): string {
+  return day.toISOString().slice(0, 10).split('-').reverse().join('/');
+}
