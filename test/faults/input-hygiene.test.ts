@@ -87,8 +87,8 @@ describe('input hygiene', () => {
   });
 
   it.each([
-    [['--report', 'missing.json', '--credentials', 'credentials.json', '--out', 'o'], 'missing.json', /no such file/],
-    [['--report', 'a-directory.json', '--credentials', 'credentials.json', '--out', 'o'], 'a-directory.json', /EISDIR/],
+    [['--report', 'missing.json', '--credentials', 'credentials.json', '--out', 'o'], 'missing.json', /was not found/],
+    [['--report', 'a-directory.json', '--credentials', 'credentials.json', '--out', 'o'], 'a-directory.json', /is a directory, not a regular file/],
     [['--report', 'report.json', '--credentials', 'nope.json', '--out', 'o'], 'nope.json', /was not found/],
     [['--report', 'report.json', '--credentials', 'credentials-broken.json', '--out', 'o'], 'credentials-broken.json', /is not JSON/],
     [['--report', 'report.json', '--credentials', 'a-directory.json', '--out', 'o'], 'a-directory.json', /is a directory, not a regular file/],

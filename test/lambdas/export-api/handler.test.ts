@@ -51,7 +51,7 @@ describe('export-api handler', () => {
       files?: { path: string; url: string; sha256: string; bytes: number }[];
     };
     expect(current.status).toBe('succeeded');
-    expect(current.files!.map((f) => f.path).sort()).toEqual(['changes.csv', 'okrs.csv', 'on-demand.xlsx', 'risks.csv', 'strategic-themes.csv']);
+    expect(current.files!.map((f) => f.path).sort()).toEqual(['changes.csv', 'okrs.csv', 'on-demand.xlsx', 'risk-custom-fields.csv', 'risks.csv', 'strategic-themes.csv']);
     for (const file of current.files!) {
       const bytes = Buffer.from(await (await fetch(file.url)).arrayBuffer());
       expect(bytes.length).toBe(file.bytes);

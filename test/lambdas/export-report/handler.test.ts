@@ -50,7 +50,7 @@ describe('export-report handler', () => {
     const folder = 'reports/weekly/dt=2026-11-23/run=s-20261123T060000Z';
     expect(await keysUnder(h, `${folder}/`)).toEqual(
       [
-        `${folder}/board-items.csv`, `${folder}/changes.csv`, `${folder}/manifest.json`, `${folder}/risks.csv`, `${folder}/weekly.xlsx`, `${folder}/weekly.pdf`,
+        `${folder}/board-items.csv`, `${folder}/changes.csv`, `${folder}/manifest.json`, `${folder}/risk-custom-fields.csv`, `${folder}/risks.csv`, `${folder}/weekly.xlsx`, `${folder}/weekly.pdf`,
         `${folder}/snapshots/board-items.ndjson.gz`, `${folder}/snapshots/risks.ndjson.gz`,
       ].sort(),
     );

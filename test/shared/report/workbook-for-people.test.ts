@@ -93,7 +93,7 @@ describe('the workbook people read (demo flavour)', () => {
 
   it('prints the Summary portrait, fitted to width on as many pages as needed; data sheets landscape with the header row repeated; every page with a footer', () => {
     for (const sheet of workbook.worksheets) {
-      expect(sheet.headerFooter.oddFooter, sheet.name).toMatch(/ART weekly.*2026-11-23.*&P/);
+      expect(sheet.headerFooter.oddFooter, sheet.name).toMatch(/ART weekly.*23\/11\/2026.*&P/);
       if (sheet.name === 'Summary') {
         expect(sheet.pageSetup.orientation).toBe('portrait');
         expect([sheet.pageSetup.fitToWidth, sheet.pageSetup.fitToHeight]).toEqual([1, 0]);

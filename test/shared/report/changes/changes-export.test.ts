@@ -33,7 +33,8 @@ function isoDay(text: string | undefined): string {
   const [d, m, y] = text.split('-');
   return `${y}-${String(MONTHS.indexOf(m!) + 1).padStart(2, '0')}-${d!.padStart(2, '0')}`;
 }
-const pct = (n: number | null | undefined) => (n === null || n === undefined ? '' : `${Math.round(n * 100) / 100} %`);
+// One decimal, as every reader-facing percentage (the test's changes all differ by more than 0.1 point).
+const pct = (n: number | null | undefined) => (n === null || n === undefined ? '' : `${n.toFixed(1)} %`);
 const str = (v: string | number | null | undefined) => (v === null || v === undefined ? '' : String(v));
 
 /** The tracked fields of a risk as the Changes sheet shows them. */
@@ -194,7 +195,7 @@ describe('changes since the last run (two exports into one root)', () => {
       { table: 'Risks', kind: 'removed', key: toRemove.key, title: snapshotTitle(toRemove.title)!, change: 'removed', from: '', to: '' },
       { table: 'Strategic themes', kind: 'changed', key: theme.key, title: theme.title, change: 'Progress', from: pct(progressBefore), to: pct(progressBefore + 10) },
       ...fieldChanges('OKRs', objective.key, objective.title, objectiveBefore, { Progress: '77.5 %', Status: 'At Risk', 'Actual BV': '9' }),
-      { table: 'PI objectives', kind: 'changed', key: piObjective.id, title: piObjective.title, change: 'Completion', from: pct(Number(piRow.completion)), to: '88 %' },
+      { table: 'PI objectives', kind: 'changed', key: piObjective.id, title: piObjective.title, change: 'Completion', from: pct(Number(piRow.completion)), to: '88.0 %' },
       { table: 'PI objectives', kind: 'changed', key: piObjective.id, title: piObjective.title, change: 'Status', from: piObjective.status.title, to: piStatus },
       { table: 'PI objectives', kind: 'changed', key: piObjective.id, title: piObjective.title, change: 'Planned BV', from: String(piObjective.bvPlan), to: String(piObjective.bvPlan + 5) },
       ...(f0.status === 'Done' ? [] : [{ table: 'Board items', kind: 'changed', key: f0.externalKey, title: f0.summary, change: 'Status', from: f0.status, to: 'Done' }]),

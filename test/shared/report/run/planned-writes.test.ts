@@ -53,7 +53,7 @@ describe('plannedWrites', () => {
     const planned = plannedWrites(definition, { runId: 'r', runDate: new Date('2026-11-23T06:00:00Z') });
     expect(planned).toEqual({
       runFolder: 'csv-only/dt=2026-11-23/run=r',
-      formats: [{ format: 'csv', keys: ['csv-only/dt=2026-11-23/run=r/risks.csv', 'csv-only/dt=2026-11-23/run=r/changes.csv'] }],
+      formats: [{ format: 'csv', keys: ['csv-only/dt=2026-11-23/run=r/risks.csv', 'csv-only/dt=2026-11-23/run=r/risk-custom-fields.csv', 'csv-only/dt=2026-11-23/run=r/changes.csv'] }],
       always: ['csv-only/dt=2026-11-23/run=r/manifest.json', 'csv-only/dt=2026-11-23/run=r/snapshots/risks.ndjson.gz', 'csv-only/latest.json'],
     });
   });

@@ -122,7 +122,11 @@ describe('table prefixes hold only published rows, read with DuckDB at every ste
     });
     void stale.catch(() => undefined);
     await frozen.promise;
-    expect(await staged('takeover')).toEqual([`_staging/${REPORT}/run=takeover/board-items.parquet`, `_staging/${REPORT}/run=takeover/risks.parquet`]);
+    expect(await staged('takeover')).toEqual([
+      `_staging/${REPORT}/run=takeover/board-items.parquet`,
+      `_staging/${REPORT}/run=takeover/risk-custom-fields.parquet`,
+      `_staging/${REPORT}/run=takeover/risks.parquet`,
+    ]);
     await expectPublished('base');
 
     // Another attempt of the same run id, ten minutes later by its clock, takes the run over and publishes.
@@ -130,6 +134,7 @@ describe('table prefixes hold only published rows, read with DuckDB at every ste
     expect(winner.written).toBe(true);
     expect(winner.manifest.tables?.map((t) => t.path)).toEqual([
       'tables/risks/dt=2026-11-23/run=takeover/part-00000.parquet',
+      'tables/risk-custom-fields/dt=2026-11-23/run=takeover/part-00000.parquet',
       'tables/board-items/dt=2026-11-23/run=takeover/part-00000.parquet',
     ]);
     await expectPublished('base', 'takeover');
@@ -185,7 +190,8 @@ describe('table prefixes hold only published rows, read with DuckDB at every ste
     await frozen.promise;
     expect(result).toBeUndefined();
     await expectPublished('base', 'takeover', 'mid-copy');
-    expect(await staged('last-retry')).toHaveLength(2);
+    // risks, its custom fields as rows, board items.
+    expect(await staged('last-retry')).toHaveLength(3);
     expect(await newestRunOfEachDay()).toEqual([
       { dt: '2026-11-22', run_id: 'base', n: risks },
       { dt: '2026-11-23', run_id: 'mid-copy', n: risks },
