@@ -92,8 +92,9 @@ describe('the report e-mail in a browser (demo tenant)', () => {
 
   it('shows headline figures, then Needs attention, then one button, then the other files, then the small print', async () => {
     const text = await page.locator('body').innerText();
-    // Headline figures, Needs attention, then the headline tables: the first screen of a phone answers.
-    const order = ['Open risks', 'Needs attention', 'OKR progress by strategic theme', 'Predictability by board', 'Open the workbook', 'Other files', 'Run run-7'];
+    // The headline figures in the order every surface gives them (risks, OKR progress, PI predictability),
+    // then Needs attention, then the files.
+    const order = ['Open risks', 'OKR progress by strategic theme', 'Predictability by board', 'Needs attention', 'Open the workbook', 'Other files', 'Run run-7'];
     const positions = order.map((o) => text.indexOf(o));
     expect(positions.every((p) => p >= 0), `missing one of ${order.join(', ')} in:\n${text}`).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -158,12 +159,15 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     expect(await page.getByRole('link', { name: 'Open the workbook' }).isVisible()).toBe(true);
   });
 
-  it('answers on the first screen of a 390-px phone: headline figures and Needs attention start within 900 px', async () => {
+  it('answers on the first screen of a 390-px phone: the headline figures start within 900 px, Needs attention right after them', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const tops = await page.evaluate<Record<string, number>>(`(() => Object.fromEntries(
       [...document.querySelectorAll('h2')].map((h) => [h.textContent, h.getBoundingClientRect().top + window.scrollY])))()`);
     expect(tops['Risks']).toBeLessThan(900);
-    expect(tops['Needs attention']).toBeLessThan(900);
+    // Needs attention follows the headline figures (risks, OKR progress, PI predictability), before the files.
+    const headings = Object.entries(tops).sort((a, b) => a[1] - b[1]).map(([heading]) => heading);
+    expect(headings.indexOf('Needs attention')).toBeGreaterThan(headings.indexOf('Risks'));
+    expect(tops['Needs attention']).toBeLessThan(tops['Other files'] ?? Number.POSITIVE_INFINITY);
   });
 
   it('says the same in the plain-text part', () => {

@@ -203,8 +203,8 @@ describe('the four-week demo workbook printed with LibreOffice', () => {
       const tables = Math.max(...sheetPages.flat().filter((w) => w.x0 < 60).map((w) => w.x1));
       // The charts stand right of the tables: a chart's words are those beyond the tables' first column.
       const charted = sheetPages.map((words) => words.filter((w) => w.x0 > tables + 200));
-      const dates = sheetPages.flat().filter((w) => /^\d{4}-\d{2}-\d{2}$/.test(w.text) && w.x0 < 60).map((w) => w.text);
-      const lastRun = dates.sort().at(-1)!;
+      const dates = sheetPages.flat().filter((w) => isDate(w.text) && w.x0 < 60).map((w) => w.text);
+      const lastRun = dates.sort((a, b) => dayOf(a).localeCompare(dayOf(b))).at(-1)!;
       charted.forEach((words, i) => {
         const titles = sheet.charts.filter((title) => lineOn(words, title));
         const axes = words.filter((w) => w.text === lastRun).length;
@@ -222,6 +222,17 @@ describe('the four-week demo workbook printed with LibreOffice', () => {
  * The sheet a page belongs to: the footer's middle part, centred between the report's name (which
  * starts at the left margin) and "Page n of m" (which ends at the right one).
  */
+/** A run's date as the report's locale writes it: 2026-11-23, 23/11/2026 (en-GB), 11/23/2026, 23.11.2026. */
+function isDate(text: string): boolean {
+  return /^(\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{4})$/.test(text);
+}
+
+/** A date of isDate as yyyy-mm-dd, to sort by (day first, as the demo's en-GB writes it). */
+function dayOf(text: string): string {
+  const m = /^(\d{1,2})[./](\d{1,2})[./](\d{4})$/.exec(text);
+  return m ? `${m[3]}-${m[2]!.padStart(2, '0')}-${m[1]!.padStart(2, '0')}` : text;
+}
+
 function sheetOfPage(words: readonly Word[]): string {
   const page = words.findLast((w, i) => w.text === 'Page' && words[i + 2]?.text === 'of')!;
   const footer = words.filter((w) => Math.abs(w.y0 - page.y0) < 2).sort((a, b) => a.x0 - b.x0);
@@ -229,7 +240,7 @@ function sheetOfPage(words: readonly Word[]): string {
   const right = Math.max(...footer.map((w) => w.x1));
   const middle = (left + right) / 2;
   // The report's name ends in the run's date; a chart running into the footer adds words further out.
-  const date = footer.findIndex((w) => /^\d{4}-\d{2}-\d{2}$/.test(w.text));
+  const date = footer.findIndex((w) => isDate(w.text));
   const centred = footer.slice(date + 1).filter((w) => Math.abs((w.x0 + w.x1) / 2 - middle) < (right - left) / 5);
   return centred.map((w) => w.text).join(' ');
 }

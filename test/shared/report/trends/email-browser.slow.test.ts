@@ -13,8 +13,11 @@ import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { launchBrowser } from '../../../support/browser';
+import { readerFormat } from '../../../../shared/core/format';
+import type { ReportDefinition } from '../../../../shared/report/definition/definition';
 
 const WEEKS = 4;
+let definition: ReportDefinition;
 const dayOfWeek = (i: number) => new Date(Date.UTC(2026, 10, 2 + 7 * i, 6));
 
 /** The four-week demo's last e-mail, opened in Chromium with images blocked: the trends must still read. */
@@ -30,7 +33,7 @@ describe('the e-mail trends of the four-week demo in a browser, images off', () 
     [sim, browser] = await Promise.all([startSimulator({ tenant: 'demo' }), launchBrowser()]);
     root = await mkdtemp(join(tmpdir(), 'trends-email-'));
     const storage = new LocalDirectoryStorage(root);
-    const definition = parseReportDefinition({
+    definition = parseReportDefinition({
       name: 'rte-weekly', title: 'Demo company – weekly planning report',
       datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} }, email: { to: ['rte@example.test'] },
     });
@@ -67,14 +70,16 @@ describe('the e-mail trends of the four-week demo in a browser, images off', () 
   it('shows a bar per week for the open risks, with each week\'s number and date as text', async () => {
     const text = await page.locator('body').innerText();
     expect(text, text.slice(text.indexOf('Trends'), text.indexOf('Trends') + 300)).toContain('Trends over the last 4 runs.');
-    const days = Array.from({ length: WEEKS }, (_, i) => dayOfWeek(i).toISOString().slice(0, 10));
-    expect(text).toContain(`Open risks (${days[0]} to ${days[WEEKS - 1]})`);
+    // Dates in the report's locale and zone (the definition's defaults), as the reader reads the rest.
+    const format = readerFormat(definition.locale, definition.timeZone);
+    const weeks = Array.from({ length: WEEKS }, (_, i) => dayOfWeek(i));
+    expect(text).toContain(`Open risks (${format.dateRange(weeks[0]!, weeks[WEEKS - 1]!)})`);
     // The number row and the date row under the bars, as a reader (or a screen reader) gets them.
     const rows = await page.evaluate<string[][]>(
       `(() => { const p = [...document.querySelectorAll('p')].find((e) => e.textContent.startsWith('Open risks (')); const t = p.nextElementSibling; return [...t.rows].map((r) => [...r.cells].map((c) => c.textContent)); })()`,
     );
     expect(rows[1]).toEqual(opens.map(String));
-    expect(rows[2]).toEqual(days.map((d) => d.slice(5)));
+    expect(rows[2]).toEqual(weeks.map((d) => format.dayMonth(d)));
     const hidden = await page.evaluate<string | null>(
       `(() => { const p = [...document.querySelectorAll('p')].find((e) => e.textContent.startsWith('Open risks (')); return p.nextElementSibling.rows[0].getAttribute('aria-hidden'); })()`,
     );
