@@ -102,7 +102,7 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
     const dataEnd = headerRow + block.rows.length;
     if (charted) {
       charts.push({
-        anchor: { fromCol: widest + 1, fromRow: titleRow - 1, toCol: widest + 1 + CHART_COLUMNS, toRow: titleRow - 1 + CHART_ROWS },
+        anchor: { fromCol: widest + 1, fromRow: titleRow - 1, toCol: widest + 1 + CHART_COLUMNS, toRow: titleRow - 2 + CHART_ROWS },
         part: chartOf(sheetName, block, headerRow, dataEnd),
       });
       while (rowNo < titleRow + CHART_ROWS) add([]);
