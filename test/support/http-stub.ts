@@ -54,3 +54,12 @@ export async function startHttpStub(answer: (request: StubRequest) => StubAnswer
 
 /** The message AWS sends with a refusal: it names the caller's and the resource's ARNs, which no command may print. */
 export const REFUSAL_MESSAGE = 'User: arn:aws:iam::123456789012:user/ci-bot is not authorized to perform this action on resource: arn:aws:secret:eu-central-1:123456789012:internal';
+
+/** An AWS REST-JSON answer: the body as JSON and, for an error, its type in `x-amzn-errortype`, as the SDK reads it. */
+export function restJsonAnswer(status: number, body: unknown, errorType?: string): StubAnswer {
+  return {
+    status,
+    headers: { 'content-type': 'application/json', ...(errorType !== undefined && { 'x-amzn-errortype': errorType }) },
+    body: JSON.stringify(body),
+  };
+}

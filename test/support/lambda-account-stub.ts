@@ -1,4 +1,4 @@
-import { REFUSAL_MESSAGE, startHttpStub, type HttpStub } from './http-stub';
+import { REFUSAL_MESSAGE, restJsonAnswer, startHttpStub, type HttpStub } from './http-stub';
 
 export interface LambdaAccountStub extends HttpStub {
   /** GetAccountSettings' AccountLimit: a new account's quota of 10 unless a test changes it. */
@@ -17,19 +17,14 @@ export async function startLambdaAccountStub(): Promise<LambdaAccountStub> {
   const limit = { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 };
   const reserved = new Map<string, number>();
   const stub = await startHttpStub((request) => {
-    const reply = (status: number, body: unknown, type?: string) => ({
-      status,
-      headers: { 'content-type': 'application/json', ...(type !== undefined && { 'x-amzn-errortype': type }) },
-      body: JSON.stringify(body),
-    });
-    if (state.refuse) return reply(403, { message: REFUSAL_MESSAGE }, 'AccessDeniedException');
+    if (state.refuse) return restJsonAnswer(403, { message: REFUSAL_MESSAGE }, 'AccessDeniedException');
     if (request.method === 'GET' && /^\/2016-08-19\/account-settings\/?$/.test(request.path)) {
-      return reply(200, { AccountLimit: { TotalCodeSize: 80_530_636_800, CodeSizeUnzipped: 262_144_000, CodeSizeZipped: 52_428_800, ...limit }, AccountUsage: { TotalCodeSize: 0, FunctionCount: 0 } });
+      return restJsonAnswer(200, { AccountLimit: { TotalCodeSize: 80_530_636_800, CodeSizeUnzipped: 262_144_000, CodeSizeZipped: 52_428_800, ...limit }, AccountUsage: { TotalCodeSize: 0, FunctionCount: 0 } });
     }
     const match = /^\/2019-09-30\/functions\/([^/]+)\/concurrency$/.exec(request.path);
-    if (request.method !== 'GET' || !match) return reply(404, { Type: 'User', message: `no route ${request.path}` }, 'ResourceNotFoundException');
+    if (request.method !== 'GET' || !match) return restJsonAnswer(404, { Type: 'User', message: `no route ${request.path}` }, 'ResourceNotFoundException');
     const value = reserved.get(match[1]!);
-    return reply(200, value === undefined ? {} : { ReservedConcurrentExecutions: value });
+    return restJsonAnswer(200, value === undefined ? {} : { ReservedConcurrentExecutions: value });
   });
   const state: LambdaAccountStub = Object.assign(stub, { limit, reserved, refuse: false });
   return state;

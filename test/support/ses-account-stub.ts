@@ -1,4 +1,4 @@
-import { REFUSAL_MESSAGE, startHttpStub, type HttpStub } from './http-stub';
+import { REFUSAL_MESSAGE, restJsonAnswer, startHttpStub, type HttpStub } from './http-stub';
 
 export interface StubIdentity {
   readonly type: 'DOMAIN' | 'EMAIL_ADDRESS';
@@ -21,20 +21,15 @@ export async function startSesAccountStub(): Promise<SesAccountStub> {
   const account = { ProductionAccessEnabled: true, SendingEnabled: true };
   const identities = new Map<string, StubIdentity>();
   const stub = await startHttpStub((request) => {
-    const reply = (status: number, body: unknown, type?: string) => ({
-      status,
-      headers: { 'content-type': 'application/json', ...(type !== undefined && { 'x-amzn-errortype': type }) },
-      body: JSON.stringify(body),
-    });
-    if (state.refuse) return reply(403, { message: REFUSAL_MESSAGE }, 'AccessDeniedException');
+    if (state.refuse) return restJsonAnswer(403, { message: REFUSAL_MESSAGE }, 'AccessDeniedException');
     if (request.method === 'GET' && request.path === '/v2/email/account') {
-      return reply(200, { ...account, EnforcementStatus: 'HEALTHY', DedicatedIpAutoWarmupEnabled: false, SendQuota: { Max24HourSend: 200, MaxSendRate: 1, SentLast24Hours: 0 } });
+      return restJsonAnswer(200, { ...account, EnforcementStatus: 'HEALTHY', DedicatedIpAutoWarmupEnabled: false, SendQuota: { Max24HourSend: 200, MaxSendRate: 1, SentLast24Hours: 0 } });
     }
     const match = /^\/v2\/email\/identities\/([^/]+)$/.exec(request.path);
-    if (request.method !== 'GET' || !match) return reply(404, { message: `no route ${request.path}` }, 'NotFoundException');
+    if (request.method !== 'GET' || !match) return restJsonAnswer(404, { message: `no route ${request.path}` }, 'NotFoundException');
     const identity = identities.get(match[1]!.toLowerCase());
-    if (!identity) return reply(404, { message: `Email identity ${match[1]!} does not exist.` }, 'NotFoundException');
-    return reply(200, { IdentityType: identity.type, VerificationStatus: identity.status, VerifiedForSendingStatus: identity.status === 'SUCCESS', FeedbackForwardingStatus: true });
+    if (!identity) return restJsonAnswer(404, { message: `Email identity ${match[1]!} does not exist.` }, 'NotFoundException');
+    return restJsonAnswer(200, { IdentityType: identity.type, VerificationStatus: identity.status, VerifiedForSendingStatus: identity.status === 'SUCCESS', FeedbackForwardingStatus: true });
   });
   const state: SesAccountStub = Object.assign(stub, { account, identities, refuse: false });
   return state;
