@@ -26,7 +26,7 @@ describe('the workbook writer in a Lambda bundle', () => {
       stdin: {
         contents: `import { createWriteStream } from 'node:fs';
 import { openXlsxWorkbook } from './shared/render/xlsx/workbook';
-const workbook = openXlsxWorkbook(createWriteStream(process.argv[2]), { createdAt: new Date(0), timeZone: 'UTC', footer: 'Bundle – 2026-11-23' });
+const workbook = openXlsxWorkbook(createWriteStream(process.argv[2]), { createdAt: new Date(0), timeZone: 'UTC', locale: 'en-GB', footer: 'Bundle – 2026-11-23' });
 const sink = workbook.openSheet({ name: 'risks', title: 'Risks', columns: [
   { key: 'key', type: 'text', description: 'Key', label: 'Key' },
   { key: 'score', type: 'integer', description: 'Score', label: 'Score' },
