@@ -136,6 +136,7 @@ export class StyleBook {
   /** Text kept on one line: ids and keys, which must not wrap mid-number. */
   readonly oneLine: StyleModel = { alignment: { vertical: 'top' } };
   private readonly indents: StyleModel[] = [];
+  private readonly lefts: StyleModel[] = [];
 
   /** `dates`: the report locale's date formats (excelDateFormats), worked out once for the workbook. */
   constructor(private readonly dates: ExcelDateFormats) {
@@ -144,6 +145,11 @@ export class StyleBook {
 
   of(kind: Kind): StyleModel {
     return this.plain[kind]!;
+  }
+
+  /** A value that names its row (the Trends' run dates): left-aligned under its header, as a text label is. */
+  leftAligned(kind: Kind): StyleModel {
+    return (this.lefts[kind] ??= { ...this.plain[kind]!, alignment: { vertical: 'top', horizontal: 'left' } });
   }
 
   /** Wrapped text indented by `level` steps (titles of a hierarchy); level 0 is plain text. */

@@ -147,7 +147,7 @@ function categoryCell(row: ChartBlockRow, deps: ChartSheetDeps): { value: ExcelV
   if (row.at === undefined) return { value: worksheetText(row.category), style: deps.styles.oneLine };
   const value = toExcel(row.at, 'datetime', deps.clock);
   if (producedKind !== Kind.DateTime) return { value: worksheetText(row.category), style: deps.styles.oneLine };
-  return { value, style: deps.styles.of(row.timed ? Kind.DateTime : Kind.Date) };
+  return { value, style: deps.styles.leftAligned(row.timed ? Kind.DateTime : Kind.Date) };
 }
 
 /** What the chart caches of its category cells: their texts, or the dates' serials and number formats when every one is a date. */

@@ -100,6 +100,8 @@ describe('the workbook in the report\'s locale: date cells and paper', () => {
     expect(cells.map((c) => c.value)).toEqual(RUNS.map((at) => new Date(at.getTime() + 3_600_000)));
     expect(cells.map((c) => c.numFmt)).toEqual(['dd.mm.yyyy', 'dd.mm.yyyy', 'dd.mm.yyyy", "hh:mm', 'dd.mm.yyyy", "hh:mm']);
     expect(runCells(us).map((c) => c.numFmt)).toEqual(['mm/dd/yyyy', 'mm/dd/yyyy', 'mm/dd/yyyy", "hh:mm AM/PM', 'mm/dd/yyyy", "hh:mm AM/PM']);
+    // They name their rows: left-aligned under the "Run" header, as a text label is.
+    expect(cells.map((c) => c.alignment?.horizontal)).toEqual(RUNS.map(() => 'left'));
   });
 
   it('gives the Trends chart those dates as its categories, labelled in the cells\' formats, one label per run', async () => {
