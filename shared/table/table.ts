@@ -93,6 +93,11 @@ export interface TableRow {
   readonly outlineLevel?: number;
   /** Background fill of one cell: index into columns, and a hex colour such as "#ff0000" or "ff0000". */
   readonly fill?: { readonly column: number; readonly color: string } | undefined;
+  /**
+   * Per cell, a type other than its column's (undefined: the column's): the Changes sheet's Before and
+   * After of a date field are dates in text columns. Only the leading sheets read it.
+   */
+  readonly types?: readonly (ColumnType | undefined)[];
 }
 
 export interface TableDefinition {

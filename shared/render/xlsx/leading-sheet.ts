@@ -60,14 +60,16 @@ export async function writeLeadingRows(
     // its lines, or LibreOffice prints the second line over the next row.
     let lines = 1;
     for (let i = 0; i < columns.length; i++) {
-      const wrapped = fitWrapped(toExcel(data.values[i], types[i], clock), widths[i]!);
+      const own = data.types?.[i];
+      const wrapped = fitWrapped(toExcel(data.values[i], own ?? types[i], clock), widths[i]!);
       lines = Math.max(lines, wrapped.lines);
       const value = capLinks(wrapped.value, linked);
       const style = fill && fill.column === i ? styles.withFill(producedKind, fill.color) : undefined;
       if ((value === null || value === '') && style === undefined) continue;
       const cell = row.getCell(i + 1);
       cell.value = value === '' ? null : value;
-      cell.style = style ?? styles.of(producedKind);
+      // A cell typed apart from its column (a date among texts) keeps to the column's left edge.
+      cell.style = style ?? (own ? styles.leftAligned(producedKind) : styles.of(producedKind));
     }
     const rowHeight = rowHeightFor(lines);
     if (rowHeight !== undefined) row.height = rowHeight;

@@ -5,6 +5,7 @@ import { inRoleOrder } from '../summary/compose';
 import type { ChangeReport, ChangeWeight } from './model';
 import { topChanges } from './model';
 import type { ColumnType } from '../../table/table';
+import { comparedInstant } from './specs';
 
 /** How many changes a reader's page lists (the e-mail, the chat messages, the Summary, the PDF); the rest are in the Changes sheet. */
 export const EMAIL_TOP_CHANGES = 10;
@@ -21,8 +22,8 @@ function readerValue(value: string | number | null, type: ColumnType, format: Re
     if (type === 'integer' || type === 'number') return format.number(value);
     return null;
   }
-  const instant = type === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : type === 'datetime' ? new Date(value) : null;
-  if (instant === null || Number.isNaN(instant.getTime())) return null;
+  const instant = comparedInstant(value, type);
+  if (instant === null) return null;
   return type === 'date' ? format.calendarDate(instant) : format.dateTime(instant);
 }
 

@@ -1,4 +1,5 @@
-import type { Column, LeadingSheet, LinkValue, TableRow } from '../../table/table';
+import type { Column, ColumnType, LeadingSheet, LinkValue, TableRow } from '../../table/table';
+import { comparedInstant } from './specs';
 import { changeRows } from './outputs';
 import type { ReaderFormat } from '../../core/format';
 import { CHANGES_TABLE, KIND_COLORS, type ChangeReport, type ChangeRow } from './model';
@@ -59,15 +60,32 @@ export function changesSheetContent(report: ChangeReport, format: ReaderFormat):
   };
 }
 
+const FROM_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'from');
+const TO_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'to');
+
 function sheetRow(change: ChangeRow, sheets: Readonly<Record<string, string>>): TableRow {
+  const dated = datedPair(change);
   return {
     values: [
       change.tableLabel, change.kind, keyCell(change, sheets), change.title, change.context ?? null, change.what,
-      change.kind === 'changed' ? (change.from ?? NONE) : change.from,
-      change.kind === 'changed' ? (change.to ?? NONE) : change.to,
+      change.kind === 'changed' ? (dated?.from ?? change.from ?? NONE) : change.from,
+      change.kind === 'changed' ? (dated?.to ?? change.to ?? NONE) : change.to,
     ],
     fill: { column: KIND_COLUMN, color: KIND_COLORS[change.kind] },
+    ...(dated && { types: SHEET_COLUMNS.map((_, i) => (i === FROM_COLUMN || i === TO_COLUMN ? dated.type : undefined)) }),
   };
+}
+
+/**
+ * A changed date field's two values as dates, so the sheet shows them as date cells in the report's
+ * locale (`changes.csv` keeps the ISO text); undefined for any other change.
+ */
+function datedPair(change: ChangeRow): { type: ColumnType; from: Date | null; to: Date | null } | undefined {
+  const typed = change.typed;
+  if (change.kind !== 'changed' || !typed || (typed.type !== 'date' && typed.type !== 'datetime')) return undefined;
+  const from = comparedInstant(typed.from, typed.type);
+  const to = comparedInstant(typed.to, typed.type);
+  return from || to ? { type: typed.type, from, to } : undefined;
 }
 
 function keyCell(change: ChangeRow, sheets: Readonly<Record<string, string>>): LinkValue | string | null {

@@ -94,6 +94,16 @@ export function snapshotValue(value: CellValue, type: ColumnType): SnapshotValue
   return value.url;
 }
 
+/**
+ * A compared date or date-time value (snapshotValue's ISO form) as the instant it stands for; null for
+ * any other value or type. A calendar date is carried at 00:00 UTC.
+ */
+export function comparedInstant(value: SnapshotValue, type: ColumnType): Date | null {
+  if (typeof value !== 'string') return null;
+  const instant = type === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : type === 'datetime' ? new Date(value) : null;
+  return instant === null || Number.isNaN(instant.getTime()) ? null : instant;
+}
+
 /** How a value is shown in the "from" and "to" columns; `decimals` of a percentage (one unless told). */
 export function displayValue(value: SnapshotValue, type: ColumnType, decimals = 1): string {
   if (value === null) return '';

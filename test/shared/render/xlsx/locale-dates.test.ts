@@ -23,11 +23,15 @@ const ITEMS: TableDefinition = {
     { key: 'updated', type: 'datetime', description: 'an instant' },
   ],
 };
+/** A changed date field among text changes: its cells are typed apart from their text columns. */
 const CHANGES: LeadingSheet = {
   heading: 'Changes',
-  sentence: 'Nothing changed.',
-  columns: [{ key: 'what', type: 'text', description: 'what' }],
-  rows: [],
+  sentence: '2 changed.',
+  columns: [{ key: 'what', type: 'text', description: 'what' }, { key: 'from', type: 'text', description: 'from' }, { key: 'to', type: 'text', description: 'to' }],
+  rows: [
+    { values: ['Status', 'Open', 'Closed'] },
+    { values: ['Resolution date', '(none)', new Date(Date.UTC(2027, 0, 4))], types: [undefined, 'date', 'date'] },
+  ],
 };
 /** Four runs, the last two on one day: those carry their time, as their labels do. */
 const RUNS = ['2026-11-02T06:00:00Z', '2026-11-09T06:00:00Z', '2026-11-16T06:00:00Z', '2026-11-16T15:30:00Z'].map((t) => new Date(t));
@@ -117,6 +121,15 @@ describe('the workbook in the report\'s locale: date cells and paper', () => {
     ]);
     expect(chart).toContain('<c:numFmt formatCode="dd.mm.yyyy" sourceLinked="1"/>');
     expect(chart).toMatch(/<c:catAx>.*<c:auto val="0"\/>.*<\/c:catAx>/);
+  });
+
+  it('writes a Changes cell typed as a date apart from its text column as a date cell, left-aligned among the texts', () => {
+    const changes = de.getWorksheet('Changes')!;
+    expect(changes.getCell('C5').value).toBe('Closed');
+    expect(changes.getCell('B6').value).toBe('(none)');
+    const to = changes.getCell('C6');
+    expect([to.type, to.value, to.numFmt, to.alignment?.horizontal]).toEqual([ExcelJS.ValueType.Date, new Date(Date.UTC(2027, 0, 4)), 'dd.mm.yyyy', 'left']);
+    expect(us.getWorksheet('Changes')!.getCell('C6').numFmt).toBe('mm/dd/yyyy');
   });
 
   it('prints every sheet on the locale\'s paper: Letter (1) for en-US, A4 (9) for de-DE', () => {

@@ -86,16 +86,24 @@ describe('changes since the last run (two exports into one root)', () => {
     const sheet = workbook.getWorksheet('Changes')!;
     const header = (sheet.getRow(4).values as unknown[]).slice(1);
     const text = (r: number, c: number) => sheet.getRow(r).getCell(c).text;
+    /** Before and After: a date field's values are date cells, read back as the CSV writes them (their formats kept in `dated`). */
+    const dated: string[] = [];
+    const value = (r: number, c: number) => {
+      const cell = sheet.getRow(r).getCell(c);
+      if (!(cell.value instanceof Date)) return cell.text;
+      dated.push(cell.numFmt);
+      return cell.value.toISOString().slice(0, 10);
+    };
     const rows: (Change & { fill: string | undefined; link: string | undefined })[] = [];
     for (let r = 5; r <= sheet.rowCount; r++) {
       const keyCell = sheet.getRow(r).getCell(3);
       const fill = sheet.getRow(r).getCell(2).fill as { fgColor?: { argb?: string } } | undefined;
       rows.push({
-        table: text(r, 1), kind: text(r, 2), key: keyCell.text, title: text(r, 4), ...(text(r, 5) ? { where: text(r, 5) } : {}), change: text(r, 6), from: text(r, 7), to: text(r, 8),
+        table: text(r, 1), kind: text(r, 2), key: keyCell.text, title: text(r, 4), ...(text(r, 5) ? { where: text(r, 5) } : {}), change: text(r, 6), from: value(r, 7), to: value(r, 8),
         fill: fill?.fgColor?.argb, link: (keyCell.value as { hyperlink?: string } | null)?.hyperlink,
       });
     }
-    return { names, header, intro: [text(1, 1), text(2, 1)], rows };
+    return { names, header, intro: [text(1, 1), text(2, 1)], rows, dated };
   };
   /** What the CSV holds for a title typed as `text` (formulas neutralised, docs/formats.md). */
   const asCsv = (list: Change[]) => list.map((c) => ({ ...c, title: c.title && neutraliseFormula(c.title) }));
@@ -248,6 +256,9 @@ describe('changes since the last run (two exports into one root)', () => {
     const forPeople = (c: Change): Change =>
       c.kind === 'changed' ? { ...c, from: c.from === '' ? '(none)' : c.from, to: c.to === '' ? '(none)' : c.to } : c;
     expect(sheetChanges.some((c) => c.to === '(none)' || c.from === '(none)')).toBe(true);
+    // A changed resolution date is a date cell in the report's locale (en-GB), not ISO text.
+    expect(sheet.dated.length).toBeGreaterThan(0);
+    expect(new Set(sheet.dated)).toEqual(new Set(['dd/mm/yyyy']));
     expect(sortChanges(bare(sheetChanges))).toEqual(sortChanges(expected.map(forPeople)));
     // Row by row the same as changes.csv (whose titles are formula-neutralised).
     expect(sheetChanges.map((c) => ({ ...c, title: c.title && neutraliseFormula(c.title) }))).toEqual(listed.map(forPeople));
