@@ -65,6 +65,8 @@ async function measureAll(all: readonly Case[], repeat: number): Promise<Map<str
       m.peak = Math.max(m.peak, outcome.peakRssMb);
       if (!outcome.result) {
         m.failed = outcome.signal === 'SIGKILL' ? `not done after ${seconds(TIMEOUT_MS)}` : `failed (exit ${String(outcome.exitCode)})`;
+        // The row says that it failed; the worker's stderr says why (a missing font, a crash, out of memory).
+        if (outcome.signal !== 'SIGKILL') console.error(`pdf: ${c.kind} ${int(c.length)} ${m.failed}:\n${outcome.stderrTail}`);
         continue;
       }
       m.wall.push(outcome.result.wallMs);
