@@ -16,7 +16,7 @@ import { applyNotice, type NoticeRule } from './owner-notice';
  * owner's business, not its readers': readers cannot act on them. So is text the PDF cannot print
  * (a script its fonts lack, printed as "?"; render/pdf/glyphs.ts). They stay in the manifest and the
  * run list; the owners (`email.onFailure`; readers are not told) get one e-mail when the set changes (a new field appears, or one goes;
- * a place of the PDF starts or stops losing characters of a script), not one per run. The last set told is kept in the ledger (`notify/<report>/fields`); it is a rule of the
+ * a part of the PDF, Summary or Trends, starts or stops losing characters of a script), not one per run. The last set told is kept in the ledger (`notify/<report>/fields`); it is a rule of the
  * owners' notice engine (owner-notice.ts), so two attempts of one run tell it once, and a send that
  * fails is tried again at the next run.
  */
@@ -46,7 +46,7 @@ function fieldRule(definition: ReportDefinition, deps: FieldNoticeDependencies):
     record: ledgerRecord(deps.ledger, ledgerKey('notify', definition.name, 'fields'), toldSchema, { what: `the fields told of "${definition.name}"`, invalid: 'absent' }),
     transition: (previous, manifest) => {
       const before = previous?.findings ?? [];
-      const findings = [...operatorFindings(manifest.summary), ...unprintedFindings(manifest.summary).map((f) => f.key)].sort();
+      const findings = [...operatorFindings(manifest.summary), ...unprintedFindings(manifest.summary).keys].sort();
       if (sameFindings(before, findings)) return undefined;
       return { next: { findings, runId: manifest.runId }, message: owners.length > 0 ? fieldNotice(definition, manifest, before, findings, owners, deps.from) : undefined };
     },
@@ -84,13 +84,13 @@ function fieldNotice(definition: ReportDefinition, manifest: Manifest, before: r
 
 /** What the PDF printed as "?" in this run, where, and what readers can do. */
 function pdfLines(manifest: Manifest, title: string, after: boolean): string[] {
-  const unprinted = unprintedFindings(manifest.summary);
+  const unprinted = unprintedFindings(manifest.summary).lines;
   const head = `${after ? '' : `Run ${manifest.runId} of "${title}": `}the PDF`;
   if (unprinted.length === 0) return [...(after ? [''] : []), `${head} prints every character again.`];
   return [
     ...(after ? [''] : []),
     `${head} printed characters its fonts cannot draw as "?" (scripts beyond Latin, Greek, Cyrillic and Hebrew):`,
-    ...unprinted.map((f) => `  ${f.line}`),
+    ...unprinted.map((line) => `  ${line}`),
     '',
     `${UNPRINTED_ADVICE} The manifest lists them (summary.unprintedText).`,
   ];
