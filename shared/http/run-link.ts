@@ -272,18 +272,43 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
   if (!bytes) return { state: 'failed', exportId: job.id, title };
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   const page = encodeURIComponent(token);
-  const timeZone = timeZoneOf(claims);
-  const href = (path: string) => `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(path)}`;
+  return finishedView(manifest, {
+    exportId: job.id,
+    title,
+    timeZone: timeZoneOf(claims),
+    locale: localeOf(claims),
+    fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
+    href: (path) => `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(path)}`,
+  });
+}
+
+/**
+ * The finished page's view of a run's manifest: its headline figures, notes and files in the
+ * report's locale and zone. Also what `npm run pictures` draws from the demo's last run.
+ */
+export function finishedView(
+  manifest: Manifest,
+  run: {
+    readonly exportId: string;
+    readonly title: string;
+    readonly timeZone: string;
+    readonly locale: string;
+    readonly fresh: boolean;
+    readonly href: (path: string) => string;
+  },
+): Extract<RunView, { state: 'done' }> {
+  const { exportId, title, timeZone, locale, fresh, href } = run;
+  const format = readerFormat(locale, timeZone);
   return {
     state: 'done',
-    exportId: job.id,
+    exportId,
     title,
     finishedAt: manifest.generatedAt,
     timeZone,
-    locale: localeOf(claims),
-    fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
-    figures: headlineFigures(manifest, readerFormat(localeOf(claims), timeZone)),
-    notes: readerNotes(manifest, readerFormat(localeOf(claims), timeZone)),
+    locale,
+    fresh,
+    figures: headlineFigures(manifest, format),
+    notes: readerNotes(manifest, format),
     files: runFiles(manifest, { title, timeZone, href }),
   };
 }

@@ -38,9 +38,10 @@ a:focus-visible,.button:focus-visible,h1:focus-visible{outline:3px solid #b35900
 .muted{color:#4a4a4a}
 dl.figures{margin:0 0 1.5rem}
 dl.figures div{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 1rem;padding:.2rem 0;border-bottom:1px solid #eef0f2}
-dl.figures dt{margin:0;flex:1 1 12rem}
+dl.figures dt{margin:0;flex:1 1 auto}
 dl.figures dd{margin:0 0 0 auto;font-weight:600;text-align:right}
-dl.figures dd .delta{font-weight:400;color:#4a4a4a;margin-left:.5rem}
+dl.figures dd.delta{font-weight:400;color:#4a4a4a;margin:0;min-width:15rem;text-align:left}
+@media (max-width:32rem){dl.figures dd.delta{flex:1 0 100%;min-width:0;text-align:right;font-size:.875rem}}
 .nb{white-space:nowrap}
 `.trim();
 
@@ -231,7 +232,9 @@ function doneContent(view: DoneView, workbook: DoneView['files'][number] | undef
   // Dates and figures as the report's e-mails write them: its locale, its zone.
   const when = readerFormat(view.locale ?? DEFAULT_LOCALE, view.timeZone).dateTime(new Date(view.finishedAt));
   const items = view.files.map((f) => {
-    const label = f.primary ? `Download the workbook (${formatBytes(f.bytes)})` : `${escapeHtml(f.label)} (${escapeHtml(f.kind)}, ${formatBytes(f.bytes)})`;
+    // The size never breaks between its number and unit ("125.2 / KiB" on a phone).
+    const size = `<span class="nb">${formatBytes(f.bytes)}</span>`;
+    const label = f.primary ? `Download the workbook (${size})` : `${escapeHtml(f.label)} (${escapeHtml(f.kind)}, ${size})`;
     // An earlier export's page focuses the fresh-copy button instead.
     const attributes = f === workbook ? ` id="workbook" class="button"${view.fresh ? ' autofocus' : ''}` : ' class="button secondary"';
     // The name it is saved under, for the pointer's tooltip (the server sets it on the download).
@@ -257,13 +260,14 @@ function noteList(note: RunNote): string {
 
 /**
  * The headline figures, a label and its value per line: on a phone a long value (a PI's phase) goes
- * under its label instead of squeezing it onto four lines, and a date or number never breaks at its
- * hyphen ("2027-/01-04"): each is kept whole (`.nb`).
+ * under its label instead of squeezing it onto four lines, the change since the last run goes
+ * under its value (its own `dd`, so a long one does not push the value off its label's line), and
+ * a date or number never breaks at its hyphen ("2027-/01-04"): each is kept whole (`.nb`).
  */
 function figuresList(figures: readonly RunFigure[]): string {
   if (figures.length === 0) return '';
   const rows = figures.map(
-    (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}${f.delta ? `<span class="delta">${unbroken(f.delta)}</span>` : ''}</dd></div>`,
+    (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}</dd>${f.delta ? `<dd class="delta">${unbroken(f.delta)}</dd>` : ''}</div>`,
   );
   return `<dl class="figures" aria-label="Headline figures">${rows.join('')}</dl>`;
 }
