@@ -70,6 +70,8 @@ export interface RunFigure {
   readonly label: string;
   readonly value: string;
   readonly delta?: string | undefined;
+  /** The Summary section it belongs to ("Risks", "Risks by ROAM"), the page's heading over its figures. */
+  readonly group?: string | undefined;
 }
 
 export interface RunNote {
@@ -331,12 +333,34 @@ export function runFiles(
   }));
 }
 
-/** The figures the e-mail opens with (the Summary's headline lines: risks, ROAM, OKR progress, PI), written the same way. */
+/**
+ * The figures the e-mail opens with, written the same way and under the same headings: the Summary's
+ * headline sections (risks, ROAM, OKR progress, PI objectives, predictability), each line, then each
+ * row of its table by the figure the e-mail draws as a bar (OKR progress per theme, predictability
+ * per board).
+ */
 function headlineFigures(manifest: Manifest, format: ReaderFormat): RunFigure[] {
   return summaryFromManifest(manifest)
     .sections.filter((s) => s.role === 'headline')
-    .flatMap((s) => s.lines)
-    .map((line) => ({ label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta }));
+    .flatMap((s) => [
+      ...s.lines.map((line) => ({ group: s.heading, label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta })),
+      ...barFigures(s, format),
+    ]);
+}
+
+/** A section of the run's Summary (the table layer's SummarySection, which this layer reaches through the report's). */
+type SummarySection = ReturnType<typeof summaryFromManifest>['sections'][number];
+
+/** A headline table's rows as figures: the row's name (its first cell) and its barred figure; none for a table without a bar. */
+function barFigures(section: SummarySection, format: ReaderFormat): RunFigure[] {
+  const columns = section.grid?.columns ?? [];
+  const bar = columns.findIndex((c) => c.bar === true);
+  if (bar < 1) return [];
+  return (section.grid?.rows ?? []).map((row) => ({
+    group: section.heading,
+    label: cellText(row.values[0] ?? '', undefined, format, false),
+    value: cellText(row.values[bar] ?? null, columns[bar]!.type, format, false),
+  }));
 }
 
 /** "Needs attention" and "What changed", in the Summary's order (the e-mail's): a line per item or change. */

@@ -27,6 +27,7 @@ export const PAGE_STYLE = `
 body{margin:0;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#fff}
 main{max-width:36rem;margin:3rem auto;padding:0 1rem}
 h1{font-size:1.5rem;margin:0 0 1rem}
+h2{font-size:1.125rem;margin:1.5rem 0 .5rem}
 p{margin:0 0 1rem}
 progress{width:100%;height:1rem;accent-color:#0b5cad}
 ul{list-style:none;padding:0;margin:0 0 1rem}
@@ -266,10 +267,22 @@ function noteList(note: RunNote): string {
  */
 function figuresList(figures: readonly RunFigure[]): string {
   if (figures.length === 0) return '';
-  const rows = figures.map(
-    (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}</dd>${f.delta ? `<dd class="delta">${unbroken(f.delta)}</dd>` : ''}</div>`,
-  );
-  return `<dl class="figures" aria-label="Headline figures">${rows.join('')}</dl>`;
+  // Figures of one Summary section under its heading, as the e-mail has them ("Risks", "Risks by ROAM").
+  const groups: { heading: string | undefined; figures: RunFigure[] }[] = [];
+  for (const f of figures) {
+    const last = groups.at(-1);
+    if (last && last.heading === f.group) last.figures.push(f);
+    else groups.push({ heading: f.group, figures: [f] });
+  }
+  return groups
+    .map((group) => {
+      const rows = group.figures.map(
+        (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}</dd>${f.delta ? `<dd class="delta">${unbroken(f.delta)}</dd>` : ''}</div>`,
+      );
+      const label = escapeHtml(group.heading ?? 'Headline figures');
+      return `${group.heading ? `<h2>${label}</h2>` : ''}<dl class="figures" aria-label="${label}">${rows.join('')}</dl>`;
+    })
+    .join('\n');
 }
 
 /** Text with its dates and numbers ("2027-01-04", "27/11/2026", "+3.6") each in a span that does not break. */

@@ -108,7 +108,10 @@ describe('run link in a browser', () => {
     // The address is the run link again: a bookmark opens the link, never this export as if new.
     expect(new URL(page.url()).search).toBe('');
     expect(new URL(page.url()).pathname).toBe(`/run/${token}`);
-    expect(await page.locator('dl.figures').textContent()).toContain('Open risks');
+    // The headline figures under the e-mail's headings: risks, ROAM, OKR progress.
+    expect(await page.locator('h2').allTextContents()).toEqual(expect.arrayContaining(['Risks', 'Risks by ROAM', 'OKR progress by strategic theme']));
+    const figures = (await page.locator('dl.figures').allTextContents()).join(' ');
+    for (const label of ['Open risks', 'Mitigated', 'OKR progress']) expect(figures).toContain(label);
     expect(await sha256(first)).toBe(workbook.sha256);
 
     await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('workbook');

@@ -83,6 +83,16 @@ describe('run page', () => {
       '<dl class="figures" aria-label="Headline figures"><div><dt>Open risks</dt><dd><span class="nb">58</span></dd><dd class="delta"><span class="nb">−2</span> since <span class="nb">16</span> Nov</dd></div><div><dt>Overdue</dt><dd><span class="nb">14</span></dd></div></dl>',
     );
     expect(plain).toContain('Your fresh copy is ready.');
+    // Figures of a Summary section under its heading, as the e-mail has them.
+    const grouped = renderRunPage({ ...views.done, figures: [
+      { group: 'Risks', label: 'Open risks', value: '58' },
+      { group: 'Risks by ROAM', label: 'Owned', value: '36' },
+      { group: 'Risks by ROAM', label: 'Mitigated', value: '34' },
+    ] } as RunView, TOKEN).body;
+    expect(grouped).toContain(
+      '<h2>Risks</h2><dl class="figures" aria-label="Risks"><div><dt>Open risks</dt><dd><span class="nb">58</span></dd></div></dl>\n' +
+        '<h2>Risks by ROAM</h2><dl class="figures" aria-label="Risks by ROAM"><div><dt>Owned</dt><dd><span class="nb">36</span></dd></div><div><dt>Mitigated</dt><dd><span class="nb">34</span></dd></div></dl>',
+    );
     // The script puts the run link back in the address bar: a bookmark keeps the link, not this export.
     expect(plain).toContain(`data-link="${TOKEN}"`);
     expect(plain).not.toContain('http-equiv="refresh"');
