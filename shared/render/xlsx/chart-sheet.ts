@@ -63,7 +63,8 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
   const lines = Math.max(0, ...content.blocks.map((b) => b.chart?.lines?.length ?? 0));
   sheet.columns = [
     ...Array.from({ length: widest }, (_, i) => ({ width: widthOf(i) })),
-    ...(lines > 0 ? [...Array.from({ length: bandAt - widest }, () => ({ width: DEFAULT_COLUMN_WIDTH })), ...Array.from({ length: lines }, () => ({ width: DEFAULT_COLUMN_WIDTH, hidden: true }))] : []),
+    // The gap and the chart's columns keep Excel's default width (an explicit 8.43 is narrower: the page's scale would change).
+    ...(lines > 0 ? [...Array.from({ length: bandAt - widest }, () => ({})), ...Array.from({ length: lines }, () => ({ hidden: true }))] : []),
   ];
   const pastChart = (cells: Cell[], band: Cell[]): Cell[] => (band.length === 0 ? cells : [...cells, ...Array<Cell>(bandAt - cells.length).fill(NO_CELL), ...band]);
   // The sheet prints fitted to the page width, the charts included: a gap column, then the chart's.
