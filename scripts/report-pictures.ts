@@ -6,7 +6,10 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { runDemoCommand } from '../cli/demo-command';
-import { latestPointerSchema } from '../shared/report/manifest/manifest';
+import { DEFAULT_LOCALE } from '../shared/core/format';
+import { finishedView, type RunView } from '../shared/http/run-link';
+import { renderRunPage } from '../shared/http/run-page';
+import { latestPointerSchema, manifestSchema } from '../shared/report/manifest/manifest';
 import { launchBrowser } from '../test/support/browser';
 
 /**
@@ -19,8 +22,11 @@ import { launchBrowser } from '../test/support/browser';
  *   prints them (also prints the page count of each sheet);
  * - pdf-summary.png and pdf-trends.png: the first page of the report's own PDF (<report>.pdf) and the
  *   first page of its Trends, as poppler draws them.
+ * - run-link-done.png and run-link-done-phone.png, run-link-progress.png and run-link-progress-phone.png:
+ *   the run link's finished page of that last run and its page while running, rendered by the run
+ *   page's own code (run-link.ts, run-page.ts), as Chromium draws them at 1280 and 390 px;
+ *   run-link-refused.png: the page of a link that does not work.
  * Needs chromium, LibreOffice (soffice) and poppler-utils. Run: `npm run pictures`.
- * The run-link pages (run-link-*.png) are drawn by their browser test, not here.
  */
 const TODAY = new Date('2026-11-23T06:00:00Z');
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -36,6 +42,7 @@ export async function main(): Promise<void> {
     const html = await readFile(join(runFolder, 'email.html'), 'utf8');
     process.stdout.write(`e-mail HTML: ${Buffer.byteLength(html)} bytes\n`);
     await emailPictures(browser, html);
+    await runLinkPictures(browser, runFolder);
     printedPictures(join(runFolder, 'demo-weekly.xlsx'), work);
     reportPdfPictures(join(runFolder, 'demo-weekly.pdf'));
   } finally {
@@ -78,6 +85,47 @@ async function emailPictures(browser: Browser, html: string): Promise<void> {
   })()`);
   if (!box) throw new Error('the e-mail has no Trends section: the four weeks did not reach it');
   await page.screenshot({ path: join(IMAGES, 'trends-email.png'), fullPage: true, clip: { x: 0, y: box.top - 8, width: 720, height: box.bottom - box.top } });
+  await page.close();
+}
+
+/** A laptop's and a phone's width, and the names' suffix for each. */
+const SCREENS = [
+  { width: 1280, height: 800, suffix: '' },
+  { width: 390, height: 844, suffix: '-phone' },
+] as const;
+
+/**
+ * The run link's pages as a reader sees them: the finished page of the demo's last run (its
+ * manifest, the demo report's title, zone and locale), the page while that run is halfway, and a
+ * refused link. Drawn from the page's HTML alone: the page's script finds no server here, so
+ * nothing reloads or downloads while it is drawn.
+ */
+async function runLinkPictures(browser: Browser, runFolder: string): Promise<void> {
+  const manifest = manifestSchema.parse(JSON.parse(await readFile(join(runFolder, 'manifest.json'), 'utf8')));
+  const report = JSON.parse(await readFile(join(ROOT, 'examples', 'demo-report.json'), 'utf8')) as { title: string; timeZone?: string; locale?: string; datasets: object };
+  const run = { exportId: manifest.runId, title: report.title, timeZone: report.timeZone ?? 'UTC', locale: report.locale ?? DEFAULT_LOCALE };
+  const done = finishedView(manifest, { ...run, fresh: true, href: (path) => `run-link/download?file=${encodeURIComponent(path)}` });
+  const datasetsTotal = Object.keys(report.datasets).length;
+  const rows = Object.values(manifest.summary.rows).reduce((a, b) => a + b, 0);
+  // Halfway: half the datasets and about half the rows.
+  const running: RunView = { state: 'running', ...run, progress: { datasetsDone: Math.floor(datasetsTotal / 2), datasetsTotal, rows: Math.round(rows / 2) } };
+  for (const screen of SCREENS) {
+    for (const [view, name] of [[done, 'run-link-done'], [running, 'run-link-progress']] as const) {
+      await drawRunPage(browser, view, screen, `${name}${screen.suffix}.png`);
+    }
+  }
+  await drawRunPage(browser, { state: 'refused' }, SCREENS[0], 'run-link-refused.png');
+}
+
+/**
+ * One run page in a page of its own, so each picture shows it as first opened (its autofocus
+ * included), down to the end of its content: a short page is not drawn with a screen of white below.
+ */
+async function drawRunPage(browser: Browser, view: RunView, screen: { width: number; height: number }, name: string): Promise<void> {
+  const page = await browser.newPage({ viewport: { width: screen.width, height: screen.height } });
+  await page.setContent(renderRunPage(view, 'run-link').body);
+  const bottom = await page.evaluate<number>("document.getElementById('run').getBoundingClientRect().bottom + window.scrollY");
+  await page.screenshot({ path: join(IMAGES, name), fullPage: true, clip: { x: 0, y: 0, width: screen.width, height: Math.ceil(bottom) + 32 } });
   await page.close();
 }
 

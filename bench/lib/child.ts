@@ -2,7 +2,8 @@
  * Runs one measurement in a fresh Node process, so each one starts from an empty heap and its peak
  * RSS is its own. Workers run as esbuild bundles on plain `node` (built once per bench run into
  * .bench-tmp/bundles), as the Lambdas run: `node --import tsx` would add its loader (~30 MB of RSS)
- * and on-the-fly compilation to every figure. Long-running helpers (simulator, s3rver) use tsx. The peak is read two ways and the larger is kept: the
+ * and on-the-fly compilation to every figure. A worker imports bench/lib/worker.ts, never this module (see there).
+ * Long-running helpers (simulator, s3rver) use tsx. The peak is read two ways and the larger is kept: the
  * child's own `process.resourceUsage().maxRSS` (exact, reported with its result) and VmHWM of
  * /proc/<pid>/status polled by the parent (covers a child that dies before it can report).
  */
@@ -11,9 +12,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-
-/** The prefix of the one stdout line that carries a worker's JSON result. */
-export const RESULT_PREFIX = 'BENCH_RESULT ';
+import { copyBesideBundle, PDF_FONTS } from '../../infra/constructs/exporter-function';
+import { RESULT_PREFIX } from './worker';
 
 export interface ChildOptions {
   /** V8 old-space limit of the child, in MB. */
@@ -73,6 +73,9 @@ export function bundleWorker(script: string): Promise<string> {
     const dir = join(TMP_DIR, 'bundles');
     mkdirSync(dir, { recursive: true });
     const outfile = join(dir, `${basename(script, '.ts')}.mjs`);
+    // The PDF renderer reads its fonts from fonts/ beside the bundle (shared/render/pdf/fonts.ts), as the
+    // export function's bundling copies them; without them every worker that writes a PDF fails at once.
+    copyBesideBundle(fileURLToPath(new URL('../../', import.meta.url)), dir, [PDF_FONTS]);
     bundle = build({
       entryPoints: [benchPath(script)],
       outfile,
@@ -135,21 +138,6 @@ export async function runWorker<T>(script: string, input: unknown, options: Chil
       });
     });
   });
-}
-
-/** For workers: prints the result line (with the process's own peak RSS) and exits. */
-export function reportResult(result: object): never {
-  const maxRssKb = process.resourceUsage().maxRSS;
-  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify({ ...result, maxRssKb })}\n`, () => process.exit(0));
-  // process.exit in the callback; never returns to the caller's code in the meantime.
-  return undefined as never;
-}
-
-/** The JSON input a worker was started with. */
-export function workerInput<T>(): T {
-  const raw = process.argv[2];
-  if (raw === undefined) throw new Error('worker started without its JSON input argument');
-  return JSON.parse(raw) as T;
 }
 
 /** A long-running helper process (simulator, s3rver) that talks over IPC. */

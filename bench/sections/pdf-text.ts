@@ -65,6 +65,8 @@ async function measureAll(all: readonly Case[], repeat: number): Promise<Map<str
       m.peak = Math.max(m.peak, outcome.peakRssMb);
       if (!outcome.result) {
         m.failed = outcome.signal === 'SIGKILL' ? `not done after ${seconds(TIMEOUT_MS)}` : `failed (exit ${String(outcome.exitCode)})`;
+        // The row says that it failed; the worker's stderr says why (a missing font, a crash, out of memory).
+        if (outcome.signal !== 'SIGKILL') console.error(`pdf: ${c.kind} ${int(c.length)} ${m.failed}:\n${outcome.stderrTail}`);
         continue;
       }
       m.wall.push(outcome.result.wallMs);
@@ -79,6 +81,10 @@ export async function runPdfTextSection(options: { repeat: number }): Promise<Se
   const started = performance.now();
   const all = cases();
   const measured = await measureAll(all, options.repeat);
+  // Without its reference no ratio means anything: fail the section (and the bench's exit code) rather
+  // than write a table of dashes, as it did while the worker bundle could not find the fonts.
+  const lostReference = all.find((c) => c.kind === c.reference && measured.get(keyOf(c.kind, c.length))!.failed);
+  if (lostReference) throw new Error(`the reference render (${lostReference.kind}, ${int(lostReference.length)} characters) ${measured.get(keyOf(lostReference.kind, lostReference.length))!.failed}`);
   const rows: string[][] = [];
   const checked: { label: string; timeRatio: number; cpuRatio: number; peak: number }[] = [];
   for (const c of all) {

@@ -14,7 +14,7 @@
  * gone, and rows/1,000 rows are new (3,000 changed, 300 removed, 300 added at 300,000 rows).
  */
 import { createWriteStream } from 'node:fs';
-import { reportResult, workerInput } from '../lib/child';
+import { reportResult, workerInput } from '../lib/worker';
 import { boardItemRow, COLUMNS } from '../lib/board-item-rows';
 import { openCsvSink } from '../../shared/render/csv';
 import { openParquetSink } from '../../shared/render/parquet/parquet-sink';

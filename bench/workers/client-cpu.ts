@@ -7,7 +7,7 @@
  * - decoding each answer's bytes and JSON.parse (what any client must do with a body);
  * - the export's client: transport, decoding, envelopes, validation, paging, the limiter.
  */
-import { reportResult, workerInput } from '../lib/child';
+import { reportResult, workerInput } from '../lib/worker';
 import { silentLog } from '../../shared/core/logger';
 import type { Credentials } from '../../shared/planning-api/credentials';
 import { decodeBody } from '../../shared/planning-api/transport/http-transport';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * (s3rver), xlsx, CSV and Parquet, manifest and latest.json: what the export Lambda does for one report.
  */
 import { S3Client } from '@aws-sdk/client-s3';
-import { reportResult, workerInput } from '../lib/child';
+import { reportResult, workerInput } from '../lib/worker';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import type { Credentials } from '../../shared/planning-api/credentials';

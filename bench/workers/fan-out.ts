@@ -4,7 +4,7 @@
  * all against one local directory and ledger, as the export function's steps run in Lambda.
  */
 import { join } from 'node:path';
-import { reportResult, workerInput } from '../lib/child';
+import { reportResult, workerInput } from '../lib/worker';
 import { silentLog } from '../../shared/core/logger';
 import { fixedClock } from '../../shared/core/clock';
 import { runContextOf } from '../../shared/report/run/context';

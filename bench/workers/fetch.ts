@@ -8,7 +8,7 @@
  */
 import { toArray } from '../../shared/core/async-iterables';
 import { systemClock } from '../../shared/core/clock';
-import { reportResult, workerInput } from '../lib/child';
+import { reportResult, workerInput } from '../lib/worker';
 import { silentLog } from '../../shared/core/logger';
 import type { Credentials } from '../../shared/planning-api/credentials';
 import { createExportClient } from '../../shared/report/run/plan-run';

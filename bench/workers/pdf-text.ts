@@ -9,7 +9,7 @@
  *   accents         letters under 8 combining marks each, `length` characters (9 to a letter)
  *   accents-spaced  the same letters, a space after every 9 of them
  */
-import { reportResult, workerInput } from '../lib/child';
+import { reportResult, workerInput } from '../lib/worker';
 import { renderReportPdf } from '../../shared/render/pdf/document';
 import { reportWithTextEverywhere } from '../../test/support/pdf-text-report';
 

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { createDeflateRaw } from 'node:zlib';
 import ExcelJS from 'exceljs';
-import { reportResult, workerInput } from '../lib/child';
+import { reportResult, workerInput } from '../lib/worker';
 import { boardItemRow, COLUMNS, sheetXmlChunks } from '../lib/board-item-rows';
 import { openCsvSink } from '../../shared/render/csv';
 import { openParquetSink } from '../../shared/render/parquet/parquet-sink';

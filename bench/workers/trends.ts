@@ -10,7 +10,7 @@
  */
 import { DEFAULT_LOCALE } from '../../shared/core/format';
 import { createWriteStream } from 'node:fs';
-import { reportResult, workerInput } from '../lib/child';
+import { reportResult, workerInput } from '../lib/worker';
 import { boardItemRow, COLUMNS } from '../lib/board-item-rows';
 import { openCsvSink } from '../../shared/render/csv';
 import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';

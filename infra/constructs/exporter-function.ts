@@ -22,8 +22,50 @@ import type { BuildOptions } from 'esbuild';
  */
 /** The module fontkit decodes WOFF2 fonts with, replaced in the bundles (see BUNDLING). */
 export const WOFF2_DECODER = 'brotli/decompress.js';
-/** The modules archiver loads for globbing files and writing tar archives, replaced in the bundles (see BUNDLING). */
-export const UNUSED_ARCHIVER_PARTS = ['glob', 'readdir-glob', 'tar-stream'] as const;
+/**
+ * The modules archiver loads for globbing files, writing tar archives and reading files from disk
+ * (archiver-utils' `file()` helpers: lazystream, graceful-fs, four lodash functions), replaced in the
+ * bundles (see BUNDLING). Only archiver-utils imports them (test/infra/bundle-stubs.test.ts).
+ */
+export const UNUSED_ARCHIVER_PARTS = [
+  'glob',
+  'readdir-glob',
+  'tar-stream',
+  'lazystream',
+  'graceful-fs',
+  'lodash.difference',
+  'lodash.flatten',
+  'lodash.isplainobject',
+  'lodash.union',
+] as const;
+/** The XML parser exceljs reads workbooks with, replaced in the bundles (see BUNDLING). */
+export const XML_READER = 'saxes';
+/** pdfkit's cipher for password-protected PDFs and its PNG decoder, replaced in the bundles (see BUNDLING). */
+export const UNUSED_PDFKIT_PARTS = { '@noble/ciphers/aes': './shared/render/pdf/no-encryption.ts', 'png-js': './shared/render/pdf/no-png.ts' } as const;
+/** What the X-Ray SDK checks an AWS SDK v2's version with, replaced in the bundles (see BUNDLING). */
+export const SDK_V2_VERSION_CHECK = 'semver';
+
+/**
+ * What the bundles put in place of modules their dependencies load but the functions never call, as
+ * esbuild `--alias` arguments, each a stub that throws if it is ever reached; and readable-stream,
+ * which archiver-utils and lazystream ask for at 2.3.8 and the rest of exceljs's zip writer at 3.6.2,
+ * resolved once, to 3.6.2 (the copy at the repository root): the 2.3.8 copies only ever wrap an
+ * old-style stream in a PassThrough, which 3.6.2 does alike. Aliases resolve from the repository root,
+ * where the bundling runs. Savings in the export bundle, measured with esbuild's metafile: fontkit's
+ * WOFF2 decoder 475 KiB; glob, readdir-glob and tar-stream 53 KiB; lazystream (with its own copy of
+ * readable-stream 2.3.8), graceful-fs and the lodash functions 54 kB; the one readable-stream 31 kB;
+ * the XML reader 28 kB; semver 30 kB (in every function); pdfkit's parts 11 kB.
+ * test/infra/xlsx-bundle.test.ts and pdf-bundle.test.ts run the bundled writers and compare their
+ * bytes with the unbundled ones'; test/infra/bundle-stubs.test.ts checks who imports each stubbed module.
+ */
+export const BUNDLE_ALIASES: readonly string[] = [
+  `${WOFF2_DECODER}=./shared/render/pdf/no-woff2.ts`,
+  ...UNUSED_ARCHIVER_PARTS.map((module) => `${module}=./shared/render/xlsx/no-archive-files.ts`),
+  `${XML_READER}=./shared/render/xlsx/no-xml-reader.ts`,
+  ...Object.entries(UNUSED_PDFKIT_PARTS).map(([module, stub]) => `${module}=${stub}`),
+  `${SDK_V2_VERSION_CHECK}=./lambdas/no-sdk-v2-tracing.ts`,
+  'readable-stream=./node_modules/readable-stream',
+];
 
 export const BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
@@ -37,15 +79,7 @@ export const BUNDLING: BundlingOptions = {
   mainFields: ['module', 'main'],
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   externalModules: [],
-  // fontkit (pdfkit's font reader) loads a WOFF2 decoder the PDF's TrueType fonts never call: 475 KiB of
-  // the bundle; archiver (exceljs's zip writer) loads file globbing and a tar writer the workbook never
-  // calls: 53 KiB. Resolved from the repository root, where the bundling runs.
-  esbuildArgs: {
-    '--alias': [
-      `${WOFF2_DECODER}=./shared/render/pdf/no-woff2.ts`,
-      ...UNUSED_ARCHIVER_PARTS.map((module) => `${module}=./shared/render/xlsx/no-archive-files.ts`),
-    ],
-  },
+  esbuildArgs: { '--alias': [...BUNDLE_ALIASES] },
   // No Docker here or in CI: esbuild from node_modules must be used.
   forceDockerBundling: false,
 };

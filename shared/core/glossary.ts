@@ -121,6 +121,10 @@ export const GLOSSARY = {
     definition: 'Whether predictability is within SAFe\'s 80–100 % band ("in band", "below 80 %", "above 100 %"), judged once the PI reaches its IP sprint; before that "scored at the end of the PI", said once in the headline (the tables by board and by team then leave the column out).',
   },
   bandLine: { label: '{percent} % (band)', definition: 'In the Trends\' predictability chart: an edge of the 80–100 % band, drawn as a dashed line.' },
+  bandNote: {
+    label: 'Dashed lines: the {low}–{high} % band, the same for every run.',
+    definition: 'Under the Trends\' predictability table: the band is said once there and drawn in the chart, not repeated as a column on every row.',
+  },
   okrProgress: {
     label: 'OKR progress',
     definition: 'A strategic theme\'s progress as the planning tool computes it from its objectives and key results, in percent; for the whole report, the average of its themes\' progress (each theme counts once).',

@@ -70,6 +70,8 @@ export interface RunFigure {
   readonly label: string;
   readonly value: string;
   readonly delta?: string | undefined;
+  /** The Summary section it belongs to ("Risks", "Risks by ROAM"), the page's heading over its figures. */
+  readonly group?: string | undefined;
 }
 
 export interface RunNote {
@@ -272,18 +274,43 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
   if (!bytes) return { state: 'failed', exportId: job.id, title };
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   const page = encodeURIComponent(token);
-  const timeZone = timeZoneOf(claims);
-  const href = (path: string) => `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(path)}`;
+  return finishedView(manifest, {
+    exportId: job.id,
+    title,
+    timeZone: timeZoneOf(claims),
+    locale: localeOf(claims),
+    fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
+    href: (path) => `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(path)}`,
+  });
+}
+
+/**
+ * The finished page's view of a run's manifest: its headline figures, notes and files in the
+ * report's locale and zone. Also what `npm run pictures` draws from the demo's last run.
+ */
+export function finishedView(
+  manifest: Manifest,
+  run: {
+    readonly exportId: string;
+    readonly title: string;
+    readonly timeZone: string;
+    readonly locale: string;
+    readonly fresh: boolean;
+    readonly href: (path: string) => string;
+  },
+): Extract<RunView, { state: 'done' }> {
+  const { exportId, title, timeZone, locale, fresh, href } = run;
+  const format = readerFormat(locale, timeZone);
   return {
     state: 'done',
-    exportId: job.id,
+    exportId,
     title,
     finishedAt: manifest.generatedAt,
     timeZone,
-    locale: localeOf(claims),
-    fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
-    figures: headlineFigures(manifest, readerFormat(localeOf(claims), timeZone)),
-    notes: readerNotes(manifest, readerFormat(localeOf(claims), timeZone)),
+    locale,
+    fresh,
+    figures: headlineFigures(manifest, format),
+    notes: readerNotes(manifest, format),
     files: runFiles(manifest, { title, timeZone, href }),
   };
 }
@@ -306,12 +333,34 @@ export function runFiles(
   }));
 }
 
-/** The figures the e-mail opens with (the Summary's headline lines: risks, ROAM, OKR progress, PI), written the same way. */
+/**
+ * The figures the e-mail opens with, written the same way and under the same headings: the Summary's
+ * headline sections (risks, ROAM, OKR progress, PI objectives, predictability), each line, then each
+ * row of its table by the figure the e-mail draws as a bar (OKR progress per theme, predictability
+ * per board).
+ */
 function headlineFigures(manifest: Manifest, format: ReaderFormat): RunFigure[] {
   return summaryFromManifest(manifest)
     .sections.filter((s) => s.role === 'headline')
-    .flatMap((s) => s.lines)
-    .map((line) => ({ label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta }));
+    .flatMap((s) => [
+      ...s.lines.map((line) => ({ group: s.heading, label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta })),
+      ...barFigures(s, format),
+    ]);
+}
+
+/** A section of the run's Summary (the table layer's SummarySection, which this layer reaches through the report's). */
+type SummarySection = ReturnType<typeof summaryFromManifest>['sections'][number];
+
+/** A headline table's rows as figures: the row's name (its first cell) and its barred figure; none for a table without a bar. */
+function barFigures(section: SummarySection, format: ReaderFormat): RunFigure[] {
+  const columns = section.grid?.columns ?? [];
+  const bar = columns.findIndex((c) => c.bar === true);
+  if (bar < 1) return [];
+  return (section.grid?.rows ?? []).map((row) => ({
+    group: section.heading,
+    label: cellText(row.values[0] ?? '', undefined, format, false),
+    value: cellText(row.values[bar] ?? null, columns[bar]!.type, format, false),
+  }));
 }
 
 /** "Needs attention" and "What changed", in the Summary's order (the e-mail's): a line per item or change. */

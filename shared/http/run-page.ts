@@ -27,6 +27,7 @@ export const PAGE_STYLE = `
 body{margin:0;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#fff}
 main{max-width:36rem;margin:3rem auto;padding:0 1rem}
 h1{font-size:1.5rem;margin:0 0 1rem}
+h2{font-size:1.125rem;margin:1.5rem 0 .5rem}
 p{margin:0 0 1rem}
 progress{width:100%;height:1rem;accent-color:#0b5cad}
 ul{list-style:none;padding:0;margin:0 0 1rem}
@@ -38,9 +39,10 @@ a:focus-visible,.button:focus-visible,h1:focus-visible{outline:3px solid #b35900
 .muted{color:#4a4a4a}
 dl.figures{margin:0 0 1.5rem}
 dl.figures div{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 1rem;padding:.2rem 0;border-bottom:1px solid #eef0f2}
-dl.figures dt{margin:0;flex:1 1 12rem}
+dl.figures dt{margin:0;flex:1 1 auto}
 dl.figures dd{margin:0 0 0 auto;font-weight:600;text-align:right}
-dl.figures dd .delta{font-weight:400;color:#4a4a4a;margin-left:.5rem}
+dl.figures dd.delta{font-weight:400;color:#4a4a4a;margin:0;min-width:15rem;text-align:left}
+@media (max-width:32rem){dl.figures dd.delta{flex:1 0 100%;min-width:0;text-align:right;font-size:.875rem}}
 .nb{white-space:nowrap}
 `.trim();
 
@@ -231,7 +233,9 @@ function doneContent(view: DoneView, workbook: DoneView['files'][number] | undef
   // Dates and figures as the report's e-mails write them: its locale, its zone.
   const when = readerFormat(view.locale ?? DEFAULT_LOCALE, view.timeZone).dateTime(new Date(view.finishedAt));
   const items = view.files.map((f) => {
-    const label = f.primary ? `Download the workbook (${formatBytes(f.bytes)})` : `${escapeHtml(f.label)} (${escapeHtml(f.kind)}, ${formatBytes(f.bytes)})`;
+    // The size never breaks between its number and unit ("125.2 / KiB" on a phone).
+    const size = `<span class="nb">${formatBytes(f.bytes)}</span>`;
+    const label = f.primary ? `Download the workbook (${size})` : `${escapeHtml(f.label)} (${escapeHtml(f.kind)}, ${size})`;
     // An earlier export's page focuses the fresh-copy button instead.
     const attributes = f === workbook ? ` id="workbook" class="button"${view.fresh ? ' autofocus' : ''}` : ' class="button secondary"';
     // The name it is saved under, for the pointer's tooltip (the server sets it on the download).
@@ -257,15 +261,28 @@ function noteList(note: RunNote): string {
 
 /**
  * The headline figures, a label and its value per line: on a phone a long value (a PI's phase) goes
- * under its label instead of squeezing it onto four lines, and a date or number never breaks at its
- * hyphen ("2027-/01-04"): each is kept whole (`.nb`).
+ * under its label instead of squeezing it onto four lines, the change since the last run goes
+ * under its value (its own `dd`, so a long one does not push the value off its label's line), and
+ * a date or number never breaks at its hyphen ("2027-/01-04"): each is kept whole (`.nb`).
  */
 function figuresList(figures: readonly RunFigure[]): string {
   if (figures.length === 0) return '';
-  const rows = figures.map(
-    (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}${f.delta ? `<span class="delta">${unbroken(f.delta)}</span>` : ''}</dd></div>`,
-  );
-  return `<dl class="figures" aria-label="Headline figures">${rows.join('')}</dl>`;
+  // Figures of one Summary section under its heading, as the e-mail has them ("Risks", "Risks by ROAM").
+  const groups: { heading: string | undefined; figures: RunFigure[] }[] = [];
+  for (const f of figures) {
+    const last = groups.at(-1);
+    if (last && last.heading === f.group) last.figures.push(f);
+    else groups.push({ heading: f.group, figures: [f] });
+  }
+  return groups
+    .map((group) => {
+      const rows = group.figures.map(
+        (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}</dd>${f.delta ? `<dd class="delta">${unbroken(f.delta)}</dd>` : ''}</div>`,
+      );
+      const label = escapeHtml(group.heading ?? 'Headline figures');
+      return `${group.heading ? `<h2>${label}</h2>` : ''}<dl class="figures" aria-label="${label}">${rows.join('')}</dl>`;
+    })
+    .join('\n');
 }
 
 /** Text with its dates and numbers ("2027-01-04", "27/11/2026", "+3.6") each in a span that does not break. */

@@ -119,7 +119,11 @@ async function resultOf(storage: Storage, manifestKey: string): Promise<{ result
   const { path, delivery, source } = manifest.data;
   const fannedOut = path?.via === 'fan-out' ? [`written by the fan-out${path.reason ? ` (${path.reason})` : ''}`] : [];
   const findings = operatorFindings(manifest.data.summary).length;
-  const noted = findings > 0 ? [`${findings} served ${findings === 1 ? 'field is' : 'fields are'} in no column or of an unexpected shape (see the manifest)`] : [];
+  const unprinted = (manifest.data.summary.unprintedText ?? []).reduce((sum, u) => sum + u.characters, 0);
+  const noted = [
+    ...(findings > 0 ? [`${findings} served ${findings === 1 ? 'field is' : 'fields are'} in no column or of an unexpected shape (see the manifest)`] : []),
+    ...(unprinted > 0 ? [`the PDF printed ${unprinted} ${unprinted === 1 ? 'character' : 'characters'} its fonts lack as "?" (see the manifest)`] : []),
+  ];
   return {
     result: [...fannedOut, ...(delivery ? [delivery.reason] : []), ...noted],
     source: `${source.baseUrl} (legacy API ${source.legacyBaseUrl}), company prefix ${source.companyPrefix}, as ${source.email}`,

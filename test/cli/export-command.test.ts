@@ -10,6 +10,7 @@ import { startS3rver, type S3rverHandle } from '../support/s3rver';
 import { captureIo } from '../support/cli-io';
 import { dataRequests } from '../support/list-calls';
 import { operatorFindings, type FieldAuditFigures } from '../../shared/report/dataset/field-audit';
+import { setProcessEnv } from '../support/process-env';
 
 describe('export command', () => {
   let sim: RunningSimulator;
@@ -139,8 +140,7 @@ describe('export command', () => {
       AWS_REGION: 'us-east-1',
     });
     // The SDK reads credentials and region from the process environment; the command reads only its own config.
-    const saved = { ...process.env };
-    Object.assign(process.env, io.env);
+    const restoreEnv = setProcessEnv(io.env);
     try {
       const code = await runExportCommand(
         ['--report', 'report.json', '--credentials', 'credentials.json', '--bucket', 'reports', '--prefix', 'team-a', '--ledger-table', 'cli-ledger', '--run-id', 'cli-s3', '--quiet'],
@@ -149,7 +149,7 @@ describe('export command', () => {
       expect(io.err()).toBe('');
       expect(code).toBe(0);
     } finally {
-      process.env = saved;
+      restoreEnv();
     }
     expect(io.out()).toMatch(/^cli-test run cli-s3: s3:\/\/reports\/team-a\/cli-test\/dt=\d{4}-\d{2}-\d{2}\/run=cli-s3\/manifest\.json\n$/);
     const latest = await s3.client.send(new GetObjectCommand({ Bucket: 'reports', Key: 'team-a/cli-test/latest.json' }));
@@ -164,8 +164,7 @@ describe('export command', () => {
       AWS_SECRET_ACCESS_KEY: 'S3RVER',
       AWS_REGION: 'us-east-1',
     };
-    const saved = { ...process.env };
-    Object.assign(process.env, env);
+    const restoreEnv = setProcessEnv(env);
     try {
       for (const prefix of ['shared-x', 'shared-y']) {
         const io = captureIo(dir, env);
@@ -177,7 +176,7 @@ describe('export command', () => {
         expect(io.out()).toContain(`cli-test run same-run: s3://reports/${prefix}/cli-test/`);
       }
     } finally {
-      process.env = saved;
+      restoreEnv();
     }
     for (const prefix of ['shared-x', 'shared-y']) {
       const latest = await s3.client.send(new GetObjectCommand({ Bucket: 'reports', Key: `${prefix}/cli-test/latest.json` }));

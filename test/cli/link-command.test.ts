@@ -11,6 +11,7 @@ import { verifyRunLinkToken } from '../../shared/links/run-link-token';
 import { captureIo } from '../support/cli-io';
 import { startS3rver, type S3rverHandle } from '../support/s3rver';
 import { makeTempDir } from '../support/temp-dir';
+import { withProcessEnv } from '../support/process-env';
 
 const now = new Date('2026-11-23T06:00:00Z');
 const deployedKey = { id: 'prod-1', secret: 'p'.repeat(48) };
@@ -118,13 +119,7 @@ describe('link command: reports pushed to the definitions bucket (s3rver)', () =
 
   /** The command with s3rver: the SDK reads credentials and region from the process environment. */
   async function withEnv<T>(run: () => Promise<T>): Promise<T> {
-    const saved = { ...process.env };
-    Object.assign(process.env, env);
-    try {
-      return await run();
-    } finally {
-      process.env = saved;
-    }
+    return withProcessEnv(env, run);
   }
   const link = async (args: string[]) => {
     const io = captureIo(REPO, env);

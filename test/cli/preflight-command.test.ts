@@ -16,6 +16,7 @@ import { startLambdaAccountStub, type LambdaAccountStub } from '../support/lambd
 import { startSesAccountStub, type SesAccountStub } from '../support/ses-account-stub';
 import { startSsmStub, type SsmStub } from '../support/ssm-stub';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { withProcessEnv } from '../support/process-env';
 
 /**
  * `npm run preflight` against a local server per service, each speaking its protocol to the real SDK
@@ -143,14 +144,8 @@ async function preflight(args: readonly string[] = [], extraEnv: Record<string, 
     ...extraEnv,
   };
   const io = captureIo(dir.root, env);
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    const code = await runPreflightCommand(args, io);
-    return { code, out: io.out(), err: io.err() };
-  } finally {
-    process.env = saved;
-  }
+  const code = await withProcessEnv(env, () => runPreflightCommand(args, io));
+  return { code, out: io.out(), err: io.err() };
 }
 
 /** One check as printed: its status, the rest of its line, and its fix (the line below), if any. */

@@ -15,6 +15,7 @@ import { captureIo } from '../support/cli-io';
 import { startS3rver, type S3rverHandle } from '../support/s3rver';
 import { startSchedulerStub, type SchedulerStub } from '../support/scheduler-stub';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { withProcessEnv } from '../support/process-env';
 
 const NOW = new Date('2026-11-24T06:00:00Z');
 const report = (name: string, cron: string | null = 'cron(0 7 ? * MON *)') => ({
@@ -47,14 +48,8 @@ afterAll(async () => {
 /** The command with the local servers: the SDK reads credentials and region from the process environment. */
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = captureIo(dir.root, env);
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    const code = await runReportsCommand(args, io, { now: () => NOW });
-    return { code, out: io.out(), err: io.err() };
-  } finally {
-    process.env = saved;
-  }
+  const code = await withProcessEnv(env, () => runReportsCommand(args, io, { now: () => NOW }));
+  return { code, out: io.out(), err: io.err() };
 }
 
 describe('npm run reports', () => {

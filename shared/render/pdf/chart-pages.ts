@@ -19,7 +19,8 @@ export function drawChartSheet(doc: Doc, flow: Flow, content: ChartSheetContent,
   for (const block of content.blocks) {
     flow.gap(12);
     const chart = chartRow(doc, block, format);
-    flow.keep([textRow(doc, block.title, { font: BOLD, size: 12, after: 4, tag: { type: 'H2' } }), ...(chart ? [chart] : []), ...tableRows(doc, block, format)]);
+    const note = block.note === undefined ? [] : [textRow(doc, block.note, { size: SIZE, color: MUTED, before: 3 })];
+    flow.keep([textRow(doc, block.title, { font: BOLD, size: 12, after: 4, tag: { type: 'H2' } }), ...(chart ? [chart] : []), ...tableRows(doc, block, format), ...note]);
   }
 }
 

@@ -35,15 +35,15 @@ const finiteOrNull = (v: number | null | undefined): number | null => (v !== nul
 export function chartRow(doc: Doc, block: ChartBlock, format: PdfValueFormat): Row | undefined {
   const chart = block.chart;
   if (!chart || block.rows.length === 0) return undefined;
-  const seriesOf = (index: number, color: string, dashed: boolean): Series => ({
+  const seriesOf = (index: number, color: string): Series => ({
     name: block.columns[index]?.label ?? '',
     // A figure that is no number is a gap, as a missing one: pdfkit refuses NaN and infinite coordinates.
     values: block.rows.map((r) => finiteOrNull(r.values[index])),
     color,
-    dashed,
+    dashed: false,
   });
-  const series = chart.series.map((i, n) => seriesOf(i, `#${PALETTE[n % PALETTE.length]!}`, false));
-  const overlay = (chart.overlay ?? []).map((i) => seriesOf(i, `#${BAND_COLOR}`, true));
+  const series = chart.series.map((i, n) => seriesOf(i, `#${PALETTE[n % PALETTE.length]!}`));
+  const overlay = (chart.lines ?? []).map((line): Series => ({ name: line.label, values: block.rows.map(() => line.value), color: `#${BAND_COLOR}`, dashed: true }));
   const percent = chart.series.every((i) => block.columns[i]?.format === 'percent');
   const categories = block.rows.map((r) => r.category);
   const legend = legendPlaces(doc, [...series, ...overlay]);

@@ -10,6 +10,7 @@ import type { ReportSummary } from '../../table/table';
 import type { ChartSheetContent } from '../xlsx/chart-sheet';
 import { drawChartSheet } from './chart-pages';
 import { BOLD, pdfFonts, REGULAR } from './fonts';
+import { placeholderNote, printableFormat, unprintedText, type UnprintedText } from './glyphs';
 import { drawPageFrames, startFlow } from './page';
 import { drawAbout, drawSummary } from './summary';
 import { pdfValueFormat } from './values';
@@ -30,6 +31,14 @@ export interface PdfReport {
   /** The report's locale and zone: every number and date of the document is written by it. */
   readonly format: ReaderFormat;
   readonly creator: string;
+}
+
+/**
+ * The characters of `report` its fonts cannot draw, by place: they print as a placeholder, and the
+ * run tells the owners (outputs/pdf.ts puts them into the manifest).
+ */
+export function unprintedInPdf(report: PdfReport): UnprintedText[] {
+  return unprintedText(report, pdfValueFormat(report.format));
 }
 
 /** Renders the whole document; it is small (a few pages), so it is built in memory. */
@@ -58,11 +67,11 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
     doc.on('end', resolve);
     doc.on('error', reject);
   });
-  const format = pdfValueFormat(report.format);
+  const format = printableFormat(pdfValueFormat(report.format));
   const root = doc.struct('Document');
   doc.addStructure(root);
   let flow = startFlow(doc, root);
-  drawSummary(doc, flow, report.summary, format);
+  drawSummary(doc, flow, report.summary, format, placeholderNote(unprintedInPdf(report)));
   for (const sheet of report.chartSheets) {
     flow.end();
     doc.addPage();

@@ -30,9 +30,13 @@ interface Cell {
   readonly bar?: number | undefined;
 }
 
-/** The Summary's sections for readers: all but the run's metadata (`about`), which drawAbout places last. */
-export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat): void {
-  flow.keep([textRow(doc, summary.title, { font: BOLD, size: 16, after: 6, tag: { type: 'H1' } })]);
+/**
+ * The Summary's sections for readers: all but the run's metadata (`about`), which drawAbout places
+ * last. `note`: small print under the title (what a placeholder for unprintable characters means).
+ */
+export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat, note?: string): void {
+  const title = textRow(doc, summary.title, { font: BOLD, size: 16, after: 6, tag: { type: 'H1' } });
+  flow.keep(note === undefined ? [title] : [title, textRow(doc, note, { size: SMALL, color: MUTED, after: 6 })]);
   for (const section of summary.sections.filter((s) => s.role !== 'about')) {
     flow.gap(10);
     const rows = sectionRows(doc, section, format);

@@ -8,6 +8,7 @@
  */
 import { truncateForExcel } from '../cell-text';
 import type PDFDocument from 'pdfkit';
+import { printable } from './glyphs';
 
 /** The document being drawn (page.ts names the same type; apart here so neither module imports the other). */
 type Doc = InstanceType<typeof PDFDocument>;
@@ -33,11 +34,11 @@ const CLUSTERS = /\P{M}\p{M}*|\p{M}+/gu;
 /**
  * `text` for `doc.text` and `doc.heightOfString` over `width` in the font and size set on `doc`:
  * cut to the workbook's cell limit with its marker (a PDF holds no more of a text than the workbook
- * does), a long whitespace run wider than a few lines made one space, and such a word cut into
- * pieces of a line, one per line.
+ * does), a character the fonts lack as a placeholder (glyphs.ts), a long whitespace run wider than
+ * a few lines made one space, and such a word cut into pieces of a line, one per line.
  */
 export function wrappableText(doc: Doc, text: string, width: number): string {
-  return truncateForExcel(text).replace(RUNS, (run) => {
+  return printable(truncateForExcel(text)).replace(RUNS, (run) => {
     if (run.length <= PDFKIT_RUN_CHARS) return run;
     const { pieces, total } = linePieces(doc, run, width);
     if (total <= PDFKIT_RUN_LINES * width) return run;
@@ -81,7 +82,7 @@ function linePieces(doc: Doc, run: string, width: number): { pieces: string[]; t
  * 100,000 characters takes longer than laying out the rest of the document.
  */
 export function oneLineWidth(doc: Doc, text: string): number {
-  return doc.widthOfString(truncateForExcel(text));
+  return doc.widthOfString(printable(truncateForExcel(text)));
 }
 
 /**

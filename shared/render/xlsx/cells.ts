@@ -128,6 +128,11 @@ export class StyleBook {
     font: { ...BASE_FONT, bold: true },
     alignment: { vertical: 'top', wrapText: true },
   };
+  /** The header of a column of figures: bold, right-aligned over its numbers (which Excel aligns right). */
+  readonly figureHeader: StyleModel = {
+    font: { ...BASE_FONT, bold: true },
+    alignment: { vertical: 'top', horizontal: 'right', wrapText: true },
+  };
   readonly title: StyleModel = { font: { ...BASE_FONT, size: 14, bold: true } };
   /** Summary section headings: bold, one line that may run into the empty value column. */
   readonly sectionHeading: StyleModel = { font: { ...BASE_FONT, bold: true } };

@@ -36,6 +36,8 @@ export interface ChartPart {
   readonly overlay?: readonly ChartSeries[];
   /** Axis number format, e.g. `0%` or `0`. */
   readonly valueFormat: string;
+  /** Some series read hidden cells (a band's edges, which are no column of the table): plot them anyway. */
+  readonly hiddenCells?: boolean;
 }
 
 /** Where a chart sits: zero-based columns and rows of its top-left and bottom-right cells. */
@@ -150,7 +152,7 @@ export function chartXml(part: ChartPart): string {
     `<c:valAx><c:axId val="${VAL_AXIS}"/><c:scaling><c:orientation val="minMax"/><c:min val="0"/></c:scaling><c:delete val="0"/><c:axPos val="l"/>` +
     `<c:majorGridlines/><c:numFmt formatCode="${xmlText(part.valueFormat)}" sourceLinked="0"/>${TICKS}<c:crossAx val="${CAT_AXIS}"/>` +
     '<c:crosses val="autoZero"/><c:crossBetween val="between"/></c:valAx></c:plotArea>' +
-    '<c:legend><c:legendPos val="b"/><c:overlay val="0"/></c:legend><c:plotVisOnly val="1"/><c:dispBlanksAs val="gap"/></c:chart></c:chartSpace>'
+    `<c:legend><c:legendPos val="b"/><c:overlay val="0"/></c:legend><c:plotVisOnly val="${part.hiddenCells ? 0 : 1}"/><c:dispBlanksAs val="gap"/></c:chart></c:chartSpace>`
   );
 }
 

@@ -18,6 +18,13 @@ export interface ChartBlockColumn {
   readonly format: 'integer' | 'number' | 'percent';
 }
 
+/** A constant drawn as a dashed line over a chart (an edge of a target band): not a column of the table. */
+export interface ChartLine {
+  readonly label: string;
+  /** In the unit of the chart's series (0-100 for percentages). */
+  readonly value: number;
+}
+
 export interface ChartBlock {
   readonly title: string;
   readonly categoryLabel: string;
@@ -27,9 +34,11 @@ export interface ChartBlock {
     readonly kind: 'line' | 'column';
     /** Indexes into `columns`. */
     readonly series: readonly number[];
-    /** Columns drawn as dashed lines over a column chart (a target band). */
-    readonly overlay?: readonly number[];
+    /** Constants drawn as dashed lines over the chart (a target band), said once in `note` rather than repeated on every row. */
+    readonly lines?: readonly ChartLine[];
   };
+  /** One sentence under the table (what the chart's dashed lines are). */
+  readonly note?: string;
 }
 
 export interface ChartBlockRow {
@@ -73,14 +82,22 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
   const widest = Math.max(1, ...content.blocks.map((b) => b.columns.length + 1));
   // The run column holds a date-time where two runs share a day: `11/16/2026, 03:30 PM` (en-US).
   const widthOf = (i: number) => (i === 0 ? 21 : 14);
-  sheet.columns = Array.from({ length: widest }, (_, i) => ({ width: widthOf(i) }));
+  // A band's edges (chart.lines) are no columns of the table: the chart reads them from hidden columns past it.
+  const bandAt = widest + 1 + CHART_COLUMNS;
+  const lines = Math.max(0, ...content.blocks.map((b) => b.chart?.lines?.length ?? 0));
+  sheet.columns = [
+    ...Array.from({ length: widest }, (_, i) => ({ width: widthOf(i) })),
+    // The gap and the chart's columns keep Excel's default width (an explicit 8.43 is narrower: the page's scale would change).
+    ...(lines > 0 ? [...Array.from({ length: bandAt - widest }, () => ({})), ...Array.from({ length: lines }, () => ({ hidden: true }))] : []),
+  ];
+  const pastChart = (cells: Cell[], band: Cell[]): Cell[] => (band.length === 0 ? cells : [...cells, ...Array<Cell>(bandAt - cells.length).fill(NO_CELL), ...band]);
   // The sheet prints fitted to the page width, the charts included: a gap column, then the chart's.
   const printed = [...Array.from({ length: widest }, (_, i) => widthOf(i)), ...Array<number>(1 + CHART_COLUMNS).fill(DEFAULT_COLUMN_WIDTH)];
   const pageHeight = fittedPageHeightPt('landscape', printed, deps.paper);
   let usedOnPage = 0;
   let previous: WriterRow | undefined;
   let rowNo = 0;
-  const add = (cells: readonly { value: ExcelValue; style: object }[], height?: number) => {
+  const add = (cells: readonly Cell[], height?: number) => {
     const row = sheet.addRow(undefined);
     row.style = styles.row;
     if (height !== undefined) row.height = height;
@@ -107,28 +124,38 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
     // bottom half starts the next. A block that would not fit in what is left of the page starts a
     // new one (a manual break, so LibreOffice's roomier pages break at the same rows).
     const charted = block.chart !== undefined && block.rows.length > 0;
-    const blockHeight = (headerHeight ?? LINE_PT) + LINE_PT * (charted ? Math.max(CHART_ROWS, block.rows.length + 1) : block.rows.length + 2);
+    const tableRows = block.rows.length + (block.note === undefined ? 0 : 1);
+    const blockHeight = (headerHeight ?? LINE_PT) + LINE_PT * (charted ? Math.max(CHART_ROWS, tableRows + 1) : tableRows + 2);
     if (previous && usedOnPage + blockHeight > pageHeight) {
       previous.addPageBreak();
       usedOnPage = 0;
     }
     const titleRow = add([{ value: worksheetText(block.title), style: styles.sectionHeading }]);
-    const headerRow = add(labels.map((label) => ({ value: worksheetText(label), style: styles.header })), headerHeight);
+    // A figure's header sits right, over its numbers (a number cell aligns right by itself).
+    const band = charted ? (block.chart?.lines ?? []) : [];
+    const headerRow = add(
+      pastChart(
+        labels.map((label, i) => ({ value: worksheetText(label), style: i === 0 ? styles.header : styles.figureHeader })),
+        band.map((line) => ({ value: worksheetText(line.label), style: styles.figureHeader })),
+      ),
+      headerHeight,
+    );
+    const percent = block.columns.every((c) => c.format === 'percent');
     const categories = block.rows.map((r) => categoryCell(r, deps));
     for (const [n, r] of block.rows.entries()) {
-      add([
-        categories[n]!,
-        ...block.columns.map((c, i) => {
-          const v = r.values[i] ?? null;
-          return { value: v === null ? null : c.format === 'percent' ? v / 100 : v, style: styles.of(styleKind(c.format)) };
-        }),
-      ]);
+      add(
+        pastChart(
+          [categories[n]!, ...block.columns.map((c, i) => figureCell(r.values[i] ?? null, c.format, styles))],
+          band.map((line) => figureCell(line.value, percent ? 'percent' : 'number', styles)),
+        ),
+      );
     }
     const dataEnd = headerRow + block.rows.length;
+    if (block.note !== undefined) add([{ value: worksheetText(block.note), style: styles.oneLine }]);
     if (charted) {
       charts.push({
         anchor: { fromCol: widest + 1, fromRow: titleRow - 1, toCol: widest + 1 + CHART_COLUMNS, toRow: titleRow - 2 + CHART_ROWS },
-        part: chartOf(sheetName, block, headerRow, dataEnd, chartCategories(block, categories)),
+        part: chartOf(sheetName, block, { header: headerRow, last: dataEnd, band: bandAt }, chartCategories(block, categories)),
       });
       while (rowNo < titleRow + CHART_ROWS) add([]);
     } else {
@@ -138,20 +165,31 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
   return charts;
 }
 
+type Cell = { readonly value: ExcelValue; readonly style: StyleModel };
+const NO_CELL: Cell = { value: null, style: {} };
+
+function figureCell(value: number | null, format: ChartBlockColumn['format'], styles: StyleBook): Cell {
+  return { value: value === null ? null : format === 'percent' ? value / 100 : value, style: styles.of(styleKind(format)) };
+}
+
 function styleKind(format: ChartBlockColumn['format']): Kind {
   return format === 'percent' ? Kind.PercentFraction : format === 'integer' ? Kind.Integer : Kind.Number;
 }
 
+/** Where a block's table sits: its header row, its last data row, and the first (hidden) column of its band's edges (0-based). */
+type TablePlace = { readonly header: number; readonly last: number; readonly band: number };
+
 /** The first cell of a row: a dated category as a date cell (text where Excel has no date for it), any other as text. */
-function categoryCell(row: ChartBlockRow, deps: ChartSheetDeps): { value: ExcelValue; style: StyleModel } {
+function categoryCell(row: ChartBlockRow, deps: ChartSheetDeps): Cell {
   if (row.at === undefined) return { value: worksheetText(row.category), style: deps.styles.oneLine };
   const value = toExcel(row.at, 'datetime', deps.clock);
   if (producedKind !== Kind.DateTime) return { value: worksheetText(row.category), style: deps.styles.oneLine };
+  // Left-aligned: it names its row, under the "Run" header.
   return { value, style: deps.styles.leftAligned(row.timed ? Kind.DateTime : Kind.Date) };
 }
 
 /** What the chart caches of its category cells: their texts, or the dates' serials and number formats when every one is a date. */
-function chartCategories(block: ChartBlock, cells: readonly { value: ExcelValue; style: StyleModel }[]): ChartCategories {
+function chartCategories(block: ChartBlock, cells: readonly Cell[]): ChartCategories {
   const dated = cells.length > 0 && cells.every((c) => c.value instanceof Date);
   if (!dated) return block.rows.map((r) => r.category);
   return cells.map((c) => ({ serial: excelSerial(c.value as Date), format: c.style.numFmt ?? 'General' }));
@@ -162,30 +200,34 @@ function excelSerial(wall: Date): number {
   return wall.getTime() / 86_400_000 + 25_569;
 }
 
-function chartOf(sheetName: string, block: ChartBlock, headerRow: number, lastRow: number, categories: ChartCategories): ChartPart {
+function chartOf(sheetName: string, block: ChartBlock, place: TablePlace, categories: ChartCategories): ChartPart {
   const chart = block.chart!;
-  const first = headerRow + 1;
-  const seriesOf = (index: number, color: string, dashed: boolean): ChartSeries => {
-    const column = block.columns[index]!;
-    const letter = columnLetters(index + 2);
-    const scale = column.format === 'percent' ? 100 : 1;
+  const first = place.header + 1;
+  const percent = chart.series.every((i) => block.columns[i]?.format === 'percent');
+  /** A series over the cells of `column` (0-based), its values as the cells hold them (a percentage as a fraction). */
+  const seriesOf = (column: number, name: string, values: readonly (number | null)[], scale: number, color: string, dashed = false): ChartSeries => {
+    const letter = columnLetters(column + 1);
     return {
-      name: column.label,
-      nameRef: rangeRef(sheetName, letter, headerRow, headerRow),
-      valuesRef: rangeRef(sheetName, letter, first, lastRow),
-      values: block.rows.map((r) => (r.values[index] == null ? null : (r.values[index]) / scale)),
+      name,
+      nameRef: rangeRef(sheetName, letter, place.header, place.header),
+      valuesRef: rangeRef(sheetName, letter, first, place.last),
+      values: values.map((v) => (v === null ? null : v / scale)),
       color,
       dashed,
     };
   };
-  const percent = chart.series.every((i) => block.columns[i]?.format === 'percent');
+  const scaleOf = (format: ChartBlockColumn['format'] | undefined) => (format === 'percent' ? 100 : 1);
+  const lines = chart.lines ?? [];
   return {
     title: block.title,
     kind: chart.kind,
-    categoriesRef: rangeRef(sheetName, 'A', first, lastRow),
+    categoriesRef: rangeRef(sheetName, 'A', first, place.last),
     categories,
-    series: chart.series.map((i, n) => seriesOf(i, PALETTE[n % PALETTE.length]!, false)),
-    overlay: (chart.overlay ?? []).map((i) => seriesOf(i, BAND_COLOR, true)),
+    series: chart.series.map((i, n) =>
+      seriesOf(i + 1, block.columns[i]!.label, block.rows.map((r) => r.values[i] ?? null), scaleOf(block.columns[i]!.format), PALETTE[n % PALETTE.length]!),
+    ),
+    overlay: lines.map((line, j) => seriesOf(place.band + j, line.label, block.rows.map(() => line.value), percent ? 100 : 1, BAND_COLOR, true)),
+    ...(lines.length > 0 && { hiddenCells: true }),
     valueFormat: percent ? '0%' : '0',
   };
 }

@@ -110,19 +110,35 @@ export function headerLines(text: string, width: number): number {
   return wordWrapped(text, Math.max(1, Math.floor(width * FILL.bold)));
 }
 
+/**
+ * Characters printed twice as wide as a "0": Hangul jamo and syllables, CJK punctuation, kana and
+ * ideographs (with the supplementary planes' ideographs), Yi, compatibility ideographs and the
+ * fullwidth forms, as Unicode's East Asian Width calls them Wide or Fullwidth. Any font that has
+ * them (Excel's and LibreOffice's CJK fallbacks) sets them a full em wide.
+ */
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]/gu;
+
+/** Width of a text in characters of "0": a wide character counts two (an astral one is already two UTF-16 units). */
+export function textWidth(text: string): number {
+  let width = text.length;
+  for (const [c] of text.matchAll(WIDE)) width += 2 - c.length;
+  return width;
+}
+
 /** Lines of one paragraph, `perLine` characters a line: a word that does not fit goes whole to the next line, a longer one breaks. */
 function wordWrapped(paragraph: string, perLine: number): number {
   // Most cells fit on one line: no need to split them into words (this runs for every wrapped cell of every row).
-  if (paragraph.length <= perLine) return 1;
+  if (paragraph.length <= perLine && textWidth(paragraph) <= perLine) return 1;
   let lines = 1;
   let used = 0;
   for (const word of paragraph.split(/\s+/).filter(Boolean)) {
-    const needed = used === 0 ? word.length : used + 1 + word.length;
+    const width = textWidth(word);
+    const needed = used === 0 ? width : used + 1 + width;
     if (needed <= perLine) used = needed;
     else {
       lines += used === 0 ? 0 : 1;
-      lines += Math.floor(Math.max(0, word.length - 1) / perLine);
-      used = word.length % perLine || perLine;
+      lines += Math.floor(Math.max(0, width - 1) / perLine);
+      used = width % perLine || perLine;
     }
   }
   return lines;

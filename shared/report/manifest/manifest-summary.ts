@@ -62,6 +62,13 @@ const predictability = z.looseObject({
 const figures = {
   unexportedFields: auditFindings({ reason: z.string().exactOptional() }).exactOptional(),
   shapeWarnings: auditFindings({ problem: z.string() }).exactOptional(),
+  /**
+   * Characters the PDF's fonts cannot draw, printed as "?", by place (`Summary › Needs attention`):
+   * how many, their scripts, a sample (render/pdf/glyphs.ts). The owners are told (field-notice.ts).
+   */
+  unprintedText: z
+    .array(z.looseObject({ where: z.string(), characters: z.number().int().positive(), scripts: z.array(z.string()), sample: z.string() }))
+    .exactOptional(),
   /** Records the API sent more than once and the report holds once: rows per table, entries of the lists that choose boards, registers and portfolio themes (repeated-records.ts). */
   duplicatesDropped: z.record(z.string(), z.number().int().nonnegative()).exactOptional(),
   /** The risks: all, by level (with the register's colour), the open ones (summary/risk-figures.ts). */

@@ -19,8 +19,8 @@ export const pdfOutput: OutputFactory = (ctx) => {
       const chartSheets = [];
       for (const sheet of ctx.sheets.added) chartSheets.push(await sheet.content(run));
       // Loaded when a run writes its PDF: pdfkit, fontkit and the fonts stay out of a cold start that writes none.
-      const { renderReportPdf } = await import('../../render/pdf/document');
-      const bytes = await renderReportPdf({
+      const { renderReportPdf, unprintedInPdf } = await import('../../render/pdf/document');
+      const report = {
         title,
         header: `${title} – ${format.date(ctx.exportedAt)}`,
         summary: run.summary,
@@ -28,11 +28,14 @@ export const pdfOutput: OutputFactory = (ctx) => {
         createdAt: ctx.exportedAt,
         format,
         creator: 'planning-report-exporter',
-      });
+      };
+      const bytes = await renderReportPdf(report);
+      // Text its fonts lack prints as a placeholder: the owners hear where (manifest summary.unprintedText, field-notice.ts).
+      const unprinted = unprintedInPdf(report);
       const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: PDF_FORMAT.contentType, downloadName: name });
       upload.stream.end(bytes);
       const object = await writer.stored(upload, 0);
-      return { files: [fileEntry(object, writer.runFolder, PDF_FORMAT, {})] };
+      return { files: [fileEntry(object, writer.runFolder, PDF_FORMAT, {})], ...(unprinted.length > 0 && { figures: { unprintedText: unprinted.map((u) => ({ ...u, scripts: [...u.scripts] })) } }) };
     },
   });
 };

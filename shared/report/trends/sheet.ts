@@ -23,12 +23,14 @@ function block(table: TrendTable, charted: boolean): ChartBlock {
   const all = table.columns.map((_, i) => i);
   switch (table.chart) {
     case 'predictability': {
-      const band = [term('bandLine', { percent: String(PREDICTABILITY_BAND.low) }), term('bandLine', { percent: String(PREDICTABILITY_BAND.high) })];
+      // The band is the same on every row: drawn in the chart and said once under the table, not a column.
+      const { low, high } = PREDICTABILITY_BAND;
+      const lines = [low, high].map((value) => ({ label: term('bandLine', { percent: String(value) }), value }));
       return {
         ...base,
-        columns: [...table.columns, ...band].map((label) => ({ label, format })),
-        rows: rows.map((r) => ({ ...r, values: [...r.values, PREDICTABILITY_BAND.low, PREDICTABILITY_BAND.high] })),
-        ...(charted && { chart: { kind: 'column' as const, series: all, overlay: [all.length, all.length + 1] } }),
+        columns: table.columns.map((label) => ({ label, format })),
+        rows,
+        ...(charted && { chart: { kind: 'column' as const, series: all, lines }, note: term('bandNote', { low: String(low), high: String(high) }) }),
       };
     }
     case 'burn-up': {

@@ -164,7 +164,10 @@ describe('run links (start, join, reuse, limits)', () => {
     const sections = [{ heading: 'Headline', role: 'headline', lines: [
       { label: 'Predictability', value: 50.1, type: 'percent', delta: '+4,9 pp since 16.11.2026' },
       { label: 'Open risks', value: 2148, type: 'integer' },
-    ] }];
+    ] }, { heading: 'Predictability by board', role: 'headline', lines: [], grid: {
+      columns: [{ label: 'Board' }, { label: 'Committed objectives', type: 'integer' }, { label: 'Predictability', type: 'percent', bar: true }],
+      rows: [{ values: ['Payments ART', 8, 66.66666666666667] }],
+    } }];
     const manifest = {
       formatVersion: 1, report: 'acme-weekly', runId: id, generatedAt: clock.toISOString(), timeZone: 'Europe/Berlin',
       source: { baseUrl: 'x', legacyBaseUrl: 'x', companyPrefix: 'x', email: 'x' }, selectors: {}, summary: { title: 'ACME', rows: { risks: 3 }, sections },
@@ -176,7 +179,12 @@ describe('run links (start, join, reuse, limits)', () => {
     const view = await startRunLink(token().token, deps);
     expect(view).toMatchObject({
       state: 'done', locale: 'de-DE',
-      figures: [{ label: 'Predictability', value: '50,1 %', delta: '+4,9 pp since 16.11.2026' }, { label: 'Open risks', value: '2.148' }],
+      figures: [
+        { group: 'Headline', label: 'Predictability', value: '50,1 %', delta: '+4,9 pp since 16.11.2026' },
+        { group: 'Headline', label: 'Open risks', value: '2.148' },
+        // A headline table's rows by their barred figure, as the e-mail shows them.
+        { group: 'Predictability by board', label: 'Payments ART', value: '66,7 %' },
+      ],
     });
   });
 

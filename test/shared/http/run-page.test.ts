@@ -74,15 +74,25 @@ describe('run page', () => {
 
   it('lists the files when done, focuses the workbook, and starts its download only when asked', () => {
     const plain = renderRunPage(views.done, TOKEN).body;
-    expect(plain).toContain('<a id="workbook" class="button" autofocus href="../links/aaa.bbb" title="ACME weekly – 2026-11-23.xlsx">Download the workbook (20.0 KiB)</a>');
-    expect(plain).toContain('<a class="button secondary" href="../links/ccc.ddd" title="ACME weekly – Risks – 2026-11-23.csv">Risks (CSV, 100 B)</a>');
+    expect(plain).toContain('<a id="workbook" class="button" autofocus href="../links/aaa.bbb" title="ACME weekly – 2026-11-23.xlsx">Download the workbook (<span class="nb">20.0 KiB</span>)</a>');
+    expect(plain).toContain('<a class="button secondary" href="../links/ccc.ddd" title="ACME weekly – Risks – 2026-11-23.csv">Risks (CSV, <span class="nb">100 B</span>)</a>');
     // In the report's zone, as its e-mail and workbook write times.
     expect(plain).toContain('<time datetime="2026-11-23T06:01:00.000Z">23/11/2026, 07:01 CET</time>');
     // Each figure a label and its value; numbers and dates in spans that never break ("2027-/01-04").
     expect(plain).toContain(
-      '<dl class="figures" aria-label="Headline figures"><div><dt>Open risks</dt><dd><span class="nb">58</span><span class="delta"><span class="nb">−2</span> since <span class="nb">16</span> Nov</span></dd></div><div><dt>Overdue</dt><dd><span class="nb">14</span></dd></div></dl>',
+      '<dl class="figures" aria-label="Headline figures"><div><dt>Open risks</dt><dd><span class="nb">58</span></dd><dd class="delta"><span class="nb">−2</span> since <span class="nb">16</span> Nov</dd></div><div><dt>Overdue</dt><dd><span class="nb">14</span></dd></div></dl>',
     );
     expect(plain).toContain('Your fresh copy is ready.');
+    // Figures of a Summary section under its heading, as the e-mail has them.
+    const grouped = renderRunPage({ ...views.done, figures: [
+      { group: 'Risks', label: 'Open risks', value: '58' },
+      { group: 'Risks by ROAM', label: 'Owned', value: '36' },
+      { group: 'Risks by ROAM', label: 'Mitigated', value: '34' },
+    ] } as RunView, TOKEN).body;
+    expect(grouped).toContain(
+      '<h2>Risks</h2><dl class="figures" aria-label="Risks"><div><dt>Open risks</dt><dd><span class="nb">58</span></dd></div></dl>\n' +
+        '<h2>Risks by ROAM</h2><dl class="figures" aria-label="Risks by ROAM"><div><dt>Owned</dt><dd><span class="nb">36</span></dd></div><div><dt>Mitigated</dt><dd><span class="nb">34</span></dd></div></dl>',
+    );
     // The script puts the run link back in the address bar: a bookmark keeps the link, not this export.
     expect(plain).toContain(`data-link="${TOKEN}"`);
     expect(plain).not.toContain('http-equiv="refresh"');

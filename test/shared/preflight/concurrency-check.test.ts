@@ -5,6 +5,7 @@ import { PreflightReadError } from '../../../shared/preflight/read-error';
 import { REFUSAL_MESSAGE } from '../../support/http-stub';
 import { startLambdaAccountStub, type LambdaAccountStub } from '../../support/lambda-account-stub';
 import { rejectionOf } from '../../support/rejection';
+import { setProcessEnv } from '../../support/process-env';
 
 /**
  * Preflight's Lambda concurrency check through the real SDK client against a local stand-in of
@@ -14,15 +15,15 @@ const REGION = 'eu-central-1';
 const FUNCTION = 'PlanningReportExporter-ExportReport1A2B3C4D';
 let stub: LambdaAccountStub;
 let reader: LambdaAccountReader;
-const saved = { ...process.env };
+let restoreEnv: () => void;
 
 beforeAll(async () => {
   stub = await startLambdaAccountStub();
-  Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_MAX_ATTEMPTS: '1' });
+  restoreEnv = setProcessEnv({ AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_MAX_ATTEMPTS: '1' });
   reader = new LambdaAccountReader(createLambdaAccountClient(REGION, stub.endpoint));
 });
 afterAll(async () => {
-  process.env = saved;
+  restoreEnv();
   await stub.close();
 });
 beforeEach(() => {

@@ -152,7 +152,8 @@ describe('a toy table and a toy format, added through the registries', () => {
   it('lists the toy files on the run page, the workbook first', () => {
     const files = runFiles(result.manifest, { title: 'Toy weekly', timeZone: 'UTC', href: (path) => `t/download?file=${path}` }, TOY_REGISTRY);
     const page = renderRunPage({ state: 'done', exportId: 'e1', title: 'Toy weekly', finishedAt: now.toISOString(), timeZone: 'UTC', fresh: true, figures: [], files }, 't').body;
-    const items = [...page.matchAll(/<li><a[^>]*title="([^"]+)">([^<]+)<\/a><\/li>/g)].map((m) => [m[1], m[2]!.replace(/, [\d.]+ (B|KiB)\)$/, ')')]);
+    // The label's text (its size sits in a span that keeps number and unit together), size left out.
+    const items = [...page.matchAll(/<li><a[^>]*title="([^"]+)">(.*?)<\/a><\/li>/g)].map((m) => [m[1], m[2]!.replace(/<[^>]+>/g, '').replace(/, [\d.]+ (B|KiB)\)$/, ')')]);
     expect(items).toEqual([
       ['Toy weekly – 2026-11-23.xlsx', expect.stringMatching(/^Download the workbook/)],
       ['Toy weekly – Risks – 2026-11-23.csv', 'Risks (CSV)'],

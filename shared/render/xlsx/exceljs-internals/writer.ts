@@ -70,7 +70,8 @@ export interface WriterRow {
 export interface WriterSheet {
   readonly id: number;
   properties: { outlineLevelRow: number };
-  columns: { width: number; hidden?: boolean }[];
+  /** Per column from A; an entry without a width or `hidden` leaves the column as Excel's default. */
+  columns: { width?: number; hidden?: boolean }[];
   /** Conditional formats (the Summary's data bars), written when the sheet is committed. */
   addConditionalFormatting(format: { ref: string; rules: readonly Record<string, unknown>[] }): void;
   autoFilter: string | null;

@@ -29,9 +29,10 @@ const trends: ChartSheetContent = {
     {
       title: 'Predictability by PI',
       categoryLabel: 'Run',
-      columns: [{ label: 'Payments ART', format: 'percent' }, { label: '80 % (band)', format: 'percent' }, { label: '100 % (band)', format: 'percent' }],
-      rows: [{ category: '2026-11-23', values: [57.5, 80, 100] }],
-      chart: { kind: 'column', series: [0], overlay: [1, 2] },
+      columns: [{ label: 'Payments ART', format: 'percent' }],
+      rows: [{ category: '2026-11-23', values: [57.5] }],
+      chart: { kind: 'column', series: [0], lines: [{ label: '80 % (band)', value: 80 }, { label: '100 % (band)', value: 100 }] },
+      note: 'Dashed lines: the 80–100 % band, the same for every run.',
     },
   ],
 };
@@ -181,7 +182,10 @@ describe('renderReportPdf', () => {
     expect(page).toMatch(/Open +Overdue/);
     expect(page).toMatch(/2026-11-23 +1,200 +4/);
     expect(page).toMatch(/^ *1,250\b/m);
-    expect(page).toMatch(/2026-11-23 +57\.5 % +80\.0 % +100\.0 %/);
+    // The band is drawn and said once under the table, not a column repeating 80 % and 100 % on every row.
+    expect(page).toMatch(/2026-11-23 +57\.5 % *$/m);
+    expect(page).toContain('Dashed lines: the 80–100 % band, the same for every run.');
+    expect(page).toContain('80 % (band)');
     expect(page).toMatch(/100 %/);
   });
 

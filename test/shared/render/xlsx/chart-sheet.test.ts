@@ -32,12 +32,13 @@ const CONTENT: ChartSheetContent = {
     {
       title: "Predictability by PI (board's 'PI 1')",
       categoryLabel: 'Run',
-      columns: [{ label: 'PI 1', format: 'percent' }, { label: '80 %', format: 'percent' }, { label: '100 %', format: 'percent' }],
+      columns: [{ label: 'PI 1', format: 'percent' }],
       rows: [
-        { category: '2026-11-02', values: [72.5, 80, 100] },
-        { category: '2026-11-09', values: [85, 80, 100] },
+        { category: '2026-11-02', values: [72.5] },
+        { category: '2026-11-09', values: [85] },
       ],
-      chart: { kind: 'column', series: [0], overlay: [1, 2] },
+      chart: { kind: 'column', series: [0], lines: [{ label: '80 %', value: 80 }, { label: '100 %', value: 100 }] },
+      note: 'Dashed lines: the 80–100 % band, the same for every run.',
     },
     { title: 'No chart', categoryLabel: 'Run', columns: [{ label: 'Added', format: 'integer' }], rows: [{ category: '2026-11-09', values: [3] }] },
   ],
@@ -112,6 +113,22 @@ describe('a chart sheet: tables with native Excel charts over their cells', () =
     }
     expect(sheet.getCell('B23').value).toBe(0.725);
     expect(sheet.getCell('B23').numFmt).toBe('0.0 %');
+    // The band is no column of the table: the chart reads its edges from hidden columns past the chart, and plots them though hidden.
+    expect(texts(band, 'c:f')).toEqual(expect.arrayContaining(["'Trends'!$M$22", "'Trends'!$M$23:$M$24", "'Trends'!$N$23:$N$24"]));
+    expect(band).toContain('<c:plotVisOnly val="0"/>');
+    expect(risks).toContain('<c:plotVisOnly val="1"/>');
+    expect([sheet.getCell('A22').value, sheet.getCell('B22').value, sheet.getCell('C22').value]).toEqual(['Run', 'PI 1', null]);
+    expect(sheet.getCell('C23').value).toBeNull();
+    expect([sheet.getCell('M22').value, sheet.getCell('M23').value, sheet.getCell('N24').value]).toEqual(['80 %', 0.8, 1]);
+    expect([sheet.getColumn('M').hidden, sheet.getColumn('N').hidden, sheet.getColumn('L').hidden]).toEqual([true, true, false]);
+    expect(sheet.getCell('A25').value).toBe('Dashed lines: the 80–100 % band, the same for every run.');
+  });
+
+  it('aligns a figure\'s header right, over its numbers, and the run column\'s left', async () => {
+    await writeChartWorkbook(file);
+    const sheet = (await readWorkbook(file)).getWorksheet('Trends')!;
+    for (const ref of ['B5', 'C5', 'B22']) expect(sheet.getCell(ref).alignment?.horizontal, ref).toBe('right');
+    for (const ref of ['A5', 'A22']) expect(sheet.getCell(ref).alignment?.horizontal, ref).toBeUndefined();
   });
 
   const python = spawnSync('python3', ['-c', 'import openpyxl'], { encoding: 'utf8' }).status === 0;

@@ -175,20 +175,17 @@ describe('the four-week demo workbook printed with LibreOffice', () => {
       // LibreOffice prints some two-line cells ("1. …\n2. …") on one line when it fits: the list's
       // second marker then follows the first line's last word with no space ("suite2.", "sprint 22.").
       // The markers are left out of the count; the words around them are not.
-      const words = (bySheet.get(sheet.name) ?? []).flat().flatMap((w) => wordsOf(w.text.replace(/\d\.$/, '')));
+      const words = (bySheet.get(sheet.name) ?? []).flat().flatMap((w) => wordsOf(w.text.replace(/\d\.$/, '')).flatMap(ideographsApart));
       for (const word of words) printed.set(word, (printed.get(word) ?? 0) + 1);
       const needed = new Map<string, WrappedCell>();
       const count = new Map<string, number>();
       for (const cell of sheet.wrapped) {
-        for (const word of cell.words.filter((w) => !/^\d\.$/.test(w))) {
+        for (const word of cell.words.filter((w) => !/^\d\.$/.test(w)).flatMap(ideographsApart)) {
           count.set(word, (count.get(word) ?? 0) + 1);
           needed.set(word, cell);
         }
       }
       for (const [word, n] of count) {
-        // CJK words are left out: one of the demo's 26 "田中" on the Risks sheet does not come back from
-        // pdftotext since this wave's merges (looked into, not found yet; the closing note of this stop says so).
-        if (CJK.test(word)) continue;
         const times = printed.get(word) ?? 0;
         if (times < n) cut.push(`${sheet.name}!${needed.get(word)!.address}: "${word}" printed ${times} of ${n} times`);
       }
@@ -222,12 +219,18 @@ describe('the four-week demo workbook printed with LibreOffice', () => {
   });
 });
 
-/**
- * The sheet a page belongs to: the footer's middle part, centred between the report's name (which
- * starts at the left margin) and "Page n of m" (which ends at the right one).
- */
 /** Han, kana and hangul: scripts written without spaces between words. */
-const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/u;
+const CJK = /([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])/u;
+
+/**
+ * A word with its CJK characters each on its own ("(李伟);" is "(", "李", "伟", ");"): these scripts
+ * break a line between any two characters (Unicode's line breaking, class ID), so LibreOffice, like
+ * Excel, prints "田中" as "田" at the end of one line and "中" at the start of the next when only one
+ * more fits. Counted character by character, each must still print as often as the cells hold it.
+ */
+function ideographsApart(word: string): string[] {
+  return word.split(CJK).filter((piece) => piece !== '');
+}
 
 /** A run's date as the report's locale writes it: 2026-11-23, 23/11/2026 (en-GB), 11/23/2026, 23.11.2026. */
 function isDate(text: string): boolean {
@@ -240,6 +243,10 @@ function dayOf(text: string): string {
   return m ? `${m[3]}-${m[2]!.padStart(2, '0')}-${m[1]!.padStart(2, '0')}` : text;
 }
 
+/**
+ * The sheet a page belongs to: the footer's middle part, centred between the report's name (which
+ * starts at the left margin) and "Page n of m" (which ends at the right one).
+ */
 function sheetOfPage(words: readonly Word[]): string {
   const page = words.findLast((w, i) => w.text === 'Page' && words[i + 2]?.text === 'of')!;
   const footer = words.filter((w) => Math.abs(w.y0 - page.y0) < 2).sort((a, b) => a.x0 - b.x0);
