@@ -37,7 +37,7 @@ export const XLSX_FORMAT: ReportFormat<'xlsx'> = {
   label: () => 'Workbook',
 };
 
-/** The Summary and the Trends on A4 for a meeting (shared/render/pdf/). */
+/** The Summary and the Trends on the locale's paper (A4, Letter in the US and Canada) for a meeting (shared/render/pdf/). */
 export const PDF_FORMAT: ReportFormat<'pdf'> = { name: 'pdf', contentType: 'application/pdf', kind: 'PDF', listed: 'files', label: () => 'Summary and trends' };
 
 export const CSV_FORMAT: ReportFormat<'csv'> = { name: 'csv', contentType: 'text/csv; charset=utf-8', kind: 'CSV', listed: 'files', label: tableLabel };

@@ -1,6 +1,6 @@
 /**
  * The report for a meeting, `<report>.pdf` in the run folder: the Summary and the sheets of charts
- * other outputs add (ctx.sheets, the Trends) on A4, written at the run's end from the same content
+ * other outputs add (ctx.sheets, the Trends) on the locale's paper, written at the run's end from the same content
  * as the workbook's Summary and Trends sheets (shared/render/pdf/).
  */
 import { readerFormat } from '../../core/format';
