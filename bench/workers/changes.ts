@@ -116,7 +116,7 @@ async function prepare(): Promise<void> {
 
 async function exportRun(withChanges: boolean, parquet: boolean): Promise<{ changed: number; added: number; removed: number }> {
   const links = input.kind === 'export+changes:all-links' ? { maxHyperlinksPerSheet: Number.POSITIVE_INFINITY } : {};
-  const workbook = parquet ? undefined : openXlsxWorkbook(createWriteStream(`${input.dir}/out.xlsx`), { createdAt: CREATED_AT, timeZone: TIME_ZONE, title: 'bench', ...links });
+  const workbook = parquet ? undefined : openXlsxWorkbook(createWriteStream(`${input.dir}/out.xlsx`), { createdAt: CREATED_AT, timeZone: TIME_ZONE, locale: 'en-GB', title: 'bench', ...links });
   const changes = withChanges ? await tracker('bench/dt=2026-11-23/run=now', '2026-11-23T06:00:00Z') : undefined;
   const sinks: TableSink[] = workbook
     ? [workbook.openSheet(table, { outlineLevels: 1 }), openCsvSink(table, createWriteStream(`${input.dir}/out.csv`), { bom: true, timeZone: TIME_ZONE })]

@@ -48,7 +48,7 @@ const table: TableDefinition = labelled({ name: 'board-items', columns: COLUMNS 
 const TIME_ZONE = 'Europe/Berlin';
 
 async function xlsx(): Promise<void> {
-  const workbook = openXlsxWorkbook(createWriteStream(input.file), { createdAt: CREATED_AT, timeZone: TIME_ZONE, title: 'bench' });
+  const workbook = openXlsxWorkbook(createWriteStream(input.file), { createdAt: CREATED_AT, timeZone: TIME_ZONE, locale: 'en-GB', title: 'bench' });
   const sheet = workbook.openSheet(table, { outlineLevels: 1 });
   for (let i = 0; i < input.rows; i++) {
     const pending = sheet.writeRow(boardItemRow(i, input.links));

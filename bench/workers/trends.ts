@@ -91,7 +91,7 @@ async function drive(sinks: TableSink[]): Promise<void> {
 async function exportRun(withTrends: boolean): Promise<number> {
   const workbook = openXlsxWorkbook(createWriteStream(`${input.dir}/out.xlsx`), {
     createdAt: CREATED_AT,
-    timeZone: TIME_ZONE, title: 'bench', ...(withTrends && { leadingSheets: [TRENDS_SHEET_NAME] }),
+    timeZone: TIME_ZONE, locale: 'en-GB', title: 'bench', ...(withTrends && { leadingSheets: [TRENDS_SHEET_NAME] }),
   });
   const history = withTrends ? startTrends({ storage, report: 'bench', runs: HISTORY + 1, log: silentLog }) : undefined;
   const features = new FeatureCompletion();

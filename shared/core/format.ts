@@ -9,13 +9,88 @@
  * report's `locale`, built once per run and passed down whole.
  */
 
-/** Excel number formats of the workbook's typed cells; the reader format below writes percentages the same way (`50.1 %`). */
+/**
+ * Excel number formats of the workbook's typed cells; the reader format below writes percentages the
+ * same way (`50.1 %`). `date` and `datetime` are the ISO fallback of excelDateFormats.
+ */
 export const EXCEL_FORMATS = {
   integer: '#,##0',
   percent: '0.0 %',
   date: 'yyyy-mm-dd',
   datetime: 'yyyy-mm-dd hh:mm',
 } as const;
+
+/** A date as a reader reads it: the same fields for the reader format's texts and the workbook's date cells. */
+const DAY_FIELDS = { day: '2-digit', month: '2-digit', year: 'numeric' } as const;
+const TIME_FIELDS = { hour: '2-digit', minute: '2-digit' } as const;
+
+/** The workbook's number formats of date and date-time cells in one locale. */
+export interface ExcelDateFormats {
+  /** `dd.mm.yyyy` (de-DE), `mm/dd/yyyy` (en-US), `dd/mm/yyyy` (en-GB). */
+  readonly date: string;
+  /** `dd.mm.yyyy", "hh:mm` (de-DE), `mm/dd/yyyy", "hh:mm AM/PM` (en-US). */
+  readonly datetime: string;
+}
+
+/** Characters a number format shows as themselves (Excel's list); any other literal is quoted. */
+const PLAIN_LITERAL = /^[ /:.-]*$/;
+
+/**
+ * Intl's pattern of `fields` in `tag` as an Excel format code, or undefined when it has a part a
+ * format code cannot say (an era, a calendar's own year). The sample's fields all differ, so each
+ * part's type is Intl's own; the Gregorian calendar, because Excel's serials are Gregorian.
+ */
+function excelPattern(tag: string, fields: Intl.DateTimeFormatOptions): string | undefined {
+  const sample = new Date(Date.UTC(2001, 1, 3, 16, 5));
+  const parts = new Intl.DateTimeFormat(tag, { ...fields, timeZone: 'UTC', calendar: 'gregory' }).formatToParts(sample);
+  let code = '';
+  for (const part of parts) {
+    switch (part.type) {
+      case 'day':
+        code += 'dd';
+        break;
+      case 'month':
+        code += 'mm';
+        break;
+      case 'year':
+        code += part.value.length === 2 ? 'yy' : 'yyyy';
+        break;
+      case 'hour':
+        code += 'hh';
+        break;
+      case 'minute':
+        code += 'mm';
+        break;
+      case 'dayPeriod':
+        code += 'AM/PM';
+        break;
+      case 'literal': {
+        // Intl's no-break spaces (`4:05 PM`) are plain spaces in a cell: every font has those.
+        const text = part.value.replace(/[\u00A0\u202F]/g, ' ');
+        if (text.includes('"')) return undefined;
+        code += PLAIN_LITERAL.test(text) ? text : `"${text}"`;
+        break;
+      }
+      default:
+        return undefined;
+    }
+  }
+  return code;
+}
+
+/**
+ * The number formats of the workbook's date and date-time cells in `locale`: the order, separators
+ * and clock (24 h or AM/PM) of the reader format's dates, from Intl; ISO (`yyyy-mm-dd`) where the
+ * locale's pattern cannot be a format code. Built once per workbook: the cells share their style.
+ */
+export function excelDateFormats(locale: string): ExcelDateFormats {
+  // A tag Intl does not format in is refused when the definition is read; here it falls back to ISO
+  // rather than to the runtime's default locale.
+  const tag = localeProblem(locale) === undefined ? canonicalLocale(locale) : undefined;
+  const date = tag && excelPattern(tag, DAY_FIELDS);
+  const datetime = tag && excelPattern(tag, { ...DAY_FIELDS, ...TIME_FIELDS });
+  return date && datetime ? { date, datetime } : { date: EXCEL_FORMATS.date, datetime: EXCEL_FORMATS.datetime };
+}
 
 function zoneParts(instant: Date, timeZone: string, withTime: boolean): Record<string, string> {
   const format = new Intl.DateTimeFormat('en-US', {
@@ -144,12 +219,12 @@ export function readerFormat(locale: string, timeZone: string): ReaderFormat {
   const integer = new Intl.NumberFormat(tag, { maximumFractionDigits: 0 });
   const number = new Intl.NumberFormat(tag, { maximumFractionDigits: 2 });
   const oneDecimal = new Intl.NumberFormat(tag, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-  const day = { day: '2-digit', month: '2-digit', year: 'numeric' } as const;
+  const day = DAY_FIELDS;
   const date = new Intl.DateTimeFormat(tag, { ...day, timeZone });
   const calendar = new Intl.DateTimeFormat(tag, { ...day, timeZone: 'UTC' });
-  const dateTime = new Intl.DateTimeFormat(tag, { ...day, hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone });
+  const dateTime = new Intl.DateTimeFormat(tag, { ...day, ...TIME_FIELDS, timeZoneName: 'short', timeZone });
   const dayMonth = new Intl.DateTimeFormat(tag, { day: '2-digit', month: '2-digit', timeZone });
-  const time = new Intl.DateTimeFormat(tag, { hour: '2-digit', minute: '2-digit', timeZone });
+  const time = new Intl.DateTimeFormat(tag, { ...TIME_FIELDS, timeZone });
   const decimal = (decimals: number) => new Intl.NumberFormat(tag, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
   const sign = (n: number) => (n > 0 ? '+' : n < 0 ? '−' : '');
   return {

@@ -65,13 +65,15 @@ describe('demo command (the README\'s first command)', () => {
     const runFolder = join(out, latest.manifest.slice(0, latest.manifest.lastIndexOf('/')));
     const workbook = await readWorkbook(join(runFolder, 'demo-weekly.xlsx'));
     const trends = workbook.getWorksheet('Trends')!;
-    const runs: { date: string; open: number }[] = [];
+    const runs: { date: string; format: string; open: number }[] = [];
     trends.eachRow((row) => {
-      const [date, open] = [row.getCell(1).text, row.getCell(2).value];
-      if (/^\d{2}\/\d{2}\/\d{4}$/.test(date) && runs.length < 4) runs.push({ date, open: Number(open) });
+      const [run, open] = [row.getCell(1), row.getCell(2).value];
+      if (run.value instanceof Date && runs.length < 4) runs.push({ date: run.value.toISOString().slice(0, 16), format: run.numFmt, open: Number(open) });
     });
-    // The report's zone (Europe) puts a 07:00 UTC run on the same day; its locale (en-GB) writes it.
-    expect(runs.map((r) => r.date)).toEqual(['02/11/2026', '09/11/2026', '16/11/2026', '23/11/2026']);
+    // Date cells of the wall clock in the report's zone (a 07:00 UTC run is 08:00 in Berlin, the same
+    // day), shown as its locale (en-GB) writes a date.
+    expect(runs.map((r) => r.date)).toEqual(['2026-11-02T08:00', '2026-11-09T08:00', '2026-11-16T08:00', '2026-11-23T08:00']);
+    expect(runs.map((r) => r.format)).toEqual(Array(4).fill('dd/mm/yyyy'));
     // The last point is this run's own open risks, as its CSV lists them; a week of work closes some.
     const risks = csvObjects(await readCsv(join(runFolder, 'risks.csv')));
     expect(runs[3]!.open).toBe(risks.filter((r) => r.status === 'Open' || r.status === 'In Progress').length);

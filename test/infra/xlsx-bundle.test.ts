@@ -32,7 +32,7 @@ describe('the workbook writer in a Lambda bundle', () => {
       script,
       `import { createWriteStream } from 'node:fs';
 import { openXlsxWorkbook } from ${JSON.stringify(join(REPO_ROOT, 'shared/render/xlsx/workbook'))};
-const workbook = openXlsxWorkbook(createWriteStream(process.argv[2]), { createdAt: new Date(0), timeZone: 'UTC', footer: 'Bundle – 2026-11-23' });
+const workbook = openXlsxWorkbook(createWriteStream(process.argv[2]), { createdAt: new Date(0), timeZone: 'UTC', locale: 'en-GB', footer: 'Bundle – 2026-11-23' });
 for (const name of ['risks', 'items']) {
   const sink = workbook.openSheet({ name, title: name === 'risks' ? 'Risks' : 'Items', columns: [
     { key: 'key', type: 'text', description: 'Key', label: 'Key' },

@@ -1,9 +1,9 @@
 /**
- * The report as a PDF for a meeting: the Summary, then the chart sheets (the Trends), portrait A4,
- * the same figures and words as the workbook's Summary and Trends sheets. The only module that
- * imports pdfkit (fonts.ts the only one that imports fontkit). The same content and time give the
- * same bytes: the document's dates are the run's and pdfkit's file id is a hash of its info (no
- * random id, no clock).
+ * The report as a PDF for a meeting: the Summary, then the chart sheets (the Trends), portrait A4 or
+ * Letter by the locale (../paper.ts), the same figures and words as the workbook's Summary and Trends
+ * sheets. The only module that imports pdfkit (fonts.ts the only one that imports fontkit). The same
+ * content and time give the same bytes: the document's dates are the run's and pdfkit's file id is a
+ * hash of its info (no random id, no clock).
  */
 import PDFDocument from 'pdfkit';
 import type { ReportSummary } from '../../table/table';
@@ -16,6 +16,7 @@ import { drawAbout, drawSummary } from './summary';
 import { pdfValueFormat } from './values';
 import type { ReaderFormat } from '../../core/format';
 import { truncateForExcel } from '../cell-text';
+import { paperFor } from '../paper';
 
 export interface PdfReport {
   /** The document's title (the report's title). */
@@ -32,15 +33,6 @@ export interface PdfReport {
   readonly creator: string;
 }
 
-/** Locales whose readers print on US Letter (the United States and Canada); every other one prints on A4. */
-const LETTER_REGIONS: ReadonlySet<string> = new Set(['US', 'CA']);
-
-/** The paper of a locale: `LETTER` for en-US and en-CA (any language of those regions), `A4` otherwise. */
-export function paperFor(locale: string): 'LETTER' | 'A4' {
-  const region = new Intl.Locale(locale).maximize().region;
-  return region !== undefined && LETTER_REGIONS.has(region) ? 'LETTER' : 'A4';
-}
-
 /**
  * The characters of `report` its fonts cannot draw, by place: they print as a placeholder, and the
  * run tells the owners (outputs/pdf.ts puts them into the manifest).
@@ -53,7 +45,7 @@ export function unprintedInPdf(report: PdfReport): UnprintedText[] {
 export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
   const fonts = pdfFonts();
   const doc = new PDFDocument({
-    size: paperFor(report.format.locale),
+    size: paperFor(report.format.locale).name,
     layout: 'portrait',
     margin: 0,
     bufferPages: true,

@@ -3,7 +3,7 @@
  * style objects cells point at, fill colours and column widths. Conventions: docs/formats.md.
  * Pure functions and plain objects; the writer that uses them is ./workbook.ts.
  */
-import { EXCEL_FORMATS } from '../../core/format';
+import { EXCEL_FORMATS, type ExcelDateFormats } from '../../core/format';
 import { textColourOn } from '../../core/contrast';
 import { isTextList, listText, type CellValue, type ColumnType } from '../../table/table';
 import { worksheetText } from '../cell-text';
@@ -74,7 +74,7 @@ const KIND_COUNT = 9;
 const TOP = { vertical: 'top' } as const;
 const BASE_FONT = { name: FONT_NAME, size: FONT_SIZE, family: 2 };
 
-function kindStyle(kind: Kind, fontColor?: string): StyleModel {
+function kindStyle(kind: Kind, dates: ExcelDateFormats, fontColor?: string): StyleModel {
   const font = fontColor ? { ...BASE_FONT, color: { argb: fontColor } } : undefined;
   switch (kind) {
     case Kind.Text:
@@ -89,9 +89,9 @@ function kindStyle(kind: Kind, fontColor?: string): StyleModel {
     case Kind.PercentFraction:
       return { numFmt: EXCEL_FORMATS.percent, alignment: TOP, ...(font && { font }) };
     case Kind.Date:
-      return { numFmt: EXCEL_FORMATS.date, alignment: TOP, ...(font && { font }) };
+      return { numFmt: dates.date, alignment: TOP, ...(font && { font }) };
     case Kind.DateTime:
-      return { numFmt: EXCEL_FORMATS.datetime, alignment: TOP, ...(font && { font }) };
+      return { numFmt: dates.datetime, alignment: TOP, ...(font && { font }) };
     case Kind.Link:
       // Excel's own Hyperlink colour; on a dark fill the readable colour wins.
       return {
@@ -141,13 +141,20 @@ export class StyleBook {
   /** Text kept on one line: ids and keys, which must not wrap mid-number. */
   readonly oneLine: StyleModel = { alignment: { vertical: 'top' } };
   private readonly indents: StyleModel[] = [];
+  private readonly lefts: StyleModel[] = [];
 
-  constructor() {
-    for (let kind = 0; kind < KIND_COUNT; kind++) this.plain.push(kindStyle(kind));
+  /** `dates`: the report locale's date formats (excelDateFormats), worked out once for the workbook. */
+  constructor(private readonly dates: ExcelDateFormats) {
+    for (let kind = 0; kind < KIND_COUNT; kind++) this.plain.push(kindStyle(kind, dates));
   }
 
   of(kind: Kind): StyleModel {
     return this.plain[kind]!;
+  }
+
+  /** A value that names its row (the Trends' run dates): left-aligned under its header, as a text label is. */
+  leftAligned(kind: Kind): StyleModel {
+    return (this.lefts[kind] ??= { ...this.plain[kind]!, alignment: { vertical: 'top', horizontal: 'left' } });
   }
 
   /** Wrapped text indented by `level` steps (titles of a hierarchy); level 0 is plain text. */
@@ -170,7 +177,7 @@ export class StyleBook {
     let style = this.filled.get(key);
     if (!style) {
       style = {
-        ...kindStyle(kind, readableFontColor(argb)),
+        ...kindStyle(kind, this.dates, readableFontColor(argb)),
         fill: { type: 'pattern', pattern: 'solid', fgColor: { argb }, bgColor: { indexed: 64 } },
       };
       this.filled.set(key, style);
@@ -354,7 +361,8 @@ export function widthOf(type: ColumnType, key: string, preferred: number | undef
     number: 14,
     percent: 10,
     date: 12,
-    datetime: 17,
+    // `11/21/2026, 08:00 AM`: the longest of the locales' date-time formats, without ###.
+    datetime: 21,
     boolean: 9,
   };
   const max = type === 'text' || type === 'link' ? 60 : 100;

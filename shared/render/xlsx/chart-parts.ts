@@ -17,11 +17,20 @@ export interface ChartSeries {
   readonly dashed?: boolean;
 }
 
+/** A category cell holding a date: its serial and the number format it is shown in. */
+export interface DatedCategory {
+  readonly serial: number;
+  readonly format: string;
+}
+
+/** The categories' cached values: texts, or dates (the Trends' runs), which label the axis in their cells' formats. */
+export type ChartCategories = readonly string[] | readonly DatedCategory[];
+
 export interface ChartPart {
   readonly title: string;
   readonly kind: 'line' | 'column';
   readonly categoriesRef: string;
-  readonly categories: readonly string[];
+  readonly categories: ChartCategories;
   readonly series: readonly ChartSeries[];
   /** Line series drawn over a column chart, on the same axes. */
   readonly overlay?: readonly ChartSeries[];
@@ -68,6 +77,30 @@ const numCache = (values: readonly (number | null)[]) =>
     .map((v, i) => (v === null || !Number.isFinite(v) ? '' : `<c:pt idx="${i}"><c:v>${v}</c:v></c:pt>`))
     .join('')}</c:numCache>`;
 
+function isDated(categories: ChartCategories): categories is readonly DatedCategory[] {
+  return categories.length > 0 && typeof categories[0] !== 'string';
+}
+
+/** Dated categories: a number reference whose points keep their cells' formats (a run's time where two share a day). */
+function categoryRef(part: ChartPart): string {
+  const ref = `<c:f>${xmlText(part.categoriesRef)}</c:f>`;
+  const categories = part.categories;
+  if (!isDated(categories)) return `<c:strRef>${ref}${strCache(categories)}</c:strRef>`;
+  const first = categories[0]!.format;
+  const points = categories.map((c, i) => `<c:pt idx="${i}"${c.format === first ? '' : ` formatCode="${xmlText(c.format)}"`}><c:v>${c.serial}</c:v></c:pt>`);
+  return `<c:numRef>${ref}<c:numCache><c:formatCode>${xmlText(first)}</c:formatCode><c:ptCount val="${categories.length}"/>${points.join('')}</c:numCache></c:numRef>`;
+}
+
+/**
+ * Dated categories label the axis in their cells' formats (`sourceLinked`), on a text axis (`auto` 0
+ * where the axis is written): one label per run, evenly spaced, as the table lists them, never a
+ * calendar axis that would stack two runs of one day.
+ */
+function categoryAxisFormat(categories: ChartCategories): string {
+  if (!isDated(categories)) return '<c:numFmt formatCode="General" sourceLinked="0"/>';
+  return `<c:numFmt formatCode="${xmlText(categories[0]!.format)}" sourceLinked="1"/>`;
+}
+
 function series(part: ChartPart, s: ChartSeries, index: number, as: 'line' | 'column'): string {
   const fill = `<a:solidFill><a:srgbClr val="${s.color}"/></a:solidFill>`;
   const shape =
@@ -79,7 +112,7 @@ function series(part: ChartPart, s: ChartSeries, index: number, as: 'line' | 'co
     `<c:ser><c:idx val="${index}"/><c:order val="${index}"/>` +
     `<c:tx><c:strRef><c:f>${xmlText(s.nameRef)}</c:f>${strCache([s.name])}</c:strRef></c:tx>` +
     shape +
-    `<c:cat><c:strRef><c:f>${xmlText(part.categoriesRef)}</c:f>${strCache(part.categories)}</c:strRef></c:cat>` +
+    `<c:cat>${categoryRef(part)}</c:cat>` +
     `<c:val><c:numRef><c:f>${xmlText(s.valuesRef)}</c:f>${numCache(s.values)}</c:numRef></c:val>` +
     (as === 'line' ? '<c:smooth val="0"/>' : '') +
     '</c:ser>'
@@ -114,8 +147,8 @@ export function chartXml(part: ChartPart): string {
     `<c:chartSpace xmlns:c="${NS_C}" xmlns:a="${NS_A}" xmlns:r="${NS_R}"><c:roundedCorners val="0"/><c:chart>` +
     `${title}<c:autoTitleDeleted val="0"/><c:plotArea><c:layout/>${plot}` +
     `<c:catAx><c:axId val="${CAT_AXIS}"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="b"/>` +
-    `<c:numFmt formatCode="General" sourceLinked="0"/>${TICKS}<c:crossAx val="${VAL_AXIS}"/><c:crosses val="autoZero"/>` +
-    '<c:auto val="1"/><c:lblAlgn val="ctr"/><c:lblOffset val="100"/><c:noMultiLvlLbl val="0"/></c:catAx>' +
+    `${categoryAxisFormat(part.categories)}${TICKS}<c:crossAx val="${VAL_AXIS}"/><c:crosses val="autoZero"/>` +
+    `<c:auto val="${isDated(part.categories) ? 0 : 1}"/><c:lblAlgn val="ctr"/><c:lblOffset val="100"/><c:noMultiLvlLbl val="0"/></c:catAx>` +
     `<c:valAx><c:axId val="${VAL_AXIS}"/><c:scaling><c:orientation val="minMax"/><c:min val="0"/></c:scaling><c:delete val="0"/><c:axPos val="l"/>` +
     `<c:majorGridlines/><c:numFmt formatCode="${xmlText(part.valueFormat)}" sourceLinked="0"/>${TICKS}<c:crossAx val="${CAT_AXIS}"/>` +
     '<c:crosses val="autoZero"/><c:crossBetween val="between"/></c:valAx></c:plotArea>' +

@@ -5,8 +5,10 @@
  * them, extend them or copy them into a slide.
  */
 import { worksheetText } from '../cell-text';
-import { columnLetters, Kind, type StyleBook } from './cells';
-import { rangeRef, type ChartAnchor, type ChartPart, type ChartSeries } from './chart-parts';
+import type { Paper } from '../paper';
+import type { ZoneClock } from '../time-zone';
+import { columnLetters, type ExcelValue, Kind, producedKind, type StyleBook, type StyleModel, toExcel } from './cells';
+import { rangeRef, type ChartAnchor, type ChartCategories, type ChartPart, type ChartSeries } from './chart-parts';
 import type { WriterRow, WriterSheet } from './exceljs-internals/writer';
 import { DEFAULT_COLUMN_WIDTH, fittedPageHeightPt, headerLines, LINE_PT, rowHeightFor } from './print-setup';
 
@@ -27,7 +29,7 @@ export interface ChartBlock {
   readonly title: string;
   readonly categoryLabel: string;
   readonly columns: readonly ChartBlockColumn[];
-  readonly rows: readonly { readonly category: string; readonly values: readonly (number | null)[] }[];
+  readonly rows: readonly ChartBlockRow[];
   readonly chart?: {
     readonly kind: 'line' | 'column';
     /** Indexes into `columns`. */
@@ -37,6 +39,26 @@ export interface ChartBlock {
   };
   /** One sentence under the table (what the chart's dashed lines are). */
   readonly note?: string;
+}
+
+export interface ChartBlockRow {
+  /** The category as a reader reads it (the PDF's first column). */
+  readonly category: string;
+  /**
+   * A category that is a moment (a run of the Trends): the workbook's cell holds it as a date in the
+   * report's zone, with its time when `timed` (two runs of one day), and `category` is its text elsewhere.
+   */
+  readonly at?: Date;
+  readonly timed?: boolean;
+  readonly values: readonly (number | null)[];
+}
+
+export interface ChartSheetDeps {
+  readonly styles: StyleBook;
+  /** Dated categories hold the wall-clock time of the report's zone. */
+  readonly clock: ZoneClock;
+  /** The paper it prints on: where its page breaks fall. */
+  readonly paper: Paper;
 }
 
 export interface ChartSheetContent {
@@ -55,9 +77,11 @@ export const BAND_COLOR = '7F7F7F';
 export type PlacedChart = { readonly anchor: ChartAnchor; readonly part: ChartPart };
 
 /** Writes the rows and returns the charts to attach (before the sheet is committed). */
-export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, content: ChartSheetContent, styles: StyleBook): PlacedChart[] {
+export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, content: ChartSheetContent, deps: ChartSheetDeps): PlacedChart[] {
+  const { styles } = deps;
   const widest = Math.max(1, ...content.blocks.map((b) => b.columns.length + 1));
-  const widthOf = (i: number) => (i === 0 ? 18 : 14);
+  // The run column holds a date-time where two runs share a day: `11/16/2026, 03:30 PM` (en-US).
+  const widthOf = (i: number) => (i === 0 ? 21 : 14);
   // A band's edges (chart.lines) are no columns of the table: the chart reads them from hidden columns past it.
   const bandAt = widest + 1 + CHART_COLUMNS;
   const lines = Math.max(0, ...content.blocks.map((b) => b.chart?.lines?.length ?? 0));
@@ -69,7 +93,7 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
   const pastChart = (cells: Cell[], band: Cell[]): Cell[] => (band.length === 0 ? cells : [...cells, ...Array<Cell>(bandAt - cells.length).fill(NO_CELL), ...band]);
   // The sheet prints fitted to the page width, the charts included: a gap column, then the chart's.
   const printed = [...Array.from({ length: widest }, (_, i) => widthOf(i)), ...Array<number>(1 + CHART_COLUMNS).fill(DEFAULT_COLUMN_WIDTH)];
-  const pageHeight = fittedPageHeightPt('landscape', printed);
+  const pageHeight = fittedPageHeightPt('landscape', printed, deps.paper);
   let usedOnPage = 0;
   let previous: WriterRow | undefined;
   let rowNo = 0;
@@ -117,10 +141,11 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
       headerHeight,
     );
     const percent = block.columns.every((c) => c.format === 'percent');
-    for (const r of block.rows) {
+    const categories = block.rows.map((r) => categoryCell(r, deps));
+    for (const [n, r] of block.rows.entries()) {
       add(
         pastChart(
-          [{ value: worksheetText(r.category), style: styles.oneLine }, ...block.columns.map((c, i) => figureCell(r.values[i] ?? null, c.format, styles))],
+          [categories[n]!, ...block.columns.map((c, i) => figureCell(r.values[i] ?? null, c.format, styles))],
           band.map((line) => figureCell(line.value, percent ? 'percent' : 'number', styles)),
         ),
       );
@@ -130,7 +155,7 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
     if (charted) {
       charts.push({
         anchor: { fromCol: widest + 1, fromRow: titleRow - 1, toCol: widest + 1 + CHART_COLUMNS, toRow: titleRow - 2 + CHART_ROWS },
-        part: chartOf(sheetName, block, { header: headerRow, last: dataEnd, band: bandAt }),
+        part: chartOf(sheetName, block, { header: headerRow, last: dataEnd, band: bandAt }, chartCategories(block, categories)),
       });
       while (rowNo < titleRow + CHART_ROWS) add([]);
     } else {
@@ -140,7 +165,7 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
   return charts;
 }
 
-type Cell = { readonly value: string | number | null; readonly style: object };
+type Cell = { readonly value: ExcelValue; readonly style: object };
 const NO_CELL: Cell = { value: null, style: {} };
 
 function figureCell(value: number | null, format: ChartBlockColumn['format'], styles: StyleBook): Cell {
@@ -151,10 +176,30 @@ function styleKind(format: ChartBlockColumn['format']): Kind {
   return format === 'percent' ? Kind.PercentFraction : format === 'integer' ? Kind.Integer : Kind.Number;
 }
 
+/** The first cell of a row: a dated category as a date cell (text where Excel has no date for it), any other as text. */
+function categoryCell(row: ChartBlockRow, deps: ChartSheetDeps): { value: ExcelValue; style: StyleModel } {
+  if (row.at === undefined) return { value: worksheetText(row.category), style: deps.styles.oneLine };
+  const value = toExcel(row.at, 'datetime', deps.clock);
+  if (producedKind !== Kind.DateTime) return { value: worksheetText(row.category), style: deps.styles.oneLine };
+  return { value, style: deps.styles.leftAligned(row.timed ? Kind.DateTime : Kind.Date) };
+}
+
+/** What the chart caches of its category cells: their texts, or the dates' serials and number formats when every one is a date. */
+function chartCategories(block: ChartBlock, cells: readonly { value: ExcelValue; style: StyleModel }[]): ChartCategories {
+  const dated = cells.length > 0 && cells.every((c) => c.value instanceof Date);
+  if (!dated) return block.rows.map((r) => r.category);
+  return cells.map((c) => ({ serial: excelSerial(c.value as Date), format: c.style.numFmt ?? 'General' }));
+}
+
+/** Excel's serial of a wall-clock Date (its UTC fields), as exceljs writes the cell: days since 1899-12-30. */
+function excelSerial(wall: Date): number {
+  return wall.getTime() / 86_400_000 + 25_569;
+}
+
 /** Where a block's table sits: its header row, its last data row, and the first (hidden) column of its band's edges (0-based). */
 type TablePlace = { readonly header: number; readonly last: number; readonly band: number };
 
-function chartOf(sheetName: string, block: ChartBlock, place: TablePlace): ChartPart {
+function chartOf(sheetName: string, block: ChartBlock, place: TablePlace, categories: ChartCategories): ChartPart {
   const chart = block.chart!;
   const first = place.header + 1;
   const percent = chart.series.every((i) => block.columns[i]?.format === 'percent');
@@ -176,7 +221,7 @@ function chartOf(sheetName: string, block: ChartBlock, place: TablePlace): Chart
     title: block.title,
     kind: chart.kind,
     categoriesRef: rangeRef(sheetName, 'A', first, place.last),
-    categories: block.rows.map((r) => r.category),
+    categories,
     series: chart.series.map((i, n) =>
       seriesOf(i + 1, block.columns[i]!.label, block.rows.map((r) => r.values[i] ?? null), scaleOf(block.columns[i]!.format), PALETTE[n % PALETTE.length]!),
     ),

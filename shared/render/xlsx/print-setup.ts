@@ -10,10 +10,11 @@
  *   row when the file is opened, so without one a long description prints over the rows below.
  *
  * Widths are in Excel's character units (the width of "0" in Calibri 11, 7 px at 96 dpi, plus 5 px
- * of padding per column).
+ * of padding per column). The paper is the report locale's (../paper.ts): A4, or Letter in the US and Canada.
  */
+import type { Paper } from '../paper';
 
-export const A4 = { widthIn: 8.27, heightIn: 11.69 } as const;
+
 export const MARGINS = { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.3, footer: 0.3 } as const;
 const PX_PER_IN = 96;
 /** Body text of the data sheets and the smallest text of the Summary, in points. */
@@ -32,14 +33,14 @@ function columnsPx(widths: readonly number[]): number {
   return widths.reduce((sum, w) => sum + Math.round(w * 7) + 5, 0);
 }
 
-function printableWidthPx(orientation: 'portrait' | 'landscape'): number {
-  const paper = orientation === 'portrait' ? A4.widthIn : A4.heightIn;
-  return (paper - MARGINS.left - MARGINS.right) * PX_PER_IN;
+function printableWidthPx(orientation: 'portrait' | 'landscape', paper: Paper): number {
+  const across = orientation === 'portrait' ? paper.widthIn : paper.heightIn;
+  return (across - MARGINS.left - MARGINS.right) * PX_PER_IN;
 }
 
 export interface PageSetup {
   readonly orientation: 'portrait' | 'landscape';
-  readonly paperSize: 9;
+  readonly paperSize: Paper['excelPaperSize'];
   readonly margins: typeof MARGINS;
   readonly fitToWidth?: number;
   readonly fitToHeight?: number;
@@ -52,9 +53,9 @@ export interface PageSetup {
  * A data sheet's setup from its visible columns' widths. `keyColumn`: the letter of the column that
  * names a row (the first visible one), repeated when the table prints across pages.
  */
-export function dataSheetSetup(widths: readonly number[], keyColumn: string, titlesRow: string): PageSetup {
-  const base = { orientation: 'landscape', paperSize: 9, margins: MARGINS, printTitlesRow: titlesRow } as const;
-  const fit = Math.min(1, printableWidthPx('landscape') / columnsPx(widths));
+export function dataSheetSetup(widths: readonly number[], keyColumn: string, titlesRow: string, paper: Paper): PageSetup {
+  const base = { orientation: 'landscape', paperSize: paper.excelPaperSize, margins: MARGINS, printTitlesRow: titlesRow } as const;
+  const fit = Math.min(1, printableWidthPx('landscape', paper) / columnsPx(widths));
   if (DATA_FONT_PT * fit >= MIN_DATA_PT) return { ...base, fitToWidth: 1, fitToHeight: 0 };
   return { ...base, scale: Math.ceil((100 * MIN_DATA_PT) / DATA_FONT_PT), printTitlesColumn: `${keyColumn}:${keyColumn}` };
 }
@@ -64,13 +65,13 @@ export function dataSheetSetup(widths: readonly number[], keyColumn: string, tit
  * characters) that the fit keeps 10-point text at 8 pt or more even where Calibri is replaced by a
  * wider font (LibreOffice without Calibri measures about 10 px a character, so the fit is ~80 %).
  */
-export function summarySetup(): PageSetup {
-  return { orientation: 'portrait', paperSize: 9, margins: MARGINS, fitToWidth: 1, fitToHeight: 0 };
+export function summarySetup(paper: Paper): PageSetup {
+  return { orientation: 'portrait', paperSize: paper.excelPaperSize, margins: MARGINS, fitToWidth: 1, fitToHeight: 0 };
 }
 
 /** Points of rows on one printed portrait page at full scale (a smaller fit only adds room). */
-export function summaryPageHeightPt(): number {
-  return (A4.heightIn - MARGINS.top - MARGINS.bottom) * 72;
+export function summaryPageHeightPt(paper: Paper): number {
+  return (paper.heightIn - MARGINS.top - MARGINS.bottom) * 72;
 }
 
 /**
@@ -79,10 +80,10 @@ export function summaryPageHeightPt(): number {
  * columns in a wider font, fits them at a smaller scale and so holds more rows a page: a page laid
  * out by this height, with a manual break after it, fits on both.
  */
-export function fittedPageHeightPt(orientation: 'portrait' | 'landscape', widths: readonly number[]): number {
-  const paper = orientation === 'portrait' ? A4.heightIn : A4.widthIn;
-  const fit = Math.min(1, printableWidthPx(orientation) / columnsPx(widths));
-  return ((paper - MARGINS.top - MARGINS.bottom) * 72) / fit;
+export function fittedPageHeightPt(orientation: 'portrait' | 'landscape', widths: readonly number[], paper: Paper): number {
+  const down = orientation === 'portrait' ? paper.heightIn : paper.widthIn;
+  const fit = Math.min(1, printableWidthPx(orientation, paper) / columnsPx(widths));
+  return ((down - MARGINS.top - MARGINS.bottom) * 72) / fit;
 }
 
 /**

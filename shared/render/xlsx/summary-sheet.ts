@@ -22,6 +22,7 @@ import type { CellValue, ColumnType, ReportSummary, SummaryGrid, SummarySection 
 import type { ZoneClock } from '../time-zone';
 import { inferType, Kind, producedKind, type StyleBook, type StyleModel, toExcel, wrappedLink } from './cells';
 import type { WriterRow, WriterSheet } from './exceljs-internals/writer';
+import type { Paper } from '../paper';
 import { cellLines, LINE_PT, rowHeightFor, summaryPageHeightPt, wrappedLines } from './print-setup';
 
 export const SUMMARY_COLUMN_WIDTHS: readonly number[] = [12, 22, 7, 7, 7, 7, 7, 7, 7];
@@ -64,6 +65,8 @@ function placement(section: SummarySection, i: number): number {
 export interface SummarySheetDeps {
   readonly styles: StyleBook;
   readonly clock: ZoneClock;
+  /** The paper it prints on: where its page breaks fall. */
+  readonly paper: Paper;
   /** Called every few rows: the writer's pacing. */
   readonly relieve: () => Promise<void>;
 }
@@ -107,7 +110,7 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
 
   const styleOf = lineStyles(styles);
 
-  const pageHeight = summaryPageHeightPt();
+  const pageHeight = summaryPageHeightPt(deps.paper);
   let usedOnPage = 0;
   let lastRow: WriterRow | undefined;
 

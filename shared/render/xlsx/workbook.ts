@@ -18,6 +18,8 @@ import type {
   CellValue,
 } from '../../table/table';
 import { worksheetText } from '../cell-text';
+import { excelDateFormats } from '../../core/format';
+import { paperFor, type Paper } from '../paper';
 import { createZoneClock } from '../time-zone';
 import { capLinks, columnLetters, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf, fitWrapped } from './cells';
 import { writeChartSheetRows, type ChartSheetContent } from './chart-sheet';
@@ -33,6 +35,11 @@ import { SUMMARY_COLUMN_WIDTHS, writeSummaryRows } from './summary-sheet';
 export interface XlsxOptions {
   /** IANA zone: datetime cells hold the wall-clock time there (Excel cells have no zone). */
   readonly timeZone: string;
+  /**
+   * The report's BCP 47 locale: the number format of date and date-time cells (`dd.mm.yyyy` for
+   * de-DE, `mm/dd/yyyy` for en-US) and the paper the sheets print on (Letter in the US and Canada, A4 otherwise).
+   */
+  readonly locale: string;
   readonly creator?: string;
   /**
    * The file's created and modified times (docProps/core.xml) and every zip entry's date: the run's
@@ -93,14 +100,10 @@ const ROWS_PER_YIELD = 32;
 const MAX_PENDING_XML_BYTES = 2 ** 20;
 /** Excel's 1,048,576 rows a sheet, less the header. */
 const EXCEL_MAX_DATA_ROWS = 1_048_575;
-/** Printing of sheets whose widths are set by their writer (the Changes sheet): landscape A4, one page wide. */
-const PRINT_SETUP = {
-  orientation: 'landscape',
-  paperSize: 9,
-  fitToWidth: 1,
-  fitToHeight: 0,
-  margins: MARGINS,
-} as const;
+/** Printing of sheets whose widths are set by their writer (the Changes and Trends sheets): landscape, one page wide. */
+function printSetup(paper: Paper) {
+  return { orientation: 'landscape', paperSize: paper.excelPaperSize, fitToWidth: 1, fitToHeight: 0, margins: MARGINS } as const;
+}
 
 /**
  * The footer of every printed page: report and date on the left, the sheet's name in the middle (a
@@ -137,7 +140,8 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
   const sheetOrder = reserveLeadingSheets(workbook, 1 + leading.length);
   const leadingLeft = new Set(leading);
   const flow = new OutputFlow(out);
-  const styles = new StyleBook();
+  const styles = new StyleBook(excelDateFormats(options.locale)); // once: every date cell shares one style
+  const paper = paperFor(options.locale);
   const usedNames = new Set<string>([SUMMARY_SHEET_NAME.toLowerCase(), ...leading.map((n) => n.toLowerCase())]);
   let openSheetName: string | undefined;
   const textStyle = (variant: number, level: number | undefined): StyleModel =>
@@ -191,11 +195,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
             // Group headers (summary rows) sit above their details, as in a hierarchy.
             outlineProperties: { summaryBelow: false, summaryRight: false },
           },
-          pageSetup: dataSheetSetup(
-            widths.filter((_, i) => !columns[i]!.hidden),
-            columnLetters(Math.max(1, columns.findIndex((c) => !c.hidden) + 1)),
-            '1:1',
-          ),
+          pageSetup: dataSheetSetup(widths.filter((_, i) => !columns[i]!.hidden), keyColumnOf(columns), '1:1', paper),
           headerFooter: printFooter(options.footer),
         });
         // exceljs flags a row `collapsed` when its level >= this property, which it reads live but has
@@ -286,7 +286,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       takeLeading(leadingLeft, name);
       const sheet = sheetOrder.add(2 + leading.indexOf(name), name, {
         // Its table's header (row 4, under the heading and the sentence) repeats on every printed page.
-        pageSetup: { ...PRINT_SETUP, printTitlesRow: '4:4' },
+        pageSetup: { ...printSetup(paper), printTitlesRow: '4:4' },
         headerFooter: printFooter(options.footer),
       });
       await writeLeadingRows(sheet, content, { styles, clock, relieve: () => flow.relieve(noPendingXml) });
@@ -296,8 +296,8 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
     writeChartSheet(name: string, content: ChartSheetContent): Promise<void> {
       assertWritable(`write the sheet "${name}"`);
       takeLeading(leadingLeft, name);
-      const sheet = sheetOrder.add(2 + leading.indexOf(name), name, { pageSetup: PRINT_SETUP, headerFooter: printFooter(options.footer) });
-      attachCharts(workbook, sheet, writeChartSheetRows(sheet, name, content, styles));
+      const sheet = sheetOrder.add(2 + leading.indexOf(name), name, { pageSetup: printSetup(paper), headerFooter: printFooter(options.footer) });
+      attachCharts(workbook, sheet, writeChartSheetRows(sheet, name, content, { styles, clock, paper }));
       sheet.commit();
       return Promise.resolve();
     },
@@ -308,12 +308,12 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       summaryWritten = true;
       // The Summary prints portrait, on as many pages as it needs (see print-setup.ts).
       const sheet = sheetOrder.add(1, SUMMARY_SHEET_NAME, {
-        pageSetup: summarySetup(),
+        pageSetup: summarySetup(paper),
         headerFooter: printFooter(options.footer),
         views: [{ showGridLines: false }],
       });
       sheet.columns = SUMMARY_COLUMN_WIDTHS.map((width) => ({ width }));
-      await writeSummaryRows(sheet, summary, { styles, clock, relieve: () => flow.relieve(noPendingXml) });
+      await writeSummaryRows(sheet, summary, { styles, clock, paper, relieve: () => flow.relieve(noPendingXml) });
       sheet.commit();
     },
 
@@ -332,6 +332,11 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       }
     },
   };
+}
+
+/** The letter of the column that names a row (the first visible one): repeated when a table prints across pages. */
+function keyColumnOf(columns: TableDefinition['columns']): string {
+  return columnLetters(Math.max(1, columns.findIndex((c) => !c.hidden) + 1));
 }
 
 function clampOutline(level: number): number {

@@ -16,20 +16,22 @@ export const xlsxOutput: OutputFactory = async (ctx) => {
   const name = `${definition.name}.xlsx`;
   const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: XLSX_FORMAT.contentType, downloadName: name });
   const title = definition.title ?? definition.name;
+  const format = readerFormat(definition.locale, definition.timeZone);
   const workbook = openXlsxWorkbook(upload.stream, {
     createdAt: ctx.exportedAt,
     timeZone: definition.timeZone,
+    locale: definition.locale,
     creator: 'planning-report-exporter',
     title,
     leadingSheets: [...ctx.sheets.added.map((s) => s.name), CHANGES_SHEET_NAME],
-    footer: `${title} – ${readerFormat(definition.locale, definition.timeZone).date(ctx.exportedAt)}`,
+    footer: `${title} – ${format.date(ctx.exportedAt)}`,
   });
   return {
     openTable: (table) => Promise.resolve(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 })),
     finishTable: () => Promise.resolve(NO_ENTRIES),
     async finishRun(run) {
       for (const sheet of ctx.sheets.added) await workbook.writeChartSheet(sheet.name, await sheet.content(run));
-      await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(run.changes, readerFormat(definition.locale, definition.timeZone)));
+      await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(run.changes, format));
       await workbook.writeSummary(run.summary);
       await workbook.close();
       const total = Object.values(run.rows).reduce((a, b) => a + b, 0);

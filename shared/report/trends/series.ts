@@ -13,8 +13,17 @@ export interface TrendTable {
   readonly unit: TrendUnit;
   /** The figures' names (the first column, the run date, is implied). */
   readonly columns: readonly string[];
-  readonly rows: readonly { readonly run: string; readonly values: readonly (number | null)[] }[];
+  readonly rows: readonly TrendRow[];
   readonly chart: 'line' | 'predictability' | 'burn-up' | 'none';
+}
+
+/** One run's row: its label (the run's date in the locale, with its time when two runs share a day), when it ran, its figures. */
+export interface TrendRow {
+  readonly run: string;
+  readonly at: Date;
+  /** The label carries the time: another run of the same day is on the trends. */
+  readonly timed: boolean;
+  readonly values: readonly (number | null)[];
 }
 
 export interface Trends {
@@ -38,7 +47,8 @@ export const MAX_BURN_UP_BOARDS = 8;
  */
 export function buildTrends(runs: readonly RunFigures[], skipped: readonly SkippedRun[], timeZone: string, locale: string = DEFAULT_LOCALE): Trends {
   const labels = runLabels(runs, readerFormat(locale, timeZone));
-  const rowsOf = (values: (f: RunFigures) => (number | null)[]) => runs.map((f, i) => ({ run: labels[i]!, values: values(f) }));
+  const rowsOf = (values: (f: RunFigures) => (number | null)[]): TrendRow[] =>
+    runs.map((f, i) => ({ ...labels[i]!, at: new Date(f.generatedAt), values: values(f) }));
   const tables: TrendTable[] = [];
   if (runs.some((f) => f.risks)) {
     tables.push({
@@ -82,7 +92,7 @@ export function buildTrends(runs: readonly RunFigures[], skipped: readonly Skipp
       rows: rowsOf((f) => (f.changes ? [f.changes.added, f.changes.removed, f.changes.changed] : [null, null, null])),
     });
   }
-  return { runs: runs.length, points: runs.map((f, i) => ({ run: labels[i]!, at: f.generatedAt, figures: f })), tables, skipped, note: noteFor(runs.length, skipped) };
+  return { runs: runs.length, points: runs.map((f, i) => ({ run: labels[i]!.run, at: f.generatedAt, figures: f })), tables, skipped, note: noteFor(runs.length, skipped) };
 }
 
 function noteFor(runs: number, skipped: readonly SkippedRun[]): string {
@@ -110,11 +120,11 @@ function unionOf(runs: readonly RunFigures[], pick: (f: RunFigures) => Readonly<
 }
 
 /** The run's date in the report's locale and zone; runs on the same day also get their time. */
-function runLabels(runs: readonly RunFigures[], format: ReaderFormat): string[] {
+function runLabels(runs: readonly RunFigures[], format: ReaderFormat): { run: string; timed: boolean }[] {
   const days = runs.map((f) => format.date(new Date(f.generatedAt)));
   return runs.map((f, i) => {
     const day = days[i]!;
-    if (days.filter((d) => d === day).length === 1) return day;
-    return `${day} ${format.time(new Date(f.generatedAt))}`;
+    if (days.filter((d) => d === day).length === 1) return { run: day, timed: false };
+    return { run: `${day} ${format.time(new Date(f.generatedAt))}`, timed: true };
   });
 }

@@ -17,7 +17,8 @@ export function trendsSheetContent(trends: Trends): ChartSheetContent {
 
 function block(table: TrendTable, charted: boolean): ChartBlock {
   const format = table.unit === 'percent' ? ('percent' as const) : ('integer' as const);
-  const rows = table.rows.map((r) => ({ category: r.run, values: r.values }));
+  // The run's date is a date cell in the workbook; the PDF prints its label.
+  const rows = table.rows.map((r) => ({ category: r.run, at: r.at, timed: r.timed, values: r.values }));
   const base = { title: table.title, categoryLabel: term('run') };
   const all = table.columns.map((_, i) => i);
   switch (table.chart) {

@@ -46,7 +46,7 @@ const CONTENT: ChartSheetContent = {
 
 async function writeChartWorkbook(file: string): Promise<void> {
   const out = createWriteStream(file);
-  const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', leadingSheets: ['Trends'] });
+  const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB', leadingSheets: ['Trends'] });
   const sink = workbook.openSheet({ name: 'items', columns: [{ key: 'id', type: 'link', description: 'id' }] });
   await sink.writeRow({ values: [{ text: 'A-1', url: 'https://tracker.example.com/A-1' }] });
   await sink.close();

@@ -23,7 +23,7 @@ describe('a table longer than a sheet', () => {
   it('continues on "Board items (2)", "(3)" with the header repeated, every row once, in order', async () => {
     const file = join(dir, 'long.xlsx');
     const out = createWriteStream(file);
-    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', maxRowsPerSheet: 5, footer: 'Long – 2026-11-23' });
+    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB', maxRowsPerSheet: 5, footer: 'Long – 2026-11-23' });
     const table: TableDefinition = {
       name: 'board-items',
       title: 'Board items',

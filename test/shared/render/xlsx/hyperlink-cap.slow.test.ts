@@ -45,7 +45,7 @@ describe('links past a sheet\'s hyperlink limit', () => {
   let book: ExcelJS.Workbook;
 
   beforeAll(async () => {
-    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', maxHyperlinksPerSheet: 2, maxRowsPerSheet: 5 });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB', maxHyperlinksPerSheet: 2, maxRowsPerSheet: 5 });
     const sheet = workbook.openSheet(ITEMS);
     for (const row of rows) await sheet.writeRow(row);
     await sheet.close();

@@ -32,7 +32,7 @@ describe('a leading sheet (the Changes sheet): written last, listed right after 
   it('is the second sheet, with its heading, sentence, header, rows, fills and links', async () => {
     const file = temp.path('leading.xlsx');
     const out = createWriteStream(file);
-    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', leadingSheets: ['Changes'] });
+    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB', leadingSheets: ['Changes'] });
     for (const name of ['items', 'more']) {
       const sink = workbook.openSheet({ ...DATA, name });
       await sink.writeRow({ values: ['1'] });
@@ -56,7 +56,7 @@ describe('a leading sheet (the Changes sheet): written last, listed right after 
   });
 
   it('must be written before the Summary, and only once', async () => {
-    const workbook = openXlsxWorkbook(createWriteStream(temp.path('order.xlsx')), { createdAt: CREATED_AT, timeZone: 'UTC', leadingSheets: ['Changes'] });
+    const workbook = openXlsxWorkbook(createWriteStream(temp.path('order.xlsx')), { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB', leadingSheets: ['Changes'] });
     await expect(workbook.writeSummary({ title: 'Report', sections: [] })).rejects.toThrow(/Write the sheet "Changes" before the Summary/);
     await expect(workbook.writeLeadingSheet('Other', CHANGES)).rejects.toThrow(ExporterError);
     await workbook.writeLeadingSheet('Changes', CHANGES);

@@ -15,7 +15,7 @@ afterAll(() => temp.remove());
 describe('row heights of wrapped CJK text', () => {
   it('counts a wide character twice: the same number of characters takes more lines in CJK than in Latin', async () => {
     const path = temp.path('cjk.xlsx');
-    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: new Date('2026-11-23T06:00:00Z'), timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: new Date('2026-11-23T06:00:00Z'), timeZone: 'UTC', locale: 'en-GB' });
     const sheet = workbook.openSheet({ name: 'owners', columns: [{ key: 'owner', type: 'text', description: '', width: 20 }] });
     // A 20-wide column holds 16 characters of "0" a line: 16 Latin letters take one line, 16 ideographs two,
     // 24 three; a name list mixing hangul, kanji and Latin three (two when each counted one).

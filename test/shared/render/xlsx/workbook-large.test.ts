@@ -48,7 +48,7 @@ describe('openXlsxWorkbook at scale', () => {
   // exceljs takes a minute on a loaded 2-core machine.
   it(`streams ${ROWS.toLocaleString('en-US')} rows into a workbook that reads back complete and exact`, async () => {
     const path = temp.path('large.xlsx');
-    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB' });
     const sheet = workbook.openSheet(ITEMS, { outlineLevels: 1 });
     // Memory at this size is measured by npm run bench (peak RSS of a render in its own process), not
     // here: the process's buffers also hold other tests' garbage until a collection happens to run.
@@ -104,7 +104,7 @@ describe('openXlsxWorkbook at scale', () => {
       if (event === 'close' && out.listeners('drain').includes(listener)) producerWaits();
       return subscribe(event, listener);
     }) as typeof out.on;
-    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB' });
     const sheet = workbook.openSheet(ITEMS);
     const bigText = 'x'.repeat(1000);
     const row = (i: number): TableRow => ({ values: [i, `${i} ${bigText}`] });
@@ -153,7 +153,7 @@ describe('openXlsxWorkbook at scale', () => {
     });
     const allocations = vi.spyOn(Buffer, 'allocUnsafeSlow');
     try {
-      const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC' });
+      const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB' });
       const sheet = workbook.openSheet(ITEMS);
       const text = 'planning & <reporting> "text" '.repeat(40);
       const rows = 40_000;

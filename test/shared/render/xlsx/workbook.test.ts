@@ -93,7 +93,7 @@ const rowCounts: number[] = [];
 
 beforeAll(async () => {
   path = temp.path('report.xlsx');
-  const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'Europe/Berlin', title: 'Planning report' });
+  const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'Europe/Berlin', locale: 'de-DE', title: 'Planning report' });
   const riskSheet = workbook.openSheet(RISKS, { outlineLevels: 2 });
   for (const row of RISK_ROWS) await riskSheet.writeRow(row);
   rowCounts.push(await riskSheet.close());
@@ -167,7 +167,7 @@ describe('openXlsxWorkbook: header and layout', () => {
   it('sizes columns by type, honours Column.width and caps text columns at 60', () => {
     const widths = RISKS.columns.map((_, i) => risks.getColumn(i + 1).width);
     // By type, but never narrower than the header plus the autofilter button ('progress', 'blocked').
-    expect(widths).toEqual([40, 10, 14, 12, 12, 17, 40, 11]);
+    expect(widths).toEqual([40, 10, 14, 12, 12, 21, 40, 11]);
     expect(book.getWorksheet('okrs')!.getColumn(1).width).toBe(60);
   });
 
@@ -177,17 +177,17 @@ describe('openXlsxWorkbook: header and layout', () => {
 });
 
 describe('openXlsxWorkbook: cell types and formats', () => {
-  it('writes dates as date cells of that calendar day with a yyyy-mm-dd format', () => {
+  it('writes dates as date cells of that calendar day in the locale\'s format (de-DE: dd.mm.yyyy)', () => {
     const cell = risks.getCell('E2');
     expect(cell.type).toBe(ExcelJS.ValueType.Date);
     expect(cell.value).toEqual(new Date(Date.UTC(2026, 10, 21)));
-    expect(cell.numFmt).toBe('yyyy-mm-dd');
+    expect(cell.numFmt).toBe('dd.mm.yyyy');
   });
 
   it('writes datetimes as the wall-clock time in the report zone, in winter and summer time', () => {
     const winter = risks.getCell('F2');
     expect(winter.type).toBe(ExcelJS.ValueType.Date);
-    expect(winter.numFmt).toBe('yyyy-mm-dd hh:mm');
+    expect(winter.numFmt).toBe('dd.mm.yyyy", "hh:mm');
     // Excel cells have no zone: 07:00 UTC is shown as 08:00 in Berlin in November…
     expect(winter.value).toEqual(new Date('2026-11-21T08:00:00Z'));
     // …and 10:15:30 UTC as 12:15:30 in July.
@@ -334,9 +334,9 @@ describe('openXlsxWorkbook: Summary sheet', () => {
     const summary = book.getWorksheet('Summary')!;
     expect(summary.getCell('A4').value).toBe('Generated at');
     expect(summary.getCell('C4').value).toEqual(new Date('2026-11-21T08:00:00Z'));
-    expect(summary.getCell('C4').numFmt).toBe('yyyy-mm-dd hh:mm');
+    expect(summary.getCell('C4').numFmt).toBe('dd.mm.yyyy", "hh:mm');
     expect(summary.getCell('C5').value).toEqual(new Date(Date.UTC(2026, 10, 21)));
-    expect(summary.getCell('C5').numFmt).toBe('yyyy-mm-dd');
+    expect(summary.getCell('C5').numFmt).toBe('dd.mm.yyyy');
     expect(summary.getCell('C6').value).toBe('Europe/Berlin');
     expect(summary.getCell('C9').value).toBe(RISK_ROWS.length);
     expect(summary.getCell('C9').numFmt).toBe('#,##0');
@@ -352,7 +352,7 @@ describe('openXlsxWorkbook: values Excel cannot show as dates or links', () => {
   // (the text cut into 255-character pieces joined by &); Excel calls such a workbook damaged and drops it.
   it('writes no formula over Excel\'s 8,192 characters: a long linked text stays a hyperlink proper, past the cap plain text', async () => {
     const path = temp.path('long-link-text.xlsx');
-    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', maxHyperlinksPerSheet: 1 });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB', maxHyperlinksPerSheet: 1 });
     const sheet = workbook.openSheet({ name: 'links', columns: [{ key: 'url', type: 'link', description: '', width: 30 }] });
     const long = 'A long linked title. '.repeat(1_500);
     const url = 'https://planning.example.com/items/1';
@@ -381,7 +381,7 @@ describe('openXlsxWorkbook: values Excel cannot show as dates or links', () => {
 
   it('writes dates before 1900-03-01 as ISO text instead of dates shifted by the 1900 leap-year bug', async () => {
     const path = temp.path('old-dates.xlsx');
-    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB' });
     const sheet = workbook.openSheet({
       name: 'dates',
       columns: [
@@ -405,7 +405,7 @@ describe('openXlsxWorkbook: values Excel cannot show as dates or links', () => {
 
   it('writes over-long URLs as text, and a link without text shows its URL', async () => {
     const path = temp.path('links.xlsx');
-    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB' });
     const sheet = workbook.openSheet({ name: 'links', columns: [{ key: 'l', type: 'link', description: '' }] });
     const longUrl = `https://example.com/${'a'.repeat(2100)}`;
     await sheet.writeRow({ values: [{ text: 'long', url: longUrl }] });
@@ -425,7 +425,7 @@ describe('openXlsxWorkbook: values Excel cannot show as dates or links', () => {
 
 describe('openXlsxWorkbook: usage errors', () => {
   function newWorkbook(name: string) {
-    return openXlsxWorkbook(createWriteStream(temp.path(name)), { createdAt: CREATED_AT, timeZone: 'UTC' });
+    return openXlsxWorkbook(createWriteStream(temp.path(name)), { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB' });
   }
 
   it('refuses to open a sheet while another one is open', async () => {
@@ -451,7 +451,7 @@ describe('openXlsxWorkbook: usage errors', () => {
         callback(new Error('upload aborted'));
       },
     });
-    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB' });
     const sheet = workbook.openSheet(OKRS);
     const run = async () => {
       for (let i = 0; i < 50_000; i++) await sheet.writeRow({ values: [`objective ${i} ${'x'.repeat(200)}`, i] });
@@ -464,7 +464,7 @@ describe('openXlsxWorkbook: usage errors', () => {
 
   it('makes sheet names valid and unique for Excel', async () => {
     const path = temp.path('names.xlsx');
-    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC' });
+    const workbook = openXlsxWorkbook(createWriteStream(path), { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB' });
     const names = ['a/b:c?', 'summary', 'x'.repeat(40), 'x'.repeat(40)];
     for (const name of names) await workbook.openSheet({ name, columns: OKRS.columns }).close();
     await workbook.writeSummary(SUMMARY);
@@ -482,7 +482,7 @@ describe('openXlsxWorkbook: usage errors', () => {
 
   it('rejects an unknown time zone before writing anything', () => {
     const out = new PassThrough();
-    expect(() => openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'Nowhere/Else' })).toThrow(/Unknown time zone/);
+    expect(() => openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'Nowhere/Else', locale: 'en-GB' })).toThrow(/Unknown time zone/);
     expect(out.writableLength + out.readableLength).toBe(0);
   });
 });

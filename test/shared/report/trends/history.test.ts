@@ -162,17 +162,19 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
     expect(sheet.getRow(titleRow + 1).values).toEqual([
       undefined, 'Run', 'Open risks', 'Open high or critical risks', 'Overdue risks', 'Open risks without an owner',
     ]);
+    // The run column holds dates (the report's zone is UTC), shown as the report's en-GB writes them.
     for (let i = 0; i < RUNS; i++) {
       const r = expected[i]!.risks;
       expect(sheet.getRow(titleRow + 2 + i).values, `run ${i + 1}`).toEqual([
-        undefined, gbDay(dayOfRun(i)), r.open, r.highOrCritical, r.overdue, r.withoutOwner,
+        undefined, dayOfRun(i), r.open, r.highOrCritical, r.overdue, r.withoutOwner,
       ]);
+      expect(sheet.getRow(titleRow + 2 + i).getCell(1).numFmt).toBe('dd/mm/yyyy');
     }
     const board = sim.tenant.boards[0]!;
     const burnUp = column(1).indexOf(`Feature burn-up: ${board.title}`) + 1;
     const last = expected[RUNS - 1]!.features[board.id]!;
     expect(sheet.getRow(burnUp + 1 + RUNS).values).toEqual([
-      undefined, gbDay(dayOfRun(RUNS - 1)), last.features, last.done, last.estimate, last.estimateDone,
+      undefined, dayOfRun(RUNS - 1), last.features, last.done, last.estimate, last.estimateDone,
       Math.round((last.done / last.features) * 1000) / 1000, Math.round((last.estimateDone / last.estimate) * 1000) / 1000,
     ]);
     // Risks, OKR progress, predictability, then a burn-up per board.
@@ -180,6 +182,9 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
     const charts = [...zip.keys()].filter((k) => /^xl\/charts\/chart\d+\.xml$/.test(k));
     expect(charts).toHaveLength(3 + sim.tenant.boards.length);
     expect(zip.get('xl/charts/chart1.xml')).toContain(`<c:f>'Trends'!$B$${titleRow + 2}:$B$${titleRow + 1 + RUNS}</c:f>`);
+    // Its categories are those dates, labelled in their cells' format on a text axis (a label per run).
+    expect(zip.get('xl/charts/chart1.xml')).toContain(`<c:cat><c:numRef><c:f>'Trends'!$A$${titleRow + 2}:$A$${titleRow + 1 + RUNS}</c:f><c:numCache><c:formatCode>dd/mm/yyyy</c:formatCode>`);
+    expect(zip.get('xl/charts/chart1.xml')).toContain('<c:numFmt formatCode="dd/mm/yyyy" sourceLinked="1"/>');
   });
 
   it('says on the first run that trends start with the next one, and shows what two or three runs have', async () => {
