@@ -39,9 +39,22 @@ function clusterDrawable(cluster: string): boolean {
   return true;
 }
 
+/** Whether the fonts draw every character of `text`: a cached look-up per code point past Latin-1, no clusters. */
+function allDrawable(text: string): boolean {
+  if (PLAIN.test(text)) return true;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x100 && unit >= 0x20) continue;
+    const point = text.codePointAt(i)!;
+    if (point > 0xffff) i++;
+    if (!canDraw(point)) return false;
+  }
+  return true;
+}
+
 /** `text` with each character the fonts cannot draw (with its marks) as PLACEHOLDER. */
 export function printable(text: string): string {
-  if (PLAIN.test(text)) return text;
+  if (allDrawable(text)) return text;
   return text.replace(CLUSTERS, (cluster) => (clusterDrawable(cluster) ? cluster : PLACEHOLDER));
 }
 
@@ -76,7 +89,7 @@ class Tally {
   readonly #places = new Map<string, { characters: number; scripts: Map<string, number>; sample: string[] }>();
 
   add(where: string, text: string | undefined): void {
-    if (text === undefined || PLAIN.test(text)) return;
+    if (text === undefined || allDrawable(text)) return;
     for (const [cluster] of text.matchAll(CLUSTERS)) {
       if (clusterDrawable(cluster)) continue;
       let place = this.#places.get(where);

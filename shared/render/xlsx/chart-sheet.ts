@@ -165,7 +165,7 @@ export function writeChartSheetRows(sheet: WriterSheet, sheetName: string, conte
   return charts;
 }
 
-type Cell = { readonly value: ExcelValue; readonly style: StyleModel };
+type Cell = { readonly value: ExcelValue; readonly style: object };
 const NO_CELL: Cell = { value: null, style: {} };
 
 function figureCell(value: number | null, format: ChartBlockColumn['format'], styles: StyleBook): Cell {
@@ -176,20 +176,16 @@ function styleKind(format: ChartBlockColumn['format']): Kind {
   return format === 'percent' ? Kind.PercentFraction : format === 'integer' ? Kind.Integer : Kind.Number;
 }
 
-/** Where a block's table sits: its header row, its last data row, and the first (hidden) column of its band's edges (0-based). */
-type TablePlace = { readonly header: number; readonly last: number; readonly band: number };
-
 /** The first cell of a row: a dated category as a date cell (text where Excel has no date for it), any other as text. */
-function categoryCell(row: ChartBlockRow, deps: ChartSheetDeps): Cell {
+function categoryCell(row: ChartBlockRow, deps: ChartSheetDeps): { value: ExcelValue; style: StyleModel } {
   if (row.at === undefined) return { value: worksheetText(row.category), style: deps.styles.oneLine };
   const value = toExcel(row.at, 'datetime', deps.clock);
   if (producedKind !== Kind.DateTime) return { value: worksheetText(row.category), style: deps.styles.oneLine };
-  // Left-aligned: it names its row, under the "Run" header.
   return { value, style: deps.styles.leftAligned(row.timed ? Kind.DateTime : Kind.Date) };
 }
 
 /** What the chart caches of its category cells: their texts, or the dates' serials and number formats when every one is a date. */
-function chartCategories(block: ChartBlock, cells: readonly Cell[]): ChartCategories {
+function chartCategories(block: ChartBlock, cells: readonly { value: ExcelValue; style: StyleModel }[]): ChartCategories {
   const dated = cells.length > 0 && cells.every((c) => c.value instanceof Date);
   if (!dated) return block.rows.map((r) => r.category);
   return cells.map((c) => ({ serial: excelSerial(c.value as Date), format: c.style.numFmt ?? 'General' }));
@@ -199,6 +195,9 @@ function chartCategories(block: ChartBlock, cells: readonly Cell[]): ChartCatego
 function excelSerial(wall: Date): number {
   return wall.getTime() / 86_400_000 + 25_569;
 }
+
+/** Where a block's table sits: its header row, its last data row, and the first (hidden) column of its band's edges (0-based). */
+type TablePlace = { readonly header: number; readonly last: number; readonly band: number };
 
 function chartOf(sheetName: string, block: ChartBlock, place: TablePlace, categories: ChartCategories): ChartPart {
   const chart = block.chart!;
