@@ -27,7 +27,7 @@ const PLATFORM: Readonly<Record<string, { readonly words: string; readonly retry
   'Runtime.OutOfMemory': { words: 'ran out of memory: Lambda stopped the function', retryable: false },
   'Lambda.Unknown': { words: 'stopped without an answer from Lambda (most often out of time or memory)', retryable: false },
   'Lambda.TooManyRequestsException': {
-    words: "could not start: every slot of the export function's reserved concurrency stayed taken by other exports through all retries",
+    words: "could not start: Lambda had no concurrency free for the export function (its reserved concurrency, or the account's quota when none is reserved) through all retries",
     retryable: true,
   },
 };

@@ -141,7 +141,7 @@ const PLATFORM_ADVICE: Readonly<Record<string, string>> = {
   'Runtime.OutOfMemory': STOPPED_AT_A_LIMIT,
   'Lambda.Unknown': STOPPED_AT_A_LIMIT,
   'Lambda.TooManyRequestsException':
-    'The exporter was busy with other exports for longer than the run could wait. Nothing to do if the next run passes; if it keeps happening, ask the operators to raise its reserved concurrency (exportReservedConcurrency).',
+    "The exporter was busy with other exports for longer than the run could wait. Nothing to do if the next run passes; if it keeps happening, ask the operators for more concurrency: the account's Lambda concurrency quota, which the exporter shares with every function of the account unless it reserves its own (exportReservedConcurrency; none by default).",
 };
 
 /**
