@@ -20,6 +20,7 @@ import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import type { CommandIo } from './export-command';
 import { UsageError, usageErrorLine } from './usage';
+import { emailAddressProblem } from '../shared/email/email-address';
 import { resubscribeCommand, SuppressionList } from '../shared/messages/recipients/suppressions';
 import { alertsLine } from '../shared/ops/report-alerts';
 
@@ -232,6 +233,9 @@ function runHistory(values: Args['values'], io: CommandIo): { ledger?: Ledger; s
 async function resubscribe(positionals: readonly string[], values: Args['values'], io: CommandIo, now: Date): Promise<number> {
   const [report, address] = positionals;
   if (report === undefined || address === undefined || positionals.length > 2) throw new UsageError('give the report and one address: resubscribe <report> <address>');
+  // A mistyped address would only find nothing to lift: say what is wrong with it instead.
+  const problem = emailAddressProblem(address);
+  if (problem !== undefined) throw new UsageError(`the address ${problem}`);
   if ((values['ledger-table'] === undefined) === (values.out === undefined)) throw new UsageError('give --ledger-table <t> (the stack output LedgerTableName) or --out <dir>');
   const ledger: Ledger =
     values.out !== undefined ? new LocalLedger(resolve(io.cwd, values.out, '.ledger')) : new DynamoDbLedger({ tableName: values['ledger-table']!, client: createDynamoDbClient() });

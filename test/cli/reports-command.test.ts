@@ -190,6 +190,9 @@ describe('npm run reports', () => {
     expect(lifted).toEqual({ code: 0, out: 'gone@example.test gets "train-005" by e-mail again from its next run\n', err: '' });
     expect((await run(['list', '--dir', 'local-defs', '--out', 'exports'])).out).not.toContain('not e-mailed');
     expect((await run(['resubscribe', 'train-005', '--out', 'exports'])).err).toMatch(/^error: give the report and one address/);
+    const mistyped = await run(['resubscribe', 'train-005', 'gone@example', '--out', 'exports']);
+    expect(mistyped.code).not.toBe(0);
+    expect(mistyped.err).toMatch(/^error: the address must be a plain e-mail address like team@example.com, not "gone@example"/);
   });
 
   it('puts back what was stored when one upload fails: the report it replaced as it was, the one it added removed', async () => {
