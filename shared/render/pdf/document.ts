@@ -41,8 +41,11 @@ export function unprintedInPdf(report: PdfReport): UnprintedText[] {
   return unprintedText(report, pdfValueFormat(report.format));
 }
 
-/** Renders the whole document; it is small (a few pages), so it is built in memory. */
-export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
+/**
+ * Renders the whole document; it is small (a few pages), so it is built in memory. `unprinted`: what
+ * unprintedInPdf found, when the caller already asked (the run reports it too), else found here.
+ */
+export async function renderReportPdf(report: PdfReport, unprinted: readonly UnprintedText[] = unprintedInPdf(report)): Promise<Uint8Array> {
   const fonts = pdfFonts();
   const doc = new PDFDocument({
     size: paperFor(report.format.locale).name,
@@ -71,7 +74,7 @@ export async function renderReportPdf(report: PdfReport): Promise<Uint8Array> {
   const root = doc.struct('Document');
   doc.addStructure(root);
   let flow = startFlow(doc, root);
-  drawSummary(doc, flow, report.summary, format, placeholderNote(unprintedInPdf(report)));
+  drawSummary(doc, flow, report.summary, format, placeholderNote(unprinted));
   for (const sheet of report.chartSheets) {
     flow.end();
     doc.addPage();

@@ -29,9 +29,9 @@ export const pdfOutput: OutputFactory = (ctx) => {
         format,
         creator: 'planning-report-exporter',
       };
-      const bytes = await renderReportPdf(report);
-      // Text its fonts lack prints as a placeholder: the owners hear where (manifest summary.unprintedText, field-notice.ts).
+      // Text its fonts lack prints as a placeholder: the reader's note says so, and the owners hear where (manifest summary.unprintedText, field-notice.ts).
       const unprinted = unprintedInPdf(report);
+      const bytes = await renderReportPdf(report, unprinted);
       const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: PDF_FORMAT.contentType, downloadName: name });
       upload.stream.end(bytes);
       const object = await writer.stored(upload, 0);
