@@ -18,8 +18,12 @@ export const PLACEHOLDER = '?';
 const LAYOUT = new Set([0x09, 0x0a, 0x0d]);
 /** Text the fonts draw whole (ASCII and Latin-1, checked by the test): most text takes this path without a look-up. */
 const PLAIN = /^[\t\n\r\x20-\x7e\u00a0-\u00ff]*$/;
-/** A character with its combining marks: one placeholder for a letter the fonts lack, accents and all. */
-const CLUSTERS = /\P{M}\p{M}*|\p{M}+/gu;
+/**
+ * A code point with the combining marks after it: one placeholder for a letter the fonts lack, accents
+ * and all, and where wrap-text.ts may cut a word. Not Intl.Segmenter: its graphemes take time growing
+ * with the square of the text's length (0.5 s for 32,000 characters).
+ */
+export const CLUSTERS = /\P{M}\p{M}*|\p{M}+/gu;
 
 /** Per code point, whether both fonts draw it: a document asks for the same few hundred again and again. */
 const drawable = new Map<number, boolean>();

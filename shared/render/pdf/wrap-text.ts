@@ -8,7 +8,7 @@
  */
 import { truncateForExcel } from '../cell-text';
 import type PDFDocument from 'pdfkit';
-import { printable } from './glyphs';
+import { CLUSTERS, printable } from './glyphs';
 
 /** The document being drawn (page.ts names the same type; apart here so neither module imports the other). */
 type Doc = InstanceType<typeof PDFDocument>;
@@ -25,11 +25,6 @@ const PDFKIT_RUN_LINES = 4;
 /** Words and the horizontal whitespace between them; line breaks stay where they are. */
 const RUNS = /\S+|[^\S\n\r\v\f\u2028\u2029]+/g;
 const WHITESPACE = /^\s/;
-/**
- * A code point with the combining marks after it, where a word may be cut. Not Intl.Segmenter: its
- * graphemes take time growing with the square of the text's length (0.5 s for 32,000 characters).
- */
-const CLUSTERS = /\P{M}\p{M}*|\p{M}+/gu;
 
 /**
  * `text` for `doc.text` and `doc.heightOfString` over `width` in the font and size set on `doc`:

@@ -14,7 +14,6 @@
  */
 import type { Paper } from '../paper';
 
-
 export const MARGINS = { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.3, footer: 0.3 } as const;
 const PX_PER_IN = 96;
 /** Body text of the data sheets and the smallest text of the Summary, in points. */
