@@ -6,9 +6,9 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { runDemoCommand } from '../cli/demo-command';
-import { DEFAULT_LOCALE } from '../shared/core/format';
 import { finishedView, type RunView } from '../shared/http/run-link';
 import { renderRunPage } from '../shared/http/run-page';
+import { parseReportDefinitionJson } from '../shared/report/definition/definition';
 import { latestPointerSchema, manifestSchema } from '../shared/report/manifest/manifest';
 import { launchBrowser } from '../test/support/browser';
 
@@ -102,8 +102,9 @@ const SCREENS = [
  */
 async function runLinkPictures(browser: Browser, runFolder: string): Promise<void> {
   const manifest = manifestSchema.parse(JSON.parse(await readFile(join(runFolder, 'manifest.json'), 'utf8')));
-  const report = JSON.parse(await readFile(join(ROOT, 'examples', 'demo-report.json'), 'utf8')) as { title: string; timeZone?: string; locale?: string; datasets: object };
-  const run = { exportId: manifest.runId, title: report.title, timeZone: report.timeZone ?? 'UTC', locale: report.locale ?? DEFAULT_LOCALE };
+  // Read as a run reads it: the definition's own defaults for the title, zone and locale.
+  const report = parseReportDefinitionJson(await readFile(join(ROOT, 'examples', 'demo-report.json'), 'utf8'), 'examples/demo-report.json');
+  const run = { exportId: manifest.runId, title: report.title ?? report.name, timeZone: report.timeZone, locale: report.locale };
   const done = finishedView(manifest, { ...run, fresh: true, href: (path) => `run-link/download?file=${encodeURIComponent(path)}` });
   const datasetsTotal = Object.keys(report.datasets).length;
   const rows = Object.values(manifest.summary.rows).reduce((a, b) => a + b, 0);
