@@ -44,6 +44,8 @@ export const XML_READER = 'saxes';
 export const UNUSED_PDFKIT_PARTS = { '@noble/ciphers/aes': './shared/render/pdf/no-encryption.ts', 'png-js': './shared/render/pdf/no-png.ts' } as const;
 /** What the X-Ray SDK checks an AWS SDK v2's version with, replaced in the bundles (see BUNDLING). */
 export const SDK_V2_VERSION_CHECK = 'semver';
+/** The AWS SDK clients' default credential chain, replaced in the bundles by its links a Lambda reaches (see BUNDLING). */
+export const SDK_CREDENTIAL_CHAIN = '@aws-sdk/credential-provider-node';
 
 /**
  * What the bundles put in place of modules their dependencies load but the functions never call, as
@@ -54,7 +56,9 @@ export const SDK_V2_VERSION_CHECK = 'semver';
  * where the bundling runs. Savings in the export bundle, measured with esbuild's metafile: fontkit's
  * WOFF2 decoder 475 KiB; glob, readdir-glob and tar-stream 53 KiB; lazystream (with its own copy of
  * readable-stream 2.3.8), graceful-fs and the lodash functions 54 kB; the one readable-stream 31 kB;
- * the XML reader 28 kB; semver 30 kB (in every function); pdfkit's parts 11 kB.
+ * the XML reader 28 kB; semver 30 kB (in every function); pdfkit's parts 11 kB; the credential chain's
+ * links a Lambda never reaches (SSO, ini files, processes, web identity, instance metadata, with the
+ * STS, SSO and sign-in clients they build) 96 kB in every function (lambdas/lambda-credentials.ts).
  * test/infra/xlsx-bundle.test.ts and pdf-bundle.test.ts run the bundled writers and compare their
  * bytes with the unbundled ones'; test/infra/bundle-stubs.test.ts checks who imports each stubbed module.
  */
@@ -64,6 +68,7 @@ export const BUNDLE_ALIASES: readonly string[] = [
   `${XML_READER}=./shared/render/xlsx/no-xml-reader.ts`,
   ...Object.entries(UNUSED_PDFKIT_PARTS).map(([module, stub]) => `${module}=${stub}`),
   `${SDK_V2_VERSION_CHECK}=./lambdas/no-sdk-v2-tracing.ts`,
+  `${SDK_CREDENTIAL_CHAIN}=./lambdas/lambda-credentials.ts`,
   'readable-stream=./node_modules/readable-stream',
 ];
 

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../infra/config';
-import { BUNDLE_ALIASES, esbuildOptions } from '../../infra/constructs/exporter-function';
+import { BUNDLE_ALIASES, esbuildOptions, SDK_CREDENTIAL_CHAIN } from '../../infra/constructs/exporter-function';
 
 /**
  * An alias of BUNDLING replaces a module for every importer in a bundle, so each stubbed module must be
@@ -18,6 +18,8 @@ import { BUNDLE_ALIASES, esbuildOptions } from '../../infra/constructs/exporter-
  */
 
 const ARCHIVER_UTILS = 'archiver-utils';
+/** Every SDK client of a function asks for the default credential chain. */
+const chainFor = (...clients: string[]): string[] => clients.map((client) => `${SDK_CREDENTIAL_CHAIN} <= @aws-sdk/client-${client}`);
 /** What each function's bundle imports under an aliased name: `module <= importing package`. */
 const EXPECTED_IMPORTERS: Readonly<Record<string, readonly string[]>> = {
   'export-report': [
@@ -42,10 +44,11 @@ const EXPECTED_IMPORTERS: Readonly<Record<string, readonly string[]>> = {
     'saxes <= exceljs',
     'semver <= aws-xray-sdk-core',
     'tar-stream <= archiver',
+    ...chainFor('dynamodb', 'eventbridge', 's3', 'secrets-manager', 'sesv2', 'sfn'),
   ],
-  'export-api': ['semver <= aws-xray-sdk-core'],
-  'definitions-sync': ['semver <= aws-xray-sdk-core'],
-  'mail-events': ['semver <= aws-xray-sdk-core'],
+  'export-api': ['semver <= aws-xray-sdk-core', ...chainFor('dynamodb', 'lambda', 's3', 'secrets-manager', 'sesv2')],
+  'definitions-sync': ['semver <= aws-xray-sdk-core', ...chainFor('dynamodb', 's3', 'scheduler', 'secrets-manager', 'sesv2')],
+  'mail-events': ['semver <= aws-xray-sdk-core', ...chainFor('dynamodb', 's3', 'secrets-manager', 'sesv2')],
 };
 
 const aliased = BUNDLE_ALIASES.map((alias) => alias.slice(0, alias.indexOf('=')));
@@ -123,6 +126,67 @@ console.log(JSON.stringify({ tracing: powertools.tracer.isTracingEnabled(), even
       });
       const result = JSON.parse(stdout.trim().split('\n').pop()!) as { tracing: boolean; eventId: string; sdkV2: string };
       expect(result).toEqual({ tracing: true, eventId: 'e-1', sdkV2: expect.stringContaining('AWS SDK v2 cannot be traced in this bundle') as string });
+    }, 60_000);
+  });
+
+  describe('the credential chain, as a Lambda reaches it', () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'bundle-credentials-'));
+      // An SDK client built as the adapters build it (no credentials given): the bundle's chain finds them.
+      // It prints the access key the request was signed with, or the error the client threw.
+      const contents = `import { createServer } from 'node:http';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+let signedWith = '';
+const server = createServer((request, response) => {
+  request.resume();
+  if (request.url === '/role-credentials') {
+    const authorized = request.headers.authorization === 'container-token';
+    request.on('end', () => response.writeHead(authorized ? 200 : 403, { 'content-type': 'application/json' }).end(authorized
+      ? JSON.stringify({ AccessKeyId: 'AKIDCONTAINER', SecretAccessKey: 's', Token: 't', Expiration: '2099-01-01T00:00:00Z' })
+      : '{"message":"no token"}'));
+    return;
+  }
+  signedWith = /Credential=([^/]+)\\//.exec(request.headers.authorization ?? '')?.[1] ?? '';
+  request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end('{"FailedEntryCount":0,"Entries":[{"EventId":"e-1"}]}'));
+}).listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
+const base = 'http://127.0.0.1:' + server.address().port;
+if (process.env.CONTAINER === 'yes') process.env.AWS_CONTAINER_CREDENTIALS_FULL_URI = base + '/role-credentials';
+const client = new EventBridgeClient({ region: 'eu-west-1', endpoint: base });
+let result;
+try {
+  await client.send(new PutEventsCommand({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{}' }] }));
+  result = { signedWith };
+} catch (error) {
+  result = { error: error.message };
+}
+server.close();
+console.log(JSON.stringify(result));`;
+      await build({ ...esbuildOptions(REPO_ROOT), stdin: { contents, resolveDir: REPO_ROOT, loader: 'ts' }, outfile: join(dir, 'index.mjs'), logLevel: 'error' });
+      await writeFile(join(dir, 'package.json'), '{"type":"module"}');
+    }, 60_000);
+    afterAll(() => rm(dir, { recursive: true, force: true }));
+
+    /** Runs the bundle in a fresh process with only `env` (and PATH, HOME pointing at an empty folder: no ~/.aws). */
+    async function signedIn(env: Record<string, string>): Promise<{ signedWith?: string; error?: string }> {
+      const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'index.mjs')], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, ...env } });
+      return JSON.parse(stdout.trim().split('\n').pop()!) as { signedWith?: string; error?: string };
+    }
+
+    it('signs with the execution role\'s keys from the environment, as Lambda hands them over', async () => {
+      expect(await signedIn({ AWS_ACCESS_KEY_ID: 'AKIDENVIRONMENT', AWS_SECRET_ACCESS_KEY: 's', AWS_SESSION_TOKEN: 't' })).toEqual({ signedWith: 'AKIDENVIRONMENT' });
+    }, 60_000);
+
+    it('signs with the credentials of the container endpoint when the environment has no keys', async () => {
+      expect(await signedIn({ CONTAINER: 'yes', AWS_CONTAINER_AUTHORIZATION_TOKEN: 'container-token' })).toEqual({ signedWith: 'AKIDCONTAINER' });
+    }, 60_000);
+
+    it('says what is missing and where to look when neither is there, instead of trying profiles or instance metadata', async () => {
+      const { error } = await signedIn({ AWS_PROFILE: 'somebody' });
+      expect(error).toContain('No AWS credentials');
+      expect(error).toContain('AWS_ACCESS_KEY_ID');
+      expect(error).toContain('AWS_CONTAINER_CREDENTIALS_FULL_URI');
     }, 60_000);
   });
 });
