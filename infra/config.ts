@@ -16,7 +16,7 @@ import { errorMessage } from '../shared/core/errors';
 
 export const CONTEXT_KEY = 'reportExporter';
 
-/** The repository root: definition files are resolved against it, and NodejsFunction bundles from it. */
+/** The repository root: definition files are resolved against it, and the functions are bundled from it. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** A configuration problem; the message names the context key (e.g. `reportExporter.reports[0].schedule.cron`). */

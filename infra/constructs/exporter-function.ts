@@ -1,24 +1,26 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { BuildOptions } from 'esbuild';
+import { buildSync, type BuildOptions } from 'esbuild';
 
 /**
  * One bundling setup for every Lambda. ESM because the shared code is ESM; the banner gives
  * CommonJS dependencies bundled into an ESM file the `require` they expect.
  *
- * Everything is bundled, the AWS SDK v3 included (externalModules: []), so the SDK is the version
+ * Everything is bundled, the AWS SDK v3 included (no externals), so the SDK is the version
  * pinned in package-lock.json and tested (lib-storage and the presigner must match client-s3), not
  * whatever the runtime ships that month. The SDK is about 0.6 MB of the export bundle. Sizes:
  * docs/deploy.md, which a test holds to the bundles.
  *
  * Source maps without sources content keep the zip small while NODE_OPTIONS=--enable-source-maps
  * still maps stack traces to .ts lines.
+ *
+ * The functions are bundled by esbuild's own API on this machine (functionCode), not by
+ * NodejsFunction, whose command line writes one file (`--outfile`) and so cannot split the code.
  */
 /** The module fontkit decodes WOFF2 fonts with, replaced in the bundles (see BUNDLING). */
 export const WOFF2_DECODER = 'brotli/decompress.js';
@@ -72,44 +74,50 @@ export const BUNDLE_ALIASES: readonly string[] = [
   'readable-stream=./node_modules/readable-stream',
 ];
 
-export const BUNDLING: BundlingOptions = {
-  format: OutputFormat.ESM,
+/**
+ * The bundling every function gets, as esbuild's options: `esbuildOptions` resolves the aliases against
+ * the repository root. Code splitting: a module the code loads with `import()` (the xlsx, PDF and
+ * Parquet renderers, which load when a run first writes their format) is a file of its own beside
+ * index.mjs, read when it is first imported, so a cold start parses only what every invocation runs.
+ * Chunks sit beside index.mjs, not in a folder, because the PDF renderer reads its fonts from `fonts/`
+ * beside its own module.
+ */
+export const BUNDLING = {
+  format: 'esm',
+  splitting: true,
+  entryNames: 'index',
+  chunkNames: '[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
   // Minified without keepNames: what an error means (its name in ReportFailed, the owners' advice,
   // the fan-out's Retry, the export API's status) is in fields of its class, not in the class's name
   // (shared/core/errors.ts), so shortening names to letters changes nothing.
   minify: true,
-  sourceMap: true,
+  // A linked map beside each file, which NODE_OPTIONS=--enable-source-maps reads at import.
+  sourcemap: 'linked',
   sourcesContent: false,
   target: 'node22',
   mainFields: ['module', 'main'],
-  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-  externalModules: [],
-  esbuildArgs: { '--alias': [...BUNDLE_ALIASES] },
-  // No Docker here or in CI: esbuild from node_modules must be used.
-  forceDockerBundling: false,
-};
+  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+  aliases: BUNDLE_ALIASES,
+} as const;
 
 /**
- * What NodejsFunction hands esbuild for BUNDLING, as esbuild's own options, for bundles built outside
- * CDK that must be the deployed ones (the bench's cold start, the tests); aliases resolved against the
- * repository root, as the bundling resolves them. test/infra/exporter-function.test.ts fails when
- * BUNDLING gains an option this leaves out.
+ * What the stack hands esbuild for a function (BUNDLING), with the aliases resolved against the
+ * repository root: for the stack's bundling and for bundles built outside CDK that must be the deployed
+ * ones (the bench's cold start, the tests). Give it `outdir` and one entry point: the entry becomes
+ * `index.mjs` there, beside its chunks.
  */
 export function esbuildOptions(repoRoot: string): BuildOptions {
-  const aliases = (BUNDLING.esbuildArgs?.['--alias'] as string[] | undefined) ?? [];
+  const { aliases, mainFields, banner, outExtension, ...options } = BUNDLING;
   return {
+    ...options,
     bundle: true,
     platform: 'node',
-    format: String(BUNDLING.format) === 'esm' ? 'esm' : 'cjs',
-    minify: BUNDLING.minify ?? false,
-    keepNames: BUNDLING.keepNames ?? false,
-    // `--sourcemap` as NodejsFunction passes it: a linked map, which --enable-source-maps reads at import.
-    sourcemap: BUNDLING.sourceMap === true ? 'linked' : false,
-    sourcesContent: BUNDLING.sourcesContent ?? true,
-    ...(BUNDLING.target !== undefined && { target: BUNDLING.target }),
-    ...(BUNDLING.mainFields && { mainFields: [...BUNDLING.mainFields] }),
-    ...(BUNDLING.banner !== undefined && { banner: { js: BUNDLING.banner } }),
-    external: [...(BUNDLING.externalModules ?? [])],
+    mainFields: [...mainFields],
+    banner: { ...banner },
+    outExtension: { ...outExtension },
+    // Everything is bundled, the SDK included: see the comment above BUNDLE_ALIASES.
+    external: [],
     alias: Object.fromEntries(aliases.map((a) => [a.slice(0, a.indexOf('=')), join(repoRoot, a.slice(a.indexOf('=') + 1))])),
   };
 }
@@ -124,26 +132,46 @@ export interface FolderBesideBundle {
 
 /**
  * The PDF's fonts: shared/render/pdf/fonts.ts reads them from fonts/ beside its module, which in a
- * bundle is index.mjs. Files rather than code: 0.3 MB less JavaScript to load at every cold start.
+ * bundle is the PDF renderer's chunk beside index.mjs. Files rather than code: 0.3 MB less JavaScript
+ * to parse when a run first writes a PDF.
  */
 export const PDF_FONTS: FolderBesideBundle = { from: 'shared/render/pdf/fonts', to: 'fonts' };
-
-/** BUNDLING, copying `folders` beside the bundle once esbuild has written it. */
-function bundlingWith(folders: readonly FolderBesideBundle[]): BundlingOptions {
-  if (folders.length === 0) return BUNDLING;
-  return {
-    ...BUNDLING,
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir, outputDir) => folders.map((f) => `cp -R "${join(inputDir, f.from)}" "${join(outputDir, f.to)}"`),
-    },
-  };
-}
 
 /** The same copy for a bundle built outside CDK (with esbuildOptions), into the bundle's folder. */
 export function copyBesideBundle(repoRoot: string, bundleDir: string, folders: readonly FolderBesideBundle[]): void {
   for (const f of folders) cpSync(join(repoRoot, f.from), join(bundleDir, f.to), { recursive: true });
+}
+
+/**
+ * Bundles one function into `outdir` as the stack deploys it: index.mjs, its chunks and source maps,
+ * and the folders it reads beside them. Synchronous, because CDK's local bundling is.
+ */
+export function bundleFunction(repoRoot: string, entry: string, outdir: string, besideBundle: readonly FolderBesideBundle[] = []): void {
+  buildSync({ ...esbuildOptions(repoRoot), entryPoints: [join(repoRoot, entry)], outdir, absWorkingDir: repoRoot, logLevel: 'error' });
+  copyBesideBundle(repoRoot, outdir, besideBundle);
+}
+
+/**
+ * The function's code: bundled on this machine with the pinned esbuild (no Docker here or in CI), the
+ * asset's hash taken from what was bundled. The image is never pulled: local bundling always succeeds
+ * or fails the synth with esbuild's error.
+ */
+function functionCode(repoRoot: string, entry: string, besideBundle: readonly FolderBesideBundle[]): lambda.Code {
+  return lambda.Code.fromAsset(repoRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
+      // Never run (the image is never used), but part of the key CDK caches a bundle under: without it,
+      // every function of the app would get the first one's bundle.
+      command: ['bundle', entry, ...besideBundle.map((f) => f.from)],
+      local: {
+        tryBundle(outputDir) {
+          bundleFunction(repoRoot, entry, outputDir, besideBundle);
+          return true;
+        },
+      },
+    },
+  });
 }
 
 export interface ExporterFunctionProps {
@@ -168,7 +196,7 @@ export interface ExporterFunctionProps {
  * on its own log group), an explicit log group with retention, and active X-Ray tracing.
  */
 export class ExporterFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
@@ -186,11 +214,9 @@ export class ExporterFunction extends Construct {
     // Instead of AWSLambdaBasicExecutionRole (logs on every log group of the account).
     this.logGroup.grantWrite(this.role);
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(props.repoRoot, props.entry),
-      handler: 'handler',
-      projectRoot: props.repoRoot,
-      depsLockFilePath: join(props.repoRoot, 'package-lock.json'),
+    this.function = new lambda.Function(this, 'Function', {
+      code: functionCode(props.repoRoot, props.entry, props.besideBundle ?? []),
+      handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       description: props.description,
@@ -201,7 +227,6 @@ export class ExporterFunction extends Construct {
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
       environment: props.environment,
-      bundling: bundlingWith(props.besideBundle ?? []),
       ...(props.reservedConcurrentExecutions !== undefined && { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
     });
 

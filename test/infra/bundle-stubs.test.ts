@@ -73,7 +73,7 @@ describe('the stubs of BUNDLING', () => {
       const { metafile } = await build({
         ...esbuildOptions(REPO_ROOT),
         entryPoints: [join(REPO_ROOT, 'lambdas', name, 'handler.ts')],
-        outfile: join(REPO_ROOT, '.bundle-stubs', name, 'index.mjs'),
+        outdir: join(REPO_ROOT, '.bundle-stubs', name),
         write: false,
         metafile: true,
         logLevel: 'error',
@@ -104,7 +104,7 @@ let sdkV2 = '';
 try { powertools.tracer.captureAWS({ VERSION: '2.1692.0' }); } catch (error) { sdkV2 = error.message; }
 server.close();
 console.log(JSON.stringify({ tracing: powertools.tracer.isTracingEnabled(), eventId, sdkV2 }));`;
-      await build({ ...esbuildOptions(REPO_ROOT), stdin: { contents, resolveDir: REPO_ROOT, loader: 'ts' }, outfile: join(dir, 'index.mjs'), logLevel: 'error' });
+      await build({ ...esbuildOptions(REPO_ROOT), stdin: { contents, resolveDir: REPO_ROOT, loader: 'ts' }, outdir: dir, logLevel: 'error' });
       await writeFile(join(dir, 'package.json'), '{"type":"module"}');
     }, 60_000);
     afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -163,7 +163,7 @@ try {
 }
 server.close();
 console.log(JSON.stringify(result));`;
-      await build({ ...esbuildOptions(REPO_ROOT), stdin: { contents, resolveDir: REPO_ROOT, loader: 'ts' }, outfile: join(dir, 'index.mjs'), logLevel: 'error' });
+      await build({ ...esbuildOptions(REPO_ROOT), stdin: { contents, resolveDir: REPO_ROOT, loader: 'ts' }, outdir: dir, logLevel: 'error' });
       await writeFile(join(dir, 'package.json'), '{"type":"module"}');
     }, 60_000);
     afterAll(() => rm(dir, { recursive: true, force: true }));

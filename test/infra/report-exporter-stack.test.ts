@@ -320,13 +320,26 @@ describe('functions', () => {
     }
   });
 
+  /** The folder CDK bundled a function's asset into. */
+  const assetOf = (fn: string) => {
+    const key = (synthesized.template.toJSON().Resources[fn].Properties.Code as { S3Key: string }).S3Key;
+    return join(synthesized.app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
+  };
+
   it('copies the PDF\'s fonts beside the export function\'s bundle, and beside no other', () => {
-    const assetOf = (fn: string) => {
-      const key = (synthesized.template.toJSON().Resources[fn].Properties.Code as { S3Key: string }).S3Key;
-      return join(synthesized.app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
-    };
     expect(readdirSync(join(assetOf(ids.exportFn), 'fonts')).sort()).toEqual(['LICENSE.txt', 'LiberationSans-Bold.ttf', 'LiberationSans-Regular.ttf']);
-    for (const fn of [ids.apiFn, ids.syncFn]) expect(readdirSync(assetOf(fn)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    // Only code beside the others: index.mjs, the chunks it imports when first needed, their source maps.
+    for (const fn of [ids.apiFn, ids.syncFn]) {
+      const files = readdirSync(assetOf(fn));
+      expect(files).toContain('index.mjs');
+      expect(files.filter((f) => !/^[\w-]+\.mjs(\.map)?$/.test(f))).toEqual([]);
+    }
+  });
+
+  it('splits the renderers out of the export function\'s index.mjs, each a chunk beside it, beside the fonts they read', () => {
+    const files = readdirSync(assetOf(ids.exportFn));
+    for (const renderer of ['document', 'workbook', 'parquet-sink']) expect(files.some((f) => f.startsWith(`${renderer}-`) && f.endsWith('.mjs'))).toBe(true);
+    expect(readFileSync(join(assetOf(ids.exportFn), 'index.mjs'), 'utf8')).not.toContain('WOFF2 fonts cannot be read in this bundle');
   });
 });
 

@@ -45,7 +45,7 @@ for (const name of ['risks', 'items']) {
 await workbook.writeSummary({ title: 'Bundle weekly', sections: [] });
 await workbook.close();`,
     );
-    await build({ ...esbuildOptions(REPO_ROOT), entryPoints: [script], outfile: bundle, logLevel: 'error' });
+    await build({ ...esbuildOptions(REPO_ROOT), entryPoints: [script], outdir: dir, logLevel: 'error' });
   }, 60_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
