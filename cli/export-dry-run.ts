@@ -1,6 +1,7 @@
 import type { RequestEvent } from '../shared/planning-api/transport/requester';
 import type { ExportJobRequest } from '../shared/job/request';
-import { planJob, type JobContext, type PlannedJob } from '../shared/job/run-job';
+import { planJob, type JobContext } from '../shared/job/run-job';
+import type { PlannedRun } from '../shared/report/run/run';
 import { plannedWrites } from '../shared/report/run/planned-writes';
 import { describeCandidate } from '../shared/report/plan/selector-titles';
 import type { Storage } from '../shared/storage/storage';
@@ -34,7 +35,7 @@ interface Totals {
 }
 
 /** What one run would fetch and write, for people. */
-function describePlan(planned: PlannedJob, listRequests: number, storage: Storage, run: { runId: string; runDate: Date }): string {
+function describePlan(planned: PlannedRun, listRequests: number, storage: Storage, run: { runId: string; runDate: Date }): string {
   const { plan } = planned;
   const job = planned;
   const totals: Totals = { requests: 0, exact: true };

@@ -3,7 +3,8 @@ import type { ReportDefinition } from '../report/definition/definition';
 import type { ManifestFile, ManifestTableFile } from '../report/manifest/manifest';
 import type { ExportResult } from '../report/run/result';
 import { withProgress, type RunContext } from '../report/run/context';
-import { planRun, type PlannedRun } from '../report/run/plan-run';
+import { planRun } from '../report/run/plan-run';
+import type { PlannedRun } from '../report/run/run';
 import { exportRun } from '../report/run/run-export';
 import { createResponseCache } from '../planning-api/transport/response-cache';
 import { classifyFailure } from './failure';
@@ -14,7 +15,7 @@ import { announceFailure, announceSuccess, type AnnouncePorts, type FailedJob } 
 import { deliverRun, type RunDelivery } from './stages/deliver';
 import { alertRun, type RunAlerts } from './stages/alert';
 import type { DeliveryPorts } from './stages/delivery-ports';
-import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvedJob, type ResolvePorts } from './stages/resolve';
+import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvePorts } from './stages/resolve';
 
 /**
  * One job, the same for every door (the export Lambda, the fan-out's assembler, `npm run export`, the
@@ -142,40 +143,37 @@ async function runOne(request: ExportJobRequest, context: JobContext): Promise<J
   let definition: ReportDefinition | undefined;
   let progress: JobProgress | undefined;
   try {
-    const resolved = await resolveJob(request, runId, context);
-    definition = resolved.definition;
-    progress = request.exportId ? onDemandProgress(request.exportId, resolved.definition, context) : undefined;
-    const planned = await planRun(resolved, context);
-    const exported = { ...planned, result: await exportRun(planned, withProgress(context, progress?.onProgress)) };
+    const draft = await resolveJob(request, runId, context);
+    definition = draft.definition;
+    progress = request.exportId ? onDemandProgress(request.exportId, draft.definition, context) : undefined;
+    const planned = await planRun(draft, context);
+    const exported = { ...planned, request, result: await exportRun(planned, withProgress(context, progress?.onProgress)) };
     await progress?.settle();
     context.onComplete?.(exported.result, context.clock().getTime() - started.getTime());
     const delivered = { ...exported, delivery: await deliverRun(exported, context) };
     const alerted = { ...delivered, alerts: await alertRun(delivered, context) };
     await announceSuccess(alerted, context);
     const { result, delivery, alerts } = alerted;
-    context.log.info('export job succeeded', { report: resolved.definition.name, runId, emailed: delivery.emailed, delivery: delivery.reason, alerts: alerts.reason });
-    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed: delivery.emailed, delivery, ...(resolved.definition.alerts && { alerts }), run: factsOf(result) };
+    context.log.info('export job succeeded', { report: draft.definition.name, runId, emailed: delivery.emailed, delivery: delivery.reason, alerts: alerts.reason });
+    return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed: delivery.emailed, delivery, ...(draft.definition.alerts && { alerts }), run: factsOf(result) };
   } catch (error) {
     await progress?.settle();
     return failed(error, { request, report: definition?.name ?? requestedName(request), runId, definition }, context);
   }
 }
 
-/** What a run of a job would read, planned without fetching data or writing anything. */
-export type PlannedJob = ResolvedJob & PlannedRun;
-
 /**
  * The first two stages of a job alone, for each run it would make (each slice of a report with
  * deliveries): resolve and plan, nothing fetched but the list calls, nothing written, nobody told
  * (`npm run export -- --dry-run`). A plan that fails throws its ReportPlanError.
  */
-export async function planJob(request: ExportJobRequest, context: JobContext): Promise<PlannedJob[]> {
+export async function planJob(request: ExportJobRequest, context: JobContext): Promise<PlannedRun[]> {
   const slices = await planSlices(request, context);
   const runs = slices ? slices.map((slice) => ({ request: slice.request, context: { ...context, definitions: slice.definitions } })) : [{ request, context }];
-  const planned: PlannedJob[] = [];
+  const planned: PlannedRun[] = [];
   for (const run of runs) {
-    const job = await resolveJob(run.request, jobRunId(run.request, context.clock(), context.ids), run.context);
-    planned.push(await planRun(job, context));
+    const draft = await resolveJob(run.request, jobRunId(run.request, context.clock(), context.ids), run.context);
+    planned.push(await planRun(draft, context));
   }
   return planned;
 }

@@ -9,7 +9,8 @@ import type { ExportSettings } from '../../shared/report/definition/export-setti
 import type { RunPath } from '../../shared/report/manifest/manifest';
 import type { Registry } from '../../shared/report/registry';
 import { runContextOf, type RunContext } from '../../shared/report/run/context';
-import { createExportClient, planRun, type PlannedRun } from '../../shared/report/run/plan-run';
+import { createExportClient, planRun } from '../../shared/report/run/plan-run';
+import type { PlannedRun } from '../../shared/report/run/run';
 import { planExport } from '../../shared/report/plan/export-plan';
 import type { PlanningSource } from '../../shared/report/plan/planning-source';
 import { describeSource, type Credentials } from '../../shared/planning-api/credentials';

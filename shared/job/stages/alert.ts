@@ -8,6 +8,7 @@ import type { Outbox, RunRef } from '../../messages/outbox';
 import { stepCrossing } from '../../report/alerts/crossing-state';
 import { readRules } from '../../report/alerts/read-rules';
 import { NO_TRANSPORT_HINT } from './deliver';
+import { isInline } from './resolve';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
 
 /**
@@ -36,7 +37,7 @@ export async function alertRun(job: ExportedJob, context: DeliveryContext): Prom
   const { definition, result } = job;
   const alerts = definition.alerts;
   if (!alerts) return nothing('the report names no alerts');
-  if (job.inline || job.request.exportId !== undefined || (definition.deliveries?.length ?? 0) > 0) {
+  if (isInline(job.request) || job.request.exportId !== undefined || (definition.deliveries?.length ?? 0) > 0) {
     return nothing('not evaluated: an on-demand export (or a whole report with deliveries) does not move the alerts');
   }
   // Without a transport the state would move while nobody is told: the crossing would be lost.

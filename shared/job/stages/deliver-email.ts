@@ -6,6 +6,7 @@ import type { Outbox, RunRef } from '../../messages/outbox';
 import { reportEmailFor } from '../../messages/report-email';
 import { noticeRefusedRecipients, type RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { SuppressionList } from '../../messages/recipients/suppressions';
+import { isInline } from './resolve';
 import type { DeliveryContext, ExportedJob, Mailer } from './delivery-ports';
 
 /**
@@ -56,8 +57,8 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
     key: keys.current,
     now: at,
     storage: context.storage,
-    freshCopyLink: !job.inline,
-    inline: job.inline,
+    freshCopyLink: !isInline(job.request),
+    inline: isInline(job.request),
   });
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   const results: RecipientResult[] = [];
@@ -104,7 +105,7 @@ function refusalReason(error: unknown): string {
 async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: DeliveryContext & { from: string }, at: Date): Promise<void> {
   const mail = context.mail;
   // An inline definition's recipients are the caller's, not owners to be told: its outcome says it.
-  if (!mail || context.outbox || job.inline) return;
+  if (!mail || context.outbox || isInline(job.request)) return;
   await noticeRefusedRecipients(
     job.definition,
     { runId: job.result.manifest.runId, recipients: outcome.recipients, mailed: outcome.mailed, refused: outcome.refused },

@@ -1,12 +1,11 @@
 import type { ChannelResult } from '../../channels/deliver';
 import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/manifest/delivery-decision';
-import type { ExportResult } from '../../report/run/result';
 import type { Outbox, RunRef } from '../../messages/outbox';
 import { deliverRunToChannels } from '../../messages/report-channels';
 import type { RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { emailRecipients, type EmailOutcome } from './deliver-email';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
-import type { ResolvedJob } from './resolve';
+import { isInline } from './resolve';
 
 /**
  * Stage 3 of a job, deliver: the run's e-mail and chat messages, each at most once per run (claimed
@@ -21,7 +20,7 @@ export const NO_TRANSPORT_HINT = 'npm run export -- --outbox <dir> writes them t
 
 export async function deliverRun(job: ExportedJob, context: DeliveryContext): Promise<RunDelivery> {
   const { definition, result } = job;
-  const decision = publishedDecision(job, result);
+  const decision = publishedDecision(job);
   const nothing = { sent: false, emailed: false, channels: [], written: [] };
   if (!decision.send) return { ...nothing, reason: decision.reason };
   if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) return { ...nothing, reason: NO_READERS };
@@ -36,7 +35,7 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext): Pr
   const channels = await deliverRunToChannels(definition, result, {
     channels: context.channels,
     links: context.links,
-    freshCopyLink: !job.inline,
+    freshCopyLink: !isInline(job.request),
     deadline: context.settings.deadline,
     ledger: context.ledger,
     log: context.log,
@@ -85,9 +84,9 @@ function refusedNote(mailed: EmailOutcome): string {
  * The decision the run published in its manifest; a manifest from before decisions were kept (a
  * rerun of an old run) is decided now, by the same rule.
  */
-function publishedDecision(job: ResolvedJob, result: ExportResult): DeliveryDecision {
-  const kept = result.manifest.delivery;
-  return kept ? { ...kept, when: kept.when as DeliveryDecision['when'] } : decideDelivery(job.definition, result);
+function publishedDecision(job: ExportedJob): DeliveryDecision {
+  const kept = job.result.manifest.delivery;
+  return kept ? { ...kept, when: kept.when as DeliveryDecision['when'] } : decideDelivery(job.definition, job.result);
 }
 
 function recordingOutbox(outbox: Outbox, written: string[]): Outbox {

@@ -3,9 +3,9 @@ import type { LinkVerificationKeys } from '../../links/link-token';
 import type { Outbox } from '../../messages/outbox';
 import type { ChannelJobDependencies } from '../../messages/report-channels';
 import type { RunContext } from '../../report/run/context';
-import type { PlannedRun } from '../../report/run/plan-run';
 import type { ExportResult } from '../../report/run/result';
-import type { ResolvedJob } from './resolve';
+import type { PlannedRun } from '../../report/run/run';
+import type { ExportJobRequest } from '../request';
 
 /**
  * The ports of the deliver stage (deliver.ts, deliver-email.ts) and the job they read: the mail and
@@ -37,8 +37,14 @@ export interface DeliveryPorts extends MailPorts {
   readonly outbox?: Outbox | undefined;
 }
 
-/** A job whose run was published (or found published by an earlier attempt): what deliver and announce read. */
-export type ExportedJob = ResolvedJob & PlannedRun & { readonly result: ExportResult };
+/**
+ * A job whose run was published (or found published by an earlier attempt): the planned run grown by
+ * its result, beside the request it answers. What deliver, alert and announce read.
+ */
+export interface ExportedJob extends PlannedRun {
+  readonly request: ExportJobRequest;
+  readonly result: ExportResult;
+}
 
 /** What the deliver stage reads of the job's context. */
 export type DeliveryContext = RunContext & DeliveryPorts;

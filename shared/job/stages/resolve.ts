@@ -6,7 +6,7 @@ import type { DefinitionCatalog } from '../../definitions/catalog';
 import { configuredDefinition, resolveDefinition, type InlinePolicy } from './resolve-definition';
 import { lookupReport } from '../../definitions/catalog';
 import type { RunIds } from '../../report/run/context';
-import type { RunDraft } from '../../report/run/plan-run';
+import type { RunDraft } from '../../report/run/run';
 import type { RunPath } from '../../report/manifest/manifest';
 
 /**
@@ -21,16 +21,14 @@ export interface ResolvePorts {
   readonly inline?: InlinePolicy | undefined;
 }
 
-/** The job as the later stages see it: the run to plan, and what the request said of it. */
-export interface ResolvedJob extends RunDraft {
-  readonly request: ExportJobRequest;
-  /** The definition came with the request: it chooses neither sender nor subject, and gets no run link. */
-  readonly inline: boolean;
-}
-
 /** Scheduled runs have nobody watching: their owners are told of failures. On-demand callers see the status. */
 export function isScheduled(request: ExportJobRequest): boolean {
   return request.exportId === undefined && (request.source === 'schedule' || request.scheduledTime !== undefined);
+}
+
+/** The definition came with the request: it chooses neither sender nor subject, and gets no run link. */
+export function isInline(request: ExportJobRequest): boolean {
+  return request.definition !== undefined;
 }
 
 export function runTrigger(request: ExportJobRequest): RunTrigger {
@@ -54,9 +52,10 @@ export function requestedName(request: ExportJobRequest): string {
   return '(unnamed)';
 }
 
-export async function resolveJob(request: ExportJobRequest, runId: string, ports: ResolvePorts): Promise<ResolvedJob> {
+/** The resolve stage: the run the request asks for, as a draft for the plan stage (report/run/run.ts). */
+export async function resolveJob(request: ExportJobRequest, runId: string, ports: ResolvePorts): Promise<RunDraft> {
   const definition = resolveDefinition(request, await configuredDefinition(request, ports.definitions), ports.inline);
-  return { request, definition, runId, trigger: runTrigger(request), runDate: scheduledDate(request), path: runPath(request), inline: request.definition !== undefined };
+  return { definition, runId, trigger: runTrigger(request), runDate: scheduledDate(request), path: runPath(request) };
 }
 
 /** Which path writes the run: a step of the fan-out says so and why it was handed over. */

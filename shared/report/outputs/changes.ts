@@ -3,17 +3,18 @@ import { CHANGES_CSV, writeChangesCsv } from '../changes/outputs';
 import { CSV_FORMAT } from '../definition/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
-export const changesOutput: OutputFactory = (ctx) => {
-  const { definition, writer } = ctx;
+export const changesOutput: OutputFactory = (run, context) => {
+  const { definition } = run;
+  const { writer } = context;
   return Promise.resolve({
     openTable: () => Promise.resolve(undefined),
     finishTable: () => Promise.resolve(NO_ENTRIES),
-    async finishRun(run) {
+    async finishRun(finished) {
       const upload = await writer.openUpload(`${writer.runFolder}/${CHANGES_CSV}`, {
         contentType: CSV_FORMAT.contentType,
         downloadName: `${definition.name}-${CHANGES_CSV}`,
       });
-      const count = await writeChangesCsv(run.changes, upload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone });
+      const count = await writeChangesCsv(finished.changes, upload.stream, { bom: definition.csv.bom, timeZone: definition.timeZone });
       const object = await writer.stored(upload, count);
       return { files: [fileEntry(object, writer.runFolder, CSV_FORMAT, { changes: count })] };
     },

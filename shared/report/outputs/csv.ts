@@ -4,8 +4,9 @@ import { openCsvSink } from '../../render/csv';
 import { CSV_FORMAT } from '../definition/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
-export const csvOutput: OutputFactory = (ctx) => {
-  const { definition, writer } = ctx;
+export const csvOutput: OutputFactory = (run, context) => {
+  const { definition } = run;
+  const { writer } = context;
   const uploads = new Map<string, ObjectUpload>();
   return Promise.resolve({
     async openTable(table) {

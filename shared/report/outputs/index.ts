@@ -9,6 +9,7 @@ import type { Dataset } from '../dataset/dataset';
 import type { ReportDefinition } from '../definition/definition';
 import type { FormatName, ReportFormat } from '../definition/formats';
 import type { ManifestFile } from '../manifest/manifest';
+import type { PlannedRun } from '../run/run';
 import type { StoredFile } from '../run/run-writer';
 import { changesOutput } from './changes';
 import { csvOutput } from './csv';
@@ -52,14 +53,14 @@ export interface RunEntries {
 export interface RunOutputs {
   openTable(table: TableDefinition, dataset: Dataset): Promise<TableSink[]>;
   finishTable(table: string, rows: number): Promise<void>;
-  finishRun(run: FinishedRun): Promise<RunEntries>;
+  finishRun(finished: FinishedRun): Promise<RunEntries>;
 }
 
-export async function openOutputs(run: Omit<OutputContext, 'sheets'>, factories: readonly OutputFactory[]): Promise<RunOutputs> {
-  const ctx: OutputContext = { ...run, sheets: workbookSheets() };
+export async function openOutputs(run: PlannedRun, context: Omit<OutputContext, 'sheets'>, factories: readonly OutputFactory[]): Promise<RunOutputs> {
+  const shared: OutputContext = { ...context, sheets: workbookSheets() };
   const outputs: RunOutput[] = [];
   for (const factory of factories) {
-    const output = await factory(ctx);
+    const output = await factory(run, shared);
     if (output) outputs.push(output);
   }
   const entries = outputs.map((): OutputEntries[] => []);
@@ -75,8 +76,8 @@ export async function openOutputs(run: Omit<OutputContext, 'sheets'>, factories:
     async finishTable(table, rows) {
       for (const [i, output] of outputs.entries()) entries[i]!.push(await output.finishTable(table, rows));
     },
-    async finishRun(run) {
-      for (const [i, output] of outputs.entries()) entries[i]!.push(await output.finishRun(run));
+    async finishRun(finished) {
+      for (const [i, output] of outputs.entries()) entries[i]!.push(await output.finishRun(finished));
       const all = entries.flat();
       return {
         files: all.flatMap((e) => e.files ?? []),

@@ -1,7 +1,8 @@
 /**
- * An output of a run: a format or a by-product written from the same rows as they stream. runExport
- * opens the outputs the definition asks for (outputsFor, outputs/index.ts), fans each table's rows out to the sink each one
- * opens, then finishes the run. Each step returns what the output adds to the manifest; the run
+ * An output of a run: a format or a by-product written from the same rows as they stream. exportRun
+ * (run/run-export.ts) opens the outputs the definition asks for (outputsFor, outputs/index.ts), each
+ * with (the planned run, the output context), fans each table's rows out to the sink each one opens,
+ * then finishes the run. Each step returns what the output adds to the manifest; the run
  * checks every stored file it names before the manifest is published.
  */
 import type { Log } from '../../core/logger';
@@ -9,16 +10,15 @@ import type { StoredObject } from '../../storage/storage';
 import type { ReportSummary, TableDefinition, TableSink } from '../../table/table';
 import type { ChangeTracker } from '../changes/tracker';
 import type { ChangeReport } from '../changes/model';
-import type { Dataset } from '../dataset/dataset';
-import type { ReportDefinition } from '../definition/definition';
-import type { DatasetEntry } from '../dataset/dataset';
+import type { Dataset, DatasetEntry } from '../dataset/dataset';
 import type { ReportFormat } from '../definition/formats';
 import type { Manifest, ManifestFile, ManifestTableFile, SchemaChangeEntry } from '../manifest/manifest';
 import type { ManifestFigures } from '../manifest/manifest-summary';
 import type { ExportResult } from '../run/result';
 import type { ChartSheetContent } from '../../render/xlsx/chart-sheet';
 import type { TableSchema } from '../../table/schema';
-import type { RunWriter, StoredFile } from '../run/run-writer';
+import type { PlannedRun, RunInProgress } from '../run/run';
+import type { StoredFile } from '../run/run-writer';
 
 /** What an output adds to the manifest. */
 export interface OutputEntries {
@@ -51,16 +51,14 @@ export interface WorkbookSheets {
 
 export interface WorkbookSheet {
   readonly name: string;
-  content(run: FinishedRun): Promise<ChartSheetContent>;
+  content(finished: FinishedRun): Promise<ChartSheetContent>;
 }
 
-/** The run an output writes into: everything is written through `writer`. */
-export interface OutputContext {
-  readonly definition: ReportDefinition;
-  readonly writer: RunWriter;
-  readonly runId: string;
-  /** The `dt=` partition's date. */
-  readonly runDate: Date;
+/**
+ * Where an output writes the run it is given (the planned run: its definition, its run id): the
+ * attempt in progress, everything written through its `writer`, and what the outputs share.
+ */
+export interface OutputContext extends RunInProgress {
   /** When this attempt started: what the files say they were exported at. */
   readonly exportedAt: Date;
   readonly tracker: ChangeTracker;
@@ -70,13 +68,16 @@ export interface OutputContext {
   readonly log: Log;
 }
 
-/** What the manifest records of this run besides its files: for outputs that compare it with earlier runs. */
-export interface RunRecord extends Pick<Manifest, 'runId' | 'generatedAt' | 'selectors' | 'changes'> {
+/**
+ * What the manifest records of this run besides its files and the run's own facts (its run id is the
+ * run's): for outputs that compare it with earlier runs.
+ */
+export interface RunRecord extends Pick<Manifest, 'generatedAt' | 'selectors' | 'changes'> {
   /** The datasets' figures for the manifest's `summary`. */
   readonly figures: ManifestFigures;
 }
 
-/** The run after its last table: what outputs written at the end (sheets, changes) need. */
+/** What the run came to after its last table: what outputs written at the end (sheets, changes) need. */
 export interface FinishedRun {
   readonly summary: ReportSummary;
   readonly changes: ChangeReport;
@@ -91,14 +92,14 @@ export interface RunOutput {
   openTable(table: TableDefinition, dataset: Dataset): Promise<TableSink | undefined>;
   /** After the table's sink is closed, with the number of rows written. */
   finishTable(table: string, rows: number): Promise<OutputEntries>;
-  finishRun(run: FinishedRun): Promise<OutputEntries>;
+  finishRun(finished: FinishedRun): Promise<OutputEntries>;
 }
 
 /**
  * Opens an output for a run, or returns undefined when the definition does not ask for it. A
  * format's outputs (FORMAT_OUTPUTS, outputs/index.ts) are opened only for a definition that lists it.
  */
-export type OutputFactory = (ctx: OutputContext) => Promise<RunOutput | undefined>;
+export type OutputFactory = (run: PlannedRun, context: OutputContext) => Promise<RunOutput | undefined>;
 
 export const NO_ENTRIES: OutputEntries = {};
 

@@ -13,6 +13,7 @@ import { stagedTableKey, tableFileKey, tableSchemaKey } from '../run/layout';
 import { tableSchemaSchema, type ManifestTableFile, type SchemaChangeEntry } from '../manifest/manifest';
 import type { RunWriter } from '../run/run-writer';
 import { schemaFileText, schemaOf } from '../manifest/table-schemas';
+import type { PlannedRun } from '../run/run';
 import type { OutputContext, OutputFactory } from './output';
 
 /** A table outside the registry (none today) is still written, with version 0.0. */
@@ -24,8 +25,9 @@ interface OpenFile {
   readonly schema: TableSchema;
 }
 
-export const parquetOutput: OutputFactory = (ctx) => {
-  const { definition, writer } = ctx;
+export const parquetOutput: OutputFactory = (run, context) => {
+  const { definition } = run;
+  const { writer } = context;
   const report = definition.name;
   const open = new Map<string, OpenFile>();
   const written = new Map<string, TableSchema>();
@@ -34,12 +36,12 @@ export const parquetOutput: OutputFactory = (ctx) => {
     async openTable(table) {
       // Loaded when a run writes Parquet (most write none), as the workbook's and the PDF's renderers.
       const { openParquetSink } = await import('../../render/parquet/parquet-sink');
-      const key = stagedTableKey(report, table.name, ctx.runId);
+      const key = stagedTableKey(report, table.name, run.runId);
       const upload = await writer.openUpload(key, { contentType: PARQUET_FORMAT.contentType, downloadName: `${report}-${table.name}.parquet` });
-      const contract = schemaOf(table.name, ctx.datasets);
+      const contract = schemaOf(table.name, context.datasets);
       const sink = openParquetSink(table, upload.stream, {
-        runId: ctx.runId,
-        exportedAt: ctx.exportedAt,
+        runId: run.runId,
+        exportedAt: context.exportedAt,
         schemaVersion: contract?.version ?? UNVERSIONED,
       });
       open.set(table.name, { upload, nulled: sink.nulledValues, schema: contract ?? sink.schema });
@@ -48,14 +50,14 @@ export const parquetOutput: OutputFactory = (ctx) => {
     async finishTable(table, rows) {
       const file = open.get(table)!;
       open.delete(table);
-      const { entry, staged } = await tableFileEntry(ctx, table, rows, file);
+      const { entry, staged } = await tableFileEntry(run, context, table, rows, file);
       written.set(table, file.schema);
       entries.push(entry);
       // Verified where it is staged; the run's publishing checks the copy again.
       return { stored: [{ ...entry, key: staged }] };
     },
     async finishRun() {
-      const schemaChanges = await publishSchemas(writer, report, written, ctx.log);
+      const schemaChanges = await publishSchemas(writer, report, written, context.log);
       return { fields: { tables: entries, schemas: Object.fromEntries(written), schemaChanges } };
     },
   });
@@ -65,16 +67,22 @@ export const parquetOutput: OutputFactory = (ctx) => {
  * Waits for the table's staged file to be stored, records its copy for the run's publishing, and
  * returns its manifest entry (the path it is published at) and the staged key.
  */
-async function tableFileEntry(ctx: OutputContext, table: string, rows: number, file: OpenFile): Promise<{ entry: ManifestTableFile; staged: string }> {
-  const report = ctx.definition.name;
+async function tableFileEntry(
+  run: PlannedRun,
+  context: OutputContext,
+  table: string,
+  rows: number,
+  file: OpenFile,
+): Promise<{ entry: ManifestTableFile; staged: string }> {
+  const report = run.definition.name;
   const relative = (key: string) => key.slice(report.length + 1);
-  const object = await ctx.writer.stored(file.upload, rows);
-  const published = tableFileKey(report, table, ctx.runDate, ctx.definition.timeZone, ctx.runId);
-  ctx.writer.stageTable(object, published, rows);
+  const object = await context.writer.stored(file.upload, rows);
+  const published = tableFileKey(report, table, context.runDate, run.definition.timeZone, run.runId);
+  context.writer.stageTable(object, published, rows);
   const nulled = file.nulled();
   if (Object.keys(nulled).length > 0) {
     // The CSV keeps such a value as text; Parquet cannot put text into a DATE or DOUBLE column.
-    ctx.log.warn('values that do not fit their column type were written as null in Parquet', { table, nulled });
+    context.log.warn('values that do not fit their column type were written as null in Parquet', { table, nulled });
   }
   const entry: ManifestTableFile = {
     table,

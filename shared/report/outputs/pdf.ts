@@ -1,31 +1,32 @@
 /**
  * The report for a meeting, `<report>.pdf` in the run folder: the Summary and the sheets of charts
- * other outputs add (ctx.sheets, the Trends) on the locale's paper, written at the run's end from the same content
+ * other outputs add (context.sheets, the Trends) on the locale's paper, written at the run's end from the same content
  * as the workbook's Summary and Trends sheets (shared/render/pdf/).
  */
 import { readerFormat } from '../../core/format';
 import { PDF_FORMAT } from '../definition/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
-export const pdfOutput: OutputFactory = (ctx) => {
-  const { definition, writer } = ctx;
+export const pdfOutput: OutputFactory = (run, context) => {
+  const { definition } = run;
+  const { writer } = context;
   const name = `${definition.name}.pdf`;
   const title = definition.title ?? definition.name;
   return Promise.resolve({
     openTable: () => Promise.resolve(undefined),
     finishTable: () => Promise.resolve(NO_ENTRIES),
-    async finishRun(run) {
+    async finishRun(finished) {
       const format = readerFormat(definition.locale, definition.timeZone);
       const chartSheets = [];
-      for (const sheet of ctx.sheets.added) chartSheets.push(await sheet.content(run));
+      for (const sheet of context.sheets.added) chartSheets.push(await sheet.content(finished));
       // Loaded when a run writes its PDF: pdfkit, fontkit and the fonts stay out of a cold start that writes none.
       const { renderReportPdf, unprintedInPdf } = await import('../../render/pdf/document');
       const report = {
         title,
-        header: `${title} – ${format.date(ctx.exportedAt)}`,
-        summary: run.summary,
+        header: `${title} – ${format.date(context.exportedAt)}`,
+        summary: finished.summary,
         chartSheets,
-        createdAt: ctx.exportedAt,
+        createdAt: context.exportedAt,
         format,
         creator: 'planning-report-exporter',
       };

@@ -5,9 +5,9 @@
  */
 import { NO_ENTRIES, type OutputFactory } from './output';
 
-export const snapshotsOutput: OutputFactory = (ctx) =>
+export const snapshotsOutput: OutputFactory = (_run, context) =>
   Promise.resolve({
-    openTable: (table, dataset) => ctx.tracker.openTable(dataset.name, table, dataset.resolvedSelectors()),
+    openTable: (table, dataset) => context.tracker.openTable(dataset.name, table, dataset.resolvedSelectors()),
     finishTable: () => Promise.resolve(NO_ENTRIES),
-    finishRun: (run) => Promise.resolve({ stored: run.snapshots }),
+    finishRun: (finished) => Promise.resolve({ stored: finished.snapshots }),
   });

@@ -10,16 +10,16 @@ import { startTrends } from '../trends/run-trends';
 import { TRENDS_SHEET_NAME, trendsSheetContent } from '../trends/sheet';
 import type { FinishedRun, OutputFactory } from './output';
 
-export const trendsOutput: OutputFactory = (ctx) => {
-  const { definition, log } = ctx;
+export const trendsOutput: OutputFactory = (run, context) => {
+  const { definition } = run;
   const features = new FeatureCompletion();
-  const history = startTrends({ storage: ctx.writer.storage, report: definition.name, runs: definition.trends.runs, log });
+  const history = startTrends({ storage: context.writer.storage, report: definition.name, runs: definition.trends.runs, log: context.log });
   let built: Promise<Trends> | undefined;
   // Whichever asks first (the workbook or the run's end) builds them, once.
-  const trendsOf = (run: FinishedRun) => {
-    const { record } = run;
+  const trendsOf = (finished: FinishedRun) => {
+    const { record } = finished;
     built ??= history.finish({
-      runId: record.runId,
+      runId: run.runId,
       generatedAt: record.generatedAt,
       selectors: record.selectors,
       changes: record.changes,
@@ -28,13 +28,13 @@ export const trendsOutput: OutputFactory = (ctx) => {
     return built;
   };
   if (definition.formats.includes('xlsx') || definition.formats.includes('pdf')) {
-    ctx.sheets.add(TRENDS_SHEET_NAME, async (run) => trendsSheetContent(await trendsOf(run)));
+    context.sheets.add(TRENDS_SHEET_NAME, async (finished) => trendsSheetContent(await trendsOf(finished)));
   }
   return Promise.resolve({
     openTable: (table) => Promise.resolve(features.sinkFor(table)),
     finishTable: () => Promise.resolve({}),
-    async finishRun(run) {
-      return { figures: features.figures(), result: { trends: await trendsOf(run) } };
+    async finishRun(finished) {
+      return { figures: features.figures(), result: { trends: await trendsOf(finished) } };
     },
   });
 };

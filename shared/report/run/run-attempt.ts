@@ -19,22 +19,8 @@ import { publishTables } from './table-publish';
 import { summaryFromManifest } from '../summary/run-summary';
 import { RunWriter, verifyStored } from './run-writer';
 import type { RunContext } from './context';
-import type { RunDraft } from './plan-run';
 import type { ExportResult } from './result';
-
-
-/** What an attempt needs of its run: which report, which run id, and its `dt=` date when the schedule chose one. */
-export type AttemptedRun = Pick<RunDraft, 'definition' | 'runId' | 'runDate'>;
-
-/** What the caller hands over to the writing of a run. */
-export interface RunInProgress {
-  readonly writer: RunWriter;
-  readonly runId: string;
-  readonly runFolder: string;
-  /** Start of the run's first attempt: every retry keeps its `dt=` folder and its `generatedAt`. */
-  readonly runStart: Date;
-  readonly runDate: Date;
-}
+import type { PlannedRun, RunInProgress } from './run';
 
 /** What the caller wrote: the manifest is published by the attempt, after the caller returns. */
 export interface WrittenRun {
@@ -49,7 +35,7 @@ export interface WrittenRun {
  * an earlier attempt published, is not written again. On failure the attempt removes what it wrote
  * itself and releases the lease; what it could not remove stays recorded for the next attempt.
  */
-export async function withRunAttempt(run: AttemptedRun, context: RunContext, write: (attempt: RunInProgress) => Promise<WrittenRun>): Promise<ExportResult> {
+export async function withRunAttempt(run: PlannedRun, context: RunContext, write: (attempt: RunInProgress) => Promise<WrittenRun>): Promise<ExportResult> {
   const { storage, ledger, log } = context;
   const { runId } = run;
   const report = run.definition.name;
@@ -91,7 +77,7 @@ export async function withRunAttempt(run: AttemptedRun, context: RunContext, wri
 
   async function writeAndChoose(writer: RunWriter): Promise<{ run: WrittenRun; written: boolean; manifestKey: string }> {
     try {
-      const run = await write({ writer, runId, runFolder, runStart: leased.startedAt, runDate });
+      const run = await write({ writer, runFolder, runStart: leased.startedAt, runDate });
       const key = await writer.putManifest(manifestKey(runFolder), JSON.stringify(run.manifest, null, 2));
       lease.check();
       // The fence: the run's manifest is chosen by this compare-and-swap, which fails once another attempt holds it.

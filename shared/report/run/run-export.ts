@@ -4,14 +4,13 @@ import { readerFormat } from '../../core/format';
 import { describeSource } from '../../planning-api/credentials';
 import { rotatedCredentials } from '../../secrets/credential-refresh';
 import type { Dataset, DatasetContext, ProgressEvent } from '../dataset/dataset';
-import type { ReportDefinition } from '../definition/definition';
-import { manifestSchemaFor, type Manifest, type RunPath } from '../manifest/manifest';
+import { manifestSchemaFor, type Manifest } from '../manifest/manifest';
 import { manifestFiguresSchema } from '../manifest/manifest-summary';
 import { PeopleDirectory } from '../dataset/people';
 import { labelled } from '../tables/labels';
 import { mergeFigures } from '../dataset/field-audit';
 import { RUN_ID_PATTERN } from './run-id';
-import { withRunAttempt, type RunInProgress } from './run-attempt';
+import { withRunAttempt } from './run-attempt';
 import { buildSummary } from '../summary/run-summary';
 import type { ReportSummary, TableRow, TableSink } from '../../table/table';
 import { startChangeTracking, type ChangeTracker } from '../changes/tracker';
@@ -23,7 +22,8 @@ import { REGISTRY, type Registry } from '../registry';
 import { changeSpecs } from '../changes/specs';
 import type { RunRecord } from '../outputs/output';
 import type { RunContext } from './context';
-import { createExportClient, type PlannedRun } from './plan-run';
+import { createExportClient } from './plan-run';
+import type { PlannedRun, RunInProgress } from './run';
 import type { ExportResult } from './result';
 
 /** Rows between progress events: often enough for a terminal, rare enough to cost nothing. */
@@ -67,10 +67,7 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
   return withRunAttempt(run, context, async (attempt) => {
     const ctx: DatasetContext = { source: run.client, definition, log, people: new PeopleDirectory(), now: () => startedAt };
     const tracker = await trackChanges(run, context, attempt, registry);
-    const outputs = await openOutputs(
-      { definition, writer: attempt.writer, runId, runDate: attempt.runDate, exportedAt: startedAt, tracker, log, datasets: registry.datasets },
-      outputsFor(definition, registry),
-    );
+    const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
     // Made from what the plan resolved: no dataset lists or resolves again.
     const datasets: Dataset[] = run.plan.datasets.map((d) => d.plan.create(ctx));
     const tableRows: Record<string, number> = {};
@@ -89,13 +86,13 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
     const summary = withWhatChanged(withDeltas(built, changed.report, format), changed.report, format);
     const snapshots = changed.manifest.snapshots.map((f) => ({ ...f, key: `${attempt.runFolder}/${f.path}` }));
     const record = {
-      runId, generatedAt: attempt.runStart.toISOString(), changes: changed.manifest,
+      generatedAt: attempt.runStart.toISOString(), changes: changed.manifest,
       selectors: { requested: definition.datasets, resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])) },
       figures: manifestFiguresSchema.parse(mergeFigures([run.plan.figures, ...datasets.map((d) => d.figures())])),
     };
     const entries = await outputs.finishRun({ summary, changes: changed.report, snapshots, rows: tableRows, record });
     const delivery = decideDelivery(definition, { summary, changes: changed.report });
-    const manifest = buildManifest({ definition, record, source: run.sourceInfo, summary, tableRows, entries, delivery, registry, path: run.path });
+    const manifest = buildManifest(run, { record, summary, tableRows, entries, delivery, registry });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
     await attempt.writer.verify([...entries.files.map((f) => ({ ...f, key: `${attempt.runFolder}/${f.path}` })), ...entries.stored]);
     return { manifest, summary, changes: changed.report, ...entries.result };
@@ -157,28 +154,27 @@ function trackChanges(run: PlannedRun, context: RunContext, attempt: RunInProgre
   });
 }
 
+/** What the run came to, beside the run's own facts (its definition, run id, source and path). */
 interface ManifestParts {
-  readonly definition: ReportDefinition;
   readonly record: RunRecord;
-  readonly source: Manifest['source'];
   readonly summary: ReportSummary;
   readonly tableRows: Record<string, number>;
   readonly entries: RunEntries;
   readonly delivery: DeliveryDecision;
   readonly registry: Registry;
-  readonly path: RunPath;
 }
 
 /** The run's manifest, through JSON and back, so the manifest returned is exactly what readers of manifest.json get. */
-function buildManifest(parts: ManifestParts): Manifest {
-  const { definition, record, summary } = parts;
+function buildManifest(run: PlannedRun, parts: ManifestParts): Manifest {
+  const { record, summary } = parts;
+  const { definition } = run;
   return manifestSchemaFor(parts.registry.formats).parse(JSON.parse(JSON.stringify({
     formatVersion: 1,
     report: definition.name,
-    runId: record.runId,
+    runId: run.runId,
     generatedAt: record.generatedAt,
     timeZone: definition.timeZone,
-    source: parts.source,
+    source: run.sourceInfo,
     selectors: record.selectors,
     files: parts.entries.files,
     ...parts.entries.fields,
@@ -191,6 +187,6 @@ function buildManifest(parts: ManifestParts): Manifest {
     },
     changes: record.changes,
     delivery: parts.delivery,
-    path: parts.path,
+    path: run.path,
   })));
 }

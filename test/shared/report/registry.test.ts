@@ -67,7 +67,7 @@ const TOY_FORMAT: ReportFormat = {
   label: tableLabel,
 };
 
-const toyOutput: OutputFactory = ({ writer }) => {
+const toyOutput: OutputFactory = (_run, { writer }) => {
   const uploads = new Map<string, Awaited<ReturnType<typeof writer.openUpload>>>();
   return Promise.resolve({
     async openTable(table) {

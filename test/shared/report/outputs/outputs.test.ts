@@ -3,12 +3,13 @@ import type { Dataset } from '../../../../shared/report/dataset/dataset';
 import type { ManifestFile } from '../../../../shared/report/manifest/manifest';
 import { openOutputs } from '../../../../shared/report/outputs/index';
 import type { FinishedRun, OutputContext, OutputFactory } from '../../../../shared/report/outputs/output';
+import type { PlannedRun } from '../../../../shared/report/run/run';
 import type { TableDefinition, TableRow, TableSink } from '../../../../shared/table/table';
 
 const file = (path: string): ManifestFile => ({ path, format: 'csv', contentType: 'text/csv', bytes: 1, sha256: '0'.repeat(64), rows: {} });
 const table: TableDefinition = { name: 'risks', columns: [{ key: 'id', type: 'text', description: 'Id' }] };
 const run: FinishedRun = { summary: { title: 't', sections: [] }, changes: {} as FinishedRun['changes'], snapshots: [], rows: { risks: 2 },
-  record: { runId: 'r', generatedAt: '2026-11-23T00:00:00.000Z', selectors: { requested: {}, resolved: {} }, figures: {} },
+  record: { generatedAt: '2026-11-23T00:00:00.000Z', selectors: { requested: {}, resolved: {} }, figures: {} },
 };
 
 /** An output that records what it is asked, writes rows into `seen`, and lists one file per step. */
@@ -36,7 +37,7 @@ describe('openOutputs', () => {
     const log: string[] = [];
     const rowsA: TableRow[] = [];
     const skipped: OutputFactory = () => Promise.resolve(undefined);
-    const outputs = await openOutputs({} as OutputContext, [recording('a', log, rowsA), skipped, recording('b', log, undefined)]);
+    const outputs = await openOutputs({} as PlannedRun, {} as OutputContext, [recording('a', log, rowsA), skipped, recording('b', log, undefined)]);
     const sinks = await outputs.openTable(table, {} as Dataset);
     expect(sinks).toHaveLength(1);
     await sinks[0]!.writeRow({ values: ['r1'] });
