@@ -1,14 +1,14 @@
 import type { Clock } from '../core/clock';
 import { ChannelDeliveryError } from '../core/errors';
-import { retrying, timerSleep, type Sleep } from '../core/retry';
-import { failureOf, isRetryable, parseRetryAfter, type Failure } from '../core/retry-policy';
+import { retrying, timerSleep, type Sleep } from '../core/retry/retry';
+import { failureOf, isRetryable, parseRetryAfter, type Failure } from '../core/retry/retry-policy';
 
 /**
  * POSTs a JSON body to an incoming webhook. The URL is the credential (anyone holding it can post
  * into the channel), so it appears in no error, log or return value: errors name the channel and
  * the HTTP status or the network error's code only, with a fixed sentence, and carry no `cause`
  * (fetch's errors can quote the request). The answer's body is never quoted: the server is free to
- * echo the secret part of its URL in it. What is retried is the exporter's one retry policy (core/retry-policy.ts:
+ * echo the secret part of its URL in it. What is retried is the exporter's one retry policy (core/retry/retry-policy.ts:
  * 408, 429 and 5xx but 501 and 505, a lost connection, a timeout), waiting as long as Retry-After
  * asks when it is within `maxWaitMs`; other statuses fail at once, since the same body would be
  * refused again.

@@ -1,4 +1,4 @@
-import { failureOfCode, isRetryable, retryableFailure } from './retry-policy';
+import { failureOfCode, isRetryable, retryableFailure } from './retry/retry-policy';
 import { printable } from './text';
 
 /**

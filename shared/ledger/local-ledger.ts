@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage, StorageError, transientFsFailure } from '../core/errors';
-import { makeDirectory } from '../core/make-directory';
+import { makeDirectory } from '../core/files/make-directory';
 import type { Ledger, LedgerEntry, LedgerPutOptions } from './ledger';
 
 /** Versions kept per key: readers that listed the folder a moment ago still find what they listed. */

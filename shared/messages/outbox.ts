@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { makeDirectory } from '../core/make-directory';
+import { makeDirectory } from '../core/files/make-directory';
 
 /** The run a message belongs to. */
 export interface RunRef {

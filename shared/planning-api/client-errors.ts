@@ -7,7 +7,7 @@ import {
   ResponseTooLargeError,
 } from '../core/errors';
 import { formatBytes } from '../core/format-bytes';
-import { failureOfCode, isRetryable, type Failure } from '../core/retry-policy';
+import { failureOfCode, isRetryable, type Failure } from '../core/retry/retry-policy';
 import { extractErrorText, type TransportOutcome } from './transport/http-transport';
 
 /**
@@ -87,7 +87,7 @@ function serverText(text: string, context: ErrorContext): string {
 }
 
 /**
- * What an outcome that brought no usable answer is to the retry policy (core/retry-policy.ts): the
+ * What an outcome that brought no usable answer is to the retry policy (core/retry/retry-policy.ts): the
  * retry loop asks it whether to try again, and the errors below are flagged by the same answer.
  */
 export function outcomeFailure(outcome: Exclude<TransportOutcome, { kind: 'too-large' }>): Failure {

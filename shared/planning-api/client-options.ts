@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock';
-import type { Sleep } from '../core/retry';
+import type { Sleep } from '../core/retry/retry';
 import type { Log } from '../core/logger';
 import type { ConcurrencyLimiter } from './transport/concurrency';
 import type { ClientSettings } from './client-settings';

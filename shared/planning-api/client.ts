@@ -1,7 +1,7 @@
 import { PlanningApiError, SchemaMismatchError } from '../core/errors';
 import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
-import { timerSleep } from '../core/retry';
+import { timerSleep } from '../core/retry/retry';
 import type { PlanningApiClientOptions } from './client-options';
 import { API_BOARD_ITEMS_PAGE_SIZE, DEFAULT_CLIENT_SETTINGS } from './client-settings';
 import { createLimiter } from './transport/concurrency';

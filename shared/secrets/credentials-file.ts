@@ -1,5 +1,5 @@
 import { CredentialsError } from '../core/errors';
-import { readRegularFile } from '../core/regular-file';
+import { readRegularFile } from '../core/files/regular-file';
 import type { Credentials } from '../planning-api/credentials';
 import type { CredentialsSource } from './credential-refresh';
 import { parseCredentialsDocument } from './secret-document';

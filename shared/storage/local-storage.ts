@@ -5,7 +5,7 @@ import { copyFile, open, readFile, readdir, rename, rm, rmdir, writeFile, type F
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { errorMessage, retryableCause, StorageError, transientFsFailure } from '../core/errors';
-import { makeDirectory } from '../core/make-directory';
+import { makeDirectory } from '../core/files/make-directory';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from './storage';
 import { assertValidKey, assertValidMetadata, assertValidPrefix } from './storage-keys';
 

@@ -66,6 +66,6 @@ describe('test tiers', () => {
     expect(docs.test.include).toContain('test/simulator/vocabulary.test.ts');
     expect(docs.test.include).toContain('test/shared/report/run/run-export.test.ts');
     expect(docs.test.include).not.toContain('test/architecture/test-tiers.test.ts');
-    expect(docs.test.include).not.toContain('test/shared/core/retry.test.ts');
+    expect(docs.test.include).not.toContain('test/shared/core/retry/retry.test.ts');
   });
 });

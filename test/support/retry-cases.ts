@@ -1,7 +1,7 @@
-import { RETRY_POLICY, type FailureKind, type RetryRule } from '../../shared/core/retry-policy';
+import { RETRY_POLICY, type FailureKind, type RetryRule } from '../../shared/core/retry/retry-policy';
 
 /**
- * How the rows of the retry policy (shared/core/retry-policy.ts) are played over real HTTP, for the
+ * How the rows of the retry policy (shared/core/retry/retry-policy.ts) are played over real HTTP, for the
  * tests that drive each row through the planning API client and the webhook poster: a status row by
  * its status (a fallback row by examples of it), a kind row by a fault of the server.
  */

@@ -6,8 +6,8 @@
 import type { z } from 'zod';
 import { NotFoundError } from '../../core/errors';
 import type { Log } from '../../core/logger';
-import { retrying, type Sleep } from '../../core/retry';
-import { isRetryable, parseRetryAfter } from '../../core/retry-policy';
+import { retrying, type Sleep } from '../../core/retry/retry';
+import { isRetryable, parseRetryAfter } from '../../core/retry/retry-policy';
 import type { ConcurrencyLimiter } from './concurrency';
 import { deadlineError, documentedError, exhaustedError, httpError, outcomeFailure, tooLargeError } from '../client-errors';
 import { joinUrl, type HttpMethod, type HttpTransport } from './http-transport';

@@ -3,10 +3,10 @@
  * (delay = random() * min(maxDelayMs, baseDelayMs * 2^(attempt - 1))), which spreads the retries of
  * many parallel page requests instead of sending them back in lock-step after a 429.
  *
- * The loop is the exporter's one (core/retry.ts), run by requester.ts, which releases its concurrency
+ * The loop is the exporter's one (core/retry/retry.ts), run by requester.ts, which releases its concurrency
  * slot before sleeping; this module holds how long to wait, so it can be tested without a server. Which failures
  * are retried at all, and how Retry-After is read, is the exporter's one retry policy
- * (core/retry-policy.ts).
+ * (core/retry/retry-policy.ts).
  */
 
 export interface RetryOptions {

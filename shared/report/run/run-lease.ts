@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { errorMessage, LeaseLostError, RunInProgressError, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
-import { timerSleep, type Sleep } from '../../core/retry';
+import { timerSleep, type Sleep } from '../../core/retry/retry';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 

@@ -31,7 +31,7 @@ import { jsonErrorAnswer, s3ErrorAnswer, startAwsErrorStub } from '../../support
  * planning API's); `policy`: by the retry policy's table for the failure the site saw (a webhook's
  * status or network error, a planning API network error); `cause`: as the wrapped failure says;
  * `aws` / `fs`: by the SDK or file-system error (throttling, 5xx, a busy file pass on another
- * attempt; access denied or a full disk do not). All of them read core/retry-policy.ts in the end.
+ * attempt; access denied or a full disk do not). All of them read core/retry/retry-policy.ts in the end.
  */
 type Flag = boolean | 'status' | 'policy' | 'cause' | 'aws' | 'fs';
 

@@ -10,7 +10,7 @@ import {
   SelectorNotFoundError,
   StorageError,
 } from '../../../shared/core/errors';
-import { NAMES_OF_KIND, RETRY_POLICY, type FailureKind, type RetryRule } from '../../../shared/core/retry-policy';
+import { NAMES_OF_KIND, RETRY_POLICY, type FailureKind, type RetryRule } from '../../../shared/core/retry/retry-policy';
 import { RANDOM_RUN_IDS } from '../../../shared/report/run/context';
 import { jobRunId } from '../../../shared/job/stages/resolve';
 import { classifyFailure } from '../../../shared/job/failure';

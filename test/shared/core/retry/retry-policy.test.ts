@@ -8,7 +8,7 @@ import {
   RETRY_POLICY,
   retryRuleFor,
   type FailureKind,
-} from '../../../shared/core/retry-policy';
+} from '../../../../shared/core/retry/retry-policy';
 
 const NOW = Date.parse('2025-03-10T12:00:00Z');
 const KINDS: readonly FailureKind[] = ['no-answer', 'timeout', 'throttling', 'service-fault', 'busy', 'unknown'];
@@ -71,7 +71,7 @@ describe('the retry table', () => {
   });
 
   it('lists every row in docs/run-atomicity.md as it is', () => {
-    const doc = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'run-atomicity.md'), 'utf8');
+    const doc = readFileSync(join(__dirname, '..', '..', '..', '..', 'docs', 'run-atomicity.md'), 'utf8');
     const lines = doc.slice(doc.indexOf('## Which failures are retried')).split('\n');
     const header = lines.indexOf('| failure | retried | why |');
     expect(header).toBeGreaterThan(0);

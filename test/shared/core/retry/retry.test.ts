@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retrying, type Tried } from '../../../shared/core/retry';
+import { retrying, type Tried } from '../../../../shared/core/retry/retry';
 
 /** An attempt that fails `failures` times (asking to wait 100 ms each) and then answers. */
 function flaky(failures: number, seen: Array<[number, boolean]>) {

@@ -2,7 +2,7 @@
  * The one retry loop of the exporter and its one sleep. The planning API client and the webhook
  * poster both run their attempts through `retrying`: it counts the attempts, keeps every wait
  * inside the deadline and sleeps between them. What is retried is the caller's business (it reads
- * the one retry policy, core/retry-policy.ts) and so is how long to wait (a backoff, or the
+ * the one retry policy, core/retry/retry-policy.ts) and so is how long to wait (a backoff, or the
  * server's Retry-After), since the two callers wait on different scales.
  */
 

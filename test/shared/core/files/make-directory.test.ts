@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDirectory } from '../../../shared/core/make-directory';
+import { makeDirectory } from '../../../../shared/core/files/make-directory';
 
 describe('makeDirectory', () => {
   let root: string;

@@ -1,6 +1,6 @@
 import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { formatBytes } from './format-bytes';
+import { formatBytes } from '../format-bytes';
 
 /**
  * Opening a FIFO for reading waits for a writer, forever if none comes, and holds a thread of the

@@ -69,7 +69,7 @@ const BY_CASE = new Map<RetryCase, RetryRule>(RETRY_POLICY.map((rule) => [rule.o
 
 function ruleOn(key: RetryCase): RetryRule {
   const rule = BY_CASE.get(key);
-  // Cannot happen: every kind and both fallbacks have a row (test/shared/core/retry-policy.test.ts).
+  // Cannot happen: every kind and both fallbacks have a row (test/shared/core/retry/retry-policy.test.ts).
   if (!rule) throw new Error(`the retry policy has no row for ${String(key)}`);
   return rule;
 }
