@@ -1,6 +1,6 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { ReportDefinitionError } from '../shared/core/errors';
-import { readRegularFile } from '../shared/core/regular-file';
+import { readRegularFile } from '../shared/core/files/regular-file';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';

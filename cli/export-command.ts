@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { readRegularFile } from '../shared/core/regular-file';
+import { readRegularFile } from '../shared/core/files/regular-file';
 import { resolve } from 'node:path';
 import { createS3Client } from '../shared/storage/s3-client';
 import { formatBytes } from '../shared/core/format-bytes';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { readRegularFile } from '../shared/core/regular-file';
+import { readRegularFile } from '../shared/core/files/regular-file';
 import { resolve } from 'node:path';
 import { errorMessage, ExporterError } from '../shared/core/errors';
 import { parseOptions, UsageError, usageErrorLine } from './usage';

@@ -1,4 +1,4 @@
-import { readRegularFile } from '../shared/core/regular-file';
+import { readRegularFile } from '../shared/core/files/regular-file';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCliConfig } from '../shared/core/config';

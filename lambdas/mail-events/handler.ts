@@ -1,6 +1,6 @@
 import { systemClock } from '../../shared/core/clock';
 import { loadMailEventsLambdaConfig } from '../../shared/core/config';
-import { timerSleep } from '../../shared/core/retry';
+import { timerSleep } from '../../shared/core/retry/retry';
 import { BURST_SETTLE_MS, handleMailEvent, sesEventBridgeSchema } from '../../shared/messages/recipients/mail-events';
 import { definitionStore, s3Client, sesMailer, tableLedger } from '../adapters';
 import { createPowertools, withLifecycle } from '../lifecycle';
