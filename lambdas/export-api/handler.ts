@@ -5,7 +5,7 @@ import { createApiRouter } from '../../shared/http/router';
 import { RUN_LINK_STALE_MINUTES } from '../../shared/core/defaults';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { LedgerRunLinkLedger, RevocationCache } from '../../shared/http/run-link-ledger';
-import { createLambdaClient, LambdaJobLauncher } from '../../shared/http/lambda-launcher';
+import { LambdaJobLauncher } from '../../shared/http/lambda-launcher';
 import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
 import { createPresigner } from '../../shared/links/presign';
 import { SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
@@ -25,9 +25,10 @@ const linkKeys = new SecretsManagerLinkKeySource({
   secretId: config.LINK_KEY_SECRET_ID,
   client: secretsClient(tracer),
 });
+// Its SDK client is built by the first start (lambda-launcher.ts), traced as the others are.
 const launcher = new LambdaJobLauncher({
   functionName: config.EXPORT_FUNCTION_NAME,
-  client: tracer.captureAWSv3Client(createLambdaClient()),
+  instrument: (client) => tracer.captureAWSv3Client(client),
 });
 const inline = inlinePolicy(config);
 // The reports live in the definitions bucket, read per run through a short cache: an upload

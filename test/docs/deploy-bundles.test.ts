@@ -115,4 +115,10 @@ describe('docs/deploy.md, the Lambdas\' bundles', () => {
   it('leaves the renderers out of what the export function imports at a cold start: each is a chunk loaded when a run first writes its format', () => {
     expect(measured.get('export-report')!.entryInputs.filter((input) => RENDERERS.test(input))).toEqual([]);
   });
+
+  it('leaves the Lambda client out of what the export API imports at a cold start: only starting an export loads it', () => {
+    const lambdaClient = (input: string) => input.includes('node_modules/@aws-sdk/client-lambda/');
+    expect(measured.get('export-api')!.entryInputs.filter(lambdaClient)).toEqual([]);
+    expect(measured.get('export-api')!.inputs.some(lambdaClient)).toBe(true);
+  });
 });
