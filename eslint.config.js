@@ -145,18 +145,19 @@ export const exceljsInternalsBoundary = {
 };
 
 /** Functions under shared/ stay short enough to read at once. */
-const MAX_FUNCTION_LINES = 80;
+export const MAX_FUNCTION_LINES = 80;
 /**
- * The named exceptions: each may not grow past its length today, and says why it is long. A file
+ * The named exceptions: each may not grow past its length today, and says why it is long (test/architecture/function-length.test.ts
+ * holds each at its length today: one that gets shorter lowers its line here, and one at 80 lines or fewer leaves the list). A file
  * listed here has its ceiling raised to that length for every function in it.
  */
-const LONG_FUNCTIONS = [
-  { file: 'shared/render/xlsx/workbook.ts', name: 'openXlsxWorkbook, openSheet', lines: 184, why: "one closure holds the streaming workbook's state (sheets, widths, print setup, the leading and chart sheets); being reworked with the print settings" },
+export const LONG_FUNCTIONS = [
+  { file: 'shared/render/xlsx/workbook.ts', name: 'openXlsxWorkbook, openSheet', lines: 181, why: "one closure holds the streaming workbook's state (sheets, widths, print setup, the leading and chart sheets); being reworked with the print settings" },
   { file: 'shared/report/tables/okrs.ts', name: 'okrsDataset', lines: 142, why: 'the rows are built inline from their column lists; the column specs per table replace them' },
   { file: 'shared/report/tables/pi-objectives.ts', name: 'piObjectivesDataset', lines: 106, why: 'a closure over the run’s audit, figures and PI phases: the per-board walk shares them' },
   { file: 'shared/report/changes/tracker.ts', name: 'startChangeTracking', lines: 117, why: "the tracker's per-run state is one closure shared by every table's sink" },
   { file: 'shared/http/run-page.ts', name: 'renderRunPage', lines: 81, why: 'one HTML page as one template, read top to bottom' },
-  { file: 'shared/render/xlsx/summary-sheet.ts', name: 'writeSummaryRows', lines: 102, why: 'walks the sections once, placing each kind of line (text, small table, matrix) and its page breaks in the same pass' },
+  { file: 'shared/render/xlsx/summary-sheet.ts', name: 'writeSummaryRows', lines: 100, why: 'walks the sections once, placing each kind of line (text, small table, matrix) and its page breaks in the same pass' },
 ];
 const functionLength = (max) => ({ 'max-lines-per-function': ['error', { max, skipBlankLines: true, skipComments: true }] });
 
