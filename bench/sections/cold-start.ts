@@ -1,6 +1,6 @@
 /**
  * 4. Cold start: each Lambda bundled as the CDK stack bundles it (infra/constructs/exporter-function.ts
- * BUNDLING, through esbuildOptions), with the folders its bundling copies beside it, its size, and the
+ * bundleFunction, as its bundling does), with the folders its bundling copies beside it, its size, and the
  * time a fresh Node process takes to import it (the module scope runs: config parsed from the
  * environment, SDK clients built; no network).
  */
@@ -10,8 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
-import { copyBesideBundle, esbuildOptions, PDF_FONTS, type FolderBesideBundle } from '../../infra/constructs/exporter-function';
+import { BUNDLING, bundleFunction, PDF_FONTS, type FolderBesideBundle } from '../../infra/constructs/exporter-function';
 import { benchPath, TMP_DIR } from '../lib/child';
 import { int, median, millis, over, progress, ratio, table, type SectionResult, type TargetCheck } from '../lib/common';
 
@@ -153,7 +152,6 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
   const dir = join(TMP_DIR, 'cold-start');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const stack = esbuildOptions(REPO_ROOT);
 
   // References bundled the same way: an empty handler, and a handler that only builds an S3 client.
   // Plain .mjs so that `eslint .` (which skips *.mjs) does not trip over them in .bench-tmp/.
@@ -188,15 +186,8 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
   for (const [i, t] of targetsToBuild.entries()) {
     progress(`cold start: bundling ${t.name}`);
     const outdir = join(dir, `bundle-${i}`);
-    await build({
-      ...stack,
-      entryPoints: [t.entry],
-      outdir,
-      // The reference files live in .bench-tmp/: resolve packages from the repository.
-      nodePaths: [join(REPO_ROOT, 'node_modules')],
-      logLevel: 'error',
-    });
-    copyBesideBundle(REPO_ROOT, outdir, t.handler?.besideBundle ?? []);
+    // As the stack's bundling does it; the references in .bench-tmp/ resolve packages from the repository above it.
+    bundleFunction(REPO_ROOT, t.entry, outdir, t.handler?.besideBundle ?? []);
     const files = readdirSync(outdir).filter((f) => statSync(join(outdir, f)).isFile());
     const code = files.filter((f) => f.endsWith('.mjs')).map((f) => readFileSync(join(outdir, f)));
     const entry = join(outdir, 'index.mjs');
@@ -230,8 +221,8 @@ export async function runColdStartSection(options: ColdStartOptions): Promise<Se
   const definitions = await measureDefinitionsRead(options.repeat);
   const targets = built.flatMap((b) => (b.handler ? handlerTargets(b.handler, b) : []));
   const markdown = [
-    `Bundled with esbuild using \`esbuildOptions\` of infra/constructs/exporter-function.ts, the options the stack bundles ` +
-      `each function with (ESM, minified without keepNames, target ${String(stack.target)}, platform node, everything bundled ` +
+    `Bundled by \`bundleFunction\` of infra/constructs/exporter-function.ts, as the stack bundles each function ` +
+      `(ESM, minified without keepNames, target ${BUNDLING.target}, platform node, everything bundled ` +
       `including @aws-sdk, linked source maps without sources content, split: what the code loads with \`import()\`, the ` +
       `renderers above all, is a chunk beside index.mjs, read when first imported), with the folders the function's bundling ` +
       `copies beside it (the export function's PDF fonts; their size is not in the code's). Size: index.mjs and its chunks, ` +

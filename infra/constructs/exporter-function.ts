@@ -1,5 +1,5 @@
 import { cpSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { AssetHashType, DockerImage, Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -116,7 +116,7 @@ export function esbuildOptions(repoRoot: string): BuildOptions {
     mainFields: [...mainFields],
     banner: { ...banner },
     outExtension: { ...outExtension },
-    // Everything is bundled, the SDK included: see the comment above BUNDLE_ALIASES.
+    // Everything is bundled, the SDK included: see the comment at the top of this file.
     external: [],
     alias: Object.fromEntries(aliases.map((a) => [a.slice(0, a.indexOf('=')), join(repoRoot, a.slice(a.indexOf('=') + 1))])),
   };
@@ -144,10 +144,11 @@ export function copyBesideBundle(repoRoot: string, bundleDir: string, folders: r
 
 /**
  * Bundles one function into `outdir` as the stack deploys it: index.mjs, its chunks and source maps,
- * and the folders it reads beside them. Synchronous, because CDK's local bundling is.
+ * and the folders it reads beside them. `entry` relative to the repository root (or absolute: the
+ * bench's reference handlers). Synchronous, because CDK's local bundling is.
  */
 export function bundleFunction(repoRoot: string, entry: string, outdir: string, besideBundle: readonly FolderBesideBundle[] = []): void {
-  buildSync({ ...esbuildOptions(repoRoot), entryPoints: [join(repoRoot, entry)], outdir, absWorkingDir: repoRoot, logLevel: 'error' });
+  buildSync({ ...esbuildOptions(repoRoot), entryPoints: [resolve(repoRoot, entry)], outdir, absWorkingDir: repoRoot, logLevel: 'error' });
   copyBesideBundle(repoRoot, outdir, besideBundle);
 }
 
