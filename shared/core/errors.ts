@@ -217,7 +217,7 @@ export class ReportDefinitionError extends ExporterError {
 }
 
 /**
- * The plan of a run (report/plan/export-plan.ts) found problems before anything was fetched: selectors
+ * The plan of a run (report/run/export-plan.ts) found problems before anything was fetched: selectors
  * naming a register, board, collection or theme the API user cannot see, or a company prefix the
  * API refuses. `issues` lists every one with its place (`datasets.boardItems.boards[1]`,
  * `credentials.companyPrefix`). Nothing was fetched or written, and the same definition fails the

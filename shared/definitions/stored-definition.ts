@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ReportDefinitionError, errorMessage } from '../core/errors';
 import { isTimeZone } from '../report/dataset/dates';
-import { DEFINITION_LIMITS } from '../report/definition/definition-limits';
+import { DEFINITION_LIMITS } from '../report/dataset/definition-limits';
 import {
   documentSizeProblem,
   reportDefinitionSchema,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runDiscoverCommand } from '../../cli/discover-command';
 import { runExportCommand } from '../../cli/export-command';
-import { FORMATS } from '../../shared/report/definition/formats';
+import { FORMATS } from '../../shared/report/manifest/formats';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { captureIo } from '../support/cli-io';
 import { csvObjects, readCsv } from '../support/read-output';

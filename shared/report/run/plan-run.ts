@@ -2,7 +2,7 @@ import { PlanningApiClient } from '../../planning-api/client';
 import { createLimiter } from '../../planning-api/transport/concurrency';
 import { describeSource, type Credentials } from '../../planning-api/credentials';
 import { withCredentialRefresh } from '../../secrets/credential-refresh';
-import { planExport } from '../plan/export-plan';
+import { planExport } from './export-plan';
 import { REGISTRY } from '../registry';
 import type { PlanningPorts, RunContext } from './context';
 import type { PlannedRun, RunDraft } from './run';
@@ -30,7 +30,7 @@ export function createExportClient(
 }
 
 /**
- * The plan stage: the draft grown into the planned run (run.ts; report/plan/export-plan.ts), before it takes its lease or fetches data: the
+ * The plan stage: the draft grown into the planned run (run.ts; report/run/export-plan.ts), before it takes its lease or fetches data: the
  * credentials read, the run's one client made, and the definition's selectors resolved with the list
  * calls alone. A refused key is read once more past the cache (it may have been rotated). A plan that
  * fails throws its ReportPlanError: nothing is fetched or written.

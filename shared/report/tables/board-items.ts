@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { statusCategoryText } from '../../core/format';
 import type { Board, BoardItem, BoardStatus, BoardStory } from '../../planning-api/schemas';
-import type { Dataset, DatasetContext, DatasetEntry, DatasetPlan, PlanContext, TableOutput } from '../dataset/dataset';
-import { changeRules } from '../changes/change-rules';
+import { datasetOptions, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
+import { changeRules } from '../dataset/change-rules';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { tableColumns } from '../../table/column-spec';
 import { BOARD_SELECTORS, BOARD_SHAPE, boardStateIdColumn, planBoards, SLICED_BY_BOARDS } from './boards';
@@ -292,7 +292,7 @@ export function boardItemsDataset(ctx: DatasetContext, boards: readonly Board[],
 
 /** The plan of the board items: the boards named and those of the collections named, or every visible one. */
 async function planBoardItems(ctx: PlanContext): Promise<DatasetPlan> {
-  const { boards, issues } = await planBoards(ctx, ctx.definition.datasets.boardItems ?? {}, 'boardItems');
+  const { boards, issues } = await planBoards(ctx, datasetOptions(ctx.definition, 'boardItems', BOARD_ITEM_OPTIONS) ?? {}, 'boardItems');
   return {
     issues,
     reads: [{ noun: 'board', records: boards }],

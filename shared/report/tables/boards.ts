@@ -1,7 +1,8 @@
 import type { Board } from '../../planning-api/schemas';
-import { idList } from '../definition/definition-limits';
-import type { PlanContext, PlanIssue } from '../dataset/dataset';
-import { selectAll } from '../plan/selector-titles';
+import { idList } from '../dataset/definition-limits';
+import type { PlanContext } from '../dataset/dataset';
+import type { PlanIssue } from '../dataset/plan-issue';
+import { selectAll } from '../dataset/selector-titles';
 
 import type { FieldShape } from '../dataset/field-audit';
 import type { ColumnSpec } from '../../table/column-spec';

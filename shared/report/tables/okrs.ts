@@ -9,9 +9,9 @@ import type {
   StrategicTheme,
   ThemeProgress,
 } from '../../planning-api/schemas';
-import { selectAll } from '../plan/selector-titles';
-import { idList } from '../definition/definition-limits';
-import { inBatches, readerFormatOf, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
+import { selectAll } from '../dataset/selector-titles';
+import { idList } from '../dataset/definition-limits';
+import { datasetOptions, inBatches, readerFormatOf, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import type { Column, TableRow } from '../../table/table';
 import { OkrFigures } from '../summary/okr-figures';
 import { term } from '../../core/glossary';
@@ -19,7 +19,7 @@ import { listOf } from './columns';
 import { tableColumns } from '../../table/column-spec';
 import { FieldAudit, type FieldShape, type NotExported } from '../dataset/field-audit';
 import { RepeatedRecords } from '../dataset/repeated-records';
-import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
+import { BY_KEY_OR_ID, changeRules } from '../dataset/change-rules';
 
 /** What a `strategic-themes` row is read from. */
 export interface ThemeSource {
@@ -390,7 +390,7 @@ export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Datas
  * ids or titles), or every visible one, in the API's order, from the run's theme lists.
  */
 async function planOkrs(ctx: PlanContext): Promise<DatasetPlan> {
-  const named = ctx.definition.datasets.okrs ?? {};
+  const named = datasetOptions(ctx.definition, 'okrs', OKR_OPTIONS) ?? {};
   const [portfolios, membership, all] = await Promise.all([ctx.lists.portfolioThemes(), ctx.lists.membership(), ctx.lists.strategicThemes()]);
   const ofPortfolios = selectAll(portfolios, named.portfolioThemes ?? [], 'datasets.okrs.portfolioThemes', { noun: 'portfolio theme', keyed: true });
   const themesNamed = selectAll(all, named.strategicThemes ?? [], 'datasets.okrs.strategicThemes', { noun: 'strategic theme', keyed: true });

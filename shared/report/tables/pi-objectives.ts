@@ -5,14 +5,14 @@ import { RepeatedRecords } from '../dataset/repeated-records';
 import { PI_ITEM_TRACKED, PI_OBJECTIVE_COLUMNS, PI_OBJECTIVE_TABLE, TEAM_SPRINT_TABLE, piItemValues, piObjectiveItemColumns, teamSprintPlan, trackerFields, type PiItemColumnName } from './pi-objectives-columns';
 import { PI_GROUP_SHAPE, PI_ITEM_NOT_EXPORTED, PI_OBJECTIVE_NOT_EXPORTED, piAudit } from './pi-objectives-audit';
 import { withoutRepeats } from './pi-objective-repeats';
-import { inBatches, readerFormatOf, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
+import { datasetOptions, inBatches, readerFormatOf, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import type { TableRow } from '../../table/table';
 import { BOARD_SELECTORS, BOARD_SHAPE, planBoards, SLICED_BY_BOARDS } from './boards';
 import { PiFigures } from '../summary/pi-figures';
 import { titleOrText } from './columns';
 import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
 import { isClosedBoardState } from '../summary/vocabulary';
-import { changeRules } from '../changes/change-rules';
+import { changeRules } from '../dataset/change-rules';
 import { term } from '../../core/glossary';
 
 /** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
@@ -30,7 +30,7 @@ const PI_OBJECTIVES_TITLE = 'PI objectives';
 /** The `pi-objectives` and `pi-objective-items` tables of `boards` (resolved by the run's plan, planPiObjectives). */
 export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[]): Dataset {
   const repeats = new RepeatedRecords();
-  const selection = ctx.definition.datasets.piObjectives ?? { additionalColumns: false };
+  const selection = datasetOptions(ctx.definition, 'piObjectives', PI_OBJECTIVE_OPTIONS) ?? { additionalColumns: false };
   const completionType = selection.completionType as CompletionType | undefined;
   const additionalColumns = selection.additionalColumns;
   const { audit, subItemShape, linkedItemShape } = piAudit(additionalColumns);
@@ -147,7 +147,7 @@ export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[
 
 /** The plan of the PI objectives: the boards named and those of the collections named, or every visible one. */
 async function planPiObjectives(ctx: PlanContext): Promise<DatasetPlan> {
-  const { boards, issues } = await planBoards(ctx, ctx.definition.datasets.piObjectives ?? {}, 'piObjectives');
+  const { boards, issues } = await planBoards(ctx, datasetOptions(ctx.definition, 'piObjectives', PI_OBJECTIVE_OPTIONS) ?? {}, 'piObjectives');
   return {
     issues,
     reads: [{ noun: 'board', records: boards }],

@@ -2,12 +2,12 @@ import * as z from 'zod';
 import { toArray } from '../../core/async-iterables';
 import type { Risk, RiskRegister } from '../../planning-api/schemas';
 import { parseApiDate } from '../dataset/dates';
-import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
+import { datasetOptions, inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import { RiskFigures } from '../summary/risk-figures';
 import { RiskHeatMap } from '../summary/risk-heat-map';
-import { selectAll } from '../plan/selector-titles';
-import { DEFINITION_LIMITS, idList } from '../definition/definition-limits';
-import { BY_KEY_OR_ID, changeRules } from '../changes/change-rules';
+import { selectAll } from '../dataset/selector-titles';
+import { DEFINITION_LIMITS, idList } from '../dataset/definition-limits';
+import { BY_KEY_OR_ID, changeRules } from '../dataset/change-rules';
 import type { Column, TableDefinition, TableRow } from '../../table/table';
 import type { PeopleDirectory } from '../dataset/people';
 import { col, columnSlug, dateOrText, listOf } from './columns';
@@ -205,7 +205,7 @@ const RISKS_TITLE = 'Risks';
  * is small next to board items.
  */
 export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegister[]): Dataset {
-  const ownerField = ctx.definition.datasets.risks?.ownerField;
+  const ownerField = datasetOptions(ctx.definition, 'risks', RISK_OPTIONS)?.ownerField;
   const figures = new RiskFigures(runDay(ctx), RISKS_TITLE, { of: (risk) => riskOwner(risk, ownerField), field: ownerField }, ctx.definition.links.riskUrl);
   const heatMap = new RiskHeatMap();
   let total = 0;
@@ -257,7 +257,7 @@ export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegist
  * visible one, from the run's list of registers.
  */
 async function planRisks(ctx: PlanContext): Promise<DatasetPlan> {
-  const selectors = ctx.definition.datasets.risks?.registers;
+  const selectors = datasetOptions(ctx.definition, 'risks', RISK_OPTIONS)?.registers;
   const visible = await ctx.lists.registers();
   const { records: registers, issues } = selectors
     ? selectAll(visible, selectors, 'datasets.risks.registers', { noun: 'risk register', keyed: true })

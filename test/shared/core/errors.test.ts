@@ -113,7 +113,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/render/xlsx/workbook.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/report/definition/definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   // Every problem of the plan, listed at once: the same definition fails the same way again.
-  'shared/report/plan/export-plan.ts': [['ReportPlanError', false]],
+  'shared/report/run/export-plan.ts': [['ReportPlanError', false]],
   'shared/report/run/run-attempt.ts': [['LeaseLostError', false], ['StorageError', false]],
   'shared/report/run/run-export.ts': [['StorageError', false]],
   'shared/report/run/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', true]],

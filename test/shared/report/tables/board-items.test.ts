@@ -6,7 +6,7 @@ import type { DatasetContext } from '../../../../shared/report/dataset/dataset';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
 import { createExportClient } from '../../../../shared/report/run/plan-run';
 import { resolveExportSettings } from '../../../../shared/report/definition/export-settings';
-import type { PlanningSource } from '../../../../shared/report/plan/planning-source';
+import type { PlanningSource } from '../../../../shared/report/dataset/planning-source';
 import type { TableRow } from '../../../../shared/table/table';
 import { boardItemsDataset } from '../../../../shared/report/tables/board-items';
 import { boardItemsInOrder, Lookup, type BoardItemsReadAhead, type BoardMetadata } from '../../../../shared/report/tables/board-items-fetch';

@@ -2,9 +2,9 @@ import { toArray } from '../../core/async-iterables';
 import { errorMessage, PlanningApiError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { Board, Collection, PortfolioTheme, RiskRegister, StrategicTheme } from '../../planning-api/schemas';
-import type { PlanIssue } from '../dataset/dataset';
+import type { PlanIssue } from './plan-issue';
 import type { PlanningSource } from './planning-source';
-import { RepeatedRecords } from '../dataset/repeated-records';
+import { RepeatedRecords } from './repeated-records';
 
 /** A list of the legacy address, or the one problem that kept it from being read (a refused company prefix). */
 export type Listed<T> = { readonly records: readonly T[]; readonly issue?: undefined } | { readonly records?: undefined; readonly issue: PlanIssue };

@@ -1,9 +1,10 @@
 import { ReportPlanError } from '../../core/errors';
 import { silentLog, type Log } from '../../core/logger';
-import type { DatasetEntry, DatasetPlan, PlanIssue } from '../dataset/dataset';
+import type { DatasetEntry, DatasetPlan } from '../dataset/dataset';
+import type { PlanIssue } from '../dataset/plan-issue';
 import type { ReportDefinition } from '../definition/definition';
-import type { PlanningSource } from './planning-source';
-import { RunLists } from './run-lists';
+import type { PlanningSource } from '../dataset/planning-source';
+import { RunLists } from '../dataset/run-lists';
 import { DATASETS, datasetsOf } from '../tables/registry';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectAll, selectRecord } from '../../../../shared/report/plan/selector-titles';
+import { selectAll, selectRecord } from '../../../../shared/report/dataset/selector-titles';
 
 const registers = [
   { id: 'r-1', key: 'PAY', title: 'Payments risks' },

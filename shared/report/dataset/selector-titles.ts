@@ -4,7 +4,7 @@
  * planning tool. Ids and keys win over titles; a title must name exactly one visible record.
  */
 
-import type { PlanIssue } from '../dataset/dataset';
+import type { PlanIssue } from './plan-issue';
 
 /** A record a selector can name. */
 export interface Selectable {

@@ -10,7 +10,7 @@ import { startSimulator, type RunningSimulator } from '../../../../simulator/ind
 import { listRequests } from '../../../support/list-calls';
 
 /**
- * The plan of a run (shared/report/plan/export-plan.ts) reads each list once, and the datasets made from
+ * The plan of a run (shared/report/run/export-plan.ts) reads each list once, and the datasets made from
  * it read none: a run asks the list endpoints no more than its plan did, and the manifest records
  * what the selectors resolved to as before.
  */

@@ -3,7 +3,7 @@ import type { ReportSummary, SummarySection } from '../../table/table';
 import type { Dataset } from '../dataset/dataset';
 import type { ReportDefinition } from '../definition/definition';
 import type { Manifest } from '../manifest/manifest';
-import { composeSummary } from './compose';
+import { composeSummary } from '../summary/compose';
 import { term } from '../../core/glossary';
 import { tableTitle } from '../names';
 
