@@ -5,7 +5,7 @@ import { datasetOptions, type Dataset, type DatasetContext, type DatasetEntry, t
 import { changeRules } from '../dataset/change-rules';
 import type { CellValue, Column, TableRow } from '../../table/table';
 import { tableColumns } from '../../table/column-spec';
-import { BOARD_SELECTORS, BOARD_SHAPE, boardStateIdColumn, planBoards, SLICED_BY_BOARDS } from './boards';
+import { BOARD_SELECTORS, BOARD_SHAPE, boardStateIdColumn, planBoardDataset, SLICED_BY_BOARDS } from './boards';
 import { apiDate, link, listOf, titleOrText } from './columns';
 import { FieldAudit, type FieldShape } from '../dataset/field-audit';
 import { RepeatedRecords } from '../dataset/repeated-records';
@@ -292,14 +292,9 @@ export function boardItemsDataset(ctx: DatasetContext, boards: readonly Board[],
 
 /** The plan of the board items: the boards named and those of the collections named, or every visible one. */
 async function planBoardItems(ctx: PlanContext): Promise<DatasetPlan> {
-  const { boards, issues } = await planBoards(ctx, datasetOptions(ctx.definition, 'boardItems', BOARD_ITEM_OPTIONS) ?? {}, 'boardItems');
-  return {
-    issues,
-    reads: [{ noun: 'board', records: boards }],
-    // The items operation tells no total: a board's pages are known only as they come.
-    estimate: { requests: 4 * boards.length, exact: false, how: 'the statuses, sprints and teams of each board, and its features a page at a time until an empty page' },
-    create: (dataset) => boardItemsDataset(dataset, boards),
-  };
+  // The items operation tells no total: a board's pages are known only as they come.
+  const perBoard = { requests: 4, exact: false, how: 'the statuses, sprints and teams of each board, and its features a page at a time until an empty page' };
+  return planBoardDataset(ctx, 'boardItems', datasetOptions(ctx.definition, 'boardItems', BOARD_ITEM_OPTIONS) ?? {}, perBoard, boardItemsDataset);
 }
 
 /** `datasets.boardItems` in a definition. */

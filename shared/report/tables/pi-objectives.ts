@@ -7,7 +7,7 @@ import { PI_GROUP_SHAPE, PI_ITEM_NOT_EXPORTED, PI_OBJECTIVE_NOT_EXPORTED, piAudi
 import { withoutRepeats } from './pi-objective-repeats';
 import { datasetOptions, inBatches, readerFormatOf, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import type { TableRow } from '../../table/table';
-import { BOARD_SELECTORS, BOARD_SHAPE, planBoards, SLICED_BY_BOARDS } from './boards';
+import { BOARD_SELECTORS, BOARD_SHAPE, planBoardDataset, SLICED_BY_BOARDS } from './boards';
 import { PiFigures } from '../summary/pi-figures';
 import { titleOrText } from './columns';
 import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
@@ -147,14 +147,9 @@ export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[
 
 /** The plan of the PI objectives: the boards named and those of the collections named, or every visible one. */
 async function planPiObjectives(ctx: PlanContext): Promise<DatasetPlan> {
-  const { boards, issues } = await planBoards(ctx, datasetOptions(ctx.definition, 'piObjectives', PI_OBJECTIVE_OPTIONS) ?? {}, 'piObjectives');
-  return {
-    issues,
-    reads: [{ noun: 'board', records: boards }],
-    // One answer holds a board's whole tree of groups, objectives and items.
-    estimate: { requests: 3 * boards.length, exact: true, how: 'the objective groups, the sprints and the teams of each board' },
-    create: (dataset) => piObjectivesDataset(dataset, boards),
-  };
+  // One answer holds a board's whole tree of groups, objectives and items.
+  const perBoard = { requests: 3, exact: true, how: 'the objective groups, the sprints and the teams of each board' };
+  return planBoardDataset(ctx, 'piObjectives', datasetOptions(ctx.definition, 'piObjectives', PI_OBJECTIVE_OPTIONS) ?? {}, perBoard, piObjectivesDataset);
 }
 
 /** `datasets.piObjectives` in a definition. */

@@ -53,14 +53,14 @@ beforeEach(() => {
 });
 
 describe('schedule sync', () => {
-  it('makes one schedule per stored report for 500 reports: cron in its zone, the report payload, retries and the dead-letter queue', async () => {
-    const names = Array.from({ length: 500 }, (_, i) => `train-${String(i).padStart(3, '0')}`);
+  it('makes one schedule per stored report for 50 reports: cron in its zone, the report payload, retries and the dead-letter queue', async () => {
+    const names = Array.from({ length: 50 }, (_, i) => `train-${String(i).padStart(3, '0')}`);
     for (const name of names) await store.put(weekly(name, `cron(${i(name) % 60} 7 ? * MON *)`));
     expect(await store.names()).toEqual(names);
 
     const results = await syncReportSchedules([...names, names[0]!], { store, scheduler, log });
     expect(results.map((r) => r.action)).toEqual(names.map(() => 'created'));
-    expect(stub.schedules.size).toBe(500);
+    expect(stub.schedules.size).toBe(50);
     const one = stub.schedules.get('exporter-reports/train-042');
     expect(one).toEqual({
       Name: 'train-042',
