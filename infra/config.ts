@@ -7,6 +7,7 @@ import { reportDefinitionSchema, type ReportDefinitionInput } from '../shared/re
 import { RunNameClaims } from '../shared/report/definition/slices';
 import { scheduleSchema } from '../shared/definitions/stored-definition';
 import { errorMessage } from '../shared/core/errors';
+import { DEFAULT_API_RATE_PER_SECOND } from '../shared/core/defaults';
 
 /**
  * Deployment configuration: the cdk.json context key `reportExporter` (or `-c reportExporter=...`),
@@ -69,6 +70,11 @@ const rawConfigSchema = z.strictObject({
    * must deploy without it (docs/deploy.md, "Concurrency"; `npm run preflight` checks that it fits).
    */
   exportReservedConcurrency: z.number().int().min(2).max(1000).optional(),
+  /**
+   * Planning API requests per second that all runs of one tenant make together (the export function's
+   * API_RATE_PER_SECOND, kept through the ledger): the tenant's rate limit, which the API does not publish.
+   */
+  planningApiRatePerSecond: positiveInt(1, 10_000, DEFAULT_API_RATE_PER_SECOND),
   /** Workers of one fan-out at once (the map's MaxConcurrency); default DEFAULT_FAN_OUT_WORKERS, at most half of a reservation. */
   fanOutWorkers: z.number().int().min(1).max(500).optional(),
   /** Run links reuse an export of their report that finished less than this many minutes ago (0: never). */
@@ -108,6 +114,8 @@ export interface InfraConfig {
   readonly alarmEmail?: string;
   readonly exportMemoryMb: number;
   readonly exportTimeoutMinutes: number;
+  /** Planning API requests per second of one tenant, across its runs. */
+  readonly planningApiRatePerSecond: number;
   /** Reserved concurrency of the export function; undefined: none (the default). */
   readonly exportReservedConcurrency?: number;
   /** Workers of one fan-out at once: at most half of exportReservedConcurrency when one is set (maxFanOutWorkers). */
@@ -219,6 +227,7 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     retentionDays: config.retentionDays,
     exportMemoryMb: config.exportMemoryMb,
     exportTimeoutMinutes: config.exportTimeoutMinutes,
+    planningApiRatePerSecond: config.planningApiRatePerSecond,
     fanOutWorkers,
     ...(reserved !== undefined && { exportReservedConcurrency: reserved }),
     inlineDefinitions: config.inlineDefinitions,

@@ -141,6 +141,8 @@ export class ReportExporterStack extends Stack {
       logRetention: LOG_RETENTION,
       environment: {
         ...sharedEnvironment,
+        // The tenant's rate, kept by all its runs at once through the ledger (docs/architecture.md, "A fleet at one hour").
+        API_RATE_PER_SECOND: String(config.planningApiRatePerSecond),
         // Only the export function reads the planning API credentials.
         PLANNING_SECRET_ID: this.secrets.planningSecretId,
         EVENT_BUS_NAME,

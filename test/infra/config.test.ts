@@ -28,6 +28,7 @@ describe('loadInfraConfig', () => {
       retentionDays: 90,
       exportMemoryMb: 1024,
       exportTimeoutMinutes: 15,
+      planningApiRatePerSecond: 20,
       fanOutWorkers: 3,
       inlineDefinitions: { enabled: false, prefix: 'adhoc-', emailDomains: [] },
     });

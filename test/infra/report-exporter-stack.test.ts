@@ -245,7 +245,7 @@ describe('functions', () => {
       'POWERTOOLS_METRICS_NAMESPACE',
     ];
     const env = (fn: string) => synthesized.template.toJSON().Resources[fn].Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM', 'MAIL_CONFIGURATION_SET', 'FAN_OUT_STATE_MACHINE_ARN', 'FAN_OUT_ROWS'].sort());
+    expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'API_RATE_PER_SECOND', 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM', 'MAIL_CONFIGURATION_SET', 'FAN_OUT_STATE_MACHINE_ARN', 'FAN_OUT_ROWS'].sort());
     expect(Object.keys(env(ids.apiFn)).sort()).toEqual([...shared, 'EXPORT_FUNCTION_NAME', 'RUN_LINK_REUSE_MINUTES', 'RUN_LINK_STARTS_PER_HOUR'].sort());
     expect(env(ids.apiFn)).toMatchObject({ RUN_LINK_REUSE_MINUTES: '5', RUN_LINK_STARTS_PER_HOUR: '6' });
 
@@ -257,6 +257,8 @@ describe('functions', () => {
       PLANNING_SECRET_ID: { Ref: ids.planningSecret },
       LINK_KEY_SECRET_ID: { Ref: ids.linkSecret },
       EVENT_BUS_NAME: 'default',
+      // The tenant's rate every run keeps together through the ledger (docs/architecture.md, "A fleet at one hour").
+      API_RATE_PER_SECOND: '20',
       MAIL_FROM: 'reports@acme.example.com',
       // Inline definitions stay off unless the configuration turns them on.
       INLINE_DEFINITIONS: 'off',

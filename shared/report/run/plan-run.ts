@@ -1,6 +1,11 @@
 import { PlanningApiClient } from '../../planning-api/client';
 import { createLimiter } from '../../planning-api/transport/concurrency';
 import { describeSource, type Credentials } from '../../planning-api/credentials';
+import type { RequestPace } from '../../planning-api/transport/pace';
+import { timerSleep } from '../../core/retry/retry';
+import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerRatePacer } from '../../ledger/rate-pacer';
+import type { ExportSettings } from '../definition/export-settings';
 import { withCredentialRefresh } from '../../secrets/credential-refresh';
 import { planExport } from './export-plan';
 import { REGISTRY } from '../registry';
@@ -8,17 +13,22 @@ import type { PlanningPorts, RunContext } from './context';
 import type { PlannedRun, RunDraft } from './run';
 
 /**
- * The planning API client of one run: one limiter shared by every dataset. Exported so the
+ * The planning API client of one run: one limiter shared by every dataset, and with a tenant rate in
+ * the settings and a ledger, the tenant's pace shared with its other runs. Exported so the
  * benchmarks (bench/) fetch through exactly the client a run uses.
  */
 export function createExportClient(
   credentials: Credentials,
-  context: Pick<RunContext, 'settings' | 'log' | 'clock'> & { readonly planning?: Omit<PlanningPorts, 'credentials'> | undefined },
+  context: Pick<RunContext, 'settings' | 'log' | 'clock'> & {
+    readonly planning?: Omit<PlanningPorts, 'credentials'> | undefined;
+    readonly ledger?: Ledger | undefined;
+  },
 ): PlanningApiClient {
   const { settings } = context;
   return new PlanningApiClient({
     credentials,
     limiter: createLimiter(settings.concurrency),
+    pace: tenantPace(credentials, settings, context),
     log: context.log,
     // The export's settings are the client's, resolved once at the door: passed whole.
     settings,
@@ -27,6 +37,20 @@ export function createExportClient(
     fetch: context.planning?.fetch,
     now: context.clock,
   });
+}
+
+/**
+ * The pace every run of one planning tenant shares (docs/architecture.md, "A fleet at one hour"): one
+ * ledger entry per tenant, the tenant being its address and company prefix, as the API counts it.
+ */
+export function tenantPace(
+  credentials: Pick<Credentials, 'baseUrl' | 'companyPrefix'>,
+  settings: Pick<ExportSettings, 'ratePerSecond'>,
+  context: Pick<RunContext, 'clock'> & { readonly ledger?: Ledger | undefined },
+): RequestPace | undefined {
+  if (settings.ratePerSecond === undefined || !context.ledger) return undefined;
+  const key = ledgerKey('pace', 'planning', credentials.baseUrl, credentials.companyPrefix);
+  return ledgerRatePacer(context.ledger, key, { ratePerSecond: settings.ratePerSecond, now: () => context.clock().getTime(), pause: timerSleep });
 }
 
 /**
