@@ -12,7 +12,7 @@ import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
-import { errorMessage, ExporterError, ReportDefinitionError, StorageError } from '../shared/core/errors';
+import { errorMessage, ExporterError, PlanningApiError, ReportDefinitionError, StorageError } from '../shared/core/errors';
 import { parseOptions, UsageError, usageErrorLine } from './usage';
 import { createLogger } from '../shared/core/logger';
 import { systemClock, type Clock } from '../shared/core/clock';
@@ -313,6 +313,8 @@ async function findingsLine(result: ExportResult, storage: Storage, verbose: boo
 
 /** Our errors carry messages written for users; anything else is unexpected and says so. */
 export function describeError(error: unknown): string {
+  // The client's operation name (`listRiskRegisters: …`) is for the log; a person reads the sentence after it.
+  if (error instanceof PlanningApiError && error.message.startsWith(`${error.operation}: `)) return error.message.slice(error.operation.length + 2);
   if (error instanceof ExporterError) return error.message;
   if (error instanceof Error) return `unexpected error: ${error.message} (run with --verbose for details)`;
   return `unexpected error: ${String(error)}`;
