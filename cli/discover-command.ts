@@ -11,6 +11,7 @@ import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
 import { describeError, type CommandIo } from './export-command';
 import { formatDiscovery, starterDefinition } from './discover-output';
+import { committableSecretWarning } from './committable-secret';
 import { addressProblem, discover, unansweredProblem } from './discover-probe';
 
 export const DISCOVER_USAGE = `Usage: npm run discover -- (--credentials <credentials.json> | --secret-id <id>) [--write <report.json>]
@@ -69,6 +70,7 @@ export async function runDiscoverCommand(argv: readonly string[], io: CommandIo)
 
   try {
     const config = loadCliConfig(io.env);
+    if (args.credentials) io.stderr.write((await committableSecretWarning(resolve(io.cwd, args.credentials))) ?? '');
     const source: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });

@@ -33,6 +33,7 @@ import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
 import { addressHint } from './address-hint';
+import { committableSecretWarning } from './committable-secret';
 import { printDryRun } from './export-dry-run';
 import { terminalProgress, type TerminalProgress } from './progress';
 import { countOf } from './words';
@@ -135,6 +136,7 @@ export async function runExportCommand(
     const config = loadCliConfig(io.env);
     const reportPath = resolve(io.cwd, args.report);
     const definition: ReportDefinition = parseReportDefinitionJson(await readDefinition(reportPath), `report definition ${args.report}`);
+    if (args.credentials) io.stderr.write((await committableSecretWarning(resolve(io.cwd, args.credentials))) ?? '');
     const credentials: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });

@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -214,6 +215,19 @@ describe('discover command', () => {
     expect(run.err()).not.toMatch(/\b(list|get)[A-Z][A-Za-z]+: /);
     const written = await readdir(join(dir, 'dead-out'), { recursive: true }).catch(() => []);
     expect(written.filter((name) => /manifest\.json$|\.(csv|xlsx)$/.test(name))).toEqual([]);
+  });
+
+  it('warns when the credentials file sits in a git work tree that does not ignore it, and not once it is ignored', async () => {
+    await mkdir(join(dir, 'repo'));
+    execFileSync('git', ['init', '-q'], { cwd: join(dir, 'repo') });
+    await writeFile(join(dir, 'repo', 'credentials.json'), JSON.stringify(sim.credentials()));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'repo/credentials.json'], io)).toBe(0);
+    expect(io.err()).toContain(`warning: ${join(dir, 'repo', 'credentials.json')} holds the planning API key and sits in a git work tree without being ignored`);
+    await writeFile(join(dir, 'repo', '.gitignore'), 'credentials.json\n');
+    const again = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'repo/credentials.json'], again)).toBe(0);
+    expect(again.err()).toBe('');
   });
 
   it('reports a bad key as refused by every group, and exits 1 without writing', async () => {
