@@ -13,6 +13,7 @@ import type { RequestPace } from './pace';
 import { deadlineError, documentedError, exhaustedError, httpError, outcomeFailure, tooLargeError } from '../client-errors';
 import { joinUrl, type HttpMethod, type HttpTransport } from './http-transport';
 import { pageV1, type ListLimits } from '../paging';
+import { groupsOfOperation, groupsPhrase } from '../api-groups';
 import { parseJsonBody, parseRecord, readListEnvelope, readSingleEnvelope, type EnvelopeKey } from '../parse';
 import { backoffDelay, retryDelay, type RetryOptions } from './retry';
 
@@ -33,6 +34,12 @@ export interface RequestEvent {
 }
 
 type Api = 'v1' | 'legacy';
+
+/** A call with where it went, for the errors of no answer: which field of the credentials, its origin, the groups it serves. */
+function addressed(call: Call, url: URL): Call & { address: string } {
+  const field = call.api === 'v1' ? 'baseUrl' : 'legacyBaseUrl';
+  return { ...call, address: `${field} ${url.origin} (${groupsPhrase(groupsOfOperation(call.api, call.operation))})` };
+}
 
 export interface Call {
   operation: string;
@@ -227,9 +234,9 @@ export class PlanningApiRequester {
         const retried = retryable && !last;
         const failure = outcome.kind === 'response' ? 'http-error' : outcome.kind === 'timeout' ? 'timeout' : 'network-error';
         this.#emit({ ...report, outcome: failure, retried });
-        if (!retryable) throw outcome.kind === 'response' ? httpError(call, outcome, context) : exhaustedError(call, outcome, attempt, context);
+        if (!retryable) throw outcome.kind === 'response' ? httpError(call, outcome, context) : exhaustedError(addressed(call, url), outcome, attempt, context);
         if (outcome.kind === 'timeout' && this.#remainingMs() <= 0) throw deadlineError(call, attempt);
-        if (!retried) throw exhaustedError(call, outcome, attempt, context);
+        if (!retried) throw exhaustedError(addressed(call, url), outcome, attempt, context);
 
         const delayMs =
           outcome.kind === 'response'

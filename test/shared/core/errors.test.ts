@@ -40,6 +40,8 @@ const CLASS_DEFAULTS: Record<string, Flag> = {
   ExporterError: false,
   ConfigError: false,
   PlanningApiError: 'status',
+  // No answer at all: the policy's no-answer row.
+  PlanningApiUnreachableError: true,
   NotFoundError: false,
   AuthenticationError: false,
   // Both are timeouts: the policy's timeout row, whatever the status.
@@ -98,7 +100,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/links/run-link-token.ts': [['ConfigError', false], ['ConfigError', false]],
   'shared/links/unsubscribe-token.ts': [['ConfigError', false]],
   'shared/messages/alert-delivery.ts': [['ExporterError', false]],
-  'shared/planning-api/client-errors.ts': [['AuthenticationError', false], ['AuthenticationError', false], ['AuthenticationError', false], ['DeadlineExceededError', true], ['NotFoundError', false], ['NotFoundError', false], ['PlanningApiError', 'policy'], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['RequestTimeoutError', true], ['ResponseTooLargeError', false]],
+  'shared/planning-api/client-errors.ts': [['AuthenticationError', false], ['AuthenticationError', false], ['AuthenticationError', false], ['DeadlineExceededError', true], ['NotFoundError', false], ['NotFoundError', false], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['PlanningApiUnreachableError', 'policy'], ['RequestTimeoutError', true], ['ResponseTooLargeError', false]],
   'shared/planning-api/client.ts': [['SchemaMismatchError', false]],
   'shared/planning-api/paging.ts': [['PlanningApiError', false], ['PlanningApiError', false]],
   'shared/planning-api/parse.ts': [['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false]],
@@ -223,6 +225,7 @@ describe('error classes', () => {
 /** The HTTP status the export API answers each class with, where it is not 500. */
 const HTTP_STATUSES: Record<string, number> = {
   PlanningApiError: 502,
+  PlanningApiUnreachableError: 502,
   NotFoundError: 502,
   AuthenticationError: 502,
   RequestTimeoutError: 504,
