@@ -9,10 +9,10 @@
  * as the default, so a test can run an export with one more entry.
  */
 import type { DatasetEntry, DatasetPlan, TableEntry } from '../dataset/dataset';
-import { BOARD_ITEMS_DATASET } from './board-items';
-import { OKRS_DATASET } from './okrs';
-import { PI_OBJECTIVES_DATASET } from './pi-objectives';
-import { RISKS_DATASET } from './risks';
+import { BOARD_ITEMS_DATASET } from './board-items/board-items';
+import { OKRS_DATASET } from './okrs/okrs';
+import { PI_OBJECTIVES_DATASET } from './pi-objectives/pi-objectives';
+import { RISKS_DATASET } from './risks/risks';
 
 /** A tuple, not a list: each entry keeps its options' type, so the parsed definition's `datasets` are typed. */
 export const DATASETS = [RISKS_DATASET, OKRS_DATASET, PI_OBJECTIVES_DATASET, BOARD_ITEMS_DATASET] as const;

@@ -2,7 +2,7 @@
  * What the PI objective tables read of the served records (the field audit's shapes) and what they
  * leave out on purpose, with why (docs/tables.md lists it): the audit of a run of pi-objectives.ts.
  */
-import { FieldAudit, ROWS, type FieldShape, type NotExported } from '../dataset/field-audit';
+import { FieldAudit, ROWS, type FieldShape, type NotExported } from '../../dataset/field-audit';
 
 const STATUS: FieldShape = { id: true, title: true, category: true };
 /** A plan entry's team and sprint, as the team and sprint columns read them. */

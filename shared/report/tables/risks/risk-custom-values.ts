@@ -2,10 +2,10 @@
  * How a risk's custom-field value is read, by its field's type: the `cf_<title>` columns of `risks`
  * and the typed columns of `risk-custom-fields` read it the same way.
  */
-import type { CustomField } from '../../planning-api/schemas';
-import type { CellValue, ColumnType } from '../../table/table';
-import { epochToCalendarDate, parseApiDate } from '../dataset/dates';
-import { dateOrText, joinList } from './columns';
+import type { CustomField } from '../../../planning-api/schemas';
+import type { CellValue, ColumnType } from '../../../table/table';
+import { epochToCalendarDate, parseApiDate } from '../../dataset/dates';
+import { dateOrText, joinList } from '../columns';
 
 /** Column type for a custom field type; unknown types are text, rendered readably. */
 export function customColumnType(fieldType: string | null | undefined): ColumnType {

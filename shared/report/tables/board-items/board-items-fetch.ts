@@ -3,9 +3,9 @@
  * sprints, teams) and the bounded read-ahead that fetches several boards at once while handing their
  * features out board by board. The table itself (columns, rows, the dataset) is ./board-items.ts.
  */
-import type { BoardItemsPage } from '../../planning-api/client';
-import type { Board, BoardItem, BoardStatus, Sprint, Team } from '../../planning-api/schemas';
-import type { DatasetContext } from '../dataset/dataset';
+import type { BoardItemsPage } from '../../../planning-api/client';
+import type { Board, BoardItem, BoardStatus, Sprint, Team } from '../../../planning-api/schemas';
+import type { DatasetContext } from '../../dataset/dataset';
 
 /**
  * The fields asked for explicitly: with a `fields` list the server returns only those (plus id),

@@ -1,16 +1,16 @@
-import { systemClock } from '../../../../shared/core/clock';
+import { systemClock } from '../../../../../shared/core/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLog } from '../../../../shared/core/logger';
-import type { Board, BoardItem } from '../../../../shared/planning-api/schemas';
-import type { DatasetContext } from '../../../../shared/report/dataset/dataset';
-import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { createExportClient } from '../../../../shared/report/run/plan-run';
-import { resolveExportSettings } from '../../../../shared/report/definition/export-settings';
-import type { PlanningSource } from '../../../../shared/report/dataset/planning-source';
-import type { TableRow } from '../../../../shared/table/table';
-import { boardItemsDataset } from '../../../../shared/report/tables/board-items';
-import { boardItemsInOrder, Lookup, type BoardItemsReadAhead, type BoardMetadata } from '../../../../shared/report/tables/board-items-fetch';
-import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
+import { silentLog } from '../../../../../shared/core/logger';
+import type { Board, BoardItem } from '../../../../../shared/planning-api/schemas';
+import type { DatasetContext } from '../../../../../shared/report/dataset/dataset';
+import { parseReportDefinition } from '../../../../../shared/report/definition/definition';
+import { createExportClient } from '../../../../../shared/report/run/plan-run';
+import { resolveExportSettings } from '../../../../../shared/report/definition/export-settings';
+import type { PlanningSource } from '../../../../../shared/report/dataset/planning-source';
+import type { TableRow } from '../../../../../shared/table/table';
+import { boardItemsDataset } from '../../../../../shared/report/tables/board-items/board-items';
+import { boardItemsInOrder, Lookup, type BoardItemsReadAhead, type BoardMetadata } from '../../../../../shared/report/tables/board-items/board-items-fetch';
+import { startSimulator, type RunningSimulator } from '../../../../../simulator/index';
 
 /**
  * The board-items dataset fetches several boards at once (the items operation has no total, so one

@@ -2,14 +2,14 @@
  * The columns of `pi-objectives` and `pi-objective-items`: the tables' contract (docs/tables.md),
  * each column's source and how a row's values are read (pi-objectives.ts makes the rows).
  */
-import { statusCategoryText } from '../../core/format';
-import { type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../planning-api/schemas';
-import { type TrackerItemFields, type TrackerRef } from '../../planning-api/tracker-ref';
-import { tableColumns, type ColumnName, type ColumnSpec } from '../../table/column-spec';
-import { epochToCalendarDate } from '../dataset/dates';
-import type { CellValue, Column } from '../../table/table';
-import { boardStateIdColumn } from './boards';
-import { link, listOf, titleOrText } from './columns';
+import { statusCategoryText } from '../../../core/format';
+import { type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem, type PiTeamsAndSprints } from '../../../planning-api/schemas';
+import { type TrackerItemFields, type TrackerRef } from '../../../planning-api/tracker-ref';
+import { tableColumns, type ColumnName, type ColumnSpec } from '../../../table/column-spec';
+import { epochToCalendarDate } from '../../dataset/dates';
+import type { CellValue, Column } from '../../../table/table';
+import { boardStateIdColumn } from '../boards';
+import { link, listOf, titleOrText } from '../columns';
 
 /** What a `pi-objectives` row is read from. */
 export interface PiObjectiveSource {

@@ -1,21 +1,21 @@
 import * as z from 'zod';
-import { toArray } from '../../core/async-iterables';
-import type { Risk, RiskRegister } from '../../planning-api/schemas';
-import { parseApiDate } from '../dataset/dates';
-import { datasetOptions, inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
-import { RiskFigures } from '../summary/risk-figures';
-import { RiskHeatMap } from '../summary/risk-heat-map';
-import { selectAll } from '../dataset/selector-titles';
-import { DEFINITION_LIMITS, idList } from '../dataset/definition-limits';
-import { BY_KEY_OR_ID, changeRules } from '../dataset/change-rules';
-import type { Column, TableDefinition, TableRow } from '../../table/table';
-import type { PeopleDirectory } from '../dataset/people';
-import { col, columnSlug, dateOrText, listOf } from './columns';
+import { toArray } from '../../../core/async-iterables';
+import type { Risk, RiskRegister } from '../../../planning-api/schemas';
+import { parseApiDate } from '../../dataset/dates';
+import { datasetOptions, inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../../dataset/dataset';
+import { RiskFigures } from '../../summary/risk-figures';
+import { RiskHeatMap } from '../../summary/risk-heat-map';
+import { selectAll } from '../../dataset/selector-titles';
+import { DEFINITION_LIMITS, idList } from '../../dataset/definition-limits';
+import { BY_KEY_OR_ID, changeRules } from '../../dataset/change-rules';
+import type { Column, TableDefinition, TableRow } from '../../../table/table';
+import type { PeopleDirectory } from '../../dataset/people';
+import { col, columnSlug, dateOrText, listOf } from '../columns';
 import { customColumnType, customValue, customValueText } from './risk-custom-values';
 import { riskFieldRows, RISK_CUSTOM_FIELDS_ENTRY } from './risk-custom-fields';
-import { tableColumns } from '../../table/column-spec';
-import { FieldAudit, type FieldShape, type NotExported } from '../dataset/field-audit';
-import { RepeatedRecords } from '../dataset/repeated-records';
+import { tableColumns } from '../../../table/column-spec';
+import { FieldAudit, type FieldShape, type NotExported } from '../../dataset/field-audit';
+import { RepeatedRecords } from '../../dataset/repeated-records';
 
 /** What a `risks` row is read from. */
 export interface RiskSource {

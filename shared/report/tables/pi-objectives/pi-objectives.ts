@@ -1,19 +1,19 @@
 import * as z from 'zod';
-import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem } from '../../planning-api/schemas';
-import { trackerRef } from '../../planning-api/tracker-ref';
-import { RepeatedRecords } from '../dataset/repeated-records';
+import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem } from '../../../planning-api/schemas';
+import { trackerRef } from '../../../planning-api/tracker-ref';
+import { RepeatedRecords } from '../../dataset/repeated-records';
 import { PI_ITEM_TRACKED, PI_OBJECTIVE_COLUMNS, PI_OBJECTIVE_TABLE, TEAM_SPRINT_TABLE, piItemValues, piObjectiveItemColumns, teamSprintPlan, trackerFields, type PiItemColumnName } from './pi-objectives-columns';
 import { PI_GROUP_SHAPE, PI_ITEM_NOT_EXPORTED, PI_OBJECTIVE_NOT_EXPORTED, piAudit } from './pi-objectives-audit';
 import { withoutRepeats } from './pi-objective-repeats';
-import { datasetOptions, inBatches, readerFormatOf, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
-import type { TableRow } from '../../table/table';
-import { BOARD_SELECTORS, BOARD_SHAPE, planBoardDataset, SLICED_BY_BOARDS } from './boards';
-import { PiFigures } from '../summary/pi-figures';
-import { titleOrText } from './columns';
-import { boardSprints, piPhase, type PiPhase } from '../summary/pi-phase';
-import { isClosedBoardState } from '../summary/vocabulary';
-import { changeRules } from '../dataset/change-rules';
-import { term } from '../../core/glossary';
+import { datasetOptions, inBatches, readerFormatOf, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../../dataset/dataset';
+import type { TableRow } from '../../../table/table';
+import { BOARD_SELECTORS, BOARD_SHAPE, planBoardDataset, SLICED_BY_BOARDS } from '../boards';
+import { PiFigures } from '../../summary/pi-figures';
+import { titleOrText } from '../columns';
+import { boardSprints, piPhase, type PiPhase } from '../../summary/pi-phase';
+import { isClosedBoardState } from '../../summary/vocabulary';
+import { changeRules } from '../../dataset/change-rules';
+import { term } from '../../../core/glossary';
 
 /** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
 async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Risk } from '../../../../shared/planning-api/schemas';
-import { customColumns, riskRow, RISK_COLUMNS } from '../../../../shared/report/tables/risks';
-import { customValue, customValueText } from '../../../../shared/report/tables/risk-custom-values';
+import type { Risk } from '../../../../../shared/planning-api/schemas';
+import { customColumns, riskRow, RISK_COLUMNS } from '../../../../../shared/report/tables/risks/risks';
+import { customValue, customValueText } from '../../../../../shared/report/tables/risks/risk-custom-values';
 
 const risk = (fields: Risk['customFields']): Risk => ({ id: 'r1', customFields: fields });
 

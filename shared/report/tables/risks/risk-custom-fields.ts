@@ -4,10 +4,10 @@
  * new column, and no Glue table can declare them); this long table has the same values under fixed,
  * typed columns, so a downstream query selects a field by id or title, whatever titles come and go.
  */
-import type { CustomField, Risk, RiskRegister } from '../../planning-api/schemas';
-import type { CellValue, Column, ColumnType, TableRow } from '../../table/table';
-import { tableColumns } from '../../table/column-spec';
-import type { TableEntry } from '../dataset/dataset';
+import type { CustomField, Risk, RiskRegister } from '../../../planning-api/schemas';
+import type { CellValue, Column, ColumnType, TableRow } from '../../../table/table';
+import { tableColumns } from '../../../table/column-spec';
+import type { TableEntry } from '../../dataset/dataset';
 import { customColumnType, customValue, customValueText } from './risk-custom-values';
 
 /** What a `risk-custom-fields` row is read from: one custom field of one risk. */

@@ -1,14 +1,14 @@
 import * as z from 'zod';
-import { statusCategoryText } from '../../core/format';
-import type { Board, BoardItem, BoardStatus, BoardStory } from '../../planning-api/schemas';
-import { datasetOptions, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
-import { changeRules } from '../dataset/change-rules';
-import type { CellValue, Column, TableRow } from '../../table/table';
-import { tableColumns } from '../../table/column-spec';
-import { BOARD_SELECTORS, BOARD_SHAPE, boardStateIdColumn, planBoardDataset, SLICED_BY_BOARDS } from './boards';
-import { apiDate, link, listOf, titleOrText } from './columns';
-import { FieldAudit, type FieldShape } from '../dataset/field-audit';
-import { RepeatedRecords } from '../dataset/repeated-records';
+import { statusCategoryText } from '../../../core/format';
+import type { Board, BoardItem, BoardStatus, BoardStory } from '../../../planning-api/schemas';
+import { datasetOptions, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../../dataset/dataset';
+import { changeRules } from '../../dataset/change-rules';
+import type { CellValue, Column, TableRow } from '../../../table/table';
+import { tableColumns } from '../../../table/column-spec';
+import { BOARD_SELECTORS, BOARD_SHAPE, boardStateIdColumn, planBoardDataset, SLICED_BY_BOARDS } from '../boards';
+import { apiDate, link, listOf, titleOrText } from '../columns';
+import { FieldAudit, type FieldShape } from '../../dataset/field-audit';
+import { RepeatedRecords } from '../../dataset/repeated-records';
 import {
   BOARD_ITEMS_READ_AHEAD,
   boardItemsInOrder,
@@ -18,7 +18,7 @@ import {
   type BoardItemsReadAhead,
   type BoardMetadata,
 } from './board-items-fetch';
-import { term } from '../../core/glossary';
+import { term } from '../../../core/glossary';
 import { auditBoardMetadata, BOARD_ITEM_NOT_EXPORTED } from './board-items-audit';
 
 /** What a `board-items` row is read from: a feature, or one of its stories (`story` set). */

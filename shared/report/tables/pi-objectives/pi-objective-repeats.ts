@@ -2,8 +2,8 @@
  * Each PI objective and each of its items once (issue: the API repeated records; repeated-records.ts):
  * the objective and item lists of a board with the repeats dropped and counted.
  */
-import type { PiObjective, PiObjectiveGroup } from '../../planning-api/schemas';
-import type { RepeatedRecords } from '../dataset/repeated-records';
+import type { PiObjective, PiObjectiveGroup } from '../../../planning-api/schemas';
+import type { RepeatedRecords } from '../../dataset/repeated-records';
 
 /**
  * A board's objective groups with each objective once (its row's key is board and id) and each

@@ -4,7 +4,7 @@
  * (docs/tables.md lists it). The metadata is no row's record, but it is served: a field there that
  * no column shows is listed in the manifest's `unexportedFields` like one of an item.
  */
-import type { FieldAudit, FieldShape, NotExported } from '../dataset/field-audit';
+import type { FieldAudit, FieldShape, NotExported } from '../../dataset/field-audit';
 import type { BoardMetadata } from './board-items-fetch';
 
 const STATUS: FieldShape = { title: true, category: true };
