@@ -352,13 +352,16 @@ const definitionReads = [
 ];
 
 describe('least privilege', () => {
-  it('uses "*" as a resource only for X-Ray, and for the fan-out\'s log delivery, which have no resource-level permissions', () => {
+  it('uses "*" as a resource only for X-Ray, SES\'s sending rate and the fan-out\'s log delivery, which have no resource-level permissions', () => {
     const wildcard = policyStatements(synthesized.template).filter(({ statement }) => asArray(statement.Resource).includes('*'));
     expect(wildcard.length).toBeGreaterThan(0);
     for (const { policy, statement } of wildcard) {
       const actions = asArray(statement.Action as string | string[]);
       if (policy.startsWith('FanOutStateMachineRole')) {
         expect(actions.every((a) => a.startsWith('xray:') || /^logs:(Create|Delete|Describe|Get|List|Put|Update)\w*(LogDelivery|LogDeliveries|LogGroups|ResourcePolicies|ResourcePolicy)$/.test(a)), actions.join()).toBe(true);
+      } else if (statement.Sid === 'ReadSendRate') {
+        // The account's sending rate, which every run's mail keeps to (shared/messages/paced-mailer.ts).
+        expect(actions).toEqual(['ses:GetAccount']);
       } else {
         expect(actions.sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
       }
@@ -452,6 +455,8 @@ describe('least privilege', () => {
           // The identity, and the configuration set every report e-mail names (its bounces and complaints).
           Resource: [SES_IDENTITY, expect.objectContaining({ 'Fn::Join': expect.arrayContaining([expect.arrayContaining([':configuration-set/'])]) })],
         }),
+        // The account's sending rate, which the runs' mail keeps to together (GetAccount has no resource type).
+        expect.objectContaining({ Sid: 'ReadSendRate', Action: 'ses:GetAccount', Resource: '*' }),
         expect.objectContaining({
           Action: 'events:PutEvents',
           Resource: {

@@ -82,6 +82,17 @@ describe('schedule sync', () => {
     expect(new Set(stub.requests.map((r) => r.group))).toEqual(new Set(['exporter-reports']));
   });
 
+  it('lets Scheduler start a report that allows it anywhere in its window ("deliver by 07:15"), and turns the window off again', async () => {
+    await store.put({ ...weekly('train-window'), schedule: { cron: 'cron(0 7 ? * MON *)', timeZone: 'Europe/Berlin', windowMinutes: 15 } });
+    expect((await syncReportSchedule('train-window', { store, scheduler, log })).action).toBe('created');
+    const held = stub.schedules.get('exporter-reports/train-window');
+    expect(held?.FlexibleTimeWindow).toEqual({ Mode: 'FLEXIBLE', MaximumWindowInMinutes: 15 });
+    expect(held?.Description).toBe('planning-report-exporter: export "train-window" cron(0 7 ? * MON *) Europe/Berlin within 15 min');
+    await store.put(weekly('train-window'));
+    expect((await syncReportSchedule('train-window', { store, scheduler, log })).action).toBe('updated');
+    expect(stub.schedules.get('exporter-reports/train-window')?.FlexibleTimeWindow).toEqual({ Mode: 'OFF' });
+  });
+
   it('updates a changed schedule, deletes it when the report is deleted or goes on demand, and does nothing for one never scheduled', async () => {
     await store.put(weekly('train-a'));
     expect((await syncReportSchedule('train-a', { store, scheduler, log })).action).toBe('created');
