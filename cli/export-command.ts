@@ -12,7 +12,7 @@ import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
-import { errorMessage, ExporterError, PlanningApiError, ReportDefinitionError, StorageError } from '../shared/core/errors';
+import { CredentialsError, errorMessage, ExporterError, PlanningApiError, ReportDefinitionError, StorageError } from '../shared/core/errors';
 import { parseOptions, UsageError, usageErrorLine } from './usage';
 import { createLogger } from '../shared/core/logger';
 import { systemClock, type Clock } from '../shared/core/clock';
@@ -132,6 +132,8 @@ export async function runExportCommand(
 
   // For the address hint after a failure: the credentials and the response limit the run used.
   let planning: { source: CredentialsSource; maxResponseBytes: number | undefined } | undefined;
+  // Whether the run was started: a definition or credentials file that could not be read publishes nothing to speak of.
+  let started = false;
   try {
     const config = loadCliConfig(io.env);
     const reportPath = resolve(io.cwd, args.report);
@@ -189,6 +191,7 @@ export async function runExportCommand(
       await printDryRun(request, context, io.stdout, storage);
       return 0;
     }
+    started = true;
     const outcome = await runJob(request, context)
       .catch((error: unknown) => {
         throw failure ?? error;
@@ -208,7 +211,9 @@ export async function runExportCommand(
     const hint = planning && (await addressHint(error, planning.source, planning.maxResponseBytes));
     if (hint) io.stderr.write(`${hint}\n`);
     if (args.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
-    io.stderr.write(args['dry-run'] ? 'nothing was written.\n' : 'no run was published: the manifest and latest.json are unchanged.\n');
+    if (args['dry-run']) io.stderr.write('nothing was written.\n');
+    // A definition or credentials that could not be read or planned stops before any lease: nothing to unpublish.
+    else if (started && !(error instanceof ReportDefinitionError || error instanceof CredentialsError)) io.stderr.write('no run was published: the manifest and latest.json are unchanged.\n');
     return 1;
   }
 }

@@ -557,6 +557,11 @@ describe('stored reports and their schedules', () => {
     synthesized.template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: ids.scheduleGroup });
   });
 
+  it('deletes the schedule group with the stack: its name is the stack\'s, so one left behind would stop the next deploy at "already exists"', () => {
+    synthesized.template.hasResource('AWS::Scheduler::ScheduleGroup', { DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+    expect(ids.scheduleGroup).toMatch(/^PlanningReportExporter-/);
+  });
+
   it('uses an invoke role only Scheduler of this account and group can assume, to invoke the export function and dead-letter', () => {
     const role = synthesized.template.toJSON().Resources[ids.invokeRole];
     expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
