@@ -10,6 +10,7 @@ import type { ChangeRules } from '../changes/change-rules';
 import type { NotExported } from './field-audit';
 import type { RunLists } from '../plan/run-lists';
 import type { Selectable } from '../plan/selector-titles';
+import type { AttentionItem } from '../summary/attention';
 import { readerFormat, type ReaderFormat } from '../../core/format';
 
 /** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
@@ -89,6 +90,8 @@ export interface Dataset {
   /** What the selectors resolved to (board, register and theme ids and titles), for the manifest. */
   resolvedSelectors(): Record<string, unknown>;
   summary(): SummarySection[];
+  /** Every item its "Needs attention" rows count, in their order (the "Needs attention" sheet); none when absent. */
+  attention?(): AttentionItem[];
   /** Machine-readable figures for the manifest and the e-mail. */
   figures(): Record<string, unknown>;
 }

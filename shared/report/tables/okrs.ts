@@ -357,9 +357,8 @@ export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Datas
   return {
     name: 'okrs',
     tables,
-    resolvedSelectors: () => ({
-      strategicThemes: themes.map((t) => ({ id: t.id, key: t.key ?? null, title: t.title ?? null })),
-    }),
+    resolvedSelectors: () => ({ strategicThemes: themes.map((t) => ({ id: t.id, key: t.key ?? null, title: t.title ?? null })) }),
+    attention: () => health.attentionItems(),
     summary: () => [
       ...health.sections(),
       {

@@ -247,6 +247,7 @@ export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegist
     resolvedSelectors: () => ({
       registers: registers.map((r) => ({ id: r.id, key: r.key ?? null, title: r.title ?? null })),
     }),
+    attention: () => figures.attentionItems(),
     summary: () => [...figures.sections(), ...heatMap.sections()],
     figures: () => ({ ...audit.figures(), ...repeats.figures(), ...figures.figures() }),
   };
