@@ -7,7 +7,7 @@ import { parseReportDefinition } from '../../../../shared/report/definition/defi
 import { headlineSentence } from '../../../../shared/email/email-content';
 import { readerFormat } from '../../../../shared/core/format';
 import { exportDefinition } from '../../../support/export-run';
-import { readWorkbook } from '../../../support/read-output';
+import { csvObjects, readCsv, readWorkbook } from '../../../support/read-output';
 import type { ExportResult } from '../../../../shared/report/run/result';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { LinkValue } from '../../../../shared/table/table';
@@ -50,7 +50,7 @@ describe('every count of "Needs attention" leads to its list (demo tenant)', () 
     sim = await startSimulator({ tenant: 'demo' });
     root = await mkdtemp(join(tmpdir(), 'attention-'));
     result = await exportDefinition(
-      parseReportDefinition({ name: 'rte-weekly', formats: ['xlsx'], datasets: { risks: {}, okrs: {}, piObjectives: {} } }),
+      parseReportDefinition({ name: 'rte-weekly', formats: ['xlsx', 'csv'], datasets: { risks: {}, okrs: {}, piObjectives: {} } }),
       {
         credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
         storage: new LocalDirectoryStorage(root),
@@ -87,6 +87,21 @@ describe('every count of "Needs attention" leads to its list (demo tenant)', () 
       if (risk.resolutionDate) expect((row['Due date']!.value as Date).toISOString().slice(0, 10)).toBe(isoOf(risk.resolutionDate));
       expect(linkOf(row.Item!)).toMatch(/^#'Risks'!A\d+$/);
     }
+  });
+
+  it('gives the Risks table is_open, is_overdue and days_overdue, so filtering it yields the risks the sheet lists', async () => {
+    const rows = csvObjects(await readCsv(join(root, result.runFolder, 'risks.csv')));
+    expect(rows).toHaveLength(sim.tenant.allRisks.length);
+    for (const row of rows) {
+      const risk = sim.tenant.allRisks.find((r) => r.key === row.key)!;
+      const open = !['Mitigated', 'Closed'].includes(risk.status.status);
+      const late = open && risk.resolutionDate !== undefined && risk.resolutionDate !== null && isoOf(risk.resolutionDate) < TODAY;
+      expect([row.is_open, row.is_overdue], row.key).toEqual([String(open), String(late)]);
+      expect(row.days_overdue).toBe(late ? String((Date.parse(TODAY) - Date.parse(isoOf(risk.resolutionDate!))) / 86_400_000) : '');
+    }
+    const filtered = rows.filter((r) => r.is_open === 'true' && ['High', 'Critical'].includes(r.risk_level!) && (r.is_overdue === 'true' || r.responsible === ''));
+    const listed = items().filter((i) => i.What!.text === 'Risk').map((i) => i.Item!.text.split(' ')[0]);
+    expect(filtered.map((r) => r.key).sort()).toEqual(listed.sort());
   });
 
   it('ranks a Critical risk without an owner above every owned Critical risk that is only overdue', () => {
