@@ -23,7 +23,7 @@ export const GLOSSARY = {
   needsAttention: {
     label: EN['term.needsAttention'],
     definition:
-      'What a reader should act on, most urgent first, each risk with its Owner (or "no owner"): open high or critical risks that are overdue or have no owner, off-track OKR objectives, boards below the predictability band once their PI has been scored, committed PI objectives without actual BV; ten of each at most, with how many more.',
+      'What a reader should act on, most urgent first, each risk with its Owner (or "no owner"): open high or critical risks that are overdue or have no owner, off-track OKR objectives, boards below the predictability band once their PI has been scored, committed PI objectives without actual BV; ten of each at most, with how many more; the workbook\'s Needs attention sheet lists every one, with its owner, level, due date and days overdue.',
   },
   nothingNeedsAttention: { label: EN['term.nothingNeedsAttention'], definition: 'No item meets any of the Needs attention rules on the run\'s day.' },
   attentionWhat: { label: EN['term.attentionWhat'], definition: 'In Needs attention: the kind of item (risk, OKR, PI, PI objective).' },

@@ -10,6 +10,7 @@ import type { NotExported } from './field-audit';
 import type { PlanIssue } from './plan-issue';
 import type { RunLists } from './run-lists';
 import type { Selectable } from './selector-titles';
+import type { AttentionItem } from '../summary/attention';
 import { readerFormat, type ReaderFormat } from '../../core/format';
 
 /** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
@@ -115,6 +116,8 @@ export interface Dataset {
   /** What the selectors resolved to (board, register and theme ids and titles), for the manifest. */
   resolvedSelectors(): Record<string, unknown>;
   summary(): SummarySection[];
+  /** Every item its "Needs attention" rows count, in their order (the "Needs attention" sheet); none when absent. */
+  attention?(): AttentionItem[];
   /** Machine-readable figures for the manifest and the e-mail. */
   figures(): Record<string, unknown>;
 }

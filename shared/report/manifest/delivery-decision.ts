@@ -1,6 +1,7 @@
 import type { DeliveryWhen } from '../../channels/delivery-option';
 import type { ReportSummary } from '../../table/table';
 import type { ChangeReport } from '../changes/model';
+import { attentionTally } from '../../table/attention-tally';
 
 /** What the decision reads of a run: its "Needs attention" rows and its comparison's counts. */
 export interface DeliveryInputs {
@@ -23,7 +24,7 @@ export interface DeliveryDecision {
 export const NO_READERS = 'not sent: the report has no e-mail recipients and no chat channels';
 
 export function attentionCount(result: DeliveryInputs): number {
-  return result.summary.sections.filter((s) => s.role === 'attention').reduce((n, s) => n + (s.grid?.rows.length ?? 0), 0);
+  return attentionTally(result.summary).total;
 }
 
 export function changeCount(result: DeliveryInputs): number {

@@ -212,9 +212,8 @@ export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Datas
   return {
     name: 'okrs',
     tables: () => okrTables(walk),
-    resolvedSelectors: () => ({
-      strategicThemes: themes.map((t) => ({ id: t.id, key: t.key ?? null, title: t.title ?? null })),
-    }),
+    resolvedSelectors: () => ({ strategicThemes: themes.map((t) => ({ id: t.id, key: t.key ?? null, title: t.title ?? null })) }),
+    attention: () => walk.health.attentionItems(),
     summary: () => [
       ...walk.health.sections(),
       {

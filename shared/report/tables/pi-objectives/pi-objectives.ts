@@ -115,10 +115,9 @@ export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[
     name: 'piObjectives',
     tables,
     resolvedSelectors: () => ({
-      boards: boards.map((b) => ({ id: b.id, title: b.title ?? null })),
-      completionType: completionType ?? null,
-      additionalColumns,
+      boards: boards.map((b) => ({ id: b.id, title: b.title ?? null })), completionType: completionType ?? null, additionalColumns,
     }),
+    attention: () => predictability.attentionItems(),
     summary: () => [
       ...predictability.sections(),
       {

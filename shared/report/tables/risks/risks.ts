@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { toArray } from '../../../core/async-iterables';
 import type { Risk, RiskRegister } from '../../../planning-api/schemas';
 import { parseApiDate } from '../../dataset/dates';
+import { daysBetween, isClosedRiskStatus } from '../../summary/vocabulary';
 import { datasetOptions, inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../../dataset/dataset';
 import { RiskFigures } from '../../summary/risk-figures';
 import { RiskHeatMap } from '../../summary/risk-heat-map';
@@ -21,6 +22,15 @@ import { RepeatedRecords } from '../../dataset/repeated-records';
 export interface RiskSource {
   readonly register: RiskRegister;
   readonly risk: Risk;
+  /** The run's calendar day at 00:00 UTC: what overdue is judged against. */
+  readonly today: Date;
+}
+
+/** Days a risk is past its resolution date on `today`, or null when it is closed, has none or is not yet due (the Summary's rule). */
+export function riskDaysOverdue(risk: Risk, today: Date): number | null {
+  if (isClosedRiskStatus(risk.status?.status ?? '(no status)')) return null;
+  const due = parseApiDate(risk.resolutionDate);
+  return due && due < today ? daysBetween(due, today) : null;
 }
 
 /** Fixed columns of the `risks` table; custom-field columns (`cf_...`) follow them. */
@@ -104,6 +114,20 @@ export const RISK_TABLE = tableColumns<RiskSource>()([
     name: 'register_status', type: 'text', label: 'Register status', width: 14, hidden: true,
     description: 'Status title of the risk register itself (e.g. Active, Archived); its risks are exported whatever it is', read: (s) => s.register.status?.status ?? null,
   },
+  // Since 1.3: the Summary's judgements per risk, so the Risks sheet filters to what "Needs attention" counts.
+  {
+    name: 'is_open', type: 'boolean', label: 'Open', width: 8,
+    description: 'Whether the risk still needs action: its status is not closed, mitigated, resolved, done, cancelled, archived or accepted',
+    read: (s) => !isClosedRiskStatus(s.risk.status?.status ?? '(no status)'),
+  },
+  {
+    name: 'is_overdue', type: 'boolean', label: 'Overdue', width: 9, description: 'Whether the risk is open and its resolution date is before the run\'s day',
+    read: (s) => riskDaysOverdue(s.risk, s.today) !== null,
+  },
+  {
+    name: 'days_overdue', type: 'integer', label: 'Days overdue', width: 9,
+    description: 'Calendar days from the resolution date to the run\'s day, for an overdue risk (empty otherwise)', read: (s) => riskDaysOverdue(s.risk, s.today),
+  },
 ]);
 
 export const RISK_COLUMNS: readonly Column[] = RISK_TABLE.columns;
@@ -173,8 +197,8 @@ function learnPeople(risk: Risk, people: PeopleDirectory): void {
   }
 }
 
-export function riskRow(register: RiskRegister, risk: Risk, custom: readonly CustomColumn[]): TableRow {
-  const values = RISK_TABLE.values({ register, risk });
+export function riskRow(register: RiskRegister, risk: Risk, custom: readonly CustomColumn[], today: Date): TableRow {
+  const values = RISK_TABLE.values({ register, risk, today });
   const fields = new Map((risk.customFields ?? []).map((f) => [f.title ?? f.id, f] as const));
   for (const c of custom) {
     const field = fields.get(c.title);
@@ -206,7 +230,8 @@ const RISKS_TITLE = 'Risks';
  */
 export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegister[]): Dataset {
   const ownerField = datasetOptions(ctx.definition, 'risks', RISK_OPTIONS)?.ownerField;
-  const figures = new RiskFigures(runDay(ctx), RISKS_TITLE, { of: (risk) => riskOwner(risk, ownerField), field: ownerField }, ctx.definition.links.riskUrl);
+  const today = runDay(ctx);
+  const figures = new RiskFigures(today, RISKS_TITLE, { of: (risk) => riskOwner(risk, ownerField), field: ownerField }, ctx.definition.links.riskUrl);
   const heatMap = new RiskHeatMap();
   let total = 0;
   const audit = new FieldAudit({ risks: RISK_NOT_EXPORTED });
@@ -231,7 +256,7 @@ export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegist
           figures.add(register, risk, total + 1);
           heatMap.add(register, risk);
           audit.check('risks', risk, RISK_SHAPE);
-          yield riskRow(register, risk, custom);
+          yield riskRow(register, risk, custom, today);
         }
       }
     }
@@ -247,6 +272,7 @@ export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegist
     resolvedSelectors: () => ({
       registers: registers.map((r) => ({ id: r.id, key: r.key ?? null, title: r.title ?? null })),
     }),
+    attention: () => figures.attentionItems(),
     summary: () => [...figures.sections(), ...heatMap.sections()],
     figures: () => ({ ...audit.figures(), ...repeats.figures(), ...figures.figures() }),
   };
@@ -296,7 +322,7 @@ export const RISKS_DATASET: DatasetEntry<'risks', typeof RISK_OPTIONS, 'register
     name: 'risks',
     title: RISKS_TITLE,
     // The cf_<title> custom-field columns that follow vary with the tenant: written (typed), not part of the contract.
-    contract: { version: '1.2', columns: RISK_COLUMNS },
+    contract: { version: '1.3', columns: RISK_COLUMNS },
     notExported: RISK_NOT_EXPORTED,
     changes: changeRules(RISK_TABLE.tracked, { ...BY_KEY_OR_ID, scope: 'register_key', teams: 'teams' }),
     docs: {
@@ -308,6 +334,7 @@ export const RISKS_DATASET: DatasetEntry<'risks', typeof RISK_OPTIONS, 'register
       versions: {
         '1.1': 'added `register_id`, `status_id`, `responsible_id`, `watcher_ids`, `linked_item_ids`, `team_ids` and `sprint_ids`, the ids of what a risk refers to (after `mitigation`, before the custom-field columns)',
         '1.2': 'added `register_status`, the status title of the register itself (before the custom-field columns)',
+        '1.3': 'added `is_open`, `is_overdue` and `days_overdue`, the Summary\'s judgements of each risk against the run\'s day (before the custom-field columns)',
       },
     },
   }, RISK_CUSTOM_FIELDS_ENTRY],

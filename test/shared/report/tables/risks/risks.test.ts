@@ -43,7 +43,7 @@ describe('custom field rendering', () => {
       customFields: [{ id: '2', title: 'Owner', type: 'userpicker', value: { id: 'u', fullName: 'Ann Lee' } }],
     };
     const columns = customColumns([r]);
-    const row = riskRow({ id: 'reg', key: 'RR', title: 'Register' }, r, columns);
+    const row = riskRow({ id: 'reg', key: 'RR', title: 'Register' }, r, columns, new Date('2026-11-23T00:00:00Z'));
     expect(row.values.length).toBe(RISK_COLUMNS.length + 1);
     expect(row.values[RISK_COLUMNS.length]).toBe('Ann Lee');
     expect(row.fill).toEqual({ column: RISK_COLUMNS.findIndex((c) => c.key === 'risk_level'), color: '#ff0000' });
