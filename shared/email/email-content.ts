@@ -6,6 +6,7 @@ import { cellText, fileDetail, UNSUBSCRIBE_TEXT } from './email-format';
 import { term } from '../core/glossary';
 import { renderTrendsText, type EmailTrends } from './trends-section';
 import type { EmailModel, ReportEmailLink } from './email-model';
+import { attentionSentence, attentionTally } from '../table/attention-tally';
 
 export { escapeHtml } from './email-format';
 
@@ -112,8 +113,8 @@ function emailModel(input: ReportEmailInput): EmailModel {
 const HEADLINE_FIGURES: readonly string[] = [term('openRisks'), term('severeRisks'), term('okrProgress'), term('predictability')];
 
 /**
- * "Open risks 58 · Open high or critical risks 30 · OKR progress 62.1 % · Predictability 53.1 % · 8 items
- * need attention": the headline figures in one line, what an inbox shows beside the subject and what
+ * "Open risks 58 · Open high or critical risks 30 · OKR progress 62.1 % · Predictability 53.1 % · 15 need
+ * attention: 13 risks, 2 OKRs": the headline figures in one line, what an inbox shows beside the subject and what
  * Slack and Teams show in a notification, so the list itself says whether the message needs opening.
  */
 export function headlineSentence(summary: ReportSummary, format: ReaderFormat): string {
@@ -122,9 +123,7 @@ export function headlineSentence(summary: ReportSummary, format: ReaderFormat): 
     const line = lines.find((l) => l.label === label && typeof l.value === 'number');
     return line ? [`${label} ${cellText(line.value, line.type, format, false)}`] : [];
   });
-  const attention = summary.sections.filter((s) => s.role === 'attention').reduce((n, s) => n + (s.grid?.rows.length ?? 0), 0);
-  const needs = attention === 0 ? 'nothing needs attention' : `${attention} ${attention === 1 ? 'item needs' : 'items need'} attention`;
-  return [...figures, needs].join(' · ');
+  return [...figures, attentionSentence(attentionTally(summary))].join(' · ');
 }
 
 function renderSubject(template: string, report: string, date: string): string {

@@ -143,6 +143,11 @@ export interface SummaryGridRow {
   readonly values: readonly CellValue[];
   /** Background fill per cell ("#rrggbb"), aligned with values; null/undefined: none. */
   readonly fills?: readonly (string | null | undefined)[];
+  /**
+   * In "Needs attention", the row that stands for the items not listed ("8 more …"): their kind
+   * ("Risk") and how many, so a headline count adds them to the rows shown (attention-tally.ts).
+   */
+  readonly more?: { readonly kind: string; readonly count: number };
 }
 export interface SummaryGrid {
   readonly columns: readonly SummaryGridColumn[];

@@ -30,7 +30,13 @@ const summaryGrid = z.looseObject({
   columns: z.array(
     z.looseObject({ label: z.string(), type: z.enum(COLUMN_TYPES).exactOptional(), bar: z.boolean().exactOptional(), brief: z.boolean().exactOptional() }),
   ),
-  rows: z.array(z.looseObject({ values: z.array(cellValue), fills: z.array(z.string().nullable()).exactOptional() })),
+  rows: z.array(
+    z.looseObject({
+      values: z.array(cellValue),
+      fills: z.array(z.string().nullable()).exactOptional(),
+      more: z.looseObject({ kind: z.string(), count: z.number().int().nonnegative() }).exactOptional(),
+    }),
+  ),
 });
 
 export const summarySectionSchema = z.looseObject({

@@ -11,9 +11,10 @@ import type { ReportSummary, TableDefinition, TableSink } from '../../table/tabl
 import type { ChangeTracker } from '../changes/tracker';
 import type { ChangeReport } from '../changes/model';
 import type { Dataset, DatasetEntry } from '../dataset/dataset';
-import type { ReportFormat } from '../definition/formats';
+import type { ReportFormat } from '../manifest/formats';
 import type { Manifest, ManifestFile, ManifestTableFile, SchemaChangeEntry } from '../manifest/manifest';
 import type { ManifestFigures } from '../manifest/manifest-summary';
+import type { AttentionItem } from '../summary/attention';
 import type { ExportResult } from '../run/result';
 import type { ChartSheetContent } from '../../render/xlsx/chart-sheet';
 import type { TableSchema } from '../../table/schema';
@@ -80,6 +81,8 @@ export interface RunRecord extends Pick<Manifest, 'generatedAt' | 'selectors' | 
 /** What the run came to after its last table: what outputs written at the end (sheets, changes) need. */
 export interface FinishedRun {
   readonly summary: ReportSummary;
+  /** Every item "Needs attention" counts, in the Summary's order: the workbook's "Needs attention" sheet. */
+  readonly attention: readonly AttentionItem[];
   readonly changes: ChangeReport;
   /** Snapshots the change tracker stored, for verification. */
   readonly snapshots: readonly StoredFile[];

@@ -1,11 +1,13 @@
 /**
  * The workbook for people, `<report>.xlsx` in the run folder: one sheet per table as the rows stream,
- * then the sheets other outputs add (context.sheets, e.g. Trends) and the Changes sheet, listed right
+ * then "Needs attention" (every item the Summary counts), the sheets other outputs add (context.sheets,
+ * e.g. Trends) and the Changes sheet, listed right
  * after the Summary, which is written last (it needs every table's figures).
  */
 import { readerFormat } from '../../core/format';
 import { CHANGES_SHEET_NAME, changesSheetContent } from '../changes/sheet';
-import { XLSX_FORMAT } from '../definition/formats';
+import { attentionSheetContent, NEEDS_ATTENTION_SHEET } from '../summary/attention';
+import { XLSX_FORMAT } from '../manifest/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const xlsxOutput: OutputFactory = async (run, context) => {
@@ -24,13 +26,15 @@ export const xlsxOutput: OutputFactory = async (run, context) => {
     locale: definition.locale,
     creator: 'planning-report-exporter',
     title,
-    leadingSheets: [...context.sheets.added.map((s) => s.name), CHANGES_SHEET_NAME],
+    // "Needs attention" right after the Summary: its "n more" rows lead there.
+    leadingSheets: [NEEDS_ATTENTION_SHEET, ...context.sheets.added.map((s) => s.name), CHANGES_SHEET_NAME],
     footer: `${title} – ${format.date(context.exportedAt)}`,
   });
   return {
     openTable: (table) => Promise.resolve(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 })),
     finishTable: () => Promise.resolve(NO_ENTRIES),
     async finishRun(finished) {
+      await workbook.writeLeadingSheet(NEEDS_ATTENTION_SHEET, attentionSheetContent(finished.attention));
       for (const sheet of context.sheets.added) await workbook.writeChartSheet(sheet.name, await sheet.content(finished));
       await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(finished.changes, format));
       await workbook.writeSummary(finished.summary);

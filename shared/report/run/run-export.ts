@@ -11,7 +11,7 @@ import { labelled } from '../tables/labels';
 import { mergeFigures } from '../dataset/field-audit';
 import { RUN_ID_PATTERN } from './run-id';
 import { withRunAttempt } from './run-attempt';
-import { buildSummary } from '../summary/run-summary';
+import { buildSummary } from './run-summary';
 import type { ReportSummary, TableRow, TableSink } from '../../table/table';
 import { startChangeTracking, type ChangeTracker } from '../changes/tracker';
 import { withDeltas } from '../changes/deltas';
@@ -90,7 +90,8 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
       selectors: { requested: definition.datasets, resolved: Object.fromEntries(datasets.map((d) => [d.name, d.resolvedSelectors()])) },
       figures: manifestFiguresSchema.parse(mergeFigures([run.plan.figures, ...datasets.map((d) => d.figures())])),
     };
-    const entries = await outputs.finishRun({ summary, changes: changed.report, snapshots, rows: tableRows, record });
+    const attention = datasets.flatMap((d) => d.attention?.() ?? []);
+    const entries = await outputs.finishRun({ summary, attention, changes: changed.report, snapshots, rows: tableRows, record });
     const delivery = decideDelivery(definition, { summary, changes: changed.report });
     const manifest = buildManifest(run, { record, summary, tableRows, entries, delivery, registry });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.

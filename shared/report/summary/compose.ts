@@ -1,5 +1,6 @@
 import { SUMMARY_ROLES, type ReportSummary, type SummaryGridRow, type SummarySection } from '../../table/table';
 import { term } from '../../core/glossary';
+import { linkMoreRows } from './attention';
 
 /** Sections in the order of their roles (SUMMARY_ROLES), each role's sections in the order given. */
 export function inRoleOrder(sections: readonly SummarySection[]): SummarySection[] {
@@ -16,7 +17,8 @@ export function composeSummary(title: string, sections: readonly SummarySection[
   const attention = sections.filter((s) => s.role === 'attention');
   const merged: SummarySection[] = [];
   if (attention.length > 0) {
-    const rows: SummaryGridRow[] = attention.flatMap((s) => s.grid?.rows ?? []);
+    // Each "n more" row leads to the rest of its kind in the "Needs attention" sheet, which lists every item in this order.
+    const rows: SummaryGridRow[] = linkMoreRows(attention.flatMap((s) => s.grid?.rows ?? []));
     const columns = attention.find((s) => s.grid)?.grid?.columns ?? [];
     merged.push({
       heading: term('needsAttention'),

@@ -1,7 +1,8 @@
 import { planningLink } from './planning-links';
 import type { OkrObjective, StrategicTheme } from '../../planning-api/schemas';
 import type { SummaryGridRow, SummarySection } from '../../table/table';
-import { ATTENTION_COLUMNS, ATTENTION_LIMIT, FILLS, okrHealth, rowLink } from './vocabulary';
+import { FILLS, okrHealth, rowLink } from './vocabulary';
+import { attentionRows, attentionSection, type AttentionItem } from './attention';
 import { term } from '../../core/glossary';
 
 /**
@@ -86,21 +87,6 @@ export class OkrFigures {
       ],
       fills: [null, null, null, null, null, t.atRisk > 0 ? FILLS.warn : null, t.offTrack > 0 ? FILLS.bad : null, null],
     }));
-    const attention: SummaryGridRow[] = this.#offTrack.slice(0, ATTENTION_LIMIT).map((o) => ({
-      values: [
-        'OKR',
-        rowLink(o.label, this.sheet, o.row, o.web),
-        [
-          'Off track',
-          ...(o.completion === null ? [] : [`${this.percent(o.completion)} complete`]),
-          o.theme,
-          o.owners.length === 0 ? 'no owner' : `${term('owner')}: ${o.owners.join(', ')}`,
-        ].join(' · '),
-      ],
-    }));
-    if (this.#offTrack.length > ATTENTION_LIMIT) {
-      attention.push({ values: [null, null, `${this.#offTrack.length - ATTENTION_LIMIT} more off-track objectives`] });
-    }
     const overall = okrProgress([...this.#themes.values()].map((t) => t.progress));
     return [
       {
@@ -123,8 +109,28 @@ export class OkrFigures {
           rows,
         },
       },
-      { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: attention } },
+      attentionSection(attentionRows(this.attentionItems(), (_kind, n) => `${n} more off-track objectives`)),
     ];
+  }
+
+  /** The off-track objectives in the order they were read, each with its theme's owners. */
+  attentionItems(): AttentionItem[] {
+    return this.#offTrack.map((o) => ({
+      kind: 'OKR',
+      item: rowLink(o.label, this.sheet, o.row, o.web),
+      why: [
+        'Off track',
+        ...(o.completion === null ? [] : [`${this.percent(o.completion)} complete`]),
+        o.theme,
+        o.owners.length === 0 ? 'no owner' : `${term('owner')}: ${o.owners.join(', ')}`,
+      ].join(' · '),
+      owner: o.owners.length === 0 ? null : o.owners.join(', '),
+      level: null,
+      due: null,
+      daysOverdue: null,
+      where: o.theme,
+      linked: null,
+    }));
   }
 
   figures(): Record<string, unknown> {

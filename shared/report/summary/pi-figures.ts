@@ -2,9 +2,8 @@ import { planningLink } from './planning-links';
 import type { Board, PiObjective, PiObjectiveGroup } from '../../planning-api/schemas';
 import type { SummaryGridRow, SummaryLine, SummarySection } from '../../table/table';
 import type { PiPhase } from './pi-phase';
+import { attentionRows, attentionSection, type AttentionItem } from './attention';
 import {
-  ATTENTION_COLUMNS,
-  ATTENTION_LIMIT,
   bandFill,
   bandText,
   FILLS,
@@ -110,7 +109,11 @@ export class PiFigures {
         ],
       },
       { heading: term('predictabilityByBoard'), role: 'headline', lines: [], grid: grid(this.#boards.values(), term('board')) },
-      { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: this.#attention() } },
+      attentionSection(
+        attentionRows(this.attentionItems(), (_kind, n) => `${n} more committed objectives without actual BV`, (item) =>
+          item.kind === 'PI' ? [null, null, FILLS.warn] : undefined,
+        ),
+      ),
     ];
     if (this.#teams.size > 0) {
       sections.push({ heading: term('predictabilityByTeam'), role: 'detail', lines: [], grid: grid(this.#teams.values(), term('boardTeam')) });
@@ -122,23 +125,24 @@ export class PiFigures {
     return [...this.#phases.values()].map((p) => ({ label: term('piPhase', { board: p.pi }), value: p.text }));
   }
 
-  #attention(): SummaryGridRow[] {
-    const rows: SummaryGridRow[] = [...this.#boards.values()]
-      .filter((b) => b.scored && (predictability(b) ?? Infinity) < PREDICTABILITY_BAND.low)
-      .map((b) => ({ values: ['PI', b.label, `Predictability ${bandText(predictability(b))}`], fills: [null, null, FILLS.warn] }));
-    rows.push(
-      ...this.#noValue.slice(0, ATTENTION_LIMIT).map((o) => ({
-        values: [
+  /** Boards scored below the band, then the committed objectives of scored PIs without actual BV, in the order read. */
+  attentionItems(): AttentionItem[] {
+    const item = (kind: string, what: AttentionItem['item'], why: string, where: string): AttentionItem => ({
+      kind, item: what, why, owner: null, level: null, due: null, daysOverdue: null, where, linked: null,
+    });
+    return [
+      ...[...this.#boards.values()]
+        .filter((b) => b.scored && (predictability(b) ?? Infinity) < PREDICTABILITY_BAND.low)
+        .map((b) => item('PI', b.label, `Predictability ${bandText(predictability(b))}`, b.label)),
+      ...this.#noValue.map((o) =>
+        item(
           'PI objective',
           rowLink(o.title, this.sheet, o.row, o.web),
           `Committed, no actual BV${o.planned === null ? '' : ` (planned ${o.planned})`} · ${o.board}`,
-        ],
-      })),
-    );
-    if (this.#noValue.length > ATTENTION_LIMIT) {
-      rows.push({ values: [null, null, `${this.#noValue.length - ATTENTION_LIMIT} more committed objectives without actual BV`] });
-    }
-    return rows;
+          o.board,
+        ),
+      ),
+    ];
   }
 
   figures(): Record<string, unknown> {

@@ -1,10 +1,9 @@
 import type { Risk, RiskRegister } from '../../planning-api/schemas';
 import type { CellValue, SummaryGridRow, SummarySection } from '../../table/table';
+import { attentionRows, attentionSection, type AttentionItem } from './attention';
 import { statusCategoryText } from '../../core/format';
 import { parseApiDate } from '../dataset/dates';
 import {
-  ATTENTION_COLUMNS,
-  ATTENTION_LIMIT,
   daysBetween,
   isClosedRiskStatus,
   isHighOrCritical,
@@ -20,6 +19,9 @@ interface Candidate {
   readonly title: string;
   readonly level: string;
   readonly overdueDays: number | null;
+  readonly due: Date | null;
+  readonly register: string | null;
+  readonly linked: readonly string[] | null;
   /** The owner's name (or id), null when the risk has none. */
   readonly owner: string | null;
   readonly row: number;
@@ -90,6 +92,9 @@ export class RiskFigures {
         title: risk.title ?? '',
         level,
         overdueDays,
+        due: due ?? null,
+        register: register.key ?? register.title ?? null,
+        linked: linkedKeys(risk),
         owner,
         row,
         web: planningLink(this.linkTemplate, { id: risk.id, key: risk.key ?? undefined, registerId: register.id }),
@@ -123,26 +128,40 @@ export class RiskFigures {
     };
   }
 
-  #attention(): SummarySection {
+  /**
+   * Every open high or critical risk that is overdue or unowned, most severe first; within a level,
+   * overdue and unowned, then unowned, then overdue (most days first): a Critical risk nobody owns
+   * is not pushed below the limit by owned ones that are late.
+   */
+  attentionItems(): AttentionItem[] {
+    const urgency = (c: Candidate) => (c.owner === null ? (c.overdueDays !== null ? 0 : 1) : 2);
     const sorted = [...this.#candidates].sort(
       (a, b) =>
         severityRank(a.level) - severityRank(b.level) ||
+        urgency(a) - urgency(b) ||
         (b.overdueDays ?? -1) - (a.overdueDays ?? -1) ||
         (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
     );
-    const rows: SummaryGridRow[] = sorted.slice(0, ATTENTION_LIMIT).map((c) => {
-      const why = [
+    return sorted.map((c) => ({
+      kind: 'Risk',
+      item: rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row, c.web),
+      why: [
         c.level,
         ...(c.overdueDays !== null ? [`overdue ${c.overdueDays} day${c.overdueDays === 1 ? '' : 's'}`] : []),
         // Whoever is to act, named: the owner, or that there is none.
         c.owner === null ? this.#ownerWords.why : `${this.#ownerWords.who}: ${c.owner}`,
-      ].join(' · ');
-      return { values: ['Risk', rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row, c.web), why] };
-    });
-    if (sorted.length > ATTENTION_LIMIT) {
-      rows.push({ values: [null, null, `${sorted.length - ATTENTION_LIMIT} more open high/critical risks overdue or unowned`] });
-    }
-    return { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows } };
+      ].join(' · '),
+      owner: c.owner,
+      level: c.level,
+      due: c.due,
+      daysOverdue: c.overdueDays,
+      where: c.register,
+      linked: c.linked,
+    }));
+  }
+
+  #attention(): SummarySection {
+    return attentionSection(attentionRows(this.attentionItems(), (_kind, n) => `${n} more open high/critical risks overdue or unowned`));
   }
 
   /**
@@ -182,4 +201,10 @@ export class RiskFigures {
       },
     };
   }
+}
+
+/** The keys (else ids) of the items a risk is linked to, as the Risks sheet's Linked items; null when none. */
+function linkedKeys(risk: Risk): readonly string[] | null {
+  const keys = (risk.linkedItems ?? []).flatMap((l) => (l.key ?? l.id ? [(l.key ?? l.id)!] : []));
+  return keys.length > 0 ? keys : null;
 }

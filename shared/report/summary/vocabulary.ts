@@ -96,8 +96,8 @@ export const ATTENTION_COLUMNS: readonly SummaryGridColumn[] = [
   { label: term('attentionWhy') },
 ];
 
-/** Rows of each kind shown in "Needs attention"; the rest are counted in one more line. */
-export const ATTENTION_LIMIT = 5;
+/** Items of each kind shown in "Needs attention" (ten, as the glossary says); the rest are counted in one more line that links to them all. */
+export const ATTENTION_LIMIT = 10;
 
 /** Calendar days from `from` to `to`, both dates at 00:00 UTC. */
 export function daysBetween(from: Date, to: Date): number {

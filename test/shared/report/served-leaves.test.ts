@@ -196,7 +196,7 @@ describe('every served leaf in a cell or listed', () => {
     );
     const after = (table: string, last: string) => headers[table]!.slice(headers[table]!.indexOf(last));
     expect(after('risks', 'mitigation').filter((c) => !c.startsWith('cf_'))).toEqual([
-      'mitigation', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids', 'register_status',
+      'mitigation', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids', 'register_status', 'is_open', 'is_overdue', 'days_overdue',
     ]);
     expect(after('strategic-themes', 'color')).toEqual(['color', 'status_id', 'portfolio_theme_ids', 'owner_ids', 'portfolio_theme_statuses']);
     expect(after('okrs', 'end_time_period')).toEqual(['end_time_period', 'status_id', 'linked_item_ids']);

@@ -48,7 +48,7 @@ describe('the workbook people read (demo flavour)', () => {
 
   it('names sheets for people and heads columns with labels; the CSV keeps the snake_case contract', async () => {
     expect(workbook.worksheets.map((s) => s.name)).toEqual([
-      'Summary', 'Trends', 'Changes', 'Risks', 'Risk custom fields', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
+      'Summary', 'Needs attention', 'Trends', 'Changes', 'Risks', 'Risk custom fields', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
     ]);
     const risks = workbook.getWorksheet('Risks')!;
     const csv = await readCsv(join(folder(), 'risks.csv'));
@@ -100,9 +100,9 @@ describe('the workbook people read (demo flavour)', () => {
         continue;
       }
       expect(sheet.pageSetup.orientation, sheet.name).toBe('landscape');
-      // The Changes sheet's table starts under its heading and sentence (docs/changes.md); the
+      // The Changes and Needs attention sheets' tables start under their heading and sentence (docs/changes.md); the
       // Trends sheet is small tables each with its own header, so no row repeats.
-      const titles = sheet.name === 'Changes' ? '4:4' : sheet.name === 'Trends' ? undefined : '1:1';
+      const titles = sheet.name === 'Changes' || sheet.name === 'Needs attention' ? '4:4' : sheet.name === 'Trends' ? undefined : '1:1';
       expect(sheet.pageSetup.printTitlesRow, sheet.name).toBe(titles);
       // Fitted to the width only while the text stays at 7 pt; wider tables go across pages at 64 % with the key column repeated.
       if (sheet.pageSetup.fitToWidth === 1 && !sheet.pageSetup.printTitlesColumn) expect(sheet.pageSetup.fitToHeight, sheet.name).toBe(0);

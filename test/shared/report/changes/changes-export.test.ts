@@ -243,7 +243,7 @@ describe('changes since the last run (two exports into one root)', () => {
     // The workbook's Changes sheet: the same rows, each kind cell coloured, item keys linked to the tracker.
     const sheet = await changesSheet(second);
     // Right after the Summary, although it is written after the data sheets.
-    expect(sheet.names.slice(0, 3)).toEqual(['Summary', 'Trends', 'Changes']);
+    expect(sheet.names.slice(0, 4)).toEqual(['Summary', 'Needs attention', 'Trends', 'Changes']);
     // Headers for people; changes.csv keeps the column names.
     expect(sheet.header).toEqual(['Table', 'Change', 'Key', 'Item', 'Where', 'Field', 'Before', 'After']);
     expect(sheet.intro).toEqual([

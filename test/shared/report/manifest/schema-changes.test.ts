@@ -46,7 +46,7 @@ describe('schema changes between runs (manifest and ReportExported detail)', () 
     const second = await run('run-2');
     expect(tableFilesDetail(second.manifest)).toMatchObject({ schemaChanges: { minor: [], breaking: [] } });
     expect(tableFilesDetail(second.manifest).tables?.map((t) => [t.table, t.schemaVersion])).toEqual([
-      ['risks', '1.2'], ['risk-custom-fields', '1.0'], ['strategic-themes', '1.4'], ['okrs', '1.3'],
+      ['risks', '1.3'], ['risk-custom-fields', '1.0'], ['strategic-themes', '1.4'], ['okrs', '1.3'],
     ]);
   });
 
@@ -64,11 +64,11 @@ describe('schema changes between runs (manifest and ReportExported detail)', () 
 
     const result = await run('run-3');
     expect(result.manifest.schemaChanges).toEqual([
-      { table: 'risks', kind: 'minor', from: '0.9', to: '1.2', added: ['mitigation'], removed: [], retyped: [] },
+      { table: 'risks', kind: 'minor', from: '0.9', to: '1.3', added: ['mitigation'], removed: [], retyped: [] },
       { table: 'okrs', kind: 'breaking', from: '0.3', to: '1.3', added: [], removed: [], retyped: ['level'] },
     ]);
     expect(tableFilesDetail(result.manifest).schemaChanges).toEqual({
-      minor: [{ table: 'risks', from: '0.9', to: '1.2', columns: ['mitigation'] }],
+      minor: [{ table: 'risks', from: '0.9', to: '1.3', columns: ['mitigation'] }],
       breaking: [{ table: 'okrs', from: '0.3', to: '1.3', columns: ['level'] }],
     });
     // The published schema is now the current one.

@@ -8,7 +8,7 @@ import type { TableDefinition, TableRow, TableSink } from '../../../../shared/ta
 
 const file = (path: string): ManifestFile => ({ path, format: 'csv', contentType: 'text/csv', bytes: 1, sha256: '0'.repeat(64), rows: {} });
 const table: TableDefinition = { name: 'risks', columns: [{ key: 'id', type: 'text', description: 'Id' }] };
-const run: FinishedRun = { summary: { title: 't', sections: [] }, changes: {} as FinishedRun['changes'], snapshots: [], rows: { risks: 2 },
+const run: FinishedRun = { summary: { title: 't', sections: [] }, attention: [], changes: {} as FinishedRun['changes'], snapshots: [], rows: { risks: 2 },
   record: { generatedAt: '2026-11-23T00:00:00.000Z', selectors: { requested: {}, resolved: {} }, figures: {} },
 };
 

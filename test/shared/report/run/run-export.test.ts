@@ -99,7 +99,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   it('puts the Summary sheet first and one sheet per table with the same rows as its CSV', async () => {
     const workbook = await sharedWorkbook();
     expect(workbook.worksheets.map((s) => s.name)).toEqual([
-      'Summary', 'Trends', 'Changes', 'Risks', 'Risk custom fields', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
+      'Summary', 'Needs attention', 'Trends', 'Changes', 'Risks', 'Risk custom fields', 'Strategic themes', 'OKRs', 'PI objectives', 'PI objective items', 'Board items',
     ]);
     for (const table of ['risks', 'risk-custom-fields', 'strategic-themes', 'okrs', 'pi-objectives', 'pi-objective-items', 'board-items']) {
       const sheet = workbook.getWorksheet(tableTitle(table))!;

@@ -147,7 +147,7 @@ describe('PI figures (demo tenant)', () => {
       .filter((o) => o.type === 'Objective-Committed' && !o.bvActual);
     expect(noValue.length).toBeGreaterThan(0);
     const linked = rows.filter((r) => r.values[0] === 'PI objective' && r.values[1]);
-    expect(linked).toHaveLength(Math.min(5, noValue.length));
-    expect(linked.map((r) => (r.values[1] as { text: string }).text)).toEqual(noValue.slice(0, 5).map((o) => o.title));
+    expect(linked).toHaveLength(Math.min(10, noValue.length));
+    expect(linked.map((r) => (r.values[1] as { text: string }).text)).toEqual(noValue.slice(0, 10).map((o) => o.title));
   });
 });

@@ -153,7 +153,7 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
   it('writes a Trends sheet after the Summary: a table per series with the figures of every run, and its charts', async () => {
     const file = join(root, results[RUNS - 1]!.runFolder, 'weekly.xlsx');
     const workbook = await readWorkbook(file);
-    expect(workbook.worksheets.map((w) => w.name).slice(0, 3)).toEqual(['Summary', 'Trends', 'Changes']);
+    expect(workbook.worksheets.map((w) => w.name).slice(0, 4)).toEqual(['Summary', 'Needs attention', 'Trends', 'Changes']);
     const sheet = workbook.getWorksheet('Trends')!;
     expect(sheet.getCell('A2').text).toBe('Trends over the last 12 runs.');
     const column = (n: number) => Array.from({ length: sheet.rowCount }, (_, i) => sheet.getRow(i + 1).getCell(n).value);

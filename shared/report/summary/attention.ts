@@ -1,0 +1,101 @@
+import type { CellValue, Column, LeadingSheet, SummaryGridRow, SummarySection, TableRow } from '../../table/table';
+import { term } from '../../core/glossary';
+import { ATTENTION_COLUMNS, ATTENTION_LIMIT } from './vocabulary';
+
+/**
+ * One item "Needs attention" counts, with what a reader needs to act on it without opening its
+ * register: the Summary lists the first ATTENTION_LIMIT of each kind, the "Needs attention" sheet
+ * lists every one, and each "n more" row of the Summary links to its first hidden item there.
+ */
+export interface AttentionItem {
+  /** "Risk", "OKR", "PI", "PI objective": the Summary's What column. */
+  readonly kind: string;
+  /** The item, linked to its row in its sheet and to the tracker where its address is known. */
+  readonly item: CellValue;
+  /** Why it is listed: "Critical · overdue 5 days · no owner". */
+  readonly why: string;
+  readonly owner: string | null;
+  readonly level: string | null;
+  readonly due: Date | null;
+  readonly daysOverdue: number | null;
+  /** Its register, strategic theme or board. */
+  readonly where: string | null;
+  readonly linked: readonly string[] | null;
+}
+
+export const NEEDS_ATTENTION_SHEET = 'Needs attention';
+
+/** The sheet's first data row: a heading, a sentence, a blank row and the header come first (render/xlsx/leading-sheet.ts). */
+const FIRST_ITEM_ROW = 5;
+
+/**
+ * A dataset's "Needs attention" rows: its first ATTENTION_LIMIT items of each kind in the order
+ * given, then per kind one "n more …" row that says what the rest are (`more`, the text from
+ * `moreText`) and links to the first of them in the sheet (linkMoreRows, once every dataset's items are known).
+ */
+export function attentionRows(items: readonly AttentionItem[], moreText: (kind: string, count: number) => string, fills?: (item: AttentionItem) => SummaryGridRow['fills']): SummaryGridRow[] {
+  const rows: SummaryGridRow[] = [];
+  for (const kind of new Set(items.map((i) => i.kind))) {
+    const ofKind = items.filter((i) => i.kind === kind);
+    for (const item of ofKind.slice(0, ATTENTION_LIMIT)) {
+      const fill = fills?.(item);
+      rows.push({ values: [item.kind, item.item, item.why], ...(fill && { fills: fill }) });
+    }
+    const hidden = ofKind.length - ATTENTION_LIMIT;
+    if (hidden > 0) rows.push({ values: [null, null, moreText(kind, hidden)], more: { kind, count: hidden } });
+  }
+  return rows;
+}
+
+/** A dataset's "Needs attention" section of its items (merged with the others' by composeSummary). */
+export function attentionSection(rows: readonly SummaryGridRow[]): SummarySection {
+  return { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows } };
+}
+
+/**
+ * Points each "n more" row at its first hidden item in the "Needs attention" sheet, which lists the
+ * items in the order of these rows (every item of a kind where the Summary shows its first ones).
+ */
+export function linkMoreRows(rows: readonly SummaryGridRow[]): SummaryGridRow[] {
+  let listed = 0;
+  return rows.map((row) => {
+    if (!row.more) {
+      listed++;
+      return row;
+    }
+    const first = FIRST_ITEM_ROW + listed;
+    listed += row.more.count;
+    const text = typeof row.values[2] === 'string' ? row.values[2] : `${row.more.count} more`;
+    return { ...row, values: [row.values[0] ?? null, row.values[1] ?? null, { text, url: `#'${NEEDS_ATTENTION_SHEET}'!A${first}` }] };
+  });
+}
+
+const column = (key: string, type: Column['type'], label: string, description: string, width?: number): Column => ({
+  key, type, label, description, ...(width !== undefined && { width }),
+});
+
+const SHEET_COLUMNS: readonly Column[] = [
+  column('what', 'text', term('attentionWhat'), 'Kind of item', 12),
+  column('item', 'link', term('attentionItem'), 'The item, linked to its row', 44),
+  column('owner', 'text', term('owner'), 'Who is to act on it, empty when nobody', 20),
+  column('level', 'text', term('level'), 'Risk level', 12),
+  column('due', 'date', 'Due date', 'Resolution date'),
+  column('days_overdue', 'integer', 'Days overdue', 'Days past the due date', 10),
+  column('where', 'text', 'Register, theme or board', 'Where the item is kept', 24),
+  column('linked', 'list', 'Linked items', 'Keys of the items it is linked to', 20),
+  column('why', 'text', 'Why listed', 'Why it needs attention', 50),
+];
+
+/** The "Needs attention" sheet: every item the Summary counts, in its order, whatever the Summary's limit. */
+export function attentionSheetContent(items: readonly AttentionItem[]): LeadingSheet {
+  const sentence =
+    items.length === 0
+      ? 'Nothing needs attention.'
+      : `Every item the Summary counts (it lists the first ${ATTENTION_LIMIT} of each kind), most urgent first within each kind.`;
+  return {
+    heading: term('needsAttention'),
+    sentence,
+    columns: SHEET_COLUMNS,
+    rows: items.map((i): TableRow => ({ values: [i.kind, i.item, i.owner, i.level, i.due, i.daysOverdue, i.where, i.linked, i.why] })),
+  };
+}

@@ -1,0 +1,37 @@
+import type { ReportSummary } from './table';
+
+/** How many items "Needs attention" counts, of each kind in the order first listed: `Risk` 13, `OKR` 2. */
+export interface AttentionTally {
+  readonly total: number;
+  readonly byKind: readonly { readonly kind: string; readonly count: number }[];
+}
+
+/**
+ * The items behind "Needs attention", not its rows: a row of a kind is one item, an "n more" row is
+ * n of its kind. Counting rows made "8 items need attention" of a list of 15 (the "8 more" row was one).
+ */
+export function attentionTally(summary: ReportSummary): AttentionTally {
+  const counts = new Map<string, number>();
+  const rows = summary.sections.filter((s) => s.role === 'attention').flatMap((s) => s.grid?.rows ?? []);
+  for (const row of rows) {
+    const kind = row.more?.kind ?? (typeof row.values[0] === 'string' ? row.values[0] : '');
+    counts.set(kind, (counts.get(kind) ?? 0) + (row.more?.count ?? 1));
+  }
+  const byKind = [...counts].map(([kind, count]) => ({ kind, count }));
+  return { total: byKind.reduce((n, k) => n + k.count, 0), byKind };
+}
+
+/** "risk", "OKR", "PI objective": a kind as a word inside a sentence (an initialism keeps its capitals). */
+function kindWord(kind: string): string {
+  return /^[A-Z][a-z]/.test(kind) ? kind[0]!.toLowerCase() + kind.slice(1) : kind;
+}
+
+/**
+ * "15 need attention: 13 risks, 2 OKRs", "1 needs attention: 1 risk", "nothing needs attention":
+ * the count and what it is made of, so a reader can match it with the list.
+ */
+export function attentionSentence(tally: AttentionTally): string {
+  if (tally.total === 0) return 'nothing needs attention';
+  const parts = tally.byKind.map(({ kind, count }) => (kind === '' ? `${count} other` : `${count} ${kindWord(kind)}${count === 1 ? '' : 's'}`));
+  return `${tally.total} ${tally.total === 1 ? 'needs' : 'need'} attention: ${parts.join(', ')}`;
+}
