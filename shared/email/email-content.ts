@@ -129,10 +129,18 @@ export function headlineSentence(summary: ReportSummary, format: ReaderFormat): 
 function renderSubject(template: string, report: string, date: string): string {
   // A function replacer: a string one would interpret `$&` and friends in the report name.
   const subject = template.replace(/\{(report|title|date)\}/g, (_match, name: string) => (name === 'date' ? date : report));
-  // Line breaks in a subject would start a new header (header injection) in raw MIME.
+  return subjectLine(subject, MAX_SUBJECT_LENGTH);
+}
+
+/**
+ * A subject as one clean line of at most `max` characters: line breaks in a subject would start a
+ * new header (header injection) in raw MIME, and other control characters garble the inbox list. The
+ * report's subject and the alert's (whose lines quote risk titles) are cleaned by it alike.
+ */
+export function subjectLine(subject: string, max: number): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-  const clean = subject.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return clean.length > MAX_SUBJECT_LENGTH ? `${clean.slice(0, MAX_SUBJECT_LENGTH - 1)}…` : clean;
+  const clean = subject.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
 function renderText(model: EmailModel): string {
