@@ -1,4 +1,4 @@
-import EN from '../i18n/messages/en.json';
+import EN from './i18n/messages/en.json';
 
 /**
  * The readers' vocabulary: every heading, figure name and column label the Summary, the Trends, the

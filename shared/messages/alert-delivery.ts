@@ -1,5 +1,6 @@
 import type { AlertLine, AlertMessage } from '../channels/alert-message';
 import { ALERT_PAYLOADS } from '../channels/alert-payloads';
+import { channelWords } from '../channels/channel';
 import { describeWebhook, postToChannels, type ChannelDeliveryDependencies, type ChannelResult } from '../channels/deliver';
 import type { ChannelTarget } from '../channels/delivery-option';
 import type { Clock } from '../core/clock';
@@ -174,11 +175,12 @@ export function alertMessage(
   const expiresAt = links && new Date(links.now.getTime() + definition.links.emailLinkDays * 86_400_000);
   const workbook = links && expiresAt && fileLinks(result, { linkBaseUrl: links.baseUrl, key: links.key, expiresAt, now: links.now }).find((f) => f.primary === true);
   return {
-    title: `Alert: ${result.summary.title || (definition.title ?? definition.name)}`,
+    title: format.t('alert.title', { title: result.summary.title || (definition.title ?? definition.name) }),
     generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
     runId: result.manifest.runId,
     lines,
     workbookUrl: workbook?.url,
+    words: channelWords(format.messages),
   };
 }
 
