@@ -48,7 +48,7 @@ export async function alertRun(job: ExportedJob, context: DeliveryContext): Prom
   const lines: AlertLine[] = [];
   const rules: RunAlerts['rules'][number][] = [];
   for (const reading of readings) {
-    const step = await stepCrossing(context.ledger, run, reading.id, reading.items ?? []);
+    const step = await stepCrossing(context.ledger, run, reading.id, reading.items ?? [], reading.hold);
     lines.push(...step.news.map((item) => ({ rule: reading.label, text: item.text })));
     const state = reading.items === undefined ? 'waiting' : reading.items.length > 0 ? 'beyond' : 'clear';
     rules.push({ rule: reading.id, state, news: step.news.length });
