@@ -11,7 +11,8 @@ import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
 import { describeError, type CommandIo } from './export-command';
 import { formatDiscovery, starterDefinition } from './discover-output';
-import { addressProblem, discover } from './discover-probe';
+import { committableSecretWarning } from './committable-secret';
+import { addressProblem, discover, unansweredProblem } from './discover-probe';
 
 export const DISCOVER_USAGE = `Usage: npm run discover -- (--credentials <credentials.json> | --secret-id <id>) [--write <report.json>]
 
@@ -48,7 +49,8 @@ async function writeDefinition(path: string, definition: unknown): Promise<void>
 
 /**
  * Runs the discover command; resolves with the exit code: 0 when at least one API group answered,
- * 1 when none did, when the company prefix or the addresses of the credentials keep a group from
+ * 1 when none did, when a group's address gave no answer at all (refused, unknown host, timeout),
+ * when the company prefix or the addresses of the credentials keep a group from
  * answering (nothing is written then: a starter definition without those groups would mislead), or
  * when the credentials or --write failed; 2 for a usage error.
  */
@@ -68,6 +70,7 @@ export async function runDiscoverCommand(argv: readonly string[], io: CommandIo)
 
   try {
     const config = loadCliConfig(io.env);
+    if (args.credentials) io.stderr.write((await committableSecretWarning(resolve(io.cwd, args.credentials))) ?? '');
     const source: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
@@ -77,9 +80,9 @@ export async function runDiscoverCommand(argv: readonly string[], io: CommandIo)
     const found = await discover(client);
     io.stdout.write(formatDiscovery(found));
     const answered = found.groups.some((g) => g.ok);
-    const problem = addressProblem(found.groups, credentials);
+    const problem = unansweredProblem(found.groups) ?? addressProblem(found.groups, credentials)?.hint;
     if (problem) {
-      io.stderr.write(`\n${problem.hint}\n${args.write !== undefined ? 'no report definition written: fix the credentials and run discover again.\n' : ''}`);
+      io.stderr.write(`\n${problem}\n${args.write !== undefined ? 'no report definition written: fix the credentials and run discover again.\n' : ''}`);
       return 1;
     }
     if (args.write !== undefined) {

@@ -1,5 +1,5 @@
 /** What `npm run discover` prints, and the starter report definition it writes. */
-import { FORMATS, formatNames } from '../shared/report/definition/formats';
+import { FORMATS, formatNames } from '../shared/report/manifest/formats';
 import type { ReportDefinitionInput } from '../shared/report/definition/definition';
 import { GROUP_TITLES } from '../shared/planning-api/api-groups';
 import type { BoardTracker, Discovery } from './discover-probe';

@@ -3,10 +3,10 @@
  * groups that answer list (collections, boards, registers, themes) is gathered for the tables and the
  * starter report definition of `npm run discover`.
  */
-import { AuthenticationError, errorMessage, PlanningApiError } from '../shared/core/errors';
+import { AuthenticationError, DeadlineExceededError, errorMessage, PlanningApiError, PlanningApiUnreachableError, RequestTimeoutError } from '../shared/core/errors';
 import type { PlanningApiClient } from '../shared/planning-api';
 import { toArray, type Board, type Collection, type PortfolioTheme, type RiskRegister, type StrategicTheme } from '../shared/planning-api';
-import type { ApiGroupName } from '../shared/planning-api/api-groups';
+import { GROUP_TITLES, type ApiGroupName } from '../shared/planning-api/api-groups';
 import type { Credentials } from '../shared/planning-api/credentials';
 import { countOf } from './words';
 
@@ -20,6 +20,8 @@ export interface GroupCheck {
   readonly reason?: string | undefined;
   /** The HTTP status of the refusal, when the server answered one. */
   readonly status?: number | undefined;
+  /** True when the group's address gave no answer at all (refused connection, unknown host, timeout). */
+  readonly unanswered?: boolean | undefined;
 }
 
 /** Tracker family of a board, told by the field names of its items in either vocabulary. */
@@ -95,7 +97,8 @@ async function attempt<T>(fn: () => Promise<T>): Promise<Attempt<T>> {
 function check<T>(group: ApiGroupName, result: Attempt<T>, describe: (value: T) => string): GroupCheck {
   if (result.error !== undefined || result.value === undefined) {
     const status = result.error instanceof PlanningApiError ? result.error.status : undefined;
-    return { group, ok: false, detail: refusalStatus(result.error), reason: refusalReason(result.error), status };
+    const unanswered = [PlanningApiUnreachableError, RequestTimeoutError, DeadlineExceededError].some((kind) => result.error instanceof kind);
+    return { group, ok: false, detail: unanswered ? 'no answer' : refusalStatus(result.error), reason: refusalReason(result.error), status, unanswered };
   }
   return { group, ok: true, detail: describe(result.value) };
 }
@@ -285,4 +288,19 @@ export function addressProblem(groups: readonly GroupCheck[], credentials: Pick<
     };
   }
   return undefined;
+}
+
+/**
+ * The groups whose address gave no answer at all, told in a few lines: unlike a refusal, that says
+ * nothing about what the key may read (a mistyped address looks just like it), so a starter definition
+ * without those groups would drop their data silently. Undefined when every group answered something.
+ */
+export function unansweredProblem(groups: readonly GroupCheck[]): string | undefined {
+  const silent = groups.filter((g) => g.unanswered);
+  if (silent.length === 0) return undefined;
+  return (
+    `${silent.map((g) => GROUP_TITLES[g.group]).join(', ')} gave no answer at all (not a refusal: nothing came back from the address):\n` +
+    silent.map((g) => `  ${GROUP_TITLES[g.group]}: ${g.reason ?? 'no answer'}\n`).join('') +
+    'Check baseUrl and legacyBaseUrl in the credentials document, and that this machine can reach them (proxy, VPN, firewall).'
+  );
 }

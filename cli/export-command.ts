@@ -12,7 +12,7 @@ import { LocalDirectoryStorage } from '../shared/storage/local-storage';
 import { S3Storage } from '../shared/storage/s3-storage';
 import type { Storage } from '../shared/storage/storage';
 import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
-import { errorMessage, ExporterError, ReportDefinitionError, StorageError } from '../shared/core/errors';
+import { CredentialsError, errorMessage, ExporterError, PlanningApiError, ReportDefinitionError, StorageError } from '../shared/core/errors';
 import { parseOptions, UsageError, usageErrorLine } from './usage';
 import { createLogger } from '../shared/core/logger';
 import { systemClock, type Clock } from '../shared/core/clock';
@@ -33,6 +33,7 @@ import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
 import { addressHint } from './address-hint';
+import { committableSecretWarning } from './committable-secret';
 import { printDryRun } from './export-dry-run';
 import { terminalProgress, type TerminalProgress } from './progress';
 import { countOf } from './words';
@@ -131,10 +132,13 @@ export async function runExportCommand(
 
   // For the address hint after a failure: the credentials and the response limit the run used.
   let planning: { source: CredentialsSource; maxResponseBytes: number | undefined } | undefined;
+  // Whether the run was started: a definition or credentials file that could not be read publishes nothing to speak of.
+  let started = false;
   try {
     const config = loadCliConfig(io.env);
     const reportPath = resolve(io.cwd, args.report);
     const definition: ReportDefinition = parseReportDefinitionJson(await readDefinition(reportPath), `report definition ${args.report}`);
+    if (args.credentials) io.stderr.write((await committableSecretWarning(resolve(io.cwd, args.credentials))) ?? '');
     const credentials: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
@@ -187,6 +191,7 @@ export async function runExportCommand(
       await printDryRun(request, context, io.stdout, storage);
       return 0;
     }
+    started = true;
     const outcome = await runJob(request, context)
       .catch((error: unknown) => {
         throw failure ?? error;
@@ -206,7 +211,9 @@ export async function runExportCommand(
     const hint = planning && (await addressHint(error, planning.source, planning.maxResponseBytes));
     if (hint) io.stderr.write(`${hint}\n`);
     if (args.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
-    io.stderr.write(args['dry-run'] ? 'nothing was written.\n' : 'no run was published: the manifest and latest.json are unchanged.\n');
+    if (args['dry-run']) io.stderr.write('nothing was written.\n');
+    // A definition or credentials that could not be read or planned stops before any lease: nothing to unpublish.
+    else if (started && !(error instanceof ReportDefinitionError || error instanceof CredentialsError)) io.stderr.write('no run was published: the manifest and latest.json are unchanged.\n');
     return 1;
   }
 }
@@ -313,6 +320,8 @@ async function findingsLine(result: ExportResult, storage: Storage, verbose: boo
 
 /** Our errors carry messages written for users; anything else is unexpected and says so. */
 export function describeError(error: unknown): string {
+  // The client's operation name (`listRiskRegisters: …`) is for the log; a person reads the sentence after it.
+  if (error instanceof PlanningApiError && error.message.startsWith(`${error.operation}: `)) return error.message.slice(error.operation.length + 2);
   if (error instanceof ExporterError) return error.message;
   if (error instanceof Error) return `unexpected error: ${error.message} (run with --verbose for details)`;
   return `unexpected error: ${String(error)}`;

@@ -3,7 +3,7 @@ import type { ExportJobRequest } from '../shared/job/request';
 import { planJob, type JobContext } from '../shared/job/run-job';
 import type { PlannedRun } from '../shared/report/run/run';
 import { plannedWrites } from '../shared/report/run/planned-writes';
-import { describeCandidate } from '../shared/report/plan/selector-titles';
+import { describeCandidate } from '../shared/report/dataset/selector-titles';
 import type { Storage } from '../shared/storage/storage';
 
 /** Where the run id goes in the names of a run that will choose its own. */

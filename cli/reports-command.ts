@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadCliConfig } from '../shared/core/config';
 import { errorMessage, ReportDefinitionError } from '../shared/core/errors';
 import { formatDateTime } from '../shared/core/format';
+import { jsonSyntaxProblem, stripBom } from '../shared/core/text';
 import { WEBHOOK_SECRET_PREFIX } from '../shared/core/names';
 import { DefinitionStore } from '../shared/definitions/definition-store';
 import { createSchedulerClient, ScheduleReader } from '../shared/definitions/scheduler-client';
@@ -134,9 +135,9 @@ async function readReportFile(path: string, file: string): Promise<StoredDefinit
   const text = await readRegularFile(path, { label: 'the file', error: (message) => new ReportDefinitionError(`${file} is invalid:\n  - (file): ${message}`, []) });
   let value: unknown;
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    value = JSON.parse(stripBom(text));
   } catch (error) {
-    throw new ReportDefinitionError(`${file} is invalid:\n  - (root): not valid JSON: ${errorMessage(error)}`, [], { cause: error });
+    throw new ReportDefinitionError(`${file} is invalid:\n  - (root): not valid JSON: ${jsonSyntaxProblem(stripBom(text))}`, [], { cause: error });
   }
   // A bare definition (the export command's file) is a report run on demand only.
   const stored = typeof value === 'object' && value !== null && 'definition' in value ? value : { definition: value, schedule: null };

@@ -1,5 +1,5 @@
 import { App } from 'aws-cdk-lib';
-import { CONTEXT_KEY, InfraConfigError, loadInfraConfig } from './config';
+import { configContext, InfraConfigError, loadInfraConfig } from './config';
 import { addReportExporter } from './report-exporter-app';
 
 /**
@@ -9,7 +9,7 @@ import { addReportExporter } from './report-exporter-app';
  */
 const app = new App();
 try {
-  addReportExporter(app, loadInfraConfig(app.node.tryGetContext(CONTEXT_KEY)));
+  addReportExporter(app, loadInfraConfig(configContext((key) => app.node.tryGetContext(key) as unknown)));
   app.synth();
 } catch (error) {
   if (!(error instanceof InfraConfigError)) throw error;

@@ -7,6 +7,8 @@ import { reportDefinitionSchema, type ReportDefinitionInput } from '../shared/re
 import { RunNameClaims } from '../shared/report/definition/slices';
 import { scheduleSchema } from '../shared/definitions/stored-definition';
 import { errorMessage } from '../shared/core/errors';
+import { DEFAULT_API_RATE_PER_SECOND } from '../shared/core/defaults';
+import { jsonErrorOffset, jsonSyntaxProblem, stripBom } from '../shared/core/text';
 
 /**
  * Deployment configuration: the cdk.json context key `reportExporter` (or `-c reportExporter=...`),
@@ -69,6 +71,11 @@ const rawConfigSchema = z.strictObject({
    * must deploy without it (docs/deploy.md, "Concurrency"; `npm run preflight` checks that it fits).
    */
   exportReservedConcurrency: z.number().int().min(2).max(1000).optional(),
+  /**
+   * Planning API requests per second that all runs of one tenant make together (the export function's
+   * API_RATE_PER_SECOND, kept through the ledger): the tenant's rate limit, which the API does not publish.
+   */
+  planningApiRatePerSecond: positiveInt(1, 10_000, DEFAULT_API_RATE_PER_SECOND),
   /** Workers of one fan-out at once (the map's MaxConcurrency); default DEFAULT_FAN_OUT_WORKERS, at most half of a reservation. */
   fanOutWorkers: z.number().int().min(1).max(500).optional(),
   /** Run links reuse an export of their report that finished less than this many minutes ago (0: never). */
@@ -108,6 +115,8 @@ export interface InfraConfig {
   readonly alarmEmail?: string;
   readonly exportMemoryMb: number;
   readonly exportTimeoutMinutes: number;
+  /** Planning API requests per second of one tenant, across its runs. */
+  readonly planningApiRatePerSecond: number;
   /** Reserved concurrency of the export function; undefined: none (the default). */
   readonly exportReservedConcurrency?: number;
   /** Workers of one fan-out at once: at most half of exportReservedConcurrency when one is set (maxFanOutWorkers). */
@@ -138,9 +147,9 @@ function readDefinitionFile(file: string, repoRoot: string, key: string): unknow
     fail([`${key}: cannot read "${file}" (${typeof code === 'string' ? code : String(error)}); paths are relative to the repository root`]);
   }
   try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    fail([`${key}: "${file}" is not valid JSON: ${errorMessage(error)}`]);
+    return JSON.parse(stripBom(text)) as unknown;
+  } catch {
+    fail([`${key}: "${file}" is not valid JSON: ${jsonSyntaxProblem(stripBom(text))}`]);
   }
 }
 
@@ -219,6 +228,7 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     retentionDays: config.retentionDays,
     exportMemoryMb: config.exportMemoryMb,
     exportTimeoutMinutes: config.exportTimeoutMinutes,
+    planningApiRatePerSecond: config.planningApiRatePerSecond,
     fanOutWorkers,
     ...(reserved !== undefined && { exportReservedConcurrency: reserved }),
     inlineDefinitions: config.inlineDefinitions,
@@ -256,11 +266,46 @@ function tooManyWorkers(workers: number, reservedConcurrency: number): string {
   );
 }
 
-/** `cdk synth -c reportExporter='{"reports":[]}'` passes a string. */
-function parseContextString(text: string): unknown {
+/**
+ * `cdk synth -c reportExporter='{"reports":[]}'` passes a string. The cdk CLI keeps only the first
+ * line of a -c value (it splits `key=value` with a pattern whose `.` stops at a newline), so
+ * `"$(cat prod-exporter.json)"` of a pretty-printed file arrives as `{`: that is told apart from a
+ * real syntax error, with the two ways that work.
+ */
+function parseContextString(text: string, origin = `${CONTEXT_KEY} (given with -c)`): unknown {
   try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    return fail([`${CONTEXT_KEY}: a value given with -c must be JSON (${errorMessage(error)})`]);
+    return JSON.parse(stripBom(text)) as unknown;
+  } catch {
+    const offset = jsonErrorOffset(stripBom(text));
+    if (origin.endsWith('(given with -c)') && offset !== undefined && offset >= text.length && !text.includes('\n')) {
+      return fail([
+        `${origin}: the value ends after its first line ("${text.slice(0, 40)}"): the cdk CLI passes only the first line of a -c value. ` +
+          `Give the file instead: -c ${CONTEXT_FILE_KEY}=prod-exporter.json (or one line: -c ${CONTEXT_KEY}="$(jq -c . prod-exporter.json)")`,
+      ]);
+    }
+    return fail([`${origin}: not valid JSON: ${jsonSyntaxProblem(stripBom(text))}`]);
   }
+}
+
+/** The context key naming a JSON file with the whole configuration: `-c reportExporterFile=prod-exporter.json`. */
+export const CONTEXT_FILE_KEY = 'reportExporterFile';
+
+/**
+ * The configuration the app is given: the file of `-c reportExporterFile=<path>` (relative to the
+ * repository root, where cdk runs), else `reportExporter` (cdk.json's object or a -c string). A file
+ * and a -c string at once are refused: which one was meant is not ours to guess.
+ */
+export function configContext(context: (key: string) => unknown, repoRoot: string = REPO_ROOT): unknown {
+  const file = context(CONTEXT_FILE_KEY);
+  if (file === undefined) return context(CONTEXT_KEY);
+  if (typeof file !== 'string' || file.trim() === '') return fail([`${CONTEXT_FILE_KEY}: give the path of a JSON file, e.g. -c ${CONTEXT_FILE_KEY}=prod-exporter.json`]);
+  if (typeof context(CONTEXT_KEY) === 'string') return fail([`give one of -c ${CONTEXT_KEY}=… and -c ${CONTEXT_FILE_KEY}=…, not both`]);
+  const path = isAbsolute(file) ? file : resolve(repoRoot, file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return fail([`${CONTEXT_FILE_KEY}: cannot read "${file}" (${(error as { code?: string }).code ?? errorMessage(error)})`]);
+  }
+  return parseContextString(text, `${CONTEXT_FILE_KEY} "${file}"`);
 }

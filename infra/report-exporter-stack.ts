@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
@@ -141,6 +141,8 @@ export class ReportExporterStack extends Stack {
       logRetention: LOG_RETENTION,
       environment: {
         ...sharedEnvironment,
+        // The tenant's rate, kept by all its runs at once through the ledger (docs/architecture.md, "A fleet at one hour").
+        API_RATE_PER_SECOND: String(config.planningApiRatePerSecond),
         // Only the export function reads the planning API credentials.
         PLANNING_SECRET_ID: this.secrets.planningSecretId,
         EVENT_BUS_NAME,
@@ -357,6 +359,13 @@ export class ReportExporterStack extends Stack {
           resources: [config.sesIdentityArn, ...(this.mailEvents ? [this.mailEvents.configurationSetArn] : [])],
         }),
       );
+      // The account's sending rate, which every run's mail keeps to together (shared/messages/paced-mailer.ts).
+      role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'ReadSendRate', actions: ['ses:GetAccount'], resources: ['*'] }));
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Only actions without a resource type use "*": the X-Ray actions xray:PutTraceSegments and xray:PutTelemetryRecords, and ses:GetAccount (the account\'s sending rate, read-only).',
+      });
     }
   }
 

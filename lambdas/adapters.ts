@@ -4,6 +4,10 @@ import { createSesClient, SesMailer } from '../shared/email/ses-mailer';
 import { createDynamoDbClient, DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
 import { scopedLedger, storageScope } from '../shared/ledger/scoped-ledger';
 import type { Ledger } from '../shared/ledger/ledger';
+import type { Log } from '../shared/core/logger';
+import { timerSleep } from '../shared/core/retry/retry';
+import { systemClock } from '../shared/core/clock';
+import { accountMailPace, pacedMailer, type MailTransport } from '../shared/messages/paced-mailer';
 import { createSecretsManagerClient } from '../shared/secrets/secret-source';
 import { createS3Client } from '../shared/storage/s3-client';
 import { S3Storage } from '../shared/storage/s3-storage';
@@ -73,4 +77,22 @@ export function secretsClient(tracer: ClientTracer): SecretsClient {
  */
 export function sesMailer(tracer: ClientTracer, configurationSet?: string): SesMailer {
   return new SesMailer({ client: tracer.captureAWSv3Client(createSesClient()), configurationSet });
+}
+
+/**
+ * The sandbox's rate: what the paced mailer keeps to when it cannot read the account's (no
+ * ses:GetAccount, SES unreachable), slow but never throttled.
+ */
+const FALLBACK_SEND_RATE = 1;
+
+/**
+ * The SES mailer at the account's sending rate, shared through the ledger by every run at once, a
+ * throttle sent again rather than failed (shared/messages/paced-mailer.ts). The rate is read from SES
+ * on the first message of the process.
+ */
+export function pacedSesMailer(tracer: ClientTracer, ledger: Ledger, log: Log, configurationSet?: string): MailTransport {
+  const ses = sesMailer(tracer, configurationSet);
+  const now = (): number => systemClock().getTime();
+  const pace = accountMailPace(ledger, () => ses.sendRate(), { now, pause: timerSleep, log, fallbackRate: FALLBACK_SEND_RATE });
+  return pacedMailer(ses, { pace, now, sleep: timerSleep, log });
 }

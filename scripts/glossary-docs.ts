@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { GLOSSARY } from '../shared/core/glossary';
+import { refuseArgumentsBut } from './script-arguments';
 
 /**
  * docs/formats.md's glossary is generated from shared/core/glossary.ts, the one list of the names
@@ -23,6 +24,10 @@ export function withGlossary(doc: string): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  refuseArgumentsBut(
+    process.argv.slice(2),
+    "Usage: npm run docs:glossary\n\nRewrites the glossary of docs/formats.md from shared/core/glossary.ts (a test fails while it is stale).\nTakes no arguments.\n",
+  );
   const path = new URL('../docs/formats.md', import.meta.url);
   writeFileSync(path, withGlossary(readFileSync(path, 'utf8')));
 }

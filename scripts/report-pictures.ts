@@ -11,6 +11,7 @@ import { renderRunPage } from '../shared/http/run-page';
 import { parseReportDefinitionJson } from '../shared/report/definition/definition';
 import { latestPointerSchema, manifestSchema } from '../shared/report/manifest/manifest';
 import { launchBrowser } from '../test/support/browser';
+import { refuseArgumentsBut } from './script-arguments';
 
 /**
  * The reference pictures in docs/images/ (shown in the README), all drawn from the four-week demo
@@ -159,4 +160,12 @@ function drawPage(pdf: string, page: number, png: string): void {
   execFileSync('pdftoppm', ['-png', '-r', '60', '-singlefile', '-f', String(page), '-l', String(page), pdf, png.replace(/\.png$/, '')]);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  refuseArgumentsBut(
+    process.argv.slice(2),
+    'Usage: npm run pictures\n\nRedraws every picture in docs/images/ (shown in the README) from the four-week demo, on a fixed day\n' +
+      'and seed: the e-mail (Chromium), the workbook printed (LibreOffice), the report PDF (poppler) and the run\n' +
+      'link pages. Needs chromium, LibreOffice (soffice) and poppler-utils. Takes no arguments.\n',
+  );
+  await main();
+}

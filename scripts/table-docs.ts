@@ -6,6 +6,7 @@ import { CHANGES_TABLE } from '../shared/report/changes/model';
 import { labelColumn } from '../shared/report/tables/labels';
 import { tablesOf } from '../shared/report/tables/registry';
 import { schemaFileText, TABLE_SCHEMAS } from '../shared/report/manifest/table-schemas';
+import { refuseArgumentsBut } from './script-arguments';
 
 /**
  * docs/tables.md and the schema contract files schemas/<table>.json are generated from the column
@@ -86,6 +87,11 @@ export function renderTableDocs(): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  refuseArgumentsBut(
+    process.argv.slice(2),
+    'Usage: npm run docs:tables\n\nRewrites docs/tables.md and schemas/<table>.json from the table definitions in the code\n' +
+      '(a test fails while they are stale). Takes no arguments.\n',
+  );
   writeFileSync(new URL('../docs/tables.md', import.meta.url), renderTableDocs());
   mkdirSync(new URL('../schemas/', import.meta.url), { recursive: true });
   for (const schema of TABLE_SCHEMAS) {

@@ -10,7 +10,7 @@ import { MAX_SHEET_HYPERLINKS } from '../../shared/render/xlsx/cells';
  * cells, styles, row attributes, hyperlink list and relationships part), so deflating it is the
  * cost of the bytes alone.
  */
-import { BOARD_ITEM_COLUMNS } from '../../shared/report/tables/board-items';
+import { BOARD_ITEM_COLUMNS } from '../../shared/report/tables/board-items/board-items';
 import { isTextList, listText, type CellValue, type LinkValue, type TableRow } from '../../shared/table/table';
 // The simulator's seeded PRNG: the same rows in every process.
 import { mulberry32 } from '../../simulator/random';

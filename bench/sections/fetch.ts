@@ -11,7 +11,7 @@ import { int, mb, median, over, progress, ratio, seconds, table, type SectionRes
 import type { SimStats } from '../workers/sim-server';
 import type { ClientCpuResult } from '../workers/client-cpu';
 import { DEFAULT_API_CONCURRENCY } from '../../shared/core/defaults';
-import { BOARD_ITEMS_READ_AHEAD, type BoardItemsReadAhead } from '../../shared/report/tables/board-items-fetch';
+import { BOARD_ITEMS_READ_AHEAD, type BoardItemsReadAhead } from '../../shared/report/tables/board-items/board-items-fetch';
 import type { SimCredentials, TenantShape } from '../../simulator/index';
 
 export interface FetchOptions {

@@ -22,7 +22,7 @@ import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
 import { parseReportDefinition } from '../../shared/report/definition/definition';
 import { changeSpecs } from '../../shared/report/changes/specs';
 import { startChangeTracking, type ChangeTracker } from '../../shared/report/changes/tracker';
-import { latestKey } from '../../shared/report/run/layout';
+import { latestKey } from '../../shared/report/manifest/layout';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { ObjectUpload, StoredObject } from '../../shared/storage/storage';
 import type { TableDefinition, TableRow, TableSink } from '../../shared/table/table';

@@ -15,7 +15,7 @@ import type { PlanningApiClient } from '../../shared/planning-api/client';
 import { createExportClient } from '../../shared/report/run/plan-run';
 import { systemClock } from '../../shared/core/clock';
 import { resolveExportSettings } from '../../shared/report/definition/export-settings';
-import { BOARD_ITEM_FIELDS } from '../../shared/report/tables/board-items-fetch';
+import { BOARD_ITEM_FIELDS } from '../../shared/report/tables/board-items/board-items-fetch';
 
 interface Input {
   credentials: Credentials;

@@ -15,9 +15,9 @@ import { createExportClient } from '../../shared/report/run/plan-run';
 import { resolveExportSettings } from '../../shared/report/definition/export-settings';
 import type { DatasetContext } from '../../shared/report/dataset/dataset';
 import { parseReportDefinition } from '../../shared/report/definition/definition';
-import { boardItemsDataset } from '../../shared/report/tables/board-items';
-import type { BoardItemsReadAhead } from '../../shared/report/tables/board-items-fetch';
-import { risksDataset } from '../../shared/report/tables/risks';
+import { boardItemsDataset } from '../../shared/report/tables/board-items/board-items';
+import type { BoardItemsReadAhead } from '../../shared/report/tables/board-items/board-items-fetch';
+import { risksDataset } from '../../shared/report/tables/risks/risks';
 
 interface Input {
   mode: 'datasets' | 'floor';

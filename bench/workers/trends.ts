@@ -14,7 +14,7 @@ import { reportResult, workerInput } from '../lib/worker';
 import { boardItemRow, COLUMNS } from '../lib/board-item-rows';
 import { openCsvSink } from '../../shared/render/csv';
 import { openXlsxWorkbook } from '../../shared/render/xlsx/workbook';
-import { latestKey } from '../../shared/report/run/layout';
+import { latestKey } from '../../shared/report/manifest/layout';
 import { manifestSchema } from '../../shared/report/manifest/manifest';
 import { FeatureCompletion } from '../../shared/report/trends/figures';
 import { startTrends } from '../../shared/report/trends/run-trends';

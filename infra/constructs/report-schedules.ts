@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -28,7 +28,10 @@ export class ReportSchedules extends Construct {
     this.deadLetterQueue = new SecureQueue(this, 'DeadLetterQueue', {
       purpose: 'scheduled invocations EventBridge Scheduler could not deliver',
     }).queue;
-    this.group = new scheduler.ScheduleGroup(this, 'Group', {});
+    // Deleted with the stack (the L2's default keeps it): its name is the stack's, so a group left
+    // behind would stop the next deploy of the same stack at "already exists". Its schedules are
+    // made again by the definitions sync from the stored reports.
+    this.group = new scheduler.ScheduleGroup(this, 'Group', { removalPolicy: RemovalPolicy.DESTROY });
     const stack = Stack.of(this);
     this.invokeRole = new iam.Role(this, 'InvokeRole', {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {

@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { STAGING_PREFIX, STAGING_RETENTION_DAYS } from '../../shared/report/run/layout';
+import { STAGING_PREFIX, STAGING_RETENTION_DAYS } from '../../shared/report/manifest/layout';
 
 export interface ReportsBucketProps {
   /** Root of everything the exporter writes (REPORTS_PREFIX), without slashes. */

@@ -18,7 +18,7 @@ import {
   SecretsManagerWebhookSource,
 } from '../../shared/secrets/secret-source';
 import { timerWait } from '../../shared/report/run/run-lease';
-import { definitionStore, reportsLedger, reportsStorage, s3Client, secretsClient, sesMailer } from '../adapters';
+import { definitionStore, pacedSesMailer, reportsLedger, reportsStorage, s3Client, secretsClient } from '../adapters';
 import { createPowertools, withLifecycle } from '../lifecycle';
 
 // Built once per container and reused by every invocation it serves.
@@ -41,7 +41,8 @@ const credentials = new SecretsManagerCredentialsSource({
 const linkKeys = new SecretsManagerLinkKeySource({ secretId: config.LINK_KEY_SECRET_ID, client: secrets });
 // Chat channels' webhook URLs, read from the secrets their definitions name (the stack grants read on those).
 const webhooks = new SecretsManagerWebhookSource({ client: secrets, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
-const mailer = sesMailer(tracer, config.MAIL_CONFIGURATION_SET);
+// Every message at the account's sending rate, shared by all runs at once through the ledger.
+const mailer = pacedSesMailer(tracer, ledger, logger, config.MAIL_CONFIGURATION_SET);
 const events = new EventBridgePublisher({
   busName: config.EVENT_BUS_NAME,
   client: tracer.captureAWSv3Client(createEventBridgeClient()),

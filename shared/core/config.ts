@@ -99,6 +99,8 @@ const lambdaSchema = z.object({
   /** Public base URL of the API, for e-mail links: https://abc.execute-api.eu-west-1.amazonaws.com/prod */
   LINK_BASE_URL: z.url(),
   API_CONCURRENCY: apiSetting,
+  /** A planning tenant's requests per second, shared by its concurrent runs (unset: each run paces only itself). */
+  API_RATE_PER_SECOND: apiSetting,
   API_TIMEOUT_MS: apiSetting,
   API_MAX_RESPONSE_BYTES: apiSetting,
   API_MAX_LIST_PAGES: apiSetting,

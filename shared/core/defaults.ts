@@ -6,6 +6,14 @@
 /** Planning API requests in flight across one export (one limiter shared by every dataset). */
 export const DEFAULT_API_CONCURRENCY = 8;
 
+/**
+ * Planning API requests per second one tenant's runs make together, in the stack (the export function's
+ * API_RATE_PER_SECOND). The API publishes no rate limit (docs/planning-api.md); this is the rate the fleet
+ * benchmark's tenants allow (docs/benchmarks.md, "Fleet: Monday 07:00"), and an operator whose tenant allows
+ * more raises it (docs/deploy.md, "Capacity"). The command line paces only with the variable set.
+ */
+export const DEFAULT_API_RATE_PER_SECOND = 20;
+
 /** One planning API request may take this long before it is abandoned and retried. */
 export const DEFAULT_API_TIMEOUT_MS = 30_000;
 

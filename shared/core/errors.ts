@@ -153,6 +153,18 @@ export class RequestTimeoutError extends PlanningApiError {
   }
 }
 
+/**
+ * No answer at all from an address of the planning API (connection refused, an unknown host, a reset):
+ * the address may be mistyped, so the message names it and the groups it serves, and `discover`
+ * tells it apart from a refusal (a refusal is an answer about the key; this says nothing about it).
+ */
+export class PlanningApiUnreachableError extends PlanningApiError {
+  static override readonly kind: string = 'planning-api-unreachable';
+  constructor(message: string, details: PlanningApiErrorDetails) {
+    super(message, { retryable: isRetryable({ kind: 'no-answer' }), ...details });
+  }
+}
+
 /** A planning API response was larger than the client's byte limit; the same request brings the same answer. */
 export class ResponseTooLargeError extends PlanningApiError {
   static override readonly kind: string = 'response-too-large';
@@ -217,7 +229,7 @@ export class ReportDefinitionError extends ExporterError {
 }
 
 /**
- * The plan of a run (report/plan/export-plan.ts) found problems before anything was fetched: selectors
+ * The plan of a run (report/run/export-plan.ts) found problems before anything was fetched: selectors
  * naming a register, board, collection or theme the API user cannot see, or a company prefix the
  * API refuses. `issues` lists every one with its place (`datasets.boardItems.boards[1]`,
  * `credentials.companyPrefix`). Nothing was fetched or written, and the same definition fails the
@@ -330,6 +342,7 @@ const ERROR_CLASSES: readonly ErrorMeaning[] = [
   ExporterError,
   ConfigError,
   PlanningApiError,
+  PlanningApiUnreachableError,
   NotFoundError,
   AuthenticationError,
   RequestTimeoutError,

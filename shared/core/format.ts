@@ -9,6 +9,8 @@
  * report's `locale`, built once per run and passed down whole.
  */
 
+import { messagesFor, type MessageId, type MessageValues, type Messages } from '../i18n/messages';
+
 /**
  * Excel number formats of the workbook's typed cells; the reader format below writes percentages the
  * same way (`50.1 %`). `date` and `datetime` are the ISO fallback of excelDateFormats.
@@ -173,6 +175,12 @@ export function canonicalLocale(tag: string): string {
 export interface ReaderFormat {
   /** The BCP 47 tag, canonical (`de-DE`). */
   readonly locale: string;
+  /** The reader's words in the locale's language (shared/i18n): resolved with the format, so one value carries both. */
+  readonly messages: Messages;
+  /** `messages.t`: the message `id` in the reader's language. */
+  t(id: MessageId, values?: MessageValues): string;
+  /** `361.4 KiB`, `361,4 KiB`: a byte count in binary units, the number in the locale. */
+  bytes(n: number): string;
   /** The IANA zone dates and times are shown in. */
   readonly timeZone: string;
   /** `2,148`: no decimals. */
@@ -227,8 +235,12 @@ export function readerFormat(locale: string, timeZone: string): ReaderFormat {
   const time = new Intl.DateTimeFormat(tag, { ...TIME_FIELDS, timeZone });
   const decimal = (decimals: number) => new Intl.NumberFormat(tag, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
   const sign = (n: number) => (n > 0 ? '+' : n < 0 ? '−' : '');
+  const messages = messagesFor(tag);
   return {
     locale: tag,
+    messages,
+    t: (id, values) => messages.t(id, values),
+    bytes: (n) => (n < 1024 ? `${integer.format(n)} B` : n < 1024 * 1024 ? `${oneDecimal.format(n / 1024)} KiB` : `${oneDecimal.format(n / (1024 * 1024))} MiB`),
     timeZone,
     integer: (n) => integer.format(n),
     number: (n) => number.format(n),

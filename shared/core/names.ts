@@ -68,7 +68,7 @@ export type FanOutPart = (typeof FAN_OUT_PARTS)[number];
  * status, run links, failure notices and the reports that outgrew one function (`route`). The stack's
  * IAM conditions name kinds as key prefixes.
  */
-export const LEDGER_KINDS = ['run', 'latest', 'job', 'run-link', 'notify', 'message', 'route', 'suppress', 'alert'] as const;
+export const LEDGER_KINDS = ['run', 'latest', 'job', 'run-link', 'notify', 'message', 'route', 'suppress', 'alert', 'pace'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** The items export-api reads and writes: job status, run links and the unsubscribed (leases and latest are the export's). */

@@ -35,3 +35,107 @@ export function shellQuoted(word: string): string {
   if (/^[A-Za-z0-9@%+=:,./_-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/** Thrown inside the scanner below with the offset of the first character that cannot be JSON. */
+class JsonStop extends Error {
+  constructor(readonly at: number) {
+    super(`not JSON at ${at}`);
+  }
+}
+
+const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+// eslint-disable-next-line no-control-regex -- JSON strings may not hold raw control characters
+const JSON_STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+
+/**
+ * The offset of the first character of `text` that no JSON document could have there, or undefined
+ * when `text` is JSON. A scanner of its own because JSON.parse names no position for most mistakes
+ * (Node 20 and 22 quote the text around an unexpected token instead).
+ */
+export function jsonErrorOffset(text: string): number | undefined {
+  let at = 0;
+  const space = () => {
+    while (at < text.length && ' \t\n\r'.includes(text[at]!)) at += 1;
+  };
+  const token = (pattern: RegExp): void => {
+    pattern.lastIndex = at;
+    if (!pattern.test(text)) throw new JsonStop(at);
+    at = pattern.lastIndex;
+  };
+  const expect = (char: string): void => {
+    space();
+    if (text[at] !== char) throw new JsonStop(at);
+    at += 1;
+  };
+  const items = (close: string, item: () => void): void => {
+    space();
+    if (text[at] === close) {
+      at += 1;
+      return;
+    }
+    for (;;) {
+      item();
+      space();
+      if (text[at] === close) break;
+      expect(',');
+    }
+    at += 1;
+  };
+  const value = (): void => {
+    space();
+    const c = text[at];
+    if (c === '{') {
+      at += 1;
+      items('}', () => {
+        space();
+        token(JSON_STRING);
+        expect(':');
+        value();
+      });
+    } else if (c === '[') {
+      at += 1;
+      items(']', value);
+    } else if (c === '"') token(JSON_STRING);
+    else if (c !== undefined && /[-\d]/.test(c)) token(JSON_NUMBER);
+    else {
+      const word = ['true', 'false', 'null'].find((w) => text.startsWith(w, at));
+      if (word === undefined) throw new JsonStop(at);
+      at += word.length;
+    }
+  };
+  try {
+    value();
+    space();
+    return at < text.length ? at : undefined;
+  } catch (stop) {
+    if (stop instanceof JsonStop) return stop.at;
+    throw stop;
+  }
+}
+
+/** `line 3, column 7` of an offset of `text`, as an editor counts them (from 1). */
+export function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${before.at(-1)!.length + 1}`;
+}
+
+/**
+ * Where the first JSON syntax error of `text` is, as a person finds it in an editor: `line 3,
+ * column 7`; undefined when the text is JSON.
+ */
+export function jsonErrorPlace(text: string): string | undefined {
+  const offset = jsonErrorOffset(text);
+  return offset === undefined ? undefined : lineAndColumn(text, offset);
+}
+
+/**
+ * A JSON syntax error in words a person can act on: what is wrong and where (line and column),
+ * without the character position or the quoted input Node adds (the text may be a secret's):
+ * `unexpected "[" at line 3, column 13`, `the text ends before the JSON does at line 3, column 1`.
+ */
+export function jsonSyntaxProblem(text: string): string {
+  const offset = jsonErrorOffset(text);
+  if (offset === undefined) return 'not JSON';
+  const what = offset >= text.length ? 'the text ends before the JSON does' : `unexpected ${JSON.stringify(text[offset])}`;
+  return `${what} at ${lineAndColumn(text, offset)}`;
+}

@@ -12,6 +12,8 @@ export interface ScheduleSpec {
   readonly name: string;
   readonly cron: string;
   readonly timeZone: string;
+  /** Scheduler's flexible time window, in minutes; absent: the run starts at its minute. */
+  readonly windowMinutes?: number;
   readonly description: string;
   /** The export job request, as JSON, with Scheduler's context placeholders. */
   readonly input: string;
@@ -52,7 +54,10 @@ export function scheduleSpecOf(report: string, schedule: ReportSchedule): Schedu
     name: report,
     cron: schedule.cron.trim(),
     timeZone: schedule.timeZone,
-    description: `planning-report-exporter: export "${report}" ${schedule.cron.trim()} ${schedule.timeZone}`,
+    ...(schedule.windowMinutes !== undefined && { windowMinutes: schedule.windowMinutes }),
+    description: `planning-report-exporter: export "${report}" ${schedule.cron.trim()} ${schedule.timeZone}${
+      schedule.windowMinutes === undefined ? '' : ` within ${schedule.windowMinutes} min`
+    }`,
     input: JSON.stringify(schedulePayload(report)),
   };
 }

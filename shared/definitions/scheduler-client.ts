@@ -70,7 +70,7 @@ export class ScheduleReader {
 
 /**
  * Report schedules in EventBridge Scheduler. Every schedule invokes the export function with its
- * report's payload, at the configured minute (no flexible window), retried twice for at most an
+ * report's payload, at the configured minute (or within the report's window, `schedule.windowMinutes`), retried twice for at most an
  * hour by Scheduler when Lambda cannot take the event, then dead-lettered: a report delivered an
  * hour late is better re-run by hand than sent silently.
  */
@@ -115,7 +115,8 @@ export class EventBridgeReportScheduler extends ScheduleReader implements Report
       Description: spec.description.slice(0, 512),
       ScheduleExpression: spec.cron,
       ScheduleExpressionTimezone: spec.timeZone,
-      FlexibleTimeWindow: { Mode: 'OFF' },
+      // A report that allows it is started anywhere in its window: a crowded minute spreads out at the source.
+      FlexibleTimeWindow: spec.windowMinutes === undefined ? { Mode: 'OFF' } : { Mode: 'FLEXIBLE', MaximumWindowInMinutes: spec.windowMinutes },
       State: 'ENABLED',
       Target: {
         Arn: this.target.functionArn,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ReportDefinitionError, errorMessage } from '../core/errors';
 import { isTimeZone } from '../report/dataset/dates';
-import { DEFINITION_LIMITS } from '../report/definition/definition-limits';
+import { DEFINITION_LIMITS } from '../report/dataset/definition-limits';
 import {
   documentSizeProblem,
   reportDefinitionSchema,
@@ -53,6 +53,12 @@ export const scheduleSchema = z.strictObject({
   cron: cronSchema,
   /** IANA name; Scheduler evaluates the cron in it, so 07:00 stays 07:00 across daylight saving. */
   timeZone: z.string().min(1).max(DEFINITION_LIMITS.name).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin'),
+  /**
+   * "Deliver by 07:15": Scheduler may start the run at any moment of this many minutes after the cron's
+   * minute (its flexible time window), so the reports of a crowded hour spread themselves out before any
+   * of them queues. Absent: at the minute. The run id still comes from the cron's time.
+   */
+  windowMinutes: z.number().int().min(1, 'must be at least 1 minute').max(1440, 'must be at most 1440 minutes (a day)').optional(),
 });
 
 export type ReportSchedule = z.infer<typeof scheduleSchema>;

@@ -40,6 +40,30 @@ export function emailAddressProblem(address: string): string | undefined {
   if (local.includes('..')) return `must not have two dots in a row before the @: ${shown}`;
   const domain = address.slice(address.indexOf('@') + 1);
   if (domain.split('.').some((label) => label === '')) return `must not have a dot first, last or twice in a row in its domain: ${shown}`;
+  return domainLabelProblem(domain, shown);
+}
+
+const MAX_LABEL = 63;
+const LABEL_CHARACTERS = /^[A-Za-z0-9-]+$/;
+
+/**
+ * Each dot-separated part (label) of the domain as DNS takes it (RFC 1035, RFC 5321's sub-domain):
+ * 1 to 63 letters, digits and hyphens, no hyphen first or last. A domain that breaks it cannot be
+ * resolved, so mail to it bounces at send time every week instead of being refused here once.
+ */
+function domainLabelProblem(domain: string, shown: string): string | undefined {
+  for (const label of domain.split('.')) {
+    if (label.length > MAX_LABEL) {
+      return `must have at most ${MAX_LABEL} characters in each dot-separated part of its domain: ${shown} has a part of ${label.length}`;
+    }
+    if (!LABEL_CHARACTERS.test(label)) {
+      const character = [...label].find((c) => !LABEL_CHARACTERS.test(c)) ?? '';
+      return `must have only letters, digits and hyphens in each dot-separated part of its domain: ${shown} has "${character}" in "${label}"`;
+    }
+    if (label.startsWith('-') || label.endsWith('-')) {
+      return `must not start or end a dot-separated part of its domain with a hyphen: ${shown} has "${label}"`;
+    }
+  }
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { GetAccountCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
 import { EmailDeliveryError, transientAwsFailure } from '../core/errors';
 import { emailAddress } from './email-address';
@@ -62,6 +62,11 @@ export class SesMailer {
     this.configurationSet = options.configurationSet;
   }
 
+  /** The account's sending rate (sesSendRate), through this mailer's client. */
+  sendRate(): Promise<number> {
+    return sesSendRate(this.client);
+  }
+
   async send(email: OutgoingEmail): Promise<{ messageId: string | undefined }> {
     const checked = outgoingEmailSchema.safeParse(email);
     if (!checked.success) {
@@ -114,6 +119,32 @@ export class SesMailer {
       });
     }
   }
+}
+
+/**
+ * The account's sending rate, messages per second (SES `GetAccount`'s `SendQuota.MaxSendRate`: 1 in the
+ * sandbox, 14 on a new production account, more as AWS raises it), read once per process by the paced mailer.
+ */
+export async function sesSendRate(client: SESv2Client): Promise<number> {
+  try {
+    const rate = (await client.send(new GetAccountCommand({}))).SendQuota?.MaxSendRate;
+    if (rate === undefined || !(rate > 0)) throw new Error('GetAccount gave no SendQuota.MaxSendRate');
+    return rate;
+  } catch (error) {
+    const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    throw new EmailDeliveryError(`could not read the account's sending rate: ${detail}`, { cause: error, retryable: transientAwsFailure(error) });
+  }
+}
+
+/**
+ * Whether SES refused a message for the account's sending rate (`Throttling` "Maximum sending rate
+ * exceeded" in SES v1's words, `TooManyRequestsException` in v2's): the message may go a moment later.
+ * A daily quota exhausted (`LimitExceededException`) is not this: waiting seconds does not help.
+ */
+export function isSendThrottled(error: unknown): boolean {
+  const cause = error instanceof EmailDeliveryError && error.cause instanceof Error ? error.cause : error;
+  if (!(cause instanceof Error)) return false;
+  return ['Throttling', 'ThrottlingException', 'TooManyRequestsException'].includes(cause.name) || /maximum sending rate exceeded/i.test(cause.message);
 }
 
 /** SES tag values may hold letters, digits, `_`, `-`, `.` and `@` only: anything else becomes `_`. */

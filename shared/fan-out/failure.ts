@@ -3,6 +3,7 @@ import { RetryableExportError, SEE_LOGS } from '../core/errors';
 import type { FanOutPart } from '../core/names';
 import { classifyFailure, withoutArns } from '../job/failure';
 import type { FailureFacts } from '../messages/notices/failure-notice';
+import { PLATFORM_ERRORS, PLATFORM_PREFIXES } from '../messages/notices/platform-errors';
 import type { CaughtError } from './event';
 
 /**
@@ -20,28 +21,13 @@ const PARTS: Record<FanOutPart, string> = {
   assemble: "the fan-out's assembler (the export of the run)",
 };
 
-/** Failures of Lambda and Step Functions rather than of the step's code, by their error names. */
-const PLATFORM: Readonly<Record<string, { readonly words: string; readonly retryable: boolean }>> = {
-  'States.Timeout': { words: 'ran out of time: the step reached its time limit', retryable: false },
-  'Sandbox.Timedout': { words: 'ran out of time: Lambda stopped the function at its time limit', retryable: false },
-  'Runtime.OutOfMemory': { words: 'ran out of memory: Lambda stopped the function', retryable: false },
-  'Lambda.Unknown': { words: 'stopped without an answer from Lambda (most often out of time or memory)', retryable: false },
-  'Lambda.TooManyRequestsException': {
-    words: "could not start: Lambda had no concurrency free for the export function (its reserved concurrency, or the account's quota when none is reserved) through all retries",
-    retryable: true,
-  },
-};
-
-/** Step Functions' and Lambda's own error names; anything else was thrown by the step's code. */
-const PLATFORM_PREFIXES = ['States.', 'Lambda.', 'Sandbox.', 'Runtime.'];
-
 /** The longest reason taken from a step's error: a reason is a sentence, not a dump. */
 const MAX_REASON = 500;
 
 /** The failure facts of a caught error (without the run id), for the owners' notice and ReportFailed. */
 export function describeFanOutFailure(part: FanOutPart, error: CaughtError): Omit<FailureFacts, 'runId'> {
   const what = PARTS[part];
-  const known = PLATFORM[error.Error];
+  const known = PLATFORM_ERRORS[error.Error];
   if (known) return { reason: `${what} ${known.words}`, errorType: error.Error, retryable: known.retryable };
   if (PLATFORM_PREFIXES.some((prefix) => error.Error.startsWith(prefix))) {
     return { reason: `${what} failed in ${error.Error.split('.')[0]} (${error.Error}); ${SEE_LOGS}`, errorType: error.Error, retryable: error.Error.startsWith('Lambda.') };

@@ -45,7 +45,7 @@ export type FanOutContext = RunContext & ResolvePorts;
 export const DEFAULT_BOARDS_PER_WORKER = 2;
 
 /**
- * Step 1: the run id, the run's plan (report/plan/export-plan.ts: every selector of every dataset checked
+ * Step 1: the run id, the run's plan (report/run/export-plan.ts: every selector of every dataset checked
  * with the list calls, so a definition that cannot run fails here, before any worker starts), and
  * the boards of the report's board items, in chunks for the workers.
  */

@@ -7,7 +7,7 @@ import { verifyRunLinkToken, type RunLinkClaims } from '../links/run-link-token'
 import { cellText } from '../email/email-format';
 import { canonicalLocale, DEFAULT_LOCALE, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
 import { manifestSchema, type Manifest } from '../report/manifest/manifest';
-import { summaryFromManifest } from '../report/summary/run-summary';
+import { summaryFromManifest } from '../report/run/run-summary';
 import { fileForPeople, NAMES, type FileForPeople, type ReportNames } from '../report/names';
 import type { Storage } from '../storage/storage';
 import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from '../job/status/job-status';

@@ -17,6 +17,7 @@ export function exportDeadline(nowMs: number, remainingMs: number): number {
 export function jobExportSettings(
   config: {
     readonly API_CONCURRENCY?: number | undefined;
+    readonly API_RATE_PER_SECOND?: number | undefined;
     readonly API_TIMEOUT_MS?: number | undefined;
     readonly API_MAX_RESPONSE_BYTES?: number | undefined;
     readonly API_MAX_LIST_PAGES?: number | undefined;
@@ -27,6 +28,7 @@ export function jobExportSettings(
 ): ExportSettings {
   return resolveExportSettings({
     concurrency: config.API_CONCURRENCY,
+    ratePerSecond: config.API_RATE_PER_SECOND,
     timeoutMs: config.API_TIMEOUT_MS,
     maxResponseBytes: config.API_MAX_RESPONSE_BYTES,
     maxListPages: config.API_MAX_LIST_PAGES,

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
+import { RetryableExportError } from '../core/errors';
 import type { Log } from '../core/logger';
+import type { Sleep } from '../core/retry/retry';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../ledger/ledger-record';
 
@@ -8,12 +10,20 @@ import { ledgerRecord, type LedgerRecord } from '../ledger/ledger-record';
  * Each message of a run goes out once: before a channel (e-mail, Slack, Teams, a failure notice)
  * sends anything for a run, it claims (run, channel) in the ledger with a compare-and-swap. A retry
  * of the run, a duplicate delivery of the scheduled event or a second attempt racing the first finds
- * the claim and sends nothing. A send that fails gives the claim back, so the next retry sends; a
- * sender that died between claim and send leaves a claim that another may take after CLAIM_MS.
+ * the claim and sends nothing. A send that fails gives the claim back, so the next retry sends.
+ *
+ * Claim, send, then mark sent: a sender killed between its claim and its send (or before it marked
+ * the message sent) leaves a claim without a `sent` mark. Such a claim is never read as "sent": a
+ * retry that finds it older than SEND_TIMEOUT_MS takes it and sends; one that finds it younger waits
+ * until it is that old (the context's wait) and looks again, or, with no way to wait, fails retryable
+ * so a later retry sends. Every sender ends its send well within SEND_TIMEOUT_MS (SES's request, the
+ * webhook's attempts and waits), so a claim that old was never going to be marked sent.
  */
 
-/** How long a claim without `sent` blocks others: far longer than any send, short enough for a retry. */
-export const CLAIM_MS = 15 * 60_000;
+/** Longer than any send (a webhook's three attempts and their waits take at most about 90 s); short enough for Lambda's retries. */
+export const SEND_TIMEOUT_MS = 3 * 60_000;
+/** How often a retry looks again at another attempt's claim without a `sent` mark while it waits. */
+export const UNSENT_POLL_MS = 10_000;
 /** Claims outlive every retry of a run (a scheduled run's retries end within hours). */
 const CLAIM_DAYS = 35;
 
@@ -36,6 +46,11 @@ export interface MessageClaim {
   readonly granted: boolean;
   /** Why not granted, for the log. */
   readonly reason: string | undefined;
+  /**
+   * Not granted because another claimant holds a claim without a `sent` mark younger than
+   * SEND_TIMEOUT_MS: from this time on the claim is taken over if it still has no mark.
+   */
+  readonly unsentUntil?: Date | undefined;
   /** Records the message as sent: no later attempt of the run sends it again. */
   sent(): Promise<void>;
   /** Gives the claim back after a failed send, so a retry of the run sends. */
@@ -57,9 +72,7 @@ export async function claimMessage(ledger: Ledger, runKey: string, channel: stri
   const token = randomBytes(9).toString('base64url');
   const refusal = (current: ClaimState | undefined): string | undefined => {
     if (current?.status === 'sent') return `the ${channel} message of run ${runKey} was already sent (${current.at})`;
-    if (current?.status === 'sending' && now.getTime() - Date.parse(current.at) < CLAIM_MS) {
-      return `the ${channel} message of run ${runKey} is being sent by another attempt (claimed ${current.at})`;
-    }
+    if (unsentUntil(current, now)) return `the ${channel} message of run ${runKey} is being sent by another attempt (claimed ${current?.at ?? ''})`;
     return undefined;
   };
   const claimed = await record.change((current) => (refusal(current) === undefined ? { status: 'sending', at: now.toISOString(), token } : undefined), {
@@ -67,18 +80,51 @@ export async function claimMessage(ledger: Ledger, runKey: string, channel: stri
     expiresAt: expiry(now),
   });
   if (claimed.outcome === 'written') return granted(record, token, now);
-  return refused((claimed.outcome === 'kept' && refusal(claimed.value)) || `the ${channel} message of run ${runKey} kept being claimed by others`);
+  const reason = (claimed.outcome === 'kept' && refusal(claimed.value)) || `the ${channel} message of run ${runKey} kept being claimed by others`;
+  return refused(reason, claimed.outcome === 'kept' ? unsentUntil(claimed.value, now) : undefined);
+}
+
+/** When a claim without a `sent` mark may be taken over, if that is still ahead of `now`. */
+function unsentUntil(current: ClaimState | undefined, now: Date): Date | undefined {
+  if (current?.status !== 'sending') return undefined;
+  const until = Date.parse(current.at) + SEND_TIMEOUT_MS;
+  return now.getTime() < until ? new Date(until) : undefined;
+}
+
+/** Who claims a message, and how it waits for another's claim without a `sent` mark to time out. */
+export interface SendClaim {
+  readonly ledger: Ledger;
+  readonly runKey: string;
+  readonly channel: string;
+  readonly log: Log;
+  readonly now: Date;
+  /** Waits for an unsent claim of another attempt to time out (the export function's timers); without it the send fails retryable. */
+  readonly wait?: Sleep | undefined;
 }
 
 /**
  * Sends through `send` only if the claim is granted: the usual way to use claimMessage. Resolves
- * 'sent' or 'skipped' (logged with the reason); a failed send gives the claim back and rethrows.
+ * 'sent', or 'skipped' (logged with the reason) when the message was sent. A failed send gives the
+ * claim back and rethrows. Another attempt's claim without a `sent` mark is waited out, then taken
+ * if it still has none; without a wait (or when another took it meanwhile) a RetryableExportError
+ * says when a retry sends: a message is never reported sent on the word of a claim alone.
  */
-export async function sendOnce(
-  claim: { ledger: Ledger; runKey: string; channel: string; log: Log; now: Date },
-  send: () => Promise<unknown>,
-): Promise<'sent' | 'skipped'> {
-  const held = await claimMessage(claim.ledger, claim.runKey, claim.channel, { now: claim.now });
+export async function sendOnce(claim: SendClaim, send: () => Promise<unknown>): Promise<'sent' | 'skipped'> {
+  let held = await claimMessage(claim.ledger, claim.runKey, claim.channel, { now: claim.now });
+  if (!held.granted && held.unsentUntil && claim.wait) {
+    claim.log.warn('another attempt claimed this message and has not marked it sent: waiting for its mark or its send to time out', { channel: claim.channel, until: held.unsentUntil.toISOString() });
+    // Looked at again every UNSENT_POLL_MS: a live sender marks it within seconds, a killed one never.
+    const until = held.unsentUntil.getTime();
+    for (let at = claim.now.getTime(); !held.granted && held.unsentUntil && at < until; ) {
+      const step = Math.min(UNSENT_POLL_MS, until - at);
+      await claim.wait(step);
+      at += step;
+      held = await claimMessage(claim.ledger, claim.runKey, claim.channel, { now: new Date(at) });
+    }
+  }
+  if (!held.granted && held.unsentUntil) {
+    throw new RetryableExportError(`${held.reason ?? 'the message is being sent by another attempt'}, not marked sent yet: a retry from ${held.unsentUntil.toISOString()} sends it unless that attempt did`);
+  }
   if (!held.granted) {
     claim.log.info('message not sent again', { channel: claim.channel, reason: held.reason });
     return 'skipped';
@@ -93,13 +139,13 @@ export async function sendOnce(
   return 'sent';
 }
 
-function refused(reason: string): MessageClaim {
+function refused(reason: string, unsentUntil: Date | undefined): MessageClaim {
   const nothing = () => Promise.resolve();
-  return { granted: false, reason, sent: nothing, release: nothing };
+  return { granted: false, reason, unsentUntil, sent: nothing, release: nothing };
 }
 
 function granted(record: LedgerRecord<ClaimState>, token: string, claimedAt: Date): MessageClaim {
-  /** Moves the claim to `status` while it is still this claimant's (a takeover after CLAIM_MS wins). `at` stays the claim's time. */
+  /** Moves the claim to `status` while it is still this claimant's (a takeover after SEND_TIMEOUT_MS wins). `at` stays the claim's time. */
   const settle = async (status: 'sent' | 'released'): Promise<void> => {
     // A claim that kept changing under us is another claimant's by now: nothing of ours to settle.
     await record.change((current) => (current?.token === token ? { status, at: claimedAt.toISOString(), token } : undefined), {

@@ -3,6 +3,7 @@ import {
   DeadlineExceededError,
   NotFoundError,
   PlanningApiError,
+  PlanningApiUnreachableError,
   RequestTimeoutError,
   ResponseTooLargeError,
 } from '../core/errors';
@@ -22,6 +23,11 @@ export interface FailedCall {
   readonly notFound?: string | undefined;
   /** What a 403 may be about, e.g. `board "b-1"`. */
   readonly subject?: string | undefined;
+  /**
+   * Where the request went, for the errors of no answer: the credentials' field, its origin and the
+   * groups the request serves, e.g. `baseUrl http://api.example (the Risk group)`.
+   */
+  readonly address?: string | undefined;
 }
 
 export interface ErrorContext {
@@ -149,14 +155,16 @@ export function exhaustedError(call: FailedCall, outcome: TransportOutcome, atte
   const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   switch (outcome.kind) {
     case 'timeout':
-      return new RequestTimeoutError(`${operation}: no complete response within ${context.timeoutMs} ms (gave up after ${tries})`, {
-        operation,
-      });
+      return new RequestTimeoutError(
+        `${operation}: no complete response${call.address ? ` from ${call.address}` : ''} within ${context.timeoutMs} ms (gave up after ${tries})`,
+        { operation },
+      );
     case 'network':
-      return new PlanningApiError(`${operation}: could not reach the planning API (gave up after ${tries}): ${outcome.message}`, {
-        operation,
-        retryable: isRetryable(outcomeFailure(outcome)),
-      });
+      return new PlanningApiUnreachableError(
+        `${operation}: could not reach the planning API${call.address ? ` at ${call.address}` : ''} (gave up after ${tries}): ${outcome.message}` +
+          (call.address ? '. Check the address in the credentials document and that this machine can reach it' : ''),
+        { operation, retryable: isRetryable(outcomeFailure(outcome)) },
+      );
     case 'response':
       return new PlanningApiError(
         `${operation}: the planning API answered ${outcome.status} (gave up after ${tries})${serverText(outcome.text, context)}`,

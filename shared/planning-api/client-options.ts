@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock';
 import type { Sleep } from '../core/retry/retry';
 import type { Log } from '../core/logger';
 import type { ConcurrencyLimiter } from './transport/concurrency';
+import type { RequestPace } from './transport/pace';
 import type { ClientSettings } from './client-settings';
 import type { Credentials } from './credentials';
 import type { RequestEvent } from './transport/requester';
@@ -14,6 +15,8 @@ export interface PlanningApiClientOptions {
   fetch?: typeof fetch | undefined;
   /** One limiter for the whole export; defaults to a private one of DEFAULT_API_CONCURRENCY slots. */
   limiter?: ConcurrencyLimiter;
+  /** The tenant's rate shared with its other runs (transport/pace.ts); default: none, the limiter alone. */
+  pace?: RequestPace | undefined;
   log?: Log;
   /** Sizes and time limit, resolved once by the client's maker (resolveClientSettings); default: every default. */
   settings?: ClientSettings | undefined;

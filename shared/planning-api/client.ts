@@ -136,6 +136,7 @@ export class PlanningApiClient {
       baseUrl: options.credentials.baseUrl,
       legacyBaseUrl: `${options.credentials.legacyBaseUrl.replace(/\/+$/, '')}/api/${seg(options.credentials.companyPrefix)}`,
       limiter,
+      pace: options.pace,
       log: this.#log,
       retry: resolveRetryOptions(options.retry),
       pageLimit,

@@ -7,7 +7,7 @@
 import { CHANGES_TABLE } from './changes/model';
 import { CHANGES_SHEET_NAME } from './changes/sheet';
 import type { DatasetEntry } from './dataset/dataset';
-import { FORMATS, formatOf, type ReportFormat } from './definition/formats';
+import { FORMATS, formatOf, type ReportFormat } from './manifest/formats';
 import { DATASETS, tableEntry } from './tables/registry';
 
 /** The tables (by dataset) and the formats a run knows: the production lists, or a test's with one more entry. */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { CredentialsError } from '../core/errors';
-import { stripBom } from '../core/text';
+import { jsonErrorPlace, stripBom } from '../core/text';
 import { credentialsSchema, type Credentials } from '../planning-api/credentials';
 import { linkKeySetSchema, toVerificationKeys, type LinkVerificationKeys } from '../links/link-token';
 
@@ -17,7 +17,9 @@ export function parseSecretDocument<S extends z.ZodType>(text: string, schema: S
   try {
     value = JSON.parse(stripBom(text));
   } catch {
-    throw new CredentialsError(`${label} is not JSON`);
+    // The place only: the parser's words may quote the document.
+    const place = jsonErrorPlace(stripBom(text));
+    throw new CredentialsError(`${label} is not JSON${place ? ` (the first error at ${place})` : ''}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new CredentialsError(`${label} is not a JSON object`);

@@ -75,6 +75,17 @@ describe('the linter enforces the layers', () => {
     expect(job).toEqual([expect.stringContaining('shared/job may import only')]);
   });
 
+  it('keeps shared/report in its three layers: the model and the figures never import the run, the model never the figures', async () => {
+    const tableToDefinition = await lintProbe('shared/report/tables/probe.ts', "import type { ReportDefinition } from '../definition/definition';\nexport type D = ReportDefinition;\n");
+    expect(tableToDefinition).toEqual([expect.stringContaining("shared/report's model layer")]);
+    const datasetToChanges = await lintProbe('shared/report/dataset/probe.ts', "import { CHANGES_TABLE } from '../changes/model';\nexport const c = CHANGES_TABLE;\n");
+    expect(datasetToChanges).toEqual([expect.stringContaining("shared/report's model layer")]);
+    const changesToRun = await lintProbe('shared/report/changes/probe.ts', "import { newRunId } from '../run/run-id';\nexport const r = newRunId;\n");
+    expect(changesToRun).toEqual([expect.stringContaining("shared/report's figures layer")]);
+    expect(await lintProbe('shared/report/run/probe.ts', "import { CHANGES_TABLE } from '../changes/model';\nexport const c = CHANGES_TABLE;\n")).toEqual([]);
+    expect(await lintProbe('shared/report/changes/probe.ts', "import { latestKey } from '../manifest/layout';\nexport const k = latestKey;\n")).toEqual([]);
+  });
+
   it('keeps the simulator free of the exporter', async () => {
     const messages = await lintProbe('simulator/probe.ts', "import { x } from '../shared/core/errors';\nexport const r = x;\n");
     expect(messages).toEqual([expect.stringContaining('The simulator stands alone')]);

@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runDiscoverCommand } from '../../cli/discover-command';
 import { runExportCommand } from '../../cli/export-command';
-import { FORMATS } from '../../shared/report/definition/formats';
+import { FORMATS } from '../../shared/report/manifest/formats';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { captureIo } from '../support/cli-io';
 import { csvObjects, readCsv } from '../support/read-output';
@@ -29,6 +31,15 @@ async function csvRows(files: Map<string, string>, table: string): Promise<Recor
   const path = [...files.entries()].find(([n]) => n.replace(/\.csv$/, '').endsWith(table))?.[1];
   if (!path) throw new Error(`no ${table} CSV among ${[...files.keys()].join(', ')}`);
   return csvObjects(await readCsv(path));
+}
+
+/** An address where nothing listens: a port the system gave a server that has closed again. */
+async function closedAddress(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return `http://127.0.0.1:${port}`;
 }
 
 const FAMILY_WORDS = { extA: 'first (extA', extB: 'second (extB' } as const;
@@ -177,6 +188,46 @@ describe('discover command', () => {
         `and legacyBaseUrl ${credentials.baseUrl} does not know the legacy paths (/api/acme/…). Swap the two URLs in the credentials document.`,
     );
     await expect(readFile(join(dir, 'swapped-report.json'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('exits 1 and writes nothing when baseUrl answers nothing while the legacy address answers, naming the address and the groups', async () => {
+    const dead = await closedAddress();
+    await writeFile(join(dir, 'dead-v1.json'), JSON.stringify({ ...sim.credentials(), baseUrl: dead }));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'dead-v1.json', '--write', 'dead-v1-report.json'], io)).toBe(1);
+    for (const group of ['Risk', 'Strategic Themes & OKRs']) expect(rowOf(io.out(), `${group}  `)).toMatch(/ no +no answer$/);
+    for (const group of ['PI Objectives', 'PI Board Items']) expect(rowOf(io.out(), `${group}  `)).toMatch(/ ok /);
+    expect(io.err()).toContain('Risk, Strategic Themes & OKRs gave no answer at all');
+    expect(io.err()).toContain(`  Risk: could not reach the planning API at baseUrl ${dead} (the Risk group)`);
+    expect(io.err()).toContain(`  Strategic Themes & OKRs: could not reach the planning API at baseUrl ${dead} (the Strategic Themes & OKRs group)`);
+    expect(io.err()).toContain('no report definition written');
+    await expect(readFile(join(dir, 'dead-v1-report.json'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('fails an export whose baseUrl answers nothing, naming the address and the group without the operation name, and publishes nothing', async () => {
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'credentials.json', '--write', 'full-report.json'], io)).toBe(0);
+    const dead = await closedAddress();
+    await writeFile(join(dir, 'dead-export.json'), JSON.stringify({ ...sim.credentials(), baseUrl: dead }));
+    const run = captureIo(dir);
+    expect(await runExportCommand(['--report', 'full-report.json', '--credentials', 'dead-export.json', '--out', 'dead-out', '--quiet'], run)).toBe(1);
+    expect(run.err()).toMatch(new RegExp(`export failed: could not reach the planning API at baseUrl ${dead} \\(the (Risk|Strategic Themes & OKRs) group\\)`));
+    expect(run.err()).not.toMatch(/\b(list|get)[A-Z][A-Za-z]+: /);
+    const written = await readdir(join(dir, 'dead-out'), { recursive: true }).catch(() => []);
+    expect(written.filter((name) => /manifest\.json$|\.(csv|xlsx)$/.test(name))).toEqual([]);
+  });
+
+  it('warns when the credentials file sits in a git work tree that does not ignore it, and not once it is ignored', async () => {
+    await mkdir(join(dir, 'repo'));
+    execFileSync('git', ['init', '-q'], { cwd: join(dir, 'repo') });
+    await writeFile(join(dir, 'repo', 'credentials.json'), JSON.stringify(sim.credentials()));
+    const io = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'repo/credentials.json'], io)).toBe(0);
+    expect(io.err()).toContain(`warning: ${join(dir, 'repo', 'credentials.json')} holds the planning API key and sits in a git work tree without being ignored`);
+    await writeFile(join(dir, 'repo', '.gitignore'), 'credentials.json\n');
+    const again = captureIo(dir);
+    expect(await runDiscoverCommand(['--credentials', 'repo/credentials.json'], again)).toBe(0);
+    expect(again.err()).toBe('');
   });
 
   it('reports a bad key as refused by every group, and exits 1 without writing', async () => {

@@ -251,6 +251,8 @@ describe('export command', () => {
     expect(code).toBe(1);
     expect(io.err()).toMatch(/e-mail and API key/i);
     expect(io.err()).not.toContain('wrong-key-123');
+    // The client's operation name (listRiskRegisters: …) is for the log, not for the person reading.
+    expect(io.err()).not.toMatch(/\b(list|get)[A-Z][A-Za-z]+: /);
   });
 
   it('names a missing credentials file', async () => {
@@ -258,6 +260,10 @@ describe('export command', () => {
     const code = await runExportCommand(['--report', 'report.json', '--credentials', 'nope.json', '--out', 'x'], io);
     expect(code).toBe(1);
     expect(io.err()).toMatch(/credentials file ".*nope.json" was not found/);
+    expect(io.err()).not.toContain('no run was published');
+    const missing = captureIo(dir);
+    expect(await runExportCommand(['--report', 'missing-report.json', '--credentials', 'credentials.json', '--out', 'x'], missing)).toBe(1);
+    expect(missing.err()).toMatch(/^\nexport failed: report definition ".*missing-report\.json" was not found\n$/);
   });
 
   it.runIf(process.platform === 'linux')('ends with a clear error for an --out where no folder can be made (/proc/self), instead of hanging', async () => {

@@ -166,7 +166,7 @@ describe('docs/architecture.md, "Where to add…" a table or a format', () => {
   });
 
   it('says which dataset file shows the entry, and that file exports a DatasetEntry the registry lists', async () => {
-    const example = /exports its `DatasetEntry` \(see `([a-z-]+\.ts)`/.exec(recipe('a table'))?.[1];
+    const example = /exports its `DatasetEntry` \(see `([a-z/-]+\.ts)`/.exec(recipe('a table'))?.[1];
     expect(example).toBeDefined();
     const module = await moduleAt(`shared/report/tables/${example!}`);
     const { DATASETS } = await import('../../shared/report/tables/registry');

@@ -2,10 +2,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { functionBundle } from '../support/function-bundles';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../infra/config';
-import { esbuildOptions, PDF_FONTS, type FolderBesideBundle } from '../../infra/constructs/exporter-function';
+import { PDF_FONTS, type FolderBesideBundle } from '../../infra/constructs/exporter-function';
 
 /**
  * docs/deploy.md ("Bundles") states what each Lambda deploys: its bundle, source map, the files beside
@@ -45,15 +45,9 @@ function filesIn(dir: string): Buffer[] {
 }
 
 async function measure(name: string): Promise<Measured> {
-  const result = await build({
-    ...esbuildOptions(REPO_ROOT),
-    entryPoints: [join(REPO_ROOT, 'lambdas', name, 'handler.ts')],
-    outdir: join(REPO_ROOT, '.bundle-sizes', name),
-    write: false,
-    metafile: true,
-    logLevel: 'error',
-  });
-  const sizeOf = (files: readonly { contents: Uint8Array }[]) => files.reduce((sum, f) => sum + f.contents.length, 0);
+  const { metafile, outputs: files } = await functionBundle(name);
+  const result = { metafile, outputFiles: [...files].map(([path, contents]) => ({ path: `/${path}`, contents })) };
+  const sizeOf = (of: readonly { contents: Uint8Array }[]) => of.reduce((sum, f) => sum + f.contents.length, 0);
   const entry = result.outputFiles.filter((f) => f.path.endsWith('/index.mjs'));
   const chunks = result.outputFiles.filter((f) => f.path.endsWith('.mjs') && !f.path.endsWith('/index.mjs'));
   const maps = result.outputFiles.filter((f) => f.path.endsWith('.map'));

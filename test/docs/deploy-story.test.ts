@@ -74,6 +74,23 @@ describe('the deploy story', () => {
     }
   });
 
+  it("names, in docs/deploy.md's clean-up section, every kind of resource the stack keeps on destroy, and deletes the schedule group", () => {
+    const removing = section(read('docs/deploy.md'), '## Removing the stack');
+    const resources = Object.values(synthesized.template.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>);
+    const kept = [...new Set(resources.filter((r) => r.DeletionPolicy === 'Retain').map((r) => r.Type))].sort();
+    const words: Record<string, RegExp> = {
+      'AWS::S3::Bucket': /reports bucket.*definitions bucket.*Athena results bucket/,
+      'AWS::DynamoDB::Table': /run ledger table \(DynamoDB, \*\*deletion protection on\*\*\).*--no-deletion-protection-enabled/,
+      'AWS::SecretsManager::Secret': /two secrets.*delete-secret/,
+      'AWS::Logs::LogGroup': /log groups.*delete-log-group/,
+      'AWS::KMS::Key': /KMS key.*schedule-key-deletion/,
+    };
+    expect(kept).toEqual(Object.keys(words).sort());
+    for (const [type, said] of Object.entries(words)) expect(removing, type).toMatch(said);
+    expect(kept).not.toContain('AWS::Scheduler::ScheduleGroup');
+    expect(removing).toContain('**schedule group with every schedule in it**');
+  });
+
   it('reads only outputs of the synthesized stack from cdk-outputs.json', () => {
     const outputs = Object.keys(synthesized.template.toJSON().Outputs as object);
     const named = [...jqOutputs(README), ...jqOutputs(read('docs/deploy.md'))];

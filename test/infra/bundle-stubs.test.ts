@@ -8,6 +8,7 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../infra/config';
 import { BUNDLE_ALIASES, esbuildOptions, SDK_CREDENTIAL_CHAIN } from '../../infra/constructs/exporter-function';
+import { functionBundle } from '../support/function-bundles';
 
 /**
  * An alias of BUNDLING replaces a module for every importer in a bundle, so each stubbed module must be
@@ -70,14 +71,7 @@ describe('the stubs of BUNDLING', () => {
     const functions = (await readdir(join(REPO_ROOT, 'lambdas'), { withFileTypes: true })).filter((e) => e.isDirectory() && e.name !== 'middleware').map((e) => e.name).sort();
     expect(functions).toEqual(Object.keys(EXPECTED_IMPORTERS).sort());
     for (const name of functions) {
-      const { metafile } = await build({
-        ...esbuildOptions(REPO_ROOT),
-        entryPoints: [join(REPO_ROOT, 'lambdas', name, 'handler.ts')],
-        outdir: join(REPO_ROOT, '.bundle-stubs', name),
-        write: false,
-        metafile: true,
-        logLevel: 'error',
-      });
+      const { metafile } = await functionBundle(name);
       expect(aliasedImports(metafile), name).toEqual([...EXPECTED_IMPORTERS[name]!].sort());
     }
   }, 240_000);

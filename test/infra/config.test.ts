@@ -1,6 +1,9 @@
 // @tier slow
-import { describe, expect, it } from 'vitest';
-import { InfraConfigError, loadInfraConfig, REPO_ROOT } from '../../infra/config';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { configContext, InfraConfigError, loadInfraConfig, REPO_ROOT } from '../../infra/config';
 import { cdkJsonContext } from './support';
 
 const minimal = { name: 'weekly', datasets: { risks: {} } };
@@ -28,6 +31,7 @@ describe('loadInfraConfig', () => {
       retentionDays: 90,
       exportMemoryMb: 1024,
       exportTimeoutMinutes: 15,
+      planningApiRatePerSecond: 20,
       fanOutWorkers: 3,
       inlineDefinitions: { enabled: false, prefix: 'adhoc-', emailDomains: [] },
     });
@@ -140,5 +144,56 @@ describe('loadInfraConfig', () => {
   it('keeps the definitions as written (defaults are applied by the Lambdas)', () => {
     const config = loadInfraConfig({ reports: [{ definition: minimal }] });
     expect(config.reports.map((r) => r.definition)).toEqual([minimal]);
+  });
+});
+
+describe('the configuration given on the command line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'infra-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A deployment's file as people write it: pretty-printed over many lines.
+  const prod = { retentionDays: 30, reports: [{ definition: minimal, schedule: null }] };
+  const prodText = `${JSON.stringify(prod, null, 2)}\n`;
+  writeFileSync(join(dir, 'prod-exporter.json'), prodText);
+  /** The context as the app reads it: cdk.json's object, overridden by what -c gives. */
+  const contextOf = (given: Record<string, string>) => (key: string) => given[key] ?? cdkJsonContext()[key];
+  /** What the app says for what -c gives: reading the file may fail before the configuration is checked. */
+  const given = (values: Record<string, string>): string => {
+    try {
+      return problems(configContext(contextOf(values)));
+    } catch (error) {
+      expect(error).toBeInstanceOf(InfraConfigError);
+      return (error as Error).message;
+    }
+  };
+
+  it('reads a multi-line file named by -c reportExporterFile, instead of cdk.json\'s configuration', () => {
+    const config = loadInfraConfig(configContext(contextOf({ reportExporterFile: join(dir, 'prod-exporter.json') })));
+    expect(config.retentionDays).toBe(30);
+    expect(config.reports.map((r) => r.definition.name)).toEqual(['weekly']);
+  });
+
+  it('accepts a multi-line JSON string given whole, and cdk.json\'s object when nothing is given', () => {
+    expect(loadInfraConfig(configContext(contextOf({ reportExporter: prodText }))).retentionDays).toBe(30);
+    expect(loadInfraConfig(configContext(contextOf({}))).reports.map((r) => r.definition.name)).toEqual(['acme-weekly']);
+  });
+
+  it('names the file option when the cdk CLI passed only the first line of a multi-line value', () => {
+    // What `-c reportExporter="$(cat prod-exporter.json)"` reaches the app as: the CLI keeps the first line.
+    const firstLine = prodText.split('\n')[0]!;
+    expect(firstLine).toBe('{');
+    expect(given({ reportExporter: firstLine })).toContain(
+      'the cdk CLI passes only the first line of a -c value. Give the file instead: -c reportExporterFile=prod-exporter.json',
+    );
+  });
+
+  it('places a syntax error of the file by line and column, and refuses a file and a -c string at once', () => {
+    writeFileSync(join(dir, 'broken.json'), '{\n  "retentionDays": 30,\n  "reports": [,]\n}\n');
+    expect(given({ reportExporterFile: join(dir, 'broken.json') })).toContain(
+      `reportExporterFile "${join(dir, 'broken.json')}": not valid JSON: unexpected "," at line 3, column 15`,
+    );
+    expect(given({ reportExporterFile: 'missing.json' })).toContain('reportExporterFile: cannot read "missing.json" (ENOENT)');
+    expect(given({ reportExporterFile: join(dir, 'prod-exporter.json'), reportExporter: '{}' })).toContain(
+      'give one of -c reportExporter=… and -c reportExporterFile=…, not both',
+    );
   });
 });

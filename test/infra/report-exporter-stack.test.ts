@@ -245,7 +245,7 @@ describe('functions', () => {
       'POWERTOOLS_METRICS_NAMESPACE',
     ];
     const env = (fn: string) => synthesized.template.toJSON().Resources[fn].Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM', 'MAIL_CONFIGURATION_SET', 'FAN_OUT_STATE_MACHINE_ARN', 'FAN_OUT_ROWS'].sort());
+    expect(Object.keys(env(ids.exportFn)).sort()).toEqual([...shared, 'API_RATE_PER_SECOND', 'PLANNING_SECRET_ID', 'EVENT_BUS_NAME', 'MAIL_FROM', 'MAIL_CONFIGURATION_SET', 'FAN_OUT_STATE_MACHINE_ARN', 'FAN_OUT_ROWS'].sort());
     expect(Object.keys(env(ids.apiFn)).sort()).toEqual([...shared, 'EXPORT_FUNCTION_NAME', 'RUN_LINK_REUSE_MINUTES', 'RUN_LINK_STARTS_PER_HOUR'].sort());
     expect(env(ids.apiFn)).toMatchObject({ RUN_LINK_REUSE_MINUTES: '5', RUN_LINK_STARTS_PER_HOUR: '6' });
 
@@ -257,6 +257,8 @@ describe('functions', () => {
       PLANNING_SECRET_ID: { Ref: ids.planningSecret },
       LINK_KEY_SECRET_ID: { Ref: ids.linkSecret },
       EVENT_BUS_NAME: 'default',
+      // The tenant's rate every run keeps together through the ledger (docs/architecture.md, "A fleet at one hour").
+      API_RATE_PER_SECOND: '20',
       MAIL_FROM: 'reports@acme.example.com',
       // Inline definitions stay off unless the configuration turns them on.
       INLINE_DEFINITIONS: 'off',
@@ -350,13 +352,16 @@ const definitionReads = [
 ];
 
 describe('least privilege', () => {
-  it('uses "*" as a resource only for X-Ray, and for the fan-out\'s log delivery, which have no resource-level permissions', () => {
+  it('uses "*" as a resource only for X-Ray, SES\'s sending rate and the fan-out\'s log delivery, which have no resource-level permissions', () => {
     const wildcard = policyStatements(synthesized.template).filter(({ statement }) => asArray(statement.Resource).includes('*'));
     expect(wildcard.length).toBeGreaterThan(0);
     for (const { policy, statement } of wildcard) {
       const actions = asArray(statement.Action as string | string[]);
       if (policy.startsWith('FanOutStateMachineRole')) {
         expect(actions.every((a) => a.startsWith('xray:') || /^logs:(Create|Delete|Describe|Get|List|Put|Update)\w*(LogDelivery|LogDeliveries|LogGroups|ResourcePolicies|ResourcePolicy)$/.test(a)), actions.join()).toBe(true);
+      } else if (statement.Sid === 'ReadSendRate') {
+        // The account's sending rate, which every run's mail keeps to (shared/messages/paced-mailer.ts).
+        expect(actions).toEqual(['ses:GetAccount']);
       } else {
         expect(actions.sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
       }
@@ -450,6 +455,8 @@ describe('least privilege', () => {
           // The identity, and the configuration set every report e-mail names (its bounces and complaints).
           Resource: [SES_IDENTITY, expect.objectContaining({ 'Fn::Join': expect.arrayContaining([expect.arrayContaining([':configuration-set/'])]) })],
         }),
+        // The account's sending rate, which the runs' mail keeps to together (GetAccount has no resource type).
+        expect.objectContaining({ Sid: 'ReadSendRate', Action: 'ses:GetAccount', Resource: '*' }),
         expect.objectContaining({
           Action: 'events:PutEvents',
           Resource: {
@@ -548,6 +555,11 @@ describe('stored reports and their schedules', () => {
     synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 0);
     synthesized.template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
     synthesized.template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: ids.scheduleGroup });
+  });
+
+  it('deletes the schedule group with the stack: its name is the stack\'s, so one left behind would stop the next deploy at "already exists"', () => {
+    synthesized.template.hasResource('AWS::Scheduler::ScheduleGroup', { DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+    expect(ids.scheduleGroup).toMatch(/^PlanningReportExporter-/);
   });
 
   it('uses an invoke role only Scheduler of this account and group can assume, to invoke the export function and dead-letter', () => {

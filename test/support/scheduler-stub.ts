@@ -14,7 +14,7 @@ export interface StoredSchedule {
   readonly GroupName: string;
   readonly ScheduleExpression: string;
   readonly ScheduleExpressionTimezone?: string;
-  readonly FlexibleTimeWindow: { Mode: string };
+  readonly FlexibleTimeWindow: { Mode: string; MaximumWindowInMinutes?: number };
   readonly State?: string;
   readonly Description?: string;
   readonly Target: {
@@ -131,6 +131,10 @@ function notFound(key: string): { status: number; type: string; json: unknown } 
 function invalid(input: Partial<StoredSchedule>): string | undefined {
   if (!input.ScheduleExpression) return 'ScheduleExpression is required';
   if (!input.FlexibleTimeWindow?.Mode) return 'FlexibleTimeWindow is required';
+  // As Scheduler: a FLEXIBLE window names its length, 1 to 1440 minutes; OFF names none.
+  const window = input.FlexibleTimeWindow.MaximumWindowInMinutes;
+  if (input.FlexibleTimeWindow.Mode === 'FLEXIBLE' && (window === undefined || window < 1 || window > 1440)) return 'MaximumWindowInMinutes must be 1 to 1440 with Mode FLEXIBLE';
+  if (input.FlexibleTimeWindow.Mode === 'OFF' && window !== undefined) return 'MaximumWindowInMinutes is not allowed with Mode OFF';
   if (!input.Target?.Arn || !input.Target.RoleArn) return 'Target.Arn and Target.RoleArn are required';
   if ((input.Description?.length ?? 0) > 512) return 'Description is longer than 512';
   return undefined;

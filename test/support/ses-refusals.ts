@@ -25,6 +25,13 @@ export interface RefusingSes {
   /** Recipient address (lower-case) → how SES answers a message to it. */
   refuse: Map<string, SesRefusal>;
   refused: number;
+  /**
+   * The account's sending rate, as SES keeps it: at most `perSecond` messages in each second of `now`
+   * (a test's clock), the rest answered THROTTLED. Undefined: no rate.
+   */
+  sendRate: { readonly perSecond: number; readonly now: () => number } | undefined;
+  /** Messages answered THROTTLED for the sending rate. */
+  throttled: number;
   close(): Promise<void>;
 }
 
@@ -35,6 +42,8 @@ export async function startRefusingSes(target: string, refuse: Map<string, SesRe
     client: undefined as unknown as SESv2Client,
     refuse,
     refused: 0,
+    sendRate: undefined,
+    throttled: 0,
     close: () => new Promise<void>((resolve) => {
       front.client.destroy();
       server.closeAllConnections();
@@ -46,7 +55,7 @@ export async function startRefusingSes(target: string, refuse: Map<string, SesRe
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const refusal = refusalFor(body, front.refuse);
+      const refusal = overRate(front) ? THROTTLED : refusalFor(body, front.refuse);
       if (refusal) {
         front.refused += 1;
         const address = destinationOf(body).join(', ');
@@ -86,4 +95,21 @@ function refusalFor(body: Buffer, refuse: Map<string, SesRefusal>): SesRefusal |
     if (refusal) return refusal;
   }
   return undefined;
+}
+
+/** The second of the rate's clock being counted, and the messages taken in it. */
+const windows = new WeakMap<RefusingSes, { second: number; taken: number }>();
+
+/** Whether one more message would exceed the sending rate this second (counted when it does not). */
+function overRate(front: RefusingSes): boolean {
+  if (!front.sendRate) return false;
+  const second = Math.floor(front.sendRate.now() / 1000);
+  const window = windows.get(front);
+  const taken = window?.second === second ? window.taken : 0;
+  if (taken >= front.sendRate.perSecond) {
+    front.throttled += 1;
+    return true;
+  }
+  windows.set(front, { second, taken: taken + 1 });
+  return false;
 }

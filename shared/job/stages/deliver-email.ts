@@ -63,8 +63,9 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   const results: RecipientResult[] = [];
   for (const address of wanted) {
-    // Claimed before it is sent: a retry or a repeated delivery of the run finds the claim and skips.
-    const claim = { ledger: context.ledger, runKey, channel: `email:${address.toLowerCase()}`, log: context.log, now: at };
+    // Claimed before it is sent, marked sent after: a retry skips a sent one, and waits out (then
+    // sends) one whose sender was killed between its claim and its mark.
+    const claim = { ledger: context.ledger, runKey, channel: `email:${address.toLowerCase()}`, log: context.log, now: at, wait: context.leaseWait };
     results.push(await mailOne(address, claim, () => transport.send(compose(address))));
   }
   const outcome = settle(results, skipped);

@@ -1,4 +1,4 @@
-import type { RunTrigger } from '../../report/changes/manifest-changes';
+import type { RunTrigger } from '../../report/manifest/manifest-changes';
 import { parseReportDefinition } from '../../report/definition/definition';
 import { deliveriesOf, sliceReportName } from '../../report/definition/slices';
 import type { ExportJobRequest } from '../request';

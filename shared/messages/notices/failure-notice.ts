@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { PLATFORM_ERRORS } from './platform-errors';
 import * as z from 'zod';
 import { escapeHtml } from '../../email/email-content';
 import type { OutgoingEmail } from '../../email/ses-mailer';
@@ -52,9 +53,6 @@ export interface FailureFacts {
 }
 
 export type NoticeOutcome = 'sent' | 'no-owners' | 'unchanged' | 'lost-race';
-
-const STOPPED_AT_A_LIMIT =
-  "The run was stopped at a function's time or memory limit, although it was spread over several functions. If it keeps happening, ask the operators to narrow the report: fewer boards (one report per solution train), or CSV and Parquet without the workbook.";
 
 /** Who is told: `email.onFailure`, else the recipients; nobody for a report without e-mail. */
 export function ownersOf(definition: ReportDefinition): readonly string[] {
@@ -132,24 +130,11 @@ export function streakMove(previous: NotificationState | undefined, event: Pick<
 }
 
 /**
- * The advice of the failures of a fan-out's part that Lambda or Step Functions stopped, by the
- * platform's own error names (fan-out/failure.ts); ours carry their advice in their class.
- */
-const PLATFORM_ADVICE: Readonly<Record<string, string>> = {
-  'States.Timeout': STOPPED_AT_A_LIMIT,
-  'Sandbox.Timedout': STOPPED_AT_A_LIMIT,
-  'Runtime.OutOfMemory': STOPPED_AT_A_LIMIT,
-  'Lambda.Unknown': STOPPED_AT_A_LIMIT,
-  'Lambda.TooManyRequestsException':
-    "The exporter was busy with other exports for longer than the run could wait. Nothing to do if the next run passes; if it keeps happening, ask the operators for more concurrency: the account's Lambda concurrency quota, which the exporter shares with every function of the account unless it reserves its own (exportReservedConcurrency; none by default).",
-};
-
-/**
  * What the owner can do about a failure of this kind: the advice of the error's class (found by
  * the name it went by, errors.ts), else the platform's, else by whether another attempt may pass.
  */
 export function adviceFor(failure: Pick<FailureFacts, 'errorType' | 'retryable'>): string {
-  const advice = errorMeaningNamed(failure.errorType)?.advice ?? PLATFORM_ADVICE[failure.errorType];
+  const advice = errorMeaningNamed(failure.errorType)?.advice ?? PLATFORM_ERRORS[failure.errorType]?.advice;
   if (advice !== undefined) return advice;
   return failure.retryable
     ? 'This kind of failure often passes by itself: the run is retried and the next scheduled run will try again. If it keeps failing, ask the operators to look at the logs.'

@@ -9,9 +9,11 @@ import type { Log } from '../../core/logger';
 import { retrying, type Sleep } from '../../core/retry/retry';
 import { isRetryable, parseRetryAfter } from '../../core/retry/retry-policy';
 import type { ConcurrencyLimiter } from './concurrency';
+import type { RequestPace } from './pace';
 import { deadlineError, documentedError, exhaustedError, httpError, outcomeFailure, tooLargeError } from '../client-errors';
 import { joinUrl, type HttpMethod, type HttpTransport } from './http-transport';
 import { pageV1, type ListLimits } from '../paging';
+import { groupsOfOperation, groupsPhrase } from '../api-groups';
 import { parseJsonBody, parseRecord, readListEnvelope, readSingleEnvelope, type EnvelopeKey } from '../parse';
 import { backoffDelay, retryDelay, type RetryOptions } from './retry';
 
@@ -32,6 +34,12 @@ export interface RequestEvent {
 }
 
 type Api = 'v1' | 'legacy';
+
+/** A call with where it went, for the errors of no answer: which field of the credentials, its origin, the groups it serves. */
+function addressed(call: Call, url: URL): Call & { address: string } {
+  const field = call.api === 'v1' ? 'baseUrl' : 'legacyBaseUrl';
+  return { ...call, address: `${field} ${url.origin} (${groupsPhrase(groupsOfOperation(call.api, call.operation))})` };
+}
 
 export interface Call {
   operation: string;
@@ -55,6 +63,8 @@ export interface RequesterOptions {
   /** Legacy API base URL, including `/api/{companyPrefix}`. */
   legacyBaseUrl: string;
   limiter: ConcurrencyLimiter;
+  /** The tenant's rate, shared with its other runs (pace.ts); undefined: this client paces only itself. */
+  pace?: RequestPace | undefined;
   log: Log;
   retry: RetryOptions;
   /** v1 page size. */
@@ -75,6 +85,7 @@ export class PlanningApiRequester {
   readonly #baseUrl: string;
   readonly #legacyBaseUrl: string;
   readonly #limiter: ConcurrencyLimiter;
+  readonly #pace: RequestPace | undefined;
   readonly #log: Log;
   readonly #retry: RetryOptions;
   readonly #pageLimit: number;
@@ -91,6 +102,7 @@ export class PlanningApiRequester {
     this.#baseUrl = options.baseUrl;
     this.#legacyBaseUrl = options.legacyBaseUrl;
     this.#limiter = options.limiter;
+    this.#pace = options.pace;
     this.#log = options.log;
     this.#retry = options.retry;
     this.#pageLimit = options.pageLimit;
@@ -186,6 +198,7 @@ export class PlanningApiRequester {
 
     return retrying<unknown>(
       async (attempt, last) => {
+        await this.#waitForPace(call, attempt);
         // Checked again once a slot is free: waiting for one can take long when the server hangs.
         let outOfTime = false;
         const outcome = await this.#limiter.run(() => {
@@ -221,14 +234,15 @@ export class PlanningApiRequester {
         const retried = retryable && !last;
         const failure = outcome.kind === 'response' ? 'http-error' : outcome.kind === 'timeout' ? 'timeout' : 'network-error';
         this.#emit({ ...report, outcome: failure, retried });
-        if (!retryable) throw outcome.kind === 'response' ? httpError(call, outcome, context) : exhaustedError(call, outcome, attempt, context);
+        if (!retryable) throw outcome.kind === 'response' ? httpError(call, outcome, context) : exhaustedError(addressed(call, url), outcome, attempt, context);
         if (outcome.kind === 'timeout' && this.#remainingMs() <= 0) throw deadlineError(call, attempt);
-        if (!retried) throw exhaustedError(call, outcome, attempt, context);
+        if (!retried) throw exhaustedError(addressed(call, url), outcome, attempt, context);
 
         const delayMs =
           outcome.kind === 'response'
             ? retryDelay(attempt, parseRetryAfter(outcome.headers.get('retry-after'), this.#now()), this.#retry, this.#random)
             : backoffDelay(attempt, this.#retry, this.#random);
+        if (status === 429) await this.#holdOffPace(delayMs);
         // A wait that would end past the deadline is not started (retrying): the next attempt could not finish.
         return {
           again: {
@@ -240,6 +254,28 @@ export class PlanningApiRequester {
       },
       { attempts: this.#retry.maxAttempts, sleep: this.#sleep, remainingMs: () => this.#remainingMs() },
     );
+  }
+
+  /**
+   * Waits for the tenant's next free moment (pace.ts) before an attempt, outside the limiter's slot so
+   * a run queued behind its tenant's other runs holds nothing. A moment past the deadline is not waited for.
+   */
+  async #waitForPace(call: Call, attempt: number): Promise<void> {
+    if (!this.#pace) return;
+    const waitMs = (await this.#pace.reserve()) - this.#now();
+    if (waitMs <= 0) return;
+    if (waitMs >= this.#remainingMs()) throw deadlineError(call, attempt - 1);
+    await this.#sleep(waitMs);
+  }
+
+  /** A 429 tells every run of the tenant to wait, not only this one: the pace holds everyone off until the retry. */
+  async #holdOffPace(delayMs: number): Promise<void> {
+    try {
+      await this.#pace?.holdOff(this.#now() + delayMs);
+    } catch (error) {
+      // The retry still waits its own delay; the others only meet the 429 themselves.
+      this.#log.warn('could not hold the tenant\'s pace off after a 429', { error: String(error) });
+    }
   }
 
   /** What the documented errors name: the board of the call and the prefix of the legacy address. */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { channelTargetSchema } from '../../channels/delivery-option';
 import { emailAddress } from '../../email/email-address';
-import { DEFINITION_LIMITS } from '../definition/definition-limits';
+import { DEFINITION_LIMITS } from '../dataset/definition-limits';
 import { ALERT_EVENTS, alertEvent } from './alert-events';
 import { ALERT_FIGURES, alertFigure } from './alert-figures';
 

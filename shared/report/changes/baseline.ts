@@ -3,9 +3,9 @@ import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { parseJsonBytes } from '../../core/text';
 import type { Storage } from '../../storage/storage';
-import { latestKey } from '../run/layout';
+import { latestKey } from '../manifest/layout';
 import { latestPointerSchema, manifestSchema, type Manifest } from '../manifest/manifest';
-import { manifestChangesSchema, type ManifestChanges, type RunTrigger } from './manifest-changes';
+import { manifestChangesSchema, type ManifestChanges, type RunTrigger } from '../manifest/manifest-changes';
 
 /**
  * How a run finds the run it is compared with (docs/changes.md):

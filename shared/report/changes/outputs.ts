@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { openCsvSink } from '../../render/csv';
 import type { Manifest } from '../manifest/manifest';
-import type { ManifestChanges } from './manifest-changes';
+import type { ManifestChanges } from '../manifest/manifest-changes';
 import { CHANGES_TABLE, changeCsvRow, emptyCounts, type ChangeReport, type ChangeRow } from './model';
 
 export const CHANGES_CSV = 'changes.csv';

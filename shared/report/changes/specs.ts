@@ -1,6 +1,6 @@
 import { percentDecimals } from '../../core/format';
 import { cyrbLanes } from './keys/cyrb';
-import type { ChangeRules } from './change-rules';
+import type { ChangeRules } from '../dataset/change-rules';
 import type { DatasetEntry } from '../dataset/dataset';
 import { DATASETS, tablesOf } from '../tables/registry';
 import { isTextList, listText, type CellValue, type Column, type ColumnType, type TableDefinition, type TableRow } from '../../table/table';

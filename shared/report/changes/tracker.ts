@@ -3,10 +3,9 @@ import { errorMessage, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { ObjectUpload, Storage, StoredObject } from '../../storage/storage';
 import type { TableDefinition, TableRow, TableSink } from '../../table/table';
-import type { ReportDefinition } from '../definition/definition';
 import { findBaseline, type BaselineRun } from './baseline';
 import { TableComparison } from './compare';
-import type { ManifestChanges, RunTrigger } from './manifest-changes';
+import type { ManifestChanges, RunTrigger } from '../manifest/manifest-changes';
 import { addCounts, emptyCounts, type ChangeReport, type ChangeRow, type TableChanges } from './model';
 import { scopeOf } from './scope';
 import { openSnapshotWriter, SnapshotReadError, type SnapshotHeader, SNAPSHOT_FORMAT } from './snapshot';
@@ -22,7 +21,8 @@ import { ScratchFileError } from './keys/spilled-key-prints';
  */
 export interface ChangeTrackerDeps {
   readonly storage: Storage;
-  readonly definition: ReportDefinition;
+  /** What the tracker reads of the definition: the report's name and the baseline it compares with. */
+  readonly definition: { readonly name: string; readonly changes: { readonly baseline: string } };
   readonly trigger: RunTrigger;
   /** What is compared in each table (changeSpecs of the run's tables registry). */
   readonly specs: readonly ChangeSpec[];

@@ -2,14 +2,14 @@ import type * as z from 'zod';
 import type { Log } from '../../core/logger';
 import type { ApiGroupName } from '../../planning-api/api-groups';
 import { isoDateInZone } from './dates';
-import type { ReportDefinition } from '../definition/definition';
 import type { PeopleDirectory } from './people';
-import type { PlanningSource } from '../plan/planning-source';
+import type { PlanningSource } from './planning-source';
 import type { Column, SummarySection, TableDefinition, TableRow } from '../../table/table';
-import type { ChangeRules } from '../changes/change-rules';
+import type { ChangeRules } from './change-rules';
 import type { NotExported } from './field-audit';
-import type { RunLists } from '../plan/run-lists';
-import type { Selectable } from '../plan/selector-titles';
+import type { PlanIssue } from './plan-issue';
+import type { RunLists } from './run-lists';
+import type { Selectable } from './selector-titles';
 import type { AttentionItem } from '../summary/attention';
 import { readerFormat, type ReaderFormat } from '../../core/format';
 
@@ -20,9 +20,35 @@ export type ProgressEvent =
   | { readonly type: 'table-done'; readonly table: string; readonly rows: number }
   | { readonly type: 'file-stored'; readonly path: string; readonly bytes: number };
 
+/**
+ * What the datasets read of a report's definition: the reader's locale and zone, the planning tool's
+ * link templates, and each dataset its own options under `datasets.<name>` (datasetOptions). A narrow
+ * type, so the tables below the definition never name it (the definition's schema is built from them).
+ */
+export interface DatasetDefinition {
+  readonly locale: string;
+  readonly timeZone: string;
+  readonly links: {
+    readonly extBBrowseUrl?: string | undefined;
+    readonly riskUrl?: string | undefined;
+    readonly okrUrl?: string | undefined;
+    readonly piObjectiveUrl?: string | undefined;
+  };
+  readonly datasets: object;
+}
+
+/**
+ * A dataset's own options in the definition, typed by the options schema of its entry: the
+ * definition's `datasets` were parsed by a schema built from those entries (definition.ts), so what
+ * stands under the dataset's name has that schema's output type.
+ */
+export function datasetOptions<O extends DatasetOptions>(definition: DatasetDefinition, name: string, _options: O): z.output<O> | undefined {
+  return (definition.datasets as Readonly<Record<string, z.output<O> | undefined>>)[name];
+}
+
 export interface DatasetContext {
   readonly source: PlanningSource;
-  readonly definition: ReportDefinition;
+  readonly definition: DatasetDefinition;
   readonly log: Log;
   /** User ids to names, shared by the datasets of one run (see people.ts). */
   readonly people?: PeopleDirectory;
@@ -96,11 +122,6 @@ export interface Dataset {
   figures(): Record<string, unknown>;
 }
 
-/** A problem the plan of a run found, with its place: `datasets.boardItems.boards[1]`, `credentials.companyPrefix`. */
-export interface PlanIssue {
-  readonly path: string;
-  readonly message: string;
-}
 
 /** What a dataset will read, for people (the dry run): `3 risk registers: ENT "Enterprise risks", …`. */
 export interface PlannedRecords {
@@ -123,7 +144,7 @@ export interface RequestEstimate {
 
 /** What the plan of a dataset is made with: the definition and the run's list calls. */
 export interface PlanContext {
-  readonly definition: ReportDefinition;
+  readonly definition: DatasetDefinition;
   readonly lists: RunLists;
   readonly log: Log;
 }
@@ -147,7 +168,7 @@ export interface DatasetPlan {
  */
 export type DatasetOptions = z.ZodObject<z.core.$ZodLooseShape, z.core.$strict>;
 
-/** The schema of a list of ids, keys or titles (`idList` in definition/definition-limits.ts). */
+/** The schema of a list of ids, keys or titles (`idList` in definition-limits.ts). */
 export type SelectorSchema = z.ZodOptional<z.ZodArray<z.ZodString>>;
 
 /** The names of a dataset's options. */

@@ -1,15 +1,15 @@
 import { templateProblem, type PlanningLinkKind } from '../summary/planning-links';
 import * as z from 'zod';
 import { emailAddress } from '../../email/email-address';
-import { errorMessage, ReportDefinitionError } from '../../core/errors';
+import { ReportDefinitionError } from '../../core/errors';
 import { baselineOptionSchema } from '../changes/baseline';
-import { stripBom } from '../../core/text';
+import { jsonSyntaxProblem, stripBom } from '../../core/text';
 import { formatBytes } from '../../core/format-bytes';
 import { canonicalLocale, DEFAULT_LOCALE, localeProblem } from '../../core/format';
 import { isTimeZone } from '../dataset/dates';
 import { deliveryOptionSchema } from '../../channels/delivery-option';
-import { DEFINITION_LIMITS, grouped } from './definition-limits';
-import { FORMATS, formatNames, type ReportFormat } from './formats';
+import { DEFINITION_LIMITS, grouped } from '../dataset/definition-limits';
+import { FORMATS, formatNames, type ReportFormat } from '../manifest/formats';
 import type { DatasetEntry, SelectorSchema } from '../dataset/dataset';
 import { DATASETS } from '../tables/registry';
 import { alertsFit, alertsSchema } from '../alerts/alert-rules';
@@ -316,7 +316,7 @@ export function parseReportDefinitionJson(text: string, origin = 'report definit
   try {
     value = JSON.parse(stripBom(text));
   } catch (error) {
-    const reason = errorMessage(error);
+    const reason = jsonSyntaxProblem(stripBom(text));
     throw new ReportDefinitionError(`${origin} is not valid JSON: ${reason}`, [{ path: '(root)', message: reason }], {
       cause: error,
     });

@@ -14,6 +14,11 @@ const exportSettingsSchema = clientSettingsSchema.extend({
   concurrency: z.number().int().positive().default(DEFAULT_API_CONCURRENCY),
   /** Board items per request. */
   boardItemsPageSize: z.number().int().positive().default(DEFAULT_BOARD_ITEMS_PAGE_SIZE),
+  /**
+   * Planning API requests per second of the tenant, shared by every run of it at once through the
+   * ledger (shared/ledger/rate-pacer.ts). Undefined: the run paces only itself (its limiter).
+   */
+  ratePerSecond: z.number().positive().optional(),
   /** Overall deadline, epoch ms: no planning API request or retry goes past it. Undefined: none. */
   deadline: z.number().optional(),
 });

@@ -1,6 +1,5 @@
 import type { DeliveryWhen } from '../../channels/delivery-option';
 import type { ReportSummary } from '../../table/table';
-import type { ReportDefinition } from '../definition/definition';
 import type { ChangeReport } from '../changes/model';
 import { attentionTally } from '../../table/attention-tally';
 
@@ -38,7 +37,14 @@ export function changeCount(result: DeliveryInputs): number {
  * no earlier run to compare with (the first run is news); "attention" sends when "Needs attention"
  * lists something. The export itself is kept either way.
  */
-export function decideDelivery(definition: ReportDefinition, result: DeliveryInputs): DeliveryDecision {
+/** What the decision reads of a definition: when it delivers, whether it has deliveries, an e-mail or channels. */
+export interface DeliveryDefinition {
+  readonly delivery?: { readonly when?: DeliveryWhen | undefined; readonly channels: readonly unknown[] } | undefined;
+  readonly deliveries?: readonly unknown[] | undefined;
+  readonly email?: object | undefined;
+}
+
+export function decideDelivery(definition: DeliveryDefinition, result: DeliveryInputs): DeliveryDecision {
   const when = definition.delivery?.when ?? 'always';
   // A report with deliveries speaks through them (one run per slice); a run of the whole sends nothing.
   if ((definition.deliveries?.length ?? 0) > 0) {

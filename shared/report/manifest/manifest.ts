@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { manifestChangesSchema } from '../changes/manifest-changes';
-import { FORMATS, formatNames, type ReportFormat } from '../definition/formats';
+import { manifestChangesSchema } from './manifest-changes';
+import { FORMATS, formatNames, type ReportFormat } from './formats';
 import { manifestSummarySchema } from './manifest-summary';
 
 /**

@@ -1,6 +1,6 @@
 /** `changes.csv` in the run folder, with every CSV run: the same rows as the workbook's Changes sheet. */
 import { CHANGES_CSV, writeChangesCsv } from '../changes/outputs';
-import { CSV_FORMAT } from '../definition/formats';
+import { CSV_FORMAT } from '../manifest/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const changesOutput: OutputFactory = (run, context) => {

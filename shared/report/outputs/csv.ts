@@ -1,7 +1,7 @@
 /** One CSV file per table in the run folder, `<table>.csv`. */
 import type { ObjectUpload } from '../../storage/storage';
 import { openCsvSink } from '../../render/csv';
-import { CSV_FORMAT } from '../definition/formats';
+import { CSV_FORMAT } from '../manifest/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const csvOutput: OutputFactory = (run, context) => {

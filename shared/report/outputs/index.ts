@@ -7,7 +7,7 @@
 import type { TableDefinition, TableSink } from '../../table/table';
 import type { Dataset } from '../dataset/dataset';
 import type { ReportDefinition } from '../definition/definition';
-import type { FormatName, ReportFormat } from '../definition/formats';
+import type { FormatName, ReportFormat } from '../manifest/formats';
 import type { ManifestFile } from '../manifest/manifest';
 import type { PlannedRun } from '../run/run';
 import type { StoredFile } from '../run/run-writer';

@@ -11,7 +11,7 @@ import type { ReportSummary, TableDefinition, TableSink } from '../../table/tabl
 import type { ChangeTracker } from '../changes/tracker';
 import type { ChangeReport } from '../changes/model';
 import type { Dataset, DatasetEntry } from '../dataset/dataset';
-import type { ReportFormat } from '../definition/formats';
+import type { ReportFormat } from '../manifest/formats';
 import type { Manifest, ManifestFile, ManifestTableFile, SchemaChangeEntry } from '../manifest/manifest';
 import type { ManifestFigures } from '../manifest/manifest-summary';
 import type { AttentionItem } from '../summary/attention';

@@ -8,8 +8,8 @@
 import type { Log } from '../../core/logger';
 import type { ObjectUpload, Storage } from '../../storage/storage';
 import { classifySchemaChange, type TableSchema } from '../../table/schema';
-import { PARQUET_FORMAT } from '../definition/formats';
-import { stagedTableKey, tableFileKey, tableSchemaKey } from '../run/layout';
+import { PARQUET_FORMAT } from '../manifest/formats';
+import { stagedTableKey, tableFileKey, tableSchemaKey } from '../manifest/layout';
 import { tableSchemaSchema, type ManifestTableFile, type SchemaChangeEntry } from '../manifest/manifest';
 import type { RunWriter } from '../run/run-writer';
 import { schemaFileText, schemaOf } from '../manifest/table-schemas';

@@ -4,7 +4,7 @@
  * as the workbook's Summary and Trends sheets (shared/render/pdf/).
  */
 import { readerFormat } from '../../core/format';
-import { PDF_FORMAT } from '../definition/formats';
+import { PDF_FORMAT } from '../manifest/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const pdfOutput: OutputFactory = (run, context) => {

@@ -7,7 +7,7 @@
 import { readerFormat } from '../../core/format';
 import { CHANGES_SHEET_NAME, changesSheetContent } from '../changes/sheet';
 import { attentionSheetContent, NEEDS_ATTENTION_SHEET } from '../summary/attention';
-import { XLSX_FORMAT } from '../definition/formats';
+import { XLSX_FORMAT } from '../manifest/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
 export const xlsxOutput: OutputFactory = async (run, context) => {

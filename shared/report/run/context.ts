@@ -44,7 +44,9 @@ export interface RunContext {
   readonly registry?: Registry | undefined;
   /**
    * How a retry waits for the lease of an attempt that stopped renewing (killed) to lapse, then takes
-   * the run over, instead of stopping as "in progress" (run-lease.ts). The export function passes timers.
+   * the run over, instead of stopping as "in progress" (run-lease.ts); and for a recipient's message
+   * claimed by a killed attempt, never marked sent, to time out before it sends it (message-claim.ts).
+   * The export function passes timers.
    */
   readonly leaseWait?: Wait | undefined;
   /** Lease duration (tests); the default suits Lambda and the command line. */

@@ -3,7 +3,7 @@ import type { Log } from '../../core/logger';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 import type { Storage } from '../../storage/storage';
-import { JSON_CONTENT_TYPE, latestKey } from './layout';
+import { JSON_CONTENT_TYPE, latestKey } from '../manifest/layout';
 import { latestPointerSchema, type LatestPointer } from '../manifest/manifest';
 
 /**

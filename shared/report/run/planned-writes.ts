@@ -1,8 +1,8 @@
 import { CHANGES_CSV } from '../changes/outputs';
 import { snapshotPath } from '../changes/tracker';
 import type { ReportDefinition } from '../definition/definition';
-import type { FormatName } from '../definition/formats';
-import { latestKey, manifestKey, runFolderKey, tableFileKey, tableSchemaKey } from './layout';
+import type { FormatName } from '../manifest/formats';
+import { latestKey, manifestKey, runFolderKey, tableFileKey, tableSchemaKey } from '../manifest/layout';
 import { NAMES, type ReportNames } from '../names';
 import { datasetsOf } from '../tables/registry';
 

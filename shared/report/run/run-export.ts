@@ -11,7 +11,7 @@ import { labelled } from '../tables/labels';
 import { mergeFigures } from '../dataset/field-audit';
 import { RUN_ID_PATTERN } from './run-id';
 import { withRunAttempt } from './run-attempt';
-import { buildSummary } from '../summary/run-summary';
+import { buildSummary } from './run-summary';
 import type { ReportSummary, TableRow, TableSink } from '../../table/table';
 import { startChangeTracking, type ChangeTracker } from '../changes/tracker';
 import { withDeltas } from '../changes/deltas';

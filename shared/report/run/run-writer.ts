@@ -13,7 +13,7 @@ import { errorMessage, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from '../../storage/storage';
 import type { ProgressEvent } from '../dataset/dataset';
-import { JSON_CONTENT_TYPE } from './layout';
+import { JSON_CONTENT_TYPE } from '../manifest/layout';
 import type { RunLease, TableCopy } from './run-lease';
 
 /** A stored file as a manifest lists it, with its key: what verification compares with the store. */

@@ -1,9 +1,9 @@
 import type { Credentials } from '../../planning-api/credentials';
-import type { RunTrigger } from '../changes/manifest-changes';
+import type { RunTrigger } from '../manifest/manifest-changes';
 import type { ReportDefinition } from '../definition/definition';
 import type { Manifest, RunPath } from '../manifest/manifest';
-import type { ExportPlan } from '../plan/export-plan';
-import type { PlanningSource } from '../plan/planning-source';
+import type { ExportPlan } from './export-plan';
+import type { PlanningSource } from '../dataset/planning-source';
 import type { RunWriter } from './run-writer';
 
 /**

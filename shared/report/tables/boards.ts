@@ -1,7 +1,8 @@
 import type { Board } from '../../planning-api/schemas';
-import { idList } from '../definition/definition-limits';
-import type { PlanContext, PlanIssue } from '../dataset/dataset';
-import { selectAll } from '../plan/selector-titles';
+import { idList } from '../dataset/definition-limits';
+import type { Dataset, DatasetContext, DatasetPlan, PlanContext, RequestEstimate } from '../dataset/dataset';
+import type { PlanIssue } from '../dataset/plan-issue';
+import { selectAll } from '../dataset/selector-titles';
 
 import type { FieldShape } from '../dataset/field-audit';
 import type { ColumnSpec } from '../../table/column-spec';
@@ -53,6 +54,28 @@ export async function planBoards(ctx: PlanContext, selection: BoardSelection, da
   issues.push(...named.issues);
   for (const board of named.records) chosen.add(board.id);
   return { boards: all.records.filter((b) => chosen.has(b.id)), issues };
+}
+
+/**
+ * The plan of a dataset read board by board (the PI objectives, the board items): its boards planned
+ * (planBoards), what it reads for the dry run, its request estimate per board, and the dataset made
+ * of those boards.
+ */
+export async function planBoardDataset(
+  ctx: PlanContext,
+  dataset: string,
+  selection: BoardSelection,
+  /** The estimate for one board: `requests` is multiplied by the boards planned. */
+  perBoard: RequestEstimate,
+  create: (ctx: DatasetContext, boards: readonly Board[]) => Dataset,
+): Promise<DatasetPlan> {
+  const { boards, issues } = await planBoards(ctx, selection, dataset);
+  return {
+    issues,
+    reads: [{ noun: 'board', records: boards }],
+    estimate: { ...perBoard, requests: perBoard.requests * boards.length },
+    create: (made) => create(made, boards),
+  };
 }
 
 /** The boards of the named collections, as the API lists them; none asked for while a collection is unknown. */

@@ -9,11 +9,10 @@
  * as the default, so a test can run an export with one more entry.
  */
 import type { DatasetEntry, DatasetPlan, TableEntry } from '../dataset/dataset';
-import type { ReportDefinition } from '../definition/definition';
-import { BOARD_ITEMS_DATASET } from './board-items';
-import { OKRS_DATASET } from './okrs';
-import { PI_OBJECTIVES_DATASET } from './pi-objectives';
-import { RISKS_DATASET } from './risks';
+import { BOARD_ITEMS_DATASET } from './board-items/board-items';
+import { OKRS_DATASET } from './okrs/okrs';
+import { PI_OBJECTIVES_DATASET } from './pi-objectives/pi-objectives';
+import { RISKS_DATASET } from './risks/risks';
 
 /** A tuple, not a list: each entry keeps its options' type, so the parsed definition's `datasets` are typed. */
 export const DATASETS = [RISKS_DATASET, OKRS_DATASET, PI_OBJECTIVES_DATASET, BOARD_ITEMS_DATASET] as const;
@@ -48,8 +47,12 @@ export function fanOutUnits(planned: readonly { readonly name: string; readonly 
   return entry && plan ? [...entry.fanOut.split(plan)] : [];
 }
 
-/** One worker's definition: the split dataset alone, reading only `units`. */
-export function fanOutPart(definition: ReportDefinition, units: readonly string[], datasets: readonly DatasetEntry[] = DATASETS): ReportDefinition {
+/**
+ * One worker's definition: the split dataset alone, reading only `units`. Generic over the definition
+ * (the registry sits below it): the result is the same definition with `datasets` replaced by one
+ * entry of the registry, which the definition's schema (built from these entries) accepts.
+ */
+export function fanOutPart<D extends { readonly datasets: object }>(definition: D, units: readonly string[], datasets: readonly DatasetEntry[] = DATASETS): D {
   const entry = fanOutEntry(datasets);
   if (!entry) throw new Error('no dataset of the tables registry is split among fan-out workers');
   return { ...definition, datasets: { [entry.name]: entry.fanOut.part(units) } };

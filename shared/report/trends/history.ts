@@ -2,7 +2,7 @@ import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { parseJsonBytes } from '../../core/text';
 import type { Storage } from '../../storage/storage';
-import { latestKey } from '../run/layout';
+import { latestKey } from '../manifest/layout';
 import { latestPointerSchema, manifestSchema } from '../manifest/manifest';
 import { figuresFromManifest, type RunFigures } from './figures';
 

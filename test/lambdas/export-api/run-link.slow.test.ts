@@ -179,17 +179,4 @@ describe('run link in a browser', () => {
     expect(await page.locator('#run').getAttribute('data-state')).toBe('done');
     await context.close();
   });
-
-  it('answers the page warm in the harness (measured, reported; not asserted)', async () => {
-    const { token } = link();
-    for (let i = 0; i < 30; i++) {
-      await fetch(`${api.baseUrl}/run/${token}`);
-      await fetch(`${api.baseUrl}/run/${token}/status?export=export-held-midway`);
-    }
-    const ms = (route: string) => api.timings.filter((t) => t.routeKey === route).slice(-25).map((t) => t.ms).sort((a, b) => a - b);
-    const page = ms('GET /run/{token}');
-    const status = ms('GET /run/{token}/status');
-    expect(page).toHaveLength(25);
-    console.info(`run page warm: median ${page[12]!.toFixed(1)} ms, p95 ${page[23]!.toFixed(1)} ms; status: median ${status[12]!.toFixed(1)} ms, p95 ${status[23]!.toFixed(1)} ms`);
-  });
 });

@@ -40,6 +40,8 @@ const CLASS_DEFAULTS: Record<string, Flag> = {
   ExporterError: false,
   ConfigError: false,
   PlanningApiError: 'status',
+  // No answer at all: the policy's no-answer row.
+  PlanningApiUnreachableError: true,
   NotFoundError: false,
   AuthenticationError: false,
   // Both are timeouts: the policy's timeout row, whatever the status.
@@ -83,7 +85,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/definitions/schedule-sync.ts': [['ScheduleError', true]],
   'shared/definitions/scheduler-client.ts': [['ScheduleError', 'aws']],
   'shared/definitions/stored-definition.ts': [['ReportDefinitionError', false]],
-  'shared/email/ses-mailer.ts': [['EmailDeliveryError', 'aws'], ['EmailDeliveryError', false], ['EmailDeliveryError', false], ['EmailDeliveryError', false]],
+  'shared/email/ses-mailer.ts': [['EmailDeliveryError', 'aws'], ['EmailDeliveryError', 'aws'], ['EmailDeliveryError', false], ['EmailDeliveryError', false], ['EmailDeliveryError', false]],
   'shared/events/event-bridge.ts': [['EventPublishError', 'aws']],
   'shared/job/run-job.ts': [['RetryableExportError', true]],
   'shared/job/stages/deliver-email.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
@@ -93,12 +95,13 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/ledger/ledger-record.ts': [['StorageError', false], ['StorageError', true]],
   'shared/ledger/dynamodb-ledger.ts': [['StorageError', 'aws'], ['StorageError', false], ['StorageError', false]],
   'shared/ledger/local-ledger.ts': [['StorageError', false], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs']],
+  'shared/ledger/rate-pacer.ts': [['StorageError', true]],
   'shared/links/link-token.ts': [['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['LinkTokenError', false]],
   'shared/links/presign.ts': [['StorageError', 'aws'], ['StorageError', false]],
   'shared/links/run-link-token.ts': [['ConfigError', false], ['ConfigError', false]],
   'shared/links/unsubscribe-token.ts': [['ConfigError', false]],
   'shared/messages/alert-delivery.ts': [['ExporterError', false]],
-  'shared/planning-api/client-errors.ts': [['AuthenticationError', false], ['AuthenticationError', false], ['AuthenticationError', false], ['DeadlineExceededError', true], ['NotFoundError', false], ['NotFoundError', false], ['PlanningApiError', 'policy'], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['RequestTimeoutError', true], ['ResponseTooLargeError', false]],
+  'shared/planning-api/client-errors.ts': [['AuthenticationError', false], ['AuthenticationError', false], ['AuthenticationError', false], ['DeadlineExceededError', true], ['NotFoundError', false], ['NotFoundError', false], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['PlanningApiUnreachableError', 'policy'], ['RequestTimeoutError', true], ['ResponseTooLargeError', false]],
   'shared/planning-api/client.ts': [['SchemaMismatchError', false]],
   'shared/planning-api/paging.ts': [['PlanningApiError', false], ['PlanningApiError', false]],
   'shared/planning-api/parse.ts': [['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false], ['SchemaMismatchError', false]],
@@ -113,7 +116,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/render/xlsx/workbook.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/report/definition/definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   // Every problem of the plan, listed at once: the same definition fails the same way again.
-  'shared/report/plan/export-plan.ts': [['ReportPlanError', false]],
+  'shared/report/run/export-plan.ts': [['ReportPlanError', false]],
   'shared/report/run/run-attempt.ts': [['LeaseLostError', false], ['StorageError', false]],
   'shared/report/run/run-export.ts': [['StorageError', false]],
   'shared/report/run/run-lease.ts': [['LeaseLostError', false], ['LeaseLostError', false], ['RunInProgressError', true], ['StorageError', true]],
@@ -223,6 +226,7 @@ describe('error classes', () => {
 /** The HTTP status the export API answers each class with, where it is not 500. */
 const HTTP_STATUSES: Record<string, number> = {
   PlanningApiError: 502,
+  PlanningApiUnreachableError: 502,
   NotFoundError: 502,
   AuthenticationError: 502,
   RequestTimeoutError: 504,

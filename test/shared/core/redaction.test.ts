@@ -85,6 +85,12 @@ describe('redaction', () => {
       ['upper-cased', (k) => k.toUpperCase()],
       ['base64', (k) => Buffer.from(k).toString('base64')],
       ['base64url', (k) => Buffer.from(k).toString('base64url')],
+      ['hex', (k) => Buffer.from(k).toString('hex')],
+      ['upper-case hex', (k) => Buffer.from(k).toString('hex').toUpperCase()],
+      ['\\x-escaped', (k) => [...Buffer.from(k)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')],
+      ['\\u-escaped', (k) => [...k].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
+      ['UTF-16LE base64', (k) => Buffer.from(k, 'utf16le').toString('base64')],
+      ['UTF-16BE base64', (k) => Buffer.from(k, 'utf16le').swap16().toString('base64')],
     ];
     /** Every PART_RUN-character piece of `secret` found in `text`. */
     const pieces = (text: string, secret: string): string[] =>
@@ -125,6 +131,73 @@ describe('redaction', () => {
       const out = redactParts(text);
       expect(out.split(REDACTED)).toHaveLength(20_001);
       expect(pieces(out, key)).toEqual([]);
+    });
+  });
+
+  // Before: the API key in hex, `\x` escapes or UTF-16 base64 was not redacted even whole (37 of 68
+  // spellings passed); the whole key reached stderr in hex.
+  describe('the API key in hex, source-code escapes and UTF-16 base64, whole and embedded', () => {
+    const key = 'sim-K\'e"y<&>/ +=é%2FÆ-q7vR2xW9mTp4nB8cL';
+    const redactKey = createRedactor([key], [key]);
+    const utf16be = (text: string): Buffer => Buffer.from(text, 'utf16le').swap16();
+    const hexEscapes = (bytes: Buffer, upper: boolean): string => [...bytes].map((b) => `\\x${upper ? b.toString(16).toUpperCase() : b.toString(16)}`.replace(/\\x(.)$/, '\\x0$1')).join('');
+    const u4 = (text: string, upper: boolean): string =>
+      [...Array(text.length).keys()].map((i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`).map((e) => (upper ? `\\u${e.slice(2).toUpperCase()}` : e)).join('');
+    type Spelling = [name: string, spell: (text: string) => string, redacted: (before: string, after: string) => (out: string) => void];
+    /** One encoding per character or byte: exactly the key's spelling is replaced, its neighbours stay. */
+    const perUnit = (name: string, spell: (text: string) => string): Spelling => [
+      name,
+      spell,
+      (before, after) => (out) => expect(out).toBe(`request body ${spell(before)}${REDACTED}${spell(after)} (HTTP 401)`),
+    ];
+    /** Base64 of a text's bytes: no piece is left of the characters made of the key's bytes alone. */
+    const base64 = (name: string, bytes: (text: string) => Buffer, encoding: 'base64' | 'base64url'): Spelling => [
+      name,
+      (text) => bytes(text).toString(encoding),
+      (before) => (out) => {
+        const from = bytes(before).length;
+        const to = from + bytes(key).length;
+        const inner = bytes(before + key).toString(encoding).slice(Math.ceil(from / 3) * 4, Math.floor(to / 3) * 4);
+        expect(inner.length).toBeGreaterThan(PART_RUN * 4);
+        expect(out.startsWith('request body '), out).toBe(true);
+        expect(out.endsWith(' (HTTP 401)'), out).toBe(true);
+        expect({ out, leaked: pieces(out, inner) }).toEqual({ out, leaked: [] });
+      },
+    ];
+    const SPELLINGS = [
+      perUnit('hex', (t) => Buffer.from(t).toString('hex')),
+      perUnit('upper-case hex', (t) => Buffer.from(t).toString('hex').toUpperCase()),
+      perUnit('\\x of the UTF-8 bytes', (t) => hexEscapes(Buffer.from(t), false)),
+      perUnit('\\x of the UTF-8 bytes, upper-case digits', (t) => hexEscapes(Buffer.from(t), true)),
+      perUnit('\\x of the Latin-1 characters', (t) => hexEscapes(Buffer.from(t, 'latin1'), false)),
+      perUnit('\\u of every character', (t) => u4(t, false)),
+      perUnit('\\u of every character, upper-case digits', (t) => u4(t, true)),
+      perUnit('\\u{…} of every character', (t) => [...t].map((c) => `\\u{${c.codePointAt(0)!.toString(16)}}`).join('')),
+      perUnit('\\U of every character', (t) => [...t].map((c) => `\\U${c.codePointAt(0)!.toString(16).padStart(8, '0')}`).join('')),
+      perUnit('Python bytes repr (printable ASCII raw, the rest \\x)', (t) => [...Buffer.from(t)].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16)}`)).join('')),
+      base64('UTF-16LE base64', (t) => Buffer.from(t, 'utf16le'), 'base64'),
+      base64('UTF-16LE base64url', (t) => Buffer.from(t, 'utf16le'), 'base64url'),
+      base64('UTF-16BE base64', utf16be, 'base64'),
+      base64('UTF-16BE base64url', utf16be, 'base64url'),
+    ];
+    const pieces = (text: string, secret: string): string[] =>
+      Array.from({ length: Math.max(0, secret.length - PART_RUN + 1) }, (_, i) => secret.slice(i, i + PART_RUN)).filter((p) => text.toLowerCase().includes(p.toLowerCase()));
+
+    it.each(SPELLINGS)('%s: the whole key alone is one redaction', (_name, spell) => {
+      expect(redactKey(`api key ${spell(key)} refused`)).toBe(`api key ${REDACTED} refused`);
+    });
+
+    it.each(SPELLINGS)('%s: the key inside a longer text of the same spelling leaves none of its characters', (_name, spell, redacted) => {
+      // Three lengths before the key, so that base64 meets it at each of its three alignments.
+      for (const before of ['{"Authorization":"ApiKey ', '{"Authorization": "ApiKey ', '{"Authorization":  "ApiKey ']) {
+        const after = '","retry":1}';
+        redacted(before, after)(redactKey(`request body ${spell(`${before}${key}${after}`)} (HTTP 401)`));
+      }
+    });
+
+    it('a value that is not the key in hex stays: ids, checksums and short hex', () => {
+      const text = `request 0123456789abcdef failed, sha256 ${'ab'.repeat(32)}, byte \\x41`;
+      expect(redactKey(text)).toBe(text);
     });
   });
 });

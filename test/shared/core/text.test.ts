@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SelectorNotFoundError } from '../../../shared/core/errors';
-import { printable, stripBom } from '../../../shared/core/text';
+import { jsonErrorOffset, jsonSyntaxProblem, printable, stripBom } from '../../../shared/core/text';
 
 describe('printable', () => {
   it('shows control, ANSI and bidi characters as escapes and leaves the rest', () => {
@@ -16,5 +16,38 @@ describe('printable', () => {
 
   it('stripBom still strips a leading byte-order mark only', () => {
     expect(stripBom('\ufeff{}')).toBe('{}');
+  });
+});
+
+describe('JSON syntax errors by line and column', () => {
+  it('finds no error in what JSON.parse accepts, and one in what it refuses', () => {
+    const samples = [
+      '{"a": [1, -2.5e3, true, false, null, "x\\"\\u00e9"], "b": {}}',
+      ' [ ] ',
+      '"text"',
+      '{"a": 1,}',
+      '[1 2]',
+      '{"a" 1}',
+      "{'a': 1}",
+      '{"a": 01}',
+      '{"a": "tab\there"}',
+      '{"a": 1} x',
+      '',
+      'nul',
+    ];
+    for (const text of samples) {
+      let parses = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        parses = false;
+      }
+      expect(jsonErrorOffset(text) === undefined, text).toBe(parses);
+    }
+  });
+
+  it('says what is wrong and where, as an editor counts lines and columns', () => {
+    expect(jsonSyntaxProblem('{\n  "name": "acme",\n  "formats": ["csv",]\n}')).toBe('unexpected "]" at line 3, column 21');
+    expect(jsonSyntaxProblem('{\n  "name": "acme"')).toBe('the text ends before the JSON does at line 2, column 17');
   });
 });

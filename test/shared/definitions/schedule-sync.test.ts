@@ -53,14 +53,14 @@ beforeEach(() => {
 });
 
 describe('schedule sync', () => {
-  it('makes one schedule per stored report for 500 reports: cron in its zone, the report payload, retries and the dead-letter queue', async () => {
-    const names = Array.from({ length: 500 }, (_, i) => `train-${String(i).padStart(3, '0')}`);
+  it('makes one schedule per stored report for 50 reports: cron in its zone, the report payload, retries and the dead-letter queue', async () => {
+    const names = Array.from({ length: 50 }, (_, i) => `train-${String(i).padStart(3, '0')}`);
     for (const name of names) await store.put(weekly(name, `cron(${i(name) % 60} 7 ? * MON *)`));
     expect(await store.names()).toEqual(names);
 
     const results = await syncReportSchedules([...names, names[0]!], { store, scheduler, log });
     expect(results.map((r) => r.action)).toEqual(names.map(() => 'created'));
-    expect(stub.schedules.size).toBe(500);
+    expect(stub.schedules.size).toBe(50);
     const one = stub.schedules.get('exporter-reports/train-042');
     expect(one).toEqual({
       Name: 'train-042',
@@ -80,6 +80,17 @@ describe('schedule sync', () => {
     });
     // Every request went to the stack's group, and no other.
     expect(new Set(stub.requests.map((r) => r.group))).toEqual(new Set(['exporter-reports']));
+  });
+
+  it('lets Scheduler start a report that allows it anywhere in its window ("deliver by 07:15"), and turns the window off again', async () => {
+    await store.put({ ...weekly('train-window'), schedule: { cron: 'cron(0 7 ? * MON *)', timeZone: 'Europe/Berlin', windowMinutes: 15 } });
+    expect((await syncReportSchedule('train-window', { store, scheduler, log })).action).toBe('created');
+    const held = stub.schedules.get('exporter-reports/train-window');
+    expect(held?.FlexibleTimeWindow).toEqual({ Mode: 'FLEXIBLE', MaximumWindowInMinutes: 15 });
+    expect(held?.Description).toBe('planning-report-exporter: export "train-window" cron(0 7 ? * MON *) Europe/Berlin within 15 min');
+    await store.put(weekly('train-window'));
+    expect((await syncReportSchedule('train-window', { store, scheduler, log })).action).toBe('updated');
+    expect(stub.schedules.get('exporter-reports/train-window')?.FlexibleTimeWindow).toEqual({ Mode: 'OFF' });
   });
 
   it('updates a changed schedule, deletes it when the report is deleted or goes on demand, and does nothing for one never scheduled', async () => {

@@ -24,6 +24,13 @@ const REFUSED: readonly [string, string, RegExp][] = [
   ['a trailing dot', 'ann.@example.test', /must not start or end with a dot before the @/],
   ['a double dot', 'ann..lee@example.test', /must not have two dots in a row before the @: "ann\.\.lee@example\.test"/],
   ['an empty domain label', 'ann@example..test', /in its domain/],
+  ['a 64-character domain label', `ann@${'d'.repeat(64)}.test`, /at most 63 characters in each dot-separated part of its domain: "ann@d{64}\.test" has a part of 64/],
+  ['an underscore in the domain', 'ann@mail_box.example.test', /only letters, digits and hyphens in each dot-separated part of its domain: "ann@mail_box\.example\.test" has "_" in "mail_box"/],
+  ['a slash in the domain', 'ann@example.test/x', /only letters, digits and hyphens .*has "\/" in "test\/x"/],
+  ['a plus in the domain', 'ann@ex+ample.test', /has "\+" in "ex\+ample"/],
+  ['a domain label starting with a hyphen', 'ann@-example.test', /must not start or end a dot-separated part of its domain with a hyphen: "ann@-example\.test" has "-example"/],
+  ['a domain label ending with a hyphen', 'ann@example-.test', /with a hyphen: "ann@example-\.test" has "example-"/],
+  ['a top-level label ending with a hyphen', 'ann@example.test-', /with a hyphen: .* has "test-"/],
 ];
 
 describe('recipient addresses', () => {
@@ -33,8 +40,16 @@ describe('recipient addresses', () => {
     expect(emailAddress.safeParse(address).success).toBe(false);
   });
 
-  it('accepts what SES accepts: a 64-character local part, plus tags, dots inside, a punycode domain', () => {
-    for (const address of [`${'a'.repeat(64)}@example.test`, 'first.last+tag@sub.example.co.uk', 'ann@xn--bcher-kva.example', "o'neil$x@example.test"]) {
+  it('accepts what SES accepts: a 64-character local part, plus tags, dots inside, a punycode domain, 63-character and one-character labels, hyphens inside', () => {
+    for (const address of [
+      `${'a'.repeat(64)}@example.test`,
+      'first.last+tag@sub.example.co.uk',
+      'ann@xn--bcher-kva.example',
+      "o'neil$x@example.test",
+      `ann@${'d'.repeat(63)}.test`,
+      'ann@a.b-c.example.TEST',
+      'ann@123.example.test',
+    ]) {
       expect(emailAddressProblem(address)).toBeUndefined();
     }
   });

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localJobDependencies } from '../../support/local-job';
+import { RetryableExportError } from '../../../shared/core/errors';
 import { silentLog } from '../../../shared/core/logger';
 import { SesMailer } from '../../../shared/email/ses-mailer';
 import type { OutgoingEmail } from '../../../shared/email/ses-mailer';
 import type { EventPublisher } from '../../../shared/events/report-events';
 import { runJob, type JobContext } from '../../../shared/job/run-job';
-import { CLAIM_MS, claimMessage, messageRunKey, sendOnce } from '../../../shared/messages/message-claim';
+import { SEND_TIMEOUT_MS, claimMessage, messageRunKey, sendOnce } from '../../../shared/messages/message-claim';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { startSesLocal, type SesLocalHandle } from '../../support/ses-local';
@@ -31,7 +32,7 @@ describe('each message once per run', () => {
     await Promise.all([sim.close(), ses.close(), rm(dir, { recursive: true, force: true })]);
   });
 
-  it('grants a claim once; a released claim, or one abandoned longer than CLAIM_MS, may be taken again', async () => {
+  it('grants a claim once; a released claim, or one abandoned longer than SEND_TIMEOUT_MS, may be taken again', async () => {
     const ledger = new LocalLedger(join(dir, 'unit-ledger'));
     const run = messageRunKey('weekly', 's-1');
     const first = await claimMessage(ledger, run, 'slack', { now: T0 });
@@ -45,23 +46,29 @@ describe('each message once per run', () => {
     const retry = await claimMessage(ledger, run, 'slack', { now: T0 });
     expect(retry.granted).toBe(true);
     await retry.sent();
-    const after = await claimMessage(ledger, run, 'slack', { now: new Date(T0.getTime() + 2 * CLAIM_MS) });
+    const after = await claimMessage(ledger, run, 'slack', { now: new Date(T0.getTime() + 2 * SEND_TIMEOUT_MS) });
     expect(after.granted).toBe(false);
     expect(after.reason).toMatch(/^the slack message of run weekly\/s-1 was already sent/);
 
     const abandoned = messageRunKey('weekly', 's-2');
     expect((await claimMessage(ledger, abandoned, 'email', { now: T0 })).granted).toBe(true);
-    expect((await claimMessage(ledger, abandoned, 'email', { now: new Date(T0.getTime() + CLAIM_MS - 1) })).granted).toBe(false);
-    expect((await claimMessage(ledger, abandoned, 'email', { now: new Date(T0.getTime() + CLAIM_MS) })).granted).toBe(true);
+    expect((await claimMessage(ledger, abandoned, 'email', { now: new Date(T0.getTime() + SEND_TIMEOUT_MS - 1) })).granted).toBe(false);
+    expect((await claimMessage(ledger, abandoned, 'email', { now: new Date(T0.getTime() + SEND_TIMEOUT_MS) })).granted).toBe(true);
   });
 
   it('of 8 concurrent senders of one message exactly one sends; a failed send lets the next one send', async () => {
     const ledger = new LocalLedger(join(dir, 'race-ledger'));
     const sent: number[] = [];
-    const outcomes = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => sendOnce({ ledger, runKey: 'weekly/s-9', channel: 'email', log: silentLog, now: T0 }, () => Promise.resolve(sent.push(i)))),
-    );
-    expect(outcomes.filter((o) => o === 'sent')).toHaveLength(1);
+    const send = (i: number) => sendOnce({ ledger, runKey: 'weekly/s-9', channel: 'email', log: silentLog, now: T0 }, () => Promise.resolve(sent.push(i)));
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => send(i)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'sent')).toHaveLength(1);
+    expect(sent).toHaveLength(1);
+    // The others found it claimed and not yet marked sent: a retry, not a "sent" on a claim's word.
+    const waiting = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(waiting).toHaveLength(7);
+    for (const o of waiting) expect(o.reason).toBeInstanceOf(RetryableExportError);
+    // Their retries find it marked sent.
+    expect(await Promise.all(Array.from({ length: 7 }, (_, i) => send(i)))).toEqual(Array.from({ length: 7 }, () => 'skipped'));
     expect(sent).toHaveLength(1);
 
     const failing = () => Promise.reject(new Error('injected: the mail service answered 503'));

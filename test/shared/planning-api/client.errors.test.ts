@@ -5,6 +5,7 @@ import {
   AuthenticationError,
   NotFoundError,
   PlanningApiError,
+  PlanningApiUnreachableError,
   RequestTimeoutError,
 } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
@@ -156,7 +157,8 @@ describe('retries', () => {
     const { client } = await clientFor((_req, res) => void res.socket?.destroy(), { retry: { maxAttempts: 2, baseDelayMs: 1 } });
     const error = await client.getRisk('r-1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlanningApiError);
-    expect((error as Error).message).toMatch(/^getRisk: could not reach the planning API \(gave up after 2 attempts\): fetch failed/);
+    expect(error).toBeInstanceOf(PlanningApiUnreachableError);
+    expect((error as Error).message).toMatch(/^getRisk: could not reach the planning API at baseUrl http:\/\/127\.0\.0\.1:\d+ \(the Risk group\) \(gave up after 2 attempts\): fetch failed/);
   });
 
   it('times out a request that gets no answer, retries it, then throws RequestTimeoutError', async () => {
@@ -172,7 +174,7 @@ describe('retries', () => {
     });
     const error = await client.getRisk('r-1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestTimeoutError);
-    expect((error as Error).message).toBe('getRisk: no complete response within 80 ms (gave up after 2 attempts)');
+    expect((error as Error).message).toMatch(/^getRisk: no complete response from baseUrl http:\/\/127\.0\.0\.1:\d+ \(the Risk group\) within 80 ms \(gave up after 2 attempts\)$/);
     expect(server.requests).toHaveLength(2);
   });
 

@@ -1,7 +1,7 @@
 import { systemClock } from '../../../shared/core/clock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlanningApiClient, toArray } from '../../../shared/planning-api';
-import type { PlanningSource } from '../../../shared/report/plan/planning-source';
+import type { PlanningSource } from '../../../shared/report/dataset/planning-source';
 import { sendJson, startServer, testCredentials, type TestServer } from './test-server';
 
 /**

@@ -439,7 +439,7 @@ describe('against the simulator (slow answers held back)', () => {
       .getRisk(sim.tenant.risks(registerId)[0]!.id)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestTimeoutError);
-    expect((error as Error).message).toBe(`getRisk: no complete response within ${TIMEOUT_MS} ms (gave up after 2 attempts)`);
+    expect((error as Error).message).toBe(`getRisk: no complete response from baseUrl ${new URL(sim.v1BaseUrl).origin} (the Risk group) within ${TIMEOUT_MS} ms (gave up after 2 attempts)`);
     expect(attempts).toHaveLength(2);
     expect(held).toHaveLength(2);
   });

@@ -10,8 +10,8 @@ import { parseReportDefinition } from '../../../shared/report/definition/definit
 import { exportDefinition } from '../../support/export-run';
 import type { ExportResult } from '../../../shared/report/run/result';
 import { tableTitle } from '../../../shared/report/names';
-import { PI_OBJECTIVE_NOT_EXPORTED } from '../../../shared/report/tables/pi-objectives-audit';
-import { BOARD_ITEM_NOT_EXPORTED } from '../../../shared/report/tables/board-items-audit';
+import { PI_OBJECTIVE_NOT_EXPORTED } from '../../../shared/report/tables/pi-objectives/pi-objectives-audit';
+import { BOARD_ITEM_NOT_EXPORTED } from '../../../shared/report/tables/board-items/board-items-audit';
 import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
 
 /**

@@ -10,7 +10,7 @@ import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { inBatches, type DatasetEntry } from '../../../shared/report/dataset/dataset';
 import { parseReportDefinition, reportDefinitionSchema, type ReportDefinition } from '../../../shared/report/definition/definition';
 import { exportDefinition } from '../../support/export-run';
-import { FORMATS, tableLabel, type ReportFormat } from '../../../shared/report/definition/formats';
+import { FORMATS, tableLabel, type ReportFormat } from '../../../shared/report/manifest/formats';
 import { manifestSchema } from '../../../shared/report/manifest/manifest';
 import { fileEntry, type OutputFactory } from '../../../shared/report/outputs/output';
 import { REGISTRY, type Registry } from '../../../shared/report/registry';

@@ -38,7 +38,7 @@ describe('readCredentialsFile', () => {
     const notJson = await write('bad.json', `{ "apiKey": "${API_KEY}" `);
     const error = await readCredentialsFile(notJson).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(CredentialsError);
-    expect((error as Error).message).toBe(`credentials file "${notJson}" is not JSON`);
+    expect((error as Error).message).toBe(`credentials file "${notJson}" is not JSON (the first error at line 1, column ${`{ "apiKey": "${API_KEY}" `.length + 1})`);
     expect((error as Error).cause).toBeUndefined();
     expect(String((error as Error).stack)).not.toContain(API_KEY);
 

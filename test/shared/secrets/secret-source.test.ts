@@ -87,7 +87,7 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
     const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
     const error = await rejectionOf(source.getCredentials());
     expect(error).toBeInstanceOf(CredentialsError);
-    expect(error.message).toBe('secret "prod/planning" is not JSON');
+    expect(error.message).toBe('secret "prod/planning" is not JSON (the first error at line 1, column 1)');
     expect(everythingSaidAbout(error)).not.toContain(API_KEY);
   });
 

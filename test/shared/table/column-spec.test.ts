@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { tableColumns, type ColumnName } from '../../../shared/table/column-spec';
 import { changeSpecs } from '../../../shared/report/changes/specs';
-import { BOARD_ITEM_COLUMNS } from '../../../shared/report/tables/board-items';
-import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../../../shared/report/tables/okrs';
-import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../../../shared/report/tables/pi-objectives-columns';
-import { RISK_COLUMNS } from '../../../shared/report/tables/risks';
+import { BOARD_ITEM_COLUMNS } from '../../../shared/report/tables/board-items/board-items';
+import { OKR_COLUMNS, STRATEGIC_THEME_COLUMNS } from '../../../shared/report/tables/okrs/okrs-columns';
+import { PI_OBJECTIVE_COLUMNS, piObjectiveItemColumns } from '../../../shared/report/tables/pi-objectives/pi-objectives-columns';
+import { RISK_COLUMNS } from '../../../shared/report/tables/risks/risks';
 
 interface Person {
   readonly name: string;

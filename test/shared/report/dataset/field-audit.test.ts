@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FieldAudit, mergeFigures, operatorFindings, ROWS, type FieldShape } from '../../../../shared/report/dataset/field-audit';
-import { KEY_RESULT_SHAPE, OKR_OBJECTIVE_SHAPE, OKR_TABLE, STRATEGIC_THEME_TABLE, THEME_SHAPE } from '../../../../shared/report/tables/okrs';
+import { KEY_RESULT_SHAPE, OKR_OBJECTIVE_SHAPE, OKR_TABLE, STRATEGIC_THEME_TABLE, THEME_SHAPE } from '../../../../shared/report/tables/okrs/okrs-columns';
 
 const SHAPE: FieldShape = { id: true, title: true, children: { id: true, summary: true }, meta: { color: true } };
 

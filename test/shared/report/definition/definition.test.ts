@@ -85,6 +85,12 @@ describe('parseReportDefinition', () => {
     expect(() => parseReportDefinitionJson('{"name": ', 'report.json')).toThrow(/report.json is not valid JSON/);
   });
 
+  it('places a JSON syntax error by line and column, not by character position', () => {
+    const text = '{\n  "name": "acme",\n  "formats" ["csv"]\n}\n';
+    expect(() => parseReportDefinitionJson(text, 'report.json')).toThrow(/^report\.json is not valid JSON: unexpected "\[" at line 3, column 13$/);
+    expect(() => parseReportDefinitionJson('{\n  "name": "acme",\n', 'report.json')).toThrow(/^report\.json is not valid JSON: the text ends before the JSON does at line 3, column 1$/);
+  });
+
   it('refuses selector ids with control or ANSI characters, naming the field and not echoing the id', () => {
     const issues = issuesOf({ name: 'acme', datasets: { risks: { registers: ['ok', 'R1\u001b[2J\u001b]0;owned\u0007'] }, boardItems: { boards: ['b\u009b31m'] } } });
     expect(issues).toEqual([

@@ -1,3 +1,4 @@
+// @tier slow
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -12,7 +13,7 @@ import type { Log } from '../../../../shared/core/logger';
 import { DynamoDbLedger } from '../../../../shared/ledger/dynamodb-ledger';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition, type ReportDefinition } from '../../../../shared/report/definition/definition';
-import type { PlanningSource } from '../../../../shared/report/plan/planning-source';
+import type { PlanningSource } from '../../../../shared/report/dataset/planning-source';
 import type { ExportResult } from '../../../../shared/report/run/result';
 import { exportDefinition, fixedCredentials, testClient } from '../../../support/export-run';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { labelled } from '../../../../shared/report/tables/labels';
-import { OKR_COLUMNS } from '../../../../shared/report/tables/okrs';
+import { OKR_COLUMNS } from '../../../../shared/report/tables/okrs/okrs-columns';
 import { tablesOf } from '../../../../shared/report/tables/registry';
-import { customColumns, RISK_COLUMNS } from '../../../../shared/report/tables/risks';
+import { customColumns, RISK_COLUMNS } from '../../../../shared/report/tables/risks/risks';
 
 const TABLES = tablesOf().map((t) => [t.name, t] as const);
 

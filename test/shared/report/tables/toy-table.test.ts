@@ -6,11 +6,11 @@ import { ReportDefinitionError, ReportPlanError } from '../../../../shared/core/
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { inBatches, type Dataset, type DatasetEntry, type DatasetPlan, type PlanContext } from '../../../../shared/report/dataset/dataset';
 import { parseReportDefinition, reportDefinitionSchemaFor } from '../../../../shared/report/definition/definition';
-import { idList } from '../../../../shared/report/definition/definition-limits';
-import { FORMATS } from '../../../../shared/report/definition/formats';
+import { idList } from '../../../../shared/report/dataset/definition-limits';
+import { FORMATS } from '../../../../shared/report/manifest/formats';
 import { deliveriesOf, sliceDefinition } from '../../../../shared/report/definition/slices';
 import type { Manifest } from '../../../../shared/report/manifest/manifest';
-import { selectAll, type Selectable } from '../../../../shared/report/plan/selector-titles';
+import { selectAll, type Selectable } from '../../../../shared/report/dataset/selector-titles';
 import { REGISTRY, type Registry } from '../../../../shared/report/registry';
 import { exportDefinition, planDefinition } from '../../../support/export-run';
 import { DATASETS } from '../../../../shared/report/tables/registry';

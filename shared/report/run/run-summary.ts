@@ -1,0 +1,75 @@
+/** The Summary of a run: the datasets' sections, then what was exported from where, the scope and the rows. */
+import type { ReportSummary, SummarySection } from '../../table/table';
+import type { Dataset } from '../dataset/dataset';
+import type { ReportDefinition } from '../definition/definition';
+import type { Manifest } from '../manifest/manifest';
+import { composeSummary } from '../summary/compose';
+import { term } from '../../core/glossary';
+import { tableTitle } from '../names';
+
+/** Labels of the Summary's Scope lines, in the words of the planning tool rather than the code. */
+const SCOPE_LABELS: Readonly<Record<string, string>> = {
+  'risks.registers': term('riskRegisters'),
+  'okrs.strategicThemes': term('strategicThemes'),
+  'piObjectives.boards': term('piObjectiveBoards'),
+  'piObjectives.completionType': term('piCompletionType'),
+  'piObjectives.additionalColumns': term('piTeamsAndSprints'),
+  'boardItems.boards': term('boardItemBoards'),
+};
+
+function scopeValue(value: unknown): string {
+  if (Array.isArray(value)) {
+    const names = value.map((v: { key?: string | null; title?: string | null; id: string }) => `${v.key ?? v.id} ${v.title ?? ''}`.trim());
+    return names.join('; ') || '(none visible)';
+  }
+  if (value === null || value === undefined) return 'board default';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+}
+
+export function buildSummary(
+  definition: ReportDefinition,
+  startedAt: Date,
+  rows: Record<string, number>,
+  datasets: readonly Dataset[],
+): ReportSummary {
+  // For readers: when, in which zone, and (Scope) what was read. Where it was read from and as whom
+  // (API addresses, company prefix, the exporting account) are the operators' business: the
+  // manifest's `source` and the run list (`npm run reports -- runs`) keep them.
+  const exportSection: SummarySection = {
+    heading: term('aboutThisRun'),
+    role: 'about',
+    lines: [
+      { label: term('report'), value: definition.title ?? definition.name },
+      { label: term('generatedAt'), value: startedAt, type: 'datetime' },
+      { label: term('timeZone'), value: definition.timeZone },
+    ],
+  };
+  const scope: SummarySection = {
+    heading: term('scope'),
+    role: 'about',
+    lines: datasets.flatMap((d) =>
+      Object.entries(d.resolvedSelectors()).map(([what, value]) => ({
+        label: SCOPE_LABELS[`${d.name}.${what}`] ?? `${d.name} ${what}`,
+        value: scopeValue(value),
+      })),
+    ),
+  };
+  const rowSection: SummarySection = {
+    heading: term('rows'),
+    role: 'about',
+    // Tables by their titles, as the sheets name them (docs/tables.md), not by their file names.
+    lines: Object.entries(rows).map(([table, n]) => ({ label: tableTitle(table), value: n, type: 'integer' as const })),
+  };
+  return composeSummary(definition.title ?? definition.name, [
+    ...datasets.flatMap((d) => d.summary()),
+    exportSection,
+    scope,
+    rowSection,
+  ]);
+}
+
+/** The summary of a completed run, rebuilt from its manifest (an idempotent re-run returns it). */
+export function summaryFromManifest(manifest: Manifest): ReportSummary {
+  return { title: manifest.summary.title, sections: manifest.summary.sections };
+}

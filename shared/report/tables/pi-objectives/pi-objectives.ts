@@ -1,0 +1,206 @@
+import * as z from 'zod';
+import { COMPLETION_TYPES, type Board, type CompletionType, type PiLinkedItem, type PiObjective, type PiObjectiveGroup, type PiSubItem } from '../../../planning-api/schemas';
+import { trackerRef } from '../../../planning-api/tracker-ref';
+import { RepeatedRecords } from '../../dataset/repeated-records';
+import { PI_ITEM_TRACKED, PI_OBJECTIVE_COLUMNS, PI_OBJECTIVE_TABLE, TEAM_SPRINT_TABLE, piItemValues, piObjectiveItemColumns, teamSprintPlan, trackerFields, type PiItemColumnName } from './pi-objectives-columns';
+import { PI_GROUP_SHAPE, PI_ITEM_NOT_EXPORTED, PI_OBJECTIVE_NOT_EXPORTED, piAudit } from './pi-objectives-audit';
+import { withoutRepeats } from './pi-objective-repeats';
+import { datasetOptions, inBatches, readerFormatOf, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../../dataset/dataset';
+import type { TableRow } from '../../../table/table';
+import { BOARD_SELECTORS, BOARD_SHAPE, planBoardDataset, SLICED_BY_BOARDS } from '../boards';
+import { PiFigures } from '../../summary/pi-figures';
+import { titleOrText } from '../columns';
+import { boardSprints, piPhase, type PiPhase } from '../../summary/pi-phase';
+import { isClosedBoardState } from '../../summary/vocabulary';
+import { changeRules } from '../../dataset/change-rules';
+import { term } from '../../../core/glossary';
+
+/** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
+async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
+  const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
+  const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
+  const format = readerFormatOf(ctx);
+  const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined), (d) => format.calendarDate(d));
+  return { board, phase, teams: teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)) };
+}
+
+/** The sheet's name: the Summary's links to an objective's row point into it. */
+const PI_OBJECTIVES_TITLE = 'PI objectives';
+
+/** The `pi-objectives` and `pi-objective-items` tables of `boards` (resolved by the run's plan, planPiObjectives). */
+export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[]): Dataset {
+  const repeats = new RepeatedRecords();
+  const selection = datasetOptions(ctx.definition, 'piObjectives', PI_OBJECTIVE_OPTIONS) ?? { additionalColumns: false };
+  const completionType = selection.completionType as CompletionType | undefined;
+  const additionalColumns = selection.additionalColumns;
+  const { audit, subItemShape, linkedItemShape } = piAudit(additionalColumns);
+  const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
+  const predictability = new PiFigures(PI_OBJECTIVES_TITLE, ctx.definition.links.piObjectiveUrl);
+  const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
+
+  function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
+    const ref = trackerRef(trackerFields(item), { extBBrowseUrl });
+    audit.check('pi-objective-items', item, parentId ? subItemShape : linkedItemShape);
+    if (typeof item.teamsAndSprints === 'string') {
+      audit.warn('pi-objective-items', 'teamsAndSprints', 'text where a list of { team, sprint } was expected; shown as is in sprints');
+    }
+    const plan = additionalColumns ? teamSprintPlan(item.teamsAndSprints, ctx.definition.timeZone) : undefined;
+    const values = piItemValues({ boardId, objective, item, parentId, ref, plan }, additionalColumns);
+    return { values, outlineLevel: parentId ? 1 : 0 };
+  }
+
+  async function* tables(): AsyncIterable<TableOutput> {
+    for (const board of boards) {
+      audit.check('pi-objectives', board, BOARD_SHAPE, 'board.');
+      if (typeof board.state === 'string') audit.warn('pi-objectives', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
+    }
+    // One request per board returns the whole nested tree; both tables are built from it.
+    const groupsByBoard: { board: Board; groups: PiObjectiveGroup[] }[] = await Promise.all(
+      boards.map(async (board) => ({
+        board,
+        // Always with teams and sprints: their sprint dates place the PI's phase (columns follow the setting).
+        groups: withoutRepeats(await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns: true }), repeats),
+      })),
+    );
+    for (const table of ['pi-objectives', 'pi-objective-items']) repeats.warn(ctx.log, table);
+    // Asked at once, placed in board order: the Summary lists the PIs so, whichever answer came first.
+    const placed = await Promise.all(groupsByBoard.map(({ board, groups }) => piOf(ctx, board, groups)));
+    for (const { board, phase, teams } of placed) predictability.board(board, phase, teams);
+    const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
+
+    function* objectiveRows(): Iterable<TableRow> {
+      /** Sheet row of the next row (the header is row 1), for the Summary's links. */
+      let row = 2;
+      for (const { board, groups } of groupsByBoard) {
+        const stats = { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
+        perBoard.set(board.id, stats);
+        for (const group of groups) {
+          audit.check('pi-objectives', group, PI_GROUP_SHAPE);
+          for (const objective of group.objectives ?? []) {
+            stats.objectives++;
+            if (typeof objective.completion === 'number') {
+              stats.withCompletion++;
+              stats.completionSum += objective.completion;
+            } else stats.notComputable++;
+            predictability.add(board, group, objective, row++);
+            yield { values: PI_OBJECTIVE_TABLE.values({ board, group, objective, completionType, typeName }) };
+          }
+        }
+      }
+    }
+    yield { table: { name: 'pi-objectives', columns: PI_OBJECTIVE_COLUMNS }, batches: inBatches(objectiveRows()) };
+
+    function* itemRows(): Iterable<TableRow> {
+      for (const { board, groups } of groupsByBoard) {
+        for (const group of groups) {
+          for (const objective of group.objectives ?? []) {
+            for (const item of objective.linkedItems ?? []) {
+              yield itemRow(board.id, objective, item, null);
+              for (const sub of item.subItems ?? []) yield itemRow(board.id, objective, sub, item.id);
+            }
+          }
+        }
+      }
+    }
+    yield {
+      table: { name: 'pi-objective-items', columns: piObjectiveItemColumns(additionalColumns), outlineLevels: 1 },
+      batches: inBatches(itemRows()),
+    };
+  }
+
+  const average = (s: { withCompletion: number; completionSum: number }) =>
+    s.withCompletion > 0 ? s.completionSum / s.withCompletion : null;
+
+  return {
+    name: 'piObjectives',
+    tables,
+    resolvedSelectors: () => ({
+      boards: boards.map((b) => ({ id: b.id, title: b.title ?? null })), completionType: completionType ?? null, additionalColumns,
+    }),
+    attention: () => predictability.attentionItems(),
+    summary: () => [
+      ...predictability.sections(),
+      {
+        heading: term('piObjectiveCompletion'),
+        role: 'detail',
+        lines: boards.map((b) => ({
+          label: b.title ?? b.id,
+          value: average(perBoard.get(b.id) ?? { withCompletion: 0, completionSum: 0 }),
+          type: 'percent' as const,
+        })),
+      },
+    ],
+    figures: () => ({
+      ...audit.figures(),
+      ...repeats.figures(),
+      ...predictability.figures(),
+      piObjectives: Object.fromEntries(
+        boards.map((b) => {
+          const s = perBoard.get(b.id) ?? { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
+          return [b.id, { title: b.title ?? null, objectives: s.objectives, averageCompletion: average(s), notComputable: s.notComputable }];
+        }),
+      ),
+    }),
+  };
+}
+
+/** The plan of the PI objectives: the boards named and those of the collections named, or every visible one. */
+async function planPiObjectives(ctx: PlanContext): Promise<DatasetPlan> {
+  // One answer holds a board's whole tree of groups, objectives and items.
+  const perBoard = { requests: 3, exact: true, how: 'the objective groups, the sprints and the teams of each board' };
+  return planBoardDataset(ctx, 'piObjectives', datasetOptions(ctx.definition, 'piObjectives', PI_OBJECTIVE_OPTIONS) ?? {}, perBoard, piObjectivesDataset);
+}
+
+/** `datasets.piObjectives` in a definition. */
+const PI_OBJECTIVE_OPTIONS = z.strictObject({
+  ...BOARD_SELECTORS,
+  completionType: z
+    .number()
+    .int()
+    .min(1, 'completionType must be 1 to 6 (see docs/tables.md)')
+    .max(6, 'completionType must be 1 to 6 (see docs/tables.md)')
+    .optional(),
+  additionalColumns: z.boolean().default(false),
+});
+
+export const PI_OBJECTIVES_DATASET: DatasetEntry<'piObjectives', typeof PI_OBJECTIVE_OPTIONS, keyof typeof SLICED_BY_BOARDS> = {
+  name: 'piObjectives',
+  options: PI_OBJECTIVE_OPTIONS,
+  selectors: ['boards', 'collections'],
+  slicedBy: SLICED_BY_BOARDS,
+  apiGroup: 'pi-objectives',
+  plan: planPiObjectives,
+  tables: [
+    {
+      name: 'pi-objectives',
+      title: PI_OBJECTIVES_TITLE,
+      contract: { version: '1.2', columns: PI_OBJECTIVE_COLUMNS },
+      notExported: PI_OBJECTIVE_NOT_EXPORTED,
+      changes: changeRules(PI_OBJECTIVE_TABLE.tracked, {
+        key: [['board_id'], ['id']], display: ['id'], title: 'title', scope: 'board_id', settings: ['completionType'],
+      }),
+      docs: {
+        intro: 'One row per PI objective on the selected boards (default: all visible boards).',
+        versions: { '1.2': "added `status_id` and `board_state_id`, the ids of the objective's status and the board's state" },
+      },
+    },
+    {
+      name: 'pi-objective-items',
+      title: 'PI objective items',
+      // With additionalColumns off, the team and sprint columns are absent from the file (null to a reader).
+      contract: { version: '1.3', columns: piObjectiveItemColumns(true) },
+      notExported: PI_ITEM_NOT_EXPORTED,
+      changes: changeRules<PiItemColumnName>(PI_ITEM_TRACKED, {
+        key: [['objective_id'], ['kind'], ['item_id']], display: ['tracker_key', 'tracker_id', 'item_id'],
+        title: 'title', link: 'tracker_link', scope: 'board_id', teams: 'teams',
+      }),
+      docs: {
+        intro: 'One row per linked item and per sub-item of each PI objective; sub-items follow their item and are grouped under it in the worksheet.',
+        optional: { when: '`additionalColumns: true`', columns: TEAM_SPRINT_TABLE.columns },
+        versions: {
+          '1.3': 'added `team_ids`, `sprint_ids` and `is_ip_sprint` after the team and sprint columns, and `status_id` at the end of every file (with or without them)',
+        },
+      },
+    },
+  ],
+};

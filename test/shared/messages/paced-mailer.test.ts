@@ -1,0 +1,87 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { silentLog } from '../../../shared/core/logger';
+import { EmailDeliveryError } from '../../../shared/core/errors';
+import { SesMailer, type OutgoingEmail } from '../../../shared/email/ses-mailer';
+import { LocalLedger } from '../../../shared/ledger/local-ledger';
+import { ledgerRatePacer } from '../../../shared/ledger/rate-pacer';
+import { accountMailPace, pacedMailer } from '../../../shared/messages/paced-mailer';
+import { startSesLocal, type SesLocalHandle } from '../../support/ses-local';
+import { startRefusingSes, type RefusingSes } from '../../support/ses-refusals';
+
+/**
+ * Mail of several runs at once through SES with a sending rate (the stand-in answers a throttle past
+ * it, as SES does) to aws-ses-v2-local's store. Time is a test clock each wait moves on, so the
+ * rate is counted in the clock's seconds, not this machine's.
+ */
+const T0 = Date.parse('2026-11-30T07:00:00Z');
+let ses: SesLocalHandle;
+let front: RefusingSes;
+let dir: string;
+let now = T0;
+beforeAll(async () => {
+  ses = await startSesLocal();
+  front = await startRefusingSes(ses.endpoint);
+  dir = await mkdtemp(join(tmpdir(), 'paced-mailer-'));
+});
+afterAll(async () => {
+  await front.close();
+  await ses.close();
+  await rm(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  await ses.clearStore();
+  now = T0;
+  front.throttled = 0;
+  front.sendRate = { perSecond: 10, now: () => now };
+});
+
+/** A wait moves the test clock on by its length: the clock all runs share only moves forward. */
+const sleep = (ms: number): Promise<void> => {
+  now += Math.max(0, ms);
+  return Promise.resolve();
+};
+const email = (to: string): OutgoingEmail => ({ from: 'reports@example.com', to: [to], subject: `Weekly for ${to}`, html: '<p>hi</p>', text: 'hi' });
+const readers = (run: number) => Array.from({ length: 10 }, (_, i) => `run${run}-reader${i}@example.com`);
+
+describe('mail paced at the account\'s sending rate', () => {
+  it('mails every reader of the concurrent runs exactly once, a throttle sent again rather than failed', async () => {
+    const ledger = new LocalLedger(join(dir, 'together'));
+    // The pace believes 14 a second while SES takes 10 (a quota lowered, another sender): SES throttles.
+    const pace = () => Promise.resolve(ledgerRatePacer(ledger, 'pace/mail/ses', { ratePerSecond: 14, batch: 1, now: () => now, pause: sleep }));
+    const runs = [1, 2, 3].map(async (run) => {
+      const mailer = pacedMailer(new SesMailer({ client: front.client }), { pace, now: () => now, sleep, log: silentLog });
+      for (const reader of readers(run)) await mailer.send(email(reader));
+    });
+    await Promise.all(runs);
+    const mailed = (await ses.fetchStore()).map((m) => m.destination.to[0]!).sort();
+    expect(mailed).toEqual([1, 2, 3].flatMap(readers).sort());
+    expect(front.throttled).toBeGreaterThan(0);
+  });
+
+  it('keeps all runs under the rate SES gives, so nothing is throttled when the pace knows it', async () => {
+    const ledger = new LocalLedger(join(dir, 'known'));
+    const pace = accountMailPace(ledger, () => Promise.resolve(10), { now: () => now, pause: sleep, log: silentLog, fallbackRate: 1 });
+    const runs = [1, 2, 3].map(async (run) => {
+      const mailer = pacedMailer(new SesMailer({ client: front.client }), { pace, now: () => now, sleep, log: silentLog });
+      for (const reader of readers(run)) await mailer.send(email(reader));
+    });
+    await Promise.all(runs);
+    expect(await ses.fetchStore()).toHaveLength(30);
+    expect(front.throttled).toBe(0);
+  });
+
+  it('gives up on a message after its attempts with the retryable throttle, for the run\'s retry', async () => {
+    front.sendRate = { perSecond: 0, now: () => now };
+    const ledger = new LocalLedger(join(dir, 'never'));
+    const pace = () => Promise.resolve(ledgerRatePacer(ledger, 'pace/mail/ses', { ratePerSecond: 14, batch: 1, now: () => now, pause: sleep }));
+    const mailer = pacedMailer(new SesMailer({ client: front.client }), { pace, now: () => now, sleep, log: silentLog, attempts: 3 });
+    const error = await mailer.send(email('someone@example.com')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmailDeliveryError);
+    expect((error as EmailDeliveryError).retryable).toBe(true);
+    expect(front.throttled).toBe(3);
+    expect(await ses.fetchStore()).toHaveLength(0);
+  });
+});
