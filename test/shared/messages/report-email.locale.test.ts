@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportEmail } from '../../../shared/messages/report-email';
+import { messagesFor } from '../../../shared/i18n/messages';
 import type { Storage } from '../../../shared/storage/storage';
 import { LOCALES, localeDefinition, localeRun, RUN_AT, type TestLocale } from '../../support/locale-run';
 
@@ -22,8 +23,9 @@ describe("the report e-mail in the report's locale", () => {
       expect(email.html).toContain(`>${want.percent}<`);
       expect(email.html).toContain(`>${want.integer}<`);
       expect(email.html).toContain(`Generated ${want.generated} (Europe/Berlin)`);
-      // The preview line an inbox shows writes the figures alike, in the headline's order (risks first).
-      expect(email.html).toContain(`Open risks ${want.integer} · Predictability ${want.percent} · nothing needs attention`);
+      // The preview line an inbox shows writes the figures alike, in the headline's order (risks first), and its count in the reader's words.
+      const nothing = messagesFor(locale).t('email.attentionItems', { total: 0, kinds: '' });
+      expect(email.html).toContain(`Open risks ${want.integer} · Predictability ${want.percent} · ${nothing}`);
     });
   }
 
