@@ -19,7 +19,7 @@ export function slackAlertPayload(message: AlertMessage): { text: string; blocks
     : [];
   const first = message.lines[0];
   // The notification's text is what crossed, not only that something did.
-  const summary = first ? `${message.title}: ${first.rule}: ${first.text}${message.lines.length > 1 ? ` (+${message.lines.length - 1})` : ''}` : message.title;
+  const summary = first ? `${message.title}: ${first.rule}: ${first.text}${message.lines.length > 1 ? ` and ${message.lines.length - 1} more` : ''}` : message.title;
   return {
     text: clip(slackEscape(summary), SLACK_LIMITS.text),
     blocks: [

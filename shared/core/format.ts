@@ -175,7 +175,7 @@ export function canonicalLocale(tag: string): string {
 export interface ReaderFormat {
   /** The BCP 47 tag, canonical (`de-DE`). */
   readonly locale: string;
-  /** The reader's words in the locale's language (shared/i18n): resolved with the format, so one value carries both. */
+  /** The reader's words in the locale's language (shared/core/i18n): resolved with the format, so one value carries both. */
   readonly messages: Messages;
   /** `messages.t`: the message `id` in the reader's language. */
   t(id: MessageId, values?: MessageValues): string;

@@ -10,7 +10,7 @@ import EN from './i18n/messages/en.json';
  * fails when a reader-facing label is neither here nor the planning tool's own data.
  *
  * A `{name}` in a label is filled from the data (a board's title, a register's key). The labels are
- * the English catalogue's `term.*` messages (shared/i18n/messages/en.json), so each language names
+ * the English catalogue's `term.*` messages (shared/core/i18n/messages/en.json), so each language names
  * the same terms; the definitions here are the docs' English.
  */
 export interface Term {
@@ -39,13 +39,19 @@ export const GLOSSARY = {
   openTotal: { label: EN['term.openTotal'], definition: 'In Risks by level and status: the sum of the status columns left of it, the statuses that are not closed.' },
   risksByRoam: {
     label: EN['term.risksByRoam'],
-    definition: 'Risks by the ROAM category of their status (SAFe: Resolved, Owned, Accepted, Mitigated); a risk still in status Open is not yet ROAMed.',
+    definition: 'Risks by their ROAM category (SAFe: Resolved, Owned, Accepted, Mitigated), read from the custom field titled ROAM where the registers keep one; without it the block is Risks by status.',
   },
   roamResolved: { label: EN['term.roamResolved'], definition: 'ROAM: risks in status Resolved, Closed or Done.' },
   roamOwned: { label: EN['term.roamOwned'], definition: 'ROAM: risks in status Owned, In progress or Assigned.' },
   roamAccepted: { label: EN['term.roamAccepted'], definition: 'ROAM: risks in status Accepted.' },
   roamMitigated: { label: EN['term.roamMitigated'], definition: 'ROAM: risks in status Mitigated.' },
   notRoamed: { label: EN['term.notRoamed'], definition: 'Risks still in status Open.' },
+  risksByStatus: {
+    label: EN['term.risksByStatus'],
+    definition: 'Where the registers keep no ROAM field: the risks by the ROAM word of their status (Resolved, Owned, Accepted, Mitigated), Owned counting only risks with an owner; not ROAM, so not named so.',
+  },
+  ownedNoOwner: { label: EN['term.ownedNoOwner'], definition: 'In Risks by status: risks in status Owned, In progress or Assigned that have no owner, so not Owned.' },
+  notRoamedField: { label: EN['term.notRoamedField'], definition: 'In Risks by ROAM read from a ROAM field: risks whose ROAM field is empty or names none of Resolved, Owned, Accepted, Mitigated.' },
   heatMap: {
     label: EN['term.heatMap'],
     definition: 'Open risks by their impact (rows) and probability (columns) on their register\'s own scale, each cell in the colour of the level the register gives it; registers with different scales get a map each, named by their keys.',

@@ -125,7 +125,7 @@ export function headlineSentence(summary: ReportSummary, format: ReaderFormat): 
     const line = lines.find((l) => l.label === label && typeof l.value === 'number');
     return line ? [`${label} ${cellText(line.value, line.type, format, false)}`] : [];
   });
-  return [...figures, attentionSentence(attentionTally(summary))].join(' · ');
+  return [...figures, attentionSentence(attentionTally(summary), format)].join(' · ');
 }
 
 function renderSubject(template: string, report: string, date: string): string {

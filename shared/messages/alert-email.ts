@@ -19,7 +19,7 @@ const SUBJECT_MAX = 200;
 
 export function alertEmail(message: AlertMessage, report: string, to: string, options: AlertEmailOptions): OutgoingEmail {
   const first = message.lines[0];
-  const more = message.lines.length > 1 ? ` (+${message.lines.length - 1})` : '';
+  const more = message.lines.length > 1 ? ` and ${message.lines.length - 1} more` : '';
   // Risk titles reach the subject: cleaned of line breaks and control characters as the report's is.
   const subject = subjectLine(first ? `${message.title}: ${alertLineText(first)}${more}` : message.title, SUBJECT_MAX);
   const link = message.workbookUrl;

@@ -1,4 +1,6 @@
 import type { ReportSummary } from './table';
+import type { ReaderFormat } from '../core/format';
+import type { MessageId } from '../core/i18n/messages';
 
 /** How many items "Needs attention" counts, of each kind in the order first listed: `Risk` 13, `OKR` 2. */
 export interface AttentionTally {
@@ -21,17 +23,22 @@ export function attentionTally(summary: ReportSummary): AttentionTally {
   return { total: byKind.reduce((n, k) => n + k.count, 0), byKind };
 }
 
-/** "risk", "OKR", "PI objective": a kind as a word inside a sentence (an initialism keeps its capitals). */
-function kindWord(kind: string): string {
-  return /^[A-Z][a-z]/.test(kind) ? kind[0]!.toLowerCase() + kind.slice(1) : kind;
-}
+/** The catalogue's word of each kind "Needs attention" names (the What column, summary/*-figures.ts). */
+const KIND_MESSAGES: Readonly<Record<string, MessageId>> = {
+  Risk: 'kind.risk',
+  OKR: 'kind.okr',
+  PI: 'kind.pi',
+  'PI objective': 'kind.piObjective',
+};
 
 /**
- * "15 need attention: 13 risks, 2 OKRs", "1 needs attention: 1 risk", "nothing needs attention":
- * the count and what it is made of, so a reader can match it with the list.
+ * "15 need attention: 13 risks, 2 OKRs", "1 needs attention: 1 risk", "nothing needs attention", in
+ * the reader's language: the count and what it is made of, so a reader can match it with the list.
  */
-export function attentionSentence(tally: AttentionTally): string {
-  if (tally.total === 0) return 'nothing needs attention';
-  const parts = tally.byKind.map(({ kind, count }) => (kind === '' ? `${count} other` : `${count} ${kindWord(kind)}${count === 1 ? '' : 's'}`));
-  return `${tally.total} ${tally.total === 1 ? 'needs' : 'need'} attention: ${parts.join(', ')}`;
+export function attentionSentence(tally: AttentionTally, format: Pick<ReaderFormat, 't' | 'integer'>): string {
+  const kinds = tally.byKind.map(({ kind, count }) => {
+    const id = KIND_MESSAGES[kind];
+    return id ? format.t(id, { count }) : `${format.integer(count)} ${kind}`.trim();
+  });
+  return format.t('email.attentionItems', { total: tally.total, kinds: kinds.join(', ') });
 }

@@ -56,9 +56,9 @@ describe('the linter enforces the layers', () => {
 
   it('refuses an import of an upper layer or a sibling', async () => {
     const upward = await lintProbe('shared/render/probe.ts', "import { runExport } from '../report/run/run-export';\nexport const r = runExport;\n");
-    expect(upward).toEqual([expect.stringContaining('shared/render may import only i18n, core, table')]);
+    expect(upward).toEqual([expect.stringContaining('shared/render may import only core, table')]);
     const sibling = await lintProbe('shared/storage/probe.ts', "import { createLinkToken } from '../links/link-token';\nexport const r = createLinkToken;\n");
-    expect(sibling).toEqual([expect.stringContaining('shared/storage may import only i18n, core')]);
+    expect(sibling).toEqual([expect.stringContaining('shared/storage may import only core')]);
     const fromTests = await lintProbe('shared/core/probe.ts', "import { startSimulator } from '../../simulator/index';\nexport const r = startSimulator;\n");
     expect(fromTests).toEqual([expect.stringContaining('never imports a door, the simulator, tests or tools')]);
   });

@@ -102,8 +102,8 @@ describe('demo command (the README\'s first command)', () => {
     const attention = mail.text!.slice(mail.text!.indexOf('Needs attention'), mail.text!.indexOf('What changed since')).split('\n').filter((l) => /^ {2}- Risk \S/.test(l) && !/ more /.test(l));
     expect(attention.length).toBeGreaterThan(0);
     for (const line of attention) expect(line).toMatch(/ · (Owner: \S.*|no owner)$/);
-    // The headline in one order on every surface: risks, ROAM, OKR progress, PI, then attention, then what changed.
-    const order = ['Open risks', 'Risks by ROAM', 'OKR progress', 'Predictability', 'Needs attention', 'What changed since'];
+    // The headline in one order on every surface: risks, risks by status (the demo keeps no ROAM field), OKR progress, PI, then attention, then what changed.
+    const order = ['Open risks', 'Risks by status', 'OKR progress', 'Predictability', 'Needs attention', 'What changed since'];
     const slackText = JSON.parse(await readFile(join(runFolder, 'slack.json'), 'utf8')) as { text: string; blocks: { text?: { text: string } }[] };
     const teams = JSON.parse(await readFile(join(runFolder, 'teams.json'), 'utf8')) as { attachments: { content: { fallbackText: string; body: unknown[] } }[] };
     // The card's body as drawn (its fallback text, the headline figures, comes first and is checked below).

@@ -64,7 +64,7 @@ async function evaluateAlerts(job: ExportedJob, context: DeliveryContext): Promi
   const rules: RunAlerts['rules'][number][] = [];
   const beyond = new Map<string, ReadonlySet<string> | undefined>();
   for (const reading of readings) {
-    const step = await stepCrossing(context.ledger, run, reading.id, reading.items ?? []);
+    const step = await stepCrossing(context.ledger, run, reading.id, reading.items ?? [], reading.hold);
     lines.push(...step.news.map((item) => ({ ruleId: reading.id, key: item.key, rule: reading.label, text: item.text })));
     beyond.set(reading.id, reading.items && new Set(reading.items.map((i) => i.key)));
     const state = reading.items === undefined ? 'waiting' : reading.items.length > 0 ? 'beyond' : 'clear';

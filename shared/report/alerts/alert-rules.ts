@@ -19,6 +19,13 @@ export interface AlertRule {
   readonly event?: string | undefined;
   readonly above?: number | undefined;
   readonly below?: number | undefined;
+  /**
+   * The clear margin: once beyond `above`, the figure counts as beyond until it falls below
+   * `clearBelow` (for `below`, until it rises above `clearAbove`), so a figure hovering at its line
+   * (30, 29, 30, 29 against above 29) is told of once, not every other run.
+   */
+  readonly clearBelow?: number | undefined;
+  readonly clearAbove?: number | undefined;
 }
 
 const ruleSchema = z
@@ -27,6 +34,8 @@ const ruleSchema = z
     event: z.string().optional(),
     above: z.number().finite().optional(),
     below: z.number().finite().optional(),
+    clearBelow: z.number().finite().optional(),
+    clearAbove: z.number().finite().optional(),
   })
   .superRefine((rule, ctx) => {
     for (const problem of ruleProblems(rule)) ctx.addIssue({ code: 'custom', ...problem });
@@ -41,7 +50,9 @@ function ruleProblems(rule: AlertRule): { path: string[]; message: string }[] {
   if (rule.figure !== undefined && rule.event !== undefined) return [{ path: ['event'], message: 'name a figure or an event, not both: write two rules' }];
   if (rule.event !== undefined) {
     if (!alertEvent(rule.event)) return [{ path: ['event'], message: `"${rule.event}" is not an event: choose one of ${eventNames()}` }];
-    return line ? [{ path: [line], message: `an event has no line: leave ${line} out` }] : [];
+    const margin = rule.clearBelow !== undefined ? 'clearBelow' : rule.clearAbove !== undefined ? 'clearAbove' : undefined;
+    const extra = line ?? margin;
+    return extra ? [{ path: [extra], message: `an event has no line: leave ${extra} out` }] : [];
   }
   const figure = alertFigure(rule.figure!);
   if (!figure) return [{ path: ['figure'], message: `"${rule.figure}" is not a figure: choose one of ${figureNames()}` }];
@@ -50,10 +61,29 @@ function ruleProblems(rule: AlertRule): { path: string[]; message: string }[] {
   const value = rule[line]!;
   if (figure.unit === 'percent' && (value < 0 || value > 100)) return [{ path: [line], message: `${figure.name} is a percentage: give a line from 0 to 100` }];
   if (figure.unit === 'count' && value < 0) return [{ path: [line], message: `${figure.name} is a count: give a line of 0 or more` }];
+  return marginProblems(rule, line);
+}
+
+/** A clear margin lies on the right side of its line: `clearBelow` under `above`, `clearAbove` over `below`. */
+function marginProblems(rule: AlertRule, line: 'above' | 'below'): { path: string[]; message: string }[] {
+  const wrong = line === 'above' ? 'clearAbove' : 'clearBelow';
+  if (rule[wrong] !== undefined) {
+    const right = line === 'above' ? 'clearBelow' : 'clearAbove';
+    return [{ path: [wrong], message: `a rule with "${line}" clears on the other side: write "${right}"` }];
+  }
+  if (line === 'above' && rule.clearBelow !== undefined && rule.clearBelow >= rule.above!) {
+    return [{ path: ['clearBelow'], message: `clearBelow is under the line: give less than ${rule.above}` }];
+  }
+  if (line === 'below' && rule.clearAbove !== undefined && rule.clearAbove <= rule.below!) {
+    return [{ path: ['clearAbove'], message: `clearAbove is over the line: give more than ${rule.below}` }];
+  }
   return [];
 }
 
-/** The rule's name in the ledger and in messages: `openHighRisks-above-25`, `riskRaisedToHighest`. */
+/**
+ * The rule's name in the ledger and in messages: `openHighRisks-above-25`, `riskRaisedToHighest`. A
+ * clear margin is not part of it: adding one to a rule keeps the rule's state.
+ */
 export function ruleId(rule: AlertRule): string {
   if (rule.event !== undefined) return rule.event;
   return rule.above !== undefined ? `${rule.figure}-above-${rule.above}` : `${rule.figure}-below-${rule.below}`;
@@ -63,7 +93,8 @@ export function ruleId(rule: AlertRule): string {
 export function describeRule(rule: AlertRule): string {
   if (rule.event !== undefined) return rule.event;
   const unit = alertFigure(rule.figure ?? '')?.unit === 'percent' ? ' %' : '';
-  return rule.above !== undefined ? `${rule.figure} above ${rule.above}${unit}` : `${rule.figure} below ${rule.below}${unit}`;
+  const margin = rule.clearBelow !== undefined ? `, clears below ${rule.clearBelow}${unit}` : rule.clearAbove !== undefined ? `, clears above ${rule.clearAbove}${unit}` : '';
+  return `${rule.above !== undefined ? `${rule.figure} above ${rule.above}${unit}` : `${rule.figure} below ${rule.below}${unit}`}${margin}`;
 }
 
 const recipientsMessage = `list at most ${DEFINITION_LIMITS.recipients} addresses; use a distribution list`;

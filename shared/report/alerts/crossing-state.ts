@@ -44,8 +44,18 @@ export function crossingKey(report: string, rule: string): string {
 
 const newsOf = (crossing: Crossing): AlertItem[] => crossing.items.filter((item) => !crossing.before.includes(item.key));
 
-/** Records what `run` found beyond the rule's line (`found`, none when the figure has no value) and returns its news. */
-export async function stepCrossing(ledger: Ledger, run: CrossingRun, rule: string, found: readonly AlertItem[]): Promise<CrossingStep> {
+/**
+ * Records what `run` found beyond the rule's line (`found`, none when the figure has no value) and
+ * returns its news. `hold`: what stays beyond only if the run before had it (a figure inside the
+ * rule's clear margin), so it is neither news now nor news again when it next crosses the line.
+ */
+export async function stepCrossing(
+  ledger: Ledger,
+  run: CrossingRun,
+  rule: string,
+  found: readonly AlertItem[],
+  hold: readonly AlertItem[] = [],
+): Promise<CrossingStep> {
   const record = ledgerRecord(ledger, crossingKey(run.report, rule), crossingSchema, {
     what: `the alert state of rule "${rule}" of report "${run.report}"`,
     // Written by this code alone; an entry of another shape (an older release) starts afresh.
@@ -55,7 +65,9 @@ export async function stepCrossing(ledger: Ledger, run: CrossingRun, rule: strin
   const changed = await record.change((current) => {
     if (current?.runId === run.runId) return undefined;
     if (current && Date.parse(current.generatedAt) > run.generatedAt.getTime()) return undefined;
-    return { runId: run.runId, generatedAt: at, items: [...found], before: current?.items.map((i) => i.key) ?? [] };
+    const before = current?.items.map((i) => i.key) ?? [];
+    const held = hold.filter((item) => before.includes(item.key) && !found.some((f) => f.key === item.key));
+    return { runId: run.runId, generatedAt: at, items: [...found, ...held], before };
   });
   if (changed.outcome === 'written') return { news: newsOf(changed.value), step: 'new' };
   const kept = changed.value;

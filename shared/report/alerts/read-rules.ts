@@ -19,6 +19,11 @@ export interface RuleReading {
   readonly label: string;
   /** What lies beyond the line now; undefined: the run has no value for the figure (its dataset is not read, its PI not scored). */
   readonly items: readonly AlertItem[] | undefined;
+  /**
+   * Back on the right side of the line but not past the rule's clear margin (29 against above 29,
+   * clearBelow 27): what stays beyond the line if the run before was beyond it (crossing-state.ts).
+   */
+  readonly hold?: readonly AlertItem[];
 }
 
 /** The figures and comparison a run published: its manifest's `summary` and its ChangeReport. */
@@ -44,6 +49,10 @@ export function readRules(rules: readonly AlertRule[], run: RunFigures, format: 
     const write = (n: number) => (figure.unit === 'percent' ? format.percent(n) : format.number(n));
     const beyond = rule.above !== undefined ? value > rule.above : rule.below !== undefined && value < rule.below;
     const side = rule.above !== undefined ? `above ${write(rule.above)}` : `below ${write(rule.below ?? 0)}`;
-    return { id, rule, label, items: beyond ? [{ key: BEYOND_LINE, text: `${write(value)}, ${side}` }] : [] };
+    if (beyond) return { id, rule, label, items: [{ key: BEYOND_LINE, text: `${write(value)}, ${side}` }] };
+    const held = rule.clearBelow !== undefined ? value >= rule.clearBelow : rule.clearAbove !== undefined && value <= rule.clearAbove;
+    if (!held) return { id, rule, label, items: [] };
+    const clears = rule.clearBelow !== undefined ? `clears below ${write(rule.clearBelow)}` : `clears above ${write(rule.clearAbove ?? 0)}`;
+    return { id, rule, label, items: [], hold: [{ key: BEYOND_LINE, text: `${write(value)}, within the margin of ${side} (${clears})` }] };
   });
 }

@@ -3,13 +3,17 @@ import type { SummaryGridRow, SummarySection } from '../../table/table';
 import { isClosedRiskStatus, severityRank } from './vocabulary';
 import { term } from '../../core/glossary';
 
-/** SAFe's ROAM categories, in their order, and the status titles that mean each. */
-const ROAM: readonly { readonly label: string; readonly pattern: RegExp }[] = [
-  { label: term('roamResolved'), pattern: /^(resolved|closed|done)$/i },
-  { label: term('roamOwned'), pattern: /^(owned|in progress|assigned)$/i },
-  { label: term('roamAccepted'), pattern: /^accepted$/i },
-  { label: term('roamMitigated'), pattern: /^mitigated$/i },
+/** SAFe's ROAM categories, in their order, the status titles that mean each, and the ROAM field's word for it. */
+const ROAM: readonly { readonly label: string; readonly pattern: RegExp; readonly field: RegExp }[] = [
+  { label: term('roamResolved'), pattern: /^(resolved|closed|done)$/i, field: /^resolved$/i },
+  { label: term('roamOwned'), pattern: /^(owned|in progress|assigned)$/i, field: /^owned$/i },
+  { label: term('roamAccepted'), pattern: /^accepted$/i, field: /^accepted$/i },
+  { label: term('roamMitigated'), pattern: /^mitigated$/i, field: /^mitigated$/i },
 ];
+const OWNED = ROAM[1]!;
+
+/** A register's ROAM field: a custom field titled ROAM (a single select of Resolved, Owned, Accepted, Mitigated). */
+const ROAM_FIELD = /^roam$/i;
 
 interface Axis {
   /** Severity ranks of the levels seen with this value (summed): the register's order, most severe first. */
@@ -32,16 +36,34 @@ class RegisterMatrix {
  * (columns, least likely first), each cell in the colour of the level the register's matrix gives it.
  * The API does not publish the matrix itself, so its order and colours are learnt from the risks: an
  * impact or probability that comes with more severe levels counts as higher, and a cell takes the colour of its risks' level
- * (closed risks included, so a cell that is empty now still shows its colour). And, when every
- * status title is one of SAFe's ROAM words (or Open), the risks by ROAM category.
+ * (closed risks included, so a cell that is empty now still shows its colour). And the risks by
+ * ROAM category, from a ROAM field, or by status when the registers keep none (#roam).
  */
 export class RiskHeatMap {
   readonly #registers = new Map<string, RegisterMatrix>();
   readonly #statuses = new Map<string, number>();
+  /** Risks in an Owned status (In progress, Assigned) that have no owner: not Owned, whatever the status says. */
+  #ownedNoOwner = 0;
+  /** The ROAM field's values, by risk; null for a risk without one. Used when any risk has the field. */
+  readonly #roamField: (string | null)[] = [];
+  #hasRoamField = false;
+
+  /**
+   * `owner`: who owns a risk (its name), null when nobody does (risks.ts riskOwner); `text`: a custom
+   * field's value as text (a single select's option), for the ROAM field.
+   */
+  constructor(
+    private readonly owner: (risk: Risk) => string | null = () => null,
+    private readonly text: (value: unknown) => string | null = (value) => (typeof value === 'string' ? value : null),
+  ) {}
 
   add(register: RiskRegister, risk: Risk): void {
     const status = risk.status?.status ?? '';
     this.#statuses.set(status, (this.#statuses.get(status) ?? 0) + 1);
+    if (OWNED.pattern.test(status.trim()) && this.owner(risk) === null) this.#ownedNoOwner++;
+    const field = risk.customFields?.find((f) => ROAM_FIELD.test((f.title ?? '').trim()));
+    if (field) this.#hasRoamField = true;
+    this.#roamField.push(field ? (this.text(field.value)?.trim() ?? null) : null);
     const impact = risk.impact?.trim();
     const probability = risk.probability?.trim();
     if (!impact || !probability) return;
@@ -70,7 +92,15 @@ export class RiskHeatMap {
   }
 
 
+  /**
+   * ROAM where the registers keep it (a ROAM field), counted from the field; else, when every status
+   * title is a ROAM word (or Open), the risks by status, named so: a status is not a ROAM decision,
+   * and "Owned" counts only the risks someone owns (an In progress risk without one is said apart).
+   */
   #roam(): SummarySection[] {
+    if (this.#statuses.size === 0) return [];
+    // A headline figure, right under the risks' own (their dataset's sections keep their order).
+    if (this.#hasRoamField) return [this.#roamFromField()];
     const counts = new Map(ROAM.map((r) => [r.label, 0]));
     for (const [status, n] of this.#statuses) {
       if (/^open$/i.test(status)) continue;
@@ -78,17 +108,35 @@ export class RiskHeatMap {
       if (!category) return [];
       counts.set(category.label, (counts.get(category.label) ?? 0) + n);
     }
-    if (this.#statuses.size === 0) return [];
+    counts.set(OWNED.label, (counts.get(OWNED.label) ?? 0) - this.#ownedNoOwner);
     const open = [...this.#statuses].filter(([s]) => /^open$/i.test(s)).reduce((a, [, n]) => a + n, 0);
-    // A headline figure, right under the risks' own (their dataset's sections keep their order).
     return [{
+      heading: term('risksByStatus'),
+      role: 'headline',
+      lines: [
+        ...ROAM.map((r) => ({ label: r.label, value: counts.get(r.label) ?? 0, type: 'integer' as const })),
+        { label: term('ownedNoOwner'), value: this.#ownedNoOwner, type: 'integer' as const },
+        { label: term('notRoamed'), value: open, type: 'integer' as const },
+      ],
+    }];
+  }
+
+  #roamFromField(): SummarySection {
+    const counts = new Map(ROAM.map((r) => [r.label, 0]));
+    let none = 0;
+    for (const value of this.#roamField) {
+      const category = value === null ? undefined : ROAM.find((r) => r.field.test(value));
+      if (category) counts.set(category.label, (counts.get(category.label) ?? 0) + 1);
+      else none++;
+    }
+    return {
       heading: term('risksByRoam'),
       role: 'headline',
       lines: [
         ...ROAM.map((r) => ({ label: r.label, value: counts.get(r.label) ?? 0, type: 'integer' as const })),
-        { label: term('notRoamed'), value: open, type: 'integer' as const },
+        { label: term('notRoamedField'), value: none, type: 'integer' as const },
       ],
-    }];
+    };
   }
 }
 

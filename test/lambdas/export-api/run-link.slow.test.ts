@@ -109,7 +109,7 @@ describe('run link in a browser', () => {
     expect(new URL(page.url()).search).toBe('');
     expect(new URL(page.url()).pathname).toBe(`/run/${token}`);
     // The headline figures under the e-mail's headings: risks, ROAM, OKR progress.
-    expect(await page.locator('h2').allTextContents()).toEqual(expect.arrayContaining(['Risks', 'Risks by ROAM', 'OKR progress by strategic theme']));
+    expect(await page.locator('h2').allTextContents()).toEqual(expect.arrayContaining(['Risks', 'Risks by status', 'OKR progress by strategic theme']));
     const figures = (await page.locator('dl.figures').allTextContents()).join(' ');
     for (const label of ['Open risks', 'Mitigated', 'OKR progress']) expect(figures).toContain(label);
     expect(await sha256(first)).toBe(workbook.sha256);

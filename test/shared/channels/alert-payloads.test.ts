@@ -3,6 +3,7 @@ import { ALERT_PAYLOADS } from '../../../shared/channels/alert-payloads';
 import type { AlertMessage } from '../../../shared/channels/alert-message';
 import { CHANNELS } from '../../../shared/channels/channels';
 import { slackProblems, teamsProblems } from '../../support/webhook-recorder';
+import { alertEmail } from '../../../shared/messages/alert-email';
 
 const message = (lines: number): AlertMessage => ({
   title: 'Alert: Train A – weekly',
@@ -21,12 +22,21 @@ describe('alert payloads', () => {
     for (const lines of [1, 200]) {
       const slack = ALERT_PAYLOADS.slack!(message(lines)) as { text: string; blocks: { text?: { text: string } }[] };
       expect(slackProblems(slack)).toEqual([]);
-      expect(slack.text).toBe(`Alert: Train A – weekly: Risk raised to the highest level: SEC-0 *Vendor* &lt;lock-in&gt; [x](https://ev.il): Low → Critical${lines > 1 ? ` (+${lines - 1})` : ''}`);
+      expect(slack.text).toBe(`Alert: Train A – weekly: Risk raised to the highest level: SEC-0 *Vendor* &lt;lock-in&gt; [x](https://ev.il): Low → Critical${lines > 1 ? ` and ${lines - 1} more` : ''}`);
       const teams = ALERT_PAYLOADS.teams!(message(lines));
       expect(teamsProblems(teams)).toEqual([]);
       expect(JSON.stringify(teams)).toContain('SEC-0 \\\\*Vendor\\\\* \\\\<lock-in\\\\> \\\\[x\\\\](https://ev.il)');
     }
     const many = ALERT_PAYLOADS.slack!(message(200)) as { blocks: { text?: { text: string } }[] };
     expect(many.blocks.map((b) => b.text?.text ?? '').join('\n')).toContain('…and 154 more');
+  });
+});
+
+describe('the alert e-mail', () => {
+  it('names the first line crossed in its subject and counts the others in words, not as a weekly change', () => {
+    const subject = (lines: number) => alertEmail(message(lines), 'train-a', 'rte@example.com', { from: 'reports@example.com' }).subject;
+    expect(subject(1)).toBe('Alert: Train A – weekly: Risk raised to the highest level: SEC-0 *Vendor* <lock-in> [x](https://ev.il): Low → Critical');
+    expect(subject(2)).toMatch(/: Low → Critical and 1 more$/);
+    expect(subject(2)).not.toMatch(/\(\+/);
   });
 });

@@ -16,7 +16,7 @@ describe('the alert e-mail subject', () => {
       'a@example.test',
       { from: 'reports@example.test' },
     );
-    expect(email.subject).toBe('Alert: Train A: Risk raised to critical: SEC-7 Payment Bcc: victim@example.test gateway down now: Low → Critical (+1)');
+    expect(email.subject).toBe('Alert: Train A: Risk raised to critical: SEC-7 Payment Bcc: victim@example.test gateway down now: Low → Critical and 1 more');
     const raw = mimeMessage(email, new Date('2026-11-23T06:00:00Z'));
     const headers = raw.slice(0, raw.indexOf('\r\n\r\n')).split('\r\n');
     expect(headers.filter((h) => /^bcc:/i.test(h))).toEqual([]);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { attentionSentence, attentionTally } from '../../../shared/table/attention-tally';
 import type { ReportSummary, SummaryGridRow } from '../../../shared/table/table';
+import { readerFormat } from '../../../shared/core/format';
+
+const EN = readerFormat('en-US', 'UTC');
 
 const summary = (rows: SummaryGridRow[]): ReportSummary => ({
   title: 't',
@@ -16,11 +19,17 @@ describe('attentionSentence', () => {
       { values: ['OKR', 'O2', 'why'] },
       { values: ['PI objective', 'P', 'why'] },
     ];
-    expect(attentionSentence(attentionTally(summary(rows)))).toBe('16 need attention: 13 risks, 2 OKRs, 1 PI objective');
+    expect(attentionSentence(attentionTally(summary(rows)), EN)).toBe('16 need attention: 13 risks, 2 OKRs, 1 PI objective');
   });
 
   it('says one in the singular, and nothing when the list is empty', () => {
-    expect(attentionSentence(attentionTally(summary([{ values: ['Risk', 'R', 'why'] }])))).toBe('1 needs attention: 1 risk');
-    expect(attentionSentence(attentionTally({ title: 't', sections: [] }))).toBe('nothing needs attention');
+    expect(attentionSentence(attentionTally(summary([{ values: ['Risk', 'R', 'why'] }])), EN)).toBe('1 needs attention: 1 risk');
+    expect(attentionSentence(attentionTally({ title: 't', sections: [] }), EN)).toBe('nothing needs attention');
+  });
+
+  it('says it in the reader\'s language, by its plural rules', () => {
+    const rows: SummaryGridRow[] = [{ values: ['Risk', 'R', 'why'] }, { values: [null, null, '1 more'], more: { kind: 'Risk', count: 1 } }, { values: ['PI objective', 'P', 'why'] }];
+    expect(attentionSentence(attentionTally(summary(rows)), readerFormat('de-DE', 'Europe/Berlin'))).toBe('3 mit Handlungsbedarf: 2 Risiken, 1 PI-Ziel');
+    expect(attentionSentence(attentionTally(summary(rows)), readerFormat('fr-FR', 'Europe/Paris'))).toBe('3 points d’attention : 2 risques, 1 objectif de PI');
   });
 });

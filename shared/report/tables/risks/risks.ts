@@ -232,7 +232,7 @@ export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegist
   const ownerField = datasetOptions(ctx.definition, 'risks', RISK_OPTIONS)?.ownerField;
   const today = runDay(ctx);
   const figures = new RiskFigures(today, RISKS_TITLE, { of: (risk) => riskOwner(risk, ownerField), field: ownerField }, ctx.definition.links.riskUrl);
-  const heatMap = new RiskHeatMap();
+  const heatMap = new RiskHeatMap((risk) => riskOwner(risk, ownerField), customValueText);
   let total = 0;
   const audit = new FieldAudit({ risks: RISK_NOT_EXPORTED });
   const repeats = new RepeatedRecords();

@@ -59,10 +59,10 @@ describe('a reader\'s messages', () => {
   });
 
   it('counts by the plural rules of the words\' language', () => {
-    expect(messagesFor('en-GB').t('email.attentionCount', { count: 1 })).toBe('1 item needs attention');
+    expect(messagesFor('en-GB').t('kind.risk', { count: 1 })).toBe('1 risk');
     expect(messagesFor('de-DE').t('changes.leftOut.status', { count: 2 })).toBe('2 weitere Statusänderungen');
     expect(messagesFor('fr-FR').t('changes.leftOut.added', { count: 1 })).toBe('1 autre ligne ajoutée');
-    expect(messagesFor('fr-FR').t('email.attentionCount', { count: 0 })).toBe('aucun point d’attention');
+    expect(messagesFor('fr-FR').t('email.attentionItems', { total: 0, kinds: '' })).toBe('aucun point d’attention');
   });
 
   it('takes a message a language lacks from the next catalogue in its chain', () => {

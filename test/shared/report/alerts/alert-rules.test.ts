@@ -74,6 +74,31 @@ describe('alerts in a report definition', () => {
     ]);
   });
 
+  it('takes a clear margin on the right side of its line, and keeps the rule\'s name (and so its state) without it', () => {
+    const parsed = parseReportDefinition(
+      report({ rules: [{ figure: 'openHighRisks', above: 29, clearBelow: 27 }, { figure: 'predictability', below: 80, clearAbove: 85 }] }),
+    );
+    expect(parsed.alerts?.rules.map(ruleId)).toEqual(['openHighRisks-above-29', 'predictability-below-80']);
+    expect(parsed.alerts?.rules.map(describeRule)).toEqual(['openHighRisks above 29, clears below 27', 'predictability below 80 %, clears above 85 %']);
+    expect(
+      issuesOf(
+        report({
+          rules: [
+            { figure: 'openHighRisks', above: 29, clearBelow: 29 },
+            { figure: 'predictability', below: 80, clearAbove: 70 },
+            { figure: 'openRisks', above: 29, clearAbove: 31 },
+            { event: 'objectiveDropped', clearBelow: 1 },
+          ],
+        }),
+      ),
+    ).toEqual([
+      { path: 'alerts.rules.0.clearBelow', message: 'clearBelow is under the line: give less than 29' },
+      { path: 'alerts.rules.1.clearAbove', message: 'clearAbove is over the line: give more than 80' },
+      { path: 'alerts.rules.2.clearAbove', message: 'a rule with "above" clears on the other side: write "clearBelow"' },
+      { path: 'alerts.rules.3.clearBelow', message: 'an event has no line: leave clearBelow out' },
+    ]);
+  });
+
   it('refuses an empty or repeated rule list, and alerts that go nowhere', () => {
     expect(issuesOf(report({ rules: [] }))).toEqual([{ path: 'alerts.rules', message: 'list at least one rule, e.g. { "figure": "openHighRisks", "above": 25 }' }]);
     expect(issuesOf(report({ rules: [{ event: 'objectiveDropped' }, { event: 'objectiveDropped' }] }))).toEqual([

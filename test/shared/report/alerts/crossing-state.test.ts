@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { crossingKey, stepCrossing, type CrossingRun } from '../../../../shared/report/alerts/crossing-state';
 import { makeTempDir, type TempDir } from '../../../support/temp-dir';
+import { readRules } from '../../../../shared/report/alerts/read-rules';
+import { readerFormat } from '../../../../shared/core/format';
 
 const week = (n: number): CrossingRun => ({ report: 'train-a', runId: `s-week-${n}`, generatedAt: new Date(Date.UTC(2026, 10, 2 + 7 * n, 6)) });
 const beyond = [{ key: 'line', text: '30, above 29' }];
@@ -54,5 +56,40 @@ describe('stepCrossing: once per crossing', () => {
     expect([first?.step, second?.step].sort()).toEqual(['again', 'new']);
     expect(first?.news).toEqual(beyond);
     expect(second?.news).toEqual(beyond);
+  });
+});
+
+describe('a rule with a clear margin', () => {
+  let dir: TempDir;
+  let ledger: LocalLedger;
+  beforeEach(() => {
+    dir = makeTempDir('crossing-margin');
+    ledger = new LocalLedger(dir.root);
+  });
+  afterEach(() => dir.remove());
+
+  const rule = { figure: 'openHighRisks', above: 29, clearBelow: 27 };
+  /** One run: the figure read against the rule (read-rules.ts), then the crossing stepped as the alert stage does. */
+  const runAt = async (n: number, value: number) => {
+    const [reading] = readRules([rule], { figures: { openRisks: { open: 60, highOrCritical: value, overdue: 0, withoutOwner: 0 } }, changes: { rows: [] } }, readerFormat('en-US', 'UTC'));
+    return stepCrossing(ledger, week(n), reading!.id, reading!.items ?? [], reading!.hold);
+  };
+
+  it('alerts once for a figure hovering at its line (30, 29, 30, 29 against above 29, clearBelow 27)', async () => {
+    const news = [];
+    for (const [n, value] of [30, 29, 30, 29].entries()) news.push((await runAt(n + 1, value)).news.length);
+    expect(news).toEqual([1, 0, 0, 0]);
+  });
+
+  it('alerts again once the figure fell below the margin and crossed the line anew', async () => {
+    const news = [];
+    for (const [n, value] of [30, 28, 26, 30, 29].entries()) news.push((await runAt(n + 1, value)).news.length);
+    expect(news).toEqual([1, 0, 0, 1, 0]);
+  });
+
+  it('does not hold a figure inside the margin that never crossed the line', async () => {
+    const news = [];
+    for (const [n, value] of [28, 29, 30].entries()) news.push((await runAt(n + 1, value)).news.length);
+    expect(news).toEqual([0, 0, 1]);
   });
 });

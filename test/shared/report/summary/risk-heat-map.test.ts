@@ -10,7 +10,7 @@ describe('the risk heat map and the ROAM view', () => {
     const sim = await startSimulator({ tenant: 'tiny' });
     try {
       const t = sim.tenant;
-      const map = new RiskHeatMap();
+      const map = new RiskHeatMap((risk) => risk.responsible?.user ?? null);
       for (const register of t.registers) for (const risk of t.risks(register.id)) map.add(register as unknown as RiskRegister, risk as unknown as Risk);
       const sections = map.sections();
       const heat = sections.filter((s) => s.heading.startsWith('Open risks by impact and probability'));
@@ -31,11 +31,14 @@ describe('the risk heat map and the ROAM view', () => {
         }
       }
       expect(cellsSeen).toBeGreaterThan(4);
-      // The simulator's statuses map to ROAM: In Progress is Owned, Closed is Resolved.
+      // The tenant keeps no ROAM field: its statuses are named as statuses, In Progress counting as Owned only with an owner.
       const all = t.allRisks;
       const count = (status: string) => all.filter((r) => r.status.status === status).length;
-      expect(sections.find((s) => s.heading === 'Risks by ROAM')?.lines.map((l) => [l.label, l.value])).toEqual([
-        ['Resolved', count('Closed')], ['Owned', count('In Progress')], ['Accepted', 0], ['Mitigated', count('Mitigated')], ['Not yet ROAMed (Open)', count('Open')],
+      const unowned = all.filter((r) => r.status.status === 'In Progress' && !r.responsible?.user).length;
+      expect(sections.find((s) => s.heading === 'Risks by ROAM')).toBeUndefined();
+      expect(sections.find((s) => s.heading === 'Risks by status')?.lines.map((l) => [l.label, l.value])).toEqual([
+        ['Resolved', count('Closed')], ['Owned', count('In Progress') - unowned], ['Accepted', 0], ['Mitigated', count('Mitigated')],
+        ['In progress, no owner', unowned], ['Not yet ROAMed (Open)', count('Open')],
       ]);
     } finally {
       await sim.close();
@@ -57,5 +60,22 @@ describe('the risk heat map and the ROAM view', () => {
     expect(heat!.grid!.rows.map((r) => r.values)).toEqual([['Major', 1, 1], ['Minor', 1, 0]]);
     expect(heat!.grid!.rows[0]!.fills).toEqual([null, '#FFAB00', '#BF2600']);
     expect(rest).toEqual([]);
+  });
+
+  it('reads ROAM from the ROAM field where the registers keep one, whatever the statuses say', () => {
+    const map = new RiskHeatMap((risk) => risk.responsible?.user ?? null);
+    const register = { id: 'r1', key: 'ENT' } as RiskRegister;
+    const risk = (id: string, status: string, roam: string | null, owner?: string) =>
+      ({
+        id, status: { status }, ...(owner && { responsible: { user: owner, id: owner } }),
+        customFields: roam === null ? [] : [{ id: 'f', title: 'ROAM', type: 'singleselect', value: roam }],
+      }) as unknown as Risk;
+    map.add(register, risk('a', 'In Progress', 'Owned', 'Ann'));
+    map.add(register, risk('b', 'In Progress', 'Accepted'));
+    map.add(register, risk('c', 'Open', 'Mitigated'));
+    map.add(register, risk('d', 'Open', null));
+    map.add(register, risk('e', 'Waiting for vendor', ''));
+    const roam = map.sections().find((s) => s.heading === 'Risks by ROAM');
+    expect(roam?.lines.map((l) => [l.label, l.value])).toEqual([['Resolved', 0], ['Owned', 1], ['Accepted', 1], ['Mitigated', 1], ['Not yet ROAMed', 2]]);
   });
 });

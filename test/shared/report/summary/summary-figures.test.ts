@@ -60,7 +60,7 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
     expect(firstOf('about')).toBeGreaterThan(roles.lastIndexOf('detail'));
     // The headline in the order of every surface: risks with their ROAM counts, OKR progress, PI predictability.
     const headline = result.summary.sections.filter((s) => s.role === 'headline').map((s) => s.heading);
-    expect(headline).toEqual(['Risks', 'Risks by ROAM', 'OKR progress by strategic theme', 'PI objectives', 'Predictability by board']);
+    expect(headline).toEqual(['Risks', 'Risks by status', 'OKR progress by strategic theme', 'PI objectives', 'Predictability by board']);
     expect(line(section('OKR progress by strategic theme'), 'OKR progress')).toBeTypeOf('number');
     // For readers the run's date, zone and scope; where it read from and as whom stay in the manifest.
     const about = result.summary.sections.at(-3)!;
