@@ -254,7 +254,8 @@ export function formatList(entries: readonly ReportListEntry[]): string {
       if (e.problem) return [...lines, `  INVALID: ${e.problem.replace(/\n/g, '\n  ')}`].join('\n');
       const state = e.scheduleState === 'missing' ? ' (SCHEDULE MISSING: re-sync it)' : e.scheduleState === 'outdated' ? ' (SCHEDULE OUTDATED: re-sync it)' : '';
       lines.push(`  schedule  ${e.schedule}${state}`);
-      if (e.schedule !== 'on demand') lines.push(`  next run  ${e.nextRun ? formatDateTime(e.nextRun, zoneOf(e.schedule)) : '—'}`);
+      const crowd = (e.sameMinute ?? 1) > 1 ? ` (${e.sameMinute} reports at this minute)` : '';
+      if (e.schedule !== 'on demand') lines.push(`  next run  ${e.nextRun ? formatDateTime(e.nextRun, zoneOf(e.schedule)) : '—'}${crowd}`);
       lines.push(`  last run  ${e.lastRun ? `${e.lastRun.at} (${e.lastRun.runId}): ${e.lastRun.result}` : 'none yet'}`);
       for (const a of e.alerts ?? []) lines.push(`  alerts    ${a}`);
       if (e.lastRun?.source) lines.push(`  read from ${e.lastRun.source}`);

@@ -22,6 +22,11 @@ export interface ReportListEntry {
   /** `cron(0 7 ? * MON *) Europe/Berlin`, or `on demand`. */
   readonly schedule: string;
   readonly nextRun?: Date;
+  /**
+   * Stored reports whose next run is the same minute as this one's, this one included: a crowded minute
+   * is late by minutes, not lost (docs/deploy.md, "Capacity"), and the operators see where the crowd is.
+   */
+  readonly sameMinute?: number;
   /** Whether the scheduler holds the schedule the stored report asks for (undefined: not checked). */
   readonly scheduleState?: 'present' | 'missing' | 'outdated';
   /**
@@ -50,7 +55,15 @@ export interface ReportListDependencies {
 export async function listReports(deps: ReportListDependencies): Promise<ReportListEntry[]> {
   const entries: ReportListEntry[] = [];
   for (const name of await deps.store.names()) entries.push(await entryOf(name, deps));
-  return entries;
+  return withSameMinute(entries);
+}
+
+/** Each scheduled entry with how many reports share its next minute. */
+function withSameMinute(entries: readonly ReportListEntry[]): ReportListEntry[] {
+  const minuteOf = (at: Date): number => Math.floor(at.getTime() / 60_000);
+  const counts = new Map<number, number>();
+  for (const e of entries) if (e.nextRun) counts.set(minuteOf(e.nextRun), (counts.get(minuteOf(e.nextRun)) ?? 0) + 1);
+  return entries.map((e) => (e.nextRun ? { ...e, sameMinute: counts.get(minuteOf(e.nextRun)) ?? 1 } : e));
 }
 
 async function entryOf(name: string, deps: ReportListDependencies): Promise<ReportListEntry> {

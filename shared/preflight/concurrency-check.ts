@@ -1,6 +1,6 @@
 import { errorMessage } from '../core/errors';
 import { cannotTell, notOk, ok, type Check } from './check';
-import type { LambdaConcurrencyReader } from './ports';
+import type { LambdaConcurrencyReader, SesAccountReader } from './ports';
 
 /**
  * Lambda keeps this many of the account's slots unreserved, or the whole quota when it is smaller
@@ -62,4 +62,49 @@ export async function checkConcurrency(target: ConcurrencyTarget, lambda: Lambda
 
 function reservationWords(reserved: number | undefined): string {
   return reserved === undefined ? 'reserves none, so the stack needs no quota of its own' : `reserves ${reserved} slots for export-report`;
+}
+
+/** The window a crowded hour is to be delivered in (docs/deploy.md, "Capacity"). */
+export const CAPACITY_WINDOW_MINUTES = 15;
+/**
+ * Seconds one small scheduled report keeps a function (plan, fetch, write, mail three readers), from the
+ * fleet benchmark (docs/benchmarks.md, "Fleet: Monday 07:00"); a larger report takes longer, so the figure
+ * is an upper bound of what the concurrency carries.
+ */
+export const SMALL_REPORT_SECONDS = 10;
+/** Readers a report mails in the operators' sum (the benchmark's fleet). */
+export const READERS_PER_REPORT = 3;
+
+/**
+ * How many readers and reports at one hour the account carries within CAPACITY_WINDOW_MINUTES: SES's
+ * sending rate (and its daily quota) and Lambda's unreserved concurrency, the two account limits a fleet
+ * meets (docs/architecture.md, "A fleet at one hour"). Never blocks: it says what the account carries.
+ */
+export async function checkCapacity(region: string, ses: SesAccountReader, lambda: LambdaConcurrencyReader): Promise<Check> {
+  const fields = { area: 'account' as const, name: `Capacity at one hour (${CAPACITY_WINDOW_MINUTES} min)`, blocks: false };
+  const windowSeconds = CAPACITY_WINDOW_MINUTES * 60;
+  const parts: string[] = [];
+  const unknown: string[] = [];
+  try {
+    const account = await ses.account();
+    if (account.maxSendRate === undefined) unknown.push('SES gave no sending rate');
+    else {
+      const byRate = Math.floor(account.maxSendRate * windowSeconds);
+      const readers = account.max24HourSend === undefined ? byRate : Math.min(byRate, account.max24HourSend);
+      const daily = account.max24HourSend === undefined ? '' : `, ${account.max24HourSend} a day`;
+      parts.push(`SES sends ${account.maxSendRate} a second${daily} in ${region}: ${readers} readers at one hour (${Math.floor(readers / READERS_PER_REPORT)} reports of ${READERS_PER_REPORT})`);
+    }
+  } catch (error) {
+    unknown.push(`SES: ${errorMessage(error)}`);
+  }
+  try {
+    const account = await lambda.account();
+    const reports = Math.floor((account.unreserved * windowSeconds) / SMALL_REPORT_SECONDS);
+    parts.push(`Lambda's ${account.unreserved} unreserved of quota ${account.accountLimit} run about ${reports} small reports (${SMALL_REPORT_SECONDS} s each)`);
+  } catch (error) {
+    unknown.push(`Lambda: ${errorMessage(error)}`);
+  }
+  if (parts.length === 0) return cannotTell({ ...fields, detail: unknown.join('; '), fix: 'allow ses:GetAccount and lambda:GetAccountSettings to the credentials in use' });
+  const detail = `${parts.join('; ')}${unknown.length > 0 ? `; not read: ${unknown.join('; ')}` : ''}; a crowded hour is late beyond this, never lost (docs/deploy.md, "Capacity")`;
+  return ok({ ...fields, detail });
 }

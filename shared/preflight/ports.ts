@@ -43,6 +43,9 @@ export interface SesAccountState {
   readonly productionAccess: boolean;
   /** Whether SES sends for the account at all (paused after a review, for example). */
   readonly sendingEnabled: boolean;
+  /** Messages a second the account may send (SendQuota.MaxSendRate), and in 24 hours; undefined when SES gave none. */
+  readonly maxSendRate?: number | undefined;
+  readonly max24HourSend?: number | undefined;
 }
 
 export interface SesAccountReader {

@@ -1,6 +1,6 @@
 import { checkApiGroups, checkPlanningSecret, type SecretLocation } from './api-checks';
 import type { Check } from './check';
-import { checkConcurrency } from './concurrency-check';
+import { checkCapacity, checkConcurrency } from './concurrency-check';
 import type { KnownReport, PreflightPorts, PreflightTarget } from './ports';
 import { checkMailingReport, checkSchedules, checkStoredReports, emailsSomeone } from './report-checks';
 import { checkEmail } from './ses-checks';
@@ -67,10 +67,11 @@ export async function runPreflight(target: PreflightTarget, ports: PreflightPort
   const datasets = new Set((mailing.length > 0 ? mailing : inUse).flatMap((r) => Object.keys(r.definition.datasets)));
   const api = await checkApiGroups(credentials, ports.probeApi, datasets, secret);
   const email = await checkEmail(target.region, target.settings, inUse, ports.ses);
+  const capacity = await checkCapacity(target.region, ports.ses, ports.lambda);
   const functionName = stack.outputs?.ExportFunctionName;
   const report = mailing[0]?.definition.name;
   return {
-    checks: [bootstrap, concurrency, ...stack.checks, secretCheck, ...api, ...email, ...reports],
+    checks: [bootstrap, concurrency, ...stack.checks, secretCheck, ...api, ...email, capacity, ...reports],
     firstRun: functionName !== undefined && report !== undefined ? { functionName, report } : undefined,
   };
 }

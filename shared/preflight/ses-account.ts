@@ -14,7 +14,12 @@ export class SesV2AccountReader implements SesAccountReader {
   async account(): Promise<SesAccountState> {
     try {
       const answer = await this.client.send(new GetAccountCommand({}));
-      return { productionAccess: answer.ProductionAccessEnabled === true, sendingEnabled: answer.SendingEnabled !== false };
+      return {
+        productionAccess: answer.ProductionAccessEnabled === true,
+        sendingEnabled: answer.SendingEnabled !== false,
+        maxSendRate: answer.SendQuota?.MaxSendRate,
+        max24HourSend: answer.SendQuota?.Max24HourSend,
+      };
     } catch (error) {
       throw awsReadError('ses:GetAccount', error);
     }

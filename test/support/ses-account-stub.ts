@@ -7,6 +7,8 @@ export interface StubIdentity {
 
 export interface SesAccountStub extends HttpStub {
   readonly account: { ProductionAccessEnabled: boolean; SendingEnabled: boolean };
+  /** GetAccount's SendQuota (the sandbox's by default: 1 a second, 200 a day). */
+  readonly sendQuota: { Max24HourSend: number; MaxSendRate: number; SentLast24Hours: number };
   /** Identities by name (lower case): a domain or an address. */
   readonly identities: Map<string, StubIdentity>;
   /** While true, every request is refused (403 AccessDeniedException, with a message that quotes ARNs). */
@@ -19,11 +21,12 @@ export interface SesAccountStub extends HttpStub {
  */
 export async function startSesAccountStub(): Promise<SesAccountStub> {
   const account = { ProductionAccessEnabled: true, SendingEnabled: true };
+  const sendQuota = { Max24HourSend: 200, MaxSendRate: 1, SentLast24Hours: 0 };
   const identities = new Map<string, StubIdentity>();
   const stub = await startHttpStub((request) => {
     if (state.refuse) return restJsonAnswer(403, { message: REFUSAL_MESSAGE }, 'AccessDeniedException');
     if (request.method === 'GET' && request.path === '/v2/email/account') {
-      return restJsonAnswer(200, { ...account, EnforcementStatus: 'HEALTHY', DedicatedIpAutoWarmupEnabled: false, SendQuota: { Max24HourSend: 200, MaxSendRate: 1, SentLast24Hours: 0 } });
+      return restJsonAnswer(200, { ...account, EnforcementStatus: 'HEALTHY', DedicatedIpAutoWarmupEnabled: false, SendQuota: sendQuota });
     }
     const match = /^\/v2\/email\/identities\/([^/]+)$/.exec(request.path);
     if (request.method !== 'GET' || !match) return restJsonAnswer(404, { message: `no route ${request.path}` }, 'NotFoundException');
@@ -31,6 +34,6 @@ export async function startSesAccountStub(): Promise<SesAccountStub> {
     if (!identity) return restJsonAnswer(404, { message: `Email identity ${match[1]!} does not exist.` }, 'NotFoundException');
     return restJsonAnswer(200, { IdentityType: identity.type, VerificationStatus: identity.status, VerifiedForSendingStatus: identity.status === 'SUCCESS', FeedbackForwardingStatus: true });
   });
-  const state: SesAccountStub = Object.assign(stub, { account, identities, refuse: false });
+  const state: SesAccountStub = Object.assign(stub, { account, sendQuota, identities, refuse: false });
   return state;
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkConcurrency, type ConcurrencyTarget } from '../../../shared/preflight/concurrency-check';
+import { checkCapacity, checkConcurrency, type ConcurrencyTarget } from '../../../shared/preflight/concurrency-check';
+import { createSesAccountClient, SesV2AccountReader } from '../../../shared/preflight/ses-account';
+import { startSesAccountStub, type SesAccountStub } from '../../support/ses-account-stub';
 import { createLambdaAccountClient, LambdaAccountReader } from '../../../shared/preflight/lambda-account';
 import { PreflightReadError } from '../../../shared/preflight/read-error';
 import { REFUSAL_MESSAGE } from '../../support/http-stub';
@@ -107,5 +109,34 @@ describe('the Lambda concurrency check', () => {
     expect(reserving.fix).toMatch(/^allow lambda:GetAccountSettings and lambda:GetFunctionConcurrency/);
     const none = await checkConcurrency(target(), reader);
     expect(none).toMatchObject({ status: 'cannot tell', blocks: false, fix: undefined });
+  });
+});
+
+describe('the capacity at one hour', () => {
+  let ses: SesAccountStub;
+  beforeAll(async () => {
+    ses = await startSesAccountStub();
+  });
+  afterAll(async () => {
+    await ses.close();
+  });
+
+  it('says how many readers the SES send quota and how many reports the Lambda quota carry within 15 minutes', async () => {
+    Object.assign(ses.sendQuota, { MaxSendRate: 14, Max24HourSend: 50_000 });
+    Object.assign(stub.limit, { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 });
+    const check = await checkCapacity(REGION, new SesV2AccountReader(createSesAccountClient(REGION, ses.endpoint)), reader);
+    expect(check).toMatchObject({ status: 'ok', blocks: false });
+    // 14 a second for 900 s; 1,000 slots for 900 s at 10 s a report.
+    expect(check.detail).toContain('SES sends 14 a second, 50000 a day in eu-central-1: 12600 readers at one hour (4200 reports of 3)');
+    expect(check.detail).toContain("Lambda's 1000 unreserved of quota 1000 run about 90000 small reports (10 s each)");
+  });
+
+  it('caps the readers by the daily quota (the sandbox: 200 a day) and says what it could not read', async () => {
+    Object.assign(ses.sendQuota, { MaxSendRate: 1, Max24HourSend: 200 });
+    stub.refuse = true;
+    const check = await checkCapacity(REGION, new SesV2AccountReader(createSesAccountClient(REGION, ses.endpoint)), reader);
+    expect(check.status).toBe('ok');
+    expect(check.detail).toContain('200 readers at one hour (66 reports of 3)');
+    expect(check.detail).toMatch(/not read: Lambda: /);
   });
 });
