@@ -4,7 +4,8 @@ import type { ManifestFile, ManifestTableFile } from '../report/manifest/manifes
 import type { ExportResult } from '../report/run/result';
 import { withProgress, type RunContext } from '../report/run/context';
 import { planRun } from '../report/run/plan-run';
-import type { PlannedRun } from '../report/run/run';
+import type { PlannedRun, RunDraft } from '../report/run/run';
+import { publishedRun } from '../report/run/run-attempt';
 import { exportRun } from '../report/run/run-export';
 import { createResponseCache } from '../planning-api/transport/response-cache';
 import { classifyFailure } from './failure';
@@ -14,7 +15,7 @@ import type { ExportJobRequest } from './request';
 import { announceFailure, announceSuccess, type AnnouncePorts, type FailedJob } from './stages/announce';
 import { deliverRun, type RunDelivery } from './stages/deliver';
 import { alertRun, type RunAlerts } from './stages/alert';
-import type { DeliveryPorts } from './stages/delivery-ports';
+import type { DeliveryPorts, ExportedJob } from './stages/delivery-ports';
 import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvePorts } from './stages/resolve';
 
 /**
@@ -146,8 +147,9 @@ async function runOne(request: ExportJobRequest, context: JobContext): Promise<J
     const draft = await resolveJob(request, runId, context);
     definition = draft.definition;
     progress = request.exportId ? onDemandProgress(request.exportId, draft.definition, context) : undefined;
-    const planned = await planRun(draft, context);
-    const exported = { ...planned, request, result: await exportRun(planned, withProgress(context, progress?.onProgress)) };
+    // A rerun of a published run goes to its messages without asking the planning API anything.
+    const published = await publishedRun(draft, context);
+    const exported = published ? { ...draft, request, result: published } : await planAndExport(draft, request, withProgress(context, progress?.onProgress));
     await progress?.settle();
     context.onComplete?.(exported.result, context.clock().getTime() - started.getTime());
     const delivered = { ...exported, delivery: await deliverRun(exported, context) };
@@ -160,6 +162,12 @@ async function runOne(request: ExportJobRequest, context: JobContext): Promise<J
     await progress?.settle();
     return failed(error, { request, report: definition?.name ?? requestedName(request), runId, definition }, context);
   }
+}
+
+/** The plan and export stages of a run not yet published. */
+async function planAndExport(draft: RunDraft, request: ExportJobRequest, context: RunContext): Promise<ExportedJob> {
+  const planned = await planRun(draft, context);
+  return { ...planned, request, result: await exportRun(planned, context) };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Outbox } from '../../messages/outbox';
 import type { ChannelJobDependencies } from '../../messages/report-channels';
 import type { RunContext } from '../../report/run/context';
 import type { ExportResult } from '../../report/run/result';
-import type { PlannedRun } from '../../report/run/run';
+import type { RunDraft } from '../../report/run/run';
 import type { ExportJobRequest } from '../request';
 
 /**
@@ -41,7 +41,7 @@ export interface DeliveryPorts extends MailPorts {
  * A job whose run was published (or found published by an earlier attempt): the planned run grown by
  * its result, beside the request it answers. What deliver, alert and announce read.
  */
-export interface ExportedJob extends PlannedRun {
+export interface ExportedJob extends RunDraft {
   readonly request: ExportJobRequest;
   readonly result: ExportResult;
 }

@@ -14,13 +14,13 @@ import { changeReportFromManifest } from '../changes/outputs';
 import { publishLatest } from './latest-pointer';
 import { manifestKey, runFolderKey, stagingFolderKey } from '../manifest/layout';
 import { manifestSchema, type Manifest } from '../manifest/manifest';
-import { RunLease, type LeaseOutcome } from './run-lease';
+import { completedManifest, RunLease, type LeaseOutcome } from './run-lease';
 import { publishTables } from './table-publish';
 import { summaryFromManifest } from './run-summary';
 import { RunWriter, verifyStored } from './run-writer';
 import type { RunContext } from './context';
 import type { ExportResult } from './result';
-import type { PlannedRun, RunInProgress } from './run';
+import type { PlannedRun, RunDraft, RunInProgress } from './run';
 
 /** What the caller wrote: the manifest is published by the attempt, after the caller returns. */
 export interface WrittenRun {
@@ -28,6 +28,19 @@ export interface WrittenRun {
   readonly summary: ReportSummary;
   readonly changes: ChangeReport;
   readonly trends?: Trends | undefined;
+}
+
+/**
+ * The result of a run the ledger knows as complete, read from its manifest (latest.json repaired as
+ * a rerun repairs it), or undefined when the run is not complete. A rerun of a published run needs
+ * nothing of the planning API: the job asks this before it plans, so a rerun while the API is down
+ * finds the run published instead of failing as if nothing had been.
+ */
+export async function publishedRun(draft: RunDraft, context: RunContext): Promise<ExportResult | undefined> {
+  const key = await completedManifest(context.ledger, draft.definition.name, draft.runId);
+  if (key === undefined) return undefined;
+  const done = await completedRun(context.storage, key, context.log, draft.runId);
+  return { ...done, ...(await publishLatestOf(context, done.manifest, done.manifestKey)) };
 }
 
 /**

@@ -350,6 +350,12 @@ export async function lapsingLease(ledger: Ledger, report: string, runId: string
   return silentHolder(entry, now, leaseMs);
 }
 
+/** The manifest key of run `runId` when the ledger knows it as complete (published), else undefined. */
+export async function completedManifest(ledger: Ledger, report: string, runId: string): Promise<string | undefined> {
+  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
+  return entry?.status === 'complete' ? entry.manifestKey : undefined;
+}
+
 /** An attempt that stopped without finishing or giving the run up, as its run's ledger entry tells. */
 export interface AbandonedAttempt {
   readonly attempt: string;
