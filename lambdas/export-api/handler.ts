@@ -11,9 +11,10 @@ import { createPresigner } from '../../shared/links/presign';
 import { SecretsManagerLinkKeySource } from '../../shared/secrets/secret-source';
 import { definitionStore, reportsStorage, s3Client, secretsClient, tableLedger } from '../adapters';
 import { createPowertools, withLifecycle } from '../lifecycle';
-import { apiMetrics } from '../middleware/api-metrics';
+import { bodilessReads } from '../middleware/bodiless-reads';
 import { httpErrors } from '../middleware/http-errors';
 import { httpRequestKeys } from '../middleware/http-request-keys';
+import { runLinkRefusals } from '../middleware/run-link-refusals';
 
 // Built once per container and reused by every invocation it serves.
 const config = loadApiLambdaConfig(process.env);
@@ -67,5 +68,5 @@ const api = createApiRouter({
 export const handler = withLifecycle(
   { logger, metrics, tracer },
   (event: APIGatewayProxyEventV2, context): Promise<APIGatewayProxyStructuredResultV2> => api.resolve(event, context),
-  [httpRequestKeys(logger), apiMetrics(metrics), httpErrors(logger)],
+  [httpRequestKeys(logger), bodilessReads(), runLinkRefusals(metrics), httpErrors(logger)],
 );

@@ -4,7 +4,7 @@ import type { Log } from '../../shared/core/logger';
 import { errorAnswer } from '../../shared/http/http-errors';
 
 /**
- * An error that escapes the router (a request it cannot read, such as a GET with a body) is answered
+ * An error that escapes the router (an event it cannot read as an HTTP request) is answered
  * like the router's own, by its status (shared/http/http-errors.ts), never as a Lambda error, which
  * API Gateway would turn into a bare 500 without the request id to quote.
  */

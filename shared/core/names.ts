@@ -36,23 +36,12 @@ export const METRIC = {
   ExportDuration: 'ExportDuration',
   ApiRequests: 'ApiRequests',
   ApiRetries: 'ApiRetries',
-  /** A run link was refused (bad signature, expired, revoked), without the route dimension. Alarmed. */
+  /** A run link was refused (bad signature, expired, revoked): the export API's one custom series. Alarmed. */
   RunLinkRefused: 'RunLinkRefused',
-  Api2xx: 'Api2xx',
-  Api3xx: 'Api3xx',
-  Api4xx: 'Api4xx',
-  Api5xx: 'Api5xx',
   /** definitions-sync found a stored report it cannot read as one (its schedule is left as it was). Alarmed. */
   DefinitionInvalid: 'DefinitionInvalid',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
-
-/** The metric of an HTTP answer's class (Api2xx … Api5xx). */
-export function apiStatusMetric(statusCode: number): MetricName {
-  // A Lambda behind API Gateway answers 2xx to 5xx; anything else is counted with its neighbour.
-  const answerClass = Math.min(5, Math.max(2, Math.floor(statusCode / 100))) as 2 | 3 | 4 | 5;
-  return METRIC[`Api${answerClass}xx`];
-}
 
 /**
  * The fan-out's state machine (infra/constructs/report-fan-out.ts) and the export function

@@ -26,25 +26,37 @@ interface FailedRequest {
 }
 
 /**
- * What a failed request is answered, by the error's status. A 4xx of ours is the caller's to fix: it
- * is told the error's public message (and its issues, each with its path). A 5xx is ours: the caller
- * gets only the request id to quote, the operators the log. People get the run page's "try again"
- * page with the status instead, never JSON and never internals.
+ * What a failed request is answered, by the error's status. A 4xx is the caller's to fix: it is told
+ * the public message of our error or the message of the router's (and the issues, each with its
+ * path). A 5xx is ours: the caller gets only the request id to quote, the operators the log. People
+ * get the run page instead, never JSON and never internals: the refusal for a request the router
+ * refused (a malformed link), else "try again" with the status.
  */
 export function errorAnswer(error: unknown, request: FailedRequest, audience: Audience, log: Log): PageResponse {
   const statusCode = httpStatusOf(error);
   const where = { route: request.route, requestId: request.requestId, error: errorMessage(error) };
+  const refused = statusCode < 500 ? toldCaller(error) : undefined;
   if (audience === 'person') {
+    if (refused && error instanceof HttpError) {
+      log.warn('request refused', where);
+      return { ...renderRunPage({ state: 'refused' }, ''), statusCode };
+    }
     log.error('run link request failed', where);
     const view = { state: 'failed', exportId: '', title: 'Fresh export' } as const;
     const page = request.route.endsWith('/status') ? renderRunStatus(view) : renderRunPage(view, request.pathParameters.token ?? '');
     return { ...page, statusCode };
   }
-  if (statusCode < 500 && error instanceof ExporterError) {
+  if (refused) {
     log.warn('request refused', where);
-    const issues = 'issues' in error ? { issues: error.issues } : {};
-    return json(statusCode, { message: error.publicMessage, ...issues });
+    return json(statusCode, refused);
   }
   log.error('request failed', { ...where, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   return json(statusCode, { message: 'internal error; quote this request id to the operators', requestId: request.requestId });
+}
+
+/** What a caller is told of its own mistake: our error's public message or the router's error's message, with the issues either carries. */
+function toldCaller(error: unknown): { message: string; issues?: unknown } | undefined {
+  if (error instanceof ExporterError) return { message: error.publicMessage, ...('issues' in error && { issues: error.issues }) };
+  if (error instanceof HttpError) return { message: error.message, ...(error.details?.issues !== undefined && { issues: error.details.issues }) };
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isAPIGatewayProxyEventV2, Router } from '@aws-lambda-powertools/event-handler/http';
-import type { RequestContext, RouteHandler } from '@aws-lambda-powertools/event-handler/types';
+import { BadRequestError, ForbiddenError, isAPIGatewayProxyEventV2, NotFoundError, Router } from '@aws-lambda-powertools/event-handler/http';
+import type { HttpMethod, Middleware, RequestContext } from '@aws-lambda-powertools/event-handler/types';
 import * as z from 'zod';
 import type { Ledger } from '../ledger/ledger';
 import { unsubscribeAction, unsubscribePage } from './unsubscribe';
@@ -19,26 +19,9 @@ import { configuredDefinition, resolveDefinition, type InlinePolicy } from '../j
 import { createRunPageToken, verifyRunPageToken } from '../links/run-page-token';
 import { DEFAULT_REDIRECT_TTL_SECONDS } from '../links/link-redirect';
 import { findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from './run-link';
-import { errorAnswer, json, type Audience } from './http-errors';
-import { renderRunPage, renderRunStatus } from './run-page';
+import { errorAnswer, json } from './http-errors';
+import { renderRunPage, renderRunStatus, type PageResponse } from './run-page';
 import { claimReportRun } from './report-run';
-
-/** The HTTP request as the API's routes need it, read from the router's request (requestOf). */
-export interface ApiRequest {
-  readonly method: string;
-  /** The matched route as API Gateway names it, e.g. `POST /exports`, `GET /links/{token}`: for the logs. */
-  readonly route: string;
-  readonly pathParameters: Readonly<Record<string, string | undefined>>;
-  readonly query?: Readonly<Record<string, string | undefined>>;
-  readonly body: string | undefined;
-  readonly requestId: string;
-}
-
-export interface ApiResponse {
-  readonly statusCode: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
 
 export interface ApiDependencies {
   readonly definitions: DefinitionCatalog;
@@ -57,9 +40,9 @@ export interface ApiDependencies {
   readonly newId?: () => string;
   /** Lifetime of the download links in a status answer. */
   readonly presignedSeconds?: number;
-  /** The ledger of the report's unsubscribed recipients (`/unsubscribe/{token}`); without it those routes answer 404. */
+  /** The ledger of the report's unsubscribed recipients (`/unsubscribe/{token}`); without it those routes are not registered. */
   readonly suppressions?: Ledger;
-  /** Run links (`GET /run/{token}`); without them those routes answer 404. */
+  /** Run links (`GET /run/{token}`); without them those routes are not registered. */
   readonly runLinks?: Pick<RunLinkDependencies, 'ledger' | 'isRevoked' | 'reuseMinutes' | 'startLimit' | 'staleAfterMs'>;
 }
 
@@ -70,94 +53,119 @@ const startExportSchema = z.strictObject({
 });
 
 /**
- * Every link and run-link token is base64url "." base64url. Anything else (a stray percent escape, a
- * lone surrogate, which encodeURIComponent cannot even encode) is refused before it is used.
- */
-const TOKEN_ALPHABET = /^[A-Za-z0-9_.-]{1,4096}$/;
-
-function badRequest(message: string, issues: readonly { path: string; message: string }[]): ApiResponse {
-  return json(400, { message, issues });
-}
-
-/** The e-mail's unsubscribe link: the page (GET) or the change (POST), unsubscribe.ts. */
-async function unsubscribeRoute(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
-  const token = request.pathParameters.token;
-  if (!deps.suppressions || token === undefined) return json(404, { message: 'no such route' });
-  const unsubscribe = { ledger: deps.suppressions, linkKeys: deps.linkKeys, now: deps.now, log: deps.log };
-  return request.method === 'POST' ? unsubscribeAction(token, request.body, unsubscribe) : unsubscribePage(token, unsubscribe);
-}
-
-/** The answer of one route, from the request as the routes take it. */
-type RouteAnswer = (request: ApiRequest, deps: ApiDependencies) => Promise<ApiResponse>;
-
-/**
  * The export API on the Powertools router: start an export (202, the work runs asynchronously
  * because reports take longer than API Gateway's 29 seconds), read its status with download links,
- * follow an e-mail link, the run links' pages and the unsubscribe link. Each route only hands the
- * request to its logic below; whatever a route throws is answered by the error's own status
- * (http-errors.ts), as JSON to programs or as the run page to people. A HEAD request is answered as
- * its GET (a link scanner's HEAD must not do more than its GET could).
+ * follow an e-mail link, the run links' pages and the unsubscribe link; the run links' and the
+ * unsubscribe routes only when their dependencies are given. Each route takes the router's request
+ * context and throws the router's error classes (or ours); the one error handler answers each by its
+ * own status (http-errors.ts), as JSON to programs or as the run page to people. A HEAD request is
+ * answered as its GET (a link scanner's HEAD must not do more than its GET could). A request is served
+ * only by the route API Gateway authorised (authorisedRoute).
  */
 export function createApiRouter(deps: ApiDependencies): Router {
   const app = new Router();
-  const routes: readonly [method: 'GET' | 'POST', path: `/${string}`, audience: Audience, answer: RouteAnswer][] = [
-    ['POST', '/exports', 'program', startExport],
-    ['GET', '/exports/:id', 'program', exportStatus],
-    ['GET', '/links/:token', 'program', followLink],
-    ['GET', '/run/:token', 'person', runPage],
-    ['POST', '/run/:token', 'person', startFromRunPage],
-    ['GET', '/run/:token/status', 'person', runStatus],
-    ['GET', '/run/:token/download', 'person', runDownload],
-    ['GET', '/unsubscribe/:token', 'program', unsubscribeRoute],
-    ['POST', '/unsubscribe/:token', 'program', unsubscribeRoute],
-  ];
-  for (const [method, path, audience, answer] of routes) {
-    app.route(route(audience, answer, deps), { method: method === 'GET' ? ['GET', 'HEAD'] : method, path });
+  app.use(authorisedRoute(deps.log));
+  app.route((reqCtx) => startExport(reqCtx, deps), { method: 'POST', path: '/exports' });
+  app.route((reqCtx) => exportStatus(reqCtx, deps), { method: READ, path: '/exports/:id' });
+  const tokens = [wellFormedToken];
+  app.route((reqCtx) => followLink(reqCtx, deps), { method: READ, path: '/links/:token', middleware: tokens });
+  const runDeps = runLinkDeps(deps);
+  if (runDeps) {
+    app.route((reqCtx) => runPage(reqCtx, deps, runDeps), { method: READ, path: '/run/:token', middleware: tokens });
+    app.route((reqCtx) => startFromRunPage(reqCtx, deps, runDeps), { method: 'POST', path: '/run/:token', middleware: tokens });
+    app.route((reqCtx) => runStatus(reqCtx, runDeps), { method: READ, path: '/run/:token/status', middleware: tokens });
+    app.route((reqCtx) => runDownload(reqCtx, deps, runDeps), { method: READ, path: '/run/:token/download', middleware: tokens });
   }
-  app.notFound(() => Promise.resolve(json(404, { message: 'no such route' })));
-  app.errorHandler(Error, async (error, reqCtx) => errorAnswer(error, await requestOf(reqCtx), reqCtx.get(AUDIENCE) === 'person' ? 'person' : 'program', deps.log));
+  const suppressions = deps.suppressions;
+  if (suppressions) {
+    const unsubscribe = { ledger: suppressions, linkKeys: deps.linkKeys, now: deps.now, log: deps.log };
+    app.route((reqCtx) => unsubscribePage(reqCtx.params.token!, unsubscribe), { method: READ, path: '/unsubscribe/:token', middleware: tokens });
+    app.route(async (reqCtx) => unsubscribeAction(reqCtx.params.token!, await reqCtx.req.text(), unsubscribe), {
+      method: 'POST',
+      path: '/unsubscribe/:token',
+      middleware: tokens,
+    });
+  }
+  app.errorHandler(Error, (error, reqCtx) => Promise.resolve(answerError(error, reqCtx, deps.log)));
   return app;
 }
 
-/** Where a route tells the error handler whom it answers (the request's store of the router). */
-const AUDIENCE = 'audience';
+/** A read route answers GET and HEAD alike. */
+const READ: HttpMethod[] = ['GET', 'HEAD'];
 
-/** A route of the router: whom it answers noted for the error handler, a token that cannot be one refused, then its answer. */
-function route(audience: Audience, answer: RouteAnswer, deps: ApiDependencies): RouteHandler {
-  return async (reqCtx) => {
-    reqCtx.set(AUDIENCE, audience);
-    const request = await requestOf(reqCtx);
-    const token = request.pathParameters.token;
-    if (token !== undefined && !TOKEN_ALPHABET.test(token)) return malformedToken(request, audience, deps);
-    return answer(request, deps);
+const NO_SUCH_ROUTE = { message: 'no such route' } as const;
+
+/** The one error handler: the router's own "no route for this path" says only that; every other error is answered by its status. */
+function answerError(error: Error, reqCtx: RequestContext, log: Log): PageResponse {
+  if (error instanceof NotFoundError && reqCtx.route === null) return json(404, NO_SUCH_ROUTE);
+  const request = { route: routeKeyOf(reqCtx) ?? 'unknown', requestId: requestIdOf(reqCtx), pathParameters: reqCtx.params };
+  return errorAnswer(error, request, reqCtx.route?.includes(' /run/') ? 'person' : 'program', log);
+}
+
+/**
+ * API Gateway checks the caller against the route it matched (its route key: `POST /exports` needs
+ * IAM, `GET /links/{token}` is open) and hands the raw path on beside it. The router matches the
+ * path; a request whose path names another route than its route key (an event crafted, or a gateway
+ * that matched differently) is refused as no route at all, never served as the route the path names.
+ */
+function authorisedRoute(log: Log): Middleware {
+  return async ({ reqCtx, next }) => {
+    const routeKey = routeKeyOf(reqCtx);
+    if (reqCtx.route !== null && routeKey !== gatewayRouteKey(reqCtx.route)) {
+      log.warn('request refused', { route: routeKey, requestId: requestIdOf(reqCtx), reason: 'path-names-another-route' });
+      throw new NotFoundError(NO_SUCH_ROUTE.message);
+    }
+    await next();
   };
 }
 
-/** The request as the routes take it: the router's path parameters and body, API Gateway's route key, query and request id. */
-async function requestOf(reqCtx: RequestContext): Promise<ApiRequest> {
-  const { event, req, params } = reqCtx;
-  const gateway = isAPIGatewayProxyEventV2(event) ? event : undefined;
-  return {
-    method: req.method,
-    route: gateway?.routeKey ?? `${req.method} ${reqCtx.route ?? new URL(req.url).pathname}`,
-    pathParameters: params,
-    query: gateway?.queryStringParameters ?? Object.fromEntries(new URL(req.url).searchParams),
-    // The router has decoded a base64 body already; GET and HEAD carry none.
-    body: req.method === 'GET' || req.method === 'HEAD' || req.bodyUsed ? undefined : await req.clone().text(),
-    requestId: gateway?.requestContext.requestId ?? reqCtx.context.awsRequestId,
-  };
+/** The router's route (`HEAD /run/:token`) as API Gateway names it (`GET /run/{token}`): a HEAD goes to the GET route. */
+function gatewayRouteKey(route: string): string {
+  return route.replace(/^HEAD /, 'GET ').replace(/:(\w+)/g, '{$1}');
 }
 
-async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
+function routeKeyOf(reqCtx: RequestContext): string | undefined {
+  return isAPIGatewayProxyEventV2(reqCtx.event) ? reqCtx.event.routeKey : undefined;
+}
+
+function requestIdOf(reqCtx: RequestContext): string {
+  return isAPIGatewayProxyEventV2(reqCtx.event) ? reqCtx.event.requestContext.requestId : reqCtx.context.awsRequestId;
+}
+
+/** The query as API Gateway parsed it (a repeated name joined with commas), else from the URL. */
+function queryOf(reqCtx: RequestContext): Readonly<Record<string, string | undefined>> {
+  if (isAPIGatewayProxyEventV2(reqCtx.event)) return reqCtx.event.queryStringParameters ?? {};
+  return Object.fromEntries(new URL(reqCtx.req.url).searchParams);
+}
+
+/**
+ * Every link and run-link token is base64url "." base64url. Anything else (a stray percent escape, a
+ * lone surrogate, which encodeURIComponent cannot even encode) is refused before it is used: 400, the
+ * refusal page for people, JSON for the link routes (http-errors.ts).
+ */
+const TOKEN_ALPHABET = /^[A-Za-z0-9_.-]{1,4096}$/;
+
+const wellFormedToken: Middleware = async ({ reqCtx, next }) => {
+  const token = reqCtx.params.token;
+  if (token !== undefined && !TOKEN_ALPHABET.test(token)) throw new BadRequestError('the link is malformed; copy it again from the e-mail');
+  await next();
+};
+
+/** A 400 naming what is wrong, each problem with its path. */
+function invalid(message: string, issues: readonly { path: string; message: string }[]): BadRequestError {
+  return new BadRequestError(message, undefined, { issues });
+}
+
+async function startExport(reqCtx: RequestContext, deps: ApiDependencies): Promise<PageResponse> {
   let body: unknown;
   try {
-    body = JSON.parse(request.body ?? '');
+    body = JSON.parse(await reqCtx.req.text());
   } catch {
-    return badRequest('the request body must be JSON', [{ path: '(body)', message: 'not valid JSON' }]);
+    throw invalid('the request body must be JSON', [{ path: '(body)', message: 'not valid JSON' }]);
   }
   const parsed = startExportSchema.safeParse(body);
   if (!parsed.success) {
-    return badRequest(
+    throw invalid(
       'the request body is invalid',
       parsed.error.issues.map((i) => ({
         path: i.path.length > 0 ? i.path.map(String).join('.') : '(body)',
@@ -170,7 +178,7 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
   const now = deps.now();
   const start = await startOrJoin(parsed.data, reportName, deps, now);
   if (start.kind === 'join') {
-    deps.log.info('export request joined a running export', { report: reportName, exportId: start.exportId, requestId: request.requestId });
+    deps.log.info('export request joined a running export', { report: reportName, exportId: start.exportId, requestId: requestIdOf(reqCtx) });
     return accepted({ id: start.exportId, status: start.status, report: reportName, joined: true }, deps);
   }
   const id = start.exportId;
@@ -180,13 +188,14 @@ async function startExport(request: ApiRequest, deps: ApiDependencies): Promise<
   } catch (error) {
     deps.log.error('could not start the export job', { exportId: id, error: errorMessage(error) });
     await deps.jobs.update(id, { status: 'failed', error: 'the export could not be started; try again' }, now);
+    // An answer, not an error: the caller is told the id of the export that failed to start.
     return json(503, { message: 'the export could not be started; try again', id });
   }
   return accepted({ id, status: 'queued', report: reportName, joined: false }, deps);
 }
 
 /** The 202 of `POST /exports`: the export to poll, and whether this request started it or joined it. */
-function accepted(answer: { id: string; status: string; report: string; joined: boolean }, deps: ApiDependencies): ApiResponse {
+function accepted(answer: { id: string; status: string; report: string; joined: boolean }, deps: ApiDependencies): PageResponse {
   const statusUrl = `${deps.apiBaseUrl.replace(/\/+$/, '')}/exports/${answer.id}`;
   return json(202, { ...answer, statusUrl }, { location: statusUrl });
 }
@@ -226,13 +235,13 @@ async function startOrJoin(
   return claim.slot ? { kind: 'join', exportId: claim.slot.exportId, status: 'queued' } : { kind: 'start', exportId: newId() };
 }
 
-async function exportStatus(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
-  const id = request.pathParameters.id;
+async function exportStatus(reqCtx: RequestContext, deps: ApiDependencies): Promise<PageResponse> {
+  const id = reqCtx.params.id;
   if (!id || !EXPORT_ID_PATTERN.test(id)) {
-    return badRequest('the export id is malformed', [{ path: 'id', message: 'expected the id returned by POST /exports' }]);
+    throw invalid('the export id is malformed', [{ path: 'id', message: 'expected the id returned by POST /exports' }]);
   }
   const status = await deps.jobs.get(id);
-  if (!status) return json(404, { message: `no export with id "${id}"` });
+  if (!status) throw new NotFoundError(`no export with id "${id}"`);
   if (status.status !== 'succeeded' || !status.manifestKey) return json(200, status);
   const bytes = await deps.storage.getObject(status.manifestKey);
   if (!bytes) return json(200, { ...status, status: 'failed', error: 'the files of this export have expired' });
@@ -250,17 +259,14 @@ async function exportStatus(request: ApiRequest, deps: ApiDependencies): Promise
   return json(200, { ...status, generatedAt: manifest.generatedAt, summary: manifest.summary, files });
 }
 
-async function followLink(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
-  const token = request.pathParameters.token;
-  const forbidden = json(403, { message: LINK_TOKEN_PUBLIC_MESSAGE });
-  if (!token) return forbidden;
-  const resolution = await resolveLink(token, {
+async function followLink(reqCtx: RequestContext, deps: ApiDependencies): Promise<PageResponse> {
+  const resolution = await resolveLink(reqCtx.params.token!, {
     keys: await deps.linkKeys(),
     presign: deps.presign,
     log: deps.log,
     now: deps.now(),
   });
-  if (resolution.status === 403) return forbidden;
+  if (resolution.status === 403) throw new ForbiddenError(LINK_TOKEN_PUBLIC_MESSAGE);
   return {
     statusCode: 302,
     headers: { location: resolution.location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
@@ -287,14 +293,13 @@ function runLinkDeps(deps: ApiDependencies): RunLinkDependencies | undefined {
  * `GET /run/{token}` shows and never starts: the export running for the report, a fresh one to
  * reuse, or the "Get a fresh copy" button; with `?export=<id>` it shows that export.
  */
-async function runPage(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
-  const runDeps = runLinkDeps(deps);
-  if (!runDeps) return json(404, { message: 'no such route' });
-  const token = request.pathParameters.token;
-  const exportId = request.query?.export;
+async function runPage(reqCtx: RequestContext, deps: ApiDependencies, runDeps: RunLinkDependencies): Promise<PageResponse> {
+  const token = reqCtx.params.token!;
+  const query = queryOf(reqCtx);
+  const exportId = query.export;
   const view = exportId === undefined ? await viewRunLink(token, runDeps) : await showRun(token, exportId, runDeps);
   // A reusable copy found on opening the link downloads at once, as the export's own page does.
-  return renderPage(view, token, deps, { download: exportId === undefined || request.query?.download === '1' });
+  return renderPage(view, token, deps, { download: exportId === undefined || query.download === '1' });
 }
 
 /**
@@ -302,14 +307,12 @@ async function runPage(request: ApiRequest, deps: ApiDependencies): Promise<ApiR
  * reuses, then sends the browser to the export's own page (303, so a reload does not post again).
  * Without a valid page token nothing starts: the page is shown again with a fresh one.
  */
-async function startFromRunPage(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
-  const runDeps = runLinkDeps(deps);
-  if (!runDeps) return json(404, { message: 'no such route' });
-  const token = request.pathParameters.token;
-  const pageToken = new URLSearchParams(request.body ?? '').get('page') ?? undefined;
+async function startFromRunPage(reqCtx: RequestContext, deps: ApiDependencies, runDeps: RunLinkDependencies): Promise<PageResponse> {
+  const token = reqCtx.params.token!;
+  const pageToken = new URLSearchParams(await reqCtx.req.text()).get('page') ?? undefined;
   const now = deps.now();
-  if (token === undefined || !verifyRunPageToken(pageToken, token, await deps.linkKeys(), now)) {
-    deps.log.warn('run link start refused', { reason: pageToken === undefined ? 'no-page-token' : 'bad-page-token', requestId: request.requestId });
+  if (!verifyRunPageToken(pageToken, token, await deps.linkKeys(), now)) {
+    deps.log.warn('run link start refused', { reason: pageToken === undefined ? 'no-page-token' : 'bad-page-token', requestId: requestIdOf(reqCtx) });
     return renderPage(await viewRunLink(token, runDeps), token, deps);
   }
   const view = await startRunLink(token, runDeps);
@@ -319,11 +322,10 @@ async function startFromRunPage(request: ApiRequest, deps: ApiDependencies): Pro
 }
 
 /** `GET /run/{token}/download?export=<id>&file=<path>`: the run link is checked, then a short-lived redirect. */
-async function runDownload(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
-  const runDeps = runLinkDeps(deps);
-  if (!runDeps) return json(404, { message: 'no such route' });
-  const token = request.pathParameters.token;
-  const found = await findRunDownload(token, request.query?.export, request.query?.file, runDeps);
+async function runDownload(reqCtx: RequestContext, deps: ApiDependencies, runDeps: RunLinkDependencies): Promise<PageResponse> {
+  const token = reqCtx.params.token!;
+  const query = queryOf(reqCtx);
+  const found = await findRunDownload(token, query.export, query.file, runDeps);
   if (found.state === 'refused') return renderPage({ state: 'refused' }, token, deps);
   if (found.state === 'gone') {
     return { ...(await renderPage(await viewRunLink(token, runDeps), token, deps)), statusCode: 404 };
@@ -333,23 +335,14 @@ async function runDownload(request: ApiRequest, deps: ApiDependencies): Promise<
 }
 
 /** The HTML page, with a fresh page token for its form when it has one. */
-async function renderPage(view: RunView, token: string | undefined, deps: ApiDependencies, options: { download?: boolean } = {}): Promise<ApiResponse> {
+async function renderPage(view: RunView, token: string, deps: ApiDependencies, options: { download?: boolean } = {}): Promise<PageResponse> {
   // A form wherever the page offers a fresh copy: nothing to show, a failure, or an export from earlier.
-  const withForm = token !== undefined && (view.state === 'ready' || view.state === 'failed' || (view.state === 'done' && !view.fresh));
+  const withForm = view.state === 'ready' || view.state === 'failed' || (view.state === 'done' && !view.fresh);
   const now = deps.now();
   const pageToken = withForm ? createRunPageToken(token, (await deps.linkKeys()).current, now) : undefined;
-  return renderRunPage(view, token ?? '', { ...options, ...(pageToken !== undefined && { pageToken }) });
+  return renderRunPage(view, token, { ...options, ...(pageToken !== undefined && { pageToken }) });
 }
 
-async function runStatus(request: ApiRequest, deps: ApiDependencies): Promise<ApiResponse> {
-  const runDeps = runLinkDeps(deps);
-  if (!runDeps) return json(404, { message: 'no such route' });
-  return renderRunStatus(await showRun(request.pathParameters.token, request.query?.export, runDeps));
-}
-
-/** A token that cannot be a token: 400, the refusal page for people, JSON for the link routes. */
-function malformedToken(request: ApiRequest, audience: Audience, deps: ApiDependencies): ApiResponse {
-  deps.log.warn('request refused', { route: request.route, requestId: request.requestId, reason: 'malformed-token' });
-  if (audience === 'program') return json(400, { message: 'the link is malformed; copy it again from the e-mail' });
-  return { ...renderRunPage({ state: 'refused' }, ''), statusCode: 400 };
+async function runStatus(reqCtx: RequestContext, runDeps: RunLinkDependencies): Promise<PageResponse> {
+  return renderRunStatus(await showRun(reqCtx.params.token, queryOf(reqCtx).export, runDeps));
 }

@@ -2,10 +2,11 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 import { createPowertools, withLifecycle } from '../../../lambdas/lifecycle';
-import { apiMetrics } from '../../../lambdas/middleware/api-metrics';
+import { bodilessReads } from '../../../lambdas/middleware/bodiless-reads';
 import { httpErrors } from '../../../lambdas/middleware/http-errors';
 import { outcomeMetrics } from '../../../lambdas/middleware/outcome-metrics';
 import { parseEvent } from '../../../lambdas/middleware/parse-event';
+import { runLinkRefusals } from '../../../lambdas/middleware/run-link-refusals';
 import { LinkTokenError, StorageError } from '../../../shared/core/errors';
 import { silentLog } from '../../../shared/core/logger';
 import { METRIC } from '../../../shared/core/names';
@@ -44,10 +45,10 @@ describe('the middlewares of lambdas/middleware/', () => {
     expect(counted()).toEqual([[METRIC.DefinitionInvalid, 3]]);
   });
 
-  it('http-errors answers an error that escapes the router by its status, and api-metrics counts that answer too', async () => {
-    const { powertools, counted, single } = recorded();
+  it('http-errors answers an error that escapes the router by its status, and run-link-refusals counts a refused run link, and nothing else', async () => {
+    const { powertools, counted } = recorded();
     const api = (route: () => Promise<APIGatewayProxyStructuredResultV2>) =>
-      withLifecycle(powertools, (_event: APIGatewayProxyEventV2) => route(), [apiMetrics(powertools.metrics), httpErrors(silentLog)]);
+      withLifecycle(powertools, (_event: APIGatewayProxyEventV2) => route(), [runLinkRefusals(powertools.metrics), httpErrors(silentLog)]);
     const event = httpApiEvent('GET', 'GET /run/{token}', '/run/abc', { pathParameters: { token: 'abc' } });
 
     const failed = await api(() => Promise.reject(new StorageError('the ledger answered 500')))(event, context);
@@ -55,18 +56,20 @@ describe('the middlewares of lambdas/middleware/', () => {
     expect(JSON.parse(String(failed.body))).toEqual({ message: 'internal error; quote this request id to the operators', requestId: event.requestContext.requestId });
     const refused = await api(() => Promise.reject(new LinkTokenError('expired', { publicMessage: 'invalid or expired link' })))(event, context);
     expect({ status: refused.statusCode, body: JSON.parse(String(refused.body)) as unknown }).toEqual({ status: 403, body: { message: 'invalid or expired link' } });
-    expect(counted()).toEqual([[METRIC.Api5xx, 1], [METRIC.Api4xx, 1]]);
-    // A refused run link is also counted on its own series, for the alarm on someone trying tokens.
-    expect(single).toHaveBeenCalledWith(METRIC.RunLinkRefused, 'Count', 1);
+    const link = httpApiEvent('GET', 'GET /links/{token}', '/links/abc', { pathParameters: { token: 'abc' } });
+    await api(() => Promise.resolve({ statusCode: 403, body: '' }))(link, context);
+    expect(counted()).toEqual([[METRIC.RunLinkRefused, 1]]);
   });
 
-  it('the export API answers a GET with a body (which the router cannot read) with a 500 and the request id, not a Lambda error', async () => {
+  // Before: a GET with a body made the router throw before any route ran, and every open route answered 500.
+  it('the export API answers a GET with a body as the GET without one', async () => {
     const { powertools } = recorded();
     const router = createApiRouter({ log: silentLog } as unknown as ApiDependencies);
-    const handler = withLifecycle(powertools, (event: APIGatewayProxyEventV2, ctx) => router.resolve(event, ctx), [httpErrors(silentLog)]);
-    const event = { ...httpApiEvent('GET', 'GET /exports/{id}', '/exports/abc', { pathParameters: { id: 'abc' } }), body: 'x' };
-    const answer = await handler(event, context);
-    expect(answer.statusCode).toBe(500);
-    expect(JSON.parse(String(answer.body))).toMatchObject({ requestId: event.requestContext.requestId });
+    const handler = withLifecycle(powertools, (event: APIGatewayProxyEventV2, ctx) => router.resolve(event, ctx), [bodilessReads(), httpErrors(silentLog)]);
+    const plain = httpApiEvent('GET', 'GET /exports/{id}', '/exports/bad!id', { pathParameters: { id: 'bad!id' } });
+    for (const body of [{ body: 'x', isBase64Encoded: false }, { body: 'eA==', isBase64Encoded: true }]) {
+      const answer = await handler({ ...plain, ...body }, context);
+      expect({ status: answer.statusCode, body: answer.body }).toEqual({ status: 400, body: JSON.stringify({ message: 'the export id is malformed', issues: [{ path: 'id', message: 'expected the id returned by POST /exports' }] }) });
+    }
   });
 });
