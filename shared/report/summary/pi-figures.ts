@@ -104,7 +104,8 @@ export class PiFigures {
           { label: term('uncommittedObjectives'), value: all.uncommitted, type: 'integer' },
           { label: term('plannedBv'), value: all.planned, type: 'number' },
           { label: term('actualBv'), value: all.actual, type: 'number' },
-          { label: term('predictability'), value: predictability(all), type: 'percent' },
+          // Before every PI is scored the figure is a running one: kept out of the one-line headline.
+          { label: term('predictability'), value: predictability(all), type: 'percent', ...(!all.scored && { provisional: true }) },
           { label: term('predictabilityBand'), value: judgement(all) },
         ],
       },
