@@ -17,6 +17,7 @@ import { runFetchSection } from './sections/fetch';
 import { runParquetSection } from './sections/parquet';
 import { DEFAULT_SIZES, runRenderSection } from './sections/render';
 import { runPdfTextSection } from './sections/pdf-text';
+import { DEFAULT_FLEET, runFleetSection } from './sections/fleet';
 
 const HELP = `npm run bench [-- options]
 
@@ -29,6 +30,8 @@ const HELP = `npm run bench [-- options]
   --out <path>      where to write (default: docs/benchmarks.md)
   --fan-out-items <n>  features per board of the fan-out section's 16 boards (default 2500)
   --scale-rows <list>  row counts of the memory-in-rows section (default: 300000,2000000)
+  --fleet-reports <n>  reports of the fleet section, all at one instant (default 500)
+  --fleet-caps <list>  the concurrency caps it runs under (default: 10,100)
   --tenants <list>  simulator presets of the portfolio section (default: portfolio,portfolio-2m; ~15 min on 2 cores)
   --help
 
@@ -52,6 +55,8 @@ const { values } = parseArgs({
     'fan-out-items': { type: 'string' },
     'scale-rows': { type: 'string' },
     tenants: { type: 'string' },
+    'fleet-reports': { type: 'string' },
+    'fleet-caps': { type: 'string' },
     help: { type: 'boolean' },
   },
   strict: true,
@@ -99,6 +104,12 @@ const runners: Record<SectionId, () => Promise<SectionResult>> = {
   portfolio: () => runPortfolioSection({ repeat: Math.min(repeat, 2), ...(tenants && { tenants: tenants as TenantPreset[] }) }),
   fanout: () => runFanOutSection({ repeat: Math.min(repeat, 2), ...(values['fan-out-items'] && { itemsPerBoard: Number(values['fan-out-items']) }) }),
   pdf: () => runPdfTextSection({ repeat }),
+  fleet: () =>
+    runFleetSection({
+      ...DEFAULT_FLEET,
+      ...(values['fleet-reports'] && { reports: Number(values['fleet-reports']) }),
+      ...(values['fleet-caps'] && { caps: values['fleet-caps'].split(',').map(Number) }),
+    }),
 };
 
 const started = performance.now();

@@ -1,5 +1,6 @@
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { ReportDefinitionError } from '../shared/core/errors';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { errorMessage, ReportDefinitionError } from '../shared/core/errors';
+import { parseReportDefinitionJson } from '../shared/report/definition/definition';
 import { readRegularFile } from '../shared/core/files/regular-file';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -91,7 +92,24 @@ export async function runDemoCommand(
   }
   const weeks = Number(values.weeks);
   const out = values.out ?? (weeks > 1 ? join('out', `${weeks}-weeks`) : 'out');
-  const definition = JSON.parse(await readRegularFile(values.report, { label: `report definition "${values.report}"`, error: (message) => new ReportDefinitionError(message, []) })) as { name: string; timeZone?: string };
+  let definition: { name: string };
+  try {
+    definition = parseReportDefinitionJson(
+      await readRegularFile(values.report, { label: `report definition "${values.report}"`, error: (message) => new ReportDefinitionError(message, []) }),
+      `report definition "${values.report}"`,
+    );
+  } catch (error) {
+    // A FIFO, a folder, a missing or broken file: one line saying which and why, not a stack trace.
+    io.stderr.write(`error: ${errorMessage(error)}\n`);
+    return 1;
+  }
+  if (values.local) {
+    const missing = await localStackMissing(localStackAddress(io.env).apiUrl);
+    if (missing) {
+      io.stderr.write(`error: --local writes into the local stack, and none answers at ${missing}: start it with npm run local (in another terminal), then run npm run demo -- --local again.\n`);
+      return 1;
+    }
+  }
   if (weeks > 1 && !values.local && (await exists(resolve(io.cwd, out, definition.name)))) {
     io.stderr.write(
       `error: ${join(out, definition.name)} already holds runs; a --weeks demo builds its history from its first week. Delete that folder or give another --out.\n`,
@@ -114,7 +132,9 @@ export async function runDemoCommand(
     io.stdout.write(`demo tenant "${tenant}" served at ${simulator.v1BaseUrl} (v1) and ${simulator.legacyBaseUrl} (legacy)${speaks}\n`);
     const exportArgs = ['--report', values.report, '--credentials', credentialsPath, ...(values.local ? localStackArgs(io) : ['--out', out]), '--outbox', out];
     const code = await inLocalStack(values.local, io, (runIo) => runWeeks(simulator, weeks, today, exportArgs, runIo, options.ids));
-    if (code === 0 && !values.local) io.stdout.write('  the links open against the local stack: start npm run local, then npm run demo -- --local\n');
+    if (code !== 0) return code;
+    for (const note of await writeLinkNotes(resolve(io.cwd, out, definition.name), values.local)) io.stdout.write(`  note     ${note}\n`);
+    if (!values.local) io.stdout.write('  the links open against the local stack: start npm run local, then npm run demo -- --local\n');
     return code;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -176,6 +196,50 @@ async function runWeeks(
     if (!last) io.stdout.write(`${title}: exported\n`);
   }
   return 0;
+}
+
+const LINKS_NOTE = (local: boolean) =>
+  [
+    'Where the links of these messages open',
+    '',
+    'email.html, email.eml, slack.json and teams.json are byte for byte what a deployed stack sends, so',
+    'their links ("Open the workbook", the files, the run link) are signed for a stack: the local one.',
+    local
+      ? 'This run was written into the local stack (npm run demo -- --local): they open while npm run local runs.'
+      : 'This run was written into a folder, so they open nothing yet (or an S3 error page, NoSuchKey). To click\n' +
+        'them, start the local stack in another terminal and write the run there:\n\n  npm run local\n  npm run demo -- --local',
+    '',
+  ].join('\n');
+
+/**
+ * The demo's note beside each run's messages (`links.txt`, in every outbox run folder of the report
+ * that has an email.html and no note yet): the messages themselves must stay what a stack sends.
+ */
+async function writeLinkNotes(reportDir: string, local: boolean): Promise<string[]> {
+  const entries = await readdir(reportDir, { recursive: true, withFileTypes: true }).catch(() => []);
+  const folders = entries.filter((e) => e.isFile() && e.name === 'email.html').map((e) => e.parentPath);
+  const written: string[] = [];
+  for (const folder of folders) {
+    const path = join(folder, 'links.txt');
+    if (await exists(path)) continue;
+    await writeFile(path, LINKS_NOTE(local));
+    written.push(path);
+  }
+  return written;
+}
+
+/**
+ * The local stack's address when nothing answers there (refused, or no answer within 5 s); undefined
+ * when it answers anything. Asked before any run, so the demo does not fail deep in an S3 write.
+ */
+async function localStackMissing(apiUrl: string): Promise<string | undefined> {
+  try {
+    const answer = await fetch(apiUrl, { signal: AbortSignal.timeout(5_000) });
+    await answer.body?.cancel();
+    return undefined;
+  } catch {
+    return apiUrl;
+  }
 }
 
 async function exists(path: string): Promise<boolean> {

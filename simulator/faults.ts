@@ -30,6 +30,8 @@ export class FaultController {
   private options: FaultOptions;
   private readonly rng: Rng;
   private readonly pending: PendingFault[] = [];
+  /** When the requests of the last second under the rate limit were admitted, oldest first. */
+  private readonly admitted: number[] = [];
 
   constructor(seed: number, options: FaultOptions = {}) {
     this.options = { ...options };
@@ -57,6 +59,17 @@ export class FaultController {
     return this.options.ignoreStartAt === true;
   }
 
+  /** Whether one more request would exceed the rate limit in the last second (counted when it does not). */
+  private overRateLimit(): boolean {
+    const limit = this.options.rateLimit;
+    if (!limit) return false;
+    const now = (limit.now ?? Date.now)();
+    while (this.admitted.length > 0 && this.admitted[0]! <= now - 1000) this.admitted.shift();
+    if (this.admitted.length >= limit.perSecond) return true;
+    this.admitted.push(now);
+    return false;
+  }
+
   /** Decides the fault of one request, or undefined for a normal answer. */
   decide(req: { method: string; path: string; query: URLSearchParams }): FaultDecision | undefined {
     const index = this.pending.findIndex((p) => !p.fault.match || p.fault.match(req));
@@ -81,6 +94,7 @@ export class FaultController {
         };
       }
     }
+    if (this.overRateLimit()) return { kind: 'status', status: 429, retryAfter: '1', tag: '429' };
     const { rate429 = 0, rate5xx = 0, rateSlow = 0 } = this.options;
     if (rate429 + rate5xx + rateSlow <= 0) return undefined;
     const r = this.rng.next();

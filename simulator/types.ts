@@ -40,6 +40,11 @@ export interface FaultOptions {
   retryAfter?: string;
   /** v1 lists ignore `startAt` and always answer the first page (a broken server). */
   ignoreStartAt?: boolean;
+  /**
+   * The tenant's rate limit: at most `perSecond` requests in any second of `now` (default: the system
+   * clock); the rest are answered 429 with `Retry-After: 1`, tagged '429' (the fleet benchmark's tenants).
+   */
+  rateLimit?: { perSecond: number; now?: () => number };
 }
 
 /** A deterministic one-off fault, see RunningSimulator.injectFault. */

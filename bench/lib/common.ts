@@ -61,10 +61,10 @@ export interface SectionResult {
   readonly durationMs: number;
 }
 
-export type SectionId = 'fetch' | 'render' | 'e2e' | 'cold' | 'parquet' | 'changes' | 'trends' | 'fanout' | 'scale' | 'portfolio' | 'pdf';
-export const SECTION_IDS: readonly SectionId[] = ['fetch', 'render', 'e2e', 'cold', 'parquet', 'changes', 'trends', 'fanout', 'scale', 'portfolio', 'pdf'];
+export type SectionId = 'fetch' | 'render' | 'e2e' | 'cold' | 'parquet' | 'changes' | 'trends' | 'fanout' | 'scale' | 'portfolio' | 'pdf' | 'fleet';
+export const SECTION_IDS: readonly SectionId[] = ['fetch', 'render', 'e2e', 'cold', 'parquet', 'changes', 'trends', 'fanout', 'scale', 'portfolio', 'pdf', 'fleet'];
 /** Sections left out of a run that does not name them (`--only`): each takes a quarter of an hour or more. */
-export const OPT_IN_SECTIONS: readonly SectionId[] = ['portfolio'];
+export const OPT_IN_SECTIONS: readonly SectionId[] = ['portfolio', 'fleet'];
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;

@@ -1,3 +1,5 @@
+import type { ChannelWords } from './channel';
+
 /**
  * An alert (docs/reports.md, "Alerts"): short, and only what crossed a line. Every channel writes it
  * from this (alert-payloads.ts), as it writes the report's message from ChannelMessage.
@@ -19,6 +21,8 @@ export interface AlertMessage {
   readonly lines: readonly AlertLine[];
   /** A link to the run's workbook, when the run's links can be signed. */
   readonly workbookUrl: string | undefined;
+  /** The alert's own words in the reader's language (channelWords); English when absent. */
+  readonly words?: ChannelWords | undefined;
 }
 
 /** "Open high or critical risks: 30, above 29": a line as one text. */

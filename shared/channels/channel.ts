@@ -1,3 +1,5 @@
+import { messagesFor, type Messages } from '../core/i18n/messages';
+
 /**
  * The port of a chat channel: it turns the report message into the JSON its incoming webhook takes.
  * Posting, retries and secrets are the same for every channel (webhook-post.ts, deliver.ts), so a
@@ -44,6 +46,42 @@ export interface ChannelMessage {
   readonly changes: { readonly heading: string; readonly lines: readonly string[]; readonly total: number } | undefined;
   readonly workbookUrl: string | undefined;
   readonly freshCopyUrl: string | undefined;
+  /** The channel's own words in the reader's language (channelWords); English when absent. */
+  readonly words?: ChannelWords | undefined;
+}
+
+/** The words a chat message adds around the report's figures, in one reader's language. */
+export interface ChannelWords {
+  generated(when: string): string;
+  run(runId: string): string;
+  /** "…and 3 more in the workbook" (`inWorkbook`), "…and 3 more". */
+  more(count: number, inWorkbook: boolean): string;
+  readonly needsAttention: string;
+  readonly nothingNeedsAttention: string;
+  readonly linesCrossed: string;
+  readonly openWorkbook: string;
+  readonly freshCopy: string;
+}
+
+/** The channel words of `messages` (the reader's, resolved once with the reader's format). */
+export function channelWords(messages: Messages): ChannelWords {
+  return {
+    generated: (when) => messages.t('chat.generated', { when }),
+    run: (runId) => messages.t('chat.run', { runId }),
+    more: (count, inWorkbook) => messages.t(inWorkbook ? 'chat.moreInWorkbook' : 'chat.more', { count }),
+    needsAttention: messages.t('term.needsAttention'),
+    nothingNeedsAttention: messages.t('term.nothingNeedsAttention'),
+    linesCrossed: messages.t('term.linesCrossed'),
+    openWorkbook: messages.t('email.openWorkbook'),
+    freshCopy: messages.t('email.freshCopy'),
+  };
+}
+
+const ENGLISH = channelWords(messagesFor('en'));
+
+/** A message's words: its own, or English for a message built without (an older caller, a test's fixture). */
+export function wordsOf(message: { readonly words?: ChannelWords | undefined }): ChannelWords {
+  return message.words ?? ENGLISH;
 }
 
 export interface Channel {
@@ -59,6 +97,3 @@ export interface Channel {
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
-
-export const BUTTON_WORKBOOK = 'Open the workbook';
-export const BUTTON_FRESH_COPY = 'Get a fresh copy now';

@@ -1,5 +1,4 @@
-import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, clip, type AttentionLine, type Channel, type ChannelMessage } from './channel';
-import { term } from '../core/glossary';
+import { clip, wordsOf, type AttentionLine, type Channel, type ChannelMessage, type ChannelWords } from './channel';
 
 /**
  * Slack incoming webhook: a Block Kit message. Slack refuses a message with more than 50 blocks or a
@@ -25,23 +24,23 @@ const mrkdwn = (text: string) => ({ type: 'mrkdwn', text: clip(text, SLACK_LIMIT
 const section = (text: string): Block => ({ type: 'section', text: mrkdwn(text) });
 
 /** Lines joined up to the limit; what does not fit is counted in a last line. */
-function fitLines(heading: string, lines: readonly string[], more: number, limit: number): string {
+function fitLines(heading: string, lines: readonly string[], more: number, limit: number, words: ChannelWords): string {
   let text = heading;
   let shown = 0;
   for (const line of lines) {
-    const tail = `\n…and ${lines.length - shown - 1 + more} more in the workbook`;
+    const tail = `\n${words.more(lines.length - shown - 1 + more, true)}`;
     if (text.length + 1 + line.length + tail.length > limit) break;
     text += `\n${line}`;
     shown += 1;
   }
   const rest = lines.length - shown + more;
-  return rest > 0 ? `${text}\n…and ${rest} more in the workbook` : text;
+  return rest > 0 ? `${text}\n${words.more(rest, true)}` : text;
 }
 
-function buttons(message: ChannelMessage): Block | undefined {
+function buttons(message: ChannelMessage, words: ChannelWords): Block | undefined {
   const elements = [
-    message.workbookUrl && { text: BUTTON_WORKBOOK, url: message.workbookUrl, style: 'primary', id: 'open-workbook' },
-    message.freshCopyUrl && { text: BUTTON_FRESH_COPY, url: message.freshCopyUrl, id: 'fresh-copy' },
+    message.workbookUrl && { text: words.openWorkbook, url: message.workbookUrl, style: 'primary', id: 'open-workbook' },
+    message.freshCopyUrl && { text: words.freshCopy, url: message.freshCopyUrl, id: 'fresh-copy' },
   ]
     .filter((b) => typeof b === 'object')
     .filter((b) => b.url.length <= SLACK_LIMITS.url)
@@ -56,27 +55,28 @@ function buttons(message: ChannelMessage): Block | undefined {
 }
 
 export function slackPayload(message: ChannelMessage): { text: string; blocks: Block[] } {
+  const words = wordsOf(message);
   const top: Block[] = [
     { type: 'header', text: { type: 'plain_text', text: clip(message.title, SLACK_LIMITS.header) } },
-    { type: 'context', elements: [mrkdwn(`Generated ${slackEscape(message.generated)}`)] },
+    { type: 'context', elements: [mrkdwn(slackEscape(words.generated(message.generated)))] },
   ];
-  const changes = message.changes && section(fitLines(`*${slackEscape(message.changes.heading)}*`, message.changes.lines.map(slackEscape), 0, SLACK_LIMITS.text));
+  const changes = message.changes && section(fitLines(`*${slackEscape(message.changes.heading)}*`, message.changes.lines.map(slackEscape), 0, SLACK_LIMITS.text, words));
   const attention =
     message.attention.length + message.attentionMore > 0
-      ? section(fitLines(`*${slackEscape(term('needsAttention'))}*`, message.attention.map((l) => `• ${attentionText(l)}`), message.attentionMore, SLACK_LIMITS.text))
-      : section(`*${slackEscape(term('needsAttention'))}*\n${slackEscape(term('nothingNeedsAttention'))}.`);
-  const actions = buttons(message);
+      ? section(fitLines(`*${slackEscape(words.needsAttention)}*`, message.attention.map((l) => `• ${attentionText(l)}`), message.attentionMore, SLACK_LIMITS.text, words))
+      : section(`*${slackEscape(words.needsAttention)}*\n${slackEscape(words.nothingNeedsAttention)}.`);
+  const actions = buttons(message, words);
   // In the order of every surface: the headline figures, what needs attention, what changed.
   const bottom: Block[] = [
     attention,
     ...(changes ? [changes] : []),
     ...(actions ? [actions] : []),
-    { type: 'context', elements: [mrkdwn(`Run ${slackEscape(message.runId)}`)] },
+    { type: 'context', elements: [mrkdwn(slackEscape(words.run(message.runId)))] },
   ];
   // Headline sections fill what is left of the 50 blocks; the rest are in the workbook.
   const room = SLACK_LIMITS.blocks - top.length - bottom.length;
   const headline = message.headline.slice(0, room).map((s) =>
-    section(fitLines(`*${slackEscape(s.heading)}*`, s.figures.map((f) => `${slackEscape(f.label)}: *${slackEscape(f.value)}*`), 0, SLACK_LIMITS.text)),
+    section(fitLines(`*${slackEscape(s.heading)}*`, s.figures.map((f) => `${slackEscape(f.label)}: *${slackEscape(f.value)}*`), 0, SLACK_LIMITS.text, words)),
   );
   // The notification and the fallback: the headline figures, not the change counts.
   return { text: clip(slackEscape(`${message.title}: ${message.notification}`), SLACK_LIMITS.text), blocks: [...top, ...headline, ...bottom] };

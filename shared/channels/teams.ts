@@ -1,5 +1,4 @@
-import { BUTTON_FRESH_COPY, BUTTON_WORKBOOK, type AttentionLine, type Channel, type ChannelMessage } from './channel';
-import { term } from '../core/glossary';
+import { wordsOf, type AttentionLine, type Channel, type ChannelMessage } from './channel';
 
 /**
  * Microsoft Teams incoming webhook (a Workflows "post to a channel when a webhook request is
@@ -47,23 +46,24 @@ const heading = (value: string): Element => text(value, { weight: 'Bolder', spac
 export function adaptiveCard(message: ChannelMessage): Element {
   const shown = message.attention.slice(0, MAX_ATTENTION_LINES);
   const more = message.attention.length - shown.length + message.attentionMore;
+  const words = wordsOf(message);
   const body: Element[] = [
     text(teamsEscape(message.title), { size: 'Large', weight: 'Bolder' }),
-    text(`Generated ${teamsEscape(message.generated)}`, { isSubtle: true, spacing: 'None' }),
+    text(teamsEscape(words.generated(message.generated)), { isSubtle: true, spacing: 'None' }),
     ...message.headline.flatMap((s) => [
       heading(teamsEscape(s.heading)),
       { type: 'FactSet', facts: s.figures.map((f) => ({ title: teamsEscape(f.label), value: teamsEscape(f.value) })) },
     ]),
     // In the order of every surface: the headline figures, what needs attention, what changed.
-    heading(term('needsAttention')),
-    ...(shown.length === 0 && more === 0 ? [text(`${term('nothingNeedsAttention')}.`)] : shown.map((l) => text(`• ${attentionText(l)}`, { spacing: 'Small' }))),
-    ...(more > 0 ? [text(`…and ${more} more in the workbook`, { isSubtle: true })] : []),
+    heading(teamsEscape(words.needsAttention)),
+    ...(shown.length === 0 && more === 0 ? [text(`${teamsEscape(words.nothingNeedsAttention)}.`)] : shown.map((l) => text(`• ${attentionText(l)}`, { spacing: 'Small' }))),
+    ...(more > 0 ? [text(teamsEscape(words.more(more, true)), { isSubtle: true })] : []),
     ...(message.changes ? [heading(teamsEscape(message.changes.heading)), ...message.changes.lines.map((l) => text(teamsEscape(l), { spacing: 'Small' }))] : []),
-    text(`Run ${teamsEscape(message.runId)}`, { isSubtle: true, size: 'Small' }),
+    text(teamsEscape(words.run(message.runId)), { isSubtle: true, size: 'Small' }),
   ];
   const actions = [
-    message.workbookUrl && { type: 'Action.OpenUrl', title: BUTTON_WORKBOOK, url: message.workbookUrl, style: 'positive' },
-    message.freshCopyUrl && { type: 'Action.OpenUrl', title: BUTTON_FRESH_COPY, url: message.freshCopyUrl },
+    message.workbookUrl && { type: 'Action.OpenUrl', title: words.openWorkbook, url: message.workbookUrl, style: 'positive' },
+    message.freshCopyUrl && { type: 'Action.OpenUrl', title: words.freshCopy, url: message.freshCopyUrl },
   ].filter((a) => typeof a === 'object');
   return {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',

@@ -9,7 +9,7 @@
  * report's `locale`, built once per run and passed down whole.
  */
 
-import { messagesFor, type MessageId, type MessageValues, type Messages } from '../i18n/messages';
+import { messagesFor, type MessageId, type MessageValues, type Messages } from './i18n/messages';
 
 /**
  * Excel number formats of the workbook's typed cells; the reader format below writes percentages the
@@ -175,7 +175,7 @@ export function canonicalLocale(tag: string): string {
 export interface ReaderFormat {
   /** The BCP 47 tag, canonical (`de-DE`). */
   readonly locale: string;
-  /** The reader's words in the locale's language (shared/i18n): resolved with the format, so one value carries both. */
+  /** The reader's words in the locale's language (shared/core/i18n): resolved with the format, so one value carries both. */
   readonly messages: Messages;
   /** `messages.t`: the message `id` in the reader's language. */
   t(id: MessageId, values?: MessageValues): string;
@@ -248,7 +248,7 @@ export function readerFormat(locale: string, timeZone: string): ReaderFormat {
     percentPoints: (d) => {
       const decimals = percentDecimals(Math.abs(d), 0);
       const rounded = Number(d.toFixed(decimals));
-      return `${sign(rounded)}${(decimals === 1 ? oneDecimal : decimal(decimals)).format(Math.abs(rounded))} pp`;
+      return messages.t('unit.percentPoints', { points: `${sign(rounded)}${(decimals === 1 ? oneDecimal : decimal(decimals)).format(Math.abs(rounded))}` });
     },
     delta: (d) => `${sign(d)}${number.format(Math.abs(d))}`,
     date: (instant) => date.format(instant),

@@ -1,4 +1,4 @@
-import EN from '../i18n/messages/en.json';
+import EN from './i18n/messages/en.json';
 
 /**
  * The readers' vocabulary: every heading, figure name and column label the Summary, the Trends, the
@@ -10,7 +10,7 @@ import EN from '../i18n/messages/en.json';
  * fails when a reader-facing label is neither here nor the planning tool's own data.
  *
  * A `{name}` in a label is filled from the data (a board's title, a register's key). The labels are
- * the English catalogue's `term.*` messages (shared/i18n/messages/en.json), so each language names
+ * the English catalogue's `term.*` messages (shared/core/i18n/messages/en.json), so each language names
  * the same terms; the definitions here are the docs' English.
  */
 export interface Term {

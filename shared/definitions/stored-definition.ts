@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ReportDefinitionError, errorMessage } from '../core/errors';
 import { isTimeZone } from '../report/dataset/dates';
 import { DEFINITION_LIMITS } from '../report/dataset/definition-limits';
+import { issueWords } from '../report/definition/issue-words';
 import {
   documentSizeProblem,
   reportDefinitionSchema,
@@ -91,10 +92,7 @@ export function parseStoredDefinition(value: unknown, origin: string): StoredDef
   if (!result.success) {
     const issues: Issue[] = result.error.issues.map((issue) => ({
       path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)',
-      message:
-        issue.code === 'unrecognized_keys'
-          ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}: check the spelling`
-          : issue.message,
+      message: issueWords(issue, value, storedDefinitionSchema),
     }));
     throw invalid(origin, issues, result.error);
   }

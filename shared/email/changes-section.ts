@@ -1,5 +1,5 @@
 import type { SummaryLine, SummarySection } from '../table/table';
-import { term } from '../core/glossary';
+import type { ReaderFormat } from '../core/format';
 
 /**
  * The e-mail's "What changed since <date>" section: counts per kind and the top changes; the rest
@@ -16,6 +16,9 @@ export interface ChangesDigestRow {
   readonly to: string | null;
 }
 
+/** The kinds of change a cut list counts, most telling first (the comparison's weights, report/changes/model.ts). */
+export type LeftOutKind = 'item' | 'raised' | 'scope' | 'added' | 'removed' | 'status' | 'other';
+
 export interface ChangesDigest {
   /** "16 Nov 2026": when the run compared with was made; null when there was none. */
   readonly since: string | null;
@@ -23,27 +26,28 @@ export interface ChangesDigest {
   readonly note: string | null;
   readonly counts: { readonly added: number; readonly removed: number; readonly changed: number; readonly scope: number };
   readonly top: readonly ChangesDigestRow[];
-  /** The changes not among `top`, by kind, most telling first: `{ count: 14, what: 'status changes' }`. */
-  readonly leftOut: readonly { readonly count: number; readonly what: string }[];
+  /** The changes not among `top`, by kind, most telling first: `{ count: 14, weight: 'status' }`. */
+  readonly leftOut: readonly { readonly count: number; readonly weight: LeftOutKind }[];
 }
 
 /** "14 more status changes and 39 more field changes, in the workbook's Changes sheet"; null when nothing was left out. */
-export function leftOutText(digest: ChangesDigest): string | null {
+export function leftOutText(digest: ChangesDigest, format: ReaderFormat): string | null {
   if (digest.leftOut.length === 0) return null;
-  const parts = digest.leftOut.map((p) => `${p.count} more ${p.what}`);
-  const listed = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
-  return `${listed}, in the workbook's Changes sheet`;
+  const parts = digest.leftOut.map((p) => format.t(`changes.leftOut.${p.weight}`, { count: p.count }));
+  // "a, b and c" as the language joins a list.
+  const listed = new Intl.ListFormat(format.messages.language, { type: 'conjunction' }).format(parts);
+  return format.t('changes.leftOut', { listed });
 }
 
-export function changesHeading(digest: ChangesDigest): string {
-  return digest.since ? term('whatChangedSince', { date: digest.since }) : term('whatChanged');
+export function changesHeading(digest: ChangesDigest, format: ReaderFormat): string {
+  return digest.since ? format.t('term.whatChangedSince', { date: digest.since }) : format.t('term.whatChanged');
 }
 
-export function countsText(digest: ChangesDigest): string {
+export function countsText(digest: ChangesDigest, format: ReaderFormat): string {
   const c = digest.counts;
-  if (c.added + c.removed + c.changed + c.scope === 0) return term('nothingChanged');
-  const parts = [`${c.added} added`, `${c.removed} removed`, `${c.changed} changed`];
-  if (c.scope > 0) parts.push(`${c.scope} selection ${c.scope === 1 ? 'change' : 'changes'}`);
+  if (c.added + c.removed + c.changed + c.scope === 0) return format.t('term.nothingChanged');
+  const parts = [format.t('changes.counts', { added: format.integer(c.added), removed: format.integer(c.removed), changed: format.integer(c.changed) })];
+  if (c.scope > 0) parts.push(format.t('changes.scopeCount', { count: c.scope }));
   return `${parts.join(', ')}.`;
 }
 
@@ -51,17 +55,17 @@ export function countsText(digest: ChangesDigest): string {
  * The section as the e-mail's other sections are drawn (label and value lines), so the HTML and
  * text parts show it alike: the counts (or why nothing was compared), then the top changes.
  */
-export function changesSection(digest: ChangesDigest): SummarySection {
+export function changesSection(digest: ChangesDigest, format: ReaderFormat): SummarySection {
   const lines: SummaryLine[] = [];
   if (digest.note !== null) {
-    lines.push({ label: term('notCompared'), value: digest.note });
+    lines.push({ label: format.t('term.notCompared'), value: digest.note });
   } else {
-    lines.push({ label: term('inAll'), value: countsText(digest) });
+    lines.push({ label: format.t('term.inAll'), value: countsText(digest, format) });
     for (const row of digest.top) lines.push({ label: [row.table, row.key, row.title].filter((p) => p).join(' '), value: changeValue(row) });
-    const more = leftOutText(digest);
-    if (more) lines.push({ label: term('more'), value: more });
+    const more = leftOutText(digest, format);
+    if (more) lines.push({ label: format.t('term.more'), value: more });
   }
-  return { heading: changesHeading(digest), role: 'changes', lines };
+  return { heading: changesHeading(digest, format), role: 'changes', lines };
 }
 
 function changeValue(row: ChangesDigestRow): string {

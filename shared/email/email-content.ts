@@ -2,8 +2,7 @@ import type { ReportSummary, SummarySection } from '../table/table';
 import { changesSection, type ChangesDigest } from './changes-section';
 import { renderEmailHtml } from './email-html';
 import type { ReaderFormat } from '../core/format';
-import { cellText, fileDetail, UNSUBSCRIBE_TEXT } from './email-format';
-import { term } from '../core/glossary';
+import { cellText, fileDetail } from './email-format';
 import { renderTrendsText, type EmailTrends } from './trends-section';
 import type { EmailModel, ReportEmailLink } from './email-model';
 import { attentionSentence, attentionTally } from '../table/attention-tally';
@@ -78,26 +77,27 @@ const EMAIL_ROLES: ReadonlySet<string> = new Set(['headline', 'attention', 'chan
  * all. A summary without its own "What changed" (one rebuilt from an older manifest) gets the
  * digest's, after "Needs attention".
  */
-function emailSections(summary: ReportSummary, digest: ChangesDigest | undefined): SummarySection[] {
+function emailSections(summary: ReportSummary, digest: ChangesDigest | undefined, format: ReaderFormat): SummarySection[] {
   const main = summary.sections.filter((s) => EMAIL_ROLES.has(s.role ?? ''));
   const sections = main.length > 0 ? main : summary.sections.filter((s) => s.role !== 'about');
   if (!digest || sections.some((s) => s.role === 'changes')) return sections;
   const at = sections.findLastIndex((s) => s.role === 'headline' || s.role === 'attention') + 1;
-  return [...sections.slice(0, at), changesSection(digest), ...sections.slice(at)];
+  return [...sections.slice(0, at), changesSection(digest, format), ...sections.slice(at)];
 }
 
 function emailModel(input: ReportEmailInput): EmailModel {
-  const generated = `${input.format.dateTime(input.generatedAt)} (${input.format.timeZone})`;
+  const format = input.format;
+  const generated = `${format.dateTime(input.generatedAt)} (${format.timeZone})`;
   const workbook = input.links.find((l) => l.primary === true);
   const smallPrint = [
-    ...(input.runId ? [`Run ${input.runId}, generated ${generated}.`] : [`Generated ${generated}.`]),
-    ...(input.linksExpireAt ? [`The links work until ${input.format.date(input.linksExpireAt)}.`] : []),
+    input.runId ? format.t('email.runGenerated', { runId: input.runId, when: generated }) : format.t('email.generatedOnly', { when: generated }),
+    ...(input.linksExpireAt ? [format.t('email.linksUntil', { date: format.date(input.linksExpireAt) })] : []),
     ...new Set(input.summary.sections.flatMap((section) => (section.smallPrint ? [section.smallPrint] : []))),
   ];
   return {
     title: input.summary.title || input.reportName,
     generated,
-    sections: emailSections(input.summary, input.changes),
+    sections: emailSections(input.summary, input.changes, format),
     workbook,
     otherFiles: input.links.filter((l) => l !== workbook),
     freshCopyUrl: input.freshCopyUrl,
@@ -110,7 +110,7 @@ function emailModel(input: ReportEmailInput): EmailModel {
 }
 
 /** The figures a one-line headline names, by their one name (glossary.ts), in the order of every surface. */
-const HEADLINE_FIGURES: readonly string[] = [term('openRisks'), term('severeRisks'), term('okrProgress'), term('predictability')];
+const HEADLINE_FIGURES = ['term.openRisks', 'term.severeRisks', 'term.okrProgress', 'term.predictability'] as const;
 
 /**
  * "Open risks 58 · Open high or critical risks 30 · OKR progress 62.1 % · Predictability 53.1 % · 15 need
@@ -120,7 +120,9 @@ const HEADLINE_FIGURES: readonly string[] = [term('openRisks'), term('severeRisk
  */
 export function headlineSentence(summary: ReportSummary, format: ReaderFormat): string {
   const lines = summary.sections.filter((s) => s.role === 'headline').flatMap((s) => s.lines);
-  const figures = HEADLINE_FIGURES.flatMap((label) => {
+  const figures = HEADLINE_FIGURES.flatMap((id) => {
+    // The summary was written in the reader's language: its labels are this format's words.
+    const label = format.t(id);
     const line = lines.find((l) => l.label === label && typeof l.value === 'number' && l.provisional !== true);
     return line ? [`${label} ${cellText(line.value, line.type, format, false)}`] : [];
   });
@@ -130,15 +132,23 @@ export function headlineSentence(summary: ReportSummary, format: ReaderFormat): 
 function renderSubject(template: string, report: string, date: string): string {
   // A function replacer: a string one would interpret `$&` and friends in the report name.
   const subject = template.replace(/\{(report|title|date)\}/g, (_match, name: string) => (name === 'date' ? date : report));
-  // Line breaks in a subject would start a new header (header injection) in raw MIME.
+  return subjectLine(subject, MAX_SUBJECT_LENGTH);
+}
+
+/**
+ * A subject as one clean line of at most `max` characters: line breaks in a subject would start a
+ * new header (header injection) in raw MIME, and other control characters garble the inbox list. The
+ * report's subject and the alert's (whose lines quote risk titles) are cleaned by it alike.
+ */
+export function subjectLine(subject: string, max: number): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-  const clean = subject.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return clean.length > MAX_SUBJECT_LENGTH ? `${clean.slice(0, MAX_SUBJECT_LENGTH - 1)}…` : clean;
+  const clean = subject.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
 function renderText(model: EmailModel): string {
   const format = model.format;
-  const lines: string[] = [model.title, `Generated ${model.generated}`];
+  const lines: string[] = [model.title, format.t('email.generated', { when: model.generated })];
   for (const section of model.sections) {
     lines.push('', section.heading);
     for (const line of section.lines) {
@@ -164,14 +174,14 @@ function renderText(model: EmailModel): string {
   }
   if (model.trends) lines.push(...renderTrendsText(model.trends, model.format));
   if (model.workbook) {
-    lines.push('', `Open the workbook (${fileDetail(model.workbook)}):`, `  ${model.workbook.url}`);
+    lines.push('', `${format.t('email.openWorkbook')} (${fileDetail(model.workbook, format)}):`, `  ${model.workbook.url}`);
   }
   if (model.otherFiles.length > 0) {
-    lines.push('', 'Other files');
-    for (const link of model.otherFiles) lines.push(`- ${link.label} (${fileDetail(link)}):`, `  ${link.url}`);
+    lines.push('', format.t('email.otherFiles'));
+    for (const link of model.otherFiles) lines.push(`- ${link.label} (${fileDetail(link, format)}):`, `  ${link.url}`);
   }
-  if (model.freshCopyUrl) lines.push('', 'Get a fresh copy now:', `  ${model.freshCopyUrl}`);
+  if (model.freshCopyUrl) lines.push('', `${format.t('email.freshCopy')}:`, `  ${model.freshCopyUrl}`);
   lines.push('', ...model.smallPrint);
-  if (model.unsubscribeUrl) lines.push('', `${UNSUBSCRIBE_TEXT}:`, `  ${model.unsubscribeUrl}`);
+  if (model.unsubscribeUrl) lines.push('', `${format.t('email.unsubscribe')}:`, `  ${model.unsubscribeUrl}`);
   return `${lines.join('\n')}\n`;
 }

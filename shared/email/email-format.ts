@@ -1,4 +1,3 @@
-import { formatBytes } from '../core/format-bytes';
 import type { ReaderFormat } from '../core/format';
 import { isLink, isTextList, listText, webUrlOf, type CellValue, type ColumnType, type LinkValue } from '../table/table';
 import type { ReportEmailLink } from './email-model';
@@ -8,7 +7,7 @@ import type { ReportEmailLink } from './email-model';
 /** A cell's value as the reader reads it: in the run's locale and zone (`format`, core/format.ts). */
 export function formatValue(value: Exclude<CellValue, LinkValue>, type: ColumnType | undefined, format: ReaderFormat): string {
   if (value === null || value === undefined || value === '') return '–';
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'boolean') return format.t(value ? 'value.yes' : 'value.no');
   if (typeof value === 'number') {
     // One decimal, as in the workbook: the same figure reads the same on every surface.
     return type === 'percent' ? format.percent(value) : format.number(value);
@@ -40,9 +39,7 @@ export function escapeHtml(value: string): string {
     .replace(/'/g, '&#39;');
 }
 
-export function fileDetail(link: ReportEmailLink): string {
-  return `${link.kind}, ${formatBytes(link.bytes)}`;
+/** `Excel, 361,4 KiB`: a file's format and its size in the reader's locale. */
+export function fileDetail(link: ReportEmailLink, format: ReaderFormat): string {
+  return `${link.kind}, ${format.bytes(link.bytes)}`;
 }
-
-/** The footer's unsubscribe link text: one click pauses this report's e-mail for this address (RFC 8058). */
-export const UNSUBSCRIBE_TEXT = 'Stop e-mailing me this report';

@@ -1,6 +1,6 @@
 import { isLink, webUrlOf, type CellValue, type SummaryGrid, type SummaryGridColumn, type SummarySection } from '../table/table';
 import type { EmailModel, ReportEmailLink } from './email-model';
-import { cellText, escapeHtml, fileDetail, UNSUBSCRIBE_TEXT } from './email-format';
+import { cellText, escapeHtml, fileDetail } from './email-format';
 import { textColourOn } from '../core/contrast';
 import type { ReaderFormat } from '../core/format';
 import { renderTrendsHtml } from './trends-section';
@@ -33,15 +33,17 @@ const BAR_COLOUR = '#5b8def';
 const BAR_TRACK = '#e4e7eb';
 
 export function renderEmailHtml(model: EmailModel): string {
-  const sections = model.sections.map((s) => section(s, model.format)).join('');
-  const button = model.workbook ? workbookButton(model.workbook) : '';
+  const format = model.format;
+  const sections = model.sections.map((s) => section(s, format)).join('');
+  const button = model.workbook ? workbookButton(model.workbook, format) : '';
   const files =
     model.otherFiles.length > 0
-      ? `<h2 style="${STYLE.h2}">Other files</h2><ul style="${STYLE.list}">${model.otherFiles.map(fileItem).join('')}</ul>`
+      ? `<h2 style="${STYLE.h2}">${escapeHtml(format.t('email.otherFiles'))}</h2><ul style="${STYLE.list}">${model.otherFiles.map((l) => fileItem(l, format)).join('')}</ul>`
       : '';
   const smallPrint = model.smallPrint.map((p) => `<p style="${STYLE.muted}">${escapeHtml(p)}</p>`).join('');
   return (
-    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">' +
+    // The words' language, which is the locale's unless it has no catalogue (then English).
+    `<!DOCTYPE html><html lang="${escapeHtml(format.messages.language)}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="x-apple-disable-message-reformatting">' +
     `<title>${escapeHtml(model.title)}</title></head>` +
     `<body style="${STYLE.body}">` +
@@ -51,14 +53,14 @@ export function renderEmailHtml(model: EmailModel): string {
     '<!--[if mso]><table role="presentation" width="640" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->' +
     `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="max-width:640px;${STYLE.card}"><tr><td style="padding:24px;">` +
     `<h1 style="${STYLE.h1}">${escapeHtml(model.title)}</h1>` +
-    `<p style="${STYLE.muted}">Generated ${escapeHtml(model.generated)}</p>` +
+    `<p style="${STYLE.muted}">${escapeHtml(format.t('email.generated', { when: model.generated }))}</p>` +
     sections +
     (model.trends ? renderTrendsHtml(model.trends, escapeHtml, STYLE.h2, model.format) : '') +
     button +
     files +
-    (model.freshCopyUrl ? `<p style="${STYLE.muted}margin-top:12px;">${anchor(model.freshCopyUrl, 'Get a fresh copy now')}</p>` : '') +
+    (model.freshCopyUrl ? `<p style="${STYLE.muted}margin-top:12px;">${anchor(model.freshCopyUrl, format.t('email.freshCopy'))}</p>` : '') +
     `<div style="margin-top:24px;padding-top:12px;border-top:1px solid #eef0f2;">${smallPrint}${
-      model.unsubscribeUrl ? `<p style="${STYLE.muted}">${anchor(model.unsubscribeUrl, UNSUBSCRIBE_TEXT)}</p>` : ''
+      model.unsubscribeUrl ? `<p style="${STYLE.muted}">${anchor(model.unsubscribeUrl, format.t('email.unsubscribe'))}</p>` : ''
     }</div>` +
     '</td></tr></table>' +
     '<!--[if mso]></td></tr></table><![endif]-->' +
@@ -129,15 +131,15 @@ function anchor(url: string, text: string): string {
   return `<a href="${escapeHtml(url)}" style="${STYLE.link}">${escapeHtml(text)}</a>`;
 }
 
-function workbookButton(link: ReportEmailLink): string {
+function workbookButton(link: ReportEmailLink, format: ReaderFormat): string {
   return (
     '<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:28px 0 4px 0;"><tr>' +
     `<td align="center" bgcolor="${BUTTON_COLOUR}" style="border-radius:6px;background:${BUTTON_COLOUR};">` +
-    `<a href="${escapeHtml(link.url)}" style="${STYLE.button}">Open the workbook</a></td></tr></table>` +
-    `<p style="${STYLE.muted}">${escapeHtml(`${link.label} (${fileDetail(link)})`)}</p>`
+    `<a href="${escapeHtml(link.url)}" style="${STYLE.button}">${escapeHtml(format.t('email.openWorkbook'))}</a></td></tr></table>` +
+    `<p style="${STYLE.muted}">${escapeHtml(`${link.label} (${fileDetail(link, format)})`)}</p>`
   );
 }
 
-function fileItem(link: ReportEmailLink): string {
-  return `<li>${anchor(link.url, link.label)} <span style="color:#616e7c;">(${escapeHtml(fileDetail(link))})</span></li>`;
+function fileItem(link: ReportEmailLink, format: ReaderFormat): string {
+  return `<li>${anchor(link.url, link.label)} <span style="color:#616e7c;">(${escapeHtml(fileDetail(link, format))})</span></li>`;
 }

@@ -5,7 +5,6 @@
  * plain-text part) gets the figures, not a picture of them.
  */
 import type { ReaderFormat } from '../core/format';
-import { term } from '../core/glossary';
 
 export interface EmailTrendSeries {
   readonly label: string;
@@ -72,11 +71,11 @@ function seriesHtml(s: EmailTrendSeries, escapeHtml: (text: string) => string, f
 
 export function renderTrendsHtml(trends: EmailTrends, escapeHtml: (text: string) => string, headingStyle: string, format: ReaderFormat): string {
   const note = `<p style="margin:0;color:#616e7c;font-size:13px;line-height:18px;${FONT}">${escapeHtml(trends.note)}</p>`;
-  return `<h2 style="${headingStyle}">${escapeHtml(term('trends'))}</h2>${note}${trends.series.map((s) => seriesHtml(s, escapeHtml, format)).join('')}`;
+  return `<h2 style="${headingStyle}">${escapeHtml(format.t('term.trends'))}</h2>${note}${trends.series.map((s) => seriesHtml(s, escapeHtml, format)).join('')}`;
 }
 
 export function renderTrendsText(trends: EmailTrends, format: ReaderFormat): string[] {
-  const lines = ['', term('trends'), `  ${trends.note}`];
+  const lines = ['', format.t('term.trends'), `  ${trends.note}`];
   for (const s of trends.series) {
     lines.push(`  ${s.label}: ${s.points.map((p) => `${p.run} ${valueText(p.value, s.unit, format)}`).join(', ')}`);
   }

@@ -1,6 +1,7 @@
 import type { AlertLine, AlertMessage } from '../channels/alert-message';
 import { ALERT_PAYLOADS } from '../channels/alert-payloads';
-import { postToChannels, type ChannelDeliveryDependencies, type ChannelResult } from '../channels/deliver';
+import { channelWords } from '../channels/channel';
+import { describeWebhook, postToChannels, type ChannelDeliveryDependencies, type ChannelResult } from '../channels/deliver';
 import type { ChannelTarget } from '../channels/delivery-option';
 import type { Clock } from '../core/clock';
 import { errorMessage, ExporterError } from '../core/errors';
@@ -13,6 +14,7 @@ import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import { alertEmail } from './alert-email';
+import { keepOwed, owedTo, withOwed, type BeyondNow, type OwedLine } from './alert-owed';
 import { messageRunKey, sendOnce } from './message-claim';
 import type { ChannelJobDependencies } from './report-channels';
 import { fileLinks } from './report-email';
@@ -23,6 +25,10 @@ import { SuppressionList } from './recipients/suppressions';
  * definition's `alerts.to` names (default: the report's own), each message claimed once per run in
  * the ledger (`alert:…` beside the report message's claims, message-claim.ts), so a retry of the run
  * sends only what an earlier attempt did not. A suppressed address (unsubscribed, bounced) gets none.
+ *
+ * Each recipient and channel is on its own: one refused address or failing webhook is named in the
+ * outcome and silences nobody else, and what it did not get is owed to it (alert-owed.ts): the next
+ * run sends it again, with its own news, until it goes out or the figure came back. Never throws.
  */
 export interface AlertTransports {
   readonly ledger: Ledger;
@@ -46,7 +52,11 @@ export interface AlertDelivery {
   readonly emailedBefore: number;
   /** Addresses not e-mailed: unsubscribed or bounced. */
   readonly suppressed: number;
+  /** Addresses the alert did not reach on this attempt, and why: owed to them by the next run. */
+  readonly notEmailed: readonly { readonly address: string; readonly reason: string }[];
   readonly channels: readonly ChannelResult[];
+  /** Lines sent now that an earlier run could not deliver (to any target). */
+  readonly owedSent: number;
 }
 
 /** Where the alerts of a definition go: `alerts.to`, else the report's e-mail recipients and chat channels. */
@@ -57,34 +67,101 @@ export function alertTargets(definition: ReportDefinition): { email: string[]; c
   return { email, channels: [...(definition.delivery?.channels ?? [])] };
 }
 
-export async function sendAlert(definition: ReportDefinition, result: ExportResult, lines: readonly AlertLine[], t: AlertTransports): Promise<AlertDelivery> {
+/** One run's alert as every target shares it: the run's news, what each rule finds beyond its line now, the signing key. */
+interface AlertRun {
+  readonly definition: ReportDefinition;
+  readonly result: ExportResult;
+  readonly news: readonly OwedLine[];
+  readonly beyond: BeyondNow;
+  readonly key: { baseUrl: string; key: LinkKey } | undefined;
+  readonly t: AlertTransports;
+}
+
+/** What one target was sent: `sent` (now), `before` (an earlier attempt), `failed`, or `none` (nothing to tell it). */
+type TargetOutcome = { readonly status: 'sent' | 'before' | 'none'; readonly owed: number } | { readonly status: 'failed'; readonly reason: string; readonly owed: number };
+
+export async function sendAlert(definition: ReportDefinition, result: ExportResult, news: readonly OwedLine[], beyond: BeyondNow, t: AlertTransports): Promise<AlertDelivery> {
   const targets = alertTargets(definition);
-  const key = await signingKey(definition, t);
-  const message = alertMessage(definition, result, lines, key && { baseUrl: key.baseUrl, key: key.key, now: t.now });
+  const run: AlertRun = { definition, result, news, beyond, key: await signingKey(definition, t), t };
+  const channels: ChannelResult[] = [];
+  let owedSent = 0;
+  for (const target of targets.channels) {
+    let posted: ChannelResult | undefined;
+    const outcome = await toTarget(run, `${target.type}:${target.webhook.secretId}:${target.webhook.key}`, async (message, once) => {
+      [posted] = await postToChannels([target], (channel) => alertPayload(channel.type, message), channelDeps(t, once));
+      if (posted?.status === 'failed') throw new Error(posted.error ?? 'the post failed');
+      return posted?.status === 'skipped' ? 'skipped' : 'sent';
+    });
+    if (outcome.status === 'sent') owedSent += outcome.owed;
+    if (posted) channels.push(posted);
+    else if (outcome.status === 'failed') channels.push({ type: target.type, webhook: describeWebhook(target.webhook), status: 'failed', error: outcome.reason });
+  }
+  const recipients = [...new Map(targets.email.map((a) => [a.toLowerCase(), a])).values()];
+  const suppressed = await new SuppressionList(t.ledger).of(definition.name, recipients);
+  const wanted = recipients.filter((a) => !(a.toLowerCase() in suppressed));
+  const emailed: string[] = [];
+  const notEmailed: { address: string; reason: string }[] = [];
+  for (const address of wanted) {
+    const outcome = await toTarget(run, `email:${address.toLowerCase()}`, (message, once) => emailOne(run, address, message, once));
+    if (outcome.status === 'sent') {
+      emailed.push(address);
+      owedSent += outcome.owed;
+    }
+    if (outcome.status === 'failed') notEmailed.push({ address, reason: outcome.reason });
+  }
+  return { emailed, emailedBefore: wanted.length - emailed.length - notEmailed.length, suppressed: recipients.length - wanted.length, notEmailed, channels, owedSent };
+}
+
+type Once = (channel: string, send: () => Promise<unknown>) => Promise<'sent' | 'skipped'>;
+
+/**
+ * One target's alert: this run's news and what the target is still owed; a failure keeps all of it
+ * owed (the next run sends it), a success clears what was owed. Failures are returned, never thrown.
+ */
+async function toTarget(run: AlertRun, target: string, send: (message: AlertMessage, once: Once) => Promise<'sent' | 'skipped'>): Promise<TargetOutcome> {
+  const { definition, result, t } = run;
   const runKey = messageRunKey(definition.name, result.manifest.runId);
-  const once = (channel: string, send: () => Promise<unknown>) => sendOnce({ ledger: t.ledger, runKey, channel: `alert:${channel}`, log: t.log, now: t.now }, send);
-  const channels = await postToChannels(targets.channels, (channel) => alertPayload(channel.type, message), {
+  const once: Once = (channel, post) => sendOnce({ ledger: t.ledger, runKey, channel: `alert:${channel}`, log: t.log, now: t.now }, post);
+  let lines: OwedLine[] = [];
+  let owed: OwedLine[] = [];
+  try {
+    owed = await owedTo(t.ledger, definition.name, target, run.beyond);
+    lines = withOwed(run.news, owed);
+    if (lines.length === 0) return { status: 'none', owed: 0 };
+    const message = alertMessage(definition, result, lines, run.key && { ...run.key, now: t.now });
+    const status = await send(message, once);
+    if (owed.length > 0) await keepOwed(t.ledger, definition.name, target, result.manifest.runId, [], t.now);
+    return { status: status === 'sent' ? 'sent' : 'before', owed: owed.length };
+  } catch (error) {
+    const reason = errorMessage(error);
+    t.log.error('alert not delivered: owed to the next run', { report: definition.name, target: target.startsWith('email:') ? target : target.split(':')[0], error: reason });
+    await keepOwed(t.ledger, definition.name, target, result.manifest.runId, lines, t.now).catch((kept: unknown) => {
+      t.log.error('the alert owed could not be kept', { report: definition.name, error: errorMessage(kept) });
+    });
+    return { status: 'failed', reason, owed: owed.length };
+  }
+}
+
+/** The alert e-mail to one address, claimed once per run. */
+async function emailOne(run: AlertRun, address: string, message: AlertMessage, once: Once): Promise<'sent' | 'skipped'> {
+  const { definition, t, key } = run;
+  const from = definition.email?.from ?? t.mail?.from;
+  const mail = t.mail;
+  if (!mail || !from) throw new ExporterError('this report has alert recipients but no mail sender is configured (MAIL_FROM, or email.from)');
+  const unsubscribeUrl = key && `${key.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address }, key.key, t.now)}`;
+  const email = alertEmail(message, definition.name, address, { from, unsubscribeUrl });
+  return once(`email:${address.toLowerCase()}`, () => mail.send(email));
+}
+
+function channelDeps(t: AlertTransports, once: Once): ChannelDeliveryDependencies {
+  return {
     webhooks: t.channels?.webhooks,
     log: t.log,
     clock: t.clock,
     post: { ...t.channels?.post, ...(t.deadline !== undefined && { deadline: t.deadline }) },
     once,
     write: t.writeChannel,
-  });
-  const recipients = [...new Map(targets.email.map((a) => [a.toLowerCase(), a])).values()];
-  const suppressed = await new SuppressionList(t.ledger).of(definition.name, recipients);
-  const wanted = recipients.filter((a) => !(a.toLowerCase() in suppressed));
-  const emailed: string[] = [];
-  if (wanted.length > 0) {
-    const from = definition.email?.from ?? t.mail?.from;
-    if (!t.mail || !from) throw new ExporterError('this report has alert recipients but no mail sender is configured (MAIL_FROM, or email.from)');
-    for (const address of wanted) {
-      const unsubscribeUrl = key && `${key.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address }, key.key, t.now)}`;
-      const email = alertEmail(message, definition.name, address, { from, unsubscribeUrl });
-      if ((await once(`email:${address.toLowerCase()}`, () => t.mail!.send(email))) === 'sent') emailed.push(address);
-    }
-  }
-  return { emailed, emailedBefore: wanted.length - emailed.length, suppressed: recipients.length - wanted.length, channels };
+  };
 }
 
 /** The alert of a run: its title, when it read the planning tool (in the report's locale), the lines crossed and the workbook's link. */
@@ -98,11 +175,12 @@ export function alertMessage(
   const expiresAt = links && new Date(links.now.getTime() + definition.links.emailLinkDays * 86_400_000);
   const workbook = links && expiresAt && fileLinks(result, { linkBaseUrl: links.baseUrl, key: links.key, expiresAt, now: links.now }).find((f) => f.primary === true);
   return {
-    title: `Alert: ${result.summary.title || (definition.title ?? definition.name)}`,
+    title: format.t('alert.title', { title: result.summary.title || (definition.title ?? definition.name) }),
     generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
     runId: result.manifest.runId,
     lines,
     workbookUrl: workbook?.url,
+    words: channelWords(format.messages),
   };
 }
 

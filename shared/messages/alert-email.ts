@@ -1,6 +1,6 @@
 import { alertLineText, type AlertMessage } from '../channels/alert-message';
-import { clip } from '../channels/channel';
 import { term } from '../core/glossary';
+import { subjectLine } from '../email/email-content';
 import { escapeHtml } from '../email/email-format';
 import type { OutgoingEmail } from '../email/ses-mailer';
 
@@ -20,7 +20,8 @@ const SUBJECT_MAX = 200;
 export function alertEmail(message: AlertMessage, report: string, to: string, options: AlertEmailOptions): OutgoingEmail {
   const first = message.lines[0];
   const more = message.lines.length > 1 ? ` and ${message.lines.length - 1} more` : '';
-  const subject = clip(first ? `${message.title}: ${alertLineText(first)}${more}` : message.title, SUBJECT_MAX);
+  // Risk titles reach the subject: cleaned of line breaks and control characters as the report's is.
+  const subject = subjectLine(first ? `${message.title}: ${alertLineText(first)}${more}` : message.title, SUBJECT_MAX);
   const link = message.workbookUrl;
   const out = options.unsubscribeUrl;
   const text = [

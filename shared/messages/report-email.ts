@@ -10,7 +10,7 @@ import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import { fileForPeople, NAMES, type ReportNames } from '../report/names';
-import { emailTrends } from '../report/trends/email';
+import { EMAIL_TREND_RUNS, emailTrends } from '../report/trends/email';
 import { readerFormat } from '../core/format';
 
 const DAY_MS = 86_400_000;
@@ -92,7 +92,7 @@ export async function reportEmailFor(
     links,
     linksExpireAt: expiresAt,
     changes: changesDigest(result.changes, format),
-    trends: result.trends && emailTrends(result.trends),
+    trends: result.trends && emailTrends(result.trends, EMAIL_TREND_RUNS, format.messages),
     runId: result.manifest.runId,
     freshCopyUrl,
   };

@@ -1,4 +1,4 @@
-import type { AttentionLine, ChannelMessage, MessageFigure, MessageSection } from '../channels/channel';
+import { channelWords, type AttentionLine, type ChannelMessage, type MessageFigure, type MessageSection } from '../channels/channel';
 import { changesSection } from '../email/changes-section';
 import { headlineSentence } from '../email/email-content';
 import { readerFormat, type ReaderFormat } from '../core/format';
@@ -29,7 +29,7 @@ export function buildChannelMessage(
   const counts = result.changes.counts;
   const total = counts.added + counts.removed + counts.changed + counts.scope;
   // The Summary's own "What changed" (one ranking everywhere); a summary from an older manifest has none.
-  const changes = sections.find((s) => s.role === 'changes') ?? changesSection(changesDigest(result.changes, format));
+  const changes = sections.find((s) => s.role === 'changes') ?? changesSection(changesDigest(result.changes, format), format);
   const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
   return {
     title: result.summary.title || (definition.title ?? definition.name),
@@ -42,6 +42,7 @@ export function buildChannelMessage(
     changes: { heading: changes.heading, lines: changes.lines.map((line, i) => `${i === 0 ? '' : `${line.label}: `}${cellText(line.value, line.type, format, false)}`), total },
     workbookUrl: links?.workbookUrl,
     freshCopyUrl: links?.freshCopyUrl,
+    words: channelWords(format.messages),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ReportSummary } from './table';
 import type { ReaderFormat } from '../core/format';
-import type { MessageId } from '../i18n/messages';
+import type { MessageId } from '../core/i18n/messages';
 
 /** How many items "Needs attention" counts, of each kind in the order first listed: `Risk` 13, `OKR` 2. */
 export interface AttentionTally {

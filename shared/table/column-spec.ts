@@ -25,9 +25,11 @@ export interface ColumnSpec<S, N extends string = string> {
   readonly inWords?: (text: string) => string;
   /**
    * Compared between runs: the label on the Changes sheet, and the field's place in the comparison
-   * (snapshots store fields in this order, so it stays fixed when columns are added or moved).
+   * (snapshots store fields in this order, so it stays fixed when columns are added or moved);
+   * `severity` where the field's values rank from most to least severe (a risk's level), so a change
+   * towards the top weighs as a raise for a reader.
    */
-  readonly change?: { readonly label: string; readonly order: number };
+  readonly change?: { readonly label: string; readonly order: number; readonly severity?: true };
   /** The cell value of this column for one row's source. */
   readonly read: (source: S) => CellValue;
 }
@@ -35,6 +37,8 @@ export interface ColumnSpec<S, N extends string = string> {
 export interface TrackedColumn<N extends string = string> {
   readonly column: N;
   readonly label: string;
+  /** Its values rank by severity (see ColumnSpec.change). */
+  readonly severity?: true;
 }
 
 /** A table's column specs bound together: the `Column` list for renderers and a row builder. */
@@ -85,7 +89,7 @@ export function tableColumns<S>() {
     const tracked = specs
       .filter((s): s is ColumnSpec<S, N> & { change: NonNullable<ColumnSpec<S, N>['change']> } => s.change !== undefined)
       .sort((a, b) => a.change.order - b.change.order)
-      .map((s) => ({ column: s.name, label: s.change.label }));
+      .map((s) => ({ column: s.name, label: s.change.label, ...(s.change.severity && { severity: s.change.severity }) }));
     return {
       specs,
       columns: specs.map((s) => toColumn(s as ColumnSpec<never>)),

@@ -1,6 +1,7 @@
 // @tier slow
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -52,6 +53,12 @@ describe('demo command (the README\'s first command)', () => {
     expect(slack.blocks[0]?.type).toBe('header');
     const teams = JSON.parse(await readFile(join(runFolder, 'teams.json'), 'utf8')) as { type: string; attachments: { contentType: string }[] };
     expect(teams).toMatchObject({ type: 'message', attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive' }] });
+
+    // The demo's own note beside the messages (not in them: they are what a stack sends) says where the links open.
+    const note = await readFile(join(runFolder, 'links.txt'), 'utf8');
+    expect(note).toContain('npm run local');
+    expect(note).toContain('npm run demo -- --local');
+    expect(io.out()).toContain(join(runFolder, 'links.txt'));
   });
 
   it('builds four weekly runs with --weeks 4, so the last report shows a week of changes and four points of trends', async () => {
@@ -176,6 +183,35 @@ describe('demo command (the README\'s first command)', () => {
     expect(await runDemoCommand(['--out', us, '--report', american], captureIo(dir), { today })).toBe(0);
     expect(execFileSync('pdfinfo', [join(await folderOf(us), 'demo-weekly.pdf')], { encoding: 'utf8' })).toMatch(/Page size:\s+612 x 792 pts \(letter\)/);
   }, 90_000);
+
+  it('with --local and no local stack running, exits 1 naming npm run local before writing anything', async () => {
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as { port: number };
+    await new Promise((done) => server.close(done));
+    const io = captureIo(dir, { LOCAL_STACK_PORT: String(port) });
+    expect(await runDemoCommand(['--local', '--out', join(dir, 'no-stack')], io)).toBe(1);
+    expect(io.err()).toBe(
+      `error: --local writes into the local stack, and none answers at http://127.0.0.1:${port}: start it with npm run local (in another terminal), then run npm run demo -- --local again.\n`,
+    );
+    await expect(readdir(join(dir, 'no-stack'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it.runIf(process.platform !== 'win32')('names a --report that is a FIFO, a folder or broken JSON in one line, without a stack trace', async () => {
+    const fifo = join(dir, 'report.fifo');
+    execFileSync('mkfifo', [fifo]);
+    await writeFile(join(dir, 'broken-report.json'), '{\n  "name": "demo-weekly",\n  "datasets": {,}\n}\n');
+    for (const [report, said] of [
+      [fifo, /^error: report definition ".*report\.fifo" is a named pipe \(FIFO\), not a regular file; give the path of the file itself\n$/],
+      [dir, /^error: report definition ".*" is a (folder|directory)/],
+      [join(dir, 'broken-report.json'), /^error: report definition ".*broken-report\.json" is not valid JSON: unexpected "," at line 3, column 16\n$/],
+    ] as const) {
+      const io = captureIo(dir);
+      expect(await runDemoCommand(['--report', report, '--out', join(dir, 'fifo-out')], io), report).toBe(1);
+      expect(io.err(), report).toMatch(said);
+      expect(io.err()).not.toMatch(/\n\s+at /);
+    }
+  });
 
   it('explains its options on --help, and names an unknown option without a stack trace', async () => {
     const run = async (argv: string[]) => {

@@ -35,7 +35,7 @@ describe.skipIf(process.platform === 'win32')('files the commands read', () => {
   ];
   async function run(command: (io: ReturnType<typeof captureIo>) => Promise<number>): Promise<{ code: number; printed: string }> {
     const io = captureIo(dir);
-    // The demo lets a ReportDefinitionError reach its door (cli/main.ts prints it); read it here the same way.
+    // A command that lets an error reach its door (cli/main.ts prints it) is read here the same way.
     const code = await command(io).catch((error: unknown) => {
       io.stderr.write(`error: ${(error as Error).message}\n`);
       return 1;

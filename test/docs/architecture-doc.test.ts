@@ -19,7 +19,7 @@ interface BoundaryConfig {
 
 const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
 const configs = importBoundaries as BoundaryConfig[];
-const LAYER_GLOB = /^shared\/([a-z-]+)\/\*\*\/\*\.ts$/;
+const LAYER_GLOB = /^shared\/([a-z0-9-]+)\/\*\*\/\*\.ts$/;
 const layerConfigs = configs.filter((c) => LAYER_GLOB.test(c.files[0]!) && !c.ignores);
 const layers = layerConfigs.map((c) => LAYER_GLOB.exec(c.files[0]!)![1]!);
 
@@ -37,7 +37,7 @@ function enforced(): Record<string, string[]> {
 
 /** The layer table of the document: `| \`layer\` | allowed, … |`; "everything above" is every layer listed before. */
 function documented(): Record<string, string[]> {
-  const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| ([^|]+) \|$/gm)].map((m) => [m[1]!, m[2]!.trim()] as const);
+  const rows = [...doc.matchAll(/^\| `([a-z0-9-]+)` \| ([^|]+) \|$/gm)].map((m) => [m[1]!, m[2]!.trim()] as const);
   return Object.fromEntries(
     rows.map(([layer, allowed], i) => {
       if (allowed === 'nothing else in `shared/`') return [layer, []];

@@ -107,7 +107,7 @@ describe('a list that never ends', () => {
     const io = captureIo(dir, { API_MAX_LIST_PAGES: '25' });
     const code = await runExportCommand(['--report', 'report.json', '--credentials', 'credentials.json', '--out', 'out', '--quiet'], io);
     expect(code).toBe(1);
-    expect(io.printed()).toMatch(/listRiskRegisters: the list went on past 25 pages \(API_MAX_LIST_PAGES\)/);
+    expect(io.printed()).toMatch(/export failed: the list went on past 25 pages \(API_MAX_LIST_PAGES\)/);
     expect(server.requests.length).toBeLessThanOrEqual(26);
     await expect(stat(join(dir, 'out', 'endless', 'latest.json'))).rejects.toThrow(/ENOENT/);
   });

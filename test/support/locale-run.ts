@@ -7,11 +7,11 @@ import type { ReportSummary } from '../../shared/table/table';
 
 /** The locales the reader-format tests compare, each with what its reader sees (`until`: the links' expiry, 14 days on). */
 export const LOCALES = {
-  'en-US': { percent: '50.1 %', integer: '2,148', date: '11/26/2026', since: '11/19/2026', points: '+4.9 pp', delta: '+1,148', until: '12/10/2026', generated: '11/26/2026, 07:00 AM GMT+1' },
-  'en-GB': { percent: '50.1 %', integer: '2,148', date: '26/11/2026', since: '19/11/2026', points: '+4.9 pp', delta: '+1,148', until: '10/12/2026', generated: '26/11/2026, 07:00 CET' },
-  'de-DE': { percent: '50,1 %', integer: '2.148', date: '26.11.2026', since: '19.11.2026', points: '+4,9 pp', delta: '+1.148', until: '10.12.2026', generated: '26.11.2026, 07:00 MEZ' },
+  'en-US': { words: { generated: 'Generated', since: 'since', changedSince: 'What changed since', linksUntil: 'The links work until', nothing: 'nothing needs attention' }, percent: '50.1 %', integer: '2,148', date: '11/26/2026', since: '11/19/2026', points: '+4.9 pp', delta: '+1,148', until: '12/10/2026', generated: '11/26/2026, 07:00 AM GMT+1' },
+  'en-GB': { words: { generated: 'Generated', since: 'since', changedSince: 'What changed since', linksUntil: 'The links work until', nothing: 'nothing needs attention' }, percent: '50.1 %', integer: '2,148', date: '26/11/2026', since: '19/11/2026', points: '+4.9 pp', delta: '+1,148', until: '10/12/2026', generated: '26/11/2026, 07:00 CET' },
+  'de-DE': { words: { generated: 'Erstellt', since: 'seit', changedSince: 'Änderungen seit', linksUntil: 'Die Links gelten bis', nothing: 'kein Handlungsbedarf' }, percent: '50,1 %', integer: '2.148', date: '26.11.2026', since: '19.11.2026', points: '+4,9 Pp.', delta: '+1.148', until: '10.12.2026', generated: '26.11.2026, 07:00 MEZ' },
   // Intl's French groups with a narrow no-break space (U+202F) and writes no comma before the time.
-  'fr-FR': { percent: '50,1 %', integer: '2\u202f148', date: '26/11/2026', since: '19/11/2026', points: '+4,9 pp', delta: '+1\u202f148', until: '10/12/2026', generated: '26/11/2026 07:00 UTC+1' },
+  'fr-FR': { words: { generated: 'Généré le', since: 'depuis le', changedSince: 'Changements depuis le', linksUntil: 'Les liens sont valables jusqu’au', nothing: 'aucun point d’attention' }, percent: '50,1 %', integer: '2\u202f148', date: '26/11/2026', since: '19/11/2026', points: '+4,9 pts', delta: '+1\u202f148', until: '10/12/2026', generated: '26/11/2026 07:00 UTC+1' },
 } as const;
 export type TestLocale = keyof typeof LOCALES;
 

@@ -1,9 +1,11 @@
-import type { AlertLine } from '../../channels/alert-message';
 import type { ChannelResult } from '../../channels/deliver';
+import { errorMessage, ExporterError } from '../../core/errors';
 import { readerFormat } from '../../core/format';
 import { mimeMessage } from '../../email/mime';
 import type { OutgoingEmail } from '../../email/ses-mailer';
-import { alertTargets, sendAlert } from '../../messages/alert-delivery';
+import { alertTargets, sendAlert, type AlertDelivery } from '../../messages/alert-delivery';
+import type { OwedLine } from '../../messages/alert-owed';
+import { noticeChannel } from '../../messages/notices/channel-notice';
 import type { Outbox, RunRef } from '../../messages/outbox';
 import { stepCrossing } from '../../report/alerts/crossing-state';
 import { readRules } from '../../report/alerts/read-rules';
@@ -33,7 +35,20 @@ export interface RunAlerts {
 
 const nothing = (reason: string): RunAlerts => ({ sent: false, reason, rules: [], channels: [], written: [] });
 
+/**
+ * Never throws: an alert that could not go out is said in `reason` (and owed to its target by the
+ * next run, alert-owed.ts), and the published run stays published.
+ */
 export async function alertRun(job: ExportedJob, context: DeliveryContext): Promise<RunAlerts> {
+  try {
+    return await evaluateAlerts(job, context);
+  } catch (error) {
+    context.log.error('alerts not evaluated: the run stands', { report: job.definition.name, error: errorMessage(error) });
+    return nothing(`not sent: ${publicMessageOf(error)}`);
+  }
+}
+
+async function evaluateAlerts(job: ExportedJob, context: DeliveryContext): Promise<RunAlerts> {
   const { definition, result } = job;
   const alerts = definition.alerts;
   if (!alerts) return nothing('the report names no alerts');
@@ -45,23 +60,26 @@ export async function alertRun(job: ExportedJob, context: DeliveryContext): Prom
   const format = readerFormat(definition.locale, definition.timeZone);
   const readings = readRules(alerts.rules, { figures: result.manifest.summary, changes: result.changes }, format);
   const run = { report: definition.name, runId: result.manifest.runId, generatedAt: new Date(result.manifest.generatedAt) };
-  const lines: AlertLine[] = [];
+  const lines: OwedLine[] = [];
   const rules: RunAlerts['rules'][number][] = [];
+  const beyond = new Map<string, ReadonlySet<string> | undefined>();
   for (const reading of readings) {
     const step = await stepCrossing(context.ledger, run, reading.id, reading.items ?? [], reading.hold);
-    lines.push(...step.news.map((item) => ({ rule: reading.label, text: item.text })));
+    lines.push(...step.news.map((item) => ({ ruleId: reading.id, key: item.key, rule: reading.label, text: item.text })));
+    beyond.set(reading.id, reading.items && new Set(reading.items.map((i) => i.key)));
     const state = reading.items === undefined ? 'waiting' : reading.items.length > 0 ? 'beyond' : 'clear';
     rules.push({ rule: reading.id, state, news: step.news.length });
   }
   const crossed = rules.filter((r) => r.news > 0).map((r) => r.rule);
-  if (lines.length === 0) return { ...nothing(`not sent: no line crossed since the run before (${describeStates(rules)})`), rules };
   const targets = alertTargets(definition);
-  if (targets.email.length + targets.channels.length === 0) return { ...nothing(`not sent: ${crossed.join(', ')} crossed, and this delivery names nobody to tell`), rules };
+  if (targets.email.length + targets.channels.length === 0) {
+    return { ...nothing(lines.length === 0 ? `not sent: no line crossed since the run before (${describeStates(rules)})` : `not sent: ${crossed.join(', ')} crossed, and this delivery names nobody to tell`), rules };
+  }
   const written: string[] = [];
   const ref: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
   const outbox = context.outbox && recording(context.outbox, written);
   const now = context.clock();
-  const sent = await sendAlert(definition, result, lines, {
+  const sent = await sendAlert(definition, result, lines, beyond, {
     ledger: context.ledger,
     log: context.log,
     now,
@@ -72,13 +90,40 @@ export async function alertRun(job: ExportedJob, context: DeliveryContext): Prom
     links: context.links,
     writeChannel: outbox && ((target, body) => outbox.write(ref, `alert-${target.type}${targets.channels.filter((c) => c.type === target.type).length > 1 ? `-${target.webhook.key.replace(/[^A-Za-z0-9._-]+/g, '-')}` : ''}.json`, body)),
   });
-  const any = sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent');
-  const again = !any && sent.emailedBefore > 0 && sent.channels.every((c) => c.status === 'skipped');
-  const reason = again
-    ? `not sent again: an earlier attempt of run ${run.runId} sent its alert (${crossed.join(', ')})`
-    : `${any ? 'sent' : 'not sent'}: ${crossed.join(', ')} crossed (${lines.length} ${lines.length === 1 ? 'line' : 'lines'})`;
+  await noticeAlertChannels(job, sent.channels, context, now);
+  const reason = alertReason(run.runId, crossed, lines.length, sent, rules);
   context.log.info('alert', { report: definition.name, runId: run.runId, crossed, reason });
-  return { sent: any, reason, rules, channels: sent.channels, written };
+  return { sent: sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent'), reason, rules, channels: sent.channels, written };
+}
+
+/** The alert's outcome in a sentence: what crossed, what an earlier run owed, who did not get it. */
+function alertReason(runId: string, crossed: readonly string[], news: number, sent: AlertDelivery, rules: RunAlerts['rules']): string {
+  const any = sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent');
+  const failedChannels = sent.channels.filter((c) => c.status === 'failed');
+  const missed = [...sent.notEmailed.map((n) => `${n.address} (${n.reason})`), ...failedChannels.map((c) => `${c.type} (${c.error ?? 'failed'})`)];
+  const missedNote = missed.length > 0 ? `; not delivered, owed to the next run: ${missed.join(', ')}` : '';
+  if (news === 0 && !any) return `not sent: no line crossed since the run before (${describeStates(rules)})${missedNote}`;
+  const owedNote = sent.owedSent > 0 ? `; with ${sent.owedSent} ${sent.owedSent === 1 ? 'line' : 'lines'} an earlier run could not deliver` : '';
+  const again = !any && missed.length === 0 && sent.emailedBefore > 0 && sent.channels.every((c) => c.status === 'skipped');
+  if (again) return `not sent again: an earlier attempt of run ${runId} sent its alert (${crossed.join(', ')})`;
+  const what = news > 0 ? `${crossed.join(', ')} crossed (${news} ${news === 1 ? 'line' : 'lines'})` : 'what an earlier run could not deliver';
+  return `${any ? 'sent' : 'not sent'}: ${what}${news > 0 ? owedNote : ''}${missedNote}`;
+}
+
+/** The owners hear of an alert channel that keeps failing through the owners' notice engine, once per streak, as of the report's own channels. */
+async function noticeAlertChannels(job: ExportedJob, channels: readonly ChannelResult[], context: DeliveryContext, now: Date): Promise<void> {
+  if (context.outbox || isInline(job.request)) return;
+  const deps = { ledger: context.ledger, send: context.mail && ((email: OutgoingEmail) => context.mail!.send(email)), from: context.sender, log: context.log, now };
+  for (const channel of channels.filter((c) => c.status !== 'skipped')) {
+    await noticeChannel(job.definition, channel, job.result.manifest.runId, deps, 'alert').catch((error: unknown) => {
+      context.log.error('alert channel streak not recorded', { report: job.definition.name, channel: channel.type, error: errorMessage(error) });
+    });
+  }
+}
+
+/** What an error says to people: ours carry a public message; anything else is said as a failure to send. */
+function publicMessageOf(error: unknown): string {
+  return error instanceof ExporterError ? error.publicMessage : `the alert could not be sent (${errorMessage(error)})`;
 }
 
 function describeStates(rules: RunAlerts['rules']): string {

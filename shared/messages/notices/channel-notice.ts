@@ -28,8 +28,11 @@ export interface ChannelNoticeDependencies {
 /** `failed`: the owners could not be told; the streak stays where it was, so the next run tells them. */
 export type ChannelNoticeOutcome = 'told' | 'unchanged' | 'lost-race' | 'failed';
 
-export function channelNoticeKey(report: string, result: Pick<ChannelResult, 'type' | 'webhook'>): string {
-  return ledgerKey('notify', report, `channel ${result.type} ${result.webhook}`);
+/** What a channel carries: the report's message, or its alerts (a streak of its own: one may fail while the other posts). */
+export type ChannelPost = 'message' | 'alert';
+
+export function channelNoticeKey(report: string, result: Pick<ChannelResult, 'type' | 'webhook'>, post: ChannelPost = 'message'): string {
+  return ledgerKey('notify', report, `channel ${result.type} ${result.webhook}${post === 'alert' ? ' alert' : ''}`);
 }
 
 export async function noticeChannel(
@@ -37,8 +40,9 @@ export async function noticeChannel(
   result: ChannelResult,
   runId: string,
   deps: ChannelNoticeDependencies,
+  post: ChannelPost = 'message',
 ): Promise<ChannelNoticeOutcome> {
-  const outcome = await applyNotice(channelRule(definition, result, runId, deps), result, (notice) => tell(definition, result, notice, deps));
+  const outcome = await applyNotice(channelRule(definition, result, runId, deps, post), result, (notice) => tell(definition, result, notice, deps));
   if (outcome.outcome === 'not-sent') {
     deps.log.error('could not tell the owners about the channel', { report: definition.name, channel: result.type, error: errorMessage(outcome.error) });
     return 'failed';
@@ -54,20 +58,22 @@ interface ChannelNotice {
 }
 
 /** The channel's streak: one notice when it starts failing, one when it works again. */
-function channelRule(definition: ReportDefinition, result: ChannelResult, runId: string, deps: ChannelNoticeDependencies): NoticeRule<NotificationState, ChannelResult, ChannelNotice> {
+function channelRule(definition: ReportDefinition, result: ChannelResult, runId: string, deps: ChannelNoticeDependencies, post: ChannelPost): NoticeRule<NotificationState, ChannelResult, ChannelNotice> {
   return {
-    record: notificationRecord(deps.ledger, channelNoticeKey(definition.name, result), 'absent'),
+    record: notificationRecord(deps.ledger, channelNoticeKey(definition.name, result, post), 'absent'),
     transition: (previous, event) => {
       const next = streakMove(previous, { status: event.status === 'failed' ? 'failing' : 'ok', runId, reason: event.error }, deps.now);
-      return next && { next, message: channelNotice(definition, event, previous) };
+      return next && { next, message: channelNotice(definition, event, previous, post) };
     },
     initial: () => ({ status: 'ok', since: deps.now.toISOString(), runId, writer: 'restored' }),
   };
 }
 
-function channelNotice(definition: ReportDefinition, result: ChannelResult, previous: NotificationState | undefined): ChannelNotice {
+function channelNotice(definition: ReportDefinition, result: ChannelResult, previous: NotificationState | undefined, post: ChannelPost): ChannelNotice {
   const title = definition.title ?? definition.name;
-  const label = channelOf(result.type)?.label ?? result.type;
+  const channel = channelOf(result.type)?.label ?? result.type;
+  // An alert channel's notice says so; what could not be posted is owed to the channel by the next run.
+  const label = post === 'alert' ? `${channel} alert` : channel;
   const failing = result.status === 'failed';
   const lines = failing
     ? [
@@ -76,7 +82,7 @@ function channelNotice(definition: ReportDefinition, result: ChannelResult, prev
         `What failed: ${result.error ?? 'unknown'}`,
         `Webhook: ${result.webhook}`,
         '',
-        `What to do: check that the channel still exists and that the webhook URL in ${result.webhook} is current (replace it with put-secret-value if it was removed). The export itself was kept and the other channels were served.`,
+        `What to do: check that the channel still exists and that the webhook URL in ${result.webhook} is current (replace it with put-secret-value if it was removed). The export itself was kept and the other channels were served.${post === 'alert' ? ' Each run posts the alert again until it goes out or the figure is back on its side of the line.' : ''}`,
         '',
         'You get this e-mail once per failure streak; another follows when the channel works again.',
       ]

@@ -1,5 +1,5 @@
 import type { TermId } from '../../core/glossary';
-import type { ChangeReport, ChangeRow } from '../changes/model';
+import { isSeverityChange, type ChangeReport, type ChangeRow } from '../changes/model';
 import { severityRank } from '../summary/vocabulary';
 
 /**
@@ -33,7 +33,7 @@ export const ALERT_EVENTS = [
     about: 'a risk whose level rose to the most severe (critical, extreme, severe, very high)',
     read: ({ rows }) =>
       rows
-        .filter((r) => r.table === 'risks' && r.kind === 'changed' && r.what === 'Risk level' && severityRank(r.to) === 0 && severityRank(r.from) > 0)
+        .filter((r) => r.table === 'risks' && isSeverityChange(r) && severityRank(r.to) === 0 && severityRank(r.from) > 0)
         .map((r) => ({ key: itemKey(r), text: `${named(r)}: ${r.from ?? '–'} → ${r.to ?? '–'}` })),
   },
   {

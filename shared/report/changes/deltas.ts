@@ -40,8 +40,8 @@ export function withDeltas(summary: ReportSummary, changes: ChangeReport, format
 export function deltaText(difference: number, since: string, format: ReaderFormat, percent = false): string {
   // Beyond the last decimal a percentage is shown with, a difference is the arithmetic's, not the data's.
   const rounded = percent ? Number(difference.toFixed(6)) : Math.round(difference * 100) / 100;
-  if (rounded === 0) return `unchanged since ${since}`;
-  return `${percent ? format.percentPoints(rounded) : format.delta(rounded)} since ${since}`;
+  if (rounded === 0) return format.t('delta.unchanged', { date: since });
+  return format.t('delta.since', { delta: percent ? format.percentPoints(rounded) : format.delta(rounded), date: since });
 }
 
 function baselineNumbers(sections: readonly SummarySection[]): Map<string, number> {

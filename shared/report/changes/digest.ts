@@ -2,7 +2,7 @@ import { percentDecimals, type ReaderFormat } from '../../core/format';
 import { changesSection, type ChangesDigest } from '../../email/changes-section';
 import type { ReportSummary } from '../../table/table';
 import { inRoleOrder } from '../summary/compose';
-import type { ChangeReport, ChangeWeight } from './model';
+import type { ChangeReport } from './model';
 import { topChanges } from './model';
 import type { ColumnType } from '../../table/table';
 import { comparedInstant } from './specs';
@@ -27,17 +27,6 @@ function readerValue(value: string | number | null, type: ColumnType, format: Re
   return type === 'date' ? format.calendarDate(instant) : format.dateTime(instant);
 }
 
-/** What a cut list left out, by weight: "14 more status changes" (singular, plural). */
-const LEFT_OUT_WORDS: Readonly<Record<ChangeWeight, readonly [string, string]>> = {
-  item: ['risk or objective added or removed', 'risks and objectives added or removed'],
-  raised: ['risk level raised', 'risk levels raised'],
-  scope: ['selection change', 'selection changes'],
-  added: ['row added', 'rows added'],
-  removed: ['row removed', 'rows removed'],
-  status: ['status change', 'status changes'],
-  other: ['field change', 'field changes'],
-};
-
 /** A reader's view of a comparison: counts, the top changes, what the cut left out, and the date compared with (in the run's locale). */
 export function changesDigest(report: ChangeReport, format: ReaderFormat, limit = EMAIL_TOP_CHANGES): ChangesDigest {
   const { top, leftOut } = topChanges(report.rows, limit);
@@ -54,7 +43,8 @@ export function changesDigest(report: ChangeReport, format: ReaderFormat, limit 
         to: t ? (readerValue(t.to, t.type, format, decimals) ?? r.to) : r.to,
       };
     }),
-    leftOut: [...leftOut].map(([weight, count]) => ({ count, what: LEFT_OUT_WORDS[weight][count === 1 ? 0 : 1] })),
+    // Worded by the reader's messages (`changes.leftOut.<weight>`) where the digest is shown.
+    leftOut: [...leftOut].map(([weight, count]) => ({ count, weight })),
   };
 }
 
@@ -64,6 +54,6 @@ export function changesDigest(report: ChangeReport, format: ReaderFormat, limit 
  * messages and the run page list the same changes in the same order.
  */
 export function withWhatChanged(summary: ReportSummary, report: ChangeReport, format: ReaderFormat): ReportSummary {
-  const section = changesSection(changesDigest(report, format));
+  const section = changesSection(changesDigest(report, format), format);
   return { ...summary, sections: inRoleOrder([...summary.sections.filter((s) => s.role !== 'changes'), section]) };
 }

@@ -2,6 +2,8 @@ import type { TableDefinition, TableRow } from '../../table/table';
 import type { ManifestSummary } from '../manifest/manifest-summary';
 import type { ColumnType } from '../../table/table';
 import { severityRank } from '../summary/vocabulary';
+import type { ChangeRules } from '../dataset/change-rules';
+import { tableEntry } from '../tables/registry';
 
 /**
  * The result of a comparison, in one typed structure read by every place that shows it: the
@@ -123,8 +125,15 @@ export function changeCsvRow(change: ChangeRow): TableRow {
 export type ChangeWeight = 'item' | 'raised' | 'scope' | 'added' | 'removed' | 'status' | 'other';
 const WEIGHT_ORDER: readonly ChangeWeight[] = ['item', 'raised', 'scope', 'added', 'removed', 'status', 'other'];
 
-/** Tables whose rows are the risks and objectives a steering meeting talks about. */
-const ITEM_TABLES: ReadonlySet<string> = new Set(['risks', 'okrs', 'pi-objectives']);
+/** The change rules of a change row's table, from the tables registry: they say what weighs (ChangeRules.items, a severity field). */
+function rulesOf(row: ChangeRow): ChangeRules | undefined {
+  return tableEntry(row.table)?.changes;
+}
+
+/** A change of a field whose values rank by severity (a risk's level), by its label on the Changes sheet. */
+export function isSeverityChange(row: ChangeRow): boolean {
+  return row.kind === 'changed' && rulesOf(row)?.fields.some((f) => f.severity === true && f.label === row.what) === true;
+}
 
 export function changeWeight(row: ChangeRow): ChangeWeight | null {
   switch (row.kind) {
@@ -134,9 +143,9 @@ export function changeWeight(row: ChangeRow): ChangeWeight | null {
       return 'scope';
     case 'added':
     case 'removed':
-      return ITEM_TABLES.has(row.table) ? 'item' : row.kind;
+      return rulesOf(row)?.items === true ? 'item' : row.kind;
     case 'changed':
-      if (row.what === 'Risk level') return severityRank(row.to) < severityRank(row.from) ? 'raised' : 'other';
+      if (isSeverityChange(row)) return severityRank(row.to) < severityRank(row.from) ? 'raised' : 'other';
       return row.what === 'Status' ? 'status' : 'other';
   }
 }

@@ -25,6 +25,8 @@ interface ChangeRulesOf<N extends string> {
   readonly scope: N;
   /** The row's teams, shown on the Changes sheet beside its board, register or theme. */
   readonly teams?: N;
+  /** Its rows are the items a steering meeting talks about (risks, objectives): one added or removed weighs most. */
+  readonly items?: true;
   /** Selector settings that change this table's values without changing its rows (compared as a whole). */
   readonly settings?: readonly string[];
 }

@@ -4,6 +4,7 @@ import { emailAddress } from '../../email/email-address';
 import { ReportDefinitionError } from '../../core/errors';
 import { baselineOptionSchema } from '../changes/baseline';
 import { jsonSyntaxProblem, stripBom } from '../../core/text';
+import { issueWords } from './issue-words';
 import { formatBytes } from '../../core/format-bytes';
 import { canonicalLocale, DEFAULT_LOCALE, localeProblem } from '../../core/format';
 import { isTimeZone } from '../dataset/dates';
@@ -299,10 +300,7 @@ export function parseReportDefinition(input: unknown, origin = 'report definitio
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
     path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)',
-    message:
-      issue.code === 'unrecognized_keys'
-        ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}: check the spelling`
-        : issue.message,
+    message: issueWords(issue, input, reportDefinitionSchema),
   }));
   const lines = issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n');
   throw new ReportDefinitionError(`${origin} is invalid:\n${lines}`, issues, { cause: result.error });

@@ -1,26 +1,26 @@
 import type { EmailTrends, EmailTrendSeries } from '../../email/trends-section';
 import type { RunFigures } from './figures';
 import { percent, type Trends } from './series';
-import { term } from '../../core/glossary';
+import { messagesFor, type MessageId, type Messages } from '../../core/i18n/messages';
 import { okrProgress } from '../summary/okr-figures';
 
 /** Runs the e-mail's bar charts show: enough to see a direction, small enough for a phone. */
 export const EMAIL_TREND_RUNS = 8;
 
 /** The report's headline figures, each by its one name (glossary.ts): the whole report, all boards and themes. */
-const HEADLINES: readonly { label: string; unit: EmailTrendSeries['unit']; value: (f: RunFigures) => number | null }[] = [
-  { label: term('openRisks'), unit: 'count', value: (f) => f.risks?.open ?? null },
-  { label: term('severeRisks'), unit: 'count', value: (f) => f.risks?.highOrCritical ?? null },
-  { label: term('overdueRisks'), unit: 'count', value: (f) => f.risks?.overdue ?? null },
-  { label: term('predictability'), unit: 'percent', value: (f) => f.predictabilityAll },
-  { label: term('okrProgress'), unit: 'percent', value: (f) => okrProgress(Object.values(f.okrThemes).map((t) => t.progress)) },
-  { label: term('doneByEstimate'), unit: 'percent', value: featuresDoneByEstimate },
+const HEADLINES: readonly { label: MessageId; unit: EmailTrendSeries['unit']; value: (f: RunFigures) => number | null }[] = [
+  { label: 'term.openRisks', unit: 'count', value: (f) => f.risks?.open ?? null },
+  { label: 'term.severeRisks', unit: 'count', value: (f) => f.risks?.highOrCritical ?? null },
+  { label: 'term.overdueRisks', unit: 'count', value: (f) => f.risks?.overdue ?? null },
+  { label: 'term.predictability', unit: 'percent', value: (f) => f.predictabilityAll },
+  { label: 'term.okrProgress', unit: 'percent', value: (f) => okrProgress(Object.values(f.okrThemes).map((t) => t.progress)) },
+  { label: 'term.doneByEstimate', unit: 'percent', value: featuresDoneByEstimate },
 ];
 
-/** The headline series over the last runs, for the e-mail; series no run has are left out. */
-export function emailTrends(trends: Trends, runs = EMAIL_TREND_RUNS): EmailTrends {
+/** The headline series over the last runs, for the e-mail, named in the reader's words; series no run has are left out. */
+export function emailTrends(trends: Trends, runs = EMAIL_TREND_RUNS, messages: Messages = messagesFor('en')): EmailTrends {
   const points = trends.points.slice(-runs);
-  const series = HEADLINES.map((h) => ({ label: h.label, unit: h.unit, points: points.map((p) => ({ run: p.run, at: p.at, value: h.value(p.figures) })) })).filter(
+  const series = HEADLINES.map((h) => ({ label: messages.t(h.label), unit: h.unit, points: points.map((p) => ({ run: p.run, at: p.at, value: h.value(p.figures) })) })).filter(
     (s) => s.points.some((p) => p.value !== null),
   );
   return { note: trends.note, series: trends.runs <= 1 ? [] : series };

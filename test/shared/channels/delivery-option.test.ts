@@ -23,7 +23,7 @@ describe('delivery in a report definition', () => {
   });
 
   it('names the allowed values of when and of a channel type', () => {
-    expect(problems({ ...base, delivery: { when: 'sometimes' } })).toEqual([{ path: 'delivery.when', message: 'must be one of always, changed, attention, alerts-only' }]);
+    expect(problems({ ...base, delivery: { when: 'sometimes' } })).toEqual([{ path: 'delivery.when', message: '"sometimes" is not one of always, changed, attention or alerts-only' }]);
     expect(problems({ ...base, delivery: { channels: [{ ...slack, type: 'discord' }] } })).toEqual([
       { path: 'delivery.channels.0.type', message: 'must be one of slack, teams' },
     ]);

@@ -101,6 +101,8 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/links/run-link-token.ts': [['ConfigError', false], ['ConfigError', false]],
   'shared/links/unsubscribe-token.ts': [['ConfigError', false]],
   'shared/messages/alert-delivery.ts': [['ExporterError', false]],
+  // A claim of another attempt not yet marked sent: a retry after the send timeout sends it.
+  'shared/messages/message-claim.ts': [['RetryableExportError', true]],
   'shared/planning-api/client-errors.ts': [['AuthenticationError', false], ['AuthenticationError', false], ['AuthenticationError', false], ['DeadlineExceededError', true], ['NotFoundError', false], ['NotFoundError', false], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['PlanningApiUnreachableError', 'policy'], ['RequestTimeoutError', true], ['ResponseTooLargeError', false]],
   'shared/planning-api/client.ts': [['SchemaMismatchError', false]],
   'shared/planning-api/paging.ts': [['PlanningApiError', false], ['PlanningApiError', false]],

@@ -10,7 +10,7 @@ describe('readerFormat', () => {
     expect([gb.number(2148.256), de.number(2148.256), fr.number(0.5)]).toEqual(['2,148.26', '2.148,26', '0,5']);
     // A space and "%" on every locale, as the workbook's format "0.0 %" writes it.
     expect([gb.percent(50.1), de.percent(50.1), fr.percent(50.1), gb.percent(104.25)]).toEqual(['50.1 %', '50,1 %', '50,1 %', '104.3 %']);
-    expect([gb.percentPoints(4.94), de.percentPoints(4.94), de.percentPoints(-1), de.percentPoints(0.01)]).toEqual(['+4.9 pp', '+4,9 pp', '−1,0 pp', '+0,01 pp']);
+    expect([gb.percentPoints(4.94), de.percentPoints(4.94), de.percentPoints(-1), de.percentPoints(0.01)]).toEqual(['+4.9 pp', '+4,9 Pp.', '−1,0 Pp.', '+0,01 Pp.']);
     expect([gb.delta(1148), de.delta(-1148), fr.delta(0), de.delta(2.5)]).toEqual(['+1,148', '−1.148', '0', '+2,5']);
   });
 

@@ -85,7 +85,7 @@ describe('the readers\' vocabulary (glossary.ts)', () => {
 
   it('names the e-mail\'s changes by glossary terms (a changed row is named by its own key and title)', () => {
     const digest = changesDigest(second.changes, readerFormat('en-GB', 'UTC'));
-    const section = changesSection(digest);
+    const section = changesSection(digest, readerFormat('en-GB', 'UTC'));
     // The counts first, "More" last; the lines between are changed rows, named by table, key and title.
     const labels = [section.heading, section.lines[0]!.label, ...(digest.leftOut.length > 0 ? [section.lines.at(-1)!.label] : [])];
     expect(unknown(labels)).toEqual([]);

@@ -24,7 +24,7 @@ const digest: ChangesDigest = {
     { table: 'Risks', kind: 'changed', key: 'ENT-4', title: '<script>x</script>', what: 'Status', from: 'Open', to: 'Closed' },
     { table: 'Board items', kind: 'added', key: 'PLT-9', title: 'Checkout redesign', what: 'added', from: null, to: null },
   ],
-  leftOut: [{ count: 1, what: 'risk level raised' }, { count: 4, what: 'status changes' }],
+  leftOut: [{ count: 1, weight: 'raised' }, { count: 4, weight: 'status' }],
 };
 
 describe('the e-mail\'s "What changed since" section', () => {

@@ -11,19 +11,19 @@ describe("the chat message in the report's locale", () => {
       const message = buildChannelMessage(localeDefinition(locale), localeRun(locale), { now: RUN_AT, freshCopyLink: false });
       expect(message.generated).toBe(`${want.generated} (Europe/Berlin)`);
       expect(message.headline[0]!.figures).toEqual([
-        { label: 'Predictability', value: `${want.percent} (${want.points} since ${want.since})` },
-        { label: 'Open risks', value: `${want.integer} (${want.delta} since ${want.since})` },
+        { label: 'Predictability', value: `${want.percent} (${want.points} ${want.words.since} ${want.since})` },
+        { label: 'Open risks', value: `${want.integer} (${want.delta} ${want.words.since} ${want.since})` },
         { label: 'PI end', value: want.date },
       ]);
-      expect(message.changes?.heading).toBe(`What changed since ${want.since}`);
+      expect(message.changes?.heading).toBe(`${want.words.changedSince} ${want.since}`);
 
       const slack = JSON.stringify(slackPayload(message));
       const teams = JSON.stringify(teamsPayload(message));
       for (const payload of [slack, teams]) {
-        expect(payload).toContain(`Generated ${want.generated} (Europe/Berlin)`);
+        expect(payload).toContain(`${want.generated} (Europe/Berlin)`);
         expect(payload).toContain(want.percent);
         expect(payload).toContain(want.integer);
-        expect(payload).toContain(`What changed since ${want.since}`);
+        expect(payload).toContain(`${want.words.changedSince} ${want.since}`);
       }
     });
   }

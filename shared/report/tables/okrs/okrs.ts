@@ -300,7 +300,7 @@ export const OKRS_DATASET: DatasetEntry<'okrs', typeof OKR_OPTIONS, 'themes'> = 
       contract: { version: '1.3', columns: OKR_COLUMNS },
       notExported: OKR_NOT_EXPORTED,
       // Groups have no key; a level keeps a group id from meeting an objective id.
-      changes: changeRules(OKR_TABLE.tracked, { key: [['level'], ['key', 'id']], display: ['key', 'id'], title: 'title', scope: 'strategic_theme_key' }),
+      changes: changeRules(OKR_TABLE.tracked, { key: [['level'], ['key', 'id']], display: ['key', 'id'], title: 'title', scope: 'strategic_theme_key', items: true }),
       docs: {
         intro: 'One row per objective group (level 1), objective (level 2) and key result (level 3), in hierarchy order; the worksheet groups them with outline levels.',
         versions: { '1.3': "added `status_id` and `linked_item_ids` (an objective's linked items)" },

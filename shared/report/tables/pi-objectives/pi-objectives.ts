@@ -177,7 +177,7 @@ export const PI_OBJECTIVES_DATASET: DatasetEntry<'piObjectives', typeof PI_OBJEC
       contract: { version: '1.2', columns: PI_OBJECTIVE_COLUMNS },
       notExported: PI_OBJECTIVE_NOT_EXPORTED,
       changes: changeRules(PI_OBJECTIVE_TABLE.tracked, {
-        key: [['board_id'], ['id']], display: ['id'], title: 'title', scope: 'board_id', settings: ['completionType'],
+        key: [['board_id'], ['id']], display: ['id'], title: 'title', scope: 'board_id', settings: ['completionType'], items: true,
       }),
       docs: {
         intro: 'One row per PI objective on the selected boards (default: all visible boards).',

@@ -58,7 +58,7 @@ export const RISK_TABLE = tableColumns<RiskSource>()([
   {
     name: 'risk_level', type: 'text', label: 'Risk level', width: 14,
     description: 'Computed risk level; the worksheet cell is filled with the level colour',
-    change: { label: 'Risk level', order: 2 }, read: (s) => s.risk.riskLevel?.title ?? null,
+    change: { label: 'Risk level', order: 2, severity: true }, read: (s) => s.risk.riskLevel?.title ?? null,
   },
   {
     name: 'risk_level_color', type: 'text', label: 'Level colour', width: 10, hidden: true, description: 'Hex colour of the risk level',
@@ -324,7 +324,7 @@ export const RISKS_DATASET: DatasetEntry<'risks', typeof RISK_OPTIONS, 'register
     // The cf_<title> custom-field columns that follow vary with the tenant: written (typed), not part of the contract.
     contract: { version: '1.3', columns: RISK_COLUMNS },
     notExported: RISK_NOT_EXPORTED,
-    changes: changeRules(RISK_TABLE.tracked, { ...BY_KEY_OR_ID, scope: 'register_key', teams: 'teams' }),
+    changes: changeRules(RISK_TABLE.tracked, { ...BY_KEY_OR_ID, scope: 'register_key', teams: 'teams', items: true }),
     docs: {
       intro: 'One row per risk of the selected registers (default: every visible register).',
       outro: 'Then one column per custom field title found in the exported registers, sorted by title, named `cf_<title in snake_case>` ' +

@@ -69,7 +69,7 @@ describe('alerts in a report definition', () => {
       { path: 'alerts.rules.6.event', message: '"riskRaised" is not an event: choose one of riskRaisedToHighest, objectiveDropped' },
       { path: 'alerts.rules.7', message: expect.stringMatching(/^name a figure \(openRisks, .*\) with above or below, or an event \(riskRaisedToHighest, objectiveDropped\)$/) as string },
       { path: 'alerts.rules.8.event', message: 'name a figure or an event, not both: write two rules' },
-      { path: 'alerts.rules.9', message: 'unknown field(s) "abov": check the spelling' },
+      { path: 'alerts.rules.9', message: 'unknown field "abov" (did you mean "above"?): check the spelling; the fields here are figure, event, above, below, clearBelow and clearAbove' },
       { path: 'alerts.rules.9', message: 'give the line of openRisks: "above": n or "below": n' },
     ]);
   });
@@ -120,7 +120,7 @@ describe('alerts in a report definition', () => {
       },
     ]);
     expect(issuesOf({ name: 'quiet', datasets: { risks: {} }, delivery: { when: 'sometimes' } })).toEqual([
-      { path: 'delivery.when', message: 'must be one of always, changed, attention, alerts-only' },
+      { path: 'delivery.when', message: '"sometimes" is not one of always, changed, attention or alerts-only' },
     ]);
   });
 });

@@ -67,10 +67,10 @@ describe('what changed, ranked for a reader', () => {
 
   it('says what a cut list left out, by kind', () => {
     expect(digest.leftOut).toEqual([
-      { count: 12, what: 'status changes' },
-      { count: 2, what: 'field changes' },
+      { count: 12, weight: 'status' },
+      { count: 2, weight: 'other' },
     ]);
-    expect(leftOutText(digest)).toBe("12 more status changes and 2 more field changes, in the workbook's Changes sheet");
-    expect(leftOutText(changesDigest({ ...report, rows }, readerFormat('en-GB', 'UTC'), 50))).toBeNull();
+    expect(leftOutText(digest, readerFormat('en-GB', 'UTC'))).toBe("12 more status changes and 2 more field changes, in the workbook's Changes sheet");
+    expect(leftOutText(changesDigest({ ...report, rows }, readerFormat('en-GB', 'UTC'), 50), readerFormat('en-GB', 'UTC'))).toBeNull();
   });
 });

@@ -147,10 +147,10 @@ describe('a toy table added through a registry alone', () => {
     })();
     expect(refused).toBeInstanceOf(ReportDefinitionError);
     expect((refused as ReportDefinitionError).issues).toEqual([
-      { path: 'datasets', message: 'unknown field(s) "toys": check the spelling' },
+      { path: 'datasets', message: 'unknown field "toys": check the spelling; the fields here are risks, okrs, piObjectives and boardItems' },
       { path: 'datasets', message: 'choose at least one dataset: risks, okrs, piObjectives or boardItems' },
-      { path: 'deliveries.0.filter', message: 'unknown field(s) "shelves": check the spelling' },
-      { path: 'deliveries.1.filter', message: 'unknown field(s) "shelves": check the spelling' },
+      { path: 'deliveries.0.filter', message: 'unknown field "shelves": check the spelling; the fields here are boards, collections, registers and themes' },
+      { path: 'deliveries.1.filter', message: 'unknown field "shelves": check the spelling; the fields here are boards, collections, registers and themes' },
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUES, SOURCE_CATALOGUE, SOURCE_LANGUAGE } from '../../../shared/i18n/catalogues';
-import { languageChain, messagesFor } from '../../../shared/i18n/messages';
+import { CATALOGUES, SOURCE_CATALOGUE, SOURCE_LANGUAGE } from '../../../../shared/core/i18n/catalogues';
+import { languageChain, messagesFor } from '../../../../shared/core/i18n/messages';
 
 /** The ICU argument names of a message, nested ones (inside plurals and selects) included, sorted. */
 function argumentsOf(message: string): string[] {
