@@ -126,6 +126,10 @@ export const GLOSSARY = {
     label: EN['term.predictability'],
     definition: 'Actual BV ÷ planned BV, in percent (SAFe\'s program predictability measure); for a group of boards, their actual BV ÷ their planned BV.',
   },
+  aboveBand: {
+    label: EN['term.aboveBand'],
+    definition: 'The note under a predictability table with a value over 100 %: uncommitted objectives delivered business value the committed plan did not count.',
+  },
   predictabilityBand: {
     label: EN['term.predictabilityBand'],
     definition: 'Whether predictability is within SAFe\'s 80–100 % band ("in band", "below 80 %", "above 100 %"), judged once the PI reaches its IP sprint; before that "scored at the end of the PI", said once in the headline (the tables by board and by team then leave the column out).',

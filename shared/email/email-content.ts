@@ -115,14 +115,15 @@ const HEADLINE_FIGURES = ['term.openRisks', 'term.severeRisks', 'term.okrProgres
 /**
  * "Open risks 58 · Open high or critical risks 30 · OKR progress 62.1 % · Predictability 53.1 % · 15 need
  * attention: 13 risks, 2 OKRs": the headline figures in one line, what an inbox shows beside the subject and what
- * Slack and Teams show in a notification, so the list itself says whether the message needs opening.
+ * Slack and Teams show in a notification, so the list itself says whether the message needs opening. A
+ * provisional figure (predictability before its PI is scored) is left out: it is not the result yet.
  */
 export function headlineSentence(summary: ReportSummary, format: ReaderFormat): string {
   const lines = summary.sections.filter((s) => s.role === 'headline').flatMap((s) => s.lines);
   const figures = HEADLINE_FIGURES.flatMap((id) => {
     // The summary was written in the reader's language: its labels are this format's words.
     const label = format.t(id);
-    const line = lines.find((l) => l.label === label && typeof l.value === 'number');
+    const line = lines.find((l) => l.label === label && typeof l.value === 'number' && l.provisional !== true);
     return line ? [`${label} ${cellText(line.value, line.type, format, false)}`] : [];
   });
   return [...figures, attentionSentence(attentionTally(summary), format)].join(' · ');

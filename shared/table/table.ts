@@ -130,6 +130,11 @@ export interface SummaryLine {
   readonly type?: ColumnType;
   /** The change since the run compared with, e.g. "+4 since 16/11/2026" in the report's locale (shown beside the value). */
   readonly delta?: string;
+  /**
+   * A figure that is not final yet (predictability before its PI is scored): the one-line headline
+   * (preheader, chat notification) leaves it out, so a running score is not read as the result.
+   */
+  readonly provisional?: boolean;
 }
 export interface SummaryGridColumn {
   readonly label: string;

@@ -116,7 +116,8 @@ describe('demo command (the README\'s first command)', () => {
       expect(at.every((i) => i >= 0), surface).toBe(true);
       expect([...at].sort((a, b) => a - b), surface).toEqual(at);
     }
-    expect(slackText.text).toMatch(/Open risks \d+ · Open high or critical risks \d+ · OKR progress [\d.]+ % · Predictability [\d.]+ %/);
+    // Mid-PI predictability is a running score, left out of the notification; the attention count says what it counts.
+    expect(slackText.text).toMatch(/Open risks \d+ · Open high or critical risks \d+ · OKR progress [\d.]+ % · \d+ need attention: \d+ risks, \d+ OKRs$/);
 
     const changes = workbook.getWorksheet('Changes')!;
     expect(changes.getCell('A1').text).toMatch(/^Changes since 16\/11\/2026/);

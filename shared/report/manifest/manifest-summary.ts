@@ -24,6 +24,7 @@ const summaryLine = z.looseObject({
   value: cellValue.exactOptional(),
   type: z.enum(COLUMN_TYPES).exactOptional(),
   delta: z.string().exactOptional(),
+  provisional: z.boolean().exactOptional(),
 });
 
 const summaryGrid = z.looseObject({

@@ -104,11 +104,12 @@ export class PiFigures {
           { label: term('uncommittedObjectives'), value: all.uncommitted, type: 'integer' },
           { label: term('plannedBv'), value: all.planned, type: 'number' },
           { label: term('actualBv'), value: all.actual, type: 'number' },
-          { label: term('predictability'), value: predictability(all), type: 'percent' },
+          // Before every PI is scored the figure is a running one: kept out of the one-line headline.
+          { label: term('predictability'), value: predictability(all), type: 'percent', ...(!all.scored && { provisional: true }) },
           { label: term('predictabilityBand'), value: judgement(all) },
         ],
       },
-      { heading: term('predictabilityByBoard'), role: 'headline', lines: [], grid: grid(this.#boards.values(), term('board')) },
+      { heading: term('predictabilityByBoard'), role: 'headline', lines: overBandNote(this.#boards.values()), grid: grid(this.#boards.values(), term('board')) },
       attentionSection(
         attentionRows(this.attentionItems(), (_kind, n) => `${n} more committed objectives without actual BV`, (item) =>
           item.kind === 'PI' ? [null, null, FILLS.warn] : undefined,
@@ -116,7 +117,8 @@ export class PiFigures {
       ),
     ];
     if (this.#teams.size > 0) {
-      sections.push({ heading: term('predictabilityByTeam'), role: 'detail', lines: [], grid: grid(this.#teams.values(), term('boardTeam')) });
+      const teams = [...this.#teams.values()];
+      sections.push({ heading: term('predictabilityByTeam'), role: 'detail', lines: overBandNote(teams), grid: grid(teams, term('boardTeam')) });
     }
     return sections;
   }
@@ -158,6 +160,15 @@ export class PiFigures {
 
 function predictability(x: Tally): number | null {
   return percentOf(x.actual, x.planned);
+}
+
+/** What the reader needs beside a value over 100 % (433.3 % reads as an error otherwise): where it comes from. */
+export const OVER_BAND_NOTE = 'uncommitted objectives delivered business value beyond the committed plan (their actual BV counts, their planned BV does not)';
+
+/** The note of a table with a value over 100 %, none otherwise. */
+function overBandNote(tallies: Iterable<Tally>): SummaryLine[] {
+  const over = [...tallies].some((x) => (predictability(x) ?? 0) > PREDICTABILITY_BAND.high);
+  return over ? [{ label: term('aboveBand'), value: OVER_BAND_NOTE }] : [];
 }
 
 function judgement(x: Tally): string {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
+import { OVER_BAND_NOTE } from '../../../../shared/report/summary/pi-figures';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
 import { exportDefinition } from '../../../support/export-run';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
@@ -84,6 +85,17 @@ describe('PI figures (demo tenant)', () => {
       .filter((o) => o.type !== 'Objective-Committed')
       .reduce((n, o) => n + (o.bvActual ?? 0), 0);
     expect(uncommittedActual).toBeGreaterThan(0);
+  });
+
+  it('explains a value over 100 % under its table, and keeps a running score out of the one-line headline', () => {
+    for (const heading of ['Predictability by board', 'Predictability by team']) {
+      const table = section(MID_PI, heading)!;
+      const over = table.grid!.rows.some((r) => typeof r.values[5] === 'number' && r.values[5] > 100);
+      expect(table.lines.map((l) => [l.label, l.value]), heading).toEqual(over ? [['Above 100 %', OVER_BAND_NOTE]] : []);
+    }
+    expect(section(MID_PI, 'Predictability by team')!.grid!.rows.some((r) => (r.values[5] as number) > 100)).toBe(true);
+    // Mid-PI the all-boards figure is a running one: provisional, so the preheader and notifications leave it out.
+    expect(section(MID_PI, 'PI objectives')!.lines.find((l) => l.label === 'Predictability')?.provisional).toBe(true);
   });
 
   it('lists only real teams per team (not "Program objectives" groups)', () => {
