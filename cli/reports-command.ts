@@ -1,4 +1,5 @@
 import { readRegularFile } from '../shared/core/files/regular-file';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCliConfig } from '../shared/core/config';
@@ -46,6 +47,9 @@ commands:
                                  (--out <dir> for local exports)
 
   --dir <folder>   use a local folder instead of --bucket (its definitions/ subfolder)
+  --outputs <file> the stack outputs of \`cdk deploy --outputs-file <file>\` (default cdk-outputs.json, as
+                   npm run link reads them): without --bucket or --dir, push, list and remove take the
+                   definitions bucket from it, and list the schedule group and the last runs too
   --help           this text`;
 
 const OPTIONS = {
@@ -56,6 +60,7 @@ const OPTIONS = {
   'reports-prefix': { type: 'string' },
   'ledger-table': { type: 'string' },
   out: { type: 'string' },
+  outputs: { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -79,11 +84,11 @@ export async function runReportsCommand(argv: readonly string[], io: CommandIo, 
       case 'validate':
         return (await validateFiles(rest, io)).ok ? 0 : 1;
       case 'push':
-        return await push(rest, args.values, io);
+        return await push(rest, await withStackOutputs(args.values, io), io);
       case 'list':
-        return await list(args.values, io, (options.now ?? (() => new Date()))());
+        return await list(await withStackOutputs(args.values, io), io, (options.now ?? (() => new Date()))());
       case 'remove':
-        return await remove(rest, args.values, io);
+        return await remove(rest, await withStackOutputs(args.values, io), io);
       case 'resubscribe':
         return await resubscribe(rest, args.values, io, (options.now ?? (() => new Date()))());
       default:
@@ -201,10 +206,45 @@ async function list(values: Args['values'], io: CommandIo, now: Date): Promise<n
   return entries.some((e) => e.problem !== undefined || e.scheduleState === 'missing' || e.scheduleState === 'outdated') ? 1 : 0;
 }
 
+/**
+ * The options with what the stack's outputs file gives (`cdk deploy --outputs-file`, read as `npm run
+ * link` reads it), when neither --bucket nor --dir names the store: the definitions bucket, and for
+ * `list` the schedule group and where the runs are, unless given. The options as they are otherwise,
+ * or when the default file is not there.
+ */
+async function withStackOutputs(values: Args['values'], io: CommandIo): Promise<Args['values']> {
+  if (values.bucket !== undefined || values.dir !== undefined || values.out !== undefined) return values;
+  const path = resolve(io.cwd, values.outputs ?? 'cdk-outputs.json');
+  if (values.outputs === undefined && !(await stat(path).then(() => true, () => false))) return values;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readRegularFile(path, { label: 'it', error: (message) => new ReportDefinitionError(message, []) }));
+  } catch (error) {
+    throw new UsageError(`cannot read the stack outputs "${path}" (${errorMessage(error)}): deploy with npx cdk deploy --outputs-file cdk-outputs.json, or give --bucket`);
+  }
+  const stacks = Object.values(typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>[];
+  const stack = stacks.find((s) => typeof s.DefinitionsBucketName === 'string');
+  if (!stack) throw new UsageError(`"${path}" has no stack with a DefinitionsBucketName output: give --bucket`);
+  const text = (key: string): string | undefined => (typeof stack[key] === 'string' ? stack[key] : undefined);
+  const group = values['schedule-group'] ?? text('ScheduleGroupName');
+  const ledger = text('LedgerTableName');
+  const reports = text('ReportsBucketName');
+  const runs = values['ledger-table'] === undefined && values['reports-bucket'] === undefined && ledger !== undefined && reports !== undefined;
+  return {
+    ...values,
+    bucket: stack.DefinitionsBucketName as string,
+    ...(group !== undefined && { 'schedule-group': group }),
+    ...(runs && { 'ledger-table': ledger, 'reports-bucket': reports }),
+  };
+}
+
 function definitionStore(values: Args['values'], io: CommandIo): DefinitionStore {
   if (!values.bucket && !values.dir && values.out !== undefined) {
     // --out names where runs are, not which reports exist: those come from a store.
     throw new UsageError(`--out gives the last runs of local exports; name the reports too: --dir <folder> (the folder reports push --dir wrote) or --bucket <b>`);
+  }
+  if (!values.bucket && !values.dir) {
+    throw new UsageError('give --bucket <DefinitionsBucketName> or --dir <folder>, or run where cdk-outputs.json is (npx cdk deploy --outputs-file cdk-outputs.json)');
   }
   if (!values.bucket === !values.dir) throw new UsageError('give exactly one of --bucket or --dir');
   return values.bucket ? bucketDefinitionStore(values.bucket, io) : new DefinitionStore(new LocalDirectoryStorage(resolve(io.cwd, values.dir!)));

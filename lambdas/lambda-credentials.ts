@@ -25,12 +25,25 @@ const NO_CREDENTIALS =
   'or from AWS_CONTAINER_CREDENTIALS_FULL_URI, and neither is set. This bundle is built for Lambda ' +
   '(infra/constructs/exporter-function.ts); elsewhere run the unbundled code, which has the SDK\'s whole default chain.';
 
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 /** The default chain as a Lambda reaches it: the environment, then the container endpoint, then a clear error. */
 export function defaultProvider(init: ChainInit = {}): AwsCredentialIdentityProvider {
   return chain(
     fromEnv(init),
     // fromHttp throws at once when no endpoint is set: built when the environment had nothing.
-    async () => fromHttp(init)(),
+    async () => {
+      try {
+        return await fromHttp(init)();
+      } catch (error) {
+        // No endpoint set: on to the last link. An endpoint set but failing is that link's failure, told as such.
+        if (/^No HTTP credential provider host provided/.test(errorMessage(error))) throw error;
+        throw new CredentialsProviderError(
+          `No AWS credentials: the container credentials endpoint (AWS_CONTAINER_CREDENTIALS_FULL_URI) is set, but it gave no credentials: ${errorMessage(error)}`,
+          { tryNextLink: false, ...(init.logger && { logger: init.logger }) },
+        );
+      }
+    },
     () => Promise.reject(new CredentialsProviderError(NO_CREDENTIALS, { tryNextLink: false, ...(init.logger && { logger: init.logger }) })),
   );
 }

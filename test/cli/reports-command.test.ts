@@ -1,5 +1,6 @@
 // @tier slow
 import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { SuppressionList } from '../../shared/messages/recipients/suppressions';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { writeFileSync } from 'node:fs';
@@ -76,7 +77,7 @@ describe('npm run reports', () => {
     expect(result.code).toBe(1);
     expect(result.err).toContain('bad.json is invalid:\n');
     expect(result.err).toContain('  - definition.name: must be a slug');
-    expect(result.err).toMatch(/ {2}- definition\.datasets: unknown field\(s\) "risk"/);
+    expect(result.err).toMatch(/ {2}- definition\.datasets: unknown field "risk" \(did you mean "risks"\?\)/);
     expect(result.err).toMatch(/ {2}- schedule\.cron: day-of-month \(3rd field\) or day-of-week \(5th field\) must be "\?"/);
     expect(result.err).toMatch(/broken\.json is invalid:\n {2}- \(root\): not valid JSON/);
     expect(result.err).toContain('train-000.json is invalid:\n  - definition.name: "train-000" is also the name in twin.json');
@@ -134,6 +135,29 @@ describe('npm run reports', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.err).toBe('error: no stored report named "train-002"; nothing removed\n');
     expect(await store.names()).toEqual(['train-003']);
+  });
+
+  it('reads the definitions bucket and the schedule group from cdk-outputs.json as link does, so push, list and remove need no --bucket', async () => {
+    const deployed = dir.path('deployed');
+    await mkdir(deployed, { recursive: true });
+    const inDeployed = async (args: string[]) => {
+      const io = captureIo(deployed, env);
+      const code = await withProcessEnv(env, () => runReportsCommand(args, io, { now: () => NOW }));
+      return { code, out: io.out(), err: io.err() };
+    };
+    const noOutputs = await inDeployed(['list']);
+    expect(noOutputs.code).toBe(2);
+    expect(noOutputs.err).toContain('give --bucket <DefinitionsBucketName> or --dir <folder>, or run where cdk-outputs.json is (npx cdk deploy --outputs-file cdk-outputs.json)');
+
+    await writeFile(join(deployed, 'cdk-outputs.json'), JSON.stringify({ PlanningReportExporter: { ApiUrl: 'https://x.example/', DefinitionsBucketName: 'definitions', ScheduleGroupName: 'stack-reports' } }, null, 2));
+    await writeFile(join(deployed, 'train-040.json'), JSON.stringify({ definition: { name: 'train-040', datasets: { risks: {} } }, schedule: null }));
+    expect(await inDeployed(['push', 'train-040.json'])).toMatchObject({ code: 0, err: '' });
+    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    expect(await store.names()).toContain('train-040');
+    const listed = await inDeployed(['list']);
+    expect(listed.out).toContain('train-040\n  schedule  on demand\n');
+    expect(await inDeployed(['remove', 'train-040'])).toEqual({ code: 0, out: 'removed train-040\n', err: '' });
+    expect(await store.names()).not.toContain('train-040');
   });
 
   it('pushes the demo report, saying what to set for its webhook secret rather than only that it cannot be read', async () => {
