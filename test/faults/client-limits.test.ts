@@ -82,7 +82,7 @@ describe('client limits', () => {
     sim.injectFault({ status: 'oversized', bytes: 3 * MiB, times: 5 });
     const { code, text } = await cli(['--out', 'out-big'], { API_MAX_RESPONSE_BYTES: String(MiB) });
     expect(code).toBe(1);
-    expect(text).toMatch(/listRiskRegisters: the planning API sent more than 1.0 MiB in one response/);
+    expect(text).toMatch(/the planning API sent more than 1.0 MiB in one response/);
     await expect(stat(join(dir, 'out-big', 'limits', 'latest.json'))).rejects.toThrow(/ENOENT/);
   });
 

@@ -126,7 +126,7 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       cell.value = wrappedLink(toExcel(c.value, c.type ?? inferType(c.value), clock), lineCount(c.value, c.column));
       cell.style = (c.fill ? styles.withFill(producedKind, c.fill) : undefined) ?? styleOf(producedKind, c.style);
       // A date and time gets the same room as text: in its column alone a wider print font shows ###.
-      if (c.wide && (producedKind === Kind.Text || producedKind === Kind.DateTime)) {
+      if (c.wide && (producedKind === Kind.Text || producedKind === Kind.DateTime || producedKind === Kind.Link)) {
         sheet.mergeCells(rowNumber + 1, c.column, rowNumber + 1, widths.length);
         // Left-aligned like the text beside it: a date at the far end of eight columns reads as unrelated.
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true, horizontal: 'left' } };
@@ -194,8 +194,9 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
           // Text runs into the empty cells beside it (one line); links and figures take their own style.
           style: c.type === 'text' || c.type === undefined ? (i === 0 ? STYLE.label : STYLE.gridText) : undefined,
           fill: row.fills?.[i],
-          // The last column's text (Why) runs to the page edge and wraps there.
-          wide: section.role === 'attention' && i === grid.columns.length - 1,
+          // The last column's text (Why) runs to the page edge and wraps there; so does an "n more" row's
+          // link, alone in its row (a link in its narrow column alone would wrap word by word).
+          wide: (section.role === 'attention' && i === grid.columns.length - 1) || (row.more !== undefined && row.values[i] !== null && row.values[i] !== undefined),
           label: section.role !== 'attention' && i === 0,
         })),
       );

@@ -73,7 +73,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'cli/discover-command.ts': [['ExporterError', false]],
   'cli/export-command.ts': [['ExporterError', false], ['ReportDefinitionError', false], ['StorageError', false], ['StorageError', false]],
   'cli/link-command.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
-  'cli/reports-command.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
+  'cli/reports-command.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   // A redirect is not followed, and the same URL redirects again: not retried.
   'shared/channels/webhook-post.ts': [['ChannelDeliveryError', 'policy'], ['ChannelDeliveryError', false], ['ChannelDeliveryError', 'policy']],
   'shared/core/config.ts': [['ConfigError', false]],
@@ -87,6 +87,8 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/definitions/stored-definition.ts': [['ReportDefinitionError', false]],
   'shared/email/ses-mailer.ts': [['EmailDeliveryError', 'aws'], ['EmailDeliveryError', 'aws'], ['EmailDeliveryError', false], ['EmailDeliveryError', false], ['EmailDeliveryError', false]],
   'shared/events/event-bridge.ts': [['EventPublishError', 'aws']],
+  // The router's own errors: a route that is not there, an export id nobody started; asking again cannot help.
+  'shared/http/router.ts': [['NotFoundError', false], ['NotFoundError', false]],
   'shared/job/run-job.ts': [['RetryableExportError', true]],
   'shared/job/stages/deliver-email.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/fan-out/step-functions-starter.ts': [['ExporterError', 'aws']],
