@@ -1,33 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StorageError } from '../../../shared/core/errors';
 import { DynamoDbLedger, LEDGER_PARTITION_KEY, LEDGER_TTL_ATTRIBUTE } from '../../../shared/ledger/dynamodb-ledger';
 import type { Ledger } from '../../../shared/ledger/ledger';
 import { ledgerRecord } from '../../../shared/ledger/ledger-record';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
-import { startDynalite, type DynaliteHandle } from '../../support/dynalite';
+import { bothLedgers } from '../../support/ledger-adapters';
 
 /** The typed record over both adapters: DynamoDB (dynalite enforces ConditionExpression) and a local directory. */
-let dynamo: DynaliteHandle;
-let dir: string;
+const both = bothLedgers('ledger-record-');
+const { adapters } = both;
 let n = 0;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  dir = await mkdtemp(join(tmpdir(), 'ledger-record-'));
-});
-afterAll(async () => {
-  await dynamo.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const adapters: [string, () => Ledger][] = [
-  ['DynamoDB', () => new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName })],
-  ['local directory', () => new LocalLedger(join(dir, 'ledger'))],
-];
 const unique = (name: string) => `record/${name}-${++n}`;
 
 const listSchema = z.object({ items: z.array(z.string()) });
@@ -146,9 +129,9 @@ describe('a ledger record on DynamoDB', () => {
   it('gives the item the expiry the change asks for, from the value written', async () => {
     const key = unique('expiry');
     const datedSchema = z.object({ until: z.string() });
-    const record = ledgerRecord(new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName }), key, datedSchema, { what: 'a dated entry' });
+    const record = ledgerRecord(new DynamoDbLedger({ client: both.dynamo().client, tableName: both.dynamo().tableName }), key, datedSchema, { what: 'a dated entry' });
     await record.change(() => ({ until: '2027-01-01T00:00:00.000Z' }), { expiresAt: (value) => new Date(value.until) });
-    const { Item } = await dynamo.client.send(new GetItemCommand({ TableName: dynamo.tableName, Key: { [LEDGER_PARTITION_KEY]: { S: key } } }));
+    const { Item } = await both.dynamo().client.send(new GetItemCommand({ TableName: both.dynamo().tableName, Key: { [LEDGER_PARTITION_KEY]: { S: key } } }));
     expect(Item?.[LEDGER_TTL_ATTRIBUTE]?.N).toBe(String(Date.parse('2027-01-01T00:00:00.000Z') / 1000));
   });
 });

@@ -1,32 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LeaseLostError, RunInProgressError } from '../../../shared/core/errors';
 import { silentLog } from '../../../shared/core/logger';
 import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import type { Ledger } from '../../../shared/ledger/ledger';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { RunLease } from '../../../shared/report/run/run-lease';
-import { startDynalite, type DynaliteHandle } from '../../support/dynalite';
+import { bothLedgers } from '../../support/ledger-adapters';
 
 /** The same rules for both adapters: DynamoDB (dynalite enforces ConditionExpression) and a local directory. */
-let dynamo: DynaliteHandle;
-let dir: string;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  dir = await mkdtemp(join(tmpdir(), 'ledger-'));
-});
-afterAll(async () => {
-  await dynamo.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const adapters: [string, () => Ledger][] = [
-  ['DynamoDB', () => new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName })],
-  ['local directory', () => new LocalLedger(join(dir, 'ledger'))],
-];
+const both = bothLedgers('ledger-');
+const { adapters } = both;
 
 /** The DynamoDB ledger with a pause before each conditional write, like LocalLedger's `beforeCommit`. */
 function pausedDynamo(ledger: Ledger, pause: () => Promise<void>): Ledger {
@@ -66,7 +51,7 @@ describe.each(adapters)('the %s ledger', (name, make) => {
       let paused!: () => void;
       const reachedCommit = new Promise<void>((resolve) => (paused = resolve));
       const gate = new Promise<void>((resolve) => (resume = resolve));
-      const slow = name === 'DynamoDB' ? pausedDynamo(make(), () => (paused(), gate)) : new LocalLedger(join(dir, 'ledger'), { beforeCommit: () => (paused(), gate) });
+      const slow = name === 'DynamoDB' ? pausedDynamo(make(), () => (paused(), gate)) : new LocalLedger(join(both.dir(), 'ledger'), { beforeCommit: () => (paused(), gate) });
       const stale = slow.put(key, { latest: 'run-0-stale' }, 1);
       await reachedCommit;
       // Meanwhile newer runs move the entry on (9 writes clear the paused writer's version number away).
@@ -144,14 +129,14 @@ describe.each(adapters)('the %s ledger', (name, make) => {
 
 describe('the DynamoDB ledger', () => {
   it('sets the TTL attribute so old leases and jobs expire', async () => {
-    const ledger = new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName });
+    const ledger = new DynamoDbLedger({ client: both.dynamo().client, tableName: both.dynamo().tableName });
     await ledger.put('ttl/one', { x: 1 }, 0, { expiresAt: new Date('2026-12-01T00:00:00Z') });
-    const { Item } = await dynamo.client.send(new GetItemCommand({ TableName: dynamo.tableName, Key: { pk: { S: 'ttl/one' } } }));
+    const { Item } = await both.dynamo().client.send(new GetItemCommand({ TableName: both.dynamo().tableName, Key: { pk: { S: 'ttl/one' } } }));
     expect(Item?.expiresAt).toEqual({ N: String(Date.parse('2026-12-01T00:00:00Z') / 1000) });
   });
 
   it('names the table and the key when the table does not exist', async () => {
-    const ledger = new DynamoDbLedger({ client: dynamo.client, tableName: 'no-such-table' });
+    const ledger = new DynamoDbLedger({ client: both.dynamo().client, tableName: 'no-such-table' });
     await expect(ledger.get('run/x')).rejects.toThrow(/could not read run\/x from the run ledger dynamodb:no-such-table: ResourceNotFoundException/);
   });
 });

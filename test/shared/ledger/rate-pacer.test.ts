@@ -1,34 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
-import { ledgerKey, type Ledger } from '../../../shared/ledger/ledger';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
+import { describe, expect, it } from 'vitest';
+import { ledgerKey } from '../../../shared/ledger/ledger';
 import { ledgerRatePacer, paceRecord, type RatePacer } from '../../../shared/ledger/rate-pacer';
-import { startDynalite, type DynaliteHandle } from '../../support/dynalite';
+import { bothLedgers } from '../../support/ledger-adapters';
 
 /**
  * The pace a fleet's runs share through the ledger, over both adapters: many pacers (one per run, as
  * each run makes its own) reserving at once on one key never get two moments closer than the rate
  * allows, whoever wins each compare-and-swap; a hold-off reaches every pacer of the key.
  */
-let dynamo: DynaliteHandle;
-let dir: string;
+const both = bothLedgers('rate-pacer-');
+const { adapters } = both;
 let n = 0;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  dir = await mkdtemp(join(tmpdir(), 'rate-pacer-'));
-});
-afterAll(async () => {
-  await dynamo.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const adapters: [string, () => Ledger][] = [
-  ['DynamoDB', () => new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName })],
-  ['local directory', () => new LocalLedger(join(dir, 'ledger'))],
-];
 const T0 = Date.parse('2026-11-30T07:00:00Z');
 const unique = () => ledgerKey('pace', 'planning', `https://tenant-${++n}.example.com`, 'acme');
 const noPause = (): Promise<void> => Promise.resolve();
