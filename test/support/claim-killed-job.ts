@@ -39,6 +39,9 @@ function dyingLedger(inner: Ledger, address: string): Ledger {
       const claim = value as { status?: string } | null;
       if (written && key.startsWith('message/') && key.endsWith(claimKey) && claim?.status === 'sending') {
         process.stdout.write('claimed\n');
+        // A timer keeps the event loop alive until the SIGKILL: a bare never-settling promise lets
+        // Node exit on its own (code 13, unsettled top-level await) when nothing else is pending.
+        setInterval(() => undefined, 60_000);
         await new Promise<never>(() => undefined);
       }
       return written;
