@@ -1,8 +1,8 @@
 import { planningLink } from './planning-links';
 import type { OkrObjective, StrategicTheme } from '../../planning-api/schemas';
 import type { SummaryGridRow, SummarySection } from '../../table/table';
-import { ATTENTION_COLUMNS, ATTENTION_LIMIT, FILLS, okrHealth, rowLink } from './vocabulary';
-import { term } from '../../core/glossary';
+import { attentionColumns, ATTENTION_LIMIT, FILLS, okrHealth, rowLink } from './vocabulary';
+import type { Messages } from '../../core/i18n/messages';
 
 /**
  * OKR progress for the whole report: the average of its strategic themes' progress, each theme
@@ -45,6 +45,8 @@ export class OkrFigures {
   constructor(
     private readonly sheet: string,
     private readonly percent: (value: number) => string,
+    /** The report's words (the reader format's). */
+    private readonly messages: Messages,
     private readonly linkTemplate?: string,
   ) {}
 
@@ -94,7 +96,7 @@ export class OkrFigures {
           'Off track',
           ...(o.completion === null ? [] : [`${this.percent(o.completion)} complete`]),
           o.theme,
-          o.owners.length === 0 ? 'no owner' : `${term('owner')}: ${o.owners.join(', ')}`,
+          o.owners.length === 0 ? 'no owner' : `${this.messages.t('term.owner')}: ${o.owners.join(', ')}`,
         ].join(' · '),
       ],
     }));
@@ -104,26 +106,26 @@ export class OkrFigures {
     const overall = okrProgress([...this.#themes.values()].map((t) => t.progress));
     return [
       {
-        heading: term('okrProgressByTheme'),
+        heading: this.messages.t('term.okrProgressByTheme'),
         role: 'headline',
         // The report's one OKR figure above its themes', as the trends and the e-mail name it.
-        lines: [{ label: term('okrProgress'), value: overall, type: 'percent' }],
+        lines: [{ label: this.messages.t('term.okrProgress'), value: overall, type: 'percent' }],
         grid: {
           columns: [
-            { label: term('strategicTheme') },
-            { label: term('okrProgress'), type: 'percent', bar: true },
-            { label: term('objectives'), type: 'integer', brief: true },
-            { label: term('notStarted'), type: 'integer' },
-            { label: term('onTrack'), type: 'integer' },
-            { label: term('atRisk'), type: 'integer' },
-            { label: term('offTrack'), type: 'integer' },
-            { label: term('done'), type: 'integer' },
-            ...(others ? [{ label: term('otherStatus'), type: 'integer' as const }] : []),
+            { label: this.messages.t('term.strategicTheme') },
+            { label: this.messages.t('term.okrProgress'), type: 'percent', bar: true },
+            { label: this.messages.t('term.objectives'), type: 'integer', brief: true },
+            { label: this.messages.t('term.notStarted'), type: 'integer' },
+            { label: this.messages.t('term.onTrack'), type: 'integer' },
+            { label: this.messages.t('term.atRisk'), type: 'integer' },
+            { label: this.messages.t('term.offTrack'), type: 'integer' },
+            { label: this.messages.t('term.done'), type: 'integer' },
+            ...(others ? [{ label: this.messages.t('term.otherStatus'), type: 'integer' as const }] : []),
           ],
           rows,
         },
       },
-      { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: attention } },
+      { heading: this.messages.t('term.needsAttention'), role: 'attention', lines: [], grid: { columns: attentionColumns(this.messages), rows: attention } },
     ];
   }
 

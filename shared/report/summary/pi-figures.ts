@@ -3,7 +3,7 @@ import type { Board, PiObjective, PiObjectiveGroup } from '../../planning-api/sc
 import type { SummaryGridRow, SummaryLine, SummarySection } from '../../table/table';
 import type { PiPhase } from './pi-phase';
 import {
-  ATTENTION_COLUMNS,
+  attentionColumns,
   ATTENTION_LIMIT,
   bandFill,
   bandText,
@@ -13,7 +13,7 @@ import {
   PREDICTABILITY_BAND,
   rowLink,
 } from './vocabulary';
-import { term } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
 
 interface Tally {
   readonly label: string;
@@ -41,7 +41,7 @@ export const NOT_SCORED_YET = 'scored at the end of the PI';
  * Per-team figures count only the groups that are teams of the board (not program objectives).
  */
 export class PiFigures {
-  readonly #all = tally(term('allBoards'), true);
+  readonly #all: Tally;
   readonly #boards = new Map<string, Tally>();
   readonly #teams = new Map<string, Tally>();
   readonly #phases = new Map<string, PiPhase>();
@@ -51,8 +51,12 @@ export class PiFigures {
   /** `linkTemplate`: `links.piObjectiveUrl` of the definition, the objective's address in the planning tool. */
   constructor(
     private readonly sheet: string,
+    /** The report's words (the reader format's). */
+    private readonly messages: Messages,
     private readonly linkTemplate?: string,
-  ) {}
+  ) {
+    this.#all = tally(messages.t('term.allBoards'), true);
+  }
 
   /** Before the board's objectives: its PI phase and the titles and labels of its teams. */
   board(board: Board, phase: PiPhase, teams: readonly string[]): void {
@@ -97,29 +101,29 @@ export class PiFigures {
     const all = this.#all;
     const sections: SummarySection[] = [
       {
-        heading: term('piObjectives'),
+        heading: this.messages.t('term.piObjectives'),
         role: 'headline',
         lines: [
           ...this.#phaseLines(),
-          { label: term('committedObjectives'), value: all.committed, type: 'integer' },
-          { label: term('uncommittedObjectives'), value: all.uncommitted, type: 'integer' },
-          { label: term('plannedBv'), value: all.planned, type: 'number' },
-          { label: term('actualBv'), value: all.actual, type: 'number' },
-          { label: term('predictability'), value: predictability(all), type: 'percent' },
-          { label: term('predictabilityBand'), value: judgement(all) },
+          { label: this.messages.t('term.committedObjectives'), value: all.committed, type: 'integer' },
+          { label: this.messages.t('term.uncommittedObjectives'), value: all.uncommitted, type: 'integer' },
+          { label: this.messages.t('term.plannedBv'), value: all.planned, type: 'number' },
+          { label: this.messages.t('term.actualBv'), value: all.actual, type: 'number' },
+          { label: this.messages.t('term.predictability'), value: predictability(all), type: 'percent' },
+          { label: this.messages.t('term.predictabilityBand'), value: judgement(all) },
         ],
       },
-      { heading: term('predictabilityByBoard'), role: 'headline', lines: [], grid: grid(this.#boards.values(), term('board')) },
-      { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows: this.#attention() } },
+      { heading: this.messages.t('term.predictabilityByBoard'), role: 'headline', lines: [], grid: grid(this.#boards.values(), this.messages.t('term.board'), this.messages) },
+      { heading: this.messages.t('term.needsAttention'), role: 'attention', lines: [], grid: { columns: attentionColumns(this.messages), rows: this.#attention() } },
     ];
     if (this.#teams.size > 0) {
-      sections.push({ heading: term('predictabilityByTeam'), role: 'detail', lines: [], grid: grid(this.#teams.values(), term('boardTeam')) });
+      sections.push({ heading: this.messages.t('term.predictabilityByTeam'), role: 'detail', lines: [], grid: grid(this.#teams.values(), this.messages.t('term.boardTeam'), this.messages) });
     }
     return sections;
   }
 
   #phaseLines(): SummaryLine[] {
-    return [...this.#phases.values()].map((p) => ({ label: term('piPhase', { board: p.pi }), value: p.text }));
+    return [...this.#phases.values()].map((p) => ({ label: this.messages.t('term.piPhase', { board: p.pi }), value: p.text }));
   }
 
   #attention(): SummaryGridRow[] {
@@ -164,19 +168,19 @@ function judgement(x: Tally): string {
  * A table of tallies. The band column is left out while no PI in it has been scored: every row would
  * say "scored at the end of the PI", which the headline's band line says once.
  */
-function grid(tallies: Iterable<Tally>, first: string) {
+function grid(tallies: Iterable<Tally>, first: string, messages: Messages) {
   const all = [...tallies];
   const band = all.some((x) => x.scored);
   return {
     columns: [
       { label: first },
-      { label: term('committedObjectives'), type: 'integer' as const, brief: true },
-      { label: term('uncommittedObjectives'), type: 'integer' as const, brief: true },
-      { label: term('plannedBv'), type: 'number' as const },
-      { label: term('actualBv'), type: 'number' as const },
-      { label: term('predictability'), type: 'percent' as const, bar: true },
+      { label: messages.t('term.committedObjectives'), type: 'integer' as const, brief: true },
+      { label: messages.t('term.uncommittedObjectives'), type: 'integer' as const, brief: true },
+      { label: messages.t('term.plannedBv'), type: 'number' as const },
+      { label: messages.t('term.actualBv'), type: 'number' as const },
+      { label: messages.t('term.predictability'), type: 'percent' as const, bar: true },
       // Not brief: the e-mail shows the band in words beside its colour.
-      ...(band ? [{ label: term('predictabilityBand') }] : []),
+      ...(band ? [{ label: messages.t('term.predictabilityBand') }] : []),
     ],
     rows: all.map((x): SummaryGridRow => {
       const p = predictability(x);

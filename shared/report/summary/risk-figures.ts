@@ -3,7 +3,7 @@ import type { CellValue, SummaryGridRow, SummarySection } from '../../table/tabl
 import { statusCategoryText } from '../../core/format';
 import { parseApiDate } from '../dataset/dates';
 import {
-  ATTENTION_COLUMNS,
+  attentionColumns,
   ATTENTION_LIMIT,
   daysBetween,
   isClosedRiskStatus,
@@ -13,7 +13,7 @@ import {
   severityRank,
 } from './vocabulary';
 import { planningLink } from './planning-links';
-import { term } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
 
 interface Candidate {
   readonly key: string;
@@ -51,6 +51,8 @@ export class RiskFigures {
     private readonly today: Date,
     private readonly sheet: string,
     private readonly owner: { readonly of: (risk: Risk) => string | null; readonly field?: string | undefined },
+    /** The report's words (the reader format's). */
+    private readonly messages: Messages,
     /** `links.riskUrl` of the definition: the risk's address in the planning tool. */
     private readonly linkTemplate?: string,
   ) {}
@@ -61,7 +63,7 @@ export class RiskFigures {
    */
   get #ownerWords(): { line: string; why: string; who: string } {
     const named = this.owner.field === undefined ? '' : ` (${this.owner.field})`;
-    return { line: `${term('unownedRisks')}${named}`, why: `no owner${named}`, who: `${term('owner')}${named}` };
+    return { line: `${this.messages.t('term.unownedRisks')}${named}`, why: `${this.messages.t('attention.noOwner')}${named}`, who: `${this.messages.t('term.owner')}${named}` };
   }
 
   /** `row`: the risk's row in its sheet (the header is row 1). */
@@ -111,14 +113,14 @@ export class RiskFigures {
 
   #headline(): SummarySection {
     return {
-      heading: term('risks'),
+      heading: this.messages.t('term.risks'),
       role: 'headline',
       lines: [
-        { label: term('openRisks'), value: this.#open, type: 'integer' },
-        { label: term('severeRisks'), value: this.#openSevere, type: 'integer' },
-        { label: term('overdueRisks'), value: this.#overdue, type: 'integer' },
+        { label: this.messages.t('term.openRisks'), value: this.#open, type: 'integer' },
+        { label: this.messages.t('term.severeRisks'), value: this.#openSevere, type: 'integer' },
+        { label: this.messages.t('term.overdueRisks'), value: this.#overdue, type: 'integer' },
         { label: this.#ownerWords.line, value: this.#unowned, type: 'integer' },
-        { label: term('allRisks'), value: this.#total, type: 'integer' },
+        { label: this.messages.t('term.allRisks'), value: this.#total, type: 'integer' },
       ],
     };
   }
@@ -133,16 +135,16 @@ export class RiskFigures {
     const rows: SummaryGridRow[] = sorted.slice(0, ATTENTION_LIMIT).map((c) => {
       const why = [
         c.level,
-        ...(c.overdueDays !== null ? [`overdue ${c.overdueDays} day${c.overdueDays === 1 ? '' : 's'}`] : []),
+        ...(c.overdueDays !== null ? [this.messages.t('attention.overdueDays', { days: c.overdueDays })] : []),
         // Whoever is to act, named: the owner, or that there is none.
         c.owner === null ? this.#ownerWords.why : `${this.#ownerWords.who}: ${c.owner}`,
       ].join(' · ');
-      return { values: ['Risk', rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row, c.web), why] };
+      return { values: [this.messages.t('attention.risk'), rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row, c.web), why] };
     });
     if (sorted.length > ATTENTION_LIMIT) {
-      rows.push({ values: [null, null, `${sorted.length - ATTENTION_LIMIT} more open high/critical risks overdue or unowned`] });
+      rows.push({ values: [null, null, this.messages.t('attention.moreRisks', { count: sorted.length - ATTENTION_LIMIT })] });
     }
-    return { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows } };
+    return { heading: this.messages.t('term.needsAttention'), role: 'attention', lines: [], grid: { columns: attentionColumns(this.messages), rows } };
   }
 
   /**
@@ -164,19 +166,19 @@ export class RiskFigures {
       return { values, fills: [entry.color, ...open.map(fill), null, ...closed.map(fill), null] };
     });
     const all = (s: string) => levels.reduce((n, [, e]) => n + (e.byStatus.get(s) ?? 0), 0);
-    rows.push({ values: [term('allLevels'), ...open.map(all), this.#open, ...closed.map(all), this.#total] });
+    rows.push({ values: [this.messages.t('term.allLevels'), ...open.map(all), this.#open, ...closed.map(all), this.#total] });
     const status = (s: string) => ({ label: statusCategoryText(s), type: 'integer' as const });
     return {
-      heading: term('risksByLevelAndStatus'),
+      heading: this.messages.t('term.risksByLevelAndStatus'),
       role: 'detail',
       lines: [],
       grid: {
         columns: [
-          { label: term('level') },
+          { label: this.messages.t('term.level') },
           ...open.map(status),
-          { label: term('openTotal'), type: 'integer' },
+          { label: this.messages.t('term.openTotal'), type: 'integer' },
           ...closed.map(status),
-          { label: term('allRisks'), type: 'integer' },
+          { label: this.messages.t('term.allRisks'), type: 'integer' },
         ],
         rows,
       },

@@ -234,7 +234,7 @@ export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Datas
   const progress = new Map<string, ThemeProgress>();
   const counts = { groups: 0, objectives: 0, keyResults: 0 };
   const format = readerFormatOf(ctx);
-  const health = new OkrFigures(OKRS_TITLE, (p) => format.percent(p), ctx.definition.links.okrUrl);
+  const health = new OkrFigures(OKRS_TITLE, (p) => format.percent(p), format.messages, ctx.definition.links.okrUrl);
   const audit = new FieldAudit({ 'strategic-themes': STRATEGIC_THEME_NOT_EXPORTED, okrs: OKR_NOT_EXPORTED });
   const repeats = new RepeatedRecords();
   let objectiveCompletionSum = 0;

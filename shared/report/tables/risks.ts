@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { toArray } from '../../core/async-iterables';
 import type { Risk, RiskRegister } from '../../planning-api/schemas';
 import { parseApiDate } from '../dataset/dates';
-import { inBatches, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
+import { inBatches, readerFormatOf, runDay, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../dataset/dataset';
 import { RiskFigures } from '../summary/risk-figures';
 import { RiskHeatMap } from '../summary/risk-heat-map';
 import { selectAll } from '../plan/selector-titles';
@@ -206,8 +206,8 @@ const RISKS_TITLE = 'Risks';
  */
 export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegister[]): Dataset {
   const ownerField = ctx.definition.datasets.risks?.ownerField;
-  const figures = new RiskFigures(runDay(ctx), RISKS_TITLE, { of: (risk) => riskOwner(risk, ownerField), field: ownerField }, ctx.definition.links.riskUrl);
-  const heatMap = new RiskHeatMap();
+  const figures = new RiskFigures(runDay(ctx), RISKS_TITLE, { of: (risk) => riskOwner(risk, ownerField), field: ownerField }, readerFormatOf(ctx).messages, ctx.definition.links.riskUrl);
+  const heatMap = new RiskHeatMap(readerFormatOf(ctx).messages);
   let total = 0;
   const audit = new FieldAudit({ risks: RISK_NOT_EXPORTED });
   const repeats = new RepeatedRecords();
