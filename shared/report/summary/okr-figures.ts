@@ -93,10 +93,10 @@ export class OkrFigures {
         'OKR',
         rowLink(o.label, this.sheet, o.row, o.web),
         [
-          'Off track',
-          ...(o.completion === null ? [] : [`${this.percent(o.completion)} complete`]),
+          this.messages.t('term.offTrack'),
+          ...(o.completion === null ? [] : [this.messages.t('attention.complete', { percent: this.percent(o.completion) })]),
           o.theme,
-          o.owners.length === 0 ? 'no owner' : `${this.messages.t('term.owner')}: ${o.owners.join(', ')}`,
+          o.owners.length === 0 ? this.messages.t('attention.noOwner') : `${this.messages.t('term.owner')}: ${o.owners.join(', ')}`,
         ].join(' · '),
       ],
     }));

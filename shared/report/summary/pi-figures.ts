@@ -6,7 +6,6 @@ import {
   attentionColumns,
   ATTENTION_LIMIT,
   bandFill,
-  bandText,
   FILLS,
   isCommitted,
   percentOf,
@@ -28,9 +27,6 @@ interface Tally {
 }
 
 const tally = (label: string, scored: boolean): Tally => ({ label, committed: 0, uncommitted: 0, planned: 0, actual: 0, scored });
-
-/** What the band column says before business value is scored. */
-export const NOT_SCORED_YET = 'scored at the end of the PI';
 
 /**
  * The Summary's PI figures, fed while the PI objectives stream. Predictability is SAFe's ART
@@ -110,7 +106,7 @@ export class PiFigures {
           { label: this.messages.t('term.plannedBv'), value: all.planned, type: 'number' },
           { label: this.messages.t('term.actualBv'), value: all.actual, type: 'number' },
           { label: this.messages.t('term.predictability'), value: predictability(all), type: 'percent' },
-          { label: this.messages.t('term.predictabilityBand'), value: judgement(all) },
+          { label: this.messages.t('term.predictabilityBand'), value: judgement(all, this.messages) },
         ],
       },
       { heading: this.messages.t('term.predictabilityByBoard'), role: 'headline', lines: [], grid: grid(this.#boards.values(), this.messages.t('term.board'), this.messages) },
@@ -129,18 +125,18 @@ export class PiFigures {
   #attention(): SummaryGridRow[] {
     const rows: SummaryGridRow[] = [...this.#boards.values()]
       .filter((b) => b.scored && (predictability(b) ?? Infinity) < PREDICTABILITY_BAND.low)
-      .map((b) => ({ values: ['PI', b.label, `Predictability ${bandText(predictability(b))}`], fills: [null, null, FILLS.warn] }));
+      .map((b) => ({ values: ['PI', b.label, `${this.messages.t('term.predictability')} ${judgement(b, this.messages)}`], fills: [null, null, FILLS.warn] }));
     rows.push(
       ...this.#noValue.slice(0, ATTENTION_LIMIT).map((o) => ({
         values: [
-          'PI objective',
+          this.messages.t('attention.piObjective'),
           rowLink(o.title, this.sheet, o.row, o.web),
-          `Committed, no actual BV${o.planned === null ? '' : ` (planned ${o.planned})`} · ${o.board}`,
+          `${o.planned === null ? this.messages.t('attention.noActualBv') : this.messages.t('attention.noActualBvPlanned', { planned: o.planned })} · ${o.board}`,
         ],
       })),
     );
     if (this.#noValue.length > ATTENTION_LIMIT) {
-      rows.push({ values: [null, null, `${this.#noValue.length - ATTENTION_LIMIT} more committed objectives without actual BV`] });
+      rows.push({ values: [null, null, this.messages.t('attention.moreObjectives', { count: this.#noValue.length - ATTENTION_LIMIT })] });
     }
     return rows;
   }
@@ -160,8 +156,11 @@ function predictability(x: Tally): number | null {
   return percentOf(x.actual, x.planned);
 }
 
-function judgement(x: Tally): string {
-  return x.scored ? bandText(predictability(x)) : NOT_SCORED_YET;
+/** The band in words, in the report's language ('in band', 'below 80 %', 'scored at the end of the PI'). */
+function judgement(x: Tally, messages: Messages): string {
+  if (!x.scored) return messages.t('band.notScored');
+  const p = predictability(x);
+  return p === null ? messages.t('band.noPlannedBv') : p < PREDICTABILITY_BAND.low ? messages.t('band.below') : p > PREDICTABILITY_BAND.high ? messages.t('band.above') : messages.t('band.in');
 }
 
 /**
@@ -187,7 +186,7 @@ function grid(tallies: Iterable<Tally>, first: string, messages: Messages) {
       const fill = x.scored ? bandFill(p) : null;
       const values = [x.label, x.committed, x.uncommitted, x.planned, x.actual, p];
       const fills = [null, null, null, null, null, fill];
-      return band ? { values: [...values, judgement(x)], fills: [...fills, fill] } : { values, fills };
+      return band ? { values: [...values, judgement(x, messages)], fills: [...fills, fill] } : { values, fills };
     }),
   };
 }
