@@ -34,7 +34,7 @@ export const xlsxOutput: OutputFactory = async (run, context) => {
     openTable: (table) => Promise.resolve(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 })),
     finishTable: () => Promise.resolve(NO_ENTRIES),
     async finishRun(finished) {
-      await workbook.writeLeadingSheet(NEEDS_ATTENTION_SHEET, attentionSheetContent(finished.attention));
+      await workbook.writeLeadingSheet(NEEDS_ATTENTION_SHEET, attentionSheetContent(finished.attention, format.messages));
       for (const sheet of context.sheets.added) await workbook.writeChartSheet(sheet.name, await sheet.content(finished));
       await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(finished.changes, format));
       await workbook.writeSummary(finished.summary);

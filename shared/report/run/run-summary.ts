@@ -4,26 +4,29 @@ import type { Dataset } from '../dataset/dataset';
 import type { ReportDefinition } from '../definition/definition';
 import type { Manifest } from '../manifest/manifest';
 import { composeSummary } from '../summary/compose';
-import { term } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
+import type { MessageId } from '../../core/i18n/messages';
+import type { TermId } from '../../core/glossary';
+import { readerFormat } from '../../core/format';
 import { tableTitle } from '../names';
 
 /** Labels of the Summary's Scope lines, in the words of the planning tool rather than the code. */
-const SCOPE_LABELS: Readonly<Record<string, string>> = {
-  'risks.registers': term('riskRegisters'),
-  'okrs.strategicThemes': term('strategicThemes'),
-  'piObjectives.boards': term('piObjectiveBoards'),
-  'piObjectives.completionType': term('piCompletionType'),
-  'piObjectives.additionalColumns': term('piTeamsAndSprints'),
-  'boardItems.boards': term('boardItemBoards'),
+const SCOPE_LABELS: Readonly<Record<string, MessageId>> = {
+  'risks.registers': 'term.riskRegisters',
+  'okrs.strategicThemes': 'term.strategicThemes',
+  'piObjectives.boards': 'term.piObjectiveBoards',
+  'piObjectives.completionType': 'term.piCompletionType',
+  'piObjectives.additionalColumns': 'term.piTeamsAndSprints',
+  'boardItems.boards': 'term.boardItemBoards',
 };
 
-function scopeValue(value: unknown): string {
+function scopeValue(value: unknown, messages: Messages): string {
   if (Array.isArray(value)) {
     const names = value.map((v: { key?: string | null; title?: string | null; id: string }) => `${v.key ?? v.id} ${v.title ?? ''}`.trim());
-    return names.join('; ') || '(none visible)';
+    return names.join('; ') || messages.t('scope.noneVisible');
   }
-  if (value === null || value === undefined) return 'board default';
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (value === null || value === undefined) return messages.t('scope.boardDefault');
+  if (typeof value === 'boolean') return messages.t(value ? 'value.yes' : 'value.no');
   return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 }
 
@@ -36,6 +39,8 @@ export function buildSummary(
   // For readers: when, in which zone, and (Scope) what was read. Where it was read from and as whom
   // (API addresses, company prefix, the exporting account) are the operators' business: the
   // manifest's `source` and the run list (`npm run reports -- runs`) keep them.
+  const messages = readerFormat(definition.locale, definition.timeZone).messages;
+  const term = (id: TermId) => messages.t(`term.${id}`);
   const exportSection: SummarySection = {
     heading: term('aboutThisRun'),
     role: 'about',
@@ -50,8 +55,8 @@ export function buildSummary(
     role: 'about',
     lines: datasets.flatMap((d) =>
       Object.entries(d.resolvedSelectors()).map(([what, value]) => ({
-        label: SCOPE_LABELS[`${d.name}.${what}`] ?? `${d.name} ${what}`,
-        value: scopeValue(value),
+        label: ((id) => (id ? messages.t(id) : `${d.name} ${what}`))(SCOPE_LABELS[`${d.name}.${what}`]),
+        value: scopeValue(value, messages),
       })),
     ),
   };
@@ -66,7 +71,7 @@ export function buildSummary(
     exportSection,
     scope,
     rowSection,
-  ]);
+  ], messages);
 }
 
 /** The summary of a completed run, rebuilt from its manifest (an idempotent re-run returns it). */

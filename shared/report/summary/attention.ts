@@ -1,6 +1,6 @@
 import type { CellValue, Column, LeadingSheet, SummaryGridRow, SummarySection, TableRow } from '../../table/table';
-import { term } from '../../core/glossary';
-import { ATTENTION_COLUMNS, ATTENTION_LIMIT } from './vocabulary';
+import type { Messages } from '../../core/i18n/messages';
+import { attentionColumns, ATTENTION_LIMIT } from './vocabulary';
 
 /**
  * One item "Needs attention" counts, with what a reader needs to act on it without opening its
@@ -48,8 +48,8 @@ export function attentionRows(items: readonly AttentionItem[], moreText: (kind: 
 }
 
 /** A dataset's "Needs attention" section of its items (merged with the others' by composeSummary). */
-export function attentionSection(rows: readonly SummaryGridRow[]): SummarySection {
-  return { heading: term('needsAttention'), role: 'attention', lines: [], grid: { columns: ATTENTION_COLUMNS, rows } };
+export function attentionSection(rows: readonly SummaryGridRow[], messages: Messages): SummarySection {
+  return { heading: messages.t('term.needsAttention'), role: 'attention', lines: [], grid: { columns: attentionColumns(messages), rows } };
 }
 
 /**
@@ -74,28 +74,29 @@ const column = (key: string, type: Column['type'], label: string, description: s
   key, type, label, description, ...(width !== undefined && { width }),
 });
 
-const SHEET_COLUMNS: readonly Column[] = [
-  column('what', 'text', term('attentionWhat'), 'Kind of item', 12),
-  column('item', 'link', term('attentionItem'), 'The item, linked to its row', 44),
-  column('owner', 'text', term('owner'), 'Who is to act on it, empty when nobody', 20),
-  column('level', 'text', term('level'), 'Risk level', 12),
-  column('due', 'date', 'Due date', 'Resolution date'),
-  column('days_overdue', 'integer', 'Days overdue', 'Days past the due date', 10),
-  column('where', 'text', 'Register, theme or board', 'Where the item is kept', 24),
-  column('linked', 'list', 'Linked items', 'Keys of the items it is linked to', 20),
-  column('why', 'text', 'Why listed', 'Why it needs attention', 50),
-];
+/** The sheet's columns in the report's language; their keys are the same in every language. */
+function sheetColumns(messages: Messages): readonly Column[] {
+  const t = (id: Parameters<Messages['t']>[0]) => messages.t(id);
+  return [
+    column('what', 'text', t('term.attentionWhat'), 'Kind of item', 12),
+    column('item', 'link', t('term.attentionItem'), 'The item, linked to its row', 44),
+    column('owner', 'text', t('term.owner'), 'Who is to act on it, empty when nobody', 20),
+    column('level', 'text', t('term.level'), 'Risk level', 12),
+    column('due', 'date', t('attention.sheet.due'), 'Resolution date'),
+    column('days_overdue', 'integer', t('attention.sheet.daysOverdue'), 'Days past the due date', 10),
+    column('where', 'text', t('attention.sheet.where'), 'Where the item is kept', 24),
+    column('linked', 'list', t('attention.sheet.linked'), 'Keys of the items it is linked to', 20),
+    column('why', 'text', t('attention.sheet.why'), 'Why it needs attention', 50),
+  ];
+}
 
 /** The "Needs attention" sheet: every item the Summary counts, in its order, whatever the Summary's limit. */
-export function attentionSheetContent(items: readonly AttentionItem[]): LeadingSheet {
-  const sentence =
-    items.length === 0
-      ? 'Nothing needs attention.'
-      : `Every item the Summary counts (it lists the first ${ATTENTION_LIMIT} of each kind), most urgent first within each kind.`;
+export function attentionSheetContent(items: readonly AttentionItem[], messages: Messages): LeadingSheet {
+  const sentence = items.length === 0 ? messages.t('term.nothingNeedsAttention') : messages.t('attention.sheet.sentence', { limit: ATTENTION_LIMIT });
   return {
-    heading: term('needsAttention'),
+    heading: messages.t('term.needsAttention'),
     sentence,
-    columns: SHEET_COLUMNS,
+    columns: sheetColumns(messages),
     rows: items.map((i): TableRow => ({ values: [i.kind, i.item, i.owner, i.level, i.due, i.daysOverdue, i.where, i.linked, i.why] })),
   };
 }

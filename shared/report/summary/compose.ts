@@ -1,6 +1,6 @@
 import { SUMMARY_ROLES, type ReportSummary, type SummaryGridRow, type SummarySection } from '../../table/table';
-import { term } from '../../core/glossary';
 import { linkMoreRows } from './attention';
+import { messagesFor, type Messages } from '../../core/i18n/messages';
 
 /** Sections in the order of their roles (SUMMARY_ROLES), each role's sections in the order given. */
 export function inRoleOrder(sections: readonly SummarySection[]): SummarySection[] {
@@ -13,7 +13,7 @@ export function inRoleOrder(sections: readonly SummarySection[]): SummarySection
  * merged), what changed (added by the run once compared, digest.ts), detail, then the run's metadata.
  * Within a role, sections keep the datasets' order (risks, OKRs, PI objectives, board items).
  */
-export function composeSummary(title: string, sections: readonly SummarySection[]): ReportSummary {
+export function composeSummary(title: string, sections: readonly SummarySection[], messages: Messages = messagesFor('en')): ReportSummary {
   const attention = sections.filter((s) => s.role === 'attention');
   const merged: SummarySection[] = [];
   if (attention.length > 0) {
@@ -21,9 +21,9 @@ export function composeSummary(title: string, sections: readonly SummarySection[
     const rows: SummaryGridRow[] = linkMoreRows(attention.flatMap((s) => s.grid?.rows ?? []));
     const columns = attention.find((s) => s.grid)?.grid?.columns ?? [];
     merged.push({
-      heading: term('needsAttention'),
+      heading: messages.t('term.needsAttention'),
       role: 'attention',
-      lines: rows.length === 0 ? [{ label: term('nothingNeedsAttention'), value: null }] : [],
+      lines: rows.length === 0 ? [{ label: messages.t('term.nothingNeedsAttention'), value: null }] : [],
       ...(rows.length > 0 && { grid: { columns, rows } }),
     });
   }

@@ -3,7 +3,7 @@ import type { OkrObjective, StrategicTheme } from '../../planning-api/schemas';
 import type { SummaryGridRow, SummarySection } from '../../table/table';
 import { FILLS, okrHealth, rowLink } from './vocabulary';
 import { attentionRows, attentionSection, type AttentionItem } from './attention';
-import { term } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
 
 /**
  * OKR progress for the whole report: the average of its strategic themes' progress, each theme
@@ -46,6 +46,8 @@ export class OkrFigures {
   constructor(
     private readonly sheet: string,
     private readonly percent: (value: number) => string,
+    /** The report's words (the reader format's). */
+    private readonly messages: Messages,
     private readonly linkTemplate?: string,
   ) {}
 
@@ -90,26 +92,26 @@ export class OkrFigures {
     const overall = okrProgress([...this.#themes.values()].map((t) => t.progress));
     return [
       {
-        heading: term('okrProgressByTheme'),
+        heading: this.messages.t('term.okrProgressByTheme'),
         role: 'headline',
         // The report's one OKR figure above its themes', as the trends and the e-mail name it.
-        lines: [{ label: term('okrProgress'), value: overall, type: 'percent' }],
+        lines: [{ label: this.messages.t('term.okrProgress'), value: overall, type: 'percent' }],
         grid: {
           columns: [
-            { label: term('strategicTheme') },
-            { label: term('okrProgress'), type: 'percent', bar: true },
-            { label: term('objectives'), type: 'integer', brief: true },
-            { label: term('notStarted'), type: 'integer' },
-            { label: term('onTrack'), type: 'integer' },
-            { label: term('atRisk'), type: 'integer' },
-            { label: term('offTrack'), type: 'integer' },
-            { label: term('done'), type: 'integer' },
-            ...(others ? [{ label: term('otherStatus'), type: 'integer' as const }] : []),
+            { label: this.messages.t('term.strategicTheme') },
+            { label: this.messages.t('term.okrProgress'), type: 'percent', bar: true },
+            { label: this.messages.t('term.objectives'), type: 'integer', brief: true },
+            { label: this.messages.t('term.notStarted'), type: 'integer' },
+            { label: this.messages.t('term.onTrack'), type: 'integer' },
+            { label: this.messages.t('term.atRisk'), type: 'integer' },
+            { label: this.messages.t('term.offTrack'), type: 'integer' },
+            { label: this.messages.t('term.done'), type: 'integer' },
+            ...(others ? [{ label: this.messages.t('term.otherStatus'), type: 'integer' as const }] : []),
           ],
           rows,
         },
       },
-      attentionSection(attentionRows(this.attentionItems(), (_kind, n) => `${n} more off-track objectives`)),
+      attentionSection(attentionRows(this.attentionItems(), (_kind, count) => this.messages.t('attention.moreOffTrack', { count })), this.messages),
     ];
   }
 
@@ -119,10 +121,10 @@ export class OkrFigures {
       kind: 'OKR',
       item: rowLink(o.label, this.sheet, o.row, o.web),
       why: [
-        'Off track',
-        ...(o.completion === null ? [] : [`${this.percent(o.completion)} complete`]),
+        this.messages.t('term.offTrack'),
+        ...(o.completion === null ? [] : [this.messages.t('attention.complete', { percent: this.percent(o.completion) })]),
         o.theme,
-        o.owners.length === 0 ? 'no owner' : `${term('owner')}: ${o.owners.join(', ')}`,
+        o.owners.length === 0 ? this.messages.t('attention.noOwner') : `${this.messages.t('term.owner')}: ${o.owners.join(', ')}`,
       ].join(' · '),
       owner: o.owners.length === 0 ? null : o.owners.join(', '),
       level: null,

@@ -5,14 +5,13 @@ import type { PiPhase } from './pi-phase';
 import { attentionRows, attentionSection, type AttentionItem } from './attention';
 import {
   bandFill,
-  bandText,
   FILLS,
   isCommitted,
   percentOf,
   PREDICTABILITY_BAND,
   rowLink,
 } from './vocabulary';
-import { term } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
 
 interface Tally {
   readonly label: string;
@@ -28,9 +27,6 @@ interface Tally {
 
 const tally = (label: string, scored: boolean): Tally => ({ label, committed: 0, uncommitted: 0, planned: 0, actual: 0, scored });
 
-/** What the band column says before business value is scored. */
-export const NOT_SCORED_YET = 'scored at the end of the PI';
-
 /**
  * The Summary's PI figures, fed while the PI objectives stream. Predictability is SAFe's ART
  * measure: actual BV of the committed and uncommitted objectives ÷ planned BV of the committed
@@ -40,7 +36,7 @@ export const NOT_SCORED_YET = 'scored at the end of the PI';
  * Per-team figures count only the groups that are teams of the board (not program objectives).
  */
 export class PiFigures {
-  readonly #all = tally(term('allBoards'), true);
+  readonly #all: Tally;
   readonly #boards = new Map<string, Tally>();
   readonly #teams = new Map<string, Tally>();
   readonly #phases = new Map<string, PiPhase>();
@@ -50,8 +46,12 @@ export class PiFigures {
   /** `linkTemplate`: `links.piObjectiveUrl` of the definition, the objective's address in the planning tool. */
   constructor(
     private readonly sheet: string,
+    /** The report's words (the reader format's). */
+    private readonly messages: Messages,
     private readonly linkTemplate?: string,
-  ) {}
+  ) {
+    this.#all = tally(messages.t('term.allBoards'), true);
+  }
 
   /** Before the board's objectives: its PI phase and the titles and labels of its teams. */
   board(board: Board, phase: PiPhase, teams: readonly string[]): void {
@@ -96,35 +96,36 @@ export class PiFigures {
     const all = this.#all;
     const sections: SummarySection[] = [
       {
-        heading: term('piObjectives'),
+        heading: this.messages.t('term.piObjectives'),
         role: 'headline',
         lines: [
           ...this.#phaseLines(),
-          { label: term('committedObjectives'), value: all.committed, type: 'integer' },
-          { label: term('uncommittedObjectives'), value: all.uncommitted, type: 'integer' },
-          { label: term('plannedBv'), value: all.planned, type: 'number' },
-          { label: term('actualBv'), value: all.actual, type: 'number' },
+          { label: this.messages.t('term.committedObjectives'), value: all.committed, type: 'integer' },
+          { label: this.messages.t('term.uncommittedObjectives'), value: all.uncommitted, type: 'integer' },
+          { label: this.messages.t('term.plannedBv'), value: all.planned, type: 'number' },
+          { label: this.messages.t('term.actualBv'), value: all.actual, type: 'number' },
           // Before every PI is scored the figure is a running one: kept out of the one-line headline.
-          { label: term('predictability'), value: predictability(all), type: 'percent', ...(!all.scored && { provisional: true }) },
-          { label: term('predictabilityBand'), value: judgement(all) },
+          { label: this.messages.t('term.predictability'), value: predictability(all), type: 'percent', ...(!all.scored && { provisional: true }) },
+          { label: this.messages.t('term.predictabilityBand'), value: judgement(all, this.messages) },
         ],
       },
-      { heading: term('predictabilityByBoard'), role: 'headline', lines: overBandNote(this.#boards.values()), grid: grid(this.#boards.values(), term('board')) },
+      { heading: this.messages.t('term.predictabilityByBoard'), role: 'headline', lines: overBandNote(this.#boards.values(), this.messages), grid: grid(this.#boards.values(), this.messages.t('term.board'), this.messages) },
       attentionSection(
-        attentionRows(this.attentionItems(), (_kind, n) => `${n} more committed objectives without actual BV`, (item) =>
-          item.kind === 'PI' ? [null, null, FILLS.warn] : undefined,
+        attentionRows(this.attentionItems(), (_kind, count) => this.messages.t('attention.moreObjectives', { count }), (item) =>
+          item.kind === this.messages.t('attention.pi') ? [null, null, FILLS.warn] : undefined,
         ),
+        this.messages,
       ),
     ];
     if (this.#teams.size > 0) {
       const teams = [...this.#teams.values()];
-      sections.push({ heading: term('predictabilityByTeam'), role: 'detail', lines: overBandNote(teams), grid: grid(teams, term('boardTeam')) });
+      sections.push({ heading: this.messages.t('term.predictabilityByTeam'), role: 'detail', lines: overBandNote(teams, this.messages), grid: grid(teams, this.messages.t('term.boardTeam'), this.messages) });
     }
     return sections;
   }
 
   #phaseLines(): SummaryLine[] {
-    return [...this.#phases.values()].map((p) => ({ label: term('piPhase', { board: p.pi }), value: p.text }));
+    return [...this.#phases.values()].map((p) => ({ label: this.messages.t('term.piPhase', { board: p.pi }), value: p.text }));
   }
 
   /** Boards scored below the band, then the committed objectives of scored PIs without actual BV, in the order read. */
@@ -135,12 +136,12 @@ export class PiFigures {
     return [
       ...[...this.#boards.values()]
         .filter((b) => b.scored && (predictability(b) ?? Infinity) < PREDICTABILITY_BAND.low)
-        .map((b) => item('PI', b.label, `Predictability ${bandText(predictability(b))}`, b.label)),
+        .map((b) => item(this.messages.t('attention.pi'), b.label, `${this.messages.t('term.predictability')} ${judgement(b, this.messages)}`, b.label)),
       ...this.#noValue.map((o) =>
         item(
-          'PI objective',
+          this.messages.t('attention.piObjective'),
           rowLink(o.title, this.sheet, o.row, o.web),
-          `Committed, no actual BV${o.planned === null ? '' : ` (planned ${o.planned})`} · ${o.board}`,
+          `${o.planned === null ? this.messages.t('attention.noActualBv') : this.messages.t('attention.noActualBvPlanned', { planned: o.planned })} · ${o.board}`,
           o.board,
         ),
       ),
@@ -162,43 +163,43 @@ function predictability(x: Tally): number | null {
   return percentOf(x.actual, x.planned);
 }
 
-/** What the reader needs beside a value over 100 % (433.3 % reads as an error otherwise): where it comes from. */
-export const OVER_BAND_NOTE = 'uncommitted objectives delivered business value beyond the committed plan (their actual BV counts, their planned BV does not)';
-
-/** The note of a table with a value over 100 %, none otherwise. */
-function overBandNote(tallies: Iterable<Tally>): SummaryLine[] {
+/** The note of a table with a value over 100 % (433.3 % reads as an error otherwise): where it comes from; none otherwise. */
+function overBandNote(tallies: Iterable<Tally>, messages: Messages): SummaryLine[] {
   const over = [...tallies].some((x) => (predictability(x) ?? 0) > PREDICTABILITY_BAND.high);
-  return over ? [{ label: term('aboveBand'), value: OVER_BAND_NOTE }] : [];
+  return over ? [{ label: messages.t('term.aboveBand'), value: messages.t('band.aboveNote') }] : [];
 }
 
-function judgement(x: Tally): string {
-  return x.scored ? bandText(predictability(x)) : NOT_SCORED_YET;
+/** The band in words, in the report's language ('in band', 'below 80 %', 'scored at the end of the PI'). */
+function judgement(x: Tally, messages: Messages): string {
+  if (!x.scored) return messages.t('band.notScored');
+  const p = predictability(x);
+  return p === null ? messages.t('band.noPlannedBv') : p < PREDICTABILITY_BAND.low ? messages.t('band.below') : p > PREDICTABILITY_BAND.high ? messages.t('band.above') : messages.t('band.in');
 }
 
 /**
  * A table of tallies. The band column is left out while no PI in it has been scored: every row would
  * say "scored at the end of the PI", which the headline's band line says once.
  */
-function grid(tallies: Iterable<Tally>, first: string) {
+function grid(tallies: Iterable<Tally>, first: string, messages: Messages) {
   const all = [...tallies];
   const band = all.some((x) => x.scored);
   return {
     columns: [
       { label: first },
-      { label: term('committedObjectives'), type: 'integer' as const, brief: true },
-      { label: term('uncommittedObjectives'), type: 'integer' as const, brief: true },
-      { label: term('plannedBv'), type: 'number' as const },
-      { label: term('actualBv'), type: 'number' as const },
-      { label: term('predictability'), type: 'percent' as const, bar: true },
+      { label: messages.t('term.committedObjectives'), type: 'integer' as const, brief: true },
+      { label: messages.t('term.uncommittedObjectives'), type: 'integer' as const, brief: true },
+      { label: messages.t('term.plannedBv'), type: 'number' as const },
+      { label: messages.t('term.actualBv'), type: 'number' as const },
+      { label: messages.t('term.predictability'), type: 'percent' as const, bar: true },
       // Not brief: the e-mail shows the band in words beside its colour.
-      ...(band ? [{ label: term('predictabilityBand') }] : []),
+      ...(band ? [{ label: messages.t('term.predictabilityBand') }] : []),
     ],
     rows: all.map((x): SummaryGridRow => {
       const p = predictability(x);
       const fill = x.scored ? bandFill(p) : null;
       const values = [x.label, x.committed, x.uncommitted, x.planned, x.actual, p];
       const fills = [null, null, null, null, null, fill];
-      return band ? { values: [...values, judgement(x)], fills: [...fills, fill] } : { values, fills };
+      return band ? { values: [...values, judgement(x, messages)], fills: [...fills, fill] } : { values, fills };
     }),
   };
 }

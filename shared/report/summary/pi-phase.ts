@@ -1,6 +1,7 @@
 import type { PiObjectiveGroup, Sprint } from '../../planning-api/schemas';
 import { epochToCalendarDate } from '../dataset/dates';
 import { daysBetween } from './vocabulary';
+import { messagesFor, type Messages } from '../../core/i18n/messages';
 
 /** One sprint of a PI with its calendar days in the report's zone (00:00 UTC dates, see table.ts). */
 export interface PiSprint {
@@ -68,39 +69,45 @@ export function boardSprints(sprints: readonly Sprint[], groups: readonly PiObje
 }
 
 const addDays = (d: Date, days: number) => new Date(d.getTime() + days * 86_400_000);
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * The phase of the PI on `today` (the run's calendar day). Without dated sprints the phase is
  * unknown; the PI then counts as scored only when the board's state says it is over. `day` writes a
  * calendar date (00:00 UTC) as the report's readers read one (ReaderFormat.calendarDate).
  */
-export function piPhase(pi: string, sprints: readonly PiSprint[], today: Date, boardClosed: boolean, day: (date: Date) => string): PiPhase {
+export function piPhase(
+  pi: string,
+  sprints: readonly PiSprint[],
+  today: Date,
+  boardClosed: boolean,
+  day: (date: Date) => string,
+  messages: Messages = messagesFor('en'),
+): PiPhase {
   const first = sprints[0];
   const last = sprints.at(-1);
   if (!first?.start || !last?.start || !last.end) {
-    const text = boardClosed ? 'PI closed' : 'PI phase unknown (the board’s sprints carry no dates)';
+    const text = messages.t(boardClosed ? 'pi.closed' : 'pi.unknown');
     return { pi, known: false, sprint: null, inIpSprint: false, daysLeft: null, scored: boardClosed, text };
   }
   const scored = today >= last.start;
   if (today > last.end) {
-    return { pi, known: true, sprint: null, inIpSprint: false, daysLeft: 0, scored, text: `PI ended ${day(last.end)}` };
+    return { pi, known: true, sprint: null, inIpSprint: false, daysLeft: 0, scored, text: messages.t('pi.ended', { date: day(last.end) }) };
   }
   const daysLeft = daysBetween(today, last.end) + 1;
   if (today < first.start) {
-    const text = `PI starts ${day(first.start)} · ${plural(sprints.length, 'sprint')}`;
+    const text = messages.t('pi.starts', { date: day(first.start), sprints: sprints.length });
     return { pi, known: true, sprint: null, inIpSprint: false, daysLeft, scored, text };
   }
   // By start dates: an end given as the last instant of a day can fall on the next day in the report's zone.
   const current = sprints.findLast((s) => s.start !== null && s.start <= today) ?? null;
   const development = sprints.filter((s) => !s.isIPSprint);
   const ip = sprints.find((s) => s.isIPSprint && s.start);
-  const left = `${plural(daysLeft, 'day')} left`;
+  const left = messages.t('pi.daysLeft', { days: daysLeft });
   let where: string;
-  if (!current) where = 'before its first sprint';
-  else if (current.isIPSprint) where = `${current.title} (IP sprint)`;
+  if (!current) where = messages.t('pi.beforeFirstSprint');
+  else if (current.isIPSprint) where = messages.t('pi.inIpSprint', { sprint: current.title });
   else where = `${current.title} (${development.indexOf(current) + 1}/${development.length})`;
-  const ipNote = ip?.start && !current?.isIPSprint ? ` · IP sprint from ${day(ip.start)}` : '';
+  const ipNote = ip?.start && !current?.isIPSprint ? ` · ${messages.t('pi.ipSprintFrom', { date: day(ip.start) })}` : '';
   return {
     pi,
     known: true,

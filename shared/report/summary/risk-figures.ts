@@ -12,7 +12,7 @@ import {
   severityRank,
 } from './vocabulary';
 import { planningLink } from './planning-links';
-import { term } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
 
 interface Candidate {
   readonly key: string;
@@ -53,6 +53,8 @@ export class RiskFigures {
     private readonly today: Date,
     private readonly sheet: string,
     private readonly owner: { readonly of: (risk: Risk) => string | null; readonly field?: string | undefined },
+    /** The report's words (the reader format's). */
+    private readonly messages: Messages,
     /** `links.riskUrl` of the definition: the risk's address in the planning tool. */
     private readonly linkTemplate?: string,
   ) {}
@@ -63,7 +65,7 @@ export class RiskFigures {
    */
   get #ownerWords(): { line: string; why: string; who: string } {
     const named = this.owner.field === undefined ? '' : ` (${this.owner.field})`;
-    return { line: `${term('unownedRisks')}${named}`, why: `no owner${named}`, who: `${term('owner')}${named}` };
+    return { line: `${this.messages.t('term.unownedRisks')}${named}`, why: `${this.messages.t('attention.noOwner')}${named}`, who: `${this.messages.t('term.owner')}${named}` };
   }
 
   /** `row`: the risk's row in its sheet (the header is row 1). */
@@ -116,14 +118,14 @@ export class RiskFigures {
 
   #headline(): SummarySection {
     return {
-      heading: term('risks'),
+      heading: this.messages.t('term.risks'),
       role: 'headline',
       lines: [
-        { label: term('openRisks'), value: this.#open, type: 'integer' },
-        { label: term('severeRisks'), value: this.#openSevere, type: 'integer' },
-        { label: term('overdueRisks'), value: this.#overdue, type: 'integer' },
+        { label: this.messages.t('term.openRisks'), value: this.#open, type: 'integer' },
+        { label: this.messages.t('term.severeRisks'), value: this.#openSevere, type: 'integer' },
+        { label: this.messages.t('term.overdueRisks'), value: this.#overdue, type: 'integer' },
         { label: this.#ownerWords.line, value: this.#unowned, type: 'integer' },
-        { label: term('allRisks'), value: this.#total, type: 'integer' },
+        { label: this.messages.t('term.allRisks'), value: this.#total, type: 'integer' },
       ],
     };
   }
@@ -143,11 +145,11 @@ export class RiskFigures {
         (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
     );
     return sorted.map((c) => ({
-      kind: 'Risk',
+      kind: this.messages.t('attention.risk'),
       item: rowLink(`${c.key} ${c.title}`.trim(), this.sheet, c.row, c.web),
       why: [
         c.level,
-        ...(c.overdueDays !== null ? [`overdue ${c.overdueDays} day${c.overdueDays === 1 ? '' : 's'}`] : []),
+        ...(c.overdueDays !== null ? [this.messages.t('attention.overdueDays', { days: c.overdueDays })] : []),
         // Whoever is to act, named: the owner, or that there is none.
         c.owner === null ? this.#ownerWords.why : `${this.#ownerWords.who}: ${c.owner}`,
       ].join(' · '),
@@ -161,7 +163,7 @@ export class RiskFigures {
   }
 
   #attention(): SummarySection {
-    return attentionSection(attentionRows(this.attentionItems(), (_kind, n) => `${n} more open high/critical risks overdue or unowned`));
+    return attentionSection(attentionRows(this.attentionItems(), (_kind, count) => this.messages.t('attention.moreRisks', { count })), this.messages);
   }
 
   /**
@@ -183,19 +185,19 @@ export class RiskFigures {
       return { values, fills: [entry.color, ...open.map(fill), null, ...closed.map(fill), null] };
     });
     const all = (s: string) => levels.reduce((n, [, e]) => n + (e.byStatus.get(s) ?? 0), 0);
-    rows.push({ values: [term('allLevels'), ...open.map(all), this.#open, ...closed.map(all), this.#total] });
+    rows.push({ values: [this.messages.t('term.allLevels'), ...open.map(all), this.#open, ...closed.map(all), this.#total] });
     const status = (s: string) => ({ label: statusCategoryText(s), type: 'integer' as const });
     return {
-      heading: term('risksByLevelAndStatus'),
+      heading: this.messages.t('term.risksByLevelAndStatus'),
       role: 'detail',
       lines: [],
       grid: {
         columns: [
-          { label: term('level') },
+          { label: this.messages.t('term.level') },
           ...open.map(status),
-          { label: term('openTotal'), type: 'integer' },
+          { label: this.messages.t('term.openTotal'), type: 'integer' },
           ...closed.map(status),
-          { label: term('allRisks'), type: 'integer' },
+          { label: this.messages.t('term.allRisks'), type: 'integer' },
         ],
         rows,
       },

@@ -1,14 +1,15 @@
 import type { Risk, RiskRegister } from '../../planning-api/schemas';
 import type { SummaryGridRow, SummarySection } from '../../table/table';
 import { isClosedRiskStatus, severityRank } from './vocabulary';
-import { term } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
+import type { MessageId } from '../../core/i18n/messages';
 
 /** SAFe's ROAM categories, in their order, the status titles that mean each, and the ROAM field's word for it. */
-const ROAM: readonly { readonly label: string; readonly pattern: RegExp; readonly field: RegExp }[] = [
-  { label: term('roamResolved'), pattern: /^(resolved|closed|done)$/i, field: /^resolved$/i },
-  { label: term('roamOwned'), pattern: /^(owned|in progress|assigned)$/i, field: /^owned$/i },
-  { label: term('roamAccepted'), pattern: /^accepted$/i, field: /^accepted$/i },
-  { label: term('roamMitigated'), pattern: /^mitigated$/i, field: /^mitigated$/i },
+const ROAM: readonly { readonly label: MessageId; readonly pattern: RegExp; readonly field: RegExp }[] = [
+  { label: 'term.roamResolved', pattern: /^(resolved|closed|done)$/i, field: /^resolved$/i },
+  { label: 'term.roamOwned', pattern: /^(owned|in progress|assigned)$/i, field: /^owned$/i },
+  { label: 'term.roamAccepted', pattern: /^accepted$/i, field: /^accepted$/i },
+  { label: 'term.roamMitigated', pattern: /^mitigated$/i, field: /^mitigated$/i },
 ];
 const OWNED = ROAM[1]!;
 
@@ -53,6 +54,8 @@ export class RiskHeatMap {
    * field's value as text (a single select's option), for the ROAM field.
    */
   constructor(
+    /** The report's words, for the headings and the ROAM categories. */
+    private readonly messages: Messages,
     private readonly owner: (risk: Risk) => string | null = () => null,
     private readonly text: (value: unknown) => string | null = (value) => (typeof value === 'string' ? value : null),
   ) {}
@@ -88,7 +91,7 @@ export class RiskHeatMap {
     const groups = new Map<string, RegisterMatrix[]>();
     for (const m of this.#registers.values()) groups.set(m.signature(), [...(groups.get(m.signature()) ?? []), m]);
     const several = groups.size > 1;
-    return [...[...groups.values()].map((g) => heatMap(g, several)), ...this.#roam()];
+    return [...[...groups.values()].map((g) => heatMap(g, several, this.messages)), ...this.#roam()];
   }
 
 
@@ -111,12 +114,12 @@ export class RiskHeatMap {
     counts.set(OWNED.label, (counts.get(OWNED.label) ?? 0) - this.#ownedNoOwner);
     const open = [...this.#statuses].filter(([s]) => /^open$/i.test(s)).reduce((a, [, n]) => a + n, 0);
     return [{
-      heading: term('risksByStatus'),
+      heading: this.messages.t('term.risksByStatus'),
       role: 'headline',
       lines: [
-        ...ROAM.map((r) => ({ label: r.label, value: counts.get(r.label) ?? 0, type: 'integer' as const })),
-        { label: term('ownedNoOwner'), value: this.#ownedNoOwner, type: 'integer' as const },
-        { label: term('notRoamed'), value: open, type: 'integer' as const },
+        ...ROAM.map((r) => ({ label: this.messages.t(r.label), value: counts.get(r.label) ?? 0, type: 'integer' as const })),
+        { label: this.messages.t('term.ownedNoOwner'), value: this.#ownedNoOwner, type: 'integer' as const },
+        { label: this.messages.t('term.notRoamed'), value: open, type: 'integer' as const },
       ],
     }];
   }
@@ -130,11 +133,11 @@ export class RiskHeatMap {
       else none++;
     }
     return {
-      heading: term('risksByRoam'),
+      heading: this.messages.t('term.risksByRoam'),
       role: 'headline',
       lines: [
-        ...ROAM.map((r) => ({ label: r.label, value: counts.get(r.label) ?? 0, type: 'integer' as const })),
-        { label: term('notRoamedField'), value: none, type: 'integer' as const },
+        ...ROAM.map((r) => ({ label: this.messages.t(r.label), value: counts.get(r.label) ?? 0, type: 'integer' as const })),
+        { label: this.messages.t('term.notRoamedField'), value: none, type: 'integer' as const },
       ],
     };
   }
@@ -153,7 +156,7 @@ function merged(group: readonly RegisterMatrix[], pick: (m: RegisterMatrix) => M
   return [...all].sort((a, b) => a[1].sum / a[1].n - b[1].sum / b[1].n || a[0].localeCompare(b[0])).map(([v]) => v);
 }
 
-function heatMap(group: readonly RegisterMatrix[], named: boolean): SummarySection {
+function heatMap(group: readonly RegisterMatrix[], named: boolean, messages: Messages): SummarySection {
   const impacts = merged(group, (m) => m.impacts);
   // Impact from the most severe down; probability low → high left to right, as a risk matrix is read
   // (the most alarming cell top right).
@@ -167,9 +170,9 @@ function heatMap(group: readonly RegisterMatrix[], named: boolean): SummarySecti
     return { values: [impact, ...cells.map((c) => (c ? c.open : null))], fills: [null, ...cells.map((c) => c?.color ?? null)] };
   });
   return {
-    heading: named ? term('heatMapOf', { registers: group.map((m) => m.name).join(', ') }) : term('heatMap'),
+    heading: named ? messages.t('term.heatMapOf', { registers: group.map((m) => m.name).join(', ') }) : messages.t('term.heatMap'),
     role: 'detail',
     lines: [],
-    grid: { columns: [{ label: term('impactByProbability') }, ...probabilities.map((p) => ({ label: p, type: 'integer' as const }))], rows },
+    grid: { columns: [{ label: messages.t('term.impactByProbability') }, ...probabilities.map((p) => ({ label: p, type: 'integer' as const }))], rows },
   };
 }

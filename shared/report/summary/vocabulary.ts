@@ -1,5 +1,5 @@
 import type { CellValue, SummaryGridColumn } from '../../table/table';
-import { term } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
 
 /**
  * The planning tool's words, read the way a Release Train Engineer reads them. Registers, themes
@@ -90,11 +90,9 @@ export function rowLink(text: string, sheet: string, row: number, web?: string):
 }
 
 /** Columns of "Needs attention", the same for every dataset so the sections merge into one table. */
-export const ATTENTION_COLUMNS: readonly SummaryGridColumn[] = [
-  { label: term('attentionWhat') },
-  { label: term('attentionItem'), type: 'link' },
-  { label: term('attentionWhy') },
-];
+export function attentionColumns(messages: Messages): readonly SummaryGridColumn[] {
+  return [{ label: messages.t('term.attentionWhat') }, { label: messages.t('term.attentionItem'), type: 'link' }, { label: messages.t('term.attentionWhy') }];
+}
 
 /** Items of each kind shown in "Needs attention" (ten, as the glossary says); the rest are counted in one more line that links to them all. */
 export const ATTENTION_LIMIT = 10;

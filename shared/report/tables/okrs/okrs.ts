@@ -69,7 +69,7 @@ class OkrWalk {
     readonly selection: OkrSelection,
   ) {
     const format = readerFormatOf(ctx);
-    this.health = new OkrFigures(OKRS_TITLE, (p) => format.percent(p), ctx.definition.links.okrUrl);
+    this.health = new OkrFigures(OKRS_TITLE, (p) => format.percent(p), format.messages, ctx.definition.links.okrUrl);
   }
 
   themeProgress(theme: StrategicTheme): number | null {

@@ -20,7 +20,7 @@ async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[
   const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
   const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
   const format = readerFormatOf(ctx);
-  const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined), (d) => format.calendarDate(d));
+  const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined), (d) => format.calendarDate(d), format.messages);
   return { board, phase, teams: teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)) };
 }
 
@@ -35,7 +35,7 @@ export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[
   const additionalColumns = selection.additionalColumns;
   const { audit, subItemShape, linkedItemShape } = piAudit(additionalColumns);
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
-  const predictability = new PiFigures(PI_OBJECTIVES_TITLE, ctx.definition.links.piObjectiveUrl);
+  const predictability = new PiFigures(PI_OBJECTIVES_TITLE, readerFormatOf(ctx).messages, ctx.definition.links.piObjectiveUrl);
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
   function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Risk, RiskRegister } from '../../../../shared/planning-api/schemas';
+import { messagesFor } from '../../../../shared/core/i18n/messages';
 import { RiskHeatMap } from '../../../../shared/report/summary/risk-heat-map';
 import { startSimulator } from '../../../../simulator/index';
 
@@ -10,7 +11,7 @@ describe('the risk heat map and the ROAM view', () => {
     const sim = await startSimulator({ tenant: 'tiny' });
     try {
       const t = sim.tenant;
-      const map = new RiskHeatMap((risk) => risk.responsible?.user ?? null);
+      const map = new RiskHeatMap(messagesFor('en-GB'), (risk) => risk.responsible?.user ?? null);
       for (const register of t.registers) for (const risk of t.risks(register.id)) map.add(register as unknown as RiskRegister, risk as unknown as Risk);
       const sections = map.sections();
       const heat = sections.filter((s) => s.heading.startsWith('Open risks by impact and probability'));
@@ -46,7 +47,7 @@ describe('the risk heat map and the ROAM view', () => {
   });
 
   it('orders impacts from the most severe down and probabilities low → high left to right, and leaves ROAM out for statuses it cannot map', () => {
-    const map = new RiskHeatMap();
+    const map = new RiskHeatMap(messagesFor('en-GB'));
     const register = { id: 'r1', key: 'ENT' } as RiskRegister;
     const risk = (impact: string, probability: string, level: string, status: string) =>
       ({ id: `${impact}${probability}`, impact, probability, riskLevel: { title: level, color: LEVEL_COLOURS[level] }, status: { status } }) as unknown as Risk;
@@ -63,7 +64,7 @@ describe('the risk heat map and the ROAM view', () => {
   });
 
   it('reads ROAM from the ROAM field where the registers keep one, whatever the statuses say', () => {
-    const map = new RiskHeatMap((risk) => risk.responsible?.user ?? null);
+    const map = new RiskHeatMap(messagesFor('en-GB'), (risk) => risk.responsible?.user ?? null);
     const register = { id: 'r1', key: 'ENT' } as RiskRegister;
     const risk = (id: string, status: string, roam: string | null, owner?: string) =>
       ({
