@@ -17,6 +17,7 @@ import { OkrFigures } from '../../summary/okr-figures';
 import { term } from '../../../core/glossary';
 import { listOf } from '../columns';
 import { FieldAudit } from '../../dataset/field-audit';
+import { tableSheetName } from '../../sheet-names';
 import { RepeatedRecords } from '../../dataset/repeated-records';
 import { BY_KEY_OR_ID, changeRules } from '../../dataset/change-rules';
 import {
@@ -69,7 +70,7 @@ class OkrWalk {
     readonly selection: OkrSelection,
   ) {
     const format = readerFormatOf(ctx);
-    this.health = new OkrFigures(OKRS_TITLE, (p) => format.percent(p), format.messages, ctx.definition.links.okrUrl);
+    this.health = new OkrFigures(tableSheetName('okrs', OKRS_TITLE, format.messages), (p) => format.percent(p), format.messages, ctx.definition.links.okrUrl);
   }
 
   themeProgress(theme: StrategicTheme): number | null {

@@ -14,6 +14,7 @@ import { boardSprints, piPhase, type PiPhase } from '../../summary/pi-phase';
 import { isClosedBoardState } from '../../summary/vocabulary';
 import { changeRules } from '../../dataset/change-rules';
 import { term } from '../../../core/glossary';
+import { tableSheetName } from '../../sheet-names';
 
 /** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
 async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
@@ -35,7 +36,7 @@ export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[
   const additionalColumns = selection.additionalColumns;
   const { audit, subItemShape, linkedItemShape } = piAudit(additionalColumns);
   const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
-  const predictability = new PiFigures(PI_OBJECTIVES_TITLE, readerFormatOf(ctx).messages, ctx.definition.links.piObjectiveUrl);
+  const predictability = new PiFigures(tableSheetName('pi-objectives', PI_OBJECTIVES_TITLE, readerFormatOf(ctx).messages), readerFormatOf(ctx).messages, ctx.definition.links.piObjectiveUrl);
   const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
 
   function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
