@@ -87,6 +87,7 @@ const LINE_BREAKS = /\r\n|[\n\r\v\f\u2028\u2029]/g;
 const LINE_BREAK = /^[\n\r\v\f\u2028\u2029]/;
 const TOKENS = new RegExp(`${LINE_BREAKS.source}|\\S+|[^\\S\\n\\r\\v\\f\\u2028\\u2029]+`, 'g');
 
+/** The lines of `text` as its line breaks make them (the marker's count). */
 function lineCount(text: string): number {
   let lines = 1;
   for (const _ of text.matchAll(LINE_BREAKS)) lines++;
