@@ -356,6 +356,12 @@ export async function completedManifest(ledger: Ledger, report: string, runId: s
   return entry?.status === 'complete' ? entry.manifestKey : undefined;
 }
 
+/** Where a run stands in the ledger (its status and the attempt holding it last), or undefined without an entry. */
+export async function runStanding(ledger: Ledger, report: string, runId: string): Promise<{ readonly status: RunEntry['status']; readonly attempt: string } | undefined> {
+  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
+  return entry && { status: entry.status, attempt: entry.attempt };
+}
+
 /** An attempt that stopped without finishing or giving the run up, as its run's ledger entry tells. */
 export interface AbandonedAttempt {
   readonly attempt: string;
