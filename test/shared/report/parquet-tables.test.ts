@@ -236,7 +236,7 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
     // The query of docs/downstream.md: the newest run of each day.
     const latest = await query(`
       WITH risks AS (SELECT * FROM ${table('risks')}),
-      latest AS (SELECT dt, max_by(run_id, exported_at) AS run_id FROM risks GROUP BY dt)
+      latest AS (SELECT dt, max_by(run_id, exported_at) AS run_id FROM ${table('runs')} WHERE table_name = 'risks' GROUP BY dt)
       SELECT r.dt::VARCHAR AS dt, r.run_id, count(*) AS n FROM risks r JOIN latest USING (dt, run_id) GROUP BY ALL ORDER BY dt`);
     expect(latest.map((r) => ({ ...r, n: Number(r.n) }))).toEqual([
       { dt: '2026-11-23', run_id: 'run-1', n },

@@ -89,6 +89,16 @@ describe('a run killed at each step of its table copies, then a new run of the r
     }
   }
 
+  /** The query of docs/downstream.md, "The newest run of each day" (from runs), over board-items: each day's run and its rows. */
+  async function newestRunOfEachDay(root: string): Promise<Record<string, { run_id: string; n: number }>> {
+    if ((await new LocalDirectoryStorage(root).listKeys(`${REPORT}/tables/runs/dt=`)).length === 0) return {};
+    const rows = await query(`
+      WITH items AS (SELECT * FROM ${table(root, 'board-items')}),
+      latest AS (SELECT dt, max_by(run_id, exported_at) AS run_id FROM ${table(root, 'runs')} WHERE table_name = 'board-items' GROUP BY dt)
+      SELECT i.dt::VARCHAR AS dt, i.run_id, count(*) AS n FROM items i JOIN latest USING (dt, run_id) GROUP BY ALL ORDER BY dt`);
+    return Object.fromEntries(rows.map((r) => [r.dt as string, { run_id: r.run_id as string, n: Number(r.n) }]));
+  }
+
   /** The killed run's manifest (stored before its copies began): the rows each table must hold of it. */
   async function killedRows(root: string): Promise<Record<string, number>> {
     const bytes = await new LocalDirectoryStorage(root).getObject(`${REPORT}/dt=2026-11-23/run=killed/manifest.json`);
@@ -124,6 +134,8 @@ describe('a run killed at each step of its table copies, then a new run of the r
       for (const [i, t] of TABLES.entries()) expect(before[t], t).toEqual(i < copied ? { killed: expected[t] } : {});
       expect(await runsListed(root)).toEqual(copied === COPIES ? { killed: expected } : {});
       await expectRunsListOnlyComplete(root);
+      // The newest run of its day, as downstream.md takes it, is never the half-published one.
+      expect(await newestRunOfEachDay(root)).toEqual(copied === COPIES ? { '2026-11-23': { run_id: 'killed', n: expected['board-items'] } } : {});
 
       // Only a new run of the report: another run id, the next day. The killed run's lease lapsed long ago.
       const ledger = new LocalLedger(join(root, '.ledger'));
@@ -145,6 +157,7 @@ describe('a run killed at each step of its table copies, then a new run of the r
       expect(await completedManifest(ledger, REPORT, 'killed')).toBe(`${REPORT}/dt=2026-11-23/run=killed/manifest.json`);
       expect(await new LocalDirectoryStorage(root).listKeys(`_staging/${REPORT}/`)).toEqual([]);
       expect(await ledger.get(`publishing/${REPORT}`)).toMatchObject({ value: { runs: [] } });
+      expect(await newestRunOfEachDay(root)).toEqual({ '2026-11-23': { run_id: 'killed', n: expected['board-items'] }, '2026-11-24': { run_id: 'next', n: nextRows['board-items'] } });
       const [newest] = await query(`SELECT max_by(run_id, published_at) AS run_id FROM ${table(root, 'runs')}`);
       expect(newest?.run_id).toBe('next');
     }, 60_000);

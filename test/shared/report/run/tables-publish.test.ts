@@ -77,7 +77,7 @@ describe('table prefixes hold only published rows, read with DuckDB at every ste
   async function newestRunOfEachDay(): Promise<{ dt: string; run_id: string; n: number }[]> {
     const rows = await query(`
       WITH risks AS (SELECT * FROM ${table('risks')}),
-      latest AS (SELECT dt, max_by(run_id, exported_at) AS run_id FROM risks GROUP BY dt)
+      latest AS (SELECT dt, max_by(run_id, exported_at) AS run_id FROM ${table('runs')} WHERE table_name = 'risks' GROUP BY dt)
       SELECT r.dt::VARCHAR AS dt, r.run_id, count(*) AS n FROM risks r JOIN latest USING (dt, run_id) GROUP BY ALL ORDER BY dt`);
     return rows.map((r) => ({ dt: r.dt as string, run_id: r.run_id as string, n: Number(r.n) }));
   }
