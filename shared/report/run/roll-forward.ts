@@ -14,8 +14,8 @@ import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 import type { Storage } from '../../storage/storage';
 import type { RunContext } from './context';
-import { RunLease, runStanding, type LeaseOutcome } from './run-lease';
-import { publishTables } from './table-publish';
+import { RunLease, runStanding, type LeaseOutcome, type TableCopy } from './run-lease';
+import { publishTables, runsLast } from './table-publish';
 
 /** As long as a run's lease entry: a noted run whose lease entry is gone is let go. */
 const ENTRY_DAYS = 35;
@@ -82,10 +82,8 @@ async function settle(context: RollContext, report: string, noted: Noted): Promi
   if (standing?.status === 'publishing') {
     const leased = await takePublishing(context, report, noted.runId);
     if (!leased) return;
-    if (leased.kind === 'publishing') {
-      log.warn('an earlier run of this report stopped while publishing its tables; finishing its copies first', { report, runId: noted.runId, tables: leased.copies.length });
-      await finishCopies(context.storage, leased, { report, 'run-id': noted.runId }, log);
-    } else if (leased.kind === 'acquired') {
+    if (leased.kind === 'publishing') await finishOrWithdraw(context, leased, { report, 'run-id': noted.runId });
+    else if (leased.kind === 'acquired') {
       // Not publishing after all (it changed between the two reads): give it back untouched.
       await leased.lease.release([], []);
       return;
@@ -107,6 +105,35 @@ async function takePublishing(context: RollContext, report: string, runId: strin
     if (error instanceof RunInProgressError) return undefined;
     throw error;
   }
+}
+
+/**
+ * Finishes the copies of a run taken over while publishing; or, when a file still to copy has no
+ * staged source any more (the staging area expired before any run came back), withdraws the copies
+ * made: the run is then in no table rather than in some for good.
+ */
+async function finishOrWithdraw(context: RollContext, leased: Extract<LeaseOutcome, { kind: 'publishing' }>, metadata: Readonly<Record<string, string>>): Promise<void> {
+  const { storage, log } = context;
+  const fields = { report: metadata.report, runId: metadata['run-id'], tables: leased.copies.length };
+  if (!(await sourcesLost(storage, leased.copies))) {
+    log.warn('an earlier run of this report stopped while publishing its tables; finishing its copies first', fields);
+    await finishCopies(storage, leased, metadata, log);
+    return;
+  }
+  log.error('an earlier run of this report stopped while publishing its tables and its staged files expired; removing the tables it copied, so it is in none', fields);
+  // The runs table's file first: it never lists a run some table lacks.
+  for (const copy of runsLast(leased.copies).reverse()) await storage.deleteObjects([copy.to]);
+  await leased.lease.abandonPublishing();
+}
+
+/** True when a file still to copy (not in place as the manifest states) has no staged source. */
+async function sourcesLost(storage: Storage, copies: readonly TableCopy[]): Promise<boolean> {
+  for (const copy of copies) {
+    const there = await storage.hashObject(copy.to);
+    if (there?.sha256 === copy.sha256 && there.bytes === copy.bytes) continue;
+    if ((await storage.hashObject(copy.from)) === undefined) return true;
+  }
+  return false;
 }
 
 /** Copies the chosen manifest's table files of a run taken over while publishing, and completes it. */

@@ -258,6 +258,16 @@ export class RunLease {
   }
 
   /**
+   * Gives up a `publishing` run that can never be finished (its staged files expired): the run is
+   * `released` without a chosen manifest, its recorded keys left as the debris a rerun removes.
+   */
+  async abandonPublishing(): Promise<void> {
+    this.stopHeartbeat();
+    await this.renewing;
+    await this.update(({ manifestKey: _manifest, copies: _copies, ...entry }) => ({ ...entry, status: 'released', leaseExpiresAt: this.options.now().toISOString() }));
+  }
+
+  /**
    * A failed attempt gives the lease up at once (a retry need not wait for it to expire). Objects it
    * could not delete stay recorded for the next attempt. False when it no longer held the lease. A
    * run that was publishing stays `publishing` with its lease lapsed: the next attempt finishes it.

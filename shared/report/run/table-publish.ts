@@ -63,7 +63,7 @@ export async function publishTables(publishing: TablePublishing, manifestKey: st
  * The copies with the `runs` table's last (its file is staged last; an order recorded otherwise is
  * put right): readers joining `runs` see a run only once every other table holds it.
  */
-function runsLast(copies: readonly TableCopy[]): TableCopy[] {
+export function runsLast(copies: readonly TableCopy[]): TableCopy[] {
   const isRuns = (copy: TableCopy) => copy.to.includes(`/tables/${RUNS_TABLE_NAME}/`);
   return [...copies.filter((c) => !isRuns(c)), ...copies.filter(isRuns)];
 }

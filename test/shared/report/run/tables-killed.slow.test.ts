@@ -120,6 +120,19 @@ describe('a run killed at each step of its table copies, then a new run of the r
     expect(await exited).toBeNull();
   }
 
+  /** The next day's run of the report (run id `next`); resolves with its rows per table. */
+  async function nextRun(root: string): Promise<Record<string, number>> {
+    const next = await exportDefinition(parseReportDefinition(DEFINITION), {
+      credentials: fixedCredentials(sim.credentials()),
+      storage: new LocalDirectoryStorage(root),
+      ledger: new LocalLedger(join(root, '.ledger')),
+      runId: 'next',
+      now: () => new Date(NEXT_AT),
+    });
+    expect(next.written).toBe(true);
+    return Object.fromEntries(TABLES.map((t) => [t, next.manifest.summary.rows[t]!]));
+  }
+
   for (const [name, killAt] of KILL_POINTS) {
     it(`killed ${name}: after the next day's run every table holds it completely, and runs lists only complete runs`, async () => {
       const root = await mkdtemp(join(tmpdir(), 'tables-killed-'));
@@ -139,15 +152,7 @@ describe('a run killed at each step of its table copies, then a new run of the r
 
       // Only a new run of the report: another run id, the next day. The killed run's lease lapsed long ago.
       const ledger = new LocalLedger(join(root, '.ledger'));
-      const next = await exportDefinition(parseReportDefinition(DEFINITION), {
-        credentials: fixedCredentials(sim.credentials()),
-        storage: new LocalDirectoryStorage(root),
-        ledger,
-        runId: 'next',
-        now: () => new Date(NEXT_AT),
-      });
-      expect(next.written).toBe(true);
-      const nextRows = Object.fromEntries(TABLES.map((t) => [t, next.manifest.summary.rows[t]!]));
+      const nextRows = await nextRun(root);
 
       const after = await rowsPerRun(root);
       for (const t of TABLES) expect(after[t], t).toEqual({ killed: expected[t], next: nextRows[t] });
@@ -160,6 +165,26 @@ describe('a run killed at each step of its table copies, then a new run of the r
       expect(await newestRunOfEachDay(root)).toEqual({ '2026-11-23': { run_id: 'killed', n: expected['board-items'] }, '2026-11-24': { run_id: 'next', n: nextRows['board-items'] } });
       const [newest] = await query(`SELECT max_by(run_id, published_at) AS run_id FROM ${table(root, 'runs')}`);
       expect(newest?.run_id).toBe('next');
-    }, 60_000);
+    }, 120_000);
   }
+
+  it('killed before copy 3, its staging expired before the next run: the next run takes the copies made back out, the run is in no table', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tables-killed-'));
+    dirs.push(root);
+    await killedAt(root, { beforeCopy: 3 });
+    const expected = await killedRows(root);
+    expect((await rowsPerRun(root)).risks).toEqual({ killed: expected.risks });
+    // The bucket's lifecycle rule on the staging area (3 days) removed what the run had staged.
+    const storage = new LocalDirectoryStorage(root);
+    await storage.deleteObjects(await storage.listKeys(`_staging/${REPORT}/`));
+
+    const nextRows = await nextRun(root);
+    const after = await rowsPerRun(root);
+    for (const t of TABLES) expect(after[t], t).toEqual({ next: nextRows[t] });
+    expect(await runsListed(root)).toEqual({ next: nextRows });
+    await expectRunsListOnlyComplete(root);
+    const ledger = new LocalLedger(join(root, '.ledger'));
+    expect(await completedManifest(ledger, REPORT, 'killed')).toBeUndefined();
+    expect(await ledger.get(`publishing/${REPORT}`)).toMatchObject({ value: { runs: [] } });
+  }, 120_000);
 });
