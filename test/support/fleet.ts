@@ -1,7 +1,6 @@
 import { systemClock } from '../../shared/core/clock';
 import type { Ledger } from '../../shared/ledger/ledger';
 import { runJob } from '../../shared/job/run-job';
-import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { Storage } from '../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { asyncInvocations, type AsyncInvocationOptions, type InvocationStats } from './async-invocations';
@@ -29,10 +28,8 @@ export interface FleetOptions {
   readonly tenantRate: number;
   /** The account's sending rate, messages a second. */
   readonly sendRate: number;
-  /** Where the runs write their files (a folder, unless `storage` is given). */
-  readonly dir: string;
-  /** Another storage for the runs' files (the bench's: s3rver). */
-  readonly storage?: Storage;
+  /** Where the runs write their files (the test: a folder; the bench: s3rver). */
+  readonly storage: Storage;
   readonly ledger: Ledger;
   /** The stand-in's time and Lambda's backoff (default: the wall clock and Lambda's figures). */
   readonly invocation?: AsyncInvocationOptions;
@@ -101,9 +98,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
     // When each report message went out, as the mailer saw SES accept it (the mail store keeps whole seconds only).
     const sentAt: number[] = [];
     const webhookBase = hooks.url('').replace(/\/$/, '');
-    const storage = options.storage ?? new LocalDirectoryStorage(options.dir);
     const contexts = sims.map((sim) =>
-      fleetJobContext({ credentials: sim.credentials(), reports, storage, ledger: options.ledger, ses: front.client, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
+      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: front.client, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
     );
     const instant = systemClock();
     const work: number[] = [];

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
+import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { runFleet } from '../../support/fleet';
 
 /**
@@ -29,7 +30,7 @@ describe('a fleet scheduled at one instant', () => {
       concurrency: 3,
       tenantRate: 20,
       sendRate: 14,
-      dir: join(dir, 'runs'),
+      storage: new LocalDirectoryStorage(join(dir, 'runs')),
       ledger: new LocalLedger(join(dir, 'runs', '.ledger')),
       invocation: { firstBackoffMs: 100, maxBackoffMs: 1_000 },
     });
