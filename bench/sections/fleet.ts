@@ -122,30 +122,33 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
     String(f.ownerNotices),
     `${f.planning429} of ${f.planningRequests} (${percent(f.planning429, f.planningRequests)})`,
     `${f.throttles} of ${f.sends} (${percent(f.throttles, f.sends)})`,
-    `${f.lambdaThrottles} (${f.expiredEvents} aged out)`,
+    `${f.lambdaThrottles} throttled tries, ${f.retried} errors retried, ${f.failedEvents + f.expiredEvents} given up`,
     `${seconds(f.lastDeliveryMs)} vs ${seconds(f.lowerBoundMs)} (${f.bound}): ${ratio(f.lastDeliveryMs / f.lowerBoundMs)}`,
     `${f.functionPeakMb} MB (heap ${f.functionHeapMb} MB)`,
     `${f.processPeakMb} MB`,
   ]);
+  const told = runs.flatMap(({ cap, f }) => [...new Set(f.ownerNoticeSubjects)].map((subject) => `cap ${cap}: ${f.ownerNoticeSubjects.filter((x) => x === subject).length} × “${subject}”`));
+  for (const line of told) console.warn(`fleet: an owner was told: ${line}`);
   const markdown = [
     `${options.reports} reports of ${options.tenants} tenants (the simulator's tiny tenant: risks as CSV), every one scheduled for the same instant, each mailing ${READERS} readers and posting to one chat channel (Slack for half, Teams for the other half, on a local webhook stand-in); ` +
       `tenants limited to ${TENANT_RATE} requests a second, SES to ${SEND_RATE} messages a second; the runs' pace in dynalite, the files in s3rver (its own process). ` +
       'One run of the bench per concurrency cap:',
     '',
     table(
-      ['cap', 'delivered once', 'lost', 'doubled', 'readers mailed once', 'chat posted once', 'owners told', '429s', 'mail throttles', 'Lambda throttles', 'last delivery vs lower bound', 'export function peak', 'bench process peak'],
+      ['cap', 'delivered once', 'lost', 'doubled', 'readers mailed once', 'chat posted once', 'owners told', '429s', 'mail throttles', 'Lambda stand-in', 'last delivery vs lower bound', 'export function peak', 'bench process peak'],
       rows,
     ),
     '',
     "The lower bound is the largest of: the busiest tenant's requests ÷ its rate, the e-mails ÷ the send rate, the summed time of the runs ÷ the cap. " +
       "The stand-in of Lambda's asynchronous invocation (test/support/async-invocations.ts) keeps the cap: an event that finds it taken is throttled and tried again " +
       'after a backoff from 1 s doubling to 5 minutes (jittered: AWS does not say how; unjittered, every event throttled at the instant would retry at the same moments), ' +
-      'for up to 6 hours; a slot freed between two tries stays idle until some event tries again, as in Lambda. "Lambda throttles" counts the tries that found the cap taken. ' +
+      'for up to 6 hours; a slot freed between two tries stays idle until some event tries again, as in Lambda. "Lambda stand-in" counts the tries that found the cap taken, the function errors retried and the events given up (after two retries or 6 hours). ' +
       `"Export function peak" is one function's memory: after each fleet, ${PROBES} reports more of the fleet's kind run one at a time, each alone in a fresh Node process ` +
       `(bundled, \`--max-old-space-size=${LAMBDA_MEMORY_MB}\`) against the same services, and the largest peak RSS is shown, with the largest heap in use sampled every 10 ms; ` +
       "Lambda's runtime adds its own tens of MB. Every report of the fleet runs on the export function: none of these tenants hands over to the fan-out, whose workers' and assembler's peaks are in its own sections. " +
       '"Bench process peak" is the RSS of the process that runs the whole fleet at the cap (every concurrent run, the simulators, dynalite, SES and the webhook stand-in), not a function\'s. ' +
       '`--fleet-reports` sets the size, `--fleet-caps` the caps.',
+    ...(told.length > 0 ? ['', `What the owners were told: ${told.join('; ')}.`] : []),
   ].join('\n');
   const targets: TargetCheck[] = runs.flatMap(({ cap, f }) => {
     const boundRatio = f.lastDeliveryMs / f.lowerBoundMs;

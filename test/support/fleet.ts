@@ -59,8 +59,9 @@ export interface FleetFigures {
   readonly doubled: number;
   readonly readers: number;
   readonly readersMailedOnce: number;
-  /** Failure notices the owners got. */
+  /** Failure notices the owners got, and their subjects (what failed). */
   readonly ownerNotices: number;
+  readonly ownerNoticeSubjects: readonly string[];
   readonly planningRequests: number;
   readonly planning429: number;
   /** SendEmail calls SES received, and how many it throttled. */
@@ -177,6 +178,8 @@ function countFleet(counted: Counted): FleetFigures {
   ];
   const [bound, lowerBoundMs] = bounds.reduce((a, b) => (b[1] > a[1] ? b : a));
   const last = Math.max(...counted.sentAt);
+  // The owners also hear of the API's unexported fields on a first run; only the failure notices (of a run or of a channel) count here.
+  const notices = mails.filter((m) => m.destination.to.includes(FLEET_OWNER) && /is failing/i.test(m.subject));
   return {
     reports: options.reports,
     deliveredOnce,
@@ -184,8 +187,8 @@ function countFleet(counted: Counted): FleetFigures {
     doubled,
     readers: options.reports * options.readers,
     readersMailedOnce,
-    // The owners also hear of the API's unexported fields on a first run; only the failure notices count here.
-    ownerNotices: mails.filter((m) => m.destination.to.includes(FLEET_OWNER) && /is failing/i.test(m.subject)).length,
+    ownerNotices: notices.length,
+    ownerNoticeSubjects: notices.map((m) => m.subject),
     planningRequests: requests.length,
     planning429: requests.filter((r) => r.status === 429).length,
     sends: counted.sends,
