@@ -122,7 +122,7 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
     String(f.ownerNotices),
     `${f.planning429} of ${f.planningRequests} (${percent(f.planning429, f.planningRequests)})`,
     `${f.throttles} of ${f.sends} (${percent(f.throttles, f.sends)})`,
-    `${f.lambdaThrottles} throttled tries, ${f.retried} errors retried, ${f.failedEvents + f.expiredEvents} given up`,
+    `${f.lambdaThrottles} throttled tries, ${f.retried} function errors retried, ${f.failedEvents + f.expiredEvents} given up`,
     `${seconds(f.lastDeliveryMs)} vs ${seconds(f.lowerBoundMs)} (${f.bound}): ${ratio(f.lastDeliveryMs / f.lowerBoundMs)}`,
     `${f.functionPeakMb} MB (heap ${f.functionHeapMb} MB)`,
     `${f.processPeakMb} MB`,

@@ -59,7 +59,7 @@ export interface FleetFigures {
   readonly doubled: number;
   readonly readers: number;
   readonly readersMailedOnce: number;
-  /** Failure notices the owners got, and their subjects (what failed). */
+  /** Failure notices the owners got, and their subjects with the reason each gives. */
   readonly ownerNotices: number;
   readonly ownerNoticeSubjects: readonly string[];
   readonly planningRequests: number;
@@ -188,7 +188,8 @@ function countFleet(counted: Counted): FleetFigures {
     readers: options.reports * options.readers,
     readersMailedOnce,
     ownerNotices: notices.length,
-    ownerNoticeSubjects: notices.map((m) => m.subject),
+    // The subject, and the reason its body gives ("What failed: …"), so a bench run says what went wrong.
+    ownerNoticeSubjects: notices.map((m) => [m.subject, /What failed: (.*)/.exec(m.body.text ?? '')?.[1]].filter(Boolean).join(': ')),
     planningRequests: requests.length,
     planning429: requests.filter((r) => r.status === 429).length,
     sends: counted.sends,
