@@ -177,7 +177,7 @@ export const LONG_FUNCTIONS = [
   { file: 'shared/report/tables/pi-objectives/pi-objectives.ts', name: 'piObjectivesDataset', lines: 105, why: 'a closure over the run’s audit, figures and PI phases: the per-board walk shares them' },
   { file: 'shared/report/changes/tracker.ts', name: 'startChangeTracking', lines: 117, why: "the tracker's per-run state is one closure shared by every table's sink" },
   { file: 'shared/http/run-page.ts', name: 'renderRunPage', lines: 81, why: 'one HTML page as one template, read top to bottom' },
-  { file: 'shared/render/xlsx/summary-sheet.ts', name: 'writeSummaryRows', lines: 100, why: 'walks the sections once, placing each kind of line (text, small table, matrix) and its page breaks in the same pass' },
+  { file: 'shared/render/xlsx/summary-sheet.ts', name: 'writeSummaryRows', lines: 97, why: 'walks the sections once, placing each kind of line (text, small table, matrix) and its page breaks in the same pass' },
 ];
 const functionLength = (max) => ({ 'max-lines-per-function': ['error', { max, skipBlankLines: true, skipComments: true }] });
 

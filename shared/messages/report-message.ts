@@ -3,7 +3,7 @@ import { changesSection } from '../email/changes-section';
 import { headlineSentence } from '../email/email-content';
 import { readerFormat, type ReaderFormat } from '../core/format';
 import { cellText } from '../email/email-format';
-import { isLink, isWebUrl } from '../table/table';
+import { isLink, isWebUrl, webUrlOf, type SummaryLine } from '../table/table';
 import type { LinkKey } from '../links/link-token';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition/definition';
@@ -39,7 +39,7 @@ export function buildChannelMessage(
     headline: sections.filter((s) => s.role === 'headline').map((s) => headlineSection(s, format)),
     attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, format)),
     attentionMore: 0,
-    changes: { heading: changes.heading, lines: changes.lines.map((line, i) => `${i === 0 ? '' : `${line.label}: `}${cellText(line.value, line.type, format, false)}`), total },
+    changes: { heading: changes.heading, lines: changes.lines.map((line, i) => changeLine(line, i === 0, format)), total },
     workbookUrl: links?.workbookUrl,
     freshCopyUrl: links?.freshCopyUrl,
     words: channelWords(format.messages),
@@ -78,6 +78,12 @@ function attentionLines(section: SummarySection, format: ReaderFormat): Attentio
       ...(web !== undefined && isWebUrl(web) && { url: web }),
     };
   });
+}
+
+/** A line of "What changed" (the counts first, unlabelled), linked to the changed item's tracker page when changes.csv has one. */
+function changeLine(line: SummaryLine, first: boolean, format: ReaderFormat): AttentionLine {
+  const web = line.link && webUrlOf(line.link);
+  return { text: `${first ? '' : `${line.label}: `}${cellText(line.value, line.type, format, false)}`, ...(web !== undefined && { url: web }) };
 }
 
 function messageLinks(
