@@ -173,7 +173,7 @@ describe('demo command (the README\'s first command)', () => {
     const again = captureIo(dir);
     expect(await runDemoCommand(['--weeks', '4', '--out', out], again, { today })).toBe(2);
     expect(again.err()).toMatch(/already holds runs; a --weeks demo builds its history from its first week\. Delete that folder or give another --out\./);
-  }, 60_000);
+  }, 240_000); // four weekly runs with every output: about a minute alone on a loaded 2-core machine
 
   it('writes every date in the report\'s locale (de-DE) in the e-mail, the PDF and the Summary, and prints en-US on Letter', async () => {
     const definition = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'examples', 'demo-report.json'), 'utf8')) as Record<string, unknown>;
