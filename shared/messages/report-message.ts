@@ -28,8 +28,9 @@ export function buildChannelMessage(
   const sections = result.summary.sections;
   const counts = result.changes.counts;
   const total = counts.added + counts.removed + counts.changed + counts.scope;
-  // The Summary's own "What changed" (one ranking everywhere); a summary from an older manifest has none.
-  const changes = sections.find((s) => s.role === 'changes') ?? changesSection(changesDigest(result.changes, format), format);
+  // The Summary's ranking of the changes (one ranking everywhere), cut shorter for chat: the counts, the
+  // top CHAT_TOP_CHANGES, and what the cut left out (in the workbook's Changes sheet).
+  const changes = changesSection(changesDigest(result.changes, format, CHAT_TOP_CHANGES), format);
   const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
   return {
     title: result.summary.title || (definition.title ?? definition.name),
@@ -52,7 +53,8 @@ function headlineSection(section: SummarySection, format: ReaderFormat): Message
     value: `${cellText(line.value, line.type, format, false)}${line.delta ? ` (${line.delta})` : ''}`,
   }));
   const grid = section.grid;
-  if (grid) {
+  // A table whose rows are the headline (OKR progress per theme) keeps them; one under figures of its own is in the workbook.
+  if (grid && figures.length === 0) {
     // As in the e-mail's text part: the first column names the row, the others follow labelled.
     const shown = grid.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.brief);
     const [first, ...rest] = shown;
@@ -79,6 +81,9 @@ function attentionLines(section: SummarySection, format: ReaderFormat): Attentio
     };
   });
 }
+
+/** How many changes a chat message lists under their count (docs/delivery.md); the rest are in the workbook's Changes sheet. */
+export const CHAT_TOP_CHANGES = 5;
 
 /** A line of "What changed" (the counts first, unlabelled), linked to the changed item's tracker page when changes.csv has one. */
 function changeLine(line: SummaryLine, first: boolean, format: ReaderFormat): AttentionLine {
