@@ -8,6 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCommand } from '../../cli/demo-command';
+import { messagesFor } from '../../shared/core/i18n/messages';
 import { captureIo } from '../support/cli-io';
 import { csvObjects, readCsv, readWorkbook } from '../support/read-output';
 import { operatorFindings, type FieldAuditFigures } from '../../shared/report/dataset/field-audit';
@@ -195,7 +196,7 @@ describe('demo command (the README\'s first command)', () => {
     expect(pdf).toMatch(/\d{2}\.\d{2}\.\d{4}/);
     expect(pdf.match(iso)).toBeNull();
     const summary: string[] = [];
-    (await readWorkbook(join(runFolder, 'demo-weekly.xlsx'))).getWorksheet('Summary')!.eachRow((row) => row.eachCell((cell) => summary.push(cell.text)));
+    (await readWorkbook(join(runFolder, 'demo-weekly.xlsx'))).getWorksheet(messagesFor('de-DE').t('sheet.summary'))!.eachRow((row) => row.eachCell((cell) => summary.push(cell.text)));
     expect(summary.join('\n')).toMatch(/\d{2}\.\d{2}\.\d{4}/);
     expect(summary.filter((t) => iso.test(t))).toEqual([]);
     expect(execFileSync('pdfinfo', [join(runFolder, 'demo-weekly.pdf')], { encoding: 'utf8' })).toMatch(/Page size:\s+595\.\d+ x 841\.\d+ pts \(A4\)/);

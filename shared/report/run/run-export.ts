@@ -1,3 +1,4 @@
+import { messagesFor, type Messages } from '../../core/i18n/messages';
 import { AuthenticationError, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { readerFormat } from '../../core/format';
@@ -67,14 +68,14 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
   return withRunAttempt(run, context, async (attempt) => {
     const ctx: DatasetContext = { source: run.client, definition, log, people: new PeopleDirectory(), now: () => startedAt };
     const tracker = await trackChanges(run, context, attempt, registry);
-    const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
+    const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, now: context.clock, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
     // Made from what the plan resolved: no dataset lists or resolves again.
     const datasets: Dataset[] = run.plan.datasets.map((d) => d.plan.create(ctx));
     const tableRows: Record<string, number> = {};
     // Large datasets start fetching now, within their read-ahead, sharing the request budget.
     for (const dataset of datasets) dataset.prefetch?.();
     try {
-      await exportDatasets(datasets, registry, outputs, tableRows, progress, log);
+      await exportDatasets(datasets, registry, outputs, tableRows, progress, log, messagesFor(run.definition.locale));
     } finally {
       // A table that failed midway never closed its sinks: its comparison's scratch file goes here.
       tracker.dispose();
@@ -108,12 +109,13 @@ async function exportDatasets(
   tableRows: Record<string, number>,
   progress: (event: ProgressEvent) => void,
   log: Log,
+  messages: Messages,
 ): Promise<void> {
   for (const dataset of datasets) {
     progress({ type: 'dataset', dataset: dataset.name });
     log.info('exporting dataset', { dataset: dataset.name });
     for await (const output of dataset.tables()) {
-      const table = labelled(output.table, registry.datasets);
+      const table = labelled(output.table, registry.datasets, messages);
       const count = await fanOut(output.batches, await outputs.openTable(table, dataset), (rows) => progress({ type: 'rows', table: table.name, rows }));
       tableRows[table.name] = count;
       progress({ type: 'table-done', table: table.name, rows: count });
