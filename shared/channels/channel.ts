@@ -17,7 +17,10 @@ export interface MessageSection {
   readonly figures: readonly MessageFigure[];
 }
 
-/** One item of "Needs attention": "Risk R-12 Vendor lock-in: High · no owner", and its address in the planning tool when known. */
+/**
+ * One item of "Needs attention" ("Risk R-12 Vendor lock-in: High · no owner") or of "What changed"
+ * ("Board items MOB-8 …: Status: In Progress → Done"), and its address in the planning tool when known.
+ */
 export interface AttentionLine {
   readonly text: string;
   /** An http(s) address (the definition's `links.riskUrl` and the like); absent: shown as text. */
@@ -41,9 +44,10 @@ export interface ChannelMessage {
   readonly attentionMore: number;
   /**
    * The comparison with the earlier run: heading ("What changed since 16/11/2026"), its lines as the
-   * e-mail has them (the counts, the top changes most telling first, what the cut left out), total.
+   * e-mail has them (the counts, the top changes most telling first, each linked to its tracker page
+   * where changes.csv has one, what the cut left out), total.
    */
-  readonly changes: { readonly heading: string; readonly lines: readonly string[]; readonly total: number } | undefined;
+  readonly changes: { readonly heading: string; readonly lines: readonly AttentionLine[]; readonly total: number } | undefined;
   readonly workbookUrl: string | undefined;
   readonly freshCopyUrl: string | undefined;
   /** The channel's own words in the reader's language (channelWords); English when absent. */

@@ -60,7 +60,7 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
     { type: 'header', text: { type: 'plain_text', text: clip(message.title, SLACK_LIMITS.header) } },
     { type: 'context', elements: [mrkdwn(slackEscape(words.generated(message.generated)))] },
   ];
-  const changes = message.changes && section(fitLines(`*${slackEscape(message.changes.heading)}*`, message.changes.lines.map(slackEscape), 0, SLACK_LIMITS.text, words));
+  const changes = message.changes && section(fitLines(`*${slackEscape(message.changes.heading)}*`, message.changes.lines.map(attentionText), 0, SLACK_LIMITS.text, words));
   const attention =
     message.attention.length + message.attentionMore > 0
       ? section(fitLines(`*${slackEscape(words.needsAttention)}*`, message.attention.map((l) => `• ${attentionText(l)}`), message.attentionMore, SLACK_LIMITS.text, words))

@@ -58,7 +58,7 @@ export function adaptiveCard(message: ChannelMessage): Element {
     heading(teamsEscape(words.needsAttention)),
     ...(shown.length === 0 && more === 0 ? [text(`${teamsEscape(words.nothingNeedsAttention)}.`)] : shown.map((l) => text(`• ${attentionText(l)}`, { spacing: 'Small' }))),
     ...(more > 0 ? [text(teamsEscape(words.more(more, true)), { isSubtle: true })] : []),
-    ...(message.changes ? [heading(teamsEscape(message.changes.heading)), ...message.changes.lines.map((l) => text(teamsEscape(l), { spacing: 'Small' }))] : []),
+    ...(message.changes ? [heading(teamsEscape(message.changes.heading)), ...message.changes.lines.map((l) => text(attentionText(l), { spacing: 'Small' }))] : []),
     text(teamsEscape(words.run(message.runId)), { isSubtle: true, size: 'Small' }),
   ];
   const actions = [

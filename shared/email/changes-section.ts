@@ -1,4 +1,4 @@
-import type { SummaryLine, SummarySection } from '../table/table';
+import type { LinkValue, SummaryLine, SummarySection } from '../table/table';
 import type { ReaderFormat } from '../core/format';
 
 /**
@@ -14,6 +14,8 @@ export interface ChangesDigestRow {
   readonly what: string;
   readonly from: string | null;
   readonly to: string | null;
+  /** The changed item's workbook row and tracker address (`web`), when known: the line's label links there. */
+  readonly link?: LinkValue | undefined;
 }
 
 /** The kinds of change a cut list counts, most telling first (the comparison's weights, report/changes/model.ts). */
@@ -61,7 +63,10 @@ export function changesSection(digest: ChangesDigest, format: ReaderFormat): Sum
     lines.push({ label: format.t('term.notCompared'), value: digest.note });
   } else {
     lines.push({ label: format.t('term.inAll'), value: countsText(digest, format) });
-    for (const row of digest.top) lines.push({ label: [row.table, row.key, row.title].filter((p) => p).join(' '), value: changeValue(row) });
+    for (const row of digest.top) {
+      const label = [row.table, row.key, row.title].filter((p) => p).join(' ');
+      lines.push({ label, value: changeValue(row), ...(row.link && { link: { ...row.link, text: label } }) });
+    }
     const more = leftOutText(digest, format);
     if (more) lines.push({ label: format.t('term.more'), value: more });
   }

@@ -152,7 +152,9 @@ function renderText(model: EmailModel): string {
   for (const section of model.sections) {
     lines.push('', section.heading);
     for (const line of section.lines) {
-      lines.push(`  ${line.label}: ${cellText(line.value, line.type, format, true)}${line.delta ? ` (${line.delta})` : ''}`);
+      // A linked label keeps its tracker address, as the HTML part's link does.
+      const label = line.link ? cellText({ ...line.link, text: line.label }, 'link', format, true) : line.label;
+      lines.push(`  ${label}: ${cellText(line.value, line.type, format, true)}${line.delta ? ` (${line.delta})` : ''}`);
     }
     const grid = section.grid;
     if (!grid) continue;

@@ -29,6 +29,10 @@ export function cellText(value: CellValue, type: ColumnType | undefined, format:
   return value.text === url ? url : `${value.text} <${url}>`;
 }
 
+/** Where a value leads on the web (a link's tracker page, else its own web address); undefined for a workbook row or a non-link. */
+export function webAddress(value: CellValue): string | undefined {
+  return isLink(value) ? webUrlOf(value) : undefined;
+}
 
 export function escapeHtml(value: string): string {
   return value

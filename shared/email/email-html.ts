@@ -1,4 +1,4 @@
-import { isLink, webUrlOf, type CellValue, type SummaryGrid, type SummaryGridColumn, type SummarySection } from '../table/table';
+import { isLink, webUrlOf, type CellValue, type SummaryGrid, type SummaryGridColumn, type SummaryLine, type SummarySection } from '../table/table';
 import type { EmailModel, ReportEmailLink } from './email-model';
 import { cellText, escapeHtml, fileDetail } from './email-format';
 import { textColourOn } from '../core/contrast';
@@ -72,7 +72,7 @@ function section(s: SummarySection, format: ReaderFormat): string {
   const lines = s.lines
     .map(
       (line) =>
-        `<tr><th scope="row" style="${STYLE.label}">${escapeHtml(line.label)}</th>` +
+        `<tr><th scope="row" style="${STYLE.label}">${labelHtml(line)}</th>` +
         `<td style="${STYLE.value}">${cellHtml(line.value, line.type, format)}` +
         // The change since the run compared with, beside the figure as on the Summary sheet.
         (line.delta ? `<br><span style="${STYLE.delta}">${escapeHtml(line.delta)}</span>` : '') +
@@ -125,6 +125,12 @@ function cellHtml(value: CellValue, type: SummaryGridColumn['type'], format: Rea
   const target = isLink(value) ? webUrlOf(value) : undefined;
   if (isLink(value) && target !== undefined) return anchor(target, value.text);
   return escapeHtml(cellText(value, type, format, false));
+}
+
+/** A line's label, linked to the item's tracker page where the line names one ("What changed"). */
+function labelHtml(line: SummaryLine): string {
+  const target = line.link && webUrlOf(line.link);
+  return target === undefined ? escapeHtml(line.label) : anchor(target, line.label);
 }
 
 function anchor(url: string, text: string): string {

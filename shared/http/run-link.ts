@@ -4,7 +4,7 @@ import { errorMessage, LinkTokenError } from '../core/errors';
 import type { Log } from '../core/logger';
 import { linkTokenFailure, type LinkVerificationKeys } from '../links/link-token';
 import { verifyRunLinkToken, type RunLinkClaims } from '../links/run-link-token';
-import { cellText } from '../email/email-format';
+import { cellText, webAddress } from '../email/email-format';
 import { canonicalLocale, DEFAULT_LOCALE, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
 import { manifestSchema, type Manifest } from '../report/manifest/manifest';
 import { summaryFromManifest } from '../report/run/run-summary';
@@ -76,7 +76,8 @@ export interface RunFigure {
 
 export interface RunNote {
   readonly heading: string;
-  readonly lines: readonly string[];
+  /** A line per item; an item whose tracker address is known is linked to it (`url`, always http(s)). */
+  readonly lines: readonly (string | { readonly text: string; readonly url: string })[];
 }
 
 export type RunView =
@@ -370,10 +371,17 @@ function readerNotes(manifest: Manifest, format: ReaderFormat): RunNote[] {
     .map((s) => ({
       heading: s.heading,
       lines: [
-        ...s.lines.map((line) => (s.role === 'changes' && line === s.lines[0] ? '' : `${line.label}: `) + cellText(line.value, line.type, format, false)),
-        ...(s.grid?.rows ?? []).map((row) => row.values.filter((v) => v !== null && v !== undefined && v !== '').map((v) => cellText(v, undefined, format, false)).join(' · ')),
+        ...s.lines.map((line) => linked((s.role === 'changes' && line === s.lines[0] ? '' : `${line.label}: `) + cellText(line.value, line.type, format, false), webAddress(line.link))),
+        ...(s.grid?.rows ?? []).map((row) =>
+          linked(row.values.filter((v) => v !== null && v !== undefined && v !== '').map((v) => cellText(v, undefined, format, false)).join(' · '), row.values.map(webAddress).find((u) => u !== undefined)),
+        ),
       ],
     }));
+}
+
+/** A note's line, linked to the item's tracker page when one is known; text otherwise. */
+function linked(text: string, url: string | undefined): RunNote['lines'][number] {
+  return url === undefined ? text : { text, url };
 }
 
 /**

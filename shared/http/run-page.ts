@@ -256,7 +256,8 @@ function doneContent(view: DoneView, workbook: DoneView['files'][number] | undef
 
 /** "Needs attention" or "What changed": its heading and a line per item, as the e-mail lists them. */
 function noteList(note: RunNote): string {
-  return `<h2>${escapeHtml(note.heading)}</h2><ul>${note.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`;
+  const item = (l: RunNote['lines'][number]) => (typeof l === 'string' ? escapeHtml(l) : `<a href="${escapeHtml(l.url)}">${escapeHtml(l.text)}</a>`);
+  return `<h2>${escapeHtml(note.heading)}</h2><ul>${note.lines.map((l) => `<li>${item(l)}</li>`).join('')}</ul>`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { changesSection } from '../email/changes-section';
 import { headlineSentence } from '../email/email-content';
 import { readerFormat, type ReaderFormat } from '../core/format';
 import { cellText } from '../email/email-format';
-import { isLink, isWebUrl } from '../table/table';
+import { isLink, isWebUrl, webUrlOf, type SummaryLine } from '../table/table';
 import type { LinkKey } from '../links/link-token';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition/definition';
@@ -28,8 +28,9 @@ export function buildChannelMessage(
   const sections = result.summary.sections;
   const counts = result.changes.counts;
   const total = counts.added + counts.removed + counts.changed + counts.scope;
-  // The Summary's own "What changed" (one ranking everywhere); a summary from an older manifest has none.
-  const changes = sections.find((s) => s.role === 'changes') ?? changesSection(changesDigest(result.changes, format), format);
+  // The Summary's ranking of the changes (one ranking everywhere), cut shorter for chat: the counts, the
+  // top CHAT_TOP_CHANGES, and what the cut left out (in the workbook's Changes sheet).
+  const changes = changesSection(changesDigest(result.changes, format, CHAT_TOP_CHANGES), format);
   const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
   return {
     title: result.summary.title || (definition.title ?? definition.name),
@@ -39,7 +40,7 @@ export function buildChannelMessage(
     headline: sections.filter((s) => s.role === 'headline').map((s) => headlineSection(s, format)),
     attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, format)),
     attentionMore: 0,
-    changes: { heading: changes.heading, lines: changes.lines.map((line, i) => `${i === 0 ? '' : `${line.label}: `}${cellText(line.value, line.type, format, false)}`), total },
+    changes: { heading: changes.heading, lines: changes.lines.map((line, i) => changeLine(line, i === 0, format)), total },
     workbookUrl: links?.workbookUrl,
     freshCopyUrl: links?.freshCopyUrl,
     words: channelWords(format.messages),
@@ -52,7 +53,8 @@ function headlineSection(section: SummarySection, format: ReaderFormat): Message
     value: `${cellText(line.value, line.type, format, false)}${line.delta ? ` (${line.delta})` : ''}`,
   }));
   const grid = section.grid;
-  if (grid) {
+  // A table whose rows are the headline (OKR progress per theme) keeps them; one under figures of its own is in the workbook.
+  if (grid && figures.length === 0) {
     // As in the e-mail's text part: the first column names the row, the others follow labelled.
     const shown = grid.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.brief);
     const [first, ...rest] = shown;
@@ -78,6 +80,15 @@ function attentionLines(section: SummarySection, format: ReaderFormat): Attentio
       ...(web !== undefined && isWebUrl(web) && { url: web }),
     };
   });
+}
+
+/** How many changes a chat message lists under their count (docs/delivery.md); the rest are in the workbook's Changes sheet. */
+export const CHAT_TOP_CHANGES = 5;
+
+/** A line of "What changed" (the counts first, unlabelled), linked to the changed item's tracker page when changes.csv has one. */
+function changeLine(line: SummaryLine, first: boolean, format: ReaderFormat): AttentionLine {
+  const web = line.link && webUrlOf(line.link);
+  return { text: `${first ? '' : `${line.label}: `}${cellText(line.value, line.type, format, false)}`, ...(web !== undefined && { url: web }) };
 }
 
 function messageLinks(

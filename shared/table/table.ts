@@ -135,6 +135,12 @@ export interface SummaryLine {
    * (preheader, chat notification) leaves it out, so a running score is not read as the result.
    */
   readonly provisional?: boolean;
+  /**
+   * The item the label names (a changed risk, a board item): its row in the workbook (`#'Risks'!A12`)
+   * and its tracker address (`web`, or `url` itself when that is a web address). Every surface links
+   * the label where it can: the workbook to the row, the e-mail, chat, run page and PDF to the tracker.
+   */
+  readonly link?: LinkValue;
 }
 export interface SummaryGridColumn {
   readonly label: string;

@@ -13,6 +13,27 @@ import { captureIo } from '../support/cli-io';
 import { csvObjects, readCsv, readWorkbook } from '../support/read-output';
 import { operatorFindings, type FieldAuditFigures } from '../../shared/report/dataset/field-audit';
 
+/**
+ * Every change "What changed" shows whose row changes.csv links to the tracker is linked there: in the
+ * e-mail's HTML (an anchor), its text part (the address beside it) and the PDF (a web link annotation).
+ */
+async function expectChangesLinked(runFolder: string, html: string, text: string, pdfText: string): Promise<void> {
+  const linked = csvObjects(await readCsv(join(runFolder, 'changes.csv'))).filter((c) => c.link);
+  expect(linked.length).toBeGreaterThan(0);
+  const shown = linked.filter((c) => text.includes(`${c.table} ${c.key} ${c.title}`));
+  expect(shown.length).toBeGreaterThan(0);
+  for (const c of shown) {
+    const label = `${c.table} ${c.key} ${c.title}`;
+    expect(html, c.key).toContain(`<a href="${c.link}" style="color:#0b63c5;text-decoration:underline;">${label}</a>`);
+    expect(text, c.key).toContain(`${label} <${c.link}>:`);
+    expect(pdfText, c.key).toContain(c.key);
+  }
+  // The PDF's links are web links (URI actions), one per linked change it lists at least.
+  const pdf = await readFile(join(runFolder, 'demo-weekly.pdf'), 'latin1');
+  const uris = [...pdf.matchAll(/\/URI \(([^)]*)\)/g)].map((m) => m[1]);
+  for (const c of shown) expect(uris, c.key).toContain(c.link);
+}
+
 describe('demo command (the README\'s first command)', () => {
   let dir: string;
   beforeAll(async () => {
@@ -119,6 +140,8 @@ describe('demo command (the README\'s first command)', () => {
     }
     // Mid-PI predictability is a running score, left out of the notification; the attention count says what it counts.
     expect(slackText.text).toMatch(/Open risks \d+ · Open high or critical risks \d+ · OKR progress [\d.]+ % · \d+ need attention: \d+ risks, \d+ OKRs$/);
+
+    await expectChangesLinked(runFolder, html, mail.text!, pdfText);
 
     const changes = workbook.getWorksheet('Changes')!;
     expect(changes.getCell('A1').text).toMatch(/^Changes since 16\/11\/2026/);

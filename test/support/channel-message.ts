@@ -18,7 +18,11 @@ export function sampleMessage(overrides: Partial<ChannelMessage> = {}): ChannelM
     attentionMore: 0,
     changes: {
       heading: 'What changed since 16 Nov 2026',
-      lines: ['2 added, 0 removed, 1 changed.', 'Risks R-9 Vendor lock-in: added', 'Risks R-1 Supplier delay: Status: Open → Mitigated'],
+      lines: [
+        { text: '2 added, 0 removed, 1 changed.' },
+        { text: 'Risks R-9 Vendor lock-in: added', url: 'https://tracker.example.com/browse/R-9' },
+        { text: 'Risks R-1 Supplier delay: Status: Open → Mitigated' },
+      ],
       total: 3,
     },
     workbookUrl: 'https://reports.example.test/links/wb-token',

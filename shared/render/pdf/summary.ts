@@ -69,8 +69,10 @@ function lineRow(doc: Doc, line: SummaryLine, about: boolean, format: PdfValueFo
   const color = about ? MUTED : INK;
   const valueX = PAGE.left + LABEL_WIDTH;
   const valueWidth = line.delta ? 110 : CONTENT_WIDTH - LABEL_WIDTH;
+  // A changed item's label leads to its tracker page (a web link annotation), as in the e-mail.
+  const web = line.link && webUrlOf(line.link);
   const cells: Cell[] = [
-    { text: line.label, x: PAGE.left, width: LABEL_WIDTH - 6, font: REGULAR, size, color, align: 'left' },
+    { text: line.label, x: PAGE.left, width: LABEL_WIDTH - 6, font: REGULAR, size, color, align: 'left', ...(web !== undefined && { link: web, color: LINK }) },
     valueCell(line.value, line.type, { x: valueX, width: valueWidth, font: about ? REGULAR : BOLD, size, color }, format),
   ];
   if (line.delta) {

@@ -49,14 +49,14 @@ export interface PageSetup {
 }
 
 /**
- * A data sheet's setup from its visible columns' widths. `keyColumn`: the letter of the column that
- * names a row (the first visible one), repeated when the table prints across pages.
+ * A data sheet's setup from its visible columns' widths. `titleColumns`: the columns that name a row
+ * (its key through its title, `C:E`), repeated when the table prints across pages.
  */
-export function dataSheetSetup(widths: readonly number[], keyColumn: string, titlesRow: string, paper: Paper): PageSetup {
+export function dataSheetSetup(widths: readonly number[], titleColumns: string, titlesRow: string, paper: Paper): PageSetup {
   const base = { orientation: 'landscape', paperSize: paper.excelPaperSize, margins: MARGINS, printTitlesRow: titlesRow } as const;
   const fit = Math.min(1, printableWidthPx('landscape', paper) / columnsPx(widths));
   if (DATA_FONT_PT * fit >= MIN_DATA_PT) return { ...base, fitToWidth: 1, fitToHeight: 0 };
-  return { ...base, scale: Math.ceil((100 * MIN_DATA_PT) / DATA_FONT_PT), printTitlesColumn: `${keyColumn}:${keyColumn}` };
+  return { ...base, scale: Math.ceil((100 * MIN_DATA_PT) / DATA_FONT_PT), printTitlesColumn: titleColumns };
 }
 
 /**

@@ -18,7 +18,7 @@
  * Fills come from the figures (the register's colours, the predictability band); percentage
  * columns marked `bar` get a data bar; links starting with `#` jump to a row of the workbook.
  */
-import type { CellValue, ColumnType, ReportSummary, SummaryGrid, SummarySection } from '../../table/table';
+import { isLink, type CellValue, type ColumnType, type ReportSummary, type SummaryGrid, type SummaryLine, type SummarySection } from '../../table/table';
 import type { ZoneClock } from '../time-zone';
 import { inferType, Kind, producedKind, type StyleBook, type StyleModel, toExcel, wrappedLink } from './cells';
 import type { WriterRow, WriterSheet } from './exceljs-internals/writer';
@@ -31,6 +31,8 @@ const widths = SUMMARY_COLUMN_WIDTHS;
 const spanFrom = (from: number) => widths.slice(from - 1).reduce((a, b) => a + b, 0);
 /** Lines of a wrapped Summary cell (links, table headers) in its column. */
 const lineCount = (value: unknown, column: number) => cellLines(value, widths[column - 1] ?? 11);
+/** Characters of A:B, where a line's label runs or wraps. */
+const LABEL_SPAN = widths[0]! + widths[1]!;
 const BAR_COLOUR = 'FF5B8DEF';
 const FONT = { name: 'Calibri', family: 2 } as const;
 
@@ -122,8 +124,10 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
     for (const c of cells) {
       if (c.value === null || c.value === undefined || c.value === '') continue;
       const cell = row.getCell(c.column);
+      // A linked label (a changed item) spans A:B as a plain one does.
+      const linkedLabel = c.label === true && isLink(c.value);
       // A link that wraps in its column (a Needs attention item) is written so LibreOffice wraps it too (wrappedLink).
-      cell.value = wrappedLink(toExcel(c.value, c.type ?? inferType(c.value), clock), lineCount(c.value, c.column));
+      cell.value = wrappedLink(toExcel(c.value, c.type ?? inferType(c.value), clock), linkedLabel ? cellLines(c.value, LABEL_SPAN) : lineCount(c.value, c.column));
       cell.style = (c.fill ? styles.withFill(producedKind, c.fill) : undefined) ?? styleOf(producedKind, c.style);
       // A date and time gets the same room as text: in its column alone a wider print font shows ###.
       if (c.wide && (producedKind === Kind.Text || producedKind === Kind.DateTime || producedKind === Kind.Link)) {
@@ -131,11 +135,11 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
         // Left-aligned like the text beside it: a date at the far end of eight columns reads as unrelated.
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true, horizontal: 'left' } };
         lines = Math.max(lines, wrappedLines(typeof cell.value === 'string' ? cell.value : '', spanFrom(c.column)));
-      } else if (c.label && typeof cell.value === 'string' && wrappedLines(cell.value, widths[0]! + widths[1]!) > 1) {
+      } else if (linkedLabel || (c.label && typeof cell.value === 'string' && wrappedLines(cell.value, LABEL_SPAN) > 1)) {
         // A label longer than A:B wraps there: running on, it would be cut by the value in C.
         sheet.mergeCells(rowNumber + 1, 1, rowNumber + 1, 2);
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
-        lines = Math.max(lines, wrappedLines(cell.value, widths[0]! + widths[1]!));
+        lines = Math.max(lines, cellLines(c.value, LABEL_SPAN));
       } else if (c.column === widths.length && producedKind === Kind.Text) {
         // Text in the last column has no cell to run into before the page edge: it wraps.
         cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
@@ -169,13 +173,7 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
     addRow([]);
     addRow([{ column: 1, value: section.heading, style: about ? STYLE.smallHeading : styles.sectionHeading }]);
     for (const line of section.lines) {
-      addRow([
-        { column: 1, value: line.label, style: about ? STYLE.small : STYLE.label, label: true },
-        // Long metadata (every board of the scope) wraps whole: a reader needs all of it.
-        { column: 3, value: line.value, type: line.type, style: about ? STYLE.small : STYLE.value, wide: !line.delta },
-        // The change since the run compared with ("+4 since 16 Nov", docs/changes.md), beside the figure.
-        ...(line.delta ? [{ column: 4, value: line.delta, style: STYLE.small }] : []),
-      ]);
+      addRow(lineCells(line, about));
       if (rowNumber % 32 === 0) await deps.relieve();
     }
     if (section.grid) await writeGrid(section, section.grid);
@@ -220,6 +218,19 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       });
     });
   }
+}
+
+/** A label and value line's cells. */
+function lineCells(line: SummaryLine, about: boolean): Cell[] {
+  return [
+    // A changed item's label jumps to its row in the workbook (or opens its tracker page), in the
+    // workbook's link style as a Needs attention item is.
+    { column: 1, value: line.link ? { ...line.link, text: line.label } : line.label, style: about ? STYLE.small : line.link ? undefined : STYLE.label, label: true },
+    // Long metadata (every board of the scope) wraps whole: a reader needs all of it.
+    { column: 3, value: line.value, type: line.type, style: about ? STYLE.small : STYLE.value, wide: !line.delta },
+    // The change since the run compared with ("+4 since 16 Nov", docs/changes.md), beside the figure.
+    ...(line.delta ? [{ column: 4, value: line.delta, style: STYLE.small }] : []),
+  ];
 }
 
 /**

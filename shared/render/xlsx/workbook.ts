@@ -29,7 +29,7 @@ import { pendingXmlBytes } from './exceljs-internals/sheet-buffers';
 import { reserveLeadingSheets } from './exceljs-internals/sheet-order';
 import { createWorkbookWriter, type WriterSheet } from './exceljs-internals/writer';
 import { writeLeadingRows } from './leading-sheet';
-import { MARGINS, dataSheetSetup, rowHeightFor, summarySetup } from './print-setup';
+import { MARGINS, dataSheetSetup, rowHeightFor, summarySetup, type PageSetup } from './print-setup';
 import { SUMMARY_COLUMN_WIDTHS, writeSummaryRows } from './summary-sheet';
 
 export interface XlsxOptions {
@@ -202,15 +202,15 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       /** One sheet of the table: the first, or a continuation past Excel's row limit. */
       const startSheet = (name: string): { sheet: WriterSheet; pendingXml: () => number; links: number } => {
         openSheetName = name;
+        const setup = dataSheetSetup(widths.filter((_, i) => !columns[i]!.hidden), rowNamesOf(columns), '1:1', paper);
         const sheet = workbook.addWorksheet(name, {
-          views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
+          views: [frozenView(setup)],
           properties: {
             outlineLevelRow: outlineLevels,
             // Group headers (summary rows) sit above their details, as in a hierarchy.
             outlineProperties: { summaryBelow: false, summaryRight: false },
           },
-          pageSetup: dataSheetSetup(widths.filter((_, i) => !columns[i]!.hidden), keyColumnOf(columns), '1:1', paper),
-          headerFooter: footer,
+          pageSetup: setup, headerFooter: footer,
         });
         // exceljs flags a row `collapsed` when its level >= this property, which it reads live but has
         // already written to the sheet header above: raised past any level, no visible row is marked
@@ -348,9 +348,33 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
   };
 }
 
-/** The letter of the column that names a row (the first visible one): repeated when a table prints across pages. */
-function keyColumnOf(columns: TableDefinition['columns']): string {
-  return columnLetters(Math.max(1, columns.findIndex((c) => !c.hidden) + 1));
+/**
+ * The columns that name a row, repeated on every page when a table prints across pages: its key
+ * (`key`, else `id`, else the first visible column) through its title when one follows (`C:E` on
+ * Risks: the risk key, its hidden id and its title), so every page can be tied to its rows.
+ */
+function rowNamesOf(columns: TableDefinition['columns']): string {
+  const visible = (key: string) => columns.findIndex((c) => c.key === key && !c.hidden);
+  const named = visible('key') >= 0 ? visible('key') : visible('id');
+  const first = named >= 0 ? named : Math.max(0, columns.findIndex((c) => !c.hidden));
+  const title = columns.findIndex((c, i) => i > first && c.key === 'title' && !c.hidden);
+  return `${columnLetters(first + 1)}:${columnLetters((title >= 0 ? title : first) + 1)}`;
+}
+
+/**
+ * The header row frozen; on a sheet that prints across pages also the columns up to the last one
+ * that names a row, so scrolling right keeps the key and title in view as the printed pages do.
+ */
+function frozenView(setup: PageSetup): { state: 'frozen'; xSplit: number; ySplit: number; topLeftCell: string; activeCell: string } {
+  const last = setup.printTitlesColumn?.split(':')[1];
+  const xSplit = last === undefined ? 0 : columnNumber(last);
+  const topLeftCell = `${columnLetters(xSplit + 1)}2`;
+  return { state: 'frozen', xSplit, ySplit: 1, topLeftCell, activeCell: topLeftCell };
+}
+
+/** `E` → 5, `AA` → 27. */
+function columnNumber(letters: string): number {
+  return [...letters].reduce((n, c) => n * 26 + c.charCodeAt(0) - 64, 0);
 }
 
 function clampOutline(level: number): number {

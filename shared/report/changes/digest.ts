@@ -2,7 +2,8 @@ import { percentDecimals, type ReaderFormat } from '../../core/format';
 import { changesSection, type ChangesDigest } from '../../email/changes-section';
 import type { ReportSummary } from '../../table/table';
 import { inRoleOrder } from '../summary/compose';
-import type { ChangeReport } from './model';
+import type { ChangeReport, ChangeRow } from './model';
+import { changedItemLink } from './sheet';
 import { topChanges } from './model';
 import type { ColumnType } from '../../table/table';
 import { comparedInstant } from './specs';
@@ -31,6 +32,7 @@ function readerValue(value: string | number | null, type: ColumnType, format: Re
 /** A reader's view of a comparison: counts, the top changes, what the cut left out, and the date compared with (in the run's locale). */
 export function changesDigest(report: ChangeReport, format: ReaderFormat, limit = EMAIL_TOP_CHANGES): ChangesDigest {
   const { top, leftOut } = topChanges(report.rows, limit);
+  const link = (row: ChangeRow) => changedItemLink(row, report.sheetNames);
   return {
     since: report.baseline ? format.date(report.baseline.generatedAt) : null,
     note: report.note,
@@ -42,6 +44,8 @@ export function changesDigest(report: ChangeReport, format: ReaderFormat, limit 
         // The table and the field as the workbook names them in the report's language.
         table: tableSheetName(r.table, r.tableLabel, format.messages), kind: r.kind, key: r.key, title: r.title,
         what: r.what === r.kind ? format.t('changes.kind', { kind: r.kind }) : columnLabel(r.what, format.messages),
+        // Linked to its tracker page (changes.csv's link) or its workbook row, wherever it is shown.
+        ...(link(r) && { link: link(r) }),
         from: t ? (readerValue(t.from, t.type, format, decimals) ?? r.from) : r.from,
         to: t ? (readerValue(t.to, t.type, format, decimals) ?? r.to) : r.to,
       };

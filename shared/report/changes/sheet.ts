@@ -1,4 +1,4 @@
-import type { Column, ColumnType, LeadingSheet, LinkValue, TableRow } from '../../table/table';
+import { isWebUrl, type Column, type ColumnType, type LeadingSheet, type LinkValue, type TableRow } from '../../table/table';
 import { comparedInstant } from './specs';
 import { changeRows } from './outputs';
 import type { ReaderFormat } from '../../core/format';
@@ -92,8 +92,20 @@ function datedPair(change: ChangeRow): { type: ColumnType; from: Date | null; to
 function keyCell(change: ChangeRow, sheets: Readonly<Record<string, string>>): LinkValue | string | null {
   if (change.key === null) return null;
   if (change.link) return { text: change.key, url: change.link };
+  return changedItemLink(change, sheets) ?? change.key;
+}
+
+/**
+ * Where a changed row lives, for the surfaces that show it (the Summary's "What changed", the
+ * e-mail, chat, run page, PDF): its row in this run's workbook, and its tracker address (`web`)
+ * where changes.csv has one; undefined when it has neither (a removed row without a link).
+ */
+export function changedItemLink(change: ChangeRow, sheets: Readonly<Record<string, string>>): LinkValue | undefined {
+  if (change.key === null) return undefined;
   const sheet = sheets[change.table];
-  if (change.sheetRow !== null && sheet) return { text: change.key, url: sheetRowUrl(sheet, change.sheetRow) };
-  return change.key;
+  const row = change.sheetRow !== null && sheet ? sheetRowUrl(sheet, change.sheetRow) : undefined;
+  const web = change.link && isWebUrl(change.link) ? change.link : undefined;
+  if (row === undefined) return web === undefined ? undefined : { text: change.key, url: web };
+  return { text: change.key, url: row, ...(web !== undefined && { web }) };
 }
 

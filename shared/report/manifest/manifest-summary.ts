@@ -10,14 +10,8 @@ import { COLUMN_TYPES, SUMMARY_ROLES } from '../../table/table';
  */
 
 /** A cell as JSON carries it: a date is its ISO text, a list stays a list, a link keeps its address. */
-const cellValue = z.union([
-  z.string(),
-  z.number(),
-  z.boolean(),
-  z.null(),
-  z.array(z.string()),
-  z.looseObject({ text: z.string(), url: z.string(), web: z.string().exactOptional() }),
-]);
+const linkValue = z.looseObject({ text: z.string(), url: z.string(), web: z.string().exactOptional() });
+const cellValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string()), linkValue]);
 
 const summaryLine = z.looseObject({
   label: z.string(),
@@ -25,6 +19,7 @@ const summaryLine = z.looseObject({
   type: z.enum(COLUMN_TYPES).exactOptional(),
   delta: z.string().exactOptional(),
   provisional: z.boolean().exactOptional(),
+  link: linkValue.exactOptional(),
 });
 
 const summaryGrid = z.looseObject({

@@ -126,8 +126,16 @@ export class PiFigures {
     return sections;
   }
 
+  /**
+   * Each PI's phase, said once for the boards that share it: trains on one cadence read one line
+   * ("PI: All boards"), boards on another get one line per phase naming them.
+   */
   #phaseLines(): SummaryLine[] {
-    return [...this.#phases.values()].map((p) => ({ label: this.messages.t('term.piPhase', { board: p.pi }), value: p.text }));
+    const phases = [...this.#phases.values()];
+    const byText = new Map<string, PiPhase[]>();
+    for (const p of phases) byText.set(p.text, [...(byText.get(p.text) ?? []), p]);
+    if (byText.size === 1 && phases.length > 1) return [{ label: this.messages.t('term.piPhase', { board: this.messages.t('term.allBoards') }), value: phases[0]!.text }];
+    return [...byText].map(([text, same]) => ({ label: this.messages.t('term.piPhase', { board: same.map((p) => p.pi).join(', ') }), value: text }));
   }
 
   /** Boards scored below the band, then the committed objectives of scored PIs without actual BV, in the order read. */

@@ -21,7 +21,7 @@ describe('the Slack message', () => {
     // An item with an address in the planning tool links to it (`<url|text>`); one without is text.
     const order = ['Open risks: *12 (+4 since 16 Nov)*', '*Needs attention*', '• <https://planning.example.test/risks/reg-1/r-1|Risk R-1: no owner>',
       '• Risk R-2: &lt;script&gt;', 'What changed since 16 Nov 2026', '2 added, 0 removed, 1 changed.',
-      'Risks R-9 Vendor lock-in: added', 'Risks R-1 Supplier delay: Status: Open → Mitigated'];
+      '<https://tracker.example.com/browse/R-9|Risks R-9 Vendor lock-in: added>', 'Risks R-1 Supplier delay: Status: Open → Mitigated'];
     const at = order.map((o) => text.indexOf(o));
     expect(at.every((p) => p >= 0), text).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

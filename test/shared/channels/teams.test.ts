@@ -43,7 +43,7 @@ describe('the Teams message', () => {
           { text: `Risk R-1: ${bait}`, url: 'https://planning.example.test/risks/reg-1/r-1' },
           { text: `Risk R-2: ${bait}\n- 1. <https://ev.il>` },
         ],
-        changes: { heading: bait, lines: [`~~${bait}~~`], total: 1 },
+        changes: { heading: bait, lines: [{ text: `~~${bait}~~` }], total: 1 },
       }),
     );
     expect(teamsProblems(payload)).toEqual([]);
@@ -73,7 +73,8 @@ describe('the Teams message', () => {
     const card = cardOf(teamsPayload(sampleMessage())) as unknown as { fallbackText: string; body: { text?: string }[] };
     expect(card.fallbackText).toBe('Weekly <planning> & risks: Open risks 12 · Open high or critical risks 3 · OKR progress 40.0 % · 2 items need attention');
     const texts = card.body.map((e) => e.text ?? '');
-    const at = ['Needs attention', 'What changed since 16 Nov 2026', 'Risks R-9 Vendor lock-in: added'].map((t) => texts.indexOf(t));
+    // A change whose item has a tracker address links there, as the e-mail's does.
+    const at = ['Needs attention', 'What changed since 16 Nov 2026', '[Risks R-9 Vendor lock-in: added](https://tracker.example.com/browse/R-9)'].map((t) => texts.indexOf(t));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
   });

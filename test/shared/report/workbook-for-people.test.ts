@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +110,21 @@ describe('the workbook people read (demo flavour)', () => {
       else expect([sheet.pageSetup.scale, sheet.pageSetup.printTitlesColumn], sheet.name).toEqual([64, expect.stringMatching(/^[A-Z]+:[A-Z]+$/)]);
     }
     expect(workbook.getWorksheet('Risks')!.pageSetup.printTitlesColumn).toBeDefined();
+  });
+
+  it('repeats the risk key through its title on every printed page of Risks, and freezes the panes after them', async () => {
+    const keys = (await readCsv(join(folder(), 'risks.csv'))).header;
+    const letter = (key: string) => String.fromCharCode(65 + keys.indexOf(key));
+    const [key, title] = [letter('key'), letter('title')];
+    expect(keys.indexOf('key')).toBeLessThan(keys.indexOf('title'));
+    // As the file holds it: the workbook's defined name, not what a reader library makes of it.
+    const xml = execFileSync('unzip', ['-p', join(folder(), 'rte-weekly.xlsx'), 'xl/workbook.xml'], { encoding: 'utf8' });
+    const sheetIndex = workbook.worksheets.findIndex((s) => s.name === 'Risks');
+    const titles = new RegExp(`<definedName name="_xlnm.Print_Titles" localSheetId="${sheetIndex}">&apos;Risks&apos;!\\$${key}:\\$${title},&apos;Risks&apos;!\\$1:\\$1</definedName>`);
+    expect(xml).toMatch(titles);
+    const risks = workbook.getWorksheet('Risks')!;
+    expect(risks.pageSetup.printTitlesColumn).toBe(`${key}:${title}`);
+    expect(risks.views[0]).toMatchObject({ state: 'frozen', xSplit: keys.indexOf('title') + 1, ySplit: 1 });
   });
 
   describe('the Summary sheet', () => {
