@@ -11,7 +11,7 @@ import type { OutgoingEmail } from '../email/ses-mailer';
 import type { Ledger } from '../ledger/ledger';
 import type { LinkKey, LinkVerificationKeys } from '../links/link-token';
 import { createUnsubscribeToken } from '../links/unsubscribe-token';
-import type { ReportDefinition } from '../report/definition/definition';
+import { recipientAddresses, type ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import { alertEmail } from './alert-email';
 import { keepOwed, owedTo, withOwed, type BeyondNow, type OwedLine } from './alert-owed';
@@ -63,7 +63,7 @@ export interface AlertDelivery {
 export function alertTargets(definition: ReportDefinition): { email: string[]; channels: ChannelTarget[] } {
   const to = definition.alerts?.to;
   if (to) return { email: [...(to.email ?? [])], channels: [...(to.channels ?? [])] };
-  const email = definition.email ? [...definition.email.to, ...(definition.email.cc ?? [])] : [];
+  const email = definition.email ? recipientAddresses(definition.email) : [];
   return { email, channels: [...(definition.delivery?.channels ?? [])] };
 }
 

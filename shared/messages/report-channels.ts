@@ -1,3 +1,4 @@
+import type { ChannelTarget } from '../channels/delivery-option';
 import { deliverToChannels, type ChannelDeliveryDependencies, type ChannelResult, type WebhookUrlSource } from '../channels/deliver';
 import type { WebhookPostSettings } from '../channels/webhook-post';
 import type { Clock } from '../core/clock';
@@ -49,7 +50,13 @@ export async function deliverRunToChannels(definition: ReportDefinition, result:
     // Without the signing key the message still goes out, without its buttons.
     context.log.error('link keys unreadable: chat messages go out without buttons', { report: definition.name, error: errorMessage(error) });
   }
-  const message = buildChannelMessage(definition, result, { links, now: context.now, freshCopyLink: context.freshCopyLink });
+  // Each channel in its own language (`locale`, default the report's); channels of one language share a message.
+  const messages = new Map<string | undefined, ReturnType<typeof buildChannelMessage>>();
+  const message = (target: ChannelTarget) => {
+    const built = messages.get(target.locale) ?? buildChannelMessage(definition, result, { links, now: context.now, freshCopyLink: context.freshCopyLink, locale: target.locale });
+    messages.set(target.locale, built);
+    return built;
+  };
   const post = { ...context.channels?.post, ...(context.deadline !== undefined && { deadline: context.deadline }) };
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   // Each channel claims its post in the run ledger first, as the e-mail does: a retry does not post twice.

@@ -1,4 +1,4 @@
-import { renderReportEmail } from '../email/email-content';
+import { renderReportEmail, type ReportEmailInput } from '../email/email-content';
 import type { ReportEmailLink } from '../email/email-model';
 import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
@@ -7,7 +7,9 @@ import { createRunLinkToken, messageRunLinkId } from '../links/run-link-token';
 import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
-import type { ReportDefinition } from '../report/definition/definition';
+import { recipientAddresses, type ReportDefinition } from '../report/definition/definition';
+import type { Reader } from '../report/definition/readers';
+import type { ReportSummary } from '../table/table';
 import type { ExportResult } from '../report/run/result';
 import { fileForPeople, NAMES, type ReportNames } from '../report/names';
 import { EMAIL_TREND_RUNS, emailTrends } from '../report/trends/email';
@@ -64,16 +66,17 @@ export interface ReportEmailOptions {
 }
 
 /**
- * The run's e-mail, ready to be addressed: called with a recipient, the message to that address
- * alone, with its own unsubscribe link in the footer and in `List-Unsubscribe` /
- * `List-Unsubscribe-Post` (RFC 8058 one-click: the large mailbox providers ask it of bulk senders);
- * called without, one message to every recipient (previews, tests). The workbook is read once.
+ * The run's e-mail, ready to be addressed: called with a reader (definition/readers.ts), the message
+ * to that address alone, in that reader's language (the same figures, written by its locale), with its
+ * own unsubscribe link in the footer and in `List-Unsubscribe` / `List-Unsubscribe-Post` (RFC 8058
+ * one-click: the large mailbox providers ask it of bulk senders); called without, one message to every
+ * recipient in the report's language (previews, tests). The workbook is read once.
  */
 export async function reportEmailFor(
   definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
   result: ExportResult,
   options: ReportEmailOptions,
-): Promise<(recipient?: string) => OutgoingEmail> {
+): Promise<(reader?: Reader | string) => OutgoingEmail> {
   const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
   const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.names);
   const base = options.linkBaseUrl.replace(/\/+$/, '');
@@ -81,34 +84,39 @@ export async function reportEmailFor(
   const freshCopyUrl = options.freshCopyLink
     ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now })
     : undefined;
-  // The run's locale and zone, resolved once: every figure and date of the message is written by it.
-  const format = readerFormat(definition.locale, definition.timeZone);
-  const content = {
-    reportName: options.inline ? definition.name : (definition.title ?? definition.name),
-    generatedAt: new Date(result.manifest.generatedAt),
-    format,
-    ...(!options.inline && definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
-    summary: result.summary,
-    links,
-    linksExpireAt: expiresAt,
-    changes: changesDigest(result.changes, format),
-    trends: result.trends && emailTrends(result.trends, EMAIL_TREND_RUNS, format.messages),
-    runId: result.manifest.runId,
-    freshCopyUrl,
+  const contentIn = (locale: string): ReportEmailInput => {
+    // The reader's locale and zone, resolved once: every word, figure and date of the message is written by it.
+    const format = readerFormat(locale, definition.timeZone);
+    return {
+      reportName: options.inline ? definition.name : (definition.title ?? definition.name),
+      generatedAt: new Date(result.manifest.generatedAt),
+      format,
+      ...(!options.inline && definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
+      summary: summaryIn(result, locale),
+      links,
+      linksExpireAt: expiresAt,
+      changes: changesDigest(result.changes, format),
+      trends: result.trends && emailTrends(result.trends, EMAIL_TREND_RUNS, format.messages),
+      runId: result.manifest.runId,
+      freshCopyUrl,
+    };
   };
   const attachments = await attachedWorkbook(definition, result, options);
   const from = options.inline ? options.from : (definition.email.from ?? options.from);
+  const attached = attachments.length > 0 ? { attachments } : {};
   return (recipient) => {
     if (recipient === undefined) {
       const cc = definition.email.cc;
-      return { from, to: definition.email.to, ...(cc && { cc }), ...renderReportEmail(content), ...(attachments.length > 0 && { attachments }) };
+      return { from, to: recipientAddresses({ to: definition.email.to }), ...(cc && { cc }), ...renderReportEmail(contentIn(definition.locale)), ...attached };
     }
-    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: recipient }, options.key, options.now)}`;
+    const reader = typeof recipient === 'string' ? { address: recipient, locale: definition.locale } : recipient;
+    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address }, options.key, options.now)}`;
+    const content = { ...contentIn(readableLocale(result, reader.locale, definition.locale)), unsubscribeUrl };
     return {
       from,
-      to: [recipient],
-      ...renderReportEmail({ ...content, unsubscribeUrl }),
-      ...(attachments.length > 0 && { attachments }),
+      to: [reader.address],
+      ...renderReportEmail(content),
+      ...attached,
       headers: [
         { name: 'List-Unsubscribe', value: `<${unsubscribeUrl}>` },
         { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
@@ -116,6 +124,20 @@ export async function reportEmailFor(
       tags: { report: definition.name },
     };
   };
+}
+
+/** The run's Summary in `locale`: the report's own, or the one the run wrote for readers of that language (result.ts). */
+export function summaryIn(result: ExportResult, locale: string): ReportSummary {
+  return result.summaries?.[locale] ?? result.summary;
+}
+
+/**
+ * The language a reader of `wanted` reads this run in: theirs when the run wrote its Summary in it (or
+ * it is the report's), else the report's (a run read back from its manifest has its own language only:
+ * words and numbers stay of one language).
+ */
+export function readableLocale(result: ExportResult, wanted: string, reportLocale: string): string {
+  return wanted === reportLocale || result.summaries?.[wanted] !== undefined ? wanted : reportLocale;
 }
 
 /** The workbook (the primary format's file) when the definition asks for it and it is small enough. */

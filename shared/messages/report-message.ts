@@ -9,7 +9,7 @@ import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import type { SummarySection } from '../table/table';
-import { fileLinks, freshCopyLinkUrl } from './report-email';
+import { fileLinks, freshCopyLinkUrl, readableLocale, summaryIn } from './report-email';
 
 const DAY_MS = 86_400_000;
 
@@ -21,19 +21,21 @@ const DAY_MS = 86_400_000;
 export function buildChannelMessage(
   definition: ReportDefinition,
   result: ExportResult,
-  options: { links?: { baseUrl: string; key: LinkKey } | undefined; now: Date; freshCopyLink: boolean },
+  options: { links?: { baseUrl: string; key: LinkKey } | undefined; now: Date; freshCopyLink: boolean; locale?: string | undefined },
 ): ChannelMessage {
-  // The run's locale and zone, resolved once: every figure and date of the message is written by it.
-  const format = readerFormat(definition.locale, definition.timeZone);
-  const sections = result.summary.sections;
+  // The channel's locale (default: the report's) and the run's zone, resolved once: every word, figure and date of the message is written by it.
+  const locale = readableLocale(result, options.locale ?? definition.locale, definition.locale);
+  const format = readerFormat(locale, definition.timeZone);
+  const summary = summaryIn(result, locale);
+  const sections = summary.sections;
   const counts = result.changes.counts;
   const total = counts.added + counts.removed + counts.changed + counts.scope;
   // The Summary's own "What changed" (one ranking everywhere); a summary from an older manifest has none.
   const changes = sections.find((s) => s.role === 'changes') ?? changesSection(changesDigest(result.changes, format), format);
   const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
   return {
-    title: result.summary.title || (definition.title ?? definition.name),
-    notification: headlineSentence(result.summary, format),
+    title: summary.title || (definition.title ?? definition.name),
+    notification: headlineSentence(summary, format),
     generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
     runId: result.manifest.runId,
     headline: sections.filter((s) => s.role === 'headline').map((s) => headlineSection(s, format)),

@@ -6,6 +6,7 @@ import type { Outbox, RunRef } from '../../messages/outbox';
 import { reportEmailFor } from '../../messages/report-email';
 import { noticeRefusedRecipients, type RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { SuppressionList } from '../../messages/recipients/suppressions';
+import { emailReaders } from '../../report/definition/readers';
 import { isInline } from './resolve';
 import type { DeliveryContext, ExportedJob, Mailer } from './delivery-ports';
 
@@ -40,9 +41,9 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const email = definition.email;
   const nobody = { status: 'none', recipients: 0, mailed: 0, refused: [] } as const;
   if (!email) return { ...nobody, suppressed: 0 };
-  const recipients = [...new Map([...email.to, ...(email.cc ?? [])].map((a) => [a.toLowerCase(), a])).values()];
-  const suppressed = await new SuppressionList(context.ledger).of(definition.name, recipients);
-  const wanted = recipients.filter((address) => !(address.toLowerCase() in suppressed));
+  const recipients = emailReaders(definition);
+  const suppressed = await new SuppressionList(context.ledger).of(definition.name, recipients.map((r) => r.address));
+  const wanted = recipients.filter((reader) => !(reader.address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
   if (wanted.length === 0) return { ...nobody, suppressed: skipped };
   const transport = context.outbox ? outboxMailer(context.outbox, result, at, wanted.length === 1) : context.mail;
@@ -62,11 +63,11 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   });
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   const results: RecipientResult[] = [];
-  for (const address of wanted) {
+  for (const reader of wanted) {
     // Claimed before it is sent, marked sent after: a retry skips a sent one, and waits out (then
     // sends) one whose sender was killed between its claim and its mark.
-    const claim = { ledger: context.ledger, runKey, channel: `email:${address.toLowerCase()}`, log: context.log, now: at, wait: context.leaseWait };
-    results.push(await mailOne(address, claim, () => transport.send(compose(address))));
+    const claim = { ledger: context.ledger, runKey, channel: `email:${reader.address.toLowerCase()}`, log: context.log, now: at, wait: context.leaseWait };
+    results.push(await mailOne(reader.address, claim, () => transport.send(compose(reader))));
   }
   const outcome = settle(results, skipped);
   await tellRefused(job, outcome, { ...context, from }, at);

@@ -13,6 +13,12 @@ export interface ExportResult {
   readonly manifestKey: string;
   readonly runFolder: string;
   readonly summary: ReportSummary;
+  /**
+   * The same Summary in each other language the run's readers read (recipients' and channels' own
+   * `locale`, definition/readers.ts), by locale. Absent for a run read back from its manifest: its
+   * readers then read the report's own language.
+   */
+  readonly summaries?: Readonly<Record<string, ReportSummary>> | undefined;
   /** False when a previous attempt of the same run id had already completed: nothing was written. */
   readonly written: boolean;
   /** The ledger's `latest` names this run (it is the newest complete run of the report). */
