@@ -18,7 +18,10 @@ import { latestKey } from '../../shared/report/manifest/layout';
 import { manifestSchema } from '../../shared/report/manifest/manifest';
 import { FeatureCompletion } from '../../shared/report/trends/figures';
 import { startTrends } from '../../shared/report/trends/run-trends';
-import { TRENDS_SHEET_NAME, trendsSheetContent } from '../../shared/report/trends/sheet';
+import { trendsSheetContent } from '../../shared/report/trends/sheet';
+import { messagesFor } from '../../shared/core/i18n/messages';
+
+const TRENDS_SHEET_NAME = 'Trends';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { TableDefinition, TableRow, TableSink } from '../../shared/table/table';
 import { silentLog } from '../../shared/core/logger';
@@ -108,7 +111,7 @@ async function exportRun(withTrends: boolean): Promise<number> {
       runId: 'now', generatedAt: '2026-12-07T06:00:00.000Z', selectors: { requested: {}, resolved: {} },
       summary: { ...summary(HISTORY + 1), ...features.figures() },
     }, TIME_ZONE, DEFAULT_LOCALE);
-    await workbook.writeChartSheet(TRENDS_SHEET_NAME, trendsSheetContent(trends));
+    await workbook.writeChartSheet(TRENDS_SHEET_NAME, trendsSheetContent(trends, messagesFor('en-GB')));
     runs = trends.runs;
     if (runs !== HISTORY + 1) throw new Error(`the trends read ${runs - 1} of ${HISTORY} earlier runs: ${JSON.stringify(trends.skipped)}`);
   }

@@ -50,6 +50,11 @@ export interface XlsxOptions {
   readonly title?: string;
   /** Left part of every printed page's footer, e.g. "ART weekly – 2026-11-23"; the page number is on the right. */
   readonly footer?: string;
+  /**
+   * The words of the report's language the renderer writes itself: the first sheet's name ("Summary")
+   * and the footer's page number, `{page}` and `{pages}` standing for Excel's page codes ("Page {page} of {pages}").
+   */
+  readonly words?: { readonly summarySheet: string; readonly pageOf: string };
   /** Data rows a sheet takes before the table continues on "<sheet> (2)"; default Excel's 1,048,575 (tests lower it). */
   readonly maxRowsPerSheet?: number;
   /** Hyperlinks proper a data sheet takes before its links become HYPERLINK formulas; default MAX_SHEET_HYPERLINKS (tests lower it). */
@@ -105,14 +110,22 @@ function printSetup(paper: Paper) {
   return { orientation: 'landscape', paperSize: paper.excelPaperSize, fitToWidth: 1, fitToHeight: 0, margins: MARGINS } as const;
 }
 
+/** The first sheet's name and every sheet's printed footer, in the report's language (English by default). */
+function sheetWords(options: XlsxOptions): { summarySheet: string; footer: { oddFooter: string } } {
+  const words = options.words ?? { summarySheet: SUMMARY_SHEET_NAME, pageOf: 'Page {page} of {pages}' };
+  return { summarySheet: words.summarySheet, footer: printFooter(options.footer, words.pageOf) };
+}
+
 /**
  * The footer of every printed page: report and date on the left, the sheet's name in the middle (a
  * page of a 300-page print says what it is part of), "Page n of m" on the right.
  */
-function printFooter(footer: string | undefined): { oddFooter: string } {
+function printFooter(footer: string | undefined, pageOf: string): { oddFooter: string } {
   // `&` starts a code in Excel's header/footer language; a literal one is `&&`.
-  const left = footer ? `&L&9${worksheetText(footer).replace(/&/g, '&&')}` : '';
-  return { oddFooter: `${left}&C&9&A&R&9Page &P of &N` };
+  const literal = (text: string) => worksheetText(text).replace(/&/g, '&&');
+  const left = footer ? `&L&9${literal(footer)}` : '';
+  const pages = pageOf.split('{page}').map((part) => part.split('{pages}').map(literal).join('&N')).join('&P');
+  return { oddFooter: `${left}&C&9&A&R&9${pages}` };
 }
 /** Excel's outline depth limit. */
 const MAX_OUTLINE_LEVEL = 7;
@@ -142,7 +155,8 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
   const flow = new OutputFlow(out);
   const styles = new StyleBook(excelDateFormats(options.locale)); // once: every date cell shares one style
   const paper = paperFor(options.locale);
-  const usedNames = new Set<string>([SUMMARY_SHEET_NAME.toLowerCase(), ...leading.map((n) => n.toLowerCase())]);
+  const { summarySheet, footer } = sheetWords(options);
+  const usedNames = new Set<string>([summarySheet.toLowerCase(), ...leading.map((n) => n.toLowerCase())]);
   let openSheetName: string | undefined;
   const textStyle = (variant: number, level: number | undefined): StyleModel =>
     variant === 1 ? styles.oneLine : variant === 2 ? styles.indented(level ?? 0) : styles.of(Kind.Text);
@@ -196,7 +210,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
             outlineProperties: { summaryBelow: false, summaryRight: false },
           },
           pageSetup: dataSheetSetup(widths.filter((_, i) => !columns[i]!.hidden), keyColumnOf(columns), '1:1', paper),
-          headerFooter: printFooter(options.footer),
+          headerFooter: footer,
         });
         // exceljs flags a row `collapsed` when its level >= this property, which it reads live but has
         // already written to the sheet header above: raised past any level, no visible row is marked
@@ -287,7 +301,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       const sheet = sheetOrder.add(2 + leading.indexOf(name), name, {
         // Its table's header (row 4, under the heading and the sentence) repeats on every printed page.
         pageSetup: { ...printSetup(paper), printTitlesRow: '4:4' },
-        headerFooter: printFooter(options.footer),
+        headerFooter: footer,
       });
       await writeLeadingRows(sheet, content, { styles, clock, relieve: () => flow.relieve(noPendingXml) });
       sheet.commit();
@@ -296,7 +310,7 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
     writeChartSheet(name: string, content: ChartSheetContent): Promise<void> {
       assertWritable(`write the sheet "${name}"`);
       takeLeading(leadingLeft, name);
-      const sheet = sheetOrder.add(2 + leading.indexOf(name), name, { pageSetup: printSetup(paper), headerFooter: printFooter(options.footer) });
+      const sheet = sheetOrder.add(2 + leading.indexOf(name), name, { pageSetup: printSetup(paper), headerFooter: footer });
       attachCharts(workbook, sheet, writeChartSheetRows(sheet, name, content, { styles, clock, paper }));
       sheet.commit();
       return Promise.resolve();
@@ -307,9 +321,9 @@ export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkb
       if (leadingLeft.size > 0) throw new ExporterError(`Write the sheet "${[...leadingLeft][0]}" before the Summary`);
       summaryWritten = true;
       // The Summary prints portrait, on as many pages as it needs (see print-setup.ts).
-      const sheet = sheetOrder.add(1, SUMMARY_SHEET_NAME, {
+      const sheet = sheetOrder.add(1, summarySheet, {
         pageSetup: summarySetup(paper),
-        headerFooter: printFooter(options.footer),
+        headerFooter: footer,
         views: [{ showGridLines: false }],
       });
       sheet.columns = SUMMARY_COLUMN_WIDTHS.map((width) => ({ width }));

@@ -2,6 +2,8 @@ import type { Column, ColumnType, LeadingSheet, LinkValue, TableRow } from '../.
 import { comparedInstant } from './specs';
 import { changeRows } from './outputs';
 import type { ReaderFormat } from '../../core/format';
+import type { MessageId, Messages } from '../../core/i18n/messages';
+import { sheetRowUrl } from '../sheet-names';
 import { CHANGES_TABLE, KIND_COLORS, type ChangeReport, type ChangeRow } from './model';
 
 /**
@@ -11,68 +13,62 @@ import { CHANGES_TABLE, KIND_COLORS, type ChangeReport, type ChangeRow } from '.
  */
 export type ChangesSheetContent = LeadingSheet;
 
+/** The sheet's name in English, the source language (tableTitle's name of the changes). */
 export const CHANGES_SHEET_NAME = 'Changes';
-
-/** Headers for people; the CSV keeps the column names. */
-const SHEET_LABELS: Readonly<Record<string, string>> = {
-  table: 'Table',
-  kind: 'Change',
-  key: 'Key',
-  title: 'Item',
-  context: 'Where',
-  change: 'Field',
-  from: 'Before',
-  to: 'After',
-};
-
-/** A field that was emptied (or filled) shows "(none)" on its empty side rather than a blank cell. */
-export const NONE = '(none)';
 
 /**
  * The sheet shows the link on the key instead of in a column of its own, and where the row belongs
  * right after its title (the CSV keeps that column last, for programs reading by position).
  */
 const SHEET_ORDER = ['table', 'kind', 'key', 'title', 'context', 'change', 'from', 'to'] as const;
-const SHEET_COLUMNS: readonly Column[] = SHEET_ORDER.map((key) => CHANGES_TABLE.columns.find((c) => c.key === key)!).map((c) => ({
-  ...c,
-  label: SHEET_LABELS[c.key] ?? c.key,
-  ...(c.key === 'key' && { type: 'link' as const }),
-}));
-const KIND_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'kind');
+/** Headers for people in the report's language; the CSV keeps the column names. */
+function sheetColumns(messages: Messages): Column[] {
+  return SHEET_ORDER.map((key) => CHANGES_TABLE.columns.find((c) => c.key === key)!).map((c) => ({
+    ...c,
+    label: messages.t(`changes.column.${c.key}` as MessageId),
+    ...(c.key === 'key' && { type: 'link' as const }),
+  }));
+}
+const KIND_COLUMN = SHEET_ORDER.indexOf('kind');
 
 /** The heading's date in the run's locale and zone, as the e-mail's "What changed since". */
 export function changesSheetContent(report: ChangeReport, format: ReaderFormat): ChangesSheetContent {
+  const { messages } = format;
   const since = report.baseline ? format.date(report.baseline.generatedAt) : null;
   // The run compared with by its date alone: its id is the operators' (the manifest's `changes.baseline`).
-  const heading = since ? `Changes since ${since}` : 'Changes';
-  const c = report.counts;
-  const total = c.added + c.removed + c.changed + c.scope;
-  const sentence =
-    report.note ??
-    (total === 0
-      ? `Nothing changed since ${since ?? 'the earlier run'}.`
-      : `${c.added} added, ${c.removed} removed, ${c.changed} changed${c.scope ? `, ${c.scope} selection ${c.scope === 1 ? 'change' : 'changes'}` : ''}.`);
+  const heading = since ? messages.t('changes.sheet.since', { date: since }) : messages.t('sheet.changes');
   return {
     heading,
-    sentence,
-    columns: SHEET_COLUMNS,
-    rows: changeRows(report).map((change) => sheetRow(change, report.sheetNames)),
+    sentence: report.note ?? countsSentence(report.counts, since, format),
+    columns: sheetColumns(messages),
+    rows: changeRows(report).map((change) => sheetRow(change, report.sheetNames, messages)),
   };
 }
 
-const FROM_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'from');
-const TO_COLUMN = SHEET_COLUMNS.findIndex((c) => c.key === 'to');
+function countsSentence(c: ChangeReport['counts'], since: string | null, format: ReaderFormat): string {
+  const { messages } = format;
+  if (c.added + c.removed + c.changed + c.scope === 0) {
+    return since ? messages.t('changes.sheet.nothingSince', { date: since }) : messages.t('changes.sheet.nothingEarlier');
+  }
+  const counts = messages.t('changes.counts', { added: format.integer(c.added), removed: format.integer(c.removed), changed: format.integer(c.changed) });
+  return c.scope ? messages.t('changes.sheet.sentenceScope', { counts, scope: messages.t('changes.scopeCount', { count: c.scope }) }) : messages.t('changes.sheet.sentence', { counts });
+}
 
-function sheetRow(change: ChangeRow, sheets: Readonly<Record<string, string>>): TableRow {
+const FROM_COLUMN = SHEET_ORDER.indexOf('from');
+const TO_COLUMN = SHEET_ORDER.indexOf('to');
+
+function sheetRow(change: ChangeRow, sheets: Readonly<Record<string, string>>, messages: Messages): TableRow {
   const dated = datedPair(change);
+  // A field that was emptied (or filled) shows "(none)" on its empty side rather than a blank cell.
+  const none = messages.t('changes.none');
   return {
     values: [
-      change.tableLabel, change.kind, keyCell(change, sheets), change.title, change.context ?? null, change.what,
-      change.kind === 'changed' ? (dated?.from ?? change.from ?? NONE) : change.from,
-      change.kind === 'changed' ? (dated?.to ?? change.to ?? NONE) : change.to,
+      change.tableLabel, messages.t('changes.kind', { kind: change.kind }), keyCell(change, sheets), change.title, change.context ?? null, change.what,
+      change.kind === 'changed' ? (dated?.from ?? change.from ?? none) : change.from,
+      change.kind === 'changed' ? (dated?.to ?? change.to ?? none) : change.to,
     ],
     fill: { column: KIND_COLUMN, color: KIND_COLORS[change.kind] },
-    ...(dated && { types: SHEET_COLUMNS.map((_, i) => (i === FROM_COLUMN || i === TO_COLUMN ? dated.type : undefined)) }),
+    ...(dated && { types: SHEET_ORDER.map((_, i) => (i === FROM_COLUMN || i === TO_COLUMN ? dated.type : undefined)) }),
   };
 }
 
@@ -92,7 +88,7 @@ function keyCell(change: ChangeRow, sheets: Readonly<Record<string, string>>): L
   if (change.key === null) return null;
   if (change.link) return { text: change.key, url: change.link };
   const sheet = sheets[change.table];
-  if (change.sheetRow !== null && sheet) return { text: change.key, url: `#'${sheet.replace(/'/g, "''")}'!A${change.sheetRow}` };
+  if (change.sheetRow !== null && sheet) return { text: change.key, url: sheetRowUrl(sheet, change.sheetRow) };
   return change.key;
 }
 

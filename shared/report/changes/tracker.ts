@@ -3,7 +3,7 @@ import { errorMessage, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { ObjectUpload, Storage, StoredObject } from '../../storage/storage';
 import type { TableDefinition, TableRow, TableSink } from '../../table/table';
-import { findBaseline, type BaselineRun } from './baseline';
+import { findBaseline, type BaselineRun, type BaselineSearch } from './baseline';
 import { TableComparison } from './compare';
 import type { ManifestChanges, RunTrigger } from '../manifest/manifest-changes';
 import { addCounts, emptyCounts, type ChangeReport, type ChangeRow, type TableChanges } from './model';
@@ -64,118 +64,140 @@ export async function startChangeTracking(deps: ChangeTrackerDeps): Promise<Chan
     startedAt: deps.startedAt,
     log: deps.log,
   });
-  const baseline = search.found;
-  const snapshots: ManifestChanges['snapshots'] = [];
-  const tables: TableChanges[] = [];
-  const rows: ChangeRow[] = [];
-  const seen = new Set<string>();
-  const sheetNames: Record<string, string> = {};
+  return new RunChangeTracker(deps, search);
+}
+
+/** One table's snapshot being written and its comparison (if any) being fed, from its sink's open to its close. */
+interface OpenTable {
+  readonly table: TableDefinition;
+  readonly label: string;
+  readonly bound: ReturnType<typeof bindSpec>;
+  readonly comparison: Loaded | undefined;
+  readonly path: string;
+  readonly upload: ObjectUpload;
+  readonly writer: ReturnType<typeof openSnapshotWriter>;
+}
+
+/** A run's tracker: what its tables' sinks gather as they close, read by `finish`. */
+class RunChangeTracker implements ChangeTracker {
+  readonly #snapshots: ManifestChanges['snapshots'][number][] = [];
+  readonly #tables: TableChanges[] = [];
+  readonly #rows: ChangeRow[] = [];
+  readonly #seen = new Set<string>();
+  readonly #sheetNames: Record<string, string> = {};
   /** Comparisons whose scratch file is still there: closed with their table, or by `dispose`. */
-  const open = new Set<TableComparison>();
-  const closeComparison = (comparison: Loaded | undefined) => {
-    if (comparison instanceof TableComparison && open.delete(comparison)) comparison.close();
-  };
+  readonly #open = new Set<TableComparison>();
+  readonly #baseline: BaselineRun | undefined;
 
-  return {
-    async openTable(dataset, table, resolvedSelectors) {
-      const spec = deps.specs.find((s) => s.table === table.name);
-      if (!spec) return undefined;
-      seen.add(table.name);
-      sheetNames[table.name] = sheetNameOf(table);
-      const bound = bindSpec(spec, table);
-      const header: SnapshotHeader = {
-        format: SNAPSHOT_FORMAT,
-        version: 1,
-        table: table.name,
-        columns: table.columns.map((c) => c.key),
-        fields: bound.fields.map((f) => ({ column: f.column, type: f.type })),
-        scope: scopeOf(dataset, resolvedSelectors, spec.settings),
-      };
-      const comparison = baseline ? await loadComparison(baseline, bound, header, deps) : undefined;
-      if (comparison instanceof TableComparison) open.add(comparison);
-      const path = snapshotPath(table.name);
-      const { upload, writer } = await openSnapshotUpload(deps, path, header).catch((error: unknown) => {
-        closeComparison(comparison);
-        throw error;
+  constructor(
+    private readonly deps: ChangeTrackerDeps,
+    private readonly search: BaselineSearch,
+  ) {
+    this.#baseline = search.found;
+  }
+
+  async openTable(dataset: string, table: TableDefinition, resolvedSelectors: Record<string, unknown>): Promise<TableSink | undefined> {
+    const spec = this.deps.specs.find((s) => s.table === table.name);
+    if (!spec) return undefined;
+    this.#seen.add(table.name);
+    this.#sheetNames[table.name] = sheetNameOf(table);
+    const bound = bindSpec(spec, table);
+    const header: SnapshotHeader = {
+      format: SNAPSHOT_FORMAT,
+      version: 1,
+      table: table.name,
+      columns: table.columns.map((c) => c.key),
+      fields: bound.fields.map((f) => ({ column: f.column, type: f.type })),
+      scope: scopeOf(dataset, resolvedSelectors, spec.settings),
+    };
+    const comparison = this.#baseline ? await loadComparison(this.#baseline, bound, header, this.deps) : undefined;
+    if (comparison instanceof TableComparison) this.#open.add(comparison);
+    const path = snapshotPath(table.name);
+    const { upload, writer } = await openSnapshotUpload(this.deps, path, header).catch((error: unknown) => {
+      this.#closeComparison(comparison);
+      throw error;
+    });
+    return this.#sink({ table, label: spec.label, bound, comparison, path, upload, writer });
+  }
+
+  #sink(open: OpenTable): TableSink {
+    const { bound, comparison, writer } = open;
+    let count = 0;
+    return {
+      writeRow: (row: TableRow) => {
+        count++;
+        const values = bound.valuesOf(row);
+        const written = writer.write({ key: bound.keyOf(row), display: bound.displayOf(row), title: bound.titleOf(row), scope: bound.scopeOf(row), values });
+        if (comparison instanceof TableComparison) comparison.row(row, count + 1, values, written.fingerprint);
+        return written.pending;
+      },
+      close: async () => {
+        await this.#closeTable(open, count);
+        return count;
+      },
+    };
+  }
+
+  async #closeTable(open: OpenTable, count: number): Promise<void> {
+    const { table, label, comparison } = open;
+    let result: TableResult;
+    try {
+      await open.writer.close();
+      const object = await this.deps.stored(open.upload);
+      this.#snapshots.push({ table: table.name, path: object.path ?? open.path, bytes: object.bytes, sha256: object.sha256, rows: count });
+      result = comparison instanceof TableComparison ? await finishComparison(comparison, label, this.deps.log) : comparison;
+    } finally {
+      this.#closeComparison(comparison);
+    }
+    recordTable({ table: table.name, label, rows: count }, result, this.#rows, this.#tables);
+  }
+
+  #closeComparison(comparison: Loaded | undefined): void {
+    if (comparison instanceof TableComparison && this.#open.delete(comparison)) comparison.close();
+  }
+
+  dispose(): void {
+    for (const comparison of this.#open) this.#closeComparison(comparison);
+  }
+
+  /** Tables the earlier run had and this one has not: the definition's selection shrank. */
+  #recordDroppedTables(baseline: BaselineRun): void {
+    for (const old of baseline.changes.snapshots) {
+      if (this.#seen.has(old.table)) continue;
+      const label = this.deps.specs.find((s) => s.table === old.table)?.label ?? old.table;
+      this.#rows.push({
+        table: old.table, tableLabel: label, kind: 'scope', key: null, link: null, sheetRow: null,
+        title: `${label} are no longer in this report`, what: 'removed from the report', from: rowsText(old.rows), to: null,
       });
-      let count = 0;
-      return {
-        writeRow(row: TableRow) {
-          count++;
-          const values = bound.valuesOf(row);
-          const written = writer.write({
-            key: bound.keyOf(row),
-            display: bound.displayOf(row),
-            title: bound.titleOf(row),
-            scope: bound.scopeOf(row),
-            values,
-          });
-          if (comparison instanceof TableComparison) comparison.row(row, count + 1, values, written.fingerprint);
-          return written.pending;
-        },
-        async close() {
-          let result: TableResult;
-          try {
-            await writer.close();
-            const object = await deps.stored(upload);
-            snapshots.push({ table: table.name, path: object.path ?? path, bytes: object.bytes, sha256: object.sha256, rows: count });
-            result = comparison instanceof TableComparison ? await finishComparison(comparison, spec.label, deps.log) : comparison;
-          } finally {
-            closeComparison(comparison);
-          }
-          recordTable({ table: table.name, label: spec.label, rows: count }, result, rows, tables);
-          return count;
-        },
-      };
-    },
+      this.#tables.push({ table: old.table, label, compared: false, note: null, counts: { ...emptyCounts(), scope: 1 } });
+    }
+  }
 
-    dispose() {
-      for (const comparison of open) closeComparison(comparison);
-    },
-
-    finish() {
-      const counts = emptyCounts();
-      if (baseline) {
-        // Tables the earlier run had and this one has not: the definition's selection shrank.
-        for (const old of baseline.changes.snapshots) {
-          if (seen.has(old.table)) continue;
-          const label = deps.specs.find((s) => s.table === old.table)?.label ?? old.table;
-          rows.push({
-            table: old.table, tableLabel: label, kind: 'scope', key: null, link: null, sheetRow: null,
-            title: `${label} are no longer in this report`, what: 'removed from the report', from: rowsText(old.rows), to: null,
-          });
-          tables.push({ table: old.table, label, compared: false, note: null, counts: { ...emptyCounts(), scope: 1 } });
-        }
-      }
-      for (const t of tables) addCounts(counts, t.counts);
-      const note = baseline ? null : ('note' in search ? search.note : null);
-      const ordered = baseline ? rows : [];
-      const report: ChangeReport = {
-        baseline: baseline
-          ? { runId: baseline.manifest.runId, generatedAt: new Date(baseline.manifest.generatedAt), manifestKey: baseline.manifestKey }
-          : null,
-        note,
-        tables,
-        counts,
-        rows: ordered,
-        baselineFigures: baseline ? baseline.manifest.summary : null,
-        sheetNames,
-      };
-      return Promise.resolve({
-        report,
-        manifest: {
-          trigger: deps.trigger,
-          previous: search.previous,
-          baseline: baseline
-            ? { runId: baseline.manifest.runId, generatedAt: baseline.manifest.generatedAt, manifest: baseline.manifestKey }
-            : null,
-          note,
-          counts,
-          snapshots,
-        },
-      });
-    },
-  };
+  finish(): Promise<{ readonly report: ChangeReport; readonly manifest: ManifestChanges }> {
+    const baseline = this.#baseline;
+    if (baseline) this.#recordDroppedTables(baseline);
+    const counts = emptyCounts();
+    for (const t of this.#tables) addCounts(counts, t.counts);
+    const note = baseline ? null : ('note' in this.search ? this.search.note : null);
+    const report: ChangeReport = {
+      baseline: baseline ? { runId: baseline.manifest.runId, generatedAt: new Date(baseline.manifest.generatedAt), manifestKey: baseline.manifestKey } : null,
+      note,
+      tables: this.#tables,
+      counts,
+      rows: baseline ? this.#rows : [],
+      baselineFigures: baseline ? baseline.manifest.summary : null,
+      sheetNames: this.#sheetNames,
+    };
+    const manifest: ManifestChanges = {
+      trigger: this.deps.trigger,
+      previous: this.search.previous,
+      baseline: baseline ? { runId: baseline.manifest.runId, generatedAt: baseline.manifest.generatedAt, manifest: baseline.manifestKey } : null,
+      note,
+      counts,
+      snapshots: this.#snapshots,
+    };
+    return Promise.resolve({ report, manifest });
+  }
 }
 
 type Loaded = TableComparison | { readonly note: string; readonly scope: boolean };

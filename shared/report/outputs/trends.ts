@@ -7,7 +7,9 @@
 import type { Trends } from '../trends/series';
 import { FeatureCompletion } from '../trends/figures';
 import { startTrends } from '../trends/run-trends';
-import { TRENDS_SHEET_NAME, trendsSheetContent } from '../trends/sheet';
+import { trendsSheetContent } from '../trends/sheet';
+import { messagesFor } from '../../core/i18n/messages';
+import { sheetNames } from '../sheet-names';
 import type { FinishedRun, OutputFactory } from './output';
 
 export const trendsOutput: OutputFactory = (run, context) => {
@@ -28,7 +30,8 @@ export const trendsOutput: OutputFactory = (run, context) => {
     return built;
   };
   if (definition.formats.includes('xlsx') || definition.formats.includes('pdf')) {
-    context.sheets.add(TRENDS_SHEET_NAME, async (finished) => trendsSheetContent(await trendsOf(finished)));
+    const messages = messagesFor(definition.locale);
+    context.sheets.add(sheetNames(messages).trends, async (finished) => trendsSheetContent(await trendsOf(finished), messages));
   }
   return Promise.resolve({
     openTable: (table) => Promise.resolve(features.sinkFor(table)),

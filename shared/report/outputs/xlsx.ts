@@ -5,8 +5,9 @@
  * after the Summary, which is written last (it needs every table's figures).
  */
 import { readerFormat } from '../../core/format';
-import { CHANGES_SHEET_NAME, changesSheetContent } from '../changes/sheet';
-import { attentionSheetContent, NEEDS_ATTENTION_SHEET } from '../summary/attention';
+import { changesSheetContent } from '../changes/sheet';
+import { attentionSheetContent } from '../summary/attention';
+import { sheetNames } from '../sheet-names';
 import { XLSX_FORMAT } from '../manifest/formats';
 import { fileEntry, NO_ENTRIES, type OutputFactory } from './output';
 
@@ -20,6 +21,7 @@ export const xlsxOutput: OutputFactory = async (run, context) => {
   const upload = await writer.openUpload(`${writer.runFolder}/${name}`, { contentType: XLSX_FORMAT.contentType, downloadName: name });
   const title = definition.title ?? definition.name;
   const format = readerFormat(definition.locale, definition.timeZone);
+  const sheets = sheetNames(format.messages);
   const workbook = openXlsxWorkbook(upload.stream, {
     createdAt: context.exportedAt,
     timeZone: definition.timeZone,
@@ -27,16 +29,17 @@ export const xlsxOutput: OutputFactory = async (run, context) => {
     creator: 'planning-report-exporter',
     title,
     // "Needs attention" right after the Summary: its "n more" rows lead there.
-    leadingSheets: [NEEDS_ATTENTION_SHEET, ...context.sheets.added.map((s) => s.name), CHANGES_SHEET_NAME],
+    leadingSheets: [sheets.attention, ...context.sheets.added.map((s) => s.name), sheets.changes],
     footer: `${title} – ${format.date(context.exportedAt)}`,
+    words: { summarySheet: sheets.summary, pageOf: format.t('page.of', { page: '{page}', pages: '{pages}' }) },
   });
   return {
     openTable: (table) => Promise.resolve(workbook.openSheet(table, { outlineLevels: table.outlineLevels ?? 0 })),
     finishTable: () => Promise.resolve(NO_ENTRIES),
     async finishRun(finished) {
-      await workbook.writeLeadingSheet(NEEDS_ATTENTION_SHEET, attentionSheetContent(finished.attention, format.messages));
+      await workbook.writeLeadingSheet(sheets.attention, attentionSheetContent(finished.attention, format.messages));
       for (const sheet of context.sheets.added) await workbook.writeChartSheet(sheet.name, await sheet.content(finished));
-      await workbook.writeLeadingSheet(CHANGES_SHEET_NAME, changesSheetContent(finished.changes, format));
+      await workbook.writeLeadingSheet(sheets.changes, changesSheetContent(finished.changes, format));
       await workbook.writeSummary(finished.summary);
       await workbook.close();
       const total = Object.values(finished.rows).reduce((a, b) => a + b, 0);

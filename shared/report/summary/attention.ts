@@ -1,6 +1,7 @@
 import type { CellValue, Column, LeadingSheet, SummaryGridRow, SummarySection, TableRow } from '../../table/table';
 import type { Messages } from '../../core/i18n/messages';
 import { attentionColumns, ATTENTION_LIMIT } from './vocabulary';
+import { sheetRowUrl } from '../sheet-names';
 
 /**
  * One item "Needs attention" counts, with what a reader needs to act on it without opening its
@@ -22,8 +23,6 @@ export interface AttentionItem {
   readonly where: string | null;
   readonly linked: readonly string[] | null;
 }
-
-export const NEEDS_ATTENTION_SHEET = 'Needs attention';
 
 /** The sheet's first data row: a heading, a sentence, a blank row and the header come first (render/xlsx/leading-sheet.ts). */
 const FIRST_ITEM_ROW = 5;
@@ -53,10 +52,10 @@ export function attentionSection(rows: readonly SummaryGridRow[], messages: Mess
 }
 
 /**
- * Points each "n more" row at its first hidden item in the "Needs attention" sheet, which lists the
+ * Points each "n more" row at its first hidden item in the "Needs attention" sheet (`sheet`, its name in the report's language), which lists the
  * items in the order of these rows (every item of a kind where the Summary shows its first ones).
  */
-export function linkMoreRows(rows: readonly SummaryGridRow[]): SummaryGridRow[] {
+export function linkMoreRows(rows: readonly SummaryGridRow[], sheet: string): SummaryGridRow[] {
   let listed = 0;
   return rows.map((row) => {
     if (!row.more) {
@@ -66,7 +65,7 @@ export function linkMoreRows(rows: readonly SummaryGridRow[]): SummaryGridRow[] 
     const first = FIRST_ITEM_ROW + listed;
     listed += row.more.count;
     const text = typeof row.values[2] === 'string' ? row.values[2] : `${row.more.count} more`;
-    return { ...row, values: [row.values[0] ?? null, row.values[1] ?? null, { text, url: `#'${NEEDS_ATTENTION_SHEET}'!A${first}` }] };
+    return { ...row, values: [row.values[0] ?? null, row.values[1] ?? null, { text, url: sheetRowUrl(sheet, first) }] };
   });
 }
 

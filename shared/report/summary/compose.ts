@@ -1,5 +1,6 @@
 import { SUMMARY_ROLES, type ReportSummary, type SummaryGridRow, type SummarySection } from '../../table/table';
 import { linkMoreRows } from './attention';
+import { sheetNames } from '../sheet-names';
 import { messagesFor, type Messages } from '../../core/i18n/messages';
 
 /** Sections in the order of their roles (SUMMARY_ROLES), each role's sections in the order given. */
@@ -18,7 +19,7 @@ export function composeSummary(title: string, sections: readonly SummarySection[
   const merged: SummarySection[] = [];
   if (attention.length > 0) {
     // Each "n more" row leads to the rest of its kind in the "Needs attention" sheet, which lists every item in this order.
-    const rows: SummaryGridRow[] = linkMoreRows(attention.flatMap((s) => s.grid?.rows ?? []));
+    const rows: SummaryGridRow[] = linkMoreRows(attention.flatMap((s) => s.grid?.rows ?? []), sheetNames(messages).attention);
     const columns = attention.find((s) => s.grid)?.grid?.columns ?? [];
     merged.push({
       heading: messages.t('term.needsAttention'),

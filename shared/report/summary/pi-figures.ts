@@ -104,8 +104,10 @@ export class PiFigures {
           { label: this.messages.t('term.uncommittedObjectives'), value: all.uncommitted, type: 'integer' },
           { label: this.messages.t('term.plannedBv'), value: all.planned, type: 'number' },
           { label: this.messages.t('term.actualBv'), value: all.actual, type: 'number' },
-          // Before every PI is scored the figure is a running one: kept out of the one-line headline.
-          { label: this.messages.t('term.predictability'), value: predictability(all), type: 'percent', ...(!all.scored && { provisional: true }) },
+          // Before every PI is scored the figure is a running one: named so, and kept out of the one-line headline.
+          all.scored
+            ? { label: this.messages.t('term.predictability'), value: predictability(all), type: 'percent' }
+            : { label: this.messages.t('term.predictabilitySoFar'), value: predictability(all), type: 'percent', provisional: true },
           { label: this.messages.t('term.predictabilityBand'), value: judgement(all, this.messages) },
         ],
       },
@@ -190,7 +192,8 @@ function grid(tallies: Iterable<Tally>, first: string, messages: Messages) {
       { label: messages.t('term.uncommittedObjectives'), type: 'integer' as const, brief: true },
       { label: messages.t('term.plannedBv'), type: 'number' as const },
       { label: messages.t('term.actualBv'), type: 'number' as const },
-      { label: messages.t('term.predictability'), type: 'percent' as const, bar: true },
+      // While no PI in the table is scored, every figure is a running one: the header says so once.
+      { label: messages.t(band ? 'term.predictability' : 'term.predictabilitySoFar'), type: 'percent' as const, bar: true },
       // Not brief: the e-mail shows the band in words beside its colour.
       ...(band ? [{ label: messages.t('term.predictabilityBand') }] : []),
     ],
@@ -199,7 +202,9 @@ function grid(tallies: Iterable<Tally>, first: string, messages: Messages) {
       const fill = x.scored ? bandFill(p) : null;
       const values = [x.label, x.committed, x.uncommitted, x.planned, x.actual, p];
       const fills = [null, null, null, null, null, fill];
-      return band ? { values: [...values, judgement(x, messages)], fills: [...fills, fill] } : { values, fills };
+      // Beside scored boards, one still in its PI reads "so far (PI in progress)".
+      const said = x.scored ? judgement(x, messages) : messages.t('band.soFar');
+      return band ? { values: [...values, said], fills: [...fills, fill] } : { values, fills };
     }),
   };
 }

@@ -1,5 +1,6 @@
 import type { CellValue, SummaryGridColumn } from '../../table/table';
 import type { Messages } from '../../core/i18n/messages';
+import { sheetRowUrl } from '../sheet-names';
 
 /**
  * The planning tool's words, read the way a Release Train Engineer reads them. Registers, themes
@@ -86,7 +87,7 @@ export function bandText(percent: number | null): string {
  * title: each surface wraps it (a cut title named a different risk in the e-mail than in the tool).
  */
 export function rowLink(text: string, sheet: string, row: number, web?: string): CellValue {
-  return { text, url: `#'${sheet.replace(/'/g, "''")}'!A${row}`, ...(web !== undefined && { web }) };
+  return { text, url: sheetRowUrl(sheet, row), ...(web !== undefined && { web }) };
 }
 
 /** Columns of "Needs attention", the same for every dataset so the sections merge into one table. */

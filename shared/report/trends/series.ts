@@ -1,7 +1,8 @@
 import { DEFAULT_LOCALE, readerFormat, type ReaderFormat } from '../../core/format';
 import type { RunFigures } from './figures';
 import type { SkippedRun } from './history';
-import { term } from '../../core/glossary';
+import type { TermId } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
 
 /** How a series' values read: counts, or percentages 0-100. */
 export type TrendUnit = 'count' | 'percent';
@@ -46,7 +47,9 @@ export const MAX_BURN_UP_BOARDS = 8;
  * did not record is empty in its row; a board or theme appears once any run has it.
  */
 export function buildTrends(runs: readonly RunFigures[], skipped: readonly SkippedRun[], timeZone: string, locale: string = DEFAULT_LOCALE): Trends {
-  const labels = runLabels(runs, readerFormat(locale, timeZone));
+  const format = readerFormat(locale, timeZone);
+  const labels = runLabels(runs, format);
+  const term = (id: TermId, values?: Readonly<Record<string, string>>) => format.t(`term.${id}`, values);
   const rowsOf = (values: (f: RunFigures) => (number | null)[]): TrendRow[] =>
     runs.map((f, i) => ({ ...labels[i]!, at: new Date(f.generatedAt), values: values(f) }));
   const tables: TrendTable[] = [];
@@ -92,19 +95,14 @@ export function buildTrends(runs: readonly RunFigures[], skipped: readonly Skipp
       rows: rowsOf((f) => (f.changes ? [f.changes.added, f.changes.removed, f.changes.changed] : [null, null, null])),
     });
   }
-  return { runs: runs.length, points: runs.map((f, i) => ({ run: labels[i]!.run, at: f.generatedAt, figures: f })), tables, skipped, note: noteFor(runs.length, skipped) };
+  return { runs: runs.length, points: runs.map((f, i) => ({ run: labels[i]!.run, at: f.generatedAt, figures: f })), tables, skipped, note: noteFor(runs.length, skipped, format.messages) };
 }
 
-function noteFor(runs: number, skipped: readonly SkippedRun[]): string {
-  const head =
-    runs <= 1
-      ? 'Trends start with the next run: this is the first run of this report with figures to compare.'
-      : runs < 4
-        ? `Trends over the ${runs} runs so far; they grow with every run.`
-        : `Trends over the last ${runs} runs.`;
+function noteFor(runs: number, skipped: readonly SkippedRun[], messages: Messages): string {
+  const head = runs <= 1 ? messages.t('trends.note.first') : messages.t(runs < 4 ? 'trends.note.few' : 'trends.note.last', { runs });
   if (skipped.length === 0) return head;
   const named = skipped.map((s) => `${s.run} (${s.reason})`).join('; ');
-  return `${head} Left out, unreadable: ${named}.`;
+  return messages.t('trends.note.skipped', { head, named });
 }
 
 /** Percent 0-100 with one decimal, or null when there is nothing to divide by. */

@@ -1,21 +1,20 @@
 import type { ChartBlock, ChartSheetContent } from '../../render/xlsx/chart-sheet';
 import { PREDICTABILITY_BAND } from '../summary/vocabulary';
 import type { Trends, TrendTable } from './series';
-import { term } from '../../core/glossary';
+import type { Messages } from '../../core/i18n/messages';
 
-export const TRENDS_SHEET_NAME = 'Trends';
-
-/** The Trends sheet: one table per series with its chart beside it (charts from two runs on). */
-export function trendsSheetContent(trends: Trends): ChartSheetContent {
+/** The Trends sheet in the report's language: one table per series with its chart beside it (charts from two runs on). */
+export function trendsSheetContent(trends: Trends, messages: Messages): ChartSheetContent {
   const charted = trends.runs >= 2;
   return {
-    heading: term('trends'),
+    heading: messages.t('term.trends'),
     sentence: trends.note,
-    blocks: trends.tables.map((t) => block(t, charted)),
+    blocks: trends.tables.map((t) => block(t, charted, messages)),
   };
 }
 
-function block(table: TrendTable, charted: boolean): ChartBlock {
+function block(table: TrendTable, charted: boolean, messages: Messages): ChartBlock {
+  const term = (id: 'run' | 'bandLine' | 'bandNote', values?: Readonly<Record<string, string>>) => messages.t(`term.${id}`, values);
   const format = table.unit === 'percent' ? ('percent' as const) : ('integer' as const);
   // The run's date is a date cell in the workbook; the PDF prints its label.
   const rows = table.rows.map((r) => ({ category: r.run, at: r.at, timed: r.timed, values: r.values }));

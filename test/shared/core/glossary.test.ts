@@ -1,3 +1,4 @@
+import { messagesFor } from '../../../shared/core/i18n/messages';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,7 +74,7 @@ describe('the readers\' vocabulary (glossary.ts)', () => {
 
   it('names the Trends\' tables, their columns and the e-mail\'s trend figures by glossary terms', () => {
     const trends = second.trends!;
-    const sheet = trendsSheetContent(trends);
+    const sheet = trendsSheetContent(trends, messagesFor('en-GB'));
     const labels = [
       sheet.heading,
       ...sheet.blocks.flatMap((b) => [b.title, b.categoryLabel, ...b.columns.map((c) => c.label)]),

@@ -13,7 +13,6 @@ import { titleOrText } from '../columns';
 import { boardSprints, piPhase, type PiPhase } from '../../summary/pi-phase';
 import { isClosedBoardState } from '../../summary/vocabulary';
 import { changeRules } from '../../dataset/change-rules';
-import { term } from '../../../core/glossary';
 
 /** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
 async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
@@ -29,116 +28,151 @@ async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[
 /** The sheet's name: the Summary's links to an objective's row point into it. */
 const PI_OBJECTIVES_TITLE = 'PI objectives';
 
+/** A board's objective tallies, for the Summary's completion per board and the run's figures. */
+interface BoardStats {
+  objectives: number;
+  withCompletion: number;
+  completionSum: number;
+  notComputable: number;
+}
+
+const NO_STATS: BoardStats = { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
+
+const average = (s: BoardStats): number | null => (s.withCompletion > 0 ? s.completionSum / s.withCompletion : null);
+
+/** One board's tree of groups, objectives and items, as one request returns it. */
+interface BoardTree {
+  readonly board: Board;
+  readonly groups: PiObjectiveGroup[];
+}
+
+/** What one walk of the boards gathers as its rows go by: the audit, repeats, the Summary's figures and each board's tallies. */
+class PiObjectivesWalk {
+  readonly repeats = new RepeatedRecords();
+  readonly completionType: CompletionType | undefined;
+  readonly additionalColumns: boolean;
+  readonly shapes: ReturnType<typeof piAudit>;
+  readonly predictability: PiFigures;
+  readonly perBoard = new Map<string, BoardStats>();
+
+  constructor(
+    readonly ctx: DatasetContext,
+    readonly boards: readonly Board[],
+  ) {
+    const selection = datasetOptions(ctx.definition, 'piObjectives', PI_OBJECTIVE_OPTIONS) ?? { additionalColumns: false };
+    this.completionType = selection.completionType as CompletionType | undefined;
+    this.additionalColumns = selection.additionalColumns;
+    this.shapes = piAudit(this.additionalColumns);
+    this.predictability = new PiFigures(PI_OBJECTIVES_TITLE, readerFormatOf(ctx).messages, ctx.definition.links.piObjectiveUrl);
+  }
+
+  stats(board: Board): BoardStats {
+    return this.perBoard.get(board.id) ?? NO_STATS;
+  }
+}
+
+function itemRow(walk: PiObjectivesWalk, boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
+  const { audit, subItemShape, linkedItemShape } = walk.shapes;
+  const ref = trackerRef(trackerFields(item), { extBBrowseUrl: walk.ctx.definition.links.extBBrowseUrl });
+  audit.check('pi-objective-items', item, parentId ? subItemShape : linkedItemShape);
+  if (typeof item.teamsAndSprints === 'string') {
+    audit.warn('pi-objective-items', 'teamsAndSprints', 'text where a list of { team, sprint } was expected; shown as is in sprints');
+  }
+  const plan = walk.additionalColumns ? teamSprintPlan(item.teamsAndSprints, walk.ctx.definition.timeZone) : undefined;
+  const values = piItemValues({ boardId, objective, item, parentId, ref, plan }, walk.additionalColumns);
+  return { values, outlineLevel: parentId ? 1 : 0 };
+}
+
+/** Each board's tree (one request per board returns it whole), and each board's PI phase placed for the Summary. */
+async function loadBoards(walk: PiObjectivesWalk): Promise<BoardTree[]> {
+  const { ctx, boards, repeats, shapes } = walk;
+  for (const board of boards) {
+    shapes.audit.check('pi-objectives', board, BOARD_SHAPE, 'board.');
+    if (typeof board.state === 'string') shapes.audit.warn('pi-objectives', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
+  }
+  const trees = await Promise.all(
+    boards.map(async (board) => ({
+      board,
+      // Always with teams and sprints: their sprint dates place the PI's phase (columns follow the setting).
+      groups: withoutRepeats(await ctx.source.listPiObjectiveGroups(board.id, { completionType: walk.completionType, additionalColumns: true }), repeats),
+    })),
+  );
+  for (const table of ['pi-objectives', 'pi-objective-items']) repeats.warn(ctx.log, table);
+  // Asked at once, placed in board order: the Summary lists the PIs so, whichever answer came first.
+  const placed = await Promise.all(trees.map(({ board, groups }) => piOf(ctx, board, groups)));
+  for (const { board, phase, teams } of placed) walk.predictability.board(board, phase, teams);
+  return trees;
+}
+
+function* objectiveRows(walk: PiObjectivesWalk, trees: readonly BoardTree[]): Iterable<TableRow> {
+  const { completionType } = walk;
+  const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
+  /** Sheet row of the next row (the header is row 1), for the Summary's links. */
+  let row = 2;
+  for (const { board, groups } of trees) {
+    const stats = { ...NO_STATS };
+    walk.perBoard.set(board.id, stats);
+    for (const group of groups) {
+      walk.shapes.audit.check('pi-objectives', group, PI_GROUP_SHAPE);
+      for (const objective of group.objectives ?? []) {
+        stats.objectives++;
+        if (typeof objective.completion === 'number') {
+          stats.withCompletion++;
+          stats.completionSum += objective.completion;
+        } else stats.notComputable++;
+        walk.predictability.add(board, group, objective, row++);
+        yield { values: PI_OBJECTIVE_TABLE.values({ board, group, objective, completionType, typeName }) };
+      }
+    }
+  }
+}
+
+function* itemRows(walk: PiObjectivesWalk, trees: readonly BoardTree[]): Iterable<TableRow> {
+  for (const { board, groups } of trees) {
+    for (const objective of groups.flatMap((g) => g.objectives ?? [])) {
+      for (const item of objective.linkedItems ?? []) {
+        yield itemRow(walk, board.id, objective, item, null);
+        for (const sub of item.subItems ?? []) yield itemRow(walk, board.id, objective, sub, item.id);
+      }
+    }
+  }
+}
+
+async function* piTables(walk: PiObjectivesWalk): AsyncIterable<TableOutput> {
+  const trees = await loadBoards(walk);
+  yield { table: { name: 'pi-objectives', columns: PI_OBJECTIVE_COLUMNS }, batches: inBatches(objectiveRows(walk, trees)) };
+  yield {
+    table: { name: 'pi-objective-items', columns: piObjectiveItemColumns(walk.additionalColumns), outlineLevels: 1 },
+    batches: inBatches(itemRows(walk, trees)),
+  };
+}
+
 /** The `pi-objectives` and `pi-objective-items` tables of `boards` (resolved by the run's plan, planPiObjectives). */
 export function piObjectivesDataset(ctx: DatasetContext, boards: readonly Board[]): Dataset {
-  const repeats = new RepeatedRecords();
-  const selection = datasetOptions(ctx.definition, 'piObjectives', PI_OBJECTIVE_OPTIONS) ?? { additionalColumns: false };
-  const completionType = selection.completionType as CompletionType | undefined;
-  const additionalColumns = selection.additionalColumns;
-  const { audit, subItemShape, linkedItemShape } = piAudit(additionalColumns);
-  const extBBrowseUrl = ctx.definition.links.extBBrowseUrl;
-  const predictability = new PiFigures(PI_OBJECTIVES_TITLE, readerFormatOf(ctx).messages, ctx.definition.links.piObjectiveUrl);
-  const perBoard = new Map<string, { objectives: number; withCompletion: number; completionSum: number; notComputable: number }>();
-
-  function itemRow(boardId: string, objective: PiObjective, item: PiLinkedItem | PiSubItem, parentId: string | null): TableRow {
-    const ref = trackerRef(trackerFields(item), { extBBrowseUrl });
-    audit.check('pi-objective-items', item, parentId ? subItemShape : linkedItemShape);
-    if (typeof item.teamsAndSprints === 'string') {
-      audit.warn('pi-objective-items', 'teamsAndSprints', 'text where a list of { team, sprint } was expected; shown as is in sprints');
-    }
-    const plan = additionalColumns ? teamSprintPlan(item.teamsAndSprints, ctx.definition.timeZone) : undefined;
-    const values = piItemValues({ boardId, objective, item, parentId, ref, plan }, additionalColumns);
-    return { values, outlineLevel: parentId ? 1 : 0 };
-  }
-
-  async function* tables(): AsyncIterable<TableOutput> {
-    for (const board of boards) {
-      audit.check('pi-objectives', board, BOARD_SHAPE, 'board.');
-      if (typeof board.state === 'string') audit.warn('pi-objectives', 'board.state', 'an id where { id, title } was expected; shown as is in board_state');
-    }
-    // One request per board returns the whole nested tree; both tables are built from it.
-    const groupsByBoard: { board: Board; groups: PiObjectiveGroup[] }[] = await Promise.all(
-      boards.map(async (board) => ({
-        board,
-        // Always with teams and sprints: their sprint dates place the PI's phase (columns follow the setting).
-        groups: withoutRepeats(await ctx.source.listPiObjectiveGroups(board.id, { completionType, additionalColumns: true }), repeats),
-      })),
-    );
-    for (const table of ['pi-objectives', 'pi-objective-items']) repeats.warn(ctx.log, table);
-    // Asked at once, placed in board order: the Summary lists the PIs so, whichever answer came first.
-    const placed = await Promise.all(groupsByBoard.map(({ board, groups }) => piOf(ctx, board, groups)));
-    for (const { board, phase, teams } of placed) predictability.board(board, phase, teams);
-    const typeName = completionType ? COMPLETION_TYPES[completionType] : 'board default (2; 6 on OKR-mode boards)';
-
-    function* objectiveRows(): Iterable<TableRow> {
-      /** Sheet row of the next row (the header is row 1), for the Summary's links. */
-      let row = 2;
-      for (const { board, groups } of groupsByBoard) {
-        const stats = { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
-        perBoard.set(board.id, stats);
-        for (const group of groups) {
-          audit.check('pi-objectives', group, PI_GROUP_SHAPE);
-          for (const objective of group.objectives ?? []) {
-            stats.objectives++;
-            if (typeof objective.completion === 'number') {
-              stats.withCompletion++;
-              stats.completionSum += objective.completion;
-            } else stats.notComputable++;
-            predictability.add(board, group, objective, row++);
-            yield { values: PI_OBJECTIVE_TABLE.values({ board, group, objective, completionType, typeName }) };
-          }
-        }
-      }
-    }
-    yield { table: { name: 'pi-objectives', columns: PI_OBJECTIVE_COLUMNS }, batches: inBatches(objectiveRows()) };
-
-    function* itemRows(): Iterable<TableRow> {
-      for (const { board, groups } of groupsByBoard) {
-        for (const group of groups) {
-          for (const objective of group.objectives ?? []) {
-            for (const item of objective.linkedItems ?? []) {
-              yield itemRow(board.id, objective, item, null);
-              for (const sub of item.subItems ?? []) yield itemRow(board.id, objective, sub, item.id);
-            }
-          }
-        }
-      }
-    }
-    yield {
-      table: { name: 'pi-objective-items', columns: piObjectiveItemColumns(additionalColumns), outlineLevels: 1 },
-      batches: inBatches(itemRows()),
-    };
-  }
-
-  const average = (s: { withCompletion: number; completionSum: number }) =>
-    s.withCompletion > 0 ? s.completionSum / s.withCompletion : null;
-
+  const walk = new PiObjectivesWalk(ctx, boards);
+  const { predictability, shapes, repeats } = walk;
   return {
     name: 'piObjectives',
-    tables,
+    tables: () => piTables(walk),
     resolvedSelectors: () => ({
-      boards: boards.map((b) => ({ id: b.id, title: b.title ?? null })), completionType: completionType ?? null, additionalColumns,
+      boards: boards.map((b) => ({ id: b.id, title: b.title ?? null })), completionType: walk.completionType ?? null, additionalColumns: walk.additionalColumns,
     }),
     attention: () => predictability.attentionItems(),
     summary: () => [
       ...predictability.sections(),
       {
-        heading: term('piObjectiveCompletion'),
+        heading: readerFormatOf(ctx).messages.t('term.piObjectiveCompletion'),
         role: 'detail',
-        lines: boards.map((b) => ({
-          label: b.title ?? b.id,
-          value: average(perBoard.get(b.id) ?? { withCompletion: 0, completionSum: 0 }),
-          type: 'percent' as const,
-        })),
+        lines: boards.map((b) => ({ label: b.title ?? b.id, value: average(walk.stats(b)), type: 'percent' as const })),
       },
     ],
     figures: () => ({
-      ...audit.figures(),
+      ...shapes.audit.figures(),
       ...repeats.figures(),
       ...predictability.figures(),
       piObjectives: Object.fromEntries(
         boards.map((b) => {
-          const s = perBoard.get(b.id) ?? { objectives: 0, withCompletion: 0, completionSum: 0, notComputable: 0 };
+          const s = walk.stats(b);
           return [b.id, { title: b.title ?? null, objectives: s.objectives, averageCompletion: average(s), notComputable: s.notComputable }];
         }),
       ),

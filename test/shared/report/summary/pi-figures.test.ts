@@ -78,7 +78,9 @@ describe('PI figures (demo tenant)', () => {
     const headline = section(MID_PI, 'PI objectives')!;
     expect(line(headline, 'Planned BV')).toBe(all.planned);
     expect(line(headline, 'Actual BV')).toBe(all.actual);
-    expect(line(headline, 'Predictability')).toBeCloseTo((100 * all.actual) / all.planned, 9);
+    // Mid-PI the figure is a running one, and says so where it is shown.
+    expect(line(headline, 'Predictability so far (PI in progress)')).toBeCloseTo((100 * all.actual) / all.planned, 9);
+    expect(headline.lines.some((l) => l.label === 'Predictability')).toBe(false);
     // The uncommitted objectives carry actual BV in this tenant, so the figure differs from a committed-only one.
     const uncommittedActual = sim.tenant.boards
       .flatMap((b) => objectivesOf(b.id))
@@ -95,7 +97,7 @@ describe('PI figures (demo tenant)', () => {
     }
     expect(section(MID_PI, 'Predictability by team')!.grid!.rows.some((r) => (r.values[5] as number) > 100)).toBe(true);
     // Mid-PI the all-boards figure is a running one: provisional, so the preheader and notifications leave it out.
-    expect(section(MID_PI, 'PI objectives')!.lines.find((l) => l.label === 'Predictability')?.provisional).toBe(true);
+    expect(section(MID_PI, 'PI objectives')!.lines.find((l) => l.label === 'Predictability so far (PI in progress)')?.provisional).toBe(true);
   });
 
   it('lists only real teams per team (not "Program objectives" groups)', () => {
@@ -134,6 +136,8 @@ describe('PI figures (demo tenant)', () => {
     const grid = section(MID_PI, 'Predictability by board')!.grid!;
     // Said once, in the headline's band line, not on every row: no band column while nothing is scored.
     expect(grid.columns.map((c) => c.label)).not.toContain('80–100 % band');
+    // The running figures' column says once that the PI is in progress.
+    expect(grid.columns[5]!.label).toBe('Predictability so far (PI in progress)');
     expect(grid.rows.every((r) => r.values.length === 6)).toBe(true);
     expect(grid.rows.every((r) => r.fills?.[5] === null)).toBe(true);
     expect(line(section(MID_PI, 'PI objectives')!, '80–100 % band')).toBe('scored at the end of the PI');
@@ -150,7 +154,7 @@ describe('PI figures (demo tenant)', () => {
       const m = measure(objectivesOf(board.id));
       const p = (100 * m.actual) / m.planned;
       const band = p < 80 ? 'below 80 %' : p > 100 ? 'above 100 %' : 'in band';
-      expect(grid.rows[i]!.values[6]).toBe(dated ? band : 'scored at the end of the PI');
+      expect(grid.rows[i]!.values[6]).toBe(dated ? band : 'so far (PI in progress)');
       expect(rows.some((r) => r.values[0] === 'PI' && r.values[1] === board.title)).toBe(dated && p < 80);
     });
     const noValue = sim.tenant.boards
