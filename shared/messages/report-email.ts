@@ -9,11 +9,14 @@ import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
 import { recipientAddresses, type ReportDefinition } from '../report/definition/definition';
 import type { Reader } from '../report/definition/readers';
-import type { ReportSummary } from '../table/table';
+import type { ReportSummary, SummarySection } from '../table/table';
 import type { ExportResult } from '../report/run/result';
 import { fileForPeople, NAMES, type ReportNames } from '../report/names';
 import { EMAIL_TREND_RUNS, emailTrends } from '../report/trends/email';
-import { readerFormat } from '../core/format';
+import { readerFormat, type ReaderFormat } from '../core/format';
+import type { RuleReading } from '../report/alerts/read-rules';
+import type { OwedLine } from './alert-owed';
+import { bannerSection, markedSummary } from './reader-news';
 
 const DAY_MS = 86_400_000;
 
@@ -76,7 +79,7 @@ export async function reportEmailFor(
   definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
   result: ExportResult,
   options: ReportEmailOptions,
-): Promise<(reader?: Reader | string) => OutgoingEmail> {
+): Promise<(reader?: Reader | string, own?: ReaderOwn) => OutgoingEmail> {
   const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
   const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.names);
   const base = options.linkBaseUrl.replace(/\/+$/, '');
@@ -104,25 +107,52 @@ export async function reportEmailFor(
   const attachments = await attachedWorkbook(definition, result, options);
   const from = options.inline ? options.from : (definition.email.from ?? options.from);
   const attached = attachments.length > 0 ? { attachments } : {};
-  return (recipient) => {
+  return (recipient, own) => {
     if (recipient === undefined) {
       const cc = definition.email.cc;
       return { from, to: recipientAddresses({ to: definition.email.to }), ...(cc && { cc }), ...renderReportEmail(contentIn(definition.locale)), ...attached };
     }
     const reader = typeof recipient === 'string' ? { address: recipient, locale: definition.locale } : recipient;
     const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address }, options.key, options.now)}`;
-    const content = { ...contentIn(readableLocale(result, reader.locale, definition.locale)), unsubscribeUrl };
-    return {
-      from,
-      to: [reader.address],
-      ...renderReportEmail(content),
-      ...attached,
-      headers: [
-        { name: 'List-Unsubscribe', value: `<${unsubscribeUrl}>` },
-        { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
-      ],
-      tags: { report: definition.name },
-    };
+    const content = ownContent(contentIn(readableLocale(result, reader.locale, definition.locale)), own);
+    return readerEmail(content, { from, address: reader.address, unsubscribeUrl, attached, report: definition.name });
+  };
+}
+
+/**
+ * What is one reader's own in the run's e-mail: the lines they are told of that the run crossed
+ * (reader-news.ts: a banner, and the headline figures beyond their lines marked), and the sections
+ * of what they own that needs them (person-actions.ts), before the report as every reader reads it.
+ */
+export interface ReaderOwn {
+  readonly news?: { readonly lines: readonly OwedLine[]; readonly readings: readonly RuleReading[] } | undefined;
+  readonly sections?: ((format: ReaderFormat) => readonly SummarySection[]) | undefined;
+}
+
+function ownContent(content: ReportEmailInput, own: ReaderOwn | undefined): ReportEmailInput {
+  if (!own) return content;
+  const format = content.format;
+  const banner = own.news && bannerSection(own.news.lines, own.news.readings, format);
+  const summary = own.news ? markedSummary(content.summary, own.news.readings, format) : content.summary;
+  return { ...content, summary, lead: [...(banner ? [banner] : []), ...(own.sections?.(format) ?? [])] };
+}
+
+/** One reader's message: to that address alone, with its own unsubscribe link in the footer and the headers. */
+function readerEmail(
+  content: ReportEmailInput,
+  to: { from: string; address: string; unsubscribeUrl: string; attached: { attachments?: EmailAttachment[] }; report: string },
+): OutgoingEmail {
+  const { unsubscribeUrl } = to;
+  return {
+    from: to.from,
+    to: [to.address],
+    ...renderReportEmail({ ...content, unsubscribeUrl }),
+    ...to.attached,
+    headers: [
+      { name: 'List-Unsubscribe', value: `<${unsubscribeUrl}>` },
+      { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+    ],
+    tags: { report: to.report },
   };
 }
 
