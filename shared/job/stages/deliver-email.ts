@@ -10,6 +10,7 @@ import { emailReaders } from '../../report/definition/readers';
 import { alertTargets, emailTarget } from '../../messages/alert-delivery';
 import { keepOwed } from '../../messages/alert-owed';
 import { targetNews, type RunNews } from '../../messages/reader-news';
+import { ownedBy, ownSections } from '../../messages/person-actions';
 import { isInline } from './resolve';
 import type { DeliveryContext, ExportedJob, Mailer } from './delivery-ports';
 
@@ -73,13 +74,15 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   for (const reader of wanted) {
     const target = emailTarget(reader.address);
     const lines = news && told.has(target) ? await targetNews(context.ledger, definition.name, target, news) : undefined;
-    const own = lines && lines.lines.length > 0 ? { news: { lines: lines.lines, readings: news!.readings } } : undefined;
+    const banner = lines && lines.lines.length > 0 ? { news: { lines: lines.lines, readings: news!.readings } } : undefined;
+    const sections = ownSections(ownedBy(job.result, reader));
+    const own = banner || sections ? { ...banner, sections } : undefined;
     // Claimed before it is sent, marked sent after: a retry skips a sent one, and waits out (then
     // sends) one whose sender was killed between its claim and its mark.
     const claim = { ledger: context.ledger, runKey, channel: `email:${reader.address.toLowerCase()}`, log: context.log, now: at, wait: context.leaseWait };
     const sent = await mailOne(reader.address, claim, () => transport.send(compose(reader, own)));
     results.push(sent);
-    if (own && (sent.status === 'sent' || sent.status === 'skipped')) {
+    if (banner && (sent.status === 'sent' || sent.status === 'skipped')) {
       covered.push(target);
       if (lines && lines.owed > 0) await keepOwed(context.ledger, definition.name, target, job.result.manifest.runId, [], at);
     }

@@ -28,6 +28,7 @@ export interface WrittenRun {
   readonly summary: ReportSummary;
   /** The Summary in the readers' other languages (result.ts). */
   readonly summaries?: Readonly<Record<string, ReportSummary>> | undefined;
+  readonly owned?: ExportResult['owned'];
   readonly changes: ChangeReport;
   readonly trends?: Trends | undefined;
 }

@@ -102,7 +102,8 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
     const manifest = buildManifest(run, { record, summary, tableRows, entries, delivery, registry });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
     await attempt.writer.verify([...entries.files.map((f) => ({ ...f, key: `${attempt.runFolder}/${f.path}` })), ...entries.stored]);
-    return { manifest, summary, ...(Object.keys(summaries).length > 0 && { summaries }), changes: changed.report, ...entries.result };
+    const owned = { attention, people: ctx.people?.known() ?? {} };
+    return { manifest, summary, ...(Object.keys(summaries).length > 0 && { summaries }), owned, changes: changed.report, ...entries.result };
   });
 }
 
