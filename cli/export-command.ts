@@ -34,15 +34,17 @@ import type { CredentialsSource } from '../shared/secrets/credential-refresh';
 import { SecretsManagerCredentialsSource } from '../shared/secrets/secret-source';
 import { addressHint } from './address-hint';
 import { committableSecretWarning } from './committable-secret';
+import { configuredReports, isReportFile, unknownReportError } from './report-argument';
 import { printDryRun } from './export-dry-run';
 import { terminalProgress, type TerminalProgress } from './progress';
 import { countOf } from './words';
 
-export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json> (--credentials <credentials.json> | --secret-id <id>)
+export const EXPORT_USAGE = `Usage: npm run export -- --report <definition.json | name> (--credentials <credentials.json> | --secret-id <id>)
                          (--out <dir> | --bucket <bucket> [--prefix <prefix>] --ledger-table <table>)
                          [--run-id <id>] [--outbox <dir>] [--concurrency <n>] [--timeout <time>] [--dry-run] [--quiet] [--verbose]
 
-  --report       report definition (JSON, see README)
+  --report       report definition file (JSON, see README), or the name of a report configured in
+                 cdk.json (reportExporter.reports)
   --credentials  planning API credentials file {email, apiKey, baseUrl, legacyBaseUrl, companyPrefix}
   --secret-id    read those credentials from AWS Secrets Manager instead
   --out          write into this local directory
@@ -136,8 +138,7 @@ export async function runExportCommand(
   let started = false;
   try {
     const config = loadCliConfig(io.env);
-    const reportPath = resolve(io.cwd, args.report);
-    const definition: ReportDefinition = parseReportDefinitionJson(await readDefinition(reportPath), `report definition ${args.report}`);
+    const definition = await reportDefinitionOf(args.report, io.cwd);
     if (args.credentials) io.stderr.write((await committableSecretWarning(resolve(io.cwd, args.credentials))) ?? '');
     const credentials: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
@@ -252,6 +253,18 @@ export function parseDuration(text: string): number | undefined {
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;
   const ms = Number(match[1]) * unit;
   return ms > 0 ? ms : undefined;
+}
+
+/**
+ * The definition `--report` names: a file (anything at that path is read as one, and reading it says
+ * what is wrong), else a report cdk.json configures, by name; neither is one error naming both.
+ */
+async function reportDefinitionOf(given: string, cwd: string): Promise<ReportDefinition> {
+  if (await isReportFile(given, cwd)) return parseReportDefinitionJson(await readDefinition(resolve(cwd, given)), `report definition ${given}`);
+  const configured = await configuredReports(cwd);
+  const named = configured.find((r) => r.name === given);
+  if (named) return parseReportDefinitionJson(JSON.stringify(named), `report "${given}" of cdk.json`);
+  throw await unknownReportError(given, cwd, [{ where: 'cdk.json', names: configured.map((r) => r.name) }], "a report definition file (such as examples/demo-report.json) or the name of a report cdk.json configures");
 }
 
 async function readDefinition(path: string): Promise<string> {

@@ -12,15 +12,18 @@ import { SecretsManagerLinkKeySource } from '../shared/secrets/secret-source';
 import type { CommandIo } from './export-command';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS, LOCAL_STACK_REPORT_FILE, localStackAddress } from './local-link-keys';
 import { bucketDefinitionStore } from './reports-command';
+import { configuredReports, isReportFile, unknownReportError, type ReportPlace } from './report-argument';
+import { parseReportDefinitionJson } from '../shared/report/definition/definition';
 
-export const LINK_USAGE = `Usage: npm run link -- --report <name> [--days <n>] [--local | --outputs <file> | --api-url <url> --key-secret <arn>] [--bucket <b>]
+export const LINK_USAGE = `Usage: npm run link -- --report <name | definition.json> [--days <n>] [--local | --outputs <file> | --api-url <url> --key-secret <arn>] [--bucket <b>]
        npm run link -- --revoke <id> [--outputs <file> | --ledger-table <name>]
 
 Prints a run link: a URL that starts (or joins) a fresh export of one report when a person opens it.
 With --revoke, withdraws a link for good by the id printed when it was made (a deployed stack's ledger).
 
   --report      name of a report: stored in the definitions bucket (npm run reports -- push) or
-                configured in cdk.json (reportExporter.reports)
+                configured in cdk.json (reportExporter.reports); or its definition file (the link is
+                for the report the file names)
   --days        days until the link expires (default 30, at most ${MAX_LINK_LIFETIME_SECONDS / 86400})
   --local       a link for the local stack (${LOCAL_API_URL}, the local link key)
   --outputs     stack outputs written by \`cdk deploy --outputs-file <file>\` (default cdk-outputs.json):
@@ -93,19 +96,21 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
 
   try {
     const now = (deps.now ?? (() => new Date()))();
+    // A definition file names its report: the link is for that name.
+    const report = (await isReportFile(args.report, io.cwd)) ? await reportNameInFile(args.report, io.cwd) : args.report;
     let apiUrl: string;
     let key: LinkKey;
     if (args.local) {
-      await checkLocalReport(args.report);
+      await checkLocalReport(report);
       apiUrl = args['base-url'] ?? localStackAddress(io.env).apiUrl;
       key = LOCAL_LINK_KEYS.current;
     } else {
-      ({ apiUrl, key } = await deployedTarget(args.report, args, io, deps));
+      ({ apiUrl, key } = await deployedTarget(report, args, io, deps));
     }
     const expiresAt = new Date(now.getTime() + days * 86_400_000);
-    const link = createRunLinkToken({ report: args.report, expiresAt }, key, now);
+    const link = createRunLinkToken({ report, expiresAt }, key, now);
     io.stdout.write(`${apiUrl.replace(/\/+$/, '')}/run/${link.token}\n`);
-    io.stderr.write(`run link for "${args.report}": id ${link.id}, expires ${link.expiresAt.toISOString()} (keep the id to revoke it)\n`);
+    io.stderr.write(`run link for "${report}": id ${link.id}, expires ${link.expiresAt.toISOString()} (keep the id to revoke it)\n`);
     return 0;
   } catch (error) {
     io.stderr.write(`error: ${errorMessage(error)}\n`);
@@ -160,19 +165,22 @@ async function assertReportExists(report: string, bucketOf: () => Promise<string
   const bucket = await bucketOf();
   const stored = bucket === undefined ? undefined : await (deps.storedReportNames ?? ((b) => bucketDefinitionStore(b, io).names()))(bucket);
   if (stored?.includes(report)) return;
-  const names = (list: readonly string[]) => list.join(', ') || 'none';
-  const store =
+  const store: ReportPlace =
     stored === undefined
-      ? 'the definitions bucket, which is not known here: give --outputs with a DefinitionsBucketName output, or --bucket'
-      : `the definitions bucket "${bucket}" (stored: ${names(stored)})`;
-  throw new ExporterError(`no report named "${report}" in cdk.json (configured: ${names(configured)}) or in ${store}`);
+      ? { where: 'the definitions bucket', names: 'the definitions bucket, which is not known here: give --outputs with a DefinitionsBucketName output, or --bucket' }
+      : { where: `the definitions bucket "${bucket}"`, names: stored };
+  throw await unknownReportError(report, io.cwd, [{ where: 'cdk.json', names: configured }, store], 'the name of a report the stack knows, or its definition file');
 }
 
 /** Report names as the stack configures them (the same loader `cdk synth` uses). */
 async function configuredReportNames(cwd: string): Promise<string[]> {
-  const { CONTEXT_KEY, loadInfraConfig } = await import('../infra/config');
-  const cdkJson = JSON.parse(await readFile(resolve(cwd, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
-  return loadInfraConfig(cdkJson.context?.[CONTEXT_KEY], cwd).reports.map((r) => r.definition.name);
+  return (await configuredReports(cwd)).map((r) => r.name);
+}
+
+/** The name of the report a definition file defines (checked as a definition: a link to a report that cannot run helps nobody). */
+async function reportNameInFile(given: string, cwd: string): Promise<string> {
+  const path = resolve(cwd, given);
+  return parseReportDefinitionJson(await readRegularFile(path, { label: `report definition "${path}"`, error: (message) => new ExporterError(message) }), `report definition ${given}`).name;
 }
 
 interface StackOutputs {

@@ -5,6 +5,7 @@ import type { TableEntry } from '../shared/report/dataset/dataset';
 import { CHANGES_TABLE } from '../shared/report/changes/model';
 import { labelColumn } from '../shared/report/tables/labels';
 import { tablesOf } from '../shared/report/tables/registry';
+import { RUNS_TABLE, RUNS_TABLE_SCHEMA } from '../shared/report/tables/runs-table';
 import { schemaFileText, TABLE_SCHEMAS } from '../shared/report/manifest/table-schemas';
 import { refuseArgumentsBut } from './script-arguments';
 
@@ -83,6 +84,8 @@ export function renderTableDocs(): string {
     ...tablesOf().map(tableSection),
     // changes.csv has no machine schema (it is not a table of the planning data): its section is built here.
     `## \`changes\`\n\nWhat changed since the earlier run the report is compared with ([changes.md](changes.md)): \`changes.csv\` and the workbook's \`Changes\` sheet, one row per change, grouped by table. When nothing could be compared, one \`note\` row says why.\n\n| column | type | meaning |\n|---|---|---|\n${CHANGES_TABLE.columns.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n')}\n`,
+    // runs is written by the publishing, not from the planning data: Parquet only, no CSV or sheet.
+    `## \`runs\` (v${RUNS_TABLE_SCHEMA.version})\n\nThe runs every other table holds completely ([downstream.md](downstream.md#complete-runs)): Parquet only (\`tables/runs/\`), one row per table of each published run, copied into its prefix after all of the run's other tables. With \`run_id\` and \`exported_at\` as every table.\n\n| column | type | meaning |\n|---|---|---|\n${RUNS_TABLE.columns.map((c) => `| \`${c.key}\` | ${TYPE_NOTES[c.type]} | ${c.description} |`).join('\n')}\n`,
   ].join('\n');
 }
 

@@ -46,6 +46,7 @@ function cases(): Case[] {
   return [
     ...words,
     { kind: 'spaces', length: 100_000, reference: 'spaced', label: 'spaces, then a dot' },
+    { kind: 'lines', length: 100_000, reference: 'spaced', label: 'a 4-letter word a line (20,000 line breaks)' },
     { kind: 'accents-spaced', length: ACCENTS_LENGTH, reference: 'accents-spaced', label: 'letters under 8 accents, a space after every 9' },
     { kind: 'accents', length: ACCENTS_LENGTH, reference: 'accents-spaced', label: '2,000 letters under 8 accents each (no space)' },
   ];

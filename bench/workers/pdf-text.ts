@@ -6,6 +6,7 @@
  *   unbroken        `length` characters and no space
  *   spaced          the same length in words of 9 letters, each with a space after it
  *   spaces          `length` spaces, then a dot
+ *   lines           a 4-letter word and a line break, `length` characters (a text of thousands of lines)
  *   accents         letters under 8 combining marks each, `length` characters (9 to a letter)
  *   accents-spaced  the same letters, a space after every 9 of them
  */
@@ -13,7 +14,7 @@ import { reportResult, workerInput } from '../lib/worker';
 import { renderReportPdf } from '../../shared/render/pdf/document';
 import { reportWithTextEverywhere } from '../../test/support/pdf-text-report';
 
-export type PdfTextKind = 'unbroken' | 'spaced' | 'spaces' | 'accents' | 'accents-spaced';
+export type PdfTextKind = 'unbroken' | 'spaced' | 'spaces' | 'lines' | 'accents' | 'accents-spaced';
 
 export interface PdfTextResult {
   wallMs: number;
@@ -37,6 +38,8 @@ function textOf(kind: PdfTextKind, length: number): string {
       return 'xxxxxxxxx '.repeat(Math.ceil(length / 10)).slice(0, length);
     case 'spaces':
       return `${' '.repeat(length - 1)}.`;
+    case 'lines':
+      return 'line\n'.repeat(Math.round(length / 5));
     case 'accents':
       return ACCENTED.repeat(Math.round(length / ACCENTED.length));
     case 'accents-spaced':

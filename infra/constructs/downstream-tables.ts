@@ -5,6 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMAS } from '../../shared/report/manifest/table-schemas';
+import { RUNS_TABLE_NAME } from '../../shared/report/tables/runs-table';
 import type { TableSchema } from '../../shared/table/schema';
 
 export interface DownstreamTablesProps {
@@ -128,7 +129,7 @@ export class DownstreamTables extends Construct {
         description: `Rows of the newest run of one report's ${schema.table} in the last 35 days (the report is the query's parameter)`,
         database: this.databaseName,
         workGroup: this.workGroup.ref,
-        queryString: latestRunQuery(this.databaseName, name),
+        queryString: latestRunQuery(this.databaseName, schema.table),
       });
       query.addResourceDependency(glueTable);
       query.addResourceDependency(this.workGroup);
@@ -238,18 +239,28 @@ export function glueColumns(schema: TableSchema): glue.CfnTable.ColumnProperty[]
 }
 
 /**
- * The newest run of one report in the last 35 days (partition projection prunes to that report and
- * those days); the report is the execution parameter `?`.
+ * The newest complete run of one report in the last 35 days (partition projection prunes to that
+ * report and those days): the newest run the `runs` table lists for the table, so a run whose copies
+ * are still being made (or were cut off, until the report's next run finishes them) is never picked
+ * half-published. The report is the execution parameter `?`, given once per table read (`runs` reads
+ * only itself, as it lists only complete runs).
  */
 export function latestRunQuery(database: string, table: string): string {
+  const days = `dt >= date_format(current_date - interval '35' day, '%Y-%m-%d')`;
+  const glue = glueName(table);
+  const newest = table === RUNS_TABLE_NAME
+    ? [`WITH complete AS (SELECT * FROM "${database}"."${glue}" WHERE report = ? AND ${days})`, `SELECT * FROM complete`, `WHERE run_id = (SELECT max_by(run_id, exported_at) FROM complete)`]
+    : [
+        `WITH complete AS (`,
+        `  SELECT max_by(run_id, exported_at) AS run_id FROM "${database}"."${glueName(RUNS_TABLE_NAME)}"`,
+        `  WHERE report = ? AND ${days} AND table_name = '${table}'`,
+        `)`,
+        `SELECT t.* FROM "${database}"."${glue}" t JOIN complete c ON t.run_id = c.run_id`,
+        `WHERE t.report = ? AND t.${days}`,
+      ];
   return [
-    `-- The rows of the newest run (by exported_at) of one report in the last 35 days; see docs/downstream.md.`,
-    `-- Run it with the report's name as its parameter (EXECUTE ... USING 'acme-weekly', or the console's parameter box).`,
-    `WITH recent AS (`,
-    `  SELECT * FROM "${database}"."${table}"`,
-    `  WHERE report = ? AND dt >= date_format(current_date - interval '35' day, '%Y-%m-%d')`,
-    `)`,
-    `SELECT * FROM recent`,
-    `WHERE run_id = (SELECT max_by(run_id, exported_at) FROM recent)`,
+    `-- The rows of the newest complete run (by exported_at, as listed in runs) of one report in the last 35 days; see docs/downstream.md.`,
+    `-- Run it with the report's name as every parameter (EXECUTE ... USING 'acme-weekly', 'acme-weekly', or the console's parameter boxes).`,
+    ...newest,
   ].join('\n');
 }

@@ -126,6 +126,10 @@ export const GLOSSARY = {
     label: EN['term.predictability'],
     definition: 'Actual BV ÷ planned BV, in percent (SAFe\'s program predictability measure); for a group of boards, their actual BV ÷ their planned BV.',
   },
+  predictabilitySoFar: {
+    label: EN['term.predictabilitySoFar'],
+    definition: 'Predictability while a PI is still running: actual BV scored so far ÷ planned BV, a running figure kept out of the one-line headline until the PI is scored.',
+  },
   aboveBand: {
     label: EN['term.aboveBand'],
     definition: 'The note under a predictability table with a value over 100 %: uncommitted objectives delivered business value the committed plan did not count.',

@@ -53,11 +53,11 @@ export const FAN_OUT_PARTS = ['plan', 'workers', 'assemble'] as const;
 export type FanOutPart = (typeof FAN_OUT_PARTS)[number];
 
 /**
- * The kinds of ledger keys (`<kind>/<parts…>`): run leases, each report's latest run, on-demand job
- * status, run links, failure notices and the reports that outgrew one function (`route`). The stack's
- * IAM conditions name kinds as key prefixes.
+ * The kinds of ledger keys (`<kind>/<parts…>`): run leases, the runs of each report publishing into
+ * its tables, each report's latest run, on-demand job status, run links, failure notices and the
+ * reports that outgrew one function (`route`). The stack's IAM conditions name kinds as key prefixes.
  */
-export const LEDGER_KINDS = ['run', 'latest', 'job', 'run-link', 'notify', 'message', 'route', 'suppress', 'alert', 'pace'] as const;
+export const LEDGER_KINDS = ['run', 'publishing', 'latest', 'job', 'run-link', 'notify', 'message', 'route', 'suppress', 'alert', 'pace'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** The items export-api reads and writes: job status, run links and the unsubscribed (leases and latest are the export's). */

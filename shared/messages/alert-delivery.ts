@@ -4,7 +4,7 @@ import { channelWords } from '../channels/channel';
 import { describeWebhook, postToChannels, type ChannelDeliveryDependencies, type ChannelResult } from '../channels/deliver';
 import type { ChannelTarget } from '../channels/delivery-option';
 import type { Clock } from '../core/clock';
-import { errorMessage, ExporterError } from '../core/errors';
+import { EmailDeliveryError, errorMessage, ExporterError } from '../core/errors';
 import { readerFormat } from '../core/format';
 import type { Log } from '../core/logger';
 import type { OutgoingEmail } from '../email/ses-mailer';
@@ -65,8 +65,11 @@ export interface AlertDelivery {
   readonly emailedBefore: number;
   /** Addresses not e-mailed: unsubscribed or bounced. */
   readonly suppressed: number;
-  /** Addresses the alert did not reach on this attempt, and why: owed to them by the next run. */
-  readonly notEmailed: readonly { readonly address: string; readonly reason: string }[];
+  /**
+   * Addresses the alert did not reach on this attempt, and why: owed to them by the next run.
+   * `refused`: the mail service refused the address for good (SES `MessageRejected`), the owners' business.
+   */
+  readonly notEmailed: readonly { readonly address: string; readonly reason: string; readonly refused: boolean }[];
   readonly channels: readonly ChannelResult[];
   /** Lines sent now that an earlier run could not deliver (to any target). */
   readonly owedSent: number;
@@ -93,7 +96,9 @@ interface AlertRun {
 }
 
 /** What one target was sent: `sent` (now), `before` (an earlier attempt), `failed`, or `none` (nothing to tell it). */
-type TargetOutcome = { readonly status: 'sent' | 'before' | 'none'; readonly owed: number } | { readonly status: 'failed'; readonly reason: string; readonly owed: number };
+type TargetOutcome =
+  | { readonly status: 'sent' | 'before' | 'none'; readonly owed: number }
+  | { readonly status: 'failed'; readonly reason: string; readonly refused: boolean; readonly owed: number };
 
 export async function sendAlert(definition: ReportDefinition, result: ExportResult, news: readonly OwedLine[], beyond: BeyondNow, t: AlertTransports): Promise<AlertDelivery> {
   const targets = alertTargets(definition);
@@ -117,14 +122,14 @@ export async function sendAlert(definition: ReportDefinition, result: ExportResu
   const wanted = recipients.filter((a) => !(a.toLowerCase() in suppressed) && !covered.has(emailTarget(a)));
   const told = [...recipients.map(emailTarget), ...targets.channels.map(channelTarget)].filter((target) => covered.has(target)).length;
   const emailed: string[] = [];
-  const notEmailed: { address: string; reason: string }[] = [];
+  const notEmailed: { address: string; reason: string; refused: boolean }[] = [];
   for (const address of wanted) {
     const outcome = await toTarget(run, emailTarget(address), (message, once) => emailOne(run, address, message, once));
     if (outcome.status === 'sent') {
       emailed.push(address);
       owedSent += outcome.owed;
     }
-    if (outcome.status === 'failed') notEmailed.push({ address, reason: outcome.reason });
+    if (outcome.status === 'failed') notEmailed.push({ address, reason: outcome.reason, refused: outcome.refused });
   }
   return { emailed, emailedBefore: wanted.length - emailed.length - notEmailed.length, suppressed: Object.keys(suppressed).length, notEmailed, channels, owedSent, covered: told };
 }
@@ -155,7 +160,7 @@ async function toTarget(run: AlertRun, target: string, send: (message: AlertMess
     await keepOwed(t.ledger, definition.name, target, result.manifest.runId, lines, t.now).catch((kept: unknown) => {
       t.log.error('the alert owed could not be kept', { report: definition.name, error: errorMessage(kept) });
     });
-    return { status: 'failed', reason, owed: owed.length };
+    return { status: 'failed', reason, refused: error instanceof EmailDeliveryError && !error.retryable, owed: owed.length };
   }
 }
 

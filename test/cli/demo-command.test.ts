@@ -8,6 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCommand } from '../../cli/demo-command';
+import { messagesFor } from '../../shared/core/i18n/messages';
 import { captureIo } from '../support/cli-io';
 import { csvObjects, readCsv, readWorkbook } from '../support/read-output';
 import { operatorFindings, type FieldAuditFigures } from '../../shared/report/dataset/field-audit';
@@ -150,7 +151,7 @@ describe('demo command (the README\'s first command)', () => {
     const again = captureIo(dir);
     expect(await runDemoCommand(['--weeks', '4', '--out', out], again, { today })).toBe(2);
     expect(again.err()).toMatch(/already holds runs; a --weeks demo builds its history from its first week\. Delete that folder or give another --out\./);
-  }, 60_000);
+  }, 240_000); // four weekly runs with every output: about a minute alone on a loaded 2-core machine
 
   it('writes every date in the report\'s locale (de-DE) in the e-mail, the PDF and the Summary, and prints en-US on Letter', async () => {
     const definition = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'examples', 'demo-report.json'), 'utf8')) as Record<string, unknown>;
@@ -172,7 +173,7 @@ describe('demo command (the README\'s first command)', () => {
     expect(pdf).toMatch(/\d{2}\.\d{2}\.\d{4}/);
     expect(pdf.match(iso)).toBeNull();
     const summary: string[] = [];
-    (await readWorkbook(join(runFolder, 'demo-weekly.xlsx'))).getWorksheet('Summary')!.eachRow((row) => row.eachCell((cell) => summary.push(cell.text)));
+    (await readWorkbook(join(runFolder, 'demo-weekly.xlsx'))).getWorksheet(messagesFor('de-DE').t('sheet.summary'))!.eachRow((row) => row.eachCell((cell) => summary.push(cell.text)));
     expect(summary.join('\n')).toMatch(/\d{2}\.\d{2}\.\d{4}/);
     expect(summary.filter((t) => iso.test(t))).toEqual([]);
     expect(execFileSync('pdfinfo', [join(runFolder, 'demo-weekly.pdf')], { encoding: 'utf8' })).toMatch(/Page size:\s+595\.\d+ x 841\.\d+ pts \(A4\)/);

@@ -205,6 +205,30 @@ describe('export command', () => {
     expect(await runExportCommand(['--bogus'], io2)).toBe(2);
   });
 
+  it('takes a report by the name cdk.json configures, as link does, and names both choices with the nearest when neither fits', async () => {
+    const named = await mkdtemp(join(tmpdir(), 'export-named-'));
+    try {
+      await writeFile(join(named, 'credentials.json'), JSON.stringify(sim.credentials()));
+      await writeFile(join(named, 'report.json'), JSON.stringify({ name: 'from-file', datasets: { risks: {} }, formats: ['csv'] }));
+      const definition = { name: 'configured-weekly', datasets: { risks: {} }, formats: ['csv'] };
+      await writeFile(join(named, 'cdk.json'), JSON.stringify({ app: 'x', context: { reportExporter: { reports: [{ definition }] } } }));
+      const io = captureIo(named);
+      expect(await runExportCommand(['--report', 'configured-weekly', '--credentials', 'credentials.json', '--out', 'out', '--dry-run'], io)).toBe(0);
+      expect(io.out()).toContain('configured-weekly');
+
+      const typo = captureIo(named);
+      expect(await runExportCommand(['--report', 'reprot.json', '--credentials', 'credentials.json', '--out', 'out'], typo)).toBe(1);
+      expect(typo.err()).toBe(
+        '\nexport failed: no file "reprot.json" and no report named "reprot.json" in cdk.json (configured: configured-weekly) (did you mean "report.json"?); --report takes a report definition file (such as examples/demo-report.json) or the name of a report cdk.json configures\n',
+      );
+      const name = captureIo(named);
+      expect(await runExportCommand(['--report', 'configured-weekyl', '--credentials', 'credentials.json', '--out', 'out'], name)).toBe(1);
+      expect(name.err()).toContain('(did you mean "configured-weekly"?)');
+    } finally {
+      await rm(named, { recursive: true, force: true });
+    }
+  });
+
   it('exits 1 naming the bad fields of a definition, and publishes nothing', async () => {
     await writeFile(join(dir, 'bad.json'), JSON.stringify({ name: 'Bad Name', datasets: { piObjectives: { completionType: 7 } } }));
     const io = captureIo(dir);
@@ -263,7 +287,7 @@ describe('export command', () => {
     expect(io.err()).not.toContain('no run was published');
     const missing = captureIo(dir);
     expect(await runExportCommand(['--report', 'missing-report.json', '--credentials', 'credentials.json', '--out', 'x'], missing)).toBe(1);
-    expect(missing.err()).toMatch(/^\nexport failed: report definition ".*missing-report\.json" was not found\n$/);
+    expect(missing.err()).toMatch(/^\nexport failed: no file "missing-report\.json" and no report named "missing-report\.json" in cdk\.json \(configured: none\); --report takes a report definition file/);
   });
 
   it.runIf(process.platform === 'linux')('ends with a clear error for an --out where no folder can be made (/proc/self), instead of hanging', async () => {

@@ -82,6 +82,19 @@ describe('link command', () => {
     expect(noOutputs.err()).toContain('--outputs-file cdk-outputs.json');
   });
 
+  it('takes a definition file as export does, linking the report it names, and says "did you mean" for a near name', async () => {
+    const io = captureIo(join(import.meta.dirname, '..', '..'));
+    expect(await runLinkCommand(['--local', '--report', 'examples/demo-report.json'], io, { now: () => now })).toBe(0);
+    expect(verifyRunLinkToken(io.out().trim().slice(`${LOCAL_API_URL}/run/`.length), LOCAL_LINK_KEYS, now).report).toBe('demo-weekly');
+    expect(io.err()).toMatch(/^run link for "demo-weekly": id /);
+
+    const typo = captureIo(dir);
+    expect(await runLinkCommand(['--report', 'acme-weekyl'], typo, { reportNames: () => Promise.resolve(['acme-weekly', 'acme-monthly']) })).toBe(1);
+    expect(typo.err()).toBe(
+      'error: no file "acme-weekyl" and no report named "acme-weekyl" in cdk.json (configured: acme-weekly, acme-monthly) or in the definitions bucket, which is not known here: give --outputs with a DefinitionsBucketName output, or --bucket (did you mean "acme-weekly"?); --report takes the name of a report the stack knows, or its definition file\n',
+    );
+  });
+
   it('reads the report names from this repository\'s cdk.json by default', async () => {
     const io = captureIo(join(import.meta.dirname, '..', '..'));
     expect(await runLinkCommand(['--report', 'not-configured-anywhere'], io)).toBe(1);
@@ -167,6 +180,8 @@ describe('link command: reports pushed to the definitions bucket (s3rver)', () =
     const result = await link(['--report', 'nowhere-weekly', '--outputs', outputs]);
     expect(result.code).toBe(1);
     expect(result.out).toBe('');
-    expect(result.err).toMatch(/^error: no report named "nowhere-weekly" in cdk\.json \(configured: [^)]*acme-weekly[^)]*\) or in the definitions bucket "definitions" \(stored: pushed-weekly\)\n$/);
+    expect(result.err).toMatch(
+      /^error: no file "nowhere-weekly" and no report named "nowhere-weekly" in cdk\.json \(configured: [^)]*acme-weekly[^)]*\) or in the definitions bucket "definitions" \(stored: pushed-weekly\); --report takes the name of a report the stack knows, or its definition file\n$/,
+    );
   });
 });

@@ -36,7 +36,7 @@ describe('the stack outputs the documents name', () => {
     const synthesized = synthesize(loadInfraConfig(cdkJsonContext().reportExporter), { bundle: false });
     template = synthesized.template.toJSON();
     outputs = Object.keys(template.Outputs as Record<string, unknown>).sort();
-  });
+  }, 180_000); // a synth with cdk-nag: minutes on a loaded machine, as the stack test allows
 
   it('finds the names in each form, and would catch one that is not an output', () => {
     expect(outputMentions('--secret-id <PlanningSecretArn output> · the `LedgerTableName` output · (output `DefinitionsBucketName`)')).toEqual([

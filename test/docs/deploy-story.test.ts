@@ -46,7 +46,7 @@ const DEPLOY = 'npx cdk deploy PlanningReportExporter --outputs-file cdk-outputs
 let synthesized: Synthesized;
 beforeAll(() => {
   synthesized = synthesize(loadInfraConfig(cdkJsonContext().reportExporter), { bundle: false });
-});
+}, 180_000); // a synth with cdk-nag: minutes on a loaded machine, as the stack test allows
 
 describe('the deploy story', () => {
   it('gives the same steps in the same order in the README and docs/deploy.md', () => {

@@ -143,6 +143,10 @@ describe('downstream tables (Glue, Athena)', () => {
       expect(q.Properties.QueryString).toContain('WHERE report = ? AND dt >=');
     }
     expect(queries.find((q) => q.Properties.Name.startsWith('risks:'))!.Properties.QueryString).toContain(`"${database}"."risks"`);
+    // The newest complete run: the one the runs table lists for the table, never a run still copying.
+    expect(queries.find((q) => q.Properties.Name.startsWith('board-items:'))!.Properties.QueryString).toContain(
+      `FROM "${database}"."runs"\n  WHERE report = ? AND dt >= date_format(current_date - interval '35' day, '%Y-%m-%d') AND table_name = 'board-items'`,
+    );
   });
 
   it('lets Athena read only the tables/ prefixes of the reports bucket', () => {

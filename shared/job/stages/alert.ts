@@ -6,6 +6,7 @@ import type { OutgoingEmail } from '../../email/ses-mailer';
 import { alertTargets, NOBODY, sendAlert, type AlertDelivery, type CoveredTargets } from '../../messages/alert-delivery';
 import type { BeyondNow, OwedLine } from '../../messages/alert-owed';
 import { noticeChannel } from '../../messages/notices/channel-notice';
+import { noticeRefusedRecipients } from '../../messages/notices/recipient-notice';
 import type { Outbox, RunRef } from '../../messages/outbox';
 import { stepCrossing } from '../../report/alerts/crossing-state';
 import { readRules, type RuleReading } from '../../report/alerts/read-rules';
@@ -120,6 +121,7 @@ async function sendRunAlert(job: ExportedJob, context: DeliveryContext, stepped:
     covered,
   });
   await noticeAlertChannels(job, sent.channels, context, now);
+  await noticeRefusedAlertRecipients(job, sent, context, now);
   const reason = alertReason(run.runId, crossed, lines.length, sent, rules);
   context.log.info('alert', { report: definition.name, runId: run.runId, crossed, reason });
   return { sent: sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent') || sent.covered > 0, reason, rules, channels: sent.channels, written };
@@ -149,6 +151,25 @@ async function noticeAlertChannels(job: ExportedJob, channels: readonly ChannelR
       context.log.error('alert channel streak not recorded', { report: job.definition.name, channel: channel.type, error: errorMessage(error) });
     });
   }
+}
+
+/**
+ * The owners hear of an alert recipient the mail service refuses through the owners' notice engine,
+ * once while it stays refused, as of the report's own recipients (recipient-notice.ts). Only a run
+ * that e-mailed an alert says who is refused: one with nothing to tell would clear the set.
+ */
+async function noticeRefusedAlertRecipients(job: ExportedJob, sent: AlertDelivery, context: DeliveryContext, now: Date): Promise<void> {
+  const mail = context.mail;
+  const from = context.sender ?? job.definition.email?.from;
+  if (!mail || !from || context.outbox || isInline(job.request) || sent.emailed.length + sent.notEmailed.length === 0) return;
+  const mailed = sent.emailed.length + sent.emailedBefore;
+  const refused = sent.notEmailed.filter((n) => n.refused).map(({ address, reason }) => ({ address, reason }));
+  await noticeRefusedRecipients(
+    job.definition,
+    { runId: job.result.manifest.runId, recipients: mailed + sent.notEmailed.length, mailed, refused },
+    { ledger: context.ledger, send: (email) => mail.send(email), from, log: context.log, now },
+    'alert',
+  );
 }
 
 /** What an error says to people: ours carry a public message; anything else is said as a failure to send. */

@@ -15,7 +15,9 @@ import { applyNotice, type NoticeRule } from './owner-notice';
  * addresses themselves) get one e-mail when an address joins the refused set, not one per run; the
  * set last told is kept in the ledger (`notify/<report>/refused`). A rule of the owners' notice engine
  * (owner-notice.ts), so two attempts of one run tell it once and a send that fails is tried again at
- * the next run.
+ * the next run. An alert's recipients (`post: 'alert'`) are a set of their own
+ * (`notify/<report>/refused alert`): an address may take the report and be refused the alert, or
+ * be an alert's recipient only, and neither set should make the other look changed.
  */
 export interface RefusedRecipient {
   /** The address as the definition lists it. */
@@ -35,10 +37,18 @@ interface RunRefusals {
   readonly refused: readonly RefusedRecipient[];
 }
 
+/** What was refused: the report's message, or an alert. */
+export type RefusedPost = 'message' | 'alert';
+
 /** Tells the owners of newly refused recipients; the set shrinking is recorded quietly. Never throws. */
-export async function noticeRefusedRecipients(definition: ReportDefinition, run: RunRefusals, deps: NoticeDependencies): Promise<'sent' | 'unchanged' | 'recorded' | 'lost-race' | 'failed'> {
+export async function noticeRefusedRecipients(
+  definition: ReportDefinition,
+  run: RunRefusals,
+  deps: NoticeDependencies,
+  post: RefusedPost = 'message',
+): Promise<'sent' | 'unchanged' | 'recorded' | 'lost-race' | 'failed'> {
   try {
-    const result = await applyNotice(refusedRule(definition, deps), run, deps.send);
+    const result = await applyNotice(refusedRule(definition, deps, post), run, deps.send);
     if (result.outcome === 'not-sent') throw result.error;
     return result.outcome;
   } catch (error) {
@@ -47,29 +57,36 @@ export async function noticeRefusedRecipients(definition: ReportDefinition, run:
   }
 }
 
-function refusedRule(definition: ReportDefinition, deps: NoticeDependencies): NoticeRule<Told, RunRefusals, OutgoingEmail> {
+function refusedRule(definition: ReportDefinition, deps: NoticeDependencies, post: RefusedPost): NoticeRule<Told, RunRefusals, OutgoingEmail> {
+  const alert = post === 'alert';
   return {
-    record: ledgerRecord(deps.ledger, ledgerKey('notify', definition.name, 'refused'), toldSchema, { what: `the refused recipients told of "${definition.name}"`, invalid: 'absent' }),
+    record: ledgerRecord(deps.ledger, ledgerKey('notify', definition.name, alert ? 'refused alert' : 'refused'), toldSchema, {
+      what: `the refused ${alert ? 'alert ' : ''}recipients told of "${definition.name}"`,
+      invalid: 'absent',
+    }),
     transition: (previous, run) => {
       const before = previous?.addresses ?? [];
       const now = [...new Set(run.refused.map((r) => r.address.toLowerCase()))].sort();
       if (now.length === before.length && now.every((a, i) => a === before[i])) return undefined;
       const added = run.refused.filter((r) => !before.includes(r.address.toLowerCase()));
       const owners = ownersOf(definition).filter((owner) => !now.includes(owner.toLowerCase()));
-      return { next: { addresses: now, runId: run.runId }, message: added.length > 0 && owners.length > 0 ? refusedNotice(definition, run, added, owners, deps.from) : undefined };
+      return { next: { addresses: now, runId: run.runId }, message: added.length > 0 && owners.length > 0 ? refusedNotice(definition, run, added, owners, deps.from, post) : undefined };
     },
     initial: (run) => ({ addresses: [], runId: run.runId }),
   };
 }
 
-function refusedNotice(definition: ReportDefinition, run: RunRefusals, added: readonly RefusedRecipient[], owners: readonly string[], from: string): OutgoingEmail {
+function refusedNotice(definition: ReportDefinition, run: RunRefusals, added: readonly RefusedRecipient[], owners: readonly string[], from: string, post: RefusedPost): OutgoingEmail {
   const title = definition.title ?? definition.name;
+  const alert = post === 'alert';
   const lines = [
-    `Run ${run.runId} of "${title}" could not be e-mailed to ${added.length === 1 ? 'this address' : 'these addresses'}: the mail service refused ${added.length === 1 ? 'it' : 'them'}.`,
+    `${alert ? 'The alert of run' : 'Run'} ${run.runId} of "${title}" could not be e-mailed to ${added.length === 1 ? 'this address' : 'these addresses'}: the mail service refused ${added.length === 1 ? 'it' : 'them'}.`,
     '',
     ...added.map((r) => `  ${r.address}: ${r.reason}`),
     '',
-    `The report was sent to ${run.mailed} of ${run.recipients} recipients; the export is kept.`,
+    alert
+      ? `The alert was sent to ${run.mailed} of ${run.recipients} recipients; the run is kept. Each run sends it to the refused ${added.length === 1 ? 'address' : 'addresses'} again until it goes out or the figure is back on its side of the line.`
+      : `The report was sent to ${run.mailed} of ${run.recipients} recipients; the export is kept.`,
     'What to do: check the address. In the SES sandbox every recipient must be a verified identity (or ask AWS to move the account out of the sandbox); otherwise correct the address or remove it from the report\'s recipients.',
     'You are told again only when another address is refused.',
   ];
@@ -77,7 +94,7 @@ function refusedNotice(definition: ReportDefinition, run: RunRefusals, added: re
   return {
     from,
     to: owners,
-    subject: `${title}: ${added.length === 1 ? '1 recipient' : `${added.length} recipients`} could not be e-mailed`,
+    subject: `${title}: ${added.length === 1 ? '1' : added.length} ${alert ? 'alert ' : ''}${added.length === 1 ? 'recipient' : 'recipients'} could not be e-mailed`,
     text,
     html: `<pre style="font-family:inherit;white-space:pre-wrap">${escapeHtml(text)}</pre>`,
   };

@@ -6,8 +6,10 @@
 import { tableSchema, type TableSchema } from '../../table/schema';
 import type { DatasetEntry, TableEntry } from '../dataset/dataset';
 import { DATASETS, tableEntry, tablesOf } from '../tables/registry';
+import { RUNS_TABLE_SCHEMA } from '../tables/runs-table';
 
-export const TABLE_SCHEMAS: readonly TableSchema[] = tablesOf().map(contractOf);
+/** The planning data's tables, then `runs`, which lists the runs every other table holds completely. */
+export const TABLE_SCHEMAS: readonly TableSchema[] = [...tablesOf().map(contractOf), RUNS_TABLE_SCHEMA];
 
 function contractOf(table: TableEntry): TableSchema {
   return tableSchema(table.name, table.contract.version, table.contract.columns);

@@ -62,6 +62,8 @@ export interface WorkbookSheet {
 export interface OutputContext extends RunInProgress {
   /** When this attempt started: what the files say they were exported at. */
   readonly exportedAt: Date;
+  /** The run's clock: when its tables were complete, for the `runs` table (tables/runs-table.ts). */
+  readonly now: () => Date;
   readonly tracker: ChangeTracker;
   readonly sheets: WorkbookSheets;
   /** The run's tables registry (tables/registry.ts): contracts, titles. */

@@ -6,15 +6,19 @@
  * table's file where the run's publishing copies it (run-attempt.ts), and the writer records the copy.
  */
 import type { Log } from '../../core/logger';
+import type { ParquetSink } from '../../render/parquet/parquet-sink';
 import type { ObjectUpload, Storage } from '../../storage/storage';
 import { classifySchemaChange, type TableSchema } from '../../table/schema';
+import type { TableDefinition } from '../../table/table';
 import { PARQUET_FORMAT } from '../manifest/formats';
 import { stagedTableKey, tableFileKey, tableSchemaKey } from '../manifest/layout';
 import { tableSchemaSchema, type ManifestTableFile, type SchemaChangeEntry } from '../manifest/manifest';
 import type { RunWriter } from '../run/run-writer';
 import { schemaFileText, schemaOf } from '../manifest/table-schemas';
 import type { PlannedRun } from '../run/run';
+import { RUNS_TABLE, RUNS_TABLE_SCHEMA, runsTableRows } from '../tables/runs-table';
 import type { OutputContext, OutputFactory } from './output';
+import type { StoredFile } from '../run/run-writer';
 
 /** A table outside the registry (none today) is still written, with version 0.0. */
 const UNVERSIONED = '0.0';
@@ -32,36 +36,47 @@ export const parquetOutput: OutputFactory = (run, context) => {
   const open = new Map<string, OpenFile>();
   const written = new Map<string, TableSchema>();
   const entries: ManifestTableFile[] = [];
+  const rowCounts = new Map<string, number>();
+  const openTable = async (table: TableDefinition, contract: TableSchema | undefined): Promise<ParquetSink> => {
+    // Loaded when a run writes Parquet (most write none), as the workbook's and the PDF's renderers.
+    const { openParquetSink } = await import('../../render/parquet/parquet-sink');
+    const key = stagedTableKey(report, table.name, run.runId);
+    const upload = await writer.openUpload(key, { contentType: PARQUET_FORMAT.contentType, downloadName: `${report}-${table.name}.parquet` });
+    const sink = openParquetSink(table, upload.stream, { runId: run.runId, exportedAt: context.exportedAt, schemaVersion: contract?.version ?? UNVERSIONED });
+    open.set(table.name, { upload, nulled: sink.nulledValues, schema: contract ?? sink.schema });
+    return sink;
+  };
+  const finishTable = async (table: string, rows: number): Promise<{ stored: StoredFile[] }> => {
+    const file = open.get(table)!;
+    open.delete(table);
+    const { entry, staged } = await tableFileEntry(run, context, table, rows, file);
+    written.set(table, file.schema);
+    entries.push(entry);
+    // Verified where it is staged; the run's publishing checks the copy again.
+    return { stored: [{ ...entry, key: staged }] };
+  };
   return Promise.resolve({
     async openTable(table) {
-      // Loaded when a run writes Parquet (most write none), as the workbook's and the PDF's renderers.
-      const { openParquetSink } = await import('../../render/parquet/parquet-sink');
-      const key = stagedTableKey(report, table.name, run.runId);
-      const upload = await writer.openUpload(key, { contentType: PARQUET_FORMAT.contentType, downloadName: `${report}-${table.name}.parquet` });
-      const contract = schemaOf(table.name, context.datasets);
-      const sink = openParquetSink(table, upload.stream, {
-        runId: run.runId,
-        exportedAt: context.exportedAt,
-        schemaVersion: contract?.version ?? UNVERSIONED,
-      });
-      open.set(table.name, { upload, nulled: sink.nulledValues, schema: contract ?? sink.schema });
-      return sink;
+      return openTable(table, schemaOf(table.name, context.datasets));
     },
     async finishTable(table, rows) {
-      const file = open.get(table)!;
-      open.delete(table);
-      const { entry, staged } = await tableFileEntry(run, context, table, rows, file);
-      written.set(table, file.schema);
-      entries.push(entry);
-      // Verified where it is staged; the run's publishing checks the copy again.
-      return { stored: [{ ...entry, key: staged }] };
+      rowCounts.set(table, rows);
+      return finishTable(table, rows);
     },
     async finishRun() {
+      // Staged after every other table, so it is also the last copy the run's publishing makes.
+      const stored = rowCounts.size === 0 ? [] : (await finishTable(RUNS_TABLE.name, await writeRunsTable(await openTable(RUNS_TABLE, RUNS_TABLE_SCHEMA), rowCounts, context.now()))).stored;
       const schemaChanges = await publishSchemas(writer, report, written, context.log);
-      return { fields: { tables: entries, schemas: Object.fromEntries(written), schemaChanges } };
+      return { stored, fields: { tables: entries, schemas: Object.fromEntries(written), schemaChanges } };
     },
   });
 };
+
+/** Writes the run's rows of the `runs` table (one per table it published); resolves with their number. */
+async function writeRunsTable(sink: ParquetSink, rowCounts: ReadonlyMap<string, number>, publishedAt: Date): Promise<number> {
+  for (const row of runsTableRows(rowCounts, publishedAt)) await sink.writeRow(row);
+  return sink.close();
+}
 
 /**
  * Waits for the table's staged file to be stored, records its copy for the run's publishing, and

@@ -5,6 +5,7 @@ import type { FormatName } from '../manifest/formats';
 import { latestKey, manifestKey, runFolderKey, tableFileKey, tableSchemaKey } from '../manifest/layout';
 import { NAMES, type ReportNames } from '../names';
 import { datasetsOf } from '../tables/registry';
+import { RUNS_TABLE_NAME } from '../tables/runs-table';
 
 /** Where a run writes: what the names of its files are made of. */
 interface RunLayout {
@@ -25,7 +26,8 @@ const FORMAT_KEYS: Readonly<Record<FormatName, (run: RunLayout) => string[]>> = 
   xlsx: (run) => [`${run.folder}/${run.report}.xlsx`],
   pdf: (run) => [`${run.folder}/${run.report}.pdf`],
   csv: (run) => [...run.tables.map((table) => `${run.folder}/${table}.csv`), `${run.folder}/${CHANGES_CSV}`],
-  parquet: (run) => run.tables.flatMap((table) => [tableFileKey(run.report, table, run.runDate, run.timeZone, run.runId), tableSchemaKey(run.report, table)]),
+  // The runs table's file comes last, as the run copies it last (tables/runs-table.ts).
+  parquet: (run) => [...run.tables, RUNS_TABLE_NAME].flatMap((table) => [tableFileKey(run.report, table, run.runDate, run.timeZone, run.runId), tableSchemaKey(run.report, table)]),
 };
 const formatKeys = new Map<string, (run: RunLayout) => string[]>(Object.entries(FORMAT_KEYS));
 

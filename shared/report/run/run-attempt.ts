@@ -16,6 +16,7 @@ import { manifestKey, runFolderKey, stagingFolderKey } from '../manifest/layout'
 import { manifestSchema, type Manifest } from '../manifest/manifest';
 import { completedManifest, RunLease, type LeaseOutcome } from './run-lease';
 import { publishTables } from './table-publish';
+import { finishCopies, notePublished, notePublishing, rollForward } from './roll-forward';
 import { summaryFromManifest } from './run-summary';
 import { RunWriter, verifyStored } from './run-writer';
 import type { RunContext } from './context';
@@ -56,6 +57,8 @@ export async function withRunAttempt(run: PlannedRun, context: RunContext, write
   const { runId } = run;
   const report = run.definition.name;
   const metadata = { report, 'run-id': runId };
+  // Before anything else: a run of the report cut off between its table copies is finished first.
+  await rollForward(context, report, runId);
   const leased = await RunLease.acquire({ ledger, report, runId, now: context.clock, log, leaseMs: context.leaseMs, wait: context.leaseWait });
   if (leased.kind === 'publishing') await finishPublishing(context, leased, metadata);
   if (leased.kind === 'complete' || leased.kind === 'publishing') {
@@ -88,6 +91,7 @@ export async function withRunAttempt(run: PlannedRun, context: RunContext, write
     // The run's content is chosen: from here the holder only copies its table files into the
     // table prefixes and completes the run (a failure leaves it for the next attempt to finish).
     await publishTables({ storage, lease, copies: writer.tableCopies, metadata, log }, chosen.manifestKey);
+    if (writer.tableCopies.length > 0) await notePublished(ledger, report, { runId }, { now: context.clock(), log });
     return chosen;
   }
 
@@ -96,6 +100,8 @@ export async function withRunAttempt(run: PlannedRun, context: RunContext, write
       const run = await write({ writer, runFolder, runStart: leased.startedAt, runDate });
       const key = await writer.putManifest(manifestKey(runFolder), JSON.stringify(run.manifest, null, 2));
       lease.check();
+      // Noted before it can be `publishing`, so a later run of the report finds it if it is cut off.
+      if (writer.tableCopies.length > 0) await notePublishing(ledger, report, { runId, attempt: lease.attempt }, context.clock());
       // The fence: the run's manifest is chosen by this compare-and-swap, which fails once another attempt holds it.
       await lease.publishing(key, writer.tableCopies);
       return { run, written: true, manifestKey: key };
@@ -138,12 +144,12 @@ type Acquired = Extract<LeaseOutcome, { kind: 'acquired' }>;
  * table prefixes: this attempt finishes the copies, with the same keys, and completes the run.
  */
 async function finishPublishing(context: RunContext, leased: Extract<LeaseOutcome, { kind: 'publishing' }>, metadata: Readonly<Record<string, string>>): Promise<void> {
-  const { storage, log } = context;
+  const { log } = context;
   log.warn('an earlier attempt of this run stopped while publishing its tables; finishing the copies', {
     runId: metadata['run-id'], manifest: leased.manifestKey, tables: leased.copies.length,
   });
-  leased.lease.startHeartbeat();
-  await publishTables({ storage, lease: leased.lease, copies: leased.copies, metadata, log }, leased.manifestKey);
+  await finishCopies(context.storage, leased, metadata, log);
+  await notePublished(context.ledger, metadata.report!, { runId: metadata['run-id']! }, { now: context.clock(), log });
 }
 
 /**

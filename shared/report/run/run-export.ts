@@ -72,7 +72,7 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
     const writing = switchableFormat(definition.locale, definition.timeZone);
     const ctx: DatasetContext = { source: run.client, definition, log, people: new PeopleDirectory(), now: () => startedAt, format: writing.format };
     const tracker = await trackChanges(run, context, attempt, registry);
-    const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
+    const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, now: context.clock, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
     // Made from what the plan resolved: no dataset lists or resolves again.
     const datasets: Dataset[] = run.plan.datasets.map((d) => d.plan.create(ctx));
     const tableRows: Record<string, number> = {};

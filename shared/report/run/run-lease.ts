@@ -258,6 +258,16 @@ export class RunLease {
   }
 
   /**
+   * Gives up a `publishing` run that can never be finished (its staged files expired): the run is
+   * `released` without a chosen manifest, its recorded keys left as the debris a rerun removes.
+   */
+  async abandonPublishing(): Promise<void> {
+    this.stopHeartbeat();
+    await this.renewing;
+    await this.update(({ manifestKey: _manifest, copies: _copies, ...entry }) => ({ ...entry, status: 'released', leaseExpiresAt: this.options.now().toISOString() }));
+  }
+
+  /**
    * A failed attempt gives the lease up at once (a retry need not wait for it to expire). Objects it
    * could not delete stay recorded for the next attempt. False when it no longer held the lease. A
    * run that was publishing stays `publishing` with its lease lapsed: the next attempt finishes it.
@@ -354,6 +364,12 @@ export async function lapsingLease(ledger: Ledger, report: string, runId: string
 export async function completedManifest(ledger: Ledger, report: string, runId: string): Promise<string | undefined> {
   const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
   return entry?.status === 'complete' ? entry.manifestKey : undefined;
+}
+
+/** Where a run stands in the ledger (its status and the attempt holding it last), or undefined without an entry. */
+export async function runStanding(ledger: Ledger, report: string, runId: string): Promise<{ readonly status: RunEntry['status']; readonly attempt: string } | undefined> {
+  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
+  return entry && { status: entry.status, attempt: entry.attempt };
 }
 
 /** An attempt that stopped without finishing or giving the run up, as its run's ledger entry tells. */

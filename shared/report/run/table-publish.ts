@@ -11,6 +11,7 @@ import type { Log } from '../../core/logger';
 import type { Storage } from '../../storage/storage';
 import type { RunLease, TableCopy } from './run-lease';
 import { verifyStored } from './run-writer';
+import { RUNS_TABLE_NAME } from '../tables/runs-table';
 
 export interface TablePublishing {
   readonly storage: Storage;
@@ -31,7 +32,8 @@ export interface TablePublishing {
  * A failure leaves the run `publishing` with its lease given up, so the next attempt finishes it.
  */
 export async function publishTables(publishing: TablePublishing, manifestKey: string): Promise<void> {
-  const { storage, lease, copies, metadata, log } = publishing;
+  const { storage, lease, metadata, log } = publishing;
+  const copies = runsLast(publishing.copies);
   try {
     for (const copy of copies) {
       await lease.renew();
@@ -55,6 +57,15 @@ export async function publishTables(publishing: TablePublishing, manifestKey: st
     throw new StorageError(`the run's table files could not all be published: ${errorMessage(error)}; the next attempt of the run finishes them`, { cause: error, retryable: true });
   }
   await removeStaged(storage, copies, log);
+}
+
+/**
+ * The copies with the `runs` table's last (its file is staged last; an order recorded otherwise is
+ * put right): readers joining `runs` see a run only once every other table holds it.
+ */
+export function runsLast(copies: readonly TableCopy[]): TableCopy[] {
+  const isRuns = (copy: TableCopy) => copy.to.includes(`/tables/${RUNS_TABLE_NAME}/`);
+  return [...copies.filter((c) => !isRuns(c)), ...copies.filter(isRuns)];
 }
 
 /**

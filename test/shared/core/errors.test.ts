@@ -72,6 +72,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'cli/demo-command.ts': [['ReportDefinitionError', false]],
   'cli/discover-command.ts': [['ExporterError', false]],
   'cli/export-command.ts': [['ExporterError', false], ['ReportDefinitionError', false], ['StorageError', false], ['StorageError', false]],
+  'cli/report-argument.ts': [['ExporterError', false]],
   'cli/link-command.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'cli/reports-command.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   // A redirect is not followed, and the same URL redirects again: not retried.

@@ -70,13 +70,14 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
 
   it('lists every table file in the manifest with rows, bytes and sha256 as written', async () => {
     const entries = first.manifest.tables ?? [];
-    expect(entries.map((e) => e.table)).toEqual(TABLES);
+    // The runs table last: its file is the run's last copy into the tables.
+    expect(entries.map((e) => e.table)).toEqual([...TABLES, 'runs']);
     for (const entry of entries) {
       const bytes = await readFile(join(root, 'acme-weekly', entry.path));
       expect(entry.path).toBe(`tables/${entry.table}/dt=2026-11-23/run=run-1/part-00000.parquet`);
       expect(entry.bytes).toBe(bytes.length);
       expect(entry.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
-      expect(entry.rows).toBe(first.manifest.summary.rows[entry.table]);
+      expect(entry.rows).toBe(entry.table === 'runs' ? TABLES.length : first.manifest.summary.rows[entry.table]);
       const [count] = await query(`SELECT count(*) AS n FROM read_parquet('${join(root, 'acme-weekly', entry.path)}')`);
       expect(Number(count?.n)).toBe(entry.rows);
     }
@@ -201,6 +202,26 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
     expect(lists).toBeGreaterThan(0);
   });
 
+  it('lists each published run in the runs table: one typed row per table with its row count', async () => {
+    const described = await query(`DESCRIBE SELECT * FROM ${table('runs')}`);
+    expect(Object.fromEntries(described.map((r) => [r.column_name, r.column_type]))).toEqual({
+      table_name: 'VARCHAR', row_count: 'BIGINT', published_at: 'TIMESTAMP WITH TIME ZONE', run_id: 'VARCHAR',
+      exported_at: 'TIMESTAMP WITH TIME ZONE', dt: 'DATE', run: 'VARCHAR',
+    });
+    const rows = await query(`SELECT run_id, table_name, row_count, published_at FROM ${table('runs')} ORDER BY run_id, table_name`);
+    const at = (run: string) => ({ 'run-1': new Date('2026-11-23T06:00:00Z'), 'run-2': new Date('2026-11-24T06:00:00Z'), 'run-3': new Date('2026-11-24T07:00:00Z') })[run];
+    const expected = (result: ExportResult, run: string) =>
+      Object.entries(result.manifest.summary.rows).map(([name, n]) => ({ run_id: run, table_name: name, row_count: BigInt(n), published_at: at(run) }));
+    expect(rows).toEqual(
+      [...expected(first, 'run-1'), ...expected(second, 'run-2'), ...expected(second, 'run-3')].sort((a, b) => `${a.run_id} ${a.table_name}`.localeCompare(`${b.run_id} ${b.table_name}`)),
+    );
+    // The query of docs/downstream.md, "The newest complete run": risks of the newest run the runs table lists.
+    const newest = await query(`
+      WITH newest AS (SELECT max_by(run_id, published_at) AS run_id FROM ${table('runs')} WHERE table_name = 'risks')
+      SELECT run_id, count(*) AS n FROM ${table('risks')} JOIN newest USING (run_id) GROUP BY ALL`);
+    expect(newest.map((r) => ({ ...r, n: Number(r.n) }))).toEqual([{ run_id: 'run-3', n: sim.tenant.allRisks.length }]);
+  });
+
   it('answers one query across two runs\' partitions, including the latest run per day', async () => {
     const perRun = await query(
       `SELECT dt::VARCHAR AS dt, run, run_id, count(*) AS n, min(exported_at) AS at FROM ${table('risks')} GROUP BY ALL ORDER BY dt, run`,
@@ -211,11 +232,11 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
       { dt: '2026-11-24', run: 'run-2', run_id: 'run-2', n, at: new Date('2026-11-24T06:00:00Z') },
       { dt: '2026-11-24', run: 'run-3', run_id: 'run-3', n, at: new Date('2026-11-24T07:00:00Z') },
     ]);
-    expect(second.manifest.tables?.map((t) => t.table)).toEqual(['risks', 'risk-custom-fields']);
+    expect(second.manifest.tables?.map((t) => t.table)).toEqual(['risks', 'risk-custom-fields', 'runs']);
     // The query of docs/downstream.md: the newest run of each day.
     const latest = await query(`
       WITH risks AS (SELECT * FROM ${table('risks')}),
-      latest AS (SELECT dt, max_by(run_id, exported_at) AS run_id FROM risks GROUP BY dt)
+      latest AS (SELECT dt, max_by(run_id, exported_at) AS run_id FROM ${table('runs')} WHERE table_name = 'risks' GROUP BY dt)
       SELECT r.dt::VARCHAR AS dt, r.run_id, count(*) AS n FROM risks r JOIN latest USING (dt, run_id) GROUP BY ALL ORDER BY dt`);
     expect(latest.map((r) => ({ ...r, n: Number(r.n) }))).toEqual([
       { dt: '2026-11-23', run_id: 'run-1', n },

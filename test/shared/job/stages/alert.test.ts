@@ -11,7 +11,7 @@ import { startWebhookRecorder, type WebhookRecorder } from '../../../support/web
  * aws-ses-v2-local (behind a front that refuses one address as the SES sandbox does) and a recorded
  * Slack webhook: a refused recipient or a failing webhook silences nobody else, never fails the
  * published run, and is owed the alert by the next runs until it goes out or the figure came back;
- * the owners hear of the failing alert channel once, through the owners' notices.
+ * the owners hear of the failing alert channel and of the refused address once, through the owners' notices.
  */
 const SLACK = 'slack/T01/B01/alert-secret';
 const OWNER = 'owner@example.test';
@@ -72,6 +72,12 @@ describe('an alert with a refused recipient and a failing chat webhook', () => {
     // The owners hear that the Slack alert is failing, once.
     const notices = (await store()).filter((m) => m.to === OWNER && m.subject.includes('alert delivery'));
     expect(notices.map((m) => m.subject)).toEqual(['Report "Train A risks": Slack alert delivery is failing']);
+    // And of the refused address, once, through the same engine (the report's own messages were not sent: alerts only).
+    const refusedNotices = async () => (await jobs.ses.fetchStore()).filter((m) => m.destination.to.includes(OWNER) && m.subject.includes('could not be e-mailed'));
+    const refused = await refusedNotices();
+    expect(refused.map((m) => m.subject)).toEqual(['Train A risks: 1 alert recipient could not be e-mailed']);
+    expect(refused[0]?.body.text).toMatch(/^The alert of run \S+ of "Train A risks" could not be e-mailed to this address: the mail service refused it\.\n\n {2}bad@example\.test: .*MessageRejected/);
+    expect(refused[0]?.body.text).toContain('The alert was sent to 2 of 3 recipients; the run is kept.');
 
     // Week 3: still beyond the line, no news; the refused address and the channel take it now.
     ses.refuse.clear();
@@ -82,6 +88,7 @@ describe('an alert with a refused recipient and a failing chat webhook', () => {
     expect(slackPosts()).toBe(2);
     expect((hooks.postsTo(SLACK)[1]?.body as { text: string }).text).toBe(`Alert: Train A risks: Open risks: ${line + 1}, above ${line}`);
     expect((await store()).filter((m) => m.to === OWNER && m.subject.includes('alert delivery')).map((m) => m.subject)).toEqual(['Report "Train A risks": Slack alert delivery works again']);
+    expect(await refusedNotices()).toEqual([]);
 
     // Week 4: nothing owed, nothing new: nobody hears anything.
     await jobs.ses.clearStore();

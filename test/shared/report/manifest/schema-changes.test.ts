@@ -46,7 +46,7 @@ describe('schema changes between runs (manifest and ReportExported detail)', () 
     const second = await run('run-2');
     expect(tableFilesDetail(second.manifest)).toMatchObject({ schemaChanges: { minor: [], breaking: [] } });
     expect(tableFilesDetail(second.manifest).tables?.map((t) => [t.table, t.schemaVersion])).toEqual([
-      ['risks', '1.3'], ['risk-custom-fields', '1.0'], ['strategic-themes', '1.4'], ['okrs', '1.3'],
+      ['risks', '1.3'], ['risk-custom-fields', '1.0'], ['strategic-themes', '1.4'], ['okrs', '1.3'], ['runs', '1.0'],
     ]);
   });
 

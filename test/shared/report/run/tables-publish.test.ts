@@ -77,7 +77,7 @@ describe('table prefixes hold only published rows, read with DuckDB at every ste
   async function newestRunOfEachDay(): Promise<{ dt: string; run_id: string; n: number }[]> {
     const rows = await query(`
       WITH risks AS (SELECT * FROM ${table('risks')}),
-      latest AS (SELECT dt, max_by(run_id, exported_at) AS run_id FROM risks GROUP BY dt)
+      latest AS (SELECT dt, max_by(run_id, exported_at) AS run_id FROM ${table('runs')} WHERE table_name = 'risks' GROUP BY dt)
       SELECT r.dt::VARCHAR AS dt, r.run_id, count(*) AS n FROM risks r JOIN latest USING (dt, run_id) GROUP BY ALL ORDER BY dt`);
     return rows.map((r) => ({ dt: r.dt as string, run_id: r.run_id as string, n: Number(r.n) }));
   }
@@ -126,6 +126,7 @@ describe('table prefixes hold only published rows, read with DuckDB at every ste
       `_staging/${REPORT}/run=takeover/board-items.parquet`,
       `_staging/${REPORT}/run=takeover/risk-custom-fields.parquet`,
       `_staging/${REPORT}/run=takeover/risks.parquet`,
+      `_staging/${REPORT}/run=takeover/runs.parquet`,
     ]);
     await expectPublished('base');
 
@@ -136,6 +137,7 @@ describe('table prefixes hold only published rows, read with DuckDB at every ste
       'tables/risks/dt=2026-11-23/run=takeover/part-00000.parquet',
       'tables/risk-custom-fields/dt=2026-11-23/run=takeover/part-00000.parquet',
       'tables/board-items/dt=2026-11-23/run=takeover/part-00000.parquet',
+      'tables/runs/dt=2026-11-23/run=takeover/part-00000.parquet',
     ]);
     await expectPublished('base', 'takeover');
     expect(await staged('takeover')).toEqual([]);
@@ -190,8 +192,8 @@ describe('table prefixes hold only published rows, read with DuckDB at every ste
     await frozen.promise;
     expect(result).toBeUndefined();
     await expectPublished('base', 'takeover', 'mid-copy');
-    // risks, its custom fields as rows, board items.
-    expect(await staged('last-retry')).toHaveLength(3);
+    // risks, its custom fields as rows, board items, and its row of the runs table.
+    expect(await staged('last-retry')).toHaveLength(4);
     expect(await newestRunOfEachDay()).toEqual([
       { dt: '2026-11-22', run_id: 'base', n: risks },
       { dt: '2026-11-23', run_id: 'mid-copy', n: risks },
