@@ -73,7 +73,7 @@ describe('the demo writes what a deployed stack sends', () => {
     expect(store).toHaveLength(1);
     const [sent] = store;
     expect(sent).toBeDefined();
-    expect(sent!.body.text).toMatch(/Lines crossed\n  Open high or critical risks: \d+ — above your line of 29/);
+    expect(sent!.body.text).toMatch(/Lines crossed\n {2}Open high or critical risks: \d+ — above your line of 29/);
     expect(sent!.body.html).toBe(demo.html);
     expect(sent!.body.text).toBe(demo.mail.text);
     expect(sent!.subject).toBe(demo.mail.subject);
