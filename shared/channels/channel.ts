@@ -61,6 +61,10 @@ export interface ChannelWords {
   readonly linesCrossed: string;
   readonly openWorkbook: string;
   readonly freshCopy: string;
+  /** The e-mail's way out: "Stop e-mailing me this report". */
+  readonly unsubscribe: string;
+  /** An alert's first line crossed "and 2 more". */
+  andMore(first: string, count: number): string;
 }
 
 /** The channel words of `messages` (the reader's, resolved once with the reader's format). */
@@ -74,6 +78,8 @@ export function channelWords(messages: Messages): ChannelWords {
     linesCrossed: messages.t('term.linesCrossed'),
     openWorkbook: messages.t('email.openWorkbook'),
     freshCopy: messages.t('email.freshCopy'),
+    unsubscribe: messages.t('email.unsubscribe'),
+    andMore: (first, count) => messages.t('alert.andMore', { first, count }),
   };
 }
 

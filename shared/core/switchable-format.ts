@@ -1,5 +1,5 @@
 import { readerFormat, type ReaderFormat } from './format';
-import type { Messages } from './i18n/messages';
+import type { MessageId, Messages } from './i18n/messages';
 
 /**
  * One ReaderFormat whose locale the run can switch: the datasets' figures keep the format they were
@@ -20,6 +20,7 @@ export function switchableFormat(locale: string, timeZone: string): SwitchableFo
       return current.messages.language;
     },
     t: (id, values) => current.messages.t(id, values),
+    has: (id): id is MessageId => current.messages.has(id),
   };
   const format: ReaderFormat = {
     get locale() {

@@ -1,5 +1,5 @@
 import { alertLineText, type AlertMessage } from '../channels/alert-message';
-import { term } from '../core/glossary';
+import { wordsOf } from '../channels/channel';
 import { subjectLine } from '../email/email-content';
 import { escapeHtml } from '../email/email-format';
 import type { OutgoingEmail } from '../email/ses-mailer';
@@ -18,33 +18,34 @@ export interface AlertEmailOptions {
 const SUBJECT_MAX = 200;
 
 export function alertEmail(message: AlertMessage, report: string, to: string, options: AlertEmailOptions): OutgoingEmail {
+  const words = wordsOf(message);
   const first = message.lines[0];
-  const more = message.lines.length > 1 ? ` and ${message.lines.length - 1} more` : '';
+  const crossed = first && (message.lines.length > 1 ? words.andMore(alertLineText(first), message.lines.length - 1) : alertLineText(first));
   // Risk titles reach the subject: cleaned of line breaks and control characters as the report's is.
-  const subject = subjectLine(first ? `${message.title}: ${alertLineText(first)}${more}` : message.title, SUBJECT_MAX);
+  const subject = subjectLine(crossed ? `${message.title}: ${crossed}` : message.title, SUBJECT_MAX);
   const link = message.workbookUrl;
   const out = options.unsubscribeUrl;
   const text = [
     message.title,
-    `Generated ${message.generated}`,
+    words.generated(message.generated),
     '',
-    `${term('linesCrossed')}:`,
+    `${words.linesCrossed}:`,
     ...message.lines.map((l) => `- ${alertLineText(l)}`),
     '',
-    ...(link ? [`Open the workbook: ${link}`, ''] : []),
-    `Run ${message.runId}`,
-    ...(out ? ['', `Stop e-mailing me this report: ${out}`] : []),
+    ...(link ? [`${words.openWorkbook}: ${link}`, ''] : []),
+    words.run(message.runId),
+    ...(out ? ['', `${words.unsubscribe}: ${out}`] : []),
   ].join('\n');
   const html = [
     '<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
     '<body style="font-family:Segoe UI,Helvetica,Arial,sans-serif;color:#1a1a1a;max-width:640px">',
     `<h1 style="font-size:20px">${escapeHtml(message.title)}</h1>`,
-    `<p style="color:#555">Generated ${escapeHtml(message.generated)}</p>`,
-    `<h2 style="font-size:16px">${escapeHtml(term('linesCrossed'))}</h2>`,
+    `<p style="color:#555">${escapeHtml(words.generated(message.generated))}</p>`,
+    `<h2 style="font-size:16px">${escapeHtml(words.linesCrossed)}</h2>`,
     `<ul>${message.lines.map((l) => `<li><strong>${escapeHtml(l.rule)}</strong>: ${escapeHtml(l.text)}</li>`).join('')}</ul>`,
-    ...(link ? [`<p><a href="${escapeHtml(link)}">Open the workbook</a></p>`] : []),
-    `<p style="color:#555;font-size:12px">Run ${escapeHtml(message.runId)}</p>`,
-    ...(out ? [`<p style="color:#555;font-size:12px"><a href="${escapeHtml(out)}">Stop e-mailing me this report</a></p>`] : []),
+    ...(link ? [`<p><a href="${escapeHtml(link)}">${escapeHtml(words.openWorkbook)}</a></p>`] : []),
+    `<p style="color:#555;font-size:12px">${escapeHtml(words.run(message.runId))}</p>`,
+    ...(out ? [`<p style="color:#555;font-size:12px"><a href="${escapeHtml(out)}">${escapeHtml(words.unsubscribe)}</a></p>`] : []),
     '</body></html>',
   ].join('\n');
   return {

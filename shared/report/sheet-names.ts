@@ -25,3 +25,22 @@ export function sheetNames(messages: Messages): SheetNames {
 export function sheetRowUrl(sheet: string, row: number): string {
   return `#'${sheet.replace(/'/g, "''")}'!A${row}`;
 }
+
+/**
+ * A table's sheet name in the report's language: the catalogue's `table.<name>` ("Risiken" for
+ * `risks`), else `title` (a table the catalogue does not know keeps its own).
+ */
+export function tableSheetName(name: string, title: string, messages: Messages): string {
+  const id = `table.${name}`;
+  return messages.has(id) ? messages.t(id) : title;
+}
+
+/**
+ * A column's header in the report's language: the catalogue's `column.<its English label in
+ * snake_case>` ("Risk level" → `column.risk_level`), else the label as it is (a custom field's
+ * title is data, and stays as served).
+ */
+export function columnLabel(label: string, messages: Messages): string {
+  const id = `column.${label.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+  return messages.has(id) ? messages.t(id) : label;
+}

@@ -1,26 +1,21 @@
-import type { SESv2Client } from '@aws-sdk/client-sesv2';
-import { silentLog } from '../../shared/core/logger';
 import { systemClock } from '../../shared/core/clock';
-import { errorMessage } from '../../shared/core/errors';
-import { timerSleep } from '../../shared/core/retry/retry';
-import { SesMailer } from '../../shared/email/ses-mailer';
-import { runJob, type JobContext } from '../../shared/job/run-job';
 import type { Ledger } from '../../shared/ledger/ledger';
-import { accountMailPace, pacedMailer } from '../../shared/messages/paced-mailer';
-import { resolveExportSettings } from '../../shared/report/definition/export-settings';
-import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
+import { runJob } from '../../shared/job/run-job';
+import type { Storage } from '../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
-import { localJobDependencies } from './local-job';
-import { MAILED_JOB_LINK_KEYS } from './mailed-jobs';
+import { asyncInvocations, type AsyncInvocationOptions, type InvocationStats } from './async-invocations';
+import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
 import { startSesLocal, type StoredMail } from './ses-local';
 import { startRefusingSes } from './ses-refusals';
+import { startWebhookRecorder, type RecordedPost } from './webhook-recorder';
 
 /**
  * A fleet of scheduled reports at one instant, run on this machine with the export's own job code
- * (`runJob`, the paced mailer, the tenant pace in the ledger): one simulator per tenant with a rate
- * limit (429 with Retry-After beyond it), SES with a sending rate (a throttle beyond it) in front of
- * aws-ses-v2-local, and a stand-in of Lambda's asynchronous invocation (asyncInvocations). The fleet
- * test (small) and `npm run bench -- --only fleet` (large) both run it.
+ * (`runJob`, the paced mailer, the tenant pace in the ledger, the chat channels' poster): one simulator
+ * per tenant with a rate limit (429 with Retry-After beyond it), SES with a sending rate (a throttle
+ * beyond it) in front of aws-ses-v2-local, Slack and Teams webhook stand-ins on one local HTTP server,
+ * and a stand-in of Lambda's asynchronous invocation (async-invocations.ts). The fleet test (small) and
+ * `npm run bench -- --only fleet` (large) both run it.
  */
 export interface FleetOptions {
   readonly reports: number;
@@ -33,9 +28,25 @@ export interface FleetOptions {
   readonly tenantRate: number;
   /** The account's sending rate, messages a second. */
   readonly sendRate: number;
-  /** Where the runs write their files. */
-  readonly dir: string;
+  /** Where the runs write their files (the test: a folder; the bench: s3rver). */
+  readonly storage: Storage;
   readonly ledger: Ledger;
+  /** The stand-in's time and Lambda's backoff (default: the wall clock and Lambda's figures). */
+  readonly invocation?: AsyncInvocationOptions;
+  /**
+   * Called once the fleet is counted, with the services still up: the bench runs a report more in a
+   * process of its own there, to measure one function's memory.
+   */
+  readonly afterCount?: (endpoints: FleetEndpoints) => Promise<void>;
+}
+
+/** Where the fleet's services listen, for a run in another process. */
+export interface FleetEndpoints {
+  /** Each tenant's simulator credentials (their URLs). */
+  readonly credentials: readonly FleetServices['credentials'][];
+  /** SES with its sending rate. */
+  readonly sesEndpoint: string;
+  readonly webhookBase: string;
 }
 
 export interface FleetFigures {
@@ -48,36 +59,28 @@ export interface FleetFigures {
   readonly doubled: number;
   readonly readers: number;
   readonly readersMailedOnce: number;
-  /** Failure notices the owners got. */
+  /** Failure notices the owners got, and their subjects with the reason each gives. */
   readonly ownerNotices: number;
+  readonly ownerNoticeSubjects: readonly string[];
   readonly planningRequests: number;
   readonly planning429: number;
   /** SendEmail calls SES received, and how many it throttled. */
   readonly sends: number;
   readonly throttles: number;
+  /** Chat posts: reports whose channel got exactly one post, none, two or more. */
+  readonly chatOnce: number;
+  readonly chatLost: number;
+  readonly chatDoubled: number;
   /** Function errors the stand-in retried, and events it gave up on after Lambda's two retries. */
   readonly retried: number;
   readonly failedEvents: number;
+  /** Tries that found the concurrency cap taken, and events that aged out of the stand-in's queue. */
+  readonly lambdaThrottles: number;
+  readonly expiredEvents: number;
   /** From the instant to the last report delivered, and its lower bound (tenant rate, send rate, work ÷ cap). */
   readonly lastDeliveryMs: number;
   readonly lowerBoundMs: number;
   readonly bound: string;
-}
-
-const OWNER = 'owner@fleet.example.com';
-const readerOf = (report: number, reader: number): string => `r${report}-${reader}@fleet.example.com`;
-
-/** Report `k` of the fleet: the risks of its tenant as CSV, mailed to its readers, its owner told of a failure. */
-function fleetReport(k: number, readers: number): Record<string, unknown> {
-  const to = Array.from({ length: readers }, (_, i) => readerOf(k, i));
-  return {
-    name: `fleet-${String(k).padStart(4, '0')}`,
-    title: `Fleet ${k}`,
-    timeZone: 'UTC',
-    datasets: { risks: {} },
-    formats: ['csv'],
-    email: { to, onFailure: [OWNER] },
-  };
 }
 
 /** Runs the fleet once and counts what happened. */
@@ -90,11 +93,15 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
   const ses = await startSesLocal();
   const front = await startRefusingSes(ses.endpoint);
   front.sendRate = { perSecond: options.sendRate, now: () => Date.now() };
+  const hooks = await startWebhookRecorder();
   try {
     const reports = Array.from({ length: options.reports }, (_, k) => fleetReport(k, options.readers));
     // When each report message went out, as the mailer saw SES accept it (the mail store keeps whole seconds only).
     const sentAt: number[] = [];
-    const contexts = sims.map((sim) => fleetContext(sim, reports, options, front.client, sentAt));
+    const webhookBase = hooks.url('').replace(/\/$/, '');
+    const contexts = sims.map((sim) =>
+      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: front.client, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
+    );
     const instant = systemClock();
     const work: number[] = [];
     const stats = await asyncInvocations(
@@ -102,89 +109,31 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
       options.concurrency,
       async (k) => {
         const started = Date.now();
-        const request = { report: `fleet-${String(k).padStart(4, '0')}`, source: 'schedule' as const, scheduledTime: instant.toISOString(), executionId: `fleet-${k}` };
+        const request = { report: fleetReportName(k), source: 'schedule' as const, scheduledTime: instant.toISOString(), executionId: `fleet-${k}` };
         try {
           await runJob(request, contexts[k % options.tenants]!);
         } finally {
           work.push(Date.now() - started);
         }
       },
+      options.invocation,
     );
     const mails = await ses.fetchStore();
-    return countFleet({ options, mails, sims, sends: front.refused + mails.length, throttles: front.throttled, stats, work, instant: instant.getTime(), sentAt });
+    const figures = countFleet({ options, mails, posts: hooks.posts, sims, sends: front.refused + mails.length, throttles: front.throttled, stats, work, instant: instant.getTime(), sentAt });
+    await options.afterCount?.({ credentials: sims.map((s) => s.credentials()), sesEndpoint: front.endpoint, webhookBase });
+    return figures;
   } finally {
+    await hooks.close();
     await front.close();
     await ses.close();
     await Promise.all(sims.map((s) => s.close()));
   }
 }
 
-function fleetContext(sim: RunningSimulator, reports: readonly Record<string, unknown>[], options: FleetOptions, sesClient: SESv2Client, sentAt: number[]): JobContext {
-  const now = (): number => Date.now();
-  const pace = accountMailPace(options.ledger, () => Promise.resolve(options.sendRate), { now, pause: timerSleep, log: silentLog, fallbackRate: 1 });
-  const paced = pacedMailer(new SesMailer({ client: sesClient }), { pace, now, sleep: timerSleep, log: silentLog });
-  const mailer = {
-    send: async (email: Parameters<typeof paced.send>[0]) => {
-      const answer = await paced.send(email);
-      sentAt.push(Date.now());
-      return answer;
-    },
-  };
-  const catalog = Object.fromEntries(reports.map((r) => [r.name as string, r]));
-  return {
-    ...localJobDependencies({
-      dir: options.dir,
-      sim,
-      reports: catalog,
-      now: systemClock,
-      storage: new LocalDirectoryStorage(options.dir),
-      ledger: options.ledger,
-      context: { settings: resolveExportSettings({ ratePerSecond: options.tenantRate }) },
-    }),
-    mail: mailer,
-    sender: 'reports@fleet.example.com',
-    links: { baseUrl: 'https://api.fleet.example.com', keys: () => Promise.resolve(MAILED_JOB_LINK_KEYS) },
-  };
-}
-
-export interface InvocationStats {
-  readonly retried: number;
-  readonly failed: number;
-}
-
-/**
- * Lambda's asynchronous invocation as a fleet meets it: every event is queued at once; at most
- * `concurrency` run at a time, the others wait in the queue (Lambda retries a throttled event until its
- * maximum age, 6 hours in the stack, so none is dropped; here they wait their turn, without Lambda's
- * backoff between throttles); a function error is retried twice, then the event is given up (the
- * stack's on-failure queue).
- */
-export async function asyncInvocations<E>(events: readonly E[], concurrency: number, handler: (event: E) => Promise<void>): Promise<InvocationStats> {
-  const queue = events.map((event) => ({ event, attempt: 1 }));
-  let retried = 0;
-  let failed = 0;
-  const worker = async (): Promise<void> => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      try {
-        await handler(next.event);
-      } catch (error) {
-        if (next.attempt < 3) {
-          retried += 1;
-          queue.push({ event: next.event, attempt: next.attempt + 1 });
-        } else {
-          failed += 1;
-          console.warn(`fleet: an event failed three times: ${errorMessage(error)}`);
-        }
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, events.length) }, worker));
-  return { retried, failed };
-}
-
 interface Counted {
   readonly options: FleetOptions;
   readonly mails: readonly StoredMail[];
+  readonly posts: readonly RecordedPost[];
   readonly sims: readonly RunningSimulator[];
   readonly sends: number;
   readonly throttles: number;
@@ -199,13 +148,21 @@ interface Counted {
 function countFleet(counted: Counted): FleetFigures {
   const { options, mails, sims } = counted;
   const received = new Map<string, number>();
-  for (const mail of mails) for (const to of mail.destination.to.filter((a) => a !== OWNER)) received.set(to, (received.get(to) ?? 0) + 1);
+  for (const mail of mails) for (const to of mail.destination.to.filter((a) => a !== FLEET_OWNER)) received.set(to, (received.get(to) ?? 0) + 1);
+  const posted = new Map<string, number>();
+  // A post the stand-in refused (its checks of Slack's and Teams' limits) is not in the channel.
+  for (const post of counted.posts.filter((p) => p.problems.length === 0)) posted.set(post.path, (posted.get(post.path) ?? 0) + 1);
+  const chat = { once: 0, lost: 0, doubled: 0 };
   let deliveredOnce = 0;
   let lost = 0;
   let doubled = 0;
   let readersMailedOnce = 0;
   for (let k = 0; k < options.reports; k++) {
-    const counts = Array.from({ length: options.readers }, (_, i) => received.get(readerOf(k, i)) ?? 0);
+    const posts = posted.get(`/${fleetChannelPath(k)}`) ?? 0;
+    if (posts === 1) chat.once += 1;
+    else if (posts === 0) chat.lost += 1;
+    else chat.doubled += 1;
+    const counts = Array.from({ length: options.readers }, (_, i) => received.get(fleetReaderOf(k, i)) ?? 0);
     readersMailedOnce += counts.filter((c) => c === 1).length;
     if (counts.every((c) => c === 1)) deliveredOnce += 1;
     if (counts.every((c) => c === 0)) lost += 1;
@@ -221,6 +178,8 @@ function countFleet(counted: Counted): FleetFigures {
   ];
   const [bound, lowerBoundMs] = bounds.reduce((a, b) => (b[1] > a[1] ? b : a));
   const last = Math.max(...counted.sentAt);
+  // The owners also hear of the API's unexported fields on a first run; only the failure notices (of a run or of a channel) count here.
+  const notices = mails.filter((m) => m.destination.to.includes(FLEET_OWNER) && /is failing/i.test(m.subject));
   return {
     reports: options.reports,
     deliveredOnce,
@@ -228,14 +187,20 @@ function countFleet(counted: Counted): FleetFigures {
     doubled,
     readers: options.reports * options.readers,
     readersMailedOnce,
-    // The owners also hear of the API's unexported fields on a first run; only the failure notices count here.
-    ownerNotices: mails.filter((m) => m.destination.to.includes(OWNER) && /is failing/i.test(m.subject)).length,
+    ownerNotices: notices.length,
+    // The subject, and the reason its body gives ("What failed: …"), so a bench run says what went wrong.
+    ownerNoticeSubjects: notices.map((m) => [m.subject, /What failed: (.*)/.exec(m.body.text ?? '')?.[1]].filter(Boolean).join(': ')),
     planningRequests: requests.length,
     planning429: requests.filter((r) => r.status === 429).length,
     sends: counted.sends,
     throttles: counted.throttles,
+    chatOnce: chat.once,
+    chatLost: chat.lost,
+    chatDoubled: chat.doubled,
     retried: counted.stats.retried,
     failedEvents: counted.stats.failed,
+    lambdaThrottles: counted.stats.throttles,
+    expiredEvents: counted.stats.expired,
     lastDeliveryMs: last - counted.instant,
     lowerBoundMs,
     bound,

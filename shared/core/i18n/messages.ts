@@ -18,6 +18,8 @@ export interface Messages {
   readonly language: string;
   /** The message `id` in the reader's language, its `{arguments}` filled from `values`. */
   t(id: MessageId, values?: MessageValues): string;
+  /** Whether the catalogues have a message `id` (a name built from data, such as a column's, may have none). */
+  has(id: string): id is MessageId;
 }
 
 /** `de-AT` → `de-AT`, `de`, then English: the catalogues a locale reads from, most particular first. */
@@ -61,5 +63,6 @@ export function messagesFor(locale: string, catalogues: Readonly<Record<string, 
   return {
     language,
     t: (id, values) => String(formatOf(id).format(values)),
+    has: (id): id is MessageId => chain.some((c) => c.catalogue[id] !== undefined),
   };
 }

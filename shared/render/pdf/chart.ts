@@ -32,6 +32,13 @@ export function niceStep(max: number): number {
 
 const finiteOrNull = (v: number | null | undefined): number | null => (v !== null && v !== undefined && Number.isFinite(v) ? v : null);
 
+/** What a chart shows, in the report's language: its kind, title, runs and series. */
+function chartAlt(kind: string, title: string, categories: readonly string[], series: readonly Series[], overlay: readonly Series[], format: PdfValueFormat): string {
+  const names = (list: readonly Series[]) => list.map((s) => s.name).join(', ');
+  const values = { kind, title, first: categories[0] ?? '', last: categories.at(-1) ?? '', series: names(series), dashed: names(overlay) };
+  return `${format.t(overlay.length > 0 ? 'pdf.chartAltDashed' : 'pdf.chartAlt', values)} ${format.t('pdf.chartAltTable')}`;
+}
+
 export function chartRow(doc: Doc, block: ChartBlock, format: PdfValueFormat): Row | undefined {
   const chart = block.chart;
   if (!chart || block.rows.length === 0) return undefined;
@@ -53,7 +60,7 @@ export function chartRow(doc: Doc, block: ChartBlock, format: PdfValueFormat): R
     // What the picture shows, for a screen reader; the table under it holds the figures.
     tag: {
       type: 'Figure',
-      alt: `${chart.kind === 'line' ? 'Line' : 'Column'} chart of ${block.title}, runs ${categories[0]} to ${categories.at(-1)}: ${series.map((s) => s.name).join(', ')}${overlay.length > 0 ? `; dashed lines: ${overlay.map((s) => s.name).join(', ')}` : ''}. The table below gives the figures.`,
+      alt: chartAlt(chart.kind, block.title, categories, series, overlay, format),
     },
     draw(doc, y) {
       const all = [...series, ...overlay].flatMap((s) => s.values).filter((v): v is number => v !== null);

@@ -57,7 +57,8 @@ export async function renderReportPdf(report: PdfReport, unprinted: readonly Unp
     font: null as unknown as string,
     info: { Title: truncateForExcel(report.title), Creator: report.creator, Producer: report.creator, CreationDate: report.createdAt, ModDate: report.createdAt },
     pdfVersion: '1.7',
-    lang: report.format.locale,
+    // The language the words are in (English where the locale's language has no catalogue), not the locale's.
+    lang: report.format.messages.language,
     displayTitle: true,
     // Tagged: headings, tables and charts (with alternative text) in reading order for screen readers.
     tagged: true,
@@ -74,7 +75,7 @@ export async function renderReportPdf(report: PdfReport, unprinted: readonly Unp
   const root = doc.struct('Document');
   doc.addStructure(root);
   let flow = startFlow(doc, root);
-  drawSummary(doc, flow, report.summary, format, placeholderNote(unprinted));
+  drawSummary(doc, flow, report.summary, format, placeholderNote(unprinted, format));
   for (const sheet of report.chartSheets) {
     flow.end();
     doc.addPage();
@@ -83,7 +84,7 @@ export async function renderReportPdf(report: PdfReport, unprinted: readonly Unp
   }
   drawAbout(doc, flow, report.summary, format);
   flow.end();
-  drawPageFrames(doc, report.header);
+  drawPageFrames(doc, report.header, (page, pages) => format.t('page.of', { page, pages }));
   root.end();
   doc.end();
   await ended;

@@ -158,13 +158,14 @@ export function printableFormat(format: PdfValueFormat): PdfValueFormat {
     cell: (value, type) => printable(format.cell(value, type)),
     figure: (value, kind) => printable(format.figure(value, kind)),
     axis: (value, percent) => printable(format.axis(value, percent)),
+    t: (id, values) => printable(format.t(id, values)),
   };
 }
 
 /** The reader's note on the first page when something prints as PLACEHOLDER, or undefined. */
-export function placeholderNote(found: readonly UnprintedText[]): string | undefined {
+export function placeholderNote(found: readonly UnprintedText[], format: PdfValueFormat): string | undefined {
   if (found.length === 0) return undefined;
   const characters = found.reduce((sum, f) => sum + f.characters, 0);
   const scripts = [...new Set(found.flatMap((f) => f.scripts))];
-  return `"${PLACEHOLDER}" stands for a character this PDF's font cannot print (${characters} in all: ${scripts.join(', ')}); the workbook and the CSV files hold the text in full.`;
+  return format.t('pdf.placeholder', { placeholder: PLACEHOLDER, characters, scripts: scripts.join(', ') });
 }

@@ -141,8 +141,8 @@ export function startFlow(doc: Doc, root?: Structure): Flow {
 
 const HEADER_Y = 30;
 
-/** The page header (title and run date) and "Page n of m" on every page; the document buffers its pages. */
-export function drawPageFrames(doc: Doc, header: string): void {
+/** The page header (title and run date) and "Page n of m" (`pageOf`, in the report's language) on every page; the document buffers its pages. */
+export function drawPageFrames(doc: Doc, header: string, pageOf: (page: number, pages: number) => string): void {
   const range = doc.bufferedPageRange();
   doc.font(REGULAR).fontSize(8);
   const shown = wrappableText(doc, header, CONTENT_WIDTH);
@@ -155,7 +155,7 @@ export function drawPageFrames(doc: Doc, header: string): void {
     doc.font(REGULAR).fontSize(8).fillColor(MUTED);
     doc.text(shown, PAGE.left, HEADER_Y, cutToLines(doc, CONTENT_WIDTH, lines));
     doc.moveTo(PAGE.left, 44).lineTo(PAGE.width - PAGE.right, 44).lineWidth(0.5).strokeColor(RULE).stroke();
-    doc.text(`Page ${i + 1} of ${range.count}`, PAGE.left, doc.page.height - 36, { width: CONTENT_WIDTH, align: 'center', lineBreak: false });
+    doc.text(pageOf(i + 1, range.count), PAGE.left, doc.page.height - 36, { width: CONTENT_WIDTH, align: 'center', lineBreak: false });
     doc.endMarkedContent();
   }
 }

@@ -13,6 +13,8 @@ export interface PdfValueFormat {
   figure(value: number | null | undefined, format: 'integer' | 'number' | 'percent'): string;
   /** A label on a chart's value axis: whole numbers, percentages without decimals. */
   axis(value: number, percent: boolean): string;
+  /** A message of the report's language (the furniture, a chart's alternative text). */
+  readonly t: ReaderFormat['t'];
 }
 
 /**
@@ -26,7 +28,7 @@ export function pdfValueFormat(reader: ReaderFormat): PdfValueFormat {
     cell(value, type) {
       if (value === null || value === undefined || value === '') return '';
       if (isLink(value)) return value.text;
-      if (typeof value === 'boolean') return value ? 'yes' : 'no';
+      if (typeof value === 'boolean') return reader.t(value ? 'value.yes' : 'value.no');
       if (typeof value === 'number') {
         if (!Number.isFinite(value)) return NO_FIGURE;
         if (type === 'percent') return reader.percent(value);
@@ -42,5 +44,6 @@ export function pdfValueFormat(reader: ReaderFormat): PdfValueFormat {
       return format === 'percent' ? reader.percent(value) : format === 'integer' ? reader.integer(value) : reader.number(value);
     },
     axis: (value, percent) => (percent ? `${reader.integer(value)} %` : reader.number(value)),
+    t: (id, values) => reader.t(id, values),
   };
 }

@@ -6,6 +6,7 @@ import type { ChangeReport } from './model';
 import { topChanges } from './model';
 import type { ColumnType } from '../../table/table';
 import { comparedInstant } from './specs';
+import { columnLabel, tableSheetName } from '../sheet-names';
 
 /** How many changes a reader's page lists (the e-mail, the chat messages, the Summary, the PDF); the rest are in the Changes sheet. */
 export const EMAIL_TOP_CHANGES = 10;
@@ -38,7 +39,9 @@ export function changesDigest(report: ChangeReport, format: ReaderFormat, limit 
       const t = r.typed;
       const decimals = typeof t?.from === 'number' && typeof t.to === 'number' ? percentDecimals(t.from, t.to) : 1;
       return {
-        table: r.tableLabel, kind: r.kind, key: r.key, title: r.title, what: r.what,
+        // The table and the field as the workbook names them in the report's language.
+        table: tableSheetName(r.table, r.tableLabel, format.messages), kind: r.kind, key: r.key, title: r.title,
+        what: r.what === r.kind ? format.t('changes.kind', { kind: r.kind }) : columnLabel(r.what, format.messages),
         from: t ? (readerValue(t.from, t.type, format, decimals) ?? r.from) : r.from,
         to: t ? (readerValue(t.to, t.type, format, decimals) ?? r.to) : r.to,
       };

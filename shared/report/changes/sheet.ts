@@ -3,7 +3,7 @@ import { comparedInstant } from './specs';
 import { changeRows } from './outputs';
 import type { ReaderFormat } from '../../core/format';
 import type { MessageId, Messages } from '../../core/i18n/messages';
-import { sheetRowUrl } from '../sheet-names';
+import { columnLabel, sheetRowUrl } from '../sheet-names';
 import { CHANGES_TABLE, KIND_COLORS, type ChangeReport, type ChangeRow } from './model';
 
 /**
@@ -54,6 +54,11 @@ function countsSentence(c: ChangeReport['counts'], since: string | null, format:
   return c.scope ? messages.t('changes.sheet.sentenceScope', { counts, scope: messages.t('changes.scopeCount', { count: c.scope }) }) : messages.t('changes.sheet.sentence', { counts });
 }
 
+/** The field changed, as its column is headed in the report's language; an added or removed row says so. */
+function fieldOf(change: ChangeRow, messages: Messages): string {
+  return change.what === change.kind ? messages.t('changes.kind', { kind: change.kind }) : columnLabel(change.what, messages);
+}
+
 const FROM_COLUMN = SHEET_ORDER.indexOf('from');
 const TO_COLUMN = SHEET_ORDER.indexOf('to');
 
@@ -63,7 +68,7 @@ function sheetRow(change: ChangeRow, sheets: Readonly<Record<string, string>>, m
   const none = messages.t('changes.none');
   return {
     values: [
-      change.tableLabel, messages.t('changes.kind', { kind: change.kind }), keyCell(change, sheets), change.title, change.context ?? null, change.what,
+      sheets[change.table] ?? change.tableLabel, messages.t('changes.kind', { kind: change.kind }), keyCell(change, sheets), change.title, change.context ?? null, fieldOf(change, messages),
       change.kind === 'changed' ? (dated?.from ?? change.from ?? none) : change.from,
       change.kind === 'changed' ? (dated?.to ?? change.to ?? none) : change.to,
     ],

@@ -1,3 +1,4 @@
+import { messagesFor, type Messages } from '../../core/i18n/messages';
 import { AuthenticationError, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { readerFormat } from '../../core/format';
@@ -79,7 +80,7 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
     // Large datasets start fetching now, within their read-ahead, sharing the request budget.
     for (const dataset of datasets) dataset.prefetch?.();
     try {
-      await exportDatasets(datasets, registry, outputs, tableRows, progress, log);
+      await exportDatasets(datasets, registry, outputs, tableRows, progress, log, messagesFor(run.definition.locale));
     } finally {
       // A table that failed midway never closed its sinks: its comparison's scratch file goes here.
       tracker.dispose();
@@ -127,12 +128,13 @@ async function exportDatasets(
   tableRows: Record<string, number>,
   progress: (event: ProgressEvent) => void,
   log: Log,
+  messages: Messages,
 ): Promise<void> {
   for (const dataset of datasets) {
     progress({ type: 'dataset', dataset: dataset.name });
     log.info('exporting dataset', { dataset: dataset.name });
     for await (const output of dataset.tables()) {
-      const table = labelled(output.table, registry.datasets);
+      const table = labelled(output.table, registry.datasets, messages);
       const count = await fanOut(output.batches, await outputs.openTable(table, dataset), (rows) => progress({ type: 'rows', table: table.name, rows }));
       tableRows[table.name] = count;
       progress({ type: 'table-done', table: table.name, rows: count });

@@ -2,6 +2,8 @@ import { isIdentifier } from '../../table/column-spec';
 import type { Column, TableDefinition } from '../../table/table';
 import type { DatasetEntry } from '../dataset/dataset';
 import { DATASETS, tableEntry } from './registry';
+import type { Messages } from '../../core/i18n/messages';
+import { columnLabel, tableSheetName } from '../sheet-names';
 
 /**
  * Words for people: a table's sheet name is its title in the registry (tables/registry.ts); column
@@ -18,12 +20,17 @@ export function labelColumn(column: Column): Column {
   return column.type === 'text' && column.nowrap === undefined && isIdentifier(column.key) ? { ...column, nowrap: true } : column;
 }
 
-/** A table definition as the workbook should present it: sheet title and labelled columns. */
-export function labelled(table: TableDefinition, datasets: readonly DatasetEntry[] = DATASETS): TableDefinition {
-  const title = table.title ?? tableEntry(table.name, datasets)?.title;
+/**
+ * A table definition as the workbook should present it: sheet title and labelled columns, in the
+ * report's language when `messages` are given (the keys stay the CSV's and Parquet's snake_case).
+ */
+export function labelled(table: TableDefinition, datasets: readonly DatasetEntry[] = DATASETS, messages?: Messages): TableDefinition {
+  const english = table.title ?? tableEntry(table.name, datasets)?.title;
+  const title = english !== undefined && messages ? tableSheetName(table.name, english, messages) : english;
+  const inWords = (c: Column): Column => (messages && c.label !== undefined ? { ...c, label: columnLabel(c.label, messages) } : c);
   return {
     ...table,
     ...(title !== undefined && { title }),
-    columns: table.columns.map(labelColumn),
+    columns: table.columns.map((c) => inWords(labelColumn(c))),
   };
 }

@@ -18,7 +18,8 @@ import {
   type BoardItemsReadAhead,
   type BoardMetadata,
 } from './board-items-fetch';
-import { term } from '../../../core/glossary';
+import type { TermId } from '../../../core/glossary';
+import { readerFormatOf } from '../../dataset/dataset';
 import { auditBoardMetadata, BOARD_ITEM_NOT_EXPORTED } from './board-items-audit';
 
 /** What a `board-items` row is read from: a feature, or one of its stories (`story` set). */
@@ -197,6 +198,9 @@ function auditBoards(audit: FieldAudit, boards: readonly Board[]): void {
  * The `board-items` table of `boards` (resolved by the run's plan, planBoardItems): features and
  * their stories, board by board (several boards fetched at once).
  */
+/** A glossary term in the report's language. */
+const termIn = (ctx: DatasetContext, id: TermId) => readerFormatOf(ctx).t(`term.${id}`);
+
 export function boardItemsDataset(ctx: DatasetContext, boards: readonly Board[], readAhead: BoardItemsReadAhead = BOARD_ITEMS_READ_AHEAD): Dataset {
   const counts = new Map<string, { features: number; stories: number }>();
   const audit = new FieldAudit({ 'board-items': BOARD_ITEM_NOT_EXPORTED });
@@ -271,10 +275,10 @@ export function boardItemsDataset(ctx: DatasetContext, boards: readonly Board[],
     resolvedSelectors: () => ({ boards: boards.map((b) => ({ id: b.id, title: b.title ?? null })) }),
     summary: () => [
       {
-        heading: term('boardItems'),
+        heading: termIn(ctx, 'boardItems'),
         lines: [],
         grid: {
-          columns: [{ label: term('board') }, { label: term('features'), type: 'integer' }, { label: term('stories'), type: 'integer' }],
+          columns: [{ label: termIn(ctx, 'board') }, { label: termIn(ctx, 'features'), type: 'integer' }, { label: termIn(ctx, 'stories'), type: 'integer' }],
           rows: boards.map((b) => {
             const c = counts.get(b.id) ?? { features: 0, stories: 0 };
             return { values: [b.title ?? b.id, c.features, c.stories] };

@@ -14,9 +14,10 @@ import { idList } from '../../dataset/definition-limits';
 import { datasetOptions, inBatches, readerFormatOf, type Dataset, type DatasetContext, type DatasetEntry, type DatasetPlan, type PlanContext, type TableOutput } from '../../dataset/dataset';
 import type { TableRow } from '../../../table/table';
 import { OkrFigures } from '../../summary/okr-figures';
-import { term } from '../../../core/glossary';
+import type { TermId } from '../../../core/glossary';
 import { listOf } from '../columns';
 import { FieldAudit } from '../../dataset/field-audit';
+import { tableSheetName } from '../../sheet-names';
 import { RepeatedRecords } from '../../dataset/repeated-records';
 import { BY_KEY_OR_ID, changeRules } from '../../dataset/change-rules';
 import {
@@ -69,7 +70,7 @@ class OkrWalk {
     readonly selection: OkrSelection,
   ) {
     const format = readerFormatOf(ctx);
-    this.health = new OkrFigures(OKRS_TITLE, (p) => format.percent(p), format.messages, ctx.definition.links.okrUrl);
+    this.health = new OkrFigures(tableSheetName('okrs', OKRS_TITLE, format.messages), (p) => format.percent(p), format.messages, ctx.definition.links.okrUrl);
   }
 
   themeProgress(theme: StrategicTheme): number | null {
@@ -206,6 +207,9 @@ async function* okrTables(walk: OkrWalk): AsyncIterable<TableOutput> {
 }
 
 /** The `strategic-themes` and `okrs` tables, from one walk of the hierarchy of the themes the plan chose. */
+/** A glossary term in the report's language. */
+const termIn = (ctx: DatasetContext, id: TermId) => readerFormatOf(ctx).t(`term.${id}`);
+
 export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Dataset {
   const walk = new OkrWalk(ctx, selection);
   const { themes } = selection;
@@ -217,12 +221,12 @@ export function okrsDataset(ctx: DatasetContext, selection: OkrSelection): Datas
     summary: () => [
       ...walk.health.sections(),
       {
-        heading: term('okrs'),
+        heading: termIn(ctx, 'okrs'),
         role: 'detail',
         lines: [
-          { label: term('objectiveGroups'), value: walk.counts.groups, type: 'integer' },
-          { label: term('objectives'), value: walk.counts.objectives, type: 'integer' },
-          { label: term('keyResults'), value: walk.counts.keyResults, type: 'integer' },
+          { label: termIn(ctx, 'objectiveGroups'), value: walk.counts.groups, type: 'integer' },
+          { label: termIn(ctx, 'objectives'), value: walk.counts.objectives, type: 'integer' },
+          { label: termIn(ctx, 'keyResults'), value: walk.counts.keyResults, type: 'integer' },
         ],
       },
     ],

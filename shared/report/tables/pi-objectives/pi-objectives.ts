@@ -13,6 +13,7 @@ import { titleOrText } from '../columns';
 import { boardSprints, piPhase, type PiPhase } from '../../summary/pi-phase';
 import { isClosedBoardState } from '../../summary/vocabulary';
 import { changeRules } from '../../dataset/change-rules';
+import { tableSheetName } from '../../sheet-names';
 
 /** A board's PI phase (from its sprints) and its teams, for the Summary's predictability. */
 async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[]): Promise<{ board: Board; phase: PiPhase; teams: string[] }> {
@@ -63,7 +64,7 @@ class PiObjectivesWalk {
     this.completionType = selection.completionType as CompletionType | undefined;
     this.additionalColumns = selection.additionalColumns;
     this.shapes = piAudit(this.additionalColumns);
-    this.predictability = new PiFigures(PI_OBJECTIVES_TITLE, readerFormatOf(ctx).messages, ctx.definition.links.piObjectiveUrl);
+    this.predictability = new PiFigures(tableSheetName('pi-objectives', PI_OBJECTIVES_TITLE, readerFormatOf(ctx).messages), readerFormatOf(ctx).messages, ctx.definition.links.piObjectiveUrl);
   }
 
   stats(board: Board): BoardStats {

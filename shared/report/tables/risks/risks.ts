@@ -17,6 +17,7 @@ import { riskFieldRows, RISK_CUSTOM_FIELDS_ENTRY } from './risk-custom-fields';
 import { tableColumns } from '../../../table/column-spec';
 import { FieldAudit, type FieldShape, type NotExported } from '../../dataset/field-audit';
 import { RepeatedRecords } from '../../dataset/repeated-records';
+import { tableSheetName } from '../../sheet-names';
 
 /** What a `risks` row is read from. */
 export interface RiskSource {
@@ -232,7 +233,7 @@ export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegist
   const ownerField = datasetOptions(ctx.definition, 'risks', RISK_OPTIONS)?.ownerField;
   const today = runDay(ctx);
   const messages = readerFormatOf(ctx).messages;
-  const figures = new RiskFigures(today, RISKS_TITLE, { of: (risk) => riskOwner(risk, ownerField), field: ownerField }, messages, ctx.definition.links.riskUrl);
+  const figures = new RiskFigures(today, tableSheetName('risks', RISKS_TITLE, messages), { of: (risk) => riskOwner(risk, ownerField), field: ownerField }, messages, ctx.definition.links.riskUrl);
   const heatMap = new RiskHeatMap(messages, (risk) => riskOwner(risk, ownerField), customValueText);
   let total = 0;
   const audit = new FieldAudit({ risks: RISK_NOT_EXPORTED });

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { describe, expect, it } from 'vitest';
 import { CATALOGUES, SOURCE_CATALOGUE, SOURCE_LANGUAGE } from '../../../../shared/core/i18n/catalogues';
@@ -70,5 +71,13 @@ describe('a reader\'s messages', () => {
     const messages = messagesFor('tlh', toy);
     expect(messages.t('term.openRisks')).toBe('QaghmeyHom poSmoH');
     expect(messages.t('term.risks')).toBe('Risks');
+  });
+});
+
+describe('the messages folder', () => {
+  it('names every catalogue file in catalogues.ts (adding a language is its file and that line)', () => {
+    const folder = new URL('../../../../shared/core/i18n/messages/', import.meta.url);
+    const files = readdirSync(folder).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
+    expect(files.sort()).toEqual(Object.keys(CATALOGUES).sort());
   });
 });

@@ -32,7 +32,8 @@ describe('the e-mail\'s top changes', () => {
       'Due date: 26/11/2026 → 03/12/2026', 'Estimate: 1,204 → 2,148.5', 'Progress: 44.1 % → 50.1 %', 'Status: On track → Off track',
     ]);
     expect(shown('de-DE')).toEqual([
-      'Due date: 26.11.2026 → 03.12.2026', 'Estimate: 1.204 → 2.148,5', 'Progress: 44,1 % → 50,1 %', 'Status: On track → Off track',
+      // The fields as the German workbook heads their columns (a field the catalogue has no label for keeps its own).
+      'Due date: 26.11.2026 → 03.12.2026', 'Fortschritt: 44,1 % → 50,1 %', 'Schätzung: 1.204 → 2.148,5', 'Status: On track → Off track',
     ]);
   });
 

@@ -1,0 +1,113 @@
+// @tier slow
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runDemoCommand } from '../../cli/demo-command';
+import { captureIo } from '../support/cli-io';
+import { readWorkbook } from '../support/read-output';
+import { pdfPages, pdfInfo } from '../support/read-pdf';
+
+/**
+ * Every surface of the two-week demo in the reader's language: German, French, and a toy language
+ * added the way docs/formats.md's recipe adds one (its catalogue file, here every English message
+ * wrapped in ‹…›, named in catalogues.ts as a new file would be). What is checked is what a reader
+ * reads: the workbook's first sheets (parsed with exceljs), the PDF's text (pdftotext), the e-mail
+ * (HTML, text part, subject) and the Slack and Teams messages.
+ */
+const { TOY } = vi.hoisted(() => ({ TOY: 'eo' }));
+
+vi.mock('../../shared/core/i18n/catalogues', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../shared/core/i18n/catalogues')>();
+  // The toy language's file: every English message wrapped in markers.
+  const toy = Object.fromEntries(Object.entries(original.SOURCE_CATALOGUE).map(([id, message]) => [id, `‹${message}›`]));
+  // The one registry line a new catalogue file needs.
+  return { ...original, CATALOGUES: { ...original.CATALOGUES, [TOY]: toy } };
+});
+
+/** The report's own English words (issue 49's "How it is checked"); data (titles, names, statuses) may be English. */
+const ENGLISH = [
+  'Open risks', 'Needs attention', 'What changed', 'Open the workbook', 'Page 1 of', 'since', 'no owner', 'Predictability',
+  'days left', 'overdue', 'OKR progress', 'Trends over', 'Changes since',
+];
+
+/** The texts of a run's surfaces a reader reads, by surface. */
+async function surfaces(runFolder: string): Promise<Record<string, string>> {
+  const files = await readdir(runFolder);
+  const workbook = await readWorkbook(join(runFolder, files.find((f) => f.endsWith('.xlsx'))!));
+  const texts: Record<string, string> = { 'sheet names': workbook.worksheets.map((s) => s.name).join('\n') };
+  // The Summary, Needs attention, Trends and Changes sheets lead the workbook; the data sheets' headers follow.
+  for (const sheet of workbook.worksheets.slice(0, 4)) {
+    const cells: string[] = [String(sheet.headerFooter.oddFooter ?? '')];
+    sheet.eachRow((row) => row.eachCell((cell) => void cells.push(cell.text)));
+    texts[`sheet ${sheet.name}`] = cells.join('\n');
+  }
+  texts['data sheet headers'] = workbook.worksheets.slice(4).flatMap((s) => { const header: string[] = []; s.getRow(1).eachCell((cell) => void header.push(cell.text)); return header; }).join('\n');
+  texts.pdf = (await pdfPages(join(runFolder, files.find((f) => f.endsWith('.pdf'))!))).join('\n');
+  const mail = await simpleParser(await readFile(join(runFolder, 'email.eml')));
+  texts['e-mail subject'] = mail.subject ?? '';
+  texts['e-mail text'] = mail.text ?? '';
+  texts['e-mail html'] = (mail.html || '').replace(/<[^>]*>/g, ' ');
+  texts.slack = await readFile(join(runFolder, 'slack.json'), 'utf8');
+  texts.teams = await readFile(join(runFolder, 'teams.json'), 'utf8');
+  return texts;
+}
+
+/** The English words of `texts`, by surface. */
+function englishIn(texts: Record<string, string>): string[] {
+  return Object.entries(texts).flatMap(([surface, text]) => ENGLISH.filter((word) => text.includes(word)).map((word) => `${surface}: ${word}`));
+}
+
+/** `text` without the toy language's marked messages (a message filled into another is inside its markers). */
+function unmarked(text: string): string {
+  let rest = text;
+  for (let before = ''; before !== rest; ) {
+    before = rest;
+    rest = rest.replace(/‹[^‹›]*›/g, '');
+  }
+  return rest;
+}
+
+describe('the demo in the reader\'s language', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'demo-languages-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The demo's second week in `locale`; its run folder. */
+  async function demoIn(locale: string): Promise<string> {
+    const definition = JSON.parse(await readFile(new URL('../../examples/demo-report.json', import.meta.url), 'utf8'));
+    const report = join(dir, `${locale}.json`);
+    await writeFile(report, JSON.stringify({ ...definition, locale }));
+    const out = join(dir, locale);
+    const io = captureIo(dir);
+    const code = await runDemoCommand(['--out', out, '--weeks', '2', '--report', report], io);
+    expect({ code, err: io.err() }).toEqual({ code: 0, err: '' });
+    const latest = JSON.parse(await readFile(join(out, 'demo-weekly', 'latest.json'), 'utf8'));
+    return join(out, latest.manifest.slice(0, latest.manifest.lastIndexOf('/')));
+  }
+
+  for (const locale of ['de-DE', 'fr-FR']) {
+    it(`writes none of the report's English words in ${locale}, and declares ${locale} in the PDF`, async () => {
+      const folder = await demoIn(locale);
+      expect(englishIn(await surfaces(folder))).toEqual([]);
+      const files = await readdir(folder);
+      expect((await readFile(join(folder, files.find((f) => f.endsWith('.pdf'))!))).toString('latin1')).toContain(`/Lang (${locale})`);
+    }, 240_000);
+  }
+
+  it('speaks a language added as one catalogue file on every surface, its words all from that file', async () => {
+    const folder = await demoIn(TOY);
+    const texts = await surfaces(folder);
+    // The subject is the report's title and the run's date: data and a number, no words of the report's own.
+    for (const [surface, text] of Object.entries(texts)) if (surface !== 'e-mail subject') expect(text, surface).toContain('‹');
+    expect(englishIn(Object.fromEntries(Object.entries(texts).map(([surface, text]) => [surface, unmarked(text)])))).toEqual([]);
+    const files = await readdir(folder);
+    expect(await pdfInfo(join(folder, files.find((f) => f.endsWith('.pdf'))!))).toBeDefined();
+    expect((await readFile(join(folder, files.find((f) => f.endsWith('.pdf'))!))).toString('latin1')).toContain(`/Lang (${TOY})`);
+  }, 240_000);
+});
