@@ -49,28 +49,29 @@ export function describeWebhook(ref: WebhookRef): string {
  */
 export async function deliverToChannels(
   targets: readonly ChannelTarget[],
-  message: ChannelMessage,
+  message: ChannelMessage | ((target: ChannelTarget) => ChannelMessage),
   deps: ChannelDeliveryDependencies,
 ): Promise<ChannelResult[]> {
-  return postToChannels(targets, (channel) => channel.payload(message), deps);
+  // One message for all, or each channel's own (in its language).
+  return postToChannels(targets, (channel, target) => channel.payload(typeof message === 'function' ? message(target) : message), deps);
 }
 
 /** Posts what `payloadOf` builds for each channel (the report's message, an alert), each on its own, as deliverToChannels does. */
 export async function postToChannels(
   targets: readonly ChannelTarget[],
-  payloadOf: (channel: Channel) => unknown,
+  payloadOf: (channel: Channel, target: ChannelTarget) => unknown,
   deps: ChannelDeliveryDependencies,
 ): Promise<ChannelResult[]> {
   return Promise.all(targets.map((target) => deliverOne(target, payloadOf, deps)));
 }
 
-async function deliverOne(target: ChannelTarget, payloadOf: (channel: Channel) => unknown, deps: ChannelDeliveryDependencies): Promise<ChannelResult> {
+async function deliverOne(target: ChannelTarget, payloadOf: (channel: Channel, target: ChannelTarget) => unknown, deps: ChannelDeliveryDependencies): Promise<ChannelResult> {
   const webhook = describeWebhook(target.webhook);
   const channel = channelOf(target.type);
   let url: string | undefined;
   try {
     if (!channel) throw new Error(`there is no channel "${target.type}"`);
-    const payload = payloadOf(channel);
+    const payload = payloadOf(channel, target);
     const { webhooks, write } = deps;
     if (!write && !webhooks) throw new Error('no webhook secret reader is configured');
     const post = async () => {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { CHANNELS } from './channels';
+import { localeTagSchema } from '../core/locale-schema';
 
 /**
  * `delivery` of a report definition: when the run's message goes out at all, and to which chat
@@ -24,6 +25,8 @@ export type WebhookRef = z.infer<typeof webhookRefSchema>;
 export const channelTargetSchema = z.strictObject({
   type: z.string().refine((t) => channelTypes().includes(t), { error: () => `must be one of ${channelTypes().join(', ')}` }),
   webhook: webhookRefSchema,
+  /** The language this channel's messages are written in (default: the report's `locale`). */
+  locale: localeTagSchema(200, "for the report's locale").optional(),
 });
 export type ChannelTarget = z.infer<typeof channelTargetSchema>;
 

@@ -118,3 +118,11 @@ function characterName(address: string, i: number): string {
   if ((code >= 0x200e && code <= 0x200f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) return 'a bidirectional control';
   return 'a character outside ASCII';
 }
+
+/** A recipient of a report's e-mail as its definition names it: a plain address, or one with its own locale and planning-tool person. */
+export type Recipient = string | { readonly address: string; readonly locale?: string | undefined; readonly person?: string | undefined };
+
+/** The address of a recipient, however it is named. */
+export function recipientAddress(recipient: Recipient): string {
+  return typeof recipient === 'string' ? recipient : recipient.address;
+}

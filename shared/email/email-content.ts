@@ -39,6 +39,8 @@ export interface ReportEmailInput {
   readonly trends?: EmailTrends | undefined;
   /** This recipient's one-click unsubscribe link (`/unsubscribe/{token}`), in the footer and the List-Unsubscribe header. */
   readonly unsubscribeUrl?: string | undefined;
+  /** What is this reader's own, before the Summary's sections: the lines they set that the run crossed, what they own that needs them. */
+  readonly lead?: readonly SummarySection[] | undefined;
 }
 
 export interface RenderedEmail {
@@ -97,7 +99,7 @@ function emailModel(input: ReportEmailInput): EmailModel {
   return {
     title: input.summary.title || input.reportName,
     generated,
-    sections: emailSections(input.summary, input.changes, format),
+    sections: [...(input.lead ?? []), ...emailSections(input.summary, input.changes, format)],
     workbook,
     otherFiles: input.links.filter((l) => l !== workbook),
     freshCopyUrl: input.freshCopyUrl,

@@ -14,7 +14,7 @@ import { trackJobProgress, type JobProgress } from './status/job-progress';
 import type { ExportJobRequest } from './request';
 import { announceFailure, announceSuccess, type AnnouncePorts, type FailedJob } from './stages/announce';
 import { deliverRun, type RunDelivery } from './stages/deliver';
-import { alertRun, type RunAlerts } from './stages/alert';
+import { alertRun, stepAlerts, type RunAlerts } from './stages/alert';
 import type { DeliveryPorts, ExportedJob } from './stages/delivery-ports';
 import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvePorts } from './stages/resolve';
 
@@ -152,8 +152,10 @@ async function runOne(request: ExportJobRequest, context: JobContext): Promise<J
     const exported = published ? { ...draft, request, result: published } : await planAndExport(draft, request, withProgress(context, progress?.onProgress));
     await progress?.settle();
     context.onComplete?.(exported.result, context.clock().getTime() - started.getTime());
-    const delivered = { ...exported, delivery: await deliverRun(exported, context) };
-    const alerted = { ...delivered, alerts: await alertRun(delivered, context) };
+    // The alert rules are read first: a reader of both the weekly message and an alert gets one message.
+    const stepped = await stepAlerts(exported, context);
+    const delivered = { ...exported, delivery: await deliverRun(exported, context, stepped.kind === 'read' ? stepped : undefined) };
+    const alerted = { ...delivered, alerts: await alertRun(delivered, context, stepped, new Set(delivered.delivery.covered)) };
     await announceSuccess(alerted, context);
     const { result, delivery, alerts } = alerted;
     context.log.info('export job succeeded', { report: draft.definition.name, runId, emailed: delivery.emailed, delivery: delivery.reason, alerts: alerts.reason });

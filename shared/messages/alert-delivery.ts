@@ -11,7 +11,7 @@ import type { OutgoingEmail } from '../email/ses-mailer';
 import type { Ledger } from '../ledger/ledger';
 import type { LinkKey, LinkVerificationKeys } from '../links/link-token';
 import { createUnsubscribeToken } from '../links/unsubscribe-token';
-import type { ReportDefinition } from '../report/definition/definition';
+import { recipientAddresses, type ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import { alertEmail } from './alert-email';
 import { keepOwed, owedTo, withOwed, type BeyondNow, type OwedLine } from './alert-owed';
@@ -43,7 +43,20 @@ export interface AlertTransports {
   readonly links: { readonly baseUrl: string; readonly keys: () => Promise<LinkVerificationKeys> } | undefined;
   /** Writes each channel's body instead of posting it (the outbox). */
   readonly writeChannel?: ChannelDeliveryDependencies['write'] | undefined;
+  /** Targets the run's own message told already (its banner): no separate alert goes to them. */
+  readonly covered?: CoveredTargets | undefined;
 }
+
+/**
+ * The targets (`email:<address>`, `<type>:<secret>:<field>`, as the alert claims them) whose weekly
+ * message of this run opened with the lines crossed: one message per reader per run.
+ */
+export type CoveredTargets = ReadonlySet<string>;
+export const NOBODY: CoveredTargets = new Set();
+
+/** A target's name in the alert's claims and what it is owed: `email:<address>` or `<type>:<secret>:<field>`. */
+export const emailTarget = (address: string) => `email:${address.toLowerCase()}`;
+export const channelTarget = (target: ChannelTarget) => `${target.type}:${target.webhook.secretId}:${target.webhook.key}`;
 
 export interface AlertDelivery {
   /** Addresses e-mailed on this attempt. */
@@ -60,13 +73,15 @@ export interface AlertDelivery {
   readonly channels: readonly ChannelResult[];
   /** Lines sent now that an earlier run could not deliver (to any target). */
   readonly owedSent: number;
+  /** Targets not sent a separate alert: the run's own message told them. */
+  readonly covered: number;
 }
 
 /** Where the alerts of a definition go: `alerts.to`, else the report's e-mail recipients and chat channels. */
 export function alertTargets(definition: ReportDefinition): { email: string[]; channels: ChannelTarget[] } {
   const to = definition.alerts?.to;
   if (to) return { email: [...(to.email ?? [])], channels: [...(to.channels ?? [])] };
-  const email = definition.email ? [...definition.email.to, ...(definition.email.cc ?? [])] : [];
+  const email = definition.email ? recipientAddresses(definition.email) : [];
   return { email, channels: [...(definition.delivery?.channels ?? [])] };
 }
 
@@ -90,9 +105,10 @@ export async function sendAlert(definition: ReportDefinition, result: ExportResu
   const run: AlertRun = { definition, result, news, beyond, key: await signingKey(definition, t), t };
   const channels: ChannelResult[] = [];
   let owedSent = 0;
-  for (const target of targets.channels) {
+  const covered = t.covered ?? NOBODY;
+  for (const target of targets.channels.filter((c) => !covered.has(channelTarget(c)))) {
     let posted: ChannelResult | undefined;
-    const outcome = await toTarget(run, `${target.type}:${target.webhook.secretId}:${target.webhook.key}`, async (message, once) => {
+    const outcome = await toTarget(run, channelTarget(target), async (message, once) => {
       [posted] = await postToChannels([target], (channel) => alertPayload(channel.type, message), channelDeps(t, once));
       if (posted?.status === 'failed') throw new Error(posted.error ?? 'the post failed');
       return posted?.status === 'skipped' ? 'skipped' : 'sent';
@@ -103,18 +119,19 @@ export async function sendAlert(definition: ReportDefinition, result: ExportResu
   }
   const recipients = [...new Map(targets.email.map((a) => [a.toLowerCase(), a])).values()];
   const suppressed = await new SuppressionList(t.ledger).of(definition.name, recipients);
-  const wanted = recipients.filter((a) => !(a.toLowerCase() in suppressed));
+  const wanted = recipients.filter((a) => !(a.toLowerCase() in suppressed) && !covered.has(emailTarget(a)));
+  const told = [...recipients.map(emailTarget), ...targets.channels.map(channelTarget)].filter((target) => covered.has(target)).length;
   const emailed: string[] = [];
   const notEmailed: { address: string; reason: string; refused: boolean }[] = [];
   for (const address of wanted) {
-    const outcome = await toTarget(run, `email:${address.toLowerCase()}`, (message, once) => emailOne(run, address, message, once));
+    const outcome = await toTarget(run, emailTarget(address), (message, once) => emailOne(run, address, message, once));
     if (outcome.status === 'sent') {
       emailed.push(address);
       owedSent += outcome.owed;
     }
     if (outcome.status === 'failed') notEmailed.push({ address, reason: outcome.reason, refused: outcome.refused });
   }
-  return { emailed, emailedBefore: wanted.length - emailed.length - notEmailed.length, suppressed: recipients.length - wanted.length, notEmailed, channels, owedSent };
+  return { emailed, emailedBefore: wanted.length - emailed.length - notEmailed.length, suppressed: Object.keys(suppressed).length, notEmailed, channels, owedSent, covered: told };
 }
 
 type Once = (channel: string, send: () => Promise<unknown>) => Promise<'sent' | 'skipped'>;

@@ -1,4 +1,4 @@
-import { renderReportEmail } from '../email/email-content';
+import { renderReportEmail, type ReportEmailInput } from '../email/email-content';
 import type { ReportEmailLink } from '../email/email-model';
 import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
@@ -7,11 +7,16 @@ import { createRunLinkToken, messageRunLinkId } from '../links/run-link-token';
 import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
-import type { ReportDefinition } from '../report/definition/definition';
+import { recipientAddresses, type ReportDefinition } from '../report/definition/definition';
+import type { Reader } from '../report/definition/readers';
+import type { ReportSummary, SummarySection } from '../table/table';
 import type { ExportResult } from '../report/run/result';
 import { fileForPeople, NAMES, type ReportNames } from '../report/names';
 import { EMAIL_TREND_RUNS, emailTrends } from '../report/trends/email';
-import { readerFormat } from '../core/format';
+import { readerFormat, type ReaderFormat } from '../core/format';
+import type { RuleReading } from '../report/alerts/read-rules';
+import type { OwedLine } from './alert-owed';
+import { bannerSection, markedSummary } from './reader-news';
 
 const DAY_MS = 86_400_000;
 
@@ -64,16 +69,17 @@ export interface ReportEmailOptions {
 }
 
 /**
- * The run's e-mail, ready to be addressed: called with a recipient, the message to that address
- * alone, with its own unsubscribe link in the footer and in `List-Unsubscribe` /
- * `List-Unsubscribe-Post` (RFC 8058 one-click: the large mailbox providers ask it of bulk senders);
- * called without, one message to every recipient (previews, tests). The workbook is read once.
+ * The run's e-mail, ready to be addressed: called with a reader (definition/readers.ts), the message
+ * to that address alone, in that reader's language (the same figures, written by its locale), with its
+ * own unsubscribe link in the footer and in `List-Unsubscribe` / `List-Unsubscribe-Post` (RFC 8058
+ * one-click: the large mailbox providers ask it of bulk senders); called without, one message to every
+ * recipient in the report's language (previews, tests). The workbook is read once.
  */
 export async function reportEmailFor(
   definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
   result: ExportResult,
   options: ReportEmailOptions,
-): Promise<(recipient?: string) => OutgoingEmail> {
+): Promise<(reader?: Reader | string, own?: ReaderOwn) => OutgoingEmail> {
   const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
   const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.names);
   const base = options.linkBaseUrl.replace(/\/+$/, '');
@@ -81,41 +87,87 @@ export async function reportEmailFor(
   const freshCopyUrl = options.freshCopyLink
     ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now })
     : undefined;
-  // The run's locale and zone, resolved once: every figure and date of the message is written by it.
-  const format = readerFormat(definition.locale, definition.timeZone);
-  const content = {
-    reportName: options.inline ? definition.name : (definition.title ?? definition.name),
-    generatedAt: new Date(result.manifest.generatedAt),
-    format,
-    ...(!options.inline && definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
-    summary: result.summary,
-    links,
-    linksExpireAt: expiresAt,
-    changes: changesDigest(result.changes, format),
-    trends: result.trends && emailTrends(result.trends, EMAIL_TREND_RUNS, format.messages),
-    runId: result.manifest.runId,
-    freshCopyUrl,
+  const contentIn = (locale: string): ReportEmailInput => {
+    // The reader's locale and zone, resolved once: every word, figure and date of the message is written by it.
+    const format = readerFormat(locale, definition.timeZone);
+    return {
+      reportName: options.inline ? definition.name : (definition.title ?? definition.name),
+      generatedAt: new Date(result.manifest.generatedAt),
+      format,
+      ...(!options.inline && definition.email.subjectTemplate !== undefined && { subjectTemplate: definition.email.subjectTemplate }),
+      summary: summaryIn(result, locale),
+      links,
+      linksExpireAt: expiresAt,
+      changes: changesDigest(result.changes, format),
+      trends: result.trends && emailTrends(result.trends, EMAIL_TREND_RUNS, format.messages),
+      runId: result.manifest.runId,
+      freshCopyUrl,
+    };
   };
   const attachments = await attachedWorkbook(definition, result, options);
   const from = options.inline ? options.from : (definition.email.from ?? options.from);
-  return (recipient) => {
+  const attached = attachments.length > 0 ? { attachments } : {};
+  return (recipient, own) => {
     if (recipient === undefined) {
       const cc = definition.email.cc;
-      return { from, to: definition.email.to, ...(cc && { cc }), ...renderReportEmail(content), ...(attachments.length > 0 && { attachments }) };
+      return { from, to: recipientAddresses({ to: definition.email.to }), ...(cc && { cc }), ...renderReportEmail(contentIn(definition.locale)), ...attached };
     }
-    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: recipient }, options.key, options.now)}`;
-    return {
-      from,
-      to: [recipient],
-      ...renderReportEmail({ ...content, unsubscribeUrl }),
-      ...(attachments.length > 0 && { attachments }),
-      headers: [
-        { name: 'List-Unsubscribe', value: `<${unsubscribeUrl}>` },
-        { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
-      ],
-      tags: { report: definition.name },
-    };
+    const reader = typeof recipient === 'string' ? { address: recipient, locale: definition.locale } : recipient;
+    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address }, options.key, options.now)}`;
+    const content = ownContent(contentIn(readableLocale(result, reader.locale, definition.locale)), own);
+    return readerEmail(content, { from, address: reader.address, unsubscribeUrl, attached, report: definition.name });
   };
+}
+
+/**
+ * What is one reader's own in the run's e-mail: the lines they are told of that the run crossed
+ * (reader-news.ts: a banner, and the headline figures beyond their lines marked), and the sections
+ * of what they own that needs them (person-actions.ts), before the report as every reader reads it.
+ */
+export interface ReaderOwn {
+  readonly news?: { readonly lines: readonly OwedLine[]; readonly readings: readonly RuleReading[] } | undefined;
+  readonly sections?: ((format: ReaderFormat) => readonly SummarySection[]) | undefined;
+}
+
+function ownContent(content: ReportEmailInput, own: ReaderOwn | undefined): ReportEmailInput {
+  if (!own) return content;
+  const format = content.format;
+  const banner = own.news && bannerSection(own.news.lines, own.news.readings, format);
+  const summary = own.news ? markedSummary(content.summary, own.news.readings, format) : content.summary;
+  return { ...content, summary, lead: [...(banner ? [banner] : []), ...(own.sections?.(format) ?? [])] };
+}
+
+/** One reader's message: to that address alone, with its own unsubscribe link in the footer and the headers. */
+function readerEmail(
+  content: ReportEmailInput,
+  to: { from: string; address: string; unsubscribeUrl: string; attached: { attachments?: EmailAttachment[] }; report: string },
+): OutgoingEmail {
+  const { unsubscribeUrl } = to;
+  return {
+    from: to.from,
+    to: [to.address],
+    ...renderReportEmail({ ...content, unsubscribeUrl }),
+    ...to.attached,
+    headers: [
+      { name: 'List-Unsubscribe', value: `<${unsubscribeUrl}>` },
+      { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+    ],
+    tags: { report: to.report },
+  };
+}
+
+/** The run's Summary in `locale`: the report's own, or the one the run wrote for readers of that language (result.ts). */
+export function summaryIn(result: ExportResult, locale: string): ReportSummary {
+  return result.summaries?.[locale] ?? result.summary;
+}
+
+/**
+ * The language a reader of `wanted` reads this run in: theirs when the run wrote its Summary in it (or
+ * it is the report's), else the report's (a run read back from its manifest has its own language only:
+ * words and numbers stay of one language).
+ */
+export function readableLocale(result: ExportResult, wanted: string, reportLocale: string): string {
+  return wanted === reportLocale || result.summaries?.[wanted] !== undefined ? wanted : reportLocale;
 }
 
 /** The workbook (the primary format's file) when the definition asks for it and it is small enough. */

@@ -9,7 +9,10 @@ import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import type { SummarySection } from '../table/table';
-import { fileLinks, freshCopyLinkUrl } from './report-email';
+import { fileLinks, freshCopyLinkUrl, readableLocale, summaryIn } from './report-email';
+import type { OwedLine } from './alert-owed';
+import type { RuleReading } from '../report/alerts/read-rules';
+import { bannerSection, markedSummary } from './reader-news';
 
 const DAY_MS = 86_400_000;
 
@@ -21,11 +24,21 @@ const DAY_MS = 86_400_000;
 export function buildChannelMessage(
   definition: ReportDefinition,
   result: ExportResult,
-  options: { links?: { baseUrl: string; key: LinkKey } | undefined; now: Date; freshCopyLink: boolean },
+  options: {
+    links?: { baseUrl: string; key: LinkKey } | undefined;
+    now: Date;
+    freshCopyLink: boolean;
+    locale?: string | undefined;
+    /** The lines crossed this channel is told of in this post (reader-news.ts): a banner first, the figures beyond their lines marked. */
+    news?: { lines: readonly OwedLine[]; readings: readonly RuleReading[] } | undefined;
+  },
 ): ChannelMessage {
-  // The run's locale and zone, resolved once: every figure and date of the message is written by it.
-  const format = readerFormat(definition.locale, definition.timeZone);
-  const sections = result.summary.sections;
+  // The channel's locale (default: the report's) and the run's zone, resolved once: every word, figure and date of the message is written by it.
+  const locale = readableLocale(result, options.locale ?? definition.locale, definition.locale);
+  const format = readerFormat(locale, definition.timeZone);
+  const summary = options.news ? markedSummary(summaryIn(result, locale), options.news.readings, format) : summaryIn(result, locale);
+  const banner = options.news && bannerSection(options.news.lines, options.news.readings, format);
+  const sections = summary.sections;
   const counts = result.changes.counts;
   const total = counts.added + counts.removed + counts.changed + counts.scope;
   // The Summary's ranking of the changes (one ranking everywhere), cut shorter for chat: the counts, the
@@ -33,11 +46,11 @@ export function buildChannelMessage(
   const changes = changesSection(changesDigest(result.changes, format, CHAT_TOP_CHANGES), format);
   const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
   return {
-    title: result.summary.title || (definition.title ?? definition.name),
-    notification: headlineSentence(result.summary, format),
+    title: summary.title || (definition.title ?? definition.name),
+    notification: headlineSentence(summary, format),
     generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
     runId: result.manifest.runId,
-    headline: sections.filter((s) => s.role === 'headline').map((s) => headlineSection(s, format)),
+    headline: [...(banner ? [banner] : []), ...sections.filter((s) => s.role === 'headline')].map((s) => headlineSection(s, format)),
     attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, format)),
     attentionMore: 0,
     changes: { heading: changes.heading, lines: changes.lines.map((line, i) => changeLine(line, i === 0, format)), total },

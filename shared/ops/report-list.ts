@@ -3,6 +3,7 @@ import type { DefinitionStore } from '../definitions/definition-store';
 import { nextRun } from '../definitions/next-run';
 import type { ReportScheduler } from '../definitions/report-schedule';
 import type { StoredDefinition } from '../definitions/stored-definition';
+import { recipientAddresses } from '../report/definition/definition';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
 import { latestPointerSchema, manifestSchema } from '../report/manifest/manifest';
 import type { Storage } from '../storage/storage';
@@ -79,7 +80,7 @@ async function entryOf(name: string, deps: ReportListDependencies): Promise<Repo
   const lastRun = deps.ledger ? await lastRunOf(name, deps.ledger, deps.storage) : undefined;
   const scheduleState = deps.scheduler && schedule ? await scheduleStateOf(name, schedule, deps.scheduler) : undefined;
   const email = stored.parsed.email;
-  const suppressed = deps.ledger && email ? await new SuppressionList(deps.ledger).of(name, [...email.to, ...(email.cc ?? [])]) : {};
+  const suppressed = deps.ledger && email ? await new SuppressionList(deps.ledger).of(name, recipientAddresses(email)) : {};
   const notEmailed = Object.entries(suppressed).map(([address, s]) => ({ address, reason: s.reason, since: s.since }));
   const alertRules = alertsLine(stored.parsed);
   const alerts = alertRules === undefined ? [] : [alertRules, ...(deps.ledger ? await alertStates(stored.parsed, deps.ledger) : [])];

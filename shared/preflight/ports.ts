@@ -120,7 +120,8 @@ export interface KnownReport {
 }
 
 interface EmailFields {
-  readonly to: readonly string[];
+  /** Plain addresses, or recipients with their own locale (`{ address, locale?, person? }`). */
+  readonly to: readonly (string | { readonly address: string })[];
   readonly cc?: readonly string[] | undefined;
   readonly from?: string | undefined;
   readonly onFailure?: readonly string[] | undefined;

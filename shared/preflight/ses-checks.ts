@@ -19,7 +19,7 @@ function emailsOf(report: KnownReport): EmailOf[] {
 
 /** Every address the reports e-mail: recipients, copies and the owners told of failures. */
 export function recipientsOf(reports: readonly KnownReport[]): string[] {
-  const all = reports.flatMap(emailsOf).flatMap((e) => [...e.to, ...(e.cc ?? []), ...(e.onFailure ?? [])]);
+  const all = reports.flatMap(emailsOf).flatMap((e) => [...e.to.map((r) => (typeof r === 'string' ? r : r.address)), ...(e.cc ?? []), ...(e.onFailure ?? [])]);
   return [...new Set(all.map((a) => a.toLowerCase()))].sort();
 }
 

@@ -3,13 +3,13 @@ import { errorMessage, ExporterError } from '../../core/errors';
 import { readerFormat } from '../../core/format';
 import { mimeMessage } from '../../email/mime';
 import type { OutgoingEmail } from '../../email/ses-mailer';
-import { alertTargets, sendAlert, type AlertDelivery } from '../../messages/alert-delivery';
-import type { OwedLine } from '../../messages/alert-owed';
+import { alertTargets, NOBODY, sendAlert, type AlertDelivery, type CoveredTargets } from '../../messages/alert-delivery';
+import type { BeyondNow, OwedLine } from '../../messages/alert-owed';
 import { noticeChannel } from '../../messages/notices/channel-notice';
 import { noticeRefusedRecipients } from '../../messages/notices/recipient-notice';
 import type { Outbox, RunRef } from '../../messages/outbox';
 import { stepCrossing } from '../../report/alerts/crossing-state';
-import { readRules } from '../../report/alerts/read-rules';
+import { readRules, type RuleReading } from '../../report/alerts/read-rules';
 import { NO_TRANSPORT_HINT } from './deliver';
 import { isInline } from './resolve';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
@@ -37,40 +37,68 @@ export interface RunAlerts {
 const nothing = (reason: string): RunAlerts => ({ sent: false, reason, rules: [], channels: [], written: [] });
 
 /**
+ * What a run's alert rules found, read before the run's messages go out (so a reader of both gets
+ * one message: the weekly one, opened by the lines crossed) and sent after them: this run's news,
+ * what each rule finds beyond its line now, and each rule's state. `skip`: not evaluated, and why.
+ */
+export type SteppedAlerts =
+  | { readonly kind: 'skip'; readonly outcome: RunAlerts }
+  | { readonly kind: 'read'; readonly news: readonly OwedLine[]; readonly beyond: BeyondNow; readonly readings: readonly RuleReading[]; readonly rules: RunAlerts['rules'] };
+
+/**
+ * Reads the rules against the run and steps each rule's crossing state in the ledger (once per run:
+ * a retry reads the step its first attempt wrote). Never throws: a failure is the outcome's reason.
+ */
+export async function stepAlerts(job: ExportedJob, context: DeliveryContext): Promise<SteppedAlerts> {
+  const { definition, result } = job;
+  const skip = (reason: string): SteppedAlerts => ({ kind: 'skip', outcome: nothing(reason) });
+  if (!definition.alerts) return skip('the report names no alerts');
+  if (isInline(job.request) || job.request.exportId !== undefined || (definition.deliveries?.length ?? 0) > 0) {
+    return skip('not evaluated: an on-demand export (or a whole report with deliveries) does not move the alerts');
+  }
+  // Without a transport the state would move while nobody is told: the crossing would be lost.
+  if (!context.outbox && !context.mail && !context.channels) return skip(`not evaluated: nothing here sends alerts (${NO_TRANSPORT_HINT})`);
+  try {
+    const format = readerFormat(definition.locale, definition.timeZone);
+    const readings = readRules(definition.alerts.rules, { figures: result.manifest.summary, changes: result.changes }, format);
+    const run = { report: definition.name, runId: result.manifest.runId, generatedAt: new Date(result.manifest.generatedAt) };
+    const news: OwedLine[] = [];
+    const rules: RunAlerts['rules'][number][] = [];
+    const beyond = new Map<string, ReadonlySet<string> | undefined>();
+    for (const reading of readings) {
+      const step = await stepCrossing(context.ledger, run, reading.id, reading.items ?? [], reading.hold);
+      news.push(...step.news.map((item) => ({ ruleId: reading.id, key: item.key, rule: reading.label, text: item.text })));
+      beyond.set(reading.id, reading.items && new Set(reading.items.map((i) => i.key)));
+      const state = reading.items === undefined ? 'waiting' : reading.items.length > 0 ? 'beyond' : 'clear';
+      rules.push({ rule: reading.id, state, news: step.news.length });
+    }
+    return { kind: 'read', news, beyond, readings, rules };
+  } catch (error) {
+    context.log.error('alerts not evaluated: the run stands', { report: definition.name, error: errorMessage(error) });
+    return skip(`not sent: ${publicMessageOf(error)}`);
+  }
+}
+
+/**
+ * Sends the alert of what stepAlerts read to every target the run's own message did not already
+ * tell (`covered`: the addresses and channels whose weekly message opened with the lines crossed).
  * Never throws: an alert that could not go out is said in `reason` (and owed to its target by the
  * next run, alert-owed.ts), and the published run stays published.
  */
-export async function alertRun(job: ExportedJob, context: DeliveryContext): Promise<RunAlerts> {
+export async function alertRun(job: ExportedJob, context: DeliveryContext, stepped: SteppedAlerts, covered: CoveredTargets = NOBODY): Promise<RunAlerts> {
+  if (stepped.kind === 'skip') return stepped.outcome;
   try {
-    return await evaluateAlerts(job, context);
+    return await sendRunAlert(job, context, stepped, covered);
   } catch (error) {
     context.log.error('alerts not evaluated: the run stands', { report: job.definition.name, error: errorMessage(error) });
     return nothing(`not sent: ${publicMessageOf(error)}`);
   }
 }
 
-async function evaluateAlerts(job: ExportedJob, context: DeliveryContext): Promise<RunAlerts> {
+async function sendRunAlert(job: ExportedJob, context: DeliveryContext, stepped: SteppedAlerts & { kind: 'read' }, covered: CoveredTargets): Promise<RunAlerts> {
   const { definition, result } = job;
-  const alerts = definition.alerts;
-  if (!alerts) return nothing('the report names no alerts');
-  if (isInline(job.request) || job.request.exportId !== undefined || (definition.deliveries?.length ?? 0) > 0) {
-    return nothing('not evaluated: an on-demand export (or a whole report with deliveries) does not move the alerts');
-  }
-  // Without a transport the state would move while nobody is told: the crossing would be lost.
-  if (!context.outbox && !context.mail && !context.channels) return nothing(`not evaluated: nothing here sends alerts (${NO_TRANSPORT_HINT})`);
-  const format = readerFormat(definition.locale, definition.timeZone);
-  const readings = readRules(alerts.rules, { figures: result.manifest.summary, changes: result.changes }, format);
-  const run = { report: definition.name, runId: result.manifest.runId, generatedAt: new Date(result.manifest.generatedAt) };
-  const lines: OwedLine[] = [];
-  const rules: RunAlerts['rules'][number][] = [];
-  const beyond = new Map<string, ReadonlySet<string> | undefined>();
-  for (const reading of readings) {
-    const step = await stepCrossing(context.ledger, run, reading.id, reading.items ?? [], reading.hold);
-    lines.push(...step.news.map((item) => ({ ruleId: reading.id, key: item.key, rule: reading.label, text: item.text })));
-    beyond.set(reading.id, reading.items && new Set(reading.items.map((i) => i.key)));
-    const state = reading.items === undefined ? 'waiting' : reading.items.length > 0 ? 'beyond' : 'clear';
-    rules.push({ rule: reading.id, state, news: step.news.length });
-  }
+  const { news: lines, beyond, rules } = stepped;
+  const run = { runId: result.manifest.runId };
   const crossed = rules.filter((r) => r.news > 0).map((r) => r.rule);
   const targets = alertTargets(definition);
   if (targets.email.length + targets.channels.length === 0) {
@@ -90,17 +118,18 @@ async function evaluateAlerts(job: ExportedJob, context: DeliveryContext): Promi
     channels: context.channels,
     links: context.links,
     writeChannel: outbox && ((target, body) => outbox.write(ref, `alert-${target.type}${targets.channels.filter((c) => c.type === target.type).length > 1 ? `-${target.webhook.key.replace(/[^A-Za-z0-9._-]+/g, '-')}` : ''}.json`, body)),
+    covered,
   });
   await noticeAlertChannels(job, sent.channels, context, now);
   await noticeRefusedAlertRecipients(job, sent, context, now);
   const reason = alertReason(run.runId, crossed, lines.length, sent, rules);
   context.log.info('alert', { report: definition.name, runId: run.runId, crossed, reason });
-  return { sent: sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent'), reason, rules, channels: sent.channels, written };
+  return { sent: sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent') || sent.covered > 0, reason, rules, channels: sent.channels, written };
 }
 
 /** The alert's outcome in a sentence: what crossed, what an earlier run owed, who did not get it. */
 function alertReason(runId: string, crossed: readonly string[], news: number, sent: AlertDelivery, rules: RunAlerts['rules']): string {
-  const any = sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent');
+  const any = sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent') || sent.covered > 0;
   const failedChannels = sent.channels.filter((c) => c.status === 'failed');
   const missed = [...sent.notEmailed.map((n) => `${n.address} (${n.reason})`), ...failedChannels.map((c) => `${c.type} (${c.error ?? 'failed'})`)];
   const missedNote = missed.length > 0 ? `; not delivered, owed to the next run: ${missed.join(', ')}` : '';
@@ -109,7 +138,8 @@ function alertReason(runId: string, crossed: readonly string[], news: number, se
   const again = !any && missed.length === 0 && sent.emailedBefore > 0 && sent.channels.every((c) => c.status === 'skipped');
   if (again) return `not sent again: an earlier attempt of run ${runId} sent its alert (${crossed.join(', ')})`;
   const what = news > 0 ? `${crossed.join(', ')} crossed (${news} ${news === 1 ? 'line' : 'lines'})` : 'what an earlier run could not deliver';
-  return `${any ? 'sent' : 'not sent'}: ${what}${news > 0 ? owedNote : ''}${missedNote}`;
+  const coveredNote = sent.covered > 0 ? `; ${sent.covered} ${sent.covered === 1 ? 'target' : 'targets'} told in the run's own message` : '';
+  return `${any ? 'sent' : 'not sent'}: ${what}${news > 0 ? owedNote : ''}${coveredNote}${missedNote}`;
 }
 
 /** The owners hear of an alert channel that keeps failing through the owners' notice engine, once per streak, as of the report's own channels. */

@@ -6,6 +6,11 @@ import type { Outbox, RunRef } from '../../messages/outbox';
 import { reportEmailFor } from '../../messages/report-email';
 import { noticeRefusedRecipients, type RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { SuppressionList } from '../../messages/recipients/suppressions';
+import { emailReaders } from '../../report/definition/readers';
+import { alertTargets, emailTarget } from '../../messages/alert-delivery';
+import { keepOwed } from '../../messages/alert-owed';
+import { targetNews, type RunNews } from '../../messages/reader-news';
+import { ownedBy, ownSections } from '../../messages/person-actions';
 import { isInline } from './resolve';
 import type { DeliveryContext, ExportedJob, Mailer } from './delivery-ports';
 
@@ -31,18 +36,20 @@ export interface EmailOutcome {
   readonly mailed: number;
   /** Recipients the mail service refused, with its answer. */
   readonly refused: readonly RefusedRecipient[];
+  /** Alert targets (`email:<address>`) whose e-mail of this run opened with the lines crossed: they get no separate alert. */
+  readonly covered?: readonly string[];
 }
 
 type RecipientResult = { readonly address: string } & ({ readonly status: 'sent' | 'skipped' } | { readonly status: 'refused' | 'failed'; readonly error: unknown });
 
-export async function emailRecipients(job: ExportedJob, context: DeliveryContext, at: Date): Promise<EmailOutcome> {
+export async function emailRecipients(job: ExportedJob, context: DeliveryContext, at: Date, news?: RunNews): Promise<EmailOutcome> {
   const { definition, result } = job;
   const email = definition.email;
   const nobody = { status: 'none', recipients: 0, mailed: 0, refused: [] } as const;
   if (!email) return { ...nobody, suppressed: 0 };
-  const recipients = [...new Map([...email.to, ...(email.cc ?? [])].map((a) => [a.toLowerCase(), a])).values()];
-  const suppressed = await new SuppressionList(context.ledger).of(definition.name, recipients);
-  const wanted = recipients.filter((address) => !(address.toLowerCase() in suppressed));
+  const recipients = emailReaders(definition);
+  const suppressed = await new SuppressionList(context.ledger).of(definition.name, recipients.map((r) => r.address));
+  const wanted = recipients.filter((reader) => !(reader.address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
   if (wanted.length === 0) return { ...nobody, suppressed: skipped };
   const transport = context.outbox ? outboxMailer(context.outbox, result, at, wanted.length === 1) : context.mail;
@@ -62,13 +69,25 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   });
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   const results: RecipientResult[] = [];
-  for (const address of wanted) {
+  const told = new Set(news ? alertTargets(definition).email.map(emailTarget) : []);
+  const covered: string[] = [];
+  for (const reader of wanted) {
+    const target = emailTarget(reader.address);
+    const lines = news && told.has(target) ? await targetNews(context.ledger, definition.name, target, news) : undefined;
+    const banner = lines && lines.lines.length > 0 ? { news: { lines: lines.lines, readings: news!.readings } } : undefined;
+    const sections = ownSections(ownedBy(job.result, reader));
+    const own = banner || sections ? { ...banner, sections } : undefined;
     // Claimed before it is sent, marked sent after: a retry skips a sent one, and waits out (then
     // sends) one whose sender was killed between its claim and its mark.
-    const claim = { ledger: context.ledger, runKey, channel: `email:${address.toLowerCase()}`, log: context.log, now: at, wait: context.leaseWait };
-    results.push(await mailOne(address, claim, () => transport.send(compose(address))));
+    const claim = { ledger: context.ledger, runKey, channel: `email:${reader.address.toLowerCase()}`, log: context.log, now: at, wait: context.leaseWait };
+    const sent = await mailOne(reader.address, claim, () => transport.send(compose(reader, own)));
+    results.push(sent);
+    if (banner && (sent.status === 'sent' || sent.status === 'skipped')) {
+      covered.push(target);
+      if (lines && lines.owed > 0) await keepOwed(context.ledger, definition.name, target, job.result.manifest.runId, [], at);
+    }
   }
-  const outcome = settle(results, skipped);
+  const outcome = { ...settle(results, skipped), ...(covered.length > 0 && { covered }) };
   await tellRefused(job, outcome, { ...context, from }, at);
   return outcome;
 }

@@ -6,6 +6,7 @@ import type { RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { emailRecipients, type EmailOutcome } from './deliver-email';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
 import { isInline } from './resolve';
+import type { RunNews } from '../../messages/reader-news';
 
 /**
  * Stage 3 of a job, deliver: the run's e-mail and chat messages, each at most once per run (claimed
@@ -18,7 +19,7 @@ import { isInline } from './resolve';
 export const NO_TRANSPORT_HINT = 'npm run export -- --outbox <dir> writes them to files';
 
 
-export async function deliverRun(job: ExportedJob, context: DeliveryContext): Promise<RunDelivery> {
+export async function deliverRun(job: ExportedJob, context: DeliveryContext, news?: RunNews): Promise<RunDelivery> {
   const { definition, result } = job;
   const decision = publishedDecision(job);
   const nothing = { sent: false, emailed: false, channels: [], written: [] };
@@ -43,8 +44,9 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext): Pr
     clock: context.clock,
     mail: context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
     write: outbox && channelWriter(outbox, run, definition.delivery?.channels ?? []),
+    news,
   });
-  const mailed = await emailRecipients(job, { ...context, outbox }, at);
+  const mailed = await emailRecipients(job, { ...context, outbox }, at, news);
   const email = mailed.status;
   const emailed = email === 'sent';
   const sent = emailed || channels.some((c) => c.status !== 'failed');
@@ -53,7 +55,8 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext): Pr
   // The channels post at once; the list is read by people: the e-mail first, then by name.
   const order = (path: string) => (/email\.[a-z]+$/.test(path) ? `0${path}` : `1${path}`);
   const refused = mailed.refused.length > 0 ? { refused: mailed.refused } : {};
-  return { sent, reason, emailed, channels, ...refused, written: written.sort((a, b) => order(a).localeCompare(order(b))) };
+  const covered = [...(mailed.covered ?? []), ...(channels.covered ?? [])];
+  return { sent, reason, emailed, channels, ...refused, ...(covered.length > 0 && { covered }), written: written.sort((a, b) => order(a).localeCompare(order(b))) };
 }
 
 /** Whether the run's message went out and why (the decision's `reason`, or what happened instead). */
@@ -66,6 +69,8 @@ export interface RunDelivery extends Pick<DeliveryDecision, 'reason'> {
   readonly refused?: readonly RefusedRecipient[];
   /** Where the outbox put the messages (empty when they were sent). */
   readonly written: readonly string[];
+  /** Alert targets whose message of this run opened with the lines crossed (reader-news.ts): the alert stage sends them nothing more. */
+  readonly covered?: readonly string[];
 }
 
 /** Said after the reason when some recipients asked not to be e-mailed this report (or bounced). */

@@ -1,4 +1,5 @@
 import { ReportDefinitionError } from '../../core/errors';
+import { recipientAddress } from '../../email/email-address';
 import { parseReportDefinition, type DatasetName, type ReportDefinition } from '../../report/definition/definition';
 import { datasetEntry } from '../../report/tables/registry';
 import { lookupReport, type DefinitionCatalog } from '../../definitions/catalog';
@@ -175,7 +176,7 @@ function senderIssues(part: Pick<ReportDefinition, 'email' | 'delivery'>, path: 
       issues.push({ path: `${path}.email.subjectTemplate`, message: 'inline definitions use the default subject' });
     }
     const recipients = [
-      ...email.to.map((a, i) => [`to.${i}`, a] as const),
+      ...email.to.map((a, i) => [typeof a === 'string' ? `to.${i}` : `to.${i}.address`, recipientAddress(a)] as const),
       ...(email.cc ?? []).map((a, i) => [`cc.${i}`, a] as const),
       ...(email.onFailure ?? []).map((a, i) => [`onFailure.${i}`, a] as const),
     ];

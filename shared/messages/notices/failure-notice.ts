@@ -3,6 +3,7 @@ import { PLATFORM_ERRORS } from './platform-errors';
 import * as z from 'zod';
 import { escapeHtml } from '../../email/email-content';
 import type { OutgoingEmail } from '../../email/ses-mailer';
+import { recipientAddress } from '../../email/email-address';
 import { errorMeaningNamed, errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { ReportDefinition } from '../../report/definition/definition';
@@ -56,7 +57,7 @@ export type NoticeOutcome = 'sent' | 'no-owners' | 'unchanged' | 'lost-race';
 
 /** Who is told: `email.onFailure`, else the recipients; nobody for a report without e-mail. */
 export function ownersOf(definition: ReportDefinition): readonly string[] {
-  return definition.email?.onFailure ?? definition.email?.to ?? [];
+  return definition.email?.onFailure ?? definition.email?.to.map(recipientAddress) ?? [];
 }
 
 /** A scheduled run failed: tells the owners unless this failure streak was already announced. */

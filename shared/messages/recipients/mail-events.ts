@@ -6,7 +6,7 @@ import type { Clock } from '../../core/clock';
 import { escapeHtml } from '../../email/email-content';
 import type { OutgoingEmail } from '../../email/ses-mailer';
 import type { Ledger } from '../../ledger/ledger';
-import { parseReportDefinition, type ReportDefinition } from '../../report/definition/definition';
+import { parseReportDefinition, recipientAddresses, type ReportDefinition } from '../../report/definition/definition';
 import { ownersOf } from '../notices/failure-notice';
 import type { DefinitionCatalog } from '../../definitions/catalog';
 import { lookupReport } from '../../definitions/catalog';
@@ -109,7 +109,7 @@ async function currentDefinition(report: string, deps: MailEventDependencies): P
 
 /** The report's current recipients (lower-case): the only addresses an event may suppress. */
 function recipientsOf(definition: ReportDefinition): Set<string> {
-  return new Set([...(definition.email?.to ?? []), ...(definition.email?.cc ?? [])].map((a) => a.toLowerCase()));
+  return new Set((definition.email ? recipientAddresses(definition.email) : []).map((a) => a.toLowerCase()));
 }
 
 /**

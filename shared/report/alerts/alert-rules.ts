@@ -118,7 +118,7 @@ export type AlertsOption = z.infer<typeof alertsSchema>;
 /** What the definition-wide check reads: the alerts and where the report itself tells. */
 interface AlertsContext {
   readonly alerts?: AlertsOption | undefined;
-  readonly email?: { readonly to: readonly string[] } | undefined;
+  readonly email?: { readonly to: readonly unknown[] } | undefined;
   readonly delivery?: { readonly when: string; readonly channels: readonly unknown[] } | undefined;
   readonly deliveries?: readonly unknown[] | undefined;
 }

@@ -24,6 +24,8 @@ export interface RuleReading {
    * clearBelow 27): what stays beyond the line if the run before was beyond it (crossing-state.ts).
    */
   readonly hold?: readonly AlertItem[];
+  /** A figure's value in this run (a figure's rule with a value only). */
+  readonly value?: number;
 }
 
 /** The figures and comparison a run published: its manifest's `summary` and its ChangeReport. */
@@ -49,10 +51,10 @@ export function readRules(rules: readonly AlertRule[], run: RunFigures, format: 
     const write = (n: number) => (figure.unit === 'percent' ? format.percent(n) : format.number(n));
     const beyond = rule.above !== undefined ? value > rule.above : rule.below !== undefined && value < rule.below;
     const side = rule.above !== undefined ? `above ${write(rule.above)}` : `below ${write(rule.below ?? 0)}`;
-    if (beyond) return { id, rule, label, items: [{ key: BEYOND_LINE, text: `${write(value)}, ${side}` }] };
+    if (beyond) return { id, rule, label, value, items: [{ key: BEYOND_LINE, text: `${write(value)}, ${side}` }] };
     const held = rule.clearBelow !== undefined ? value >= rule.clearBelow : rule.clearAbove !== undefined && value <= rule.clearAbove;
-    if (!held) return { id, rule, label, items: [] };
+    if (!held) return { id, rule, label, value, items: [] };
     const clears = rule.clearBelow !== undefined ? `clears below ${write(rule.clearBelow)}` : `clears above ${write(rule.clearAbove ?? 0)}`;
-    return { id, rule, label, items: [], hold: [{ key: BEYOND_LINE, text: `${write(value)}, within the margin of ${side} (${clears})` }] };
+    return { id, rule, label, value, items: [], hold: [{ key: BEYOND_LINE, text: `${write(value)}, within the margin of ${side} (${clears})` }] };
   });
 }

@@ -54,11 +54,13 @@ export interface DatasetContext {
   readonly people?: PeopleDirectory;
   /** The run's clock: "overdue" is measured against the run's calendar day. */
   readonly now: () => Date;
+  /** How the run writes for its readers, when it switches between their languages (core/switchable-format.ts); else the definition's locale. */
+  readonly format?: ReaderFormat | undefined;
 }
 
 /** How the run writes a number or a date into a reader's text (a Summary line, "Needs attention"): its locale and zone. */
 export function readerFormatOf(ctx: DatasetContext): ReaderFormat {
-  return readerFormat(ctx.definition.locale, ctx.definition.timeZone);
+  return ctx.format ?? readerFormat(ctx.definition.locale, ctx.definition.timeZone);
 }
 
 /** The run's calendar day in the report's time zone, at 00:00 UTC (how dates are carried, see table.ts). */

@@ -11,6 +11,11 @@ export class PeopleDirectory {
     if (id && name && !this.#names.has(id)) this.#names.set(id, name);
   }
 
+  /** Every id the run met with its name. */
+  known(): Record<string, string> {
+    return Object.fromEntries(this.#names);
+  }
+
   /** The display name of `id`, or the id itself when no dataset of the run named it. */
   name(id: string): string {
     return this.#names.get(id) ?? id;

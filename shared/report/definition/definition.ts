@@ -1,12 +1,13 @@
 import { templateProblem, type PlanningLinkKind } from '../summary/planning-links';
 import * as z from 'zod';
-import { emailAddress } from '../../email/email-address';
+import { emailAddress, recipientAddress, type Recipient } from '../../email/email-address';
 import { ReportDefinitionError } from '../../core/errors';
 import { baselineOptionSchema } from '../changes/baseline';
 import { jsonSyntaxProblem, stripBom } from '../../core/text';
 import { issueWords } from './issue-words';
 import { formatBytes } from '../../core/format-bytes';
-import { canonicalLocale, DEFAULT_LOCALE, localeProblem } from '../../core/format';
+import { DEFAULT_LOCALE } from '../../core/format';
+import { localeTagSchema } from '../../core/locale-schema';
 import { isTimeZone } from '../dataset/dates';
 import { deliveryOptionSchema } from '../../channels/delivery-option';
 import { DEFINITION_LIMITS, grouped } from '../dataset/definition-limits';
@@ -36,9 +37,26 @@ const linkTemplate = (kind: PlanningLinkKind) =>
 
 const recipientsMessage = `list at most ${DEFINITION_LIMITS.recipients} addresses (SES sends a message to at most 50); use a distribution list`;
 
+/**
+ * A recipient of the report's e-mail: a plain address, or one with its own language (default: the
+ * report's `locale`) and who the reader is in the planning tool (`person`: a user id or e-mail), whose
+ * e-mail then opens with what is theirs (docs/reports.md, "Recipients").
+ */
+const recipientSchema = z.union(
+  [
+    emailAddress,
+    z.strictObject({
+      address: emailAddress,
+      locale: localeTagSchema(DEFINITION_LIMITS.name, "for the report's locale").optional(),
+      person: z.string().trim().min(1, 'name the reader in the planning tool (a user id or e-mail), or leave person out').max(DEFINITION_LIMITS.name).optional(),
+    }),
+  ],
+  { error: () => 'must be an e-mail address, or { "address": …, "locale"?: …, "person"?: … }' },
+);
+
 const emailSchema = z
   .strictObject({
-    to: z.array(emailAddress).min(1, 'list at least one recipient').max(DEFINITION_LIMITS.recipients, recipientsMessage),
+    to: z.array(recipientSchema).min(1, 'list at least one recipient').max(DEFINITION_LIMITS.recipients, recipientsMessage),
     cc: z.array(emailAddress).max(DEFINITION_LIMITS.recipients, recipientsMessage).optional(),
     from: emailAddress.optional(),
     /** Placeholders: {report} (or {title}), {date}; default "{report} – {date}". */
@@ -55,6 +73,11 @@ const emailSchema = z
       .max(DEFINITION_LIMITS.recipients, recipientsMessage)
       .optional(),
   });
+
+/** The addresses of `email.to` (each recipient's, however it is named), then `cc`. */
+export function recipientAddresses(email: { readonly to: readonly Recipient[]; readonly cc?: readonly string[] | undefined }): string[] {
+  return [...email.to.map(recipientAddress), ...(email.cc ?? [])];
+}
 
 /** A slice's name: its runs are the report's name, SLICE_SEPARATOR, and this. */
 const sliceNameSchema = z
@@ -161,17 +184,7 @@ const REPORT_FIELDS = {
    * (the e-mail, the chat messages, the run page) and in the Summary's texts: `de-DE` writes
    * `50,1 %` and `26.11.2026`. The workbook's cells stay typed (Excel shows them in the reader's own locale).
    */
-  locale: z
-    .string()
-    .max(DEFINITION_LIMITS.name, `must be at most ${DEFINITION_LIMITS.name} characters`)
-    .default(DEFAULT_LOCALE)
-    .superRefine((tag, ctx) => {
-      const problem = localeProblem(tag);
-      if (problem !== undefined) {
-        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(tag)} ${problem}: give a BCP 47 tag such as en-GB, de-DE or fr-FR, or leave locale out for ${DEFAULT_LOCALE}` });
-      }
-    })
-    .transform(canonicalLocale),
+  locale: localeTagSchema(DEFINITION_LIMITS.name).default(DEFAULT_LOCALE),
 };
 
 /** What every definition has after its formats: how its files are written, compared and sent. */

@@ -2,6 +2,7 @@ import type { ReportSummary } from '../../table/table';
 import type { ChangeReport } from '../changes/model';
 import type { Manifest } from '../manifest/manifest';
 import type { Trends } from '../trends/series';
+import type { AttentionItem } from '../summary/attention';
 
 /**
  * What a published run is, for whoever comes after it (the deliver and announce stages, the outputs
@@ -13,6 +14,18 @@ export interface ExportResult {
   readonly manifestKey: string;
   readonly runFolder: string;
   readonly summary: ReportSummary;
+  /**
+   * The same Summary in each other language the run's readers read (recipients' and channels' own
+   * `locale`, definition/readers.ts), by locale. Absent for a run read back from its manifest: its
+   * readers then read the report's own language.
+   */
+  readonly summaries?: Readonly<Record<string, ReportSummary>> | undefined;
+  /**
+   * What each person owns that needs attention (every item of "Needs attention", with its owner) and
+   * the people the run met (id → name), for each reader's own actions (messages/person-actions.ts).
+   * Absent for a run read back from its manifest: its readers get the report as every reader does.
+   */
+  readonly owned?: { readonly attention: readonly AttentionItem[]; readonly people: Readonly<Record<string, string>> } | undefined;
   /** False when a previous attempt of the same run id had already completed: nothing was written. */
   readonly written: boolean;
   /** The ledger's `latest` names this run (it is the newest complete run of the report). */

@@ -27,6 +27,9 @@ import type { PlannedRun, RunDraft, RunInProgress } from './run';
 export interface WrittenRun {
   readonly manifest: Manifest;
   readonly summary: ReportSummary;
+  /** The Summary in the readers' other languages (result.ts). */
+  readonly summaries?: Readonly<Record<string, ReportSummary>> | undefined;
+  readonly owned?: ExportResult['owned'];
   readonly changes: ChangeReport;
   readonly trends?: Trends | undefined;
 }

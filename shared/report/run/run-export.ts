@@ -2,6 +2,10 @@ import { messagesFor, type Messages } from '../../core/i18n/messages';
 import { AuthenticationError, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { readerFormat } from '../../core/format';
+import { switchableFormat, type SwitchableFormat } from '../../core/switchable-format';
+import { readerLocales } from '../definition/readers';
+import type { ReportDefinition } from '../definition/definition';
+import type { ChangeReport } from '../changes/model';
 import { describeSource } from '../../planning-api/credentials';
 import { rotatedCredentials } from '../../secrets/credential-refresh';
 import type { Dataset, DatasetContext, ProgressEvent } from '../dataset/dataset';
@@ -66,7 +70,8 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
   const progress = context.onProgress ?? (() => undefined);
   const registry = context.registry ?? REGISTRY;
   return withRunAttempt(run, context, async (attempt) => {
-    const ctx: DatasetContext = { source: run.client, definition, log, people: new PeopleDirectory(), now: () => startedAt };
+    const writing = switchableFormat(definition.locale, definition.timeZone);
+    const ctx: DatasetContext = { source: run.client, definition, log, people: new PeopleDirectory(), now: () => startedAt, format: writing.format };
     const tracker = await trackChanges(run, context, attempt, registry);
     const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, now: context.clock, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
     // Made from what the plan resolved: no dataset lists or resolves again.
@@ -82,9 +87,10 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
       await Promise.all(datasets.map((d) => (d.stop ? d.stop() : Promise.resolve())));
     }
     const changed = await tracker.finish();
-    const format = readerFormat(definition.locale, definition.timeZone);
-    const built = buildSummary(definition, attempt.runStart, tableRows, datasets);
-    const summary = withWhatChanged(withDeltas(built, changed.report, format), changed.report, format);
+    const summaryIn = (locale: string) => localeSummary({ ...definition, locale }, writing, { startedAt: attempt.runStart, tableRows, datasets, changes: changed.report });
+    const summary = summaryIn(definition.locale);
+    const summaries = Object.fromEntries(readerLocales(definition).map((locale) => [locale, summaryIn(locale)]));
+    writing.use(definition.locale);
     const snapshots = changed.manifest.snapshots.map((f) => ({ ...f, key: `${attempt.runFolder}/${f.path}` }));
     const record = {
       generatedAt: attempt.runStart.toISOString(), changes: changed.manifest,
@@ -97,8 +103,21 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
     const manifest = buildManifest(run, { record, summary, tableRows, entries, delivery, registry });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
     await attempt.writer.verify([...entries.files.map((f) => ({ ...f, key: `${attempt.runFolder}/${f.path}` })), ...entries.stored]);
-    return { manifest, summary, changes: changed.report, ...entries.result };
+    const owned = { attention, people: ctx.people?.known() ?? {} };
+    return { manifest, summary, ...(Object.keys(summaries).length > 0 && { summaries }), owned, changes: changed.report, ...entries.result };
   });
+}
+
+/** The run's Summary in `definition.locale`: the datasets write their sections in it, with the changes and deltas in its words. */
+function localeSummary(
+  definition: ReportDefinition,
+  writing: SwitchableFormat,
+  run: { startedAt: Date; tableRows: Record<string, number>; datasets: readonly Dataset[]; changes: ChangeReport },
+): ReportSummary {
+  writing.use(definition.locale);
+  const format = readerFormat(definition.locale, definition.timeZone);
+  const built = buildSummary(definition, run.startedAt, run.tableRows, run.datasets);
+  return withWhatChanged(withDeltas(built, run.changes, format), run.changes, format);
 }
 
 /** Each dataset's tables in order, each table's rows into every output at once. */

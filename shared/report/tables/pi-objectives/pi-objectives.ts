@@ -20,7 +20,9 @@ async function piOf(ctx: DatasetContext, board: Board, groups: PiObjectiveGroup[
   const [sprints, teams] = await Promise.all([ctx.source.listSprints(board.id), ctx.source.listTeams(board.id)]);
   const spans = boardSprints(sprints, groups, ctx.definition.timeZone);
   const format = readerFormatOf(ctx);
-  const phase = piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined), (d) => format.calendarDate(d), format.messages);
+  const phaseNow = () => piPhase(board.title ?? board.id, spans, runDay(ctx), isClosedBoardState(titleOrText(board.state) ?? undefined), (d) => format.calendarDate(d), format.messages);
+  // Its text is written when the Summary asks, in the language the run writes in then.
+  const phase = { ...phaseNow(), get text() { return phaseNow().text; } };
   return { board, phase, teams: teams.flatMap((t) => [t.title, t.label].filter((n): n is string => !!n)) };
 }
 

@@ -22,10 +22,10 @@ describe('readRules', () => {
   it('finds a figure beyond its line as one item naming the value and the line, and nothing on the right side', () => {
     const rules = [{ figure: 'openHighRisks', above: 29 }, { figure: 'openHighRisks', above: 30 }, { figure: 'overdueRisks', below: 20 }];
     expect(readRules(rules, { figures: figures(), changes: { rows: [] } }, en)).toEqual([
-      { id: 'openHighRisks-above-29', rule: rules[0], label: 'Open high or critical risks', items: [{ key: 'line', text: '30, above 29' }] },
+      { id: 'openHighRisks-above-29', rule: rules[0], label: 'Open high or critical risks', value: 30, items: [{ key: 'line', text: '30, above 29' }] },
       // On the line is not beyond it.
-      { id: 'openHighRisks-above-30', rule: rules[1], label: 'Open high or critical risks', items: [] },
-      { id: 'overdueRisks-below-20', rule: rules[2], label: 'Overdue risks', items: [{ key: 'line', text: '14, below 20' }] },
+      { id: 'openHighRisks-above-30', rule: rules[1], label: 'Open high or critical risks', value: 30, items: [] },
+      { id: 'overdueRisks-below-20', rule: rules[2], label: 'Overdue risks', value: 14, items: [{ key: 'line', text: '14, below 20' }] },
     ]);
   });
 
