@@ -35,7 +35,8 @@ export async function unknownReportError(given: string, cwd: string, places: rea
   const names = places.flatMap((p) => (typeof p.names === 'string' ? [] : p.names));
   const guess = didYouMean(given, [...names, ...(await definitionFilesBeside(given, cwd))]);
   return new ExporterError(
-    `no file "${given}" and no report named "${given}" in ${held.join(' or in ')}${guess === undefined ? '' : ` (did you mean "${guess}"?)`}; --report takes ${what}`,
+    // The file's whole path: a command run from another folder than the one meant shows where it looked.
+    `"${given}" was not found: no file ${resolve(cwd, given)} and no report of that name in ${held.join(' or in ')}${guess === undefined ? '' : ` (did you mean "${guess}"?)`}; --report takes ${what}`,
   );
 }
 

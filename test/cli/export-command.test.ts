@@ -219,7 +219,7 @@ describe('export command', () => {
       const typo = captureIo(named);
       expect(await runExportCommand(['--report', 'reprot.json', '--credentials', 'credentials.json', '--out', 'out'], typo)).toBe(1);
       expect(typo.err()).toBe(
-        '\nexport failed: no file "reprot.json" and no report named "reprot.json" in cdk.json (configured: configured-weekly) (did you mean "report.json"?); --report takes a report definition file (such as examples/demo-report.json) or the name of a report cdk.json configures\n',
+        `\nexport failed: "reprot.json" was not found: no file ${join(named, 'reprot.json')} and no report of that name in cdk.json (configured: configured-weekly) (did you mean "report.json"?); --report takes a report definition file (such as examples/demo-report.json) or the name of a report cdk.json configures\n`,
       );
       const name = captureIo(named);
       expect(await runExportCommand(['--report', 'configured-weekyl', '--credentials', 'credentials.json', '--out', 'out'], name)).toBe(1);
@@ -287,7 +287,7 @@ describe('export command', () => {
     expect(io.err()).not.toContain('no run was published');
     const missing = captureIo(dir);
     expect(await runExportCommand(['--report', 'missing-report.json', '--credentials', 'credentials.json', '--out', 'x'], missing)).toBe(1);
-    expect(missing.err()).toMatch(/^\nexport failed: no file "missing-report\.json" and no report named "missing-report\.json" in cdk\.json \(configured: none\); --report takes a report definition file/);
+    expect(missing.err()).toMatch(/^\nexport failed: "missing-report\.json" was not found: no file \S*missing-report\.json and no report of that name in cdk\.json \(configured: none\); --report takes a report definition file/);
   });
 
   it.runIf(process.platform === 'linux')('ends with a clear error for an --out where no folder can be made (/proc/self), instead of hanging', async () => {

@@ -66,7 +66,7 @@ describe('link command', () => {
     const unknown = captureIo(dir);
     expect(await runLinkCommand(['--report', 'nope'], unknown, { reportNames: () => Promise.resolve(['acme-weekly']) })).toBe(1);
     expect(unknown.err()).toContain(
-      'no report named "nope" in cdk.json (configured: acme-weekly) or in the definitions bucket, which is not known here: give --outputs with a DefinitionsBucketName output, or --bucket',
+      'no report of that name in cdk.json (configured: acme-weekly) or in the definitions bucket, which is not known here: give --outputs with a DefinitionsBucketName output, or --bucket',
     );
 
     const days = captureIo(dir);
@@ -91,7 +91,7 @@ describe('link command', () => {
     const typo = captureIo(dir);
     expect(await runLinkCommand(['--report', 'acme-weekyl'], typo, { reportNames: () => Promise.resolve(['acme-weekly', 'acme-monthly']) })).toBe(1);
     expect(typo.err()).toBe(
-      'error: no file "acme-weekyl" and no report named "acme-weekyl" in cdk.json (configured: acme-weekly, acme-monthly) or in the definitions bucket, which is not known here: give --outputs with a DefinitionsBucketName output, or --bucket (did you mean "acme-weekly"?); --report takes the name of a report the stack knows, or its definition file\n',
+      `error: "acme-weekyl" was not found: no file ${join(dir, 'acme-weekyl')} and no report of that name in cdk.json (configured: acme-weekly, acme-monthly) or in the definitions bucket, which is not known here: give --outputs with a DefinitionsBucketName output, or --bucket (did you mean "acme-weekly"?); --report takes the name of a report the stack knows, or its definition file\n`,
     );
   });
 
@@ -181,7 +181,7 @@ describe('link command: reports pushed to the definitions bucket (s3rver)', () =
     expect(result.code).toBe(1);
     expect(result.out).toBe('');
     expect(result.err).toMatch(
-      /^error: no file "nowhere-weekly" and no report named "nowhere-weekly" in cdk\.json \(configured: [^)]*acme-weekly[^)]*\) or in the definitions bucket "definitions" \(stored: pushed-weekly\); --report takes the name of a report the stack knows, or its definition file\n$/,
+      /^error: "nowhere-weekly" was not found: no file \S*nowhere-weekly and no report of that name in cdk\.json \(configured: [^)]*acme-weekly[^)]*\) or in the definitions bucket "definitions" \(stored: pushed-weekly\); --report takes the name of a report the stack knows, or its definition file\n$/,
     );
   });
 });
