@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runDemoCommand } from '../../cli/demo-command';
 import { captureIo } from '../support/cli-io';
 import { readWorkbook } from '../support/read-output';
 import { pdfPages, pdfInfo } from '../support/read-pdf';
@@ -71,8 +70,13 @@ function unmarked(text: string): string {
 
 describe('the demo in the reader\'s language', () => {
   let dir: string;
+  let runDemoCommand: typeof import('../../cli/demo-command').runDemoCommand;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'demo-languages-'));
+    // The suite shares its modules between files (isolate: false): a module that read the real
+    // catalogues for an earlier file would keep them. Loaded afresh, the demo reads the mocked ones.
+    vi.resetModules();
+    ({ runDemoCommand } = await import('../../cli/demo-command'));
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
