@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReportDefinitionError } from '../../../shared/core/errors';
+import { definitionIssues } from '../../support/definition-issues';
 import {
   definitionKey,
   parseStoredDefinition,
@@ -10,15 +10,7 @@ import {
 
 const weekly = { name: 'train-a', datasets: { risks: {} }, formats: ['xlsx' as const] };
 
-function issuesOf(run: () => unknown): { path: string; message: string }[] {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ReportDefinitionError);
-    return [...(error as ReportDefinitionError).issues];
-  }
-  throw new Error('expected a ReportDefinitionError');
-}
+const issuesOf = definitionIssues;
 
 describe('stored report', () => {
   it('keeps the definition as written, parses it, and defaults to no schedule', () => {

@@ -1,13 +1,10 @@
 // @tier slow
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../../../../shared/job/run-job';
 import { SEND_TIMEOUT_MS, UNSENT_POLL_MS } from '../../../../shared/messages/message-claim';
 import { useMailedJobs } from '../../../support/mailed-jobs';
 import type { ClaimKilledJob } from '../../../support/claim-killed-job';
+import { killOnWord } from '../../../support/killed-child';
 
 /**
  * Kill trials of the message claims (issue 52, item 7): an export process is killed (SIGKILL) right
@@ -24,15 +21,7 @@ const jobs = useMailedJobs('deliver-email-killed-');
 /** Runs the job in a child process and kills it on its word that `address`'s claim is written. */
 async function killedAfterClaimOf(address: string): Promise<void> {
   const job: ClaimKilledJob = { dir: jobs.dir, credentials: jobs.sim.credentials(), sesEndpoint: jobs.ses.endpoint, report: WEEKLY, scheduledTime: AT, dieAfterClaimOf: address };
-  const loader = pathToFileURL(join(process.cwd(), 'node_modules/tsx/dist/loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', loader, join(process.cwd(), 'test/support/claim-killed-job.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  for await (const line of createInterface({ input: child.stdout })) {
-    if (line === 'claimed') break;
-    throw new Error(`the export process said "${line}" before the claim it was to be killed after`);
-  }
-  child.kill('SIGKILL');
-  expect(await exited).toBeNull();
+  await killOnWord('test/support/claim-killed-job.ts', job, 'claimed');
 }
 
 /** Who got the report's e-mail, each address once per message. */

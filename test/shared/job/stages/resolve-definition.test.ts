@@ -3,6 +3,7 @@ import { ReportDefinitionError } from '../../../../shared/core/errors';
 import { catalogOf } from '../../../../shared/definitions/catalog';
 import { configuredDefinition, resolveDefinition as resolveWith, type InlinePolicy } from '../../../../shared/job/stages/resolve-definition';
 import { planSlices } from '../../../../shared/job/stages/resolve';
+import { definitionIssues } from '../../../support/definition-issues';
 
 const configured = {
   weekly: {
@@ -23,15 +24,7 @@ function resolveDefinition(
 }
 const inlineOn: InlinePolicy = { enabled: true, prefix: 'adhoc-', emailDomains: ['example.com'] };
 
-function issuesOf(fn: () => unknown): { path: string; message: string }[] {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ReportDefinitionError);
-    return [...(error as ReportDefinitionError).issues];
-  }
-  throw new Error('expected a ReportDefinitionError');
-}
+const issuesOf = definitionIssues;
 
 describe('resolveDefinition', () => {
   it('uses a configured definition by name', () => {

@@ -1,20 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { ReportDefinitionError } from '../../../../shared/core/errors';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
 import { describeRule, ruleId } from '../../../../shared/report/alerts/alert-rules';
 import { ALERT_EVENTS } from '../../../../shared/report/alerts/alert-events';
 import { ALERT_FIGURES } from '../../../../shared/report/alerts/alert-figures';
+import { definitionIssues } from '../../../support/definition-issues';
 
-function issuesOf(input: unknown): { path: string; message: string }[] {
-  try {
-    parseReportDefinition(input);
-  } catch (error) {
-    if (error instanceof ReportDefinitionError) return [...error.issues];
-    throw error;
-  }
-  throw new Error('expected the definition to be rejected');
-}
+const issuesOf = (input: unknown) => definitionIssues(() => parseReportDefinition(input));
 
 const report = (alerts: unknown, more: Record<string, unknown> = {}) => ({
   name: 'train-a',

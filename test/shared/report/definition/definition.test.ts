@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ReportDefinitionError } from '../../../../shared/core/errors';
 import { parseReportDefinition, parseReportDefinitionJson } from '../../../../shared/report/definition/definition';
+import { definitionIssues } from '../../../support/definition-issues';
 
-function issuesOf(input: unknown): { path: string; message: string }[] {
-  try {
-    parseReportDefinition(input);
-  } catch (error) {
-    if (error instanceof ReportDefinitionError) return [...error.issues];
-    throw error;
-  }
-  throw new Error('expected the definition to be rejected');
-}
+const issuesOf = (input: unknown) => definitionIssues(() => parseReportDefinition(input));
 
 describe('parseReportDefinition', () => {
   it('caps its lists, its strings and its whole size, naming the path and the limit', () => {

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ReportDefinitionError } from '../../../../shared/core/errors';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
 import { didYouMean } from '../../../../shared/report/definition/issue-words';
+import { definitionIssues } from '../../../support/definition-issues';
 
-function issuesOf(input: unknown): { path: string; message: string }[] {
-  try {
-    parseReportDefinition(input, 'report.json');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ReportDefinitionError);
-    return [...(error as ReportDefinitionError).issues];
-  }
-  throw new Error('expected the definition to be refused');
-}
+const issuesOf = (input: unknown) => definitionIssues(() => parseReportDefinition(input, 'report.json'));
 
 describe('what a definition with a typo is told', () => {
   it('names the value written, the valid choices and the nearest one, instead of "Invalid option"', () => {

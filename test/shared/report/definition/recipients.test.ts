@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ReportDefinitionError } from '../../../../shared/core/errors';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
 import { emailReaders, readerLocales } from '../../../../shared/report/definition/readers';
+import { definitionIssues } from '../../../support/definition-issues';
 
-function issuesOf(input: unknown): { path: string; message: string }[] {
-  try {
-    parseReportDefinition(input);
-  } catch (error) {
-    if (error instanceof ReportDefinitionError) return [...error.issues];
-    throw error;
-  }
-  throw new Error('expected the definition to be rejected');
-}
+const issuesOf = (input: unknown) => definitionIssues(() => parseReportDefinition(input));
 
 const base = { name: 'acme', datasets: { risks: {} }, locale: 'en-GB' };
 

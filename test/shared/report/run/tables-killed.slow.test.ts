@@ -1,10 +1,7 @@
 // @tier slow
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
@@ -13,6 +10,7 @@ import { manifestSchema, type Manifest } from '../../../../shared/report/manifes
 import { completedManifest } from '../../../../shared/report/run/run-lease';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
+import { killOnWord } from '../../../support/killed-child';
 import type { CopyKilledRun, CopyKillPoint } from '../../../support/copy-killed-run';
 import { exportDefinition, fixedCredentials } from '../../../support/export-run';
 
@@ -109,15 +107,7 @@ describe('a run killed at each step of its table copies, then a new run of the r
   /** Exports run `killed` in a child process and kills it (SIGKILL) on its word that it stopped at `killAt`. */
   async function killedAt(root: string, killAt: CopyKillPoint): Promise<void> {
     const job: CopyKilledRun = { dir: root, credentials: sim.credentials(), definition: DEFINITION, runId: 'killed', at: KILLED_AT, killAt };
-    const loader = pathToFileURL(join(process.cwd(), 'node_modules/tsx/dist/loader.mjs')).href;
-    const child = spawn(process.execPath, ['--import', loader, join(process.cwd(), 'test/support/copy-killed-run.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    for await (const line of createInterface({ input: child.stdout })) {
-      if (line === 'stopped') break;
-      throw new Error(`the export process said "${line}" before the step it was to be killed at`);
-    }
-    child.kill('SIGKILL');
-    expect(await exited).toBeNull();
+    await killOnWord('test/support/copy-killed-run.ts', job, 'stopped');
   }
 
   /** The next day's run of the report (run id `next`); resolves with its rows per table. */
