@@ -21,7 +21,8 @@ const STYLE = {
   table: 'border-collapse:collapse;width:100%;font-size:14px;',
   label: `text-align:left;font-weight:normal;color:#52606d;padding:5px 12px 5px 0;border-bottom:1px solid #eef0f2;${FONT}`,
   value: `text-align:right;font-weight:bold;padding:5px 0;border-bottom:1px solid #eef0f2;${FONT}`,
-  th: `text-align:left;font-weight:600;color:#52606d;font-size:12px;padding:4px 4px 4px 0;border-bottom:2px solid #d9dee4;${FONT}`,
+  /** Headers may break inside a word (hyphenated where the client knows the language): a German grid of eight columns is wider than a phone otherwise. */
+  th: `text-align:left;font-weight:600;color:#52606d;font-size:12px;padding:4px 4px 4px 0;hyphens:auto;overflow-wrap:anywhere;border-bottom:2px solid #d9dee4;${FONT}`,
   td: `padding:5px 4px 5px 0;border-bottom:1px solid #eef0f2;vertical-align:top;${FONT}`,
   link: 'color:#0b63c5;text-decoration:underline;',
   delta: `font-weight:normal;color:#616e7c;font-size:12px;${FONT}`,
