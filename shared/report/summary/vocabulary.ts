@@ -74,13 +74,6 @@ export function bandFill(percent: number | null): string | null {
   return percent >= PREDICTABILITY_BAND.low && percent <= PREDICTABILITY_BAND.high ? FILLS.good : FILLS.warn;
 }
 
-export function bandText(percent: number | null): string {
-  if (percent === null) return 'no planned BV';
-  if (percent < PREDICTABILITY_BAND.low) return 'below 80 %';
-  if (percent > PREDICTABILITY_BAND.high) return 'above 100 %';
-  return 'in band';
-}
-
 /**
  * A link to a row of a worksheet: `#'Sheet name'!A<row>` (row 1 is the header), and to the item in
  * the planning tool (`web`) when the definition gives its address. The text is the item's whole
