@@ -1,5 +1,6 @@
 import { systemClock } from '../../shared/core/clock';
 import type { Ledger } from '../../shared/ledger/ledger';
+import { countAttempt, LAMBDA_ASYNC_ATTEMPTS } from '../../shared/job/attempt';
 import { runJob } from '../../shared/job/run-job';
 import type { Storage } from '../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
@@ -113,7 +114,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
         const started = Date.now();
         const request = { report: fleetReportName(k), source: 'schedule' as const, scheduledTime: instant.toISOString(), executionId: `fleet-${k}` };
         try {
-          await runJob(request, contexts[k % options.tenants]!);
+          // As the export function's door: the attempt counted in the ledger, so only the last tells the owners of a retryable failure.
+          const attempt = await countAttempt(request, { ledger: options.ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS);
+          await runJob(request, { ...contexts[k % options.tenants]!, attempt });
         } finally {
           work.push(Date.now() - started);
         }
