@@ -56,7 +56,7 @@ function valueSections(work: PersonWork, format: ReaderFormat): SummarySection[]
   return [
     {
       heading: t('own.value'),
-      role: 'attention',
+      role: 'detail',
       lines: [{ label: t('own.valueLine', { count: work.objectives.length }), value: work.value, type: 'number' }],
       grid: {
         columns: [{ label: t('own.risk'), type: 'link' }, { label: t('term.piObjectives'), type: 'integer' }, { label: t('term.plannedBv'), type: 'number' }],
@@ -65,7 +65,7 @@ function valueSections(work: PersonWork, format: ReaderFormat): SummarySection[]
     },
     {
       heading: t('own.objectivesAtRisk'),
-      role: 'attention',
+      role: 'detail',
       lines: [],
       grid: {
         columns: [
@@ -84,7 +84,7 @@ function okrSection(work: PersonWork, format: ReaderFormat): SummarySection[] {
   const t = format.t.bind(format);
   return [{
     heading: t('own.okrsBehind', { count: work.okrs.length }),
-    role: 'attention',
+    role: 'detail',
     lines: [],
     grid: {
       columns: [{ label: t('column.objective'), type: 'link' }, { label: t('column.status') }, { label: t('column.completion'), type: 'percent' }, { label: t('term.strategicTheme'), brief: true }],

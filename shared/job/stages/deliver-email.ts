@@ -52,7 +52,7 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const wanted = recipients.filter((reader) => !(reader.address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
   if (wanted.length === 0) return { ...nobody, suppressed: skipped };
-  const transport = context.outbox ? outboxMailer(context.outbox, result, at, wanted.length === 1) : context.mail;
+  const transport = context.outbox ? outboxMailer(context.outbox, result, at, wanted[0]!.address) : context.mail;
   if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
   if (!context.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
   const from = email.from ?? context.sender;
@@ -135,13 +135,15 @@ async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: Del
 
 /**
  * The e-mail as the outbox keeps it: the HTML part to open in a browser, the whole message to open
- * in a mail client; `email.html`/`email.eml` for one recipient, `email-<address>.…` for each of several.
+ * in a mail client; `email.html`/`email.eml` for the first recipient, `email-<address>.…` for each
+ * other (the demo's further readers, each with their own actions, leave its first message where it was).
  */
-function outboxMailer(outbox: Outbox, result: ExportResult, at: Date, single: boolean): Mailer {
+function outboxMailer(outbox: Outbox, result: ExportResult, at: Date, first: string): Mailer {
   const run: RunRef = { report: result.manifest.report, runId: result.manifest.runId, runFolder: result.runFolder };
   return {
     async send(message) {
-      const name = single ? 'email' : `email-${(message.to[0] ?? 'all').toLowerCase().replace(/[^a-z0-9@._-]+/g, '-')}`;
+      const to = message.to[0] ?? 'all';
+      const name = to === first ? 'email' : `email-${to.toLowerCase().replace(/[^a-z0-9@._-]+/g, '-')}`;
       await outbox.write(run, `${name}.html`, message.html);
       await outbox.write(run, `${name}.eml`, mimeMessage(message, at));
     },
