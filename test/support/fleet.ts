@@ -5,7 +5,7 @@ import { runJob } from '../../shared/job/run-job';
 import type { Storage } from '../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { asyncInvocations, type AsyncInvocationOptions, type InvocationFailure, type InvocationStats } from './async-invocations';
-import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
+import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetSesClient, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
 import { startSesLocal, type StoredMail } from './ses-local';
 import { startRefusingSes } from './ses-refusals';
 import { startWebhookRecorder, type RecordedPost } from './webhook-recorder';
@@ -97,13 +97,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
   const front = await startRefusingSes(ses.endpoint);
   front.sendRate = { perSecond: options.sendRate, now: () => Date.now() };
   const hooks = await startWebhookRecorder();
+  const sesClient = fleetSesClient(front.endpoint);
   try {
     const reports = Array.from({ length: options.reports }, (_, k) => fleetReport(k, options.readers));
     // When each report message went out, as the mailer saw SES accept it (the mail store keeps whole seconds only).
     const sentAt: number[] = [];
     const webhookBase = hooks.url('').replace(/\/$/, '');
     const contexts = sims.map((sim) =>
-      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: front.client, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
+      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: sesClient, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
     );
     const instant = systemClock();
     const work: number[] = [];
@@ -128,6 +129,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
     await options.afterCount?.({ credentials: sims.map((s) => s.credentials()), sesEndpoint: front.endpoint, webhookBase });
     return figures;
   } finally {
+    sesClient.destroy();
     await hooks.close();
     await front.close();
     await ses.close();
