@@ -17,6 +17,7 @@ const SLOW_WORK: readonly { readonly what: string; readonly sign: (text: string,
   { what: 'uses the large fixtures (LARGE_ROWS)', sign: (text) => /import {[^}]*\bLARGE_ROWS\b[^}]*} from '[./]+\/support\/test-tiers'/.test(text) },
   { what: 'starts the Lambda harness', sign: (text) => /from '[./]+\/support\/lambda-harness'/.test(text) },
   { what: 'drives a browser', sign: (text) => /from '[./]+\/support\/browser'/.test(text) },
+  { what: 'prints with LibreOffice (soffice)', sign: (text) => /['"]soffice['"]/.test(text) },
   {
     what: 'synthesises the CDK stack',
     sign: (text, file) => /from '(aws-cdk-lib|cdk-nag)[^']*'/.test(text) || (file.startsWith('test/infra/') && /from '\.\/support'/.test(text)),
