@@ -14,8 +14,6 @@ import type { PlannedRun } from '../../shared/report/run/run';
 import { planExport } from '../../shared/report/run/export-plan';
 import type { PlanningSource } from '../../shared/report/dataset/planning-source';
 import { describeSource, type Credentials } from '../../shared/planning-api/credentials';
-import type { PlanningApiClientOptions } from '../../shared/planning-api/client-options';
-import { resolveClientSettings, type ClientSettingsInput } from '../../shared/planning-api/client-settings';
 import { resolveExportSettings } from '../../shared/report/definition/export-settings';
 import { silentLog } from '../../shared/core/logger';
 import { systemClock } from '../../shared/core/clock';
@@ -90,13 +88,4 @@ export function testClient(credentials: Credentials, fetch?: typeof globalThis.f
 /** Credentials as a door reads them, here always the same. */
 export function fixedCredentials(credentials: Credentials): CredentialsSource {
   return { getCredentials: () => Promise.resolve(credentials) };
-}
-
-/** A client's options with its sizes written flat, as a test reads best. */
-export type FlatClientOptions = Partial<PlanningApiClientOptions> & ClientSettingsInput;
-
-/** Resolves the flat sizes into the client's `settings`, as a door does once. */
-export function clientOptions(options: FlatClientOptions): Partial<PlanningApiClientOptions> {
-  const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes, ...rest } = options;
-  return { ...rest, settings: resolveClientSettings({ timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes }) };
 }
