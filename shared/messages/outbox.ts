@@ -46,10 +46,11 @@ export interface OutboxRecorder {
   readonly written: readonly string[];
   /**
    * The e-mail as the outbox keeps it: the HTML part to open in a browser, the whole message (at
-   * `at`) to open in a mail client; `email.html`/`email.eml` (`alert.…`) for one recipient,
-   * `email-<address>.…` for each of several.
+   * `at`) to open in a mail client; `email.html`/`email.eml` (`alert.…`) for `first` (the one
+   * recipient, or the first of several: the demo's further readers, each with their own actions, leave
+   * its first message where it was), `email-<address>.…` for each other.
    */
-  mailer(at: Date, single: boolean): { readonly send: (email: OutgoingEmail) => Promise<unknown> };
+  mailer(at: Date, first: string | undefined): { readonly send: (email: OutgoingEmail) => Promise<unknown> };
   /** Writes a channel's body: `slack.json` (`alert-slack.json`); `<type>-<field>.json` where the message goes to two channels of one type. */
   channelWriter(targets: readonly { readonly type: string }[]): (target: OutboxChannel, body: string) => Promise<unknown>;
 }
@@ -68,10 +69,11 @@ export function outboxRecorder(outbox: Outbox, run: RunRef, kind: OutboxKind): O
   const prefix = kind === 'alert' ? 'alert-' : '';
   return {
     written,
-    mailer: (at, single) => ({
+    mailer: (at, first) => ({
       send: async (email) => {
         const base = kind === 'alert' ? 'alert' : 'email';
-        const name = single ? base : `${base}-${(email.to[0] ?? 'all').toLowerCase().replace(/[^a-z0-9@._-]+/g, '-')}`;
+        const to = email.to[0] ?? 'all';
+        const name = to === first ? base : `${base}-${to.toLowerCase().replace(/[^a-z0-9@._-]+/g, '-')}`;
         await write(`${name}.html`, email.html);
         await write(`${name}.eml`, mimeMessage(email, at));
       },

@@ -1,11 +1,21 @@
 import { systemClock } from '../../shared/core/clock';
 import { DEFAULT_API_CONCURRENCY } from '../../shared/core/defaults';
+import { silentLog } from '../../shared/core/logger';
 import { PlanningApiClient } from '../../shared/planning-api/client';
 import type { PlanningApiClientOptions } from '../../shared/planning-api/client-options';
 import { resolveClientSettings, type ClientSettingsInput } from '../../shared/planning-api/client-settings';
+import type { Credentials } from '../../shared/planning-api/credentials';
 import { createLimiter } from '../../shared/planning-api/transport/concurrency';
+import type { PlanningSource } from '../../shared/report/dataset/planning-source';
+import { resolveExportSettings } from '../../shared/report/definition/export-settings';
+import { createExportClient } from '../../shared/report/run/plan-run';
 
-/** A client's options with its sizes written flat, as a test reads best; the builder resolves them into `settings`. */
+/** A client as a run makes it, with the default settings (tests that count or break its requests). */
+export function testClient(credentials: Credentials, fetch?: typeof globalThis.fetch): PlanningSource {
+  return createExportClient(credentials, { settings: resolveExportSettings(), log: silentLog, clock: systemClock, planning: { fetch } });
+}
+
+/** A client's options with its sizes written flat, as a test of the client alone reads best; planningClient resolves them into `settings`. */
 export type FlatClientOptions = Partial<Omit<PlanningApiClientOptions, 'settings'>> & ClientSettingsInput;
 
 /**

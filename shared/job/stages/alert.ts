@@ -112,7 +112,7 @@ async function sendRunAlert(job: ExportedJob, context: DeliveryContext, stepped:
     now,
     clock: context.clock,
     deadline: context.settings.deadline,
-    mail: outbox ? { send: outbox.mailer(now, targets.email.length === 1).send, from: context.sender ?? definition.email?.from } : context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
+    mail: outbox ? { send: outbox.mailer(now, targets.email.length === 1 ? targets.email[0] : undefined).send, from: context.sender ?? definition.email?.from } : context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
     channels: context.channels,
     links: context.links,
     writeChannel: outbox?.channelWriter(targets.channels),

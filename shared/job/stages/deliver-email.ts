@@ -51,7 +51,7 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const wanted = recipients.filter((reader) => !(reader.address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
   if (wanted.length === 0) return { ...nobody, suppressed: skipped };
-  const transport = outbox ? outbox.mailer(at, wanted.length === 1) : context.mail;
+  const transport = outbox ? outbox.mailer(at, wanted[0]!.address) : context.mail;
   if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
   if (!context.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
   const from = email.from ?? context.sender;

@@ -19,12 +19,12 @@ describe('the outbox recorder (deliver and alert stages)', () => {
     const outbox = directoryOutbox(dir.root);
     const at = new Date('2026-11-23T07:00:00Z');
     const report = outboxRecorder(outbox, RUN, 'report');
-    await report.mailer(at, true).send(email('rte@example.com'));
+    await report.mailer(at, 'rte@example.com').send(email('rte@example.com'));
     const writeReport = report.channelWriter([slack('a'), slack('b/c'), teams]);
     await writeReport(slack('b/c'), '{"text":"b"}');
     await writeReport(teams, '{"type":"message"}');
     const alert = outboxRecorder(outbox, RUN, 'alert');
-    await alert.mailer(at, false).send(email('PO+1@Example.com'));
+    await alert.mailer(at, undefined).send(email('PO+1@Example.com'));
     await alert.channelWriter([teams])(teams, '{"alert":true}');
 
     const folder = join(dir.root, ...RUN.runFolder.split('/'));
