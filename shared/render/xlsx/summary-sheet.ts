@@ -108,6 +108,9 @@ function lineStyles(styles: StyleBook): (kind: Kind, own: StyleModel | undefined
 export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummary, deps: SummarySheetDeps): Promise<void> {
   const writer = new SummaryWriter(sheet, deps);
   writer.addRow([{ column: 1, value: summary.title, style: deps.styles.title }]);
+  // When the run was: under the title, where a printed page is first read (its "About this run" line is at the end).
+  const when = runDateLine(summary);
+  if (when) writer.addRow(lineCells(when, true));
   for (const section of summary.sections) await writer.writeSection(section);
   writer.finish();
 }
@@ -253,6 +256,11 @@ function gridRowCells(section: SummarySection, grid: SummaryGrid, row: SummaryGr
     wide: (section.role === 'attention' && i === grid.columns.length - 1) || (row.more !== undefined && row.values[i] !== null && row.values[i] !== undefined),
     label: section.role !== 'attention' && i === 0,
   }));
+}
+
+/** The run's date and time: the first date-time line of the Summary's "About this run". */
+function runDateLine(summary: ReportSummary): SummaryLine | undefined {
+  return summary.sections.find((s) => s.role === 'about')?.lines.find((l) => l.type === 'datetime');
 }
 
 /** A label and value line's cells. */

@@ -142,7 +142,7 @@ describe('run page', () => {
   });
 
   it('says the date the changes are since once, as the header over their column, not after every figure', () => {
-    const body = renderRunPage({ ...views.done, changesSince: 'Change since 16/11/2026', figures: [
+    const body = renderRunPage({ ...(views.done as Extract<RunView, { state: 'done' }>), changesSince: 'Change since 16/11/2026', figures: [
       { group: 'Risks', label: 'Open risks', value: '58', delta: '−2' },
       { group: 'Risks', label: 'Overdue', value: '14', delta: 'unchanged' },
       { group: 'Risks by ROAM', label: 'Owned', value: '36', delta: '+1' },
