@@ -11,6 +11,7 @@ import { fanOutStepSchema, isFanOutStep } from '../../shared/fan-out/event';
 import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/fan-out/step-functions-starter';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { exportJobRequestSchema } from '../../shared/job/request';
+import { countAttempt, LAMBDA_ASYNC_ATTEMPTS } from '../../shared/job/attempt';
 import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
 import {
   SecretsManagerCredentialsSource,
@@ -103,7 +104,9 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
   let outcome: JobOutcome;
   try {
-    outcome = await runJob(request, jobContext(context.getRemainingTimeInMillis()));
+    // Lambda says nothing of its retries: the ledger counts them, so only the last attempt tells the owners of a retryable failure.
+    const attempt = await countAttempt(request, { ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS);
+    outcome = await runJob(request, { ...jobContext(context.getRemainingTimeInMillis()), attempt });
   } catch (error) {
     metrics.addMetric(METRIC.ExportFailed, MetricUnit.Count, 1);
     throw error;

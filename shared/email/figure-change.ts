@@ -11,6 +11,12 @@ export function changeOf(line: SummaryLine): string | undefined {
   return line.change ?? line.delta;
 }
 
+/** A figure's entry in a column of changes: where it stands against the reader's line first, then its change ("above your line of 29 · +1"). */
+export function changeWithMark(line: SummaryLine): string | undefined {
+  if (line.change === undefined) return line.delta;
+  return line.beyond !== undefined ? `${line.beyond} · ${line.change}` : line.change;
+}
+
 /** The date the changes of these sections are since, from the first line that has one. */
 export function changesSince(sections: readonly SummarySection[]): string | undefined {
   for (const section of sections) for (const line of section.lines) if (line.change !== undefined && line.since !== undefined) return line.since;

@@ -1,10 +1,11 @@
 import { systemClock } from '../../shared/core/clock';
 import type { Ledger } from '../../shared/ledger/ledger';
+import { countAttempt, LAMBDA_ASYNC_ATTEMPTS } from '../../shared/job/attempt';
 import { runJob } from '../../shared/job/run-job';
 import type { Storage } from '../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
-import { asyncInvocations, type AsyncInvocationOptions, type InvocationStats } from './async-invocations';
-import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
+import { asyncInvocations, type AsyncInvocationOptions, type InvocationFailure, type InvocationStats } from './async-invocations';
+import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetSesClient, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
 import { startSesLocal, type StoredMail } from './ses-local';
 import { startRefusingSes } from './ses-refusals';
 import { startWebhookRecorder, type RecordedPost } from './webhook-recorder';
@@ -74,6 +75,8 @@ export interface FleetFigures {
   /** Function errors the stand-in retried, and events it gave up on after Lambda's two retries. */
   readonly retried: number;
   readonly failedEvents: number;
+  /** Every failed try (the event named by its report), with its error and the causes behind it. */
+  readonly failures: readonly InvocationFailure[];
   /** Tries that found the concurrency cap taken, and events that aged out of the stand-in's queue. */
   readonly lambdaThrottles: number;
   readonly expiredEvents: number;
@@ -94,13 +97,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
   const front = await startRefusingSes(ses.endpoint);
   front.sendRate = { perSecond: options.sendRate, now: () => Date.now() };
   const hooks = await startWebhookRecorder();
+  const sesClient = fleetSesClient(front.endpoint);
   try {
     const reports = Array.from({ length: options.reports }, (_, k) => fleetReport(k, options.readers));
     // When each report message went out, as the mailer saw SES accept it (the mail store keeps whole seconds only).
     const sentAt: number[] = [];
     const webhookBase = hooks.url('').replace(/\/$/, '');
     const contexts = sims.map((sim) =>
-      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: front.client, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
+      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: sesClient, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
     );
     const instant = systemClock();
     const work: number[] = [];
@@ -111,7 +115,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
         const started = Date.now();
         const request = { report: fleetReportName(k), source: 'schedule' as const, scheduledTime: instant.toISOString(), executionId: `fleet-${k}` };
         try {
-          await runJob(request, contexts[k % options.tenants]!);
+          // As the export function's door: the attempt counted in the ledger, so only the last tells the owners of a retryable failure.
+          const attempt = await countAttempt(request, { ledger: options.ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS);
+          await runJob(request, { ...contexts[k % options.tenants]!, attempt });
         } finally {
           work.push(Date.now() - started);
         }
@@ -123,6 +129,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
     await options.afterCount?.({ credentials: sims.map((s) => s.credentials()), sesEndpoint: front.endpoint, webhookBase });
     return figures;
   } finally {
+    sesClient.destroy();
     await hooks.close();
     await front.close();
     await ses.close();
@@ -199,6 +206,7 @@ function countFleet(counted: Counted): FleetFigures {
     chatDoubled: chat.doubled,
     retried: counted.stats.retried,
     failedEvents: counted.stats.failed,
+    failures: counted.stats.failures.map((f) => ({ ...f, event: fleetReportName(Number(f.event)) })),
     lambdaThrottles: counted.stats.throttles,
     expiredEvents: counted.stats.expired,
     lastDeliveryMs: last - counted.instant,
