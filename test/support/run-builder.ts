@@ -120,11 +120,6 @@ export class RunBuilder {
     return new RunBuilder(this.definition, this.parts, this.draft, source);
   }
 
-  /** Another definition with everything else kept (a second report over the same storage). */
-  withDefinition(definition: ReportDefinition): RunBuilder {
-    return new RunBuilder(definition, this.parts, this.draft, this.planningSource);
-  }
-
   /** The run context a door would build from these parts. */
   context(): RunContext {
     const { clock, storage, ledger, credentials, planning, rest } = this.parts;
