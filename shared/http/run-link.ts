@@ -5,6 +5,7 @@ import type { Log } from '../core/logger';
 import { linkTokenFailure, type LinkVerificationKeys } from '../links/link-token';
 import { verifyRunLinkToken, type RunLinkClaims } from '../links/run-link-token';
 import { cellText, webAddress } from '../email/email-format';
+import { changeWithMark, changesSince } from '../email/figure-change';
 import { canonicalLocale, DEFAULT_LOCALE, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
 import { manifestSchema, type Manifest } from '../report/manifest/manifest';
 import { summaryFromManifest } from '../report/run/run-summary';
@@ -108,6 +109,8 @@ export type RunView =
       /** Finished within the reuse window: "your fresh copy"; an older one (a bookmark) says when it is from. */
       readonly fresh: boolean;
       readonly figures: readonly RunFigure[];
+      /** The header of the figures' changes, their date said once ("Change since 22/11/2026"); absent without a comparison. */
+      readonly changesSince?: string | undefined;
       /** After the figures, as the e-mail has them: "Needs attention" and "What changed since …", a line per item. */
       readonly notes?: readonly RunNote[] | undefined;
       readonly files: readonly RunFile[];
@@ -317,6 +320,7 @@ export function finishedView(
     locale,
     fresh,
     figures: headlineFigures(manifest, format, rules ?? []),
+    changesSince: changesHeader(manifest, format),
     notes: readerNotes(manifest, format),
     files: runFiles(manifest, { title, timeZone, href }),
   };
@@ -354,9 +358,15 @@ function headlineFigures(manifest: Manifest, format: ReaderFormat, rules: readon
   return markedSummary(summaryFromManifest(manifest), readings, format)
     .sections.filter((s) => s.role === 'headline')
     .flatMap((s) => [
-      ...s.lines.map((line) => ({ group: s.heading, label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta })),
+      ...s.lines.map((line) => ({ group: s.heading, label: line.label, value: cellText(line.value, line.type, format, false), delta: changeWithMark(line) })),
       ...barFigures(s, format),
     ]);
+}
+
+/** "Change since 22/11/2026": the figures' changes are each shown without their date, which this header says once. */
+function changesHeader(manifest: Manifest, format: ReaderFormat): string | undefined {
+  const since = changesSince(summaryFromManifest(manifest).sections.filter((s) => s.role === 'headline'));
+  return since === undefined ? undefined : format.t('delta.column', { date: since });
 }
 
 /** A section of the run's Summary (the table layer's SummarySection, which this layer reaches through the report's). */

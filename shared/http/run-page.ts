@@ -42,6 +42,8 @@ dl.figures div{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 1
 dl.figures dt{margin:0;flex:1 1 auto}
 dl.figures dd{margin:0 0 0 auto;font-weight:600;text-align:right}
 dl.figures dd.delta{font-weight:400;color:#4a4a4a;margin:0;min-width:15rem;text-align:left}
+dl.figures div.since{border-bottom:2px solid #d9dee4}
+dl.figures div.since dd.delta{font-weight:600;font-size:.875rem}
 @media (max-width:32rem){dl.figures dd.delta{flex:1 0 100%;min-width:0;text-align:right;font-size:.875rem}}
 .nb{white-space:nowrap}
 `.trim();
@@ -273,7 +275,7 @@ function doneContent(view: DoneView, workbook: DoneView['files'][number] | undef
   return [
     about,
     `<p class="muted">Exported <time datetime="${escapeHtml(view.finishedAt)}">${escapeHtml(when)}</time>.</p>`,
-    figuresList(view.figures),
+    figuresList(view.figures, view.changesSince),
     ...(view.notes ?? []).map(noteList),
     `<ul aria-label="Files">${items.join('')}</ul>`,
     ...(view.fresh ? [] : [freshCopyForm(t, pageToken, 'Get a fresh copy')]),
@@ -292,7 +294,7 @@ function noteList(note: RunNote): string {
  * under its value (its own `dd`, so a long one does not push the value off its label's line), and
  * a date or number never breaks at its hyphen ("2027-/01-04"): each is kept whole (`.nb`).
  */
-function figuresList(figures: readonly RunFigure[]): string {
+function figuresList(figures: readonly RunFigure[], changesSince: string | undefined): string {
   if (figures.length === 0) return '';
   // Figures of one Summary section under its heading, as the e-mail has them ("Risks", "Risks by ROAM").
   const groups: { heading: string | undefined; figures: RunFigure[] }[] = [];
@@ -301,11 +303,14 @@ function figuresList(figures: readonly RunFigure[]): string {
     if (last && last.heading === f.group) last.figures.push(f);
     else groups.push({ heading: f.group, figures: [f] });
   }
+  // The changes' date said once, as the header of their column over the first figures that have one.
+  const headed = changesSince === undefined ? -1 : groups.findIndex((g) => g.figures.some((f) => f.delta !== undefined));
   return groups
-    .map((group) => {
+    .map((group, i) => {
       const rows = group.figures.map(
         (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}</dd>${f.delta ? `<dd class="delta">${unbroken(f.delta)}</dd>` : ''}</div>`,
       );
+      if (i === headed) rows.unshift(`<div class="since"><dt></dt><dd class="delta">${unbroken(changesSince ?? '')}</dd></div>`);
       const label = escapeHtml(group.heading ?? 'Headline figures');
       return `${group.heading ? `<h2>${label}</h2>` : ''}<dl class="figures" aria-label="${label}">${rows.join('')}</dl>`;
     })
