@@ -172,7 +172,8 @@ export const MAX_FUNCTION_LINES = 80;
  * holds each at its length today: one that gets shorter lowers its line here, and one at 80 lines or fewer leaves the list). A file
  * listed here has its ceiling raised to that length for every function in it.
  */
-export const LONG_FUNCTIONS = [];
+export const LONG_FUNCTIONS = [
+];
 const functionLength = (max) => ({ 'max-lines-per-function': ['error', { max, skipBlankLines: true, skipComments: true }] });
 
 export default tseslint.config(
