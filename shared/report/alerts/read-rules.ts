@@ -56,8 +56,8 @@ export function readRules(rules: readonly AlertRule[], run: RunFigures, format: 
     if (value === null) return { id, rule, label, items: undefined };
     const write = (n: number) => (figure.unit === 'percent' ? format.percent(n) : format.number(n));
     const above = rule.above !== undefined;
-    const line = write(above ? rule.above! : (rule.below ?? 0));
-    const beyond = above ? value > rule.above! : rule.below !== undefined && value < rule.below;
+    const line = write(above ? rule.above : (rule.below ?? 0));
+    const beyond = above ? value > rule.above : rule.below !== undefined && value < rule.below;
     if (beyond) return { id, rule, label, value, items: [{ key: BEYOND_LINE, text: format.t(above ? 'alert.valueAbove' : 'alert.valueBelow', { value: write(value), line }) }] };
     const held = rule.clearBelow !== undefined ? value >= rule.clearBelow : rule.clearAbove !== undefined && value <= rule.clearAbove;
     if (!held) return { id, rule, label, value, items: [] };
