@@ -27,14 +27,14 @@ export function httpApiEvent(
   method: 'GET' | 'POST',
   routeKey: string,
   rawPath: string,
-  options: { pathParameters?: Record<string, string>; body?: string; base64?: boolean } = {},
+  options: { pathParameters?: Record<string, string>; body?: string; base64?: boolean; headers?: Record<string, string> } = {},
 ): APIGatewayProxyEventV2 {
   return {
     version: '2.0',
     routeKey,
     rawPath,
     rawQueryString: '',
-    headers: { 'content-type': 'application/json', host: 'api.example.test' },
+    headers: { 'content-type': 'application/json', host: 'api.example.test', ...options.headers },
     ...(options.pathParameters && { pathParameters: options.pathParameters }),
     ...(options.body !== undefined && {
       body: options.base64 ? Buffer.from(options.body).toString('base64') : options.body,
