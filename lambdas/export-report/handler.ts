@@ -10,7 +10,8 @@ import { runFanOutStep } from '../../shared/fan-out/steps';
 import { fanOutStepSchema, isFanOutStep } from '../../shared/fan-out/event';
 import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/fan-out/step-functions-starter';
 import { JobStatusStore } from '../../shared/job/status/job-status';
-import { exportJobRequestSchema } from '../../shared/job/request';
+import { exportJobRequestSchema, type ExportJobRequest } from '../../shared/job/request';
+import { isQueuedRuns, queuedRunsSchema, runQueuedJobs } from '../../shared/job/queue-door';
 import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
 import {
   SecretsManagerCredentialsSource,
@@ -53,9 +54,13 @@ const fanOut = config.FAN_OUT_STATE_MACHINE_ARN
   ? { starter: new StepFunctionsFanOutStarter(config.FAN_OUT_STATE_MACHINE_ARN, tracer.captureAWSv3Client(createSfnClient())), rows: config.FAN_OUT_ROWS }
   : undefined;
 
-/** The job's context for one invocation: its export deadline is this invocation's remaining time. */
-function jobContext(remainingMs: number): JobContext {
+/**
+ * The job's context for one invocation: its export deadline is this invocation's remaining time;
+ * `lastAttempt` is the queue door's word on retries (undefined on the other doors).
+ */
+function jobContext(remainingMs: number, lastAttempt?: boolean): JobContext {
   return {
+    lastAttempt,
     clock: systemClock,
     log: logger,
     ids: RANDOM_RUN_IDS,
@@ -89,21 +94,12 @@ function jobContext(remainingMs: number): JobContext {
   };
 }
 
-/**
- * A schedule's payload or the API's asynchronous invocation → one export job (or, for a report too
- * big for one function, the start of its fan-out); a step of a fan-out's state machine → that step.
- */
-export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown, context): Promise<unknown> => {
-  if (isFanOutStep(event)) {
-    const step = fanOutStepSchema.parse(event);
-    logger.appendKeys({ fanOut: step.fanOut, report: step.fanOut === 'plan' ? step.report : step.request.report });
-    return runFanOutStep(step, jobContext(context.getRemainingTimeInMillis()));
-  }
-  const request = exportJobRequestSchema.parse(event);
+/** One export job, its outcome counted; a retryable failure is thrown for the door's retry. */
+async function exportJob(request: ExportJobRequest, remainingMs: number, lastAttempt?: boolean): Promise<JobOutcome> {
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
   let outcome: JobOutcome;
   try {
-    outcome = await runJob(request, jobContext(context.getRemainingTimeInMillis()));
+    outcome = await runJob(request, jobContext(remainingMs, lastAttempt));
   } catch (error) {
     metrics.addMetric(METRIC.ExportFailed, MetricUnit.Count, 1);
     throw error;
@@ -111,4 +107,25 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
   const metric = { succeeded: METRIC.ExportSucceeded, failed: METRIC.ExportFailed, skipped: METRIC.ExportSkipped }[outcome.status];
   metrics.addMetric(metric, MetricUnit.Count, 1);
   return outcome;
+}
+
+/**
+ * A scheduled run's message from the scheduled-runs queue (a batch item failure when it is to be tried
+ * again), the API's asynchronous invocation → one export job (or, for a report too big for one function,
+ * the start of its fan-out); a step of a fan-out's state machine → that step.
+ */
+export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown, context): Promise<unknown> => {
+  if (isFanOutStep(event)) {
+    const step = fanOutStepSchema.parse(event);
+    logger.appendKeys({ fanOut: step.fanOut, report: step.fanOut === 'plan' ? step.report : step.request.report });
+    return runFanOutStep(step, jobContext(context.getRemainingTimeInMillis()));
+  }
+  if (isQueuedRuns(event)) {
+    const run = (request: ExportJobRequest, attempt: { lastAttempt: boolean; receiveCount: number }) => {
+      logger.appendKeys({ receiveCount: attempt.receiveCount });
+      return exportJob(request, context.getRemainingTimeInMillis(), attempt.lastAttempt);
+    };
+    return runQueuedJobs(queuedRunsSchema.parse(event), run, logger);
+  }
+  return exportJob(exportJobRequestSchema.parse(event), context.getRemainingTimeInMillis());
 });
