@@ -590,8 +590,8 @@ describe('stored reports and their schedules', () => {
     const queue = synthesized.template.toJSON().Resources[ids.scheduledRuns].Properties;
     expect(queue).toMatchObject({
       SqsManagedSseEnabled: true,
-      // Six times the function's 15-minute timeout (AWS's guidance for an SQS event source).
-      VisibilityTimeout: 6 * 15 * 60,
+      // Six times the function's timeout (AWS's guidance for an SQS event source).
+      VisibilityTimeout: 6 * config.exportTimeoutMinutes * 60,
       RedrivePolicy: { deadLetterTargetArn: arn(ids.scheduledRunsDlq), maxReceiveCount: SCHEDULED_RUNS.maxReceiveCount },
     });
     synthesized.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
