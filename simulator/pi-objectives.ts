@@ -98,6 +98,19 @@ function trackerFields(
   };
 }
 
+/** How many linked items (features) each board's PI objectives carry: one objective in five has none. */
+export function piLinkedItemCount(shape: TenantShape): number {
+  const objectives = shape.piObjectiveGroupsPerBoard * shape.objectivesPerPiGroup;
+  return (objectives - Math.floor(objectives / 5)) * shape.linkedItemsPerObjective;
+}
+
+/** The tracker key and id of a board's `number`th linked item, as the PI objectives name it (trackerFields): what a risk links to. */
+export function piLinkedItemRef(board: SimBoard, number: number): { key: string; id: string } {
+  const fields = trackerFields(board, '', number, 'feature');
+  const id = fields.extAId ?? fields.extBId ?? '';
+  return { key: fields.extBKey ?? id, id };
+}
+
 function teamEntry(meta: BoardMeta, rng: Rng, sequence: number): PiTeamsAndSprintsRecord | undefined {
   if (meta.teams.length === 0) return undefined;
   const team = rng.pick(meta.teams);

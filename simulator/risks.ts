@@ -1,6 +1,7 @@
 /** Risk registers and risks (Risk API). */
 import type { BoardMeta, SimBoard } from './boards';
 import { boardItemId, boardItemKey } from './board-items';
+import { piLinkedItemCount, piLinkedItemRef } from './pi-objectives';
 import { dateBase, DAY_MS, formatIsoDate, formatRiskDate, TEST_STORY } from './dates';
 import { specialSlot } from './numbers';
 import { Rng } from './random';
@@ -176,6 +177,12 @@ export function buildRisks(
           for (let k = 0; k < nItems; k++) indexes.add(rng.int(0, board.itemCount - 1));
           record.linkedItems = [...indexes].map((i) => ({ key: boardItemKey(board, i), id: boardItemId(board, i) }));
         }
+        // A demo's risks also threaten PI objectives: half of them are linked to a feature an objective of
+        // the board carries, so a risk owner's e-mail can say what business value rides on their risks.
+        // Drawn from their own stream: every other field stays as in the test flavour.
+        const toObjective = Rng.for(seed, 64, r, n);
+        const features = piLinkedItemCount(shape);
+        if (demo && features > 0 && toObjective.chance(0.5)) record.linkedItems = [...(record.linkedItems ?? []), piLinkedItemRef(board, toObjective.int(0, features - 1))];
         const teams = rng.sample(meta.teams, rng.int(0, 2));
         if (teams.length > 0) record.boardTeams = teams.map((t) => ({ teamTitle: t.title, teamId: t.id }));
         const sprints = rng.sample(meta.sprints, rng.int(0, 2));

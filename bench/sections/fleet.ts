@@ -129,6 +129,9 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
   ]);
   const told = runs.flatMap(({ cap, f }) => [...new Set(f.ownerNoticeSubjects)].map((subject) => `cap ${cap}: ${f.ownerNoticeSubjects.filter((x) => x === subject).length} × “${subject}”`));
   for (const line of told) console.warn(`fleet: an owner was told: ${line}`);
+  // Each failed try of a run, with the causes behind it: what a retry hid, for the next one to fix.
+  const failures = runs.flatMap(({ cap, f }) => f.failures.map((x) => `cap ${cap}: ${x.event}, try ${x.attempt} at ${seconds(x.atMs)}: ${x.error}`));
+  for (const line of failures) console.warn(`fleet: a run failed: ${line}`);
   const markdown = [
     `${options.reports} reports of ${options.tenants} tenants (the simulator's tiny tenant: risks as CSV), every one scheduled for the same instant, each mailing ${READERS} readers and posting to one chat channel (Slack for half, Teams for the other half, on a local webhook stand-in); ` +
       `tenants limited to ${TENANT_RATE} requests a second, SES to ${SEND_RATE} messages a second; the runs' pace in dynalite, the files in s3rver (its own process). ` +
@@ -149,6 +152,7 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
       '"Bench process peak" is the RSS of the process that runs the whole fleet at the cap (every concurrent run, the simulators, dynalite, SES and the webhook stand-in), not a function\'s. ' +
       '`--fleet-reports` sets the size, `--fleet-caps` the caps.',
     ...(told.length > 0 ? ['', `What the owners were told: ${told.join('; ')}.`] : []),
+    ...(failures.length > 0 ? ['', 'Runs that failed a try (the error and the causes behind it):', '', ...failures.map((line) => `- ${line}`)] : []),
   ].join('\n');
   const targets: TargetCheck[] = runs.flatMap(({ cap, f }) => {
     const boundRatio = f.lastDeliveryMs / f.lowerBoundMs;

@@ -1,9 +1,9 @@
 import { messagesFor, type Messages } from '../core/i18n/messages';
 
 /**
- * The port of a chat channel: it turns the report message into the JSON its incoming webhook takes.
- * Posting, retries and secrets are the same for every channel (webhook-post.ts, deliver.ts), so a
- * new channel is one file with a `Channel` and one entry in CHANNELS (channels.ts).
+ * The port of a chat channel: it turns the report message and the alert into the JSON its incoming
+ * webhook takes. Posting, retries and secrets are the same for every channel (webhook-post.ts,
+ * deliver.ts), so a new channel is one file with a `Channel` and one entry in CHANNELS (channels.ts).
  */
 
 /** One figure as the reader sees it: "Open risks" → "2,148". Values are plain text, already formatted in the report's locale. */
@@ -94,13 +94,45 @@ export function wordsOf(message: { readonly words?: ChannelWords | undefined }):
   return message.words ?? ENGLISH;
 }
 
+/**
+ * An alert (docs/reports.md, "Alerts"): short, and only what crossed a line. Every channel writes it
+ * from this (`Channel.alertPayload`), as it writes the report's message from ChannelMessage.
+ */
+export interface AlertLine {
+  /** The rule's figure or event, by the glossary's name: "Open high or critical risks". */
+  readonly rule: string;
+  /** The value and the line, or the item: "30, above 29"; "SEC-7 Payment gateway …: Low → Critical". */
+  readonly text: string;
+}
+
+export interface AlertMessage {
+  /** "Alert: Train A – weekly". */
+  readonly title: string;
+  /** When the run read the planning tool, in the report's locale and zone. */
+  readonly generated: string;
+  readonly runId: string;
+  /** One line per rule crossed (an event's rule: one per item). */
+  readonly lines: readonly AlertLine[];
+  /** A link to the run's workbook, when the run's links can be signed. */
+  readonly workbookUrl: string | undefined;
+  /** The alert's own words in the reader's language (channelWords); English when absent. */
+  readonly words?: ChannelWords | undefined;
+}
+
+/** "Open high or critical risks: 30, above 29": a line as one text. */
+export function alertLineText(line: AlertLine): string {
+  return `${line.rule}: ${line.text}`;
+}
+
 export interface Channel {
   /** The name a definition uses: `delivery.channels[].type`. */
   readonly type: string;
   /** For people: "Slack", "Microsoft Teams". */
   readonly label: string;
-  /** The webhook's JSON body. */
+  /** The webhook's JSON body for the run's message. */
   payload(message: ChannelMessage): unknown;
+  /** The webhook's JSON body for an alert: short, only the lines crossed. */
+  alertPayload(message: AlertMessage): unknown;
 }
 
 /** Cuts text to `max` characters, marking the cut. */

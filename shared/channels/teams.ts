@@ -1,4 +1,4 @@
-import { wordsOf, type AttentionLine, type Channel, type ChannelMessage } from './channel';
+import { wordsOf, type AlertMessage, type AttentionLine, type Channel, type ChannelMessage } from './channel';
 
 /**
  * Microsoft Teams incoming webhook (a Workflows "post to a channel when a webhook request is
@@ -81,4 +81,30 @@ export function teamsPayload(message: ChannelMessage): { type: 'message'; attach
   return { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD_CONTENT_TYPE, contentUrl: null, content: adaptiveCard(message) }] };
 }
 
-export const teamsChannel: Channel = { type: 'teams', label: 'Microsoft Teams', payload: teamsPayload };
+/** Lines on one card: an alert is read on a phone. */
+const MAX_ALERT_LINES = 15;
+
+/** A Teams message whose Adaptive Card names each line crossed: the rule's figure as the fact's title, its value and line as the value. */
+export function teamsAlertPayload(message: AlertMessage): { type: 'message'; attachments: Record<string, unknown>[] } {
+  const shown = message.lines.slice(0, MAX_ALERT_LINES);
+  const more = message.lines.length - shown.length;
+  const words = wordsOf(message);
+  const card = {
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    type: 'AdaptiveCard',
+    version: ADAPTIVE_CARD_VERSION,
+    body: [
+      text(teamsEscape(message.title), { size: 'Large', weight: 'Bolder' }),
+      text(teamsEscape(words.generated(message.generated)), { isSubtle: true, spacing: 'None' }),
+      text(teamsEscape(words.linesCrossed), { weight: 'Bolder', spacing: 'Medium' }),
+      { type: 'FactSet', facts: shown.map((l) => ({ title: teamsEscape(l.rule), value: teamsEscape(l.text) })) },
+      ...(more > 0 ? [text(teamsEscape(words.more(more, false)), { isSubtle: true })] : []),
+      text(teamsEscape(words.run(message.runId)), { isSubtle: true, size: 'Small' }),
+    ],
+    ...(message.workbookUrl && { actions: [{ type: 'Action.OpenUrl', title: words.openWorkbook, url: message.workbookUrl, style: 'positive' }] }),
+    msteams: { width: 'Full' },
+  };
+  return { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD_CONTENT_TYPE, contentUrl: null, content: card }] };
+}
+
+export const teamsChannel: Channel = { type: 'teams', label: 'Microsoft Teams', payload: teamsPayload, alertPayload: teamsAlertPayload };

@@ -1,5 +1,4 @@
-import type { AlertLine, AlertMessage } from '../channels/alert-message';
-import { ALERT_PAYLOADS } from '../channels/alert-payloads';
+import type { AlertLine, AlertMessage } from '../channels/channel';
 import { channelWords } from '../channels/channel';
 import { describeWebhook, postToChannels, type ChannelDeliveryDependencies, type ChannelResult } from '../channels/deliver';
 import type { ChannelTarget } from '../channels/delivery-option';
@@ -109,7 +108,7 @@ export async function sendAlert(definition: ReportDefinition, result: ExportResu
   for (const target of targets.channels.filter((c) => !covered.has(channelTarget(c)))) {
     let posted: ChannelResult | undefined;
     const outcome = await toTarget(run, channelTarget(target), async (message, once) => {
-      [posted] = await postToChannels([target], (channel) => alertPayload(channel.type, message), channelDeps(t, once));
+      [posted] = await postToChannels([target], (channel) => channel.alertPayload(message), channelDeps(t, once));
       if (posted?.status === 'failed') throw new Error(posted.error ?? 'the post failed');
       return posted?.status === 'skipped' ? 'skipped' : 'sent';
     });
@@ -215,11 +214,4 @@ async function signingKey(definition: ReportDefinition, t: AlertTransports): Pro
     t.log.error('link keys unreadable: the alert goes out without links', { report: definition.name, error: errorMessage(error) });
     return undefined;
   }
-}
-
-/** A channel's alert; one without an entry in ALERT_PAYLOADS (a test fails for it) fails as a post would. */
-function alertPayload(type: string, message: AlertMessage): unknown {
-  const payload = ALERT_PAYLOADS[type];
-  if (!payload) throw new Error(`the channel "${type}" cannot write an alert`);
-  return payload(message);
 }

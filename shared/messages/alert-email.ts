@@ -1,4 +1,4 @@
-import { alertLineText, type AlertMessage } from '../channels/alert-message';
+import { alertLineText, type AlertMessage } from '../channels/channel';
 import { wordsOf } from '../channels/channel';
 import { subjectLine } from '../email/email-content';
 import { escapeHtml } from '../email/email-format';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { AlertLine } from '../channels/alert-message';
+import type { AlertLine } from '../channels/channel';
 import type { Ledger } from '../ledger/ledger';
 import { ledgerKey } from '../ledger/ledger';
 import { ledgerRecord } from '../ledger/ledger-record';

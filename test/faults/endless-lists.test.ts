@@ -10,7 +10,7 @@ import { PlanningApiClient } from '../../shared/planning-api';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/planning-api/client-settings';
 import { jobExportSettings } from '../../shared/job/run-context';
 import { resolveExportSettings } from '../../shared/report/definition/export-settings';
-import { clientOptions, type FlatClientOptions } from '../support/export-run';
+import { clientOptions, type FlatClientOptions } from '../support/planning-client';
 import { captureIo } from '../support/cli-io';
 import { sendJson, startServer, testCredentials, type SeenRequest, type TestServer } from '../shared/planning-api/test-server';
 

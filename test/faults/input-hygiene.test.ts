@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { parseReportDefinition } from '../../shared/report/definition/definition';
-import { exportDefinition } from '../support/export-run';
+import { runOf } from '../support/run-builder';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
@@ -72,12 +72,13 @@ describe('input hygiene', () => {
 
   it('a storage root that turns out to be a file: the workbook error names the file and the reason', async () => {
     const definition = parseReportDefinition({ name: 'root-is-file', datasets: { risks: {} }, formats: ['xlsx'] });
-    const error = await exportDefinition(definition, {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      now: systemClock,
-      storage: new LocalDirectoryStorage(join(dir, 'a-file')),
-      ledger: new LocalLedger(join(dir, 'ledger')),
-    }).then(
+    const error = await runOf(definition)
+      .withStorage(new LocalDirectoryStorage(join(dir, 'a-file')))
+      .withLedger(new LocalLedger(join(dir, 'ledger')))
+      .against(sim)
+      .at(systemClock)
+      .export()
+      .then(
       () => undefined,
       (e: unknown) => e as Error,
     );

@@ -12,7 +12,7 @@ import { parseReportDefinition } from '../../shared/report/definition/definition
 import { schemaOf, TABLE_SCHEMAS } from '../../shared/report/manifest/table-schemas';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { startSimulator } from '../../simulator/index';
-import { exportDefinition, fixedCredentials } from '../support/export-run';
+import { runOf } from '../support/run-builder';
 import { describeFindings, synthesize, unacknowledgedNagFindings, type Synthesized } from './support';
 
 /** Wiring only (no Lambda bundling): one report with Parquet, one without; neither decides which tables exist. */
@@ -98,10 +98,13 @@ describe('downstream tables (Glue, Athena)', () => {
       // As the export function runs a stored definition: nothing of it is in the stack.
       const stored = parseReportDefinition({ name: 'stored-daily', timeZone: 'Europe/Berlin', formats: ['parquet'], datasets: { risks: {} } });
       const at = Date.parse('2026-11-23T06:00:00Z');
-      const result = await exportDefinition(stored, {
-        credentials: fixedCredentials(sim.credentials()), storage: new LocalDirectoryStorage(join(root, 'reports')),
-        ledger: new LocalLedger(join(root, '.ledger')), runId: 'r1', now: () => new Date(at),
-      });
+      const result = await runOf(stored)
+        .withStorage(new LocalDirectoryStorage(join(root, 'reports')))
+        .withLedger(new LocalLedger(join(root, '.ledger')))
+        .against(sim.credentials())
+        .at(new Date(at))
+        .withRunId('r1')
+        .export();
       // Athena's projection: the template with the partition values a query gives, the bucket a directory here.
       const template = resolvedUrl(glueTable('risks').Properties.TableInput.Parameters['storage.location.template'], 'bucket');
       const folder = template.replace('s3://bucket/', `${root}/`).replace('${report}', 'stored-daily').replace('${dt}', '2026-11-23');

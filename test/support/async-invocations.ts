@@ -43,6 +43,28 @@ export interface InvocationStats {
   readonly throttles: number;
   /** Events dropped for age, never run to the end. */
   readonly expired: number;
+  /** Every function error, in the order they happened: the event (as a string), which of its tries it ended, when (ms after the instant) and why (errorChain). */
+  readonly failures: readonly InvocationFailure[];
+}
+
+export interface InvocationFailure {
+  readonly event: string;
+  readonly attempt: number;
+  readonly atMs: number;
+  readonly error: string;
+}
+
+/**
+ * An error and its causes, `Name: message` each, joined by ` ← ` (a run's RetryableExportError says
+ * little; its cause says what failed). URLs are cut to their origin: a webhook's path is its secret.
+ */
+export function errorChain(error: unknown): string {
+  const links: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 5; depth++) {
+    links.push(e instanceof Error ? `${e.name}: ${errorMessage(e)}` : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return links.join(' ← ').replace(/(https?:\/\/[^/\s"']+)\/[^\s"']*/g, '$1/…');
 }
 
 export const LAMBDA_ASYNC = {
@@ -72,7 +94,7 @@ export async function asyncInvocations<E>(
   const errorDelays = options.errorRetryDelaysMs ?? LAMBDA_ASYNC.errorRetryDelaysMs;
   const queuedAt = now();
   let running = 0;
-  const stats = { retried: 0, failed: 0, throttles: 0, expired: 0 };
+  const stats = { retried: 0, failed: 0, throttles: 0, expired: 0, failures: [] as InvocationFailure[] };
 
   /** Waits for a slot the Lambda way; false when the event aged out first. */
   const slot = async (): Promise<boolean> => {
@@ -96,6 +118,7 @@ export async function asyncInvocations<E>(
         await handler(event);
         return;
       } catch (error) {
+        stats.failures.push({ event: String(event), attempt, atMs: now() - queuedAt, error: errorChain(error) });
         if (attempt > errorDelays.length) {
           stats.failed += 1;
           console.warn(`fleet: an event failed ${attempt} times: ${errorMessage(error)}`);

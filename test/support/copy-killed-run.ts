@@ -12,7 +12,7 @@ import type { Credentials } from '../../shared/planning-api/credentials';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../shared/report/definition/definition';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import type { Storage } from '../../shared/storage/storage';
-import { exportDefinition, fixedCredentials } from './export-run';
+import { runOf } from './run-builder';
 
 /** Where the run dies: before its n-th table copy (1-based), before `complete`, or before its note is taken off. */
 export type CopyKillPoint = { readonly beforeCopy: number } | 'before-complete' | 'before-note-off';
@@ -77,12 +77,7 @@ function backend(job: CopyKilledRun): { storage: Storage; ledger: Ledger } {
 }
 
 async function main(job: CopyKilledRun): Promise<void> {
-  await exportDefinition(parseReportDefinition(job.definition), {
-    credentials: fixedCredentials(job.credentials),
-    ...backend(job),
-    runId: job.runId,
-    now: fixedClock(new Date(job.at)),
-  });
+  await runOf(parseReportDefinition(job.definition)).withBackend(backend(job)).against(job.credentials).at(fixedClock(new Date(job.at))).withRunId(job.runId).export();
   process.stdout.write('finished\n');
 }
 

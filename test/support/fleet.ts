@@ -3,7 +3,7 @@ import type { Ledger } from '../../shared/ledger/ledger';
 import { runJob } from '../../shared/job/run-job';
 import type { Storage } from '../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
-import { asyncInvocations, type AsyncInvocationOptions, type InvocationStats } from './async-invocations';
+import { asyncInvocations, type AsyncInvocationOptions, type InvocationFailure, type InvocationStats } from './async-invocations';
 import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
 import { startSesLocal, type StoredMail } from './ses-local';
 import { startRefusingSes } from './ses-refusals';
@@ -74,6 +74,8 @@ export interface FleetFigures {
   /** Function errors the stand-in retried, and events it gave up on after Lambda's two retries. */
   readonly retried: number;
   readonly failedEvents: number;
+  /** Every failed try (the event named by its report), with its error and the causes behind it. */
+  readonly failures: readonly InvocationFailure[];
   /** Tries that found the concurrency cap taken, and events that aged out of the stand-in's queue. */
   readonly lambdaThrottles: number;
   readonly expiredEvents: number;
@@ -199,6 +201,7 @@ function countFleet(counted: Counted): FleetFigures {
     chatDoubled: chat.doubled,
     retried: counted.stats.retried,
     failedEvents: counted.stats.failed,
+    failures: counted.stats.failures.map((f) => ({ ...f, event: fleetReportName(Number(f.event)) })),
     lambdaThrottles: counted.stats.throttles,
     expiredEvents: counted.stats.expired,
     lastDeliveryMs: last - counted.instant,

@@ -6,6 +6,7 @@ declare module 'mailparser' {
   }
   export interface ParsedMail {
     subject?: string;
+    date?: Date;
     text?: string;
     html: string | false;
     from?: AddressObject;

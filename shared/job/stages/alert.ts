@@ -1,13 +1,12 @@
 import type { ChannelResult } from '../../channels/deliver';
 import { errorMessage, ExporterError } from '../../core/errors';
 import { readerFormat } from '../../core/format';
-import { mimeMessage } from '../../email/mime';
 import type { OutgoingEmail } from '../../email/ses-mailer';
 import { alertTargets, NOBODY, sendAlert, type AlertDelivery, type CoveredTargets } from '../../messages/alert-delivery';
 import type { BeyondNow, OwedLine } from '../../messages/alert-owed';
 import { noticeChannel } from '../../messages/notices/channel-notice';
 import { noticeRefusedRecipients } from '../../messages/notices/recipient-notice';
-import type { Outbox, RunRef } from '../../messages/outbox';
+import { outboxRecorder, type RunRef } from '../../messages/outbox';
 import { stepCrossing } from '../../report/alerts/crossing-state';
 import { readRules, type RuleReading } from '../../report/alerts/read-rules';
 import { NO_TRANSPORT_HINT } from './deliver';
@@ -104,9 +103,8 @@ async function sendRunAlert(job: ExportedJob, context: DeliveryContext, stepped:
   if (targets.email.length + targets.channels.length === 0) {
     return { ...nothing(lines.length === 0 ? `not sent: no line crossed since the run before (${describeStates(rules)})` : `not sent: ${crossed.join(', ')} crossed, and this delivery names nobody to tell`), rules };
   }
-  const written: string[] = [];
   const ref: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
-  const outbox = context.outbox && recording(context.outbox, written);
+  const outbox = context.outbox && outboxRecorder(context.outbox, ref, 'alert');
   const now = context.clock();
   const sent = await sendAlert(definition, result, lines, beyond, {
     ledger: context.ledger,
@@ -114,17 +112,17 @@ async function sendRunAlert(job: ExportedJob, context: DeliveryContext, stepped:
     now,
     clock: context.clock,
     deadline: context.settings.deadline,
-    mail: outbox ? { send: outboxMail(outbox, ref, now, targets.email.length === 1), from: context.sender ?? definition.email?.from } : context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
+    mail: outbox ? { send: outbox.mailer(now, targets.email.length === 1 ? targets.email[0] : undefined).send, from: context.sender ?? definition.email?.from } : context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
     channels: context.channels,
     links: context.links,
-    writeChannel: outbox && ((target, body) => outbox.write(ref, `alert-${target.type}${targets.channels.filter((c) => c.type === target.type).length > 1 ? `-${target.webhook.key.replace(/[^A-Za-z0-9._-]+/g, '-')}` : ''}.json`, body)),
+    writeChannel: outbox?.channelWriter(targets.channels),
     covered,
   });
   await noticeAlertChannels(job, sent.channels, context, now);
   await noticeRefusedAlertRecipients(job, sent, context, now);
   const reason = alertReason(run.runId, crossed, lines.length, sent, rules);
   context.log.info('alert', { report: definition.name, runId: run.runId, crossed, reason });
-  return { sent: sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent') || sent.covered > 0, reason, rules, channels: sent.channels, written };
+  return { sent: sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent') || sent.covered > 0, reason, rules, channels: sent.channels, written: [...(outbox?.written ?? [])] };
 }
 
 /** The alert's outcome in a sentence: what crossed, what an earlier run owed, who did not get it. */
@@ -179,23 +177,4 @@ function publicMessageOf(error: unknown): string {
 
 function describeStates(rules: RunAlerts['rules']): string {
   return rules.map((r) => `${r.rule}: ${r.state === 'beyond' ? 'still beyond its line' : r.state === 'clear' ? 'clear' : 'no value yet'}`).join('; ');
-}
-
-function recording(outbox: Outbox, written: string[]): Outbox {
-  return {
-    async write(run, name, body) {
-      const where = await outbox.write(run, name, body);
-      written.push(where);
-      return where;
-    },
-  };
-}
-
-/** The alert e-mail as the outbox keeps it: `alert.html` and `alert.eml` for one recipient, `alert-<address>.…` for each of several. */
-function outboxMail(outbox: Outbox, run: RunRef, at: Date, single: boolean): (email: OutgoingEmail) => Promise<unknown> {
-  return async (email) => {
-    const name = single ? 'alert' : `alert-${(email.to[0] ?? 'all').toLowerCase().replace(/[^a-z0-9@._-]+/g, '-')}`;
-    await outbox.write(run, `${name}.html`, email.html);
-    await outbox.write(run, `${name}.eml`, mimeMessage(email, at));
-  };
 }

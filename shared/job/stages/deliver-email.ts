@@ -1,8 +1,6 @@
 import { EmailDeliveryError, errorMessage, ExporterError } from '../../core/errors';
-import { mimeMessage } from '../../email/mime';
-import type { ExportResult } from '../../report/run/result';
 import { messageRunKey, sendOnce } from '../../messages/message-claim';
-import type { Outbox, RunRef } from '../../messages/outbox';
+import type { OutboxRecorder } from '../../messages/outbox';
 import { reportEmailFor } from '../../messages/report-email';
 import { noticeRefusedRecipients, type RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { SuppressionList } from '../../messages/recipients/suppressions';
@@ -12,7 +10,7 @@ import { keepOwed } from '../../messages/alert-owed';
 import { targetNews, type RunNews } from '../../messages/reader-news';
 import { ownedBy, ownSections } from '../../messages/person-actions';
 import { isInline } from './resolve';
-import type { DeliveryContext, ExportedJob, Mailer } from './delivery-ports';
+import type { DeliveryContext, ExportedJob } from './delivery-ports';
 
 /**
  * The e-mail part of the deliver stage: one message per recipient (each with its own one-click
@@ -42,7 +40,8 @@ export interface EmailOutcome {
 
 type RecipientResult = { readonly address: string } & ({ readonly status: 'sent' | 'skipped' } | { readonly status: 'refused' | 'failed'; readonly error: unknown });
 
-export async function emailRecipients(job: ExportedJob, context: DeliveryContext, at: Date, news?: RunNews): Promise<EmailOutcome> {
+/** `outbox`: the run's messages are written there instead of sent (context.outbox, recorded by the deliver stage). */
+export async function emailRecipients(job: ExportedJob, context: DeliveryContext, at: Date, news?: RunNews, outbox?: OutboxRecorder): Promise<EmailOutcome> {
   const { definition, result } = job;
   const email = definition.email;
   const nobody = { status: 'none', recipients: 0, mailed: 0, refused: [] } as const;
@@ -52,7 +51,7 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const wanted = recipients.filter((reader) => !(reader.address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
   if (wanted.length === 0) return { ...nobody, suppressed: skipped };
-  const transport = context.outbox ? outboxMailer(context.outbox, result, at, wanted.length === 1) : context.mail;
+  const transport = outbox ? outbox.mailer(at, wanted[0]!.address) : context.mail;
   if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
   if (!context.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
   const from = email.from ?? context.sender;
@@ -131,19 +130,4 @@ async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: Del
     { runId: job.result.manifest.runId, recipients: outcome.recipients, mailed: outcome.mailed, refused: outcome.refused },
     { ledger: context.ledger, send: (email) => mail.send(email), from: context.from, log: context.log, now: at },
   );
-}
-
-/**
- * The e-mail as the outbox keeps it: the HTML part to open in a browser, the whole message to open
- * in a mail client; `email.html`/`email.eml` for one recipient, `email-<address>.…` for each of several.
- */
-function outboxMailer(outbox: Outbox, result: ExportResult, at: Date, single: boolean): Mailer {
-  const run: RunRef = { report: result.manifest.report, runId: result.manifest.runId, runFolder: result.runFolder };
-  return {
-    async send(message) {
-      const name = single ? 'email' : `email-${(message.to[0] ?? 'all').toLowerCase().replace(/[^a-z0-9@._-]+/g, '-')}`;
-      await outbox.write(run, `${name}.html`, message.html);
-      await outbox.write(run, `${name}.eml`, mimeMessage(message, at));
-    },
-  };
 }

@@ -1,6 +1,6 @@
 import type { ChannelResult } from '../../channels/deliver';
 import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/manifest/delivery-decision';
-import type { Outbox, RunRef } from '../../messages/outbox';
+import { outboxRecorder, type RunRef } from '../../messages/outbox';
 import { deliverRunToChannels } from '../../messages/report-channels';
 import type { RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { emailRecipients, type EmailOutcome } from './deliver-email';
@@ -30,8 +30,7 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext, new
     return { ...nothing, reason: `not sent: nothing here sends messages (${NO_TRANSPORT_HINT})` };
   }
   const run: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
-  const written: string[] = [];
-  const outbox = context.outbox && recordingOutbox(context.outbox, written);
+  const outbox = context.outbox && outboxRecorder(context.outbox, run, 'report');
   const at = context.clock();
   const channels = await deliverRunToChannels(definition, result, {
     channels: context.channels,
@@ -43,10 +42,10 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext, new
     now: at,
     clock: context.clock,
     mail: context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
-    write: outbox && channelWriter(outbox, run, definition.delivery?.channels ?? []),
+    write: outbox?.channelWriter(definition.delivery?.channels ?? []),
     news,
   });
-  const mailed = await emailRecipients(job, { ...context, outbox }, at, news);
+  const mailed = await emailRecipients(job, context, at, news, outbox);
   const email = mailed.status;
   const emailed = email === 'sent';
   const sent = emailed || channels.some((c) => c.status !== 'failed');
@@ -56,7 +55,7 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext, new
   const order = (path: string) => (/email\.[a-z]+$/.test(path) ? `0${path}` : `1${path}`);
   const refused = mailed.refused.length > 0 ? { refused: mailed.refused } : {};
   const covered = [...(mailed.covered ?? []), ...(channels.covered ?? [])];
-  return { sent, reason, emailed, channels, ...refused, ...(covered.length > 0 && { covered }), written: written.sort((a, b) => order(a).localeCompare(order(b))) };
+  return { sent, reason, emailed, channels, ...refused, ...(covered.length > 0 && { covered }), written: [...(outbox?.written ?? [])].sort((a, b) => order(a).localeCompare(order(b))) };
 }
 
 /** Whether the run's message went out and why (the decision's `reason`, or what happened instead). */
@@ -92,23 +91,4 @@ function refusedNote(mailed: EmailOutcome): string {
 function publishedDecision(job: ExportedJob): DeliveryDecision {
   const kept = job.result.manifest.delivery;
   return kept ? { ...kept, when: kept.when as DeliveryDecision['when'] } : decideDelivery(job.definition, job.result);
-}
-
-function recordingOutbox(outbox: Outbox, written: string[]): Outbox {
-  return {
-    async write(run, name, body) {
-      const where = await outbox.write(run, name, body);
-      written.push(where);
-      return where;
-    },
-  };
-}
-
-/** `slack.json`, `teams.json`; `<type>-<field>.json` where a report posts to two channels of one type. */
-function channelWriter(outbox: Outbox, run: RunRef, targets: readonly { type: string }[]) {
-  return async (target: { type: string; webhook: { key: string } }, body: string) => {
-    const shared = targets.filter((t) => t.type === target.type).length > 1;
-    const field = target.webhook.key.replace(/[^A-Za-z0-9._-]+/g, '-');
-    await outbox.write(run, shared ? `${target.type}-${field}.json` : `${target.type}.json`, body);
-  };
 }

@@ -106,110 +106,129 @@ function lineStyles(styles: StyleBook): (kind: Kind, own: StyleModel | undefined
 }
 
 export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummary, deps: SummarySheetDeps): Promise<void> {
-  const { styles, clock } = deps;
-  let rowNumber = 0;
-  const bars: DataBar[] = [];
+  const writer = new SummaryWriter(sheet, deps);
+  writer.addRow([{ column: 1, value: summary.title, style: deps.styles.title }]);
+  for (const section of summary.sections) await writer.writeSection(section);
+  writer.finish();
+}
 
-  const styleOf = lineStyles(styles);
+/** The Summary's state as it is written top to bottom: the rows so far, what is used of the page, the data bars to add. */
+class SummaryWriter {
+  private rowNumber = 0;
+  private readonly bars: DataBar[] = [];
+  private readonly styleOf: (kind: Kind, own: StyleModel | undefined) => StyleModel;
+  private readonly pageHeight: number;
+  private usedOnPage = 0;
+  private lastRow: WriterRow | undefined;
 
-  const pageHeight = summaryPageHeightPt(deps.paper);
-  let usedOnPage = 0;
-  let lastRow: WriterRow | undefined;
+  constructor(
+    private readonly sheet: WriterSheet,
+    private readonly deps: SummarySheetDeps,
+  ) {
+    this.styleOf = lineStyles(deps.styles);
+    this.pageHeight = summaryPageHeightPt(deps.paper);
+  }
 
-  const addRow = (cells: readonly Cell[]) => {
-    const row = sheet.addRow(undefined);
-    row.style = styles.row;
+  async writeSection(section: SummarySection): Promise<void> {
+    this.keepTogether(section);
+    const about = section.role === 'about';
+    this.addRow([]);
+    this.addRow([{ column: 1, value: section.heading, style: about ? STYLE.smallHeading : this.deps.styles.sectionHeading }]);
+    for (const line of section.lines) {
+      this.addRow(lineCells(line, about));
+      if (this.rowNumber % 32 === 0) await this.deps.relieve();
+    }
+    if (section.grid) await this.writeGrid(section, section.grid);
+  }
+
+  /** The data bars, once every row is written. */
+  finish(): void {
+    for (const bar of this.bars) this.sheet.addConditionalFormatting(bar);
+  }
+
+  addRow(cells: readonly Cell[]): void {
+    const row = this.sheet.addRow(undefined);
+    row.style = this.deps.styles.row;
     let lines = 1;
     let upright = 0;
     for (const c of cells) {
       if (c.value === null || c.value === undefined || c.value === '') continue;
-      const cell = row.getCell(c.column);
-      // A linked label (a changed item) spans A:B as a plain one does.
-      const linkedLabel = c.label === true && isLink(c.value);
-      // A link that wraps in its column (a Needs attention item) is written so LibreOffice wraps it too (wrappedLink).
-      cell.value = wrappedLink(toExcel(c.value, c.type ?? inferType(c.value), clock), linkedLabel ? cellLines(c.value, LABEL_SPAN) : lineCount(c.value, c.column));
-      cell.style = (c.fill ? styles.withFill(producedKind, c.fill) : undefined) ?? styleOf(producedKind, c.style);
-      // A date and time gets the same room as text: in its column alone a wider print font shows ###.
-      if (c.wide && (producedKind === Kind.Text || producedKind === Kind.DateTime || producedKind === Kind.Link)) {
-        sheet.mergeCells(rowNumber + 1, c.column, rowNumber + 1, widths.length);
-        // Left-aligned like the text beside it: a date at the far end of eight columns reads as unrelated.
-        cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true, horizontal: 'left' } };
-        lines = Math.max(lines, wrappedLines(typeof cell.value === 'string' ? cell.value : '', spanFrom(c.column)));
-      } else if (linkedLabel || (c.label && typeof cell.value === 'string' && wrappedLines(cell.value, LABEL_SPAN) > 1)) {
-        // A label longer than A:B wraps there: running on, it would be cut by the value in C.
-        sheet.mergeCells(rowNumber + 1, 1, rowNumber + 1, 2);
-        cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
-        lines = Math.max(lines, cellLines(c.value, LABEL_SPAN));
-      } else if (c.column === widths.length && producedKind === Kind.Text) {
-        // Text in the last column has no cell to run into before the page edge: it wraps.
-        cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
-        lines = Math.max(lines, lineCount(cell.value, c.column));
-      } else if (producedKind === Kind.Link || c.style === STYLE.gridHeader) lines = Math.max(lines, lineCount(cell.value, c.column));
-      else if (c.style === STYLE.uprightHeader && typeof c.value === 'string') upright = Math.max(upright, uprightHeight(c.value));
+      const placed = this.writeCell(row, c);
+      if (placed.upright) upright = Math.max(upright, placed.upright);
+      else lines = Math.max(lines, placed.lines);
     }
     const height = upright > 0 ? Math.max(upright, lines * LINE_PT) : rowHeightFor(lines);
     if (height !== undefined) row.height = height;
-    usedOnPage += height ?? LINE_PT;
+    this.usedOnPage += height ?? LINE_PT;
     row.commit();
-    lastRow = row;
-    rowNumber += 1;
-  };
+    this.lastRow = row;
+    this.rowNumber += 1;
+  }
+
+  /** One cell of a row: its value, its style, the lines it takes (or the points an upright header needs). */
+  private writeCell(row: WriterRow, c: Cell): { lines: number; upright?: number } {
+    const cell = row.getCell(c.column);
+    // A linked label (a changed item) spans A:B as a plain one does.
+    const linkedLabel = c.label === true && isLink(c.value);
+    // A link that wraps in its column (a Needs attention item) is written so LibreOffice wraps it too (wrappedLink).
+    cell.value = wrappedLink(toExcel(c.value, c.type ?? inferType(c.value), this.deps.clock), linkedLabel ? cellLines(c.value, LABEL_SPAN) : lineCount(c.value, c.column));
+    cell.style = (c.fill ? this.deps.styles.withFill(producedKind, c.fill) : undefined) ?? this.styleOf(producedKind, c.style);
+    const rowNumber = this.rowNumber + 1;
+    // A date and time gets the same room as text: in its column alone a wider print font shows ###.
+    if (c.wide && (producedKind === Kind.Text || producedKind === Kind.DateTime || producedKind === Kind.Link)) {
+      this.sheet.mergeCells(rowNumber, c.column, rowNumber, widths.length);
+      // Left-aligned like the text beside it: a date at the far end of eight columns reads as unrelated.
+      cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true, horizontal: 'left' } };
+      return { lines: wrappedLines(typeof cell.value === 'string' ? cell.value : '', spanFrom(c.column)) };
+    }
+    if (linkedLabel || (c.label && typeof cell.value === 'string' && wrappedLines(cell.value, LABEL_SPAN) > 1)) {
+      // A label longer than A:B wraps there: running on, it would be cut by the value in C.
+      this.sheet.mergeCells(rowNumber, 1, rowNumber, 2);
+      cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
+      return { lines: cellLines(c.value, LABEL_SPAN) };
+    }
+    if (c.column === widths.length && producedKind === Kind.Text) {
+      // Text in the last column has no cell to run into before the page edge: it wraps.
+      cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true } };
+      return { lines: lineCount(cell.value, c.column) };
+    }
+    if (producedKind === Kind.Link || c.style === STYLE.gridHeader) return { lines: lineCount(cell.value, c.column) };
+    if (c.style === STYLE.uprightHeader && typeof c.value === 'string') return { lines: 1, upright: uprightHeight(c.value) };
+    return { lines: 1 };
+  }
 
   /** A page break before a section that would not fit in what is left of the page (unless it is longer than a page). */
-  const keepTogether = (section: SummarySection) => {
+  private keepTogether(section: SummarySection): void {
     const rows = 2 + section.lines.length + (section.grid ? 1 + section.grid.rows.length : 0);
     // Linked items usually wrap onto a second line.
     const estimate = (rows + (section.role === 'attention' ? (section.grid?.rows.length ?? 0) : 0)) * LINE_PT;
-    if (lastRow && usedOnPage + estimate > pageHeight && estimate <= pageHeight) {
-      lastRow.addPageBreak();
-      usedOnPage = 0;
+    if (this.lastRow && this.usedOnPage + estimate > this.pageHeight && estimate <= this.pageHeight) {
+      this.lastRow.addPageBreak();
+      this.usedOnPage = 0;
     }
-  };
-
-  addRow([{ column: 1, value: summary.title, style: styles.title }]);
-  for (const section of summary.sections) {
-    keepTogether(section);
-    const about = section.role === 'about';
-    addRow([]);
-    addRow([{ column: 1, value: section.heading, style: about ? STYLE.smallHeading : styles.sectionHeading }]);
-    for (const line of section.lines) {
-      addRow(lineCells(line, about));
-      if (rowNumber % 32 === 0) await deps.relieve();
-    }
-    if (section.grid) await writeGrid(section, section.grid);
   }
-  for (const bar of bars) sheet.addConditionalFormatting(bar);
 
-  async function writeGrid(section: SummarySection, grid: SummaryGrid): Promise<void> {
-    addRow(headerCells(section, grid));
-    const first = rowNumber + 1;
+  private async writeGrid(section: SummarySection, grid: SummaryGrid): Promise<void> {
+    this.addRow(headerCells(section, grid));
+    const first = this.rowNumber + 1;
     for (const row of grid.rows) {
-      addRow(
-        grid.columns.map((c, i) => ({
-          column: placement(section, i),
-          value: row.values[i],
-          type: c.type === 'link' ? undefined : c.type,
-          // Text runs into the empty cells beside it (one line); links and figures take their own style.
-          style: c.type === 'text' || c.type === undefined ? (i === 0 ? STYLE.label : STYLE.gridText) : undefined,
-          fill: row.fills?.[i],
-          // The last column's text (Why) runs to the page edge and wraps there; so does an "n more" row's
-          // link, alone in its row (a link in its narrow column alone would wrap word by word).
-          wide: (section.role === 'attention' && i === grid.columns.length - 1) || (row.more !== undefined && row.values[i] !== null && row.values[i] !== undefined),
-          label: section.role !== 'attention' && i === 0,
-        })),
-      );
-      if (rowNumber % 32 === 0) await deps.relieve();
+      this.addRow(gridRowCells(section, grid, row));
+      if (this.rowNumber % 32 === 0) await this.deps.relieve();
     }
-    const last = rowNumber;
+    this.addBars(section, grid, first, this.rowNumber);
+  }
+
+  /** A data bar over each of the grid's `bar` columns, rows `first` to `last`. */
+  private addBars(section: SummarySection, grid: SummaryGrid, first: number, last: number): void {
     grid.columns.forEach((c, i) => {
       if (!c.bar || last < first) return;
       const letter = String.fromCharCode(64 + placement(section, i));
-      bars.push({
+      this.bars.push({
         ref: `${letter}${first}:${letter}${last}`,
         rules: [
           {
             type: 'dataBar',
-            priority: bars.length + 1,
+            priority: this.bars.length + 1,
             gradient: false,
             cfvo: [{ type: 'num', value: 0 }, { type: 'num', value: 1 }],
             color: { argb: BAR_COLOUR },
@@ -218,6 +237,22 @@ export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummar
       });
     });
   }
+}
+
+/** A row of a section's table: its cells placed on the Summary's grid. */
+function gridRowCells(section: SummarySection, grid: SummaryGrid, row: SummaryGrid['rows'][number]): Cell[] {
+  return grid.columns.map((c, i) => ({
+    column: placement(section, i),
+    value: row.values[i],
+    type: c.type === 'link' ? undefined : c.type,
+    // Text runs into the empty cells beside it (one line); links and figures take their own style.
+    style: c.type === 'text' || c.type === undefined ? (i === 0 ? STYLE.label : STYLE.gridText) : undefined,
+    fill: row.fills?.[i],
+    // The last column's text (Why) runs to the page edge and wraps there; so does an "n more" row's
+    // link, alone in its row (a link in its narrow column alone would wrap word by word).
+    wide: (section.role === 'attention' && i === grid.columns.length - 1) || (row.more !== undefined && row.values[i] !== null && row.values[i] !== undefined),
+    label: section.role !== 'attention' && i === 0,
+  }));
 }
 
 /** A label and value line's cells. */

@@ -9,27 +9,19 @@
 import type { Writable } from 'node:stream';
 import { ExporterError } from '../../core/errors';
 import { outputWriteError } from '../output-error';
-import type {
-  ReportSummary,
-  LeadingSheet,
-  TableDefinition,
-  TableRow,
-  TableSink,
-  CellValue,
-} from '../../table/table';
+import type { ReportSummary, LeadingSheet, TableDefinition, TableSink } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import { excelDateFormats } from '../../core/format';
 import { paperFor, type Paper } from '../paper';
-import { createZoneClock } from '../time-zone';
-import { capLinks, columnLetters, Kind, producedKind, StyleBook, type StyleModel, toExcel, widthOf, fitWrapped } from './cells';
+import { createZoneClock, type ZoneClock } from '../time-zone';
+import { StyleBook } from './cells';
 import { writeChartSheetRows, type ChartSheetContent } from './chart-sheet';
 import { attachCharts } from './exceljs-internals/charts';
-import { tuneDataSheet } from './exceljs-internals/data-sheet';
-import { pendingXmlBytes } from './exceljs-internals/sheet-buffers';
 import { reserveLeadingSheets } from './exceljs-internals/sheet-order';
-import { createWorkbookWriter, type WriterSheet } from './exceljs-internals/writer';
+import { createWorkbookWriter, type WriterWorkbook } from './exceljs-internals/writer';
+import { DataSheetSink, type DataSheetHost } from './data-sheet-sink';
 import { writeLeadingRows } from './leading-sheet';
-import { MARGINS, dataSheetSetup, rowHeightFor, summarySetup, type PageSetup } from './print-setup';
+import { MARGINS, summarySetup } from './print-setup';
 import { SUMMARY_COLUMN_WIDTHS, writeSummaryRows } from './summary-sheet';
 
 export interface XlsxOptions {
@@ -93,18 +85,6 @@ export interface XlsxWorkbook {
 
 export const SUMMARY_SHEET_NAME = 'Summary';
 
-/** Rows between yields to the event loop; ~10-50 keeps exceljs's buffers small at no time cost. */
-const ROWS_PER_YIELD = 32;
-/**
- * Sheet XML that exceljs has produced and the zip has not compressed yet, above which the producer
- * waits. exceljs hands its XML to an unbounded buffer in front of the zip, so this is the only
- * place a slow destination (or a deflate thread starved of CPU) can be noticed before memory grows.
- * 1 MiB is ~25 ms of deflate: enough that deflate never waits for the producer, short enough that
- * the 64 KiB buffers in flight are few (they are recycled, see recycleSheetBuffers).
- */
-const MAX_PENDING_XML_BYTES = 2 ** 20;
-/** Excel's 1,048,576 rows a sheet, less the header. */
-const EXCEL_MAX_DATA_ROWS = 1_048_575;
 /** Printing of sheets whose widths are set by their writer (the Changes and Trends sheets): landscape, one page wide. */
 function printSetup(paper: Paper) {
   return { orientation: 'landscape', paperSize: paper.excelPaperSize, fitToWidth: 1, fitToHeight: 0, margins: MARGINS } as const;
@@ -127,9 +107,6 @@ function printFooter(footer: string | undefined, pageOf: string): { oddFooter: s
   const pages = pageOf.split('{page}').map((part) => part.split('{pages}').map(literal).join('&N')).join('&P');
   return { oddFooter: `${left}&C&9&A&R&9${pages}` };
 }
-/** Excel's outline depth limit. */
-const MAX_OUTLINE_LEVEL = 7;
-
 // -------------------------------------------------------------------------------------------------
 // Sheets
 
@@ -142,248 +119,145 @@ const FORBIDDEN_SHEET_CHARS = /[[\]:*?/\\\u0000-\u001F]/g;
  * `close()` finishes the zip. The only entry into exceljs for the rest of the code.
  */
 export function openXlsxWorkbook(out: Writable, options: XlsxOptions): XlsxWorkbook {
-  const clock = createZoneClock(options.timeZone);
-  // exceljs defaults to zlib level 1; 6 makes files ~18 % smaller at no measurable time cost.
-  const workbook = createWorkbookWriter(out, { zlibLevel: 6, createdAt: options.createdAt });
-  workbook.creator = options.creator ?? 'planning-report-exporter';
-  workbook.lastModifiedBy = workbook.creator;
-  if (options.title) workbook.title = options.title;
+  return new StreamingWorkbook(out, options);
+}
 
-  const leading = options.leadingSheets ?? [];
-  const sheetOrder = reserveLeadingSheets(workbook, 1 + leading.length);
-  const leadingLeft = new Set(leading);
-  const flow = new OutputFlow(out);
-  const styles = new StyleBook(excelDateFormats(options.locale)); // once: every date cell shares one style
-  const paper = paperFor(options.locale);
-  const { summarySheet, footer } = sheetWords(options);
-  const usedNames = new Set<string>([summarySheet.toLowerCase(), ...leading.map((n) => n.toLowerCase())]);
-  let openSheetName: string | undefined;
-  const textStyle = (variant: number, level: number | undefined): StyleModel =>
-    variant === 1 ? styles.oneLine : variant === 2 ? styles.indented(level ?? 0) : styles.of(Kind.Text);
-  let summaryWritten = false;
-  let closed = false;
+/** The workbook's state between calls: the writer, what the sheets share, which sheet is open, what is written. */
+class StreamingWorkbook implements XlsxWorkbook, DataSheetHost {
+  readonly workbook: WriterWorkbook;
+  readonly styles: StyleBook;
+  readonly clock: ZoneClock;
+  readonly paper: Paper;
+  readonly footer: { oddFooter: string };
+  readonly maxRowsPerSheet: number | undefined;
+  readonly maxHyperlinksPerSheet: number | undefined;
+  private readonly summarySheet: string;
+  private readonly leading: readonly string[];
+  private readonly leadingLeft: Set<string>;
+  private readonly sheetOrder: ReturnType<typeof reserveLeadingSheets>;
+  private readonly flow: OutputFlow;
+  private readonly usedNames: Set<string>;
+  private openSheetName: string | undefined;
+  private summaryWritten = false;
+  private closed = false;
 
-  const assertWritable = (action: string) => {
-    if (closed) throw new ExporterError(`Cannot ${action}: the workbook is closed`);
-    if (summaryWritten) throw new ExporterError(`Cannot ${action}: the Summary sheet is written last`);
-    if (openSheetName !== undefined) {
-      throw new ExporterError(`Cannot ${action}: close the sheet "${openSheetName}" first`);
+  constructor(out: Writable, options: XlsxOptions) {
+    this.clock = createZoneClock(options.timeZone);
+    // exceljs defaults to zlib level 1; 6 makes files ~18 % smaller at no measurable time cost.
+    this.workbook = createWorkbookWriter(out, { zlibLevel: 6, createdAt: options.createdAt });
+    this.workbook.creator = options.creator ?? 'planning-report-exporter';
+    this.workbook.lastModifiedBy = this.workbook.creator;
+    if (options.title) this.workbook.title = options.title;
+    this.leading = options.leadingSheets ?? [];
+    this.sheetOrder = reserveLeadingSheets(this.workbook, 1 + this.leading.length);
+    this.leadingLeft = new Set(this.leading);
+    this.flow = new OutputFlow(out);
+    this.styles = new StyleBook(excelDateFormats(options.locale)); // once: every date cell shares one style
+    this.paper = paperFor(options.locale);
+    ({ summarySheet: this.summarySheet, footer: this.footer } = sheetWords(options));
+    this.usedNames = new Set<string>([this.summarySheet.toLowerCase(), ...this.leading.map((n) => n.toLowerCase())]);
+    this.maxRowsPerSheet = options.maxRowsPerSheet;
+    this.maxHyperlinksPerSheet = options.maxHyperlinksPerSheet;
+  }
+
+  openSheet(table: TableDefinition, sheetOptions?: XlsxSheetOptions): TableSink {
+    this.assertWritable(`open the sheet "${table.title ?? table.name}"`);
+    return new DataSheetSink(this, table, sheetOptions?.outlineLevels ?? 0);
+  }
+
+  async writeLeadingSheet(name: string, content: LeadingSheet): Promise<void> {
+    this.assertWritable(`write the sheet "${name}"`);
+    takeLeading(this.leadingLeft, name);
+    const sheet = this.sheetOrder.add(2 + this.leading.indexOf(name), name, {
+      // Its table's header (row 4, under the heading and the sentence) repeats on every printed page.
+      pageSetup: { ...printSetup(this.paper), printTitlesRow: '4:4' },
+      headerFooter: this.footer,
+    });
+    await writeLeadingRows(sheet, content, { styles: this.styles, clock: this.clock, relieve: () => this.flow.relieve(noPendingXml) });
+    sheet.commit();
+  }
+
+  writeChartSheet(name: string, content: ChartSheetContent): Promise<void> {
+    this.assertWritable(`write the sheet "${name}"`);
+    takeLeading(this.leadingLeft, name);
+    const sheet = this.sheetOrder.add(2 + this.leading.indexOf(name), name, { pageSetup: printSetup(this.paper), headerFooter: this.footer });
+    attachCharts(this.workbook, sheet, writeChartSheetRows(sheet, name, content, { styles: this.styles, clock: this.clock, paper: this.paper }));
+    sheet.commit();
+    return Promise.resolve();
+  }
+
+  async writeSummary(summary: ReportSummary): Promise<void> {
+    this.assertWritable('write the Summary');
+    if (this.leadingLeft.size > 0) throw new ExporterError(`Write the sheet "${[...this.leadingLeft][0]}" before the Summary`);
+    this.summaryWritten = true;
+    // The Summary prints portrait, on as many pages as it needs (see print-setup.ts).
+    const sheet = this.sheetOrder.add(1, this.summarySheet, {
+      pageSetup: summarySetup(this.paper),
+      headerFooter: this.footer,
+      views: [{ showGridLines: false }],
+    });
+    sheet.columns = SUMMARY_COLUMN_WIDTHS.map((width) => ({ width }));
+    const deps = { styles: this.styles, clock: this.clock, paper: this.paper, relieve: () => this.flow.relieve(noPendingXml) };
+    await writeSummaryRows(sheet, summary, deps);
+    sheet.commit();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) throw new ExporterError('The workbook is already closed');
+    if (this.openSheetName !== undefined) {
+      throw new ExporterError(`Cannot close the workbook: close the sheet "${this.openSheetName}" first`);
     }
-  };
+    if (!this.summaryWritten) throw new ExporterError('Cannot close the workbook: write the Summary sheet first');
+    this.closed = true;
+    this.flow.throwIfFailed();
+    try {
+      await this.workbook.commit();
+    } catch (error) {
+      throw outputWriteError('the Excel workbook', error);
+    }
+  }
 
-  const uniqueSheetName = (name: string): string => {
+  uniqueSheetName(name: string): string {
     let base = name.replace(FORBIDDEN_SHEET_CHARS, '_').replace(/^'+|'+$/g, '').slice(0, 31) || 'Sheet';
     let candidate = base;
-    for (let n = 2; usedNames.has(candidate.toLowerCase()); n++) {
+    for (let n = 2; this.usedNames.has(candidate.toLowerCase()); n++) {
       const suffix = ` (${n})`;
       base = base.slice(0, 31 - suffix.length);
       candidate = base + suffix;
     }
-    usedNames.add(candidate.toLowerCase());
+    this.usedNames.add(candidate.toLowerCase());
     return candidate;
-  };
+  }
 
-  return {
-    openSheet(table: TableDefinition, sheetOptions?: XlsxSheetOptions): TableSink {
-      const title = table.title ?? table.name;
-      assertWritable(`open the sheet "${title}"`);
-      const columns = table.columns;
-      const types = columns.map((c) => c.type);
-      const columnCount = columns.length;
-      /** Per column: 0 as the kind says, 1 text on one line (ids), 2 text indented by the row's level. */
-      const variants = columns.map((c) => (c.indentByLevel ? 2 : c.nowrap ? 1 : 0));
-      const hasVariants = variants.some((v) => v !== 0);
-      const outlineLevels = clampOutline(sheetOptions?.outlineLevels ?? 0);
-      const maxRows = Math.max(1, options.maxRowsPerSheet ?? EXCEL_MAX_DATA_ROWS);
-      const widths = columns.map((c) => widthOf(c.type, c.label ?? c.key, c.width));
-      /** Per column: whether its text wraps (and so may need a taller row). */
-      const wraps = columns.map((c, i) => !c.nowrap && !c.hidden && variants[i] !== 1), inWords = columns.map((c) => c.inWords);
+  sheetOpened(name: string | undefined): void {
+    this.openSheetName = name;
+  }
 
-      /** One sheet of the table: the first, or a continuation past Excel's row limit. */
-      const startSheet = (name: string): { sheet: WriterSheet; pendingXml: () => number; links: number } => {
-        openSheetName = name;
-        const setup = dataSheetSetup(widths.filter((_, i) => !columns[i]!.hidden), rowNamesOf(columns), '1:1', paper);
-        const sheet = workbook.addWorksheet(name, {
-          views: [frozenView(setup)],
-          properties: {
-            outlineLevelRow: outlineLevels,
-            // Group headers (summary rows) sit above their details, as in a hierarchy.
-            outlineProperties: { summaryBelow: false, summaryRight: false },
-          },
-          pageSetup: setup, headerFooter: footer,
-        });
-        // exceljs flags a row `collapsed` when its level >= this property, which it reads live but has
-        // already written to the sheet header above: raised past any level, no visible row is marked
-        // collapsed (Excel would show its group as closed while the rows are open).
-        sheet.properties.outlineLevelRow = MAX_OUTLINE_LEVEL + 1;
-        // Hidden, not dropped: internal ids and colour codes stay for whoever unhides them.
-        sheet.columns = columns.map((c, i) => ({
-          width: widths[i]!,
-          ...(c.hidden && { hidden: true }),
-        }));
-        const header = sheet.addRow(undefined);
-        header.style = styles.row;
-        for (let i = 0; i < columnCount; i++) {
-          const cell = header.getCell(i + 1);
-          cell.value = worksheetText(columns[i]!.label ?? columns[i]!.key);
-          cell.style = styles.header;
-        }
-        header.commit();
-        const pendingXml = pendingXmlBytes(sheet);
-        tuneDataSheet(sheet);
-        return { sheet, pendingXml, links: 0 };
-      };
-      const finishSheet = (sheet: WriterSheet, rows: number) => {
-        if (columnCount > 0) sheet.autoFilter = `A1:${columnLetters(columnCount)}${rows + 1}`;
-        sheet.commit();
-      };
+  relieve(pendingXml: () => number): Promise<void> {
+    return this.flow.relieve(pendingXml);
+  }
 
-      let current = startSheet(uniqueSheetName(title));
-      let part = 1;
-      let rowsInSheet = 0;
-      let rows = 0;
-      let sinceYield = 0;
-      let sheetClosed = false;
-
-      return {
-        writeRow(row: TableRow): Promise<void> | void {
-          if (sheetClosed) throw new ExporterError(`The sheet "${title}" is closed`);
-          if (rowsInSheet >= maxRows) {
-            // Past Excel's limit the table goes on in "Board items (2)", … rather than failing the export.
-            finishSheet(current.sheet, rowsInSheet);
-            current = startSheet(uniqueSheetName(`${title} (${++part})`));
-            rowsInSheet = 0;
-          }
-          const values = row.values;
-          const fill = row.fill;
-          const fillColumn =
-            fill && Number.isInteger(fill.column) && fill.column >= 0 && fill.column < columnCount ? fill.column : -1;
-          const level = row.outlineLevel;
-          const target = current.sheet.addRow(undefined);
-          target.style = styles.row;
-          let lines = 1;
-          for (let i = 0; i < columnCount; i++) {
-            const wrapped = fitWrapped(toExcel(inWordsOf(values[i], inWords[i]), types[i], clock), wraps[i] ? widths[i]! : 0);
-            lines = Math.max(lines, wrapped.lines);
-            const value = capLinks(wrapped.value, current, options.maxHyperlinksPerSheet);
-            const style = i === fillColumn ? styles.withFill(producedKind, fill!.color) : undefined;
-            // Empty text is an empty cell, as in the CSV (and Excel's ISBLANK agrees).
-            const empty = value === null || value === '';
-            if (empty && style === undefined) continue;
-            const cell = target.getCell(i + 1);
-            cell.value = empty ? null : value;
-            cell.style = style ?? (hasVariants && producedKind === Kind.Text ? textStyle(variants[i]!, level) : styles.of(producedKind));
-          }
-          const height = rowHeightFor(lines);
-          if (height !== undefined) target.height = height;
-          if (level) target.outlineLevel = clampOutline(level);
-          target.commit();
-          rows += 1;
-          rowsInSheet += 1;
-          if (++sinceYield >= ROWS_PER_YIELD) {
-            sinceYield = 0;
-            return flow.relieve(current.pendingXml);
-          }
-        },
-        close(): Promise<number> {
-          if (sheetClosed) return Promise.reject(new ExporterError(`The sheet "${title}" is closed`));
-          sheetClosed = true;
-          finishSheet(current.sheet, rowsInSheet);
-          openSheetName = undefined;
-          return Promise.resolve(rows);
-        },
-      };
-    },
-
-    async writeLeadingSheet(name: string, content: LeadingSheet): Promise<void> {
-      assertWritable(`write the sheet "${name}"`);
-      takeLeading(leadingLeft, name);
-      const sheet = sheetOrder.add(2 + leading.indexOf(name), name, {
-        // Its table's header (row 4, under the heading and the sentence) repeats on every printed page.
-        pageSetup: { ...printSetup(paper), printTitlesRow: '4:4' },
-        headerFooter: footer,
-      });
-      await writeLeadingRows(sheet, content, { styles, clock, relieve: () => flow.relieve(noPendingXml) });
-      sheet.commit();
-    },
-
-    writeChartSheet(name: string, content: ChartSheetContent): Promise<void> {
-      assertWritable(`write the sheet "${name}"`);
-      takeLeading(leadingLeft, name);
-      const sheet = sheetOrder.add(2 + leading.indexOf(name), name, { pageSetup: printSetup(paper), headerFooter: footer });
-      attachCharts(workbook, sheet, writeChartSheetRows(sheet, name, content, { styles, clock, paper }));
-      sheet.commit();
-      return Promise.resolve();
-    },
-
-    async writeSummary(summary: ReportSummary): Promise<void> {
-      assertWritable('write the Summary');
-      if (leadingLeft.size > 0) throw new ExporterError(`Write the sheet "${[...leadingLeft][0]}" before the Summary`);
-      summaryWritten = true;
-      // The Summary prints portrait, on as many pages as it needs (see print-setup.ts).
-      const sheet = sheetOrder.add(1, summarySheet, {
-        pageSetup: summarySetup(paper),
-        headerFooter: footer,
-        views: [{ showGridLines: false }],
-      });
-      sheet.columns = SUMMARY_COLUMN_WIDTHS.map((width) => ({ width }));
-      await writeSummaryRows(sheet, summary, { styles, clock, paper, relieve: () => flow.relieve(noPendingXml) });
-      sheet.commit();
-    },
-
-    async close(): Promise<void> {
-      if (closed) throw new ExporterError('The workbook is already closed');
-      if (openSheetName !== undefined) {
-        throw new ExporterError(`Cannot close the workbook: close the sheet "${openSheetName}" first`);
-      }
-      if (!summaryWritten) throw new ExporterError('Cannot close the workbook: write the Summary sheet first');
-      closed = true;
-      flow.throwIfFailed();
-      try {
-        await workbook.commit();
-      } catch (error) {
-        throw outputWriteError('the Excel workbook', error);
-      }
-    },
-  };
-}
-
-/**
- * The columns that name a row, repeated on every page when a table prints across pages: its key
- * (`key`, else `id`, else the first visible column) through its title when one follows (`C:E` on
- * Risks: the risk key, its hidden id and its title), so every page can be tied to its rows.
- */
-function rowNamesOf(columns: TableDefinition['columns']): string {
-  const visible = (key: string) => columns.findIndex((c) => c.key === key && !c.hidden);
-  const named = visible('key') >= 0 ? visible('key') : visible('id');
-  const first = named >= 0 ? named : Math.max(0, columns.findIndex((c) => !c.hidden));
-  const title = columns.findIndex((c, i) => i > first && c.key === 'title' && !c.hidden);
-  return `${columnLetters(first + 1)}:${columnLetters((title >= 0 ? title : first) + 1)}`;
-}
-
-/**
- * The header row frozen; on a sheet that prints across pages also the columns up to the last one
- * that names a row, so scrolling right keeps the key and title in view as the printed pages do.
- */
-function frozenView(setup: PageSetup): { state: 'frozen'; xSplit: number; ySplit: number; topLeftCell: string; activeCell: string } {
-  const last = setup.printTitlesColumn?.split(':')[1];
-  const xSplit = last === undefined ? 0 : columnNumber(last);
-  const topLeftCell = `${columnLetters(xSplit + 1)}2`;
-  return { state: 'frozen', xSplit, ySplit: 1, topLeftCell, activeCell: topLeftCell };
-}
-
-/** `E` → 5, `AA` → 27. */
-function columnNumber(letters: string): number {
-  return [...letters].reduce((n, c) => n * 26 + c.charCodeAt(0) - 64, 0);
-}
-
-function clampOutline(level: number): number {
-  return Number.isFinite(level) ? Math.min(MAX_OUTLINE_LEVEL, Math.max(0, Math.trunc(level))) : 0;
+  private assertWritable(action: string): void {
+    if (this.closed) throw new ExporterError(`Cannot ${action}: the workbook is closed`);
+    if (this.summaryWritten) throw new ExporterError(`Cannot ${action}: the Summary sheet is written last`);
+    if (this.openSheetName !== undefined) {
+      throw new ExporterError(`Cannot ${action}: close the sheet "${this.openSheetName}" first`);
+    }
+  }
 }
 
 function noPendingXml(): number {
   return 0;
 }
+
+/**
+ * Sheet XML that exceljs has produced and the zip has not compressed yet, above which the producer
+ * waits. exceljs hands its XML to an unbounded buffer in front of the zip, so this is the only
+ * place a slow destination (or a deflate thread starved of CPU) can be noticed before memory grows.
+ * 1 MiB is ~25 ms of deflate: enough that deflate never waits for the producer, short enough that
+ * the 64 KiB buffers in flight are few (they are recycled, see recycleSheetBuffers).
+ */
+const MAX_PENDING_XML_BYTES = 2 ** 20;
 
 /**
  * Paces the producer. exceljs's internal buffers ignore backpressure, so after every few rows the
@@ -437,9 +311,4 @@ class OutputFlow {
 function takeLeading(left: Set<string>, name: string): void {
   if (!left.has(name)) throw new ExporterError(`"${name}" is not a leading sheet of this workbook, or it was written already`);
   left.delete(name);
-}
-
-/** A coded text value as people read it (Column.inWords); any other value as it is. */
-function inWordsOf(value: CellValue, words: ((text: string) => string) | undefined): CellValue {
-  return words && typeof value === 'string' ? words(value) : value;
 }

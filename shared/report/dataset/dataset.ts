@@ -11,6 +11,7 @@ import type { PlanIssue } from './plan-issue';
 import type { RunLists } from './run-lists';
 import type { Selectable } from './selector-titles';
 import type { AttentionItem } from '../summary/attention';
+import type { OwnWork } from '../summary/own-work';
 import { readerFormat, type ReaderFormat } from '../../core/format';
 
 /** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
@@ -52,6 +53,8 @@ export interface DatasetContext {
   readonly log: Log;
   /** User ids to names, shared by the datasets of one run (see people.ts). */
   readonly people?: PeopleDirectory;
+  /** Each person's own work, joined across the datasets of one run (summary/own-work.ts). */
+  readonly ownWork?: OwnWork;
   /** The run's clock: "overdue" is measured against the run's calendar day. */
   readonly now: () => Date;
   /** How the run writes for its readers, when it switches between their languages (core/switchable-format.ts); else the definition's locale. */

@@ -3,6 +3,7 @@ import type { ChangeReport } from '../changes/model';
 import type { Manifest } from '../manifest/manifest';
 import type { Trends } from '../trends/series';
 import type { AttentionItem } from '../summary/attention';
+import type { OwnWorkFacts } from '../summary/own-work';
 
 /**
  * What a published run is, for whoever comes after it (the deliver and announce stages, the outputs
@@ -21,11 +22,16 @@ export interface ExportResult {
    */
   readonly summaries?: Readonly<Record<string, ReportSummary>> | undefined;
   /**
-   * What each person owns that needs attention (every item of "Needs attention", with its owner) and
+   * What each person owns that needs attention (every item of "Needs attention", with its owner), their work (own-work.ts) and
    * the people the run met (id → name), for each reader's own actions (messages/person-actions.ts).
    * Absent for a run read back from its manifest: its readers get the report as every reader does.
    */
-  readonly owned?: { readonly attention: readonly AttentionItem[]; readonly people: Readonly<Record<string, string>> } | undefined;
+  readonly owned?: {
+    readonly attention: readonly AttentionItem[];
+    readonly people: Readonly<Record<string, string>>;
+    /** Each person's risks, the PI objectives behind them and the OKRs behind, for the join per reader (summary/own-work.ts). */
+    readonly work?: OwnWorkFacts | undefined;
+  } | undefined;
   /** False when a previous attempt of the same run id had already completed: nothing was written. */
   readonly written: boolean;
   /** The ledger's `latest` names this run (it is the newest complete run of the report). */

@@ -12,6 +12,7 @@ import type { Dataset, DatasetContext, ProgressEvent } from '../dataset/dataset'
 import { manifestSchemaFor, type Manifest } from '../manifest/manifest';
 import { manifestFiguresSchema } from '../manifest/manifest-summary';
 import { PeopleDirectory } from '../dataset/people';
+import { OwnWork } from '../summary/own-work';
 import { labelled } from '../tables/labels';
 import { mergeFigures } from '../dataset/field-audit';
 import { RUN_ID_PATTERN } from './run-id';
@@ -71,7 +72,7 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
   const registry = context.registry ?? REGISTRY;
   return withRunAttempt(run, context, async (attempt) => {
     const writing = switchableFormat(definition.locale, definition.timeZone);
-    const ctx: DatasetContext = { source: run.client, definition, log, people: new PeopleDirectory(), now: () => startedAt, format: writing.format };
+    const ctx: DatasetContext = { source: run.client, definition, log, people: new PeopleDirectory(), ownWork: new OwnWork(), now: () => startedAt, format: writing.format };
     const tracker = await trackChanges(run, context, attempt, registry);
     const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, now: context.clock, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
     // Made from what the plan resolved: no dataset lists or resolves again.
@@ -103,7 +104,7 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
     const manifest = buildManifest(run, { record, summary, tableRows, entries, delivery, registry });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
     await attempt.writer.verify([...entries.files.map((f) => ({ ...f, key: `${attempt.runFolder}/${f.path}` })), ...entries.stored]);
-    const owned = { attention, people: ctx.people?.known() ?? {} };
+    const owned = { attention, people: ctx.people?.known() ?? {}, work: ctx.ownWork?.facts() };
     return { manifest, summary, ...(Object.keys(summaries).length > 0 && { summaries }), owned, changes: changed.report, ...entries.result };
   });
 }

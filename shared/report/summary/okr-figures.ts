@@ -4,6 +4,7 @@ import type { SummaryGridRow, SummarySection } from '../../table/table';
 import { FILLS, okrHealth, rowLink } from './vocabulary';
 import { attentionRows, attentionSection, type AttentionItem } from './attention';
 import type { Messages } from '../../core/i18n/messages';
+import type { OwnWork } from './own-work';
 
 /**
  * OKR progress for the whole report: the average of its strategic themes' progress, each theme
@@ -56,12 +57,18 @@ export class OkrFigures {
     this.#themes.set(theme.id, { theme, owners, progress, objectives: 0, notStarted: 0, onTrack: 0, atRisk: 0, offTrack: 0, done: 0, other: 0 });
   }
 
-  /** `row`: the objective's row in the OKR sheet (the header is row 1). */
-  objective(theme: StrategicTheme, objective: OkrObjective, row: number): void {
+  /** `row`: the objective's row in the OKR sheet (the header is row 1); `work`: the run's own-work join, told of each objective behind. */
+  objective(theme: StrategicTheme, objective: OkrObjective, row: number, work?: OwnWork): void {
     const counts = this.#themes.get(theme.id);
     if (!counts) return;
     counts.objectives++;
     const health = okrHealth(objective.status?.status);
+    if (work && (health === 'off-track' || health === 'at-risk')) {
+      const label = `${objective.key ?? ''} ${objective.title ?? ''}`.trim() || objective.id;
+      const web = planningLink(this.linkTemplate, { id: objective.id, key: objective.key ?? undefined });
+      const themeName = theme.title ?? theme.key ?? theme.id;
+      work.okr({ item: rowLink(label, this.sheet, row, web), theme: themeName, owners: counts.owners, health, completion: objective.completionPct ?? null });
+    }
     if (health === 'not-started') counts.notStarted++;
     if (health === 'on-track') counts.onTrack++;
     if (health === 'at-risk') counts.atRisk++;

@@ -12,6 +12,7 @@ import {
   rowLink,
 } from './vocabulary';
 import type { Messages } from '../../core/i18n/messages';
+import type { OwnWork } from './own-work';
 
 interface Tally {
   readonly label: string;
@@ -61,9 +62,19 @@ export class PiFigures {
     if (!phase.scored) this.#all.scored = false;
   }
 
-  /** `row`: the objective's row in the PI objectives sheet (the header is row 1). */
-  add(board: Board, group: PiObjectiveGroup, objective: PiObjective, row: number): void {
+  /**
+   * `row`: the objective's row in the PI objectives sheet (the header is row 1); `work`: the run's
+   * own-work join with the tracker keys and ids of the objective's items, told of each objective not done.
+   */
+  add(board: Board, group: PiObjectiveGroup, objective: PiObjective, row: number, work?: { readonly to: OwnWork; readonly itemKeys: readonly string[] }): void {
     const boardName = board.title ?? board.id;
+    if (work && !/^done$/i.test(objective.status?.category ?? '')) {
+      const web = planningLink(this.linkTemplate, { id: objective.id, boardId: board.id });
+      work.to.objective({
+        ref: `${board.id}\u0000${objective.id}`, item: rowLink(objective.title ?? objective.id, this.sheet, row, web), board: boardName,
+        planned: objective.bvPlan ?? null, completion: objective.completion ?? null, itemKeys: work.itemKeys,
+      });
+    }
     const b = this.#boards.get(board.id) ?? tally(boardName, false);
     this.#boards.set(board.id, b);
     if (!this.#phases.has(board.id)) this.#all.scored = false;

@@ -13,6 +13,7 @@ import {
 } from './vocabulary';
 import { planningLink } from './planning-links';
 import type { Messages } from '../../core/i18n/messages';
+import type { OwnWork } from './own-work';
 
 interface Candidate {
   readonly key: string;
@@ -68,8 +69,8 @@ export class RiskFigures {
     return { line: `${this.messages.t('term.unownedRisks')}${named}`, why: `${this.messages.t('attention.noOwner')}${named}`, who: `${this.messages.t('term.owner')}${named}` };
   }
 
-  /** `row`: the risk's row in its sheet (the header is row 1). */
-  add(register: RiskRegister, risk: Risk, row: number): void {
+  /** `row`: the risk's row in its sheet (the header is row 1); `work`: the run's own-work join, told of each open risk. */
+  add(register: RiskRegister, risk: Risk, row: number, work?: OwnWork): void {
     this.#total++;
     const level = risk.riskLevel?.title ?? '(no level)';
     const status = risk.status?.status ?? '(no status)';
@@ -88,18 +89,12 @@ export class RiskFigures {
     if (overdueDays !== null) this.#overdue++;
     const owner = this.owner.of(risk);
     if (owner === null) this.#unowned++;
+    const key = risk.key ?? `${register.key ?? ''} ${risk.id}`.trim();
+    const web = planningLink(this.linkTemplate, { id: risk.id, key: risk.key ?? undefined, registerId: register.id });
+    work?.risk({ key, item: rowLink(`${key} ${risk.title ?? ''}`.trim(), this.sheet, row, web), level, owner, linked: linkedRefs(risk) });
     if (severe && (overdueDays !== null || owner === null)) {
       this.#candidates.push({
-        key: risk.key ?? `${register.key ?? ''} ${risk.id}`.trim(),
-        title: risk.title ?? '',
-        level,
-        overdueDays,
-        due: due ?? null,
-        register: register.key ?? register.title ?? null,
-        linked: linkedKeys(risk),
-        owner,
-        row,
-        web: planningLink(this.linkTemplate, { id: risk.id, key: risk.key ?? undefined, registerId: register.id }),
+        key, title: risk.title ?? '', level, overdueDays, due: due ?? null, register: register.key ?? register.title ?? null, linked: linkedKeys(risk), owner, row, web,
       });
     }
   }
@@ -209,4 +204,9 @@ export class RiskFigures {
 function linkedKeys(risk: Risk): readonly string[] | null {
   const keys = (risk.linkedItems ?? []).flatMap((l) => (l.key ?? l.id ? [(l.key ?? l.id)!] : []));
   return keys.length > 0 ? keys : null;
+}
+
+/** Each item a risk is linked to by its key (else its id) and its id, as the own-work join matches them. */
+function linkedRefs(risk: Risk): { key: string | null; id: string | null }[] {
+  return (risk.linkedItems ?? []).map((l) => ({ key: l.key ?? l.id ?? null, id: l.id ?? null }));
 }

@@ -20,7 +20,7 @@ import { ScratchFileError } from '../../../shared/report/changes/keys/scratch';
 import { SnapshotReadError } from '../../../shared/report/changes/snapshot';
 import { UsageError } from '../../../cli/usage';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportDefinition, fixedCredentials } from '../../support/export-run';
+import { runOf } from '../../support/run-builder';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { S3Storage } from '../../../shared/storage/s3-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
@@ -426,17 +426,11 @@ describe('flags set by the real code paths', () => {
       await sim.close();
     });
 
-    const deps = (root: string, runId: string) => ({
-      credentials: fixedCredentials(sim.credentials()),
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId,
-      now: () => new Date('2026-11-23T06:00:00Z'),
-    });
     const definition = parseReportDefinition({ name: 'flags', datasets: { risks: {} } });
+    const exported = (root: string, runId: string) => runOf(definition).in(root).against(sim.credentials()).at('2026-11-23T06:00:00Z').withRunId(runId).export();
 
     it('a malformed run id is not retryable', async () => {
-      const error = await failureOf(exportDefinition(definition, deps(join(dir, 'bad-id'), '../up')));
+      const error = await failureOf(exported(join(dir, 'bad-id'), '../up'));
       expect(error).toBeInstanceOf(StorageError);
       expect(error.message).toMatch(/run id/);
       expect(classifyFailure(error).retryable).toBe(false);
@@ -444,9 +438,9 @@ describe('flags set by the real code paths', () => {
 
     it('a run complete in the ledger whose manifest is gone is not retryable', async () => {
       const root = join(dir, 'gone');
-      const first = await exportDefinition(definition, deps(root, 'r-1'));
+      const first = await exported(root, 'r-1');
       await new LocalDirectoryStorage(root).deleteObjects([first.manifestKey]);
-      const error = await failureOf(exportDefinition(definition, deps(root, 'r-1')));
+      const error = await failureOf(exported(root, 'r-1'));
       expect(error.message).toMatch(/manifest .* is gone/);
       expect(classifyFailure(error)).toMatchObject({ retryable: false, errorType: 'StorageError' });
     });

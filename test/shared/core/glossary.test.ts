@@ -6,16 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusCategoryText, readerFormat } from '../../../shared/core/format';
 import { GLOSSARY, term } from '../../../shared/core/glossary';
 import { changesSection } from '../../../shared/email/changes-section';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { changesDigest } from '../../../shared/report/changes/digest';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportDefinition } from '../../support/export-run';
+import { runOf } from '../../support/run-builder';
 import { tableTitle } from '../../../shared/report/names';
 import type { ExportResult } from '../../../shared/report/run/result';
 import { tablesOf } from '../../../shared/report/tables/registry';
 import { emailTrends } from '../../../shared/report/trends/email';
 import { trendsSheetContent } from '../../../shared/report/trends/sheet';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 
 /**
@@ -36,12 +34,7 @@ describe('the readers\' vocabulary (glossary.ts)', () => {
     root = await mkdtemp(join(tmpdir(), 'glossary-'));
     const definition = parseReportDefinition({ name: 'weekly', formats: ['csv'], datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} } });
     const run = (day: string) =>
-      exportDefinition(definition, {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-        storage: new LocalDirectoryStorage(root),
-        ledger: new LocalLedger(join(root, '.ledger')),
-        now: () => new Date(`${day}T06:00:00Z`),
-      });
+      runOf(definition).in(root).against(sim).at(`${day}T06:00:00Z`).export();
     await run('2026-11-16');
     second = await run('2026-11-23');
     served = new Set();

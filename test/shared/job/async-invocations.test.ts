@@ -54,7 +54,7 @@ describe("the stand-in of Lambda's asynchronous invocation", () => {
     expect(most).toBe(2);
     // Tries at 0, 1, 3, 7, 15, 31 s: the first two slots free at 10 s, taken at the try at 15 s; those free at 25 s, taken at 31 s.
     expect(startedAt).toEqual([0, 0, 15, 15, 31, 31].map((s) => s * SECOND));
-    expect(stats).toEqual({ retried: 0, failed: 0, throttles: 4 * 4 + 2 * 1, expired: 0 });
+    expect(stats).toEqual({ retried: 0, failed: 0, throttles: 4 * 4 + 2 * 1, expired: 0, failures: [] });
   });
 
   it('gives an event up once it is older than its maximum age, never running it', async () => {
@@ -82,11 +82,13 @@ describe("the stand-in of Lambda's asynchronous invocation", () => {
     const stats = await settle(
       asyncInvocations([0], 1, () => {
         triedAt.push(Date.now());
-        return Promise.reject(new Error('the function failed'));
+        return Promise.reject(new Error('the function failed', { cause: new TypeError('fetch failed at http://127.0.0.1:9/hooks/T0SECRET') }));
       }),
     );
     expect(triedAt).toEqual([0, 60 * SECOND, 180 * SECOND]);
-    expect(stats).toEqual({ retried: 2, failed: 1, throttles: 0, expired: 0 });
+    expect(stats).toMatchObject({ retried: 2, failed: 1, throttles: 0, expired: 0 });
+    // Each failed try is kept with its error, the cause behind it, and a URL cut to its origin (a webhook's path is its secret).
+    expect(stats.failures).toEqual([0, 60, 180].map((s, i) => ({ event: '0', attempt: i + 1, atMs: s * SECOND, error: 'Error: the function failed ← TypeError: fetch failed at http://127.0.0.1:9/…' })));
     expect(warn).toHaveBeenCalledOnce();
     warn.mockRestore();
   });

@@ -9,7 +9,7 @@ import { buildReportEmail } from '../../../shared/messages/report-email';
 import { buildChannelMessage } from '../../../shared/messages/report-message';
 import type { ExportResult } from '../../../shared/report/run/result';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportDefinition } from '../../support/export-run';
+import { runOf } from '../../support/run-builder';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { launchBrowser } from '../../support/browser';
@@ -41,13 +41,7 @@ describe('the report e-mail in a browser (demo tenant)', () => {
         piObjectiveUrl: 'https://planning.example.test/boards/{boardId}/objectives/{id}',
       },
     });
-    result = await exportDefinition(definition, {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage,
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId: 'run-7',
-      now: () => now,
-    });
+    result = await runOf(definition).withStorage(storage).withLedger(new LocalLedger(join(root, '.ledger'))).against(sim).at(now).withRunId('run-7').export();
     email = await buildReportEmail(definition as typeof definition & { email: NonNullable<typeof definition.email> }, result, {
       from: 'reports@example.test',
       linkBaseUrl: 'https://reports.example.test',

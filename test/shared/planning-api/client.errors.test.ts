@@ -10,7 +10,7 @@ import {
 } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
 import { createLimiter, PlanningApiClient, toArray, type RequestEvent } from '../../../shared/planning-api';
-import { clientOptions, type FlatClientOptions } from '../../support/export-run';
+import { clientOptions, type FlatClientOptions } from '../../support/planning-client';
 
 import {
   API_KEY,

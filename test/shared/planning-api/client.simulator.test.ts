@@ -17,7 +17,7 @@ import { startSimulator, type RunningSimulator } from '../../../simulator/index'
  * tenant). Expected values come from the simulator's `tenant`, never from the client.
  */
 
-import { clientOptions, type FlatClientOptions } from '../../support/export-run';
+import { clientOptions, type FlatClientOptions } from '../../support/planning-client';
 
 const FAST_RETRY = { baseDelayMs: 2, maxDelayMs: 20 };
 

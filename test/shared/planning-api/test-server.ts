@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { PlanningApiClient } from '../../../shared/planning-api';
-import { clientOptions, type FlatClientOptions } from '../../support/export-run';
+import { clientOptions, type FlatClientOptions } from '../../support/planning-client';
 
 import type { Credentials } from '../../../shared/planning-api/credentials';
 

@@ -4,10 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportDefinition } from '../../support/export-run';
+import { runOf } from '../../support/run-builder';
 import type { ExportResult } from '../../../shared/report/run/result';
 import { tableTitle } from '../../../shared/report/names';
 import { PI_OBJECTIVE_NOT_EXPORTED } from '../../../shared/report/tables/pi-objectives/pi-objectives-audit';
@@ -120,13 +118,12 @@ describe('an export from a server that speaks the public docs\' vocabulary', () 
       datasets: { piObjectives: { additionalColumns: true }, boardItems: {} },
       links: { extBBrowseUrl: 'https://tracker.example.com/browse/{key}' },
     });
-    result = await exportDefinition(definition, {
-      credentials: { getCredentials: () => Promise.resolve({ email: 'a@example.com', apiKey: 'k-secret', baseUrl: base, legacyBaseUrl: base, companyPrefix: 'acme' }) },
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId: 'run-docs',
-      now: () => new Date('2026-11-23T06:00:00Z'),
-    });
+    result = await runOf(definition)
+      .in(root)
+      .against({ email: 'a@example.com', apiKey: 'k-secret', baseUrl: base, legacyBaseUrl: base, companyPrefix: 'acme' })
+      .at('2026-11-23T06:00:00Z')
+      .withRunId('run-docs')
+      .export();
     folder = join(root, result.runFolder);
   });
   afterAll(async () => {

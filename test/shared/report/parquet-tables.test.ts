@@ -5,12 +5,10 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../shared/report/definition/definition';
-import { exportDefinition } from '../../support/export-run';
+import { runOf } from '../../support/run-builder';
 import type { ExportResult } from '../../../shared/report/run/result';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { csvObjects, readCsv } from '../../support/read-output';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
 
 const DEFINITION: ReportDefinitionInput = {
   name: 'acme-weekly',
@@ -37,13 +35,7 @@ describe('Parquet tables read back with DuckDB (demo tenant)', () => {
     sim = await startSimulator({ tenant: 'demo', vocabulary: 'contract' });
     root = await mkdtemp(join(tmpdir(), 'parquet-tables-'));
     const run = (input: ReportDefinitionInput, runId: string, at: string) =>
-      exportDefinition(parseReportDefinition(input), {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-        storage: new LocalDirectoryStorage(root),
-        ledger: new LocalLedger(join(root, '.ledger')),
-        runId,
-        now: () => new Date(at),
-      });
+      runOf(parseReportDefinition(input)).in(root).against(sim).at(at).withRunId(runId).export();
     first = await run(DEFINITION, 'run-1', '2026-11-23T06:00:00Z');
     // The next day, risks only, twice: a second partition of one table, with two runs in it.
     second = await run({ ...DEFINITION, datasets: { risks: {} } }, 'run-2', '2026-11-24T06:00:00Z');

@@ -6,10 +6,9 @@ import * as z from 'zod';
 import { buildReportEmail } from '../../../shared/messages/report-email';
 import { runFiles } from '../../../shared/http/run-link';
 import { renderRunPage } from '../../../shared/http/run-page';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { inBatches, type DatasetEntry } from '../../../shared/report/dataset/dataset';
 import { parseReportDefinition, reportDefinitionSchema, type ReportDefinition } from '../../../shared/report/definition/definition';
-import { exportDefinition } from '../../support/export-run';
+import { runOf } from '../../support/run-builder';
 import { FORMATS, tableLabel, type ReportFormat } from '../../../shared/report/manifest/formats';
 import { manifestSchema } from '../../../shared/report/manifest/manifest';
 import { fileEntry, type OutputFactory } from '../../../shared/report/outputs/output';
@@ -105,14 +104,7 @@ describe('a toy table and a toy format, added through the registries', () => {
     const parsed = parseReportDefinition({ name: 'toy-weekly', datasets: { risks: {} }, formats: ['xlsx', 'csv'], email: { to: ['pm@example.com'] } });
     // The definition schema's datasets and formats are the production registry's: the toys join the parsed definition.
     definition = { ...parsed, datasets: { ...parsed.datasets, toys: {} }, formats: [...parsed.formats, 'toy'] } as typeof definition;
-    result = await exportDefinition(definition, {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId: 'run-1',
-      now: () => now,
-      registry: TOY_REGISTRY,
-    });
+    result = await runOf(definition).in(root).against(sim).at(now).withRunId('run-1').withContext({ registry: TOY_REGISTRY }).export();
   });
   afterAll(async () => {
     await sim.close();

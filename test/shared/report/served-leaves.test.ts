@@ -2,10 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportDefinition } from '../../support/export-run';
+import { runOf } from '../../support/run-builder';
 import type { ExportResult } from '../../../shared/report/run/result';
 import { startSimulator, type RequestLogEntry, type RunningSimulator } from '../../../simulator/index';
 import type { PiSubItemRecord } from '../../../simulator/records';
@@ -142,21 +140,19 @@ describe('every served leaf in a cell or listed', () => {
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'tiny' });
     root = await mkdtemp(join(tmpdir(), 'served-leaves-'));
-    result = await exportDefinition(
+    result = await runOf(
       parseReportDefinition({
         name: 'served',
         timeZone: 'UTC',
         formats: ['csv', 'parquet'],
         datasets: { risks: {}, okrs: {}, piObjectives: { additionalColumns: true }, boardItems: {} },
       }),
-      {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-        storage: new LocalDirectoryStorage(root),
-        ledger: new LocalLedger(join(root, '.ledger')),
-        runId: 'run-1',
-        now: () => new Date('2026-11-23T06:00:00Z'),
-      },
-    );
+    )
+      .in(root)
+      .against(sim)
+      .at('2026-11-23T06:00:00Z')
+      .withRunId('run-1')
+      .export();
     folder = join(root, result.runFolder);
     // The same requests again: the simulator answers them as it did (nothing moved in between).
     const { email, apiKey } = sim.credentials();
@@ -347,12 +343,11 @@ describe('every served leaf in a cell or listed', () => {
   it('without the team and sprint columns, ends every item row with status_id and lists the plan it asked for, saying why', async () => {
     const out = await mkdtemp(join(tmpdir(), 'served-leaves-off-'));
     try {
-      const off = await exportDefinition(parseReportDefinition({ name: 'off', formats: ['csv'], datasets: { piObjectives: { additionalColumns: false } } }), {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-        storage: new LocalDirectoryStorage(out),
-        ledger: new LocalLedger(join(out, '.ledger')),
-        now: () => new Date('2026-11-23T06:00:00Z'),
-      });
+      const off = await runOf(parseReportDefinition({ name: 'off', formats: ['csv'], datasets: { piObjectives: { additionalColumns: false } } }))
+        .in(out)
+        .against(sim)
+        .at('2026-11-23T06:00:00Z')
+        .export();
       const { header } = await readCsv(join(out, off.runFolder, 'pi-objective-items.csv'));
       expect(header.slice(-2)).toEqual(['tracker_issue_type_id', 'status_id']);
       const items = off.manifest.summary.unexportedFields?.['pi-objective-items'] ?? [];

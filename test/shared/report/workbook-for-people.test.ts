@@ -5,12 +5,10 @@ import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
-import { exportDefinition } from '../../support/export-run';
+import { runOf } from '../../support/run-builder';
 import type { ExportResult } from '../../../shared/report/run/result';
-import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
-import { LocalLedger } from '../../../shared/ledger/local-ledger';
 
 /** The demo workbook as a Release Train Engineer opens it: words, links, hidden ids, print setup, Summary. */
 const TODAY = new Date('2026-11-23T06:00:00Z');
@@ -25,21 +23,19 @@ describe('the workbook people read (demo flavour)', () => {
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'demo', flavour: 'demo', today: TODAY });
     root = await mkdtemp(join(tmpdir(), 'workbook-people-'));
-    result = await exportDefinition(
+    result = await runOf(
       parseReportDefinition({
         name: 'rte-weekly',
         title: 'ART weekly',
         timeZone: 'Europe/Berlin',
         datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} },
       }),
-      {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-        storage: new LocalDirectoryStorage(root),
-        ledger: new LocalLedger(join(root, '.ledger')),
-        now: () => TODAY,
-        runId: 'run-1',
-      },
-    );
+    )
+      .in(root)
+      .against(sim)
+      .at(TODAY)
+      .withRunId('run-1')
+      .export();
     workbook = await readWorkbook(join(folder(), 'rte-weekly.xlsx'));
   });
   afterAll(async () => {

@@ -163,7 +163,7 @@ function treeRows(walk: OkrWalk, tree: ThemeTree, at: OkrCursor): TableRow[] {
         walk.objectiveCompletionSum += objective.completionPct;
         walk.objectivesWithCompletion++;
       }
-      walk.health.objective(tree.theme, objective, at.row++);
+      walk.health.objective(tree.theme, objective, at.row++, walk.ctx.ownWork);
       audit.check('okrs', objective, OKR_OBJECTIVE_SHAPE);
       rows.push({ outlineLevel: 1, values: OKR_TABLE.values({ level: 2, themeKey, group, objective }) });
       for (const kr of keyResults) {

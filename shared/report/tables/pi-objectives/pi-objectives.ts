@@ -121,11 +121,21 @@ function* objectiveRows(walk: PiObjectivesWalk, trees: readonly BoardTree[]): It
           stats.withCompletion++;
           stats.completionSum += objective.completion;
         } else stats.notComputable++;
-        walk.predictability.add(board, group, objective, row++);
+        const work = walk.ctx.ownWork && { to: walk.ctx.ownWork, itemKeys: itemKeys(objective) };
+        walk.predictability.add(board, group, objective, row++, work);
         yield { values: PI_OBJECTIVE_TABLE.values({ board, group, objective, completionType, typeName }) };
       }
     }
   }
+}
+
+/** The tracker keys and ids of every item and sub-item of an objective: what a risk's linked items are matched to (summary/own-work.ts). */
+function itemKeys(objective: PiObjective): string[] {
+  const items = (objective.linkedItems ?? []).flatMap((item): (PiLinkedItem | PiSubItem)[] => [item, ...(item.subItems ?? [])]);
+  return items.flatMap((item) => {
+    const ref = trackerRef(trackerFields(item));
+    return [ref.key, ref.id].filter((k): k is string => k !== undefined);
+  });
 }
 
 function* itemRows(walk: PiObjectivesWalk, trees: readonly BoardTree[]): Iterable<TableRow> {

@@ -255,7 +255,7 @@ export function risksDataset(ctx: DatasetContext, registers: readonly RiskRegist
         for (const risk of risks) {
           total++;
           if (ctx.people) learnPeople(risk, ctx.people);
-          figures.add(register, risk, total + 1);
+          figures.add(register, risk, total + 1, ctx.ownWork);
           heatMap.add(register, risk);
           audit.check('risks', risk, RISK_SHAPE);
           yield riskRow(register, risk, custom, today);

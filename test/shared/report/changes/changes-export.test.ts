@@ -6,7 +6,7 @@ import { parseReportDefinition, type ReportDefinitionInput } from '../../../../s
 import { snapshotTitle } from '../../../../shared/report/changes/snapshot';
 import { changesDigest } from '../../../../shared/report/changes/digest';
 import { readerFormat } from '../../../../shared/core/format';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import type { ExportResult } from '../../../../shared/report/run/result';
 import { neutraliseFormula } from '../../../../shared/render/cell-text';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
@@ -64,14 +64,14 @@ describe('changes since the last run (two exports into one root)', () => {
   let storage = (): LocalDirectoryStorage => new LocalDirectoryStorage(root);
 
   const run = (input: ReportDefinitionInput, at: string, runId: string, trigger: 'scheduled' | 'on-demand' = 'scheduled') =>
-    exportDefinition(parseReportDefinition(input), {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage: storage(),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId,
-      trigger,
-      now: () => new Date(at),
-    });
+    runOf(parseReportDefinition(input))
+      .withStorage(storage())
+      .withLedger(new LocalLedger(join(root, '.ledger')))
+      .against(sim)
+      .at(at)
+      .withRunId(runId)
+      .withTrigger(trigger)
+      .export();
 
   const changesCsv = async (result: ExportResult): Promise<Change[]> =>
     csvObjects(await readCsv(join(root, result.runFolder, 'changes.csv'))).map((r) => ({

@@ -3,10 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { csvObjects, readCsv } from '../../../support/read-output';
 
@@ -32,13 +30,7 @@ describe('board items fetched ahead of their turn', () => {
   });
 
   it('asks for board items while the OKRs are still being read, and writes them in the same order with the same requests', async () => {
-    const result = await exportDefinition(DEFINITION, {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      now: systemClock,
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId: 'r1',
-    });
+    const result = await runOf(DEFINITION).in(root).against(sim).at(systemClock).withRunId('r1').export();
     const log = sim.requests.map((r) => `${r.address} ${r.path}`);
     const firstItems = log.findIndex((l) => l.startsWith('legacy') && l.endsWith('/items'));
     const lastV1 = log.findLastIndex((l) => l.startsWith('v1'));

@@ -3,11 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Log } from '../../../../shared/core/logger';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import type { ExportResult } from '../../../../shared/report/run/result';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { csvObjects, readCsv } from '../../../support/read-output';
 
@@ -45,14 +43,7 @@ function recordingLog(): Log & { warnings: { message: string; extra: unknown }[]
 async function exported(input: ReportDefinitionInput, log: Log = recordingLog()): Promise<{ result: ExportResult; folder: string }> {
   const root = await mkdtemp(join(tmpdir(), 'repeated-records-'));
   roots.push(root);
-  const result = await exportDefinition(parseReportDefinition(input), {
-    credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-    storage: new LocalDirectoryStorage(root),
-    ledger: new LocalLedger(join(root, '.ledger')),
-    runId: 'run-1',
-    log,
-    now: () => new Date('2026-11-23T06:00:00Z'),
-  });
+  const result = await runOf(parseReportDefinition(input)).in(root).against(sim).at('2026-11-23T06:00:00Z').withRunId('run-1').withContext({ log }).export();
   return { result, folder: join(root, result.runFolder) };
 }
 

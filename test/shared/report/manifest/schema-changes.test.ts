@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableFilesDetail } from '../../../../shared/job/stages/table-event';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import { schemaOf } from '../../../../shared/report/manifest/table-schemas';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { TableSchema } from '../../../../shared/table/schema';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 
 const definition = parseReportDefinition({
   name: 'acme-weekly',
@@ -21,13 +19,7 @@ describe('schema changes between runs (manifest and ReportExported detail)', () 
   let sim: RunningSimulator;
   let root: string;
   const run = (runId: string) =>
-    exportDefinition(definition, {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId,
-      now: () => new Date('2026-11-23T06:00:00Z'),
-    });
+    runOf(definition).in(root).against(sim).at('2026-11-23T06:00:00Z').withRunId(runId).export();
   const schemaFile = (table: string) => join(root, 'acme-weekly/tables', table, '_schema.json');
 
   beforeAll(async () => {

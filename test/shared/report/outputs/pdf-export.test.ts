@@ -5,12 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readerFormat } from '../../../../shared/core/format';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import type { ExportResult } from '../../../../shared/report/run/result';
 import { isClosedRiskStatus } from '../../../../shared/report/summary/vocabulary';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { SummaryLine } from '../../../../shared/table/table';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { csvObjects, readCsv } from '../../../support/read-output';
@@ -36,13 +34,7 @@ describe('the PDF of a run', () => {
   let folder: string;
 
   const exportInto = async (root: string, now: Date, runId: string) =>
-    exportDefinition(definition, {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      now: () => now,
-      runId,
-    });
+    runOf(definition).in(root).against(sim).at(now).withRunId(runId).export();
 
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'demo', flavour: 'demo', today: TODAY });

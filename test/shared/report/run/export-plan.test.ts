@@ -2,10 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
+import { runOf } from '../../../support/run-builder';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { listRequests } from '../../../support/list-calls';
 
@@ -39,13 +37,7 @@ describe('the plan of a run', () => {
       formats: ['csv'],
     });
     sim.clearRequests();
-    const result = await exportDefinition(definition, {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId: 'once',
-      now: () => new Date('2026-11-23T06:00:00Z'),
-    });
+    const result = await runOf(definition).in(root).against(sim).at('2026-11-23T06:00:00Z').withRunId('once').export();
     const portfolios = sim.tenant.portfolioThemes.map((p) => `GET /api/v1/portfolio-themes/${p.id}/strategic-themes`);
     expect(listRequests(sim.requests).sort()).toEqual(
       ['GET /api/v1/riskregister', 'GET /api/v1/portfolio-themes', 'GET /api/v1/strategic-themes', ...portfolios, 'GET /api/acme/collections', 'GET /api/acme/boards', 'GET /api/acme/boards'].sort(),

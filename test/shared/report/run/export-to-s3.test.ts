@@ -9,7 +9,7 @@ import { DynamoDbLedger } from '../../../../shared/ledger/dynamodb-ledger';
 import { S3Storage } from '../../../../shared/storage/s3-storage';
 import { StorageError } from '../../../../shared/core/errors';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import type { ExportResult } from '../../../../shared/report/run/result';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { startDynalite, type DynaliteHandle } from '../../../support/dynalite';
@@ -33,13 +33,13 @@ describe('a 100,000-row export to S3', () => {
     sim = await startSimulator({ tenant: { boards: 2, itemsPerBoard: 10_000, storiesPerItem: 5, registers: 1, risksPerRegister: 3 } });
     s3 = await startS3rver({ bucket: 'big-reports' });
     dynamo = await startDynalite();
-    result = await exportDefinition(parseReportDefinition({ name: 'big', datasets: { boardItems: {} } }), {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      now: systemClock,
-      storage: new S3Storage({ client: s3.client, bucket: s3.bucket, prefix }),
-      ledger: new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName }),
-      runId: 'big-1',
-    });
+    result = await runOf(parseReportDefinition({ name: 'big', datasets: { boardItems: {} } }))
+      .withStorage(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix }))
+      .withLedger(new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName }))
+      .against(sim)
+      .at(systemClock)
+      .withRunId('big-1')
+      .export();
   }, 300_000);
   afterAll(async () => {
     await Promise.all([sim.close(), s3.close(), dynamo.close()]);
@@ -112,13 +112,13 @@ describe('a 100,000-row export to S3', () => {
       { step: 'initialize', name: 'injectFailure' },
     );
     await expect(
-      exportDefinition(parseReportDefinition({ name: 'big', datasets: { risks: {}, boardItems: {} } }), {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      now: systemClock,
-        storage: new S3Storage({ client: failing, bucket: s3.bucket, prefix }),
-        ledger: new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName }),
-        runId: 'big-2',
-      }),
+      runOf(parseReportDefinition({ name: 'big', datasets: { risks: {}, boardItems: {} } }))
+        .withStorage(new S3Storage({ client: failing, bucket: s3.bucket, prefix }))
+        .withLedger(new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName }))
+        .against(sim)
+        .at(systemClock)
+        .withRunId('big-2')
+        .export(),
     ).rejects.toThrow(StorageError);
     const latest = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${prefix}/big/latest.json` }));
     expect(JSON.parse(await latest.Body!.transformToString()).runId).toBe('big-1');

@@ -2,11 +2,9 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import { plannedWrites } from '../../../../shared/report/run/planned-writes';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 
 /** What the dry run says a run writes (plannedWrites) is what a run of the same definition writes. */
@@ -30,13 +28,7 @@ describe('plannedWrites', () => {
     });
     // 23:30 UTC is the next day in Berlin: the run folder's date is the report's.
     const now = new Date('2026-11-23T23:30:00Z');
-    await exportDefinition(definition, {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId: 'planned',
-      now: () => now,
-    });
+    await runOf(definition).in(root).against(sim).at(now).withRunId('planned').export();
     const written = (await readdir(root, { recursive: true, withFileTypes: true }))
       .filter((entry) => entry.isFile())
       .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1).split(sep).join('/'))

@@ -15,7 +15,8 @@ import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition, type ReportDefinition } from '../../../../shared/report/definition/definition';
 import type { PlanningSource } from '../../../../shared/report/dataset/planning-source';
 import type { ExportResult } from '../../../../shared/report/run/result';
-import { exportDefinition, fixedCredentials, testClient } from '../../../support/export-run';
+import { testClient } from '../../../support/planning-client';
+import { runOf } from '../../../support/run-builder';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { S3Storage } from '../../../../shared/storage/s3-storage';
 import type { Storage } from '../../../../shared/storage/storage';
@@ -57,7 +58,8 @@ describe('runs that cannot corrupt each other', () => {
   let expectedRows: { risks: number; 'board-items': number };
 
   const client = () => testClient(sim.credentials());
-  const credentials = () => fixedCredentials(sim.credentials());
+  /** A run of `def` over `source`, against the simulator's credentials as they are when it starts. */
+  const runOver = (def: ReportDefinition, source: PlanningSource) => runOf(def).withSource(source).against(sim.credentials());
   const storage = (at = root): Storage => new LocalDirectoryStorage(at);
   /** `inner` with every call that writes or removes recorded in `writes` (by method and key). */
   const watchedWrites = (inner: Storage, writes: string[]): Storage =>
@@ -95,18 +97,18 @@ describe('runs that cannot corrupt each other', () => {
     source: PlanningSource,
     options: { now?: () => Date; at?: string; def?: ReportDefinition; onStored?: (path: string) => void; log?: Log; writes?: string[] } = {},
   ) {
-    return exportDefinition(options.def ?? definition, {
-      source,
-      storage: options.writes ? watchedWrites(storage(options.at), options.writes) : storage(options.at),
-      ledger: ledger(options.at),
-      credentials: credentials(),
-      runId,
-      now: options.now ?? (() => T0),
-      ...(options.log && { log: options.log }),
-      onProgress: (e) => {
-        if (e.type === 'file-stored') options.onStored?.(e.path);
-      },
-    });
+    return runOver(options.def ?? definition, source)
+      .withStorage(options.writes ? watchedWrites(storage(options.at), options.writes) : storage(options.at))
+      .withLedger(ledger(options.at))
+      .at(options.now ?? T0)
+      .withRunId(runId)
+      .withContext({
+        ...(options.log && { log: options.log }),
+        onProgress: (e) => {
+          if (e.type === 'file-stored') options.onStored?.(e.path);
+        },
+      })
+      .export();
   }
 
   /** Every file the manifest lists is stored with its size and sha256; latest.json names a readable manifest. */
@@ -209,10 +211,13 @@ describe('runs that cannot corrupt each other', () => {
       const s3Storage = new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: 'reports' });
       const dynamoLedger = new DynamoDbLedger({ client: dynamo.client, tableName: dynamo.tableName });
       const run = (runId: string, source: PlanningSource, onStored?: (path: string) => void) =>
-        exportDefinition(definition, {
-          source, storage: s3Storage, ledger: dynamoLedger, credentials: credentials(), runId, now: () => T0,
-          onProgress: (e) => e.type === 'file-stored' && onStored?.(e.path),
-        });
+        runOver(definition, source)
+          .withStorage(s3Storage)
+          .withLedger(dynamoLedger)
+          .at(T0)
+          .withRunId(runId)
+          .withContext({ onProgress: (e) => e.type === 'file-stored' && onStored?.(e.path) })
+          .export();
       const objectBytes = async (key: string) =>
         (await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `reports/${key}` }))).Body!.transformToByteArray();
       const consistent = async (result: ExportResult) => {
@@ -259,15 +264,21 @@ describe('runs that cannot corrupt each other', () => {
   it('a long healthy run keeps its lease past the first expiry; a second attempt is still refused', async () => {
     let clock = T0;
     const competitor: { outcome?: Promise<unknown> } = {};
-    const result = await exportDefinition(definition, {
-      source: client(), storage: storage(), ledger: ledger(), credentials: credentials(), runId: 'long-run', now: () => clock, leaseMs: 60_000,
-      onProgress: (e) => {
-        if (e.type !== 'file-stored') return;
-        // Each stored file moves the clock 50 s on: twice that is past a lease that was never renewed.
-        clock = new Date(clock.getTime() + 50_000);
-        if (e.path.endsWith('board-items.csv')) competitor.outcome = attempt('long-run', client(), { now: () => clock }).catch((error: unknown) => error);
-      },
-    });
+    const result = await runOver(definition, client())
+      .withStorage(storage())
+      .withLedger(ledger())
+      .at(() => clock)
+      .withRunId('long-run')
+      .withContext({
+        leaseMs: 60_000,
+        onProgress: (e) => {
+          if (e.type !== 'file-stored') return;
+          // Each stored file moves the clock 50 s on: twice that is past a lease that was never renewed.
+          clock = new Date(clock.getTime() + 50_000);
+          if (e.path.endsWith('board-items.csv')) competitor.outcome = attempt('long-run', client(), { now: () => clock }).catch((error: unknown) => error);
+        },
+      })
+      .export();
     expect(String(await competitor.outcome)).toMatch(/run "long-run" of report "overlap" is in progress/);
     await expectConsistent(result);
   });
@@ -361,9 +372,7 @@ describe('runs that cannot corrupt each other', () => {
           return bound(target, prop);
         },
       });
-      const older = exportDefinition(def, {
-        source: client(), storage: held, ledger: ledger(at), credentials: credentials(), runId: 'older', now: () => new Date('2026-11-23T06:00:00Z'),
-      });
+      const older = runOver(def, client()).withStorage(held).withLedger(ledger(at)).at('2026-11-23T06:00:00Z').withRunId('older').export();
       await reached.promise;
       const newer = await attempt('newer', client(), { at, def, now: () => new Date('2026-11-23T07:00:00Z') });
       newerDone.open();

@@ -5,11 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { PlanningApiError, ReportPlanError } from '../../../../shared/core/errors';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import type { ExportResult } from '../../../../shared/report/run/result';
 import type { ProgressEvent } from '../../../../shared/report/dataset/dataset';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
@@ -40,15 +38,15 @@ describe('runExport against the simulator (demo tenant)', () => {
 
   /** The progress events of the first run (the one every test reads). */
   const firstRunEvents: ProgressEvent[] = [];
-  const run = (input: ReportDefinitionInput, options: { email?: string; runId?: string; storageRoot?: string; events?: ProgressEvent[] } = {}) =>
-    exportDefinition(parseReportDefinition(input), {
-      ...(options.events && { onProgress: (event: ProgressEvent) => options.events!.push(event) }),
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials(options.email)) },
-      storage: new LocalDirectoryStorage(options.storageRoot ?? root),
-      ledger: new LocalLedger(join(options.storageRoot ?? root, '.ledger')),
-      ...(options.runId !== undefined && { runId: options.runId }),
-      now: () => new Date('2026-11-23T06:00:00Z'),
-    });
+  const run = (input: ReportDefinitionInput, options: { email?: string; runId?: string; storageRoot?: string; events?: ProgressEvent[] } = {}) => {
+    const events = options.events;
+    const built = runOf(parseReportDefinition(input))
+      .in(options.storageRoot ?? root)
+      .withCredentials({ getCredentials: () => Promise.resolve(sim.credentials(options.email)) })
+      .at('2026-11-23T06:00:00Z')
+      .withContext({ onProgress: events && ((event: ProgressEvent) => events.push(event)) });
+    return (options.runId === undefined ? built : built.withRunId(options.runId)).export();
+  };
 
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'demo' });
@@ -266,13 +264,7 @@ describe('runExport failures', () => {
     await rm(root, { recursive: true, force: true });
   });
   const run = (input: ReportDefinitionInput, runId: string) =>
-    exportDefinition(parseReportDefinition(input), {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      now: systemClock,
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId,
-    });
+    runOf(parseReportDefinition(input)).in(root).against(sim).at(systemClock).withRunId(runId).export();
 
   it('names an unknown board selector and leaves nothing behind', async () => {
     await expect(run({ name: 'bad', datasets: { boardItems: { boards: ['nope'] } } }, 'r1')).rejects.toThrow(ReportPlanError);

@@ -11,7 +11,7 @@ import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition, type ReportDefinition } from '../../../../shared/report/definition/definition';
 import { latestPointerSchema, manifestSchema, type Manifest } from '../../../../shared/report/manifest/manifest';
 import type { ExportResult } from '../../../../shared/report/run/result';
-import { exportDefinition, fixedCredentials } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import { pausingAt, type WritePoint } from '../../../support/write-points';
 import { attemptKey } from '../../../../shared/report/run/run-writer';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
@@ -101,13 +101,13 @@ describe('fenced runs: a stale attempt never touches what the run publishes', ()
   });
 
   const run = (backend: Backend, runId: string, at: number, pause?: (point: WritePoint, key: string) => Promise<void>) =>
-    exportDefinition(definition, {
-      credentials: fixedCredentials(sim.credentials()),
-      ...(pause ? pausingAt(backend, pause) : backend),
-      runId,
-      leaseMs: LEASE_MS,
-      now: () => new Date(at),
-    });
+    runOf(definition)
+      .withBackend(pause ? pausingAt(backend, pause) : backend)
+      .against(sim.credentials())
+      .at(new Date(at))
+      .withRunId(runId)
+      .withContext({ leaseMs: LEASE_MS })
+      .export();
 
   /** The trials: every write point, the upload points at several of their occurrences. */
   const trials: { point: WritePoint; occurrence: number }[] = [
@@ -205,10 +205,7 @@ describe('fenced runs: a stale attempt never touches what the run publishes', ()
       },
     });
     const at = T0 + 100 * 3_600_000;
-    const first = await exportDefinition(definition, {
-      credentials: fixedCredentials(sim.credentials()), storage: failing, ledger: backend.ledger,
-      runId: 'latest-503', now: () => new Date(at),
-    });
+    const first = await runOf(definition).withStorage(failing).withLedger(backend.ledger).against(sim.credentials()).at(new Date(at)).withRunId('latest-503').export();
     expect(first.written).toBe(true);
     expect(first.latestUpdated).toBe(false);
     expect(first.latestProblem).toMatch(/latest\.json could not be updated \(.*503.*\); the run is published and .*a rerun of run id "latest-503", writes latest\.json again/);

@@ -12,7 +12,7 @@ import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage'
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { killOnWord } from '../../../support/killed-child';
 import type { CopyKilledRun, CopyKillPoint } from '../../../support/copy-killed-run';
-import { exportDefinition, fixedCredentials } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 
 /**
  * Kill trials of the table copies (issue 52, item 7): an export process is killed (SIGKILL) at every
@@ -112,13 +112,7 @@ describe('a run killed at each step of its table copies, then a new run of the r
 
   /** The next day's run of the report (run id `next`); resolves with its rows per table. */
   async function nextRun(root: string): Promise<Record<string, number>> {
-    const next = await exportDefinition(parseReportDefinition(DEFINITION), {
-      credentials: fixedCredentials(sim.credentials()),
-      storage: new LocalDirectoryStorage(root),
-      ledger: new LocalLedger(join(root, '.ledger')),
-      runId: 'next',
-      now: () => new Date(NEXT_AT),
-    });
+    const next = await runOf(parseReportDefinition(DEFINITION)).in(root).against(sim.credentials()).at(NEXT_AT).withRunId('next').export();
     expect(next.written).toBe(true);
     return Object.fromEntries(TABLES.map((t) => [t, next.manifest.summary.rows[t]!]));
   }

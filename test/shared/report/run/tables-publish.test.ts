@@ -8,7 +8,7 @@ import { parseReportDefinition, type ReportDefinition } from '../../../../shared
 import type { ExportResult } from '../../../../shared/report/run/result';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
-import { exportDefinition, fixedCredentials } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import { pausingAt, type WritePoint } from '../../../support/write-points';
 
 /**
@@ -42,13 +42,13 @@ describe('table prefixes hold only published rows, read with DuckDB at every ste
 
   const backend = () => ({ storage: new LocalDirectoryStorage(root), ledger: new LocalLedger(join(root, '.ledger')) });
   const run = (runId: string, at: number, pause?: (point: WritePoint, key: string) => Promise<void>) =>
-    exportDefinition(definition, {
-      credentials: fixedCredentials(sim.credentials()),
-      ...(pause ? pausingAt(backend(), pause) : backend()),
-      runId,
-      leaseMs: 60_000,
-      now: () => new Date(at),
-    });
+    runOf(definition)
+      .withBackend(pause ? pausingAt(backend(), pause) : backend())
+      .against(sim.credentials())
+      .at(new Date(at))
+      .withRunId(runId)
+      .withContext({ leaseMs: 60_000 })
+      .export();
   const table = (name: string) => `read_parquet('${root}/${REPORT}/tables/${name}/**/*.parquet', hive_partitioning = true)`;
   const query = async (sql: string) => (await duck.runAndReadAll(sql)).getRowObjectsJS();
 

@@ -6,13 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
 import { headlineSentence } from '../../../../shared/email/email-content';
 import { readerFormat } from '../../../../shared/core/format';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import { csvObjects, readCsv, readWorkbook } from '../../../support/read-output';
 import type { ExportResult } from '../../../../shared/report/run/result';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { LinkValue } from '../../../../shared/table/table';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 
 /**
  * "Needs attention" counted and listed whole: the headline's count is the number of items, the
@@ -49,15 +47,11 @@ describe('every count of "Needs attention" leads to its list (demo tenant)', () 
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'demo' });
     root = await mkdtemp(join(tmpdir(), 'attention-'));
-    result = await exportDefinition(
-      parseReportDefinition({ name: 'rte-weekly', formats: ['xlsx', 'csv'], datasets: { risks: {}, okrs: {}, piObjectives: {} } }),
-      {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-        storage: new LocalDirectoryStorage(root),
-        ledger: new LocalLedger(join(root, '.ledger')),
-        now: () => new Date(`${TODAY}T06:00:00Z`),
-      },
-    );
+    result = await runOf(parseReportDefinition({ name: 'rte-weekly', formats: ['xlsx', 'csv'], datasets: { risks: {}, okrs: {}, piObjectives: {} } }))
+      .in(root)
+      .against(sim)
+      .at(`${TODAY}T06:00:00Z`)
+      .export();
     const workbook = await readWorkbook(join(root, result.runFolder, 'rte-weekly.xlsx'));
     sheet = workbook.getWorksheet('Needs attention')!;
     summarySheet = workbook.getWorksheet('Summary')!;

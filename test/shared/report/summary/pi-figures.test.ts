@@ -2,11 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { messagesFor } from '../../../../shared/core/i18n/messages';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
+import { runOf } from '../../../support/run-builder';
 import type { CellValue, ReportSummary, SummarySection } from '../../../../shared/table/table';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 
@@ -26,15 +24,11 @@ describe('PI figures (demo tenant)', () => {
 
   const run = async (at: string): Promise<ReportSummary> => {
     const dir = join(root, at.slice(0, 10));
-    const result = await exportDefinition(
-      parseReportDefinition({ name: 'pi', formats: ['csv'], timeZone: 'Europe/Zurich', datasets: { piObjectives: {} } }),
-      {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-        storage: new LocalDirectoryStorage(dir),
-        ledger: new LocalLedger(join(dir, '.ledger')),
-        now: () => new Date(at),
-      },
-    );
+    const result = await runOf(parseReportDefinition({ name: 'pi', formats: ['csv'], timeZone: 'Europe/Zurich', datasets: { piObjectives: {} } }))
+      .in(dir)
+      .against(sim)
+      .at(at)
+      .export();
     return result.summary;
   };
   const section = (at: string, heading: string): SummarySection | undefined =>

@@ -3,12 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import type { ExportResult } from '../../../../shared/report/run/result';
-import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { CellValue, SummarySection } from '../../../../shared/table/table';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
-import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 
 /**
  * Every Summary figure against values computed here from the simulator's records, with the simple
@@ -33,15 +31,11 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'demo' });
     root = await mkdtemp(join(tmpdir(), 'summary-'));
-    result = await exportDefinition(
-      parseReportDefinition({ name: 'rte-weekly', formats: ['csv'], datasets: { risks: {}, okrs: {}, piObjectives: {} } }),
-      {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-        storage: new LocalDirectoryStorage(root),
-        ledger: new LocalLedger(join(root, '.ledger')),
-        now: () => new Date(`${TODAY}T06:00:00Z`),
-      },
-    );
+    result = await runOf(parseReportDefinition({ name: 'rte-weekly', formats: ['csv'], datasets: { risks: {}, okrs: {}, piObjectives: {} } }))
+      .in(root)
+      .against(sim)
+      .at(`${TODAY}T06:00:00Z`)
+      .export();
   });
   afterAll(async () => {
     await sim.close();
@@ -84,15 +78,11 @@ describe('the Summary answers a Release Train Engineer (demo tenant)', () => {
   it('counts owners in the custom field the definition names, and says which field', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'summary-owner-'));
     try {
-      const owned = await exportDefinition(
-        parseReportDefinition({ name: 'owners', formats: ['csv'], datasets: { risks: { ownerField: 'Risk owner' } } }),
-        {
-          credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-          storage: new LocalDirectoryStorage(dir),
-          ledger: new LocalLedger(join(dir, '.ledger')),
-          now: () => new Date(`${TODAY}T06:00:00Z`),
-        },
-      );
+      const owned = await runOf(parseReportDefinition({ name: 'owners', formats: ['csv'], datasets: { risks: { ownerField: 'Risk owner' } } }))
+        .in(dir)
+        .against(sim)
+        .at(`${TODAY}T06:00:00Z`)
+        .export();
       const open = sim.tenant.allRisks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status));
       const withoutField = open.filter((r) => !(r.customFields ?? []).some((f) => f.title === 'Risk owner' && f.value)).length;
       const headline = owned.summary.sections.find((s) => s.heading === 'Risks')!;

@@ -5,14 +5,14 @@ import * as z from 'zod';
 import { ReportDefinitionError, ReportPlanError } from '../../../../shared/core/errors';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { inBatches, type Dataset, type DatasetEntry, type DatasetPlan, type PlanContext } from '../../../../shared/report/dataset/dataset';
-import { parseReportDefinition, reportDefinitionSchemaFor } from '../../../../shared/report/definition/definition';
+import { parseReportDefinition, reportDefinitionSchemaFor, type ReportDefinition } from '../../../../shared/report/definition/definition';
 import { idList } from '../../../../shared/report/dataset/definition-limits';
 import { FORMATS } from '../../../../shared/report/manifest/formats';
 import { deliveriesOf, sliceDefinition } from '../../../../shared/report/definition/slices';
 import type { Manifest } from '../../../../shared/report/manifest/manifest';
 import { selectAll, type Selectable } from '../../../../shared/report/dataset/selector-titles';
 import { REGISTRY, type Registry } from '../../../../shared/report/registry';
-import { exportDefinition, planDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import { DATASETS } from '../../../../shared/report/tables/registry';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import type { Column, TableRow } from '../../../../shared/table/table';
@@ -113,6 +113,8 @@ describe('a toy table added through a registry alone', () => {
   };
   const credentials = { getCredentials: () => Promise.resolve(testCredentials('toy-key')) };
   const now = () => new Date('2026-11-23T06:00:00Z');
+  /** A run of the toy registry whose planning API refuses every request: the toys need none. */
+  const toyRun = (definition: ReportDefinition) => runOf(definition).withCredentials(credentials).withContext({ registry: TOY_REGISTRY }).withPlanning({ fetch: refusingFetch }).at(now);
 
   beforeAll(() => {
     temp = makeTempDir('toy-table');
@@ -165,11 +167,11 @@ describe('a toy table added through a registry alone', () => {
   it('is planned: its selector resolved, every unknown one refused with its path before anything is written', async () => {
     const wrong = toySchema.parse({ ...PLAYROOM, datasets: { toys: { shelves: ['A', 'Loft', 'Garage'] } } });
     const where = { storage: new LocalDirectoryStorage(temp.root), ledger: new LocalLedger(temp.path('.ledger')) };
-    const error = await planDefinition(wrong, { credentials, registry: TOY_REGISTRY, fetch: refusingFetch, now, ...where }).catch((e: unknown) => e);
+    const error = await toyRun(wrong).withBackend(where).plan().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReportPlanError);
     expect((error as ReportPlanError).issues.map((i) => i.path)).toEqual(['datasets.toys.shelves[1]', 'datasets.toys.shelves[2]']);
 
-    const { plan } = await planDefinition(toySchema.parse(PLAYROOM), { credentials, registry: TOY_REGISTRY, fetch: refusingFetch, now, ...where });
+    const { plan } = await toyRun(toySchema.parse(PLAYROOM)).withBackend(where).plan();
     expect(plan.datasets.map((d) => [d.name, d.plan.reads.map((r) => [r.noun, r.records.map((s) => s.title)])])).toEqual([
       ['toys', [['shelf', ['Attic', 'Basement']]]],
     ]);
@@ -178,15 +180,11 @@ describe('a toy table added through a registry alone', () => {
 
   it("writes a delivery's slice: its CSV holds the toys of the slice's shelves", async () => {
     const definition = toySchema.parse(sliceDefinition(PLAYROOM, deliveriesOf(PLAYROOM)[1]!, WITH_TOYS));
-    const result = await exportDefinition(definition, {
-      credentials,
-      registry: TOY_REGISTRY,
-      fetch: refusingFetch,
-      now,
-      storage: new LocalDirectoryStorage(temp.root),
-      ledger: new LocalLedger(temp.path('.ledger')),
-      runId: 'run-1',
-    });
+    const result = await toyRun(definition)
+      .withStorage(new LocalDirectoryStorage(temp.root))
+      .withLedger(new LocalLedger(temp.path('.ledger')))
+      .withRunId('run-1')
+      .export();
 
     const folder = join(temp.root, result.runFolder);
     const csv = await readCsv(join(folder, 'toy-things.csv'));

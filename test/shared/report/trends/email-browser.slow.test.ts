@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingEmail } from '../../../../shared/email/ses-mailer';
 import { buildReportEmail } from '../../../../shared/messages/report-email';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import type { ExportResult } from '../../../../shared/report/run/result';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
@@ -44,10 +44,16 @@ describe('the e-mail trends of the four-week demo in a browser, images off', () 
         sim.advance({ date: dayOfWeek(i), risks: open.map((r) => ({ id: r.id, close: true })) });
       }
       opens.push(sim.tenant.allRisks.filter((r) => !['Mitigated', 'Closed'].includes(r.status.status)).length);
-      results.push(await exportDefinition(definition, {
-        credentials: { getCredentials: () => Promise.resolve(sim.credentials()) }, storage,
-        ledger: new LocalLedger(join(root, '.ledger')), runId: `week-${i + 1}`, trigger: 'scheduled', now: () => dayOfWeek(i),
-      }));
+      results.push(
+        await runOf(definition)
+          .withStorage(storage)
+          .withLedger(new LocalLedger(join(root, '.ledger')))
+          .against(sim)
+          .at(dayOfWeek(i))
+          .withRunId(`week-${i + 1}`)
+          .withTrigger('scheduled')
+          .export(),
+      );
     }
     email = await buildReportEmail(definition as typeof definition & { email: NonNullable<typeof definition.email> }, results[WEEKS - 1]!, {
       from: 'reports@example.test', linkBaseUrl: 'https://reports.example.test', key: { id: 'k1', secret: 'k'.repeat(48) }, now: dayOfWeek(WEEKS - 1), storage,

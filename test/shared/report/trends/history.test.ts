@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportDefinition } from '../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../support/export-run';
+import { runOf } from '../../../support/run-builder';
 import type { ExportResult } from '../../../../shared/report/run/result';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
@@ -112,14 +112,14 @@ describe('the trends reader over 12 kept runs of an evolving tenant', () => {
       if (i > 0) sim.advance(weekChanges(sim, i));
       expected.push(expectedFigures(sim, dayOfRun(i)));
       results.push(
-        await exportDefinition(DEFINITION, {
-          credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-          storage: storage(),
-          ledger: new LocalLedger(join(root, '.ledger')),
-          runId: `r${String(i + 1).padStart(2, '0')}`,
-          trigger: 'scheduled',
-          now: () => dayOfRun(i),
-        }),
+        await runOf(DEFINITION)
+          .withStorage(storage())
+          .withLedger(new LocalLedger(join(root, '.ledger')))
+          .against(sim)
+          .at(dayOfRun(i))
+          .withRunId(`r${String(i + 1).padStart(2, '0')}`)
+          .withTrigger('scheduled')
+          .export(),
       );
     }
   }, 120_000);

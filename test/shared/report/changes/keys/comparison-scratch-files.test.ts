@@ -5,7 +5,7 @@ import { StorageError } from '../../../../../shared/core/errors';
 import { LocalLedger } from '../../../../../shared/ledger/local-ledger';
 import { SCRATCH_PREFIX } from '../../../../../shared/report/changes/keys/spilled-key-prints';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../../shared/report/definition/definition';
-import { exportDefinition } from '../../../../support/export-run';
+import { runOf } from '../../../../support/run-builder';
 import { LocalDirectoryStorage } from '../../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../../simulator/index';
 import { makeTempDir, type TempDir } from '../../../../support/temp-dir';
@@ -33,14 +33,14 @@ describe("the comparison's scratch files", () => {
   let scratchRoot: string;
 
   const run = (at: string, runId: string, storage = new LocalDirectoryStorage(temp.path('reports'))) =>
-    exportDefinition(parseReportDefinition(BASE), {
-      credentials: { getCredentials: () => Promise.resolve(sim.credentials()) },
-      storage,
-      ledger: new LocalLedger(temp.path('ledger')),
-      runId,
-      trigger: 'scheduled',
-      now: () => new Date(at),
-    });
+    runOf(parseReportDefinition(BASE))
+      .withStorage(storage)
+      .withLedger(new LocalLedger(temp.path('ledger')))
+      .against(sim)
+      .at(at)
+      .withRunId(runId)
+      .withTrigger('scheduled')
+      .export();
   const scratchDirs = () => readdirSync(scratchRoot).filter((name) => name.startsWith(SCRATCH_PREFIX));
 
   beforeEach(async () => {
