@@ -1,4 +1,5 @@
 import { errorMessage } from '../../shared/core/errors';
+import { errorChain, type InvocationFailure } from './async-invocations';
 import { SCHEDULED_RUNS } from '../../shared/core/names';
 
 /**
@@ -35,6 +36,8 @@ export interface QueueStats {
   readonly retried: number;
   /** Messages moved to the dead-letter queue after their last failed receive. */
   readonly deadLettered: number;
+  /** Every failed receive that threw, in order: the message (as a string), its receive count, when (ms after the send) and why. */
+  readonly failures: readonly InvocationFailure[];
 }
 
 /** One receive of a message: resolve true (or nothing) to delete it, false or throw to have it back later. */
@@ -56,7 +59,7 @@ export async function queueInvocations<E>(events: readonly E[], handler: QueueHa
   // Not yet deleted nor dead-lettered and not being handled; a failed one is back here with a later visibleAt.
   const waiting: Message<E>[] = events.map((event) => ({ event, receives: 0, visibleAt: sent }));
   let inFlight = 0;
-  const stats = { receives: 0, retried: 0, deadLettered: 0 };
+  const stats = { receives: 0, retried: 0, deadLettered: 0, failures: [] as InvocationFailure[] };
   // Woken when a receive ends: a slot that found nothing may find its message back, or the queue empty.
   let ended: () => void = () => undefined;
   let receiveEnded = new Promise<void>((resolve) => (ended = resolve));
@@ -75,6 +78,7 @@ export async function queueInvocations<E>(events: readonly E[], handler: QueueHa
     try {
       done = (await handler(message.event, message.receives)) !== false;
     } catch (error) {
+      stats.failures.push({ event: String(message.event), attempt: message.receives, atMs: now() - sent, error: errorChain(error) });
       console.warn(`queue: receive ${message.receives} of a message failed: ${errorMessage(error)}`);
     }
     if (done) return;

@@ -44,7 +44,7 @@ describe('the stand-in of an SQS queue with maximum concurrency', () => {
     expect(most).toBe(2);
     expect(startedAt).toEqual([0, 0, 10, 10, 20, 20].map((s) => s * SECOND));
     expect(Date.now()).toBe(30 * SECOND);
-    expect(stats).toEqual({ receives: 6, retried: 0, deadLettered: 0 });
+    expect(stats).toEqual({ receives: 6, retried: 0, deadLettered: 0, failures: [] });
   });
 
   it('gives a failed message back after the visibility timeout from its receive, with its receive count, while the others go on', async () => {
@@ -68,7 +68,7 @@ describe('the stand-in of an SQS queue with maximum concurrency', () => {
       // Invisible until 90 minutes after its first receive, then taken at once by the idle slot.
       { event: 0, count: 2, at: 90 * MINUTE },
     ]);
-    expect(stats).toEqual({ receives: 4, retried: 1, deadLettered: 0 });
+    expect(stats).toEqual({ receives: 4, retried: 1, deadLettered: 0, failures: [] });
   });
 
   it('treats a throw as a failed receive, and moves a message to the dead-letter queue after its last receive', async () => {
@@ -85,7 +85,8 @@ describe('the stand-in of an SQS queue with maximum concurrency', () => {
     );
     expect(counts).toEqual([1, 2, SCHEDULED_RUNS.maxReceiveCount]);
     expect(Date.now()).toBe(20 * MINUTE);
-    expect(stats).toEqual({ receives: 3, retried: 2, deadLettered: 1 });
+    expect(stats).toMatchObject({ receives: 3, retried: 2, deadLettered: 1 });
+    expect(stats.failures.map((f) => [f.event, f.attempt, f.atMs, f.error])).toEqual([1, 2, 3].map((n) => ['broken', n, (n - 1) * 10 * MINUTE, 'Error: planning API down']));
   });
 
   it("defaults to the stack's figures: 6 × a 15-minute timeout, three receives", () => {
