@@ -598,7 +598,8 @@ describe('stored reports and their schedules', () => {
       FunctionName: { Ref: ids.exportFn },
       EventSourceArn: arn(ids.scheduledRuns),
       BatchSize: 1,
-      ScalingConfig: { MaximumConcurrency: DEFAULT_SCHEDULED_CONCURRENCY },
+      // The configuration's: the default 5, here the reservation of 4 (never above it).
+      ScalingConfig: { MaximumConcurrency: Math.min(DEFAULT_SCHEDULED_CONCURRENCY, config.exportReservedConcurrency ?? Infinity) },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     synthesized.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
