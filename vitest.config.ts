@@ -14,9 +14,10 @@ import { simulatorTestFiles, slowTestFiles, testFiles } from './test/support/tes
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 const SLOW = slowTestFiles(ROOT);
 /**
- * The fast tests whose imports reach the simulator, run a second time against the field names and
- * shapes of the service's public documentation (the `docs` project): the other tests cannot tell the
- * vocabularies apart, so running them twice would only cost CI minutes.
+ * The fast tests whose imports reach the simulator's vocabulary, run a second time against the field
+ * names and shapes of the service's public documentation (the `docs` project): the other tests cannot
+ * tell the vocabularies apart (nor can one that names the vocabulary of every simulator it starts), so
+ * running them twice would only cost CI minutes.
  */
 const SIMULATOR_BACKED = simulatorTestFiles(ROOT, testFiles(ROOT).filter((file) => !SLOW.includes(file)));
 

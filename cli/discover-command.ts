@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { loadCliConfig } from '../shared/core/config';
 import { errorMessage, ExporterError } from '../shared/core/errors';
 import { parseOptions, UsageError, usageErrorLine } from './usage';
-import { PlanningApiClient, resolveClientSettings } from '../shared/planning-api';
+import { createLimiter, PlanningApiClient, resolveClientSettings } from '../shared/planning-api';
+import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
 import { parseReportDefinition } from '../shared/report/definition/definition';
 import { fileCredentialsSource } from '../shared/secrets/credentials-file';
 import type { CredentialsSource } from '../shared/secrets/credential-refresh';
@@ -75,7 +76,7 @@ export async function runDiscoverCommand(argv: readonly string[], io: CommandIo)
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
     const credentials = await source.getCredentials();
-    const client = new PlanningApiClient({ now: systemClock, credentials, settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES }) });
+    const client = new PlanningApiClient({ now: systemClock, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES }) });
     io.stdout.write(`checking ${credentials.email} against ${credentials.baseUrl} and ${credentials.legacyBaseUrl} (company prefix ${credentials.companyPrefix})\n\n`);
     const found = await discover(client);
     io.stdout.write(formatDiscovery(found));

@@ -5,7 +5,8 @@ import { awsRegion, loadPreflightConfig, type PreflightConfig } from '../shared/
 import { errorMessage } from '../shared/core/errors';
 import { DefinitionStore } from '../shared/definitions/definition-store';
 import { createSchedulerClient, ScheduleReader } from '../shared/definitions/scheduler-client';
-import { PlanningApiClient, resolveClientSettings } from '../shared/planning-api';
+import { createLimiter, PlanningApiClient, resolveClientSettings } from '../shared/planning-api';
+import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
 import { blockers, type CheckArea } from '../shared/preflight/check';
 import { CloudFormationStackReader, configuredRegion, createCloudFormationClient } from '../shared/preflight/cloudformation-stacks';
 import type { DeploymentSettings, PreflightPorts } from '../shared/preflight/ports';
@@ -64,7 +65,7 @@ function awsPorts(region: string, config: PreflightConfig): PreflightPorts {
     storedReports: (bucket) => new DefinitionStore(new S3Storage({ bucket, prefix: '', client: createS3Client(config.AWS_ENDPOINT_URL_S3, region) })),
     // The discover probe: one question per group, a few retries at most (a preflight waits for no outage).
     probeApi: async (credentials) => {
-      const client = new PlanningApiClient({ now: systemClock, credentials, settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES, timeoutMs: 15_000 }), retry: { maxAttempts: 2 } });
+      const client = new PlanningApiClient({ now: systemClock, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES, timeoutMs: 15_000 }), retry: { maxAttempts: 2 } });
       const groups = await probeGroups(client);
       return {
         groups: groups.map((g) => ({ group: g.group, title: GROUP_TITLES[g.group], ok: g.ok, detail: g.detail, reason: g.reason })),

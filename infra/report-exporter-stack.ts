@@ -22,6 +22,7 @@ import {
 } from '../shared/core/names';
 import type { ApiLambdaEnvironment, ExportLambdaEnvironment, SyncLambdaEnvironment } from '../shared/core/config';
 import { DEFINITIONS_PREFIX } from '../shared/definitions/stored-definition';
+import { LAMBDA_ASYNC_ATTEMPTS } from '../shared/job/attempt';
 import { REPO_ROOT, type InfraConfig } from './config';
 import { DefinitionsBucket } from './constructs/definitions-bucket';
 import { ReportMailEvents } from './constructs/report-mail-events';
@@ -182,7 +183,8 @@ export class ReportExporterStack extends Stack {
     });
     exportFn.configureAsyncInvoke({
       onFailure: new SqsDestination(this.failedExportsQueue.queue),
-      retryAttempts: 2,
+      // The export counts its attempts against this (shared/job/attempt.ts): only the last tells the owners of a retryable failure.
+      retryAttempts: LAMBDA_ASYNC_ATTEMPTS - 1,
       maxEventAge: Duration.hours(6),
     });
 

@@ -106,7 +106,7 @@ async function runLinkPictures(browser: Browser, runFolder: string): Promise<voi
   // Read as a run reads it: the definition's own defaults for the title, zone and locale.
   const report = parseReportDefinitionJson(await readFile(join(ROOT, 'examples', 'demo-report.json'), 'utf8'), 'examples/demo-report.json');
   const run = { exportId: manifest.runId, title: report.title ?? report.name, timeZone: report.timeZone, locale: report.locale };
-  const done = finishedView(manifest, { ...run, fresh: true, href: (path) => `run-link/download?file=${encodeURIComponent(path)}` });
+  const done = finishedView(manifest, { ...run, fresh: true, href: (path) => `run-link/download?file=${encodeURIComponent(path)}`, rules: report.alerts?.rules });
   const datasetsTotal = Object.keys(report.datasets).length;
   const rows = Object.values(manifest.summary.rows).reduce((a, b) => a + b, 0);
   // Halfway: half the datasets and about half the rows.

@@ -6,12 +6,11 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { runJob } from '../../shared/job/run-job';
 import { DynamoDbLedger } from '../../shared/ledger/dynamodb-ledger';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import type { SimCredentials } from '../../simulator/index';
-import { fleetJobContext, fleetReport, fleetReportName } from '../../test/support/fleet-context';
+import { fleetJobContext, fleetReport, fleetReportName, fleetSesClient } from '../../test/support/fleet-context';
 import { reportResult, workerInput } from '../lib/worker';
 
 export interface FleetReportInput {
@@ -39,8 +38,8 @@ const s3 = new S3Client({
   requestChecksumCalculation: 'WHEN_REQUIRED',
   responseChecksumValidation: 'WHEN_REQUIRED',
 });
-// The SDK's own retries off, as the fleet's SES client: the paced mailer retries a throttle itself.
-const ses = new SESv2Client({ ...local, region: 'eu-west-1', endpoint: input.sesEndpoint, maxAttempts: 1 });
+// The export function's SES client, as the fleet's (its SDK retries on).
+const ses = fleetSesClient(input.sesEndpoint);
 const context = fleetJobContext({
   credentials: input.credentials,
   reports: [fleetReport(input.report, input.readers)],

@@ -7,6 +7,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { RetryableExportError } from '../../shared/core/errors';
 import { FAN_OUT_STEP, type FanOutPart } from '../../shared/core/names';
+import { ASSEMBLER_ATTEMPTS } from '../../shared/fan-out/event';
 
 /** Lambda's own transient failures (what CDK's retryOnServiceExceptions retries), retried at once and briefly. */
 export const SERVICE_RETRY: sfn.RetryProps = {
@@ -33,14 +34,15 @@ export const THROTTLING_RETRY: sfn.RetryProps = {
 };
 
 /**
- * The assembler's retryable failure (the planning API down for a while), which its job has already
- * told: retried twice, a minute apart or more, as Lambda retries a scheduled run on the single path.
+ * The assembler's retryable failure (the planning API down for a while): retried twice, a minute
+ * apart or more, as Lambda retries a scheduled run on the single path. Each try is told its
+ * State.RetryCount, so only the last tells the owners, and the failure step does not tell it again.
  */
 const ASSEMBLER_RETRY: sfn.RetryProps = {
   errors: [RetryableExportError.errorName],
   interval: Duration.minutes(1),
   backoffRate: 2,
-  maxAttempts: 2,
+  maxAttempts: ASSEMBLER_ATTEMPTS - 1,
   jitterStrategy: sfn.JitterType.FULL,
 };
 
@@ -123,7 +125,7 @@ export class ReportFanOut extends Construct {
     });
     workers.itemProcessor(work);
     workers.addCatch(failed('workers', 'WorkersFailed'), caught);
-    const assemble = step('Assemble', { 'fanOut': FAN_OUT_STEP.assemble, 'request.$': '$.request' }, Duration.minutes(15))
+    const assemble = step('Assemble', { 'fanOut': FAN_OUT_STEP.assemble, 'request.$': '$.request', 'attempt.$': '$$.State.RetryCount' }, Duration.minutes(15))
       .addRetry(ASSEMBLER_RETRY)
       .addCatch(failed('assemble', 'AssembleFailed'), caught);
     // The assembler's job answers a failure it will not retry (a bad definition, 401): it told it; the execution fails with its reason.

@@ -1,6 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
-import { METRIC } from '../../shared/core/names';
+import { METRIC, SCHEDULED_RUNS } from '../../shared/core/names';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { systemClock } from '../../shared/core/clock';
 import { jobExportSettings } from '../../shared/job/run-context';
@@ -11,7 +11,8 @@ import { fanOutStepSchema, isFanOutStep } from '../../shared/fan-out/event';
 import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/fan-out/step-functions-starter';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { exportJobRequestSchema, type ExportJobRequest } from '../../shared/job/request';
-import { isQueuedRuns, queuedRunsSchema, runQueuedJobs } from '../../shared/job/queue-door';
+import { isQueuedRuns, queuedRunsSchema, runQueuedJobs, type QueuedAttempt } from '../../shared/job/queue-door';
+import { attemptOf, countAttempt, LAMBDA_ASYNC_ATTEMPTS, type RunAttempt } from '../../shared/job/attempt';
 import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
 import {
   SecretsManagerCredentialsSource,
@@ -55,12 +56,10 @@ const fanOut = config.FAN_OUT_STATE_MACHINE_ARN
   : undefined;
 
 /**
- * The job's context for one invocation: its export deadline is this invocation's remaining time;
- * `lastAttempt` is the queue door's word on retries (undefined on the other doors).
+ * The job's context for one invocation: its export deadline is this invocation's remaining time.
  */
-function jobContext(remainingMs: number, lastAttempt?: boolean): JobContext {
+function jobContext(remainingMs: number): JobContext {
   return {
-    lastAttempt,
     clock: systemClock,
     log: logger,
     ids: RANDOM_RUN_IDS,
@@ -95,11 +94,14 @@ function jobContext(remainingMs: number, lastAttempt?: boolean): JobContext {
 }
 
 /** One export job, its outcome counted; a retryable failure is thrown for the door's retry. */
-async function exportJob(request: ExportJobRequest, remainingMs: number, lastAttempt?: boolean): Promise<JobOutcome> {
+async function exportJob(request: ExportJobRequest, remainingMs: number, known?: RunAttempt): Promise<JobOutcome> {
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
   let outcome: JobOutcome;
   try {
-    outcome = await runJob(request, jobContext(remainingMs, lastAttempt));
+    // The queue door knows its attempt (the receive count); Lambda's asynchronous invocation says nothing
+    // of its retries, so the ledger counts them: only the last attempt tells the owners of a retryable failure.
+    const attempt = known ?? (await countAttempt(request, { ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS));
+    outcome = await runJob(request, { ...jobContext(remainingMs), attempt });
   } catch (error) {
     metrics.addMetric(METRIC.ExportFailed, MetricUnit.Count, 1);
     throw error;
@@ -121,9 +123,9 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
     return runFanOutStep(step, jobContext(context.getRemainingTimeInMillis()));
   }
   if (isQueuedRuns(event)) {
-    const run = (request: ExportJobRequest, attempt: { lastAttempt: boolean; receiveCount: number }) => {
+    const run = (request: ExportJobRequest, attempt: QueuedAttempt) => {
       logger.appendKeys({ receiveCount: attempt.receiveCount });
-      return exportJob(request, context.getRemainingTimeInMillis(), attempt.lastAttempt);
+      return exportJob(request, context.getRemainingTimeInMillis(), attemptOf(attempt.receiveCount, SCHEDULED_RUNS.maxReceiveCount));
     };
     return runQueuedJobs(queuedRunsSchema.parse(event), run, logger);
   }

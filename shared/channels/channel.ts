@@ -36,6 +36,8 @@ export interface ChannelMessage {
   /** "23/11/2026, 07:00 CET (Europe/Berlin)": in the report's locale and zone. */
   readonly generated: string;
   readonly runId: string;
+  /** "In brackets: the change since 22/11/2026.": the date the figures' changes are since, said once; absent without a comparison. */
+  readonly changesSince?: string | undefined;
   /** The headline figures, section by section. */
   readonly headline: readonly MessageSection[];
   /** "Needs attention": one line per item; empty when nothing does. */

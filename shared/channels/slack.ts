@@ -58,7 +58,8 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
   const words = wordsOf(message);
   const top: Block[] = [
     { type: 'header', text: { type: 'plain_text', text: clip(message.title, SLACK_LIMITS.header) } },
-    { type: 'context', elements: [mrkdwn(slackEscape(words.generated(message.generated)))] },
+    // The date the changes in brackets are since, said once beside the run's own.
+    { type: 'context', elements: [words.generated(message.generated), ...(message.changesSince ? [message.changesSince] : [])].map((t) => mrkdwn(slackEscape(t))) },
   ];
   const changes = message.changes && section(fitLines(`*${slackEscape(message.changes.heading)}*`, message.changes.lines.map(attentionText), 0, SLACK_LIMITS.text, words));
   const attention =

@@ -50,6 +50,8 @@ export function adaptiveCard(message: ChannelMessage): Element {
   const body: Element[] = [
     text(teamsEscape(message.title), { size: 'Large', weight: 'Bolder' }),
     text(teamsEscape(words.generated(message.generated)), { isSubtle: true, spacing: 'None' }),
+    // The date the changes in brackets are since, said once under the run's own.
+    ...(message.changesSince ? [text(teamsEscape(message.changesSince), { isSubtle: true, spacing: 'None' })] : []),
     ...message.headline.flatMap((s) => [
       heading(teamsEscape(s.heading)),
       { type: 'FactSet', facts: s.figures.map((f) => ({ title: teamsEscape(f.label), value: teamsEscape(f.value) })) },

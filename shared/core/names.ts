@@ -55,9 +55,9 @@ export type FanOutPart = (typeof FAN_OUT_PARTS)[number];
 /**
  * The kinds of ledger keys (`<kind>/<parts…>`): run leases, the runs of each report publishing into
  * its tables, each report's latest run, on-demand job status, run links, failure notices and the
- * reports that outgrew one function (`route`). The stack's IAM conditions name kinds as key prefixes.
+ * reports that outgrew one function (`route`), the attempts of a scheduled run (`attempt`). The stack's IAM conditions name kinds as key prefixes.
  */
-export const LEDGER_KINDS = ['run', 'publishing', 'latest', 'job', 'run-link', 'notify', 'message', 'route', 'suppress', 'alert', 'pace'] as const;
+export const LEDGER_KINDS = ['run', 'publishing', 'latest', 'job', 'run-link', 'notify', 'message', 'route', 'suppress', 'alert', 'pace', 'attempt'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** The items export-api reads and writes: job status, run links and the unsubscribed (leases and latest are the export's). */

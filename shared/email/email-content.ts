@@ -3,6 +3,7 @@ import { changesSection, type ChangesDigest } from './changes-section';
 import { renderEmailHtml } from './email-html';
 import type { ReaderFormat } from '../core/format';
 import { cellText, fileDetail } from './email-format';
+import { changesSinceSentence, figureText } from './figure-change';
 import { renderTrendsText, type EmailTrends } from './trends-section';
 import type { EmailModel, ReportEmailLink } from './email-model';
 import { attentionSentence, attentionTally } from '../table/attention-tally';
@@ -100,6 +101,7 @@ function emailModel(input: ReportEmailInput): EmailModel {
     title: input.summary.title || input.reportName,
     generated,
     sections: [...(input.lead ?? []), ...emailSections(input.summary, input.changes, format)],
+    leading: input.lead?.length ?? 0,
     workbook,
     otherFiles: input.links.filter((l) => l !== workbook),
     freshCopyUrl: input.freshCopyUrl,
@@ -150,13 +152,15 @@ export function subjectLine(subject: string, max: number): string {
 
 function renderText(model: EmailModel): string {
   const format = model.format;
-  const lines: string[] = [model.title, format.t('email.generated', { when: model.generated })];
+  // The date the changes in brackets are since, said once under the date of the run.
+  const since = changesSinceSentence(model.sections, format);
+  const lines: string[] = [model.title, format.t('email.generated', { when: model.generated }), ...(since ? [since] : [])];
   for (const section of model.sections) {
     lines.push('', section.heading);
     for (const line of section.lines) {
       // A linked label keeps its tracker address, as the HTML part's link does.
       const label = line.link ? cellText({ ...line.link, text: line.label }, 'link', format, true) : line.label;
-      lines.push(`  ${label}: ${cellText(line.value, line.type, format, true)}${line.delta ? ` (${line.delta})` : ''}`);
+      lines.push(`  ${label}: ${figureText(line, format, true)}`);
     }
     const grid = section.grid;
     if (!grid) continue;

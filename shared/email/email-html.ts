@@ -4,6 +4,7 @@ import { cellText, escapeHtml, fileDetail } from './email-format';
 import { textColourOn } from '../core/contrast';
 import type { ReaderFormat } from '../core/format';
 import { renderTrendsHtml } from './trends-section';
+import { changeOf, changesSince } from './figure-change';
 
 /**
  * The HTML part, built the way mail clients render reliably: layout tables, inline styles and
@@ -26,6 +27,9 @@ const STYLE = {
   td: `padding:5px 4px 5px 0;border-bottom:1px solid #eef0f2;vertical-align:top;${FONT}`,
   link: 'color:#0b63c5;text-decoration:underline;',
   delta: `font-weight:normal;color:#616e7c;font-size:12px;${FONT}`,
+  /** The change since the compared run, in a column of its own after the figure. */
+  change: `text-align:right;white-space:nowrap;font-weight:normal;color:#616e7c;font-size:12px;padding:5px 0 5px 12px;border-bottom:1px solid #eef0f2;${FONT}`,
+  changeHead: `text-align:right;font-weight:600;color:#52606d;font-size:12px;padding:4px 0 4px 12px;vertical-align:bottom;${FONT}`,
   button: `display:inline-block;padding:12px 28px;font-size:16px;font-weight:bold;color:#ffffff;text-decoration:none;${FONT}`,
   list: `margin:0;padding-left:20px;font-size:14px;line-height:22px;${FONT}`,
 } as const;
@@ -35,7 +39,9 @@ const BAR_TRACK = '#e4e7eb';
 
 export function renderEmailHtml(model: EmailModel): string {
   const format = model.format;
-  const sections = model.sections.map((s) => section(s, format)).join('');
+  const { aboveButton, belowButton } = phoneOrder(model.sections, model.leading ?? 0);
+  const headers = changeHeaders([...aboveButton, ...belowButton], format);
+  const html = (list: readonly SummarySection[], from: number) => list.map((s, i) => section(s, format, headers[from + i])).join('');
   const button = model.workbook ? workbookButton(model.workbook, format) : '';
   const files =
     model.otherFiles.length > 0
@@ -55,9 +61,10 @@ export function renderEmailHtml(model: EmailModel): string {
     `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="max-width:640px;${STYLE.card}"><tr><td style="padding:24px;">` +
     `<h1 style="${STYLE.h1}">${escapeHtml(model.title)}</h1>` +
     `<p style="${STYLE.muted}">${escapeHtml(format.t('email.generated', { when: model.generated }))}</p>` +
-    sections +
-    (model.trends ? renderTrendsHtml(model.trends, escapeHtml, STYLE.h2, model.format) : '') +
+    html(aboveButton, 0) +
     button +
+    html(belowButton, aboveButton.length) +
+    (model.trends ? renderTrendsHtml(model.trends, escapeHtml, STYLE.h2, model.format) : '') +
     files +
     (model.freshCopyUrl ? `<p style="${STYLE.muted}margin-top:12px;">${anchor(model.freshCopyUrl, format.t('email.freshCopy'))}</p>` : '') +
     `<div style="margin-top:24px;padding-top:12px;border-top:1px solid #eef0f2;">${smallPrint}${
@@ -69,19 +76,56 @@ export function renderEmailHtml(model: EmailModel): string {
   );
 }
 
-function section(s: SummarySection, format: ReaderFormat): string {
-  const lines = s.lines
-    .map(
-      (line) =>
-        `<tr><th scope="row" style="${STYLE.label}">${labelHtml(line)}</th>` +
-        `<td style="${STYLE.value}">${cellHtml(line.value, line.type, format)}` +
-        // The change since the run compared with, beside the figure as on the Summary sheet.
-        (line.delta ? `<br><span style="${STYLE.delta}">${escapeHtml(line.delta)}</span>` : '') +
-        '</td></tr>',
-    )
-    .join('');
-  const table = lines ? `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="${STYLE.table}">${lines}</table>` : '';
+/**
+ * The sections in the order a phone reader needs them: what leads (a reader's own lines), the first
+ * headline figures, Needs attention, then the button, then What changed; the other headline figures
+ * (ROAM, the OKR grid, the PI's details) and the detail after it. At 390 px the button came after
+ * 4,000 px of figures otherwise.
+ */
+function phoneOrder(sections: readonly SummarySection[], leading: number): { aboveButton: SummarySection[]; belowButton: SummarySection[] } {
+  const first = sections.findIndex((s, i) => i >= leading && s.role === 'headline');
+  if (first < 0) return { aboveButton: [...sections], belowButton: [] };
+  const rest = sections.slice(first + 1);
+  const attention = rest.filter((s) => s.role === 'attention');
+  const changes = rest.filter((s) => s.role === 'changes');
+  const others = rest.filter((s) => s.role !== 'attention' && s.role !== 'changes');
+  return { aboveButton: [...sections.slice(0, first + 1), ...attention], belowButton: [...changes, ...others] };
+}
+
+/**
+ * Per section, the header of its change column: the first section with changes says their date
+ * ("Change since 22/11/2026"), later ones "Change"; none where a section has no change.
+ */
+function changeHeaders(sections: readonly SummarySection[], format: ReaderFormat): (string | undefined)[] {
+  const since = changesSince(sections);
+  let said = false;
+  return sections.map((s) => {
+    if (since === undefined || !s.lines.some((l) => l.change !== undefined)) return undefined;
+    const header = said ? format.t('delta.columnAgain') : format.t('delta.column', { date: since });
+    said = true;
+    return header;
+  });
+}
+
+function section(s: SummarySection, format: ReaderFormat, changeHeader: string | undefined): string {
+  const lines = s.lines.map((line) => figureRow(line, format, changeHeader !== undefined)).join('');
+  const head = changeHeader === undefined ? '' : `<tr><td></td><td></td><th scope="col" style="${STYLE.changeHead}">${escapeHtml(changeHeader)}</th></tr>`;
+  const table = lines ? `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="${STYLE.table}">${head}${lines}</table>` : '';
   return `<h2 style="${STYLE.h2}">${escapeHtml(s.heading)}</h2>${table}${s.grid ? grid(s.grid, format) : ''}`;
+}
+
+/** A figure's row: its label, its value (and where it stands against the reader's line), its change in its own column. */
+function figureRow(line: SummaryLine, format: ReaderFormat, changeColumn: boolean): string {
+  const label = `<tr><th scope="row" style="${STYLE.label}">${labelHtml(line)}</th>`;
+  const value = cellHtml(line.value, line.type, format);
+  if (!changeColumn) {
+    // Without a column of changes a line's delta (the reader's line, a dated change) goes under its value.
+    const delta = line.delta ? `<br><span style="${STYLE.delta}">${escapeHtml(line.delta)}</span>` : '';
+    return `${label}<td style="${STYLE.value}">${value}${delta}</td></tr>`;
+  }
+  const beyond = line.beyond ? `<br><span style="${STYLE.delta}">${escapeHtml(line.beyond)}</span>` : '';
+  const change = changeOf(line);
+  return `${label}<td style="${STYLE.value}">${value}${beyond}</td><td style="${STYLE.change}">${change ? escapeHtml(change) : ''}</td></tr>`;
 }
 
 function grid(g: SummaryGrid, format: ReaderFormat): string {

@@ -24,6 +24,8 @@ export interface EmailModel {
   readonly title: string;
   readonly generated: string;
   readonly sections: readonly SummarySection[];
+  /** How many of `sections` lead, before the report's own: the reader's lines crossed and what they own. */
+  readonly leading?: number | undefined;
   readonly workbook: ReportEmailLink | undefined;
   readonly otherFiles: readonly ReportEmailLink[];
   /** "Get a fresh copy now": runs the report again and opens the new workbook. */

@@ -17,10 +17,14 @@ export type CaughtError = z.infer<typeof caughtErrorSchema>;
 export const fanOutStepSchema = z.discriminatedUnion('fanOut', [
   exportJobRequestSchema.extend({ fanOut: z.literal(FAN_OUT_STEP.plan) }),
   z.strictObject({ fanOut: z.literal(FAN_OUT_STEP.work), request: plannedRequest, boards: z.array(z.string()).min(1) }),
-  z.strictObject({ fanOut: z.literal(FAN_OUT_STEP.assemble), request: plannedRequest }),
+  /** `attempt`: the step's State.RetryCount (0 on its first try), so only its last attempt tells the owners of a retryable failure. */
+  z.strictObject({ fanOut: z.literal(FAN_OUT_STEP.assemble), request: plannedRequest, attempt: z.number().int().nonnegative().optional() }),
   z.strictObject({ fanOut: z.literal(FAN_OUT_STEP.fail), request: plannedRequest, failed: z.enum(FAN_OUT_PARTS), error: caughtErrorSchema }),
 ]);
 export type FanOutStep = z.infer<typeof fanOutStepSchema>;
+
+/** The assembler's tries: the first and the state machine's two retries of its retryable failure (ASSEMBLER_RETRY). */
+export const ASSEMBLER_ATTEMPTS = 3;
 export type FanOutFailure = Extract<FanOutStep, { fanOut: 'fail' }>;
 
 /** Whether an event is a fan-out step (it names one), rather than an export job request. */

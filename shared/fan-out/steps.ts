@@ -6,9 +6,10 @@ import type { RunContext } from '../report/run/context';
 import { fanOutPart, fanOutUnits } from '../report/tables/registry';
 import type { ReportDefinition } from '../report/definition/definition';
 import { recordingFetch, replayingFetch, requestHash } from './responses';
-import type { FanOutFailure, FanOutStep } from './event';
+import { ASSEMBLER_ATTEMPTS, type FanOutFailure, type FanOutStep } from './event';
 import { describeFanOutFailure, publicStepError, toldByTheJob } from './failure';
 import type { ExportJobRequest } from '../job/request';
+import { attemptOf } from '../job/attempt';
 import { runJob, type JobContext, type JobOutcome } from '../job/run-job';
 import { announceFailure } from '../job/stages/announce';
 import { jobRunId, resolveJob, type ResolvePorts } from '../job/stages/resolve';
@@ -186,7 +187,8 @@ function runStep(step: FanOutStep, context: JobContext): Promise<unknown> {
     case 'work':
       return fetchBoardAnswers({ request: step.request }, step.boards, context);
     case 'assemble':
-      return assembleFanOut({ request: step.request }, context);
+      // The state machine retries the assembler's retryable failure: only its last try tells the owners (without a count: at once).
+      return assembleFanOut({ request: step.request }, step.attempt === undefined ? context : { ...context, attempt: attemptOf(step.attempt + 1, ASSEMBLER_ATTEMPTS) });
     case 'fail':
       return failFanOut(step, context);
   }

@@ -5,6 +5,7 @@ import type { Log } from '../core/logger';
 import { linkTokenFailure, type LinkVerificationKeys } from '../links/link-token';
 import { verifyRunLinkToken, type RunLinkClaims } from '../links/run-link-token';
 import { cellText, webAddress } from '../email/email-format';
+import { changeWithMark, changesSince } from '../email/figure-change';
 import { canonicalLocale, DEFAULT_LOCALE, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
 import { manifestSchema, type Manifest } from '../report/manifest/manifest';
 import { summaryFromManifest } from '../report/run/run-summary';
@@ -16,6 +17,9 @@ import type { DefinitionCatalog } from '../definitions/catalog';
 import { lookupReport } from '../definitions/catalog';
 import type { RunLinkLedger, StartLimit } from './run-link-ledger';
 import { claimReportRun, heldRun, isStarting, type HeldRun } from './report-run';
+import { alertsSchema, type AlertRule } from '../report/alerts/alert-rules';
+import { readRules } from '../report/alerts/read-rules';
+import { markedSummary } from '../messages/reader-news';
 
 /**
  * The logic behind the run-link routes. A GET only shows (viewRunLink): the export running for the
@@ -105,6 +109,8 @@ export type RunView =
       /** Finished within the reuse window: "your fresh copy"; an older one (a bookmark) says when it is from. */
       readonly fresh: boolean;
       readonly figures: readonly RunFigure[];
+      /** The header of the figures' changes, their date said once ("Change since 22/11/2026"); absent without a comparison. */
+      readonly changesSince?: string | undefined;
       /** After the figures, as the e-mail has them: "Needs attention" and "What changed since …", a line per item. */
       readonly notes?: readonly RunNote[] | undefined;
       readonly files: readonly RunFile[];
@@ -282,6 +288,7 @@ async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, dep
     locale: localeOf(claims),
     fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
     href: (path) => `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(path)}`,
+    rules: rulesOf(claims),
   });
 }
 
@@ -298,9 +305,11 @@ export function finishedView(
     readonly locale: string;
     readonly fresh: boolean;
     readonly href: (path: string) => string;
+    /** The report's alert rules: each headline figure beyond one of their lines says so, as the e-mail and chat do. */
+    readonly rules?: readonly AlertRule[] | undefined;
   },
 ): Extract<RunView, { state: 'done' }> {
-  const { exportId, title, timeZone, locale, fresh, href } = run;
+  const { exportId, title, timeZone, locale, fresh, href, rules } = run;
   const format = readerFormat(locale, timeZone);
   return {
     state: 'done',
@@ -310,7 +319,8 @@ export function finishedView(
     timeZone,
     locale,
     fresh,
-    figures: headlineFigures(manifest, format),
+    figures: headlineFigures(manifest, format, rules ?? []),
+    changesSince: changesHeader(manifest, format),
     notes: readerNotes(manifest, format),
     files: runFiles(manifest, { title, timeZone, href }),
   };
@@ -338,15 +348,25 @@ export function runFiles(
  * The figures the e-mail opens with, written the same way and under the same headings: the Summary's
  * headline sections (risks, ROAM, OKR progress, PI objectives, predictability), each line, then each
  * row of its table by the figure the e-mail draws as a bar (OKR progress per theme, predictability
- * per board).
+ * per board). A figure beyond one of the report's alert lines says so before its change, as the
+ * e-mail and chat write it ("above your line of 29 · +1 since …"): the page's reader is one of the
+ * report's, whose lines those are.
  */
-function headlineFigures(manifest: Manifest, format: ReaderFormat): RunFigure[] {
-  return summaryFromManifest(manifest)
+function headlineFigures(manifest: Manifest, format: ReaderFormat, rules: readonly AlertRule[]): RunFigure[] {
+  // The figures' rules alone: an event is news of the run, said by the messages, not a mark on a figure.
+  const readings = readRules(rules.filter((r) => r.figure !== undefined), { figures: manifest.summary, changes: { rows: [] } }, format);
+  return markedSummary(summaryFromManifest(manifest), readings, format)
     .sections.filter((s) => s.role === 'headline')
     .flatMap((s) => [
-      ...s.lines.map((line) => ({ group: s.heading, label: line.label, value: cellText(line.value, line.type, format, false), delta: line.delta })),
+      ...s.lines.map((line) => ({ group: s.heading, label: line.label, value: cellText(line.value, line.type, format, false), delta: changeWithMark(line) })),
       ...barFigures(s, format),
     ]);
+}
+
+/** "Change since 22/11/2026": the figures' changes are each shown without their date, which this header says once. */
+function changesHeader(manifest: Manifest, format: ReaderFormat): string | undefined {
+  const since = changesSince(summaryFromManifest(manifest).sections.filter((s) => s.role === 'headline'));
+  return since === undefined ? undefined : format.t('delta.column', { date: since });
 }
 
 /** A section of the run's Summary (the table layer's SummarySection, which this layer reaches through the report's). */
@@ -417,6 +437,12 @@ function timeZoneOf(claims: AdmittedClaims): string {
 function localeOf(claims: AdmittedClaims): string {
   const locale = claims.definition.locale;
   return typeof locale === 'string' && localeProblem(locale) === undefined ? canonicalLocale(locale) : DEFAULT_LOCALE;
+}
+
+/** The report's alert rules as its definition names them (a stored report was validated on upload); none when they do not parse. */
+function rulesOf(claims: AdmittedClaims): readonly AlertRule[] {
+  const alerts = alertsSchema.safeParse(claims.definition.alerts);
+  return alerts.success ? alerts.data.rules : [];
 }
 
 function titleOf(claims: AdmittedClaims): string {

@@ -42,6 +42,8 @@ dl.figures div{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 1
 dl.figures dt{margin:0;flex:1 1 auto}
 dl.figures dd{margin:0 0 0 auto;font-weight:600;text-align:right}
 dl.figures dd.delta{font-weight:400;color:#4a4a4a;margin:0;min-width:15rem;text-align:left}
+dl.figures div.since{border-bottom:2px solid #d9dee4}
+dl.figures div.since dd.delta{font-weight:600;font-size:.875rem}
 @media (max-width:32rem){dl.figures dd.delta{flex:1 0 100%;min-width:0;text-align:right;font-size:.875rem}}
 .nb{white-space:nowrap}
 `.trim();
@@ -134,73 +136,101 @@ function freshCopyForm(t: string, pageToken: string | undefined, label: string):
   return `<form method="post" action="${t}"><input type="hidden" name="page" value="${escapeHtml(pageToken)}"><button class="button" id="start" type="submit" autofocus>${label}</button></form>`;
 }
 
+/** What a state puts on the page: its heading, its content, a no-script reload and the `main` element's attributes. */
+interface PageParts {
+  readonly heading: string;
+  readonly content: string;
+  readonly refresh?: string | undefined;
+  readonly attributes?: string;
+}
+
+type PageOptions = { download?: boolean; pageToken?: string };
+
 /**
  * The HTML page. `token` is the run link's token (already verified when the view is not `refused`);
  * every URL on the page is relative to `/run/{token}`, so it works under any stage or domain.
  * `pageToken` goes into the fresh-copy form (ready and failed pages).
  */
-export function renderRunPage(view: RunView, token: string, options: { download?: boolean; pageToken?: string } = {}): PageResponse {
-  const t = encodeURIComponent(token);
-  let heading: string;
-  let content: string;
-  let refresh: string | undefined;
-  let attributes = `data-state="${view.state}"`;
+export function renderRunPage(view: RunView, token: string, options: PageOptions = {}): PageResponse {
+  const parts = pageParts(view, encodeURIComponent(token), options);
+  const attributes = `data-state="${view.state}"${parts.attributes ?? ''}`;
+  const headers = view.state === 'limited' ? { ...HTML_HEADERS, 'retry-after': String(view.retryAfterSeconds) } : HTML_HEADERS;
+  return { statusCode: statusCodeOf(view), headers, body: pageHtml(parts, attributes) };
+}
+
+/** Each state's parts of the page. */
+function pageParts(view: RunView, t: string, options: PageOptions): PageParts {
   switch (view.state) {
     case 'refused':
-      heading = 'This link does not work';
-      content = `<p>The link is not valid, has expired or has been withdrawn. Ask the person who sent it to you for a new one.</p>`;
-      break;
+      return {
+        heading: 'This link does not work',
+        content: `<p>The link is not valid, has expired or has been withdrawn. Ask the person who sent it to you for a new one.</p>`,
+      };
     case 'ready':
-      heading = escapeHtml(view.title);
-      content = [
-        ...(view.gone ? [`<p role="status">That export is no longer kept. This link still works: get a fresh copy.</p>`] : []),
-        `<p>Press the button to export a fresh copy of this report. It usually takes a minute or two; the workbook downloads when it is ready.</p>`,
-        freshCopyForm(t, options.pageToken, 'Get a fresh copy'),
-      ].join('\n');
-      break;
+      return {
+        heading: escapeHtml(view.title),
+        content: [
+          ...(view.gone ? [`<p role="status">That export is no longer kept. This link still works: get a fresh copy.</p>`] : []),
+          `<p>Press the button to export a fresh copy of this report. It usually takes a minute or two; the workbook downloads when it is ready.</p>`,
+          freshCopyForm(t, options.pageToken, 'Get a fresh copy'),
+        ].join('\n'),
+      };
     case 'limited':
-      heading = escapeHtml(view.title);
-      content = `<p role="alert">This link has started as many exports as it may for now. Please try again in ${Math.ceil(view.retryAfterSeconds / 60)} minutes.</p>`;
-      break;
-    case 'running': {
-      const page = `${t}?export=${view.exportId}`;
-      refresh = `${page}&download=1`;
-      // The row count in the report's locale, here and in the script's updates (no dates on this page, so no zone).
-      const locale = readerFormat(view.locale ?? DEFAULT_LOCALE, 'UTC');
-      attributes += ` data-status="${t}/status?export=${view.exportId}" data-page="${page}" data-locale="${escapeHtml(locale.locale)}"`;
-      const p = view.progress;
-      const done = p?.datasetsDone ?? 0;
-      const total = p?.datasetsTotal ?? 0;
-      heading = escapeHtml(view.title);
-      content = [
-        `<p id="message">Preparing a fresh copy. This usually takes a minute or two; you can leave this page open.</p>`,
-        `<progress id="bar" aria-label="Export progress" max="${Math.max(total, 1)}" value="${done}"></progress>`,
-        `<p role="status" aria-live="polite">Datasets done: <span id="datasets">${p ? `${done} of ${total}` : 'starting'}</span>. Rows so far: <span id="rows">${locale.integer(p?.rows ?? 0)}</span>.</p>`,
-      ].join('\n');
-      break;
-    }
-    case 'done': {
-      // The page's address becomes the run link again (script): a bookmark opens the link, not this export.
-      attributes += ` data-page="${t}?export=${view.exportId}" data-link="${t}"${options.download ? ' data-download="1"' : ''}`;
-      const workbook = view.files.find((f) => f.primary);
-      if (options.download && workbook) refresh = `0;url=${workbook.href}`;
-      heading = escapeHtml(view.title);
-      content = doneContent(view, workbook, options.download === true, t, options.pageToken);
-      break;
-    }
+      return {
+        heading: escapeHtml(view.title),
+        content: `<p role="alert">This link has started as many exports as it may for now. Please try again in ${Math.ceil(view.retryAfterSeconds / 60)} minutes.</p>`,
+      };
+    case 'running':
+      return runningParts(view, t);
+    case 'done':
+      return doneParts(view, t, options);
     case 'failed':
-      heading = escapeHtml(view.title);
-      content = [
-        `<p role="alert">The export did not finish. This is usually temporary.</p>`,
-        freshCopyForm(t, options.pageToken, 'Try again'),
-      ].join('\n');
-      break;
+      return {
+        heading: escapeHtml(view.title),
+        content: [`<p role="alert">The export did not finish. This is usually temporary.</p>`, freshCopyForm(t, options.pageToken, 'Try again')].join('\n'),
+      };
   }
+}
+
+/** An export running: its progress, which the script updates and the no-script page reloads. */
+function runningParts(view: Extract<RunView, { state: 'running' }>, t: string): PageParts {
+  const page = `${t}?export=${view.exportId}`;
+  // The row count in the report's locale, here and in the script's updates (no dates on this page, so no zone).
+  const locale = readerFormat(view.locale ?? DEFAULT_LOCALE, 'UTC');
+  const p = view.progress;
+  const done = p?.datasetsDone ?? 0;
+  const total = p?.datasetsTotal ?? 0;
+  return {
+    heading: escapeHtml(view.title),
+    refresh: `${page}&download=1`,
+    attributes: ` data-status="${t}/status?export=${view.exportId}" data-page="${page}" data-locale="${escapeHtml(locale.locale)}"`,
+    content: [
+      `<p id="message">Preparing a fresh copy. This usually takes a minute or two; you can leave this page open.</p>`,
+      `<progress id="bar" aria-label="Export progress" max="${Math.max(total, 1)}" value="${done}"></progress>`,
+      `<p role="status" aria-live="polite">Datasets done: <span id="datasets">${p ? `${done} of ${total}` : 'starting'}</span>. Rows so far: <span id="rows">${locale.integer(p?.rows ?? 0)}</span>.</p>`,
+    ].join('\n'),
+  };
+}
+
+/** A finished export. The page's address becomes the run link again (script): a bookmark opens the link, not this export. */
+function doneParts(view: DoneView, t: string, options: PageOptions): PageParts {
+  const workbook = view.files.find((f) => f.primary);
+  return {
+    heading: escapeHtml(view.title),
+    refresh: options.download && workbook ? `0;url=${workbook.href}` : undefined,
+    attributes: ` data-page="${t}?export=${view.exportId}" data-link="${t}"${options.download ? ' data-download="1"' : ''}`,
+    content: doneContent(view, workbook, options.download === true, t, options.pageToken),
+  };
+}
+
+/** The page around a state's parts: one template, read top to bottom. */
+function pageHtml(parts: PageParts, attributes: string): string {
+  const { heading, content, refresh } = parts;
   const meta =
     refresh === undefined
       ? ''
       : `<noscript><meta http-equiv="refresh" content="${escapeHtml(refresh.startsWith('0;') ? refresh : `${REFRESH_SECONDS};url=${refresh}`)}"></noscript>`;
-  const body = `<!doctype html>
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -219,8 +249,6 @@ ${content}
 </body>
 </html>
 `;
-  const headers = view.state === 'limited' ? { ...HTML_HEADERS, 'retry-after': String(view.retryAfterSeconds) } : HTML_HEADERS;
-  return { statusCode: statusCodeOf(view), headers, body };
 }
 
 type DoneView = Extract<RunView, { state: 'done' }>;
@@ -247,7 +275,7 @@ function doneContent(view: DoneView, workbook: DoneView['files'][number] | undef
   return [
     about,
     `<p class="muted">Exported <time datetime="${escapeHtml(view.finishedAt)}">${escapeHtml(when)}</time>.</p>`,
-    figuresList(view.figures),
+    figuresList(view.figures, view.changesSince),
     ...(view.notes ?? []).map(noteList),
     `<ul aria-label="Files">${items.join('')}</ul>`,
     ...(view.fresh ? [] : [freshCopyForm(t, pageToken, 'Get a fresh copy')]),
@@ -266,7 +294,7 @@ function noteList(note: RunNote): string {
  * under its value (its own `dd`, so a long one does not push the value off its label's line), and
  * a date or number never breaks at its hyphen ("2027-/01-04"): each is kept whole (`.nb`).
  */
-function figuresList(figures: readonly RunFigure[]): string {
+function figuresList(figures: readonly RunFigure[], changesSince: string | undefined): string {
   if (figures.length === 0) return '';
   // Figures of one Summary section under its heading, as the e-mail has them ("Risks", "Risks by ROAM").
   const groups: { heading: string | undefined; figures: RunFigure[] }[] = [];
@@ -275,11 +303,14 @@ function figuresList(figures: readonly RunFigure[]): string {
     if (last && last.heading === f.group) last.figures.push(f);
     else groups.push({ heading: f.group, figures: [f] });
   }
+  // The changes' date said once, as the header of their column over the first figures that have one.
+  const headed = changesSince === undefined ? -1 : groups.findIndex((g) => g.figures.some((f) => f.delta !== undefined));
   return groups
-    .map((group) => {
+    .map((group, i) => {
       const rows = group.figures.map(
         (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}</dd>${f.delta ? `<dd class="delta">${unbroken(f.delta)}</dd>` : ''}</div>`,
       );
+      if (i === headed) rows.unshift(`<div class="since"><dt></dt><dd class="delta">${unbroken(changesSince ?? '')}</dd></div>`);
       const label = escapeHtml(group.heading ?? 'Headline figures');
       return `${group.heading ? `<h2>${label}</h2>` : ''}<dl class="figures" aria-label="${label}">${rows.join('')}</dl>`;
     })

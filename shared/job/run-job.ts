@@ -34,12 +34,6 @@ export interface JobContext extends RunContext, ResolvePorts, DeliveryPorts, Ann
   readonly onComplete?: ((result: ExportResult, durationMs: number) => void) | undefined;
   /** Told of the error behind a failed job (the command line shows its operator the whole message). */
   readonly onFailure?: ((error: unknown) => void) | undefined;
-  /**
-   * The door's word on retries: true when a retryable failure of this attempt will not be tried again
-   * (the queue door's last receive, shared/job/queue-door.ts), false when it will; undefined when the
-   * door cannot tell (Lambda's asynchronous invocation does not say which try an event is).
-   */
-  readonly lastAttempt?: boolean | undefined;
 }
 
 /** What a door learns of a published run: small and serialisable (a Step Functions step returns it). */

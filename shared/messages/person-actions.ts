@@ -59,7 +59,8 @@ function valueSections(work: PersonWork, format: ReaderFormat): SummarySection[]
       role: 'detail',
       lines: [{ label: t('own.valueLine', { count: work.objectives.length }), value: work.value, type: 'number' }],
       grid: {
-        columns: [{ label: t('own.risk'), type: 'link' }, { label: t('term.piObjectives'), type: 'integer' }, { label: t('term.plannedBv'), type: 'number' }],
+        // Two columns on a phone (a third squeezed the headers into broken words at 390 px): the count is brief.
+        columns: [{ label: t('own.risk'), type: 'link' }, { label: t('term.piObjectives'), type: 'integer', brief: true }, { label: t('term.plannedBv'), type: 'number' }],
         rows: work.risks.map((r) => ({ values: [r.risk.item, r.objectives.length, r.value] })),
       },
     },
@@ -70,7 +71,7 @@ function valueSections(work: PersonWork, format: ReaderFormat): SummarySection[]
       grid: {
         columns: [
           { label: t('column.objective'), type: 'link' }, { label: t('term.board'), brief: true },
-          { label: t('column.completion'), type: 'percent' }, { label: t('term.plannedBv'), type: 'number' },
+          { label: t('column.completion'), type: 'percent', brief: true }, { label: t('term.plannedBv'), type: 'number' },
         ],
         rows: work.objectives.map((o) => ({ values: [o.item, o.board, o.completion, o.planned] })),
       },
@@ -87,7 +88,7 @@ function okrSection(work: PersonWork, format: ReaderFormat): SummarySection[] {
     role: 'detail',
     lines: [],
     grid: {
-      columns: [{ label: t('column.objective'), type: 'link' }, { label: t('column.status') }, { label: t('column.completion'), type: 'percent' }, { label: t('term.strategicTheme'), brief: true }],
+      columns: [{ label: t('column.objective'), type: 'link' }, { label: t('column.status') }, { label: t('column.completion'), type: 'percent', brief: true }, { label: t('term.strategicTheme'), brief: true }],
       rows: work.okrs.map((o) => ({ values: [o.item, t(o.health === 'off-track' ? 'term.offTrack' : 'term.atRisk'), o.completion, o.theme] })),
     },
   }];

@@ -69,7 +69,7 @@ export function markedSummary(summary: ReportSummary, readings: readonly RuleRea
   if (marks.size === 0) return summary;
   const mark = (line: SummaryLine): SummaryLine => {
     const beyond = marks.get(line.label);
-    return beyond === undefined ? line : { ...line, delta: line.delta ? `${beyond} · ${line.delta}` : beyond };
+    return beyond === undefined ? line : { ...line, beyond, delta: line.delta ? `${beyond} · ${line.delta}` : beyond };
   };
   return { ...summary, sections: summary.sections.map((s) => (s.role === 'headline' ? { ...s, lines: s.lines.map(mark) } : s)) };
 }

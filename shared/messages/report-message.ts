@@ -3,6 +3,7 @@ import { changesSection } from '../email/changes-section';
 import { headlineSentence } from '../email/email-content';
 import { readerFormat, type ReaderFormat } from '../core/format';
 import { cellText } from '../email/email-format';
+import { changesSinceSentence, figureText } from '../email/figure-change';
 import { isLink, isWebUrl, webUrlOf, type SummaryLine } from '../table/table';
 import type { LinkKey } from '../links/link-token';
 import { changesDigest } from '../report/changes/digest';
@@ -50,6 +51,7 @@ export function buildChannelMessage(
     notification: headlineSentence(summary, format),
     generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
     runId: result.manifest.runId,
+    changesSince: changesSinceSentence(sections, format),
     headline: [...(banner ? [banner] : []), ...sections.filter((s) => s.role === 'headline')].map((s) => headlineSection(s, format)),
     attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, format)),
     attentionMore: 0,
@@ -63,7 +65,7 @@ export function buildChannelMessage(
 function headlineSection(section: SummarySection, format: ReaderFormat): MessageSection {
   const figures: MessageFigure[] = section.lines.map((line) => ({
     label: line.label,
-    value: `${cellText(line.value, line.type, format, false)}${line.delta ? ` (${line.delta})` : ''}`,
+    value: figureText(line, format, false),
   }));
   const grid = section.grid;
   // A table whose rows are the headline (OKR progress per theme) keeps them; one under figures of its own is in the workbook.

@@ -13,13 +13,13 @@ export interface PlanningApiClientOptions {
   credentials: Credentials;
   /** Defaults to the global fetch. */
   fetch?: typeof fetch | undefined;
-  /** One limiter for the whole export; defaults to a private one of DEFAULT_API_CONCURRENCY slots. */
-  limiter?: ConcurrencyLimiter;
+  /** One limiter for the whole export, sized by the door (API_CONCURRENCY, resolved once). */
+  limiter: ConcurrencyLimiter;
   /** The tenant's rate shared with its other runs (transport/pace.ts); default: none, the limiter alone. */
   pace?: RequestPace | undefined;
   log?: Log;
-  /** Sizes and time limit, resolved once by the client's maker (resolveClientSettings); default: every default. */
-  settings?: ClientSettings | undefined;
+  /** Sizes and time limit, resolved once by the client's maker (resolveClientSettings) and passed whole. */
+  settings: ClientSettings;
   /**
    * Overall deadline, in ms on the `now` clock (epoch ms by default): no request, retry or backoff
    * goes past it; a request then fails with DeadlineExceededError. Default: none.

@@ -46,6 +46,3 @@ export type ClientSettingsInput = Readonly<z.input<typeof clientSettingsSchema>>
 export function resolveClientSettings(input: ClientSettingsInput = {}): ClientSettings {
   return parseSettings(clientSettingsSchema, input, 'planning API client setting');
 }
-
-/** The settings of a client made with none: every default. */
-export const DEFAULT_CLIENT_SETTINGS: ClientSettings = resolveClientSettings();

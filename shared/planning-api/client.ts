@@ -1,10 +1,8 @@
 import { PlanningApiError, SchemaMismatchError } from '../core/errors';
-import { DEFAULT_API_CONCURRENCY } from '../core/defaults';
 import { silentLog, type Log } from '../core/logger';
 import { timerSleep } from '../core/retry/retry';
 import type { PlanningApiClientOptions } from './client-options';
-import { API_BOARD_ITEMS_PAGE_SIZE, DEFAULT_CLIENT_SETTINGS } from './client-settings';
-import { createLimiter } from './transport/concurrency';
+import { API_BOARD_ITEMS_PAGE_SIZE } from './client-settings';
 import { HttpTransport } from './transport/http-transport';
 import { redactErrorsOf } from './redacting-errors';
 import { pageOffset } from './paging';
@@ -120,11 +118,11 @@ export class PlanningApiClient {
   }
 
   constructor(options: PlanningApiClientOptions) {
-    const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes } = options.settings ?? DEFAULT_CLIENT_SETTINGS;
+    const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes } = options.settings;
     this.#listLimits = { maxPages: maxListPages, maxBytes: maxListBytes };
     this.#log = options.log ?? silentLog;
     this.#boardItemsPageSize = boardItemsPageSize;
-    const limiter = options.limiter ?? createLimiter(DEFAULT_API_CONCURRENCY);
+    const limiter = options.limiter;
     this.#concurrency = limiter.limit;
     // The credentials object is not kept: only the transport holds the key, in a private field.
     const transport = new HttpTransport({ credentials: options.credentials, fetch: options.fetch, timeoutMs, timeoutSignal: options.timeoutSignal, maxResponseBytes });

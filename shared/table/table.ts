@@ -131,6 +131,15 @@ export interface SummaryLine {
   /** The change since the run compared with, e.g. "+4 since 16/11/2026" in the report's locale (shown beside the value). */
   readonly delta?: string;
   /**
+   * The same change without its date ("+4", "unchanged"), for the surfaces that say the date once over
+   * a column of changes (the e-mail, chat, the run page) rather than after every figure.
+   */
+  readonly change?: string;
+  /** The date of the run compared with ("16/11/2026"), beside `change`. */
+  readonly since?: string;
+  /** Where the figure stands against one reader's line ("above your line of 29"): that reader's message only. */
+  readonly beyond?: string;
+  /**
    * A figure that is not final yet (predictability before its PI is scored): the one-line headline
    * (preheader, chat notification) leaves it out, so a running score is not read as the result.
    */

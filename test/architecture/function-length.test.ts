@@ -33,7 +33,8 @@ async function longestFunctions(files: readonly string[]): Promise<Map<string, n
 describe('the long functions the lint allows', () => {
   it('are each at their length today, over the limit, and say why', async () => {
     const allowed = LONG_FUNCTIONS as readonly LongFunction[];
-    const longest = await longestFunctions(allowed.map((f) => f.file));
+    // No files would be every file to ESLint: an empty list has nothing to measure.
+    const longest = allowed.length === 0 ? new Map<string, number>() : await longestFunctions(allowed.map((f) => f.file));
     for (const f of allowed) {
       expect(f.why.length, f.file).toBeGreaterThan(20);
       expect(f.lines, `${f.file}: over ${MAX_FUNCTION_LINES as number} lines, or off the list`).toBeGreaterThan(MAX_FUNCTION_LINES as number);

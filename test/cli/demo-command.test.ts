@@ -34,6 +34,47 @@ async function expectChangesLinked(runFolder: string, html: string, text: string
   for (const c of shown) expect(uris, c.key).toContain(c.link);
 }
 
+/** The demo's two readers who are people in the planning tool (examples/demo-report.json): the run's risk owners they are. */
+const DEMO_PEOPLE = [
+  { address: 'priya.natarajan@example.invalid', person: 'u-1010' },
+  { address: 'soren.nielsen@example.invalid', person: 'u-1005' },
+] as const;
+
+/**
+ * Each person's own actions, from the mail the last week wrote and recounted from its CSVs: each of
+ * the demo's two people gets an e-mail whose own block (before the report every reader reads) names
+ * their open risks that put PI objectives at risk, none of the other's, with the planned BV of the
+ * objectives not done those risks are linked to (risk → linked items → PI objective items with that
+ * tracker key or id → objective), per risk and in all (each objective once); the first reader, who
+ * owns nothing, gets no such block.
+ */
+async function expectOwnActions(runFolder: string): Promise<void> {
+  const rows = async (name: string) => csvObjects(await readCsv(join(runFolder, `${name}.csv`)));
+  const [risks, items, objectives] = [await rows('risks'), await rows('pi-objective-items'), await rows('pi-objectives')];
+  const notDone = new Map(objectives.filter((o) => o.status_category !== 'Done').map((o) => [`${o.board_id} ${o.id}`, Number(o.bv_plan)]));
+  const reached = (risk: Record<string, string>) => {
+    const refs = new Set([...risk.linked_items!.split('; '), ...risk.linked_item_ids!.split('; ')].filter(Boolean));
+    return new Set(items.filter((i) => refs.has(i.tracker_key!) || refs.has(i.tracker_id!)).map((i) => `${i.board_id} ${i.objective_id}`).filter((o) => notDone.has(o)));
+  };
+  const bv = (objectiveRefs: Iterable<string>) => [...objectiveRefs].reduce((sum, o) => sum + notDone.get(o)!, 0);
+  const owned: { keys: string[]; own: string }[] = [];
+  for (const { address, person } of DEMO_PEOPLE) {
+    const text = (await simpleParser(await readFile(join(runFolder, `email-${address}.eml`)))).text!;
+    const own = text.slice(0, text.indexOf('\nRisks\n'));
+    const atStake = risks.filter((r) => r.responsible_id === person && r.is_open === 'true').map((r) => ({ risk: r, objectives: reached(r) })).filter((r) => r.objectives.size > 0);
+    expect(atStake.length, address).toBeGreaterThan(0);
+    const all = new Set(atStake.flatMap((r) => [...r.objectives]));
+    expect(own, address).toContain(`Business value your risks put at risk\n  Planned BV of ${all.size} PI objective${all.size === 1 ? '' : 's'} not done: ${bv(all)}\n`);
+    for (const { risk, objectives: o } of atStake) expect(own, risk.key).toContain(`  ${risk.key} ${risk.title}: Planned BV ${bv(o)}\n`);
+    owned.push({ keys: atStake.map((r) => r.risk.key!), own });
+  }
+  // Different risks of their own: neither's block names a risk of the other's.
+  const [first, second] = owned;
+  for (const key of second!.keys) expect(first!.own).not.toMatch(new RegExp(`\\b${key}\\b`));
+  for (const key of first!.keys) expect(second!.own).not.toMatch(new RegExp(`\\b${key}\\b`));
+  expect(await readFile(join(runFolder, 'email.eml'), 'utf8')).not.toContain('Business value your risks put at risk');
+}
+
 describe('demo command (the README\'s first command)', () => {
   let dir: string;
   beforeAll(async () => {
@@ -142,6 +183,7 @@ describe('demo command (the README\'s first command)', () => {
     expect(slackText.text).toMatch(/Open risks \d+ · Open high or critical risks \d+ · OKR progress [\d.]+ % · \d+ need attention: \d+ risks, \d+ OKRs$/);
 
     await expectChangesLinked(runFolder, html, mail.text!, pdfText);
+    await expectOwnActions(runFolder);
 
     const changes = workbook.getWorksheet('Changes')!;
     expect(changes.getCell('A1').text).toMatch(/^Changes since 16\/11\/2026/);

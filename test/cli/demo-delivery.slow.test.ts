@@ -70,9 +70,15 @@ describe('the demo writes what a deployed stack sends', () => {
     // The demo's definition names alert rules its tenant crosses (examples/demo-report.json): its reader and
     // channels are told in the weekly message (one message per reader per run), with no separate alert.
     const store = await h.ses.fetchStore();
-    expect(store).toHaveLength(1);
-    const [sent] = store;
+    // The report's reader and the two people it names (each with their own actions), one message each.
+    expect(store.map((m) => m.destination.to).sort()).toEqual([['priya.natarajan@example.invalid'], ['rte@example.invalid'], ['soren.nielsen@example.invalid']]);
+    const sent = store.find((m) => m.destination.to?.[0] === 'rte@example.invalid');
     expect(sent).toBeDefined();
+    for (const person of store.filter((m) => m !== sent)) {
+      const address = person.destination.to[0]!;
+      expect(person.body.html, address).toBe(await readFile(join(folder, `email-${address}.html`), 'utf8'));
+      expect(person.body.text, address).toBe((await simpleParser(await readFile(join(folder, `email-${address}.eml`)))).text);
+    }
     expect(sent!.body.text).toMatch(/Lines crossed\n {2}Open high or critical risks: \d+ — above your line of 29/);
     expect(sent!.body.html).toBe(demo.html);
     expect(sent!.body.text).toBe(demo.mail.text);

@@ -1,5 +1,4 @@
 // @tier slow
-import { systemClock } from '../../shared/core/clock';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,11 +6,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runExportCommand } from '../../cli/export-command';
 import { DeadlineExceededError, PlanningApiError, ResponseTooLargeError } from '../../shared/core/errors';
 import { exportDeadline } from '../../shared/job/run-context';
-import { PlanningApiClient, resolveClientSettings, type RequestEvent } from '../../shared/planning-api';
+import { type RequestEvent } from '../../shared/planning-api';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { startLambdaHarness, type LambdaHarness } from '../support/lambda-harness';
 import { lambdaContext } from '../support/lambda-events';
 import { captureIo } from '../support/cli-io';
+import { planningClient } from '../support/planning-client';
 
 /**
  * Limits in the client. Before them, a 300 MB body was buffered whole (1.8 GB, then
@@ -64,7 +64,7 @@ describe('client limits', () => {
   it('refuses a body over the default 64 MiB while it streams in, naming the operation, without retrying', async () => {
     sim.injectFault({ status: 'oversized', bytes: 100 * MiB, times: 5 });
     const events: RequestEvent[] = [];
-    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), onRequest: (e) => events.push(e) });
+    const client = planningClient({ credentials: sim.credentials(), onRequest: (e) => events.push(e) });
     const error = await failureOf(drain(client.listRiskRegisters(), []));
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect(error.message).toMatch(/^listRiskRegisters: /);
@@ -90,7 +90,7 @@ describe('client limits', () => {
     const register = sim.tenant.registers.find((r) => sim.tenant.risks(r.id).length > 2);
     expect(register).toBeDefined();
     sim.setFaults({ ignoreStartAt: true });
-    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), settings: resolveClientSettings({ pageLimit: 2 }) });
+    const client = planningClient({ credentials: sim.credentials(), pageLimit: 2 });
     const rows: { id: string }[] = [];
     const error = await failureOf(drain(client.listRisks(register!.id), rows));
     expect(error).toBeInstanceOf(PlanningApiError);
@@ -100,7 +100,7 @@ describe('client limits', () => {
 
   it('pages of one record: the second page repeating the first stops the list after one record', async () => {
     sim.setFaults({ ignoreStartAt: true });
-    const client = new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), settings: resolveClientSettings({ pageLimit: 1 }) });
+    const client = planningClient({ credentials: sim.credentials(), pageLimit: 1 });
     const registers: unknown[] = [];
     const error = await failureOf(drain(client.listRiskRegisters(), registers));
     expect(error.message).toMatch(/same page for startAt=1 as for startAt=0/);
@@ -114,7 +114,7 @@ describe('client limits', () => {
     let now = Date.parse('2026-11-23T06:00:00Z');
     const limits: number[] = [];
     const attempt = new AbortController();
-    const client = new PlanningApiClient({
+    const client = planningClient({
       credentials: sim.credentials(),
       deadline: now + 1500,
       now: () => new Date(now),

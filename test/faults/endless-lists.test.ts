@@ -1,4 +1,3 @@
-import { systemClock } from '../../shared/core/clock';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,12 +6,12 @@ import { runExportCommand } from '../../cli/export-command';
 import { DEFAULT_MAX_LIST_PAGES } from '../../shared/core/defaults';
 import { PlanningApiError } from '../../shared/core/errors';
 import { PlanningApiClient } from '../../shared/planning-api';
-import { DEFAULT_CLIENT_SETTINGS } from '../../shared/planning-api/client-settings';
+import { resolveClientSettings } from '../../shared/planning-api/client-settings';
 import { jobExportSettings } from '../../shared/job/run-context';
 import { resolveExportSettings } from '../../shared/report/definition/export-settings';
-import { clientOptions, type FlatClientOptions } from '../support/planning-client';
 import { captureIo } from '../support/cli-io';
 import { sendJson, startServer, testCredentials, type SeenRequest, type TestServer } from '../shared/planning-api/test-server';
+import { planningClient, type FlatClientOptions } from '../support/planning-client';
 
 /**
  * A server whose list never ends: every page is new (so the repeated-page check never fires), and
@@ -54,7 +53,7 @@ describe('a list that never ends', () => {
   });
 
   const client = (options: FlatClientOptions = {}) =>
-    new PlanningApiClient({ now: systemClock, credentials: testCredentials(server.url), retry: { baseDelayMs: 1 }, ...clientOptions(options) });
+    planningClient({ credentials: testCredentials(server.url), retry: { baseDelayMs: 1 }, ...options });
 
   async function failureOf(list: AsyncIterable<unknown>): Promise<{ error: Error; records: number }> {
     let records = 0;
@@ -97,7 +96,7 @@ describe('a list that never ends', () => {
     expect(DEFAULT_MAX_LIST_PAGES).toBe(10_000);
     expect(jobExportSettings({}, 0, 900_000).maxListPages).toBe(DEFAULT_MAX_LIST_PAGES);
     expect(resolveExportSettings().maxListPages).toBe(DEFAULT_MAX_LIST_PAGES);
-    expect(DEFAULT_CLIENT_SETTINGS.maxListPages).toBe(DEFAULT_MAX_LIST_PAGES);
+    expect(resolveClientSettings().maxListPages).toBe(DEFAULT_MAX_LIST_PAGES);
   });
 
   it('the command line stops at the bound it is given (API_MAX_LIST_PAGES), says why and publishes nothing', async () => {

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { silentLog } from '../../shared/core/logger';
+import { SesMailer } from '../../shared/email/ses-mailer';
+import { countAttempt, LAMBDA_ASYNC_ATTEMPTS } from '../../shared/job/attempt';
 import { runJob, type JobContext } from '../../shared/job/run-job';
 import { noticeFailure, notificationStateKey } from '../../shared/messages/notices/failure-notice';
 import { parseReportDefinition } from '../../shared/report/definition/definition';
 import type { Ledger } from '../../shared/ledger/ledger';
 import { useMailedJobs } from '../support/mailed-jobs';
 import type { StoredMail } from '../support/ses-local';
+import { startRefusingSes, THROTTLED } from '../support/ses-refusals';
 
 /**
  * When a scheduled report fails its owners get ONE e-mail per failure streak (not one per retry or
@@ -22,12 +25,13 @@ const WEEKLY = {
   email: { to: ['team@example.test'], onFailure: ['owner@example.test'] },
 };
 const DAILY = { name: 'daily', datasets: { risks: {} }, formats: ['csv'], email: { to: ['readers@example.test'] } };
+const PAIR = { name: 'pair', title: 'Pair', datasets: { risks: {} }, formats: ['csv'], email: { to: ['a@example.test', 'b@example.test'], onFailure: ['owner@example.test'] } };
 
 describe('failure notifications', () => {
   const kit = useMailedJobs('notices-');
 
   function deps(at: string): JobContext {
-    return kit.deps({ weekly: WEEKLY, daily: DAILY }, () => new Date(at));
+    return kit.deps({ weekly: WEEKLY, daily: DAILY, pair: PAIR }, () => new Date(at));
   }
 
   /** One scheduled invocation; a retryable failure is thrown (for the Lambda's retry), which is fine here. */
@@ -35,6 +39,20 @@ describe('failure notifications', () => {
     try {
       const outcome = await runJob({ report, source: 'schedule', scheduledTime }, deps(at));
       return outcome.status;
+    } catch {
+      return 'failed (retrying)';
+    }
+  }
+
+  /**
+   * One invocation as the export function's door makes it (lambdas/export-report/handler.ts): its
+   * attempt counted in the ledger against Lambda's three; `context` changes the job's ports.
+   */
+  async function invoked(report: string, scheduledTime: string, at: string, context: Partial<JobContext> = {}): Promise<string> {
+    const request = { report, source: 'schedule' as const, scheduledTime };
+    const attempt = await countAttempt(request, { ledger: kit.ledger, clock: () => new Date(at) }, LAMBDA_ASYNC_ATTEMPTS);
+    try {
+      return (await runJob(request, { ...deps(at), ...context, attempt })).status;
     } catch {
       return 'failed (retrying)';
     }
@@ -84,6 +102,45 @@ describe('failure notifications', () => {
     const readers = mailsTo(await kit.ses.fetchStore(), 'readers@example.test');
     expect(readers).toHaveLength(1);
     expect(readers[0]!.body.text).toMatch(/What to do: This kind of failure often passes by itself/);
+  });
+
+  it('a run failing retryably on its first two attempts tells no owner; its last attempt tells them once', async () => {
+    kit.sim.injectFault({ status: 503, times: 1000 });
+    expect(await invoked('weekly', '2026-11-23T06:00:00Z', '2026-11-23T06:00:00Z')).toBe('failed (retrying)');
+    expect(await invoked('weekly', '2026-11-23T06:00:00Z', '2026-11-23T06:01:00Z')).toBe('failed (retrying)');
+    expect(streakMails(await kit.ses.fetchStore())).toEqual([]);
+    expect(await invoked('weekly', '2026-11-23T06:00:00Z', '2026-11-23T06:03:00Z')).toBe('failed (retrying)');
+    const told = streakMails(await kit.ses.fetchStore());
+    expect(told.map((m) => m.subject)).toEqual(['Report "Weekly risks" is failing']);
+    expect(told[0]!.body.text).toContain('Run: s-20261123T060000Z');
+  });
+
+  it('a failure no retry can mend is told on the first attempt', async () => {
+    failAll();
+    expect(await invoked('weekly', '2026-11-23T06:00:00Z', '2026-11-23T06:00:00Z')).toBe('failed');
+    expect(streakMails(await kit.ses.fetchStore()).map((m) => m.subject)).toEqual(['Report "Weekly risks" is failing']);
+  });
+
+  it("never tells the owners of a throttle: the planning API's 429 fails the first attempt, SES's throttle the second, the last delivers to each reader once", async () => {
+    const front = await startRefusingSes(kit.ses.endpoint);
+    const mailer = new SesMailer({ client: front.client });
+    const mail = { send: (email: Parameters<SesMailer['send']>[0]) => mailer.send(email) };
+    try {
+      kit.sim.injectFault({ status: 429, times: 1000 });
+      expect(await invoked('pair', '2026-11-23T07:00:00Z', '2026-11-23T07:00:00Z', { mail })).toBe('failed (retrying)');
+      kit.sim.clearInjectedFaults();
+      front.refuse.set('b@example.test', THROTTLED);
+      expect(await invoked('pair', '2026-11-23T07:00:00Z', '2026-11-23T07:01:00Z', { mail })).toBe('failed (retrying)');
+      expect(front.refused).toBe(1);
+      front.refuse.clear();
+      expect(await invoked('pair', '2026-11-23T07:00:00Z', '2026-11-23T07:03:00Z', { mail })).toBe('succeeded');
+    } finally {
+      await front.close();
+    }
+    const mails = await kit.ses.fetchStore();
+    expect(streakMails(mails)).toEqual([]);
+    expect(mailsTo(mails, 'a@example.test')).toHaveLength(1);
+    expect(mailsTo(mails, 'b@example.test')).toHaveLength(1);
   });
 
   it('concurrent attempts of one failing run send one e-mail', async () => {

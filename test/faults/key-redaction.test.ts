@@ -1,4 +1,3 @@
-import { systemClock } from '../../shared/core/clock';
 import { catalogOf } from '../../shared/definitions/catalog';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,12 +10,13 @@ import { runJob } from '../../shared/job/run-job';
 import { runContextOf } from '../../shared/report/run/context';
 import { fixedClock } from '../../shared/core/clock';
 import { JobStatusStore } from '../../shared/job/status/job-status';
-import { PlanningApiClient, toArray } from '../../shared/planning-api';
+import { toArray } from '../../shared/planning-api';
 import { parseCredentialsDocument } from '../../shared/secrets/secret-document';
 import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { sendJson, startServer, type TestServer } from '../shared/planning-api/test-server';
 import { LocalLedger } from '../../shared/ledger/local-ledger';
 import { captureIo } from '../support/cli-io';
+import { planningClient } from '../support/planning-client';
 
 /**
  * Error text was once cut at 300 characters before the key was redacted, so a server
@@ -79,7 +79,7 @@ describe('the API key never leaks through a cut error text', () => {
 
   it('client errors hold no piece of the key, its Basic form or another secret value at any offset', async () => {
     const credentials = parseCredentialsDocument(JSON.stringify(document(server.url)), 'test document');
-    const client = new PlanningApiClient({ now: systemClock, credentials });
+    const client = planningClient({ credentials });
     for (const secret of [KEY, `Basic ${BASIC}`, OTHER_SECRET]) {
       for (const offset of OFFSETS) {
         echo = () => `${'x'.repeat(offset)}${secret} trailing text`;
@@ -150,7 +150,7 @@ describe('the API key never leaks through a cut error text', () => {
     mode = 'total-200';
     try {
       const credentials = parseCredentialsDocument(JSON.stringify(document(server.url)), 'test document');
-      const client = new PlanningApiClient({ now: systemClock, credentials });
+      const client = planningClient({ credentials });
       for (const offset of [0, 1, 8, 30, 38, 39, 40, 41, 60]) {
         echo = () => `${'t'.repeat(offset)}${KEY}`;
         const error = await toArray(client.listRiskRegisters()).then(() => undefined, (e: unknown) => e as Error);
@@ -251,7 +251,7 @@ describe('the API key never leaks through a cut error text', () => {
 
     it.each(forms)('%s: no 8-character piece of it, nor of the raw key, at any offset around the cut', async (_name, encode) => {
       const credentials = parseCredentialsDocument(JSON.stringify({ ...document(server.url), apiKey: SPECIAL }), 'test document');
-      const client = new PlanningApiClient({ now: systemClock, credentials });
+      const client = planningClient({ credentials });
       const encoded = encode(SPECIAL);
       for (const offset of OFFSETS) {
         echo = () => `${'x'.repeat(offset)}${encoded} trailing text`;

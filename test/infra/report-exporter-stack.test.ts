@@ -688,7 +688,10 @@ describe('fan-out of reports too big for one function', () => {
       });
     }
     // The assembler's retryable failure is retried as the single path's scheduled run is, twice.
-    expect(lambdaTasks.find(([name]) => name === 'Assemble')?.[1].Retry?.[2]).toMatchObject({ ErrorEquals: ['RetryableExportError'], MaxAttempts: 2, JitterStrategy: 'FULL' });
+    const assemble = lambdaTasks.find(([name]) => name === 'Assemble')?.[1];
+    expect(assemble?.Retry?.[2]).toMatchObject({ ErrorEquals: ['RetryableExportError'], MaxAttempts: 2, JitterStrategy: 'FULL' });
+    // Each try is told its retry count, so only the last tells the owners of a retryable failure (shared/job/attempt.ts).
+    expect(assemble?.Parameters).toEqual({ 'fanOut': 'assemble', 'request.$': '$.request', 'attempt.$': '$$.State.RetryCount' });
   });
 
   it('logs and traces executions, ends within four hours (past every step\'s limits and retries), and alarms when one fails', () => {

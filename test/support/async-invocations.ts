@@ -61,7 +61,7 @@ export interface InvocationFailure {
 export function errorChain(error: unknown): string {
   const links: string[] = [];
   for (let e: unknown = error, depth = 0; e !== undefined && depth < 5; depth++) {
-    links.push(e instanceof Error ? `${e.name}: ${errorMessage(e)}` : String(e));
+    links.push(e instanceof Error ? `${e.name}: ${errorMessage(e)}` : errorMessage(e));
     e = e instanceof Error ? e.cause : undefined;
   }
   return links.join(' ← ').replace(/(https?:\/\/[^/\s"']+)\/[^\s"']*/g, '$1/…');

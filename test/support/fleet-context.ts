@@ -1,4 +1,4 @@
-import type { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { silentLog } from '../../shared/core/logger';
 import { systemClock } from '../../shared/core/clock';
 import { timerSleep } from '../../shared/core/retry/retry';
@@ -41,6 +41,17 @@ export function fleetReport(k: number, readers: number): Record<string, unknown>
     // The secret's field names the channel's path on the webhook stand-in (fleetWebhookUrl).
     delivery: { channels: [{ type: k % 2 === 0 ? 'slack' : 'teams', webhook: { secretId: 'fleet-hooks', key: fleetChannelPath(k) } }] },
   };
+}
+
+/**
+ * The export function's SES client (shared/email/ses-mailer.ts, createSesClient: the SDK's defaults,
+ * three attempts in standard mode) pointed at the fleet's SES. Not the refusal tests' client, whose SDK
+ * retries are off: with it, a connection the stand-in's server reset (its idle keep-alive socket closed
+ * as the client reused it, a race a loaded machine widens) failed the run once in 500, where the
+ * function's client sends again; the owners heard of it.
+ */
+export function fleetSesClient(endpoint: string): SESv2Client {
+  return new SESv2Client({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'ANY_STRING', secretAccessKey: 'ANY_STRING' } });
 }
 
 export interface FleetServices {

@@ -1,15 +1,18 @@
 import { systemClock } from '../../shared/core/clock';
 import type { Ledger } from '../../shared/ledger/ledger';
+import { attemptOf, countAttempt, LAMBDA_ASYNC_ATTEMPTS } from '../../shared/job/attempt';
+import { SCHEDULED_RUNS } from '../../shared/core/names';
+import type { ExportJobRequest } from '../../shared/job/request';
 import { runJob } from '../../shared/job/run-job';
 import type { Storage } from '../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { silentLog } from '../../shared/core/logger';
 import type { JobContext } from '../../shared/job/run-job';
-import { queuedRunsSchema, runQueuedJobs } from '../../shared/job/queue-door';
+import { queuedRunsSchema, runQueuedJobs, type QueuedAttempt } from '../../shared/job/queue-door';
 import { asyncInvocations, type AsyncInvocationOptions, type InvocationFailure, type InvocationStats } from './async-invocations';
 import { sqsEvent } from './lambda-events';
 import { queueInvocations, type QueueInvocationOptions } from './queue-invocations';
-import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
+import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetSesClient, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
 import { startSesLocal, type StoredMail } from './ses-local';
 import { startRefusingSes } from './ses-refusals';
 import { startWebhookRecorder, type RecordedPost } from './webhook-recorder';
@@ -107,13 +110,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
   const front = await startRefusingSes(ses.endpoint);
   front.sendRate = { perSecond: options.sendRate, now: () => Date.now() };
   const hooks = await startWebhookRecorder();
+  const sesClient = fleetSesClient(front.endpoint);
   try {
     const reports = Array.from({ length: options.reports }, (_, k) => fleetReport(k, options.readers));
     // When each report message went out, as the mailer saw SES accept it (the mail store keeps whole seconds only).
     const sentAt: number[] = [];
     const webhookBase = hooks.url('').replace(/\/$/, '');
     const contexts = sims.map((sim) =>
-      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: front.client, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
+      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: sesClient, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
     );
     const instant = systemClock();
     const work: number[] = [];
@@ -130,12 +134,13 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
     const stats =
       (options.engine ?? 'queue') === 'queue'
         ? await queued(reports.length, options, (k, receiveCount) => timed(() => throughQueueDoor(request(k), receiveCount, contextOf(k))))
-        : await asyncInvocations(reports.map((_, k) => k), options.concurrency, (k) => timed(() => runJob(request(k), contextOf(k)).then(() => undefined)), options.invocation);
+        : await asyncInvocations(reports.map((_, k) => k), options.concurrency, (k) => timed(() => asInvoked(request(k), contextOf(k), options.ledger)), options.invocation);
     const mails = await ses.fetchStore();
     const figures = countFleet({ options, mails, posts: hooks.posts, sims, sends: front.refused + mails.length, throttles: front.throttled, stats, work, instant: instant.getTime(), sentAt });
     await options.afterCount?.({ credentials: sims.map((s) => s.credentials()), sesEndpoint: front.endpoint, webhookBase });
     return figures;
   } finally {
+    sesClient.destroy();
     await hooks.close();
     await front.close();
     await ses.close();
@@ -157,13 +162,19 @@ async function queued(reports: number, options: FleetOptions, receive: (k: numbe
 async function throughQueueDoor(request: Record<string, unknown>, receiveCount: number, context: JobContext): Promise<void> {
   const event = queuedRunsSchema.parse(sqsEvent(request, receiveCount));
   let failure: unknown;
-  const run = (job: Parameters<typeof runJob>[0], attempt: { lastAttempt: boolean }) =>
-    runJob(job, { ...context, lastAttempt: attempt.lastAttempt }).catch((error: unknown) => {
+  const run = (job: Parameters<typeof runJob>[0], attempt: QueuedAttempt) =>
+    runJob(job, { ...context, attempt: attemptOf(attempt.receiveCount, SCHEDULED_RUNS.maxReceiveCount) }).catch((error: unknown) => {
       failure = error;
       throw error;
     });
   const answer = await runQueuedJobs(event, run, silentLog);
   if (answer.batchItemFailures.length > 0) throw new Error(`batch item failure on receive ${receiveCount}`, { cause: failure });
+}
+
+/** One asynchronous invocation as the export function's door runs it: the attempt counted in the ledger, so only the last tells the owners of a retryable failure. */
+async function asInvoked(request: ExportJobRequest, context: JobContext, ledger: Ledger): Promise<void> {
+  const attempt = await countAttempt(request, { ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS);
+  await runJob(request, { ...context, attempt });
 }
 
 interface Counted {

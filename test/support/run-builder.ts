@@ -74,7 +74,7 @@ export class RunBuilder {
 
   /** The planning API of a simulator or test server, or fixed credentials: read the same every time. */
   against(holder: CredentialsHolder | Credentials): RunBuilder {
-    const read = (): Credentials => ('credentials' in holder && typeof holder.credentials === 'function' ? holder.credentials() : (holder as Credentials));
+    const read = (): Credentials => (isHolder(holder) ? holder.credentials() : holder);
     return this.withCredentials({ getCredentials: () => Promise.resolve(read()) });
   }
 
@@ -120,11 +120,6 @@ export class RunBuilder {
     return new RunBuilder(this.definition, this.parts, this.draft, source);
   }
 
-  /** Another definition with everything else kept (a second report over the same storage). */
-  withDefinition(definition: ReportDefinition): RunBuilder {
-    return new RunBuilder(definition, this.parts, this.draft, this.planningSource);
-  }
-
   /** The run context a door would build from these parts. */
   context(): RunContext {
     const { clock, storage, ledger, credentials, planning, rest } = this.parts;
@@ -158,6 +153,10 @@ export class RunBuilder {
   private withDraft(draft: DraftParts): RunBuilder {
     return new RunBuilder(this.definition, this.parts, { ...this.draft, ...draft }, this.planningSource);
   }
+}
+
+function isHolder(credentials: CredentialsHolder | Credentials): credentials is CredentialsHolder {
+  return typeof (credentials as Partial<CredentialsHolder>).credentials === 'function';
 }
 
 /** A run of `definition`, built up with RunBuilder's `in`, `against`, `at` and `with…`. */

@@ -36,9 +36,11 @@ export function slowTestFiles(root: string): string[] {
   return testFiles(root).filter((file) => isMarkedSlow(readFileSync(join(root, file), 'utf8')));
 }
 
-/** The source folder of the planning API simulator: a test whose imports reach it runs against one. */
+/** The simulator's vocabulary: the one module whose default the docs project changes (test/support/simulator-vocabulary.ts). */
+const VOCABULARY_MODULE = 'simulator/vocabulary.ts';
 const SIMULATOR_DIR = 'simulator/';
 const IMPORT = /(?:\bfrom|\bimport\(?)\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+const START_SIMULATOR = /\bstartSimulator\(([^)]*)\)/g;
 
 /** The file a relative specifier names: `x.js` and `x` are `x.ts`, a folder is its `index.ts`. */
 function resolveImport(root: string, from: string, specifier: string): string | undefined {
@@ -50,33 +52,57 @@ function isFile(path: string): boolean {
   return existsSync(path) && statSync(path).isFile();
 }
 
-/**
- * The test files whose relative imports reach the simulator, directly or through the test kit: the
- * only ones whose outcome the simulator's vocabulary can change, so the docs-vocabulary project
- * (vitest.config.ts) runs just these. A file that reaches it only by spawning a command would be
- * missed; none does today (the demo's and the CLI's tests import the commands they run).
- */
-export function simulatorTestFiles(root: string, files: readonly string[]): string[] {
+/** Every file `files` import, directly or not (the simulator's own files too), with its relative imports. */
+function importGraph(root: string, files: readonly string[]): Map<string, string[]> {
   const importsOf = new Map<string, string[]>();
   const pending = [...files];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
-    if (importsOf.has(file) || file.startsWith(SIMULATOR_DIR)) continue;
+    if (importsOf.has(file)) continue;
     const targets = [...readFileSync(join(root, file), 'utf8').matchAll(IMPORT)]
       .map((match) => resolveImport(root, file, match[1] ?? ''))
       .filter((target): target is string => target !== undefined);
     importsOf.set(file, targets);
     pending.push(...targets);
   }
-  // Grow the set of files that reach the simulator until it stops growing: import cycles need no care.
-  const reaching = new Set<string>();
+  return importsOf;
+}
+
+/** The files whose imports reach the vocabulary module: grown until the set stops growing, so import cycles need no care. */
+function reachingVocabulary(importsOf: ReadonlyMap<string, readonly string[]>): Set<string> {
+  const reaching = new Set<string>([VOCABULARY_MODULE]);
   for (let grew = true; grew; ) {
     grew = false;
     for (const [file, targets] of importsOf) {
-      if (!reaching.has(file) && targets.some((t) => t.startsWith(SIMULATOR_DIR) || reaching.has(t))) {
+      if (!reaching.has(file) && targets.some((t) => reaching.has(t))) {
         reaching.add(file);
         grew = true;
       }
     }
   }
-  return files.filter((file) => reaching.has(file));
+  return reaching;
+}
+
+/**
+ * True when the test file names the vocabulary of every simulator it starts (`startSimulator({ …,
+ * vocabulary: 'contract' })`) and reaches the vocabulary through no test kit file (which might start one
+ * of its own): the docs project cannot change what it sees, so running it there proves nothing twice.
+ */
+function pinsVocabulary(root: string, file: string, targets: readonly string[], reaching: ReadonlySet<string>): boolean {
+  const starts = [...readFileSync(join(root, file), 'utf8').matchAll(START_SIMULATOR)];
+  const throughKit = targets.some((t) => !t.startsWith(SIMULATOR_DIR) && reaching.has(t));
+  return starts.length > 0 && !throughKit && starts.every((start) => /\bvocabulary:/.test(start[1] ?? ''));
+}
+
+/**
+ * The test files whose outcome the simulator's vocabulary can change, so the docs-vocabulary project
+ * (vitest.config.ts) runs just these: those whose relative imports reach the vocabulary module,
+ * directly or through the test kit, less those that name the vocabulary of every simulator they start.
+ * A file reaching only a vocabulary-free part of the simulator (its random numbers) is not among them.
+ * A file that reaches it only by spawning a command would be missed; none does today (the demo's and
+ * the CLI's tests import the commands they run).
+ */
+export function simulatorTestFiles(root: string, files: readonly string[]): string[] {
+  const importsOf = importGraph(root, files);
+  const reaching = reachingVocabulary(importsOf);
+  return files.filter((file) => reaching.has(file) && !pinsVocabulary(root, file, importsOf.get(file) ?? [], reaching));
 }

@@ -12,18 +12,22 @@ import { tableFilesDetail } from './table-event';
 import type { RunDelivery } from './deliver';
 import type { ExportedJob, Mailer, MailPorts } from './delivery-ports';
 import { isScheduled } from './resolve';
+import { tellsOwners, type RunAttempt } from '../attempt';
 
 /**
  * Stage 4 of a job, announce: the outcome goes where people and machines look for it. The event bus
  * (ReportExported, ReportFailed), the on-demand job's status (what the run page and the API show),
  * and, for scheduled runs, the owners: one e-mail when a report starts failing and one when it works
- * again (failure-notice.ts). Announcing never fails a run that was published.
+ * again (failure-notice.ts), a retryable failure only on the run's last attempt (attempt.ts).
+ * Announcing never fails a run that was published.
  */
 export interface AnnouncePorts extends MailPorts {
   readonly events: EventPublisher;
   readonly jobs: JobStatusStore;
   /** The reports bucket, named in ReportExported so a subscriber can fetch the files. */
   readonly bucket?: string | undefined;
+  /** Which attempt of the run this is, from the door (attempt.ts); absent: the only one, a failure is told at once. */
+  readonly attempt?: RunAttempt | undefined;
 }
 
 /** What is known of a job that failed: the definition may be missing (it could not be resolved). */
@@ -74,7 +78,7 @@ async function tellFieldChanges(definition: ReportDefinition, result: ExportResu
 export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts, 'runId'>, context: AnnounceContext): Promise<void> {
   const { request, definition } = job;
   await Promise.allSettled([
-    isScheduled(request) && definition ? notifyOwners(definition, { runId: job.runId, ...failure }, context) : Promise.resolve(),
+    isScheduled(request) && definition ? tellOwnersOfFailure(definition, { runId: job.runId, ...failure }, context) : Promise.resolve(),
     context.events.publish('ReportFailed', {
       report: definition?.name ?? job.report,
       runId: job.runId,
@@ -89,6 +93,16 @@ export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts
         )
       : Promise.resolve(),
   ]);
+}
+
+/** The owners hear of a retryable failure only when no attempt follows: the next may mend it (a throttle, a blip). */
+async function tellOwnersOfFailure(definition: ReportDefinition, failure: FailureFacts, context: AnnounceContext): Promise<void> {
+  if (tellsOwners(failure, context.attempt)) return notifyOwners(definition, failure, context);
+  context.log.info('a retryable failure: the owners are told only if the last attempt fails too', {
+    report: definition.name,
+    runId: failure.runId,
+    attempt: context.attempt?.number,
+  });
 }
 
 /**

@@ -37,11 +37,15 @@ export function runTrigger(request: ExportJobRequest): RunTrigger {
 
 /** A run id that is the same for every attempt of one scheduled run or one API export. */
 export function jobRunId(request: ExportJobRequest, at: Date, ids: RunIds): string {
+  return sharedRunId(request) ?? ids.newRunId(at);
+}
+
+/** The run id the request fixes for all its attempts, or undefined when each attempt makes its own. */
+export function sharedRunId(request: ExportJobRequest): string | undefined {
   if (request.runId) return request.runId;
   if (request.exportId) return request.exportId;
   const scheduled = scheduledDate(request);
-  if (scheduled) return `s-${scheduled.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z')}`;
-  return ids.newRunId(at);
+  return scheduled && `s-${scheduled.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z')}`;
 }
 
 /** The report's name before its definition is read, for the failure of a job that cannot be resolved. */

@@ -108,6 +108,9 @@ function lineStyles(styles: StyleBook): (kind: Kind, own: StyleModel | undefined
 export async function writeSummaryRows(sheet: WriterSheet, summary: ReportSummary, deps: SummarySheetDeps): Promise<void> {
   const writer = new SummaryWriter(sheet, deps);
   writer.addRow([{ column: 1, value: summary.title, style: deps.styles.title }]);
+  // When the run was: under the title, where a printed page is first read (its "About this run" line is at the end).
+  const when = runDateLine(summary);
+  if (when) writer.addRow(lineCells(when, true));
   for (const section of summary.sections) await writer.writeSection(section);
   writer.finish();
 }
@@ -255,6 +258,11 @@ function gridRowCells(section: SummarySection, grid: SummaryGrid, row: SummaryGr
   }));
 }
 
+/** The run's date and time: the first date-time line of the Summary's "About this run". */
+function runDateLine(summary: ReportSummary): SummaryLine | undefined {
+  return summary.sections.find((s) => s.role === 'about')?.lines.find((l) => l.type === 'datetime');
+}
+
 /** A label and value line's cells. */
 function lineCells(line: SummaryLine, about: boolean): Cell[] {
   return [
@@ -269,13 +277,17 @@ function lineCells(line: SummaryLine, about: boolean): Cell[] {
 }
 
 /**
- * A table's header row, the labels as they are. When a word of a narrow column's header is wider
- * than the column, the narrow headers of the table stand upright (one reading direction per row).
+ * A table's header row, the labels as they are: each across its column, wrapped at its spaces; only a
+ * narrow column's header with a word wider than the column stands upright ("Predictability"), since
+ * across it would be broken inside the word. Setting every header of the row upright for one of them
+ * stood 33 headers on end in the demo where most fit across.
  */
 function headerCells(section: SummarySection, grid: SummaryGrid): Cell[] {
-  const placed = grid.columns.map((c, i) => ({ column: placement(section, i), label: c.label }));
-  const upright = placed.some((p) => p.column > 2 && Math.max(...p.label.split(/\s+/).map(widthOfWord)) > NARROW_LINE);
-  return placed.map((p) => ({ column: p.column, value: p.label, style: upright && p.column > 2 ? STYLE.uprightHeader : STYLE.gridHeader }));
+  return grid.columns.map((c, i) => {
+    const column = placement(section, i);
+    const upright = column > 2 && Math.max(...c.label.split(/\s+/).map(widthOfWord)) > NARROW_LINE;
+    return { column, value: c.label, style: upright ? STYLE.uprightHeader : STYLE.gridHeader };
+  });
 }
 
 /** Points an upright header needs: its longest line (at most two lines across a narrow column, broken at spaces), plus padding. */

@@ -25,7 +25,9 @@ export function withDeltas(summary: ReportSummary, changes: ChangeReport, format
         lines: section.lines.map((line): SummaryLine => {
           const before = old.get(`${section.heading}\u001f${line.label}`);
           if (typeof line.value !== 'number' || before === undefined) return line;
-          return { ...line, delta: deltaText(line.value - before, since, format, line.type === 'percent') };
+          const difference = line.value - before;
+          const percent = line.type === 'percent';
+          return { ...line, delta: deltaText(difference, since, format, percent), change: changeText(difference, format, percent), since };
         }),
       };
     }),
@@ -38,10 +40,21 @@ export function withDeltas(summary: ReportSummary, changes: ChangeReport, format
  * changes list shows both values (format.ts, percentDecimals); "unchanged" only when nothing changed.
  */
 export function deltaText(difference: number, since: string, format: ReaderFormat, percent = false): string {
-  // Beyond the last decimal a percentage is shown with, a difference is the arithmetic's, not the data's.
-  const rounded = percent ? Number(difference.toFixed(6)) : Math.round(difference * 100) / 100;
+  const rounded = roundedChange(difference, percent);
   if (rounded === 0) return format.t('delta.unchanged', { date: since });
   return format.t('delta.since', { delta: percent ? format.percentPoints(rounded) : format.delta(rounded), date: since });
+}
+
+/** The change alone, for a column headed by its date (`delta.column`): `+4`, `+4.9 pp`, `unchanged`. */
+export function changeText(difference: number, format: ReaderFormat, percent = false): string {
+  const rounded = roundedChange(difference, percent);
+  if (rounded === 0) return format.t('delta.none');
+  return percent ? format.percentPoints(rounded) : format.delta(rounded);
+}
+
+// Beyond the last decimal a percentage is shown with, a difference is the arithmetic's, not the data's.
+function roundedChange(difference: number, percent: boolean): number {
+  return percent ? Number(difference.toFixed(6)) : Math.round(difference * 100) / 100;
 }
 
 function baselineNumbers(sections: readonly SummarySection[]): Map<string, number> {

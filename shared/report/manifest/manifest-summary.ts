@@ -18,6 +18,8 @@ const summaryLine = z.looseObject({
   value: cellValue.exactOptional(),
   type: z.enum(COLUMN_TYPES).exactOptional(),
   delta: z.string().exactOptional(),
+  change: z.string().exactOptional(),
+  since: z.string().exactOptional(),
   provisional: z.boolean().exactOptional(),
   link: linkValue.exactOptional(),
 });

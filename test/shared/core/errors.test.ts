@@ -118,7 +118,8 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/render/xlsx/exceljs-internals/sheet-buffers.ts': [['ExporterError', false], ['ExporterError', false]],
   'shared/render/xlsx/exceljs-internals/sheet-order.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/render/xlsx/exceljs-internals/writer.ts': [['ExporterError', false], ['ExporterError', false]],
-  'shared/render/xlsx/workbook.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
+  'shared/render/xlsx/data-sheet-sink.ts': [['ExporterError', false], ['ExporterError', false]],
+  'shared/render/xlsx/workbook.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/report/definition/definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   // Every problem of the plan, listed at once: the same definition fails the same way again.
   'shared/report/run/export-plan.ts': [['ReportPlanError', false]],

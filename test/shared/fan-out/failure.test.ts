@@ -138,6 +138,26 @@ describe('the fan-out\'s failure step', () => {
     expect(await kit.ledger.get(ledgerKey('run', 'portfolio', input.runId))).toBeUndefined();
   });
 
+  it("tells the owners of the assembler's retryable failure on its last try alone (State.RetryCount 2), and the failure step not again", async () => {
+    const at = '2026-11-23T06:10:00Z';
+    const input = executionInput('2026-11-23T06:00:00Z');
+    const plan = await planFanOut(input, deps(at));
+    kit.sim.injectFault({ status: 503, times: 1000 });
+    const streak = async () => (await mailsTo('owner@example.test')).filter((m) => m.subject.endsWith('is failing')).map((m) => m.subject);
+    let thrown: unknown;
+    for (const attempt of [0, 1, 2]) {
+      thrown = await runFanOutStep({ fanOut: 'assemble', request: plan.request, attempt }, deps(at)).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect((thrown as Error).name).toBe('RetryableExportError');
+      expect(await streak()).toEqual(attempt < 2 ? [] : ['Report "Portfolio" is failing']);
+    }
+    const outcome = await failFanOut({ request: input, failed: 'assemble', error: caught(thrown) }, deps(at));
+    expect(outcome).toMatchObject({ told: false, errorType: 'RetryableExportError' });
+    expect(await streak()).toEqual(['Report "Portfolio" is failing']);
+  });
+
   it('never shows an ARN or a platform error\'s cause: the function\'s ARN in a Lambda error, an ARN in a step\'s message', async () => {
     const input = executionInput('2026-11-23T06:00:00Z');
     const lambdaError: CaughtError = {

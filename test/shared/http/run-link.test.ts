@@ -1,3 +1,4 @@
+import { renderRunPage } from '../../../shared/http/run-page';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -186,6 +187,36 @@ describe('run links (start, join, reuse, limits)', () => {
         { group: 'Predictability by board', label: 'Payments ART', value: '66,7 %' },
       ],
     });
+  });
+
+  it("marks each headline figure beyond one of the report's alert lines, as the e-mail and chat do, and leaves the others", async () => {
+    const rules = [{ figure: 'openHighRisks', above: 29 }, { figure: 'openRisks', above: 100 }, { event: 'riskRaisedToHighest' }];
+    deps = { ...deps, definitions: catalogOf({ 'acme-weekly': { name: 'acme-weekly', title: 'ACME weekly', timeZone: 'Europe/Berlin', alerts: { rules } } }) };
+    const id = exportIdOf(await startRunLink(token().token, deps))!;
+    const folder = `acme-weekly/dt=2026-11-23/run=${id}`;
+    const sections = [{ heading: 'Risks', role: 'headline', lines: [
+      { label: 'Open risks', value: 58, type: 'integer', delta: '−2 since 16/11/2026' },
+      { label: 'Open high or critical risks', value: 30, type: 'integer', delta: '+1 since 16/11/2026' },
+    ] }];
+    const manifest = {
+      formatVersion: 1, report: 'acme-weekly', runId: id, generatedAt: clock.toISOString(), timeZone: 'Europe/Berlin',
+      source: { baseUrl: 'x', legacyBaseUrl: 'x', companyPrefix: 'x', email: 'x' }, selectors: {},
+      summary: { title: 'ACME', rows: { risks: 122 }, openRisks: { open: 58, highOrCritical: 30, overdue: 14, withoutOwner: 13 }, sections },
+      files: [{ path: 'acme-weekly.xlsx', format: 'xlsx', contentType: 'x', bytes: 2048, sha256: 'b'.repeat(64), rows: { risks: 122 } }],
+    };
+    await storage.putObject(`${folder}/manifest.json`, JSON.stringify(manifest), { contentType: 'application/json' });
+    await jobs.update(id, { status: 'running' }, clock);
+    await jobs.update(id, { status: 'succeeded', manifestKey: `${folder}/manifest.json` }, clock);
+    const view = await startRunLink(token().token, deps);
+    expect(view).toMatchObject({
+      state: 'done',
+      figures: [
+        { label: 'Open risks', value: '58', delta: '−2 since 16/11/2026' },
+        { label: 'Open high or critical risks', value: '30', delta: 'above your line of 29 · +1 since 16/11/2026' },
+      ],
+    });
+    // On the page itself, beside the figure, in the change's place.
+    expect(renderRunPage(view, 'tok').body).toContain('<dd class="delta">above your line of <span class="nb">29</span> · <span class="nb">+1</span> since');
   });
 
   it('starts again after a failure, and shows the failure without internals', async () => {

@@ -140,4 +140,15 @@ describe('run page', () => {
     expect(body).toContain('Ask the person who sent it to you for a new one');
     expect(body).not.toMatch(/signature|expired-key|revoked|kid/);
   });
+
+  it('says the date the changes are since once, as the header over their column, not after every figure', () => {
+    const body = renderRunPage({ ...(views.done as Extract<RunView, { state: 'done' }>), changesSince: 'Change since 16/11/2026', figures: [
+      { group: 'Risks', label: 'Open risks', value: '58', delta: '−2' },
+      { group: 'Risks', label: 'Overdue', value: '14', delta: 'unchanged' },
+      { group: 'Risks by ROAM', label: 'Owned', value: '36', delta: '+1' },
+    ] }, TOKEN).body;
+    expect(body.split('16/11/2026')).toHaveLength(2);
+    expect(body).toContain('<h2>Risks</h2><dl class="figures" aria-label="Risks"><div class="since"><dt></dt><dd class="delta">Change since <span class="nb">16/11/2026</span></dd></div><div><dt>Open risks</dt>');
+    expect(body).toContain('<dt>Owned</dt><dd><span class="nb">36</span></dd><dd class="delta"><span class="nb">+1</span></dd>');
+  });
 });

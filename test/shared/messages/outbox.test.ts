@@ -35,8 +35,8 @@ describe('the outbox recorder (deliver and alert stages)', () => {
     expect(report.written).toEqual(['email.html', 'email.eml', 'slack-b-c.json', 'teams.json'].map((name) => join(folder, name)));
     expect(alert.written).toEqual(['alert-po-1@example.com.html', 'alert-po-1@example.com.eml', 'alert-teams.json'].map((name) => join(folder, name)));
     const mail = await simpleParser(await readFile(join(folder, 'email.eml')));
-    expect({ subject: mail.subject, date: mail.date?.toISOString(), html: await readFile(join(folder, 'email.html'), 'utf8') })
-      .toEqual({ subject: 'For rte@example.com', date: at.toISOString(), html: '<p>rte@example.com</p>' });
+    expect({ subject: mail.subject, html: await readFile(join(folder, 'email.html'), 'utf8') })
+      .toEqual({ subject: 'For rte@example.com', html: '<p>rte@example.com</p>' });
     expect(await readFile(join(folder, 'alert-teams.json'), 'utf8')).toBe('{"alert":true}');
   });
 });

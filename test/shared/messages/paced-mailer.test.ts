@@ -38,11 +38,42 @@ beforeEach(async () => {
   front.sendRate = { perSecond: 10, now: () => now };
 });
 
-/** A wait moves the test clock on by its length: the clock all runs share only moves forward. */
-const sleep = (ms: number): Promise<void> => {
-  now += Math.max(0, ms);
-  return Promise.resolve();
-};
+/**
+ * Virtual time for runs that go on together: a wait is queued, and only when every run still going is
+ * waiting does the clock move, to the earliest wake, and that run alone goes on until it waits again
+ * or ends. So which message reaches SES in which second of the clock does not depend on how this
+ * machine interleaves the runs' requests (a clock each wait simply moved on let one run's long wait
+ * carry another's sends into a later second, throttled once in a while on a busy machine).
+ */
+class VirtualTime {
+  private readonly sleepers: { readonly wake: number; readonly order: number; readonly resolve: () => void }[] = [];
+  private going = 0;
+  private queued = 0;
+  readonly sleep = (ms: number): Promise<void> => new Promise<void>((resolve) => {
+    this.sleepers.push({ wake: now + Math.max(0, ms), order: this.queued++, resolve });
+    this.advance();
+  });
+
+  async together(runs: readonly (() => Promise<void>)[]): Promise<void> {
+    this.going = runs.length;
+    await Promise.all(runs.map(async (run) => {
+      try {
+        await run();
+      } finally {
+        this.going -= 1;
+        this.advance();
+      }
+    }));
+  }
+
+  private advance(): void {
+    if (this.sleepers.length === 0 || this.sleepers.length < this.going) return;
+    this.sleepers.sort((a, b) => a.wake - b.wake || a.order - b.order);
+    const next = this.sleepers.shift()!;
+    now = Math.max(now, next.wake);
+    next.resolve();
+  }
+}
 const email = (to: string): OutgoingEmail => ({ from: 'reports@example.com', to: [to], subject: `Weekly for ${to}`, html: '<p>hi</p>', text: 'hi' });
 const readers = (run: number) => Array.from({ length: 10 }, (_, i) => `run${run}-reader${i}@example.com`);
 
@@ -50,12 +81,12 @@ describe('mail paced at the account\'s sending rate', () => {
   it('mails every reader of the concurrent runs exactly once, a throttle sent again rather than failed', async () => {
     const ledger = new LocalLedger(join(dir, 'together'));
     // The pace believes 14 a second while SES takes 10 (a quota lowered, another sender): SES throttles.
-    const pace = () => Promise.resolve(ledgerRatePacer(ledger, 'pace/mail/ses', { ratePerSecond: 14, batch: 1, now: () => now, pause: sleep }));
-    const runs = [1, 2, 3].map(async (run) => {
-      const mailer = pacedMailer(new SesMailer({ client: front.client }), { pace, now: () => now, sleep, log: silentLog });
+    const time = new VirtualTime();
+    const pace = () => Promise.resolve(ledgerRatePacer(ledger, 'pace/mail/ses', { ratePerSecond: 14, batch: 1, now: () => now, pause: time.sleep }));
+    await time.together([1, 2, 3].map((run) => async () => {
+      const mailer = pacedMailer(new SesMailer({ client: front.client }), { pace, now: () => now, sleep: time.sleep, log: silentLog });
       for (const reader of readers(run)) await mailer.send(email(reader));
-    });
-    await Promise.all(runs);
+    }));
     const mailed = (await ses.fetchStore()).map((m) => m.destination.to[0]!).sort();
     expect(mailed).toEqual([1, 2, 3].flatMap(readers).sort());
     expect(front.throttled).toBeGreaterThan(0);
@@ -63,12 +94,12 @@ describe('mail paced at the account\'s sending rate', () => {
 
   it('keeps all runs under the rate SES gives, so nothing is throttled when the pace knows it', async () => {
     const ledger = new LocalLedger(join(dir, 'known'));
-    const pace = accountMailPace(ledger, () => Promise.resolve(10), { now: () => now, pause: sleep, log: silentLog, fallbackRate: 1 });
-    const runs = [1, 2, 3].map(async (run) => {
-      const mailer = pacedMailer(new SesMailer({ client: front.client }), { pace, now: () => now, sleep, log: silentLog });
+    const time = new VirtualTime();
+    const pace = accountMailPace(ledger, () => Promise.resolve(10), { now: () => now, pause: time.sleep, log: silentLog, fallbackRate: 1 });
+    await time.together([1, 2, 3].map((run) => async () => {
+      const mailer = pacedMailer(new SesMailer({ client: front.client }), { pace, now: () => now, sleep: time.sleep, log: silentLog });
       for (const reader of readers(run)) await mailer.send(email(reader));
-    });
-    await Promise.all(runs);
+    }));
     expect(await ses.fetchStore()).toHaveLength(30);
     expect(front.throttled).toBe(0);
   });
@@ -76,9 +107,11 @@ describe('mail paced at the account\'s sending rate', () => {
   it('gives up on a message after its attempts with the retryable throttle, for the run\'s retry', async () => {
     front.sendRate = { perSecond: 0, now: () => now };
     const ledger = new LocalLedger(join(dir, 'never'));
-    const pace = () => Promise.resolve(ledgerRatePacer(ledger, 'pace/mail/ses', { ratePerSecond: 14, batch: 1, now: () => now, pause: sleep }));
-    const mailer = pacedMailer(new SesMailer({ client: front.client }), { pace, now: () => now, sleep, log: silentLog, attempts: 3 });
-    const error = await mailer.send(email('someone@example.com')).catch((e: unknown) => e);
+    const time = new VirtualTime();
+    const pace = () => Promise.resolve(ledgerRatePacer(ledger, 'pace/mail/ses', { ratePerSecond: 14, batch: 1, now: () => now, pause: time.sleep }));
+    const mailer = pacedMailer(new SesMailer({ client: front.client }), { pace, now: () => now, sleep: time.sleep, log: silentLog, attempts: 3 });
+    let error: unknown;
+    await time.together([async () => { error = await mailer.send(email('someone@example.com')).catch((e: unknown) => e); }]);
     expect(error).toBeInstanceOf(EmailDeliveryError);
     expect((error as EmailDeliveryError).retryable).toBe(true);
     expect(front.throttled).toBe(3);

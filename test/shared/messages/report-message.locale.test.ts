@@ -11,8 +11,8 @@ describe("the chat message in the report's locale", () => {
       const message = buildChannelMessage(localeDefinition(locale), localeRun(locale), { now: RUN_AT, freshCopyLink: false });
       expect(message.generated).toBe(`${want.generated} (Europe/Berlin)`);
       expect(message.headline[0]!.figures).toEqual([
-        { label: 'Predictability', value: `${want.percent} (${want.points} ${want.words.since} ${want.since})` },
-        { label: 'Open risks', value: `${want.integer} (${want.delta} ${want.words.since} ${want.since})` },
+        { label: 'Predictability', value: `${want.percent} (${want.points})` },
+        { label: 'Open risks', value: `${want.integer} (${want.delta})` },
         { label: 'PI end', value: want.date },
       ]);
       expect(message.changes?.heading).toBe(`${want.words.changedSince} ${want.since}`);
@@ -24,6 +24,8 @@ describe("the chat message in the report's locale", () => {
         expect(payload).toContain(want.percent);
         expect(payload).toContain(want.integer);
         expect(payload).toContain(`${want.words.changedSince} ${want.since}`);
+        // The figures' comparison date said once, beside the run's own.
+        expect(payload.split(`${want.words.inBrackets} ${want.since}.`)).toHaveLength(2);
       }
     });
   }

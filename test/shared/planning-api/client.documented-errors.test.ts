@@ -1,9 +1,9 @@
-import { systemClock } from '../../../shared/core/clock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, NotFoundError, PlanningApiError } from '../../../shared/core/errors';
 import { PlanningApiClient, toArray, type PlanningApiClientOptions } from '../../../shared/planning-api';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { sendJson, startServer, testCredentials, type TestServer } from './test-server';
+import { planningClient } from '../../support/planning-client';
 
 /**
  * The error answers the service's public documentation shows, served by the simulator in the docs
@@ -13,7 +13,7 @@ import { sendJson, startServer, testCredentials, type TestServer } from './test-
 const FAST_RETRY = { baseDelayMs: 1, maxDelayMs: 5 };
 
 function clientOf(sim: RunningSimulator, options: Partial<PlanningApiClientOptions> = {}): PlanningApiClient {
-  return new PlanningApiClient({ now: systemClock, credentials: sim.credentials(), retry: FAST_RETRY, ...options });
+  return planningClient({ credentials: sim.credentials(), retry: FAST_RETRY, ...options });
 }
 
 describe('documented errors, against the simulator in the docs vocabulary', () => {
@@ -48,7 +48,7 @@ describe('documented errors, against the simulator in the docs vocabulary', () =
   });
 
   it('a wrong company prefix (404 Invalid company prefix in URL.) names the prefix from the credentials', async () => {
-    const client = new PlanningApiClient({ now: systemClock, credentials: { ...sim.credentials(), companyPrefix: 'acmee' }, retry: FAST_RETRY });
+    const client = planningClient({ credentials: { ...sim.credentials(), companyPrefix: 'acmee' }, retry: FAST_RETRY });
     const error = await client.listBoards().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     const message = (error as Error).message;
@@ -71,7 +71,7 @@ describe('documented errors, against the simulator in the docs vocabulary', () =
   });
 
   it('reads a bad key on the legacy address ({"error":"Invalid API Key"}) as a credentials problem', async () => {
-    const client = new PlanningApiClient({ now: systemClock, credentials: { ...sim.credentials(), apiKey: 'sim-wrong-key-123456' }, retry: FAST_RETRY });
+    const client = planningClient({ credentials: { ...sim.credentials(), apiKey: 'sim-wrong-key-123456' }, retry: FAST_RETRY });
     const error = await client.listCollections().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as Error).message).toMatch(/rejected the credentials \(401\).*Invalid API Key/);
@@ -91,7 +91,7 @@ describe('error bodies of both documented shapes', () => {
   ])('puts the server words of %s into the error', async (_name, body, words) => {
     await server?.close();
     server = await startServer((_req, res) => sendJson(res, 400, body));
-    const client = new PlanningApiClient({ now: systemClock, credentials: testCredentials(server.url), retry: FAST_RETRY });
+    const client = planningClient({ credentials: testCredentials(server.url), retry: FAST_RETRY });
     const error = await toArray(client.listRiskRegisters()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlanningApiError);
     expect((error as Error).message).toContain(`400: ${words}`);
@@ -105,7 +105,7 @@ describe('error bodies of both documented shapes', () => {
       if (calls === 1) sendJson(res, 500, { error: 'Internal server error' });
       else sendJson(res, 200, { data: [{ id: 'c-1', title: 'Collection' }] });
     });
-    const client = new PlanningApiClient({ now: systemClock, credentials: testCredentials(server.url), retry: FAST_RETRY });
+    const client = planningClient({ credentials: testCredentials(server.url), retry: FAST_RETRY });
     expect(await client.listCollections()).toEqual([{ id: 'c-1', title: 'Collection' }]);
     expect(calls).toBe(2);
   });

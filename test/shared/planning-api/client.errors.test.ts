@@ -1,4 +1,3 @@
-import { systemClock } from '../../../shared/core/clock';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -9,8 +8,7 @@ import {
   RequestTimeoutError,
 } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
-import { createLimiter, PlanningApiClient, toArray, type RequestEvent } from '../../../shared/planning-api';
-import { clientOptions, type FlatClientOptions } from '../../support/planning-client';
+import { createLimiter, toArray, type RequestEvent } from '../../../shared/planning-api';
 
 import {
   API_KEY,
@@ -22,6 +20,7 @@ import {
   type Handler,
   type TestServer,
 } from './test-server';
+import { planningClient, type FlatClientOptions } from '../../support/planning-client';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -53,7 +52,7 @@ function recorder(): Recorder {
 
 async function clientFor(handler: Handler, options: FlatClientOptions = {}, rec = recorder()) {
   server = await startServer(handler);
-  const client = new PlanningApiClient({ now: systemClock,
+  const client = planningClient({
     credentials: testCredentials(server.url),
     retry: { baseDelayMs: 2, maxDelayMs: 50 },
     log: rec.log,
@@ -62,7 +61,7 @@ async function clientFor(handler: Handler, options: FlatClientOptions = {}, rec 
       return Promise.resolve();
     },
     onRequest: (event) => rec.events.push(event),
-    ...clientOptions(options),
+    ...options,
   });
   return { client, server, rec };
 }
@@ -400,7 +399,7 @@ describe('secrets', () => {
   it('keeps network and timeout errors free of secrets', async () => {
     const { client } = await clientFor(() => undefined, { timeoutMs: 30, retry: { maxAttempts: 1 } });
     assertNoSecret(await client.getRisk('x').catch((e: unknown) => e));
-    const unreachable = new PlanningApiClient({ now: systemClock,
+    const unreachable = planningClient({
       credentials: testCredentials('http://127.0.0.1:1'),
       retry: { maxAttempts: 1 },
     });

@@ -1,9 +1,9 @@
-import { systemClock } from '../../../shared/core/clock';
 import { describe, expect, it } from 'vitest';
 import { PlanningApiError } from '../../../shared/core/errors';
 import type { Log } from '../../../shared/core/logger';
-import { createLimiter, PlanningApiClient, resolveClientSettings, toArray } from '../../../shared/planning-api';
+import { createLimiter, resolveClientSettings, toArray } from '../../../shared/planning-api';
 import { sendJson, testCredentials, v1Page, type Handler, type TestServer, useTestClient } from './test-server';
+import { planningClient } from '../../support/planning-client';
 
 /**
  * Resolves once `count` requests have been answered and handed to the client (its onRequest hook
@@ -270,7 +270,7 @@ describe('legacy offset paging (board items)', () => {
   });
 
   it('refuses a page size that is not a positive integer', () => {
-    const client = new PlanningApiClient({ now: systemClock, credentials: testCredentials('http://127.0.0.1:1') });
+    const client = planningClient({ credentials: testCredentials('http://127.0.0.1:1') });
     expect(() => client.listBoardItems('b-1', { pageSize: 0 })).toThrow(RangeError);
   });
 });

@@ -1,8 +1,8 @@
-import { systemClock } from '../../../shared/core/clock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PlanningApiClient, toArray } from '../../../shared/planning-api';
+import { toArray } from '../../../shared/planning-api';
 import type { PlanningSource } from '../../../shared/report/dataset/planning-source';
 import { sendJson, startServer, testCredentials, type TestServer } from './test-server';
+import { planningClient } from '../../support/planning-client';
 
 /**
  * Where each operation goes and what it sends: paths, query parameters, bodies, envelope keys.
@@ -37,7 +37,7 @@ async function start(credentialOverrides: { baseUrl?: string; legacyBaseUrl?: st
     const key = okr ? 'Data' : 'data';
     sendJson(res, 200, single ? { [key]: [record] } : { startAt: 0, pageLimit: 50, total: 1, [key]: [record] });
   });
-  const client = new PlanningApiClient({ now: systemClock, credentials: { ...testCredentials(server.url), ...credentialOverrides } });
+  const client = planningClient({ credentials: { ...testCredentials(server.url), ...credentialOverrides } });
   return { client, server };
 }
 
@@ -91,7 +91,7 @@ describe('v1 operations', () => {
 
   it.each(['', '/', '/proxy/', '/proxy'])('joins a base URL ending in "%s"', async (suffix) => {
     const { server } = await start();
-    const withSuffix = new PlanningApiClient({ now: systemClock,
+    const withSuffix = planningClient({
       credentials: { ...testCredentials(server.url), baseUrl: `${server.url}${suffix}`, legacyBaseUrl: `${server.url}${suffix}` },
     });
     await withSuffix.getRisk('r-1');

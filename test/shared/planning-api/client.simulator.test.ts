@@ -1,4 +1,3 @@
-import { systemClock } from '../../../shared/core/clock';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, NotFoundError, RequestTimeoutError } from '../../../shared/core/errors';
@@ -17,12 +16,12 @@ import { startSimulator, type RunningSimulator } from '../../../simulator/index'
  * tenant). Expected values come from the simulator's `tenant`, never from the client.
  */
 
-import { clientOptions, type FlatClientOptions } from '../../support/planning-client';
+import { planningClient, type FlatClientOptions } from '../../support/planning-client';
 
 const FAST_RETRY = { baseDelayMs: 2, maxDelayMs: 20 };
 
 function clientOf(sim: RunningSimulator, options: FlatClientOptions = {}, email?: string): PlanningApiClient {
-  return new PlanningApiClient({ now: systemClock, credentials: sim.credentials(email), retry: FAST_RETRY, ...clientOptions(options) });
+  return planningClient({ credentials: sim.credentials(email), retry: FAST_RETRY, ...options });
 }
 
 
@@ -302,7 +301,7 @@ describe('against the simulator (tiny tenant)', () => {
         (c: PlanningApiClient) => toArray(c.listRiskRegisters()),
         (c: PlanningApiClient) => c.listCollections(),
       ]) {
-        const error = await run(new PlanningApiClient({ now: systemClock, credentials, retry: FAST_RETRY })).catch((e: unknown) => e);
+        const error = await run(planningClient({ credentials, retry: FAST_RETRY })).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(AuthenticationError);
         expect((error as Error).message).toContain('Check the e-mail and API key');
         const everything = `${(error as Error).message} ${JSON.stringify(error)} ${inspect(error, { depth: 10, showHidden: true })}`;

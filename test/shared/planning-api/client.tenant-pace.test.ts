@@ -9,6 +9,7 @@ import type { RequestPace } from '../../../shared/planning-api/transport/pace';
 import { resolveExportSettings } from '../../../shared/report/definition/export-settings';
 import { tenantPace } from '../../../shared/report/run/plan-run';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
+import { planningClient } from '../../support/planning-client';
 
 /**
  * Several runs of one tenant at once, each with its own client, against the simulator: the pace they
@@ -55,7 +56,7 @@ function runsSharing(ledgerDir: string, count: number): Run[] {
       },
       holdOff: (until) => pacer.holdOff(until),
     };
-    const client = new PlanningApiClient({
+    const client = planningClient({
       credentials: sim.credentials(),
       now: () => new Date(T0),
       pace,

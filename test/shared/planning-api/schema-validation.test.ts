@@ -1,8 +1,8 @@
-import { systemClock } from '../../../shared/core/clock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SchemaMismatchError } from '../../../shared/core/errors';
 import { PlanningApiClient, toArray } from '../../../shared/planning-api';
 import { sendJson, startServer, testCredentials, type TestServer } from './test-server';
+import { planningClient } from '../../support/planning-client';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -13,7 +13,7 @@ afterEach(async () => {
 /** A client whose server answers every request with `body`. */
 async function answering(body: unknown): Promise<PlanningApiClient> {
   server = await startServer((_req, res) => sendJson(res, 200, body));
-  return new PlanningApiClient({ now: systemClock, credentials: testCredentials(server.url) });
+  return planningClient({ credentials: testCredentials(server.url) });
 }
 
 const page = (key: 'data' | 'Data', records: unknown[]) => ({ startAt: 0, pageLimit: 50, total: records.length, [key]: records });

@@ -1,11 +1,10 @@
-import { systemClock } from '../../../shared/core/clock';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { PlanningApiClient } from '../../../shared/planning-api';
-import { clientOptions, type FlatClientOptions } from '../../support/planning-client';
 
 import type { Credentials } from '../../../shared/planning-api/credentials';
+import { planningClient, type FlatClientOptions } from '../../support/planning-client';
 
 /**
  * A small real HTTP server for the client's unit tests: each test scripts the answers it needs
@@ -128,10 +127,10 @@ export function useTestClient(): (
   });
   return async (handler, options = {}) => {
     server = await startServer(handler);
-    const client = new PlanningApiClient({ now: systemClock,
+    const client = planningClient({
       credentials: testCredentials(server.url),
       retry: { baseDelayMs: 1, maxDelayMs: 5 },
-      ...clientOptions(options),
+      ...options,
     });
     return { client, server };
   };

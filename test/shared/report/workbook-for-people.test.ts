@@ -137,7 +137,12 @@ describe('the workbook people read (demo flavour)', () => {
       const today = '2026-11-23';
       const iso = (d: string) => new Date(`${d} UTC`).toISOString().slice(0, 10);
       expect(rows()[0]!.a).toBe('ART weekly');
-      expect(rows()[1]!.a).toBe('Risks');
+      // The run's date under the title, the same as "About this run" says at the end.
+      const generated = rows().filter((r) => r.a === 'Generated at');
+      expect(generated.map((r) => r.n)).toEqual([2, generated[1]!.n]);
+      expect(generated[0]!.c.value).toBeInstanceOf(Date);
+      expect(generated[0]!.c.value).toEqual(generated[1]!.c.value);
+      expect(rows()[2]!.a).toBe('Risks');
       expect(value('Open risks')).toBe(open.length);
       expect(value('Open high or critical risks')).toBe(open.filter((r) => ['High', 'Critical'].includes(r.riskLevel.title)).length);
       const overdue = open.filter((r) => r.resolutionDate && iso(r.resolutionDate.replace(/-/g, ' ')) < today).length;

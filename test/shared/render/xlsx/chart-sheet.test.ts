@@ -1,60 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openXlsxWorkbook } from '../../../../shared/render/xlsx/workbook';
-import type { ChartSheetContent } from '../../../../shared/render/xlsx/chart-sheet';
+import { writeChartWorkbook } from './chart-workbook';
 import { readWorkbook } from '../../../support/read-output';
 import { makeTempDir } from '../../../support/temp-dir';
 import { readZipEntries } from '../zip-entries';
 
-/** The workbook's created time: fixed, so a file's bytes depend on nothing but its content. */
-const CREATED_AT = new Date('2026-11-23T06:00:00Z');
-
 const temp = makeTempDir('xlsx-charts');
 afterAll(() => temp.remove());
-
-const CONTENT: ChartSheetContent = {
-  heading: 'Trends',
-  sentence: 'Trends over the last 3 runs.',
-  blocks: [
-    {
-      title: 'Open risks',
-      categoryLabel: 'Run',
-      columns: [{ label: 'Open', format: 'integer' }, { label: 'High or critical', format: 'integer' }],
-      rows: [
-        { category: '2026-11-02', values: [12, 4] },
-        { category: '2026-11-09', values: [10, null] },
-        { category: '2026-11-16', values: [9, 2] },
-      ],
-      chart: { kind: 'line', series: [0, 1] },
-    },
-    {
-      title: "Predictability by PI (board's 'PI 1')",
-      categoryLabel: 'Run',
-      columns: [{ label: 'PI 1', format: 'percent' }],
-      rows: [
-        { category: '2026-11-02', values: [72.5] },
-        { category: '2026-11-09', values: [85] },
-      ],
-      chart: { kind: 'column', series: [0], lines: [{ label: '80 %', value: 80 }, { label: '100 %', value: 100 }] },
-      note: 'Dashed lines: the 80–100 % band, the same for every run.',
-    },
-    { title: 'No chart', categoryLabel: 'Run', columns: [{ label: 'Added', format: 'integer' }], rows: [{ category: '2026-11-09', values: [3] }] },
-  ],
-};
-
-async function writeChartWorkbook(file: string): Promise<void> {
-  const out = createWriteStream(file);
-  const workbook = openXlsxWorkbook(out, { createdAt: CREATED_AT, timeZone: 'UTC', locale: 'en-GB', leadingSheets: ['Trends'] });
-  const sink = workbook.openSheet({ name: 'items', columns: [{ key: 'id', type: 'link', description: 'id' }] });
-  await sink.writeRow({ values: [{ text: 'A-1', url: 'https://tracker.example.com/A-1' }] });
-  await sink.close();
-  await workbook.writeChartSheet('Trends', CONTENT);
-  await workbook.writeSummary({ title: 'Report', sections: [] });
-  await workbook.close();
-  await finished(out);
-}
 
 const attr = (xml: string, element: string, name: string): string[] =>
   [...xml.matchAll(new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`, 'g'))].map((m) => m[1]!);
@@ -152,16 +104,4 @@ describe('a chart sheet: tables with native Excel charts over their cells', () =
     });
   });
 
-  const soffice = spawnSync('soffice', ['--version'], { encoding: 'utf8' }).status === 0 && spawnSync('pdftotext', ['-v']).status === 0;
-  it.skipIf(!soffice)('renders in LibreOffice: the Trends page carries both charts\' titles, axes and legends', async () => {
-    await writeChartWorkbook(file);
-    const dir = temp.path('pdf');
-    execFileSync('soffice', ['--headless', '--convert-to', 'pdf', '--outdir', dir, file], { stdio: 'ignore', timeout: 120_000 });
-    const text = execFileSync('pdftotext', ['-f', '2', '-l', '2', `${dir}/charts.pdf`, '-'], { encoding: 'utf8' });
-    // Text that only the charts draw: the axis labels of the percent axis and the band's legend entries.
-    expect(text).toContain('Open risks');
-    expect(text).toMatch(/100%/);
-    expect(text).toContain('80 %');
-    expect(text.match(/High or critical/g)?.length).toBeGreaterThanOrEqual(2);
-  }, 150_000);
 });
