@@ -54,3 +54,27 @@ export function httpApiEvent(
     },
   };
 }
+
+/**
+ * What the SQS event source hands the export function for one message of the scheduled-runs queue
+ * (batch size 1): its body as Scheduler sent it, and its receive count (1 on the first receive).
+ */
+export function sqsEvent(body: unknown, receiveCount: number, messageId = 'msg-1'): { Records: Record<string, unknown>[] } {
+  const text = JSON.stringify(body);
+  const sent = String(Date.now());
+  return {
+    Records: [
+      {
+        messageId,
+        receiptHandle: `handle-${messageId}-${receiveCount}`,
+        body: text,
+        attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: sent, SenderId: 'AROAEXAMPLE:scheduler', ApproximateFirstReceiveTimestamp: sent },
+        messageAttributes: {},
+        md5OfBody: 'md5',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:scheduled-runs',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
+}
