@@ -32,6 +32,7 @@ const HELP = `npm run bench [-- options]
   --scale-rows <list>  row counts of the memory-in-rows section (default: 300000,2000000)
   --fleet-reports <n>  reports of the fleet section, all at one instant (default 500)
   --fleet-caps <list>  the concurrency caps it runs under (default: 10,100)
+  --fleet-engine <e>   queue (the stack's scheduled-runs queue, default) or async (Lambda's asynchronous invocation)
   --tenants <list>  simulator presets of the portfolio section (default: portfolio,portfolio-2m; ~15 min on 2 cores)
   --help
 
@@ -57,6 +58,7 @@ const { values } = parseArgs({
     tenants: { type: 'string' },
     'fleet-reports': { type: 'string' },
     'fleet-caps': { type: 'string' },
+    'fleet-engine': { type: 'string' },
     help: { type: 'boolean' },
   },
   strict: true,
@@ -109,6 +111,7 @@ const runners: Record<SectionId, () => Promise<SectionResult>> = {
       ...DEFAULT_FLEET,
       ...(values['fleet-reports'] && { reports: Number(values['fleet-reports']) }),
       ...(values['fleet-caps'] && { caps: values['fleet-caps'].split(',').map(Number) }),
+      ...(values['fleet-engine'] && { engine: values['fleet-engine'] === 'async' ? 'async' : 'queue' }),
     }),
 };
 

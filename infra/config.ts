@@ -8,6 +8,7 @@ import { RunNameClaims } from '../shared/report/definition/slices';
 import { scheduleSchema } from '../shared/definitions/stored-definition';
 import { errorMessage } from '../shared/core/errors';
 import { DEFAULT_API_RATE_PER_SECOND } from '../shared/core/defaults';
+import { SCHEDULED_RUNS } from '../shared/core/names';
 import { jsonErrorOffset, jsonSyntaxProblem, stripBom } from '../shared/core/text';
 
 /**
@@ -78,6 +79,11 @@ const rawConfigSchema = z.strictObject({
   planningApiRatePerSecond: positiveInt(1, 10_000, DEFAULT_API_RATE_PER_SECOND),
   /** Workers of one fan-out at once (the map's MaxConcurrency); default DEFAULT_FAN_OUT_WORKERS, at most half of a reservation. */
   fanOutWorkers: z.number().int().min(1).max(500).optional(),
+  /**
+   * Scheduled runs at once: the SQS event source's maximum concurrency on the scheduled-runs queue
+   * (DEFAULT_SCHEDULED_CONCURRENCY; at most exportReservedConcurrency). SQS allows 2 to 1,000.
+   */
+  scheduledConcurrency: z.number().int().min(2).max(1000).optional(),
   /** Run links reuse an export of their report that finished less than this many minutes ago (0: never). */
   runLinkReuseMinutes: z.number().int().min(0).max(1440).optional(),
   /** Exports one run link may start per hour. */
@@ -121,6 +127,8 @@ export interface InfraConfig {
   readonly exportReservedConcurrency?: number;
   /** Workers of one fan-out at once: at most half of exportReservedConcurrency when one is set (maxFanOutWorkers). */
   readonly fanOutWorkers: number;
+  /** Scheduled runs at once (the scheduled-runs queue's event source maximum concurrency). */
+  readonly scheduledConcurrency: number;
   readonly runLinkReuseMinutes?: number;
   readonly runLinkStartsPerHour?: number;
   readonly inlineDefinitions: { readonly enabled: boolean; readonly prefix: string; readonly emailDomains: readonly string[] };
@@ -218,6 +226,12 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
   const reserved = config.exportReservedConcurrency;
   const fanOutWorkers = config.fanOutWorkers ?? (reserved === undefined ? DEFAULT_FAN_OUT_WORKERS : Math.min(DEFAULT_FAN_OUT_WORKERS, maxFanOutWorkers(reserved)));
   if (reserved !== undefined && fanOutWorkers > maxFanOutWorkers(reserved)) problems.push(tooManyWorkers(fanOutWorkers, reserved));
+  const scheduledConcurrency = config.scheduledConcurrency ?? Math.min(DEFAULT_SCHEDULED_CONCURRENCY, reserved ?? Infinity);
+  if (reserved !== undefined && scheduledConcurrency > reserved) {
+    problems.push(
+      `${CONTEXT_KEY}.scheduledConcurrency: ${scheduledConcurrency} is more than exportReservedConcurrency (${reserved}); the queue's poller would be throttled, and each throttle costs a scheduled run one of its ${SCHEDULED_RUNS.maxReceiveCount} receives`,
+    );
+  }
   if (config.mailFrom !== undefined && config.sesIdentityArn === undefined) {
     problems.push(`${CONTEXT_KEY}.mailFrom: needs ${CONTEXT_KEY}.sesIdentityArn (the SES identity the sender belongs to)`);
   }
@@ -230,6 +244,7 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     exportTimeoutMinutes: config.exportTimeoutMinutes,
     planningApiRatePerSecond: config.planningApiRatePerSecond,
     fanOutWorkers,
+    scheduledConcurrency,
     ...(reserved !== undefined && { exportReservedConcurrency: reserved }),
     inlineDefinitions: config.inlineDefinitions,
     ...(config.mailFrom !== undefined && { mailFrom: config.mailFrom }),
@@ -240,6 +255,14 @@ export function loadInfraConfig(context: unknown, repoRoot: string = REPO_ROOT):
     ...(config.runLinkStartsPerHour !== undefined && { runLinkStartsPerHour: config.runLinkStartsPerHour }),
   };
 }
+
+/**
+ * Scheduled runs at once unless configured (docs/deploy.md, "Concurrency"): half of a new account's quota
+ * of 10, so that with a fan-out's 3 workers, the API and the sync the account still has a slot. A run the
+ * account throttles goes back to the queue until its visibility timeout and costs a receive, so the
+ * event source's maximum must stay under what is free; raise it with the quota (100 on a quota of 1,000).
+ */
+export const DEFAULT_SCHEDULED_CONCURRENCY = 5;
 
 /**
  * Workers one fan-out runs at once unless configured: with no reservation, the map's concurrency is what

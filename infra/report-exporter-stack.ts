@@ -32,6 +32,7 @@ import { ExporterAlarms, FIVE_MINUTES } from './constructs/exporter-alarms';
 import { ExporterFunction, PDF_FONTS } from './constructs/exporter-function';
 import { ExporterSecrets } from './constructs/exporter-secrets';
 import { ReportSchedules } from './constructs/report-schedules';
+import { ScheduledRuns } from './constructs/scheduled-runs';
 import { ReportsBucket } from './constructs/reports-bucket';
 import { RunLedgerTable } from './constructs/run-ledger-table';
 import { DownstreamTables } from './constructs/downstream-tables';
@@ -69,6 +70,7 @@ export class ReportExporterStack extends Stack {
   readonly apiFunction: ExporterFunction;
   readonly failedExportsQueue: SecureQueue;
   readonly schedules: ReportSchedules;
+  readonly scheduledRuns: ScheduledRuns;
   readonly alarms: ExporterAlarms;
   readonly downstream: DownstreamTables;
   /** Bounces and complaints of the reports' e-mail; only where the stack sends e-mail. */
@@ -174,7 +176,7 @@ export class ReportExporterStack extends Stack {
     const apiFn = this.apiFunction.function;
     this.api.addRoutes(apiFn);
 
-    // Async invocations (Scheduler and the API both invoke asynchronously): a scheduled run that
+    // Async invocations (the API, run links; schedules made before the scheduled-runs queue): a run that
     // fails transiently throws and is retried with the same run id; what still fails lands here.
     this.failedExportsQueue = new SecureQueue(this, 'FailedExports', {
       purpose: 'asynchronous export-report invocations that failed after all retries (Lambda on-failure destination)',
@@ -195,7 +197,13 @@ export class ReportExporterStack extends Stack {
     this.grantExportPermissions(config);
     this.grantApiPermissions();
 
-    this.schedules = new ReportSchedules(this, 'Schedules', { target: exportFn });
+    // Scheduled runs reach the function through a queue, at most scheduledConcurrency at once (docs/architecture.md, "A fleet at one hour").
+    this.scheduledRuns = new ScheduledRuns(this, 'ScheduledRuns', {
+      target: exportFn,
+      functionTimeout: Duration.minutes(config.exportTimeoutMinutes),
+      maxConcurrency: config.scheduledConcurrency,
+    });
+    this.schedules = new ReportSchedules(this, 'Schedules', { target: this.scheduledRuns.queue, exportFunction: exportFn });
 
     this.alarms = new ExporterAlarms(this, 'Alarms', {
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
@@ -236,7 +244,12 @@ export class ReportExporterStack extends Stack {
     this.alarms.alarmAboveZero(
       'SchedulerDeadLetterQueueDepth',
       this.schedules.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM }),
-      'EventBridge Scheduler could not invoke export-report: the undelivered event is in the scheduler dead-letter queue.',
+      'EventBridge Scheduler could not deliver a scheduled run to the scheduled-runs queue: the undelivered event is in the scheduler dead-letter queue.',
+    );
+    this.alarms.alarmAboveZero(
+      'ScheduledRunsDeadLetterQueueDepth',
+      this.scheduledRuns.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM }),
+      'A scheduled run failed on every receive: its message is in the scheduled-runs dead-letter queue (the export-report log of its last receive says why).',
     );
     this.alarms.alarmAboveZero(
       'FanOutExecutionsFailed',
@@ -275,7 +288,7 @@ export class ReportExporterStack extends Stack {
       environment: {
         DEFINITIONS_BUCKET: this.definitions.bucket.bucketName,
         SCHEDULE_GROUP: this.schedules.group.scheduleGroupName,
-        EXPORT_FUNCTION_ARN: this.exportFunction.function.functionArn,
+        SCHEDULE_TARGET_ARN: this.scheduledRuns.queue.queueArn,
         SCHEDULER_ROLE_ARN: this.schedules.invokeRole.roleArn,
         SCHEDULER_DEAD_LETTER_ARN: this.schedules.deadLetterQueue.queueArn,
         NODE_OPTIONS: '--enable-source-maps',

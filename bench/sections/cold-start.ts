@@ -61,7 +61,7 @@ function lambdaEnv(sourceMaps: boolean): Record<string, string> {
     SECRET_MAX_AGE_SECONDS: '300',
     DEFINITIONS_BUCKET: 'bench-definitions-bucket',
     SCHEDULE_GROUP: 'planning-report-exporter-reports',
-    EXPORT_FUNCTION_ARN: 'arn:aws:lambda:eu-west-1:123456789012:function:planning-report-exporter-ExportReport',
+    SCHEDULE_TARGET_ARN: 'arn:aws:sqs:eu-west-1:123456789012:planning-report-exporter-ScheduledRuns',
     SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/planning-report-exporter-SchedulesInvokeRole',
     SCHEDULER_DEAD_LETTER_ARN: 'arn:aws:sqs:eu-west-1:123456789012:planning-report-exporter-SchedulerDlq',
     POWERTOOLS_SERVICE_NAME: 'planning-report-exporter',

@@ -22,9 +22,11 @@ export interface FleetSectionOptions {
   readonly reports: number;
   readonly tenants: number;
   readonly caps: readonly number[];
+  /** What starts the runs: the stack's scheduled-runs queue (default) or Lambda's asynchronous invocation, as before it. */
+  readonly engine: 'queue' | 'async';
 }
 
-export const DEFAULT_FLEET: FleetSectionOptions = { reports: 500, tenants: 5, caps: [10, 100] };
+export const DEFAULT_FLEET: FleetSectionOptions = { reports: 500, tenants: 5, caps: [10, 100], engine: 'queue' };
 const TENANT_RATE = 20;
 const SEND_RATE = 14;
 const READERS = 3;
@@ -32,6 +34,14 @@ const MAX_SHARE = 0.05;
 const MAX_BOUND_RATIO = 1.25;
 /** Reports run alone after the fleet, one per tenant up to this many, for one function's memory. */
 const PROBES = 3;
+
+const QUEUE_STAND_IN =
+  'The stand-in of the scheduled-runs queue (test/support/queue-invocations.ts) keeps the cap as the SQS event source\'s maximum concurrency does: a slot freed takes the next message at once; ' +
+  'a receive that fails (a batch item failure) comes back after the visibility timeout (90 minutes: 6 × the function\'s 15) and goes to the dead-letter queue after 3 receives. "Queue stand-in" counts the failed receives retried and the messages dead-lettered. ';
+const ASYNC_STAND_IN =
+  "The stand-in of Lambda's asynchronous invocation (test/support/async-invocations.ts) keeps the cap: an event that finds it taken is throttled and tried again " +
+  'after a backoff from 1 s doubling to 5 minutes (jittered: AWS does not say how; unjittered, every event throttled at the instant would retry at the same moments), ' +
+  'for up to 6 hours; a slot freed between two tries stays idle until some event tries again, as in Lambda. "Lambda stand-in" counts the tries that found the cap taken, the function errors retried and the events given up (after two retries or 6 hours). ';
 
 const percent = (part: number, whole: number): string => `${whole === 0 ? '0' : ((100 * part) / whole).toFixed(1)} %`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -89,6 +99,7 @@ async function oneFleet(options: FleetSectionOptions, cap: number): Promise<Flee
       tenants: options.tenants,
       readers: READERS,
       concurrency: cap,
+      engine: options.engine,
       tenantRate: TENANT_RATE,
       sendRate: SEND_RATE,
       storage: new S3Storage({ client: s3Client, bucket: s3.ready.bucket, prefix: 'fleet' }),
@@ -122,7 +133,9 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
     String(f.ownerNotices),
     `${f.planning429} of ${f.planningRequests} (${percent(f.planning429, f.planningRequests)})`,
     `${f.throttles} of ${f.sends} (${percent(f.throttles, f.sends)})`,
-    `${f.lambdaThrottles} throttled tries, ${f.retried} function errors retried, ${f.failedEvents + f.expiredEvents} given up`,
+    options.engine === 'queue'
+      ? `${f.retried} failed receives retried, ${f.failedEvents} dead-lettered`
+      : `${f.lambdaThrottles} throttled tries, ${f.retried} function errors retried, ${f.failedEvents + f.expiredEvents} given up`,
     `${seconds(f.lastDeliveryMs)} vs ${seconds(f.lowerBoundMs)} (${f.bound}): ${ratio(f.lastDeliveryMs / f.lowerBoundMs)}`,
     `${f.functionPeakMb} MB (heap ${f.functionHeapMb} MB)`,
     `${f.processPeakMb} MB`,
@@ -135,22 +148,23 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
   const markdown = [
     `${options.reports} reports of ${options.tenants} tenants (the simulator's tiny tenant: risks as CSV), every one scheduled for the same instant, each mailing ${READERS} readers and posting to one chat channel (Slack for half, Teams for the other half, on a local webhook stand-in); ` +
       `tenants limited to ${TENANT_RATE} requests a second, SES to ${SEND_RATE} messages a second; the runs' pace in dynalite, the files in s3rver (its own process). ` +
-      'One run of the bench per concurrency cap:',
+      (options.engine === 'queue'
+        ? "The runs start as the stack starts them: each schedule's message on the scheduled-runs queue, the export function's queue door taking them one at a time through the event source's maximum concurrency (the cap). "
+        : "The runs start through Lambda's asynchronous invocation, as before the scheduled-runs queue (`--fleet-engine async`). ") +
+      'One run of the bench per cap:',
     '',
     table(
-      ['cap', 'delivered once', 'lost', 'doubled', 'readers mailed once', 'chat posted once', 'owners told', '429s', 'mail throttles', 'Lambda stand-in', 'last delivery vs lower bound', 'export function peak', 'bench process peak'],
+      ['cap', 'delivered once', 'lost', 'doubled', 'readers mailed once', 'chat posted once', 'owners told', '429s', 'mail throttles', options.engine === 'queue' ? 'queue stand-in' : 'Lambda stand-in', 'last delivery vs lower bound', 'export function peak', 'bench process peak'],
       rows,
     ),
     '',
     "The lower bound is the largest of: the busiest tenant's requests ÷ its rate, the e-mails ÷ the send rate, the summed time of the runs ÷ the cap. " +
-      "The stand-in of Lambda's asynchronous invocation (test/support/async-invocations.ts) keeps the cap: an event that finds it taken is throttled and tried again " +
-      'after a backoff from 1 s doubling to 5 minutes (jittered: AWS does not say how; unjittered, every event throttled at the instant would retry at the same moments), ' +
-      'for up to 6 hours; a slot freed between two tries stays idle until some event tries again, as in Lambda. "Lambda stand-in" counts the tries that found the cap taken, the function errors retried and the events given up (after two retries or 6 hours). ' +
+      (options.engine === 'queue' ? QUEUE_STAND_IN : ASYNC_STAND_IN) +
       `"Export function peak" is one function's memory: after each fleet, ${PROBES} reports more of the fleet's kind run one at a time, each alone in a fresh Node process ` +
       `(bundled, \`--max-old-space-size=${LAMBDA_MEMORY_MB}\`) against the same services, and the largest peak RSS is shown, with the largest heap in use sampled every 10 ms; ` +
       "Lambda's runtime adds its own tens of MB. Every report of the fleet runs on the export function: none of these tenants hands over to the fan-out, whose workers' and assembler's peaks are in its own sections. " +
       '"Bench process peak" is the RSS of the process that runs the whole fleet at the cap (every concurrent run, the simulators, dynalite, SES and the webhook stand-in), not a function\'s. ' +
-      '`--fleet-reports` sets the size, `--fleet-caps` the caps.',
+      '`--fleet-reports` sets the size, `--fleet-caps` the caps, `--fleet-engine async` runs the runs through asynchronous invocation instead.',
     ...(told.length > 0 ? ['', `What the owners were told: ${told.join('; ')}.`] : []),
     ...(failures.length > 0 ? ['', 'Runs that failed a try (the error and the causes behind it):', '', ...failures.map((line) => `- ${line}`)] : []),
   ].join('\n');

@@ -7,13 +7,15 @@ import { Construct } from 'constructs';
 import { SecureQueue } from './secure-queue';
 
 export interface ReportSchedulesProps {
-  /** The export function every schedule invokes. */
-  readonly target: lambda.Function;
+  /** The scheduled-runs queue every schedule sends its run to (scheduled-runs.ts). */
+  readonly target: sqs.IQueue;
+  /** The export function, which schedules made before the queue still invoke. */
+  readonly exportFunction: lambda.Function;
 }
 
 /**
  * Where the reports' schedules live: a schedule group of the stack, the role Scheduler assumes to
- * invoke the export function, and the dead-letter queue for invocations it could not deliver. The
+ * send each run to the scheduled-runs queue, and the dead-letter queue for runs it could not deliver. The
  * schedules themselves are made by the definitions-sync function, one per stored report with a
  * schedule (shared/definitions/schedule-sync.ts), so adding a report needs no deploy. Deleting the
  * stack deletes the group and with it every schedule in it.
@@ -42,11 +44,14 @@ export class ReportSchedules extends Construct {
           ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.group.scheduleGroupName}/*` }) },
         },
       }),
-      description: 'EventBridge Scheduler: invoke export-report for the stored reports\' schedules',
+      description: 'EventBridge Scheduler: send the stored reports\' scheduled runs to the scheduled-runs queue',
     });
+    props.target.grantSendMessages(this.invokeRole);
+    // Schedules made before the queue invoke the function until definitions-sync writes them again
+    // (docs/deploy.md, "Upgrading"): without this they would fail into the dead-letter queue meanwhile.
     // The unqualified function only (not grantInvoke, which adds every version and alias).
     this.invokeRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({ sid: 'InvokeExport', actions: ['lambda:InvokeFunction'], resources: [props.target.functionArn] }),
+      new iam.PolicyStatement({ sid: 'InvokeExport', actions: ['lambda:InvokeFunction'], resources: [props.exportFunction.functionArn] }),
     );
     this.deadLetterQueue.grantSendMessages(this.invokeRole);
   }

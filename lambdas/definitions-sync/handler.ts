@@ -15,7 +15,7 @@ const store = definitionStore(s3Client(config, tracer), config);
 const scheduler = new EventBridgeReportScheduler(
   {
     groupName: config.SCHEDULE_GROUP,
-    functionArn: config.EXPORT_FUNCTION_ARN,
+    targetArn: config.SCHEDULE_TARGET_ARN,
     roleArn: config.SCHEDULER_ROLE_ARN,
     deadLetterArn: config.SCHEDULER_DEAD_LETTER_ARN,
   },

@@ -1,6 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
-import { METRIC } from '../../shared/core/names';
+import { METRIC, SCHEDULED_RUNS } from '../../shared/core/names';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { systemClock } from '../../shared/core/clock';
 import { jobExportSettings } from '../../shared/job/run-context';
@@ -10,8 +10,9 @@ import { runFanOutStep } from '../../shared/fan-out/steps';
 import { fanOutStepSchema, isFanOutStep } from '../../shared/fan-out/event';
 import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/fan-out/step-functions-starter';
 import { JobStatusStore } from '../../shared/job/status/job-status';
-import { exportJobRequestSchema } from '../../shared/job/request';
-import { countAttempt, LAMBDA_ASYNC_ATTEMPTS } from '../../shared/job/attempt';
+import { exportJobRequestSchema, type ExportJobRequest } from '../../shared/job/request';
+import { isQueuedRuns, queuedRunsSchema, runQueuedJobs, type QueuedAttempt } from '../../shared/job/queue-door';
+import { attemptOf, countAttempt, LAMBDA_ASYNC_ATTEMPTS, type RunAttempt } from '../../shared/job/attempt';
 import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
 import {
   SecretsManagerCredentialsSource,
@@ -54,7 +55,9 @@ const fanOut = config.FAN_OUT_STATE_MACHINE_ARN
   ? { starter: new StepFunctionsFanOutStarter(config.FAN_OUT_STATE_MACHINE_ARN, tracer.captureAWSv3Client(createSfnClient())), rows: config.FAN_OUT_ROWS }
   : undefined;
 
-/** The job's context for one invocation: its export deadline is this invocation's remaining time. */
+/**
+ * The job's context for one invocation: its export deadline is this invocation's remaining time.
+ */
 function jobContext(remainingMs: number): JobContext {
   return {
     clock: systemClock,
@@ -90,23 +93,15 @@ function jobContext(remainingMs: number): JobContext {
   };
 }
 
-/**
- * A schedule's payload or the API's asynchronous invocation → one export job (or, for a report too
- * big for one function, the start of its fan-out); a step of a fan-out's state machine → that step.
- */
-export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown, context): Promise<unknown> => {
-  if (isFanOutStep(event)) {
-    const step = fanOutStepSchema.parse(event);
-    logger.appendKeys({ fanOut: step.fanOut, report: step.fanOut === 'plan' ? step.report : step.request.report });
-    return runFanOutStep(step, jobContext(context.getRemainingTimeInMillis()));
-  }
-  const request = exportJobRequestSchema.parse(event);
+/** One export job, its outcome counted; a retryable failure is thrown for the door's retry. */
+async function exportJob(request: ExportJobRequest, remainingMs: number, known?: RunAttempt): Promise<JobOutcome> {
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
   let outcome: JobOutcome;
   try {
-    // Lambda says nothing of its retries: the ledger counts them, so only the last attempt tells the owners of a retryable failure.
-    const attempt = await countAttempt(request, { ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS);
-    outcome = await runJob(request, { ...jobContext(context.getRemainingTimeInMillis()), attempt });
+    // The queue door knows its attempt (the receive count); Lambda's asynchronous invocation says nothing
+    // of its retries, so the ledger counts them: only the last attempt tells the owners of a retryable failure.
+    const attempt = known ?? (await countAttempt(request, { ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS));
+    outcome = await runJob(request, { ...jobContext(remainingMs), attempt });
   } catch (error) {
     metrics.addMetric(METRIC.ExportFailed, MetricUnit.Count, 1);
     throw error;
@@ -114,4 +109,25 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
   const metric = { succeeded: METRIC.ExportSucceeded, failed: METRIC.ExportFailed, skipped: METRIC.ExportSkipped }[outcome.status];
   metrics.addMetric(metric, MetricUnit.Count, 1);
   return outcome;
+}
+
+/**
+ * A scheduled run's message from the scheduled-runs queue (a batch item failure when it is to be tried
+ * again), the API's asynchronous invocation → one export job (or, for a report too big for one function,
+ * the start of its fan-out); a step of a fan-out's state machine → that step.
+ */
+export const handler = withLifecycle({ logger, metrics, tracer }, async (event: unknown, context): Promise<unknown> => {
+  if (isFanOutStep(event)) {
+    const step = fanOutStepSchema.parse(event);
+    logger.appendKeys({ fanOut: step.fanOut, report: step.fanOut === 'plan' ? step.report : step.request.report });
+    return runFanOutStep(step, jobContext(context.getRemainingTimeInMillis()));
+  }
+  if (isQueuedRuns(event)) {
+    const run = (request: ExportJobRequest, attempt: QueuedAttempt) => {
+      logger.appendKeys({ receiveCount: attempt.receiveCount });
+      return exportJob(request, context.getRemainingTimeInMillis(), attemptOf(attempt.receiveCount, SCHEDULED_RUNS.maxReceiveCount));
+    };
+    return runQueuedJobs(queuedRunsSchema.parse(event), run, logger);
+  }
+  return exportJob(exportJobRequestSchema.parse(event), context.getRemainingTimeInMillis());
 });

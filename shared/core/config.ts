@@ -160,7 +160,8 @@ const syncLambda = door(
     DEFINITIONS_MAX_AGE_SECONDS: positiveInt(DEFAULT_DEFINITIONS_MAX_AGE_SECONDS),
     /** The stack's schedule group: the function may touch schedules in it only. */
     SCHEDULE_GROUP: z.string().min(1),
-    EXPORT_FUNCTION_ARN: z.string().min(20),
+    /** The scheduled-runs queue every schedule sends its run to. */
+    SCHEDULE_TARGET_ARN: z.string().min(20),
     SCHEDULER_ROLE_ARN: z.string().min(20),
     SCHEDULER_DEAD_LETTER_ARN: z.string().min(20),
     AWS_ENDPOINT_URL_S3: optionalUrl,

@@ -68,3 +68,11 @@ export function ledgerKeyPattern(kind: LedgerKind): string {
   return `${kind}/*`;
 }
 
+
+/**
+ * The queue of scheduled runs (EventBridge Scheduler → SQS → export-report; infra/constructs/scheduled-runs.ts):
+ * the stack's redrive policy moves a message to its dead-letter queue after `maxReceiveCount` receives,
+ * and the export function's queue door (shared/job/queue-door.ts) calls a receive at that count the run's
+ * last attempt. Three receives: the first try and two retries, as Lambda's asynchronous invocation gave.
+ */
+export const SCHEDULED_RUNS = { maxReceiveCount: 3 } as const;

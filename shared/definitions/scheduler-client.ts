@@ -15,9 +15,9 @@ import type { ReportScheduler, ScheduleSpec, ScheduledReport } from './report-sc
 export interface SchedulerTarget {
   /** The schedule group of the stack: the sync function may touch schedules in it only. */
   readonly groupName: string;
-  /** The export function. */
-  readonly functionArn: string;
-  /** The role Scheduler assumes to invoke it. */
+  /** What each schedule starts: the scheduled-runs queue (the export function takes its messages). */
+  readonly targetArn: string;
+  /** The role Scheduler assumes to send to it. */
   readonly roleArn: string;
   /** Where Scheduler puts invocations it could not deliver. */
   readonly deadLetterArn: string;
@@ -119,7 +119,7 @@ export class EventBridgeReportScheduler extends ScheduleReader implements Report
       FlexibleTimeWindow: spec.windowMinutes === undefined ? { Mode: 'OFF' } : { Mode: 'FLEXIBLE', MaximumWindowInMinutes: spec.windowMinutes },
       State: 'ENABLED',
       Target: {
-        Arn: this.target.functionArn,
+        Arn: this.target.targetArn,
         RoleArn: this.target.roleArn,
         Input: spec.input,
         DeadLetterConfig: { Arn: this.target.deadLetterArn },

@@ -1,6 +1,8 @@
 import { HttpError } from '@aws-lambda-powertools/event-handler/http';
 import { errorMessage, ExporterError } from '../core/errors';
 import type { Log } from '../core/logger';
+import { readerFormat } from '../core/format';
+import { pageLocale } from './page-language';
 import { renderRunPage, renderRunStatus, type PageResponse } from './run-page';
 
 /** Whom a route answers: programs get JSON, people (the run link's pages) get a page. */
@@ -23,6 +25,8 @@ interface FailedRequest {
   readonly route: string;
   readonly requestId: string;
   readonly pathParameters: Readonly<Record<string, string | undefined>>;
+  /** The browser's languages: a page for a person is in the first we have words for. */
+  readonly acceptLanguage?: string | undefined;
 }
 
 /**
@@ -37,12 +41,14 @@ export function errorAnswer(error: unknown, request: FailedRequest, audience: Au
   const where = { route: request.route, requestId: request.requestId, error: errorMessage(error) };
   const refused = statusCode < 500 ? toldCaller(error) : undefined;
   if (audience === 'person') {
+    // Nothing of the link is known here (it may be what failed): the browser's language.
+    const locale = pageLocale(undefined, request.acceptLanguage);
     if (refused && error instanceof HttpError) {
       log.warn('request refused', where);
-      return { ...renderRunPage({ state: 'refused' }, ''), statusCode };
+      return { ...renderRunPage({ state: 'refused' }, '', { locale }), statusCode };
     }
     log.error('run link request failed', where);
-    const view = { state: 'failed', exportId: '', title: 'Fresh export' } as const;
+    const view = { state: 'failed', exportId: '', title: readerFormat(locale, 'UTC').t('runPage.failedTitle'), locale } as const;
     const page = request.route.endsWith('/status') ? renderRunStatus(view) : renderRunPage(view, request.pathParameters.token ?? '');
     return { ...page, statusCode };
   }

@@ -18,7 +18,8 @@ import type { DefinitionCatalog } from '../definitions/catalog';
 import { configuredDefinition, resolveDefinition, type InlinePolicy } from '../job/stages/resolve-definition';
 import { createRunPageToken, verifyRunPageToken } from '../links/run-page-token';
 import { DEFAULT_REDIRECT_TTL_SECONDS } from '../links/link-redirect';
-import { findRunDownload, showRun, startRunLink, viewRunLink, type RunLinkDependencies, type RunView } from './run-link';
+import { findRunDownload, showRun, startRunLink, viewRunLink, type PageReader, type RunLinkDependencies, type RunView } from './run-link';
+import { pageLocale } from './page-language';
 import { errorAnswer, json } from './http-errors';
 import { renderRunPage, renderRunStatus, type PageResponse } from './run-page';
 import { claimReportRun } from './report-run';
@@ -78,9 +79,9 @@ export function createApiRouter(deps: ApiDependencies): Router {
   }
   const suppressions = deps.suppressions;
   if (suppressions) {
-    const unsubscribe = { ledger: suppressions, linkKeys: deps.linkKeys, now: deps.now, log: deps.log };
-    app.route((reqCtx) => unsubscribePage(reqCtx.params.token!, unsubscribe), { method: READ, path: '/unsubscribe/:token', middleware: tokens });
-    app.route(async (reqCtx) => unsubscribeAction(reqCtx.params.token!, await reqCtx.req.text(), unsubscribe), {
+    const unsubscribe = { ledger: suppressions, linkKeys: deps.linkKeys, now: deps.now, log: deps.log, definitions: deps.definitions };
+    app.route((reqCtx) => unsubscribePage(reqCtx.params.token!, unsubscribe, readerOf(reqCtx)), { method: READ, path: '/unsubscribe/:token', middleware: tokens });
+    app.route(async (reqCtx) => unsubscribeAction(reqCtx.params.token!, await reqCtx.req.text(), unsubscribe, readerOf(reqCtx)), {
       method: 'POST',
       path: '/unsubscribe/:token',
       middleware: tokens,
@@ -99,7 +100,7 @@ const NO_SUCH_ROUTE = { message: 'no such route' } as const;
 function answerError(error: Error, reqCtx: RequestContext, log: Log): PageResponse {
   if (error instanceof NotFoundError && reqCtx.route === null) return json(404, NO_SUCH_ROUTE);
   const request = { route: routeKeyOf(reqCtx) ?? 'unknown', requestId: requestIdOf(reqCtx), pathParameters: reqCtx.params };
-  return errorAnswer(error, request, reqCtx.route?.includes(' /run/') ? 'person' : 'program', log);
+  return errorAnswer(error, { ...request, ...readerOf(reqCtx) }, reqCtx.route?.includes(' /run/') ? 'person' : 'program', log);
 }
 
 /**
@@ -297,9 +298,10 @@ async function runPage(reqCtx: RequestContext, deps: ApiDependencies, runDeps: R
   const token = reqCtx.params.token!;
   const query = queryOf(reqCtx);
   const exportId = query.export;
-  const view = exportId === undefined ? await viewRunLink(token, runDeps) : await showRun(token, exportId, runDeps);
+  const reader = readerOf(reqCtx);
+  const view = exportId === undefined ? await viewRunLink(token, runDeps, reader) : await showRun(token, exportId, runDeps, reader);
   // A reusable copy found on opening the link downloads at once, as the export's own page does.
-  return renderPage(view, token, deps, { download: exportId === undefined || query.download === '1' });
+  return renderPage(view, token, deps, reader, { download: exportId === undefined || query.download === '1' });
 }
 
 /**
@@ -311,12 +313,13 @@ async function startFromRunPage(reqCtx: RequestContext, deps: ApiDependencies, r
   const token = reqCtx.params.token!;
   const pageToken = new URLSearchParams(await reqCtx.req.text()).get('page') ?? undefined;
   const now = deps.now();
+  const reader = readerOf(reqCtx);
   if (!verifyRunPageToken(pageToken, token, await deps.linkKeys(), now)) {
     deps.log.warn('run link start refused', { reason: pageToken === undefined ? 'no-page-token' : 'bad-page-token', requestId: requestIdOf(reqCtx) });
-    return renderPage(await viewRunLink(token, runDeps), token, deps);
+    return renderPage(await viewRunLink(token, runDeps, reader), token, deps, reader);
   }
-  const view = await startRunLink(token, runDeps);
-  if (view.state !== 'running' && view.state !== 'done' && view.state !== 'failed') return renderPage(view, token, deps);
+  const view = await startRunLink(token, runDeps, reader);
+  if (view.state !== 'running' && view.state !== 'done' && view.state !== 'failed') return renderPage(view, token, deps, reader);
   const location = `${encodeURIComponent(token)}?export=${encodeURIComponent(view.exportId)}&download=1`;
   return { statusCode: 303, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
 }
@@ -326,23 +329,30 @@ async function runDownload(reqCtx: RequestContext, deps: ApiDependencies, runDep
   const token = reqCtx.params.token!;
   const query = queryOf(reqCtx);
   const found = await findRunDownload(token, query.export, query.file, runDeps);
-  if (found.state === 'refused') return renderPage({ state: 'refused' }, token, deps);
+  const reader = readerOf(reqCtx);
+  if (found.state === 'refused') return renderPage({ state: 'refused' }, token, deps, reader);
   if (found.state === 'gone') {
-    return { ...(await renderPage(await viewRunLink(token, runDeps), token, deps)), statusCode: 404 };
+    return { ...(await renderPage(await viewRunLink(token, runDeps, reader), token, deps, reader)), statusCode: 404 };
   }
   const location = await deps.presign(found.key, { expiresInSeconds: DEFAULT_REDIRECT_TTL_SECONDS, downloadName: found.name });
   return { statusCode: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
 }
 
 /** The HTML page, with a fresh page token for its form when it has one. */
-async function renderPage(view: RunView, token: string, deps: ApiDependencies, options: { download?: boolean } = {}): Promise<PageResponse> {
+async function renderPage(view: RunView, token: string, deps: ApiDependencies, reader: PageReader, options: { download?: boolean } = {}): Promise<PageResponse> {
   // A form wherever the page offers a fresh copy: nothing to show, a failure, or an export from earlier.
   const withForm = view.state === 'ready' || view.state === 'failed' || (view.state === 'done' && !view.fresh);
   const now = deps.now();
   const pageToken = withForm ? createRunPageToken(token, (await deps.linkKeys()).current, now) : undefined;
-  return renderRunPage(view, token, { ...options, ...(pageToken !== undefined && { pageToken }) });
+  // A view of a refused link knows no report: the browser's language.
+  return renderRunPage(view, token, { ...options, ...(pageToken !== undefined && { pageToken }), locale: pageLocale(undefined, reader.acceptLanguage) });
+}
+
+/** Who asked, as far as a page's words go: the browser's languages. */
+function readerOf(reqCtx: RequestContext): PageReader {
+  return { acceptLanguage: reqCtx.req.headers.get('accept-language') ?? undefined };
 }
 
 async function runStatus(reqCtx: RequestContext, runDeps: RunLinkDependencies): Promise<PageResponse> {
-  return renderRunStatus(await showRun(reqCtx.params.token, queryOf(reqCtx).export, runDeps));
+  return renderRunStatus(await showRun(reqCtx.params.token, queryOf(reqCtx).export, runDeps, readerOf(reqCtx)));
 }

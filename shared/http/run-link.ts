@@ -6,7 +6,8 @@ import { linkTokenFailure, type LinkVerificationKeys } from '../links/link-token
 import { verifyRunLinkToken, type RunLinkClaims } from '../links/run-link-token';
 import { cellText, webAddress } from '../email/email-format';
 import { changeWithMark, changesSince } from '../email/figure-change';
-import { canonicalLocale, DEFAULT_LOCALE, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
+import { canonicalLocale, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
+import { pageLocale } from './page-language';
 import { manifestSchema, type Manifest } from '../report/manifest/manifest';
 import { summaryFromManifest } from '../report/run/run-summary';
 import { fileForPeople, NAMES, type FileForPeople, type ReportNames } from '../report/names';
@@ -87,14 +88,14 @@ export interface RunNote {
 export type RunView =
   | { readonly state: 'refused' }
   /** `gone`: the page was opened for an export that is no longer kept (a bookmark); the link itself is valid. */
-  | { readonly state: 'ready'; readonly title: string; readonly gone?: boolean }
-  | { readonly state: 'limited'; readonly retryAfterSeconds: number; readonly title: string }
+  | { readonly state: 'ready'; readonly title: string; readonly gone?: boolean; readonly locale?: string | undefined }
+  | { readonly state: 'limited'; readonly retryAfterSeconds: number; readonly title: string; readonly locale?: string | undefined }
   | {
       readonly state: 'running';
       readonly exportId: string;
       readonly title: string;
       readonly progress: RunProgress | undefined;
-      /** The report's locale (BCP 47) for the row count; absent: DEFAULT_LOCALE. */
+      /** The page's locale (BCP 47: the link's reader's, page-language.ts) for its words and the row count; absent: DEFAULT_LOCALE. */
       readonly locale?: string | undefined;
     }
   | {
@@ -104,7 +105,7 @@ export type RunView =
       readonly finishedAt: string;
       /** The report's zone: the page shows times as its readers' e-mails and workbooks do. */
       readonly timeZone: string;
-      /** The report's locale (BCP 47): the page writes dates and figures as its readers' e-mails do; absent: DEFAULT_LOCALE. */
+      /** The page's locale (BCP 47: the link's reader's): its words, dates and figures as that reader's e-mail writes them; absent: DEFAULT_LOCALE. */
       readonly locale?: string | undefined;
       /** Finished within the reuse window: "your fresh copy"; an older one (a bookmark) says when it is from. */
       readonly fresh: boolean;
@@ -115,23 +116,28 @@ export type RunView =
       readonly notes?: readonly RunNote[] | undefined;
       readonly files: readonly RunFile[];
     }
-  | { readonly state: 'failed'; readonly exportId: string; readonly title: string };
+  | { readonly state: 'failed'; readonly exportId: string; readonly title: string; readonly locale?: string | undefined };
+
+/** Who opened the page, as far as their words go: the browser's `Accept-Language` (page-language.ts). */
+export interface PageReader {
+  readonly acceptLanguage?: string | undefined;
+}
 
 /** `GET /run/{token}`: the export to show (running, or finished and reusable), or the button. */
-export async function viewRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
+export async function viewRunLink(token: string | undefined, deps: RunLinkDependencies, reader: PageReader = {}): Promise<RunView> {
   const now = deps.now();
-  const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
+  const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id), reader);
   if (!claims || token === undefined) return { state: 'refused' };
   const joined = await joinable(await heldRun(claims.report, deps, now), claims, token, deps, now);
-  return joined ?? { state: 'ready', title: titleOf(claims) };
+  return joined ?? { state: 'ready', ...pageOf(claims) };
 }
 
 /** `POST /run/{token}` (the button): start, join or reuse an export of the token's report. */
-export async function startRunLink(token: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
+export async function startRunLink(token: string | undefined, deps: RunLinkDependencies, reader: PageReader = {}): Promise<RunView> {
   const now = deps.now();
-  const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
+  const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id), reader);
   if (!claims || token === undefined) return { state: 'refused' };
-  const title = titleOf(claims);
+  const page = pageOf(claims);
   const at = now.toISOString();
   // The slot first (report-run.ts): of racing opens exactly one wins it, and only the winner counts
   // a start and writes a job; the others join it (as "starting" until its job exists).
@@ -145,15 +151,15 @@ export async function startRunLink(token: string | undefined, deps: RunLinkDepen
       if (view) deps.log.info('run link joined an export', { report: claims.report, exportId: held?.slot.exportId, state: view.state, link: claims.jti });
       return view;
     },
-    async () => ((await deps.ledger.canStart(claims.jti, now, deps.startLimit)) ? undefined : limited(claims, title, deps, now)),
+    async () => ((await deps.ledger.canStart(claims.jti, now, deps.startLimit)) ? undefined : limited(claims, page, deps, now)),
   );
   if (claim.kind === 'answered') return claim.answer;
   // Three lost races in a row: someone else is starting this report right now; show theirs.
-  if (claim.kind === 'lost') return claim.slot ? { state: 'running', exportId: claim.slot.exportId, title, progress: undefined } : { state: 'refused' };
+  if (claim.kind === 'lost') return claim.slot ? { state: 'running', exportId: claim.slot.exportId, ...page, progress: undefined } : { state: 'refused' };
   const id = claim.slot.exportId;
   if (!(await deps.ledger.takeStart(claims.jti, now, deps.startLimit))) {
     await deps.jobs.put({ id, report: claims.report, status: 'failed', createdAt: at, updatedAt: at, error: 'start limit reached' });
-    return limited(claims, title, deps, now);
+    return limited(claims, page, deps, now);
   }
   await deps.jobs.put({ id, report: claims.report, status: 'queued', createdAt: at, updatedAt: at });
   try {
@@ -161,10 +167,10 @@ export async function startRunLink(token: string | undefined, deps: RunLinkDepen
   } catch (error) {
     deps.log.error('run link could not start the export job', { exportId: id, error: errorMessage(error) });
     await deps.jobs.update(id, { status: 'failed', error: 'the export could not be started; try again' }, now);
-    return { state: 'failed', exportId: id, title };
+    return { state: 'failed', exportId: id, ...page };
   }
   deps.log.info('run link started an export', { report: claims.report, exportId: id, link: claims.jti });
-  return { state: 'running', exportId: id, title, progress: undefined };
+  return { state: 'running', exportId: id, ...page, progress: undefined };
 }
 
 /**
@@ -173,35 +179,35 @@ export async function startRunLink(token: string | undefined, deps: RunLinkDepen
  */
 async function joinable(held: HeldRun | undefined, claims: AdmittedClaims, token: string, deps: RunLinkDependencies, now: Date): Promise<RunView | undefined> {
   if (!held) return undefined;
-  if (!held.job) return held.running ? { state: 'running', exportId: held.slot.exportId, title: titleOf(claims), progress: undefined } : undefined;
+  if (!held.job) return held.running ? { state: 'running', exportId: held.slot.exportId, ...pageOf(claims), progress: undefined } : undefined;
   if (held.job.report !== claims.report) return undefined;
   const view = await viewOf(held.job, claims, token, deps, now);
   const fresh = now.getTime() - Date.parse(held.job.updatedAt) < deps.reuseMinutes * 60_000;
   return view.state === 'running' || (view.state === 'done' && fresh) ? view : undefined;
 }
 
-function limited(claims: AdmittedClaims, title: string, deps: RunLinkDependencies, now: Date): RunView {
+function limited(claims: AdmittedClaims, page: PageOf, deps: RunLinkDependencies, now: Date): RunView {
   deps.log.warn('run link start limit reached', { report: claims.report, link: claims.jti });
   const windowEnd = (Math.floor(now.getTime() / deps.startLimit.windowMs) + 1) * deps.startLimit.windowMs;
-  return { state: 'limited', retryAfterSeconds: Math.ceil((windowEnd - now.getTime()) / 1000), title };
+  return { state: 'limited', retryAfterSeconds: Math.ceil((windowEnd - now.getTime()) / 1000), ...page };
 }
 
 /**
  * `GET /run/{token}/status?export=<id>` and the page of one export: the state of an export the
  * token's report owns. One job-status read; revocation comes from `isRevoked` (cached).
  */
-export async function showRun(token: string | undefined, exportId: string | undefined, deps: RunLinkDependencies): Promise<RunView> {
+export async function showRun(token: string | undefined, exportId: string | undefined, deps: RunLinkDependencies, reader: PageReader = {}): Promise<RunView> {
   const now = deps.now();
-  const claims = await admit(token, deps, now, deps.isRevoked ?? ((id) => deps.ledger.isRevoked(id)));
+  const claims = await admit(token, deps, now, deps.isRevoked ?? ((id) => deps.ledger.isRevoked(id)), reader);
   if (!claims || token === undefined || exportId === undefined || !EXPORT_ID_PATTERN.test(exportId)) return { state: 'refused' };
   const job = await deps.jobs.get(exportId);
   if (!job) {
     // Just started by another open: the slot names it a moment before its job status exists.
     const slot = await deps.ledger.currentRun(claims.report);
     const starting = slot?.exportId === exportId && isStarting(slot, now);
-    const title = titleOf(claims);
+    const page = pageOf(claims);
     // A bookmarked page of an export whose record has expired: the link is valid, that copy is not kept.
-    return starting ? { state: 'running', exportId, title, progress: undefined } : { state: 'ready', title, gone: true };
+    return starting ? { state: 'running', exportId, ...page, progress: undefined } : { state: 'ready', ...page, gone: true };
   }
   // Another report's export id is refused exactly like a bad token: the link grants one report.
   if (job.report !== claims.report) return { state: 'refused' };
@@ -246,6 +252,7 @@ async function admit(
   deps: RunLinkDependencies,
   now: Date,
   isRevoked: (linkId: string) => Promise<boolean>,
+  reader: PageReader = {},
 ): Promise<AdmittedClaims | undefined> {
   if (!token) return undefined;
   let claims: RunLinkClaims;
@@ -266,28 +273,28 @@ async function admit(
     deps.log.warn('run link refused', { reason: 'revoked', link: claims.jti });
     return undefined;
   }
-  return { ...claims, definition: definition as Readonly<Record<string, unknown>> };
+  const written = definition as Readonly<Record<string, unknown>>;
+  return { ...claims, definition: written, locale: pageLocale(claims.lang ?? ownLocale(written), reader.acceptLanguage) };
 }
 
 async function viewOf(job: JobStatus, claims: AdmittedClaims, token: string, deps: RunLinkDependencies, now: Date): Promise<RunView> {
-  const title = titleOf(claims);
+  const page = pageOf(claims);
   if (job.status === 'queued' || job.status === 'running') {
-    if (now.getTime() - Date.parse(job.updatedAt) > deps.staleAfterMs) return { state: 'failed', exportId: job.id, title };
-    return { state: 'running', exportId: job.id, title, progress: job.progress, locale: localeOf(claims) };
+    if (now.getTime() - Date.parse(job.updatedAt) > deps.staleAfterMs) return { state: 'failed', exportId: job.id, ...page };
+    return { state: 'running', exportId: job.id, ...page, progress: job.progress };
   }
-  if (job.status === 'failed' || !job.manifestKey) return { state: 'failed', exportId: job.id, title };
+  if (job.status === 'failed' || !job.manifestKey) return { state: 'failed', exportId: job.id, ...page };
   const bytes = await deps.storage.getObject(job.manifestKey);
   // The files have expired (bucket lifecycle): to the person this is a run to start again.
-  if (!bytes) return { state: 'failed', exportId: job.id, title };
+  if (!bytes) return { state: 'failed', exportId: job.id, ...page };
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
-  const page = encodeURIComponent(token);
+  const address = encodeURIComponent(token);
   return finishedView(manifest, {
     exportId: job.id,
-    title,
+    ...page,
     timeZone: timeZoneOf(claims),
-    locale: localeOf(claims),
     fresh: now.getTime() - Date.parse(job.updatedAt) < deps.reuseMinutes * 60_000,
-    href: (path) => `${page}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(path)}`,
+    href: (path) => `${address}/download?export=${encodeURIComponent(job.id)}&file=${encodeURIComponent(path)}`,
     rules: rulesOf(claims),
   });
 }
@@ -426,17 +433,28 @@ export function downloadName(
 }
 
 /** A verified token of a configured report, with that report's definition (as written). */
-type AdmittedClaims = RunLinkClaims & { readonly definition: Readonly<Record<string, unknown>> };
+type AdmittedClaims = RunLinkClaims & {
+  readonly definition: Readonly<Record<string, unknown>>;
+  /** The page's locale: the link's reader's (its `lang`), the report's, the browser's, or English (page-language.ts). */
+  readonly locale: string;
+};
 
 function timeZoneOf(claims: AdmittedClaims): string {
   const zone = claims.definition.timeZone;
   return typeof zone === 'string' && zone.length > 0 ? zone : 'UTC';
 }
 
-/** The report's locale as its definition names it (a stored report was validated on upload); DEFAULT_LOCALE otherwise. */
-function localeOf(claims: AdmittedClaims): string {
-  const locale = claims.definition.locale;
-  return typeof locale === 'string' && localeProblem(locale) === undefined ? canonicalLocale(locale) : DEFAULT_LOCALE;
+/** The report's locale as its definition names it (a stored report was validated on upload), if it names one. */
+function ownLocale(definition: Readonly<Record<string, unknown>>): string | undefined {
+  const locale = definition.locale;
+  return typeof locale === 'string' && localeProblem(locale) === undefined ? canonicalLocale(locale) : undefined;
+}
+
+/** What every view of the link's report carries: the report's title and the page's locale. */
+type PageOf = { readonly title: string; readonly locale: string };
+
+function pageOf(claims: AdmittedClaims): PageOf {
+  return { title: titleOf(claims), locale: claims.locale };
 }
 
 /** The report's alert rules as its definition names them (a stored report was validated on upload); none when they do not parse. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { formatBytes } from '../core/format-bytes';
-import { DEFAULT_LOCALE, readerFormat } from '../core/format';
+import { DEFAULT_LOCALE, readerFormat, type ReaderFormat } from '../core/format';
+import type { MessageId, MessageValues } from '../core/i18n/messages';
 import type { RunFigure, RunNote, RunView } from './run-link';
 
 /**
@@ -57,7 +57,7 @@ dl.figures div.since dd.delta{font-weight:600;font-size:.875rem}
 const SCRIPT = `
 (function(){
 var main=document.getElementById('run');if(!main)return;
-var state=main.getAttribute('data-state'),status=main.getAttribute('data-status'),page=main.getAttribute('data-page'),locale=main.getAttribute('data-locale')||undefined;
+var state=main.getAttribute('data-state'),status=main.getAttribute('data-status'),page=main.getAttribute('data-page'),locale=main.getAttribute('data-locale')||undefined,of=main.getAttribute('data-of')||'{done} / {total}';
 if(state==='done'){var a=document.getElementById('workbook');
 if(main.getAttribute('data-link'))history.replaceState(null,'',main.getAttribute('data-link'));
 if(a&&main.getAttribute('data-download')==='1'){
@@ -67,7 +67,7 @@ function text(id,v){var e=document.getElementById(id);if(e)e.textContent=v;}
 function poll(){fetch(status,{cache:'no-store',credentials:'omit'}).then(function(r){return r.json();}).then(function(s){
 if(s.state!=='running'){window.location.replace(page+'&download=1');return;}
 if(s.progress){var b=document.getElementById('bar');if(b){b.max=Math.max(s.progress.datasetsTotal,1);b.value=s.progress.datasetsDone;}
-text('datasets',s.progress.datasetsDone+' of '+s.progress.datasetsTotal);text('rows',s.progress.rows.toLocaleString(locale));}
+text('datasets',of.replace('{done}',s.progress.datasetsDone).replace('{total}',s.progress.datasetsTotal));text('rows',s.progress.rows.toLocaleString(locale));}
 setTimeout(poll,${REFRESH_SECONDS * 1000});}).catch(function(){setTimeout(poll,${REFRESH_SECONDS * 2000});});}
 setTimeout(poll,${REFRESH_SECONDS * 1000});
 })();
@@ -131,12 +131,19 @@ export function renderRunStatus(view: RunView): PageResponse {
  * The "Get a fresh copy" button: a form POST to the page's own URL (`/run/{token}`) with the
  * per-page token. Without a page token (an error page) it is a link that reloads the page instead.
  */
-function freshCopyForm(t: string, pageToken: string | undefined, label: string): string {
-  if (pageToken === undefined) return `<p><a class="button" id="retry" href="${t}">Reload</a></p>`;
-  return `<form method="post" action="${t}"><input type="hidden" name="page" value="${escapeHtml(pageToken)}"><button class="button" id="start" type="submit" autofocus>${label}</button></form>`;
+function freshCopyForm(t: string, pageToken: string | undefined, label: string, format: ReaderFormat): string {
+  if (pageToken === undefined) return `<p><a class="button" id="retry" href="${t}">${escapeHtml(format.t('runPage.reload'))}</a></p>`;
+  return `<form method="post" action="${t}"><input type="hidden" name="page" value="${escapeHtml(pageToken)}"><button class="button" id="start" type="submit" autofocus>${escapeHtml(label)}</button></form>`;
 }
 
-/** What a state puts on the page: its heading, its content, a no-script reload and the `main` element's attributes. */
+export interface RunPageOptions {
+  readonly download?: boolean;
+  readonly pageToken?: string;
+  /** The page's locale when the view names none (a refused link: the browser's language, page-language.ts). */
+  readonly locale?: string;
+}
+
+/** What differs between the page's states: its heading, content, `<noscript>` refresh and data attributes. */
 interface PageParts {
   readonly heading: string;
   readonly content: string;
@@ -144,111 +151,101 @@ interface PageParts {
   readonly attributes?: string;
 }
 
-type PageOptions = { download?: boolean; pageToken?: string };
-
 /**
  * The HTML page. `token` is the run link's token (already verified when the view is not `refused`);
  * every URL on the page is relative to `/run/{token}`, so it works under any stage or domain.
- * `pageToken` goes into the fresh-copy form (ready and failed pages).
+ * `pageToken` goes into the fresh-copy form (ready and failed pages). Every word is in the page's
+ * locale (the view's, else `options.locale`, else English), and `<html lang>` says which.
  */
-export function renderRunPage(view: RunView, token: string, options: PageOptions = {}): PageResponse {
-  const parts = pageParts(view, encodeURIComponent(token), options);
-  const attributes = `data-state="${view.state}"${parts.attributes ?? ''}`;
-  const headers = view.state === 'limited' ? { ...HTML_HEADERS, 'retry-after': String(view.retryAfterSeconds) } : HTML_HEADERS;
-  return { statusCode: statusCodeOf(view), headers, body: pageHtml(parts, attributes) };
-}
-
-/** Each state's parts of the page. */
-function pageParts(view: RunView, t: string, options: PageOptions): PageParts {
-  switch (view.state) {
-    case 'refused':
-      return {
-        heading: 'This link does not work',
-        content: `<p>The link is not valid, has expired or has been withdrawn. Ask the person who sent it to you for a new one.</p>`,
-      };
-    case 'ready':
-      return {
-        heading: escapeHtml(view.title),
-        content: [
-          ...(view.gone ? [`<p role="status">That export is no longer kept. This link still works: get a fresh copy.</p>`] : []),
-          `<p>Press the button to export a fresh copy of this report. It usually takes a minute or two; the workbook downloads when it is ready.</p>`,
-          freshCopyForm(t, options.pageToken, 'Get a fresh copy'),
-        ].join('\n'),
-      };
-    case 'limited':
-      return {
-        heading: escapeHtml(view.title),
-        content: `<p role="alert">This link has started as many exports as it may for now. Please try again in ${Math.ceil(view.retryAfterSeconds / 60)} minutes.</p>`,
-      };
-    case 'running':
-      return runningParts(view, t);
-    case 'done':
-      return doneParts(view, t, options);
-    case 'failed':
-      return {
-        heading: escapeHtml(view.title),
-        content: [`<p role="alert">The export did not finish. This is usually temporary.</p>`, freshCopyForm(t, options.pageToken, 'Try again')].join('\n'),
-      };
-  }
-}
-
-/** An export running: its progress, which the script updates and the no-script page reloads. */
-function runningParts(view: Extract<RunView, { state: 'running' }>, t: string): PageParts {
-  const page = `${t}?export=${view.exportId}`;
-  // The row count in the report's locale, here and in the script's updates (no dates on this page, so no zone).
-  const locale = readerFormat(view.locale ?? DEFAULT_LOCALE, 'UTC');
-  const p = view.progress;
-  const done = p?.datasetsDone ?? 0;
-  const total = p?.datasetsTotal ?? 0;
-  return {
-    heading: escapeHtml(view.title),
-    refresh: `${page}&download=1`,
-    attributes: ` data-status="${t}/status?export=${view.exportId}" data-page="${page}" data-locale="${escapeHtml(locale.locale)}"`,
-    content: [
-      `<p id="message">Preparing a fresh copy. This usually takes a minute or two; you can leave this page open.</p>`,
-      `<progress id="bar" aria-label="Export progress" max="${Math.max(total, 1)}" value="${done}"></progress>`,
-      `<p role="status" aria-live="polite">Datasets done: <span id="datasets">${p ? `${done} of ${total}` : 'starting'}</span>. Rows so far: <span id="rows">${locale.integer(p?.rows ?? 0)}</span>.</p>`,
-    ].join('\n'),
-  };
-}
-
-/** A finished export. The page's address becomes the run link again (script): a bookmark opens the link, not this export. */
-function doneParts(view: DoneView, t: string, options: PageOptions): PageParts {
-  const workbook = view.files.find((f) => f.primary);
-  return {
-    heading: escapeHtml(view.title),
-    refresh: options.download && workbook ? `0;url=${workbook.href}` : undefined,
-    attributes: ` data-page="${t}?export=${view.exportId}" data-link="${t}"${options.download ? ' data-download="1"' : ''}`,
-    content: doneContent(view, workbook, options.download === true, t, options.pageToken),
-  };
-}
-
-/** The page around a state's parts: one template, read top to bottom. */
-function pageHtml(parts: PageParts, attributes: string): string {
+export function renderRunPage(view: RunView, token: string, options: RunPageOptions = {}): PageResponse {
+  const locale = (view.state === 'refused' ? undefined : view.locale) ?? options.locale ?? DEFAULT_LOCALE;
+  // Dates in the report's zone (only a finished export's page shows one).
+  const format = readerFormat(locale, view.state === 'done' ? view.timeZone : 'UTC');
+  const parts = pageParts(view, encodeURIComponent(token), options, format);
   const { heading, content, refresh } = parts;
   const meta =
     refresh === undefined
       ? ''
       : `<noscript><meta http-equiv="refresh" content="${escapeHtml(refresh.startsWith('0;') ? refresh : `${REFRESH_SECONDS};url=${refresh}`)}"></noscript>`;
-  return `<!doctype html>
-<html lang="en">
+  const body = `<!doctype html>
+<html lang="${escapeHtml(format.messages.language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${heading} – fresh export</title>
+<title>${escapeHtml(format.t('runPage.title', { heading }))}</title>
 ${meta}
 <style>${PAGE_STYLE}</style>
 </head>
 <body>
-<main id="run" ${attributes}>
-<h1 tabindex="-1">${heading}</h1>
+<main id="run" data-state="${view.state}"${parts.attributes ?? ''}>
+<h1 tabindex="-1">${escapeHtml(heading)}</h1>
 ${content}
 </main>
 <script>${SCRIPT}</script>
 </body>
 </html>
 `;
+  const headers = view.state === 'limited' ? { ...HTML_HEADERS, 'retry-after': String(view.retryAfterSeconds) } : HTML_HEADERS;
+  return { statusCode: statusCodeOf(view), headers, body };
+}
+
+/** The heading (plain text), content (HTML) and behaviour of the page for the view's state. */
+function pageParts(view: RunView, t: string, options: RunPageOptions, format: ReaderFormat): PageParts {
+  const w = (id: MessageId, values?: MessageValues) => escapeHtml(format.t(id, values));
+  switch (view.state) {
+    case 'refused':
+      return { heading: format.t('runPage.refusedHeading'), content: `<p>${w('runPage.refused')}</p>` };
+    case 'ready':
+      return {
+        heading: view.title,
+        content: [
+          ...(view.gone ? [`<p role="status">${w('runPage.gone')}</p>`] : []),
+          `<p>${w('runPage.ready')}</p>`,
+          freshCopyForm(t, options.pageToken, format.t('runPage.freshCopy'), format),
+        ].join('\n'),
+      };
+    case 'limited':
+      return { heading: view.title, content: `<p role="alert">${w('runPage.limited', { minutes: Math.ceil(view.retryAfterSeconds / 60) })}</p>` };
+    case 'running':
+      return runningParts(view, t, format);
+    case 'done': {
+      // The page's address becomes the run link again (script): a bookmark opens the link, not this export.
+      const attributes = ` data-page="${t}?export=${view.exportId}" data-link="${t}"${options.download ? ' data-download="1"' : ''}`;
+      const workbook = view.files.find((f) => f.primary);
+      const refresh = options.download && workbook ? `0;url=${workbook.href}` : undefined;
+      return { heading: view.title, content: doneContent(view, workbook, options.download === true, t, options.pageToken, format), refresh, attributes };
+    }
+    case 'failed':
+      return {
+        heading: view.title,
+        content: [`<p role="alert">${w('runPage.failed')}</p>`, freshCopyForm(t, options.pageToken, format.t('runPage.tryAgain'), format)].join('\n'),
+      };
+  }
+}
+
+/** An export under way: its progress, updated in place by the script (in the page's words: `data-of`, `data-starting`). */
+function runningParts(view: Extract<RunView, { state: 'running' }>, t: string, format: ReaderFormat): PageParts {
+  const page = `${t}?export=${view.exportId}`;
+  const of = format.t('runPage.datasetsOf', { done: '{done}', total: '{total}' });
+  // The row count in the page's locale, here and in the script's updates (no dates on this page, so no zone).
+  const attributes = ` data-status="${t}/status?export=${view.exportId}" data-page="${page}" data-locale="${escapeHtml(format.locale)}" data-of="${escapeHtml(of)}"`;
+  const p = view.progress;
+  const done = p?.datasetsDone ?? 0;
+  const total = p?.datasetsTotal ?? 0;
+  const datasets = `<span id="datasets">${escapeHtml(p ? format.t('runPage.datasetsOf', { done, total }) : format.t('runPage.starting'))}</span>`;
+  const rows = `<span id="rows">${format.integer(p?.rows ?? 0)}</span>`;
+  return {
+    heading: view.title,
+    refresh: `${page}&download=1`,
+    attributes,
+    content: [
+      `<p id="message">${escapeHtml(format.t('runPage.running'))}</p>`,
+      `<progress id="bar" aria-label="${escapeHtml(format.t('runPage.progressLabel'))}" max="${Math.max(total, 1)}" value="${done}"></progress>`,
+      // The message's words escaped, its two spans (our own markup) filled in after.
+      `<p role="status" aria-live="polite">${escapeHtml(format.t('runPage.progress', { datasets: '\u0001', rows: '\u0002' })).replace('\u0001', datasets).replace('\u0002', rows)}</p>`,
+    ].join('\n'),
+  };
 }
 
 type DoneView = Extract<RunView, { state: 'done' }>;
@@ -257,29 +254,35 @@ type DoneView = Extract<RunView, { state: 'done' }>;
  * A finished export: what it is (a fresh copy, or one exported earlier, dated, with the button for
  * a fresh one), its headline figures, then its files with the names they are saved under.
  */
-function doneContent(view: DoneView, workbook: DoneView['files'][number] | undefined, download: boolean, t: string, pageToken: string | undefined): string {
+function doneContent(view: DoneView, workbook: DoneView['files'][number] | undefined, download: boolean, t: string, pageToken: string | undefined, format: ReaderFormat): string {
   // Dates and figures as the report's e-mails write them: its locale, its zone.
-  const when = readerFormat(view.locale ?? DEFAULT_LOCALE, view.timeZone).dateTime(new Date(view.finishedAt));
+  const when = format.dateTime(new Date(view.finishedAt));
   const items = view.files.map((f) => {
     // The size never breaks between its number and unit ("125.2 / KiB" on a phone).
-    const size = `<span class="nb">${formatBytes(f.bytes)}</span>`;
-    const label = f.primary ? `Download the workbook (${size})` : `${escapeHtml(f.label)} (${escapeHtml(f.kind)}, ${size})`;
+    const size = `<span class="nb">${escapeHtml(format.bytes(f.bytes))}</span>`;
+    const label = f.primary ? filled(format.t('runPage.downloadWorkbook', { size: '\u0001' }), size) : filled(format.t('runPage.file', { label: f.label, kind: f.kind, size: '\u0001' }), size);
     // An earlier export's page focuses the fresh-copy button instead.
     const attributes = f === workbook ? ` id="workbook" class="button"${view.fresh ? ' autofocus' : ''}` : ' class="button secondary"';
     // The name it is saved under, for the pointer's tooltip (the server sets it on the download).
     return `<li><a${attributes} href="${escapeHtml(f.href)}" title="${escapeHtml(f.name)}">${label}</a></li>`;
   });
   const about = view.fresh
-    ? `<p role="status">Your fresh copy is ready${workbook && download ? '; the workbook download has started' : ''}.</p>`
-    : `<p role="status">This copy was exported on ${escapeHtml(when)}. It is not the latest data.</p>`;
+    ? `<p role="status">${escapeHtml(format.t(workbook && download ? 'runPage.freshDownloading' : 'runPage.freshReady'))}</p>`
+    : `<p role="status">${escapeHtml(format.t('runPage.earlier', { when }))}</p>`;
+  const time = `<time datetime="${escapeHtml(view.finishedAt)}">${escapeHtml(when)}</time>`;
   return [
     about,
-    `<p class="muted">Exported <time datetime="${escapeHtml(view.finishedAt)}">${escapeHtml(when)}</time>.</p>`,
-    figuresList(view.figures, view.changesSince),
+    `<p class="muted">${filled(format.t('runPage.exported', { when: '\u0001' }), time)}</p>`,
+    figuresList(view.figures, view.changesSince, format),
     ...(view.notes ?? []).map(noteList),
-    `<ul aria-label="Files">${items.join('')}</ul>`,
-    ...(view.fresh ? [] : [freshCopyForm(t, pageToken, 'Get a fresh copy')]),
+    `<ul aria-label="${escapeHtml(format.t('runPage.files'))}">${items.join('')}</ul>`,
+    ...(view.fresh ? [] : [freshCopyForm(t, pageToken, format.t('runPage.freshCopy'), format)]),
   ].join('\n');
+}
+
+/** A message's words escaped, with our own markup (`html`) where its placeholder (U+0001) was. */
+function filled(message: string, html: string): string {
+  return escapeHtml(message).replace('\u0001', html);
 }
 
 /** "Needs attention" or "What changed": its heading and a line per item, as the e-mail lists them. */
@@ -294,7 +297,7 @@ function noteList(note: RunNote): string {
  * under its value (its own `dd`, so a long one does not push the value off its label's line), and
  * a date or number never breaks at its hyphen ("2027-/01-04"): each is kept whole (`.nb`).
  */
-function figuresList(figures: readonly RunFigure[], changesSince: string | undefined): string {
+function figuresList(figures: readonly RunFigure[], changesSince: string | undefined, format: ReaderFormat): string {
   if (figures.length === 0) return '';
   // Figures of one Summary section under its heading, as the e-mail has them ("Risks", "Risks by ROAM").
   const groups: { heading: string | undefined; figures: RunFigure[] }[] = [];
@@ -311,7 +314,7 @@ function figuresList(figures: readonly RunFigure[], changesSince: string | undef
         (f) => `<div><dt>${escapeHtml(f.label)}</dt><dd>${unbroken(f.value)}</dd>${f.delta ? `<dd class="delta">${unbroken(f.delta)}</dd>` : ''}</div>`,
       );
       if (i === headed) rows.unshift(`<div class="since"><dt></dt><dd class="delta">${unbroken(changesSince ?? '')}</dd></div>`);
-      const label = escapeHtml(group.heading ?? 'Headline figures');
+      const label = escapeHtml(group.heading ?? format.t('runPage.headlineFigures'));
       return `${group.heading ? `<h2>${label}</h2>` : ''}<dl class="figures" aria-label="${label}">${rows.join('')}</dl>`;
     })
     .join('\n');

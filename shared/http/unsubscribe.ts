@@ -7,6 +7,10 @@ import { linkTokenFailure, type LinkVerificationKeys } from '../links/link-token
 import { verifyUnsubscribeToken, type UnsubscribeClaims } from '../links/unsubscribe-token';
 import { HTML_HEADERS, PAGE_STYLE, type PageResponse } from './run-page';
 import { SuppressionList, type Suppression } from '../messages/recipients/suppressions';
+import { lookupReport, type DefinitionCatalog } from '../definitions/catalog';
+import { messagesFor, type MessageId, type Messages } from '../core/i18n/messages';
+import { pageLocale } from './page-language';
+import type { PageReader } from './run-link';
 
 /**
  * The e-mail's unsubscribe link (`/unsubscribe/{token}`, docs/delivery.md):
@@ -26,44 +30,62 @@ export interface UnsubscribeDependencies {
   readonly linkKeys: () => Promise<LinkVerificationKeys>;
   readonly now: Clock;
   readonly log: Log;
+  /** The configured reports: a page speaks its report's `locale` when the token names none; without, the browser's language. */
+  readonly definitions?: DefinitionCatalog | undefined;
 }
 
-export async function unsubscribePage(token: string, deps: UnsubscribeDependencies): Promise<PageResponse> {
+export async function unsubscribePage(token: string, deps: UnsubscribeDependencies, reader: PageReader = {}): Promise<PageResponse> {
   const claims = await admit(token, deps);
-  if (!claims) return refused();
-  return recorded(deps, 'read', async () => pageFor(claims, token, await suppressionOf(claims, deps)));
+  const words = await wordsFor(claims, deps, reader);
+  if (!claims) return refused(words);
+  return recorded(deps, 'read', words, async () => pageFor(claims, token, await suppressionOf(claims, deps), words));
 }
 
-export async function unsubscribeAction(token: string, body: string | undefined, deps: UnsubscribeDependencies): Promise<PageResponse> {
+export async function unsubscribeAction(token: string, body: string | undefined, deps: UnsubscribeDependencies, reader: PageReader = {}): Promise<PageResponse> {
   const claims = await admit(token, deps);
-  if (!claims) return refused();
+  const words = await wordsFor(claims, deps, reader);
+  if (!claims) return refused(words);
   const form = new URLSearchParams(body ?? '');
   const list = new SuppressionList(deps.ledger);
   if (form.get('List-Unsubscribe') === 'One-Click') {
     // Answered 200 only once it is recorded: a mail provider retries a 5xx, never a 200.
-    return recorded(deps, 'one-click', async () => {
+    return recorded(deps, 'one-click', words, async () => {
       await list.suppress(claims.report, claims.to, 'unsubscribed', deps.now());
       deps.log.info('recipient unsubscribed (one-click)', { report: claims.report });
       return { statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: 'Unsubscribed.\n' };
     });
   }
   if (form.get('action') === 'resubscribe') {
-    return recorded(deps, 'page', async () => {
+    return recorded(deps, 'page', words, async () => {
       // The reader's token lifts the reader's own unsubscribe only: a bounce or a complaint is the owners' to lift.
       const lifted = await list.lift(claims.report, claims.to, deps.now(), 'unsubscribed');
-      if (lifted === 'kept') return pageFor(claims, token, await suppressionOf(claims, deps));
+      if (lifted === 'kept') return pageFor(claims, token, await suppressionOf(claims, deps), words);
       deps.log.info('recipient subscribed again', { report: claims.report });
-      return confirmPage(claims, token, `You get “${claims.report}” again from its next run.`);
+      return confirmPage(claims, token, words, words.t('unsubscribe.again', { report: claims.report }));
     });
   }
   if (form.get('action') === 'unsubscribe') {
-    return recorded(deps, 'page', async () => {
+    return recorded(deps, 'page', words, async () => {
       await list.suppress(claims.report, claims.to, 'unsubscribed', deps.now());
       deps.log.info('recipient unsubscribed (page)', { report: claims.report });
-      return pageFor(claims, token, await suppressionOf(claims, deps));
+      return pageFor(claims, token, await suppressionOf(claims, deps), words);
     });
   }
-  return { statusCode: 400, headers: HTML_HEADERS, body: page('Nothing was changed', '<p>This request does not say what to do. Open the link from the e-mail again.</p>') };
+  return { statusCode: 400, headers: HTML_HEADERS, body: page(words, words.t('unsubscribe.nothingChangedHeading'), `<p>${escapeHtml(words.t('unsubscribe.nothingChanged'))}</p>`) };
+}
+
+/**
+ * The pages' words: the recipient's language when the token carries it, else the report's, else the
+ * browser's (page-language.ts). A report that cannot be read just now costs the page its language, not its answer.
+ */
+async function wordsFor(claims: UnsubscribeClaims | undefined, deps: UnsubscribeDependencies, reader: PageReader): Promise<Messages> {
+  let known = claims?.lang;
+  if (known === undefined && claims && deps.definitions) {
+    const definition = await lookupReport(deps.definitions, claims.report).catch(() => undefined);
+    const locale = typeof definition === 'object' && definition !== null ? (definition as Readonly<Record<string, unknown>>).locale : undefined;
+    known = typeof locale === 'string' ? locale : undefined;
+  }
+  return messagesFor(pageLocale(known, reader.acceptLanguage));
 }
 
 /** Seconds a mail provider (or a person) is asked to wait before trying a change the ledger could not take. */
@@ -74,14 +96,14 @@ const RETRY_AFTER_SECONDS = 60;
  * (plain text to a mail client's one-click POST, a page to a person), so nothing is answered as done
  * that was not recorded, and the sender tries again.
  */
-async function recorded(deps: UnsubscribeDependencies, what: 'read' | 'one-click' | 'page', act: () => Promise<PageResponse>): Promise<PageResponse> {
+async function recorded(deps: UnsubscribeDependencies, what: 'read' | 'one-click' | 'page', words: Messages, act: () => Promise<PageResponse>): Promise<PageResponse> {
   try {
     return await act();
   } catch (error) {
     deps.log.error('unsubscribe not recorded', { what, error: errorMessage(error) });
     const headers = { 'retry-after': String(RETRY_AFTER_SECONDS), 'cache-control': 'no-store' };
     if (what === 'one-click') return { statusCode: 503, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: 'Not recorded yet: please try again.\n' };
-    return { statusCode: 503, headers: { ...HTML_HEADERS, ...headers }, body: page('Please try again', '<p>This could not be saved just now. Nothing was changed; try the button again in a minute.</p>') };
+    return { statusCode: 503, headers: { ...HTML_HEADERS, ...headers }, body: page(words, words.t('unsubscribe.tryAgainHeading'), `<p>${escapeHtml(words.t('unsubscribe.tryAgain'))}</p>`) };
   }
 }
 
@@ -90,9 +112,9 @@ async function suppressionOf(claims: UnsubscribeClaims, deps: UnsubscribeDepende
 }
 
 /** The page for the address's state: e-mailed (a button to stop), unsubscribed (a button to undo), or stopped by a bounce or complaint (no button). */
-function pageFor(claims: UnsubscribeClaims, token: string, suppression: Suppression | undefined): PageResponse {
-  if (suppression === undefined) return confirmPage(claims, token);
-  return suppression.reason === 'unsubscribed' ? pausedPage(claims, token) : stoppedPage(claims, suppression.reason);
+function pageFor(claims: UnsubscribeClaims, token: string, suppression: Suppression | undefined, words: Messages): PageResponse {
+  if (suppression === undefined) return confirmPage(claims, token, words);
+  return suppression.reason === 'unsubscribed' ? pausedPage(claims, token, words) : stoppedPage(claims, suppression.reason, words);
 }
 
 async function admit(token: string, deps: UnsubscribeDependencies): Promise<UnsubscribeClaims | undefined> {
@@ -105,71 +127,71 @@ async function admit(token: string, deps: UnsubscribeDependencies): Promise<Unsu
   }
 }
 
-function confirmPage(claims: UnsubscribeClaims, token: string, note?: string): PageResponse {
-  const report = escapeHtml(claims.report);
+/** A message with the recipient's address (bold) and the report's name filled in, the words escaped. */
+function aboutAddress(words: Messages, id: MessageId, claims: UnsubscribeClaims): string {
+  return escapeHtml(words.t(id, { address: '\u0001', report: claims.report })).replace('\u0001', `<strong>${escapeHtml(claims.to)}</strong>`);
+}
+
+function confirmPage(claims: UnsubscribeClaims, token: string, words: Messages, note?: string): PageResponse {
   return {
     statusCode: 200,
     headers: HTML_HEADERS,
     body: page(
-      `E-mails of ${report}`,
+      words,
+      words.t('unsubscribe.emailsOf', { report: claims.report }),
       [
         ...(note ? [`<p role="status">${escapeHtml(note)}</p>`] : []),
-        `<p><strong>${escapeHtml(claims.to)}</strong> gets the report “${report}” by e-mail.</p>`,
-        form(token, 'unsubscribe', 'Stop e-mailing me this report'),
+        `<p>${aboutAddress(words, 'unsubscribe.gets', claims)}</p>`,
+        form(token, 'unsubscribe', words.t('unsubscribe.stop')),
       ].join('\n'),
     ),
   };
 }
 
-function pausedPage(claims: UnsubscribeClaims, token: string): PageResponse {
-  const report = escapeHtml(claims.report);
+function pausedPage(claims: UnsubscribeClaims, token: string, words: Messages): PageResponse {
   return {
     statusCode: 200,
     headers: HTML_HEADERS,
     body: page(
-      'Unsubscribed',
-      [
-        `<p role="status"><strong>${escapeHtml(claims.to)}</strong> no longer gets the report “${report}” by e-mail. The report's owners see this in its list of recipients.</p>`,
-        form(token, 'resubscribe', 'E-mail me this report again'),
-      ].join('\n'),
+      words,
+      words.t('unsubscribe.pausedHeading'),
+      [`<p role="status">${aboutAddress(words, 'unsubscribe.paused', claims)}</p>`, form(token, 'resubscribe', words.t('unsubscribe.resume'))].join('\n'),
     ),
   };
 }
 
 /** Mail to the address bounced for good or was marked as spam: only the report's owners e-mail it again. */
-function stoppedPage(claims: UnsubscribeClaims, reason: 'bounced' | 'complained'): PageResponse {
-  const why = reason === 'bounced' ? 'mail to it bounced (the receiving server refused it for good)' : 'a message was marked as spam from it';
+function stoppedPage(claims: UnsubscribeClaims, reason: 'bounced' | 'complained', words: Messages): PageResponse {
   return {
     statusCode: 200,
     headers: HTML_HEADERS,
-    body: page(
-      'Not e-mailed',
-      `<p role="status"><strong>${escapeHtml(claims.to)}</strong> is not sent the report “${escapeHtml(claims.report)}” because ${why}. Ask the report's owners to e-mail it again.</p>`,
-    ),
+    body: page(words, words.t('unsubscribe.stoppedHeading'), `<p role="status">${aboutAddress(words, reason === 'bounced' ? 'unsubscribe.bounced' : 'unsubscribe.complained', claims)}</p>`),
   };
 }
 
-function refused(): PageResponse {
-  return { statusCode: 403, headers: HTML_HEADERS, body: page('This link does not work', '<p>The link is not valid or has expired. Ask the report\'s owner to change its recipients.</p>') };
+function refused(words: Messages): PageResponse {
+  return { statusCode: 403, headers: HTML_HEADERS, body: page(words, words.t('runPage.refusedHeading'), `<p>${escapeHtml(words.t('unsubscribe.refused'))}</p>`) };
 }
 
 function form(token: string, action: 'unsubscribe' | 'resubscribe', label: string): string {
-  return `<form method="post" action="${encodeURIComponent(token)}"><input type="hidden" name="action" value="${action}"><button class="button" id="${action}" type="submit">${label}</button></form>`;
+  return `<form method="post" action="${encodeURIComponent(token)}"><input type="hidden" name="action" value="${action}"><button class="button" id="${action}" type="submit">${escapeHtml(label)}</button></form>`;
 }
 
-function page(heading: string, content: string): string {
+/** The page: `heading` is plain text; `<html lang>` the language of its words. */
+function page(words: Messages, heading: string, content: string): string {
+  const title = escapeHtml(heading);
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(words.language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${heading}</title>
+<title>${title}</title>
 <style>${PAGE_STYLE}</style>
 </head>
 <body>
 <main id="unsubscribe">
-<h1>${heading}</h1>
+<h1>${title}</h1>
 ${content}
 </main>
 </body>

@@ -30,6 +30,8 @@ export const runLinkPayloadSchema = z.strictObject({
   kid: z.string(),
   report: reportNameSchema,
   jti: z.string().regex(RUN_LINK_ID_PATTERN),
+  /** The locale of the reader the link was sent to, when it is not the report's: the run page speaks it. */
+  lang: z.string().min(2).max(35).optional(),
   /** Expiry, seconds since the epoch. */
   exp: z.number().int().positive(),
 });
@@ -52,7 +54,7 @@ export function messageRunLinkId(report: string, runId: string, message: string)
 }
 
 export function createRunLinkToken(
-  claims: { report: string; expiresAt: Date; id?: string },
+  claims: { report: string; expiresAt: Date; id?: string; lang?: string | undefined },
   key: LinkKey,
   now: Date,
 ): CreatedRunLink {
@@ -66,6 +68,7 @@ export function createRunLinkToken(
     kid: key.id,
     report: claims.report,
     jti: claims.id ?? randomBytes(16).toString('base64url'),
+    ...(claims.lang !== undefined && { lang: claims.lang }),
     exp: Math.floor(claims.expiresAt.getTime() / 1000),
   });
   if (!parsed.success) {

@@ -16,18 +16,21 @@ export const unsubscribePayloadSchema = z.strictObject({
   report: z.string().regex(/^[a-z0-9][a-z0-9-]{0,127}$/, 'must be a configured report name'),
   /** The recipient, lower-cased. */
   to: z.string().min(3).max(254),
+  /** The recipient's locale, when it is not the report's: the unsubscribe pages speak it. */
+  lang: z.string().min(2).max(35).optional(),
   /** Expiry, seconds since the epoch. */
   exp: z.number().int().positive(),
 });
 export type UnsubscribeClaims = z.infer<typeof unsubscribePayloadSchema>;
 
-export function createUnsubscribeToken(claims: { report: string; address: string }, key: LinkKey, now: Date): string {
+export function createUnsubscribeToken(claims: { report: string; address: string; lang?: string | undefined }, key: LinkKey, now: Date): string {
   const parsed = unsubscribePayloadSchema.safeParse({
     v: LINK_TOKEN_VERSION,
     use: 'unsubscribe',
     kid: key.id,
     report: claims.report,
     to: claims.address.toLowerCase(),
+    ...(claims.lang !== undefined && { lang: claims.lang }),
     exp: Math.floor(now.getTime() / 1000) + MAX_LINK_LIFETIME_SECONDS,
   });
   if (!parsed.success) throw new ConfigError(`cannot create an unsubscribe link: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { cause: parsed.error });

@@ -4,7 +4,9 @@ import { describeWebhook, postToChannels, type ChannelDeliveryDependencies, type
 import type { ChannelTarget } from '../channels/delivery-option';
 import type { Clock } from '../core/clock';
 import { EmailDeliveryError, errorMessage, ExporterError } from '../core/errors';
-import { readerFormat } from '../core/format';
+import { readerFormat, type ReaderFormat } from '../core/format';
+import { readRules } from '../report/alerts/read-rules';
+import { emailReaders } from '../report/definition/readers';
 import type { Log } from '../core/logger';
 import type { OutgoingEmail } from '../email/ses-mailer';
 import type { Ledger } from '../ledger/ledger';
@@ -109,7 +111,7 @@ export async function sendAlert(definition: ReportDefinition, result: ExportResu
   const covered = t.covered ?? NOBODY;
   for (const target of targets.channels.filter((c) => !covered.has(channelTarget(c)))) {
     let posted: ChannelResult | undefined;
-    const outcome = await toTarget(run, channelTarget(target), async (message, once) => {
+    const outcome = await toTarget(run, channelTarget(target), target.locale ?? definition.locale, async (message, once) => {
       [posted] = await postToChannels([target], (channel) => channel.alertPayload(message), channelDeps(t, once));
       if (posted?.status === 'failed') throw new Error(posted.error ?? 'the post failed');
       return posted?.status === 'skipped' ? 'skipped' : 'sent';
@@ -124,8 +126,11 @@ export async function sendAlert(definition: ReportDefinition, result: ExportResu
   const told = [...recipients.map(emailTarget), ...targets.channels.map(channelTarget)].filter((target) => covered.has(target)).length;
   const emailed: string[] = [];
   const notEmailed: { address: string; reason: string; refused: boolean }[] = [];
+  // Each recipient in their own language (definition/readers.ts); an address of alerts.to alone, in the report's.
+  const locales = new Map(emailReaders(definition).map((r) => [r.address.toLowerCase(), r.locale]));
   for (const address of wanted) {
-    const outcome = await toTarget(run, emailTarget(address), (message, once) => emailOne(run, address, message, once));
+    const locale = locales.get(address.toLowerCase()) ?? definition.locale;
+    const outcome = await toTarget(run, emailTarget(address), locale, (message, once) => emailOne(run, address, message, once));
     if (outcome.status === 'sent') {
       emailed.push(address);
       owedSent += outcome.owed;
@@ -141,7 +146,7 @@ type Once = (channel: string, send: () => Promise<unknown>) => Promise<'sent' | 
  * One target's alert: this run's news and what the target is still owed; a failure keeps all of it
  * owed (the next run sends it), a success clears what was owed. Failures are returned, never thrown.
  */
-async function toTarget(run: AlertRun, target: string, send: (message: AlertMessage, once: Once) => Promise<'sent' | 'skipped'>): Promise<TargetOutcome> {
+async function toTarget(run: AlertRun, target: string, locale: string, send: (message: AlertMessage, once: Once) => Promise<'sent' | 'skipped'>): Promise<TargetOutcome> {
   const { definition, result, t, now } = run;
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   const once: Once = (channel, post) => sendOnce({ ledger: t.ledger, runKey, channel: `alert:${channel}`, log: t.log, now }, post);
@@ -151,7 +156,7 @@ async function toTarget(run: AlertRun, target: string, send: (message: AlertMess
     owed = await owedTo(t.ledger, definition.name, target, run.beyond);
     lines = withOwed(run.news, owed);
     if (lines.length === 0) return { status: 'none', owed: 0 };
-    const message = alertMessage(definition, result, lines, run.key && { ...run.key, now });
+    const message = alertMessage(definition, result, lines, run.key && { ...run.key, now }, locale);
     const status = await send(message, once);
     if (owed.length > 0) await keepOwed(t.ledger, definition.name, target, result.manifest.runId, [], now);
     return { status: status === 'sent' ? 'sent' : 'before', owed: owed.length };
@@ -187,24 +192,43 @@ function channelDeps(t: AlertTransports, once: Once): ChannelDeliveryDependencie
   };
 }
 
-/** The alert of a run: its title, when it read the planning tool (in the report's locale), the lines crossed and the workbook's link. */
+/**
+ * The alert of a run in the target's `locale` (default: the report's): its title, when it read the
+ * planning tool, the lines crossed and the workbook's link.
+ */
 export function alertMessage(
   definition: ReportDefinition,
   result: ExportResult,
   lines: readonly AlertLine[],
   links: { baseUrl: string; key: LinkKey; now: Date } | undefined,
+  locale: string = definition.locale,
 ): AlertMessage {
-  const format = readerFormat(definition.locale, definition.timeZone);
+  const format = readerFormat(locale, definition.timeZone);
   const expiresAt = links && new Date(links.now.getTime() + definition.links.emailLinkDays * 86_400_000);
   const workbook = links && expiresAt && fileLinks(result, { linkBaseUrl: links.baseUrl, key: links.key, expiresAt, now: links.now }).find((f) => f.primary === true);
   return {
     title: format.t('alert.title', { title: result.summary.title || (definition.title ?? definition.name) }),
     generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
     runId: result.manifest.runId,
-    lines,
+    lines: locale === definition.locale ? lines : linesIn(definition, result, lines, format),
     workbookUrl: workbook?.url,
     words: channelWords(format.messages),
   };
+}
+
+/**
+ * The lines crossed in another language than the report's: each rule read again in `format`'s words
+ * (its name, its figure and line as that language writes them). A line an earlier run owes that this
+ * run no longer finds beyond its line keeps the words it was read in.
+ */
+function linesIn(definition: ReportDefinition, result: ExportResult, lines: readonly AlertLine[], format: ReaderFormat): AlertLine[] {
+  const readings = readRules(definition.alerts?.rules ?? [], { figures: result.manifest.summary, changes: result.changes }, format);
+  return lines.map((line) => {
+    const owed = line as Partial<OwedLine>;
+    const reading = readings.find((r) => r.id === owed.ruleId);
+    const item = reading && [...(reading.items ?? []), ...(reading.hold ?? [])].find((i) => i.key === owed.key);
+    return reading && item ? { ...line, rule: reading.label, text: item.text } : line;
+  });
 }
 
 /** The current link key, or none (the alert goes out without links) when it cannot be read. */

@@ -35,9 +35,10 @@ export function fileLinks(
 }
 
 /** The "get a fresh copy" run link of a run's message (`<baseUrl>/run/<token>`), the same for every attempt of the run. */
-export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId: string; message: string; expiresAt: Date; key: LinkKey; now: Date }): string {
+export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId: string; message: string; expiresAt: Date; key: LinkKey; now: Date; lang?: string | undefined }): string {
   const id = messageRunLinkId(link.report, link.runId, link.message);
-  return `${link.baseUrl.replace(/\/+$/, '')}/run/${createRunLinkToken({ report: link.report, expiresAt: link.expiresAt, id }, link.key, link.now).token}`;
+  const token = createRunLinkToken({ report: link.report, expiresAt: link.expiresAt, id, lang: link.lang }, link.key, link.now).token;
+  return `${link.baseUrl.replace(/\/+$/, '')}/run/${token}`;
 }
 
 /**
@@ -84,9 +85,11 @@ export async function reportEmailFor(
   const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.names);
   const base = options.linkBaseUrl.replace(/\/+$/, '');
   // A run link of the configured report, valid as long as the file links (inline definitions have none).
-  const freshCopyUrl = options.freshCopyLink
-    ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now })
-    : undefined;
+  // A reader of another language than the report's gets a link that opens its page in theirs (one id: revoked together).
+  const freshCopyUrl = (locale: string) =>
+    options.freshCopyLink
+      ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now, lang: otherThan(locale, definition.locale) })
+      : undefined;
   const contentIn = (locale: string): ReportEmailInput => {
     // The reader's locale and zone, resolved once: every word, figure and date of the message is written by it.
     const format = readerFormat(locale, definition.timeZone);
@@ -101,7 +104,7 @@ export async function reportEmailFor(
       changes: changesDigest(result.changes, format),
       trends: result.trends && emailTrends(result.trends, EMAIL_TREND_RUNS, format.messages),
       runId: result.manifest.runId,
-      freshCopyUrl,
+      freshCopyUrl: freshCopyUrl(locale),
     };
   };
   const attachments = await attachedWorkbook(definition, result, options);
@@ -113,7 +116,8 @@ export async function reportEmailFor(
       return { from, to: recipientAddresses({ to: definition.email.to }), ...(cc && { cc }), ...renderReportEmail(contentIn(definition.locale)), ...attached };
     }
     const reader = typeof recipient === 'string' ? { address: recipient, locale: definition.locale } : recipient;
-    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address }, options.key, options.now)}`;
+    const lang = otherThan(reader.locale, definition.locale);
+    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address, lang }, options.key, options.now)}`;
     const content = ownContent(contentIn(readableLocale(result, reader.locale, definition.locale)), own);
     return readerEmail(content, { from, address: reader.address, unsubscribeUrl, attached, report: definition.name });
   };
@@ -157,6 +161,11 @@ function readerEmail(
 }
 
 /** The run's Summary in `locale`: the report's own, or the one the run wrote for readers of that language (result.ts). */
+/** `locale` when it is not the report's own (a link then carries it: the report's pages know their report's). */
+export function otherThan(locale: string, reportLocale: string): string | undefined {
+  return locale === reportLocale ? undefined : locale;
+}
+
 export function summaryIn(result: ExportResult, locale: string): ReportSummary {
   return result.summaries?.[locale] ?? result.summary;
 }

@@ -10,19 +10,28 @@ import { pdfPages, pdfInfo } from '../support/read-pdf';
 
 /**
  * Every surface of the two-week demo in the reader's language: German, French, and a toy language
- * added the way docs/formats.md's recipe adds one (its catalogue file, here every English message
- * wrapped in ‹…›, named in catalogues.ts as a new file would be). What is checked is what a reader
+ * added the way docs/formats.md's recipe adds one (its catalogue file alone, here every English
+ * message wrapped in ‹…›, dropped into a copy of the messages folder whose index is generated). What is checked is what a reader
  * reads: the workbook's first sheets (parsed with exceljs), the PDF's text (pdftotext), the e-mail
  * (HTML, text part, subject) and the Slack and Teams messages.
  */
 const { TOY } = vi.hoisted(() => ({ TOY: 'eo' }));
 
-vi.mock('../../shared/core/i18n/catalogues', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../shared/core/i18n/catalogues')>();
-  // The toy language's file: every English message wrapped in markers.
-  const toy = Object.fromEntries(Object.entries(original.SOURCE_CATALOGUE).map(([id, message]) => [id, `‹${message}›`]));
-  // The one registry line a new catalogue file needs.
-  return { ...original, CATALOGUES: { ...original.CATALOGUES, [TOY]: toy } };
+vi.mock('../../shared/core/i18n/catalogue-index', async () => {
+  const { cpSync, mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const join = (...parts: string[]) => path.join(...parts);
+  const { pathToFileURL } = await import('node:url');
+  const { MESSAGES_DIR, catalogueFiles, catalogueIndexSource } = await import('../../scripts/catalogue-index');
+  // A copy of the messages folder with the toy language's one file added: every English message wrapped in markers.
+  const folder = mkdtempSync(join(tmpdir(), 'catalogues-'));
+  cpSync(MESSAGES_DIR, folder, { recursive: true });
+  const english = JSON.parse(readFileSync(join(folder, 'en.json'), 'utf8')) as Record<string, string>;
+  writeFileSync(join(folder, `${TOY}.json`), JSON.stringify(Object.fromEntries(Object.entries(english).map(([id, message]) => [id, `‹${message}›`]))));
+  // The index generated from that folder, as `npm run docs:glossary` writes it: no line written by hand.
+  writeFileSync(join(folder, 'index.ts'), catalogueIndexSource(catalogueFiles(pathToFileURL(`${folder}/`)), './'));
+  return (await import(pathToFileURL(join(folder, 'index.ts')).href)) as typeof import('../../shared/core/i18n/catalogue-index');
 });
 
 /** The report's own English words (issue 49's "How it is checked"); data (titles, names, statuses) may be English. */

@@ -118,7 +118,7 @@ describe('npm run reports', () => {
 
     // What the sync function does on the upload's event.
     const scheduler = new EventBridgeReportScheduler(
-      { groupName: 'stack-reports', functionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:x', roleArn: 'arn:aws:iam::123456789012:role/x', deadLetterArn: 'arn:aws:sqs:eu-central-1:123456789012:x' },
+      { groupName: 'stack-reports', targetArn: 'arn:aws:sqs:eu-central-1:123456789012:x', roleArn: 'arn:aws:iam::123456789012:role/x', deadLetterArn: 'arn:aws:sqs:eu-central-1:123456789012:x' },
       new SchedulerClient({ endpoint: stub.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }),
     );
     const store = storedReports(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));

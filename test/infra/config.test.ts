@@ -33,6 +33,7 @@ describe('loadInfraConfig', () => {
       exportTimeoutMinutes: 15,
       planningApiRatePerSecond: 20,
       fanOutWorkers: 3,
+      scheduledConcurrency: 5,
       inlineDefinitions: { enabled: false, prefix: 'adhoc-', emailDomains: [] },
     });
     expect(loadInfraConfig({ reports: [{ definition: minimal }] }).reports[0]?.schedule).toBeNull();
@@ -59,6 +60,17 @@ describe('loadInfraConfig', () => {
     // One slot cannot be shared: a fan-out needs a worker, and the exports a slot of their own.
     expect(problems({ exportReservedConcurrency: 1 })).toMatch(/reportExporter\.exportReservedConcurrency: /);
     expect(problems({ fanOutWorkers: 0 })).toMatch(/reportExporter\.fanOutWorkers: /);
+  });
+
+  it('runs 5 scheduled runs at once by default, never more than a reservation, within what SQS allows', () => {
+    expect(loadInfraConfig({ scheduledConcurrency: 100 }).scheduledConcurrency).toBe(100);
+    // A reservation below the default takes the reservation.
+    expect(loadInfraConfig({ exportReservedConcurrency: 3 }).scheduledConcurrency).toBe(3);
+    expect(problems({ exportReservedConcurrency: 4, scheduledConcurrency: 6 })).toMatch(
+      /reportExporter\.scheduledConcurrency: 6 is more than exportReservedConcurrency \(4\); the queue's poller would be throttled/,
+    );
+    expect(problems({ scheduledConcurrency: 1 })).toMatch(/reportExporter\.scheduledConcurrency: /);
+    expect(problems({ scheduledConcurrency: 1001 })).toMatch(/reportExporter\.scheduledConcurrency: /);
   });
 
   it('accepts a JSON string as given with cdk -c', () => {

@@ -6,8 +6,8 @@ import { Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadInfraConfig, type InfraConfig } from '../../infra/config';
-import { METRIC, METRICS_NAMESPACE, SERVICE_NAME, type MetricName } from '../../shared/core/names';
+import { DEFAULT_SCHEDULED_CONCURRENCY, loadInfraConfig, type InfraConfig } from '../../infra/config';
+import { METRIC, METRICS_NAMESPACE, SCHEDULED_RUNS, SERVICE_NAME, type MetricName } from '../../shared/core/names';
 import { allStates, asArray, describeFindings, policyStatements, renderedDefinition, synthesize, unacknowledgedNagFindings, type Synthesized } from './support';
 
 /**
@@ -74,6 +74,8 @@ let ids: {
   linkSecret: string;
   failedQueue: string;
   schedulerDlq: string;
+  scheduledRuns: string;
+  scheduledRunsDlq: string;
   topic: string;
   api: string;
   ledger: string;
@@ -100,6 +102,8 @@ beforeAll(() => {
     linkSecret: id(stack.secrets.linkKeySecret),
     failedQueue: id(stack.failedExportsQueue.queue),
     schedulerDlq: id(stack.schedules.deadLetterQueue),
+    scheduledRuns: id(stack.scheduledRuns.queue),
+    scheduledRunsDlq: id(stack.scheduledRuns.deadLetterQueue),
     topic: id(stack.alarms.topic),
     api: id(stack.api.api),
     ledger: id(stack.ledger.table),
@@ -292,7 +296,7 @@ describe('functions', () => {
       MaximumRetryAttempts: 2,
       DestinationConfig: { OnFailure: { Destination: arn(ids.failedQueue) } },
     });
-    for (const queue of [ids.failedQueue, ids.schedulerDlq]) {
+    for (const queue of [ids.failedQueue, ids.schedulerDlq, ids.scheduledRuns, ids.scheduledRunsDlq]) {
       expect(synthesized.template.toJSON().Resources[queue].Properties).toMatchObject({ SqsManagedSseEnabled: true });
       synthesized.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: queue }],
@@ -522,7 +526,7 @@ describe('stored reports and their schedules', () => {
     expect(synthesized.template.toJSON().Resources[ids.syncFn].Properties.Environment.Variables).toEqual({
       DEFINITIONS_BUCKET: { Ref: ids.definitions },
       SCHEDULE_GROUP: ids.scheduleGroup,
-      EXPORT_FUNCTION_ARN: arn(ids.exportFn),
+      SCHEDULE_TARGET_ARN: arn(ids.scheduledRuns),
       SCHEDULER_ROLE_ARN: arn(ids.invokeRole),
       SCHEDULER_DEAD_LETTER_ARN: arn(ids.schedulerDlq),
       NODE_OPTIONS: '--enable-source-maps',
@@ -560,7 +564,7 @@ describe('stored reports and their schedules', () => {
     expect(ids.scheduleGroup).toMatch(/^PlanningReportExporter-/);
   });
 
-  it('uses an invoke role only Scheduler of this account and group can assume, to invoke the export function and dead-letter', () => {
+  it('uses an invoke role only Scheduler of this account and group can assume, to send runs to the scheduled-runs queue and dead-letter', () => {
     const role = synthesized.template.toJSON().Resources[ids.invokeRole];
     expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
       expect.objectContaining({
@@ -575,9 +579,33 @@ describe('stored reports and their schedules', () => {
     const invokeStatements = policyStatements(synthesized.template).filter(({ policy }) => policy.startsWith('SchedulesInvokeRole')).map((s) => s.statement);
     expect(invokeStatements).toEqual(
       expect.arrayContaining([
+        // Schedules made before the queue still invoke the function until the sync writes them again.
         expect.objectContaining({ Action: 'lambda:InvokeFunction', Resource: arn(ids.exportFn) }),
-        expect.objectContaining({ Action: expect.arrayContaining(['sqs:SendMessage']), Resource: arn(ids.schedulerDlq) }),
+        expect.objectContaining({ Action: expect.arrayContaining(['sqs:SendMessage']), Resource: expect.arrayContaining([arn(ids.scheduledRuns), arn(ids.schedulerDlq)]) }),
       ]),
+    );
+  });
+
+  it('hands scheduled runs to the export function from an encrypted queue, one at a time, at most scheduledConcurrency at once, dead-lettered after three receives', () => {
+    const queue = synthesized.template.toJSON().Resources[ids.scheduledRuns].Properties;
+    expect(queue).toMatchObject({
+      SqsManagedSseEnabled: true,
+      // Six times the function's timeout (AWS's guidance for an SQS event source).
+      VisibilityTimeout: 6 * config.exportTimeoutMinutes * 60,
+      RedrivePolicy: { deadLetterTargetArn: arn(ids.scheduledRunsDlq), maxReceiveCount: SCHEDULED_RUNS.maxReceiveCount },
+    });
+    synthesized.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: ids.exportFn },
+      EventSourceArn: arn(ids.scheduledRuns),
+      BatchSize: 1,
+      // The configuration's: the default 5, here the reservation of 4 (never above it).
+      ScalingConfig: { MaximumConcurrency: Math.min(DEFAULT_SCHEDULED_CONCURRENCY, config.exportReservedConcurrency ?? Infinity) },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    synthesized.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    // The function may take and delete the queue's messages.
+    expect(statementsOf(ids.exportRolePolicy)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ Action: expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']), Resource: arn(ids.scheduledRuns) })]),
     );
   });
 });
@@ -752,10 +780,11 @@ describe('alarms', () => {
     });
   });
 
-  it('alarms on export-report errors, both dead-letter queues and the ExportFailed metric', () => {
+  it('alarms on export-report errors, its three dead-letter queues and the ExportFailed metric', () => {
     alarmOn('Errors', [{ Name: 'FunctionName', Value: { Ref: ids.exportFn } }], 'AWS/Lambda');
     alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.failedQueue, 'QueueName'] } }], 'AWS/SQS');
     alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.schedulerDlq, 'QueueName'] } }], 'AWS/SQS');
+    alarmOn('ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.scheduledRunsDlq, 'QueueName'] } }], 'AWS/SQS');
     alarmOn('ExportFailed', [{ Name: 'service', Value: 'planning-report-exporter' }], 'PlanningReportExporter');
   });
 

@@ -1,10 +1,17 @@
 import { systemClock } from '../../shared/core/clock';
 import type { Ledger } from '../../shared/ledger/ledger';
-import { countAttempt, LAMBDA_ASYNC_ATTEMPTS } from '../../shared/job/attempt';
+import { attemptOf, countAttempt, LAMBDA_ASYNC_ATTEMPTS } from '../../shared/job/attempt';
+import { SCHEDULED_RUNS } from '../../shared/core/names';
+import type { ExportJobRequest } from '../../shared/job/request';
 import { runJob } from '../../shared/job/run-job';
 import type { Storage } from '../../shared/storage/storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { silentLog } from '../../shared/core/logger';
+import type { JobContext } from '../../shared/job/run-job';
+import { queuedRunsSchema, runQueuedJobs, type QueuedAttempt } from '../../shared/job/queue-door';
 import { asyncInvocations, type AsyncInvocationOptions, type InvocationFailure, type InvocationStats } from './async-invocations';
+import { sqsEvent } from './lambda-events';
+import { queueInvocations, type QueueInvocationOptions } from './queue-invocations';
 import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetSesClient, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
 import { startSesLocal, type StoredMail } from './ses-local';
 import { startRefusingSes } from './ses-refusals';
@@ -15,7 +22,9 @@ import { startWebhookRecorder, type RecordedPost } from './webhook-recorder';
  * (`runJob`, the paced mailer, the tenant pace in the ledger, the chat channels' poster): one simulator
  * per tenant with a rate limit (429 with Retry-After beyond it), SES with a sending rate (a throttle
  * beyond it) in front of aws-ses-v2-local, Slack and Teams webhook stand-ins on one local HTTP server,
- * and a stand-in of Lambda's asynchronous invocation (async-invocations.ts). The fleet test (small) and
+ * and a stand-in of what starts the runs: the stack's scheduled-runs queue with its event source's maximum
+ * concurrency (queue-invocations.ts, through the export function's own queue door), or Lambda's
+ * asynchronous invocation as before the queue (async-invocations.ts). The fleet test (small) and
  * `npm run bench -- --only fleet` (large) both run it.
  */
 export interface FleetOptions {
@@ -23,8 +32,12 @@ export interface FleetOptions {
   readonly tenants: number;
   /** Readers each report mails. */
   readonly readers: number;
-  /** The account's concurrency cap the stand-in keeps (10 on a new account). */
+  /** Runs at once: the queue's maximum concurrency, or the account's cap Lambda's asynchronous invocation meets (10 on a new account). */
   readonly concurrency: number;
+  /** What starts the runs: the scheduled-runs queue (the stack's way, the default) or asynchronous invocation. */
+  readonly engine?: 'queue' | 'async';
+  /** The queue's visibility timeout and receives (default: the stack's). */
+  readonly queue?: Omit<QueueInvocationOptions, 'maxConcurrency'>;
   /** Each tenant's rate limit, requests a second (the exports' tenant pace is set to it). */
   readonly tenantRate: number;
   /** The account's sending rate, messages a second. */
@@ -108,22 +121,20 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
     );
     const instant = systemClock();
     const work: number[] = [];
-    const stats = await asyncInvocations(
-      reports.map((_, k) => k),
-      options.concurrency,
-      async (k) => {
-        const started = Date.now();
-        const request = { report: fleetReportName(k), source: 'schedule' as const, scheduledTime: instant.toISOString(), executionId: `fleet-${k}` };
-        try {
-          // As the export function's door: the attempt counted in the ledger, so only the last tells the owners of a retryable failure.
-          const attempt = await countAttempt(request, { ledger: options.ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS);
-          await runJob(request, { ...contexts[k % options.tenants]!, attempt });
-        } finally {
-          work.push(Date.now() - started);
-        }
-      },
-      options.invocation,
-    );
+    const timed = async <T>(run: () => Promise<T>): Promise<T> => {
+      const started = Date.now();
+      try {
+        return await run();
+      } finally {
+        work.push(Date.now() - started);
+      }
+    };
+    const request = (k: number) => ({ report: fleetReportName(k), source: 'schedule' as const, scheduledTime: instant.toISOString(), executionId: `fleet-${k}` });
+    const contextOf = (k: number) => contexts[k % options.tenants]!;
+    const stats =
+      (options.engine ?? 'queue') === 'queue'
+        ? await queued(reports.length, options, (k, receiveCount) => timed(() => throughQueueDoor(request(k), receiveCount, contextOf(k))))
+        : await asyncInvocations(reports.map((_, k) => k), options.concurrency, (k) => timed(() => asInvoked(request(k), contextOf(k), options.ledger)), options.invocation);
     const mails = await ses.fetchStore();
     const figures = countFleet({ options, mails, posts: hooks.posts, sims, sends: front.refused + mails.length, throttles: front.throttled, stats, work, instant: instant.getTime(), sentAt });
     await options.afterCount?.({ credentials: sims.map((s) => s.credentials()), sesEndpoint: front.endpoint, webhookBase });
@@ -135,6 +146,35 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
     await ses.close();
     await Promise.all(sims.map((s) => s.close()));
   }
+}
+
+/** The runs through the scheduled-runs queue's stand-in, counted as the async stand-in counts (no throttles: the queue holds the runs). */
+async function queued(reports: number, options: FleetOptions, receive: (k: number, receiveCount: number) => Promise<void>): Promise<InvocationStats> {
+  const stats = await queueInvocations([...Array(reports).keys()], receive, { ...options.queue, maxConcurrency: options.concurrency });
+  return { retried: stats.retried, failed: stats.deadLettered, throttles: 0, expired: 0, failures: stats.failures };
+}
+
+/**
+ * One receive of a run's message through the export function's queue door (shared/job/queue-door.ts):
+ * the message Scheduler would have sent, the attempt its receive count makes passed down to the job.
+ * A batch item failure is thrown (with the run's error as its cause) so the stand-in keeps the message.
+ */
+async function throughQueueDoor(request: Record<string, unknown>, receiveCount: number, context: JobContext): Promise<void> {
+  const event = queuedRunsSchema.parse(sqsEvent(request, receiveCount));
+  let failure: unknown;
+  const run = (job: Parameters<typeof runJob>[0], attempt: QueuedAttempt) =>
+    runJob(job, { ...context, attempt: attemptOf(attempt.receiveCount, SCHEDULED_RUNS.maxReceiveCount) }).catch((error: unknown) => {
+      failure = error;
+      throw error;
+    });
+  const answer = await runQueuedJobs(event, run, silentLog);
+  if (answer.batchItemFailures.length > 0) throw new Error(`batch item failure on receive ${receiveCount}`, { cause: failure });
+}
+
+/** One asynchronous invocation as the export function's door runs it: the attempt counted in the ledger, so only the last tells the owners of a retryable failure. */
+async function asInvoked(request: ExportJobRequest, context: JobContext, ledger: Ledger): Promise<void> {
+  const attempt = await countAttempt(request, { ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS);
+  await runJob(request, { ...context, attempt });
 }
 
 interface Counted {

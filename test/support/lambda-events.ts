@@ -27,14 +27,14 @@ export function httpApiEvent(
   method: 'GET' | 'POST',
   routeKey: string,
   rawPath: string,
-  options: { pathParameters?: Record<string, string>; body?: string; base64?: boolean } = {},
+  options: { pathParameters?: Record<string, string>; body?: string; base64?: boolean; headers?: Record<string, string> } = {},
 ): APIGatewayProxyEventV2 {
   return {
     version: '2.0',
     routeKey,
     rawPath,
     rawQueryString: '',
-    headers: { 'content-type': 'application/json', host: 'api.example.test' },
+    headers: { 'content-type': 'application/json', host: 'api.example.test', ...options.headers },
     ...(options.pathParameters && { pathParameters: options.pathParameters }),
     ...(options.body !== undefined && {
       body: options.base64 ? Buffer.from(options.body).toString('base64') : options.body,
@@ -52,5 +52,29 @@ export function httpApiEvent(
       time: '23/Nov/2026:06:00:00 +0000',
       timeEpoch: Date.parse('2026-11-23T06:00:00Z'),
     },
+  };
+}
+
+/**
+ * What the SQS event source hands the export function for one message of the scheduled-runs queue
+ * (batch size 1): its body as Scheduler sent it, and its receive count (1 on the first receive).
+ */
+export function sqsEvent(body: unknown, receiveCount: number, messageId = 'msg-1'): { Records: Record<string, unknown>[] } {
+  const text = JSON.stringify(body);
+  const sent = String(Date.now());
+  return {
+    Records: [
+      {
+        messageId,
+        receiptHandle: `handle-${messageId}-${receiveCount}`,
+        body: text,
+        attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: sent, SenderId: 'AROAEXAMPLE:scheduler', ApproximateFirstReceiveTimestamp: sent },
+        messageAttributes: {},
+        md5OfBody: 'md5',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:scheduled-runs',
+        awsRegion: 'us-east-1',
+      },
+    ],
   };
 }

@@ -12,16 +12,20 @@ const SIZE = 8.5;
 const ROW_HEIGHT = 13;
 
 export function drawChartSheet(doc: Doc, flow: Flow, content: ChartSheetContent, format: PdfValueFormat): void {
-  flow.keep([
+  // The sheet's heading goes with its first block: a heading alone at a page's foot leads nowhere.
+  let heading: Row[] = [
     textRow(doc, content.heading, { font: BOLD, size: 16, after: 4, tag: { type: 'H1' } }),
     textRow(doc, content.sentence, { size: 9.5, color: MUTED, after: 6 }),
-  ]);
+  ];
   for (const block of content.blocks) {
-    flow.gap(12);
+    if (heading.length === 0) flow.gap(12);
     const chart = chartRow(doc, block, format);
     const note = block.note === undefined ? [] : [textRow(doc, block.note, { size: SIZE, color: MUTED, before: 3 })];
-    flow.keep([textRow(doc, block.title, { font: BOLD, size: 12, after: 4, tag: { type: 'H2' } }), ...(chart ? [chart] : []), ...tableRows(doc, block, format), ...note]);
+    const title = textRow(doc, block.title, { font: BOLD, size: 12, before: heading.length === 0 ? 0 : 12, after: 4, tag: { type: 'H2' } });
+    flow.keep([...heading, title, ...(chart ? [chart] : []), ...tableRows(doc, block, format), ...note]);
+    heading = [];
   }
+  if (heading.length > 0) flow.keep(heading);
 }
 
 function tableRows(doc: Doc, block: ChartBlock, format: PdfValueFormat): Row[] {

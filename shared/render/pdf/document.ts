@@ -18,6 +18,11 @@ import type { ReaderFormat } from '../../core/format';
 import { truncateForExcel } from '../cell-text';
 import { paperFor } from '../paper';
 
+/** A chart sheet goes on below what the page holds when that is at most this share of the page. */
+const SHARED_PAGE_FILL = 0.5;
+/** The space above a chart sheet that goes on below the page's other content. */
+const SHEET_GAP = 24;
+
 export interface PdfReport {
   /** The document's title (the report's title). */
   readonly title: string;
@@ -75,14 +80,18 @@ export async function renderReportPdf(report: PdfReport, unprinted: readonly Unp
   const root = doc.struct('Document');
   doc.addStructure(root);
   let flow = startFlow(doc, root);
-  drawSummary(doc, flow, report.summary, format, placeholderNote(unprinted, format));
+  drawSummary(doc, flow, report.summary, format);
   for (const sheet of report.chartSheets) {
     flow.end();
-    doc.addPage();
-    flow = startFlow(doc, root);
+    // A sheet starts a page of its own, unless the page before holds only a little (the Summary's
+    // last small sections): a page of a few lines then a page break read as a page left empty.
+    if (flow.filled() > SHARED_PAGE_FILL) {
+      doc.addPage();
+      flow = startFlow(doc, root);
+    } else flow.gap(SHEET_GAP);
     drawChartSheet(doc, flow, sheet, format);
   }
-  drawAbout(doc, flow, report.summary, format);
+  drawAbout(doc, flow, report.summary, format, placeholderNote(unprinted, format));
   flow.end();
   drawPageFrames(doc, report.header, (page, pages) => format.t('page.of', { page, pages }));
   root.end();

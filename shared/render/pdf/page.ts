@@ -61,6 +61,8 @@ export interface Flow {
   keep(rows: readonly Row[], repeat?: Row): void;
   /** Space before the next block, unless it starts a page. */
   gap(points: number): void;
+  /** How much of the current page's room is taken, 0 (nothing yet) to 1 (full). */
+  filled(): number;
   /** Closes the structure the flow has open (a table), before the document ends. */
   end(): void;
 }
@@ -131,6 +133,9 @@ export function startFlow(doc: Doc, root?: Structure): Flow {
     },
     gap(points) {
       if (y > PAGE.top) y = Math.min(y + points, bottom);
+    },
+    filled() {
+      return (y - PAGE.top) / pageRoom;
     },
     end() {
       table.current?.end();

@@ -30,13 +30,9 @@ interface Cell {
   readonly bar?: number | undefined;
 }
 
-/**
- * The Summary's sections for readers: all but the run's metadata (`about`), which drawAbout places
- * last. `note`: small print under the title (what a placeholder for unprintable characters means).
- */
-export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat, note?: string): void {
-  const title = textRow(doc, summary.title, { font: BOLD, size: 16, after: 6, tag: { type: 'H1' } });
-  flow.keep(note === undefined ? [title] : [title, textRow(doc, note, { size: SMALL, color: MUTED, after: 6 })]);
+/** The Summary's sections for readers: all but the run's metadata (`about`), which drawAbout places last. */
+export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat): void {
+  flow.keep([textRow(doc, summary.title, { font: BOLD, size: 16, after: 6, tag: { type: 'H1' } })]);
   for (const section of summary.sections.filter((s) => s.role !== 'about')) {
     flow.gap(10);
     const rows = sectionRows(doc, section, format);
@@ -48,12 +44,18 @@ export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format
 /**
  * The run's metadata (About this run, Scope, Rows) in small print at the end of the document, a row
  * at a time: it fills what the last page leaves and never starts a page of its own for itself.
+ * `note` (what a placeholder for unprintable characters means) closes the first of them: it is about
+ * how this file was made, and on page 1 it stood above the report's own figures.
  */
-export function drawAbout(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat): void {
-  for (const section of summary.sections.filter((s) => s.role === 'about')) {
+export function drawAbout(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat, note?: string): void {
+  const sections = summary.sections.filter((s) => s.role === 'about');
+  for (const [i, section] of sections.entries()) {
     flow.gap(8);
     for (const row of sectionRows(doc, section, format)) flow.keep([row]);
+    if (i === 0 && note !== undefined) flow.keep([textRow(doc, note, { size: SMALL, color: MUTED, before: 2, after: 4 })]);
   }
+  // A summary without run metadata still says it, at the end.
+  if (sections.length === 0 && note !== undefined) flow.keep([textRow(doc, note, { size: SMALL, color: MUTED, after: 4 })]);
 }
 
 function sectionRows(doc: Doc, section: SummarySection, format: PdfValueFormat): Row[] {

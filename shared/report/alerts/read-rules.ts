@@ -1,4 +1,5 @@
-import { term } from '../../core/glossary';
+import { term, type TermId } from '../../core/glossary';
+import type { MessageId } from '../../core/i18n/messages';
 import type { ReaderFormat } from '../../core/format';
 import type { ChangeReport } from '../changes/model';
 import type { ManifestFigures } from '../manifest/manifest-summary';
@@ -37,24 +38,30 @@ export interface RunFigures {
 /** The key of a figure's one item: the figure is beyond its line. */
 export const BEYOND_LINE = 'line';
 
+/**
+ * The rules read against `run`, in the words of `format`'s language: the figures' and events' names
+ * from the catalogue (`term.<id>`), a figure's line as its sentence ("30, above 29", "30, über 29").
+ */
 export function readRules(rules: readonly AlertRule[], run: RunFigures, format: ReaderFormat): RuleReading[] {
+  const named = (id: TermId) => (format.messages.has(`term.${id}`) ? format.t(`term.${id}` as MessageId) : term(id));
   return rules.map((rule) => {
     const id = ruleId(rule);
     const event = rule.event === undefined ? undefined : alertEvent(rule.event);
-    if (event) return { id, rule, label: term(event.term), items: event.read(run.changes) };
+    if (event) return { id, rule, label: named(event.term), items: event.read(run.changes) };
     const figure = alertFigure(rule.figure ?? '');
     // The schema refuses such a rule; a stored one it did not see waits rather than fails the run.
     if (!figure) return { id, rule, label: rule.figure ?? id, items: undefined };
     const value = figure.read(run.figures);
-    const label = term(figure.term);
+    const label = named(figure.term);
     if (value === null) return { id, rule, label, items: undefined };
     const write = (n: number) => (figure.unit === 'percent' ? format.percent(n) : format.number(n));
-    const beyond = rule.above !== undefined ? value > rule.above : rule.below !== undefined && value < rule.below;
-    const side = rule.above !== undefined ? `above ${write(rule.above)}` : `below ${write(rule.below ?? 0)}`;
-    if (beyond) return { id, rule, label, value, items: [{ key: BEYOND_LINE, text: `${write(value)}, ${side}` }] };
+    const above = rule.above !== undefined;
+    const line = write(above ? rule.above : (rule.below ?? 0));
+    const beyond = above ? value > rule.above : rule.below !== undefined && value < rule.below;
+    if (beyond) return { id, rule, label, value, items: [{ key: BEYOND_LINE, text: format.t(above ? 'alert.valueAbove' : 'alert.valueBelow', { value: write(value), line }) }] };
     const held = rule.clearBelow !== undefined ? value >= rule.clearBelow : rule.clearAbove !== undefined && value <= rule.clearAbove;
     if (!held) return { id, rule, label, value, items: [] };
-    const clears = rule.clearBelow !== undefined ? `clears below ${write(rule.clearBelow)}` : `clears above ${write(rule.clearAbove ?? 0)}`;
-    return { id, rule, label, value, items: [], hold: [{ key: BEYOND_LINE, text: `${write(value)}, within the margin of ${side} (${clears})` }] };
+    const clear = write((rule.clearBelow ?? rule.clearAbove)!);
+    return { id, rule, label, value, items: [], hold: [{ key: BEYOND_LINE, text: format.t(above ? 'alert.heldAbove' : 'alert.heldBelow', { value: write(value), line, clear }) }] };
   });
 }

@@ -58,7 +58,7 @@ beforeAll(async () => {
     AWS_MAX_ATTEMPTS: '1',
     DEFINITIONS_BUCKET: s3.bucket,
     SCHEDULE_GROUP: 'stack-reports',
-    EXPORT_FUNCTION_ARN: 'arn:aws:lambda:eu-central-1:123456789012:function:export-report',
+    SCHEDULE_TARGET_ARN: 'arn:aws:sqs:eu-central-1:123456789012:scheduled-runs',
     SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler-invoke',
     SCHEDULER_DEAD_LETTER_ARN: 'arn:aws:sqs:eu-central-1:123456789012:scheduler-dlq',
     POWERTOOLS_TRACE_ENABLED: 'false',

@@ -16,7 +16,7 @@ import { storedReports } from '../../support/door-settings';
 
 const TARGET = {
   groupName: 'exporter-reports',
-  functionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:export-report',
+  targetArn: 'arn:aws:sqs:eu-central-1:123456789012:scheduled-runs',
   roleArn: 'arn:aws:iam::123456789012:role/scheduler-invoke',
   deadLetterArn: 'arn:aws:sqs:eu-central-1:123456789012:scheduler-dlq',
 };
@@ -72,7 +72,7 @@ describe('schedule sync', () => {
       FlexibleTimeWindow: { Mode: 'OFF' },
       State: 'ENABLED',
       Target: {
-        Arn: TARGET.functionArn,
+        Arn: TARGET.targetArn,
         RoleArn: TARGET.roleArn,
         Input: JSON.stringify({ report: 'train-042', source: 'schedule', scheduledTime: '<aws.scheduler.scheduled-time>', executionId: '<aws.scheduler.execution-id>' }),
         DeadLetterConfig: { Arn: TARGET.deadLetterArn },

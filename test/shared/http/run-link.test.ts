@@ -157,6 +157,15 @@ describe('run links (start, join, reuse, limits)', () => {
     expect(launched).toHaveLength(2);
   });
 
+  it("speaks the reader's language its link carries, else the report's, else the browser's", async () => {
+    const lang = (locale: string) => createRunLinkToken({ report: 'acme-weekly', expiresAt: new Date(T0.getTime() + 86400_000), lang: locale }, KEYS.current, T0).token;
+    expect(await viewRunLink(lang('fr-FR'), deps, { acceptLanguage: 'de' })).toMatchObject({ state: 'ready', locale: 'fr-FR' });
+    expect(await viewRunLink(token().token, deps, { acceptLanguage: 'ja, de-AT;q=0.5' })).toMatchObject({ state: 'ready', locale: 'de-AT' });
+    deps = { ...deps, definitions: catalogOf({ 'acme-weekly': { name: 'acme-weekly', title: 'ACME weekly', locale: 'fr-CA' } }) };
+    expect(await viewRunLink(token().token, deps, { acceptLanguage: 'de' })).toMatchObject({ state: 'ready', locale: 'fr-CA' });
+    expect(await startRunLink(lang('de-DE'), deps)).toMatchObject({ state: 'running', locale: 'de-DE' });
+  });
+
   it("writes a finished export's headline figures in the report's locale", async () => {
     deps = { ...deps, definitions: catalogOf({ 'acme-weekly': { name: 'acme-weekly', title: 'ACME weekly', timeZone: 'Europe/Berlin', locale: 'de-DE' } }) };
     const first = await startRunLink(token().token, deps);
@@ -224,7 +233,7 @@ describe('run links (start, join, reuse, limits)', () => {
     const first = await startRunLink(link.token, deps);
     await finish(exportIdOf(first)!, 'failed');
     const shown = await showRun(link.token, exportIdOf(first), deps);
-    expect(shown).toEqual({ state: 'failed', exportId: exportIdOf(first), title: 'ACME weekly' });
+    expect(shown).toEqual({ state: 'failed', exportId: exportIdOf(first), title: 'ACME weekly', locale: 'en-GB' });
     expect(JSON.stringify(shown)).not.toContain('internal');
     expect(await startRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-0002' });
   });
@@ -288,8 +297,8 @@ describe('run links (start, join, reuse, limits)', () => {
 
   it('a GET only shows: the button when nothing runs, the running or fresh export to join; it never starts or counts', async () => {
     const link = token();
-    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly' });
-    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly' });
+    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly', locale: 'en-GB' });
+    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly', locale: 'en-GB' });
     expect(launched).toHaveLength(0);
     expect(await startsCounted(link.id)).toBe(0);
 
@@ -299,7 +308,7 @@ describe('run links (start, join, reuse, limits)', () => {
     await finish(exportIdOf(started)!);
     expect(await viewRunLink(token().token, deps)).toMatchObject({ state: 'done', exportId: exportIdOf(started) });
     later(6);
-    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly' });
+    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly', locale: 'en-GB' });
     expect(launched).toHaveLength(1);
     expect(await startsCounted(link.id)).toBe(1);
   });
@@ -334,9 +343,9 @@ describe('run links (start, join, reuse, limits)', () => {
     expect(await viewRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-ghost' });
     expect(await showRun(link.token, 'export-ghost', deps)).toMatchObject({ state: 'running', exportId: 'export-ghost' });
     later(2);
-    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly' });
+    expect(await viewRunLink(link.token, deps)).toEqual({ state: 'ready', title: 'ACME weekly', locale: 'en-GB' });
     // The link is valid; that export is simply not kept: the page offers a fresh copy, it does not call the link withdrawn.
-    expect(await showRun(link.token, 'export-ghost', deps)).toEqual({ state: 'ready', title: 'ACME weekly', gone: true });
+    expect(await showRun(link.token, 'export-ghost', deps)).toEqual({ state: 'ready', title: 'ACME weekly', locale: 'en-GB', gone: true });
     expect(await startRunLink(link.token, deps)).toMatchObject({ state: 'running', exportId: 'export-0001' });
   });
 

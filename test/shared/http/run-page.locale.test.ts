@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunView } from '../../../shared/http/run-link';
 import { renderRunPage } from '../../../shared/http/run-page';
+import { messagesFor } from '../../../shared/core/i18n/messages';
 import { LOCALES, type TestLocale } from '../../support/locale-run';
 
 const done = (locale: string | undefined): RunView => ({
@@ -15,7 +16,8 @@ describe("the run page in the report's locale", () => {
     const want = LOCALES[locale];
     it(`dates an earlier export and counts rows as ${locale} writes them`, () => {
       const finished = renderRunPage(done(locale), 'tok', { pageToken: 'p' }).body;
-      expect(finished).toContain(`This copy was exported on ${want.generated}. It is not the latest data.`);
+      // In the locale's own words (the English reads as before: the last test).
+      expect(finished).toContain(messagesFor(locale).t('runPage.earlier', { when: want.generated }));
       expect(finished).toContain(`<time datetime="2026-11-26T06:00:00.000Z">${want.generated}</time>`);
       // The saved file's name keeps the sortable ISO day, whatever the locale.
       expect(finished).toContain('title="ACME weekly – 2026-11-26.xlsx"');

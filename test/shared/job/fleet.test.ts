@@ -10,7 +10,8 @@ import { runFleet } from '../../support/fleet';
  * A small fleet at one instant (8 reports of 2 tenants, each mailing 2 readers and posting to one chat
  * channel) through a concurrency cap of 3, tenants limited to 20 requests a second and SES to 14
  * messages: the crowded minute is late, never lost; nobody is mailed twice, no channel posted to twice;
- * no owner hears of a throttle. The stand-in of Lambda (async-invocations.test.ts) backs off from
+ * no owner hears of a throttle; through the scheduled-runs queue (the stack's way) and through Lambda's
+ * asynchronous invocation. The stand-in of Lambda (async-invocations.test.ts) backs off from
  * 100 ms here instead of 1 s, so the test waits less; the order of things is the same.
  */
 let dir: string;
@@ -22,7 +23,27 @@ afterAll(async () => {
 });
 
 describe('a fleet scheduled at one instant', () => {
-  it('delivers every report exactly once to every reader, through the cap, the tenant rates and the send rate', async () => {
+  it('delivers every report exactly once through the scheduled-runs queue: at most its maximum at once, a freed slot taking the next run', async () => {
+    const figures = await runFleet({
+      reports: 8,
+      tenants: 2,
+      readers: 2,
+      concurrency: 3,
+      tenantRate: 20,
+      sendRate: 14,
+      storage: new LocalDirectoryStorage(join(dir, 'queue')),
+      ledger: new LocalLedger(join(dir, 'queue', '.ledger')),
+      engine: 'queue',
+    });
+    expect(figures).toMatchObject({ reports: 8, deliveredOnce: 8, lost: 0, doubled: 0, readersMailedOnce: 16, ownerNotices: 0, failedEvents: 0, expiredEvents: 0 });
+    expect(figures).toMatchObject({ chatOnce: 8, chatLost: 0, chatDoubled: 0 });
+    // The queue holds what it cannot run yet: nothing is throttled, and no run failed a receive.
+    expect(figures).toMatchObject({ lambdaThrottles: 0, retried: 0, failures: [] });
+    expect(figures.planning429).toBeLessThanOrEqual(figures.planningRequests * 0.05);
+    expect(figures.throttles).toBeLessThanOrEqual(figures.sends * 0.05);
+  });
+
+  it('delivers every report exactly once to every reader through asynchronous invocation too, through the cap, the tenant rates and the send rate', async () => {
     const figures = await runFleet({
       reports: 8,
       tenants: 2,
@@ -32,6 +53,7 @@ describe('a fleet scheduled at one instant', () => {
       sendRate: 14,
       storage: new LocalDirectoryStorage(join(dir, 'runs')),
       ledger: new LocalLedger(join(dir, 'runs', '.ledger')),
+      engine: 'async',
       invocation: { firstBackoffMs: 100, maxBackoffMs: 1_000 },
     });
     expect(figures).toMatchObject({ reports: 8, deliveredOnce: 8, lost: 0, doubled: 0, readersMailedOnce: 16, ownerNotices: 0, failedEvents: 0, expiredEvents: 0 });

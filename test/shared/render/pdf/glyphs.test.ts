@@ -27,6 +27,8 @@ const report: PdfReport = {
         },
       },
       { heading: 'Risks', role: 'headline', lines: [{ label: 'Owner', value: 'Zoë 👍' }] },
+      { heading: 'About this run', role: 'about', lines: [{ label: 'Run id', value: 'run-1' }] },
+      { heading: 'Rows', role: 'about', lines: [{ label: 'Risks', value: 2, type: 'integer' }] },
     ],
   },
   chartSheets: [
@@ -52,7 +54,7 @@ describe('text the PDF\'s fonts cannot draw', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('prints as "?" (one per character), keeps what the fonts have (Hebrew, accents), and says so under the title', () => {
+  it('prints as "?" (one per character), keeps what the fonts have (Hebrew, accents), and says so in About this run', () => {
     expect(text).toContain('OPS-1 Lieferant ??');
     expect(text).toContain('owner ?? ??');
     expect(text).toContain('OPS-2 ????? ???????');
@@ -61,7 +63,12 @@ describe('text the PDF\'s fonts cannot draw', () => {
     // Liberation Sans draws Hebrew (fontkit lays a right-to-left word out right to left).
     expect(text).toMatch(/שלום/);
     expect(text).not.toMatch(/[\u3400-\u9fff\u0600-\u06ff\u{1F300}-\u{1FAFF}]/u);
-    expect(text).toContain('"?" stands for a character this PDF\'s font cannot print (21 in all: Arabic, Han, emoji); the workbook and the CSV files hold the text in full.');
+    const note = '"?" stands for a character this PDF\'s font cannot print (21 in all: Arabic, Han, emoji); the workbook and the CSV files hold the text in full.';
+    expect(text).toContain(note);
+    // The report opens with its figures; how the file was made is said at the end, with the run's other facts.
+    expect(text).toMatch(/^ *Weekly *\n+ *Needs attention *$/m);
+    expect(text).toMatch(/About this run *\n+ *Run id +run-1 *\n+ *"\?" stands for/);
+    expect(text.indexOf(note)).toBeLessThan(text.indexOf('Rows'));
   });
 
   it('counts them by place, with their scripts and a sample, as the manifest lists them', () => {

@@ -32,11 +32,23 @@ describe('readRules', () => {
   it('writes percentages in the report\'s locale, and waits (no reading) while the PI is not scored or the dataset is not read', () => {
     const rule = { figure: 'predictability', below: 80 };
     const scored = readRules([rule], { figures: figures({ piPredictability: predictability(75.25, true) }), changes: { rows: [] } }, de);
-    expect(scored[0]?.items).toEqual([{ key: 'line', text: '75,3 %, below 80,0 %' }]);
+    expect(scored[0]?.items).toEqual([{ key: 'line', text: '75,3 %, unter 80,0 %' }]);
     const early = readRules([rule], { figures: figures({ piPredictability: predictability(42, false) }), changes: { rows: [] } }, en);
     expect(early[0]?.items).toBeUndefined();
     const unread = readRules([{ figure: 'okrProgress', below: 50 }], { figures: figures(), changes: { rows: [] } }, en);
     expect(unread[0]).toMatchObject({ label: 'OKR progress', items: undefined });
+  });
+
+  it("names the figure and writes its line in the reader's language, the margin too", () => {
+    const rules = [{ figure: 'openHighRisks', above: 29 }, { figure: 'overdueRisks', below: 13, clearAbove: 16 }];
+    const read = (locale: string) => readRules(rules, { figures: figures(), changes: { rows: [] } }, readerFormat(locale, 'Europe/Berlin'));
+    expect(read('de-DE').map((r) => ({ label: r.label, items: r.items, hold: r.hold }))).toEqual([
+      { label: 'Offene hohe oder kritische Risiken', items: [{ key: 'line', text: '30, über 29' }], hold: undefined },
+      { label: 'Überfällige Risiken', items: [], hold: [{ key: 'line', text: '14, innerhalb der Spanne von unter 13 (entwarnt über 16)' }] },
+    ]);
+    expect(read('fr-FR')[0]).toMatchObject({ items: [{ key: 'line', text: '30, au-dessus de 29' }] });
+    // English as before.
+    expect(read('en-US')[1]?.hold).toEqual([{ key: 'line', text: '14, within the margin of below 13 (clears above 16)' }]);
   });
 
   it('reads OKR progress as the Summary does: the average of the themes that have one', () => {
