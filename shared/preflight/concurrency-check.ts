@@ -76,11 +76,24 @@ export const SMALL_REPORT_SECONDS = 10;
 export const READERS_PER_REPORT = 3;
 
 /**
+ * The scheduled runs the stack takes at once (the queue's maximum concurrency, within what the account
+ * leaves unreserved) kept busy for the window: a freed slot takes the next run at once (the fleet bench:
+ * 1.00–1.02× the work divided by the concurrency).
+ */
+function lambdaCapacity(account: { readonly unreserved: number; readonly accountLimit: number }, scheduledConcurrency: number | undefined, windowSeconds: number): string {
+  const lambda = `Lambda's ${account.unreserved} unreserved of quota ${account.accountLimit}`;
+  const slots = Math.min(scheduledConcurrency ?? account.unreserved, account.unreserved);
+  const reports = Math.floor((slots * windowSeconds) / SMALL_REPORT_SECONDS);
+  const at = scheduledConcurrency === undefined ? lambda : `${slots} scheduled runs at once (scheduledConcurrency ${scheduledConcurrency}, ${lambda})`;
+  return `${at} run about ${reports} small reports (${SMALL_REPORT_SECONDS} s each)`;
+}
+
+/**
  * How many readers and reports at one hour the account carries within CAPACITY_WINDOW_MINUTES: SES's
  * sending rate (and its daily quota) and Lambda's unreserved concurrency, the two account limits a fleet
  * meets (docs/architecture.md, "A fleet at one hour"). Never blocks: it says what the account carries.
  */
-export async function checkCapacity(region: string, ses: SesAccountReader, lambda: LambdaConcurrencyReader): Promise<Check> {
+export async function checkCapacity(region: string, ses: SesAccountReader, lambda: LambdaConcurrencyReader, scheduledConcurrency?: number): Promise<Check> {
   const fields = { area: 'account' as const, name: `Capacity at one hour (${CAPACITY_WINDOW_MINUTES} min)`, blocks: false };
   const windowSeconds = CAPACITY_WINDOW_MINUTES * 60;
   const parts: string[] = [];
@@ -99,8 +112,7 @@ export async function checkCapacity(region: string, ses: SesAccountReader, lambd
   }
   try {
     const account = await lambda.account();
-    const reports = Math.floor((account.unreserved * windowSeconds) / SMALL_REPORT_SECONDS);
-    parts.push(`Lambda's ${account.unreserved} unreserved of quota ${account.accountLimit} run about ${reports} small reports (${SMALL_REPORT_SECONDS} s each)`);
+    parts.push(lambdaCapacity(account, scheduledConcurrency, windowSeconds));
   } catch (error) {
     unknown.push(`Lambda: ${errorMessage(error)}`);
   }

@@ -142,6 +142,8 @@ export interface DeploymentSettings {
   readonly planningSecretName?: string | undefined;
   /** The export function's reserved concurrency; undefined: none (the default). */
   readonly exportReservedConcurrency?: number | undefined;
+  /** Scheduled runs at once: the scheduled-runs queue's maximum concurrency (cdk.json's scheduledConcurrency). */
+  readonly scheduledConcurrency?: number | undefined;
   readonly reports: readonly KnownReport[];
 }
 

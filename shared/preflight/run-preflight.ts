@@ -67,7 +67,7 @@ export async function runPreflight(target: PreflightTarget, ports: PreflightPort
   const datasets = new Set((mailing.length > 0 ? mailing : inUse).flatMap((r) => Object.keys(r.definition.datasets)));
   const api = await checkApiGroups(credentials, ports.probeApi, datasets, secret);
   const email = await checkEmail(target.region, target.settings, inUse, ports.ses);
-  const capacity = await checkCapacity(target.region, ports.ses, ports.lambda);
+  const capacity = await checkCapacity(target.region, ports.ses, ports.lambda, target.settings.scheduledConcurrency);
   const functionName = stack.outputs?.ExportFunctionName;
   const report = mailing[0]?.definition.name;
   return {

@@ -57,8 +57,9 @@ describe('minimal configuration', () => {
       { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' } })] } },
       1,
     );
-    // Failed exports, Scheduler's dead letters, sync events EventBridge could not hand over.
-    synthesized.template.resourceCountIs('AWS::SQS::Queue', 3);
+    // Failed exports, Scheduler's dead letters, sync events EventBridge could not hand over, the
+    // scheduled runs' queue and its dead letters.
+    synthesized.template.resourceCountIs('AWS::SQS::Queue', 5);
   });
 
   it('creates the alarm topic without subscriptions', () => {

@@ -131,6 +131,18 @@ describe('the capacity at one hour', () => {
     expect(check.detail).toContain("Lambda's 1000 unreserved of quota 1000 run about 90000 small reports (10 s each)");
   });
 
+  it('counts the scheduled runs the queue takes at once, within what the account leaves unreserved', async () => {
+    Object.assign(ses.sendQuota, { MaxSendRate: 14, Max24HourSend: 50_000 });
+    Object.assign(stub.limit, { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 });
+    const account = new SesV2AccountReader(createSesAccountClient(REGION, ses.endpoint));
+    const five = await checkCapacity(REGION, account, reader, 5);
+    // 5 slots for 900 s at 10 s a report.
+    expect(five.detail).toContain("5 scheduled runs at once (scheduledConcurrency 5, Lambda's 1000 unreserved of quota 1000) run about 450 small reports (10 s each)");
+    Object.assign(stub.limit, { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 });
+    const more = await checkCapacity(REGION, account, reader, 100);
+    expect(more.detail).toContain("10 scheduled runs at once (scheduledConcurrency 100, Lambda's 10 unreserved of quota 10) run about 900 small reports");
+  });
+
   it('caps the readers by the daily quota (the sandbox: 200 a day) and says what it could not read', async () => {
     Object.assign(ses.sendQuota, { MaxSendRate: 1, Max24HourSend: 200 });
     stub.refuse = true;
