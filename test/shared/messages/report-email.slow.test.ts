@@ -84,11 +84,11 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     expect(email.subject).toBe('Demo company – weekly planning report – 23/11/2026');
   });
 
-  it('shows headline figures, then Needs attention, then one button, then the other files, then the small print', async () => {
+  it('shows the risks, then Needs attention, then one button, then the other headline figures, the other files and the small print', async () => {
     const text = await page.locator('body').innerText();
-    // The headline figures in the order every surface gives them (risks, OKR progress, PI predictability),
-    // then Needs attention, then the files.
-    const order = ['Open risks', 'OKR progress by strategic theme', 'Predictability by board', 'Needs attention', 'Open the workbook', 'Other files', 'Run run-7'];
+    // Phone first: the first headline figures (risks), Needs attention and the button; then the other
+    // headline figures (OKR progress, PI predictability), the files and the small print.
+    const order = ['Open risks', 'Needs attention', 'Open the workbook', 'OKR progress by strategic theme', 'Predictability by board', 'Other files', 'Run run-7'];
     const positions = order.map((o) => text.indexOf(o));
     expect(positions.every((p) => p >= 0), `missing one of ${order.join(', ')} in:\n${text}`).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
