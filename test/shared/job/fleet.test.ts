@@ -43,6 +43,29 @@ describe('a fleet scheduled at one instant', () => {
     expect(figures.throttles).toBeLessThanOrEqual(figures.sends * 0.05);
   });
 
+  it('delivers a medium report and a report that hands over to the fan-out exactly once too, the fan-out started once and its delivery counted with the others', async () => {
+    const figures = await runFleet({
+      reports: 6,
+      tenants: 2,
+      mediumReports: 1,
+      fanOut: true,
+      readers: 2,
+      concurrency: 3,
+      tenantRate: 20,
+      sendRate: 14,
+      storage: new LocalDirectoryStorage(join(dir, 'mixed')),
+      ledger: new LocalLedger(join(dir, 'mixed', '.ledger')),
+      engine: 'queue',
+    });
+    expect(figures).toMatchObject({ reports: 6, deliveredOnce: 6, lost: 0, doubled: 0, readersMailedOnce: 12, ownerNotices: 0, failedEvents: 0, failures: [] });
+    expect(figures).toMatchObject({ chatOnce: 6, chatLost: 0, chatDoubled: 0 });
+    // The large tenant's report went through the fan-out (once), and the last delivery waited for it.
+    expect(figures.fanOuts).toBe(1);
+    expect(figures.fanOutMs).toBeGreaterThan(0);
+    expect(figures.lowerBoundMs).toBeGreaterThanOrEqual(figures.fanOutMs);
+    expect(figures.planning429).toBeLessThanOrEqual(figures.planningRequests * 0.05);
+  });
+
   it('delivers every report exactly once to every reader through asynchronous invocation too, through the cap, the tenant rates and the send rate', async () => {
     const figures = await runFleet({
       reports: 8,
