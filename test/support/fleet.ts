@@ -43,6 +43,8 @@ export interface FleetOptions {
    * run with the local driver beside the cap (fleet-fan-out.ts). Default no.
    */
   readonly fanOut?: boolean;
+  /** The medium and the large tenant's sizes (default: the demo company, and it with twice its boards); the test's are smaller, to stay fast. */
+  readonly shapes?: { readonly medium?: TenantPreset | Partial<TenantShape>; readonly large?: TenantPreset | Partial<TenantShape> };
   /** Readers each report mails. */
   readonly readers: number;
   /** Runs at once: the queue's maximum concurrency, or the account's cap Lambda's asynchronous invocation meets (10 on a new account). */
@@ -133,7 +135,7 @@ function fleetLayout(options: FleetOptions): FleetLayout {
   const small = options.reports - medium - fanOut;
   if (small < 0) throw new Error(`a fleet of ${options.reports} reports cannot hold ${medium} medium ones and ${fanOut} fan-out`);
   const kinds = Array.from({ length: options.reports }, (_, k): FleetReportKind => (k < small ? 'small' : k < small + medium ? 'medium' : 'fan-out'));
-  const shapes = [...Array.from({ length: options.tenants }, () => 'tiny' as const), ...(medium > 0 ? [MEDIUM_TENANT] : []), ...(fanOut > 0 ? [LARGE_TENANT] : [])];
+  const shapes = [...Array.from({ length: options.tenants }, () => 'tiny' as const), ...(medium > 0 ? [options.shapes?.medium ?? MEDIUM_TENANT] : []), ...(fanOut > 0 ? [options.shapes?.large ?? LARGE_TENANT] : [])];
   const tenantOf = (k: number): number => (kinds[k] === 'small' ? k % options.tenants : kinds[k] === 'medium' ? options.tenants : shapes.length - 1);
   return { kinds, shapes, tenantOf };
 }

@@ -49,6 +49,8 @@ describe('a fleet scheduled at one instant', () => {
       tenants: 2,
       mediumReports: 1,
       fanOut: true,
+      // Smaller than the bench's, to stay fast: the medium tenant's boards hold more items than the tiny one's; the large one has 6 boards of the tiny size (3 workers of 2).
+      shapes: { medium: { itemsPerBoard: 30 }, large: { boards: 6 } },
       readers: 2,
       concurrency: 3,
       tenantRate: 20,
