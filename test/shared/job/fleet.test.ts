@@ -11,7 +11,8 @@ import { runFleet } from '../../support/fleet';
  * channel) through a concurrency cap of 3, tenants limited to 20 requests a second and SES to 14
  * messages: the crowded minute is late, never lost; nobody is mailed twice, no channel posted to twice;
  * no owner hears of a throttle; through the scheduled-runs queue (the stack's way) and through Lambda's
- * asynchronous invocation. The stand-in of Lambda (async-invocations.test.ts) backs off from
+ * asynchronous invocation; and a mixed one, with a medium tenant's report and a large tenant's that
+ * hands over to the fan-out (its steps run by the local driver). The stand-in of Lambda (async-invocations.test.ts) backs off from
  * 100 ms here instead of 1 s, so the test waits less; the order of things is the same.
  */
 let dir: string;
