@@ -20,13 +20,17 @@ import { LAMBDA_MEMORY_MB } from './e2e';
  */
 export interface FleetSectionOptions {
   readonly reports: number;
+  /** Tenants of small reports; the medium tenant and the fan-out's large one come beside them. */
   readonly tenants: number;
+  /** Reports of the medium tenant, and whether one report of a large tenant hands over to the fan-out. */
+  readonly mediumReports: number;
+  readonly fanOut: boolean;
   readonly caps: readonly number[];
   /** What starts the runs: the stack's scheduled-runs queue (default) or Lambda's asynchronous invocation, as before it. */
   readonly engine: 'queue' | 'async';
 }
 
-export const DEFAULT_FLEET: FleetSectionOptions = { reports: 500, tenants: 5, caps: [10, 100], engine: 'queue' };
+export const DEFAULT_FLEET: FleetSectionOptions = { reports: 500, tenants: 5, mediumReports: 5, fanOut: true, caps: [10, 100], engine: 'queue' };
 const TENANT_RATE = 20;
 const SEND_RATE = 14;
 const READERS = 3;
@@ -42,6 +46,17 @@ const ASYNC_STAND_IN =
   "The stand-in of Lambda's asynchronous invocation (test/support/async-invocations.ts) keeps the cap: an event that finds it taken is throttled and tried again " +
   'after a backoff from 1 s doubling to 5 minutes (jittered: AWS does not say how; unjittered, every event throttled at the instant would retry at the same moments), ' +
   'for up to 6 hours; a slot freed between two tries stays idle until some event tries again, as in Lambda. "Lambda stand-in" counts the tries that found the cap taken, the function errors retried and the events given up (after two retries or 6 hours). ';
+
+/** The fleet's reports by kind, for the section's first line. */
+function fleetMix(options: FleetSectionOptions): string {
+  const small = options.reports - options.mediumReports - (options.fanOut ? 1 : 0);
+  const tenants = options.tenants + (options.mediumReports > 0 ? 1 : 0) + (options.fanOut ? 1 : 0);
+  return [
+    `${small} small ones of ${options.tenants} tenants (the simulator's tiny tenant: risks as CSV)`,
+    ...(options.mediumReports > 0 ? [`${options.mediumReports} medium ones of one tenant (the simulator's demo company: risks and board items as CSV)`] : []),
+    ...(options.fanOut ? ["one of a large tenant's (the demo company with 8 boards) that outgrew one function last week and hands over to the fan-out"] : []),
+  ].join(', ') + ` (${tenants} tenants)`;
+}
 
 const percent = (part: number, whole: number): string => `${whole === 0 ? '0' : ((100 * part) / whole).toFixed(1)} %`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -97,6 +112,8 @@ async function oneFleet(options: FleetSectionOptions, cap: number): Promise<Flee
     const figures = await runFleet({
       reports: options.reports,
       tenants: options.tenants,
+      mediumReports: options.mediumReports,
+      fanOut: options.fanOut,
       readers: READERS,
       concurrency: cap,
       engine: options.engine,
@@ -137,6 +154,7 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
       ? `${f.retried} failed receives retried, ${f.failedEvents} dead-lettered`
       : `${f.lambdaThrottles} throttled tries, ${f.retried} function errors retried, ${f.failedEvents + f.expiredEvents} given up`,
     `${seconds(f.lastDeliveryMs)} vs ${seconds(f.lowerBoundMs)} (${f.bound}): ${ratio(f.lastDeliveryMs / f.lowerBoundMs)}`,
+    f.fanOuts > 0 ? `${f.fanOuts} started, ${seconds(f.fanOutMs)}` : 'none',
     `${f.functionPeakMb} MB (heap ${f.functionHeapMb} MB)`,
     `${f.processPeakMb} MB`,
   ]);
@@ -146,7 +164,7 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
   const failures = runs.flatMap(({ cap, f }) => f.failures.map((x) => `cap ${cap}: ${x.event}, try ${x.attempt} at ${seconds(x.atMs)}: ${x.error}`));
   for (const line of failures) console.warn(`fleet: a run failed: ${line}`);
   const markdown = [
-    `${options.reports} reports of ${options.tenants} tenants (the simulator's tiny tenant: risks as CSV), every one scheduled for the same instant, each mailing ${READERS} readers and posting to one chat channel (Slack for half, Teams for the other half, on a local webhook stand-in); ` +
+    `${options.reports} reports: ${fleetMix(options)}, every one scheduled for the same instant, each mailing ${READERS} readers and posting to one chat channel (Slack for half, Teams for the other half, on a local webhook stand-in); ` +
       `tenants limited to ${TENANT_RATE} requests a second, SES to ${SEND_RATE} messages a second; the runs' pace in dynalite, the files in s3rver (its own process). ` +
       (options.engine === 'queue'
         ? "The runs start as the stack starts them: each schedule's message on the scheduled-runs queue, the export function's queue door taking them one at a time through the event source's maximum concurrency (the cap). "
@@ -154,15 +172,15 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
       'One run of the bench per cap:',
     '',
     table(
-      ['cap', 'delivered once', 'lost', 'doubled', 'readers mailed once', 'chat posted once', 'owners told', '429s', 'mail throttles', options.engine === 'queue' ? 'queue stand-in' : 'Lambda stand-in', 'last delivery vs lower bound', 'export function peak', 'bench process peak'],
+      ['cap', 'delivered once', 'lost', 'doubled', 'readers mailed once', 'chat posted once', 'owners told', '429s', 'mail throttles', options.engine === 'queue' ? 'queue stand-in' : 'Lambda stand-in', 'last delivery vs lower bound', 'fan-out', 'export function peak', 'bench process peak'],
       rows,
     ),
     '',
-    "The lower bound is the largest of: the busiest tenant's requests ÷ its rate, the e-mails ÷ the send rate, the summed time of the runs ÷ the cap. " +
+    "The lower bound is the largest of: the busiest tenant's requests ÷ its rate, the e-mails ÷ the send rate, the summed time of the runs ÷ the cap, the fan-out's own time (it starts at the instant at the earliest). " +
       (options.engine === 'queue' ? QUEUE_STAND_IN : ASYNC_STAND_IN) +
       `"Export function peak" is one function's memory: after each fleet, ${PROBES} reports more of the fleet's kind run one at a time, each alone in a fresh Node process ` +
       `(bundled, \`--max-old-space-size=${LAMBDA_MEMORY_MB}\`) against the same services, and the largest peak RSS is shown, with the largest heap in use sampled every 10 ms; ` +
-      "Lambda's runtime adds its own tens of MB. Every report of the fleet runs on the export function: none of these tenants hands over to the fan-out, whose workers' and assembler's peaks are in its own sections. " +
+      "Lambda's runtime adds its own tens of MB. The probes are small reports; the fan-out's report runs its steps (plan, workers, assembler: test/support/fleet-fan-out.ts, the project's local driver) in the bench process beside the cap, as the state machine's own functions run beside the export function's; their peaks are in the fan-out's own section. " +
       '"Bench process peak" is the RSS of the process that runs the whole fleet at the cap (every concurrent run, the simulators, dynalite, SES and the webhook stand-in), not a function\'s. ' +
       '`--fleet-reports` sets the size, `--fleet-caps` the caps, `--fleet-engine async` runs the runs through asynchronous invocation instead.',
     ...(told.length > 0 ? ['', `What the owners were told: ${told.join('; ')}.`] : []),

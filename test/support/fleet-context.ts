@@ -28,14 +28,20 @@ export const fleetReaderOf = (report: number, reader: number): string => `r${rep
 /** Report `k` posts to one chat channel: Slack for even reports, Teams for odd ones. */
 export const fleetChannelPath = (k: number): string => `${k % 2 === 0 ? 'slack' : 'teams'}/${fleetReportName(k)}`;
 
-/** Report `k` of the fleet: the risks of its tenant as CSV, mailed to its readers and posted to its channel, its owner told of a failure. */
-export function fleetReport(k: number, readers: number): Record<string, unknown> {
+/**
+ * What a fleet report exports: a small one its tenant's risks; a medium one and the one that hands over
+ * to the fan-out also their boards' items (the fan-out splits its work by board).
+ */
+export type FleetReportKind = 'small' | 'medium' | 'fan-out';
+
+/** Report `k` of the fleet: its tenant's data as CSV, mailed to its readers and posted to its channel, its owner told of a failure. */
+export function fleetReport(k: number, readers: number, kind: FleetReportKind = 'small'): Record<string, unknown> {
   const to = Array.from({ length: readers }, (_, i) => fleetReaderOf(k, i));
   return {
     name: fleetReportName(k),
     title: `Fleet ${k}`,
     timeZone: 'UTC',
-    datasets: { risks: {} },
+    datasets: kind === 'small' ? { risks: {} } : { risks: {}, boardItems: {} },
     formats: ['csv'],
     email: { to, onFailure: [FLEET_OWNER] },
     // The secret's field names the channel's path on the webhook stand-in (fleetWebhookUrl).

@@ -5,14 +5,17 @@ import { SCHEDULED_RUNS } from '../../shared/core/names';
 import type { ExportJobRequest } from '../../shared/job/request';
 import { runJob } from '../../shared/job/run-job';
 import type { Storage } from '../../shared/storage/storage';
-import { startSimulator, type RunningSimulator } from '../../simulator/index';
+import { PRESETS, startSimulator, type RunningSimulator, type TenantPreset, type TenantShape } from '../../simulator/index';
+import { DEFAULT_FAN_OUT_ROWS } from '../../shared/core/defaults';
+import { noteOutgrown } from '../../shared/report/run/run-route';
+import { fleetFanOut, type FleetFanOut } from './fleet-fan-out';
 import { silentLog } from '../../shared/core/logger';
 import type { JobContext } from '../../shared/job/run-job';
 import { queuedRunsSchema, runQueuedJobs, type QueuedAttempt } from '../../shared/job/queue-door';
 import { asyncInvocations, type AsyncInvocationOptions, type InvocationFailure, type InvocationStats } from './async-invocations';
 import { sqsEvent } from './lambda-events';
 import { queueInvocations, type QueueInvocationOptions } from './queue-invocations';
-import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetSesClient, fleetReaderOf, fleetReport, fleetReportName, type FleetServices } from './fleet-context';
+import { FLEET_OWNER, fleetChannelPath, fleetJobContext, fleetSesClient, fleetReaderOf, fleetReport, fleetReportName, type FleetReportKind, type FleetServices } from './fleet-context';
 import { startSesLocal, type StoredMail } from './ses-local';
 import { startRefusingSes } from './ses-refusals';
 import { startWebhookRecorder, type RecordedPost } from './webhook-recorder';
@@ -28,8 +31,20 @@ import { startWebhookRecorder, type RecordedPost } from './webhook-recorder';
  * `npm run bench -- --only fleet` (large) both run it.
  */
 export interface FleetOptions {
+  /** Reports in all, the medium ones and the fan-out's among them (the last ones). */
   readonly reports: number;
+  /** Tenants of small reports (the simulator's tiny tenant each). */
   readonly tenants: number;
+  /** Reports of one tenant more, a medium one (the simulator's demo company: risks and board items); default none. */
+  readonly mediumReports?: number;
+  /**
+   * Whether the fleet's last report is of a large tenant's that hands over to the fan-out: it outgrew
+   * one function last week (the route's note), so its scheduled run starts the fan-out, whose steps
+   * run with the local driver beside the cap (fleet-fan-out.ts). Default no.
+   */
+  readonly fanOut?: boolean;
+  /** The medium and the large tenant's sizes (default: the demo company, and it with twice its boards); the test's are smaller, to stay fast. */
+  readonly shapes?: { readonly medium?: TenantPreset | Partial<TenantShape>; readonly large?: TenantPreset | Partial<TenantShape> };
   /** Readers each report mails. */
   readonly readers: number;
   /** Runs at once: the queue's maximum concurrency, or the account's cap Lambda's asynchronous invocation meets (10 on a new account). */
@@ -97,14 +112,39 @@ export interface FleetFigures {
   readonly lastDeliveryMs: number;
   readonly lowerBoundMs: number;
   readonly bound: string;
+  /** Fan-outs started (once per run), and the longest one's time from its start to its assembler's end. */
+  readonly fanOuts: number;
+  readonly fanOutMs: number;
+}
+
+/** The medium tenant: the simulator's demo company (4 boards of 150 features, 120 risks). */
+const MEDIUM_TENANT: TenantPreset = 'demo';
+/** The tenant that hands over to the fan-out: the demo company with twice its boards (8: 4 workers of 2 boards). */
+const LARGE_TENANT: Partial<TenantShape> = { ...PRESETS.demo, boards: 8 };
+
+/** Which report is of which kind and tenant: the small ones first, round the small tenants, then the medium ones, then the fan-out's. */
+interface FleetLayout {
+  readonly kinds: readonly FleetReportKind[];
+  readonly shapes: readonly (TenantPreset | Partial<TenantShape>)[];
+  tenantOf(k: number): number;
+}
+
+function fleetLayout(options: FleetOptions): FleetLayout {
+  const medium = options.mediumReports ?? 0;
+  const fanOut = options.fanOut ? 1 : 0;
+  const small = options.reports - medium - fanOut;
+  if (small < 0) throw new Error(`a fleet of ${options.reports} reports cannot hold ${medium} medium ones and ${fanOut} fan-out`);
+  const kinds = Array.from({ length: options.reports }, (_, k): FleetReportKind => (k < small ? 'small' : k < small + medium ? 'medium' : 'fan-out'));
+  const shapes = [...Array.from({ length: options.tenants }, () => 'tiny' as const), ...(medium > 0 ? [options.shapes?.medium ?? MEDIUM_TENANT] : []), ...(fanOut > 0 ? [options.shapes?.large ?? LARGE_TENANT] : [])];
+  const tenantOf = (k: number): number => (kinds[k] === 'small' ? k % options.tenants : kinds[k] === 'medium' ? options.tenants : shapes.length - 1);
+  return { kinds, shapes, tenantOf };
 }
 
 /** Runs the fleet once and counts what happened. */
 export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
+  const layout = fleetLayout(options);
   const sims = await Promise.all(
-    Array.from({ length: options.tenants }, (_, t) =>
-      startSimulator({ tenant: 'tiny', seed: t + 1, companyPrefix: `tenant${t}`, faults: { rateLimit: { perSecond: options.tenantRate } } }),
-    ),
+    layout.shapes.map((tenant, t) => startSimulator({ tenant, seed: t + 1, companyPrefix: `tenant${t}`, faults: { rateLimit: { perSecond: options.tenantRate } } })),
   );
   const ses = await startSesLocal();
   const front = await startRefusingSes(ses.endpoint);
@@ -112,14 +152,15 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
   const hooks = await startWebhookRecorder();
   const sesClient = fleetSesClient(front.endpoint);
   try {
-    const reports = Array.from({ length: options.reports }, (_, k) => fleetReport(k, options.readers));
+    const reports = layout.kinds.map((kind, k) => fleetReport(k, options.readers, kind));
     // When each report message went out, as the mailer saw SES accept it (the mail store keeps whole seconds only).
     const sentAt: number[] = [];
     const webhookBase = hooks.url('').replace(/\/$/, '');
+    const instant = systemClock();
     const contexts = sims.map((sim) =>
       fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: sesClient, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
     );
-    const instant = systemClock();
+    const fanOut = await fanOutRoute(options, layout, contexts, instant);
     const work: number[] = [];
     const timed = async <T>(run: () => Promise<T>): Promise<T> => {
       const started = Date.now();
@@ -130,14 +171,17 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
       }
     };
     const request = (k: number) => ({ report: fleetReportName(k), source: 'schedule' as const, scheduledTime: instant.toISOString(), executionId: `fleet-${k}` });
-    const contextOf = (k: number) => contexts[k % options.tenants]!;
-    const stats =
+    const contextOf = (k: number) => contexts[layout.tenantOf(k)]!;
+    const invoked =
       (options.engine ?? 'queue') === 'queue'
         ? await queued(reports.length, options, (k, receiveCount) => timed(() => throughQueueDoor(request(k), receiveCount, contextOf(k))))
         : await asyncInvocations(reports.map((_, k) => k), options.concurrency, (k) => timed(() => asInvoked(request(k), contextOf(k), options.ledger)), options.invocation);
+    // The fan-out's functions run beside the cap; the fleet is done when its assembler is.
+    await fanOut?.settled();
+    const stats = { ...invoked, failures: [...invoked.failures, ...(fanOut?.failures ?? [])] };
     const mails = await ses.fetchStore();
-    const figures = countFleet({ options, mails, posts: hooks.posts, sims, sends: front.refused + mails.length, throttles: front.throttled, stats, work, instant: instant.getTime(), sentAt });
-    await options.afterCount?.({ credentials: sims.map((s) => s.credentials()), sesEndpoint: front.endpoint, webhookBase });
+    const figures = countFleet({ options, mails, posts: hooks.posts, sims, sends: front.refused + mails.length, throttles: front.throttled, stats, work, instant: instant.getTime(), sentAt, fanOuts: fanOut?.runs ?? [] });
+    await options.afterCount?.({ credentials: sims.slice(0, options.tenants).map((s) => s.credentials()), sesEndpoint: front.endpoint, webhookBase });
     return figures;
   } finally {
     sesClient.destroy();
@@ -146,6 +190,24 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
     await ses.close();
     await Promise.all(sims.map((s) => s.close()));
   }
+}
+
+/**
+ * The route to the fan-out for the large tenant's function (the others have none: they never hand
+ * over), with its report noted as outgrown a week before the instant, as its last week's run that did
+ * not fit one function would have noted it; the state machine's stand-in runs the steps with that
+ * tenant's context. Undefined when the fleet has no fan-out report.
+ */
+async function fanOutRoute(options: FleetOptions, layout: FleetLayout, contexts: JobContext[], instant: Date): Promise<FleetFanOut | undefined> {
+  const k = layout.kinds.indexOf('fan-out');
+  if (k < 0) return undefined;
+  const t = layout.tenantOf(k);
+  const base = contexts[t]!;
+  const lastWeek = new Date(instant.getTime() - 7 * 86_400_000);
+  await noteOutgrown(fleetReportName(k), 'last-week', lastWeek.toISOString(), { ledger: options.ledger, clock: () => lastWeek });
+  const starter = fleetFanOut(() => base, instant.getTime());
+  contexts[t] = { ...base, fanOut: { starter, rows: DEFAULT_FAN_OUT_ROWS } };
+  return starter;
 }
 
 /** The runs through the scheduled-runs queue's stand-in, counted as the async stand-in counts (no throttles: the queue holds the runs). */
@@ -189,6 +251,7 @@ interface Counted {
   readonly work: readonly number[];
   readonly instant: number;
   readonly sentAt: readonly number[];
+  readonly fanOuts: readonly { readonly wallMs: number }[];
 }
 
 /** The fleet's figures from what was mailed and what the servers logged. */
@@ -222,6 +285,8 @@ function countFleet(counted: Counted): FleetFigures {
     ['send rate', (mails.length / options.sendRate) * 1000],
     // A run's time includes its waits for the paces, so this bound is generous when the rates bind.
     ['work ÷ cap', counted.work.reduce((a, b) => a + b, 0) / options.concurrency],
+    // The fan-out starts at the instant at the earliest: its own time (plan, workers, assembler) bounds the last delivery too.
+    ['fan-out run', Math.max(0, ...counted.fanOuts.map((f) => f.wallMs))],
   ];
   const [bound, lowerBoundMs] = bounds.reduce((a, b) => (b[1] > a[1] ? b : a));
   const last = Math.max(...counted.sentAt);
@@ -252,5 +317,7 @@ function countFleet(counted: Counted): FleetFigures {
     lastDeliveryMs: last - counted.instant,
     lowerBoundMs,
     bound,
+    fanOuts: counted.fanOuts.length,
+    fanOutMs: Math.max(0, ...counted.fanOuts.map((f) => f.wallMs)),
   };
 }

@@ -11,7 +11,8 @@ import { runFleet } from '../../support/fleet';
  * channel) through a concurrency cap of 3, tenants limited to 20 requests a second and SES to 14
  * messages: the crowded minute is late, never lost; nobody is mailed twice, no channel posted to twice;
  * no owner hears of a throttle; through the scheduled-runs queue (the stack's way) and through Lambda's
- * asynchronous invocation. The stand-in of Lambda (async-invocations.test.ts) backs off from
+ * asynchronous invocation; and a mixed one, with a medium tenant's report and a large tenant's that
+ * hands over to the fan-out (its steps run by the local driver). The stand-in of Lambda (async-invocations.test.ts) backs off from
  * 100 ms here instead of 1 s, so the test waits less; the order of things is the same.
  */
 let dir: string;
@@ -41,6 +42,31 @@ describe('a fleet scheduled at one instant', () => {
     expect(figures).toMatchObject({ lambdaThrottles: 0, retried: 0, failures: [] });
     expect(figures.planning429).toBeLessThanOrEqual(figures.planningRequests * 0.05);
     expect(figures.throttles).toBeLessThanOrEqual(figures.sends * 0.05);
+  });
+
+  it('delivers a medium report and a report that hands over to the fan-out exactly once too, the fan-out started once and its delivery counted with the others', async () => {
+    const figures = await runFleet({
+      reports: 6,
+      tenants: 2,
+      mediumReports: 1,
+      fanOut: true,
+      // Smaller than the bench's, to stay fast: the medium tenant's boards hold more items than the tiny one's; the large one has 6 boards of the tiny size (3 workers of 2).
+      shapes: { medium: { itemsPerBoard: 30 }, large: { boards: 6 } },
+      readers: 2,
+      concurrency: 3,
+      tenantRate: 20,
+      sendRate: 14,
+      storage: new LocalDirectoryStorage(join(dir, 'mixed')),
+      ledger: new LocalLedger(join(dir, 'mixed', '.ledger')),
+      engine: 'queue',
+    });
+    expect(figures).toMatchObject({ reports: 6, deliveredOnce: 6, lost: 0, doubled: 0, readersMailedOnce: 12, ownerNotices: 0, failedEvents: 0, failures: [] });
+    expect(figures).toMatchObject({ chatOnce: 6, chatLost: 0, chatDoubled: 0 });
+    // The large tenant's report went through the fan-out (once), and the last delivery waited for it.
+    expect(figures.fanOuts).toBe(1);
+    expect(figures.fanOutMs).toBeGreaterThan(0);
+    expect(figures.lowerBoundMs).toBeGreaterThanOrEqual(figures.fanOutMs);
+    expect(figures.planning429).toBeLessThanOrEqual(figures.planningRequests * 0.05);
   });
 
   it('delivers every report exactly once to every reader through asynchronous invocation too, through the cap, the tenant rates and the send rate', async () => {
