@@ -88,3 +88,8 @@ export function summariesFromManifest(manifest: Manifest): Readonly<Record<strin
   if (!languages || Object.keys(languages).length === 0) return undefined;
   return Object.fromEntries(Object.entries(languages).map(([locale, s]) => [locale, { title: s.title, sections: s.sections }]));
 }
+
+/** The run's Summary in `locale` when the run stored that language (`summary.languages`), else in the report's own. */
+export function summaryInLanguage(manifest: Manifest, locale: string): ReportSummary {
+  return summariesFromManifest(manifest)?.[locale] ?? summaryFromManifest(manifest);
+}
