@@ -74,7 +74,7 @@ export async function runDiscoverCommand(argv: readonly string[], io: CommandIo)
     if (args.credentials) io.stderr.write((await committableSecretWarning(resolve(io.cwd, args.credentials))) ?? '');
     const source: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
-      : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
+      : new SecretsManagerCredentialsSource({ secretId: args['secret-id']!, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
     const credentials = await source.getCredentials();
     const client = new PlanningApiClient({ now: systemClock, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES }) });
     io.stdout.write(`checking ${credentials.email} against ${credentials.baseUrl} and ${credentials.legacyBaseUrl} (company prefix ${credentials.companyPrefix})\n\n`);

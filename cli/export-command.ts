@@ -142,7 +142,7 @@ export async function runExportCommand(
     if (args.credentials) io.stderr.write((await committableSecretWarning(resolve(io.cwd, args.credentials))) ?? '');
     const credentials: CredentialsSource = args.credentials
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
-      : new SecretsManagerCredentialsSource({ secretId: args['secret-id']! });
+      : new SecretsManagerCredentialsSource({ secretId: args['secret-id']!, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
     planning = { source: credentials, maxResponseBytes: config.API_MAX_RESPONSE_BYTES };
     const storage: Storage = args.bucket
       ? new S3Storage({

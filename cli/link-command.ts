@@ -9,6 +9,7 @@ import { DynamoDbLedger } from '../shared/ledger/dynamodb-ledger';
 import type { Ledger } from '../shared/ledger/ledger';
 import { createRunLinkToken, RUN_LINK_ID_PATTERN } from '../shared/links/run-link-token';
 import { SecretsManagerLinkKeySource } from '../shared/secrets/secret-source';
+import { loadCliConfig } from '../shared/core/config';
 import type { CommandIo } from './export-command';
 import { LOCAL_API_URL, LOCAL_LINK_KEYS, LOCAL_STACK_REPORT_FILE, localStackAddress } from './local-link-keys';
 import { bucketDefinitionStore } from './reports-command';
@@ -140,8 +141,8 @@ async function checkLocalReport(report: string): Promise<void> {
   }
 }
 
-async function currentKeyOf(secretId: string): Promise<LinkKey> {
-  return (await new SecretsManagerLinkKeySource({ secretId }).getKeys()).current;
+async function currentKeyOf(secretId: string, maxAgeSeconds: number): Promise<LinkKey> {
+  return (await new SecretsManagerLinkKeySource({ secretId, maxAgeSeconds }).getKeys()).current;
 }
 
 /** The API and the signing key of a deployed stack, once the report is known to be one of its reports. */
@@ -152,7 +153,7 @@ async function deployedTarget(report: string, args: ReturnType<typeof parse>, io
   const bucket = async () => args.bucket ?? (await outputs?.catch(() => undefined))?.definitionsBucket;
   await assertReportExists(report, bucket, io, deps);
   const target = outputs ? await outputs : { apiUrl: args['api-url']!, keySecret: args['key-secret']! };
-  return { apiUrl: target.apiUrl, key: await (deps.deployedKey ?? currentKeyOf)(target.keySecret) };
+  return { apiUrl: target.apiUrl, key: await (deps.deployedKey ?? ((secretId) => currentKeyOf(secretId, loadCliConfig(io.env).SECRET_MAX_AGE_SECONDS)))(target.keySecret) };
 }
 
 /**

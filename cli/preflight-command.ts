@@ -62,7 +62,7 @@ function awsPorts(region: string, config: PreflightConfig): PreflightPorts {
     ses: new SesV2AccountReader(createSesAccountClient(region, config.AWS_ENDPOINT_URL_SESV2)),
     lambda: new LambdaAccountReader(createLambdaAccountClient(region, config.AWS_ENDPOINT_URL_LAMBDA)),
     schedules: (group) => new ScheduleReader(group, createSchedulerClient(config.AWS_ENDPOINT_URL_SCHEDULER, region)),
-    storedReports: (bucket) => new DefinitionStore(new S3Storage({ bucket, prefix: '', client: createS3Client(config.AWS_ENDPOINT_URL_S3, region) })),
+    storedReports: (bucket) => new DefinitionStore(new S3Storage({ bucket, prefix: '', client: createS3Client(config.AWS_ENDPOINT_URL_S3, region) }), { maxAgeSeconds: config.DEFINITIONS_MAX_AGE_SECONDS }),
     // The discover probe: one question per group, a few retries at most (a preflight waits for no outage).
     probeApi: async (credentials) => {
       const client = new PlanningApiClient({ now: systemClock, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES, timeoutMs: 15_000 }), retry: { maxAttempts: 2 } });

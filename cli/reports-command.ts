@@ -247,12 +247,13 @@ function definitionStore(values: Args['values'], io: CommandIo): DefinitionStore
     throw new UsageError('give --bucket <DefinitionsBucketName> or --dir <folder>, or run where cdk-outputs.json is (npx cdk deploy --outputs-file cdk-outputs.json)');
   }
   if (!values.bucket === !values.dir) throw new UsageError('give exactly one of --bucket or --dir');
-  return values.bucket ? bucketDefinitionStore(values.bucket, io) : new DefinitionStore(new LocalDirectoryStorage(resolve(io.cwd, values.dir!)));
+  return values.bucket ? bucketDefinitionStore(values.bucket, io) : new DefinitionStore(new LocalDirectoryStorage(resolve(io.cwd, values.dir!)), { maxAgeSeconds: loadCliConfig(io.env).DEFINITIONS_MAX_AGE_SECONDS });
 }
 
 /** The stored reports of a stack's definitions bucket (output DefinitionsBucketName), as every command reaches them. */
 export function bucketDefinitionStore(bucket: string, io: CommandIo): DefinitionStore {
-  return new DefinitionStore(new S3Storage({ bucket, prefix: '', client: createS3Client(loadCliConfig(io.env).AWS_ENDPOINT_URL_S3) }));
+  const config = loadCliConfig(io.env);
+  return new DefinitionStore(new S3Storage({ bucket, prefix: '', client: createS3Client(config.AWS_ENDPOINT_URL_S3) }), { maxAgeSeconds: config.DEFINITIONS_MAX_AGE_SECONDS });
 }
 
 function runHistory(values: Args['values'], io: CommandIo): { ledger?: Ledger; storage?: Storage } {

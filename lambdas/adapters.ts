@@ -39,18 +39,13 @@ export function reportsStorage(client: S3Client, config: { readonly REPORTS_BUCK
   });
 }
 
-/**
- * The stored reports in the definitions bucket. A handler whose configuration has
- * DEFINITIONS_MAX_AGE_SECONDS reads them through a cache of that age; one without it takes the
- * store's default.
- */
+/** The stored reports in the definitions bucket, read through a cache of the door's DEFINITIONS_MAX_AGE_SECONDS. */
 export function definitionStore(
   client: S3Client,
-  config: { readonly DEFINITIONS_BUCKET: string; readonly DEFINITIONS_MAX_AGE_SECONDS?: number | undefined },
+  config: { readonly DEFINITIONS_BUCKET: string; readonly DEFINITIONS_MAX_AGE_SECONDS: number },
 ): DefinitionStore {
   const storage = new S3Storage({ client, bucket: config.DEFINITIONS_BUCKET, prefix: '' });
-  const maxAgeSeconds = config.DEFINITIONS_MAX_AGE_SECONDS;
-  return new DefinitionStore(storage, maxAgeSeconds === undefined ? {} : { maxAgeSeconds });
+  return new DefinitionStore(storage, { maxAgeSeconds: config.DEFINITIONS_MAX_AGE_SECONDS });
 }
 
 /** The stack's whole ledger table (suppressions, run links, job statuses). */

@@ -1,5 +1,5 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { DefinitionStore } from '../../shared/definitions/definition-store';
+import { storedReports } from '../../test/support/door-settings';
 import { storedDefinitionText } from '../../shared/definitions/stored-definition';
 import { S3Storage } from '../../shared/storage/s3-storage';
 import { startS3rver } from '../../test/support/s3rver';
@@ -17,7 +17,7 @@ const MAX_READ_RATIO = 1.5;
 export async function measureDefinitionsRead(repeat: number): Promise<{ markdown: string; targets: TargetCheck[] }> {
   const s3 = await startS3rver({ bucket: 'definitions' });
   try {
-    const seed = new DefinitionStore(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
+    const seed = storedReports(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
     const report = (i: number) => ({
       definition: {
         name: `train-${String(i).padStart(3, '0')}`,
@@ -37,7 +37,7 @@ export async function measureDefinitionsRead(repeat: number): Promise<{ markdown
       const client = s3.createClient();
       const t0 = performance.now();
       if (i % 2 === 0) {
-        const definitions = new DefinitionStore(new S3Storage({ client, bucket: s3.bucket, prefix: '' }));
+        const definitions = storedReports(new S3Storage({ client, bucket: s3.bucket, prefix: '' }));
         await definitions.get('train-250');
         store.push(performance.now() - t0);
         const t1 = performance.now();

@@ -25,6 +25,7 @@ const presigner = createPresigner({ client: s3, bucket: config.REPORTS_BUCKET, p
 const linkKeys = new SecretsManagerLinkKeySource({
   secretId: config.LINK_KEY_SECRET_ID,
   client: secretsClient(tracer),
+  maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS,
 });
 // Its SDK client is built by the first start (lambda-launcher.ts), traced as the others are.
 const launcher = new LambdaJobLauncher({

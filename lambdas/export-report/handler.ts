@@ -40,7 +40,7 @@ const credentials = new SecretsManagerCredentialsSource({
   client: secrets,
   maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS,
 });
-const linkKeys = new SecretsManagerLinkKeySource({ secretId: config.LINK_KEY_SECRET_ID, client: secrets });
+const linkKeys = new SecretsManagerLinkKeySource({ secretId: config.LINK_KEY_SECRET_ID, client: secrets, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
 // Chat channels' webhook URLs, read from the secrets their definitions name (the stack grants read on those).
 const webhooks = new SecretsManagerWebhookSource({ client: secrets, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
 // Every message at the account's sending rate, shared by all runs at once through the ledger.

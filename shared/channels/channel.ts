@@ -58,6 +58,8 @@ export interface ChannelMessage {
 
 /** The words a chat message adds around the report's figures, in one reader's language. */
 export interface ChannelWords {
+  /** The tag the words are in (Messages.language), for an e-mail's `lang`. */
+  readonly language: string;
   generated(when: string): string;
   run(runId: string): string;
   /** "…and 3 more in the workbook" (`inWorkbook`), "…and 3 more". */
@@ -76,6 +78,7 @@ export interface ChannelWords {
 /** The channel words of `messages` (the reader's, resolved once with the reader's format). */
 export function channelWords(messages: Messages): ChannelWords {
   return {
+    language: messages.language,
     generated: (when) => messages.t('chat.generated', { when }),
     run: (runId) => messages.t('chat.run', { runId }),
     more: (count, inWorkbook) => messages.t(inWorkbook ? 'chat.moreInWorkbook' : 'chat.more', { count }),

@@ -77,7 +77,7 @@ async function deliverOne(target: ChannelTarget, payloadOf: (channel: Channel, t
     const post = async () => {
       if (write) return write(target, webhookBody(payload));
       url = await webhooks!.webhookUrl(target.webhook);
-      return postWebhook(url, payload, channel.label, { ...deps.post, now: deps.clock });
+      return postWebhook(url, payload, channel.label, { ...deps.post, clock: deps.clock });
     };
     const key = `${target.type}:${target.webhook.secretId}:${target.webhook.key}`;
     const outcome = deps.once ? await deps.once(key, post) : (await post(), 'sent' as const);

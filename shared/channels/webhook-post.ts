@@ -26,7 +26,7 @@ export interface WebhookPostOptions {
   /** Injected so tests wait on events, not on the clock. */
   readonly sleep?: Sleep;
   /** The run's clock: a Retry-After date and the deadline are times on it. */
-  readonly now: Clock;
+  readonly clock: Clock;
   /** The signal that ends an attempt after `ms`. Default AbortSignal.timeout; tests end it themselves. */
   readonly timeoutSignal?: (ms: number) => AbortSignal;
   /** A Retry-After longer than this is not waited for: the post fails as retryable. */
@@ -36,7 +36,7 @@ export interface WebhookPostOptions {
 }
 
 /** The poster's settings a caller may set; the clock is the run's, passed apart. */
-export type WebhookPostSettings = Omit<WebhookPostOptions, 'now'>;
+export type WebhookPostSettings = Omit<WebhookPostOptions, 'clock'>;
 
 export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000, attempts: 3, maxWaitMs: 30_000 } as const;
 /** Wait before a retry that did not say how long to wait: 1 s, 2 s, 4 s … */
@@ -48,7 +48,7 @@ export function webhookBody(payload: unknown): string {
 }
 
 export async function postWebhook(url: string, body: unknown, label: string, options: WebhookPostOptions): Promise<void> {
-  const now = () => options.now().getTime();
+  const now = () => options.clock().getTime();
   const json = webhookBody(body);
   const maxWaitMs = options.maxWaitMs ?? WEBHOOK_DEFAULTS.maxWaitMs;
   await retrying<void>(

@@ -50,6 +50,9 @@ const cli = door(
     /** Pages and bytes one planning API list may take before it is taken for endless. */
     API_MAX_LIST_PAGES: apiSetting,
     API_MAX_LIST_BYTES: apiSetting,
+    /** How long a secret (credentials, link keys, webhooks) and a stored report are reused. */
+    SECRET_MAX_AGE_SECONDS: positiveInt(DEFAULT_SECRET_MAX_AGE_SECONDS),
+    DEFINITIONS_MAX_AGE_SECONDS: positiveInt(DEFAULT_DEFINITIONS_MAX_AGE_SECONDS),
   }),
 );
 export type CliConfig = z.output<typeof cli.schema>;
@@ -154,6 +157,7 @@ const syncLambda = door(
   'definitions-sync',
   z.object({
     DEFINITIONS_BUCKET: z.string().min(3),
+    DEFINITIONS_MAX_AGE_SECONDS: positiveInt(DEFAULT_DEFINITIONS_MAX_AGE_SECONDS),
     /** The stack's schedule group: the function may touch schedules in it only. */
     SCHEDULE_GROUP: z.string().min(1),
     /** The scheduled-runs queue every schedule sends its run to. */
@@ -171,6 +175,7 @@ const mailEventsLambda = door(
   z.object({
     LEDGER_TABLE: z.string().min(3),
     DEFINITIONS_BUCKET: z.string().min(3),
+    DEFINITIONS_MAX_AGE_SECONDS: positiveInt(DEFAULT_DEFINITIONS_MAX_AGE_SECONDS),
     MAIL_FROM: z.string().min(3).optional(),
     AWS_ENDPOINT_URL_S3: optionalUrl,
   }),

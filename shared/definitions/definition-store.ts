@@ -1,6 +1,5 @@
 import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
 import { GetParameterError } from '@aws-lambda-powertools/parameters/errors';
-import { DEFAULT_DEFINITIONS_MAX_AGE_SECONDS } from '../core/defaults';
 import { errorMessage, ReportDefinitionError, retryableCause, StorageError } from '../core/errors';
 import { runNameCollision, runNamesOf, storedOwnersOf } from '../report/definition/slices';
 import type { Storage } from '../storage/storage';
@@ -35,8 +34,8 @@ class StoredDefinitionProvider extends BaseProvider {
 }
 
 export interface DefinitionStoreOptions {
-  /** How long a definition read is reused; default DEFAULT_DEFINITIONS_MAX_AGE_SECONDS. */
-  readonly maxAgeSeconds?: number;
+  /** How long a definition read is reused: the door's resolved DEFINITIONS_MAX_AGE_SECONDS. */
+  readonly maxAgeSeconds: number;
 }
 
 /**
@@ -50,10 +49,10 @@ export class DefinitionStore {
 
   constructor(
     private readonly storage: Storage,
-    options: DefinitionStoreOptions = {},
+    options: DefinitionStoreOptions,
   ) {
     this.provider = new StoredDefinitionProvider(storage);
-    this.maxAgeSeconds = options.maxAgeSeconds ?? DEFAULT_DEFINITIONS_MAX_AGE_SECONDS;
+    this.maxAgeSeconds = options.maxAgeSeconds;
   }
 
   /** The definition (as written) of a stored report, or undefined when there is none. */

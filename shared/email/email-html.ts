@@ -22,8 +22,11 @@ const STYLE = {
   table: 'border-collapse:collapse;width:100%;font-size:14px;',
   label: `text-align:left;font-weight:normal;color:#52606d;padding:5px 12px 5px 0;border-bottom:1px solid #eef0f2;${FONT}`,
   value: `text-align:right;font-weight:bold;padding:5px 0;border-bottom:1px solid #eef0f2;${FONT}`,
-  /** Headers may break inside a word (hyphenated where the client knows the language): a German grid of eight columns is wider than a phone otherwise. */
-  th: `text-align:left;font-weight:600;color:#52606d;font-size:12px;padding:4px 4px 4px 0;hyphens:auto;overflow-wrap:anywhere;border-bottom:2px solid #d9dee4;${FONT}`,
+  /**
+   * Headers break only between words: breaking anywhere split "Gefährdet" and "Hors trajectoire" mid-word.
+   * A grid's columns carry short headers (`short`) so that a German or French grid still fits a 390-px phone.
+   */
+  th: `text-align:left;font-weight:600;color:#52606d;font-size:12px;padding:4px 4px 4px 0;border-bottom:2px solid #d9dee4;${FONT}`,
   td: `padding:5px 4px 5px 0;border-bottom:1px solid #eef0f2;vertical-align:top;${FONT}`,
   link: 'color:#0b63c5;text-decoration:underline;',
   delta: `font-weight:normal;color:#616e7c;font-size:12px;${FONT}`,
@@ -131,7 +134,7 @@ function figureRow(line: SummaryLine, format: ReaderFormat, changeColumn: boolea
 function grid(g: SummaryGrid, format: ReaderFormat): string {
   const shown = g.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.brief);
   const align = (c: SummaryGridColumn) => (c.type === 'integer' || c.type === 'number' || c.type === 'percent' ? 'right' : 'left');
-  const head = shown.map(({ c }) => `<th scope="col" style="${STYLE.th}text-align:${align(c)};">${escapeHtml(c.label)}</th>`).join('');
+  const head = shown.map(({ c }) => `<th scope="col" style="${STYLE.th}text-align:${align(c)};">${escapeHtml(c.short ?? c.label)}</th>`).join('');
   const rows = g.rows
     .map((row) => {
       const cells = shown

@@ -202,7 +202,7 @@ async function startOnDemand(request: ExportJobRequest, exportId: string, runId:
 
 function onDemandProgress(exportId: string, definition: ReportDefinition, context: JobContext): JobProgress {
   const datasetsTotal = Object.values(definition.datasets).filter((d) => d !== undefined).length;
-  return trackJobProgress(exportId, { jobs: context.jobs, datasetsTotal, now: context.clock, log: context.log });
+  return trackJobProgress(exportId, { jobs: context.jobs, datasetsTotal, clock: context.clock, log: context.log });
 }
 
 async function failed(error: unknown, job: FailedJob, context: JobContext): Promise<JobOutcome> {

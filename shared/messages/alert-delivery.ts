@@ -34,8 +34,7 @@ import { SuppressionList } from './recipients/suppressions';
 export interface AlertTransports {
   readonly ledger: Ledger;
   readonly log: Log;
-  /** The time of the claims and of the links (the run context's clock, read once). */
-  readonly now: Date;
+  /** The run's clock: read once for the time of the claims and of the links; the webhook poster reads Retry-After dates and the deadline on it. */
   readonly clock: Clock;
   /** The job's deadline (epoch ms): webhook retries stop there. */
   readonly deadline: number | undefined;
@@ -94,6 +93,8 @@ interface AlertRun {
   readonly beyond: BeyondNow;
   readonly key: { baseUrl: string; key: LinkKey } | undefined;
   readonly t: AlertTransports;
+  /** The time of the claims and of the links: the clock read once, as the alert starts. */
+  readonly now: Date;
 }
 
 /** What one target was sent: `sent` (now), `before` (an earlier attempt), `failed`, or `none` (nothing to tell it). */
@@ -103,7 +104,8 @@ type TargetOutcome =
 
 export async function sendAlert(definition: ReportDefinition, result: ExportResult, news: readonly OwedLine[], beyond: BeyondNow, t: AlertTransports): Promise<AlertDelivery> {
   const targets = alertTargets(definition);
-  const run: AlertRun = { definition, result, news, beyond, key: await signingKey(definition, t), t };
+  const now = t.clock();
+  const run: AlertRun = { definition, result, news, beyond, key: await signingKey(definition, t), t, now };
   const channels: ChannelResult[] = [];
   let owedSent = 0;
   const covered = t.covered ?? NOBODY;
@@ -145,23 +147,23 @@ type Once = (channel: string, send: () => Promise<unknown>) => Promise<'sent' | 
  * owed (the next run sends it), a success clears what was owed. Failures are returned, never thrown.
  */
 async function toTarget(run: AlertRun, target: string, locale: string, send: (message: AlertMessage, once: Once) => Promise<'sent' | 'skipped'>): Promise<TargetOutcome> {
-  const { definition, result, t } = run;
+  const { definition, result, t, now } = run;
   const runKey = messageRunKey(definition.name, result.manifest.runId);
-  const once: Once = (channel, post) => sendOnce({ ledger: t.ledger, runKey, channel: `alert:${channel}`, log: t.log, now: t.now }, post);
+  const once: Once = (channel, post) => sendOnce({ ledger: t.ledger, runKey, channel: `alert:${channel}`, log: t.log, now }, post);
   let lines: OwedLine[] = [];
   let owed: OwedLine[] = [];
   try {
     owed = await owedTo(t.ledger, definition.name, target, run.beyond);
     lines = withOwed(run.news, owed);
     if (lines.length === 0) return { status: 'none', owed: 0 };
-    const message = alertMessage(definition, result, lines, run.key && { ...run.key, now: t.now }, locale);
+    const message = alertMessage(definition, result, lines, run.key && { ...run.key, now }, locale);
     const status = await send(message, once);
-    if (owed.length > 0) await keepOwed(t.ledger, definition.name, target, result.manifest.runId, [], t.now);
+    if (owed.length > 0) await keepOwed(t.ledger, definition.name, target, result.manifest.runId, [], now);
     return { status: status === 'sent' ? 'sent' : 'before', owed: owed.length };
   } catch (error) {
     const reason = errorMessage(error);
     t.log.error('alert not delivered: owed to the next run', { report: definition.name, target: target.startsWith('email:') ? target : target.split(':')[0], error: reason });
-    await keepOwed(t.ledger, definition.name, target, result.manifest.runId, lines, t.now).catch((kept: unknown) => {
+    await keepOwed(t.ledger, definition.name, target, result.manifest.runId, lines, now).catch((kept: unknown) => {
       t.log.error('the alert owed could not be kept', { report: definition.name, error: errorMessage(kept) });
     });
     return { status: 'failed', reason, refused: error instanceof EmailDeliveryError && !error.retryable, owed: owed.length };
@@ -170,11 +172,11 @@ async function toTarget(run: AlertRun, target: string, locale: string, send: (me
 
 /** The alert e-mail to one address, claimed once per run. */
 async function emailOne(run: AlertRun, address: string, message: AlertMessage, once: Once): Promise<'sent' | 'skipped'> {
-  const { definition, t, key } = run;
+  const { definition, t, key, now } = run;
   const from = definition.email?.from ?? t.mail?.from;
   const mail = t.mail;
   if (!mail || !from) throw new ExporterError('this report has alert recipients but no mail sender is configured (MAIL_FROM, or email.from)');
-  const unsubscribeUrl = key && `${key.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address }, key.key, t.now)}`;
+  const unsubscribeUrl = key && `${key.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address }, key.key, now)}`;
   const email = alertEmail(message, definition.name, address, { from, unsubscribeUrl });
   return once(`email:${address.toLowerCase()}`, () => mail.send(email));
 }

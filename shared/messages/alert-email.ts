@@ -37,7 +37,8 @@ export function alertEmail(message: AlertMessage, report: string, to: string, op
     ...(out ? ['', `${words.unsubscribe}: ${out}`] : []),
   ].join('\n');
   const html = [
-    '<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
+    // The words' language, as the report's e-mail declares it (a screen reader reads them with its rules).
+    `<!doctype html><html lang="${escapeHtml(words.language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>`,
     '<body style="font-family:Segoe UI,Helvetica,Arial,sans-serif;color:#1a1a1a;max-width:640px">',
     `<h1 style="font-size:20px">${escapeHtml(message.title)}</h1>`,
     `<p style="color:#555">${escapeHtml(words.generated(message.generated))}</p>`,

@@ -30,8 +30,7 @@ export interface RunChannelsContext {
   readonly deadline: number | undefined;
   readonly ledger: Ledger;
   readonly log: Log;
-  readonly now: Date;
-  /** The run's clock: the webhook poster reads Retry-After dates and the deadline on it. */
+  /** The run's clock: read once for the time of the claims and of the links; the webhook poster reads Retry-After dates and the deadline on it. */
   readonly clock: Clock;
   readonly mail: { readonly send: (email: OutgoingEmail) => Promise<unknown>; readonly from: string | undefined } | undefined;
   /** Writes each channel's body instead of posting it (the outbox). */
@@ -51,6 +50,7 @@ export type RunChannelResults = ChannelResult[] & { covered?: string[] };
 export async function deliverRunToChannels(definition: ReportDefinition, result: ExportResult, context: RunChannelsContext): Promise<RunChannelResults> {
   const targets = definition.delivery?.channels ?? [];
   if (targets.length === 0) return [];
+  const now = context.clock();
   let links: { baseUrl: string; key: LinkVerificationKeys['current'] } | undefined;
   try {
     if (context.links) links = { baseUrl: context.links.baseUrl, key: (await context.links.keys()).current };
@@ -70,15 +70,15 @@ export async function deliverRunToChannels(definition: ReportDefinition, result:
   const message = (target: ChannelTarget) => {
     const lines = told.get(channelTarget(target));
     const own = lines && news ? { lines: lines.lines, readings: news.readings } : undefined;
-    return buildChannelMessage(definition, result, { links, now: context.now, freshCopyLink: context.freshCopyLink, locale: target.locale, news: own });
+    return buildChannelMessage(definition, result, { links, now, freshCopyLink: context.freshCopyLink, locale: target.locale, news: own });
   };
   const post = { ...context.channels?.post, ...(context.deadline !== undefined && { deadline: context.deadline }) };
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   // Each channel claims its post in the run ledger first, as the e-mail does: a retry does not post twice.
   const once = (channel: string, send: () => Promise<unknown>) =>
-    sendOnce({ ledger: context.ledger, runKey, channel, log: context.log, now: context.now }, send);
+    sendOnce({ ledger: context.ledger, runKey, channel, log: context.log, now }, send);
   const results: RunChannelResults = await deliverToChannels(targets, message, { webhooks: context.channels?.webhooks, log: context.log, clock: context.clock, post, once, write: context.write });
-  const noticeDeps = { ledger: context.ledger, send: context.mail?.send, from: context.mail?.from, log: context.log, now: context.now };
+  const noticeDeps = { ledger: context.ledger, send: context.mail?.send, from: context.mail?.from, log: context.log, now };
   await Promise.all(
     results.filter((r) => r.status !== 'skipped').map((r) =>
       noticeChannel(definition, r, result.manifest.runId, noticeDeps).catch((error: unknown) => {
@@ -86,7 +86,7 @@ export async function deliverRunToChannels(definition: ReportDefinition, result:
       }),
     ),
   );
-  const covered = await coveredChannels(definition, targets, results, told, { ...context, runId: result.manifest.runId });
+  const covered = await coveredChannels(definition, targets, results, told, { ledger: context.ledger, runId: result.manifest.runId, now });
   if (covered.length > 0) results.covered = covered;
   return results;
 }
@@ -97,7 +97,7 @@ async function coveredChannels(
   targets: readonly ChannelTarget[],
   results: readonly ChannelResult[],
   told: ReadonlyMap<string, TargetNews>,
-  context: RunChannelsContext & { runId: string },
+  context: { readonly ledger: Ledger; readonly runId: string; readonly now: Date },
 ): Promise<string[]> {
   const covered: string[] = [];
   for (const [i, target] of targets.entries()) {

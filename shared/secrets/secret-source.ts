@@ -1,6 +1,5 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { DEFAULT_SECRET_MAX_AGE_SECONDS } from '../core/defaults';
 import { CredentialsError, transientAwsFailure } from '../core/errors';
 import type { LinkVerificationKeys } from '../links/link-token';
 import type { Credentials } from '../planning-api/credentials';
@@ -15,8 +14,9 @@ export interface SecretSourceOptions {
   /**
    * How long a value is reused without asking Secrets Manager. Bounded so a rotated key is picked
    * up within minutes even without a 401, and so warm Lambdas do not call the API per invocation.
+   * The door's resolved SECRET_MAX_AGE_SECONDS.
    */
-  readonly maxAgeSeconds?: number;
+  readonly maxAgeSeconds: number;
 }
 
 /**
@@ -39,7 +39,7 @@ class SecretJsonReader<T> {
     let value: unknown;
     try {
       value = await this.provider.get(this.options.secretId, {
-        maxAge: this.options.maxAgeSeconds ?? DEFAULT_SECRET_MAX_AGE_SECONDS,
+        maxAge: this.options.maxAgeSeconds,
         forceFetch,
       });
     } catch (error) {
@@ -97,7 +97,7 @@ export class SecretsManagerLinkKeySource {
 export class SecretsManagerWebhookSource {
   private readonly readers = new Map<string, SecretJsonReader<Readonly<Record<string, unknown>>>>();
 
-  constructor(private readonly options: Omit<SecretSourceOptions, 'secretId'> = {}) {}
+  constructor(private readonly options: Omit<SecretSourceOptions, 'secretId'>) {}
 
   async webhookUrl(ref: { readonly secretId: string; readonly key: string }): Promise<string> {
     let reader = this.readers.get(ref.secretId);

@@ -158,6 +158,8 @@ export interface SummaryGridColumn {
   readonly bar?: boolean;
   /** Left out where space is short (the e-mail); the workbook shows it. */
   readonly brief?: boolean;
+  /** The header where space is short (the e-mail's phone width): words that fit a narrow column whole; the label otherwise. */
+  readonly short?: string;
 }
 export interface SummaryGridRow {
   readonly values: readonly CellValue[];

@@ -75,6 +75,20 @@ async function expectOwnActions(runFolder: string): Promise<void> {
   expect(await readFile(join(runFolder, 'email.eml'), 'utf8')).not.toContain('Business value your risks put at risk');
 }
 
+/**
+ * No page of the demo's PDF holds only a few lines (it had a page of two small tables, and one of a
+ * single About line): every page, its running header and page number aside, holds more than 15
+ * lines. The font notice (Li Wei's name is Han) is said in About this run, not above page 1's figures.
+ */
+function expectPdfPagesFilled(pdfText: string): void {
+  const pages = pdfText.split('\f').filter((p) => p.trim() !== '');
+  for (const [i, page] of pages.entries()) expect(page.split('\n').filter((l) => l.trim() !== '').length - 2, `PDF page ${i + 1}`).toBeGreaterThan(15);
+  const notice = '"?" stands for a character this PDF\'s font cannot print';
+  expect(pages[0]).not.toContain(notice);
+  expect(pdfText.indexOf(notice)).toBeGreaterThan(pdfText.indexOf('About this run'));
+  expect(pdfText).toContain('Li Wei (??)');
+}
+
 describe('demo command (the README\'s first command)', () => {
   let dir: string;
   beforeAll(async () => {
@@ -184,6 +198,7 @@ describe('demo command (the README\'s first command)', () => {
 
     await expectChangesLinked(runFolder, html, mail.text!, pdfText);
     await expectOwnActions(runFolder);
+    expectPdfPagesFilled(pdfText);
 
     const changes = workbook.getWorksheet('Changes')!;
     expect(changes.getCell('A1').text).toMatch(/^Changes since 16\/11\/2026/);

@@ -17,6 +17,7 @@ import { startSesAccountStub, type SesAccountStub } from '../support/ses-account
 import { startSsmStub, type SsmStub } from '../support/ssm-stub';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 import { withProcessEnv } from '../support/process-env';
+import { storedReports } from '../support/door-settings';
 
 /**
  * `npm run preflight` against a local server per service, each speaking its protocol to the real SDK
@@ -76,7 +77,7 @@ beforeAll(async () => {
     startLambdaAccountStub(),
   ]);
   dir = makeTempDir('preflight');
-  store = new DefinitionStore(new S3Storage({ bucket: 'definitions', prefix: '', client: s3.client }));
+  store = storedReports(new S3Storage({ bucket: 'definitions', prefix: '', client: s3.client }));
 });
 afterAll(async () => {
   await Promise.all([sim.close(), s3.close(), secrets.close(), scheduler.close(), cloudFormation.close(), ssm.close(), ses.close(), lambda.close()]);

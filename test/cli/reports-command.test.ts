@@ -8,7 +8,6 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReportsCommand } from '../../cli/reports-command';
 import { silentLog } from '../../shared/core/logger';
-import { DefinitionStore } from '../../shared/definitions/definition-store';
 import { EventBridgeReportScheduler } from '../../shared/definitions/scheduler-client';
 import { syncReportSchedules } from '../../shared/definitions/schedule-sync';
 import { S3Storage } from '../../shared/storage/s3-storage';
@@ -17,6 +16,7 @@ import { startS3rver, type S3rverHandle } from '../support/s3rver';
 import { startSchedulerStub, type SchedulerStub } from '../support/scheduler-stub';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 import { withProcessEnv } from '../support/process-env';
+import { storedReports } from '../support/door-settings';
 
 const NOW = new Date('2026-11-24T06:00:00Z');
 const report = (name: string, cron: string | null = 'cron(0 7 ? * MON *)') => ({
@@ -89,7 +89,7 @@ describe('npm run reports', () => {
     const refused = await run(['push', 'train-002.json', 'bad.json', '--bucket', 'definitions']);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('nothing pushed: fix the files above first');
-    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    const store = storedReports(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
     expect(await store.names()).toEqual([]);
 
     const pushed = await run(['push', 'train-002.json', 'train-003.json', '--bucket', 'definitions']);
@@ -121,7 +121,7 @@ describe('npm run reports', () => {
       { groupName: 'stack-reports', targetArn: 'arn:aws:sqs:eu-central-1:123456789012:x', roleArn: 'arn:aws:iam::123456789012:role/x', deadLetterArn: 'arn:aws:sqs:eu-central-1:123456789012:x' },
       new SchedulerClient({ endpoint: stub.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }),
     );
-    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    const store = storedReports(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
     await syncReportSchedules(['train-002', 'train-003'], { store, scheduler, log: silentLog });
     const synced = await run(['list', '--bucket', 'definitions', '--schedule-group', 'stack-reports']);
     expect(synced.code).toBe(0);
@@ -152,7 +152,7 @@ describe('npm run reports', () => {
     await writeFile(join(deployed, 'cdk-outputs.json'), JSON.stringify({ PlanningReportExporter: { ApiUrl: 'https://x.example/', DefinitionsBucketName: 'definitions', ScheduleGroupName: 'stack-reports' } }, null, 2));
     await writeFile(join(deployed, 'train-040.json'), JSON.stringify({ definition: { name: 'train-040', datasets: { risks: {} } }, schedule: null }));
     expect(await inDeployed(['push', 'train-040.json'])).toMatchObject({ code: 0, err: '' });
-    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    const store = storedReports(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
     expect(await store.names()).toContain('train-040');
     const listed = await inDeployed(['list']);
     expect(listed.out).toContain('train-040\n  schedule  on demand\n');
@@ -220,7 +220,7 @@ describe('npm run reports', () => {
   });
 
   it('puts back what was stored when one upload fails: the report it replaced as it was, the one it added removed', async () => {
-    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    const store = storedReports(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
     const before = report('train-010');
     await store.put({ definition: { ...before.definition, title: 'Before the push' }, schedule: before.schedule });
     for (const name of ['train-010', 'train-011', 'train-012']) writeFileSync(dir.path(`${name}.json`), JSON.stringify(report(name)));
@@ -249,7 +249,7 @@ describe('npm run reports', () => {
     );
     expect(together.out).toMatch(/1 of 2 files valid\n$/);
 
-    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
+    const store = storedReports(new S3Storage({ client: s3.client, bucket: 'definitions', prefix: '' }));
     expect((await run(['push', 'port.json', '--bucket', 'definitions'])).code).toBe(0);
     const later = await run(['push', 'port--b.json', 'train-011.json', '--bucket', 'definitions']);
     expect(later.code).toBe(1);

@@ -10,6 +10,7 @@ import { startSesLocal, type SesLocalHandle } from './ses-local';
 import { DefinitionStore } from '../../shared/definitions/definition-store';
 import type { StoredDefinition } from '../../shared/definitions/stored-definition';
 import { S3Storage } from '../../shared/storage/s3-storage';
+import { storedReports } from './door-settings';
 
 type ExportHandler = (event: unknown, context: Context) => Promise<unknown>;
 type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -63,7 +64,7 @@ export async function startLambdaHarness(
   const closeSim = options.sim ? () => Promise.resolve() : () => sim.close();
   const s3 = await startS3rver({ bucket: LOCAL_STACK_NAMES.reportsBucket, otherBuckets: [DEFINITIONS_BUCKET], ...(options.ports && { port: options.ports.s3 }) });
   // The stored reports, as `npm run reports -- push` or the deploy would leave them.
-  const definitionStore = new DefinitionStore(new S3Storage({ client: s3.client, bucket: DEFINITIONS_BUCKET, prefix: '' }));
+  const definitionStore = storedReports(new S3Storage({ client: s3.client, bucket: DEFINITIONS_BUCKET, prefix: '' }));
   for (const definition of Object.values(definitions)) {
     await definitionStore.put({ definition: definition as StoredDefinition['definition'], schedule: null });
   }

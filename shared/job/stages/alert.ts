@@ -109,7 +109,6 @@ async function sendRunAlert(job: ExportedJob, context: DeliveryContext, stepped:
   const sent = await sendAlert(definition, result, lines, beyond, {
     ledger: context.ledger,
     log: context.log,
-    now,
     clock: context.clock,
     deadline: context.settings.deadline,
     mail: outbox ? { send: outbox.mailer(now, targets.email.length === 1 ? targets.email[0] : undefined).send, from: context.sender ?? definition.email?.from } : context.mail && { send: (email) => context.mail!.send(email), from: context.sender },

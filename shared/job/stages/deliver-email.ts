@@ -41,7 +41,7 @@ export interface EmailOutcome {
 type RecipientResult = { readonly address: string } & ({ readonly status: 'sent' | 'skipped' } | { readonly status: 'refused' | 'failed'; readonly error: unknown });
 
 /** `outbox`: the run's messages are written there instead of sent (context.outbox, recorded by the deliver stage). */
-export async function emailRecipients(job: ExportedJob, context: DeliveryContext, at: Date, news?: RunNews, outbox?: OutboxRecorder): Promise<EmailOutcome> {
+export async function emailRecipients(job: ExportedJob, context: DeliveryContext, now: Date, news?: RunNews, outbox?: OutboxRecorder): Promise<EmailOutcome> {
   const { definition, result } = job;
   const email = definition.email;
   const nobody = { status: 'none', recipients: 0, mailed: 0, refused: [] } as const;
@@ -51,7 +51,7 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const wanted = recipients.filter((reader) => !(reader.address.toLowerCase() in suppressed));
   const skipped = recipients.length - wanted.length;
   if (wanted.length === 0) return { ...nobody, suppressed: skipped };
-  const transport = outbox ? outbox.mailer(at, wanted[0]!.address) : context.mail;
+  const transport = outbox ? outbox.mailer(now, wanted[0]!.address) : context.mail;
   if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
   if (!context.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
   const from = email.from ?? context.sender;
@@ -61,7 +61,7 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
     from,
     linkBaseUrl: context.links.baseUrl,
     key: keys.current,
-    now: at,
+    now,
     storage: context.storage,
     freshCopyLink: !isInline(job.request),
     inline: isInline(job.request),
@@ -78,16 +78,16 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
     const own = banner || sections ? { ...banner, sections } : undefined;
     // Claimed before it is sent, marked sent after: a retry skips a sent one, and waits out (then
     // sends) one whose sender was killed between its claim and its mark.
-    const claim = { ledger: context.ledger, runKey, channel: `email:${reader.address.toLowerCase()}`, log: context.log, now: at, wait: context.leaseWait };
+    const claim = { ledger: context.ledger, runKey, channel: `email:${reader.address.toLowerCase()}`, log: context.log, now, wait: context.leaseWait };
     const sent = await mailOne(reader.address, claim, () => transport.send(compose(reader, own)));
     results.push(sent);
     if (banner && (sent.status === 'sent' || sent.status === 'skipped')) {
       covered.push(target);
-      if (lines && lines.owed > 0) await keepOwed(context.ledger, definition.name, target, job.result.manifest.runId, [], at);
+      if (lines && lines.owed > 0) await keepOwed(context.ledger, definition.name, target, job.result.manifest.runId, [], now);
     }
   }
   const outcome = { ...settle(results, skipped), ...(covered.length > 0 && { covered }) };
-  await tellRefused(job, outcome, { ...context, from }, at);
+  await tellRefused(job, outcome, { ...context, from }, now);
   return outcome;
 }
 
@@ -121,13 +121,13 @@ function refusalReason(error: unknown): string {
 }
 
 /** The owners hear once of an address the mail service refuses (recipient-notice.ts); the set shrinking is kept quietly. */
-async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: DeliveryContext & { from: string }, at: Date): Promise<void> {
+async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: DeliveryContext & { from: string }, now: Date): Promise<void> {
   const mail = context.mail;
   // An inline definition's recipients are the caller's, not owners to be told: its outcome says it.
   if (!mail || context.outbox || isInline(job.request)) return;
   await noticeRefusedRecipients(
     job.definition,
     { runId: job.result.manifest.runId, recipients: outcome.recipients, mailed: outcome.mailed, refused: outcome.refused },
-    { ledger: context.ledger, send: (email) => mail.send(email), from: context.from, log: context.log, now: at },
+    { ledger: context.ledger, send: (email) => mail.send(email), from: context.from, log: context.log, now },
   );
 }

@@ -31,7 +31,8 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext, new
   }
   const run: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
   const outbox = context.outbox && outboxRecorder(context.outbox, run, 'report');
-  const at = context.clock();
+  // The e-mail's moment (its claims, links and Date header): the clock read as the stage starts, before the channels post.
+  const now = context.clock();
   const channels = await deliverRunToChannels(definition, result, {
     channels: context.channels,
     links: context.links,
@@ -39,13 +40,12 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext, new
     deadline: context.settings.deadline,
     ledger: context.ledger,
     log: context.log,
-    now: at,
     clock: context.clock,
     mail: context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
     write: outbox?.channelWriter(definition.delivery?.channels ?? []),
     news,
   });
-  const mailed = await emailRecipients(job, context, at, news, outbox);
+  const mailed = await emailRecipients(job, context, now, news, outbox);
   const email = mailed.status;
   const emailed = email === 'sent';
   const sent = emailed || channels.some((c) => c.status !== 'failed');

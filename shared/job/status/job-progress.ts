@@ -1,4 +1,5 @@
 import type { Log } from '../../core/logger';
+import type { Clock } from '../../core/clock';
 import type { ProgressEvent } from '../../report/dataset/dataset';
 import type { JobStatus, JobStatusStore } from './job-status';
 
@@ -18,7 +19,7 @@ export interface JobProgress {
  */
 export function trackJobProgress(
   exportId: string,
-  deps: { jobs: JobStatusStore; datasetsTotal: number; now: () => Date; log: Log },
+  deps: { jobs: JobStatusStore; datasetsTotal: number; clock: Clock; log: Log },
 ): JobProgress {
   let datasetsStarted = 0;
   let rowsDone = 0;
@@ -33,7 +34,7 @@ export function trackJobProgress(
     rows: rowsDone + rowsInTable,
   });
   const write = (force: boolean) => {
-    const at = deps.now();
+    const at = deps.clock();
     if (closed || (!force && at.getTime() - lastWrite < PROGRESS_WRITE_INTERVAL_MS)) return;
     lastWrite = at.getTime();
     const progress = snapshot();

@@ -39,7 +39,7 @@ describe('the webhook poster retries exactly what the retry policy retries, and 
           waits.push(ms);
           return Promise.resolve();
         },
-        now: () => new Date('2026-11-23T06:00:00Z'),
+        clock: () => new Date('2026-11-23T06:00:00Z'),
         timeoutSignal,
       }),
     );

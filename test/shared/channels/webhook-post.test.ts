@@ -5,7 +5,7 @@ import { fixedClock } from '../../../shared/core/clock';
 import { startWebhookRecorder, type WebhookRecorder } from '../../support/webhook-recorder';
 
 /** The run's clock where a test reads no time from it. */
-const now = fixedClock(new Date('2026-11-23T06:00:00Z'));
+const clock = fixedClock(new Date('2026-11-23T06:00:00Z'));
 const SECRET_PATH = 'slack/T000/B000/very-secret-token';
 
 describe('posting to a webhook', () => {
@@ -36,7 +36,7 @@ describe('posting to a webhook', () => {
   }
 
   it('posts JSON once when the webhook takes it', async () => {
-    await postWebhook(hook.url(SECRET_PATH), { text: 'hello' }, 'Slack', { sleep, now });
+    await postWebhook(hook.url(SECRET_PATH), { text: 'hello' }, 'Slack', { sleep, clock });
     expect(hook.posts).toHaveLength(1);
     expect(hook.posts[0]!.body).toEqual({ text: 'hello' });
     expect(hook.posts[0]!.contentType).toMatch(/^application\/json/);
@@ -45,20 +45,20 @@ describe('posting to a webhook', () => {
 
   it('waits as long as Retry-After asks after a 429, then posts again', async () => {
     hook.script({ status: 429, body: 'rate_limited', retryAfter: '7' });
-    await postWebhook(hook.url(SECRET_PATH), { text: 'hello' }, 'Slack', { sleep, now });
+    await postWebhook(hook.url(SECRET_PATH), { text: 'hello' }, 'Slack', { sleep, clock });
     expect(hook.posts).toHaveLength(2);
     expect(waits).toEqual([7000]);
   });
 
   it('reads a Retry-After date against the injected clock', async () => {
     hook.script({ status: 503, retryAfter: 'Mon, 23 Nov 2026 06:00:05 GMT' });
-    await postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now: () => new Date('2026-11-23T06:00:00Z') });
+    await postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, clock: () => new Date('2026-11-23T06:00:00Z') });
     expect(waits).toEqual([5000]);
   });
 
   it('backs off 1 s, 2 s on 5xx without Retry-After and gives up after three attempts, as retryable', async () => {
     hook.script({ status: 500 }, { status: 502 }, { status: 503 });
-    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now }));
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, clock }));
     expect(error.message).toBe('the Slack webhook answered 503');
     expect(error.retryable).toBe(true);
     expect(waits).toEqual([1000, 2000]);
@@ -67,7 +67,7 @@ describe('posting to a webhook', () => {
 
   it('does not wait for a Retry-After beyond the limit', async () => {
     hook.script({ status: 429, retryAfter: '3600' });
-    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now }));
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, clock }));
     expect(error.retryable).toBe(true);
     expect(waits).toEqual([]);
   });
@@ -75,14 +75,14 @@ describe('posting to a webhook', () => {
   it('does not wait past the deadline', async () => {
     hook.script({ status: 503, retryAfter: '5' });
     const now = new Date('2026-11-23T06:00:00Z');
-    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now: () => now, deadline: now.getTime() + 4000 }));
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, clock: () => now, deadline: now.getTime() + 4000 }));
     expect(error.message).toBe('the Slack webhook answered 503');
     expect(waits).toEqual([]);
   });
 
   it('fails at once on a removed webhook, saying what to do, without the URL', async () => {
     hook.script({ status: 404, body: 'no_service' });
-    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now }));
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, clock }));
     expect(error.message).toBe('the Slack webhook answered 404: the webhook may have been removed; put a new one in the secret');
     expect(error.retryable).toBe(false);
     expect(hook.posts).toHaveLength(1);
@@ -92,7 +92,7 @@ describe('posting to a webhook', () => {
     const elsewhere = await startWebhookRecorder();
     try {
       hook.script({ status, location: elsewhere.url('slack/moved/very-secret-token') });
-      const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now }));
+      const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, clock }));
       expect(error.message).toBe(
         `the Slack webhook answered ${status}, a redirect; redirects are not followed, so nothing was posted: put the webhook's current URL in the secret`,
       );
@@ -109,7 +109,7 @@ describe('posting to a webhook', () => {
     const elsewhere = await startWebhookRecorder();
     try {
       hook.script({ status, location: elsewhere.url('slack/other-host') });
-      const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'link token abc' }, 'Slack', { sleep, now }));
+      const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'link token abc' }, 'Slack', { sleep, clock }));
       expect(error.retryable).toBe(false);
       expect(error.message).toContain(`answered ${status}, a redirect`);
       expect(hook.posts).toHaveLength(1);
@@ -129,7 +129,7 @@ describe('posting to a webhook', () => {
       void hook.waitForPosts(1).then(() => attempt.abort(new DOMException('timed out', 'TimeoutError')));
       return attempt.signal;
     };
-    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Microsoft Teams', { sleep, now, timeoutMs: 200, attempts: 1, timeoutSignal }));
+    const error = await failure(postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Microsoft Teams', { sleep, clock, timeoutMs: 200, attempts: 1, timeoutSignal }));
     expect(error.message).toBe('the Microsoft Teams webhook did not answer within 200 ms');
     expect(error.retryable).toBe(true);
     expect(limits).toEqual([200]);
@@ -137,7 +137,7 @@ describe('posting to a webhook', () => {
 
   it('waits its own backoff when Retry-After cannot be read, as the planning client does', async () => {
     hook.script({ status: 503, retryAfter: 'soon' });
-    await postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, now: () => new Date('2026-11-23T06:00:00Z') });
+    await postWebhook(hook.url(SECRET_PATH), { text: 'x' }, 'Slack', { sleep, clock: () => new Date('2026-11-23T06:00:00Z') });
     expect(hook.posts).toHaveLength(2);
     expect(waits).toEqual([1000]);
   });
@@ -146,7 +146,7 @@ describe('posting to a webhook', () => {
     const closed = await startWebhookRecorder();
     const url = closed.url(SECRET_PATH);
     await closed.close();
-    const error = await failure(postWebhook(url, { text: 'x' }, 'Slack', { sleep, now, attempts: 1 }));
+    const error = await failure(postWebhook(url, { text: 'x' }, 'Slack', { sleep, clock, attempts: 1 }));
     expect(error.message).toBe('the Slack webhook could not be reached (ECONNREFUSED)');
   });
 });

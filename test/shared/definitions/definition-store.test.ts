@@ -7,6 +7,7 @@ import { storedDefinitionText } from '../../../shared/definitions/stored-definit
 import { S3Storage } from '../../../shared/storage/s3-storage';
 import { rejectionOf } from '../../support/rejection';
 import { startS3rver, type S3rverHandle } from '../../support/s3rver';
+import { storedReports } from '../../support/door-settings';
 
 let s3: S3rverHandle;
 const text = (title: string) => storedDefinitionText({ definition: { name: 'train-a', title, datasets: { risks: {} } }, schedule: null });
@@ -42,24 +43,24 @@ describe('definition store', () => {
   });
 
   it('answers undefined for an unknown report or a name that is not a report name, without reading anything odd', async () => {
-    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
+    const store = storedReports(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
     expect(await store.get('no-such-report')).toBeUndefined();
     expect(await store.get('../reports/x')).toBeUndefined();
   });
 
   it('fails an invalid stored object with a ReportDefinitionError naming the object, and a store failure as a StorageError', async () => {
-    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
+    const store = storedReports(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
     await upload('definitions/train-b.json', '{"definition": {"name": "train-b"}}');
     const invalid = await rejectionOf(store.get('train-b'));
     expect(invalid).toBeInstanceOf(ReportDefinitionError);
     expect(invalid.message).toMatch(/^stored report s3:\/\/definitions\/definitions\/train-b\.json is invalid:\n {2}- definition\.datasets:/);
 
-    const missing = new DefinitionStore(new S3Storage({ client: s3.client, bucket: 'no-such-bucket', prefix: '' }));
+    const missing = storedReports(new S3Storage({ client: s3.client, bucket: 'no-such-bucket', prefix: '' }));
     expect(await rejectionOf(missing.get('train-a'))).toBeInstanceOf(StorageError);
   });
 
   it('lists report names sorted and skips other keys; put and remove go through the same keys', async () => {
-    const store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
+    const store = storedReports(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
     await upload('definitions/notes.txt', 'not a report');
     await store.put({ definition: { name: 'train-c', datasets: { okrs: {} } }, schedule: { cron: 'cron(0 7 ? * MON *)', timeZone: 'UTC' } });
     expect(await store.names()).toEqual(expect.arrayContaining(['train-a', 'train-b', 'train-c']));

@@ -12,6 +12,7 @@ import { S3Storage } from '../../../shared/storage/s3-storage';
 import { rejectionOf } from '../../support/rejection';
 import { startS3rver, type S3rverHandle } from '../../support/s3rver';
 import { startSchedulerStub, type SchedulerStub } from '../../support/scheduler-stub';
+import { storedReports } from '../../support/door-settings';
 
 const TARGET = {
   groupName: 'exporter-reports',
@@ -39,7 +40,7 @@ const log: Log = {
 beforeAll(async () => {
   s3 = await startS3rver({ bucket: 'definitions' });
   stub = await startSchedulerStub();
-  store = new DefinitionStore(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
+  store = storedReports(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
   const client = new SchedulerClient({ endpoint: stub.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   scheduler = new EventBridgeReportScheduler(TARGET, client);
 });

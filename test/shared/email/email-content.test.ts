@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderReportEmail, type ReportEmailInput } from '../../../shared/email/email-content';
-import { readerFormat } from '../../../shared/core/format';
+import { readerFormat, type ReaderFormat } from '../../../shared/core/format';
 
 const base: ReportEmailInput = {
   reportName: 'Acme weekly',
@@ -161,5 +161,32 @@ describe('renderReportEmail', () => {
       expect(part).not.toContain('Other files');
       expect(part).not.toContain('links work until');
     }
+  });
+});
+
+describe('the HTML grid\'s headers', () => {
+  const grid = (format: ReaderFormat): ReportEmailInput => ({
+    ...base,
+    format,
+    summary: {
+      title: 'Acme weekly',
+      sections: [{
+        heading: 'OKR',
+        role: 'headline',
+        lines: [],
+        grid: { columns: [{ label: 'Strategisches Thema', short: 'Thema' }, { label: 'Gefährdet', short: 'In Gefahr', type: 'integer' }, { label: 'Erledigt', type: 'integer' }], rows: [{ values: ['ST-1', 1, 2] }] },
+      }],
+    },
+  });
+  const headers = (html: string) => [...html.matchAll(/<th scope="col" style="([^"]*)">([^<]*)<\/th>/g)].map((m) => ({ style: m[1]!, text: m[2]! }));
+
+  it('write a column\'s short header where it has one, its label otherwise', () => {
+    expect(headers(renderReportEmail(grid(readerFormat('de-DE', 'Europe/Berlin'))).html).map((h) => h.text)).toEqual(['Thema', 'In Gefahr', 'Erledigt']);
+  });
+
+  it('let a header break only between words (breaking anywhere split "Gefährdet" into "Gef|ähr|det" on a phone)', () => {
+    const styles = headers(renderReportEmail(grid(readerFormat('de-DE', 'Europe/Berlin'))).html).map((h) => h.style);
+    expect(styles).toHaveLength(3);
+    for (const style of styles) expect(style).not.toMatch(/overflow-wrap:anywhere|word-break:break-all|hyphens:auto/);
   });
 });

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../../shared/core/clock';
-import { DefinitionStore } from '../../../shared/definitions/definition-store';
 import type { StoredDefinition } from '../../../shared/definitions/stored-definition';
 import type { FanOutStarter } from '../../../shared/job/stages/route';
 import { runFannedOutJob } from '../../../shared/fan-out/steps';
@@ -17,6 +16,7 @@ import { manifestSchema } from '../../../shared/report/manifest/manifest';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
 import { localJobDependencies } from '../../support/local-job';
+import { storedReports } from '../../support/door-settings';
 
 /**
  * A run that will not fit one function (here: a deadline already past when it starts, as the
@@ -99,7 +99,7 @@ describe('a run that will not fit one function', () => {
     expect(manifest.path).toEqual({ via: 'fan-out', reason: starter.inputs[0]!.routeReason });
     expect(manifest.summary.rows['board-items']).toBeGreaterThan(0);
 
-    const store = new DefinitionStore(new LocalDirectoryStorage(join(dir, 'definitions')));
+    const store = storedReports(new LocalDirectoryStorage(join(dir, 'definitions')));
     await store.put({ definition: REPORT as StoredDefinition['definition'], schedule: null });
     const [entry] = await listReports({ store, now: AT, ledger: steps.ledger, storage: steps.storage });
     expect(entry?.lastRun?.result).toMatch(/^succeeded; written by the fan-out \(run s-20261123T060000Z met the function's deadline on the single path/);

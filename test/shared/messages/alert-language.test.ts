@@ -5,6 +5,7 @@ import { parseReportDefinition } from '../../../shared/report/definition/definit
 import type { ExportResult } from '../../../shared/report/run/result';
 import { readRules } from '../../../shared/report/alerts/read-rules';
 import { readerFormat } from '../../../shared/core/format';
+import { readHtml } from '../../support/read-html';
 
 /**
  * The alert in each target's language: a report in English with a German reader gets the lines
@@ -30,6 +31,14 @@ describe("the alert in its target's language", () => {
     expect(email.subject).toBe('Warnung: Train A: Offene hohe oder kritische Risiken: 30, über 29');
     expect(email.text).toContain('- Offene hohe oder kritische Risiken: 30, über 29');
     expect(email.text).not.toMatch(/above|Open high/);
+  });
+
+  it('declares the language its words are in, as the report\'s e-mail does', () => {
+    const german = alertEmail(alertMessage(definition, result, lines, undefined, 'de-DE'), 'weekly', 'de@example.test', { from: 'r@example.test' });
+    const english = alertEmail(alertMessage(definition, result, lines, undefined), 'weekly', 'en@example.test', { from: 'r@example.test' });
+    expect(readHtml(german.html).lang).toBe('de-DE');
+    expect(readHtml(german.html).text).toContain('Offene hohe oder kritische Risiken');
+    expect(readHtml(english.html).lang).toBe('en-GB');
   });
 
   it('reads as before in the report\'s own language', () => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatList } from '../../../cli/reports-command';
-import { DefinitionStore } from '../../../shared/definitions/definition-store';
 import { listReports } from '../../../shared/ops/report-list';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
+import { storedReports } from '../../support/door-settings';
 
 /** The run list says how many reports share each one's next minute: where a fleet crowds. */
 let dir: string;
@@ -23,7 +23,7 @@ const report = (name: string, cron: string | null) => ({
 
 describe('the run list\'s crowded minutes', () => {
   it('counts the reports whose next run is the same minute, and says so when more than one', async () => {
-    const store = new DefinitionStore(new LocalDirectoryStorage(dir));
+    const store = storedReports(new LocalDirectoryStorage(dir));
     for (const name of ['a', 'b', 'c']) await store.put(report(`monday-${name}`, 'cron(0 7 ? * MON *)'));
     await store.put(report('monday-late', 'cron(5 7 ? * MON *)'));
     await store.put(report('on-demand', null));

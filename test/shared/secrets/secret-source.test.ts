@@ -8,6 +8,7 @@ import { withCredentialRefresh } from '../../../shared/secrets/credential-refres
 import { startSecretsManagerStub, type SecretsManagerStub } from '../../support/secrets-manager-stub';
 import { testCredentials } from '../../support/credentials';
 import { rejectionOf } from '../../support/rejection';
+import { doorSettings } from '../../support/door-settings';
 
 const API_KEY = 'sk-live-VERY-SECRET-0123456789';
 const ROTATED_KEY = 'sk-live-ROTATED-9876543210';
@@ -40,13 +41,13 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
   });
 
   it('reads and validates the credentials', async () => {
-    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
+    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client, maxAgeSeconds: doorSettings.SECRET_MAX_AGE_SECONDS });
     expect(await source.getCredentials()).toEqual(credentials);
     expect(stub.calls('prod/planning')).toBe(1);
   });
 
   it('caches within maxAge: a second call makes no request', async () => {
-    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
+    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client, maxAgeSeconds: doorSettings.SECRET_MAX_AGE_SECONDS });
     await source.getCredentials();
     await source.getCredentials();
     await source.getCredentials();
@@ -76,7 +77,7 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
   });
 
   it('missing secret → CredentialsError naming it', async () => {
-    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/missing', client: stub.client });
+    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/missing', client: stub.client, maxAgeSeconds: doorSettings.SECRET_MAX_AGE_SECONDS });
     const error = await rejectionOf(source.getCredentials());
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).toBe('secret "prod/missing" was not found');
@@ -84,7 +85,7 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
 
   it('not JSON → CredentialsError, and the value is nowhere in the error', async () => {
     stub.setSecret('prod/planning', `apiKey=${API_KEY}`);
-    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
+    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client, maxAgeSeconds: doorSettings.SECRET_MAX_AGE_SECONDS });
     const error = await rejectionOf(source.getCredentials());
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).toBe('secret "prod/planning" is not JSON (the first error at line 1, column 1)');
@@ -94,7 +95,7 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
   it('missing and invalid fields are named, values are not', async () => {
     const { apiKey: _omitted, ...withoutKey } = credentials;
     stub.setSecret('prod/planning', json(withoutKey));
-    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
+    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client, maxAgeSeconds: doorSettings.SECRET_MAX_AGE_SECONDS });
     expect((await rejectionOf(source.getCredentials())).message).toBe('secret "prod/planning" is missing field apiKey');
 
     stub.setSecret('prod/planning', json({ ...withoutKey, email: '' }));
@@ -117,7 +118,7 @@ describe('SecretsManagerCredentialsSource against a Secrets Manager stub', () =>
 
   it('service failures name the secret', async () => {
     stub.failNext(1);
-    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
+    const source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client, maxAgeSeconds: doorSettings.SECRET_MAX_AGE_SECONDS });
     const error = await rejectionOf(source.getCredentials());
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).toMatch(/^could not read secret "prod\/planning": InternalServiceError/);
@@ -137,7 +138,7 @@ describe('withCredentialRefresh', () => {
   beforeEach(() => {
     stub.setSecret('prod/planning', json(credentials));
     stub.resetCalls();
-    source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client });
+    source = new SecretsManagerCredentialsSource({ secretId: 'prod/planning', client: stub.client, maxAgeSeconds: doorSettings.SECRET_MAX_AGE_SECONDS });
   });
 
   const unauthorized = () => new AuthenticationError('planning API answered 401', { operation: 'listRisks', status: 401 });
@@ -211,7 +212,7 @@ describe('SecretsManagerLinkKeySource', () => {
   });
 
   it('reads the key set, with retiredAt as a Date, and caches it', async () => {
-    const source = new SecretsManagerLinkKeySource({ secretId: 'prod/link-keys', client: stub.client });
+    const source = new SecretsManagerLinkKeySource({ secretId: 'prod/link-keys', client: stub.client, maxAgeSeconds: doorSettings.SECRET_MAX_AGE_SECONDS });
     const keys = await source.getKeys();
     expect(keys).toEqual({
       current: { id: 'k2', secret: 'c'.repeat(40) },
@@ -222,7 +223,7 @@ describe('SecretsManagerLinkKeySource', () => {
   });
 
   it('names bad fields without values', async () => {
-    const source = new SecretsManagerLinkKeySource({ secretId: 'prod/link-keys-bad', client: stub.client });
+    const source = new SecretsManagerLinkKeySource({ secretId: 'prod/link-keys-bad', client: stub.client, maxAgeSeconds: doorSettings.SECRET_MAX_AGE_SECONDS });
     const error = await rejectionOf(source.getKeys());
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).toBe(

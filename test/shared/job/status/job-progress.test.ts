@@ -22,7 +22,7 @@ describe('job progress', () => {
   });
 
   it('records datasets done and rows so far as the export streams, at most once a second, and settles before the end', async () => {
-    const progress = trackJobProgress('export-0001', { jobs, datasetsTotal: 2, now: () => new Date(clock), log: silentLog });
+    const progress = trackJobProgress('export-0001', { jobs, datasetsTotal: 2, clock: () => new Date(clock), log: silentLog });
     progress.onProgress({ type: 'dataset', dataset: 'risks' });
     progress.onProgress({ type: 'rows', table: 'risks', rows: 2000 }); // same instant: throttled
     clock += 1000;
@@ -30,7 +30,7 @@ describe('job progress', () => {
     await progress.settle();
     expect((await jobs.get('export-0001'))?.progress).toEqual({ datasetsDone: 0, datasetsTotal: 2, rows: 4000 });
 
-    const next = trackJobProgress('export-0001', { jobs, datasetsTotal: 2, now: () => new Date(clock), log: silentLog });
+    const next = trackJobProgress('export-0001', { jobs, datasetsTotal: 2, clock: () => new Date(clock), log: silentLog });
     next.onProgress({ type: 'dataset', dataset: 'risks' });
     next.onProgress({ type: 'table-done', table: 'risks', rows: 4321 });
     next.onProgress({ type: 'dataset', dataset: 'okrs' }); // a new dataset is always written
@@ -46,7 +46,7 @@ describe('job progress', () => {
     const warnings: string[] = [];
     const broken = { update: () => Promise.reject(new Error('S3 is down')) } as unknown as JobStatusStore;
     const progress = trackJobProgress('export-0001', {
-      jobs: broken, datasetsTotal: 1, now: () => new Date(clock), log: { ...silentLog, warn: (m: string) => void warnings.push(m) },
+      jobs: broken, datasetsTotal: 1, clock: () => new Date(clock), log: { ...silentLog, warn: (m: string) => void warnings.push(m) },
     });
     progress.onProgress({ type: 'dataset', dataset: 'risks' });
     await expect(progress.settle()).resolves.toBeUndefined();

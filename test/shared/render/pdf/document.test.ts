@@ -174,7 +174,29 @@ describe('renderReportPdf', () => {
     expect(two).toMatch(/Second 20 +20/);
   });
 
-  it('starts the Trends on a page of their own, each block with its chart (axis, legend, runs) and its table', () => {
+  it('leaves no page with only a few lines: a small last Summary table shares its page with the Trends', async () => {
+    const lines = (heading: string, n: number): SummarySection => ({
+      heading,
+      lines: Array.from({ length: n }, (_, i) => ({ label: `${heading} ${i + 1}`, value: i + 1, type: 'integer' as const })),
+    });
+    const small: SummarySection = {
+      heading: 'Board items',
+      lines: [],
+      grid: { columns: [{ label: 'Board' }, { label: 'Features', type: 'integer' }], rows: ['A', 'B', 'C', 'D'].map((b) => ({ values: [`Board ${b}`, 150] })) },
+    };
+    const shared = await renderReportPdf(report({ summary: { title: 'Pages', sections: [lines('First', 44), small] } }));
+    await writeFile(join(dir, 'shared.pdf'), shared);
+    const written = await pdfPages(join(dir, 'shared.pdf'));
+    // Each page's text without its running header and page number.
+    const content = written.map((p) => p.split('\n').filter((l) => l.trim() !== '').slice(1, -1));
+    expect(written).toHaveLength(2);
+    for (const page of content) expect(page.length).toBeGreaterThan(8);
+    expect(written[1]).toMatch(/Board D +150/);
+    expect(written[1]).toMatch(/^ *Trends *$/m);
+    expect(written[1]).toMatch(/2026-11-23 +1,200 +4/);
+  });
+
+  it('starts the Trends on a page of their own after a page more than half full, each block with its chart (axis, legend, runs) and its table', () => {
     const first = pages.findIndex((p) => /^ *Trends *$/m.test(p));
     expect(first).toBe(pages.length - 1);
     const page = pages[first]!;

@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../../../shared/core/clock';
-import { DefinitionStore } from '../../../../shared/definitions/definition-store';
 import type { StoredDefinition } from '../../../../shared/definitions/stored-definition';
 import { runJob } from '../../../../shared/job/run-job';
 import { listReports } from '../../../../shared/ops/report-list';
@@ -12,6 +11,7 @@ import { manifestSchema } from '../../../../shared/report/manifest/manifest';
 import { csvObjects, readCsv } from '../../../support/read-output';
 import { useMailedJobs } from '../../../support/mailed-jobs';
 import { pdfPages } from '../../../support/read-pdf';
+import { storedReports } from '../../../support/door-settings';
 
 /**
  * A risk named in Japanese, one in Arabic and one in Hebrew, added between two weekly runs: the
@@ -62,7 +62,7 @@ describe('a run whose data holds text the PDF cannot print', () => {
     expect(told[0]!.body.text).toContain('Readers find these values in the workbook and the CSV files, which hold every character.');
     for (const mail of await jobs.mailsTo('team@example.test')) expect(`${mail.body.text ?? ''}${mail.body.html ?? ''}`).not.toMatch(/cannot print|unprintedText/);
     // The operators' run list counts them.
-    const store = new DefinitionStore(new LocalDirectoryStorage(join(jobs.dir, 'definitions')));
+    const store = storedReports(new LocalDirectoryStorage(join(jobs.dir, 'definitions')));
     await store.put({ definition: WEEKLY as StoredDefinition['definition'], schedule: null });
     const [entry] = await listReports({ store, now: new Date('2026-11-23T07:00:00Z'), ledger: jobs.ledger, storage: new LocalDirectoryStorage(jobs.dir) });
     expect(entry?.lastRun?.result).toContain(`the PDF printed ${lost} characters its fonts lack as "?" (see the manifest)`);
