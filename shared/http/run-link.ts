@@ -9,7 +9,7 @@ import { changeWithMark, changesSince } from '../email/figure-change';
 import { canonicalLocale, formatDateInZone, localeProblem, readerFormat, type ReaderFormat } from '../core/format';
 import { pageLocale } from './page-language';
 import { manifestSchema, type Manifest } from '../report/manifest/manifest';
-import { summaryFromManifest } from '../report/run/run-summary';
+import { summaryFromManifest, summaryInLanguage } from '../report/run/run-summary';
 import { fileForPeople, NAMES, type FileForPeople, type ReportNames } from '../report/names';
 import type { Storage } from '../storage/storage';
 import { EXPORT_ID_PATTERN, type JobStatus, type JobStatusStore } from '../job/status/job-status';
@@ -318,6 +318,8 @@ export function finishedView(
 ): Extract<RunView, { state: 'done' }> {
   const { exportId, title, timeZone, locale, fresh, href, rules } = run;
   const format = readerFormat(locale, timeZone);
+  // The figures' labels in the page's language when the run stored its Summary in it (a reader's own locale).
+  const summary = summaryInLanguage(manifest, locale);
   return {
     state: 'done',
     exportId,
@@ -326,9 +328,9 @@ export function finishedView(
     timeZone,
     locale,
     fresh,
-    figures: headlineFigures(manifest, format, rules ?? []),
-    changesSince: changesHeader(manifest, format),
-    notes: readerNotes(manifest, format),
+    figures: headlineFigures(manifest, summary, format, rules ?? []),
+    changesSince: changesHeader(summary, format),
+    notes: readerNotes(summary, format),
     files: runFiles(manifest, { title, timeZone, href }),
   };
 }
@@ -359,10 +361,10 @@ export function runFiles(
  * e-mail and chat write it ("above your line of 29 · +1 since …"): the page's reader is one of the
  * report's, whose lines those are.
  */
-function headlineFigures(manifest: Manifest, format: ReaderFormat, rules: readonly AlertRule[]): RunFigure[] {
+function headlineFigures(manifest: Manifest, summary: StoredSummary, format: ReaderFormat, rules: readonly AlertRule[]): RunFigure[] {
   // The figures' rules alone: an event is news of the run, said by the messages, not a mark on a figure.
   const readings = readRules(rules.filter((r) => r.figure !== undefined), { figures: manifest.summary, changes: { rows: [] } }, format);
-  return markedSummary(summaryFromManifest(manifest), readings, format)
+  return markedSummary(summary, readings, format)
     .sections.filter((s) => s.role === 'headline')
     .flatMap((s) => [
       ...s.lines.map((line) => ({ group: s.heading, label: line.label, value: cellText(line.value, line.type, format, false), delta: changeWithMark(line) })),
@@ -371,13 +373,16 @@ function headlineFigures(manifest: Manifest, format: ReaderFormat, rules: readon
 }
 
 /** "Change since 22/11/2026": the figures' changes are each shown without their date, which this header says once. */
-function changesHeader(manifest: Manifest, format: ReaderFormat): string | undefined {
-  const since = changesSince(summaryFromManifest(manifest).sections.filter((s) => s.role === 'headline'));
+function changesHeader(summary: StoredSummary, format: ReaderFormat): string | undefined {
+  const since = changesSince(summary.sections.filter((s) => s.role === 'headline'));
   return since === undefined ? undefined : format.t('delta.column', { date: since });
 }
 
-/** A section of the run's Summary (the table layer's SummarySection, which this layer reaches through the report's). */
-type SummarySection = ReturnType<typeof summaryFromManifest>['sections'][number];
+/** The run's Summary as its manifest stores it (the table layer's ReportSummary, which this layer reaches through the report's). */
+type StoredSummary = ReturnType<typeof summaryFromManifest>;
+
+/** A section of the run's Summary. */
+type SummarySection = StoredSummary['sections'][number];
 
 /** A headline table's rows as figures: the row's name (its first cell) and its barred figure; none for a table without a bar. */
 function barFigures(section: SummarySection, format: ReaderFormat): RunFigure[] {
@@ -392,8 +397,8 @@ function barFigures(section: SummarySection, format: ReaderFormat): RunFigure[] 
 }
 
 /** "Needs attention" and "What changed", in the Summary's order (the e-mail's): a line per item or change. */
-function readerNotes(manifest: Manifest, format: ReaderFormat): RunNote[] {
-  return summaryFromManifest(manifest)
+function readerNotes(summary: StoredSummary, format: ReaderFormat): RunNote[] {
+  return summary
     .sections.filter((s) => s.role === 'attention' || s.role === 'changes')
     .map((s) => ({
       heading: s.heading,

@@ -172,8 +172,8 @@ export function summaryIn(result: ExportResult, locale: string): ReportSummary {
 
 /**
  * The language a reader of `wanted` reads this run in: theirs when the run wrote its Summary in it (or
- * it is the report's), else the report's (a run read back from its manifest has its own language only:
- * words and numbers stay of one language).
+ * it is the report's), else the report's (a run whose manifest stored one language only, e.g. an older
+ * one read back on a rerun: words and numbers stay of one language).
  */
 export function readableLocale(result: ExportResult, wanted: string, reportLocale: string): string {
   return wanted === reportLocale || result.summaries?.[wanted] !== undefined ? wanted : reportLocale;

@@ -111,6 +111,12 @@ export const manifestSummarySchema = z.looseObject({
   ...figures,
   /** The Summary as the workbook shows it: the e-mail of a re-run and the deltas of later runs read it. */
   sections: z.array(summarySectionSchema),
+  /**
+   * The same Summary in each other language the run's readers read (recipients' and channels' own
+   * `locale`), by locale, so a rerun from this manifest still writes each reader in their language.
+   * Absent in manifests of older runs and of runs read in one language: those reread `sections`.
+   */
+  languages: z.record(z.string(), z.looseObject({ title: z.string(), sections: z.array(summarySectionSchema) })).exactOptional(),
 });
 
 export type ManifestFigures = z.infer<typeof manifestFiguresSchema>;

@@ -17,7 +17,8 @@ export interface ExportResult {
   readonly summary: ReportSummary;
   /**
    * The same Summary in each other language the run's readers read (recipients' and channels' own
-   * `locale`, definition/readers.ts), by locale. Absent for a run read back from its manifest: its
+   * `locale`, definition/readers.ts), by locale. A run read back from its manifest rereads them from
+   * `summary.languages`; absent when the run (or an older manifest) has one language only: its
    * readers then read the report's own language.
    */
   readonly summaries?: Readonly<Record<string, ReportSummary>> | undefined;

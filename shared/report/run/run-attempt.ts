@@ -17,7 +17,7 @@ import { manifestSchema, type Manifest } from '../manifest/manifest';
 import { completedManifest, RunLease, type LeaseOutcome } from './run-lease';
 import { publishTables } from './table-publish';
 import { finishCopies, notePublished, notePublishing, rollForward } from './roll-forward';
-import { summaryFromManifest } from './run-summary';
+import { summariesFromManifest, summaryFromManifest } from './run-summary';
 import { RunWriter, verifyStored } from './run-writer';
 import type { RunContext } from './context';
 import type { ExportResult } from './result';
@@ -170,7 +170,7 @@ async function recover(
   if (published) {
     await leased.lease.complete(plain);
     return {
-      run: { manifest: published, summary: summaryFromManifest(published), changes: changeReportFromManifest(published) },
+      run: { manifest: published, summary: summaryFromManifest(published), summaries: summariesFromManifest(published), changes: changeReportFromManifest(published) },
       written: false,
       manifestKey: plain,
     };
@@ -220,7 +220,7 @@ async function completedRun(storage: Storage, key: string, log: Log, runId: stri
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   const runFolder = key.slice(0, key.lastIndexOf('/'));
   return {
-    manifest, manifestKey: key, runFolder, summary: summaryFromManifest(manifest), written: false, latestUpdated: false,
+    manifest, manifestKey: key, runFolder, summary: summaryFromManifest(manifest), summaries: summariesFromManifest(manifest), written: false, latestUpdated: false,
     latestProblem: undefined, changes: changeReportFromManifest(manifest),
   };
 }

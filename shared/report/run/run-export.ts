@@ -101,7 +101,7 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
     const attention = datasets.flatMap((d) => d.attention?.() ?? []);
     const entries = await outputs.finishRun({ summary, attention, changes: changed.report, snapshots, rows: tableRows, record });
     const delivery = decideDelivery(definition, { summary, changes: changed.report });
-    const manifest = buildManifest(run, { record, summary, tableRows, entries, delivery, registry });
+    const manifest = buildManifest(run, { record, summary, summaries, tableRows, entries, delivery, registry });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
     await attempt.writer.verify([...entries.files.map((f) => ({ ...f, key: `${attempt.runFolder}/${f.path}` })), ...entries.stored]);
     const owned = { attention, people: ctx.people?.known() ?? {}, work: ctx.ownWork?.facts() };
@@ -181,6 +181,8 @@ function trackChanges(run: PlannedRun, context: RunContext, attempt: RunInProgre
 interface ManifestParts {
   readonly record: RunRecord;
   readonly summary: ReportSummary;
+  /** The Summary in the readers' other languages, by locale (result.ts): stored for a rerun's messages. */
+  readonly summaries: Readonly<Record<string, ReportSummary>>;
   readonly tableRows: Record<string, number>;
   readonly entries: RunEntries;
   readonly delivery: DeliveryDecision;
@@ -207,9 +209,17 @@ function buildManifest(run: PlannedRun, parts: ManifestParts): Manifest {
       ...record.figures,
       ...parts.entries.figures,
       sections: summary.sections,
+      ...languagesOf(parts.summaries),
     },
     changes: record.changes,
     delivery: parts.delivery,
     path: run.path,
   })));
+}
+
+/** The manifest's `summary.languages`: each other language's title and sections, or nothing for a one-language run. */
+function languagesOf(summaries: Readonly<Record<string, ReportSummary>>): { languages?: Record<string, Pick<ReportSummary, 'title' | 'sections'>> } {
+  const entries = Object.entries(summaries);
+  if (entries.length === 0) return {};
+  return { languages: Object.fromEntries(entries.map(([locale, s]) => [locale, { title: s.title, sections: s.sections }])) };
 }

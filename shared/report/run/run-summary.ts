@@ -78,3 +78,18 @@ export function buildSummary(
 export function summaryFromManifest(manifest: Manifest): ReportSummary {
   return { title: manifest.summary.title, sections: manifest.summary.sections };
 }
+
+/**
+ * The Summary in each other language the run stored (manifest `summary.languages`), by locale, or
+ * undefined for a manifest of one language (or an older one): its readers then read the report's.
+ */
+export function summariesFromManifest(manifest: Manifest): Readonly<Record<string, ReportSummary>> | undefined {
+  const languages = manifest.summary.languages;
+  if (!languages || Object.keys(languages).length === 0) return undefined;
+  return Object.fromEntries(Object.entries(languages).map(([locale, s]) => [locale, { title: s.title, sections: s.sections }]));
+}
+
+/** The run's Summary in `locale` when the run stored that language (`summary.languages`), else in the report's own. */
+export function summaryInLanguage(manifest: Manifest, locale: string): ReportSummary {
+  return summariesFromManifest(manifest)?.[locale] ?? summaryFromManifest(manifest);
+}
