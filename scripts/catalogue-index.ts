@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * shared/core/i18n/catalogue-index.ts, the catalogues' registry, is generated from the files in
  * shared/core/i18n/messages/: a language is added as its one JSON file, and `npm run docs:glossary`
- * (which runs this first) names it here, where esbuild, vitest and tsx all read it as a static import.
+ * (scripts/glossary-docs.ts, which writes it first) names it here, where esbuild, vitest and tsx all read it as a static import.
  * The catalogue test fails while the index and the folder differ.
  */
 export const MESSAGES_DIR = new URL('../shared/core/i18n/messages/', import.meta.url);
@@ -34,6 +33,3 @@ export function catalogueIndexIsCurrent(): boolean {
   return readFileSync(INDEX_FILE, 'utf8') === catalogueIndexSource(catalogueFiles());
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(INDEX_FILE, catalogueIndexSource(catalogueFiles()));
-}

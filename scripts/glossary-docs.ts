@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { GLOSSARY } from '../shared/core/glossary';
 import { CATALOGUES, SOURCE_LANGUAGE } from '../shared/core/i18n/catalogues';
+import { catalogueFiles, catalogueIndexIsCurrent, catalogueIndexSource, INDEX_FILE, MESSAGES_DIR } from './catalogue-index';
 import { refuseArgumentsBut } from './script-arguments';
 
 /**
@@ -18,10 +19,10 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
  * The glossary with a column per language of the catalogues (shared/core/i18n/messages/), each term
  * as that language's `term.<id>` message names it: a language added as one file gains its column here.
  */
-export function renderGlossary(): string {
-  const languages = Object.keys(CATALOGUES).filter((l) => l !== SOURCE_LANGUAGE).sort();
+export function renderGlossary(catalogues: Readonly<Record<string, Readonly<Record<string, string>>>> = CATALOGUES): string {
+  const languages = Object.keys(catalogues).filter((l) => l !== SOURCE_LANGUAGE).sort();
   const rows = Object.entries(GLOSSARY).map(([id, t]) => {
-    const named = languages.map((l) => cell(CATALOGUES[l]![`term.${id}`] ?? t.label));
+    const named = languages.map((l) => cell(catalogues[l]![`term.${id}`] ?? t.label));
     return `| ${[cell(t.label), cell(t.definition), ...named].join(' | ')} |`;
   });
   const header = `| ${['name', 'what it is', ...languages.map((l) => `in \`${l}\``)].join(' | ')} |`;
@@ -29,18 +30,22 @@ export function renderGlossary(): string {
 }
 
 /** `doc` with its glossary section replaced by the current one. */
-export function withGlossary(doc: string): string {
+export function withGlossary(doc: string, catalogues = CATALOGUES): string {
   const from = doc.indexOf(START);
   const to = doc.indexOf(END);
   if (from < 0 || to < from) throw new Error(`docs/formats.md has no glossary markers (${START} … ${END})`);
-  return doc.slice(0, from) + renderGlossary() + doc.slice(to + END.length);
+  return doc.slice(0, from) + renderGlossary(catalogues) + doc.slice(to + END.length);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   refuseArgumentsBut(
     process.argv.slice(2),
-    "Usage: npm run docs:glossary\n\nRewrites the glossary of docs/formats.md from shared/core/glossary.ts (a test fails while it is stale).\nTakes no arguments.\n",
+    "Usage: npm run docs:glossary\n\nRewrites the catalogues' index (shared/core/i18n/catalogue-index.ts) from the files in shared/core/i18n/messages/,\nthen the glossary of docs/formats.md from shared/core/glossary.ts, a column per language (a test fails while either is stale).\nTakes no arguments.\n",
   );
+  const languages = catalogueFiles();
+  if (!catalogueIndexIsCurrent()) writeFileSync(INDEX_FILE, catalogueIndexSource(languages));
+  // The folder's files as they are now: a language added this minute is not in the index this process imported.
+  const catalogues = Object.fromEntries(languages.map((tag) => [tag, JSON.parse(readFileSync(new URL(`${tag}.json`, MESSAGES_DIR), 'utf8')) as Record<string, string>]));
   const path = new URL('../docs/formats.md', import.meta.url);
-  writeFileSync(path, withGlossary(readFileSync(path, 'utf8')));
+  writeFileSync(path, withGlossary(readFileSync(path, 'utf8'), catalogues));
 }

@@ -100,7 +100,7 @@ describe('the deploy story', () => {
 
   it("lists every alarm of the stack in docs/deploy.md's alarms table, once each, and only RunLinkRefused above a threshold other than zero", () => {
     const alarms = synthesized.stack.alarms.node.children.filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm);
-    expect(alarms.length).toBe(11);
+    expect(alarms.length).toBe(12);
     expect(alarmsTable(read('docs/deploy.md')).sort()).toEqual(alarms.map((a) => a.node.id).sort());
     const resources = synthesized.template.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { Threshold: number } }>;
     expect(Object.keys(resources)).toHaveLength(alarms.length);
