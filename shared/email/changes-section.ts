@@ -1,5 +1,6 @@
 import type { LinkValue, SummaryLine, SummarySection } from '../table/table';
 import type { ReaderFormat } from '../core/format';
+import { notComparedText } from '../core/i18n/not-compared';
 
 /**
  * The e-mail's "What changed since <date>" section: counts per kind and the top changes; the rest
@@ -60,7 +61,7 @@ export function countsText(digest: ChangesDigest, format: ReaderFormat): string 
 export function changesSection(digest: ChangesDigest, format: ReaderFormat): SummarySection {
   const lines: SummaryLine[] = [];
   if (digest.note !== null) {
-    lines.push({ label: format.t('term.notCompared'), value: digest.note });
+    lines.push({ label: format.t('term.notCompared'), value: notComparedText(digest.note, format.messages) });
   } else {
     lines.push({ label: format.t('term.inAll'), value: countsText(digest, format) });
     for (const row of digest.top) {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { parseJsonBytes } from '../../core/text';
+import { NOT_COMPARED } from '../../core/i18n/not-compared';
 import type { Storage } from '../../storage/storage';
 import { latestKey } from '../manifest/layout';
 import { latestPointerSchema, manifestSchema, type Manifest } from '../manifest/manifest';
@@ -73,15 +74,15 @@ export async function findBaseline(options: {
     pointerBytes = await storage.getObject(pointerKey);
   } catch (error) {
     log.warn('could not read latest.json; exporting without a comparison', { key: pointerKey, error: errorMessage(error) });
-    return { found: undefined, previous: null, note: 'The previous run could not be read (latest.json is not readable), so there is nothing to compare with this time.' };
+    return { found: undefined, previous: null, note: NOT_COMPARED.unreadable.text };
   }
   if (!pointerBytes) {
-    return { found: undefined, previous: null, note: 'This is the first run of this report, so there is nothing to compare with yet.' };
+    return { found: undefined, previous: null, note: NOT_COMPARED.first.text };
   }
   const pointer = latestPointerSchema.safeParse(parseJsonBytes(pointerBytes));
   if (!pointer.success) {
     log.warn('latest.json is not valid; exporting without a comparison', { key: pointerKey });
-    return { found: undefined, previous: null, note: 'The previous run could not be read (latest.json is not valid), so there is nothing to compare with this time.' };
+    return { found: undefined, previous: null, note: NOT_COMPARED.invalid.text };
   }
 
   const previous = pointer.data.manifest;

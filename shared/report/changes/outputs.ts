@@ -3,6 +3,7 @@ import { openCsvSink } from '../../render/csv';
 import type { Manifest } from '../manifest/manifest';
 import type { ManifestChanges } from '../manifest/manifest-changes';
 import { CHANGES_TABLE, changeCsvRow, emptyCounts, type ChangeReport, type ChangeRow } from './model';
+import { NOT_COMPARED } from '../../core/i18n/not-compared';
 
 export const CHANGES_CSV = 'changes.csv';
 
@@ -41,7 +42,7 @@ export function changeReportFromManifest(manifest: Manifest): ChangeReport {
     baseline: changes?.baseline
       ? { runId: changes.baseline.runId, generatedAt: new Date(changes.baseline.generatedAt), manifestKey: changes.baseline.manifest }
       : null,
-    note: changes ? changes.note : 'This run was exported before changes were tracked.',
+    note: changes ? changes.note : NOT_COMPARED.untracked.text,
     tables: [],
     counts: changes?.counts ?? emptyCounts(),
     rows: [],

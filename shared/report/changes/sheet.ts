@@ -2,6 +2,7 @@ import { isWebUrl, type Column, type ColumnType, type LeadingSheet, type LinkVal
 import { comparedInstant } from './specs';
 import { changeRows } from './outputs';
 import type { ReaderFormat } from '../../core/format';
+import { notComparedText } from '../../core/i18n/not-compared';
 import type { MessageId, Messages } from '../../core/i18n/messages';
 import { columnLabel, sheetRowUrl } from '../sheet-names';
 import { CHANGES_TABLE, KIND_COLORS, type ChangeReport, type ChangeRow } from './model';
@@ -39,7 +40,7 @@ export function changesSheetContent(report: ChangeReport, format: ReaderFormat):
   const heading = since ? messages.t('changes.sheet.since', { date: since }) : messages.t('sheet.changes');
   return {
     heading,
-    sentence: report.note ?? countsSentence(report.counts, since, format),
+    sentence: report.note === null ? countsSentence(report.counts, since, format) : notComparedText(report.note, messages),
     columns: sheetColumns(messages),
     rows: changeRows(report).map((change) => sheetRow(change, report.sheetNames, messages)),
   };
