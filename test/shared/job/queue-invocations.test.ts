@@ -24,12 +24,19 @@ async function settle<T>(run: Promise<T>): Promise<T> {
   return run;
 }
 
+/** Runs the stand-in to its end on the fake clock, and says when on that clock it ended. */
+async function settleAt<T>(run: Promise<T>): Promise<{ readonly result: T; readonly endedAtMs: number }> {
+  const ended = run.then((result) => ({ result, endedAtMs: Date.now() }));
+  await vi.runAllTimersAsync();
+  return ended;
+}
+
 describe('the stand-in of an SQS queue with maximum concurrency', () => {
   it('runs at most the maximum at once, and a freed slot takes the next message at once: the work ÷ the maximum, no idle slot', async () => {
     const startedAt: number[] = [];
     let inFlight = 0;
     let most = 0;
-    const stats = await settle(
+    const { result: stats, endedAtMs } = await settleAt(
       queueInvocations(
         [...Array(6).keys()],
         async () => {
@@ -43,7 +50,7 @@ describe('the stand-in of an SQS queue with maximum concurrency', () => {
     );
     expect(most).toBe(2);
     expect(startedAt).toEqual([0, 0, 10, 10, 20, 20].map((s) => s * SECOND));
-    expect(Date.now()).toBe(30 * SECOND);
+    expect(endedAtMs).toBe(30 * SECOND);
     expect(stats).toEqual({ receives: 6, retried: 0, deadLettered: 0, failures: [] });
   });
 
@@ -73,7 +80,7 @@ describe('the stand-in of an SQS queue with maximum concurrency', () => {
 
   it('treats a throw as a failed receive, and moves a message to the dead-letter queue after its last receive', async () => {
     const counts: number[] = [];
-    const stats = await settle(
+    const { result: stats, endedAtMs } = await settleAt(
       queueInvocations(
         ['broken'],
         (_event, count) => {
@@ -84,7 +91,7 @@ describe('the stand-in of an SQS queue with maximum concurrency', () => {
       ),
     );
     expect(counts).toEqual([1, 2, SCHEDULED_RUNS.maxReceiveCount]);
-    expect(Date.now()).toBe(20 * MINUTE);
+    expect(endedAtMs).toBe(20 * MINUTE);
     expect(stats).toMatchObject({ receives: 3, retried: 2, deadLettered: 1 });
     expect(stats.failures.map((f) => [f.event, f.attempt, f.atMs, f.error])).toEqual([1, 2, 3].map((n) => ['broken', n, (n - 1) * 10 * MINUTE, 'Error: planning API down']));
   });
