@@ -35,7 +35,7 @@ export function createExportClient(
     deadline: settings.deadline,
     onRequest: context.planning?.onRequest,
     fetch: context.planning?.fetch,
-    now: context.clock,
+    clock: context.clock,
   });
 }
 
