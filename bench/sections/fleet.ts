@@ -159,6 +159,10 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
     `${f.processPeakMb} MB`,
   ]);
   const told = runs.flatMap(({ cap, f }) => [...new Set(f.ownerNoticeSubjects)].map((subject) => `cap ${cap}: ${f.ownerNoticeSubjects.filter((x) => x === subject).length} × “${subject}”`));
+  for (const { cap, f } of runs) {
+    const w = f.mailWakes;
+    console.warn(`fleet: cap ${cap}: mail waits woke late by p50 ${w.p50} ms, p99 ${w.p99} ms, max ${w.max} ms; ${w.lateByAMoment} of ${w.count} a moment or more; the SES client's own resends ${f.sdkResends}, ${f.sdkResendsThrottled} of them throttled`);
+  }
   for (const line of told) console.warn(`fleet: an owner was told: ${line}`);
   // Each failed try of a run, with the causes behind it: what a retry hid, for the next one to fix.
   const failures = runs.flatMap(({ cap, f }) => f.failures.map((x) => `cap ${cap}: ${x.event}, try ${x.attempt} at ${seconds(x.atMs)}: ${x.error}`));
