@@ -148,7 +148,7 @@ export async function failFanOut(step: Pick<FanOutFailure, 'request' | 'failed' 
   const { report, runId } = request;
   const failure = describeFanOutFailure(step.failed, step.error);
   // First: whatever fails after this, a retry of the run or the next week's run is not blocked.
-  const released = await releaseHeldRun({ ledger: context.ledger, report, runId, now: context.clock, log: context.log });
+  const released = await releaseHeldRun(context, { report, runId });
   const told = !toldByTheJob(step.failed, step.error);
   if (told) {
     // The definition names the owners; when it cannot be read (which may be why the plan failed) only the event is published.

@@ -204,7 +204,7 @@ async function fanOutRoute(options: FleetOptions, layout: FleetLayout, contexts:
   const t = layout.tenantOf(k);
   const base = contexts[t]!;
   const lastWeek = new Date(instant.getTime() - 7 * 86_400_000);
-  await noteOutgrown(fleetReportName(k), 'last-week', lastWeek.toISOString(), { ledger: options.ledger, clock: () => lastWeek });
+  await noteOutgrown({ report: fleetReportName(k), runId: 'last-week' }, lastWeek.toISOString(), { ledger: options.ledger, clock: () => lastWeek });
   const starter = fleetFanOut(() => base, instant.getTime());
   contexts[t] = { ...base, fanOut: { starter, rows: DEFAULT_FAN_OUT_ROWS } };
   return starter;

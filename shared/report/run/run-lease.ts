@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { errorMessage, LeaseLostError, RunInProgressError, StorageError } from '../../core/errors';
+import type { Clock } from '../../core/clock';
 import type { Log } from '../../core/logger';
 import { timerSleep, type Sleep } from '../../core/retry/retry';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
@@ -73,18 +74,27 @@ export type LeaseOutcome =
   /** An attempt died publishing: this one holds the run to finish the copies of the chosen manifest. */
   | { readonly kind: 'publishing'; readonly lease: RunLease; readonly startedAt: Date; readonly manifestKey: string; readonly copies: readonly TableCopy[]; readonly debris: readonly string[] };
 
-export interface LeaseOptions {
-  readonly ledger: Ledger;
+/** The run a lease is on: a report's run id. */
+export interface RunName {
   readonly report: string;
   readonly runId: string;
-  readonly now: () => Date;
+}
+
+/**
+ * What a lease is kept with, named as the run context names it (a RunContext is one): the ledger
+ * that orders attempts, the run's clock, the log, the lease's length and how a retry waits.
+ */
+export interface LeaseTerms {
+  readonly ledger: Ledger;
+  readonly clock: Clock;
   readonly log: Log;
+  /** Lease duration (tests); default DEFAULT_LEASE_MS. */
   readonly leaseMs?: number | undefined;
   /**
    * How a retry waits for a silent holder's lease to lapse (the export function passes timers);
    * without it a live lease is refused at once as "in progress", whoever holds it.
    */
-  readonly wait?: Wait | undefined;
+  readonly leaseWait?: Wait | undefined;
 }
 
 /**
@@ -103,10 +113,11 @@ export class RunLease {
   private readonly record: LedgerRecord<RunEntry>;
 
   private constructor(
-    private readonly options: LeaseOptions,
+    private readonly terms: LeaseTerms,
+    private readonly run: RunName,
     readonly attempt: string,
   ) {
-    this.record = runRecord(options.ledger, options.report, options.runId, 'fail');
+    this.record = runRecord(terms.ledger, run, 'fail');
   }
 
   /** This attempt's fencing token (see the run entry's `generation`). */
@@ -115,7 +126,7 @@ export class RunLease {
   }
 
   private get leaseMs(): number {
-    return this.options.leaseMs ?? DEFAULT_LEASE_MS;
+    return leaseMsOf(this.terms);
   }
 
   /**
@@ -123,14 +134,15 @@ export class RunLease {
    * stopped renewing (expired: it crashed or froze). Throws RunInProgressError while another attempt
    * holds a live lease. A complete run is reported as such and not leased.
    */
-  static async acquire(options: LeaseOptions): Promise<LeaseOutcome> {
-    const lease = new RunLease(options, `${options.now().toISOString()}-${randomBytes(4).toString('hex')}`);
+  static async acquire(terms: LeaseTerms, run: RunName): Promise<LeaseOutcome> {
+    const { clock, log, leaseWait } = terms;
+    const lease = new RunLease(terms, run, `${clock().toISOString()}-${randomBytes(4).toString('hex')}`);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       // The time of the compare-and-swap round deciding: the lease, the entry's expiry and the live check count from it.
-      let now = options.now();
+      let now = clock();
       const taken = await lease.record.change(
         (current) => {
-          now = options.now();
+          now = clock();
           return lease.taking(current, now);
         },
         { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(now) },
@@ -141,18 +153,18 @@ export class RunLease {
       if (current.status === 'complete' && current.manifestKey !== undefined) {
         return { kind: 'complete', startedAt: new Date(current.startedAt), manifestKey: current.manifestKey };
       }
-      const lapse = options.wait && silentHolder(current, now, lease.leaseMs);
-      if (options.wait && lapse !== undefined) {
-        options.log.warn('the holder of this run stopped renewing its lease: waiting for it to lapse', { runId: options.runId, lapsesAt: current.leaseExpiresAt });
-        await options.wait(lapse);
+      const lapse = leaseWait && silentHolder(current, now, lease.leaseMs);
+      if (leaseWait && lapse !== undefined) {
+        log.warn('the holder of this run stopped renewing its lease: waiting for it to lapse', { runId: run.runId, lapsesAt: current.leaseExpiresAt });
+        await leaseWait(lapse);
         continue;
       }
       throw new RunInProgressError(
-        `run "${options.runId}" of report "${options.report}" is in progress: another attempt holds its lease ` +
+        `run "${run.runId}" of report "${run.report}" is in progress: another attempt holds its lease ` +
           `until ${current.leaseExpiresAt} (renewed while it runs). Nothing was written; try again after it ends.`,
       );
     }
-    throw new StorageError(`could not take the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`, { retryable: true });
+    throw new StorageError(`could not take the lease on run "${run.runId}": the ledger ${terms.ledger.describe()} kept changing`, { retryable: true });
   }
 
   /**
@@ -162,7 +174,7 @@ export class RunLease {
    */
   private taking(current: RunEntry | undefined, now: Date): RunEntry | undefined {
     if (!current) {
-      const { report, runId } = this.options;
+      const { report, runId } = this.run;
       return { report, runId, attempt: this.attempt, startedAt: now.toISOString(), leaseExpiresAt: this.expiry(now), status: 'running', generation: 1, keys: [] };
     }
     if (current.status === 'complete' && current.manifestKey !== undefined) return undefined;
@@ -177,8 +189,8 @@ export class RunLease {
     this.heldGeneration = taken.generation ?? 1;
     if (!previous) return { kind: 'acquired', lease: this, startedAt: new Date(taken.startedAt), debris: [], takenOver: false };
     if (isHeld(previous.status)) {
-      this.options.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
-        runId: this.options.runId,
+      this.terms.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
+        runId: this.run.runId,
         previousAttempt: previous.attempt,
         expiredAt: previous.leaseExpiresAt,
       });
@@ -201,7 +213,7 @@ export class RunLease {
         const keys = new Set(entry.keys);
         for (const key of change.addKeys ?? []) keys.add(key);
         for (const key of change.removeKeys ?? []) keys.delete(key);
-        return { ...entry, keys: [...keys].sort(), leaseExpiresAt: this.expiry(this.options.now()) };
+        return { ...entry, keys: [...keys].sort(), leaseExpiresAt: this.expiry(this.terms.clock()) };
       }),
     );
     this.renewing = next.catch(() => undefined);
@@ -231,7 +243,7 @@ export class RunLease {
 
   /** Throws when a background renewal found the lease gone: the run must not publish. */
   check(): void {
-    if (this.lost) throw this.lost instanceof LeaseLostError ? this.lost : new LeaseLostError(`the lease on run "${this.options.runId}" could not be renewed: ${errorMessage(this.lost)}`, { cause: this.lost });
+    if (this.lost) throw this.lost instanceof LeaseLostError ? this.lost : new LeaseLostError(`the lease on run "${this.run.runId}" could not be renewed: ${errorMessage(this.lost)}`, { cause: this.lost });
   }
 
   /**
@@ -243,7 +255,7 @@ export class RunLease {
   async publishing(manifestKey: string, copies: readonly TableCopy[]): Promise<void> {
     this.check();
     await this.renewing;
-    await this.update((entry) => ({ ...entry, status: 'publishing', manifestKey, copies: [...copies], leaseExpiresAt: this.expiry(this.options.now()) }));
+    await this.update((entry) => ({ ...entry, status: 'publishing', manifestKey, copies: [...copies], leaseExpiresAt: this.expiry(this.terms.clock()) }));
     this.publishingRun = true;
   }
 
@@ -253,7 +265,7 @@ export class RunLease {
     await this.renewing;
     await this.update((entry) => {
       const { copies: _copies, ...rest } = entry;
-      return { ...rest, status: 'complete', manifestKey, keys: [], leaseExpiresAt: this.options.now().toISOString() };
+      return { ...rest, status: 'complete', manifestKey, keys: [], leaseExpiresAt: this.terms.clock().toISOString() };
     });
   }
 
@@ -264,7 +276,7 @@ export class RunLease {
   async abandonPublishing(): Promise<void> {
     this.stopHeartbeat();
     await this.renewing;
-    await this.update(({ manifestKey: _manifest, copies: _copies, ...entry }) => ({ ...entry, status: 'released', leaseExpiresAt: this.options.now().toISOString() }));
+    await this.update(({ manifestKey: _manifest, copies: _copies, ...entry }) => ({ ...entry, status: 'released', leaseExpiresAt: this.terms.clock().toISOString() }));
   }
 
   /**
@@ -281,7 +293,7 @@ export class RunLease {
         for (const key of removedKeys) keys.delete(key);
         for (const key of remainingKeys) keys.add(key);
         const status = entry.status === 'publishing' ? 'publishing' : 'released';
-        return { ...entry, status, keys: [...keys].sort(), leaseExpiresAt: this.options.now().toISOString() };
+        return { ...entry, status, keys: [...keys].sort(), leaseExpiresAt: this.terms.clock().toISOString() };
       });
       return true;
     } catch (error) {
@@ -314,13 +326,13 @@ export class RunLease {
         if (!current || current.attempt !== this.attempt || !isHeld(current.status)) throw this.lostError(current);
         return change(current);
       },
-      { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(this.options.now()) },
+      { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(this.terms.clock()) },
     );
   }
 
   /** The error of an attempt that no longer holds the run, naming who does (or what became of it). */
   private lostError(current: RunEntry | undefined): LeaseLostError {
-    const run = `run "${this.options.runId}" of report "${this.options.report}"`;
+    const run = `run "${this.run.runId}" of report "${this.run.report}"`;
     const mine = `this attempt (generation ${this.generation})`;
     let to: string;
     if (!current) to = 'nobody: the run\'s ledger entry is gone (expired or removed)';
@@ -353,22 +365,15 @@ function silentHolder(entry: RunEntry, now: Date, leaseMs: number): number | und
   return now.getTime() - lastRenewal > SILENT_HOLDER_MS ? expires - now.getTime() + 1 : undefined;
 }
 
-/** When the live lease of run `runId` lapses, if its holder has stopped renewing; else undefined. */
-export async function lapsingLease(ledger: Ledger, report: string, runId: string, now: Date, leaseMs = DEFAULT_LEASE_MS): Promise<number | undefined> {
-  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
-  if (!entry || !isHeld(entry.status) || new Date(entry.leaseExpiresAt) <= now) return undefined;
-  return silentHolder(entry, now, leaseMs);
-}
-
-/** The manifest key of run `runId` when the ledger knows it as complete (published), else undefined. */
-export async function completedManifest(ledger: Ledger, report: string, runId: string): Promise<string | undefined> {
-  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
+/** The manifest key of the run when the ledger knows it as complete (published), else undefined. */
+export async function completedManifest(terms: Pick<LeaseTerms, 'ledger'>, run: RunName): Promise<string | undefined> {
+  const entry = (await runRecord(terms.ledger, run, 'absent').read()).value;
   return entry?.status === 'complete' ? entry.manifestKey : undefined;
 }
 
 /** Where a run stands in the ledger (its status and the attempt holding it last), or undefined without an entry. */
-export async function runStanding(ledger: Ledger, report: string, runId: string): Promise<{ readonly status: RunEntry['status']; readonly attempt: string } | undefined> {
-  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
+export async function runStanding(terms: Pick<LeaseTerms, 'ledger'>, run: RunName): Promise<{ readonly status: RunEntry['status']; readonly attempt: string } | undefined> {
+  const entry = (await runRecord(terms.ledger, run, 'absent').read()).value;
   return entry && { status: entry.status, attempt: entry.attempt };
 }
 
@@ -381,15 +386,29 @@ export interface AbandonedAttempt {
 }
 
 /**
- * The attempt of run `runId` that died holding its lease, once the lease has lapsed: an attempt that
+ * The attempt of the run that died holding its lease, once the lease has lapsed: an attempt that
  * fails in the ordinary way releases the run, so only a killed or frozen one (out of time or memory)
- * leaves it running. Undefined for a new, complete, released or live run, and for an entry that is
- * not a run lease.
+ * leaves it running. A holder that stopped renewing but whose lease is still live is waited for
+ * first (with `leaseWait`), so a retry that comes during the lapse finds the dead attempt rather
+ * than a run "in progress". Undefined for a new, complete, released or live run, and for an entry
+ * that is not a run lease.
  */
-export async function abandonedAttempt(ledger: Ledger, report: string, runId: string, now: Date): Promise<AbandonedAttempt | undefined> {
-  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
-  if (entry?.status !== 'running' || new Date(entry.leaseExpiresAt) > now) return undefined;
+export async function abandonedAttempt(terms: Omit<LeaseTerms, 'log'>, run: RunName): Promise<AbandonedAttempt | undefined> {
+  const record = runRecord(terms.ledger, run, 'absent');
+  let entry = (await record.read()).value;
+  const lapse = entry && terms.leaseWait && lapsing(entry, terms.clock(), leaseMsOf(terms));
+  if (lapse !== undefined && terms.leaseWait) {
+    await terms.leaseWait(lapse);
+    entry = (await record.read()).value;
+  }
+  if (entry?.status !== 'running' || new Date(entry.leaseExpiresAt) > terms.clock()) return undefined;
   return { attempt: entry.attempt, generation: entry.generation ?? 1, lapsedAt: entry.leaseExpiresAt };
+}
+
+/** When the live lease of `entry` lapses, if its holder has stopped renewing; else undefined. */
+function lapsing(entry: RunEntry, now: Date, leaseMs: number): number | undefined {
+  if (!isHeld(entry.status) || new Date(entry.leaseExpiresAt) <= now) return undefined;
+  return silentHolder(entry, now, leaseMs);
 }
 
 /**
@@ -400,16 +419,16 @@ export async function abandonedAttempt(ledger: Ledger, report: string, runId: st
  * holder that still ran would lose at its next write, as any attempt that was taken over does.
  * Returns the attempt it released, or undefined when none held the run (no entry, released, complete).
  */
-export async function releaseHeldRun(options: Omit<LeaseOptions, 'leaseMs'>): Promise<{ readonly attempt: string; readonly generation: number } | undefined> {
-  const released = await runRecord(options.ledger, options.report, options.runId, 'absent').change(
+export async function releaseHeldRun(terms: Pick<LeaseTerms, 'ledger' | 'clock' | 'log'>, run: RunName): Promise<{ readonly attempt: string; readonly generation: number } | undefined> {
+  const released = await runRecord(terms.ledger, run, 'absent').change(
     // A publishing run keeps its chosen manifest: only its lease lapses, and the next attempt finishes it.
-    (current) => (current && isHeld(current.status) ? { ...current, status: current.status === 'publishing' ? 'publishing' : 'released', leaseExpiresAt: options.now().toISOString() } : undefined),
+    (current) => (current && isHeld(current.status) ? { ...current, status: current.status === 'publishing' ? 'publishing' : 'released', leaseExpiresAt: terms.clock().toISOString() } : undefined),
     // Released at `leaseExpiresAt`: the entry's expiry counts from then.
     { rounds: MAX_ROUNDS, expiresAt: (entry) => entryExpiry(new Date(entry.leaseExpiresAt)) },
   );
   if (released.outcome !== 'written' || !released.previous) return undefined;
   const { attempt, generation = 1 } = released.previous;
-  options.log.warn('released the lease of an attempt that died holding it', { runId: options.runId, attempt });
+  terms.log.warn('released the lease of an attempt that died holding it', { runId: run.runId, attempt });
   return { attempt, generation };
 }
 
@@ -417,8 +436,12 @@ export async function releaseHeldRun(options: Omit<LeaseOptions, 'leaseMs'>): Pr
  * The ledger entry of a run. Its own attempts fail on an entry that is not a run lease (`fail`);
  * those that only look at it from outside (the route, the fan-out's failure step) read it as none.
  */
-function runRecord(ledger: Ledger, report: string, runId: string, invalid: 'fail' | 'absent'): LedgerRecord<RunEntry> {
+function runRecord(ledger: Ledger, { report, runId }: RunName, invalid: 'fail' | 'absent'): LedgerRecord<RunEntry> {
   return ledgerRecord(ledger, ledgerKey('run', report, runId), runEntrySchema, { what: `the lease on run "${runId}" of report "${report}"`, invalid });
+}
+
+function leaseMsOf(terms: Pick<LeaseTerms, 'leaseMs'>): number {
+  return terms.leaseMs ?? DEFAULT_LEASE_MS;
 }
 
 /** A lease is held (live or lapsed) while the run is written and while it is published. */
