@@ -1,7 +1,7 @@
 import { errorMessage } from '../core/errors';
 import type { FanOutPart } from '../core/names';
 import { planRun } from '../report/run/plan-run';
-import { releaseHeldRun } from '../report/run/run-lease';
+import { releaseHeldRun } from '../report/run/run-entry';
 import type { RunContext } from '../report/run/context';
 import { fanOutPart, fanOutUnits } from '../report/tables/registry';
 import type { ReportDefinition } from '../report/definition/definition';
@@ -148,7 +148,7 @@ export async function failFanOut(step: Pick<FanOutFailure, 'request' | 'failed' 
   const { report, runId } = request;
   const failure = describeFanOutFailure(step.failed, step.error);
   // First: whatever fails after this, a retry of the run or the next week's run is not blocked.
-  const released = await releaseHeldRun({ ledger: context.ledger, report, runId, now: context.clock, log: context.log });
+  const released = await releaseHeldRun(context, { report, runId });
   const told = !toldByTheJob(step.failed, step.error);
   if (told) {
     // The definition names the owners; when it cannot be read (which may be why the plan failed) only the event is published.

@@ -1,9 +1,7 @@
 import { renderReportEmail, type ReportEmailInput } from '../email/email-content';
-import type { ReportEmailLink } from '../email/email-model';
 import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
-import { createLinkToken, type LinkKey } from '../links/link-token';
-import { createRunLinkToken, messageRunLinkId } from '../links/run-link-token';
+import type { LinkKey } from '../links/link-token';
 import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
@@ -11,35 +9,13 @@ import { recipientAddresses, type ReportDefinition } from '../report/definition/
 import type { Reader } from '../report/definition/readers';
 import type { ReportSummary, SummarySection } from '../table/table';
 import type { ExportResult } from '../report/run/result';
-import { fileForPeople, NAMES, type ReportNames } from '../report/names';
+import { fileForPeople, type ReportNames } from '../report/names';
 import { EMAIL_TREND_RUNS, emailTrends } from '../report/trends/email';
 import { readerFormat, type ReaderFormat } from '../core/format';
 import type { RuleReading } from '../report/alerts/read-rules';
 import type { OwedLine } from './alert-owed';
 import { bannerSection, markedSummary } from './reader-news';
-
-const DAY_MS = 86_400_000;
-
-/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`, each named for people by its format (names.ts). */
-export function fileLinks(
-  result: ExportResult,
-  options: { linkBaseUrl: string; key: LinkKey; expiresAt: Date; now: Date },
-  names: ReportNames = NAMES,
-): ReportEmailLink[] {
-  const base = options.linkBaseUrl.replace(/\/+$/, '');
-  return result.manifest.files.map((file) => ({
-    ...fileForPeople(file, names),
-    bytes: file.bytes,
-    url: `${base}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
-  }));
-}
-
-/** The "get a fresh copy" run link of a run's message (`<baseUrl>/run/<token>`), the same for every attempt of the run. */
-export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId: string; message: string; expiresAt: Date; key: LinkKey; now: Date; lang?: string | undefined }): string {
-  const id = messageRunLinkId(link.report, link.runId, link.message);
-  const token = createRunLinkToken({ report: link.report, expiresAt: link.expiresAt, id, lang: link.lang }, link.key, link.now).token;
-  return `${link.baseUrl.replace(/\/+$/, '')}/run/${token}`;
-}
+import { fileLinks, freshCopyLinkUrl, linksExpireAt } from './message-links';
 
 /**
  * The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked
@@ -81,7 +57,7 @@ export async function reportEmailFor(
   result: ExportResult,
   options: ReportEmailOptions,
 ): Promise<(reader?: Reader | string, own?: ReaderOwn) => OutgoingEmail> {
-  const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
+  const expiresAt = linksExpireAt(definition, options.now);
   const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.names);
   const base = options.linkBaseUrl.replace(/\/+$/, '');
   // A run link of the configured report, valid as long as the file links (inline definitions have none).

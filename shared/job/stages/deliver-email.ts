@@ -6,8 +6,8 @@ import { noticeRefusedRecipients, type RefusedRecipient } from '../../messages/n
 import { SuppressionList } from '../../messages/recipients/suppressions';
 import { emailReaders } from '../../report/definition/readers';
 import { alertTargets, emailTarget } from '../../messages/alert-delivery';
-import { keepOwed } from '../../messages/alert-owed';
-import { targetNews, type RunNews } from '../../messages/reader-news';
+import { keepOwed, targetNews } from '../../messages/alert-owed';
+import type { RunNews } from '../../messages/reader-news';
 import { ownedBy, ownSections } from '../../messages/person-actions';
 import { isInline } from './resolve';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
@@ -72,7 +72,7 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const covered: string[] = [];
   for (const reader of wanted) {
     const target = emailTarget(reader.address);
-    const lines = news && told.has(target) ? await targetNews(context.ledger, definition.name, target, news) : undefined;
+    const lines = news && told.has(target) ? await targetNews(context.ledger, definition.name, target, news.news, news.beyond) : undefined;
     const banner = lines && lines.lines.length > 0 ? { news: { lines: lines.lines, readings: news!.readings } } : undefined;
     const sections = ownSections(ownedBy(job.result, reader));
     const own = banner || sections ? { ...banner, sections } : undefined;

@@ -1,5 +1,4 @@
-import type { Wait } from '../../report/run/run-lease';
-import { awaitLapse, fanOutReason, noteOutgrown } from '../../report/run/run-route';
+import { fanOutReason, noteOutgrown, type RouteHistory } from '../../report/run/run-route';
 import type { RunContext } from '../../report/run/context';
 import { jobRunId } from './resolve';
 import type { ExportJobRequest } from '../request';
@@ -8,25 +7,24 @@ export interface FanOutRoute {
   readonly starter: FanOutStarter;
   /** Rows of the last run above which a run fans out. */
   readonly rows: number;
-  /** How the route waits for a silent attempt's lease to lapse; default: timers (tests move their clock). */
-  readonly wait?: Wait | undefined;
 }
 
 /**
  * The route stage, the first of a job (run-job.ts): hands a scheduled run of a big report to the
  * fan-out and says so, or answers undefined (the single path runs it). On-demand and inline runs
  * always take the single path. The deadline hand-over (handOverToFanOut) is the route's other door.
+ * The report's history (run-route.ts) answers the one question; a retry waits out a silent holder's
+ * lease with the context's `leaseWait`, as the lease itself does.
  */
 export async function routeToFanOut(
   request: ExportJobRequest,
-  context: RunContext,
+  context: RouteHistory & Pick<RunContext, 'ids'>,
   route: FanOutRoute | undefined,
 ): Promise<{ status: 'skipped'; reason: string } | undefined> {
   // A step of the fan-out (its assembler runs the job) is already on the route it was handed to.
   if (!route || request.via === 'fan-out' || request.source !== 'schedule' || request.report === undefined || request.definition !== undefined) return undefined;
   const runId = jobRunId(request, context.clock(), context.ids);
-  await awaitLapse(request.report, runId, context, route.wait);
-  const reason = await fanOutReason(request.report, runId, route.rows, context);
+  const reason = await fanOutReason({ report: request.report, runId }, route.rows, context);
   if (!reason) return undefined;
   return startFanOut({ ...request, report: request.report }, runId, reason, route);
 }
@@ -50,10 +48,10 @@ export async function handOverToFanOut(
   request: ExportJobRequest & { readonly report: string },
   runId: string,
   why: string,
-  context: RunContext,
+  context: Pick<RouteHistory, 'ledger' | 'clock'>,
   route: FanOutRoute,
 ): Promise<{ status: 'skipped'; reason: string }> {
-  await noteOutgrown(request.report, runId, context.clock().toISOString(), context);
+  await noteOutgrown({ report: request.report, runId }, context.clock().toISOString(), context);
   return startFanOut(request, runId, why, route);
 }
 

@@ -14,7 +14,8 @@ import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 import type { Storage } from '../../storage/storage';
 import type { RunContext } from './context';
-import { RunLease, runStanding, type LeaseOutcome, type TableCopy } from './run-lease';
+import { runStanding, type TableCopy } from './run-entry';
+import { RunLease, type LeaseOutcome } from './run-lease';
 import { publishTables, runsLast } from './table-publish';
 
 /** As long as a run's lease entry: a noted run whose lease entry is gone is let go. */
@@ -76,7 +77,7 @@ export async function rollForward(context: RollContext, report: string, runId: s
 async function settle(context: RollContext, report: string, noted: Noted): Promise<void> {
   const { ledger, log } = context;
   const done = { now: context.clock(), log };
-  const standing = await runStanding(ledger, report, noted.runId);
+  const standing = await runStanding(context, { report, runId: noted.runId });
   // Still writing under the attempt noted: it may yet choose its manifest (or died before; its retry decides).
   if (standing?.status === 'running' && standing.attempt === noted.attempt) return;
   if (standing?.status === 'publishing') {
@@ -98,9 +99,8 @@ async function settle(context: RollContext, report: string, noted: Noted): Promi
 
 /** Takes the lease of a publishing run, or undefined while a live holder copies it itself. */
 async function takePublishing(context: RollContext, report: string, runId: string): Promise<LeaseOutcome | undefined> {
-  const { ledger, clock: now, log, leaseMs, leaseWait: wait } = context;
   try {
-    return await RunLease.acquire({ ledger, report, runId, now, log, leaseMs, wait });
+    return await RunLease.acquire(context, { report, runId });
   } catch (error) {
     if (error instanceof RunInProgressError) return undefined;
     throw error;

@@ -14,7 +14,8 @@ import { changeReportFromManifest } from '../changes/outputs';
 import { publishLatest } from './latest-pointer';
 import { manifestKey, runFolderKey, stagingFolderKey } from '../manifest/layout';
 import { manifestSchema, type Manifest } from '../manifest/manifest';
-import { completedManifest, RunLease, type LeaseOutcome } from './run-lease';
+import { completedManifest } from './run-entry';
+import { RunLease, type LeaseOutcome } from './run-lease';
 import { publishTables } from './table-publish';
 import { finishCopies, notePublished, notePublishing, rollForward } from './roll-forward';
 import { summariesFromManifest, summaryFromManifest } from './run-summary';
@@ -41,7 +42,7 @@ export interface WrittenRun {
  * finds the run published instead of failing as if nothing had been.
  */
 export async function publishedRun(draft: RunDraft, context: RunContext): Promise<ExportResult | undefined> {
-  const key = await completedManifest(context.ledger, draft.definition.name, draft.runId);
+  const key = await completedManifest(context, { report: draft.definition.name, runId: draft.runId });
   if (key === undefined) return undefined;
   const done = await completedRun(context.storage, key, context.log, draft.runId);
   return { ...done, ...(await publishLatestOf(context, done.manifest, done.manifestKey)) };
@@ -59,7 +60,7 @@ export async function withRunAttempt(run: PlannedRun, context: RunContext, write
   const metadata = { report, 'run-id': runId };
   // Before anything else: a run of the report cut off between its table copies is finished first.
   await rollForward(context, report, runId);
-  const leased = await RunLease.acquire({ ledger, report, runId, now: context.clock, log, leaseMs: context.leaseMs, wait: context.leaseWait });
+  const leased = await RunLease.acquire(context, { report, runId });
   if (leased.kind === 'publishing') await finishPublishing(context, leased, metadata);
   if (leased.kind === 'complete' || leased.kind === 'publishing') {
     const done = await completedRun(storage, leased.manifestKey, log, runId);

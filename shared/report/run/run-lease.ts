@@ -1,91 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import * as z from 'zod';
 import { errorMessage, LeaseLostError, RunInProgressError, StorageError } from '../../core/errors';
-import type { Log } from '../../core/logger';
-import { timerSleep, type Sleep } from '../../core/retry/retry';
-import { ledgerKey, type Ledger } from '../../ledger/ledger';
-import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
-
-/**
- * A lease lasts this long without a renewal. A healthy run renews it every LEASE_RENEW_MS while it
- * streams (and whenever it opens a file), so only a dead or frozen attempt lets it lapse; then a
- * retry may take the run over within about a minute.
- */
-export const DEFAULT_LEASE_MS = 60_000;
-export const LEASE_RENEW_MS = 15_000;
-/**
- * A holder that has not renewed for this long missed a renewal: it is dead or frozen. A retry that
- * finds its lease still live waits for it to lapse (at most the rest of a lease) and takes the run
- * over, instead of stopping as "in progress" and leaving the run undone (Lambda's first async retry
- * comes about a minute after the failure, right in that window).
- */
-export const SILENT_HOLDER_MS = 2 * LEASE_RENEW_MS;
-
-/** Waits `ms` (timers); tests pass one that moves their clock instead. The exporter's one sleep. */
-export type Wait = Sleep;
-export const timerWait: Wait = timerSleep;
-/** Run entries outlive every retry of a run (Lambda: 6 h; a manual --run-id: weeks), then expire. */
-const RUN_ENTRY_DAYS = 35;
-/** Compare-and-swap rounds before giving up: each lost round means another writer made progress. */
-const MAX_ROUNDS = 20;
-
-/**
- * One table file the run publishes: copied from the staging key of the attempt whose manifest the
- * ledger chose to the table prefix, and checked against the bytes and sha256 the manifest states.
- */
-const tableCopySchema = z.object({ from: z.string(), to: z.string(), bytes: z.number().int().nonnegative(), sha256: z.string(), rows: z.number().int().nonnegative() });
-export type TableCopy = z.infer<typeof tableCopySchema>;
-
-const runEntrySchema = z.object({
-  report: z.string(),
-  runId: z.string(),
-  /** The attempt holding (or last holding) the lease. */
-  attempt: z.string(),
-  /** Start of the first attempt: fixes the run's `dt=` folder and its `generatedAt` for every retry. */
-  startedAt: z.iso.datetime(),
-  leaseExpiresAt: z.iso.datetime(),
-  /**
-   * `publishing`: the ledger chose the run's manifest (`manifestKey`) and its table files are being
-   * copied into the table prefixes (`copies`); an attempt that takes the run over finishes the copies
-   * before the run is `complete`. No attempt writes anything else of the run from then on.
-   */
-  status: z.enum(['running', 'publishing', 'released', 'complete']),
-  /**
-   * The fencing token: 1 for the first attempt, one more for every attempt that takes the run after
-   * it. An attempt writes only under keys carrying its generation (see attemptKey), so whatever a
-   * stale attempt still writes lands beside, never over, what the holder publishes. Absent in
-   * entries written before generations existed: they count as 1.
-   */
-  generation: z.number().int().positive().optional(),
-  /**
-   * Objects attempts have begun to write and not removed again. While a run is not complete this is
-   * what a dead attempt leaves behind; the next attempt deletes exactly these.
-   */
-  keys: z.array(z.string()),
-  manifestKey: z.string().optional(),
-  copies: z.array(tableCopySchema).optional(),
-});
-type RunEntry = z.infer<typeof runEntrySchema>;
+import type { LedgerRecord } from '../../ledger/ledger-record';
+import { entryExpiry, isHeld, LEASE_RENEW_MS, leaseMsOf, MAX_ROUNDS, runRecord, silentHolder, type LeaseTerms, type RunEntry, type RunName, type TableCopy } from './run-entry';
 
 export type LeaseOutcome =
   | { readonly kind: 'acquired'; readonly lease: RunLease; readonly startedAt: Date; readonly debris: readonly string[]; readonly takenOver: boolean }
   | { readonly kind: 'complete'; readonly startedAt: Date; readonly manifestKey: string }
   /** An attempt died publishing: this one holds the run to finish the copies of the chosen manifest. */
   | { readonly kind: 'publishing'; readonly lease: RunLease; readonly startedAt: Date; readonly manifestKey: string; readonly copies: readonly TableCopy[]; readonly debris: readonly string[] };
-
-export interface LeaseOptions {
-  readonly ledger: Ledger;
-  readonly report: string;
-  readonly runId: string;
-  readonly now: () => Date;
-  readonly log: Log;
-  readonly leaseMs?: number | undefined;
-  /**
-   * How a retry waits for a silent holder's lease to lapse (the export function passes timers);
-   * without it a live lease is refused at once as "in progress", whoever holds it.
-   */
-  readonly wait?: Wait | undefined;
-}
 
 /**
  * One attempt's lease on a run (report + run id), kept in the ledger. Taking it is the first thing
@@ -103,10 +25,11 @@ export class RunLease {
   private readonly record: LedgerRecord<RunEntry>;
 
   private constructor(
-    private readonly options: LeaseOptions,
+    private readonly terms: LeaseTerms,
+    private readonly run: RunName,
     readonly attempt: string,
   ) {
-    this.record = runRecord(options.ledger, options.report, options.runId, 'fail');
+    this.record = runRecord(terms.ledger, run, 'fail');
   }
 
   /** This attempt's fencing token (see the run entry's `generation`). */
@@ -115,7 +38,7 @@ export class RunLease {
   }
 
   private get leaseMs(): number {
-    return this.options.leaseMs ?? DEFAULT_LEASE_MS;
+    return leaseMsOf(this.terms);
   }
 
   /**
@@ -123,14 +46,15 @@ export class RunLease {
    * stopped renewing (expired: it crashed or froze). Throws RunInProgressError while another attempt
    * holds a live lease. A complete run is reported as such and not leased.
    */
-  static async acquire(options: LeaseOptions): Promise<LeaseOutcome> {
-    const lease = new RunLease(options, `${options.now().toISOString()}-${randomBytes(4).toString('hex')}`);
+  static async acquire(terms: LeaseTerms, run: RunName): Promise<LeaseOutcome> {
+    const { clock, log, leaseWait } = terms;
+    const lease = new RunLease(terms, run, `${clock().toISOString()}-${randomBytes(4).toString('hex')}`);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       // The time of the compare-and-swap round deciding: the lease, the entry's expiry and the live check count from it.
-      let now = options.now();
+      let now = clock();
       const taken = await lease.record.change(
         (current) => {
-          now = options.now();
+          now = clock();
           return lease.taking(current, now);
         },
         { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(now) },
@@ -141,18 +65,18 @@ export class RunLease {
       if (current.status === 'complete' && current.manifestKey !== undefined) {
         return { kind: 'complete', startedAt: new Date(current.startedAt), manifestKey: current.manifestKey };
       }
-      const lapse = options.wait && silentHolder(current, now, lease.leaseMs);
-      if (options.wait && lapse !== undefined) {
-        options.log.warn('the holder of this run stopped renewing its lease: waiting for it to lapse', { runId: options.runId, lapsesAt: current.leaseExpiresAt });
-        await options.wait(lapse);
+      const lapse = leaseWait && silentHolder(current, now, lease.leaseMs);
+      if (leaseWait && lapse !== undefined) {
+        log.warn('the holder of this run stopped renewing its lease: waiting for it to lapse', { runId: run.runId, lapsesAt: current.leaseExpiresAt });
+        await leaseWait(lapse);
         continue;
       }
       throw new RunInProgressError(
-        `run "${options.runId}" of report "${options.report}" is in progress: another attempt holds its lease ` +
+        `run "${run.runId}" of report "${run.report}" is in progress: another attempt holds its lease ` +
           `until ${current.leaseExpiresAt} (renewed while it runs). Nothing was written; try again after it ends.`,
       );
     }
-    throw new StorageError(`could not take the lease on run "${options.runId}": the ledger ${options.ledger.describe()} kept changing`, { retryable: true });
+    throw new StorageError(`could not take the lease on run "${run.runId}": the ledger ${terms.ledger.describe()} kept changing`, { retryable: true });
   }
 
   /**
@@ -162,7 +86,7 @@ export class RunLease {
    */
   private taking(current: RunEntry | undefined, now: Date): RunEntry | undefined {
     if (!current) {
-      const { report, runId } = this.options;
+      const { report, runId } = this.run;
       return { report, runId, attempt: this.attempt, startedAt: now.toISOString(), leaseExpiresAt: this.expiry(now), status: 'running', generation: 1, keys: [] };
     }
     if (current.status === 'complete' && current.manifestKey !== undefined) return undefined;
@@ -177,8 +101,8 @@ export class RunLease {
     this.heldGeneration = taken.generation ?? 1;
     if (!previous) return { kind: 'acquired', lease: this, startedAt: new Date(taken.startedAt), debris: [], takenOver: false };
     if (isHeld(previous.status)) {
-      this.options.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
-        runId: this.options.runId,
+      this.terms.log.warn('took over an expired lease: the previous attempt stopped renewing it', {
+        runId: this.run.runId,
         previousAttempt: previous.attempt,
         expiredAt: previous.leaseExpiresAt,
       });
@@ -201,7 +125,7 @@ export class RunLease {
         const keys = new Set(entry.keys);
         for (const key of change.addKeys ?? []) keys.add(key);
         for (const key of change.removeKeys ?? []) keys.delete(key);
-        return { ...entry, keys: [...keys].sort(), leaseExpiresAt: this.expiry(this.options.now()) };
+        return { ...entry, keys: [...keys].sort(), leaseExpiresAt: this.expiry(this.terms.clock()) };
       }),
     );
     this.renewing = next.catch(() => undefined);
@@ -231,7 +155,7 @@ export class RunLease {
 
   /** Throws when a background renewal found the lease gone: the run must not publish. */
   check(): void {
-    if (this.lost) throw this.lost instanceof LeaseLostError ? this.lost : new LeaseLostError(`the lease on run "${this.options.runId}" could not be renewed: ${errorMessage(this.lost)}`, { cause: this.lost });
+    if (this.lost) throw this.lost instanceof LeaseLostError ? this.lost : new LeaseLostError(`the lease on run "${this.run.runId}" could not be renewed: ${errorMessage(this.lost)}`, { cause: this.lost });
   }
 
   /**
@@ -243,7 +167,7 @@ export class RunLease {
   async publishing(manifestKey: string, copies: readonly TableCopy[]): Promise<void> {
     this.check();
     await this.renewing;
-    await this.update((entry) => ({ ...entry, status: 'publishing', manifestKey, copies: [...copies], leaseExpiresAt: this.expiry(this.options.now()) }));
+    await this.update((entry) => ({ ...entry, status: 'publishing', manifestKey, copies: [...copies], leaseExpiresAt: this.expiry(this.terms.clock()) }));
     this.publishingRun = true;
   }
 
@@ -253,7 +177,7 @@ export class RunLease {
     await this.renewing;
     await this.update((entry) => {
       const { copies: _copies, ...rest } = entry;
-      return { ...rest, status: 'complete', manifestKey, keys: [], leaseExpiresAt: this.options.now().toISOString() };
+      return { ...rest, status: 'complete', manifestKey, keys: [], leaseExpiresAt: this.terms.clock().toISOString() };
     });
   }
 
@@ -264,7 +188,7 @@ export class RunLease {
   async abandonPublishing(): Promise<void> {
     this.stopHeartbeat();
     await this.renewing;
-    await this.update(({ manifestKey: _manifest, copies: _copies, ...entry }) => ({ ...entry, status: 'released', leaseExpiresAt: this.options.now().toISOString() }));
+    await this.update(({ manifestKey: _manifest, copies: _copies, ...entry }) => ({ ...entry, status: 'released', leaseExpiresAt: this.terms.clock().toISOString() }));
   }
 
   /**
@@ -281,7 +205,7 @@ export class RunLease {
         for (const key of removedKeys) keys.delete(key);
         for (const key of remainingKeys) keys.add(key);
         const status = entry.status === 'publishing' ? 'publishing' : 'released';
-        return { ...entry, status, keys: [...keys].sort(), leaseExpiresAt: this.options.now().toISOString() };
+        return { ...entry, status, keys: [...keys].sort(), leaseExpiresAt: this.terms.clock().toISOString() };
       });
       return true;
     } catch (error) {
@@ -314,13 +238,13 @@ export class RunLease {
         if (!current || current.attempt !== this.attempt || !isHeld(current.status)) throw this.lostError(current);
         return change(current);
       },
-      { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(this.options.now()) },
+      { rounds: MAX_ROUNDS, expiresAt: () => entryExpiry(this.terms.clock()) },
     );
   }
 
   /** The error of an attempt that no longer holds the run, naming who does (or what became of it). */
   private lostError(current: RunEntry | undefined): LeaseLostError {
-    const run = `run "${this.options.runId}" of report "${this.options.report}"`;
+    const run = `run "${this.run.runId}" of report "${this.run.report}"`;
     const mine = `this attempt (generation ${this.generation})`;
     let to: string;
     if (!current) to = 'nobody: the run\'s ledger entry is gone (expired or removed)';
@@ -341,92 +265,4 @@ export class RunLease {
   private expiry(now: Date): string {
     return new Date(now.getTime() + this.leaseMs).toISOString();
   }
-}
-
-/**
- * Milliseconds until the live lease of a holder that has stopped renewing lapses (a little more, so
- * the lapse is past), or undefined while its holder renews as a live one does.
- */
-function silentHolder(entry: RunEntry, now: Date, leaseMs: number): number | undefined {
-  const expires = new Date(entry.leaseExpiresAt).getTime();
-  const lastRenewal = expires - leaseMs;
-  return now.getTime() - lastRenewal > SILENT_HOLDER_MS ? expires - now.getTime() + 1 : undefined;
-}
-
-/** When the live lease of run `runId` lapses, if its holder has stopped renewing; else undefined. */
-export async function lapsingLease(ledger: Ledger, report: string, runId: string, now: Date, leaseMs = DEFAULT_LEASE_MS): Promise<number | undefined> {
-  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
-  if (!entry || !isHeld(entry.status) || new Date(entry.leaseExpiresAt) <= now) return undefined;
-  return silentHolder(entry, now, leaseMs);
-}
-
-/** The manifest key of run `runId` when the ledger knows it as complete (published), else undefined. */
-export async function completedManifest(ledger: Ledger, report: string, runId: string): Promise<string | undefined> {
-  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
-  return entry?.status === 'complete' ? entry.manifestKey : undefined;
-}
-
-/** Where a run stands in the ledger (its status and the attempt holding it last), or undefined without an entry. */
-export async function runStanding(ledger: Ledger, report: string, runId: string): Promise<{ readonly status: RunEntry['status']; readonly attempt: string } | undefined> {
-  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
-  return entry && { status: entry.status, attempt: entry.attempt };
-}
-
-/** An attempt that stopped without finishing or giving the run up, as its run's ledger entry tells. */
-export interface AbandonedAttempt {
-  readonly attempt: string;
-  readonly generation: number;
-  /** When its lease lapsed: about when it stopped renewing (killed, out of memory or frozen). */
-  readonly lapsedAt: string;
-}
-
-/**
- * The attempt of run `runId` that died holding its lease, once the lease has lapsed: an attempt that
- * fails in the ordinary way releases the run, so only a killed or frozen one (out of time or memory)
- * leaves it running. Undefined for a new, complete, released or live run, and for an entry that is
- * not a run lease.
- */
-export async function abandonedAttempt(ledger: Ledger, report: string, runId: string, now: Date): Promise<AbandonedAttempt | undefined> {
-  const entry = (await runRecord(ledger, report, runId, 'absent').read()).value;
-  if (entry?.status !== 'running' || new Date(entry.leaseExpiresAt) > now) return undefined;
-  return { attempt: entry.attempt, generation: entry.generation ?? 1, lapsedAt: entry.leaseExpiresAt };
-}
-
-/**
- * Gives up the lease of a run on behalf of an attempt that cannot: the fan-out's assembler, killed by
- * Lambda (out of time or memory) while it held it, leaves it `running` until it lapses, and the
- * fan-out's failure step releases it (docs/run-atomicity.md). The entry becomes `released` as a
- * failed attempt leaves it, with the keys its holder recorded, which the next attempt deletes. A
- * holder that still ran would lose at its next write, as any attempt that was taken over does.
- * Returns the attempt it released, or undefined when none held the run (no entry, released, complete).
- */
-export async function releaseHeldRun(options: Omit<LeaseOptions, 'leaseMs'>): Promise<{ readonly attempt: string; readonly generation: number } | undefined> {
-  const released = await runRecord(options.ledger, options.report, options.runId, 'absent').change(
-    // A publishing run keeps its chosen manifest: only its lease lapses, and the next attempt finishes it.
-    (current) => (current && isHeld(current.status) ? { ...current, status: current.status === 'publishing' ? 'publishing' : 'released', leaseExpiresAt: options.now().toISOString() } : undefined),
-    // Released at `leaseExpiresAt`: the entry's expiry counts from then.
-    { rounds: MAX_ROUNDS, expiresAt: (entry) => entryExpiry(new Date(entry.leaseExpiresAt)) },
-  );
-  if (released.outcome !== 'written' || !released.previous) return undefined;
-  const { attempt, generation = 1 } = released.previous;
-  options.log.warn('released the lease of an attempt that died holding it', { runId: options.runId, attempt });
-  return { attempt, generation };
-}
-
-/**
- * The ledger entry of a run. Its own attempts fail on an entry that is not a run lease (`fail`);
- * those that only look at it from outside (the route, the fan-out's failure step) read it as none.
- */
-function runRecord(ledger: Ledger, report: string, runId: string, invalid: 'fail' | 'absent'): LedgerRecord<RunEntry> {
-  return ledgerRecord(ledger, ledgerKey('run', report, runId), runEntrySchema, { what: `the lease on run "${runId}" of report "${report}"`, invalid });
-}
-
-/** A lease is held (live or lapsed) while the run is written and while it is published. */
-function isHeld(status: RunEntry['status']): boolean {
-  return status === 'running' || status === 'publishing';
-}
-
-/** Run entries outlive every retry of their run, then expire. */
-function entryExpiry(now: Date): Date {
-  return new Date(now.getTime() + RUN_ENTRY_DAYS * 86_400_000);
 }

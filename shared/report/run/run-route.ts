@@ -1,15 +1,14 @@
 /**
  * What a report's history says about the path its next scheduled run should take (docs/deploy.md,
  * "Big reports"): the route stage (job/stages/route.ts) asks `fanOutReason` and tells `noteOutgrown`;
- * the ledger's keys, the run leases and the manifests stay in here.
+ * the ledger's keys and the manifests stay in here, the run leases in run-lease.ts.
  */
 import * as z from 'zod';
-import type { Clock } from '../../core/clock';
-import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerKey } from '../../ledger/ledger';
 import { ledgerRecord } from '../../ledger/ledger-record';
 import type { Storage } from '../../storage/storage';
 import { latestPointerSchema, manifestSchema } from '../manifest/manifest';
-import { abandonedAttempt, lapsingLease, timerWait, type Wait } from './run-lease';
+import { abandonedAttempt, type LeaseTerms, type RunName } from './run-entry';
 
 /**
  * A report whose run died on the single path keeps fanning out this long, then tries the single
@@ -26,11 +25,12 @@ const outgrownSchema = z.object({
   until: z.iso.datetime(),
 });
 
-/** What the route reads a report's history from. */
-export interface RouteHistory {
-  readonly ledger: Ledger;
+/**
+ * What the route reads a report's history from, named as the run context names it: the ledger, the
+ * storage, the clock, and the lease's terms (a retry waits out a silent holder's lease with `leaseWait`).
+ */
+export interface RouteHistory extends Omit<LeaseTerms, 'log'> {
   readonly storage: Storage;
-  readonly clock: Clock;
 }
 
 /**
@@ -48,40 +48,32 @@ export async function lastRunRows(report: string, history: Pick<RouteHistory, 'l
 }
 
 /**
- * Waits while an attempt of run `runId` that stopped renewing still holds its lease, so a retry that
- * comes during the lapse is routed as the retry of a dead attempt rather than refused as "in progress".
- */
-export async function awaitLapse(report: string, runId: string, history: RouteHistory, wait: Wait = timerWait): Promise<void> {
-  const lapse = await lapsingLease(history.ledger, report, runId, history.clock());
-  if (lapse !== undefined) await wait(lapse);
-}
-
-/**
  * Why a scheduled run of `report` should fan out, or undefined (the single path runs it), in order:
  * 1. its last published run wrote more than `rows` rows (too big for one function's 15 minutes at
  *    the planning API's pace, docs/deploy.md);
- * 2. an earlier attempt of this very run died holding its lease (out of time or memory): the
- *    function's retry must not die the same way. The report is noted as outgrown, so
+ * 2. an earlier attempt of this very run died holding its lease (out of time or memory; a lease
+ *    still lapsing is waited out first): the function's retry must not die the same way. The report
+ *    is noted as outgrown, so
  * 3. its later runs fan out too, for OUTGROWN_DAYS, though none of its runs ever published.
  */
-export async function fanOutReason(report: string, runId: string, rows: number, history: RouteHistory): Promise<string | undefined> {
+export async function fanOutReason(run: RunName, rows: number, history: RouteHistory): Promise<string | undefined> {
+  const { report } = run;
+  const dead = await abandonedAttempt(history, run);
   const written = await lastRunRows(report, history);
   if (written !== undefined && written > rows) return `the last run wrote ${written} rows, more than ${rows} for one function`;
-  const now = history.clock();
-  const dead = await abandonedAttempt(history.ledger, report, runId, now);
   if (dead) {
-    await noteOutgrown(report, runId, dead.lapsedAt, history);
+    await noteOutgrown(run, dead.lapsedAt, history);
     return `an earlier attempt of this run stopped without finishing (out of time or memory; its lease lapsed at ${dead.lapsedAt})`;
   }
   const outgrown = outgrownSchema.safeParse((await history.ledger.get(ledgerKey('route', report)))?.value);
-  if (outgrown.success && new Date(outgrown.data.until) > now) {
+  if (outgrown.success && new Date(outgrown.data.until) > history.clock()) {
     return `run ${outgrown.data.runId} of this report did not fit one function (${outgrown.data.at}); its runs fan out until ${outgrown.data.until}`;
   }
   return undefined;
 }
 
 /** Notes (or renews) that `report` outgrew one function at `at`; a lost race means another attempt noted it. */
-export async function noteOutgrown(report: string, runId: string, at: string, history: Pick<RouteHistory, 'ledger' | 'clock'>): Promise<void> {
+export async function noteOutgrown({ report, runId }: RunName, at: string, history: Pick<RouteHistory, 'ledger' | 'clock'>): Promise<void> {
   const key = ledgerKey('route', report);
   const until = new Date(history.clock().getTime() + OUTGROWN_DAYS * 86_400_000);
   await ledgerRecord(history.ledger, key, outgrownSchema, { what: `the outgrown note of "${report}"`, invalid: 'absent' })

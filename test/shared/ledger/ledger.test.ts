@@ -65,17 +65,18 @@ describe.each(adapters)('the %s ledger', (name, make) => {
   describe('run leases on it', () => {
     let clock = new Date('2026-11-23T06:00:00Z');
     const now = () => clock;
-    const options = (runId: string) => ({ ledger: make(), report: `${prefix}-report`, runId, now, log: silentLog, leaseMs: 60_000 });
+    const terms = { clock: now, log: silentLog, leaseMs: 60_000 };
+    const acquire = (runId: string) => RunLease.acquire({ ...terms, ledger: make() }, { report: `${prefix}-report`, runId });
 
     it('stops a second attempt while the lease is live, hands over an expired one with its debris', async () => {
       clock = new Date('2026-11-23T06:00:00Z');
-      const first = await RunLease.acquire(options('r1'));
+      const first = await acquire('r1');
       if (first.kind !== 'acquired') throw new Error('expected a lease');
       await first.lease.renew({ addKeys: ['a/risks.csv'] });
-      await expect(RunLease.acquire(options('r1'))).rejects.toThrow(RunInProgressError);
-      await expect(RunLease.acquire(options('r1'))).rejects.toThrow(/run "r1" of report ".*" is in progress/);
+      await expect(acquire('r1')).rejects.toThrow(RunInProgressError);
+      await expect(acquire('r1')).rejects.toThrow(/run "r1" of report ".*" is in progress/);
       clock = new Date('2026-11-23T06:01:01Z');
-      const second = await RunLease.acquire(options('r1'));
+      const second = await acquire('r1');
       expect(second).toMatchObject({ kind: 'acquired', takenOver: true, debris: ['a/risks.csv'], startedAt: new Date('2026-11-23T06:00:00Z') });
       // The first attempt finds out at its next renewal, and does not delete what is no longer its own.
       await expect(first.lease.renew()).rejects.toThrow(LeaseLostError);
@@ -84,23 +85,23 @@ describe.each(adapters)('the %s ledger', (name, make) => {
       if (second.kind !== 'acquired') throw new Error('expected a lease');
       await second.lease.complete('a/manifest.json');
       clock = new Date('2026-11-24T06:00:00Z');
-      expect(await RunLease.acquire(options('r1'))).toEqual({ kind: 'complete', startedAt: new Date('2026-11-23T06:00:00Z'), manifestKey: 'a/manifest.json' });
+      expect(await acquire('r1')).toEqual({ kind: 'complete', startedAt: new Date('2026-11-23T06:00:00Z'), manifestKey: 'a/manifest.json' });
     });
 
     it('keeps a long healthy run leased through its renewals', async () => {
       clock = new Date('2026-11-23T06:00:00Z');
-      const held = await RunLease.acquire(options('long'));
+      const held = await acquire('long');
       if (held.kind !== 'acquired') throw new Error('expected a lease');
       for (let minute = 1; minute <= 10; minute++) {
         clock = new Date(Date.parse('2026-11-23T06:00:00Z') + minute * 45_000);
         await held.lease.renew();
-        await expect(RunLease.acquire(options('long'))).rejects.toThrow(RunInProgressError);
+        await expect(acquire('long')).rejects.toThrow(RunInProgressError);
       }
     });
 
     it('renews the lease in the background while the run streams, and stops when told', async () => {
       clock = new Date('2026-11-23T06:00:00Z');
-      const held = await RunLease.acquire(options('heartbeat'));
+      const held = await acquire('heartbeat');
       if (held.kind !== 'acquired') throw new Error('expected a lease');
       const ledger = make();
       const key = 'run/' + encodeURIComponent(`${prefix}-report`) + '/heartbeat';
@@ -112,17 +113,17 @@ describe.each(adapters)('the %s ledger', (name, make) => {
       held.lease.stopHeartbeat();
       await held.lease.settled();
       clock = new Date('2026-11-23T06:01:30Z');
-      await expect(RunLease.acquire(options('heartbeat'))).rejects.toThrow(RunInProgressError);
+      await expect(acquire('heartbeat')).rejects.toThrow(RunInProgressError);
       held.lease.check();
     });
 
     it('lets a retry start at once after a failed attempt released the lease', async () => {
       clock = new Date('2026-11-23T06:00:00Z');
-      const failed = await RunLease.acquire(options('released'));
+      const failed = await acquire('released');
       if (failed.kind !== 'acquired') throw new Error('expected a lease');
       await failed.lease.renew({ addKeys: ['x/a.csv', 'x/b.csv'] });
       expect(await failed.lease.release(['x/b.csv'], ['x/a.csv'])).toBe(true);
-      expect(await RunLease.acquire(options('released'))).toMatchObject({ kind: 'acquired', takenOver: true, debris: ['x/b.csv'] });
+      expect(await acquire('released')).toMatchObject({ kind: 'acquired', takenOver: true, debris: ['x/b.csv'] });
     });
   });
 });

@@ -85,7 +85,7 @@ describe('a report that outgrew one function without ever publishing a big run',
   /** An attempt of the run that takes its lease at `startedAt` and is then killed: it never releases it. */
   const killedAttempt = async (request: typeof scheduled, startedAt: Date) => {
     const runId = jobRunId(request, startedAt, RANDOM_RUN_IDS);
-    const leased = await RunLease.acquire({ ledger: deps.ledger, report: 'portfolio', runId, now: () => startedAt, log: silentLog });
+    const leased = await RunLease.acquire({ ledger: deps.ledger, clock: () => startedAt, log: silentLog }, { report: 'portfolio', runId });
     expect(leased.kind).toBe('acquired');
     return runId;
   };
@@ -115,7 +115,7 @@ describe('a report that outgrew one function without ever publishing a big run',
   it('keeps the single path for a run whose attempt failed in the ordinary way (it gave its lease up)', async () => {
     const request = { ...scheduled, scheduledTime: '2027-02-01T06:00:00Z' };
     const startedAt = at('2027-02-01T06:00:01Z');
-    const leased = await RunLease.acquire({ ledger: deps.ledger, report: 'portfolio', runId: 's-20270201T060000Z', now: () => startedAt, log: silentLog });
+    const leased = await RunLease.acquire({ ledger: deps.ledger, clock: () => startedAt, log: silentLog }, { report: 'portfolio', runId: 's-20270201T060000Z' });
     if (leased.kind !== 'acquired') throw new Error('expected the lease');
     expect(await leased.lease.release([], [])).toBe(true);
     const starts = sfn.starts.length;
@@ -134,7 +134,7 @@ describe('a report that outgrew one function without ever publishing a big run',
       now = new Date(now.getTime() + ms);
       return Promise.resolve();
     };
-    const routed = await routeToFanOut(request, { ...deps, clock: () => now }, { ...route(1e9), wait });
+    const routed = await routeToFanOut(request, { ...deps, clock: () => now, leaseWait: wait }, route(1e9));
     expect(waited).toEqual([1_001]);
     expect(routed?.reason).toMatch(/^handed to the fan-out: an earlier attempt of this run stopped without finishing \(out of time or memory; its lease lapsed at 2027-03-01T06:01:01\.000Z\)$/);
     expect(sfn.starts.at(-1)?.name).toBe(`portfolio-${runId}`);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition/definition';
 import { manifestSchema, type Manifest } from '../../../../shared/report/manifest/manifest';
-import { completedManifest } from '../../../../shared/report/run/run-lease';
+import { completedManifest } from '../../../../shared/report/run/run-entry';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { killOnWord } from '../../../support/killed-child';
@@ -143,7 +143,7 @@ describe('a run killed at each step of its table copies, then a new run of the r
       expect(await runsListed(root)).toEqual({ killed: expected, next: nextRows });
       await expectRunsListOnlyComplete(root);
       // The killed run is complete in the ledger, nothing of it is left staged, and the newest complete run is the new one.
-      expect(await completedManifest(ledger, REPORT, 'killed')).toBe(`${REPORT}/dt=2026-11-23/run=killed/manifest.json`);
+      expect(await completedManifest({ ledger }, { report: REPORT, runId: 'killed' })).toBe(`${REPORT}/dt=2026-11-23/run=killed/manifest.json`);
       expect(await new LocalDirectoryStorage(root).listKeys(`_staging/${REPORT}/`)).toEqual([]);
       expect(await ledger.get(`publishing/${REPORT}`)).toMatchObject({ value: { runs: [] } });
       expect(await newestRunOfEachDay(root)).toEqual({ '2026-11-23': { run_id: 'killed', n: expected['board-items'] }, '2026-11-24': { run_id: 'next', n: nextRows['board-items'] } });
@@ -168,7 +168,7 @@ describe('a run killed at each step of its table copies, then a new run of the r
     expect(await runsListed(root)).toEqual({ next: nextRows });
     await expectRunsListOnlyComplete(root);
     const ledger = new LocalLedger(join(root, '.ledger'));
-    expect(await completedManifest(ledger, REPORT, 'killed')).toBeUndefined();
+    expect(await completedManifest({ ledger }, { report: REPORT, runId: 'killed' })).toBeUndefined();
     expect(await ledger.get(`publishing/${REPORT}`)).toMatchObject({ value: { runs: [] } });
   }, 120_000);
 });
