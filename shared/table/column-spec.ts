@@ -21,6 +21,8 @@ export interface ColumnSpec<S, N extends string = string> {
   readonly hidden?: boolean;
   /** Workbook: indented by the row's outline level (titles of a hierarchy). */
   readonly indent?: boolean;
+  /** Workbook: free text of sentences or paragraphs, placed after the short columns (see Column.longText). */
+  readonly longText?: true;
   /** Workbook: the coded text value in words (see Column.inWords). */
   readonly inWords?: (text: string) => string;
   /**
@@ -69,6 +71,7 @@ export function toColumn(spec: ColumnSpec<never>): Column {
     ...(spec.hidden === true && { hidden: true }),
     ...(spec.type === 'text' && isIdentifier(spec.name) && { nowrap: true }),
     ...(spec.indent === true && { indentByLevel: true }),
+    ...(spec.longText === true && { longText: true }),
     ...(spec.inWords !== undefined && { inWords: spec.inWords }),
   };
 }

@@ -68,6 +68,13 @@ export interface Column {
   /** Workbook: indented by the row's outline level (titles of a hierarchy). */
   readonly indentByLevel?: boolean;
   /**
+   * Workbook: free text that runs to sentences or paragraphs (a description, mitigation actions,
+   * notes). The sheet places these after the short columns, so a table printed across pages keeps
+   * its short facts together and its long text on the last pages; the CSV, Parquet and snapshots
+   * keep the contract's order.
+   */
+  readonly longText?: boolean;
+  /**
    * Workbook: how people read a coded text value (`InProgress` → "In progress"). The CSV, Parquet
    * and snapshots keep the value as the API sends it, so programs and comparisons see no change.
    */

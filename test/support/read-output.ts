@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
+import { tableEntry } from '../../shared/report/tables/registry';
 
 /** A CSV file as header + rows of strings, read by an independent RFC 4180 parser. */
 export async function readCsv(path: string): Promise<{ header: string[]; rows: string[][]; raw: Buffer }> {
@@ -22,6 +23,19 @@ export async function readWorkbook(path: string): Promise<ExcelJS.Workbook> {
   return workbook;
 }
 
+/** The demo tenant's free-text custom fields (simulator/risks.ts: "Notes"): long text in the workbook. */
+const FREE_TEXT_CUSTOM_KEYS: ReadonlySet<string> = new Set(['cf_notes']);
+
+/**
+ * A table's machine names (its CSV header) in the order its sheet shows the columns: the long-text
+ * columns (Column.longText: the contract's descriptions, free-text custom fields) after the others.
+ */
+export function sheetKeys(table: string, csvKeys: readonly string[]): string[] {
+  const contract = tableEntry(table)?.contract.columns ?? [];
+  const long = (key: string) => FREE_TEXT_CUSTOM_KEYS.has(key) || contract.some((c) => c.key === key && c.longText === true && !c.hidden);
+  return [...csvKeys.filter((k) => !long(k)), ...csvKeys.filter(long)];
+}
+
 /** The header row of a worksheet as strings. */
 export function sheetHeader(sheet: ExcelJS.Worksheet): string[] {
   const header: string[] = [];
@@ -33,7 +47,7 @@ export function sheetHeader(sheet: ExcelJS.Worksheet): string[] {
 
 /**
  * Data rows of a worksheet (header excluded) with cells addressed by column name: the header's text
- * (the workbook's labels), or the machine names in `keys` (the CSV header, same order) when given.
+ * (the workbook's labels), or the machine names in `keys` (in the sheet's order: sheetKeys) when given.
  */
 export function sheetRows(
   sheet: ExcelJS.Worksheet,

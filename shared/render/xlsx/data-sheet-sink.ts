@@ -45,9 +45,19 @@ interface OpenPart {
   links: number;
 }
 
-/** What the columns of a table say about every cell, worked out once. */
+/**
+ * What the columns of a table say about every cell, worked out once, in the sheet's order: the short
+ * columns first, then the long text (Column.longText), each group in the table's order. A table
+ * printed across pages then keeps its short facts on the first pages, beside the repeated key and
+ * title, and its descriptions on the last; the CSV and Parquet keep the table's own order.
+ */
 class SheetColumns {
   readonly count: number;
+  readonly columns: TableDefinition['columns'];
+  /** Per sheet column: the index of its value in a row (the table's order). */
+  readonly source: number[];
+  /** Per table column: its place in the sheet (a row's fill names a table column). */
+  readonly placeOf: number[];
   readonly types: TableDefinition['columns'][number]['type'][];
   /** Per column: 0 as the kind says, 1 text on one line (ids), 2 text indented by the row's level. */
   readonly variants: number[];
@@ -57,7 +67,13 @@ class SheetColumns {
   readonly wraps: boolean[];
   readonly inWords: (((text: string) => string) | undefined)[];
 
-  constructor(readonly columns: TableDefinition['columns']) {
+  constructor(tableColumns: TableDefinition['columns']) {
+    const indices = tableColumns.map((_, i) => i);
+    const last = (i: number) => tableColumns[i]!.longText === true && !tableColumns[i]!.hidden;
+    this.source = [...indices.filter((i) => !last(i)), ...indices.filter(last)];
+    this.placeOf = indices.map((i) => this.source.indexOf(i));
+    const columns = this.source.map((i) => tableColumns[i]!);
+    this.columns = columns;
     this.count = columns.length;
     this.types = columns.map((c) => c.type);
     this.variants = columns.map((c) => (c.indentByLevel ? 2 : c.nowrap ? 1 : 0));
@@ -128,10 +144,10 @@ export class DataSheetSink implements TableSink {
     const { styles, clock } = this.host;
     const c = this.columns;
     const fill = row.fill;
-    const fillColumn = fill && Number.isInteger(fill.column) && fill.column >= 0 && fill.column < c.count ? fill.column : -1;
+    const fillColumn = fill && Number.isInteger(fill.column) && fill.column >= 0 && fill.column < c.count ? c.placeOf[fill.column]! : -1;
     let lines = 1;
     for (let i = 0; i < c.count; i++) {
-      const wrapped = fitWrapped(toExcel(inWordsOf(row.values[i], c.inWords[i]), c.types[i], clock), c.wraps[i] ? c.widths[i]! : 0);
+      const wrapped = fitWrapped(toExcel(inWordsOf(row.values[c.source[i]!], c.inWords[i]), c.types[i], clock), c.wraps[i] ? c.widths[i]! : 0);
       lines = Math.max(lines, wrapped.lines);
       const value = capLinks(wrapped.value, this.current, this.host.maxHyperlinksPerSheet);
       const style = i === fillColumn ? styles.withFill(producedKind, fill!.color) : undefined;

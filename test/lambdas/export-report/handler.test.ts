@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
-import { httpApiEvent, lambdaContext } from '../../support/lambda-events';
+import { httpApiEvent, lambdaContext, sqsEvent } from '../../support/lambda-events';
 
 const WEEKLY = {
   name: 'weekly',
@@ -132,6 +132,48 @@ describe('export-report handler', () => {
 
   it('rejects an event that is not a job request', async () => {
     await expect(h.exportHandler({ report: 42 }, lambdaContext('export-report'))).rejects.toThrow();
+  });
+});
+
+describe('export-report handler behind the scheduled-runs queue', () => {
+  let h: LambdaHarness;
+  beforeAll(async () => {
+    h = await startLambdaHarness({ weekly: WEEKLY });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  const receive = (event: unknown) => h.exportHandler(event, lambdaContext('export-report')) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+
+  it('runs the message SQS hands it, writes and mails the run, and answers no batch item failure so SQS deletes it', async () => {
+    const answer = await receive(sqsEvent(schedulerPayload('weekly', '2026-12-07T06:00:00Z'), 1, 'msg-weekly'));
+    expect(answer).toEqual({ batchItemFailures: [] });
+    const folder = 'reports/weekly/dt=2026-12-07/run=s-20261207T060000Z';
+    expect(await keysUnder(h, `${folder}/`)).toContain(`${folder}/manifest.json`);
+    expect(JSON.parse(await objectText(h, 'reports/weekly/latest.json')).manifest).toBe('weekly/dt=2026-12-07/run=s-20261207T060000Z/manifest.json');
+    const mails = await h.ses.fetchStore();
+    expect(mails.map((m) => m.destination.to)).toEqual([['team@example.test']]);
+    expect(h.events.events.filter((e) => e.DetailType === 'ReportExported').map((e) => (JSON.parse(e.Detail) as { runId: string }).runId)).toEqual(['s-20261207T060000Z']);
+  });
+
+  it('names a run that failed and may succeed later as a batch item failure, so SQS hands it out again; nothing written, nobody told', async () => {
+    await h.ses.clearStore();
+    // The planning API refuses the cached key and the secret cannot be read again for a moment: a retryable failure.
+    h.sim.injectFault({ status: 401, times: 1000 });
+    h.secrets.failNext(1000);
+    try {
+      const answer = await receive(sqsEvent(schedulerPayload('weekly', '2026-12-14T06:00:00Z'), 1, 'msg-failing'));
+      expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-failing' }] });
+    } finally {
+      h.sim.clearInjectedFaults();
+      h.secrets.failNext(0);
+    }
+    expect(await keysUnder(h, 'reports/weekly/dt=2026-12-14/')).toEqual([]);
+    expect(await h.ses.fetchStore()).toEqual([]);
+  });
+
+  it('answers a body that is no job request as a batch item failure, to reach the dead-letter queue rather than vanish', async () => {
+    expect(await receive(sqsEvent({ report: 42 }, 1, 'msg-garbled'))).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-garbled' }] });
   });
 });
 

@@ -8,7 +8,7 @@ import { parseReportDefinition } from '../../../shared/report/definition/definit
 import { runOf } from '../../support/run-builder';
 import type { ExportResult } from '../../../shared/report/run/result';
 import { startSimulator, type RunningSimulator } from '../../../simulator/index';
-import { readCsv, readWorkbook, sheetHeader, sheetRows } from '../../support/read-output';
+import { readCsv, readWorkbook, sheetHeader, sheetKeys, sheetRows } from '../../support/read-output';
 
 /** The demo workbook as a Release Train Engineer opens it: words, links, hidden ids, print setup, Summary. */
 const TODAY = new Date('2026-11-23T06:00:00Z');
@@ -54,13 +54,24 @@ describe('the workbook people read (demo flavour)', () => {
     expect(header.slice(0, 3)).toEqual(['Register', 'Register title', 'Risk']);
     expect(header).toContain('Owner');
     // A custom field is headed by its own title.
-    expect(header[csv.header.indexOf('cf_cost_impact_k')]).toBe('Cost impact (k€)');
+    expect(header[sheetKeys('risks', csv.header).indexOf('cf_cost_impact_k')]).toBe('Cost impact (k€)');
     expect(sheetHeader(workbook.getWorksheet('PI objectives')!)).toContain('Planned BV');
+  });
+
+  it('puts the long text of Risks and Strategic themes after the short columns; the CSV keeps the contract order', async () => {
+    const csv = await readCsv(join(folder(), 'risks.csv'));
+    expect(csv.header.indexOf('description')).toBeLessThan(csv.header.indexOf('is_open'));
+    expect(csv.header.indexOf('cf_notes')).toBeGreaterThan(csv.header.indexOf('cf_cost_impact_k'));
+    expect(sheetHeader(workbook.getWorksheet('Risks')!).slice(-3)).toEqual(['Description', 'Mitigation', 'Notes']);
+    expect(sheetHeader(workbook.getWorksheet('Strategic themes')!).filter((h) => h !== '').at(-1)).toBe('Description');
+    // The same text under the moved header as in the CSV's column.
+    const row = sheetRows(workbook.getWorksheet('Risks')!, sheetKeys('risks', csv.header))[0]!;
+    expect(row.cell('mitigation').text).toBe(csv.rows[0]![csv.header.indexOf('mitigation')]);
   });
 
   it('hides internal ids and colour codes (kept, unhideable) and never wraps ids', async () => {
     const risks = workbook.getWorksheet('Risks')!;
-    const keys = (await readCsv(join(folder(), 'risks.csv'))).header;
+    const keys = sheetKeys('risks', (await readCsv(join(folder(), 'risks.csv'))).header);
     const hidden = keys.filter((_k, i) => risks.getColumn(i + 1).hidden);
     expect(hidden).toEqual(['id', 'risk_level_color', 'register_id', 'status_id', 'responsible_id', 'watcher_ids', 'linked_item_ids', 'team_ids', 'sprint_ids', 'register_status']);
     const first = sheetRows(risks, keys)[0]!;
@@ -71,7 +82,7 @@ describe('the workbook people read (demo flavour)', () => {
 
   it('indents OKR titles by level and puts the parent title beside its id', async () => {
     const okrs = workbook.getWorksheet('OKRs')!;
-    const keys = (await readCsv(join(folder(), 'okrs.csv'))).header;
+    const keys = sheetKeys('okrs', (await readCsv(join(folder(), 'okrs.csv'))).header);
     for (const row of sheetRows(okrs, keys).slice(0, 20)) {
       const level = row.cell('level').value as number;
       expect(row.cell('title').alignment?.indent ?? 0).toBe(level - 1);
@@ -81,7 +92,7 @@ describe('the workbook people read (demo flavour)', () => {
 
   it('makes item keys hyperlinks whose text is the key, never an internal id', async () => {
     const items = workbook.getWorksheet('Board items')!;
-    const keys = (await readCsv(join(folder(), 'board-items.csv'))).header;
+    const keys = sheetKeys('board-items', (await readCsv(join(folder(), 'board-items.csv'))).header);
     const row = sheetRows(items, keys)[0]!;
     const link = row.cell('external_link').value as { text: string; hyperlink: string };
     expect(link.text).toBe(row.cell('external_key').value);
@@ -109,7 +120,7 @@ describe('the workbook people read (demo flavour)', () => {
   });
 
   it('repeats the risk key through its title on every printed page of Risks, and freezes the panes after them', async () => {
-    const keys = (await readCsv(join(folder(), 'risks.csv'))).header;
+    const keys = sheetKeys('risks', (await readCsv(join(folder(), 'risks.csv'))).header);
     const letter = (key: string) => String.fromCharCode(65 + keys.indexOf(key));
     const [key, title] = [letter('key'), letter('title')];
     expect(keys.indexOf('key')).toBeLessThan(keys.indexOf('title'));

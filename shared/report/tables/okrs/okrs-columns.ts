@@ -42,7 +42,7 @@ export const STRATEGIC_THEME_TABLE = tableColumns<ThemeSource>()([
     change: { label: 'Progress', order: 2 }, read: (s) => s.progress,
   },
   { name: 'summary', type: 'text', label: 'Summary', width: 40, description: 'Short summary of the theme', read: (s) => s.theme.summary ?? null },
-  { name: 'description', type: 'text', label: 'Description', width: 50, description: 'Description of the theme (multi-line)', read: (s) => s.theme.description ?? null },
+  { name: 'description', type: 'text', label: 'Description', width: 50, longText: true, description: 'Description of the theme (multi-line)', read: (s) => s.theme.description ?? null },
   { name: 'color', type: 'text', label: 'Colour', width: 10, hidden: true, description: 'Colour of the theme (hex)', read: (s) => s.theme.color ?? null },
   // Since 1.3, the ids of what a theme refers to, for joins: a title can change, an id does not.
   { name: 'status_id', type: 'text', label: 'Status id', width: 10, hidden: true, description: 'Id of the status', read: (s) => s.theme.status?.id ?? null },

@@ -26,6 +26,16 @@ export function customColumnType(fieldType: string | null | undefined): ColumnTy
   }
 }
 
+/**
+ * Field types whose values are sentences a person typed (notes, a resolution), not a choice from a
+ * list or a name: their columns are long text (Column.longText) and get a wider column.
+ */
+const FREE_TEXT_TYPES = new Set(['text', 'textarea', 'paragraph', 'richtext', 'multilinetext', 'longtext']);
+
+export function isFreeTextField(fieldType: string | null | undefined): boolean {
+  return FREE_TEXT_TYPES.has((fieldType ?? '').toLowerCase());
+}
+
 /** Readable text of any custom-field value: never `[object Object]`. */
 export function customValueText(value: unknown): string | null {
   if (value === null || value === undefined || value === '') return null;

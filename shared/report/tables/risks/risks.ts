@@ -12,7 +12,7 @@ import { BY_KEY_OR_ID, changeRules } from '../../dataset/change-rules';
 import type { Column, TableDefinition, TableRow } from '../../../table/table';
 import type { PeopleDirectory } from '../../dataset/people';
 import { col, columnSlug, dateOrText, listOf } from '../columns';
-import { customColumnType, customValue, customValueText } from './risk-custom-values';
+import { customColumnType, customValue, customValueText, isFreeTextField } from './risk-custom-values';
 import { riskFieldRows, RISK_CUSTOM_FIELDS_ENTRY } from './risk-custom-fields';
 import { tableColumns } from '../../../table/column-spec';
 import { FieldAudit, type FieldShape, type NotExported } from '../../dataset/field-audit';
@@ -88,8 +88,8 @@ export const RISK_TABLE = tableColumns<RiskSource>()([
     name: 'sprints', type: 'list', label: 'Sprints', width: 20, description: 'Board sprints',
     read: (s) => listOf(s.risk.boardSprints?.map((b) => b.sprintTitle)),
   },
-  { name: 'description', type: 'text', label: 'Description', width: 50, description: 'Risk description (multi-line)', read: (s) => s.risk.riskDesc ?? null },
-  { name: 'mitigation', type: 'text', label: 'Mitigation', width: 50, description: 'Mitigation actions (multi-line)', read: (s) => s.risk.mitigationActions ?? null },
+  { name: 'description', type: 'text', label: 'Description', width: 50, longText: true, description: 'Risk description (multi-line)', read: (s) => s.risk.riskDesc ?? null },
+  { name: 'mitigation', type: 'text', label: 'Mitigation', width: 50, longText: true, description: 'Mitigation actions (multi-line)', read: (s) => s.risk.mitigationActions ?? null },
   // Since 1.1, the ids of what a risk refers to, for joins: a title can change, an id does not. At the end, so positions stay.
   { name: 'register_id', type: 'text', label: 'Register id', width: 12, hidden: true, description: 'Id of the risk register', read: (s) => s.register.id },
   { name: 'status_id', type: 'text', label: 'Status id', width: 10, hidden: true, description: 'Id of the risk status', read: (s) => s.risk.status?.id ?? null },
@@ -180,12 +180,15 @@ export function customColumns(risks: readonly Risk[]): CustomColumn[] {
       let key = base;
       for (let n = 2; taken.has(key); n++) key = `${base}_${n}`;
       taken.add(key);
-      return {
-        title,
-        // The field's own title heads the column in the workbook; the key stays the CSV contract.
-        column: { ...col(key, customColumnType(type), `Custom field "${title}" (${type ?? 'unknown type'})`, 20), label: title },
-      };
+      return { title, column: customColumn(key, title, type) };
     });
+}
+
+/** A custom field's column; its own title heads it in the workbook, the key stays the CSV contract. */
+function customColumn(key: string, title: string, type: string | null | undefined): Column {
+  const column = { ...col(key, customColumnType(type), `Custom field "${title}" (${type ?? 'unknown type'})`, 20), label: title };
+  // Free text (notes) wraps at 16 letters a line in 20 characters: a two-line note made a row ten lines tall.
+  return isFreeTextField(type) ? { ...column, width: 40, longText: true } : column;
 }
 
 /** Every id → name pair a risk mentions: responsible person, watchers, user-picker fields. */

@@ -12,7 +12,7 @@ import type { ExportResult } from '../../../../shared/report/run/result';
 import type { ProgressEvent } from '../../../../shared/report/dataset/dataset';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { tableTitle } from '../../../../shared/report/names';
-import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetRows } from '../../../support/read-output';
+import { csvObjects, readCsv, readWorkbook, sheetHeader, sheetKeys, sheetRows } from '../../../support/read-output';
 
 const ALL_DATASETS: ReportDefinitionInput = {
   name: 'acme-weekly',
@@ -32,7 +32,7 @@ describe('runExport against the simulator (demo tenant)', () => {
   /** A table's sheet (by its title) with cells addressed by the CSV's column names. */
   const sheetOf = async (table: string) => {
     const sheet = (await sharedWorkbook()).getWorksheet(tableTitle(table))!;
-    const keys = (await readCsv(join(folder, `${table}.csv`))).header;
+    const keys = sheetKeys(table, (await readCsv(join(folder, `${table}.csv`))).header);
     return { sheet, rows: sheetRows(sheet, keys) };
   };
 

@@ -121,10 +121,21 @@ describe('fenced runs: a stale attempt never touches what the run publishes', ()
     { point: 'latest', occurrence: 1 },
   ];
 
+  /**
+   * On S3 and DynamoDB every write point once (both publish points: before the first copy and between
+   * copies): the adapters' conditional writes, copies and deletes are what differ from --out. Which
+   * upload of a run is frozen (the 2nd, 3rd, 5th) is the same adapter call again, proved on --out; on
+   * s3rver each trial cost 2.4 s where --out's cost 0.5 s.
+   */
+  const everyPointOnce = trials.filter(({ point, occurrence }) => occurrence === 1 || point === 'publish');
+
   for (const backendIndex of [0, 1]) {
-    it(`backend ${backendIndex === 0 ? '--out' : 's3rver + dynalite'}: ${trials.length} trials, frozen at each write point, taken over, resumed`, async () => {
+    const chosen = backendIndex === 0 ? trials : everyPointOnce;
+    it(`backend ${backendIndex === 0 ? '--out' : 's3rver + dynalite'}: ${chosen.length} trials, frozen at each write point, taken over, resumed`, async () => {
       const backend = backends[backendIndex]!;
-      for (const [index, { point, occurrence }] of trials.entries()) {
+      for (const { point, occurrence } of chosen) {
+        // The trial's place in the full list names its run and its hour, on either backend.
+        const index = trials.findIndex((t) => t.point === point && t.occurrence === occurrence);
         const runId = `fence-${index}-${point}-${occurrence}`;
         // Each trial's run starts an hour after the one before: latest.json must end on this one.
         const start = T0 + index * 3_600_000;
