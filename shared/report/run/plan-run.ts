@@ -25,10 +25,11 @@ export function createExportClient(
   },
 ): PlanningApiClient {
   const { settings } = context;
+  const pace = tenantPace(credentials, settings, context);
   return new PlanningApiClient({
     credentials,
     limiter: createLimiter(settings.concurrency),
-    pace: tenantPace(credentials, settings, context),
+    pace,
     log: context.log,
     // The export's settings are the client's, resolved once at the door: passed whole.
     settings,
