@@ -13,7 +13,7 @@ import { alertEmail } from './alert-email';
 import { keepOwed, owedTo, withOwed, type BeyondNow, type OwedLine } from './alert-owed';
 import { messageRunKey, sendOnce } from './message-claim';
 import { currentSigningKey, workbookLink, type SigningKey } from './message-links';
-import { channelPosting, type Mailer, type MessagePorts } from './message-ports';
+import { channelPosting, type MessagePorts } from './message-ports';
 import type { OutboxRecorder } from './outbox';
 import type { RunNews } from './reader-news';
 import { SuppressionList } from './recipients/suppressions';
@@ -66,20 +66,24 @@ export function alertTargets(definition: ReportDefinition): { email: string[]; c
   return { email, channels: [...(definition.delivery?.channels ?? [])] };
 }
 
-/** One run's alert as every target shares it: the run's news, what each rule finds beyond its line now, the workbook's link. */
+/** One run's alert as every target shares it: the run, its news and what each rule finds beyond its line now. */
 interface AlertRun {
   readonly definition: ReportDefinition;
   readonly result: ExportResult;
   readonly news: readonly OwedLine[];
   readonly beyond: BeyondNow;
-  /** The current link key (none: the alert goes out without links), and the workbook's link signed with it. */
+}
+
+/**
+ * How a run's alert goes out: the job's context (its mail the outbox's where the alert is written),
+ * the alert's moment (the clock read once, as it starts: the time of the claims and the links), the
+ * current link key (none: the alert goes out without links) and the workbook's link signed with it.
+ */
+interface AlertSending {
+  readonly context: MessagePorts;
+  readonly now: Date;
   readonly signing: SigningKey | undefined;
   readonly workbookUrl: string | undefined;
-  readonly context: MessagePorts;
-  /** Where the alert e-mails go: the context's mail, or the outbox's. */
-  readonly mail: Mailer | undefined;
-  /** The time of the claims and of the links: the clock read once, as the alert starts. */
-  readonly now: Date;
 }
 
 /** What one target was sent: `sent` (now), `before` (an earlier attempt), `failed`, or `none` (nothing to tell it). */
@@ -103,9 +107,9 @@ export async function sendAlert(
   const now = context.clock();
   const signing = await currentSigningKey(context, definition.name, 'link keys unreadable: the alert goes out without links');
   const mail = outbox ? outbox.mailer(now, targets.email.length === 1 ? targets.email[0] : undefined) : context.mail;
-  const workbookUrl = signing && workbookLink(definition, result, signing, now);
-  const run: AlertRun = { definition, result, news: news.news, beyond: news.beyond, signing, workbookUrl, context, mail, now };
-  const posted = await alertChannels(run, targets.channels, covered, outbox?.channelWriter(targets.channels));
+  const sending: AlertSending = { context: { ...context, mail }, now, signing, workbookUrl: signing && workbookLink(definition, result, signing, now) };
+  const run: AlertRun = { definition, result, news: news.news, beyond: news.beyond };
+  const posted = await alertChannels(run, sending, targets.channels, covered, outbox?.channelWriter(targets.channels));
   const recipients = [...new Map(targets.email.map((a) => [a.toLowerCase(), a])).values()];
   const suppressed = await new SuppressionList(context.ledger).of(definition.name, recipients);
   const wanted = recipients.filter((a) => !(a.toLowerCase() in suppressed) && !covered.has(emailTarget(a)));
@@ -117,7 +121,7 @@ export async function sendAlert(
   const locales = new Map(emailReaders(definition).map((r) => [r.address.toLowerCase(), r.locale]));
   for (const address of wanted) {
     const locale = locales.get(address.toLowerCase()) ?? definition.locale;
-    const outcome = await toTarget(run, emailTarget(address), locale, (message, once) => emailOne(run, address, message, once));
+    const outcome = await toTarget(run, sending, emailTarget(address), locale, (message, once) => emailOne(run, sending, address, message, once));
     if (outcome.status === 'sent') {
       emailed.push(address);
       owedSent += outcome.owed;
@@ -130,6 +134,7 @@ export async function sendAlert(
 /** The alert to each chat channel the run's own message did not tell, each claimed once per run. */
 async function alertChannels(
   run: AlertRun,
+  sending: AlertSending,
   targets: readonly ChannelTarget[],
   covered: CoveredTargets,
   write: ChannelDeliveryDependencies['write'],
@@ -138,8 +143,8 @@ async function alertChannels(
   let owedSent = 0;
   for (const target of targets.filter((c) => !covered.has(channelTarget(c)))) {
     let posted: ChannelResult | undefined;
-    const outcome = await toTarget(run, channelTarget(target), target.locale ?? run.definition.locale, async (message, once) => {
-      [posted] = await postToChannels([target], (channel) => channel.alertPayload(message), channelPosting(run.context, once, write));
+    const outcome = await toTarget(run, sending, channelTarget(target), target.locale ?? run.definition.locale, async (message, once) => {
+      [posted] = await postToChannels([target], (channel) => channel.alertPayload(message), channelPosting(sending.context, once, write));
       if (posted?.status === 'failed') throw new Error(posted.error ?? 'the post failed');
       return posted?.status === 'skipped' ? 'skipped' : 'sent';
     });
@@ -156,8 +161,15 @@ type Once = (channel: string, send: () => Promise<unknown>) => Promise<'sent' | 
  * One target's alert: this run's news and what the target is still owed; a failure keeps all of it
  * owed (the next run sends it), a success clears what was owed. Failures are returned, never thrown.
  */
-async function toTarget(run: AlertRun, target: string, locale: string, send: (message: AlertMessage, once: Once) => Promise<'sent' | 'skipped'>): Promise<TargetOutcome> {
-  const { definition, result, context, now } = run;
+async function toTarget(
+  run: AlertRun,
+  sending: AlertSending,
+  target: string,
+  locale: string,
+  send: (message: AlertMessage, once: Once) => Promise<'sent' | 'skipped'>,
+): Promise<TargetOutcome> {
+  const { definition, result } = run;
+  const { context, now } = sending;
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   const once: Once = (channel, post) => sendOnce({ ledger: context.ledger, runKey, channel: `alert:${channel}`, log: context.log, now }, post);
   let lines: OwedLine[] = [];
@@ -166,7 +178,7 @@ async function toTarget(run: AlertRun, target: string, locale: string, send: (me
     owed = await owedTo(context.ledger, definition.name, target, run.beyond);
     lines = withOwed(run.news, owed);
     if (lines.length === 0) return { status: 'none', owed: 0 };
-    const message = alertMessage(definition, result, lines, run.workbookUrl, locale);
+    const message = alertMessage(definition, result, lines, sending.workbookUrl, locale);
     const status = await send(message, once);
     if (owed.length > 0) await keepOwed(context.ledger, definition.name, target, result.manifest.runId, [], now);
     return { status: status === 'sent' ? 'sent' : 'before', owed: owed.length };
@@ -181,9 +193,11 @@ async function toTarget(run: AlertRun, target: string, locale: string, send: (me
 }
 
 /** The alert e-mail to one address, claimed once per run. */
-async function emailOne(run: AlertRun, address: string, message: AlertMessage, once: Once): Promise<'sent' | 'skipped'> {
-  const { definition, mail, signing, now } = run;
-  const from = definition.email?.from ?? run.context.sender;
+async function emailOne(run: AlertRun, sending: AlertSending, address: string, message: AlertMessage, once: Once): Promise<'sent' | 'skipped'> {
+  const { definition } = run;
+  const { context, signing, now } = sending;
+  const { mail } = context;
+  const from = definition.email?.from ?? context.sender;
   if (!mail || !from) throw new ExporterError('this report has alert recipients but no mail sender is configured (MAIL_FROM, or email.from)');
   const unsubscribeUrl = signing && `${signing.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address }, signing.key, now)}`;
   const email = alertEmail(message, definition.name, address, { from, unsubscribeUrl });

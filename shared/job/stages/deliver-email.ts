@@ -57,15 +57,9 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const from = email.from ?? context.sender;
   if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
   const keys = await context.links.keys();
-  const compose = await reportEmailFor({ ...definition, email }, result, {
-    from,
-    linkBaseUrl: context.links.baseUrl,
-    key: keys.current,
-    now,
-    storage: context.storage,
-    freshCopyLink: !isInline(job.request),
-    inline: isInline(job.request),
-  });
+  const signing = { baseUrl: context.links.baseUrl, key: keys.current };
+  const inline = isInline(job.request);
+  const compose = await reportEmailFor({ ...definition, email }, result, signing, now, context.storage, { from, freshCopyLink: !inline, inline });
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   const results: RecipientResult[] = [];
   const told = new Set(news ? alertTargets(definition).email.map(emailTarget) : []);
