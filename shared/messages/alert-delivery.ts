@@ -2,23 +2,20 @@ import type { AlertLine, AlertMessage } from '../channels/channel';
 import { channelWords } from '../channels/channel';
 import { describeWebhook, postToChannels, type ChannelDeliveryDependencies, type ChannelResult } from '../channels/deliver';
 import type { ChannelTarget } from '../channels/delivery-option';
-import type { Clock } from '../core/clock';
 import { EmailDeliveryError, errorMessage, ExporterError } from '../core/errors';
 import { readerFormat, type ReaderFormat } from '../core/format';
 import { readRules } from '../report/alerts/read-rules';
 import { emailReaders } from '../report/definition/readers';
-import type { Log } from '../core/logger';
-import type { OutgoingEmail } from '../email/ses-mailer';
-import type { Ledger } from '../ledger/ledger';
-import type { LinkKey, LinkVerificationKeys } from '../links/link-token';
 import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import { recipientAddresses, type ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import { alertEmail } from './alert-email';
 import { keepOwed, owedTo, withOwed, type BeyondNow, type OwedLine } from './alert-owed';
 import { messageRunKey, sendOnce } from './message-claim';
-import type { ChannelJobDependencies } from './report-channels';
-import { fileLinks } from './report-email';
+import { currentSigningKey, workbookLink, type SigningKey } from './message-links';
+import { channelPosting, type MessagePorts } from './message-ports';
+import type { OutboxRecorder } from './outbox';
+import type { RunNews } from './reader-news';
 import { SuppressionList } from './recipients/suppressions';
 
 /**
@@ -31,22 +28,6 @@ import { SuppressionList } from './recipients/suppressions';
  * outcome and silences nobody else, and what it did not get is owed to it (alert-owed.ts): the next
  * run sends it again, with its own news, until it goes out or the figure came back. Never throws.
  */
-export interface AlertTransports {
-  readonly ledger: Ledger;
-  readonly log: Log;
-  /** The run's clock: read once for the time of the claims and of the links; the webhook poster reads Retry-After dates and the deadline on it. */
-  readonly clock: Clock;
-  /** The job's deadline (epoch ms): webhook retries stop there. */
-  readonly deadline: number | undefined;
-  readonly mail: { readonly send: (email: OutgoingEmail) => Promise<unknown>; readonly from: string | undefined } | undefined;
-  readonly channels: ChannelJobDependencies | undefined;
-  readonly links: { readonly baseUrl: string; readonly keys: () => Promise<LinkVerificationKeys> } | undefined;
-  /** Writes each channel's body instead of posting it (the outbox). */
-  readonly writeChannel?: ChannelDeliveryDependencies['write'] | undefined;
-  /** Targets the run's own message told already (its banner): no separate alert goes to them. */
-  readonly covered?: CoveredTargets | undefined;
-}
-
 /**
  * The targets (`email:<address>`, `<type>:<secret>:<field>`, as the alert claims them) whose weekly
  * message of this run opened with the lines crossed: one message per reader per run.
@@ -85,16 +66,24 @@ export function alertTargets(definition: ReportDefinition): { email: string[]; c
   return { email, channels: [...(definition.delivery?.channels ?? [])] };
 }
 
-/** One run's alert as every target shares it: the run's news, what each rule finds beyond its line now, the signing key. */
+/** One run's alert as every target shares it: the run, its news and what each rule finds beyond its line now. */
 interface AlertRun {
   readonly definition: ReportDefinition;
   readonly result: ExportResult;
   readonly news: readonly OwedLine[];
   readonly beyond: BeyondNow;
-  readonly key: { baseUrl: string; key: LinkKey } | undefined;
-  readonly t: AlertTransports;
-  /** The time of the claims and of the links: the clock read once, as the alert starts. */
+}
+
+/**
+ * How a run's alert goes out: the job's context (its mail the outbox's where the alert is written),
+ * the alert's moment (the clock read once, as it starts: the time of the claims and the links), the
+ * current link key (none: the alert goes out without links) and the workbook's link signed with it.
+ */
+interface AlertSending {
+  readonly context: MessagePorts;
   readonly now: Date;
+  readonly signing: SigningKey | undefined;
+  readonly workbookUrl: string | undefined;
 }
 
 /** What one target was sent: `sent` (now), `before` (an earlier attempt), `failed`, or `none` (nothing to tell it). */
@@ -102,17 +91,60 @@ type TargetOutcome =
   | { readonly status: 'sent' | 'before' | 'none'; readonly owed: number }
   | { readonly status: 'failed'; readonly reason: string; readonly refused: boolean; readonly owed: number };
 
-export async function sendAlert(definition: ReportDefinition, result: ExportResult, news: readonly OwedLine[], beyond: BeyondNow, t: AlertTransports): Promise<AlertDelivery> {
+/**
+ * `outbox`: the alert is written there instead of sent; `covered`: targets the run's own message told
+ * already (its banner), which get no separate alert.
+ */
+export async function sendAlert(
+  definition: ReportDefinition,
+  result: ExportResult,
+  news: Pick<RunNews, 'news' | 'beyond'>,
+  context: MessagePorts,
+  outbox: OutboxRecorder | undefined,
+  covered: CoveredTargets = NOBODY,
+): Promise<AlertDelivery> {
   const targets = alertTargets(definition);
-  const now = t.clock();
-  const run: AlertRun = { definition, result, news, beyond, key: await signingKey(definition, t), t, now };
+  const now = context.clock();
+  const signing = await currentSigningKey(context, definition.name, 'link keys unreadable: the alert goes out without links');
+  const mail = outbox ? outbox.mailer(now, targets.email.length === 1 ? targets.email[0] : undefined) : context.mail;
+  const sending: AlertSending = { context: { ...context, mail }, now, signing, workbookUrl: signing && workbookLink(definition, result, signing, now) };
+  const run: AlertRun = { definition, result, news: news.news, beyond: news.beyond };
+  const posted = await alertChannels(run, sending, targets.channels, covered, outbox?.channelWriter(targets.channels));
+  const recipients = [...new Map(targets.email.map((a) => [a.toLowerCase(), a])).values()];
+  const suppressed = await new SuppressionList(context.ledger).of(definition.name, recipients);
+  const wanted = recipients.filter((a) => !(a.toLowerCase() in suppressed) && !covered.has(emailTarget(a)));
+  const told = [...recipients.map(emailTarget), ...targets.channels.map(channelTarget)].filter((target) => covered.has(target)).length;
+  const emailed: string[] = [];
+  const notEmailed: { address: string; reason: string; refused: boolean }[] = [];
+  let owedSent = posted.owedSent;
+  // Each recipient in their own language (definition/readers.ts); an address of alerts.to alone, in the report's.
+  const locales = new Map(emailReaders(definition).map((r) => [r.address.toLowerCase(), r.locale]));
+  for (const address of wanted) {
+    const locale = locales.get(address.toLowerCase()) ?? definition.locale;
+    const outcome = await toTarget(run, sending, emailTarget(address), locale, (message, once) => emailOne(run, sending, address, message, once));
+    if (outcome.status === 'sent') {
+      emailed.push(address);
+      owedSent += outcome.owed;
+    }
+    if (outcome.status === 'failed') notEmailed.push({ address, reason: outcome.reason, refused: outcome.refused });
+  }
+  return { emailed, emailedBefore: wanted.length - emailed.length - notEmailed.length, suppressed: Object.keys(suppressed).length, notEmailed, channels: posted.channels, owedSent, covered: told };
+}
+
+/** The alert to each chat channel the run's own message did not tell, each claimed once per run. */
+async function alertChannels(
+  run: AlertRun,
+  sending: AlertSending,
+  targets: readonly ChannelTarget[],
+  covered: CoveredTargets,
+  write: ChannelDeliveryDependencies['write'],
+): Promise<{ channels: ChannelResult[]; owedSent: number }> {
   const channels: ChannelResult[] = [];
   let owedSent = 0;
-  const covered = t.covered ?? NOBODY;
-  for (const target of targets.channels.filter((c) => !covered.has(channelTarget(c)))) {
+  for (const target of targets.filter((c) => !covered.has(channelTarget(c)))) {
     let posted: ChannelResult | undefined;
-    const outcome = await toTarget(run, channelTarget(target), target.locale ?? definition.locale, async (message, once) => {
-      [posted] = await postToChannels([target], (channel) => channel.alertPayload(message), channelDeps(t, once));
+    const outcome = await toTarget(run, sending, channelTarget(target), target.locale ?? run.definition.locale, async (message, once) => {
+      [posted] = await postToChannels([target], (channel) => channel.alertPayload(message), channelPosting(sending.context, once, write));
       if (posted?.status === 'failed') throw new Error(posted.error ?? 'the post failed');
       return posted?.status === 'skipped' ? 'skipped' : 'sent';
     });
@@ -120,24 +152,7 @@ export async function sendAlert(definition: ReportDefinition, result: ExportResu
     if (posted) channels.push(posted);
     else if (outcome.status === 'failed') channels.push({ type: target.type, webhook: describeWebhook(target.webhook), status: 'failed', error: outcome.reason });
   }
-  const recipients = [...new Map(targets.email.map((a) => [a.toLowerCase(), a])).values()];
-  const suppressed = await new SuppressionList(t.ledger).of(definition.name, recipients);
-  const wanted = recipients.filter((a) => !(a.toLowerCase() in suppressed) && !covered.has(emailTarget(a)));
-  const told = [...recipients.map(emailTarget), ...targets.channels.map(channelTarget)].filter((target) => covered.has(target)).length;
-  const emailed: string[] = [];
-  const notEmailed: { address: string; reason: string; refused: boolean }[] = [];
-  // Each recipient in their own language (definition/readers.ts); an address of alerts.to alone, in the report's.
-  const locales = new Map(emailReaders(definition).map((r) => [r.address.toLowerCase(), r.locale]));
-  for (const address of wanted) {
-    const locale = locales.get(address.toLowerCase()) ?? definition.locale;
-    const outcome = await toTarget(run, emailTarget(address), locale, (message, once) => emailOne(run, address, message, once));
-    if (outcome.status === 'sent') {
-      emailed.push(address);
-      owedSent += outcome.owed;
-    }
-    if (outcome.status === 'failed') notEmailed.push({ address, reason: outcome.reason, refused: outcome.refused });
-  }
-  return { emailed, emailedBefore: wanted.length - emailed.length - notEmailed.length, suppressed: Object.keys(suppressed).length, notEmailed, channels, owedSent, covered: told };
+  return { channels, owedSent };
 }
 
 type Once = (channel: string, send: () => Promise<unknown>) => Promise<'sent' | 'skipped'>;
@@ -146,50 +161,47 @@ type Once = (channel: string, send: () => Promise<unknown>) => Promise<'sent' | 
  * One target's alert: this run's news and what the target is still owed; a failure keeps all of it
  * owed (the next run sends it), a success clears what was owed. Failures are returned, never thrown.
  */
-async function toTarget(run: AlertRun, target: string, locale: string, send: (message: AlertMessage, once: Once) => Promise<'sent' | 'skipped'>): Promise<TargetOutcome> {
-  const { definition, result, t, now } = run;
+async function toTarget(
+  run: AlertRun,
+  sending: AlertSending,
+  target: string,
+  locale: string,
+  send: (message: AlertMessage, once: Once) => Promise<'sent' | 'skipped'>,
+): Promise<TargetOutcome> {
+  const { definition, result } = run;
+  const { context, now } = sending;
   const runKey = messageRunKey(definition.name, result.manifest.runId);
-  const once: Once = (channel, post) => sendOnce({ ledger: t.ledger, runKey, channel: `alert:${channel}`, log: t.log, now }, post);
+  const once: Once = (channel, post) => sendOnce({ ledger: context.ledger, runKey, channel: `alert:${channel}`, log: context.log, now }, post);
   let lines: OwedLine[] = [];
   let owed: OwedLine[] = [];
   try {
-    owed = await owedTo(t.ledger, definition.name, target, run.beyond);
+    owed = await owedTo(context.ledger, definition.name, target, run.beyond);
     lines = withOwed(run.news, owed);
     if (lines.length === 0) return { status: 'none', owed: 0 };
-    const message = alertMessage(definition, result, lines, run.key && { ...run.key, now }, locale);
+    const message = alertMessage(definition, result, lines, sending.workbookUrl, locale);
     const status = await send(message, once);
-    if (owed.length > 0) await keepOwed(t.ledger, definition.name, target, result.manifest.runId, [], now);
+    if (owed.length > 0) await keepOwed(context.ledger, definition.name, target, result.manifest.runId, [], now);
     return { status: status === 'sent' ? 'sent' : 'before', owed: owed.length };
   } catch (error) {
     const reason = errorMessage(error);
-    t.log.error('alert not delivered: owed to the next run', { report: definition.name, target: target.startsWith('email:') ? target : target.split(':')[0], error: reason });
-    await keepOwed(t.ledger, definition.name, target, result.manifest.runId, lines, now).catch((kept: unknown) => {
-      t.log.error('the alert owed could not be kept', { report: definition.name, error: errorMessage(kept) });
+    context.log.error('alert not delivered: owed to the next run', { report: definition.name, target: target.startsWith('email:') ? target : target.split(':')[0], error: reason });
+    await keepOwed(context.ledger, definition.name, target, result.manifest.runId, lines, now).catch((kept: unknown) => {
+      context.log.error('the alert owed could not be kept', { report: definition.name, error: errorMessage(kept) });
     });
     return { status: 'failed', reason, refused: error instanceof EmailDeliveryError && !error.retryable, owed: owed.length };
   }
 }
 
 /** The alert e-mail to one address, claimed once per run. */
-async function emailOne(run: AlertRun, address: string, message: AlertMessage, once: Once): Promise<'sent' | 'skipped'> {
-  const { definition, t, key, now } = run;
-  const from = definition.email?.from ?? t.mail?.from;
-  const mail = t.mail;
+async function emailOne(run: AlertRun, sending: AlertSending, address: string, message: AlertMessage, once: Once): Promise<'sent' | 'skipped'> {
+  const { definition } = run;
+  const { context, signing, now } = sending;
+  const { mail } = context;
+  const from = definition.email?.from ?? context.sender;
   if (!mail || !from) throw new ExporterError('this report has alert recipients but no mail sender is configured (MAIL_FROM, or email.from)');
-  const unsubscribeUrl = key && `${key.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address }, key.key, now)}`;
+  const unsubscribeUrl = signing && `${signing.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address }, signing.key, now)}`;
   const email = alertEmail(message, definition.name, address, { from, unsubscribeUrl });
   return once(`email:${address.toLowerCase()}`, () => mail.send(email));
-}
-
-function channelDeps(t: AlertTransports, once: Once): ChannelDeliveryDependencies {
-  return {
-    webhooks: t.channels?.webhooks,
-    log: t.log,
-    clock: t.clock,
-    post: { ...t.channels?.post, ...(t.deadline !== undefined && { deadline: t.deadline }) },
-    once,
-    write: t.writeChannel,
-  };
 }
 
 /**
@@ -200,18 +212,16 @@ export function alertMessage(
   definition: ReportDefinition,
   result: ExportResult,
   lines: readonly AlertLine[],
-  links: { baseUrl: string; key: LinkKey; now: Date } | undefined,
+  workbookUrl: string | undefined,
   locale: string = definition.locale,
 ): AlertMessage {
   const format = readerFormat(locale, definition.timeZone);
-  const expiresAt = links && new Date(links.now.getTime() + definition.links.emailLinkDays * 86_400_000);
-  const workbook = links && expiresAt && fileLinks(result, { linkBaseUrl: links.baseUrl, key: links.key, expiresAt, now: links.now }).find((f) => f.primary === true);
   return {
     title: format.t('alert.title', { title: result.summary.title || (definition.title ?? definition.name) }),
     generated: `${format.dateTime(new Date(result.manifest.generatedAt))} (${format.timeZone})`,
     runId: result.manifest.runId,
     lines: locale === definition.locale ? lines : linesIn(definition, result, lines, format),
-    workbookUrl: workbook?.url,
+    workbookUrl,
     words: channelWords(format.messages),
   };
 }
@@ -229,15 +239,4 @@ function linesIn(definition: ReportDefinition, result: ExportResult, lines: read
     const item = reading && [...(reading.items ?? []), ...(reading.hold ?? [])].find((i) => i.key === owed.key);
     return reading && item ? { ...line, rule: reading.label, text: item.text } : line;
   });
-}
-
-/** The current link key, or none (the alert goes out without links) when it cannot be read. */
-async function signingKey(definition: ReportDefinition, t: AlertTransports): Promise<{ baseUrl: string; key: LinkKey } | undefined> {
-  if (!t.links) return undefined;
-  try {
-    return { baseUrl: t.links.baseUrl.replace(/\/+$/, ''), key: (await t.links.keys()).current };
-  } catch (error) {
-    t.log.error('link keys unreadable: the alert goes out without links', { report: definition.name, error: errorMessage(error) });
-    return undefined;
-  }
 }

@@ -45,6 +45,18 @@ export async function keepOwed(ledger: Ledger, report: string, target: string, r
   });
 }
 
+/** What the weekly message tells one alert target: the lines crossed, and how many of them an earlier run owed it. */
+export interface TargetNews {
+  readonly lines: readonly OwedLine[];
+  readonly owed: number;
+}
+
+/** The lines crossed a target is told in this run's weekly message (reader-news.ts): this run's news and what it is still owed. */
+export async function targetNews(ledger: Ledger, report: string, target: string, news: readonly OwedLine[], beyond: BeyondNow): Promise<TargetNews> {
+  const lines = withOwed(news, await owedTo(ledger, report, target, beyond));
+  return { lines, owed: lines.length - news.length };
+}
+
 /** This run's news with what was owed before it, each line once (by rule and item). */
 export function withOwed(news: readonly OwedLine[], owed: readonly OwedLine[]): OwedLine[] {
   const seen = new Set(news.map((l) => `${l.ruleId}\n${l.key}`));

@@ -1,10 +1,9 @@
 import type { ReaderFormat } from '../core/format';
-import type { Ledger } from '../ledger/ledger';
 import { alertEvent } from '../report/alerts/alert-events';
 import { alertFigure } from '../report/alerts/alert-figures';
 import { BEYOND_LINE, type RuleReading } from '../report/alerts/read-rules';
 import type { ReportSummary, SummaryLine, SummarySection } from '../table/table';
-import { owedTo, type BeyondNow, type OwedLine } from './alert-owed';
+import type { BeyondNow, OwedLine } from './alert-owed';
 
 /**
  * One message per reader per run (issue 50, item 2): what the run's alert rules say to a reader of
@@ -17,20 +16,6 @@ export interface RunNews {
   readonly news: readonly OwedLine[];
   readonly beyond: BeyondNow;
   readonly readings: readonly RuleReading[];
-}
-
-/** What the weekly message tells one alert target: the lines crossed, and how many of them an earlier run owed it. */
-export interface TargetNews {
-  readonly lines: readonly OwedLine[];
-  readonly owed: number;
-}
-
-/** The lines crossed a target is told in this run's weekly message: the news and what it is still owed. */
-export async function targetNews(ledger: Ledger, report: string, target: string, run: RunNews): Promise<TargetNews> {
-  const owed = await owedTo(ledger, report, target, run.beyond);
-  const seen = new Set(run.news.map((l) => `${l.ruleId}\n${l.key}`));
-  const still = owed.filter((l) => !seen.has(`${l.ruleId}\n${l.key}`));
-  return { lines: [...run.news, ...still], owed: still.length };
 }
 
 /** The banner in the reader's language: each line crossed under its figure's or event's name; a figure's with its value and line. */

@@ -1,9 +1,7 @@
 import { renderReportEmail, type ReportEmailInput } from '../email/email-content';
-import type { ReportEmailLink } from '../email/email-model';
 import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
-import { createLinkToken, type LinkKey } from '../links/link-token';
-import { createRunLinkToken, messageRunLinkId } from '../links/run-link-token';
+import type { LinkKey } from '../links/link-token';
 import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
@@ -11,35 +9,13 @@ import { recipientAddresses, type ReportDefinition } from '../report/definition/
 import type { Reader } from '../report/definition/readers';
 import type { ReportSummary, SummarySection } from '../table/table';
 import type { ExportResult } from '../report/run/result';
-import { fileForPeople, NAMES, type ReportNames } from '../report/names';
+import { fileForPeople, type ReportNames } from '../report/names';
 import { EMAIL_TREND_RUNS, emailTrends } from '../report/trends/email';
 import { readerFormat, type ReaderFormat } from '../core/format';
 import type { RuleReading } from '../report/alerts/read-rules';
 import type { OwedLine } from './alert-owed';
 import { bannerSection, markedSummary } from './reader-news';
-
-const DAY_MS = 86_400_000;
-
-/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`, each named for people by its format (names.ts). */
-export function fileLinks(
-  result: ExportResult,
-  options: { linkBaseUrl: string; key: LinkKey; expiresAt: Date; now: Date },
-  names: ReportNames = NAMES,
-): ReportEmailLink[] {
-  const base = options.linkBaseUrl.replace(/\/+$/, '');
-  return result.manifest.files.map((file) => ({
-    ...fileForPeople(file, names),
-    bytes: file.bytes,
-    url: `${base}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
-  }));
-}
-
-/** The "get a fresh copy" run link of a run's message (`<baseUrl>/run/<token>`), the same for every attempt of the run. */
-export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId: string; message: string; expiresAt: Date; key: LinkKey; now: Date; lang?: string | undefined }): string {
-  const id = messageRunLinkId(link.report, link.runId, link.message);
-  const token = createRunLinkToken({ report: link.report, expiresAt: link.expiresAt, id, lang: link.lang }, link.key, link.now).token;
-  return `${link.baseUrl.replace(/\/+$/, '')}/run/${token}`;
-}
+import { fileLinks, freshCopyLinkUrl, linksExpireAt, type SigningKey } from './message-links';
 
 /**
  * The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked
@@ -54,7 +30,8 @@ export async function buildReportEmail(
   result: ExportResult,
   options: ReportEmailOptions,
 ): Promise<OutgoingEmail> {
-  return (await reportEmailFor(definition, result, options))();
+  const { linkBaseUrl, key, now, storage, ...choices } = options;
+  return (await reportEmailFor(definition, result, { baseUrl: linkBaseUrl, key }, now, storage, choices))();
 }
 
 export interface ReportEmailOptions {
@@ -69,26 +46,33 @@ export interface ReportEmailOptions {
   readonly names?: ReportNames;
 }
 
+/** What a report e-mail says of itself: its sender, whether it offers a fresh copy, an inline definition's, the names of its files. */
+export type ReportEmailChoices = Pick<ReportEmailOptions, 'from' | 'freshCopyLink' | 'inline' | 'names'>;
+
 /**
  * The run's e-mail, ready to be addressed: called with a reader (definition/readers.ts), the message
  * to that address alone, in that reader's language (the same figures, written by its locale), with its
  * own unsubscribe link in the footer and in `List-Unsubscribe` / `List-Unsubscribe-Post` (RFC 8058
  * one-click: the large mailbox providers ask it of bulk senders); called without, one message to every
- * recipient in the report's language (previews, tests). The workbook is read once.
+ * recipient in the report's language (previews, tests). Its links are signed with `signing` at `now`; the
+ * workbook is read once from `storage`.
  */
 export async function reportEmailFor(
   definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
   result: ExportResult,
-  options: ReportEmailOptions,
+  signing: SigningKey,
+  now: Date,
+  storage: Pick<Storage, 'getObject'>,
+  options: ReportEmailChoices,
 ): Promise<(reader?: Reader | string, own?: ReaderOwn) => OutgoingEmail> {
-  const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
-  const links = fileLinks(result, { linkBaseUrl: options.linkBaseUrl, key: options.key, expiresAt, now: options.now }, options.names);
-  const base = options.linkBaseUrl.replace(/\/+$/, '');
+  const expiresAt = linksExpireAt(definition, now);
+  const links = fileLinks(result, { linkBaseUrl: signing.baseUrl, key: signing.key, expiresAt, now }, options.names);
+  const base = signing.baseUrl.replace(/\/+$/, '');
   // A run link of the configured report, valid as long as the file links (inline definitions have none).
   // A reader of another language than the report's gets a link that opens its page in theirs (one id: revoked together).
   const freshCopyUrl = (locale: string) =>
     options.freshCopyLink
-      ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: options.key, now: options.now, lang: otherThan(locale, definition.locale) })
+      ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: signing.key, now, lang: otherThan(locale, definition.locale) })
       : undefined;
   const contentIn = (locale: string): ReportEmailInput => {
     // The reader's locale and zone, resolved once: every word, figure and date of the message is written by it.
@@ -107,7 +91,7 @@ export async function reportEmailFor(
       freshCopyUrl: freshCopyUrl(locale),
     };
   };
-  const attachments = await attachedWorkbook(definition, result, options);
+  const attachments = await attachedWorkbook(definition, result, storage, options.names);
   const from = options.inline ? options.from : (definition.email.from ?? options.from);
   const attached = attachments.length > 0 ? { attachments } : {};
   return (recipient, own) => {
@@ -117,7 +101,7 @@ export async function reportEmailFor(
     }
     const reader = typeof recipient === 'string' ? { address: recipient, locale: definition.locale } : recipient;
     const lang = otherThan(reader.locale, definition.locale);
-    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address, lang }, options.key, options.now)}`;
+    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address, lang }, signing.key, now)}`;
     const content = ownContent(contentIn(readableLocale(result, reader.locale, definition.locale)), own);
     return readerEmail(content, { from, address: reader.address, unsubscribeUrl, attached, report: definition.name });
   };
@@ -180,9 +164,14 @@ export function readableLocale(result: ExportResult, wanted: string, reportLocal
 }
 
 /** The workbook (the primary format's file) when the definition asks for it and it is small enough. */
-async function attachedWorkbook(definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> }, result: ExportResult, options: ReportEmailOptions): Promise<EmailAttachment[]> {
-  const workbook = result.manifest.files.find((f) => fileForPeople(f, options.names).primary);
+async function attachedWorkbook(
+  definition: ReportDefinition & { email: NonNullable<ReportDefinition['email']> },
+  result: ExportResult,
+  storage: Pick<Storage, 'getObject'>,
+  names: ReportNames | undefined,
+): Promise<EmailAttachment[]> {
+  const workbook = result.manifest.files.find((f) => fileForPeople(f, names).primary);
   if (!definition.email.attachWorkbook || !workbook || !fitsAsAttachment(workbook.bytes)) return [];
-  const content = await options.storage.getObject(`${result.runFolder}/${workbook.path}`);
+  const content = await storage.getObject(`${result.runFolder}/${workbook.path}`);
   return content ? [{ fileName: workbook.path, contentType: workbook.contentType, content }] : [];
 }

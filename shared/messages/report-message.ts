@@ -5,17 +5,15 @@ import { readerFormat, type ReaderFormat } from '../core/format';
 import { cellText } from '../email/email-format';
 import { changesSinceSentence, figureText } from '../email/figure-change';
 import { isLink, isWebUrl, webUrlOf, type SummaryLine } from '../table/table';
-import type { LinkKey } from '../links/link-token';
 import { changesDigest } from '../report/changes/digest';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import type { SummarySection } from '../table/table';
-import { fileLinks, freshCopyLinkUrl, readableLocale, summaryIn } from './report-email';
+import { readableLocale, summaryIn } from './report-email';
+import type { ChatLinks } from './message-links';
 import type { OwedLine } from './alert-owed';
 import type { RuleReading } from '../report/alerts/read-rules';
 import { bannerSection, markedSummary } from './reader-news';
-
-const DAY_MS = 86_400_000;
 
 /**
  * The chat message of a run: the e-mail's headline figures, "Needs attention" and the changes
@@ -26,13 +24,12 @@ export function buildChannelMessage(
   definition: ReportDefinition,
   result: ExportResult,
   options: {
-    links?: { baseUrl: string; key: LinkKey } | undefined;
-    now: Date;
-    freshCopyLink: boolean;
+    /** The message's buttons, signed once for every channel of the run (message-links.ts); none without link keys. */
+    links?: ChatLinks | undefined;
     locale?: string | undefined;
     /** The lines crossed this channel is told of in this post (reader-news.ts): a banner first, the figures beyond their lines marked. */
     news?: { lines: readonly OwedLine[]; readings: readonly RuleReading[] } | undefined;
-  },
+  } = {},
 ): ChannelMessage {
   // The channel's locale (default: the report's) and the run's zone, resolved once: every word, figure and date of the message is written by it.
   const locale = readableLocale(result, options.locale ?? definition.locale, definition.locale);
@@ -45,7 +42,6 @@ export function buildChannelMessage(
   // The Summary's ranking of the changes (one ranking everywhere), cut shorter for chat: the counts, the
   // top CHAT_TOP_CHANGES, and what the cut left out (in the workbook's Changes sheet).
   const changes = changesSection(changesDigest(result.changes, format, CHAT_TOP_CHANGES), format);
-  const links = options.links && messageLinks(definition, result, { ...options.links, now: options.now, freshCopyLink: options.freshCopyLink });
   return {
     title: summary.title || (definition.title ?? definition.name),
     notification: headlineSentence(summary, format),
@@ -56,8 +52,8 @@ export function buildChannelMessage(
     attention: sections.filter((s) => s.role === 'attention').flatMap((s) => attentionLines(s, format)),
     attentionMore: 0,
     changes: { heading: changes.heading, lines: changes.lines.map((line, i) => changeLine(line, i === 0, format)), total },
-    workbookUrl: links?.workbookUrl,
-    freshCopyUrl: links?.freshCopyUrl,
+    workbookUrl: options.links?.workbookUrl,
+    freshCopyUrl: options.links?.freshCopyUrl,
     words: channelWords(format.messages),
   };
 }
@@ -106,17 +102,4 @@ function changeLine(line: SummaryLine, first: boolean, format: ReaderFormat): At
   const web = line.link && webUrlOf(line.link);
   const value = cellText(line.value, line.type, format, false);
   return { text: first ? value : format.t('term.labelled', { label: line.label, value }), ...(web !== undefined && { url: web }) };
-}
-
-function messageLinks(
-  definition: ReportDefinition,
-  result: ExportResult,
-  options: { baseUrl: string; key: LinkKey; now: Date; freshCopyLink: boolean },
-): { workbookUrl: string | undefined; freshCopyUrl: string | undefined } {
-  const expiresAt = new Date(options.now.getTime() + definition.links.emailLinkDays * DAY_MS);
-  const files = fileLinks(result, { linkBaseUrl: options.baseUrl, key: options.key, expiresAt, now: options.now });
-  const freshCopyUrl = options.freshCopyLink
-    ? freshCopyLinkUrl({ baseUrl: options.baseUrl, report: definition.name, runId: result.manifest.runId, message: 'chat', expiresAt, key: options.key, now: options.now })
-    : undefined;
-  return { workbookUrl: files.find((f) => f.primary === true)?.url, freshCopyUrl };
 }

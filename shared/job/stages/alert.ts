@@ -96,7 +96,7 @@ export async function alertRun(job: ExportedJob, context: DeliveryContext, stepp
 
 async function sendRunAlert(job: ExportedJob, context: DeliveryContext, stepped: SteppedAlerts & { kind: 'read' }, covered: CoveredTargets): Promise<RunAlerts> {
   const { definition, result } = job;
-  const { news: lines, beyond, rules } = stepped;
+  const { news: lines, rules } = stepped;
   const run = { runId: result.manifest.runId };
   const crossed = rules.filter((r) => r.news > 0).map((r) => r.rule);
   const targets = alertTargets(definition);
@@ -106,17 +106,7 @@ async function sendRunAlert(job: ExportedJob, context: DeliveryContext, stepped:
   const ref: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
   const outbox = context.outbox && outboxRecorder(context.outbox, ref, 'alert');
   const now = context.clock();
-  const sent = await sendAlert(definition, result, lines, beyond, {
-    ledger: context.ledger,
-    log: context.log,
-    clock: context.clock,
-    deadline: context.settings.deadline,
-    mail: outbox ? { send: outbox.mailer(now, targets.email.length === 1 ? targets.email[0] : undefined).send, from: context.sender ?? definition.email?.from } : context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
-    channels: context.channels,
-    links: context.links,
-    writeChannel: outbox?.channelWriter(targets.channels),
-    covered,
-  });
+  const sent = await sendAlert(definition, result, stepped, context, outbox, covered);
   await noticeAlertChannels(job, sent.channels, context, now);
   await noticeRefusedAlertRecipients(job, sent, context, now);
   const reason = alertReason(run.runId, crossed, lines.length, sent, rules);

@@ -6,8 +6,8 @@ import { noticeRefusedRecipients, type RefusedRecipient } from '../../messages/n
 import { SuppressionList } from '../../messages/recipients/suppressions';
 import { emailReaders } from '../../report/definition/readers';
 import { alertTargets, emailTarget } from '../../messages/alert-delivery';
-import { keepOwed } from '../../messages/alert-owed';
-import { targetNews, type RunNews } from '../../messages/reader-news';
+import { keepOwed, targetNews } from '../../messages/alert-owed';
+import type { RunNews } from '../../messages/reader-news';
 import { ownedBy, ownSections } from '../../messages/person-actions';
 import { isInline } from './resolve';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
@@ -57,22 +57,16 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
   const from = email.from ?? context.sender;
   if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
   const keys = await context.links.keys();
-  const compose = await reportEmailFor({ ...definition, email }, result, {
-    from,
-    linkBaseUrl: context.links.baseUrl,
-    key: keys.current,
-    now,
-    storage: context.storage,
-    freshCopyLink: !isInline(job.request),
-    inline: isInline(job.request),
-  });
+  const signing = { baseUrl: context.links.baseUrl, key: keys.current };
+  const inline = isInline(job.request);
+  const compose = await reportEmailFor({ ...definition, email }, result, signing, now, context.storage, { from, freshCopyLink: !inline, inline });
   const runKey = messageRunKey(definition.name, result.manifest.runId);
   const results: RecipientResult[] = [];
   const told = new Set(news ? alertTargets(definition).email.map(emailTarget) : []);
   const covered: string[] = [];
   for (const reader of wanted) {
     const target = emailTarget(reader.address);
-    const lines = news && told.has(target) ? await targetNews(context.ledger, definition.name, target, news) : undefined;
+    const lines = news && told.has(target) ? await targetNews(context.ledger, definition.name, target, news.news, news.beyond) : undefined;
     const banner = lines && lines.lines.length > 0 ? { news: { lines: lines.lines, readings: news!.readings } } : undefined;
     const sections = ownSections(ownedBy(job.result, reader));
     const own = banner || sections ? { ...banner, sections } : undefined;

@@ -33,18 +33,7 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext, new
   const outbox = context.outbox && outboxRecorder(context.outbox, run, 'report');
   // The e-mail's moment (its claims, links and Date header): the clock read as the stage starts, before the channels post.
   const now = context.clock();
-  const channels = await deliverRunToChannels(definition, result, {
-    channels: context.channels,
-    links: context.links,
-    freshCopyLink: !isInline(job.request),
-    deadline: context.settings.deadline,
-    ledger: context.ledger,
-    log: context.log,
-    clock: context.clock,
-    mail: context.mail && { send: (email) => context.mail!.send(email), from: context.sender },
-    write: outbox?.channelWriter(definition.delivery?.channels ?? []),
-    news,
-  });
+  const channels = await deliverRunToChannels(definition, result, context, !isInline(job.request), news, outbox?.channelWriter(definition.delivery?.channels ?? []));
   const mailed = await emailRecipients(job, context, now, news, outbox);
   const email = mailed.status;
   const emailed = email === 'sent';

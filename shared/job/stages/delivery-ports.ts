@@ -1,34 +1,17 @@
-import type { OutgoingEmail } from '../../email/ses-mailer';
-import type { LinkVerificationKeys } from '../../links/link-token';
+import type { LinkSigning, MailPorts, ChannelJobDependencies } from '../../messages/message-ports';
 import type { Outbox } from '../../messages/outbox';
-import type { ChannelJobDependencies } from '../../messages/report-channels';
 import type { RunContext } from '../../report/run/context';
 import type { ExportResult } from '../../report/run/result';
 import type { RunDraft } from '../../report/run/run';
 import type { ExportJobRequest } from '../request';
 
+export type { Mailer, MailPorts } from '../../messages/message-ports';
+
 /**
- * The ports of the deliver stage (deliver.ts, deliver-email.ts) and the job they read: the mail and
- * chat transports, the links' signing, the outbox. Apart from the stage, so its e-mail part and the
- * stage read them without importing each other.
+ * The ports of the deliver and alert stages (deliver.ts, deliver-email.ts, alert.ts) and the job they
+ * read: the mail and chat transports, the links' signing, the outbox. The transports' types are the
+ * messages' own (messages/message-ports.ts): the stages hand messages/ this context as it is.
  */
-export interface Mailer {
-  send(email: OutgoingEmail): Promise<unknown>;
-}
-
-/** Signs the long-lived file and run links of a message (`<baseUrl>/links/…`, `<baseUrl>/run/…`). */
-export interface LinkSigning {
-  readonly baseUrl: string;
-  keys(): Promise<LinkVerificationKeys>;
-}
-
-/** The mail transport and the configured sender, shared by the messages and the owners' notices. */
-export interface MailPorts {
-  /** The configured sender (MAIL_FROM); a definition's `email.from` comes first. */
-  readonly sender?: string | undefined;
-  readonly mail?: Mailer | undefined;
-}
-
 export interface DeliveryPorts extends MailPorts {
   readonly links?: LinkSigning | undefined;
   /** Needed only for definitions with chat channels (`delivery.channels`). */
@@ -46,5 +29,5 @@ export interface ExportedJob extends RunDraft {
   readonly result: ExportResult;
 }
 
-/** What the deliver stage reads of the job's context. */
-export type DeliveryContext = RunContext & DeliveryPorts;
+/** What the deliver and alert stages read of the job's context. */
+export type DeliveryContext = Pick<RunContext, 'clock' | 'log' | 'ledger' | 'settings' | 'storage' | 'leaseWait'> & DeliveryPorts;

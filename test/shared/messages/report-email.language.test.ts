@@ -16,7 +16,7 @@ describe('the report e-mail and chat message in the reader\'s language', () => {
       const email = await buildReportEmail(localeDefinition(locale), localeRun(locale), {
         from: 'reports@example.com', linkBaseUrl: 'https://api.example.test', key, now: RUN_AT, storage: {} as Storage,
       });
-      const message = buildChannelMessage(localeDefinition(locale), localeRun(locale), { now: RUN_AT, freshCopyLink: false });
+      const message = buildChannelMessage(localeDefinition(locale), localeRun(locale));
       const texts = { text: email.text, html: email.html, slack: JSON.stringify(slackPayload(message)), teams: JSON.stringify(teamsPayload(message)) };
       for (const [surface, text] of Object.entries(texts)) {
         expect(ENGLISH.filter((word) => text.includes(word)).map((word) => `${surface}: ${word}`)).toEqual([]);

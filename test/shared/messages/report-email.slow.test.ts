@@ -75,7 +75,7 @@ describe('the report e-mail in a browser (demo tenant)', () => {
     expect(links.every((l) => l.href.startsWith('https://planning.example.test/'))).toBe(true);
     expect(email.text).toContain(`<${risks[0]!.href}>`);
     // Chat messages link the same items to the same addresses.
-    const chat = buildChannelMessage(definition, result, { now, freshCopyLink: false });
+    const chat = buildChannelMessage(definition, result);
     const linked = chat.attention.filter((l) => l.url !== undefined);
     expect(linked.map((l) => l.url)).toEqual(links.map((l) => l.href));
   });

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { slackPayload } from '../../../shared/channels/slack';
 import { teamsPayload } from '../../../shared/channels/teams';
 import { buildChannelMessage } from '../../../shared/messages/report-message';
-import { LOCALES, localeDefinition, localeRun, RUN_AT, type TestLocale } from '../../support/locale-run';
+import { LOCALES, localeDefinition, localeRun, type TestLocale } from '../../support/locale-run';
 
 describe("the chat message in the report's locale", () => {
   for (const locale of Object.keys(LOCALES) as TestLocale[]) {
     const want = LOCALES[locale];
     it(`writes ${locale} figures, deltas and dates, the same in Slack and Teams`, () => {
-      const message = buildChannelMessage(localeDefinition(locale), localeRun(locale), { now: RUN_AT, freshCopyLink: false });
+      const message = buildChannelMessage(localeDefinition(locale), localeRun(locale));
       expect(message.generated).toBe(`${want.generated} (Europe/Berlin)`);
       expect(message.headline[0]!.figures).toEqual([
         { label: 'Predictability', value: `${want.percent} (${want.points})` },

@@ -1,0 +1,81 @@
+import { errorMessage } from '../core/errors';
+import type { ReportEmailLink } from '../email/email-model';
+import { createLinkToken, type LinkKey } from '../links/link-token';
+import { createRunLinkToken, messageRunLinkId } from '../links/run-link-token';
+import type { ReportDefinition } from '../report/definition/definition';
+import { fileForPeople, NAMES, type ReportNames } from '../report/names';
+import type { ExportResult } from '../report/run/result';
+import type { MessagePorts } from './message-ports';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The signed links of a run's messages, made in one place: the file links and the "get a fresh copy"
+ * run link every message carries (report e-mail, chat, alert), valid for the definition's
+ * `links.emailLinkDays` from the moment the message is made.
+ */
+export interface SigningKey {
+  readonly baseUrl: string;
+  readonly key: LinkKey;
+}
+
+/** When the links of a message made at `now` stop working. */
+export function linksExpireAt(definition: ReportDefinition, now: Date): Date {
+  return new Date(now.getTime() + definition.links.emailLinkDays * DAY_MS);
+}
+
+/**
+ * The current signing key of the context's links, or none when no link endpoint is configured or its
+ * keys cannot be read: the message then goes out without links (`unreadable` says so in the log).
+ */
+export async function currentSigningKey(context: Pick<MessagePorts, 'links' | 'log'>, report: string, unreadable: string): Promise<SigningKey | undefined> {
+  if (!context.links) return undefined;
+  try {
+    return { baseUrl: context.links.baseUrl.replace(/\/+$/, ''), key: (await context.links.keys()).current };
+  } catch (error) {
+    context.log.error(unreadable, { report, error: errorMessage(error) });
+    return undefined;
+  }
+}
+
+/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`, each named for people by its format (names.ts). */
+export function fileLinks(
+  result: ExportResult,
+  options: { linkBaseUrl: string; key: LinkKey; expiresAt: Date; now: Date },
+  names: ReportNames = NAMES,
+): ReportEmailLink[] {
+  const base = options.linkBaseUrl.replace(/\/+$/, '');
+  return result.manifest.files.map((file) => ({
+    ...fileForPeople(file, names),
+    bytes: file.bytes,
+    url: `${base}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
+  }));
+}
+
+/** The "get a fresh copy" run link of a run's message (`<baseUrl>/run/<token>`), the same for every attempt of the run. */
+export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId: string; message: string; expiresAt: Date; key: LinkKey; now: Date; lang?: string | undefined }): string {
+  const id = messageRunLinkId(link.report, link.runId, link.message);
+  const token = createRunLinkToken({ report: link.report, expiresAt: link.expiresAt, id, lang: link.lang }, link.key, link.now).token;
+  return `${link.baseUrl.replace(/\/+$/, '')}/run/${token}`;
+}
+
+/** The primary file's (the workbook's) link of a run's message signed at `now`. */
+export function workbookLink(definition: ReportDefinition, result: ExportResult, signing: SigningKey, now: Date): string | undefined {
+  const expiresAt = linksExpireAt(definition, now);
+  return fileLinks(result, { linkBaseUrl: signing.baseUrl, key: signing.key, expiresAt, now }).find((f) => f.primary === true)?.url;
+}
+
+/** The buttons of a run's chat message: the workbook, and a fresh copy of the report (none for an inline definition). */
+export interface ChatLinks {
+  readonly workbookUrl: string | undefined;
+  readonly freshCopyUrl: string | undefined;
+}
+
+/** The chat message's links, signed once for every channel of the run. */
+export function chatLinks(definition: ReportDefinition, result: ExportResult, signing: SigningKey, now: Date, freshCopyLink: boolean): ChatLinks {
+  const expiresAt = linksExpireAt(definition, now);
+  const freshCopyUrl = freshCopyLink
+    ? freshCopyLinkUrl({ baseUrl: signing.baseUrl, report: definition.name, runId: result.manifest.runId, message: 'chat', expiresAt, key: signing.key, now })
+    : undefined;
+  return { workbookUrl: workbookLink(definition, result, signing, now), freshCopyUrl };
+}
