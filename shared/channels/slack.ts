@@ -77,7 +77,7 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
   // Headline sections fill what is left of the 50 blocks; the rest are in the workbook.
   const room = SLACK_LIMITS.blocks - top.length - bottom.length;
   const headline = message.headline.slice(0, room).map((s) =>
-    section(fitLines(`*${slackEscape(s.heading)}*`, s.figures.map((f) => `${slackEscape(f.label)}: *${slackEscape(f.value)}*`), 0, SLACK_LIMITS.text, words)),
+    section(fitLines(`*${slackEscape(s.heading)}*`, s.figures.map((f) => words.labelled(slackEscape(f.label), `*${slackEscape(f.value)}*`)), 0, SLACK_LIMITS.text, words)),
   );
   // The notification and the fallback: the headline figures, not the change counts.
   return { text: clip(slackEscape(`${message.title}: ${message.notification}`), SLACK_LIMITS.text), blocks: [...top, ...headline, ...bottom] };
