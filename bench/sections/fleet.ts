@@ -159,6 +159,10 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
     `${f.processPeakMb} MB`,
   ]);
   const told = runs.flatMap(({ cap, f }) => [...new Set(f.ownerNoticeSubjects)].map((subject) => `cap ${cap}: ${f.ownerNoticeSubjects.filter((x) => x === subject).length} × “${subject}”`));
+  for (const { cap, f } of runs) {
+    const w = f.mailWakes;
+    console.warn(`fleet: cap ${cap}: mail waits woke late by p50 ${w.p50.toFixed(0)} ms, p99 ${w.p99.toFixed(0)} ms, max ${w.max.toFixed(0)} ms; ${w.lateByAMoment} of ${w.count} a moment or more; the SES client's own resends ${f.sdkResends}, ${f.sdkResendsThrottled} of them throttled`);
+  }
   for (const line of told) console.warn(`fleet: an owner was told: ${line}`);
   // Each failed try of a run, with the causes behind it: what a retry hid, for the next one to fix.
   const failures = runs.flatMap(({ cap, f }) => f.failures.map((x) => `cap ${cap}: ${x.event}, try ${x.attempt} at ${seconds(x.atMs)}: ${x.error}`));
@@ -183,6 +187,9 @@ export async function runFleetSection(options: FleetSectionOptions = DEFAULT_FLE
       "Lambda's runtime adds its own tens of MB. The probes are small reports; the fan-out's report runs its steps (plan, workers, assembler: test/support/fleet-fan-out.ts, the project's local driver) in the bench process beside the cap, as the state machine's own functions run beside the export function's; their peaks are in the fan-out's own section. " +
       '"Bench process peak" is the RSS of the process that runs the whole fleet at the cap (every concurrent run, the simulators, dynalite, SES and the webhook stand-in), not a function\'s. ' +
       '`--fleet-reports` sets the size, `--fleet-caps` the caps, `--fleet-engine async` runs the runs through asynchronous invocation instead.',
+    '',
+    'How late the mailer\'s waits for their moments woke (the event loop of a loaded machine; a wait more than a moment late takes a fresh moment), and the SES client\'s own resends (the SDK\'s retries, not paced): ' +
+      runs.map(({ cap, f }) => `cap ${cap}: p50 ${f.mailWakes.p50.toFixed(0)} ms, p99 ${f.mailWakes.p99.toFixed(0)} ms, max ${f.mailWakes.max.toFixed(0)} ms, ${f.mailWakes.lateByAMoment} of ${f.mailWakes.count} waits a moment or more late; ${f.sdkResends} resends, ${f.sdkResendsThrottled} of them throttled`).join('; ') + '.',
     ...(told.length > 0 ? ['', `What the owners were told: ${told.join('; ')}.`] : []),
     ...(failures.length > 0 ? ['', 'Runs that failed a try (the error and the causes behind it):', '', ...failures.map((line) => `- ${line}`)] : []),
   ].join('\n');

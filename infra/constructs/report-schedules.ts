@@ -48,7 +48,10 @@ export class ReportSchedules extends Construct {
     });
     props.target.grantSendMessages(this.invokeRole);
     // Schedules made before the queue invoke the function until definitions-sync writes them again
-    // (docs/deploy.md, "Upgrading"): without this they would fail into the dead-letter queue meanwhile.
+    // (docs/deploy.md, "Concurrency"): without this they would fail into the dead-letter queue meanwhile.
+    // A sync writes a schedule's whole target anew, so a re-sync moves it onto the queue (schedule-sync's
+    // test), but nothing re-syncs on deploy: the operator does, once. Drop this statement only when every
+    // deployed stack has re-synced (or once a deploy re-syncs by itself), not before.
     // The unqualified function only (not grantInvoke, which adds every version and alias).
     this.invokeRole.addToPrincipalPolicy(
       new iam.PolicyStatement({ sid: 'InvokeExport', actions: ['lambda:InvokeFunction'], resources: [props.exportFunction.functionArn] }),

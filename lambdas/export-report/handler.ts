@@ -19,7 +19,7 @@ import {
   SecretsManagerLinkKeySource,
   SecretsManagerWebhookSource,
 } from '../../shared/secrets/secret-source';
-import { timerWait } from '../../shared/report/run/run-lease';
+import { timerWait } from '../../shared/report/run/run-entry';
 import { definitionStore, pacedSesMailer, reportsLedger, reportsStorage, s3Client, secretsClient } from '../adapters';
 import { createPowertools, withLifecycle } from '../lifecycle';
 

@@ -1,7 +1,7 @@
 import { errorMessage } from '../core/errors';
 import type { FanOutPart } from '../core/names';
 import { planRun } from '../report/run/plan-run';
-import { releaseHeldRun } from '../report/run/run-lease';
+import { releaseHeldRun } from '../report/run/run-entry';
 import type { RunContext } from '../report/run/context';
 import { fanOutPart, fanOutUnits } from '../report/tables/registry';
 import type { ReportDefinition } from '../report/definition/definition';

@@ -1,3 +1,4 @@
+import { MAIL_PACE_SHARE } from '../core/defaults';
 import { errorMessage } from '../core/errors';
 import type { Log } from '../core/logger';
 import type { Sleep } from '../core/retry/retry';
@@ -47,8 +48,7 @@ export function pacedMailer<M extends MailTransport>(mailer: M, options: PacedMa
     async send(email) {
       const pacer = await paceOnce();
       for (let attempt = 1; ; attempt++) {
-        const waitMs = (await pacer.reserve()) - now();
-        if (waitMs > 0) await sleep(waitMs);
+        await waitForMoment(pacer, now, sleep);
         try {
           return await mailer.send(email);
         } catch (error) {
@@ -62,11 +62,32 @@ export function pacedMailer<M extends MailTransport>(mailer: M, options: PacedMa
   };
 }
 
+/** Fresh moments a message takes after waking late, before it sends late anyway (a throttle then is sent again). */
+const MAX_LATE_WAKES = 3;
+
+/**
+ * Waits for a moment of the pace. A wait that wakes more than a moment past its own (a loaded event
+ * loop, a paused process) does not send then: its moment's second is already the next ones' too, and
+ * SES counts what arrives in each second, so a late send bursts past the rate. It takes a fresh moment
+ * instead, as a token bucket's late caller takes the next token; the moment it missed stays unused. A
+ * moment already past when it is given (an idle pace, the ledger's own latency) is sent at once.
+ */
+async function waitForMoment(pacer: RatePacer, now: () => number, sleep: Sleep): Promise<void> {
+  const momentMs = 1000 / pacer.ratePerSecond;
+  for (let late = 0; ; late++) {
+    const moment = await pacer.reserve();
+    const waitMs = moment - now();
+    if (waitMs <= 0) return;
+    await sleep(waitMs);
+    if (now() - moment <= momentMs || late >= MAX_LATE_WAKES) return;
+  }
+}
+
 /** Where the account's pace is kept: one entry for every sender of the stack. */
 export const MAIL_PACE_KEY = ledgerKey('pace', 'mail', 'ses');
 
 /**
- * The account's mail pace: the rate `readRate` gives (SES GetAccount), or `fallbackRate` when it cannot
+ * The account's mail pace: `MAIL_PACE_SHARE` of the rate `readRate` gives (SES GetAccount), or of `fallbackRate` when it cannot
  * be read (a role without ses:GetAccount, SES unreachable for a moment), told once in the log.
  */
 export function accountMailPace(
@@ -79,6 +100,6 @@ export function accountMailPace(
       options.log.warn('could not read the sending rate; pacing mail at the fallback rate', { fallbackRate: options.fallbackRate, error: errorMessage(error) });
       return options.fallbackRate;
     });
-    return ledgerRatePacer(ledger, MAIL_PACE_KEY, { ratePerSecond, batch: 1, now: options.now, pause: options.pause });
+    return ledgerRatePacer(ledger, MAIL_PACE_KEY, { ratePerSecond: ratePerSecond * MAIL_PACE_SHARE, batch: 1, now: options.now, pause: options.pause });
   };
 }

@@ -1,3 +1,4 @@
+import { MAIL_PACE_SHARE } from '../core/defaults';
 import { errorMessage } from '../core/errors';
 import { cannotTell, notOk, ok, type Check } from './check';
 import type { LambdaConcurrencyReader, SesAccountReader } from './ports';
@@ -102,7 +103,8 @@ export async function checkCapacity(region: string, ses: SesAccountReader, lambd
     const account = await ses.account();
     if (account.maxSendRate === undefined) unknown.push('SES gave no sending rate');
     else {
-      const byRate = Math.floor(account.maxSendRate * windowSeconds);
+      // The stack paces mail under the rate (MAIL_PACE_SHARE), so that is what an hour carries.
+      const byRate = Math.floor(account.maxSendRate * MAIL_PACE_SHARE * windowSeconds);
       const readers = account.max24HourSend === undefined ? byRate : Math.min(byRate, account.max24HourSend);
       const daily = account.max24HourSend === undefined ? '' : `, ${account.max24HourSend} a day`;
       parts.push(`SES sends ${account.maxSendRate} a second${daily} in ${region}: ${readers} readers at one hour (${Math.floor(readers / READERS_PER_REPORT)} reports of ${READERS_PER_REPORT})`);

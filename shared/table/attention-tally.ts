@@ -23,22 +23,27 @@ export function attentionTally(summary: ReportSummary): AttentionTally {
   return { total: byKind.reduce((n, k) => n + k.count, 0), byKind };
 }
 
-/** The catalogue's word of each kind "Needs attention" names (the What column, summary/*-figures.ts). */
-const KIND_MESSAGES: Readonly<Record<string, MessageId>> = {
-  Risk: 'kind.risk',
-  OKR: 'kind.okr',
-  PI: 'kind.pi',
-  'PI objective': 'kind.piObjective',
-};
+/**
+ * Each kind "Needs attention" names (the What column, summary/*-figures.ts): its English name, the
+ * catalogue's word for it in the list (undefined: the same in every language) and its count's words.
+ */
+const KINDS: readonly { readonly name: string; readonly word?: MessageId; readonly count: MessageId }[] = [
+  { name: 'Risk', word: 'attention.risk', count: 'kind.risk' },
+  { name: 'OKR', count: 'kind.okr' },
+  { name: 'PI', word: 'attention.pi', count: 'kind.pi' },
+  { name: 'PI objective', word: 'attention.piObjective', count: 'kind.piObjective' },
+];
 
 /**
  * "15 need attention: 13 risks, 2 OKRs", "1 needs attention: 1 risk", "nothing needs attention", in
  * the reader's language: the count and what it is made of, so a reader can match it with the list.
+ * A kind is known by its English name or by the reader's word for it (the list in German says
+ * "Risiko": read as a word of its own, it gave "13 Risiko").
  */
 export function attentionSentence(tally: AttentionTally, format: Pick<ReaderFormat, 't' | 'integer'>): string {
   const kinds = tally.byKind.map(({ kind, count }) => {
-    const id = KIND_MESSAGES[kind];
-    return id ? format.t(id, { count }) : `${format.integer(count)} ${kind}`.trim();
+    const known = KINDS.find((k) => k.name === kind || (k.word !== undefined && format.t(k.word) === kind));
+    return known ? format.t(known.count, { count }) : `${format.integer(count)} ${kind}`.trim();
   });
   return format.t('email.attentionItems', { total: tally.total, kinds: kinds.join(', ') });
 }

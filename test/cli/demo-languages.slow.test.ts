@@ -1,9 +1,11 @@
 // @tier slow
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { messagesFor } from '../../shared/core/i18n/messages';
 import { captureIo } from '../support/cli-io';
 import { readWorkbook } from '../support/read-output';
 import { pdfPages, pdfInfo } from '../support/read-pdf';
@@ -98,7 +100,8 @@ describe('the demo in the reader\'s language', () => {
     await writeFile(report, JSON.stringify({ ...definition, locale }));
     const out = join(dir, locale);
     const io = captureIo(dir);
-    const code = await runDemoCommand(['--out', out, '--weeks', '2', '--report', report], io);
+    // A fixed day, as demo-command.test.ts runs it: the dates checked do not move with the wall clock.
+    const code = await runDemoCommand(['--out', out, '--weeks', '2', '--report', report], io, { today: new Date(Date.UTC(2026, 10, 23, 7)) });
     expect({ code, err: io.err() }).toEqual({ code: 0, err: '' });
     const latest = JSON.parse(await readFile(join(out, 'demo-weekly', 'latest.json'), 'utf8'));
     return join(out, latest.manifest.slice(0, latest.manifest.lastIndexOf('/')));
@@ -110,7 +113,27 @@ describe('the demo in the reader\'s language', () => {
       expect(englishIn(await surfaces(folder))).toEqual([]);
       const files = await readdir(folder);
       expect((await readFile(join(folder, files.find((f) => f.endsWith('.pdf'))!))).toString('latin1')).toContain(`/Lang (${locale})`);
+      if (locale === 'de-DE') await expectGermanDates(folder);
     }, 240_000);
+  }
+
+  /**
+   * Every date in the report's locale in the e-mail, the PDF and the Summary, on A4 (was a de-DE demo of its
+   * own in demo-command.test.ts: the same two-week demo in German, run twice).
+   */
+  async function expectGermanDates(runFolder: string): Promise<void> {
+    const iso = /\b\d{4}-\d{2}-\d{2}\b|\b\d{2}-\d{2}\b|\b\d{2}\/\d{2}\/\d{4}\b/;
+    const html = (await readFile(join(runFolder, 'email.html'), 'utf8')).replace(/<[^>]*>/g, ' ');
+    expect(html).toMatch(/IP-?\S* ?sprint from \d{2}\.\d{2}\.\d{4}|\d{2}\.\d{2}\.\d{4}/);
+    expect(html.match(iso)).toBeNull();
+    const pdf = execFileSync('pdftotext', ['-layout', join(runFolder, 'demo-weekly.pdf'), '-'], { encoding: 'utf8' });
+    expect(pdf).toMatch(/\d{2}\.\d{2}\.\d{4}/);
+    expect(pdf.match(iso)).toBeNull();
+    const summary: string[] = [];
+    (await readWorkbook(join(runFolder, 'demo-weekly.xlsx'))).getWorksheet(messagesFor('de-DE').t('sheet.summary'))!.eachRow((row) => row.eachCell((cell) => summary.push(cell.text)));
+    expect(summary.join('\n')).toMatch(/\d{2}\.\d{2}\.\d{4}/);
+    expect(summary.filter((t) => iso.test(t))).toEqual([]);
+    expect(execFileSync('pdfinfo', [join(runFolder, 'demo-weekly.pdf')], { encoding: 'utf8' })).toMatch(/Page size:\s+595\.\d+ x 841\.\d+ pts \(A4\)/);
   }
 
   it('speaks a language added as one catalogue file on every surface, its words all from that file', async () => {

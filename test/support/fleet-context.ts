@@ -72,12 +72,20 @@ export interface FleetServices {
   readonly sendRate: number;
   /** Told when SES accepted a report's message. */
   readonly onSent?: (at: number) => void;
+  /** Told how late each of the mailer's waits for its moment woke (ms past the moment it waited for). */
+  readonly onWake?: (lateMs: number) => void;
 }
 
 export function fleetJobContext(services: FleetServices): JobContext {
   const now = (): number => Date.now();
   const pace = accountMailPace(services.ledger, () => Promise.resolve(services.sendRate), { now, pause: timerSleep, log: silentLog, fallbackRate: 1 });
-  const paced = pacedMailer(new SesMailer({ client: services.ses }), { pace, now, sleep: timerSleep, log: silentLog });
+  // A wait for a moment of the pace, timed: how late a loaded event loop wakes is what the mail pace must absorb.
+  const sleep = async (ms: number): Promise<void> => {
+    const due = Date.now() + ms;
+    await timerSleep(ms);
+    services.onWake?.(Date.now() - due);
+  };
+  const paced = pacedMailer(new SesMailer({ client: services.ses }), { pace, now, sleep, log: silentLog });
   const mailer = {
     send: async (email: Parameters<typeof paced.send>[0]) => {
       const answer = await paced.send(email);

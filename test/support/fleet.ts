@@ -96,6 +96,11 @@ export interface FleetFigures {
   /** SendEmail calls SES received, and how many it throttled. */
   readonly sends: number;
   readonly throttles: number;
+  /** Sends that were the SES client's own retries, and how many of those SES throttled. */
+  readonly sdkResends: number;
+  readonly sdkResendsThrottled: number;
+  /** How late the mailer's waits for their moments woke, ms: the median, the 99th percentile, the latest, and how many woke a moment (1 s ÷ send rate) or more late. */
+  readonly mailWakes: { readonly count: number; readonly p50: number; readonly p99: number; readonly max: number; readonly lateByAMoment: number };
   /** Chat posts: reports whose channel got exactly one post, none, two or more. */
   readonly chatOnce: number;
   readonly chatLost: number;
@@ -155,10 +160,11 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
     const reports = layout.kinds.map((kind, k) => fleetReport(k, options.readers, kind));
     // When each report message went out, as the mailer saw SES accept it (the mail store keeps whole seconds only).
     const sentAt: number[] = [];
+    const wakes: number[] = [];
     const webhookBase = hooks.url('').replace(/\/$/, '');
     const instant = systemClock();
     const contexts = sims.map((sim) =>
-      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: sesClient, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at) }),
+      fleetJobContext({ credentials: sim.credentials(), reports, storage: options.storage, ledger: options.ledger, ses: sesClient, webhookBase, tenantRate: options.tenantRate, sendRate: options.sendRate, onSent: (at) => sentAt.push(at), onWake: (late) => wakes.push(late) }),
     );
     const fanOut = await fanOutRoute(options, layout, contexts, instant);
     const work: number[] = [];
@@ -180,7 +186,12 @@ export async function runFleet(options: FleetOptions): Promise<FleetFigures> {
     await fanOut?.settled();
     const stats = { ...invoked, failures: [...invoked.failures, ...(fanOut?.failures ?? [])] };
     const mails = await ses.fetchStore();
-    const figures = countFleet({ options, mails, posts: hooks.posts, sims, sends: front.refused + mails.length, throttles: front.throttled, stats, work, instant: instant.getTime(), sentAt, fanOuts: fanOut?.runs ?? [] });
+    const figures = {
+      ...countFleet({ options, mails, posts: hooks.posts, sims, sends: front.refused + mails.length, throttles: front.throttled, stats, work, instant: instant.getTime(), sentAt, fanOuts: fanOut?.runs ?? [] }),
+      sdkResends: front.sdkRetries,
+      sdkResendsThrottled: front.sdkRetriesThrottled,
+      mailWakes: wakeFigures(wakes, 1000 / options.sendRate),
+    };
     await options.afterCount?.({ credentials: sims.slice(0, options.tenants).map((s) => s.credentials()), sesEndpoint: front.endpoint, webhookBase });
     return figures;
   } finally {
@@ -254,8 +265,15 @@ interface Counted {
   readonly fanOuts: readonly { readonly wallMs: number }[];
 }
 
+/** How late the mailer's waits woke (ms), summed up. */
+function wakeFigures(wakes: readonly number[], momentMs: number): FleetFigures['mailWakes'] {
+  const sorted = [...wakes].sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0, lateByAMoment: sorted.filter((w) => w >= momentMs).length };
+}
+
 /** The fleet's figures from what was mailed and what the servers logged. */
-function countFleet(counted: Counted): FleetFigures {
+function countFleet(counted: Counted): Omit<FleetFigures, 'sdkResends' | 'sdkResendsThrottled' | 'mailWakes'> {
   const { options, mails, sims } = counted;
   const received = new Map<string, number>();
   for (const mail of mails) for (const to of mail.destination.to.filter((a) => a !== FLEET_OWNER)) received.set(to, (received.get(to) ?? 0) + 1);

@@ -32,6 +32,12 @@ export interface RefusingSes {
   sendRate: { readonly perSecond: number; readonly now: () => number } | undefined;
   /** Messages answered THROTTLED for the sending rate. */
   throttled: number;
+  /**
+   * Requests that were the SDK's own retries (its `amz-sdk-request` header says attempt 2 or later), and
+   * how many of those were throttled: a retry the SDK sends after its own backoff is not paced by anyone.
+   */
+  sdkRetries: number;
+  sdkRetriesThrottled: number;
   close(): Promise<void>;
 }
 
@@ -44,6 +50,8 @@ export async function startRefusingSes(target: string, refuse: Map<string, SesRe
     refused: 0,
     sendRate: undefined,
     throttled: 0,
+    sdkRetries: 0,
+    sdkRetriesThrottled: 0,
     close: () => new Promise<void>((resolve) => {
       front.client.destroy();
       server.closeAllConnections();
@@ -55,7 +63,12 @@ export async function startRefusingSes(target: string, refuse: Map<string, SesRe
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const refusal = overRate(front) ? THROTTLED : refusalFor(body, front.refuse);
+      const overSendRate = overRate(front);
+      if (sdkAttempt(req.headers) > 1) {
+        front.sdkRetries += 1;
+        if (overSendRate) front.sdkRetriesThrottled += 1;
+      }
+      const refusal = overSendRate ? THROTTLED : refusalFor(body, front.refuse);
       if (refusal) {
         front.refused += 1;
         const address = destinationOf(body).join(', ');
@@ -78,6 +91,13 @@ export async function startRefusingSes(target: string, refuse: Map<string, SesRe
   const client = new SESv2Client({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'ANY_STRING', secretAccessKey: 'ANY_STRING' }, maxAttempts: 1 });
   Object.assign(front, { endpoint, client });
   return front;
+}
+
+/** The SDK's attempt number of a request (`amz-sdk-request: attempt=2; max=3`), 1 when it does not say. */
+function sdkAttempt(headers: IncomingHttpHeaders): number {
+  const header = headers['amz-sdk-request'];
+  const attempt = /attempt=(\d+)/.exec(typeof header === 'string' ? header : '')?.[1];
+  return attempt ? Number(attempt) : 1;
 }
 
 function destinationOf(body: Buffer): string[] {

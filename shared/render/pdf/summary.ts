@@ -42,20 +42,36 @@ export function drawSummary(doc: Doc, flow: Flow, summary: ReportSummary, format
 }
 
 /**
- * The run's metadata (About this run, Scope, Rows) in small print at the end of the document, a row
- * at a time: it fills what the last page leaves and never starts a page of its own for itself.
- * `note` (what a placeholder for unprintable characters means) closes the first of them: it is about
- * how this file was made, and on page 1 it stood above the report's own figures.
+ * The run's metadata (About this run, Scope, Rows) in small print at the end of the document: it
+ * fills what the last page leaves, broken between lines where it must, but a heading keeps its
+ * first two lines and the last two lines stay together, so no page ends on a heading alone or
+ * starts with one line of it. `note` (what a placeholder for unprintable characters means) closes
+ * the first of them: it is about how this file was made, and on page 1 it stood above the report's
+ * own figures.
  */
 export function drawAbout(doc: Doc, flow: Flow, summary: ReportSummary, format: PdfValueFormat, note?: string): void {
   const sections = summary.sections.filter((s) => s.role === 'about');
   for (const [i, section] of sections.entries()) {
     flow.gap(8);
-    for (const row of sectionRows(doc, section, format)) flow.keep([row]);
-    if (i === 0 && note !== undefined) flow.keep([textRow(doc, note, { size: SMALL, color: MUTED, before: 2, after: 4 })]);
+    const rows = sectionRows(doc, section, format);
+    if (i === 0 && note !== undefined) rows.push(textRow(doc, note, { size: SMALL, color: MUTED, before: 2, after: 4 }));
+    for (const block of unbroken(rows)) flow.keep(block);
   }
   // A summary without run metadata still says it, at the end.
   if (sections.length === 0 && note !== undefined) flow.keep([textRow(doc, note, { size: SMALL, color: MUTED, after: 4 })]);
+}
+
+/**
+ * Rows in the blocks a page may break between: the heading with the first two lines, the last two
+ * lines together, one line at a time between them (a block of four when one line would be left).
+ */
+export function unbroken<T>(rows: readonly T[]): T[][] {
+  const head = rows.slice(0, 3);
+  const tailStart = Math.max(head.length, rows.length - 2);
+  const tail = rows.slice(tailStart);
+  if (tail.length === 1) return [[...head, ...tail]];
+  const middle = rows.slice(head.length, tailStart).map((row) => [row]);
+  return [head, ...middle, ...(tail.length > 0 ? [tail] : [])].filter((block) => block.length > 0);
 }
 
 function sectionRows(doc: Doc, section: SummarySection, format: PdfValueFormat): Row[] {

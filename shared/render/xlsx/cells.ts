@@ -351,6 +351,9 @@ export function capLinks(value: ExcelValue, sheet: { links: number }, max = MAX_
 // -------------------------------------------------------------------------------------------------
 // Columns
 
+/** Characters a yes/no column needs for the words Excel and LibreOffice print in it. */
+const BOOLEAN_MIN_WIDTH = 10;
+
 /** `key`: the header text (the column's label, or its name). */
 export function widthOf(type: ColumnType, key: string, preferred: number | undefined): number {
   const byType: Record<ColumnType, number> = {
@@ -366,8 +369,9 @@ export function widthOf(type: ColumnType, key: string, preferred: number | undef
     boolean: 9,
   };
   const max = type === 'text' || type === 'link' ? 60 : 100;
-  // Room for the header and the autofilter button next to it.
-  const min = Math.min(key.length + 4, max);
+  // Room for the header and the autofilter button next to it; a yes/no for its longest word
+  // (FALSCH, FALSE): LibreOffice prints a truth value too wide for its cell as 0 or 1.
+  const min = Math.max(Math.min(key.length + 4, max), type === 'boolean' ? BOOLEAN_MIN_WIDTH : 0);
   return Math.max(min, Math.min(max, preferred ?? byType[type]));
 }
 

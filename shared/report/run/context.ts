@@ -8,7 +8,7 @@ import type { ProgressEvent } from '../dataset/dataset';
 import { resolveExportSettings, type ExportSettings } from '../definition/export-settings';
 import type { Registry } from '../registry';
 import { newRunId } from './run-id';
-import type { Wait } from './run-lease';
+import type { Wait } from './run-entry';
 
 /** Where new run ids come from: random suffixes in production, fixed ones where a test compares two runs. */
 export interface RunIds {
@@ -44,7 +44,7 @@ export interface RunContext {
   readonly registry?: Registry | undefined;
   /**
    * How a retry waits for the lease of an attempt that stopped renewing (killed) to lapse, then takes
-   * the run over, instead of stopping as "in progress" (run-lease.ts); and for a recipient's message
+   * the run over, instead of stopping as "in progress" (run-entry.ts); and for a recipient's message
    * claimed by a killed attempt, never marked sent, to time out before it sends it (message-claim.ts).
    * The export function passes timers.
    */

@@ -14,7 +14,8 @@ import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 import type { Storage } from '../../storage/storage';
 import type { RunContext } from './context';
-import { RunLease, runStanding, type LeaseOutcome, type TableCopy } from './run-lease';
+import { runStanding, type TableCopy } from './run-entry';
+import { RunLease, type LeaseOutcome } from './run-lease';
 import { publishTables, runsLast } from './table-publish';
 
 /** As long as a run's lease entry: a noted run whose lease entry is gone is let go. */

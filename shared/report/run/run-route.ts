@@ -8,7 +8,7 @@ import { ledgerKey } from '../../ledger/ledger';
 import { ledgerRecord } from '../../ledger/ledger-record';
 import type { Storage } from '../../storage/storage';
 import { latestPointerSchema, manifestSchema } from '../manifest/manifest';
-import { abandonedAttempt, type LeaseTerms, type RunName } from './run-lease';
+import { abandonedAttempt, type LeaseTerms, type RunName } from './run-entry';
 
 /**
  * A report whose run died on the single path keeps fanning out this long, then tries the single

@@ -14,7 +14,8 @@ import type { Log } from '../../core/logger';
 import type { ObjectMetadata, ObjectUpload, Storage, StoredObject } from '../../storage/storage';
 import type { ProgressEvent } from '../dataset/dataset';
 import { JSON_CONTENT_TYPE } from '../manifest/layout';
-import type { RunLease, TableCopy } from './run-lease';
+import type { TableCopy } from './run-entry';
+import type { RunLease } from './run-lease';
 
 /** A stored file as a manifest lists it, with its key: what verification compares with the store. */
 export interface StoredFile {

@@ -9,7 +9,8 @@
 import { errorMessage, ExporterError, LeaseLostError, StorageError } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { Storage } from '../../storage/storage';
-import type { RunLease, TableCopy } from './run-lease';
+import type { TableCopy } from './run-entry';
+import type { RunLease } from './run-lease';
 import { verifyStored } from './run-writer';
 import { RUNS_TABLE_NAME } from '../tables/runs-table';
 

@@ -29,6 +29,7 @@ let s3: S3rverHandle;
 let stub: SchedulerStub;
 let store: DefinitionStore;
 let scheduler: EventBridgeReportScheduler;
+let client: SchedulerClient;
 const errors: { message: string; extra: unknown }[] = [];
 const log: Log = {
   debug: () => undefined,
@@ -41,7 +42,7 @@ beforeAll(async () => {
   s3 = await startS3rver({ bucket: 'definitions' });
   stub = await startSchedulerStub();
   store = storedReports(new S3Storage({ client: s3.client, bucket: s3.bucket, prefix: '' }));
-  const client = new SchedulerClient({ endpoint: stub.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  client = new SchedulerClient({ endpoint: stub.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   scheduler = new EventBridgeReportScheduler(TARGET, client);
 });
 afterAll(async () => {
@@ -81,6 +82,18 @@ describe('schedule sync', () => {
     });
     // Every request went to the stack's group, and no other.
     expect(new Set(stub.requests.map((r) => r.group))).toEqual(new Set(['exporter-reports']));
+  });
+
+  it('moves a schedule made before the scheduled-runs queue, which invokes the function, onto the queue when the report is synced again', async () => {
+    await store.put(weekly('train-old'));
+    // What a stack from before the queue left: the same schedule, its target the export function.
+    const before = new EventBridgeReportScheduler({ ...TARGET, targetArn: 'arn:aws:lambda:eu-central-1:123456789012:function:export-report' }, client);
+    expect((await syncReportSchedule('train-old', { store, scheduler: before, log })).action).toBe('created');
+    const old = stub.schedules.get('exporter-reports/train-old')!;
+    expect(old.Target.Arn).toMatch(/:function:export-report$/);
+    expect((await syncReportSchedule('train-old', { store, scheduler, log })).action).toBe('updated');
+    const moved = stub.schedules.get('exporter-reports/train-old')!;
+    expect(moved).toEqual({ ...old, Target: { ...old.Target, Arn: TARGET.targetArn } });
   });
 
   it('lets Scheduler start a report that allows it anywhere in its window ("deliver by 07:15"), and turns the window off again', async () => {

@@ -127,7 +127,7 @@ describe('the capacity at one hour', () => {
     const check = await checkCapacity(REGION, new SesV2AccountReader(createSesAccountClient(REGION, ses.endpoint)), reader);
     expect(check).toMatchObject({ status: 'ok', blocks: false });
     // 14 a second for 900 s; 1,000 slots for 900 s at 10 s a report.
-    expect(check.detail).toContain('SES sends 14 a second, 50000 a day in eu-central-1: 12600 readers at one hour (4200 reports of 3)');
+    expect(check.detail).toContain('SES sends 14 a second, 50000 a day in eu-central-1: 11340 readers at one hour (3780 reports of 3)');
     expect(check.detail).toContain("Lambda's 1000 unreserved of quota 1000 run about 90000 small reports (10 s each)");
   });
 

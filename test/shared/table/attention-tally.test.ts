@@ -32,4 +32,17 @@ describe('attentionSentence', () => {
     expect(attentionSentence(attentionTally(summary(rows)), readerFormat('de-DE', 'Europe/Berlin'))).toBe('3 mit Handlungsbedarf: 2 Risiken, 1 PI-Ziel');
     expect(attentionSentence(attentionTally(summary(rows)), readerFormat('fr-FR', 'Europe/Paris'))).toBe('3 points d’attention : 2 risques, 1 objectif de PI');
   });
+
+  it('knows a kind by the word the reader\'s list writes for it ("Risiko", "Risque"), not only by its English name', () => {
+    // As a German Summary writes its list: the What column and the "n more" row in German.
+    const de: SummaryGridRow[] = [
+      { values: ['Risiko', 'R', 'warum'] },
+      { values: [null, null, '12 weitere'], more: { kind: 'Risiko', count: 12 } },
+      { values: ['OKR', 'O', 'warum'] },
+      { values: ['PI-Ziel', 'P', 'warum'] },
+    ];
+    expect(attentionSentence(attentionTally(summary(de)), readerFormat('de-DE', 'Europe/Berlin'))).toBe('15 mit Handlungsbedarf: 13 Risiken, 1 OKR, 1 PI-Ziel');
+    const fr: SummaryGridRow[] = [{ values: ['Risque', 'R', 'pourquoi'] }, { values: ['Risque', 'R2', 'pourquoi'] }, { values: ['Objectif de PI', 'P', 'pourquoi'] }];
+    expect(attentionSentence(attentionTally(summary(fr)), readerFormat('fr-FR', 'Europe/Paris'))).toBe('3 points d’attention : 2 risques, 1 objectif de PI');
+  });
 });

@@ -196,6 +196,32 @@ describe('renderReportPdf', () => {
     expect(written[1]).toMatch(/2026-11-23 +1,200 +4/);
   });
 
+  it('never leaves About this run\'s heading at the foot of a page nor its last line alone on the next, wherever the page breaks', async () => {
+    const about: SummarySection = {
+      heading: 'About this run',
+      role: 'about',
+      lines: Array.from({ length: 6 }, (_, i) => ({ label: `About ${i + 1}`, value: `value ${i + 1}` })),
+    };
+    const filler = (n: number): SummarySection => ({ heading: 'Filler', lines: Array.from({ length: n }, (_, i) => ({ label: `Line ${i + 1}`, value: i + 1, type: 'integer' as const })) });
+    // From a block that fits on page 1 to one that starts page 2: the break falls at every line of it once.
+    const fillers = Array.from({ length: 9 }, (_, i) => 41 + i);
+    const printed = await Promise.all(
+      fillers.map(async (n) => {
+        const path = join(dir, `about-${n}.pdf`);
+        await writeFile(path, await renderReportPdf(report({ summary: { title: 'About', sections: [filler(n), about] }, chartSheets: [] })));
+        // Per page, the About rows it holds: "H" its heading, then its lines' numbers.
+        return (await pdfPages(path)).map((page) => (page.match(/About this run|About \d/g) ?? []).map((m) => (m === 'About this run' ? 'H' : m.slice(-1))).join(''));
+      }),
+    );
+    const split = printed.filter((pages) => pages.filter((p) => p !== '').length > 1);
+    // The sweep crosses the break (the block is split at least once), and each part holds two lines or more.
+    expect(split.length).toBeGreaterThan(0);
+    for (const [i, pages] of printed.entries()) {
+      expect(pages.join(''), `filler of ${fillers[i]}`).toBe('H123456');
+      for (const page of pages.filter((p) => p !== '')) expect(page.replace('H', '').length, `filler of ${fillers[i]}: ${pages.join(' | ')}`).toBeGreaterThanOrEqual(2);
+    }
+  });
+
   it('starts the Trends on a page of their own after a page more than half full, each block with its chart (axis, legend, runs) and its table', () => {
     const first = pages.findIndex((p) => /^ *Trends *$/m.test(p));
     expect(first).toBe(pages.length - 1);

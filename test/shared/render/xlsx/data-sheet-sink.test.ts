@@ -26,11 +26,12 @@ const REGISTER: TableDefinition = {
     text('status', 'Status'),
     text('mitigation', 'Mitigation', { width: 50, longText: true }),
     text('notes_id', 'Notes id', { hidden: true, longText: true }),
+    { key: 'is_open', type: 'boolean', description: '', label: 'Open', width: 8 },
     ...['owner', 'team', 'sprint', 'impact', 'probability', 'level', 'raised', 'due', 'register', 'area', 'cost', 'review'].map((k) => text(k, k.toUpperCase())),
   ],
 };
 const KEYS = REGISTER.columns.map((c) => c.key);
-const ROW = KEYS.map((k) => (k === 'description' ? 'A paragraph of what could go wrong.\nAnd its second line.' : `${k} of R-1`));
+const ROW = KEYS.map((k) => (k === 'description' ? 'A paragraph of what could go wrong.\nAnd its second line.' : k === 'is_open' ? false : `${k} of R-1`));
 
 describe('a data sheet with long text columns', () => {
   let sheet: ExcelJS.Worksheet;
@@ -47,7 +48,7 @@ describe('a data sheet with long text columns', () => {
 
   it('places the long text after the short columns, each group in the table order; a hidden column stays where it is', () => {
     expect(sheetHeader(sheet)).toEqual([
-      'Risk', 'Risk id', 'Title', 'Status', 'Notes id', 'OWNER', 'TEAM', 'SPRINT', 'IMPACT', 'PROBABILITY', 'LEVEL', 'RAISED', 'DUE', 'REGISTER', 'AREA', 'COST', 'REVIEW',
+      'Risk', 'Risk id', 'Title', 'Status', 'Notes id', 'Open', 'OWNER', 'TEAM', 'SPRINT', 'IMPACT', 'PROBABILITY', 'LEVEL', 'RAISED', 'DUE', 'REGISTER', 'AREA', 'COST', 'REVIEW',
       'Description', 'Mitigation',
     ]);
   });
@@ -62,6 +63,8 @@ describe('a data sheet with long text columns', () => {
     // Two lines of description: the row is as tall as its longest cell wherever that cell stands.
     expect(row.height).toBe(30);
     expect(sheet.getColumn(header.indexOf('Risk id') + 1).hidden).toBe(true);
+    // A yes/no as wide as FALSCH needs: LibreOffice printed a narrower one's FALSE as 0.
+    expect(sheet.getColumn(header.indexOf('Open') + 1).width).toBe(10);
     const level = row.getCell(header.indexOf('LEVEL') + 1);
     expect(level.fill).toMatchObject({ type: 'pattern', fgColor: { argb: 'FFC00000' } });
     const filled = header.filter((_, i) => JSON.stringify(row.getCell(i + 1).fill ?? {}).includes('C00000'));
@@ -72,6 +75,6 @@ describe('a data sheet with long text columns', () => {
     expect(sheet.pageSetup.printTitlesColumn).toBe('A:C');
     expect(sheet.pageSetup.printTitlesRow).toBe('1:1');
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', xSplit: 3, ySplit: 1 });
-    expect(sheet.autoFilter).toBe('A1:S2');
+    expect(sheet.autoFilter).toBe('A1:T2');
   });
 });

@@ -159,9 +159,12 @@ describe('runs that cannot corrupt each other', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('overlapping attempts of one run id, one failing and one succeeding, 20 times: nothing published is ever broken', async () => {
+  it('overlapping attempts of one run id, one failing and one succeeding, 8 times: nothing published is ever broken', async () => {
+    // The gates fix the order that matters (B asks while A holds the lease past risks.csv); repeating samples
+    // how A's other writes interleave with B's refusal: four trials of each order (it was ten: 13 s of CI).
+    const TRIALS = 8;
     const tally = { inProgress: 0, succeeded: 0, failed: 0, rowsLost: 0 };
-    for (let trial = 0; trial < 20; trial++) {
+    for (let trial = 0; trial < TRIALS; trial++) {
       const runId = `overlap-${trial}`;
       const first = gate();
       const stored = gate();
@@ -198,13 +201,15 @@ describe('runs that cannot corrupt each other', () => {
       const rows = await rowsOf(retry);
       tally.rowsLost += expectedRows.risks - rows.risks + expectedRows['board-items'] - rows['board-items'];
     }
-    expect(tally.inProgress).toBe(20);
-    expect(tally.failed).toBe(10);
+    expect(tally.inProgress).toBe(TRIALS);
+    expect(tally.failed).toBe(TRIALS / 2);
     expect(tally.rowsLost).toBe(0);
-    console.info(`overlapping attempts: 20 trials, ${tally.inProgress} refused as in progress, ${tally.failed} failed cleanly, rows lost ${tally.rowsLost}`);
+    console.info(`overlapping attempts: ${TRIALS} trials, ${tally.inProgress} refused as in progress, ${tally.failed} failed cleanly, rows lost ${tally.rowsLost}`);
   }, 120_000);
 
-  it('overlapping attempts on S3 with the DynamoDB ledger (s3rver + dynalite), 10 times: nothing published is ever broken', async () => {
+  it('overlapping attempts on S3 with the DynamoDB ledger (s3rver + dynalite), 4 times: nothing published is ever broken', async () => {
+    // Two trials of each order on these adapters (it was five: 7 s of CI); the sampling of interleavings is above.
+    const TRIALS = 4;
     const s3 = await startS3rver({ bucket: 'atomicity' });
     const dynamo = await startDynalite();
     try {
@@ -232,7 +237,7 @@ describe('runs that cannot corrupt each other', () => {
       };
       let refused = 0;
       let rowsLost = 0;
-      for (let trial = 0; trial < 10; trial++) {
+      for (let trial = 0; trial < TRIALS; trial++) {
         const runId = `s3-overlap-${trial}`;
         const first = gate();
         const stored = gate();
@@ -255,7 +260,8 @@ describe('runs that cannot corrupt each other', () => {
         rowsLost += expectedRows.risks - (rows.risks ?? 0) + expectedRows['board-items'] - (rows['board-items'] ?? 0);
       }
       expect(rowsLost).toBe(0);
-      console.info(`overlapping attempts on S3 + DynamoDB: 10 trials, ${refused} refused as in progress, rows lost ${rowsLost}`);
+      expect(refused).toBe(TRIALS);
+      console.info(`overlapping attempts on S3 + DynamoDB: ${TRIALS} trials, ${refused} refused as in progress, rows lost ${rowsLost}`);
     } finally {
       await Promise.all([s3.close(), dynamo.close()]);
     }

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RunInProgressError } from '../../../../shared/core/errors';
 import { silentLog } from '../../../../shared/core/logger';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
-import { LEASE_RENEW_MS, RunLease } from '../../../../shared/report/run/run-lease';
+import { LEASE_RENEW_MS } from '../../../../shared/report/run/run-entry';
+import { RunLease } from '../../../../shared/report/run/run-lease';
 import { makeTempDir } from '../../../support/temp-dir';
 
 /**

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../../shared/ledger/local-ledger';
 import { parseReportDefinition, type ReportDefinitionInput } from '../../../../shared/report/definition/definition';
 import { manifestSchema, type Manifest } from '../../../../shared/report/manifest/manifest';
-import { completedManifest } from '../../../../shared/report/run/run-lease';
+import { completedManifest } from '../../../../shared/report/run/run-entry';
 import { LocalDirectoryStorage } from '../../../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
 import { killOnWord } from '../../../support/killed-child';
