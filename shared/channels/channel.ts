@@ -127,9 +127,9 @@ export interface AlertMessage {
   readonly words?: ChannelWords | undefined;
 }
 
-/** "Open high or critical risks: 30, above 29": a line as one text. */
-export function alertLineText(line: AlertLine): string {
-  return `${line.rule}: ${line.text}`;
+/** "Open high or critical risks: 30, above 29": a line as one text, with the words' colon ("… : 30" in French). */
+export function alertLineText(line: AlertLine, words: ChannelWords = ENGLISH): string {
+  return words.labelled(line.rule, line.text);
 }
 
 export interface Channel {

@@ -1,4 +1,4 @@
-import { clip, wordsOf, type AlertMessage, type AttentionLine, type Channel, type ChannelMessage, type ChannelWords } from './channel';
+import { alertLineText, clip, wordsOf, type AlertMessage, type AttentionLine, type Channel, type ChannelMessage, type ChannelWords } from './channel';
 
 /**
  * Slack incoming webhook: a Block Kit message. Slack refuses a message with more than 50 blocks or a
@@ -92,14 +92,15 @@ export function slackAlertPayload(message: AlertMessage): { text: string; blocks
   const more = message.lines.length - shown.length;
   const lines = shown.map((l, i) => ({
     type: 'section',
-    text: mrkdwn(`*${slackEscape(l.rule)}*: ${slackEscape(l.text)}${i === shown.length - 1 && more > 0 ? `\n${slackEscape(words.more(more, false))}` : ''}`),
+    text: mrkdwn(`${words.labelled(`*${slackEscape(l.rule)}*`, slackEscape(l.text))}${i === shown.length - 1 && more > 0 ? `\n${slackEscape(words.more(more, false))}` : ''}`),
   }));
   const button = message.workbookUrl && message.workbookUrl.length <= SLACK_LIMITS.url
     ? [{ type: 'actions', elements: [{ type: 'button', action_id: 'open-workbook', text: { type: 'plain_text', text: words.openWorkbook }, url: message.workbookUrl }] }]
     : [];
   const first = message.lines[0];
   // The notification's text is what crossed, not only that something did.
-  const summary = first ? `${message.title}: ${first.rule}: ${first.text}${message.lines.length > 1 ? ` and ${message.lines.length - 1} more` : ''}` : message.title;
+  const crossed = first && (message.lines.length > 1 ? words.andMore(alertLineText(first, words), message.lines.length - 1) : alertLineText(first, words));
+  const summary = crossed ? words.labelled(message.title, crossed) : message.title;
   return {
     text: clip(slackEscape(summary), SLACK_LIMITS.text),
     blocks: [
