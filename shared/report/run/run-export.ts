@@ -43,15 +43,20 @@ const PROGRESS_EVERY = 2_000;
  * cache: when it was rotated meanwhile, the run is exported again with a client on the new key (the
  * failed attempt has already removed its partial files and released its lease).
  */
-export async function exportRun(run: PlannedRun, context: RunContext): Promise<ExportResult> {
+export function exportRun(run: PlannedRun, context: RunContext): Promise<ExportResult> {
+  return withRotatedSource(run, context, (source) => writeRun(run, source, context));
+}
+
+/** `write` with the run's planned source, then once more with a rotated key's if the planned one was refused. */
+async function withRotatedSource(run: PlannedRun, context: RunContext, write: (source: RunSource) => Promise<ExportResult>): Promise<ExportResult> {
   try {
-    return await writeRun(run, run, context);
+    return await write(run);
   } catch (error) {
     if (!(error instanceof AuthenticationError)) throw error;
     const fresh = await rotatedCredentials(context.planning.credentials, run.credentials);
     if (!fresh) throw error;
     // The rotated client is the run's source alone: the run, its plan and its path stay as planned.
-    return writeRun(run, { client: createExportClient(fresh, context), sourceInfo: describeSource(fresh) }, context);
+    return write({ client: createExportClient(fresh, context), sourceInfo: describeSource(fresh) });
   }
 }
 
