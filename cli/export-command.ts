@@ -20,7 +20,7 @@ import { NO_EVENT_BUS } from '../shared/events/report-events';
 import { JobStatusStore } from '../shared/job/status/job-status';
 import { directoryOutbox } from '../shared/messages/outbox';
 import { catalogOf } from '../shared/definitions/catalog';
-import { RANDOM_RUN_IDS, type RunIds } from '../shared/report/run/context';
+import { RANDOM_RUN_IDS, RUN_DEFAULTS, type RunIds } from '../shared/report/run/context';
 import { runJob, type JobContext, type JobOutcome } from '../shared/job/run-job';
 import type { DeliveryPorts } from '../shared/job/stages/delivery-ports';
 import { parseReportDefinitionJson, type ReportDefinition } from '../shared/report/definition/definition';
@@ -175,6 +175,7 @@ export async function runExportCommand(
       clock,
       log,
       ids: options.ids ?? RANDOM_RUN_IDS,
+      ...RUN_DEFAULTS,
       storage,
       ledger,
       settings,

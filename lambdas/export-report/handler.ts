@@ -5,7 +5,7 @@ import { METRIC, SCHEDULED_RUNS } from '../../shared/core/names';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { systemClock } from '../../shared/core/clock';
 import { jobExportSettings } from '../../shared/job/run-context';
-import { RANDOM_RUN_IDS } from '../../shared/report/run/context';
+import { RANDOM_RUN_IDS, RUN_DEFAULTS } from '../../shared/report/run/context';
 import { runJob, type JobContext, type JobOutcome } from '../../shared/job/run-job';
 import { runFanOutStep } from '../../shared/fan-out/steps';
 import { fanOutStepSchema, isFanOutStep } from '../../shared/fan-out/event';
@@ -64,6 +64,7 @@ function jobContext(remainingMs: number): JobContext {
     clock: systemClock,
     log: logger,
     ids: RANDOM_RUN_IDS,
+    ...RUN_DEFAULTS,
     storage,
     ledger,
     settings: jobExportSettings(config, systemClock().getTime(), remainingMs),

@@ -7,7 +7,6 @@ import type { PlanningSource } from '../../shared/report/dataset/planning-source
 import type { ReportDefinition } from '../../shared/report/definition/definition';
 import type { RunPath } from '../../shared/report/manifest/manifest';
 import type { RunTrigger } from '../../shared/report/manifest/manifest-changes';
-import { REGISTRY } from '../../shared/report/registry';
 import { runContextOf, type PlanningPorts, type RunContext } from '../../shared/report/run/context';
 import { planExport } from '../../shared/report/run/export-plan';
 import { planRun } from '../../shared/report/run/plan-run';
@@ -167,7 +166,7 @@ export function runOf(definition: ReportDefinition): RunBuilder {
 /** A planned run over a given source (planRun makes its own client; a test brings one that fails or counts). */
 async function planWith(source: PlanningSource, draft: RunDraft, context: RunContext): Promise<PlannedRun> {
   const credentials = await context.planning.credentials.getCredentials();
-  const datasets = (context.registry ?? REGISTRY).datasets;
+  const { datasets } = context.registry;
   const plan = await planExport(draft.definition, source, { log: context.log, datasets, companyPrefix: credentials.companyPrefix });
   return { ...draft, plan, client: source, credentials, sourceInfo: describeSource(credentials) };
 }

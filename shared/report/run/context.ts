@@ -6,9 +6,9 @@ import type { CredentialsSource } from '../../secrets/credential-refresh';
 import type { Storage } from '../../storage/storage';
 import type { ProgressEvent } from '../dataset/dataset';
 import { resolveExportSettings, type ExportSettings } from '../definition/export-settings';
-import type { Registry } from '../registry';
+import { REGISTRY, type Registry } from '../registry';
 import { newRunId } from './run-id';
-import type { Wait } from './run-entry';
+import { DEFAULT_LEASE_MS, type Wait } from './run-entry';
 
 /** Where new run ids come from: random suffixes in production, fixed ones where a test compares two runs. */
 export interface RunIds {
@@ -40,8 +40,8 @@ export interface RunContext {
   readonly ledger: Ledger;
   readonly settings: ExportSettings;
   readonly planning: PlanningPorts;
-  /** The tables and formats a run knows; default: REGISTRY (a test adds one of each). */
-  readonly registry?: Registry | undefined;
+  /** The tables and formats a run knows: REGISTRY at the doors (a test adds one of each). */
+  readonly registry: Registry;
   /**
    * How a retry waits for the lease of an attempt that stopped renewing (killed) to lapse, then takes
    * the run over, instead of stopping as "in progress" (run-entry.ts); and for a recipient's message
@@ -49,18 +49,21 @@ export interface RunContext {
    * The export function passes timers.
    */
   readonly leaseWait?: Wait | undefined;
-  /** Lease duration (tests); the default suits Lambda and the command line. */
-  readonly leaseMs?: number | undefined;
+  /** Lease duration: DEFAULT_LEASE_MS at the doors, which suits Lambda and the command line; shorter in tests. */
+  readonly leaseMs: number;
   /** The door's own progress display (the terminal, the on-demand job's status). */
   readonly onProgress?: ((event: ProgressEvent) => void) | undefined;
 }
 
+/** What every door's run context holds unless a test says otherwise: the production registry and lease. */
+export const RUN_DEFAULTS: Pick<RunContext, 'registry' | 'leaseMs'> = { registry: REGISTRY, leaseMs: DEFAULT_LEASE_MS };
+
 /**
  * A run context from its parts; what is left out takes its default: no log, random run ids, the
- * default export settings. The clock has no default: the door says what time it is.
+ * default export settings, the production registry and lease (RUN_DEFAULTS). The clock has no default: the door says what time it is.
  */
 export function runContextOf(parts: Pick<RunContext, 'clock' | 'storage' | 'ledger' | 'planning'> & Partial<RunContext>): RunContext {
-  return { log: silentLog, ids: RANDOM_RUN_IDS, settings: resolveExportSettings(), ...parts };
+  return { log: silentLog, ids: RANDOM_RUN_IDS, settings: resolveExportSettings(), ...RUN_DEFAULTS, ...parts };
 }
 
 /** The context with one more progress listener beside the door's (the on-demand job's status). */

@@ -8,7 +8,6 @@ import { ledgerRatePacer } from '../../ledger/rate-pacer';
 import type { ExportSettings } from '../definition/export-settings';
 import { withCredentialRefresh } from '../../secrets/credential-refresh';
 import { planExport } from './export-plan';
-import { REGISTRY } from '../registry';
 import type { PlanningPorts, RunContext } from './context';
 import type { PlannedRun, RunDraft } from './run';
 
@@ -63,7 +62,7 @@ export function tenantPace(
 export function planRun(draft: RunDraft, context: RunContext): Promise<PlannedRun> {
   return withCredentialRefresh(context.planning.credentials, async (credentials) => {
     const client = createExportClient(credentials, context);
-    const datasets = (context.registry ?? REGISTRY).datasets;
+    const { datasets } = context.registry;
     const plan = await planExport(draft.definition, client, { log: context.log, datasets, companyPrefix: credentials.companyPrefix });
     return { ...draft, plan, client, credentials, sourceInfo: describeSource(credentials) };
   });

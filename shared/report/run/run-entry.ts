@@ -86,8 +86,8 @@ export interface LeaseTerms {
   readonly ledger: Ledger;
   readonly clock: Clock;
   readonly log: Log;
-  /** Lease duration (tests); default DEFAULT_LEASE_MS. */
-  readonly leaseMs?: number | undefined;
+  /** Lease duration: DEFAULT_LEASE_MS at the doors (run context), shorter in tests. */
+  readonly leaseMs: number;
   /**
    * How a retry waits for a silent holder's lease to lapse (the export function passes timers);
    * without it a live lease is refused at once as "in progress", whoever holds it.
@@ -136,7 +136,7 @@ export interface AbandonedAttempt {
 export async function abandonedAttempt(terms: Omit<LeaseTerms, 'log'>, run: RunName): Promise<AbandonedAttempt | undefined> {
   const record = runRecord(terms.ledger, run, 'absent');
   let entry = (await record.read()).value;
-  const lapse = entry && terms.leaseWait && lapsing(entry, terms.clock(), leaseMsOf(terms));
+  const lapse = entry && terms.leaseWait && lapsing(entry, terms.clock(), terms.leaseMs);
   if (lapse !== undefined && terms.leaseWait) {
     await terms.leaseWait(lapse);
     entry = (await record.read()).value;
@@ -178,10 +178,6 @@ export async function releaseHeldRun(terms: Pick<LeaseTerms, 'ledger' | 'clock' 
  */
 export function runRecord(ledger: Ledger, { report, runId }: RunName, invalid: 'fail' | 'absent'): LedgerRecord<RunEntry> {
   return ledgerRecord(ledger, ledgerKey('run', report, runId), runEntrySchema, { what: `the lease on run "${runId}" of report "${report}"`, invalid });
-}
-
-export function leaseMsOf(terms: Pick<LeaseTerms, 'leaseMs'>): number {
-  return terms.leaseMs ?? DEFAULT_LEASE_MS;
 }
 
 /** A lease is held (live or lapsed) while the run is written and while it is published. */

@@ -24,7 +24,7 @@ import { withDeltas } from '../changes/deltas';
 import { withWhatChanged } from '../changes/digest';
 import { decideDelivery, type DeliveryDecision } from '../manifest/delivery-decision';
 import { openOutputs, outputsFor, type RunEntries } from '../outputs/index';
-import { REGISTRY, type Registry } from '../registry';
+import type { Registry } from '../registry';
 import { changeSpecs } from '../changes/specs';
 import type { RunRecord } from '../outputs/output';
 import type { RunContext } from './context';
@@ -78,7 +78,7 @@ async function writeRun(run: PlannedRun, source: RunSource, context: RunContext)
   const { log } = context;
   const startedAt = context.clock();
   const progress = context.onProgress ?? (() => undefined);
-  const registry = context.registry ?? REGISTRY;
+  const { registry } = context;
   return withRunAttempt(run, context, async (attempt) => {
     const writing = switchableFormat(definition.locale, definition.timeZone);
     const ctx: DatasetContext = { source: source.client, definition, log, people: new PeopleDirectory(), ownWork: new OwnWork(), now: () => startedAt, format: writing.format };

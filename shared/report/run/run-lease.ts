@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { errorMessage, LeaseLostError, RunInProgressError, StorageError } from '../../core/errors';
 import type { LedgerRecord } from '../../ledger/ledger-record';
 import { notePublished, notePublishing } from './publishing-note';
-import { entryExpiry, isHeld, LEASE_RENEW_MS, leaseMsOf, MAX_ROUNDS, runRecord, silentHolder, type LeaseTerms, type RunEntry, type RunName, type TableCopy } from './run-entry';
+import { entryExpiry, isHeld, LEASE_RENEW_MS, MAX_ROUNDS, runRecord, silentHolder, type LeaseTerms, type RunEntry, type RunName, type TableCopy } from './run-entry';
 
 export type LeaseOutcome =
   | { readonly kind: 'acquired'; readonly lease: RunLease; readonly startedAt: Date; readonly debris: readonly string[]; readonly takenOver: boolean }
@@ -41,7 +41,7 @@ export class RunLease {
   }
 
   private get leaseMs(): number {
-    return leaseMsOf(this.terms);
+    return this.terms.leaseMs;
   }
 
   /**

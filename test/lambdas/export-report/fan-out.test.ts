@@ -6,6 +6,7 @@ import { silentLog } from '../../../shared/core/logger';
 import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { ledgerKey } from '../../../shared/ledger/ledger';
 import { scopedLedger, storageScope } from '../../../shared/ledger/scoped-ledger';
+import { DEFAULT_LEASE_MS } from '../../../shared/report/run/run-entry';
 import { RunLease } from '../../../shared/report/run/run-lease';
 import { startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
 import { lambdaContext } from '../../support/lambda-events';
@@ -76,7 +77,7 @@ describe('the export function as the fan-out\'s steps', () => {
     const ledger = scopedLedger(new DynamoDbLedger({ tableName: h.dynamo.tableName, client: h.dynamo.client }), storageScope(h.s3.bucket, 'reports'));
     const runId = 's-20261214T060000Z';
     // Taken at a time far ahead, so the lease is live whenever the step runs: only the release frees it.
-    const killed = await RunLease.acquire({ ledger, clock: fixedClock(new Date('2099-01-01T00:00:00Z')), log: silentLog }, { report: 'portfolio', runId });
+    const killed = await RunLease.acquire({ ledger, clock: fixedClock(new Date('2099-01-01T00:00:00Z')), log: silentLog, leaseMs: DEFAULT_LEASE_MS }, { report: 'portfolio', runId });
     if (killed.kind !== 'acquired') throw new Error('expected to take the lease');
     const request = { report: 'portfolio', source: 'schedule', scheduledTime: '2026-12-14T06:00:00Z', runId };
     const error = { Error: 'Runtime.OutOfMemory', Cause: JSON.stringify({ errorType: 'Runtime.OutOfMemory', errorMessage: 'RequestId: 9a Error: Runtime exited with error: signal: killed' }) };

@@ -6,6 +6,7 @@ import type { CaughtError } from '../../../shared/fan-out/event';
 import { assembleFanOut, failFanOut, fetchBoardAnswers, planFanOut, runFanOutStep } from '../../../shared/fan-out/steps';
 import { runJob, type JobContext } from '../../../shared/job/run-job';
 import { ledgerKey } from '../../../shared/ledger/ledger';
+import { DEFAULT_LEASE_MS } from '../../../shared/report/run/run-entry';
 import { RunLease } from '../../../shared/report/run/run-lease';
 import { useMailedJobs } from '../../support/mailed-jobs';
 
@@ -93,7 +94,7 @@ describe('the fan-out\'s failure step', () => {
     const plan = await planFanOut(input, deps(at));
     for (const chunk of plan.chunks) await fetchBoardAnswers(plan, chunk, deps(at));
     // The assembler Lambda stopped at its time limit: it held the run's lease and had begun a file.
-    const killed = await RunLease.acquire({ ledger: kit.ledger, clock: fixedClock(new Date(at)), log: silentLog }, { report: 'portfolio', runId: input.runId });
+    const killed = await RunLease.acquire({ ledger: kit.ledger, clock: fixedClock(new Date(at)), log: silentLog, leaseMs: DEFAULT_LEASE_MS }, { report: 'portfolio', runId: input.runId });
     if (killed.kind !== 'acquired') throw new Error('expected to take the lease');
     await killed.lease.renew({ addKeys: ['portfolio/dt=2026-11-23/s-20261123T060000Z/risks.csv'] });
     expect(await assembleFanOut(plan, deps(at))).toMatchObject({ status: 'skipped' });

@@ -12,6 +12,7 @@ import { fixedClock } from '../../../../shared/core/clock';
 import { routeToFanOut } from '../../../../shared/job/stages/route';
 import { lastRunRows, OUTGROWN_DAYS } from '../../../../shared/report/run/run-route';
 import { silentLog } from '../../../../shared/core/logger';
+import { DEFAULT_LEASE_MS } from '../../../../shared/report/run/run-entry';
 import { RunLease } from '../../../../shared/report/run/run-lease';
 import { StepFunctionsFanOutStarter } from '../../../../shared/fan-out/step-functions-starter';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/index';
@@ -85,7 +86,7 @@ describe('a report that outgrew one function without ever publishing a big run',
   /** An attempt of the run that takes its lease at `startedAt` and is then killed: it never releases it. */
   const killedAttempt = async (request: typeof scheduled, startedAt: Date) => {
     const runId = jobRunId(request, startedAt, RANDOM_RUN_IDS);
-    const leased = await RunLease.acquire({ ledger: deps.ledger, clock: () => startedAt, log: silentLog }, { report: 'portfolio', runId });
+    const leased = await RunLease.acquire({ ledger: deps.ledger, clock: () => startedAt, log: silentLog, leaseMs: DEFAULT_LEASE_MS }, { report: 'portfolio', runId });
     expect(leased.kind).toBe('acquired');
     return runId;
   };
@@ -115,7 +116,7 @@ describe('a report that outgrew one function without ever publishing a big run',
   it('keeps the single path for a run whose attempt failed in the ordinary way (it gave its lease up)', async () => {
     const request = { ...scheduled, scheduledTime: '2027-02-01T06:00:00Z' };
     const startedAt = at('2027-02-01T06:00:01Z');
-    const leased = await RunLease.acquire({ ledger: deps.ledger, clock: () => startedAt, log: silentLog }, { report: 'portfolio', runId: 's-20270201T060000Z' });
+    const leased = await RunLease.acquire({ ledger: deps.ledger, clock: () => startedAt, log: silentLog, leaseMs: DEFAULT_LEASE_MS }, { report: 'portfolio', runId: 's-20270201T060000Z' });
     if (leased.kind !== 'acquired') throw new Error('expected the lease');
     expect(await leased.lease.release([], [])).toBe(true);
     const starts = sfn.starts.length;
