@@ -1,7 +1,6 @@
 import type { ChannelTarget } from '../channels/delivery-option';
 import { deliverToChannels, type ChannelDeliveryDependencies, type ChannelResult } from '../channels/deliver';
 import { errorMessage } from '../core/errors';
-import type { OutgoingEmail } from '../email/ses-mailer';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import { noticeChannel } from './notices/channel-notice';
@@ -66,9 +65,7 @@ async function toldChannels(definition: ReportDefinition, targets: readonly Chan
 
 /** Keeps each posted (or failed) channel's failure streak; the owners hear once per streak (channel-notice.ts). */
 async function noticeChannels(definition: ReportDefinition, result: ExportResult, results: readonly ChannelResult[], context: MessagePorts, now: Date): Promise<void> {
-  const { mail } = context;
-  const send = mail && ((email: OutgoingEmail) => mail.send(email));
-  const noticeDeps = { ledger: context.ledger, send, from: context.sender, log: context.log, now };
+  const noticeDeps = { ledger: context.ledger, mail: context.mail, sender: context.sender, log: context.log, now };
   await Promise.all(
     results.filter((r) => r.status !== 'skipped').map((r) =>
       noticeChannel(definition, r, result.manifest.runId, noticeDeps).catch((error: unknown) => {

@@ -162,7 +162,7 @@ describe('failure notifications', () => {
     const b = await noticeFailure(
       definition,
       { runId: 'r-b', reason: 'boom', errorType: 'PlanningApiError', retryable: true },
-      { ledger: kit.ledger, send: () => Promise.resolve(), from: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:00:00Z') },
+      { ledger: kit.ledger, mail: { send: () => Promise.resolve() }, sender: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:00:00Z') },
     );
     expect(b).toBe('sent');
     const fresh = await kit.ledger.get(key);
@@ -177,7 +177,7 @@ describe('failure notifications', () => {
     const outcome = await noticeFailure(
       definition,
       { runId: 'r-a', reason: 'boom', errorType: 'PlanningApiError', retryable: true },
-      { ledger: staleLedger, send: (m) => Promise.resolve(sent.push(m)), from: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:01:00Z') },
+      { ledger: staleLedger, mail: { send: (m) => Promise.resolve(sent.push(m)) }, sender: 'reports@example.test', log: silentLog, now: new Date('2026-12-02T06:01:00Z') },
     );
     expect(outcome).toBe('lost-race');
     expect(sent).toEqual([]);

@@ -1,7 +1,6 @@
 import type { ChannelResult } from '../../channels/deliver';
 import { errorMessage, ExporterError } from '../../core/errors';
 import { readerFormat } from '../../core/format';
-import type { OutgoingEmail } from '../../email/ses-mailer';
 import { alertTargets, NOBODY, sendAlert, type AlertDelivery, type CoveredTargets } from '../../messages/alert-delivery';
 import type { BeyondNow, OwedLine } from '../../messages/alert-owed';
 import { noticeChannel } from '../../messages/notices/channel-notice';
@@ -135,7 +134,7 @@ function alertReason(runId: string, crossed: readonly string[], news: number, se
 /** The owners hear of an alert channel that keeps failing through the owners' notice engine, once per streak, as of the report's own channels. */
 async function noticeAlertChannels(job: ExportedJob, channels: readonly ChannelResult[], context: AlertContext, now: Date): Promise<void> {
   if (context.outbox || isInline(job.request)) return;
-  const deps = { ledger: context.ledger, send: context.mail && ((email: OutgoingEmail) => context.mail!.send(email)), from: context.sender, log: context.log, now };
+  const deps = { ledger: context.ledger, mail: context.mail, sender: context.sender, log: context.log, now };
   for (const channel of channels.filter((c) => c.status !== 'skipped')) {
     await noticeChannel(job.definition, channel, job.result.manifest.runId, deps, 'alert').catch((error: unknown) => {
       context.log.error('alert channel streak not recorded', { report: job.definition.name, channel: channel.type, error: errorMessage(error) });
@@ -150,14 +149,14 @@ async function noticeAlertChannels(job: ExportedJob, channels: readonly ChannelR
  */
 async function noticeRefusedAlertRecipients(job: ExportedJob, sent: AlertDelivery, context: AlertContext, now: Date): Promise<void> {
   const mail = context.mail;
-  const from = context.sender ?? job.definition.email?.from;
-  if (!mail || !from || context.outbox || isInline(job.request) || sent.emailed.length + sent.notEmailed.length === 0) return;
+  const sender = context.sender ?? job.definition.email?.from;
+  if (!mail || !sender || context.outbox || isInline(job.request) || sent.emailed.length + sent.notEmailed.length === 0) return;
   const mailed = sent.emailed.length + sent.emailedBefore;
   const refused = sent.notEmailed.filter((n) => n.refused).map(({ address, reason }) => ({ address, reason }));
   await noticeRefusedRecipients(
     job.definition,
     { runId: job.result.manifest.runId, recipients: mailed + sent.notEmailed.length, mailed, refused },
-    { ledger: context.ledger, send: (email) => mail.send(email), from, log: context.log, now },
+    { ledger: context.ledger, mail, sender, log: context.log, now },
     'alert',
   );
 }

@@ -10,7 +10,7 @@ import type { ExportJobRequest } from '../request';
 import type { RunContext } from '../../report/run/context';
 import { tableFilesDetail } from './table-event';
 import type { RunDelivery } from './deliver';
-import type { ExportedJob, Mailer, MailPorts } from './delivery-ports';
+import type { ExportedJob, MailPorts } from './delivery-ports';
 import { isScheduled } from './resolve';
 import { tellsOwners, type RunAttempt } from '../attempt';
 
@@ -68,10 +68,10 @@ export async function announceSuccess(job: ExportedJob & { readonly delivery: Ru
 
 /** The owners' one e-mail when the fields the API sends beyond the columns change (field-notice.ts). */
 async function tellFieldChanges(definition: ReportDefinition, result: ExportResult, context: AnnounceContext): Promise<void> {
-  const from = definition.email?.from ?? context.sender;
+  const sender = definition.email?.from ?? context.sender;
   const mail = context.mail;
-  if (!mail || !from) return;
-  await noticeFieldChanges(definition, result.manifest, { ledger: context.ledger, send: (email) => mail.send(email), from, log: context.log });
+  if (!mail || !sender) return;
+  await noticeFieldChanges(definition, result.manifest, { ledger: context.ledger, mail, sender, log: context.log });
 }
 
 /**
@@ -118,13 +118,13 @@ async function tellOwnersOfFailure(definition: ReportDefinition, failure: Failur
  * failure-notice.ts). Never fails the job: a lost notification is logged, the export stands.
  */
 async function notifyOwners(definition: ReportDefinition, outcome: { runId: string } | FailureFacts, context: AnnounceContext): Promise<void> {
-  const from = definition.email?.from ?? context.sender;
+  const sender = definition.email?.from ?? context.sender;
   const mail = context.mail;
-  if (!mail || !from) {
+  if (!mail || !sender) {
     if (ownersOf(definition).length > 0) context.log.warn('no mail sender configured: the owners cannot be told', { report: definition.name });
     return;
   }
-  const noticeDeps = { ledger: context.ledger, send: (email: Parameters<Mailer['send']>[0]) => mail.send(email), from, log: context.log, now: context.clock() };
+  const noticeDeps = { ledger: context.ledger, mail, sender, log: context.log, now: context.clock() };
   try {
     if ('reason' in outcome) await noticeFailure(definition, outcome, noticeDeps);
     else await noticeRecovery(definition, outcome.runId, noticeDeps);

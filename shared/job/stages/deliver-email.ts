@@ -122,6 +122,6 @@ async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: Del
   await noticeRefusedRecipients(
     job.definition,
     { runId: job.result.manifest.runId, recipients: outcome.recipients, mailed: outcome.mailed, refused: outcome.refused },
-    { ledger: context.ledger, send: (email) => mail.send(email), from: context.from, log: context.log, now },
+    { ledger: context.ledger, mail, sender: context.from, log: context.log, now },
   );
 }

@@ -1,13 +1,11 @@
 import type { ChannelResult } from '../../channels/deliver';
 import { channelOf } from '../../channels/channels';
 import { errorMessage } from '../../core/errors';
-import type { Log } from '../../core/logger';
 import { escapeHtml } from '../../email/email-content';
-import type { OutgoingEmail } from '../../email/ses-mailer';
-import { ledgerKey, type Ledger } from '../../ledger/ledger';
+import { ledgerKey } from '../../ledger/ledger';
 import type { ReportDefinition } from '../../report/definition/definition';
-import { notificationRecord, ownersOf, streakMove, type NotificationState } from './failure-notice';
-import { applyNotice, type NoticeRule } from './owner-notice';
+import { ownersOf } from './failure-notice';
+import { applyNotice, notificationRecord, streakMove, type NoticeRule, type NotificationState, type OwnerNoticePorts } from './owner-notice';
 
 /**
  * A chat channel that stops taking the report is told once per failure streak, like a failing
@@ -17,13 +15,10 @@ import { applyNotice, type NoticeRule } from './owner-notice';
  * notice engine (owner-notice.ts): one compare-and-swap decides which attempt tells, and an e-mail
  * that could not be sent leaves the streak where it was, so the next run tells the owners.
  */
-export interface ChannelNoticeDependencies {
-  readonly ledger: Ledger;
-  readonly send: ((email: OutgoingEmail) => Promise<unknown>) | undefined;
-  readonly from: string | undefined;
-  readonly log: Log;
-  readonly now: Date;
-}
+export type ChannelNoticePorts = Omit<OwnerNoticePorts, 'mail' | 'sender'> & {
+  readonly mail: OwnerNoticePorts['mail'] | undefined;
+  readonly sender: string | undefined;
+};
 
 /** `failed`: the owners could not be told; the streak stays where it was, so the next run tells them. */
 export type ChannelNoticeOutcome = 'told' | 'unchanged' | 'lost-race' | 'failed';
@@ -39,7 +34,7 @@ export async function noticeChannel(
   definition: ReportDefinition,
   result: ChannelResult,
   runId: string,
-  deps: ChannelNoticeDependencies,
+  deps: ChannelNoticePorts,
   post: ChannelPost = 'message',
 ): Promise<ChannelNoticeOutcome> {
   const outcome = await applyNotice(channelRule(definition, result, runId, deps, post), result, (notice) => tell(definition, result, notice, deps));
@@ -58,7 +53,7 @@ interface ChannelNotice {
 }
 
 /** The channel's streak: one notice when it starts failing, one when it works again. */
-function channelRule(definition: ReportDefinition, result: ChannelResult, runId: string, deps: ChannelNoticeDependencies, post: ChannelPost): NoticeRule<NotificationState, ChannelResult, ChannelNotice> {
+function channelRule(definition: ReportDefinition, result: ChannelResult, runId: string, deps: ChannelNoticePorts, post: ChannelPost): NoticeRule<NotificationState, ChannelResult, ChannelNotice> {
   return {
     record: notificationRecord(deps.ledger, channelNoticeKey(definition.name, result, post), 'absent'),
     transition: (previous, event) => {
@@ -92,16 +87,16 @@ function channelNotice(definition: ReportDefinition, result: ChannelResult, prev
 }
 
 /** E-mails the notice to the owners; without a mail sender or owners the log says it instead (also once). */
-async function tell(definition: ReportDefinition, result: ChannelResult, notice: ChannelNotice, deps: ChannelNoticeDependencies): Promise<void> {
+async function tell(definition: ReportDefinition, result: ChannelResult, notice: ChannelNotice, deps: ChannelNoticePorts): Promise<void> {
   const { subject, lines, failing } = notice;
   const owners = ownersOf(definition);
-  const from = definition.email?.from ?? deps.from;
-  if (!deps.send || !from || owners.length === 0) {
+  const from = definition.email?.from ?? deps.sender;
+  if (!deps.mail || !from || owners.length === 0) {
     const log = failing ? deps.log.error.bind(deps.log) : deps.log.info.bind(deps.log);
     log(`${subject} (nobody to e-mail: no owners or no mail sender)`, { report: definition.name, channel: result.type, webhook: result.webhook });
     return;
   }
-  await deps.send({ from, to: owners, subject, text: `${lines.join('\n')}\n`, html: htmlOf(lines) });
+  await deps.mail.send({ from, to: owners, subject, text: `${lines.join('\n')}\n`, html: htmlOf(lines) });
   deps.log.info('channel notice sent', { report: definition.name, channel: result.type, status: failing ? 'failing' : 'ok' });
 }
 

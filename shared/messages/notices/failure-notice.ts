@@ -1,15 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { PLATFORM_ERRORS } from './platform-errors';
-import * as z from 'zod';
 import { escapeHtml } from '../../email/email-content';
 import type { OutgoingEmail } from '../../email/ses-mailer';
 import { recipientAddress } from '../../email/email-address';
 import { errorMeaningNamed, errorMessage } from '../../core/errors';
-import type { Log } from '../../core/logger';
 import type { ReportDefinition } from '../../report/definition/definition';
-import { ledgerKey, type Ledger } from '../../ledger/ledger';
-import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
-import { applyNotice, type NoticeRule } from './owner-notice';
+import { ledgerKey } from '../../ledger/ledger';
+import { applyNotice, notificationRecord, streakMove, type NoticeRule, type NotificationState, type OwnerNoticePorts, type StreakMove } from './owner-notice';
 
 /**
  * Failure notifications of scheduled reports: the owners (`email.onFailure`, default the
@@ -23,27 +19,8 @@ import { applyNotice, type NoticeRule } from './owner-notice';
  * (channel-notice.ts).
  */
 
-export const notificationStateSchema = z.object({
-  status: z.enum(['ok', 'failing']),
-  /** When the current state began (ISO). */
-  since: z.string(),
-  runId: z.string(),
-  reason: z.string().optional(),
-  /** Random token of the attempt that wrote this state: tells a writer whether its write stood. */
-  writer: z.string(),
-});
-export type NotificationState = z.infer<typeof notificationStateSchema>;
-
 export function notificationStateKey(report: string): string {
   return ledgerKey('notify', report);
-}
-
-export interface NoticeDependencies {
-  readonly ledger: Ledger;
-  readonly send: (email: OutgoingEmail) => Promise<unknown>;
-  readonly from: string;
-  readonly log: Log;
-  readonly now: Date;
 }
 
 export interface FailureFacts {
@@ -61,27 +38,24 @@ export function ownersOf(definition: ReportDefinition): readonly string[] {
 }
 
 /** A scheduled run failed: tells the owners unless this failure streak was already announced. */
-export function noticeFailure(definition: ReportDefinition, failure: FailureFacts, deps: NoticeDependencies): Promise<NoticeOutcome> {
+export function noticeFailure(definition: ReportDefinition, failure: FailureFacts, deps: OwnerNoticePorts): Promise<NoticeOutcome> {
   return tellStreak(definition, { status: 'failing', runId: failure.runId, reason: failure.reason, failure }, deps);
 }
 
 /** A scheduled run succeeded: tells the owners that the report works again, if it was failing. */
-export function noticeRecovery(definition: ReportDefinition, runId: string, deps: NoticeDependencies): Promise<NoticeOutcome> {
+export function noticeRecovery(definition: ReportDefinition, runId: string, deps: OwnerNoticePorts): Promise<NoticeOutcome> {
   return tellStreak(definition, { status: 'ok', runId }, deps);
 }
 
-/** A run's end as the streak sees it. */
-interface StreakEvent {
-  readonly status: NotificationState['status'];
-  readonly runId: string;
-  readonly reason?: string | undefined;
+/** A run's end as the report's streak sees it: the move (owner-notice.ts), and what failed. */
+interface StreakEvent extends StreakMove {
   readonly failure?: FailureFacts;
 }
 
-async function tellStreak(definition: ReportDefinition, event: StreakEvent, deps: NoticeDependencies): Promise<NoticeOutcome> {
+async function tellStreak(definition: ReportDefinition, event: StreakEvent, deps: OwnerNoticePorts): Promise<NoticeOutcome> {
   const owners = ownersOf(definition);
   if (owners.length === 0) return 'no-owners';
-  const send = (email: Omit<OutgoingEmail, 'from' | 'to'>) => deps.send({ ...email, from: definition.email?.from ?? deps.from, to: owners });
+  const send = (email: Omit<OutgoingEmail, 'from' | 'to'>) => deps.mail.send({ ...email, from: definition.email?.from ?? deps.sender, to: owners });
   const result = await applyNotice(streakRule(definition, deps), event, send);
   if (result.outcome === 'not-sent') {
     deps.log.error('could not send the failure notification', { report: definition.name, error: errorMessage(result.error) });
@@ -93,7 +67,7 @@ async function tellStreak(definition: ReportDefinition, event: StreakEvent, deps
 }
 
 /** The streak of a report: one e-mail when it starts failing, one when it works again. */
-function streakRule(definition: ReportDefinition, deps: NoticeDependencies): NoticeRule<NotificationState, StreakEvent, Omit<OutgoingEmail, 'from' | 'to'>> {
+function streakRule(definition: ReportDefinition, deps: OwnerNoticePorts): NoticeRule<NotificationState, StreakEvent, Omit<OutgoingEmail, 'from' | 'to'>> {
   const key = notificationStateKey(definition.name);
   return {
     record: notificationRecord(deps.ledger, key, (problem) => deps.log.warn('the notification state is unreadable; treating it as absent', { key, error: problem })),
@@ -104,29 +78,6 @@ function streakRule(definition: ReportDefinition, deps: NoticeDependencies): Not
       return { next, message: event.failure ? failureEmail(definition, event.failure, deps) : previous && recoveryEmail(definition, previous, event.runId, deps) };
     },
     initial: (event) => ({ status: 'ok', since: deps.now.toISOString(), runId: event.runId, writer: 'restored' }),
-  };
-}
-
-/**
- * The state of a streak (a report's, or a chat channel's) in the ledger. An unreadable state is
- * treated as absent (and overwritten), after `unreadable` is told: it only costs one extra e-mail.
- */
-export function notificationRecord(ledger: Ledger, key: string, unreadable: 'absent' | ((problem: string) => void)): LedgerRecord<NotificationState> {
-  return ledgerRecord(ledger, key, notificationStateSchema, { what: `the notification state ${key}`, invalid: unreadable });
-}
-
-/**
- * The next state of a streak when a run ends `status` (none before counts as `ok`): undefined while
- * the status stays, so a retry of a failing report or a report that keeps working changes nothing.
- */
-export function streakMove(previous: NotificationState | undefined, event: Pick<StreakEvent, 'status' | 'runId' | 'reason'>, now: Date): NotificationState | undefined {
-  if ((previous?.status ?? 'ok') === event.status) return undefined;
-  return {
-    status: event.status,
-    since: now.toISOString(),
-    runId: event.runId,
-    ...(event.reason !== undefined && { reason: event.reason }),
-    writer: randomBytes(9).toString('base64url'),
   };
 }
 
@@ -142,7 +93,7 @@ export function adviceFor(failure: Pick<FailureFacts, 'errorType' | 'retryable'>
     : 'Ask the operators to look at the logs for this run.';
 }
 
-function failureEmail(definition: ReportDefinition, failure: FailureFacts, deps: NoticeDependencies): Omit<OutgoingEmail, 'from' | 'to'> {
+function failureEmail(definition: ReportDefinition, failure: FailureFacts, deps: OwnerNoticePorts): Omit<OutgoingEmail, 'from' | 'to'> {
   const title = definition.title ?? definition.name;
   const lines = [
     `The scheduled report "${title}" failed.`,
@@ -162,7 +113,7 @@ function recoveryEmail(
   definition: ReportDefinition,
   previous: NotificationState,
   runId: string,
-  deps: NoticeDependencies,
+  deps: OwnerNoticePorts,
 ): Omit<OutgoingEmail, 'from' | 'to'> {
   const title = definition.title ?? definition.name;
   const lines = [

@@ -8,8 +8,7 @@ import type { ReportDefinition } from '../../report/definition/definition';
 import { operatorFindings, sameFindings } from '../../report/dataset/field-audit';
 import type { Manifest } from '../../report/manifest/manifest';
 import { UNPRINTED_ADVICE, unprintedFindings } from '../../report/manifest/unprinted-text';
-import type { NoticeDependencies } from './failure-notice';
-import { applyNotice, type NoticeRule } from './owner-notice';
+import { applyNotice, type NoticeRule, type OwnerNoticePorts } from './owner-notice';
 
 /**
  * Fields the planning API sends that no column holds (and values of another shape) are the report
@@ -24,12 +23,12 @@ const toldSchema = z.object({ findings: z.array(z.string()), runId: z.string() }
 type Told = z.infer<typeof toldSchema>;
 
 /** What the failure notice needs, but the time: the state told is a set of findings, not a streak. */
-export type FieldNoticeDependencies = Omit<NoticeDependencies, 'now'>;
+export type FieldNoticePorts = Omit<OwnerNoticePorts, 'now'>;
 
 /** Tells the owners of a changed set of findings; `sent`, or why not. Never throws. */
-export async function noticeFieldChanges(definition: ReportDefinition, manifest: Manifest, deps: FieldNoticeDependencies): Promise<'sent' | 'unchanged' | 'no-owners' | 'lost-race' | 'failed'> {
+export async function noticeFieldChanges(definition: ReportDefinition, manifest: Manifest, deps: FieldNoticePorts): Promise<'sent' | 'unchanged' | 'no-owners' | 'lost-race' | 'failed'> {
   try {
-    const result = await applyNotice(fieldRule(definition, deps), manifest, deps.send);
+    const result = await applyNotice(fieldRule(definition, deps), manifest, (email) => deps.mail.send(email));
     if (result.outcome === 'not-sent') throw result.error;
     return result.outcome === 'recorded' ? 'no-owners' : result.outcome;
   } catch (error) {
@@ -39,7 +38,7 @@ export async function noticeFieldChanges(definition: ReportDefinition, manifest:
 }
 
 /** The set of findings last told, and one e-mail when a run's set differs. */
-function fieldRule(definition: ReportDefinition, deps: FieldNoticeDependencies): NoticeRule<Told, Manifest, OutgoingEmail> {
+function fieldRule(definition: ReportDefinition, deps: FieldNoticePorts): NoticeRule<Told, Manifest, OutgoingEmail> {
   // Owners named as such only: a report that names none would tell its readers, who cannot act on it.
   const owners = definition.email?.onFailure ?? [];
   return {
@@ -48,7 +47,7 @@ function fieldRule(definition: ReportDefinition, deps: FieldNoticeDependencies):
       const before = previous?.findings ?? [];
       const findings = [...operatorFindings(manifest.summary), ...unprintedFindings(manifest.summary).keys].sort();
       if (sameFindings(before, findings)) return undefined;
-      return { next: { findings, runId: manifest.runId }, message: owners.length > 0 ? fieldNotice(definition, manifest, before, findings, owners, deps.from) : undefined };
+      return { next: { findings, runId: manifest.runId }, message: owners.length > 0 ? fieldNotice(definition, manifest, before, findings, owners, deps.sender) : undefined };
     },
     initial: (manifest) => ({ findings: [], runId: manifest.runId }),
   };

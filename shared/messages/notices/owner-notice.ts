@@ -1,4 +1,9 @@
-import type { LedgerRecord } from '../../ledger/ledger-record';
+import { randomBytes } from 'node:crypto';
+import * as z from 'zod';
+import type { Log } from '../../core/logger';
+import type { Ledger } from '../../ledger/ledger';
+import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
+import type { Mailer } from '../message-ports';
 
 /**
  * The one engine of the owners' notices: "tell the owners once" when a report starts failing or works
@@ -55,4 +60,59 @@ export async function applyNotice<S, E, M>(rule: NoticeRule<S, E, M>, event: E, 
     return { outcome: 'not-sent', error };
   }
   return { outcome: 'sent' };
+}
+
+/**
+ * What an owners' notice is told with, named as the run context names it: the ledger its state
+ * lives in, the mail and its configured sender (a definition's `email.from` comes first), the log
+ * and the moment of the run.
+ */
+export interface OwnerNoticePorts {
+  readonly ledger: Ledger;
+  readonly mail: Mailer;
+  readonly sender: string;
+  readonly log: Log;
+  readonly now: Date;
+}
+
+/** The state of a streak (a report's failures, a chat channel's) in the ledger. */
+export const notificationStateSchema = z.object({
+  status: z.enum(['ok', 'failing']),
+  /** When the current state began (ISO). */
+  since: z.string(),
+  runId: z.string(),
+  reason: z.string().optional(),
+  /** Random token of the attempt that wrote this state: tells a writer whether its write stood. */
+  writer: z.string(),
+});
+export type NotificationState = z.infer<typeof notificationStateSchema>;
+
+/** A run's end as a streak sees it: its status, the run, and a failing one's reason. */
+export interface StreakMove {
+  readonly status: NotificationState['status'];
+  readonly runId: string;
+  readonly reason?: string | undefined;
+}
+
+/**
+ * The state of a streak (a report's, or a chat channel's) in the ledger. An unreadable state is
+ * treated as absent (and overwritten), after `unreadable` is told: it only costs one extra e-mail.
+ */
+export function notificationRecord(ledger: Ledger, key: string, unreadable: 'absent' | ((problem: string) => void)): LedgerRecord<NotificationState> {
+  return ledgerRecord(ledger, key, notificationStateSchema, { what: `the notification state ${key}`, invalid: unreadable });
+}
+
+/**
+ * The next state of a streak when a run ends `status` (none before counts as `ok`): undefined while
+ * the status stays, so a retry of a failing report or a report that keeps working changes nothing.
+ */
+export function streakMove(previous: NotificationState | undefined, event: StreakMove, now: Date): NotificationState | undefined {
+  if ((previous?.status ?? 'ok') === event.status) return undefined;
+  return {
+    status: event.status,
+    since: now.toISOString(),
+    runId: event.runId,
+    ...(event.reason !== undefined && { reason: event.reason }),
+    writer: randomBytes(9).toString('base64url'),
+  };
 }

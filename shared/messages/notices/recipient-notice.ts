@@ -5,8 +5,8 @@ import type { OutgoingEmail } from '../../email/ses-mailer';
 import { ledgerKey } from '../../ledger/ledger';
 import { ledgerRecord } from '../../ledger/ledger-record';
 import type { ReportDefinition } from '../../report/definition/definition';
-import { ownersOf, type NoticeDependencies } from './failure-notice';
-import { applyNotice, type NoticeRule } from './owner-notice';
+import { ownersOf } from './failure-notice';
+import { applyNotice, type NoticeRule, type OwnerNoticePorts } from './owner-notice';
 
 /**
  * Recipients the mail service refused (SES `MessageRejected`: an unverified address in the sandbox,
@@ -44,11 +44,11 @@ export type RefusedPost = 'message' | 'alert';
 export async function noticeRefusedRecipients(
   definition: ReportDefinition,
   run: RunRefusals,
-  deps: NoticeDependencies,
+  deps: OwnerNoticePorts,
   post: RefusedPost = 'message',
 ): Promise<'sent' | 'unchanged' | 'recorded' | 'lost-race' | 'failed'> {
   try {
-    const result = await applyNotice(refusedRule(definition, deps, post), run, deps.send);
+    const result = await applyNotice(refusedRule(definition, deps, post), run, (email) => deps.mail.send(email));
     if (result.outcome === 'not-sent') throw result.error;
     return result.outcome;
   } catch (error) {
@@ -57,7 +57,7 @@ export async function noticeRefusedRecipients(
   }
 }
 
-function refusedRule(definition: ReportDefinition, deps: NoticeDependencies, post: RefusedPost): NoticeRule<Told, RunRefusals, OutgoingEmail> {
+function refusedRule(definition: ReportDefinition, deps: OwnerNoticePorts, post: RefusedPost): NoticeRule<Told, RunRefusals, OutgoingEmail> {
   const alert = post === 'alert';
   return {
     record: ledgerRecord(deps.ledger, ledgerKey('notify', definition.name, alert ? 'refused alert' : 'refused'), toldSchema, {
@@ -70,7 +70,7 @@ function refusedRule(definition: ReportDefinition, deps: NoticeDependencies, pos
       if (now.length === before.length && now.every((a, i) => a === before[i])) return undefined;
       const added = run.refused.filter((r) => !before.includes(r.address.toLowerCase()));
       const owners = ownersOf(definition).filter((owner) => !now.includes(owner.toLowerCase()));
-      return { next: { addresses: now, runId: run.runId }, message: added.length > 0 && owners.length > 0 ? refusedNotice(definition, run, added, owners, deps.from, post) : undefined };
+      return { next: { addresses: now, runId: run.runId }, message: added.length > 0 && owners.length > 0 ? refusedNotice(definition, run, added, owners, deps.sender, post) : undefined };
     },
     initial: (run) => ({ addresses: [], runId: run.runId }),
   };

@@ -34,7 +34,7 @@ describe('a chat channel failure streak', () => {
     const ledger = new LocalLedger(dir.path('no-mail'));
     const log = recordingLog();
     const definition = parseReportDefinition({ name: 'weekly', title: 'Weekly', datasets: { risks: {} } });
-    const deps = { ledger, send: undefined, from: undefined, log, now: new Date('2026-11-23T06:00:00Z') };
+    const deps = { ledger, mail: undefined, sender: undefined, log, now: new Date('2026-11-23T06:00:00Z') };
     const outcomes = [
       await noticeChannel(definition, failed, 'run-1', deps),
       await noticeChannel(definition, failed, 'run-2', deps),
@@ -67,7 +67,7 @@ describe('a chat channel failure streak', () => {
     };
     const mails: OutgoingEmail[] = [];
     const definition = parseReportDefinition({ name: 'weekly', datasets: { risks: {} }, email: { to: ['team@example.test'], onFailure: ['owner@example.test'] } });
-    const deps = { ledger, send: (m: OutgoingEmail) => Promise.resolve(mails.push(m)), from: 'reports@example.test', log: recordingLog(), now: new Date('2026-11-23T06:00:00Z') };
+    const deps = { ledger, mail: { send: (m: OutgoingEmail) => Promise.resolve(mails.push(m)) }, sender: 'reports@example.test', log: recordingLog(), now: new Date('2026-11-23T06:00:00Z') };
     const outcomes = await Promise.all([noticeChannel(definition, failed, 'run-1', deps), noticeChannel(definition, failed, 'run-1', deps)]);
     expect([...outcomes].sort()).toEqual(['lost-race', 'told']);
     expect(mails.map((m) => [m.to, m.subject])).toEqual([[['owner@example.test'], 'Report "weekly": Microsoft Teams delivery is failing']]);
@@ -96,7 +96,7 @@ describe('a chat channel failure streak', () => {
         ['failed', 'the Microsoft Teams webhook answered 404: the webhook may have been removed; put a new one in the secret'],
       ]);
       const mailer = new SesMailer({ client: ses.client });
-      const deps = { ledger, send: (m: OutgoingEmail) => mailer.send(m), from: 'reports@example.test', log, now: new Date('2026-11-23T06:00:00Z') };
+      const deps = { ledger, mail: mailer, sender: 'reports@example.test', log, now: new Date('2026-11-23T06:00:00Z') };
       for (const result of results) expect(await noticeChannel(definition, result, 'run-1', deps)).toBe('told');
 
       const mails = await ses.fetchStore();

@@ -33,7 +33,7 @@ describe('fields the planning API sends that no column holds', () => {
   it('tells again only when a field appears or goes', async () => {
     const definition = parseReportDefinition(WEEKLY);
     const sent: OutgoingEmail[] = [];
-    const deps = { ledger: jobs.ledger, send: (m: OutgoingEmail) => Promise.resolve(void sent.push(m)), from: 'reports@example.test', log: silentLog };
+    const deps = { ledger: jobs.ledger, mail: { send: (m: OutgoingEmail) => Promise.resolve(void sent.push(m)) }, sender: 'reports@example.test', log: silentLog };
     const run = (runId: string, paths: string[]) =>
       ({ runId, summary: { unexportedFields: { risks: paths.map((path) => ({ path, records: 1 })) } } }) as unknown as Manifest;
     expect(await noticeFieldChanges(definition, run('r1', ['score']), deps)).toBe('sent');
@@ -49,7 +49,7 @@ describe('fields the planning API sends that no column holds', () => {
     const sent: OutgoingEmail[] = [];
     let down = true;
     const send = (m: OutgoingEmail) => (down ? Promise.reject(new Error('SES throttled')) : Promise.resolve(void sent.push(m)));
-    const deps = { ledger: jobs.ledger, send, from: 'reports@example.test', log: silentLog };
+    const deps = { ledger: jobs.ledger, mail: { send }, sender: 'reports@example.test', log: silentLog };
     const run = (runId: string) => ({ runId, summary: { unexportedFields: { risks: [{ path: 'score', records: 1 }] } } }) as unknown as Manifest;
     expect(await noticeFieldChanges(definition, run('r1'), deps)).toBe('failed');
     down = false;

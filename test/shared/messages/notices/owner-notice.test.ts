@@ -81,7 +81,7 @@ describe("the owners' notice engine, when a send fails", () => {
     const mails: OutgoingEmail[] = [];
     let down = true;
     const send = (mail: OutgoingEmail) => (down ? Promise.reject(new Error('SES throttled')) : Promise.resolve(void mails.push(mail)));
-    const deps = { ledger, send, from: 'reports@example.test', log: silentLog, now: new Date('2026-11-23T06:00:00Z') };
+    const deps = { ledger, mail: { send }, sender: 'reports@example.test', log: silentLog, now: new Date('2026-11-23T06:00:00Z') };
     expect(await noticeChannel(definition, failed, 'run-1', deps)).toBe('failed');
     expect((await ledger.get(channelNoticeKey('weekly', failed)))?.value).toMatchObject({ status: 'ok' });
     down = false;
