@@ -1,4 +1,5 @@
 import { systemClock } from '../shared/core/clock';
+import { silentLog } from '../shared/core/logger';
 import { NotFoundError } from '../shared/core/errors';
 import { createLimiter, PlanningApiClient, resolveClientSettings } from '../shared/planning-api';
 import { DEFAULT_API_CONCURRENCY } from '../shared/core/defaults';
@@ -15,7 +16,7 @@ export async function addressHint(error: unknown, source: CredentialsSource, max
   if (!(error instanceof NotFoundError)) return undefined;
   try {
     const credentials = await source.getCredentials();
-    const client = new PlanningApiClient({ now: systemClock, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes, timeoutMs: 15_000 }), retry: { maxAttempts: 2 } });
+    const client = new PlanningApiClient({ clock: systemClock, log: silentLog, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes, timeoutMs: 15_000 }), retry: { maxAttempts: 2 } });
     return addressProblem(await probeGroups(client), credentials)?.hint;
   } catch {
     // The hint is a second opinion: the run's own error has been told already.

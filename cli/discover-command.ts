@@ -1,4 +1,5 @@
 import { systemClock } from '../shared/core/clock';
+import { silentLog } from '../shared/core/logger';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadCliConfig } from '../shared/core/config';
@@ -76,7 +77,7 @@ export async function runDiscoverCommand(argv: readonly string[], io: CommandIo)
       ? fileCredentialsSource(resolve(io.cwd, args.credentials))
       : new SecretsManagerCredentialsSource({ secretId: args['secret-id']!, maxAgeSeconds: config.SECRET_MAX_AGE_SECONDS });
     const credentials = await source.getCredentials();
-    const client = new PlanningApiClient({ now: systemClock, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES }) });
+    const client = new PlanningApiClient({ clock: systemClock, log: silentLog, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES }) });
     io.stdout.write(`checking ${credentials.email} against ${credentials.baseUrl} and ${credentials.legacyBaseUrl} (company prefix ${credentials.companyPrefix})\n\n`);
     const found = await discover(client);
     io.stdout.write(formatDiscovery(found));

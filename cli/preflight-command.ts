@@ -1,4 +1,5 @@
 import { systemClock } from '../shared/core/clock';
+import { silentLog } from '../shared/core/logger';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { awsRegion, loadPreflightConfig, type PreflightConfig } from '../shared/core/config';
@@ -65,7 +66,7 @@ function awsPorts(region: string, config: PreflightConfig): PreflightPorts {
     storedReports: (bucket) => new DefinitionStore(new S3Storage({ bucket, prefix: '', client: createS3Client(config.AWS_ENDPOINT_URL_S3, region) }), { maxAgeSeconds: config.DEFINITIONS_MAX_AGE_SECONDS }),
     // The discover probe: one question per group, a few retries at most (a preflight waits for no outage).
     probeApi: async (credentials) => {
-      const client = new PlanningApiClient({ now: systemClock, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES, timeoutMs: 15_000 }), retry: { maxAttempts: 2 } });
+      const client = new PlanningApiClient({ clock: systemClock, log: silentLog, credentials, limiter: createLimiter(DEFAULT_API_CONCURRENCY), settings: resolveClientSettings({ maxResponseBytes: config.API_MAX_RESPONSE_BYTES, timeoutMs: 15_000 }), retry: { maxAttempts: 2 } });
       const groups = await probeGroups(client);
       return {
         groups: groups.map((g) => ({ group: g.group, title: GROUP_TITLES[g.group], ok: g.ok, detail: g.detail, reason: g.reason })),

@@ -265,7 +265,7 @@ export class ReportExporterStack extends Stack {
         period: FIVE_MINUTES,
         statistic: cloudwatch.Stats.SUM,
       }),
-      'An export failed (custom metric ExportFailed, including failures that were not retried, e.g. a bad definition).',
+      'An export failed for good (custom metric ExportFailed): a failure no retry mends (e.g. a bad definition), or the last attempt of a run. Attempts another follows count as ExportRetried, not here: one failed run, one count.',
     );
 
     this.addOutputs();

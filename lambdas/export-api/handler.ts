@@ -51,7 +51,7 @@ const runLinks = {
 };
 
 const api = createApiRouter({
-  now: systemClock,
+  clock: systemClock,
   definitions,
   inline,
   jobs,

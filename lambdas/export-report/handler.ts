@@ -1,5 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
+import { RetryableExportError } from '../../shared/core/errors';
 import { METRIC, SCHEDULED_RUNS } from '../../shared/core/names';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { systemClock } from '../../shared/core/clock';
@@ -97,13 +98,15 @@ function jobContext(remainingMs: number): JobContext {
 async function exportJob(request: ExportJobRequest, remainingMs: number, known?: RunAttempt): Promise<JobOutcome> {
   logger.appendKeys({ report: request.report, exportId: request.exportId, source: request.source ?? 'manual' });
   let outcome: JobOutcome;
+  // The queue door knows its attempt (the receive count); Lambda's asynchronous invocation says nothing
+  // of its retries, so the ledger counts them: only the last attempt tells the owners of a retryable failure.
+  const attempt = known ?? (await countAttempt(request, { ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS));
   try {
-    // The queue door knows its attempt (the receive count); Lambda's asynchronous invocation says nothing
-    // of its retries, so the ledger counts them: only the last attempt tells the owners of a retryable failure.
-    const attempt = known ?? (await countAttempt(request, { ledger, clock: systemClock }, LAMBDA_ASYNC_ATTEMPTS));
     outcome = await runJob(request, { ...jobContext(remainingMs), attempt });
   } catch (error) {
-    metrics.addMetric(METRIC.ExportFailed, MetricUnit.Count, 1);
+    // An alarm counts a failed run once: a retryable failure another attempt follows is a retry, not a failure yet.
+    const retried = error instanceof RetryableExportError && !attempt.last;
+    metrics.addMetric(retried ? METRIC.ExportRetried : METRIC.ExportFailed, MetricUnit.Count, 1);
     throw error;
   }
   const metric = { succeeded: METRIC.ExportSucceeded, failed: METRIC.ExportFailed, skipped: METRIC.ExportSkipped }[outcome.status];

@@ -73,6 +73,8 @@ export interface ChannelWords {
   readonly unsubscribe: string;
   /** An alert's first line crossed "and 2 more". */
   andMore(first: string, count: number): string;
+  /** "Open risks: 58", "Risques ouverts : 58": a label and its value, with the language's colon. */
+  labelled(label: string, value: string): string;
 }
 
 /** The channel words of `messages` (the reader's, resolved once with the reader's format). */
@@ -89,6 +91,7 @@ export function channelWords(messages: Messages): ChannelWords {
     freshCopy: messages.t('email.freshCopy'),
     unsubscribe: messages.t('email.unsubscribe'),
     andMore: (first, count) => messages.t('alert.andMore', { first, count }),
+    labelled: (label, value) => messages.t('term.labelled', { label, value }),
   };
 }
 
@@ -124,9 +127,9 @@ export interface AlertMessage {
   readonly words?: ChannelWords | undefined;
 }
 
-/** "Open high or critical risks: 30, above 29": a line as one text. */
-export function alertLineText(line: AlertLine): string {
-  return `${line.rule}: ${line.text}`;
+/** "Open high or critical risks: 30, above 29": a line as one text, with the words' colon ("… : 30" in French). */
+export function alertLineText(line: AlertLine, words: ChannelWords = ENGLISH): string {
+  return words.labelled(line.rule, line.text);
 }
 
 export interface Channel {

@@ -1,4 +1,4 @@
-import { clip, wordsOf, type AlertMessage, type AttentionLine, type Channel, type ChannelMessage, type ChannelWords } from './channel';
+import { alertLineText, clip, wordsOf, type AlertMessage, type AttentionLine, type Channel, type ChannelMessage, type ChannelWords } from './channel';
 
 /**
  * Slack incoming webhook: a Block Kit message. Slack refuses a message with more than 50 blocks or a
@@ -77,7 +77,7 @@ export function slackPayload(message: ChannelMessage): { text: string; blocks: B
   // Headline sections fill what is left of the 50 blocks; the rest are in the workbook.
   const room = SLACK_LIMITS.blocks - top.length - bottom.length;
   const headline = message.headline.slice(0, room).map((s) =>
-    section(fitLines(`*${slackEscape(s.heading)}*`, s.figures.map((f) => `${slackEscape(f.label)}: *${slackEscape(f.value)}*`), 0, SLACK_LIMITS.text, words)),
+    section(fitLines(`*${slackEscape(s.heading)}*`, s.figures.map((f) => words.labelled(slackEscape(f.label), `*${slackEscape(f.value)}*`)), 0, SLACK_LIMITS.text, words)),
   );
   // The notification and the fallback: the headline figures, not the change counts.
   return { text: clip(slackEscape(`${message.title}: ${message.notification}`), SLACK_LIMITS.text), blocks: [...top, ...headline, ...bottom] };
@@ -92,14 +92,15 @@ export function slackAlertPayload(message: AlertMessage): { text: string; blocks
   const more = message.lines.length - shown.length;
   const lines = shown.map((l, i) => ({
     type: 'section',
-    text: mrkdwn(`*${slackEscape(l.rule)}*: ${slackEscape(l.text)}${i === shown.length - 1 && more > 0 ? `\n${slackEscape(words.more(more, false))}` : ''}`),
+    text: mrkdwn(`${words.labelled(`*${slackEscape(l.rule)}*`, slackEscape(l.text))}${i === shown.length - 1 && more > 0 ? `\n${slackEscape(words.more(more, false))}` : ''}`),
   }));
   const button = message.workbookUrl && message.workbookUrl.length <= SLACK_LIMITS.url
     ? [{ type: 'actions', elements: [{ type: 'button', action_id: 'open-workbook', text: { type: 'plain_text', text: words.openWorkbook }, url: message.workbookUrl }] }]
     : [];
   const first = message.lines[0];
   // The notification's text is what crossed, not only that something did.
-  const summary = first ? `${message.title}: ${first.rule}: ${first.text}${message.lines.length > 1 ? ` and ${message.lines.length - 1} more` : ''}` : message.title;
+  const crossed = first && (message.lines.length > 1 ? words.andMore(alertLineText(first, words), message.lines.length - 1) : alertLineText(first, words));
+  const summary = crossed ? words.labelled(message.title, crossed) : message.title;
   return {
     text: clip(slackEscape(summary), SLACK_LIMITS.text),
     blocks: [

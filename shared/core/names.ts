@@ -29,8 +29,10 @@ export const WEBHOOK_SECRET_PREFIX = 'planning-report-exporter/webhooks/';
 /** The custom metrics the handlers publish (export-report, export-api, definitions-sync). */
 export const METRIC = {
   ExportSucceeded: 'ExportSucceeded',
-  /** An export failed, including failures that are not retried (a bad definition). Alarmed. */
+  /** An export failed for good: a failure no retry mends (a bad definition), or its run's last attempt failed. Alarmed: one per failed run. */
   ExportFailed: 'ExportFailed',
+  /** An attempt failed and another follows (a throttle, a blip): counted, not alarmed; ExportFailed counts the run if the last fails too. */
+  ExportRetried: 'ExportRetried',
   ExportSkipped: 'ExportSkipped',
   ExportedRows: 'ExportedRows',
   ExportDuration: 'ExportDuration',

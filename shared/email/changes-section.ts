@@ -49,7 +49,7 @@ export function changesHeading(digest: ChangesDigest, format: ReaderFormat): str
 export function countsText(digest: ChangesDigest, format: ReaderFormat): string {
   const c = digest.counts;
   if (c.added + c.removed + c.changed + c.scope === 0) return format.t('term.nothingChanged');
-  const parts = [format.t('changes.counts', { added: format.integer(c.added), removed: format.integer(c.removed), changed: format.integer(c.changed) })];
+  const parts = [format.t('changes.counts', { added: format.integer(c.added), removed: format.integer(c.removed), changed: format.integer(c.changed), addedCount: c.added, removedCount: c.removed, changedCount: c.changed })];
   if (c.scope > 0) parts.push(format.t('changes.scopeCount', { count: c.scope }));
   return `${parts.join(', ')}.`;
 }
@@ -66,7 +66,7 @@ export function changesSection(digest: ChangesDigest, format: ReaderFormat): Sum
     lines.push({ label: format.t('term.inAll'), value: countsText(digest, format) });
     for (const row of digest.top) {
       const label = [row.table, row.key, row.title].filter((p) => p).join(' ');
-      lines.push({ label, value: changeValue(row), ...(row.link && { link: { ...row.link, text: label } }) });
+      lines.push({ label, value: changeValue(row, format), ...(row.link && { link: { ...row.link, text: label } }) });
     }
     const more = leftOutText(digest, format);
     if (more) lines.push({ label: format.t('term.more'), value: more });
@@ -74,7 +74,8 @@ export function changesSection(digest: ChangesDigest, format: ReaderFormat): Sum
   return { heading: changesHeading(digest, format), role: 'changes', lines };
 }
 
-function changeValue(row: ChangesDigestRow): string {
-  if (row.kind === 'changed') return `${row.what}: ${row.from ?? '–'} → ${row.to ?? '–'}`;
+function changeValue(row: ChangesDigestRow, format: ReaderFormat): string {
+  // "Statut : In Progress → Mitigated": French sets a space before the colon.
+  if (row.kind === 'changed') return format.t('term.labelled', { label: row.what, value: `${row.from ?? '–'} → ${row.to ?? '–'}` });
   return [row.what, row.from, row.to].filter((p) => p).join(' ');
 }

@@ -160,7 +160,7 @@ function renderText(model: EmailModel): string {
     for (const line of section.lines) {
       // A linked label keeps its tracker address, as the HTML part's link does.
       const label = line.link ? cellText({ ...line.link, text: line.label }, 'link', format, true) : line.label;
-      lines.push(`  ${label}: ${figureText(line, format, true)}`);
+      lines.push(`  ${format.t('term.labelled', { label, value: figureText(line, format, true) })}`);
     }
     const grid = section.grid;
     if (!grid) continue;
@@ -168,16 +168,16 @@ function renderText(model: EmailModel): string {
     for (const row of grid.rows) {
       if (section.role === 'attention') {
         const [what, item, why] = row.values;
-        const itemText = item ? `${cellText(item, 'link', format, true)}: ` : '';
         // An "n more" row names no kind: the rows above it do.
-        const whatText = what === null || what === undefined ? '' : `${cellText(what, 'text', format, false)} `;
-        lines.push(`  - ${whatText}${itemText}${cellText(why, 'text', format, false)}`);
+        const named = [what === null || what === undefined ? '' : cellText(what, 'text', format, false), item ? cellText(item, 'link', format, true) : ''].filter((p) => p !== '').join(' ');
+        const reason = cellText(why, 'text', format, false);
+        lines.push(`  - ${item ? format.t('term.labelled', { label: named, value: reason }) : `${named} ${reason}`.trim()}`);
         continue;
       }
       const [first, ...rest] = shown;
       const head = first ? cellText(row.values[first.i], first.c.type, format, true) : '';
       const tail = rest.map(({ c, i }) => `${c.label} ${cellText(row.values[i], c.type, format, true)}`).join(', ');
-      lines.push(`  ${head}: ${tail}`);
+      lines.push(`  ${format.t('term.labelled', { label: head, value: tail })}`);
     }
   }
   if (model.trends) lines.push(...renderTrendsText(model.trends, model.format));

@@ -39,8 +39,8 @@ export function describeFanOutFailure(part: FanOutPart, error: CaughtError): Omi
 
 /**
  * Whether the part that failed had told its failure itself: the assembler is an export job, which
- * publishes ReportFailed before it throws a retryable failure for its retries, and tells the owners
- * on its last try (it knows its State.RetryCount, job/attempt.ts), the only one a Catch sees this from.
+ * publishes ReportFailed and tells the owners on its last try, before it throws the retryable failure
+ * (it knows its State.RetryCount, job/attempt.ts), the only one a Catch sees this from.
  */
 export function toldByTheJob(part: FanOutPart, error: CaughtError): boolean {
   return part === 'assemble' && error.Error === RetryableExportError.errorName;

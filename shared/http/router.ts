@@ -37,7 +37,7 @@ export interface ApiDependencies {
   /** Whether (and how) inline definitions are accepted; default: off. */
   readonly inline?: InlinePolicy;
   /** The door's clock (core/clock.ts). */
-  readonly now: Clock;
+  readonly clock: Clock;
   readonly newId?: () => string;
   /** Lifetime of the download links in a status answer. */
   readonly presignedSeconds?: number;
@@ -79,7 +79,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
   }
   const suppressions = deps.suppressions;
   if (suppressions) {
-    const unsubscribe = { ledger: suppressions, linkKeys: deps.linkKeys, now: deps.now, log: deps.log, definitions: deps.definitions };
+    const unsubscribe = { ledger: suppressions, linkKeys: deps.linkKeys, clock: deps.clock, log: deps.log, definitions: deps.definitions };
     app.route((reqCtx) => unsubscribePage(reqCtx.params.token!, unsubscribe, readerOf(reqCtx)), { method: READ, path: '/unsubscribe/:token', middleware: tokens });
     app.route(async (reqCtx) => unsubscribeAction(reqCtx.params.token!, await reqCtx.req.text(), unsubscribe, readerOf(reqCtx)), {
       method: 'POST',
@@ -176,7 +176,7 @@ async function startExport(reqCtx: RequestContext, deps: ApiDependencies): Promi
   }
   // A definition that cannot run is a ReportDefinitionError: answered 400 with its issues (http-errors.ts).
   const reportName = resolveDefinition(parsed.data, await configuredDefinition(parsed.data, deps.definitions), deps.inline).name;
-  const now = deps.now();
+  const now = deps.clock();
   const start = await startOrJoin(parsed.data, reportName, deps, now);
   if (start.kind === 'join') {
     deps.log.info('export request joined a running export', { report: reportName, exportId: start.exportId, requestId: requestIdOf(reqCtx) });
@@ -249,7 +249,7 @@ async function exportStatus(reqCtx: RequestContext, deps: ApiDependencies): Prom
   const manifest = manifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   const folder = status.manifestKey.slice(0, status.manifestKey.lastIndexOf('/'));
   const seconds = deps.presignedSeconds ?? 3600;
-  const expiresAt = new Date(deps.now().getTime() + seconds * 1000).toISOString();
+  const expiresAt = new Date(deps.clock().getTime() + seconds * 1000).toISOString();
   const files = await Promise.all(
     manifest.files.map(async (f) => ({
       ...f,
@@ -265,7 +265,7 @@ async function followLink(reqCtx: RequestContext, deps: ApiDependencies): Promis
     keys: await deps.linkKeys(),
     presign: deps.presign,
     log: deps.log,
-    now: deps.now(),
+    now: deps.clock(),
   });
   if (resolution.status === 403) throw new ForbiddenError(LINK_TOKEN_PUBLIC_MESSAGE);
   return {
@@ -285,7 +285,7 @@ function runLinkDeps(deps: ApiDependencies): RunLinkDependencies | undefined {
     storage: deps.storage,
     linkKeys: deps.linkKeys,
     log: deps.log,
-    now: deps.now,
+    clock: deps.clock,
     ...(deps.newId && { newId: deps.newId }),
   };
 }
@@ -312,7 +312,7 @@ async function runPage(reqCtx: RequestContext, deps: ApiDependencies, runDeps: R
 async function startFromRunPage(reqCtx: RequestContext, deps: ApiDependencies, runDeps: RunLinkDependencies): Promise<PageResponse> {
   const token = reqCtx.params.token!;
   const pageToken = new URLSearchParams(await reqCtx.req.text()).get('page') ?? undefined;
-  const now = deps.now();
+  const now = deps.clock();
   const reader = readerOf(reqCtx);
   if (!verifyRunPageToken(pageToken, token, await deps.linkKeys(), now)) {
     deps.log.warn('run link start refused', { reason: pageToken === undefined ? 'no-page-token' : 'bad-page-token', requestId: requestIdOf(reqCtx) });
@@ -342,7 +342,7 @@ async function runDownload(reqCtx: RequestContext, deps: ApiDependencies, runDep
 async function renderPage(view: RunView, token: string, deps: ApiDependencies, reader: PageReader, options: { download?: boolean } = {}): Promise<PageResponse> {
   // A form wherever the page offers a fresh copy: nothing to show, a failure, or an export from earlier.
   const withForm = view.state === 'ready' || view.state === 'failed' || (view.state === 'done' && !view.fresh);
-  const now = deps.now();
+  const now = deps.clock();
   const pageToken = withForm ? createRunPageToken(token, (await deps.linkKeys()).current, now) : undefined;
   // A view of a refused link knows no report: the browser's language.
   return renderRunPage(view, token, { ...options, ...(pageToken !== undefined && { pageToken }), locale: pageLocale(undefined, reader.acceptLanguage) });

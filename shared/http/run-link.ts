@@ -48,7 +48,7 @@ export interface RunLinkDependencies {
   /** A queued or running job whose status has not changed for this long is dead (export timeout + margin). */
   readonly staleAfterMs: number;
   /** The door's clock (core/clock.ts). */
-  readonly now: Clock;
+  readonly clock: Clock;
   readonly newId?: () => string;
 }
 
@@ -125,7 +125,7 @@ export interface PageReader {
 
 /** `GET /run/{token}`: the export to show (running, or finished and reusable), or the button. */
 export async function viewRunLink(token: string | undefined, deps: RunLinkDependencies, reader: PageReader = {}): Promise<RunView> {
-  const now = deps.now();
+  const now = deps.clock();
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id), reader);
   if (!claims || token === undefined) return { state: 'refused' };
   const joined = await joinable(await heldRun(claims.report, deps, now), claims, token, deps, now);
@@ -134,7 +134,7 @@ export async function viewRunLink(token: string | undefined, deps: RunLinkDepend
 
 /** `POST /run/{token}` (the button): start, join or reuse an export of the token's report. */
 export async function startRunLink(token: string | undefined, deps: RunLinkDependencies, reader: PageReader = {}): Promise<RunView> {
-  const now = deps.now();
+  const now = deps.clock();
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id), reader);
   if (!claims || token === undefined) return { state: 'refused' };
   const page = pageOf(claims);
@@ -197,7 +197,7 @@ function limited(claims: AdmittedClaims, page: PageOf, deps: RunLinkDependencies
  * token's report owns. One job-status read; revocation comes from `isRevoked` (cached).
  */
 export async function showRun(token: string | undefined, exportId: string | undefined, deps: RunLinkDependencies, reader: PageReader = {}): Promise<RunView> {
-  const now = deps.now();
+  const now = deps.clock();
   const claims = await admit(token, deps, now, deps.isRevoked ?? ((id) => deps.ledger.isRevoked(id)), reader);
   if (!claims || token === undefined || exportId === undefined || !EXPORT_ID_PATTERN.test(exportId)) return { state: 'refused' };
   const job = await deps.jobs.get(exportId);
@@ -229,7 +229,7 @@ export async function findRunDownload(
   file: string | undefined,
   deps: RunLinkDependencies,
 ): Promise<RunDownload> {
-  const now = deps.now();
+  const now = deps.clock();
   const claims = await admit(token, deps, now, (id) => deps.ledger.isRevoked(id));
   if (!claims || exportId === undefined || !EXPORT_ID_PATTERN.test(exportId)) return { state: 'refused' };
   const job = await deps.jobs.get(exportId);

@@ -28,7 +28,7 @@ import type { PageReader } from './run-link';
 export interface UnsubscribeDependencies {
   readonly ledger: Ledger;
   readonly linkKeys: () => Promise<LinkVerificationKeys>;
-  readonly now: Clock;
+  readonly clock: Clock;
   readonly log: Log;
   /** The configured reports: a page speaks its report's `locale` when the token names none; without, the browser's language. */
   readonly definitions?: DefinitionCatalog | undefined;
@@ -50,7 +50,7 @@ export async function unsubscribeAction(token: string, body: string | undefined,
   if (form.get('List-Unsubscribe') === 'One-Click') {
     // Answered 200 only once it is recorded: a mail provider retries a 5xx, never a 200.
     return recorded(deps, 'one-click', words, async () => {
-      await list.suppress(claims.report, claims.to, 'unsubscribed', deps.now());
+      await list.suppress(claims.report, claims.to, 'unsubscribed', deps.clock());
       deps.log.info('recipient unsubscribed (one-click)', { report: claims.report });
       return { statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: 'Unsubscribed.\n' };
     });
@@ -58,7 +58,7 @@ export async function unsubscribeAction(token: string, body: string | undefined,
   if (form.get('action') === 'resubscribe') {
     return recorded(deps, 'page', words, async () => {
       // The reader's token lifts the reader's own unsubscribe only: a bounce or a complaint is the owners' to lift.
-      const lifted = await list.lift(claims.report, claims.to, deps.now(), 'unsubscribed');
+      const lifted = await list.lift(claims.report, claims.to, deps.clock(), 'unsubscribed');
       if (lifted === 'kept') return pageFor(claims, token, await suppressionOf(claims, deps), words);
       deps.log.info('recipient subscribed again', { report: claims.report });
       return confirmPage(claims, token, words, words.t('unsubscribe.again', { report: claims.report }));
@@ -66,7 +66,7 @@ export async function unsubscribeAction(token: string, body: string | undefined,
   }
   if (form.get('action') === 'unsubscribe') {
     return recorded(deps, 'page', words, async () => {
-      await list.suppress(claims.report, claims.to, 'unsubscribed', deps.now());
+      await list.suppress(claims.report, claims.to, 'unsubscribed', deps.clock());
       deps.log.info('recipient unsubscribed (page)', { report: claims.report });
       return pageFor(claims, token, await suppressionOf(claims, deps), words);
     });
@@ -119,7 +119,7 @@ function pageFor(claims: UnsubscribeClaims, token: string, suppression: Suppress
 
 async function admit(token: string, deps: UnsubscribeDependencies): Promise<UnsubscribeClaims | undefined> {
   try {
-    return verifyUnsubscribeToken(token, await deps.linkKeys(), deps.now());
+    return verifyUnsubscribeToken(token, await deps.linkKeys(), deps.clock());
   } catch (error) {
     // The token is the credential: log why it was refused, never the token.
     deps.log.warn('unsubscribe link refused', { reason: linkTokenFailure(error) ?? errorMessage(error) });

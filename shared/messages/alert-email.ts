@@ -20,9 +20,9 @@ const SUBJECT_MAX = 200;
 export function alertEmail(message: AlertMessage, report: string, to: string, options: AlertEmailOptions): OutgoingEmail {
   const words = wordsOf(message);
   const first = message.lines[0];
-  const crossed = first && (message.lines.length > 1 ? words.andMore(alertLineText(first), message.lines.length - 1) : alertLineText(first));
+  const crossed = first && (message.lines.length > 1 ? words.andMore(alertLineText(first, words), message.lines.length - 1) : alertLineText(first, words));
   // Risk titles reach the subject: cleaned of line breaks and control characters as the report's is.
-  const subject = subjectLine(crossed ? `${message.title}: ${crossed}` : message.title, SUBJECT_MAX);
+  const subject = subjectLine(crossed ? words.labelled(message.title, crossed) : message.title, SUBJECT_MAX);
   const link = message.workbookUrl;
   const out = options.unsubscribeUrl;
   const text = [
@@ -30,7 +30,7 @@ export function alertEmail(message: AlertMessage, report: string, to: string, op
     words.generated(message.generated),
     '',
     `${words.linesCrossed}:`,
-    ...message.lines.map((l) => `- ${alertLineText(l)}`),
+    ...message.lines.map((l) => `- ${alertLineText(l, words)}`),
     '',
     ...(link ? [`${words.openWorkbook}: ${link}`, ''] : []),
     words.run(message.runId),

@@ -1,6 +1,7 @@
 import type { ChannelTarget } from '../channels/delivery-option';
 import { deliverToChannels, type ChannelDeliveryDependencies, type ChannelResult } from '../channels/deliver';
 import { errorMessage } from '../core/errors';
+import type { OutgoingEmail } from '../email/ses-mailer';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import { noticeChannel } from './notices/channel-notice';
@@ -65,7 +66,9 @@ async function toldChannels(definition: ReportDefinition, targets: readonly Chan
 
 /** Keeps each posted (or failed) channel's failure streak; the owners hear once per streak (channel-notice.ts). */
 async function noticeChannels(definition: ReportDefinition, result: ExportResult, results: readonly ChannelResult[], context: MessagePorts, now: Date): Promise<void> {
-  const noticeDeps = { ledger: context.ledger, send: context.mail && ((email: Parameters<NonNullable<MessagePorts['mail']>['send']>[0]) => context.mail!.send(email)), from: context.sender, log: context.log, now };
+  const { mail } = context;
+  const send = mail && ((email: OutgoingEmail) => mail.send(email));
+  const noticeDeps = { ledger: context.ledger, send, from: context.sender, log: context.log, now };
   await Promise.all(
     results.filter((r) => r.status !== 'skipped').map((r) =>
       noticeChannel(definition, r, result.manifest.runId, noticeDeps).catch((error: unknown) => {

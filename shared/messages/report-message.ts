@@ -83,11 +83,12 @@ function headlineSection(section: SummarySection, format: ReaderFormat): Message
 function attentionLines(section: SummarySection, format: ReaderFormat): AttentionLine[] {
   return (section.grid?.rows ?? []).map((row) => {
     const [what, item, why] = row.values;
-    const itemText = item ? ` ${cellText(item, 'link', format, false)}:` : '';
+    const named = [what === null || what === undefined ? '' : cellText(what, 'text', format, false), item ? cellText(item, 'link', format, false) : ''].filter((p) => p !== '').join(' ');
+    const reason = cellText(why, 'text', format, false);
     const web = isLink(item) ? item.web : undefined;
     return {
-      // An "n more" row names no kind: the lines above it do.
-      text: `${what === null || what === undefined ? '' : cellText(what, 'text', format, false)}${itemText} ${cellText(why, 'text', format, false)}`.trimStart(),
+      // An "n more" row names no item: its reason is the line.
+      text: item ? format.t('term.labelled', { label: named, value: reason }) : `${named} ${reason}`.trim(),
       ...(web !== undefined && isWebUrl(web) && { url: web }),
     };
   });
@@ -99,5 +100,6 @@ export const CHAT_TOP_CHANGES = 5;
 /** A line of "What changed" (the counts first, unlabelled), linked to the changed item's tracker page when changes.csv has one. */
 function changeLine(line: SummaryLine, first: boolean, format: ReaderFormat): AttentionLine {
   const web = line.link && webUrlOf(line.link);
-  return { text: `${first ? '' : `${line.label}: `}${cellText(line.value, line.type, format, false)}`, ...(web !== undefined && { url: web }) };
+  const value = cellText(line.value, line.type, format, false);
+  return { text: first ? value : format.t('term.labelled', { label: line.label, value }), ...(web !== undefined && { url: web }) };
 }

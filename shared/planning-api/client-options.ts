@@ -17,22 +17,23 @@ export interface PlanningApiClientOptions {
   limiter: ConcurrencyLimiter;
   /** The tenant's rate shared with its other runs (transport/pace.ts); default: none, the limiter alone. */
   pace?: RequestPace | undefined;
-  log?: Log;
+  /** The door's log (a command that shows nothing passes silentLog): resolved at the door, as the settings are. */
+  log: Log;
   /** Sizes and time limit, resolved once by the client's maker (resolveClientSettings) and passed whole. */
   settings: ClientSettings;
   /**
-   * Overall deadline, in ms on the `now` clock (epoch ms by default): no request, retry or backoff
+   * Overall deadline, in epoch ms on `clock`: no request, retry or backoff
    * goes past it; a request then fails with DeadlineExceededError. Default: none.
    */
   deadline?: number | undefined;
   retry?: Partial<RetryOptions>;
   /** Injected for tests: the signal that ends an attempt after timeoutMs (default AbortSignal.timeout). */
   timeoutSignal?: (ms: number) => AbortSignal;
-  /** Injected for tests: backoff sleep, jitter source and clock (Retry-After dates). */
+  /** Injected for tests: backoff sleep and jitter source. */
   sleep?: Sleep;
   random?: () => number;
   /** The door's clock: the deadline and Retry-After are times on it. */
-  now: Clock;
+  clock: Clock;
   /** Metrics hook, called once per attempt. Errors thrown by it are logged and ignored. */
   onRequest?: ((event: RequestEvent) => void) | undefined;
 }

@@ -1,5 +1,5 @@
 import { PlanningApiError, SchemaMismatchError } from '../core/errors';
-import { silentLog, type Log } from '../core/logger';
+import type { Log } from '../core/logger';
 import { timerSleep } from '../core/retry/retry';
 import type { PlanningApiClientOptions } from './client-options';
 import { API_BOARD_ITEMS_PAGE_SIZE } from './client-settings';
@@ -120,7 +120,7 @@ export class PlanningApiClient {
   constructor(options: PlanningApiClientOptions) {
     const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes } = options.settings;
     this.#listLimits = { maxPages: maxListPages, maxBytes: maxListBytes };
-    this.#log = options.log ?? silentLog;
+    this.#log = options.log;
     this.#boardItemsPageSize = boardItemsPageSize;
     const limiter = options.limiter;
     this.#concurrency = limiter.limit;
@@ -140,8 +140,8 @@ export class PlanningApiClient {
       pageLimit,
       sleep: options.sleep ?? timerSleep,
       random: options.random ?? Math.random,
-      // Deadlines are on the run's clock (the doors pass it); a client made alone keeps the system's.
-      now: () => options.now().getTime(),
+      // Deadlines are on the door's clock, as epoch ms.
+      now: () => options.clock().getTime(),
       onRequest: options.onRequest,
       listLimits: this.#listLimits,
     });

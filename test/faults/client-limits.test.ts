@@ -117,7 +117,7 @@ describe('client limits', () => {
     const client = planningClient({
       credentials: sim.credentials(),
       deadline: now + 1500,
-      now: () => new Date(now),
+      clock: () => new Date(now),
       timeoutSignal: (ms) => {
         limits.push(ms);
         return attempt.signal;

@@ -93,7 +93,7 @@ describe("the Lambdas' bundling", () => {
   });
 
   it('answers the export API\'s errors by their own status through the minified router', async () => {
-    const api = b.createApiRouter({ definitions: b.catalogOf({}), log: silentLog, now: () => new Date('2026-11-23T06:00:00Z') });
+    const api = b.createApiRouter({ definitions: b.catalogOf({}), log: silentLog, clock: () => new Date('2026-11-23T06:00:00Z') });
     const body = JSON.stringify({ report: 'nope' });
     const refused = await api.resolve(httpApiEvent('POST', 'POST /exports', '/exports', { body }), lambdaContext('export-api'));
     expect(refused.statusCode).toBe(400);

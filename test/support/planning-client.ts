@@ -26,7 +26,8 @@ export type FlatClientOptions = Partial<Omit<PlanningApiClientOptions, 'settings
 export function planningClient(options: FlatClientOptions & Pick<PlanningApiClientOptions, 'credentials'>): PlanningApiClient {
   const { timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes, ...rest } = options;
   return new PlanningApiClient({
-    now: systemClock,
+    clock: systemClock,
+    log: silentLog,
     limiter: createLimiter(DEFAULT_API_CONCURRENCY),
     ...rest,
     settings: resolveClientSettings({ timeoutMs, pageLimit, boardItemsPageSize, maxResponseBytes, maxListPages, maxListBytes }),

@@ -33,6 +33,9 @@ export interface RunAlerts {
   readonly written: readonly string[];
 }
 
+/** What the alert stage reads of the job's context: the deliver stage's ports but the run's storage (an alert attaches no file). */
+type AlertContext = Omit<DeliveryContext, 'storage'>;
+
 const nothing = (reason: string): RunAlerts => ({ sent: false, reason, rules: [], channels: [], written: [] });
 
 /**
@@ -48,7 +51,7 @@ export type SteppedAlerts =
  * Reads the rules against the run and steps each rule's crossing state in the ledger (once per run:
  * a retry reads the step its first attempt wrote). Never throws: a failure is the outcome's reason.
  */
-export async function stepAlerts(job: ExportedJob, context: DeliveryContext): Promise<SteppedAlerts> {
+export async function stepAlerts(job: ExportedJob, context: Pick<DeliveryContext, 'ledger' | 'log' | 'outbox' | 'mail' | 'channels'>): Promise<SteppedAlerts> {
   const { definition, result } = job;
   const skip = (reason: string): SteppedAlerts => ({ kind: 'skip', outcome: nothing(reason) });
   if (!definition.alerts) return skip('the report names no alerts');
@@ -84,7 +87,7 @@ export async function stepAlerts(job: ExportedJob, context: DeliveryContext): Pr
  * Never throws: an alert that could not go out is said in `reason` (and owed to its target by the
  * next run, alert-owed.ts), and the published run stays published.
  */
-export async function alertRun(job: ExportedJob, context: DeliveryContext, stepped: SteppedAlerts, covered: CoveredTargets = NOBODY): Promise<RunAlerts> {
+export async function alertRun(job: ExportedJob, context: AlertContext, stepped: SteppedAlerts, covered: CoveredTargets = NOBODY): Promise<RunAlerts> {
   if (stepped.kind === 'skip') return stepped.outcome;
   try {
     return await sendRunAlert(job, context, stepped, covered);
@@ -94,7 +97,7 @@ export async function alertRun(job: ExportedJob, context: DeliveryContext, stepp
   }
 }
 
-async function sendRunAlert(job: ExportedJob, context: DeliveryContext, stepped: SteppedAlerts & { kind: 'read' }, covered: CoveredTargets): Promise<RunAlerts> {
+async function sendRunAlert(job: ExportedJob, context: AlertContext, stepped: SteppedAlerts & { kind: 'read' }, covered: CoveredTargets): Promise<RunAlerts> {
   const { definition, result } = job;
   const { news: lines, rules } = stepped;
   const run = { runId: result.manifest.runId };
@@ -130,7 +133,7 @@ function alertReason(runId: string, crossed: readonly string[], news: number, se
 }
 
 /** The owners hear of an alert channel that keeps failing through the owners' notice engine, once per streak, as of the report's own channels. */
-async function noticeAlertChannels(job: ExportedJob, channels: readonly ChannelResult[], context: DeliveryContext, now: Date): Promise<void> {
+async function noticeAlertChannels(job: ExportedJob, channels: readonly ChannelResult[], context: AlertContext, now: Date): Promise<void> {
   if (context.outbox || isInline(job.request)) return;
   const deps = { ledger: context.ledger, send: context.mail && ((email: OutgoingEmail) => context.mail!.send(email)), from: context.sender, log: context.log, now };
   for (const channel of channels.filter((c) => c.status !== 'skipped')) {
@@ -145,7 +148,7 @@ async function noticeAlertChannels(job: ExportedJob, channels: readonly ChannelR
  * once while it stays refused, as of the report's own recipients (recipient-notice.ts). Only a run
  * that e-mailed an alert says who is refused: one with nothing to tell would clear the set.
  */
-async function noticeRefusedAlertRecipients(job: ExportedJob, sent: AlertDelivery, context: DeliveryContext, now: Date): Promise<void> {
+async function noticeRefusedAlertRecipients(job: ExportedJob, sent: AlertDelivery, context: AlertContext, now: Date): Promise<void> {
   const mail = context.mail;
   const from = context.sender ?? job.definition.email?.from;
   if (!mail || !from || context.outbox || isInline(job.request) || sent.emailed.length + sent.notEmailed.length === 0) return;

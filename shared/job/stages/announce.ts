@@ -74,17 +74,25 @@ async function tellFieldChanges(definition: ReportDefinition, result: ExportResu
   await noticeFieldChanges(definition, result.manifest, { ledger: context.ledger, send: (email) => mail.send(email), from, log: context.log });
 }
 
-/** Tells every audience of the failure at once; none of them can stop the others. */
+/**
+ * Tells every audience of the failure at once; none of them can stop the others. ReportFailed, like the
+ * owners' notice, says a run failed for good: a failure no retry mends, or the last attempt's. An
+ * operator's rule or alarm on it then counts a failed run once, not once per attempt, and a run whose
+ * retry delivers is no failure on the bus.
+ */
 export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts, 'runId'>, context: AnnounceContext): Promise<void> {
   const { request, definition } = job;
+  const final = tellsOwners(failure, context.attempt);
   await Promise.allSettled([
     isScheduled(request) && definition ? tellOwnersOfFailure(definition, { runId: job.runId, ...failure }, context) : Promise.resolve(),
-    context.events.publish('ReportFailed', {
-      report: definition?.name ?? job.report,
-      runId: job.runId,
-      ...(request.exportId && { exportId: request.exportId }),
-      ...failure,
-    }),
+    final
+      ? context.events.publish('ReportFailed', {
+          report: definition?.name ?? job.report,
+          runId: job.runId,
+          ...(request.exportId && { exportId: request.exportId }),
+          ...failure,
+        })
+      : Promise.resolve(),
     request.exportId
       ? context.jobs.update(
           request.exportId,

@@ -51,7 +51,7 @@ function countsSentence(c: ChangeReport['counts'], since: string | null, format:
   if (c.added + c.removed + c.changed + c.scope === 0) {
     return since ? messages.t('changes.sheet.nothingSince', { date: since }) : messages.t('changes.sheet.nothingEarlier');
   }
-  const counts = messages.t('changes.counts', { added: format.integer(c.added), removed: format.integer(c.removed), changed: format.integer(c.changed) });
+  const counts = messages.t('changes.counts', { added: format.integer(c.added), removed: format.integer(c.removed), changed: format.integer(c.changed), addedCount: c.added, removedCount: c.removed, changedCount: c.changed });
   return c.scope ? messages.t('changes.sheet.sentenceScope', { counts, scope: messages.t('changes.scopeCount', { count: c.scope }) }) : messages.t('changes.sheet.sentence', { counts });
 }
 

@@ -25,17 +25,18 @@ export function createExportClient(
   },
 ): PlanningApiClient {
   const { settings } = context;
+  const pace = tenantPace(credentials, settings, context);
   return new PlanningApiClient({
     credentials,
     limiter: createLimiter(settings.concurrency),
-    pace: tenantPace(credentials, settings, context),
+    pace,
     log: context.log,
     // The export's settings are the client's, resolved once at the door: passed whole.
     settings,
     deadline: settings.deadline,
     onRequest: context.planning?.onRequest,
     fetch: context.planning?.fetch,
-    now: context.clock,
+    clock: context.clock,
   });
 }
 

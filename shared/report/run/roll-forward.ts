@@ -2,55 +2,20 @@
  * Rolling a cut-off publishing forward (docs/run-atomicity.md, "Publishing into the tables"). An
  * attempt killed between two copies into the table prefixes leaves its run `publishing`, some tables
  * holding it and others not. Its own run id's next attempt finishes it, but a report's next run has
- * another run id and would never look at that run's lease. So every run notes itself in the report's
- * `publishing/<report>` entry before its manifest is chosen (before the first copy), takes itself off
- * once complete, and each run of the report first finishes every run noted there whose copies were
- * cut off: from the lease's recorded copies (staged key → table key, bytes, sha256), with the same keys.
+ * another run id and would never look at that run's lease. So every run's lease notes it in the
+ * report's `publishing/<report>` entry before its manifest is chosen (before the first copy) and takes
+ * it off once complete (publishing-note.ts), and each run of the report first finishes every run noted
+ * there whose copies were cut off: from the lease's recorded copies (staged key → table key, bytes,
+ * sha256), with the same keys.
  */
-import * as z from 'zod';
 import { errorMessage, RunInProgressError } from '../../core/errors';
 import type { Log } from '../../core/logger';
-import { ledgerKey, type Ledger } from '../../ledger/ledger';
-import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
 import type { Storage } from '../../storage/storage';
 import type { RunContext } from './context';
+import { notedRuns, notePublished, type Noted } from './publishing-note';
 import { runStanding, type TableCopy } from './run-entry';
 import { RunLease, type LeaseOutcome } from './run-lease';
 import { publishTables, runsLast } from './table-publish';
-
-/** As long as a run's lease entry: a noted run whose lease entry is gone is let go. */
-const ENTRY_DAYS = 35;
-const MAX_ROUNDS = 20;
-
-/** One attempt that is about to choose its run's manifest (or did: then its lease says `publishing`). */
-const notedSchema = z.object({ runId: z.string(), attempt: z.string() });
-const publishingSchema = z.object({ runs: z.array(notedSchema) });
-type Noted = z.infer<typeof notedSchema>;
-type Publishing = z.infer<typeof publishingSchema>;
-
-/**
- * Notes the attempt in its report's entry, before the compare-and-swap that makes its run
- * `publishing`: a run can only reach that state noted, so the report's next run finds it.
- */
-export async function notePublishing(ledger: Ledger, report: string, noted: Noted, now: Date): Promise<void> {
-  await change(ledger, report, now, (runs) => (runs.some((r) => same(r, noted)) ? undefined : [...runs, noted]));
-}
-
-/**
- * Takes a complete run off its report's entry (every attempt of it), or only the attempt `noted`
- * that can no longer publish (its run's other attempts note themselves). A failure is only logged:
- * the next run of the report lets it go.
- */
-export async function notePublished(ledger: Ledger, report: string, done: { readonly runId: string; readonly attempt?: string }, context: { readonly now: Date; readonly log: Log }): Promise<void> {
-  const gone = (r: Noted) => r.runId === done.runId && (done.attempt === undefined || r.attempt === done.attempt);
-  try {
-    await change(ledger, report, context.now, (runs) => (runs.some(gone) ? runs.filter((r) => !gone(r)) : undefined));
-  } catch (error) {
-    const { runId } = done;
-    const { log } = context;
-    log.warn('the run is published but could not be taken off the runs publishing; the next run does it', { runId, error: errorMessage(error) });
-  }
-}
 
 /** What rolling forward needs of the run that does it. */
 type RollContext = Pick<RunContext, 'storage' | 'ledger' | 'clock' | 'log' | 'leaseMs' | 'leaseWait'>;
@@ -62,8 +27,7 @@ type RollContext = Pick<RunContext, 'storage' | 'ledger' | 'clock' | 'log' | 'le
  * this run is not held back by another run's trouble, and the one after tries again.
  */
 export async function rollForward(context: RollContext, report: string, runId: string): Promise<void> {
-  const { value } = await record(context.ledger, report).read();
-  for (const noted of value?.runs ?? []) {
+  for (const noted of await notedRuns(context.ledger, report)) {
     if (noted.runId === runId) continue;
     try {
       await settle(context, report, noted);
@@ -75,26 +39,23 @@ export async function rollForward(context: RollContext, report: string, runId: s
 
 /** Finishes one noted run if it is `publishing`; lets the note go once it can no longer publish. */
 async function settle(context: RollContext, report: string, noted: Noted): Promise<void> {
-  const { ledger, log } = context;
-  const done = { now: context.clock(), log };
-  const standing = await runStanding(context, { report, runId: noted.runId });
+  const run = { report, runId: noted.runId };
+  const standing = await runStanding(context, run);
   // Still writing under the attempt noted: it may yet choose its manifest (or died before; its retry decides).
   if (standing?.status === 'running' && standing.attempt === noted.attempt) return;
   if (standing?.status === 'publishing') {
     const leased = await takePublishing(context, report, noted.runId);
     if (!leased) return;
+    // Its lease takes it off the note once it completes it, or gives it up.
     if (leased.kind === 'publishing') await finishOrWithdraw(context, leased, { report, 'run-id': noted.runId });
     else if (leased.kind === 'acquired') {
       // Not publishing after all (it changed between the two reads): give it back untouched.
       await leased.lease.release([], []);
-      return;
-    }
-    // Complete now, by this run or another.
-    await notePublished(ledger, report, { runId: noted.runId }, done);
+    } else await notePublished(context, run);
     return;
   }
   // Complete, released, gone, or written by another attempt now (which notes itself): this attempt can no longer publish.
-  await notePublished(ledger, report, standing?.status === 'complete' ? { runId: noted.runId } : noted, done);
+  await notePublished(context, standing?.status === 'complete' ? run : { ...run, attempt: noted.attempt });
 }
 
 /** Takes the lease of a publishing run, or undefined while a live holder copies it itself. */
@@ -145,20 +106,4 @@ export async function finishCopies(
 ): Promise<void> {
   leased.lease.startHeartbeat();
   await publishTables({ storage, lease: leased.lease, copies: leased.copies, metadata, log }, leased.manifestKey);
-}
-
-function same(a: Noted, b: Noted): boolean {
-  return a.runId === b.runId && a.attempt === b.attempt;
-}
-
-async function change(ledger: Ledger, report: string, now: Date, next: (runs: readonly Noted[]) => Noted[] | undefined): Promise<void> {
-  const expiresAt = () => new Date(now.getTime() + ENTRY_DAYS * 86_400_000);
-  await record(ledger, report).change((current) => {
-    const runs = next(current?.runs ?? []);
-    return runs && { runs };
-  }, { rounds: MAX_ROUNDS, expiresAt });
-}
-
-function record(ledger: Ledger, report: string): LedgerRecord<Publishing> {
-  return ledgerRecord(ledger, ledgerKey('publishing', report), publishingSchema, { what: `the runs of "${report}" publishing into its tables`, invalid: 'absent' });
 }

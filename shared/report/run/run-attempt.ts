@@ -17,7 +17,7 @@ import { manifestSchema, type Manifest } from '../manifest/manifest';
 import { completedManifest } from './run-entry';
 import { RunLease, type LeaseOutcome } from './run-lease';
 import { publishTables } from './table-publish';
-import { finishCopies, notePublished, notePublishing, rollForward } from './roll-forward';
+import { finishCopies, rollForward } from './roll-forward';
 import { summariesFromManifest, summaryFromManifest } from './run-summary';
 import { RunWriter, verifyStored } from './run-writer';
 import type { RunContext } from './context';
@@ -54,7 +54,7 @@ export async function publishedRun(draft: RunDraft, context: RunContext): Promis
  * itself and releases the lease; what it could not remove stays recorded for the next attempt.
  */
 export async function withRunAttempt(run: PlannedRun, context: RunContext, write: (attempt: RunInProgress) => Promise<WrittenRun>): Promise<ExportResult> {
-  const { storage, ledger, log } = context;
+  const { storage, log } = context;
   const { runId } = run;
   const report = run.definition.name;
   const metadata = { report, 'run-id': runId };
@@ -92,7 +92,6 @@ export async function withRunAttempt(run: PlannedRun, context: RunContext, write
     // The run's content is chosen: from here the holder only copies its table files into the
     // table prefixes and completes the run (a failure leaves it for the next attempt to finish).
     await publishTables({ storage, lease, copies: writer.tableCopies, metadata, log }, chosen.manifestKey);
-    if (writer.tableCopies.length > 0) await notePublished(ledger, report, { runId }, { now: context.clock(), log });
     return chosen;
   }
 
@@ -101,8 +100,6 @@ export async function withRunAttempt(run: PlannedRun, context: RunContext, write
       const run = await write({ writer, runFolder, runStart: leased.startedAt, runDate });
       const key = await writer.putManifest(manifestKey(runFolder), JSON.stringify(run.manifest, null, 2));
       lease.check();
-      // Noted before it can be `publishing`, so a later run of the report finds it if it is cut off.
-      if (writer.tableCopies.length > 0) await notePublishing(ledger, report, { runId, attempt: lease.attempt }, context.clock());
       // The fence: the run's manifest is chosen by this compare-and-swap, which fails once another attempt holds it.
       await lease.publishing(key, writer.tableCopies);
       return { run, written: true, manifestKey: key };
@@ -150,7 +147,6 @@ async function finishPublishing(context: RunContext, leased: Extract<LeaseOutcom
     runId: metadata['run-id'], manifest: leased.manifestKey, tables: leased.copies.length,
   });
   await finishCopies(context.storage, leased, metadata, log);
-  await notePublished(context.ledger, metadata.report!, { runId: metadata['run-id']! }, { now: context.clock(), log });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { errorMessage, LeaseLostError, RunInProgressError, StorageError } from '../../core/errors';
 import type { LedgerRecord } from '../../ledger/ledger-record';
+import { notePublished, notePublishing } from './publishing-note';
 import { entryExpiry, isHeld, LEASE_RENEW_MS, leaseMsOf, MAX_ROUNDS, runRecord, silentHolder, type LeaseTerms, type RunEntry, type RunName, type TableCopy } from './run-entry';
 
 export type LeaseOutcome =
@@ -19,6 +20,8 @@ export class RunLease {
   private heldGeneration = 1;
   /** Set once this attempt publishes the run (its manifest was chosen, or it took over a publishing run). */
   private publishingRun = false;
+  /** Set once the run is noted among its report's runs publishing (publishing-note.ts): the lease takes it off again. */
+  private noted = false;
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> = Promise.resolve();
 
@@ -109,6 +112,7 @@ export class RunLease {
     }
     if (taken.status === 'publishing' && taken.manifestKey !== undefined) {
       this.publishingRun = true;
+      this.noted = true;
       return { kind: 'publishing', lease: this, startedAt: new Date(previous.startedAt), manifestKey: taken.manifestKey, copies: taken.copies ?? [], debris: previous.keys };
     }
     return { kind: 'acquired', lease: this, startedAt: new Date(previous.startedAt), debris: previous.keys, takenOver: true };
@@ -166,6 +170,11 @@ export class RunLease {
    */
   async publishing(manifestKey: string, copies: readonly TableCopy[]): Promise<void> {
     this.check();
+    // Noted before it can be `publishing`, so a later run of the report finds it if it is cut off.
+    if (copies.length > 0) {
+      await notePublishing(this.terms, this.run, this.attempt);
+      this.noted = true;
+    }
     await this.renewing;
     await this.update((entry) => ({ ...entry, status: 'publishing', manifestKey, copies: [...copies], leaseExpiresAt: this.expiry(this.terms.clock()) }));
     this.publishingRun = true;
@@ -182,6 +191,15 @@ export class RunLease {
   }
 
   /**
+   * Takes the complete run off its report's runs publishing, where this attempt noted it (or took
+   * over a run noted there): last, once its staged files are removed, so a run cut off before this
+   * leaves nothing staged behind.
+   */
+  async letNoteGo(): Promise<void> {
+    if (this.noted) await notePublished(this.terms, this.run);
+  }
+
+  /**
    * Gives up a `publishing` run that can never be finished (its staged files expired): the run is
    * `released` without a chosen manifest, its recorded keys left as the debris a rerun removes.
    */
@@ -189,6 +207,7 @@ export class RunLease {
     this.stopHeartbeat();
     await this.renewing;
     await this.update(({ manifestKey: _manifest, copies: _copies, ...entry }) => ({ ...entry, status: 'released', leaseExpiresAt: this.terms.clock().toISOString() }));
+    if (this.noted) await notePublished(this.terms, this.run);
   }
 
   /**

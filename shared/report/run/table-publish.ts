@@ -25,7 +25,7 @@ export interface TablePublishing {
 
 /**
  * Copies every staged table file of the chosen manifest into its table prefix, then completes the
- * run (`manifestKey`) and removes the staged files. Each copy comes after a renewal of the lease,
+ * run (`manifestKey`), removes the staged files and takes the run off its report's runs publishing. Each copy comes after a renewal of the lease,
  * which fails (LeaseLostError) once another attempt holds the run: a stale attempt stops at its next
  * copy. A copy already in place (an earlier holder made it) is not made again; every copy is read
  * back and compared with the manifest's bytes and sha256 before the run is complete.
@@ -58,6 +58,7 @@ export async function publishTables(publishing: TablePublishing, manifestKey: st
     throw new StorageError(`the run's table files could not all be published: ${errorMessage(error)}; the next attempt of the run finishes them`, { cause: error, retryable: true });
   }
   await removeStaged(storage, copies, log);
+  await lease.letNoteGo();
 }
 
 /**

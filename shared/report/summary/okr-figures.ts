@@ -131,7 +131,7 @@ export class OkrFigures {
         this.messages.t('term.offTrack'),
         ...(o.completion === null ? [] : [this.messages.t('attention.complete', { percent: this.percent(o.completion) })]),
         o.theme,
-        o.owners.length === 0 ? this.messages.t('attention.noOwner') : `${this.messages.t('term.owner')}: ${o.owners.join(', ')}`,
+        o.owners.length === 0 ? this.messages.t('attention.noOwner') : this.messages.t('term.labelled', { label: this.messages.t('term.owner'), value: o.owners.join(', ') }),
       ].join(' · '),
       owner: o.owners.length === 0 ? null : o.owners.join(', '),
       level: null,

@@ -146,7 +146,7 @@ export class RiskFigures {
         c.level,
         ...(c.overdueDays !== null ? [this.messages.t('attention.overdueDays', { days: c.overdueDays })] : []),
         // Whoever is to act, named: the owner, or that there is none.
-        c.owner === null ? this.#ownerWords.why : `${this.#ownerWords.who}: ${c.owner}`,
+        c.owner === null ? this.#ownerWords.why : this.messages.t('term.labelled', { label: this.#ownerWords.who, value: c.owner }),
       ].join(' · '),
       owner: c.owner,
       level: c.level,

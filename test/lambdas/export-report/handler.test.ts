@@ -156,20 +156,29 @@ describe('export-report handler behind the scheduled-runs queue', () => {
     expect(h.events.events.filter((e) => e.DetailType === 'ReportExported').map((e) => (JSON.parse(e.Detail) as { runId: string }).runId)).toEqual(['s-20261207T060000Z']);
   });
 
-  it('names a run that failed and may succeed later as a batch item failure, so SQS hands it out again; nothing written, nobody told', async () => {
+  it('names a run that failed and may succeed later as a batch item failure, so SQS hands it out again; ReportFailed only when its last receive fails too', async () => {
     await h.ses.clearStore();
+    const failedRuns = () => h.events.events.filter((e) => e.DetailType === 'ReportFailed').map((e) => JSON.parse(e.Detail) as { runId: string; retryable: boolean });
     // The planning API refuses the cached key and the secret cannot be read again for a moment: a retryable failure.
     h.sim.injectFault({ status: 401, times: 1000 });
     h.secrets.failNext(1000);
+    const payload = schedulerPayload('weekly', '2026-12-14T06:00:00Z');
     try {
-      const answer = await receive(sqsEvent(schedulerPayload('weekly', '2026-12-14T06:00:00Z'), 1, 'msg-failing'));
-      expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-failing' }] });
+      expect(await receive(sqsEvent(payload, 1, 'msg-failing'))).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-failing' }] });
+      // Another attempt follows: the bus hears nothing yet, so an alarm on ReportFailed counts the run once.
+      expect(failedRuns()).toEqual([]);
+      expect(await h.ses.fetchStore()).toEqual([]);
+      // The last receive (maxReceiveCount 3) fails too: the message goes on to the dead-letter queue, and the failure is told.
+      expect(await receive(sqsEvent(payload, 3, 'msg-failing'))).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-failing' }] });
     } finally {
       h.sim.clearInjectedFaults();
       h.secrets.failNext(0);
     }
+    expect(failedRuns()).toEqual([expect.objectContaining({ runId: 's-20261214T060000Z', retryable: true })]);
     expect(await keysUnder(h, 'reports/weekly/dt=2026-12-14/')).toEqual([]);
-    expect(await h.ses.fetchStore()).toEqual([]);
+    // The owners (the readers, when the report names no one else) hear of it once, from the last receive.
+    const told = await h.ses.fetchStore();
+    expect(told.map((m) => [m.destination.to, m.subject])).toEqual([[['team@example.test'], expect.stringMatching(/is failing/)]]);
   });
 
   it('answers a body that is no job request as a batch item failure, to reach the dead-letter queue rather than vanish', async () => {

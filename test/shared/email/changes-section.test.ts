@@ -43,6 +43,16 @@ describe('the e-mail\'s "What changed since" section', () => {
     expect(html.indexOf('What changed since')).toBeGreaterThan(html.indexOf('Open risks'));
   });
 
+  it('sets a space before each colon in French, as the catalogue\'s own sentences do ("Statut : Open → Closed"), and counts one change in the singular', () => {
+    const { text } = renderReportEmail({ ...input(digest), format: readerFormat('fr-FR', 'Europe/Paris') });
+    const lines = text.split('\n');
+    expect(lines).toContain('  Risks ENT-4 <script>x</script> : Status : Open → Closed');
+    expect(lines).toContain('  Board items PLT-9 Checkout redesign : added');
+    // French counts 0 and 1 in the singular: "1 supprimé", not "1 supprimés".
+    expect(lines).toContain('  Au total : 2 ajoutés, 1 supprimé, 3 modifiés.');
+    expect(lines.filter((l) => /\S: /.test(l))).toEqual([]);
+  });
+
   it('comes first when the Summary has no headline, and says why when nothing was compared', () => {
     const { text } = renderReportEmail(
       input({ since: null, note: 'This is the first run of this report, so there is nothing to compare with yet.', counts: { added: 0, removed: 0, changed: 0, scope: 0 }, top: [], leftOut: [] }, [detail]),

@@ -78,7 +78,7 @@ describe('run links (start, join, reuse, limits)', () => {
       reuseMinutes: 5,
       startLimit: { limit: 6, windowMs: 60 * MINUTE },
       staleAfterMs: 20 * MINUTE,
-      now: () => clock,
+      clock: () => clock,
       newId: () => `export-${String(++ids).padStart(4, '0')}`,
     };
   });

@@ -27,7 +27,7 @@ describe("the unsubscribe pages in the reader's language", () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   const api = (): ApiDependencies =>
-    ({ suppressions: ledger, definitions: catalogOf(REPORTS), linkKeys: () => Promise.resolve(KEYS), now: fixedClock(T0), log: silentLog }) as unknown as ApiDependencies;
+    ({ suppressions: ledger, definitions: catalogOf(REPORTS), linkKeys: () => Promise.resolve(KEYS), clock: fixedClock(T0), log: silentLog }) as unknown as ApiDependencies;
   async function open(method: 'GET' | 'POST', token: string, options: { body?: string; acceptLanguage?: string } = {}) {
     const event = httpApiEvent(method, `${method} /unsubscribe/{token}`, `/unsubscribe/${token}`, {
       pathParameters: { token },

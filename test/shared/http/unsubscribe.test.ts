@@ -27,7 +27,7 @@ function api(now = T0): ApiDependencies {
   return {
     suppressions: jobs.ledger,
     linkKeys: () => Promise.resolve(MAILED_JOB_LINK_KEYS),
-    now: fixedClock(now),
+    clock: fixedClock(now),
     log: silentLog,
   } as unknown as ApiDependencies;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { alertMessage } from '../../../shared/messages/alert-delivery';
 import { alertEmail } from '../../../shared/messages/alert-email';
+import { slackAlertPayload } from '../../../shared/channels/slack';
 import { parseReportDefinition } from '../../../shared/report/definition/definition';
 import type { ExportResult } from '../../../shared/report/run/result';
 import { readRules } from '../../../shared/report/alerts/read-rules';
@@ -44,6 +45,18 @@ describe("the alert in its target's language", () => {
   it('reads as before in the report\'s own language', () => {
     const email = alertEmail(alertMessage(definition, result, lines, undefined), 'weekly', 'en@example.test', { from: 'r@example.test' });
     expect(email.subject).toBe('Alert: Train A: Open high or critical risks: 30, above 29');
+  });
+
+  it("sets the language's colon and its 'and n more' in the subject, the lines and Slack's notification", () => {
+    const two = [...lines, { ruleId: 'x', key: 'line', rule: 'Overdue risks', text: '14, above 10' }];
+    const french = alertMessage(definition, result, two, undefined, 'fr-FR');
+    const email = alertEmail(french, 'weekly', 'fr@example.test', { from: 'r@example.test' });
+    expect(email.subject).toMatch(/^[^:]+ : Train A : .+ : 30, au-dessus de 29 et 1 de plus$/);
+    expect(email.text).toMatch(/^- .+ : 30, au-dessus de 29$/m);
+    const slack = slackAlertPayload(french);
+    expect(slack.text).toMatch(/ : 30, au-dessus de 29 et 1 de plus$/);
+    expect(slack.text).not.toMatch(/ and 1 more/);
+    expect(JSON.stringify(slack.blocks)).toContain('* : 30, au-dessus de 29');
   });
 
   it('keeps an owed line the run no longer finds in the words it was read in', () => {

@@ -18,12 +18,12 @@ describe("the report e-mail in the report's locale", () => {
       const words = want.words;
       expect(email.text).toContain(`ACME weekly\n${words.generated} ${want.generated} (Europe/Berlin)\n`);
       // The comparison's date said once, not after every figure: a line under the run's date, a column header in HTML.
-      expect(email.text).toContain(`  Predictability: ${want.percent} (${want.points})\n`);
-      expect(email.text).toContain(`  Open risks: ${want.integer} (${want.delta})\n`);
+      expect(email.text).toContain(`  Predictability${want.words.colon} ${want.percent} (${want.points})\n`);
+      expect(email.text).toContain(`  Open risks${want.words.colon} ${want.integer} (${want.delta})\n`);
       expect(email.text.split(`${words.inBrackets} ${want.since}.\n`)).toHaveLength(2);
       expect(email.text).not.toContain(`${words.since} ${want.since})`);
       expect(email.html.split(`>${words.changeSince} ${want.since}<`)).toHaveLength(2);
-      expect(email.text).toContain(`  PI end: ${want.date}\n`);
+      expect(email.text).toContain(`  PI end${want.words.colon} ${want.date}\n`);
       expect(email.text).toContain(`\n${words.changedSince} ${want.since}\n`);
       expect(email.text).toContain(`${words.linksUntil} ${want.until}.`);
       expect(email.html).toContain(`>${want.percent}<`);

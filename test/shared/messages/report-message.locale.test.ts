@@ -19,6 +19,8 @@ describe("the chat message in the report's locale", () => {
 
       const slack = JSON.stringify(slackPayload(message));
       const teams = JSON.stringify(teamsPayload(message));
+      // A label and its value with the language's colon ("Open risks : …" in French).
+      expect(slack).toContain(`Open risks${want.words.colon} *${want.integer} (${want.delta})*`);
       for (const payload of [slack, teams]) {
         expect(payload).toContain(`${want.generated} (Europe/Berlin)`);
         expect(payload).toContain(want.percent);

@@ -100,7 +100,7 @@ describe('retries', () => {
         { status: 503, headers: { 'Retry-After': 'Mon, 10 Mar 2025 11:59:00 GMT' } },
         { status: 429, headers: { 'Retry-After': '3600' } },
       ]),
-      { now: () => new Date(now), retry: { baseDelayMs: 2, maxDelayMs: 2000 } },
+      { clock: () => new Date(now), retry: { baseDelayMs: 2, maxDelayMs: 2000 } },
     );
     await client.getRisk('r-1');
     expect(rec.sleeps).toEqual([1000, 0, 2000]);

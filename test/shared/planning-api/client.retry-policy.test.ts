@@ -29,7 +29,7 @@ describe('the planning client retries exactly what the retry policy retries, and
           return Promise.resolve();
         },
         random: () => 0.5,
-        now: () => new Date(0),
+        clock: () => new Date(0),
         // Attempts end when the server says so (a hang), never by a clock.
         timeoutSignal: () => {
           attempts.push(new AbortController());

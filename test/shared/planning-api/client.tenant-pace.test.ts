@@ -58,7 +58,7 @@ function runsSharing(ledgerDir: string, count: number): Run[] {
     };
     const client = planningClient({
       credentials: sim.credentials(),
-      now: () => new Date(T0),
+      clock: () => new Date(T0),
       pace,
       retry: { baseDelayMs: 1 },
       sleep: (ms) => {
