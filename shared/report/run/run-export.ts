@@ -32,6 +32,9 @@ import { createExportClient } from './plan-run';
 import type { PlannedRun, RunInProgress } from './run';
 import type { ExportResult } from './result';
 
+/** Where a run's data comes from: the client it fetches through and what the manifest says of it. */
+type RunSource = Pick<PlannedRun, 'client' | 'sourceInfo'>;
+
 /** Rows between progress events: often enough for a terminal, rare enough to cost nothing. */
 const PROGRESS_EVERY = 2_000;
 
@@ -40,14 +43,20 @@ const PROGRESS_EVERY = 2_000;
  * cache: when it was rotated meanwhile, the run is exported again with a client on the new key (the
  * failed attempt has already removed its partial files and released its lease).
  */
-export async function exportRun(run: PlannedRun, context: RunContext): Promise<ExportResult> {
+export function exportRun(run: PlannedRun, context: RunContext): Promise<ExportResult> {
+  return withRotatedSource(run, context, (source) => writeRun(run, source, context));
+}
+
+/** `write` with the run's planned source, then once more with a rotated key's if the planned one was refused. */
+async function withRotatedSource(run: PlannedRun, context: RunContext, write: (source: RunSource) => Promise<ExportResult>): Promise<ExportResult> {
   try {
-    return await writeRun(run, context);
+    return await write(run);
   } catch (error) {
     if (!(error instanceof AuthenticationError)) throw error;
     const fresh = await rotatedCredentials(context.planning.credentials, run.credentials);
     if (!fresh) throw error;
-    return writeRun({ ...run, client: createExportClient(fresh, context), credentials: fresh, sourceInfo: describeSource(fresh) }, context);
+    // The rotated client is the run's source alone: the run, its plan and its path stay as planned.
+    return write({ client: createExportClient(fresh, context), sourceInfo: describeSource(fresh) });
   }
 }
 
@@ -61,7 +70,7 @@ export async function exportRun(run: PlannedRun, context: RunContext): Promise<E
  * only after every file it lists has been read back and matched, and latest.json only after the
  * ledger moved `latest` forward. A run the ledger knows as complete is not run again.
  */
-async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportResult> {
+async function writeRun(run: PlannedRun, source: RunSource, context: RunContext): Promise<ExportResult> {
   const { definition, runId } = run;
   if (!RUN_ID_PATTERN.test(runId)) {
     throw new StorageError(`run id "${runId}" must be 1-100 letters, digits, ".", "_" or "-"`);
@@ -72,7 +81,7 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
   const registry = context.registry ?? REGISTRY;
   return withRunAttempt(run, context, async (attempt) => {
     const writing = switchableFormat(definition.locale, definition.timeZone);
-    const ctx: DatasetContext = { source: run.client, definition, log, people: new PeopleDirectory(), ownWork: new OwnWork(), now: () => startedAt, format: writing.format };
+    const ctx: DatasetContext = { source: source.client, definition, log, people: new PeopleDirectory(), ownWork: new OwnWork(), now: () => startedAt, format: writing.format };
     const tracker = await trackChanges(run, context, attempt, registry);
     const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, now: context.clock, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
     // Made from what the plan resolved: no dataset lists or resolves again.
@@ -101,7 +110,7 @@ async function writeRun(run: PlannedRun, context: RunContext): Promise<ExportRes
     const attention = datasets.flatMap((d) => d.attention?.() ?? []);
     const entries = await outputs.finishRun({ summary, attention, changes: changed.report, snapshots, rows: tableRows, record });
     const delivery = decideDelivery(definition, { summary, changes: changed.report });
-    const manifest = buildManifest(run, { record, summary, summaries, tableRows, entries, delivery, registry });
+    const manifest = buildManifest(run, source.sourceInfo, { record, summary, summaries, tableRows, entries, delivery, registry });
     // No reader may see a manifest whose files are missing or differ: read back what is stored.
     await attempt.writer.verify([...entries.files.map((f) => ({ ...f, key: `${attempt.runFolder}/${f.path}` })), ...entries.stored]);
     const owned = { attention, people: ctx.people?.known() ?? {}, work: ctx.ownWork?.facts() };
@@ -190,7 +199,7 @@ interface ManifestParts {
 }
 
 /** The run's manifest, through JSON and back, so the manifest returned is exactly what readers of manifest.json get. */
-function buildManifest(run: PlannedRun, parts: ManifestParts): Manifest {
+function buildManifest(run: PlannedRun, sourceInfo: Manifest['source'], parts: ManifestParts): Manifest {
   const { record, summary } = parts;
   const { definition } = run;
   return manifestSchemaFor(parts.registry.formats).parse(JSON.parse(JSON.stringify({
@@ -199,7 +208,7 @@ function buildManifest(run: PlannedRun, parts: ManifestParts): Manifest {
     runId: run.runId,
     generatedAt: record.generatedAt,
     timeZone: definition.timeZone,
-    source: run.sourceInfo,
+    source: sourceInfo,
     selectors: record.selectors,
     files: parts.entries.files,
     ...parts.entries.fields,
