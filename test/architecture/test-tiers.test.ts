@@ -73,6 +73,10 @@ describe('test tiers', () => {
     expect(docs.test.include).not.toContain('test/shared/report/changes/keys/spilled-key-prints.test.ts');
     expect(docs.test.include).not.toContain('test/shared/report/changes/changes-export.test.ts');
     expect(docs.test.include).not.toContain('test/simulator/vocabulary.test.ts');
+    // Through a kit (support/fleet.ts) that names the vocabulary of every simulator it starts.
+    expect(docs.test.include).not.toContain('test/shared/job/fleet.test.ts');
+    // Naming the simulator only inside a string (a lint probe's source): no import of it runs.
+    expect(docs.test.include).not.toContain('test/architecture/import-boundaries.test.ts');
     // Naming the vocabulary of some of its simulators, not all: the others speak the project's.
     expect(docs.test.include).toContain('test/shared/planning-api/client.simulator.test.ts');
   });

@@ -9,6 +9,7 @@ import { runExportCommand } from '../../cli/export-command';
 import { FORMATS } from '../../shared/report/manifest/formats';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { captureIo } from '../support/cli-io';
+import { zeroBackoffJitter } from '../support/zero-jitter';
 import { csvObjects, readCsv } from '../support/read-output';
 
 /** The table row (one line) of the discover output that mentions `text`. */
@@ -191,6 +192,7 @@ describe('discover command', () => {
   });
 
   it('exits 1 and writes nothing when baseUrl answers nothing while the legacy address answers, naming the address and the groups', async () => {
+    zeroBackoffJitter();
     const dead = await closedAddress();
     await writeFile(join(dir, 'dead-v1.json'), JSON.stringify({ ...sim.credentials(), baseUrl: dead }));
     const io = captureIo(dir);
@@ -205,6 +207,7 @@ describe('discover command', () => {
   });
 
   it('fails an export whose baseUrl answers nothing, naming the address and the group without the operation name, and publishes nothing', async () => {
+    zeroBackoffJitter();
     const io = captureIo(dir);
     expect(await runDiscoverCommand(['--credentials', 'credentials.json', '--write', 'full-report.json'], io)).toBe(0);
     const dead = await closedAddress();

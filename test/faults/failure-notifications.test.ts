@@ -9,6 +9,7 @@ import type { Ledger } from '../../shared/ledger/ledger';
 import { useMailedJobs } from '../support/mailed-jobs';
 import type { StoredMail } from '../support/ses-local';
 import { startRefusingSes, THROTTLED } from '../support/ses-refusals';
+import { zeroBackoffJitter } from '../support/zero-jitter';
 
 /**
  * When a scheduled report fails its owners get ONE e-mail per failure streak (not one per retry or
@@ -96,6 +97,7 @@ describe('failure notifications', () => {
   });
 
   it('tells the recipients when the definition names no owners, and says what to do for a transient failure', async () => {
+    zeroBackoffJitter();
     kit.sim.injectFault({ status: 503, times: 1000 });
     expect(await scheduled('daily', '2026-11-23T07:00:00Z')).toBe('failed (retrying)');
     expect(await scheduled('daily', '2026-11-23T07:00:00Z', '2026-11-23T07:02:00Z')).toBe('failed (retrying)');
@@ -105,6 +107,7 @@ describe('failure notifications', () => {
   });
 
   it('a run failing retryably on its first two attempts tells no owner; its last attempt tells them once', async () => {
+    zeroBackoffJitter();
     kit.sim.injectFault({ status: 503, times: 1000 });
     expect(await invoked('weekly', '2026-11-23T06:00:00Z', '2026-11-23T06:00:00Z')).toBe('failed (retrying)');
     expect(await invoked('weekly', '2026-11-23T06:00:00Z', '2026-11-23T06:01:00Z')).toBe('failed (retrying)');

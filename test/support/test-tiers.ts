@@ -39,7 +39,13 @@ export function slowTestFiles(root: string): string[] {
 /** The simulator's vocabulary: the one module whose default the docs project changes (test/support/simulator-vocabulary.ts). */
 const VOCABULARY_MODULE = 'simulator/vocabulary.ts';
 const SIMULATOR_DIR = 'simulator/';
-const IMPORT = /(?:\bfrom|\bimport\(?)\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+/**
+ * A relative import that runs: a statement at a line's start (`import … from`, `export … from`, a bare
+ * `import '…'`), not `import type`/`export type` (erased before the file runs), or a dynamic
+ * `import('…')`. Anchored at the line's start so the import inside a string (a lint probe's source,
+ * test/architecture/import-boundaries.test.ts) is not one.
+ */
+const IMPORT = /^\s*(?:import|export)\s+(?!type\s)[^'";]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
 const START_SIMULATOR = /\bstartSimulator\(([^)]*)\)/g;
 
 /** The file a relative specifier names: `x.js` and `x` are `x.ts`, a folder is its `index.ts`. */
@@ -59,7 +65,7 @@ function importGraph(root: string, files: readonly string[]): Map<string, string
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (importsOf.has(file)) continue;
     const targets = [...readFileSync(join(root, file), 'utf8').matchAll(IMPORT)]
-      .map((match) => resolveImport(root, file, match[1] ?? ''))
+      .map((match) => resolveImport(root, file, match[1] ?? match[2] ?? match[3] ?? ''))
       .filter((target): target is string => target !== undefined);
     importsOf.set(file, targets);
     pending.push(...targets);
@@ -83,14 +89,24 @@ function reachingVocabulary(importsOf: ReadonlyMap<string, readonly string[]>): 
 }
 
 /**
- * True when the test file names the vocabulary of every simulator it starts (`startSimulator({ …,
- * vocabulary: 'contract' })`) and reaches the vocabulary through no test kit file (which might start one
- * of its own): the docs project cannot change what it sees, so running it there proves nothing twice.
+ * True when the file names the vocabulary of every simulator it starts (`startSimulator({ …,
+ * vocabulary: 'contract' })`), starts one itself or through a kit file, and reaches the vocabulary
+ * through no kit file (outside simulator/) that does not pin it in turn (a kit reaching it without
+ * starting a simulator might use the default itself): the docs project cannot change what it sees,
+ * so running it there proves nothing twice. `seen` stops an import cycle from counting as a pin.
  */
-function pinsVocabulary(root: string, file: string, targets: readonly string[], reaching: ReadonlySet<string>): boolean {
+function pinsVocabulary(root: string, file: string, graph: VocabularyGraph, seen: ReadonlySet<string> = new Set()): boolean {
   const starts = [...readFileSync(join(root, file), 'utf8').matchAll(START_SIMULATOR)];
-  const throughKit = targets.some((t) => !t.startsWith(SIMULATOR_DIR) && reaching.has(t));
-  return starts.length > 0 && !throughKit && starts.every((start) => /\bvocabulary:/.test(start[1] ?? ''));
+  if (!starts.every((start) => /\bvocabulary:/.test(start[1] ?? ''))) return false;
+  const kits = (graph.importsOf.get(file) ?? []).filter((t) => !t.startsWith(SIMULATOR_DIR) && graph.reaching.has(t));
+  const inner = new Set([...seen, file]);
+  if (!kits.every((kit) => !seen.has(kit) && kit !== file && pinsVocabulary(root, kit, graph, inner))) return false;
+  return starts.length > 0 || kits.length > 0;
+}
+
+interface VocabularyGraph {
+  readonly importsOf: ReadonlyMap<string, readonly string[]>;
+  readonly reaching: ReadonlySet<string>;
 }
 
 /**
@@ -104,5 +120,5 @@ function pinsVocabulary(root: string, file: string, targets: readonly string[], 
 export function simulatorTestFiles(root: string, files: readonly string[]): string[] {
   const importsOf = importGraph(root, files);
   const reaching = reachingVocabulary(importsOf);
-  return files.filter((file) => reaching.has(file) && !pinsVocabulary(root, file, importsOf.get(file) ?? [], reaching));
+  return files.filter((file) => reaching.has(file) && !pinsVocabulary(root, file, { importsOf, reaching }));
 }

@@ -8,6 +8,7 @@ import { DynamoDbLedger } from '../../../shared/ledger/dynamodb-ledger';
 import { createRunLinkToken } from '../../../shared/links/run-link-token';
 import { manifestSchema, type Manifest } from '../../../shared/report/manifest/manifest';
 import { S3Storage } from '../../../shared/storage/s3-storage';
+import { REFRESH_SECONDS } from '../../../shared/http/run-page';
 import { launchBrowser } from '../../support/browser';
 import { startHttpApi, type LocalHttpApi } from '../../support/http-api';
 import { LINK_KEYS, startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
@@ -79,6 +80,8 @@ describe('run link in a browser', () => {
     const { token } = link();
     const context = await browser.newContext({ acceptDownloads: true, viewport: VIEWPORT });
     const page = await context.newPage();
+    // The page's timers run on a clock the test moves (below), not every REFRESH_SECONDS of real time.
+    await page.clock.install();
     const response = await page.goto(`${api.baseUrl}/run/${token}`);
     expect(response!.status()).toBe(200);
     const headers = response!.headers();
@@ -98,7 +101,14 @@ describe('run link in a browser', () => {
     expect(h.lambda.invocations).toHaveLength(1);
 
     // The script polls the status JSON and loads the finished page, which starts the workbook download.
-    await page.locator('#run[data-state="done"]').waitFor({ timeout: 60_000 });
+    // Each look moves the page's clock one poll on: the script polls as it would every REFRESH_SECONDS
+    // (a move while the finished page loads has no page to move, and the next look reads that page).
+    await expect
+      .poll(async () => {
+        await page.clock.runFor(REFRESH_SECONDS * 1000).catch(() => undefined);
+        return page.locator('#run').getAttribute('data-state');
+      }, { timeout: 60_000 })
+      .toBe('done');
     const exportId = await exportIdOn(page);
     const manifest = await manifestOf(exportId);
     const workbook = manifest.files.find((f) => f.format === 'xlsx')!;

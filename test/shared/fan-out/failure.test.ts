@@ -9,6 +9,7 @@ import { ledgerKey } from '../../../shared/ledger/ledger';
 import { DEFAULT_LEASE_MS } from '../../../shared/report/run/run-entry';
 import { RunLease } from '../../../shared/report/run/run-lease';
 import { useMailedJobs } from '../../support/mailed-jobs';
+import { zeroBackoffJitter } from '../../support/zero-jitter';
 
 /**
  * The fan-out's failure step (`fanOut: 'fail'`, where the state machine's Catches lead) at the
@@ -140,6 +141,7 @@ describe('the fan-out\'s failure step', () => {
   });
 
   it("tells the owners of the assembler's retryable failure on its last try alone (State.RetryCount 2), and the failure step not again", async () => {
+    zeroBackoffJitter();
     const at = '2026-11-23T06:10:00Z';
     const input = executionInput('2026-11-23T06:00:00Z');
     const plan = await planFanOut(input, deps(at));

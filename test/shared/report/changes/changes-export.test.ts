@@ -16,11 +16,15 @@ import { startSimulator, type RiskRecord, type RunningSimulator } from '../../..
 import { csvObjects, readCsv, readWorkbook } from '../../../support/read-output';
 import { KIND_COLORS } from '../../../../shared/report/changes/model';
 
+/** CSV alone: the tests read changes.csv; the first one reads the workbook's Changes sheet too (EVERY_FORMAT). */
 const BASE: ReportDefinitionInput = {
   name: 'weekly',
   timeZone: 'UTC',
   datasets: { risks: {}, okrs: {}, piObjectives: {}, boardItems: {} },
+  formats: ['csv'],
 };
+/** The default formats (workbook, PDF, CSV): the changes written into each, as a report without `formats` has them. */
+const EVERY_FORMAT: ReportDefinitionInput = { ...BASE, formats: undefined };
 
 type Change = { table: string; kind: string; key: string; title: string; change: string; from: string; to: string; where?: string };
 /** A change without where its row belongs (checked on its own below). */
@@ -119,7 +123,7 @@ describe('changes since the last run (two exports into one root)', () => {
   });
 
   it('says why on a first run, and lists every change, and nothing else, on the next', async () => {
-    const first = await run(BASE, '2026-11-16T06:00:00Z', 'r1');
+    const first = await run(EVERY_FORMAT, '2026-11-16T06:00:00Z', 'r1');
     expect(first.changes.baseline).toBeNull();
     const firstSheet = await changesSheet(first);
     expect(firstSheet.intro).toEqual(['Changes', 'This is the first run of this report, so there is nothing to compare with yet.']);
@@ -188,7 +192,7 @@ describe('changes since the last run (two exports into one root)', () => {
       removeBoardItems: [{ boardId: board.id, id: f2.id }],
     });
 
-    const second = await run(BASE, '2026-11-23T06:00:00Z', 'r2');
+    const second = await run(EVERY_FORMAT, '2026-11-23T06:00:00Z', 'r2');
     expect(second.changes.baseline).toMatchObject({ runId: 'r1' });
     expect(second.manifest.changes!.baseline).toMatchObject({ runId: 'r1', manifest: `${first.runFolder}/manifest.json` });
 

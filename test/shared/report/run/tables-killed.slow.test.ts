@@ -15,8 +15,8 @@ import type { CopyKilledRun, CopyKillPoint } from '../../../support/copy-killed-
 import { runOf } from '../../../support/run-builder';
 
 /**
- * Kill trials of the table copies (issue 52, item 7): an export process is killed (SIGKILL) at every
- * step of its publishing into the table prefixes, and then only a NEW run of the report comes (the
+ * Kill trials of the table copies (issue 52, item 7): an export process is killed (SIGKILL) at each
+ * kind of step of its publishing into the table prefixes, and then only a NEW run of the report comes (the
  * next day's, another run id): the killed run's own retry never does. Read the way a downstream job
  * reads the tables (DuckDB over each prefix, hive partitions): after the new run every table holds the
  * killed run completely, and the `runs` table lists exactly the runs every table holds completely,
@@ -31,8 +31,14 @@ const COPIES = TABLES.length + 1;
 const KILLED_AT = '2026-11-23T06:00:00Z';
 const NEXT_AT = '2026-11-24T06:00:00Z';
 
+/**
+ * One kill before each kind of copy: the first (nothing copied), a middle one (some tables hold the run,
+ * others not; copy 3 is the same kind, and the staging-expired test below kills there), the runs table's
+ * (every table copied, runs not); then the two steps after the copies.
+ */
+const KILLED_BEFORE_COPIES = [1, 2, COPIES];
 const KILL_POINTS: readonly [string, CopyKillPoint][] = [
-  ...Array.from({ length: COPIES }, (_, i): [string, CopyKillPoint] => [`before copy ${i + 1} of ${COPIES}`, { beforeCopy: i + 1 }]),
+  ...KILLED_BEFORE_COPIES.map((n): [string, CopyKillPoint] => [`before copy ${n} of ${COPIES}`, { beforeCopy: n }]),
   ['after the last copy, before the run is complete', 'before-complete'],
   ['complete, before it is taken off the runs publishing', 'before-note-off'],
 ];
