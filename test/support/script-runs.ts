@@ -81,7 +81,9 @@ async function runScript(run: ScriptRun, index: number): Promise<ScriptOutcome> 
     err.restore();
     process.off('unhandledRejection', onRejection);
   }
-  const leftOpen = [...process.getActiveResourcesInfo()];
+  // A file system request still in flight (FSReqCallback, FSReqPromise: a read a module started as it
+  // loaded) ends on its own: it delays a real process's exit by its I/O, never keeps it alive.
+  const leftOpen = process.getActiveResourcesInfo().filter((resource) => !resource.startsWith('FSReq'));
   for (const resource of openBefore) {
     const at = leftOpen.indexOf(resource);
     if (at >= 0) leftOpen.splice(at, 1);
