@@ -20,6 +20,10 @@ export const EXCEL_FORMATS = {
   percent: '0.0 %',
   date: 'yyyy-mm-dd',
   datetime: 'yyyy-mm-dd hh:mm',
+  // LibreOffice's own BOOLEAN format, as it writes it to xlsx: without it LibreOffice shows a TRUE cell of
+  // a General column as 1 (a printed Risks sheet read "1" under Open, "FALSE" under Overdue). Excel shows a
+  // logical value in its own words whatever the format.
+  boolean: '"TRUE";"TRUE";"FALSE"',
 } as const;
 
 /** A date as a reader reads it: the same fields for the reader format's texts and the workbook's date cells. */

@@ -99,7 +99,7 @@ function kindStyle(kind: Kind, dates: ExcelDateFormats, fontColor?: string): Sty
         font: { ...BASE_FONT, underline: true, color: { argb: fontColor ?? 'FF0563C1' } },
       };
     case Kind.Boolean:
-      return { alignment: { vertical: 'top', horizontal: 'center' }, ...(font && { font }) };
+      return { numFmt: EXCEL_FORMATS.boolean, alignment: { vertical: 'top', horizontal: 'center' }, ...(font && { font }) };
   }
 }
 

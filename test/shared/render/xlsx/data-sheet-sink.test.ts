@@ -65,6 +65,8 @@ describe('a data sheet with long text columns', () => {
     expect(sheet.getColumn(header.indexOf('Risk id') + 1).hidden).toBe(true);
     // A yes/no as wide as FALSCH needs: LibreOffice printed a narrower one's FALSE as 0.
     expect(sheet.getColumn(header.indexOf('Open') + 1).width).toBe(10);
+    // LibreOffice's own yes/no format: without it LibreOffice printed a TRUE cell as 1 beside FALSE.
+    expect(row.getCell(header.indexOf('Open') + 1).numFmt).toBe('"TRUE";"TRUE";"FALSE"');
     const level = row.getCell(header.indexOf('LEVEL') + 1);
     expect(level.fill).toMatchObject({ type: 'pattern', fgColor: { argb: 'FFC00000' } });
     const filled = header.filter((_, i) => JSON.stringify(row.getCell(i + 1).fill ?? {}).includes('C00000'));
