@@ -85,3 +85,11 @@ export function useMailedJobs(folderPrefix: string): MailedJobs {
     },
   };
 }
+
+/** Anna reads the report's English, Jonas German: the readers of the tests of a report read in two languages. */
+export const TWO_LANGUAGE_READERS: readonly unknown[] = [{ address: 'anna@example.test', locale: 'en-GB' }, { address: 'jonas@example.test', locale: 'de-DE' }];
+
+/** A small report in en-GB mailed to `readers` (Anna and Jonas by default), with what a test adds. */
+export function twoLanguageReport(more: Record<string, unknown> = {}, readers: readonly unknown[] = TWO_LANGUAGE_READERS) {
+  return { name: 'two-languages', title: 'Train A', datasets: { risks: {} }, formats: ['csv'], locale: 'en-GB', email: { to: [...readers] }, ...more };
+}

@@ -5,21 +5,14 @@ import { fixedClock } from '../../../shared/core/clock';
 import { finishedView } from '../../../shared/http/run-link';
 import { runJob } from '../../../shared/job/run-job';
 import { manifestSchema } from '../../../shared/report/manifest/manifest';
-import { useMailedJobs } from '../../support/mailed-jobs';
+import { twoLanguageReport, useMailedJobs } from '../../support/mailed-jobs';
 
 /**
  * The run page reads the figures' labels from the stored Summary: in the page's language when the
  * run stored its Summary in it (a recipient's own locale, manifest `summary.languages`), else in the
  * report's. The figures are the same in either. Read from a real run's manifest.json.
  */
-const REPORT = {
-  name: 'two-languages',
-  title: 'Train A',
-  datasets: { risks: {} },
-  formats: ['csv'],
-  locale: 'en-GB',
-  email: { to: [{ address: 'anna@example.test' }, { address: 'jonas@example.test', locale: 'de-DE' }] },
-};
+const REPORT = twoLanguageReport();
 const AT = '2026-11-23T06:00:00Z';
 const jobs = useMailedJobs('run-link-languages-');
 

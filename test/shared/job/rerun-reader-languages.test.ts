@@ -5,7 +5,7 @@ import { fixedClock } from '../../../shared/core/clock';
 import { EmailDeliveryError } from '../../../shared/core/errors';
 import { runJob, type JobContext } from '../../../shared/job/run-job';
 import { manifestSchema } from '../../../shared/report/manifest/manifest';
-import { useMailedJobs } from '../../support/mailed-jobs';
+import { twoLanguageReport, useMailedJobs } from '../../support/mailed-jobs';
 
 /**
  * The language follows the reader on a rerun too (issue 49, item 3): a run whose first delivery fails
@@ -13,14 +13,7 @@ import { useMailedJobs } from '../../support/mailed-jobs';
  * reader still gets the German e-mail, with the figures the English reader gets. Read from
  * aws-ses-v2-local's store.
  */
-const REPORT = {
-  name: 'two-languages',
-  title: 'Train A',
-  datasets: { risks: {} },
-  formats: ['csv'],
-  locale: 'en-GB',
-  email: { to: [{ address: 'anna@example.test', locale: 'en-GB' }, { address: 'jonas@example.test', locale: 'de-DE' }] },
-};
+const REPORT = twoLanguageReport();
 const AT = '2026-11-23T06:00:00Z';
 const jobs = useMailedJobs('rerun-reader-languages-');
 

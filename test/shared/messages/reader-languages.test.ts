@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../../shared/core/clock';
 import { runJob, type JobContext } from '../../../shared/job/run-job';
-import { useMailedJobs } from '../../support/mailed-jobs';
+import { TWO_LANGUAGE_READERS, twoLanguageReport, useMailedJobs } from '../../support/mailed-jobs';
 import { startWebhookRecorder, type WebhookRecorder } from '../../support/webhook-recorder';
 
 /**
@@ -18,15 +18,10 @@ beforeAll(async () => {
 });
 afterAll(() => hooks.close());
 
-const REPORT = {
-  name: 'two-languages',
-  title: 'Train A',
-  datasets: { risks: {} },
-  formats: ['csv'],
-  locale: 'en-GB',
-  email: { to: [{ address: 'anna@example.test', locale: 'en-GB' }, { address: 'jonas@example.test', locale: 'de-DE' }, 'plain@example.test'] },
-  delivery: { channels: [{ type: 'slack', webhook: { secretId: 'hooks', key: 'rte' }, locale: 'fr-FR' }] },
-};
+const REPORT = twoLanguageReport(
+  { delivery: { channels: [{ type: 'slack', webhook: { secretId: 'hooks', key: 'rte' }, locale: 'fr-FR' }] } },
+  [...TWO_LANGUAGE_READERS, 'plain@example.test'],
+);
 
 /** The headline figures of a text part, by the labels of its language, as numbers. */
 function figures(text: string, labels: readonly string[]): number[] {
