@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { settle, useFakeClockFromZero } from '../../support/fake-clock';
 import { timerSleep } from '../../../shared/core/retry/retry';
 import { asyncInvocations, LAMBDA_ASYNC, throttleBackoffMs } from '../../support/async-invocations';
 
@@ -10,18 +11,7 @@ import { asyncInvocations, LAMBDA_ASYNC, throttleBackoffMs } from '../../support
 const WHOLE_STEP = () => 0.999_999_9;
 const SECOND = 1_000;
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: 0 });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-/** Runs the stand-in to its end on the fake clock. */
-async function settle<T>(run: Promise<T>): Promise<T> {
-  await vi.runAllTimersAsync();
-  return run;
-}
+useFakeClockFromZero();
 
 describe("the stand-in of Lambda's asynchronous invocation", () => {
   it('backs a throttled event off from 1 s, doubling up to 5 minutes', () => {

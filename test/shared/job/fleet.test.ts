@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLedger } from '../../../shared/ledger/local-ledger';
 import { LocalDirectoryStorage } from '../../../shared/storage/local-storage';
-import { runFleet } from '../../support/fleet';
+import { runFleet, type FleetFigures, type FleetOptions } from '../../support/fleet';
 
 /**
  * A small fleet at one instant (8 reports of 2 tenants, each mailing 2 readers and posting to one chat
@@ -23,17 +23,24 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A small fleet in its own folder: 2 tenants, 2 readers a report, 3 at once, the bench's rates. */
+function smallFleet(folder: string, options: Partial<FleetOptions> & Pick<FleetOptions, 'reports' | 'engine'>): Promise<FleetFigures> {
+  return runFleet({
+    tenants: 2,
+    readers: 2,
+    concurrency: 3,
+    tenantRate: 20,
+    sendRate: 14,
+    storage: new LocalDirectoryStorage(join(dir, folder)),
+    ledger: new LocalLedger(join(dir, folder, '.ledger')),
+    ...options,
+  });
+}
+
 describe('a fleet scheduled at one instant', () => {
   it('delivers every report exactly once through the scheduled-runs queue: at most its maximum at once, a freed slot taking the next run', async () => {
-    const figures = await runFleet({
+    const figures = await smallFleet('queue', {
       reports: 8,
-      tenants: 2,
-      readers: 2,
-      concurrency: 3,
-      tenantRate: 20,
-      sendRate: 14,
-      storage: new LocalDirectoryStorage(join(dir, 'queue')),
-      ledger: new LocalLedger(join(dir, 'queue', '.ledger')),
       engine: 'queue',
     });
     expect(figures).toMatchObject({ reports: 8, deliveredOnce: 8, lost: 0, doubled: 0, readersMailedOnce: 16, ownerNotices: 0, failedEvents: 0, expiredEvents: 0 });
@@ -45,19 +52,12 @@ describe('a fleet scheduled at one instant', () => {
   });
 
   it('delivers a medium report and a report that hands over to the fan-out exactly once too, the fan-out started once and its delivery counted with the others', async () => {
-    const figures = await runFleet({
+    const figures = await smallFleet('mixed', {
       reports: 6,
-      tenants: 2,
       mediumReports: 1,
       fanOut: true,
       // Smaller than the bench's, to stay fast: the medium tenant's boards hold more items than the tiny one's; the large one has 6 boards of the tiny size (3 workers of 2).
       shapes: { medium: { itemsPerBoard: 30 }, large: { boards: 6 } },
-      readers: 2,
-      concurrency: 3,
-      tenantRate: 20,
-      sendRate: 14,
-      storage: new LocalDirectoryStorage(join(dir, 'mixed')),
-      ledger: new LocalLedger(join(dir, 'mixed', '.ledger')),
       engine: 'queue',
     });
     expect(figures).toMatchObject({ reports: 6, deliveredOnce: 6, lost: 0, doubled: 0, readersMailedOnce: 12, ownerNotices: 0, failedEvents: 0, failures: [] });
@@ -70,15 +70,8 @@ describe('a fleet scheduled at one instant', () => {
   });
 
   it('delivers every report exactly once to every reader through asynchronous invocation too, through the cap, the tenant rates and the send rate', async () => {
-    const figures = await runFleet({
+    const figures = await smallFleet('runs', {
       reports: 8,
-      tenants: 2,
-      readers: 2,
-      concurrency: 3,
-      tenantRate: 20,
-      sendRate: 14,
-      storage: new LocalDirectoryStorage(join(dir, 'runs')),
-      ledger: new LocalLedger(join(dir, 'runs', '.ledger')),
       engine: 'async',
       invocation: { firstBackoffMs: 100, maxBackoffMs: 1_000 },
     });

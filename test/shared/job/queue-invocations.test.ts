@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { settle, settleAt, useFakeClockFromZero } from '../../support/fake-clock';
 import { timerSleep } from '../../../shared/core/retry/retry';
 import { SCHEDULED_RUNS } from '../../../shared/core/names';
 import { queueInvocations, SQS_DEFAULTS } from '../../support/queue-invocations';
@@ -11,25 +12,7 @@ import { queueInvocations, SQS_DEFAULTS } from '../../support/queue-invocations'
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: 0 });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-/** Runs the stand-in to its end on the fake clock. */
-async function settle<T>(run: Promise<T>): Promise<T> {
-  await vi.runAllTimersAsync();
-  return run;
-}
-
-/** Runs the stand-in to its end on the fake clock, and says when on that clock it ended. */
-async function settleAt<T>(run: Promise<T>): Promise<{ readonly result: T; readonly endedAtMs: number }> {
-  const ended = run.then((result) => ({ result, endedAtMs: Date.now() }));
-  await vi.runAllTimersAsync();
-  return ended;
-}
+useFakeClockFromZero();
 
 describe('the stand-in of an SQS queue with maximum concurrency', () => {
   it('runs at most the maximum at once, and a freed slot takes the next message at once: the work ÷ the maximum, no idle slot', async () => {
