@@ -84,7 +84,7 @@ export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts
   const { request, definition } = job;
   const final = tellsOwners(failure, context.attempt);
   await Promise.allSettled([
-    isScheduled(request) && definition ? tellOwnersOfFailure(definition, { runId: job.runId, ...failure }, context) : Promise.resolve(),
+    isScheduled(request) && definition ? tellOwnersOfFailure(definition, { runId: job.runId, ...failure }, final, context) : Promise.resolve(),
     final
       ? context.events.publish('ReportFailed', {
           report: definition?.name ?? job.report,
@@ -104,8 +104,8 @@ export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts
 }
 
 /** The owners hear of a retryable failure only when no attempt follows: the next may mend it (a throttle, a blip). */
-async function tellOwnersOfFailure(definition: ReportDefinition, failure: FailureFacts, context: AnnounceContext): Promise<void> {
-  if (tellsOwners(failure, context.attempt)) return notifyOwners(definition, failure, context);
+async function tellOwnersOfFailure(definition: ReportDefinition, failure: FailureFacts, final: boolean, context: AnnounceContext): Promise<void> {
+  if (final) return notifyOwners(definition, failure, context);
   context.log.info('a retryable failure: the owners are told only if the last attempt fails too', {
     report: definition.name,
     runId: failure.runId,
