@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loadExportLambdaConfig } from '../../shared/core/config';
 import { RetryableExportError } from '../../shared/core/errors';
-import { METRIC, SCHEDULED_RUNS } from '../../shared/core/names';
+import { METRIC } from '../../shared/core/names';
 import { createEventBridgeClient, EventBridgePublisher } from '../../shared/events/event-bridge';
 import { systemClock } from '../../shared/core/clock';
 import { jobExportSettings } from '../../shared/job/run-context';
@@ -12,8 +12,8 @@ import { fanOutStepSchema, isFanOutStep } from '../../shared/fan-out/event';
 import { createSfnClient, StepFunctionsFanOutStarter } from '../../shared/fan-out/step-functions-starter';
 import { JobStatusStore } from '../../shared/job/status/job-status';
 import { exportJobRequestSchema, type ExportJobRequest } from '../../shared/job/request';
-import { isQueuedRuns, queuedRunsSchema, runQueuedJobs, type QueuedAttempt } from '../../shared/job/queue-door';
-import { attemptOf, countAttempt, LAMBDA_ASYNC_ATTEMPTS, type RunAttempt } from '../../shared/job/attempt';
+import { isQueuedRuns, queuedRunsSchema, runQueuedJobs } from '../../shared/job/queue-door';
+import { countAttempt, LAMBDA_ASYNC_ATTEMPTS, type RunAttempt } from '../../shared/job/attempt';
 import { inlinePolicy } from '../../shared/job/stages/resolve-definition';
 import {
   SecretsManagerCredentialsSource,
@@ -127,9 +127,9 @@ export const handler = withLifecycle({ logger, metrics, tracer }, async (event: 
     return runFanOutStep(step, jobContext(context.getRemainingTimeInMillis()));
   }
   if (isQueuedRuns(event)) {
-    const run = (request: ExportJobRequest, attempt: QueuedAttempt) => {
-      logger.appendKeys({ receiveCount: attempt.receiveCount });
-      return exportJob(request, context.getRemainingTimeInMillis(), attemptOf(attempt.receiveCount, SCHEDULED_RUNS.maxReceiveCount));
+    const run = (request: ExportJobRequest, attempt: RunAttempt) => {
+      logger.appendKeys({ receiveCount: attempt.number });
+      return exportJob(request, context.getRemainingTimeInMillis(), attempt);
     };
     return runQueuedJobs(queuedRunsSchema.parse(event), run, logger);
   }

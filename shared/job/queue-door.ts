@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { errorMessage } from '../core/errors';
 import type { Log } from '../core/logger';
 import { SCHEDULED_RUNS } from '../core/names';
+import { attemptOf, type RunAttempt } from './attempt';
 import { exportJobRequestSchema, type ExportJobRequest } from './request';
 
 /**
@@ -31,21 +32,13 @@ export const queuedRunsSchema = z.object({
 });
 export type QueuedRuns = z.infer<typeof queuedRunsSchema>;
 
-/** Which attempt of its run a message is: the door's one fact about retries, passed down to the job. */
-export interface QueuedAttempt {
-  /** SQS's ApproximateReceiveCount: 1 on the first receive. */
-  readonly receiveCount: number;
-  /** No receive follows this one: a failure now goes to the dead-letter queue. */
-  readonly lastAttempt: boolean;
-}
-
 /** SQS's partial batch response (the event source's `reportBatchItemFailures`). */
 export interface QueuedRunsResponse {
   readonly batchItemFailures: { readonly itemIdentifier: string }[];
 }
 
 /** A queued run: resolves when the message is done with (succeeded, or failed for good); throws to be tried again. */
-export type RunQueued = (request: ExportJobRequest, attempt: QueuedAttempt) => Promise<unknown>;
+export type RunQueued = (request: ExportJobRequest, attempt: RunAttempt) => Promise<unknown>;
 
 /** An SQS event, told apart from the other doors' payloads before it is parsed. */
 export function isQueuedRuns(event: unknown): boolean {
@@ -54,9 +47,9 @@ export function isQueuedRuns(event: unknown): boolean {
   return typeof first === 'object' && first !== null && 'eventSource' in first && first.eventSource === 'aws:sqs';
 }
 
-/** The attempt a receive count makes, against the stack's redrive policy. */
-export function queuedAttempt(receiveCount: number, maxReceiveCount: number = SCHEDULED_RUNS.maxReceiveCount): QueuedAttempt {
-  return { receiveCount, lastAttempt: receiveCount >= maxReceiveCount };
+/** The attempt a receive count makes (1 on the first receive), against the stack's redrive policy: the door's one fact about retries. */
+export function queuedAttempt(receiveCount: number, maxReceiveCount: number = SCHEDULED_RUNS.maxReceiveCount): RunAttempt {
+  return attemptOf(receiveCount, maxReceiveCount);
 }
 
 /** Each message's run, one after another (the event source sends one at a time); the failed ones are named for SQS. */
@@ -71,7 +64,8 @@ export async function runQueuedJobs(event: QueuedRuns, run: RunQueued, log: Log)
       // the alarm shows it: better than a scheduled run deleted unseen.
       log.warn('queued run not done; SQS tries it again after the visibility timeout unless this was its last receive', {
         messageId: record.messageId,
-        ...attempt,
+        receiveCount: attempt.number,
+        lastAttempt: attempt.last,
         error: errorMessage(error),
       });
       batchItemFailures.push({ itemIdentifier: record.messageId });

@@ -1,7 +1,6 @@
 import { systemClock } from '../../shared/core/clock';
 import type { Ledger } from '../../shared/ledger/ledger';
-import { attemptOf, countAttempt, LAMBDA_ASYNC_ATTEMPTS } from '../../shared/job/attempt';
-import { SCHEDULED_RUNS } from '../../shared/core/names';
+import { countAttempt, LAMBDA_ASYNC_ATTEMPTS, type RunAttempt } from '../../shared/job/attempt';
 import type { ExportJobRequest } from '../../shared/job/request';
 import { runJob } from '../../shared/job/run-job';
 import type { Storage } from '../../shared/storage/storage';
@@ -11,7 +10,7 @@ import { noteOutgrown } from '../../shared/report/run/run-route';
 import { fleetFanOut, type FleetFanOut } from './fleet-fan-out';
 import { silentLog } from '../../shared/core/logger';
 import type { JobContext } from '../../shared/job/run-job';
-import { queuedRunsSchema, runQueuedJobs, type QueuedAttempt } from '../../shared/job/queue-door';
+import { queuedRunsSchema, runQueuedJobs } from '../../shared/job/queue-door';
 import { asyncInvocations, type AsyncInvocationOptions, type InvocationFailure, type InvocationStats } from './async-invocations';
 import { sqsEvent } from './lambda-events';
 import { queueInvocations, type QueueInvocationOptions } from './queue-invocations';
@@ -239,8 +238,8 @@ async function queued(reports: number, options: FleetOptions, receive: (k: numbe
 async function throughQueueDoor(request: Record<string, unknown>, receiveCount: number, context: JobContext): Promise<void> {
   const event = queuedRunsSchema.parse(sqsEvent(request, receiveCount));
   let failure: unknown;
-  const run = (job: Parameters<typeof runJob>[0], attempt: QueuedAttempt) =>
-    runJob(job, { ...context, attempt: attemptOf(attempt.receiveCount, SCHEDULED_RUNS.maxReceiveCount) }).catch((error: unknown) => {
+  const run = (job: Parameters<typeof runJob>[0], attempt: RunAttempt) =>
+    runJob(job, { ...context, attempt }).catch((error: unknown) => {
       failure = error;
       throw error;
     });

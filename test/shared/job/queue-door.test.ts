@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { RetryableExportError } from '../../../shared/core/errors';
 import { silentLog } from '../../../shared/core/logger';
 import { SCHEDULED_RUNS } from '../../../shared/core/names';
-import { isQueuedRuns, queuedRunsSchema, runQueuedJobs, type QueuedAttempt } from '../../../shared/job/queue-door';
+import type { RunAttempt } from '../../../shared/job/attempt';
+import { isQueuedRuns, queuedRunsSchema, runQueuedJobs } from '../../../shared/job/queue-door';
 import type { ExportJobRequest } from '../../../shared/job/request';
 import { sqsEvent } from '../../support/lambda-events';
 
@@ -17,7 +18,7 @@ const parsed = (receiveCount: number, body: unknown = PAYLOAD) => queuedRunsSche
 
 /** Runs the door with a run that records what it was given and fails as told. */
 async function door(receiveCount: number, outcome: 'ok' | Error, body?: unknown) {
-  const seen: { request: ExportJobRequest; attempt: QueuedAttempt }[] = [];
+  const seen: { request: ExportJobRequest; attempt: RunAttempt }[] = [];
   const answer = await runQueuedJobs(
     parsed(receiveCount, body),
     (request, attempt) => {
@@ -39,21 +40,21 @@ describe('the queue door of the export function', () => {
 
   it('hands the job the request Scheduler sent, and deletes the message when the run is done', async () => {
     const { seen, answer } = await door(1, 'ok');
-    expect(seen).toEqual([{ request: PAYLOAD, attempt: { receiveCount: 1, lastAttempt: false } }]);
+    expect(seen).toEqual([{ request: PAYLOAD, attempt: { number: 1, last: false } }]);
     expect(answer).toEqual({ batchItemFailures: [] });
   });
 
   it('keeps a message whose run failed retryably, so SQS hands it out again after the visibility timeout', async () => {
     const { seen, answer } = await door(1, new RetryableExportError('planning API unavailable'));
-    expect(seen[0]?.attempt.lastAttempt).toBe(false);
+    expect(seen[0]?.attempt.last).toBe(false);
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-1' }] });
   });
 
   it('calls the receive at the redrive policy\'s count the last attempt: the run is told, and a failure still goes to the dead-letter queue', async () => {
     const { seen, answer } = await door(SCHEDULED_RUNS.maxReceiveCount, new RetryableExportError('planning API unavailable'));
-    expect(seen[0]?.attempt).toEqual({ receiveCount: SCHEDULED_RUNS.maxReceiveCount, lastAttempt: true });
+    expect(seen[0]?.attempt).toEqual({ number: SCHEDULED_RUNS.maxReceiveCount, last: true });
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: `msg-${SCHEDULED_RUNS.maxReceiveCount}` }] });
-    expect((await door(SCHEDULED_RUNS.maxReceiveCount - 1, 'ok')).seen[0]?.attempt.lastAttempt).toBe(false);
+    expect((await door(SCHEDULED_RUNS.maxReceiveCount - 1, 'ok')).seen[0]?.attempt.last).toBe(false);
   });
 
   it('keeps a body that is no request (it lands in the dead-letter queue and its alarm) and runs nothing', async () => {
