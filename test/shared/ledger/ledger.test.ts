@@ -141,3 +141,25 @@ describe('the DynamoDB ledger', () => {
     await expect(ledger.get('run/x')).rejects.toThrow(/could not read run\/x from the run ledger dynamodb:no-such-table: ResourceNotFoundException/);
   });
 });
+
+describe('the local directory ledger', () => {
+  it('answers a won write as won when a quicker writer built on it before the first one looked', async () => {
+    const dir = join(both.dir(), 'ledger');
+    const key = 'local/built-on';
+    const other = new LocalLedger(dir);
+    expect(await other.put(key, { n: 1 }, 0)).toBe(true);
+    let landed!: () => void;
+    const published = new Promise<void>((resolve) => (landed = resolve));
+    let resume!: () => void;
+    const gate = new Promise<void>((resolve) => (resume = resolve));
+    const first = new LocalLedger(dir, { afterCommit: () => (landed(), gate) });
+    const write = first.put(key, { n: 2 }, 1);
+    await published;
+    // Between the first writer's commit and its look for newer versions, another builds on version 2.
+    expect(await other.get(key)).toEqual({ value: { n: 2 }, version: 2 });
+    expect(await other.put(key, { n: 3 }, 2)).toBe(true);
+    resume();
+    expect(await write).toBe(true);
+    expect(await other.get(key)).toEqual({ value: { n: 3 }, version: 3 });
+  });
+});
