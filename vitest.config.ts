@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/test-order.js';
 import { simulatorTestFiles, slowTestFiles, testFiles } from './test/support/test-tiers.js';
 
 /**
@@ -36,6 +37,9 @@ export default defineConfig({
     // never reaches another's files.
     maxWorkers: Math.max(2, availableParallelism()),
     isolate: false,
+    // The slow tier's project first and the fast tier's many short files last, so the two workers end
+    // together (test/support/test-order.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // SIMULATOR_VOCABULARY=docs runs every simulator-backed test against the docs' field names (the `docs` project).
     setupFiles: ['test/support/simulator-vocabulary.ts'],
     projects: [
