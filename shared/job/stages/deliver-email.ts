@@ -72,7 +72,7 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
     const own = banner || sections ? { ...banner, sections } : undefined;
     // Claimed before it is sent, marked sent after: a retry skips a sent one, and waits out (then
     // sends) one whose sender was killed between its claim and its mark.
-    const claim = { ledger: context.ledger, runKey, channel: `email:${reader.address.toLowerCase()}`, log: context.log, now, wait: context.leaseWait };
+    const claim = { ledger: context.ledger, runKey, channel: `email:${reader.address.toLowerCase()}`, log: context.log, now, leaseWait: context.leaseWait };
     const sent = await mailOne(reader.address, claim, () => transport.send(compose(reader, own)));
     results.push(sent);
     if (banner && (sent.status === 'sent' || sent.status === 'skipped')) {
