@@ -1,10 +1,3 @@
-import * as z from 'zod';
-import { errorMessage } from '../core/errors';
-import type { Log } from '../core/logger';
-import { SCHEDULED_RUNS } from '../core/names';
-import { attemptOf, type RunAttempt } from './attempt';
-import { exportJobRequestSchema, type ExportJobRequest } from './request';
-
 /**
  * The export function's door for scheduled runs: EventBridge Scheduler puts each run's payload on the
  * scheduled-runs queue, and the SQS event source hands the function one message at a time, at most
@@ -14,6 +7,14 @@ import { exportJobRequestSchema, type ExportJobRequest } from './request';
  * queue after `SCHEDULED_RUNS.maxReceiveCount` receives. The receive count is how a run knows its last
  * attempt: only then is a failure final.
  */
+
+import * as z from 'zod';
+import { errorMessage } from '../core/errors';
+import type { Log } from '../core/logger';
+import { SCHEDULED_RUNS } from '../core/names';
+import { attemptOf, type RunAttempt } from './attempt';
+import { exportJobRequestSchema, type ExportJobRequest } from './request';
+
 /**
  * The parts of SQS's event the door reads (Powertools' SqsSchema names the same fields). Our own rather
  * than Powertools': its schema imports zod's whole `z` namespace object, whose 264 kB of locales then

@@ -97,7 +97,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   // An entry the schema refuses fails for good; a record that kept changing under its writer may pass.
   'shared/ledger/ledger-record.ts': [['StorageError', false], ['StorageError', true]],
   'shared/ledger/dynamodb-ledger.ts': [['StorageError', 'aws'], ['StorageError', false], ['StorageError', false]],
-  'shared/ledger/local-ledger.ts': [['StorageError', false], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs']],
+  'shared/ledger/local-ledger.ts': [['StorageError', false], ['StorageError', true], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs'], ['StorageError', 'fs']],
   'shared/ledger/rate-pacer.ts': [['StorageError', true]],
   'shared/links/link-token.ts': [['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['ConfigError', false], ['LinkTokenError', false]],
   'shared/links/presign.ts': [['StorageError', 'aws'], ['StorageError', false]],
