@@ -15,12 +15,13 @@ import type { ExportJobRequest } from './request';
 import { announceFailure, announceSuccess, type AnnouncePorts, type FailedJob } from './stages/announce';
 import { deliverRun, type RunDelivery } from './stages/deliver';
 import { alertRun, stepAlerts, type RunAlerts } from './stages/alert';
+import { noticeOwners } from './stages/notice';
 import type { DeliveryPorts, ExportedJob } from './stages/delivery-ports';
 import { jobRunId, planSlices, requestedName, resolveJob, type JobSlice, type ResolvePorts } from './stages/resolve';
 
 /**
  * One job, the same for every door (the export Lambda, the fan-out's assembler, `npm run export`, the
- * demo): resolve → plan → export → deliver → alert → announce (stages/). A door builds the run context and the
+ * demo): resolve → plan → export → deliver → alert → announce → the owners' notices (stages/). A door builds the run context and the
  * ports and calls `runJob`; it never repeats a stage. Retries are idempotent: the run id is the same,
  * a completed run is not exported again, and each message goes out once per run.
  */
@@ -128,7 +129,8 @@ function combined(outcomes: readonly { report: string; outcome: JobOutcome }[]):
 
 /**
  * One report's run (the whole report, or one slice of it) as one straight line of stages, each taking
- * the job as the stage before left it and the one context: resolve → plan → export → deliver → alert → announce.
+ * the job as the stage before left it and the one context: resolve → plan → export → deliver → alert → announce
+ * → the owners' notices (what the stages before it handed on, told once, stages/notice.ts).
  */
 async function runOne(request: ExportJobRequest, context: JobContext): Promise<JobOutcome> {
   const started = context.clock();
@@ -154,9 +156,10 @@ async function runOne(request: ExportJobRequest, context: JobContext): Promise<J
     context.onComplete?.(exported.result, context.clock().getTime() - started.getTime());
     // The alert rules are read first: a reader of both the weekly message and an alert gets one message.
     const stepped = await stepAlerts(exported, context);
-    const delivered = { ...exported, delivery: await deliverRun(exported, context, stepped.kind === 'read' ? stepped : undefined) };
-    const alerted = { ...delivered, alerts: await alertRun(delivered, context, stepped, new Set(delivered.delivery.covered)) };
+    const delivered = { ...exported, ...(await deliverRun(exported, context, stepped.kind === 'read' ? stepped : undefined)) };
+    const alerted = { ...delivered, ...(await alertRun(delivered, context, stepped, new Set(delivered.delivery.covered))) };
     await announceSuccess(alerted, context);
+    await noticeOwners(alerted, context);
     const { result, delivery, alerts } = alerted;
     context.log.info('export job succeeded', { report: draft.definition.name, runId, emailed: delivery.emailed, delivery: delivery.reason, alerts: alerts.reason });
     return { status: 'succeeded', runId: result.manifest.runId, manifestKey: result.manifestKey, emailed: delivery.emailed, delivery, ...(draft.definition.alerts && { alerts }), run: factsOf(result) };

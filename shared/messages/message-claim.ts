@@ -15,7 +15,7 @@ import { ledgerRecord, type LedgerRecord } from '../ledger/ledger-record';
  * Claim, send, then mark sent: a sender killed between its claim and its send (or before it marked
  * the message sent) leaves a claim without a `sent` mark. Such a claim is never read as "sent": a
  * retry that finds it older than SEND_TIMEOUT_MS takes it and sends; one that finds it younger waits
- * until it is that old (the context's wait) and looks again, or, with no way to wait, fails retryable
+ * until it is that old (the context's `leaseWait`) and looks again, or, with no way to wait, fails retryable
  * so a later retry sends. Every sender ends its send well within SEND_TIMEOUT_MS (SES's request, the
  * webhook's attempts and waits), so a claim that old was never going to be marked sent.
  */
@@ -99,7 +99,7 @@ export interface SendClaim {
   readonly log: Log;
   readonly now: Date;
   /** Waits for an unsent claim of another attempt to time out (the export function's timers); without it the send fails retryable. */
-  readonly wait?: Sleep | undefined;
+  readonly leaseWait?: Sleep | undefined;
 }
 
 /**
@@ -111,13 +111,13 @@ export interface SendClaim {
  */
 export async function sendOnce(claim: SendClaim, send: () => Promise<unknown>): Promise<'sent' | 'skipped'> {
   let held = await claimMessage(claim.ledger, claim.runKey, claim.channel, { now: claim.now });
-  if (!held.granted && held.unsentUntil && claim.wait) {
+  if (!held.granted && held.unsentUntil && claim.leaseWait) {
     claim.log.warn('another attempt claimed this message and has not marked it sent: waiting for its mark or its send to time out', { channel: claim.channel, until: held.unsentUntil.toISOString() });
     // Looked at again every UNSENT_POLL_MS: a live sender marks it within seconds, a killed one never.
     const until = held.unsentUntil.getTime();
     for (let at = claim.now.getTime(); !held.granted && held.unsentUntil && at < until; ) {
       const step = Math.min(UNSENT_POLL_MS, until - at);
-      await claim.wait(step);
+      await claim.leaseWait(step);
       at += step;
       held = await claimMessage(claim.ledger, claim.runKey, claim.channel, { now: new Date(at) });
     }

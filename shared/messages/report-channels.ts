@@ -1,9 +1,7 @@
 import type { ChannelTarget } from '../channels/delivery-option';
 import { deliverToChannels, type ChannelDeliveryDependencies, type ChannelResult } from '../channels/deliver';
-import { errorMessage } from '../core/errors';
 import type { ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
-import { noticeChannel } from './notices/channel-notice';
 import { messageRunKey, sendOnce } from './message-claim';
 import { chatLinks, currentSigningKey } from './message-links';
 import { channelPosting, type MessagePorts } from './message-ports';
@@ -16,20 +14,27 @@ import type { RunNews } from './reader-news';
 export type RunChannelResults = ChannelResult[] & { covered?: string[] };
 
 /**
- * Posts the run's message to the definition's chat channels and keeps each channel's failure
- * streak. Never throws: a channel's failure is in its result, and the e-mail and the other
- * channels go out regardless. `freshCopyLink`: the buttons offer a fresh copy (not for an inline
- * definition); `news`: the run's alert news, a banner for a channel the alerts go to as well
- * (reader-news.ts); `write`: each channel's body is written instead of posted (the outbox).
+ * What one run's chat messages are posted with: the report and its run, the job's context,
+ * `freshCopyLink`: the buttons offer a fresh copy (not for an inline definition); `news`: the run's
+ * alert news, a banner for a channel the alerts go to as well (reader-news.ts); `write`: each
+ * channel's body is written instead of posted (the outbox).
  */
-export async function deliverRunToChannels(
-  definition: ReportDefinition,
-  result: ExportResult,
-  context: MessagePorts,
-  freshCopyLink: boolean,
-  news: RunNews | undefined,
-  write: ChannelDeliveryDependencies['write'],
-): Promise<RunChannelResults> {
+export interface RunChannelPosts {
+  readonly definition: ReportDefinition;
+  readonly result: ExportResult;
+  readonly context: MessagePorts;
+  readonly freshCopyLink: boolean;
+  readonly news: RunNews | undefined;
+  readonly write: ChannelDeliveryDependencies['write'];
+}
+
+/**
+ * Posts the run's message to the definition's chat channels. Never throws: a channel's failure is
+ * in its result (each channel's failure streak is the owners' notices step's, job/stages/notice.ts),
+ * and the e-mail and the other channels go out regardless.
+ */
+export async function deliverRunToChannels(posts: RunChannelPosts): Promise<RunChannelResults> {
+  const { definition, result, context, freshCopyLink, news, write } = posts;
   const targets = definition.delivery?.channels ?? [];
   if (targets.length === 0) return [];
   const now = context.clock();
@@ -47,7 +52,6 @@ export async function deliverRunToChannels(
   // Each channel claims its post in the run ledger first, as the e-mail does: a retry does not post twice.
   const once = (channel: string, send: () => Promise<unknown>) => sendOnce({ ledger: context.ledger, runKey, channel, log: context.log, now }, send);
   const results: RunChannelResults = await deliverToChannels(targets, message, channelPosting(context, once, write));
-  await noticeChannels(definition, result, results, context, now);
   const covered = await coveredChannels(definition, result, targets, results, told, context, now);
   if (covered.length > 0) results.covered = covered;
   return results;
@@ -61,18 +65,6 @@ async function toldChannels(definition: ReportDefinition, targets: readonly Chan
     if (lines.lines.length > 0) told.set(channelTarget(target), lines);
   }
   return told;
-}
-
-/** Keeps each posted (or failed) channel's failure streak; the owners hear once per streak (channel-notice.ts). */
-async function noticeChannels(definition: ReportDefinition, result: ExportResult, results: readonly ChannelResult[], context: MessagePorts, now: Date): Promise<void> {
-  const noticeDeps = { ledger: context.ledger, mail: context.mail, sender: context.sender, log: context.log, now };
-  await Promise.all(
-    results.filter((r) => r.status !== 'skipped').map((r) =>
-      noticeChannel(definition, r, result.manifest.runId, noticeDeps).catch((error: unknown) => {
-        context.log.error('channel streak not recorded', { report: definition.name, channel: r.type, error: errorMessage(error) });
-      }),
-    ),
-  );
 }
 
 /** The channels whose post of this run carried the banner (its alert owed to them cleared): the alert stage posts them nothing more. */

@@ -3,8 +3,7 @@ import { errorMessage, ExporterError } from '../../core/errors';
 import { readerFormat } from '../../core/format';
 import { alertTargets, NOBODY, sendAlert, type AlertDelivery, type CoveredTargets } from '../../messages/alert-delivery';
 import type { BeyondNow, OwedLine } from '../../messages/alert-owed';
-import { noticeChannel } from '../../messages/notices/channel-notice';
-import { noticeRefusedRecipients } from '../../messages/notices/recipient-notice';
+import type { MailedRecipients } from '../../messages/notices/recipient-notice';
 import { outboxRecorder, type RunRef } from '../../messages/outbox';
 import { stepCrossing } from '../../report/alerts/crossing-state';
 import { readRules, type RuleReading } from '../../report/alerts/read-rules';
@@ -86,34 +85,50 @@ export async function stepAlerts(job: ExportedJob, context: Pick<DeliveryContext
  * Never throws: an alert that could not go out is said in `reason` (and owed to its target by the
  * next run, alert-owed.ts), and the published run stays published.
  */
-export async function alertRun(job: ExportedJob, context: AlertContext, stepped: SteppedAlerts, covered: CoveredTargets = NOBODY): Promise<RunAlerts> {
-  if (stepped.kind === 'skip') return stepped.outcome;
+export async function alertRun(job: ExportedJob, context: AlertContext, stepped: SteppedAlerts, covered: CoveredTargets = NOBODY): Promise<AlertedRun> {
+  if (stepped.kind === 'skip') return { alerts: stepped.outcome };
   try {
     return await sendRunAlert(job, context, stepped, covered);
   } catch (error) {
     context.log.error('alerts not evaluated: the run stands', { report: job.definition.name, error: errorMessage(error) });
-    return nothing(`not sent: ${publicMessageOf(error)}`);
+    return { alerts: nothing(`not sent: ${publicMessageOf(error)}`) };
   }
 }
 
-async function sendRunAlert(job: ExportedJob, context: AlertContext, stepped: SteppedAlerts & { kind: 'read' }, covered: CoveredTargets): Promise<RunAlerts> {
+/**
+ * What the alert stage hands on: what it did, and who its e-mail went to (none when it e-mailed
+ * nobody), which the owners' notices step (notice.ts) reads for the alert recipients refused.
+ */
+export interface AlertedRun {
+  readonly alerts: RunAlerts;
+  readonly alertMailed?: MailedRecipients | undefined;
+}
+
+async function sendRunAlert(job: ExportedJob, context: AlertContext, stepped: SteppedAlerts & { kind: 'read' }, covered: CoveredTargets): Promise<AlertedRun> {
   const { definition, result } = job;
   const { news: lines, rules } = stepped;
   const run = { runId: result.manifest.runId };
   const crossed = rules.filter((r) => r.news > 0).map((r) => r.rule);
   const targets = alertTargets(definition);
   if (targets.email.length + targets.channels.length === 0) {
-    return { ...nothing(lines.length === 0 ? `not sent: no line crossed since the run before (${describeStates(rules)})` : `not sent: ${crossed.join(', ')} crossed, and this delivery names nobody to tell`), rules };
+    const why = lines.length === 0 ? `not sent: no line crossed since the run before (${describeStates(rules)})` : `not sent: ${crossed.join(', ')} crossed, and this delivery names nobody to tell`;
+    return { alerts: { ...nothing(why), rules } };
   }
   const ref: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
   const outbox = context.outbox && outboxRecorder(context.outbox, ref, 'alert');
-  const now = context.clock();
   const sent = await sendAlert(definition, result, stepped, context, outbox, covered);
-  await noticeAlertChannels(job, sent.channels, context, now);
-  await noticeRefusedAlertRecipients(job, sent, context, now);
   const reason = alertReason(run.runId, crossed, lines.length, sent, rules);
   context.log.info('alert', { report: definition.name, runId: run.runId, crossed, reason });
-  return { sent: sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent') || sent.covered > 0, reason, rules, channels: sent.channels, written: [...(outbox?.written ?? [])] };
+  const any = sent.emailed.length > 0 || sent.channels.some((c) => c.status === 'sent') || sent.covered > 0;
+  const alerts = { sent: any, reason, rules, channels: sent.channels, written: [...(outbox?.written ?? [])] };
+  return { alerts, ...(sent.emailed.length + sent.notEmailed.length > 0 && { alertMailed: mailedOf(sent) }) };
+}
+
+/** Who the alert's e-mail went to: an address whose message an earlier attempt sent counts as mailed. */
+function mailedOf(sent: AlertDelivery): MailedRecipients {
+  const mailed = sent.emailed.length + sent.emailedBefore;
+  const refused = sent.notEmailed.filter((n) => n.refused).map(({ address, reason }) => ({ address, reason }));
+  return { recipients: mailed + sent.notEmailed.length, mailed, refused };
 }
 
 /** The alert's outcome in a sentence: what crossed, what an earlier run owed, who did not get it. */
@@ -129,36 +144,6 @@ function alertReason(runId: string, crossed: readonly string[], news: number, se
   const what = news > 0 ? `${crossed.join(', ')} crossed (${news} ${news === 1 ? 'line' : 'lines'})` : 'what an earlier run could not deliver';
   const coveredNote = sent.covered > 0 ? `; ${sent.covered} ${sent.covered === 1 ? 'target' : 'targets'} told in the run's own message` : '';
   return `${any ? 'sent' : 'not sent'}: ${what}${news > 0 ? owedNote : ''}${coveredNote}${missedNote}`;
-}
-
-/** The owners hear of an alert channel that keeps failing through the owners' notice engine, once per streak, as of the report's own channels. */
-async function noticeAlertChannels(job: ExportedJob, channels: readonly ChannelResult[], context: AlertContext, now: Date): Promise<void> {
-  if (context.outbox || isInline(job.request)) return;
-  const deps = { ledger: context.ledger, mail: context.mail, sender: context.sender, log: context.log, now };
-  for (const channel of channels.filter((c) => c.status !== 'skipped')) {
-    await noticeChannel(job.definition, channel, job.result.manifest.runId, deps, 'alert').catch((error: unknown) => {
-      context.log.error('alert channel streak not recorded', { report: job.definition.name, channel: channel.type, error: errorMessage(error) });
-    });
-  }
-}
-
-/**
- * The owners hear of an alert recipient the mail service refuses through the owners' notice engine,
- * once while it stays refused, as of the report's own recipients (recipient-notice.ts). Only a run
- * that e-mailed an alert says who is refused: one with nothing to tell would clear the set.
- */
-async function noticeRefusedAlertRecipients(job: ExportedJob, sent: AlertDelivery, context: AlertContext, now: Date): Promise<void> {
-  const mail = context.mail;
-  const sender = context.sender ?? job.definition.email?.from;
-  if (!mail || !sender || context.outbox || isInline(job.request) || sent.emailed.length + sent.notEmailed.length === 0) return;
-  const mailed = sent.emailed.length + sent.emailedBefore;
-  const refused = sent.notEmailed.filter((n) => n.refused).map(({ address, reason }) => ({ address, reason }));
-  await noticeRefusedRecipients(
-    job.definition,
-    { runId: job.result.manifest.runId, recipients: mailed + sent.notEmailed.length, mailed, refused },
-    { ledger: context.ledger, mail, sender, log: context.log, now },
-    'alert',
-  );
 }
 
 /** What an error says to people: ours carry a public message; anything else is said as a failure to send. */

@@ -1,9 +1,6 @@
-import { errorMessage } from '../../core/errors';
 import type { EventPublisher } from '../../events/report-events';
 import type { ReportDefinition } from '../../report/definition/definition';
-import type { ExportResult } from '../../report/run/result';
-import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from '../../messages/notices/failure-notice';
-import { noticeFieldChanges } from '../../messages/notices/field-notice';
+import type { FailureFacts } from '../../messages/notices/failure-notice';
 import { finalProgress } from '../status/job-progress';
 import type { JobStatusStore } from '../status/job-status';
 import type { ExportJobRequest } from '../request';
@@ -12,14 +9,15 @@ import { tableFilesDetail } from './table-event';
 import type { RunDelivery } from './deliver';
 import type { ExportedJob, MailPorts } from './delivery-ports';
 import { isScheduled } from './resolve';
+import { noticeOwnersOfFailure } from './notice';
 import { tellsOwners, type RunAttempt } from '../attempt';
 
 /**
  * Stage 4 of a job, announce: the outcome goes where people and machines look for it. The event bus
  * (ReportExported, ReportFailed), the on-demand job's status (what the run page and the API show),
- * and, for scheduled runs, the owners: one e-mail when a report starts failing and one when it works
- * again (failure-notice.ts), a retryable failure only on the run's last attempt (attempt.ts).
- * Announcing never fails a run that was published.
+ * and, for a scheduled run's failure, the owners (notice.ts; a success's notices are that step's,
+ * after this one): one e-mail when a report starts failing, a retryable failure only on the run's
+ * last attempt (attempt.ts). Announcing never fails a run that was published.
  */
 export interface AnnouncePorts extends MailPorts {
   readonly events: EventPublisher;
@@ -60,18 +58,6 @@ export async function announceSuccess(job: ExportedJob & { readonly delivery: Ru
     const progress = finalProgress(manifest.summary.rows, datasetsTotal);
     await context.jobs.update(request.exportId, { status: 'succeeded', manifestKey: result.manifestKey, progress, delivery: delivery.reason }, context.clock());
   }
-  if (isScheduled(request)) {
-    await notifyOwners(definition, { runId: manifest.runId }, context);
-    await tellFieldChanges(definition, result, context);
-  }
-}
-
-/** The owners' one e-mail when the fields the API sends beyond the columns change (field-notice.ts). */
-async function tellFieldChanges(definition: ReportDefinition, result: ExportResult, context: AnnounceContext): Promise<void> {
-  const sender = definition.email?.from ?? context.sender;
-  const mail = context.mail;
-  if (!mail || !sender) return;
-  await noticeFieldChanges(definition, result.manifest, { ledger: context.ledger, mail, sender, log: context.log });
 }
 
 /**
@@ -105,30 +91,10 @@ export async function announceFailure(job: FailedJob, failure: Omit<FailureFacts
 
 /** The owners hear of a retryable failure only when no attempt follows: the next may mend it (a throttle, a blip). */
 async function tellOwnersOfFailure(definition: ReportDefinition, failure: FailureFacts, final: boolean, context: AnnounceContext): Promise<void> {
-  if (final) return notifyOwners(definition, failure, context);
+  if (final) return noticeOwnersOfFailure(definition, failure, context);
   context.log.info('a retryable failure: the owners are told only if the last attempt fails too', {
     report: definition.name,
     runId: failure.runId,
     attempt: context.attempt?.number,
   });
-}
-
-/**
- * Tells the owners that the report started failing or works again (once per streak, see
- * failure-notice.ts). Never fails the job: a lost notification is logged, the export stands.
- */
-async function notifyOwners(definition: ReportDefinition, outcome: { runId: string } | FailureFacts, context: AnnounceContext): Promise<void> {
-  const sender = definition.email?.from ?? context.sender;
-  const mail = context.mail;
-  if (!mail || !sender) {
-    if (ownersOf(definition).length > 0) context.log.warn('no mail sender configured: the owners cannot be told', { report: definition.name });
-    return;
-  }
-  const noticeDeps = { ledger: context.ledger, mail, sender, log: context.log, now: context.clock() };
-  try {
-    if ('reason' in outcome) await noticeFailure(definition, outcome, noticeDeps);
-    else await noticeRecovery(definition, outcome.runId, noticeDeps);
-  } catch (error) {
-    context.log.error('failure notification failed', { report: definition.name, error: errorMessage(error) });
-  }
 }

@@ -2,7 +2,7 @@ import { EmailDeliveryError, errorMessage, ExporterError } from '../../core/erro
 import { messageRunKey, sendOnce } from '../../messages/message-claim';
 import type { OutboxRecorder } from '../../messages/outbox';
 import { reportEmailFor } from '../../messages/report-email';
-import { noticeRefusedRecipients, type RefusedRecipient } from '../../messages/notices/recipient-notice';
+import type { RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { SuppressionList } from '../../messages/recipients/suppressions';
 import { emailReaders } from '../../report/definition/readers';
 import { alertTargets, emailTarget } from '../../messages/alert-delivery';
@@ -19,7 +19,7 @@ import type { DeliveryContext, ExportedJob } from './delivery-ports';
  * a retry sends only to those an earlier attempt did not reach.
  *
  * Every recipient is mailed on its own: an address the mail service refuses for good (SES
- * `MessageRejected`) is named in the outcome and told to the owners once (recipient-notice.ts), and
+ * `MessageRejected`) is named in the outcome, told to the owners once by the notices step (notice.ts), and
  * every other recipient is still mailed; the run stands. A failure another attempt may get past
  * (throttling) is thrown after the others were mailed, so the run's retry sends to that one alone.
  * Only when every recipient is refused does the run fail, as any delivery that reached nobody does.
@@ -72,7 +72,7 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
     const own = banner || sections ? { ...banner, sections } : undefined;
     // Claimed before it is sent, marked sent after: a retry skips a sent one, and waits out (then
     // sends) one whose sender was killed between its claim and its mark.
-    const claim = { ledger: context.ledger, runKey, channel: `email:${reader.address.toLowerCase()}`, log: context.log, now, wait: context.leaseWait };
+    const claim = { ledger: context.ledger, runKey, channel: `email:${reader.address.toLowerCase()}`, log: context.log, now, leaseWait: context.leaseWait };
     const sent = await mailOne(reader.address, claim, () => transport.send(compose(reader, own)));
     results.push(sent);
     if (banner && (sent.status === 'sent' || sent.status === 'skipped')) {
@@ -80,9 +80,7 @@ export async function emailRecipients(job: ExportedJob, context: DeliveryContext
       if (lines && lines.owed > 0) await keepOwed(context.ledger, definition.name, target, job.result.manifest.runId, [], now);
     }
   }
-  const outcome = { ...settle(results, skipped), ...(covered.length > 0 && { covered }) };
-  await tellRefused(job, outcome, { ...context, from }, now);
-  return outcome;
+  return { ...settle(results, skipped), ...(covered.length > 0 && { covered }) };
 }
 
 /** One recipient's message: sent, skipped (an earlier attempt sent it), refused for good, or failed for now. */
@@ -112,16 +110,4 @@ function refusalReason(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const line = cause instanceof Error ? `${cause.name}: ${cause.message}` : errorMessage(error);
   return line.replace(/\s+/g, ' ').slice(0, 300);
-}
-
-/** The owners hear once of an address the mail service refuses (recipient-notice.ts); the set shrinking is kept quietly. */
-async function tellRefused(job: ExportedJob, outcome: EmailOutcome, context: DeliveryContext & { from: string }, now: Date): Promise<void> {
-  const mail = context.mail;
-  // An inline definition's recipients are the caller's, not owners to be told: its outcome says it.
-  if (!mail || context.outbox || isInline(job.request)) return;
-  await noticeRefusedRecipients(
-    job.definition,
-    { runId: job.result.manifest.runId, recipients: outcome.recipients, mailed: outcome.mailed, refused: outcome.refused },
-    { ledger: context.ledger, mail, sender: context.from, log: context.log, now },
-  );
 }

@@ -2,7 +2,7 @@ import type { ChannelResult } from '../../channels/deliver';
 import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/manifest/delivery-decision';
 import { outboxRecorder, type RunRef } from '../../messages/outbox';
 import { deliverRunToChannels } from '../../messages/report-channels';
-import type { RefusedRecipient } from '../../messages/notices/recipient-notice';
+import type { MailedRecipients, RefusedRecipient } from '../../messages/notices/recipient-notice';
 import { emailRecipients, type EmailOutcome } from './deliver-email';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
 import { isInline } from './resolve';
@@ -19,21 +19,37 @@ import type { RunNews } from '../../messages/reader-news';
 export const NO_TRANSPORT_HINT = 'npm run export -- --outbox <dir> writes them to files';
 
 
-export async function deliverRun(job: ExportedJob, context: DeliveryContext, news?: RunNews): Promise<RunDelivery> {
-  const { definition, result } = job;
+/**
+ * What the deliver stage hands on: the run's delivery, and who its e-mail went to (none when nobody was
+ * e-mailed), which the owners' notices step (notice.ts) reads for the recipients the mail service refused.
+ */
+export interface DeliveredRun {
+  readonly delivery: RunDelivery;
+  readonly mailed?: MailedRecipients | undefined;
+}
+
+export async function deliverRun(job: ExportedJob, context: DeliveryContext, news?: RunNews): Promise<DeliveredRun> {
+  const { definition } = job;
   const decision = publishedDecision(job);
   const nothing = { sent: false, emailed: false, channels: [], written: [] };
-  if (!decision.send) return { ...nothing, reason: decision.reason };
-  if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) return { ...nothing, reason: NO_READERS };
+  if (!decision.send) return { delivery: { ...nothing, reason: decision.reason } };
+  if (!definition.email && (definition.delivery?.channels.length ?? 0) === 0) return { delivery: { ...nothing, reason: NO_READERS } };
   if (!context.outbox && !context.mail && !context.channels) {
     // The command line without --outbox: nothing here could carry a message, which is no failure.
-    return { ...nothing, reason: `not sent: nothing here sends messages (${NO_TRANSPORT_HINT})` };
+    return { delivery: { ...nothing, reason: `not sent: nothing here sends messages (${NO_TRANSPORT_HINT})` } };
   }
+  return sendRunMessages(job, context, decision, news);
+}
+
+/** The chat messages, then the e-mail, of a run whose decision says they go out. */
+async function sendRunMessages(job: ExportedJob, context: DeliveryContext, decision: DeliveryDecision, news: RunNews | undefined): Promise<DeliveredRun> {
+  const { definition, result } = job;
   const run: RunRef = { report: definition.name, runId: result.manifest.runId, runFolder: result.runFolder };
   const outbox = context.outbox && outboxRecorder(context.outbox, run, 'report');
   // The e-mail's moment (its claims, links and Date header): the clock read as the stage starts, before the channels post.
   const now = context.clock();
-  const channels = await deliverRunToChannels(definition, result, context, !isInline(job.request), news, outbox?.channelWriter(definition.delivery?.channels ?? []));
+  const write = outbox?.channelWriter(definition.delivery?.channels ?? []);
+  const channels = await deliverRunToChannels({ definition, result, context, freshCopyLink: !isInline(job.request), news, write });
   const mailed = await emailRecipients(job, context, now, news, outbox);
   const email = mailed.status;
   const emailed = email === 'sent';
@@ -44,7 +60,9 @@ export async function deliverRun(job: ExportedJob, context: DeliveryContext, new
   const order = (path: string) => (/email\.[a-z]+$/.test(path) ? `0${path}` : `1${path}`);
   const refused = mailed.refused.length > 0 ? { refused: mailed.refused } : {};
   const covered = [...(mailed.covered ?? []), ...(channels.covered ?? [])];
-  return { sent, reason, emailed, channels, ...refused, ...(covered.length > 0 && { covered }), written: [...(outbox?.written ?? [])].sort((a, b) => order(a).localeCompare(order(b))) };
+  const written = [...(outbox?.written ?? [])].sort((a, b) => order(a).localeCompare(order(b)));
+  const delivery = { sent, reason, emailed, channels, ...refused, ...(covered.length > 0 && { covered }), written };
+  return { delivery, ...(email !== 'none' && { mailed: { recipients: mailed.recipients, mailed: mailed.mailed, refused: mailed.refused } }) };
 }
 
 /** Whether the run's message went out and why (the decision's `reason`, or what happened instead). */

@@ -29,12 +29,16 @@ export interface RefusedRecipient {
 const toldSchema = z.object({ addresses: z.array(z.string()), runId: z.string() });
 type Told = z.infer<typeof toldSchema>;
 
-interface RunRefusals {
-  readonly runId: string;
+/** Who one e-mail of a run (the report's, or its alert) went to: what the deliver and alert stages hand the owners' notices. */
+export interface MailedRecipients {
   /** Recipients of the run, and how many of them have the message. */
   readonly recipients: number;
   readonly mailed: number;
   readonly refused: readonly RefusedRecipient[];
+}
+
+interface RunRefusals extends MailedRecipients {
+  readonly runId: string;
 }
 
 /** What was refused: the report's message, or an alert. */

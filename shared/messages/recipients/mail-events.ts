@@ -4,8 +4,8 @@ import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import type { Clock } from '../../core/clock';
 import { escapeHtml } from '../../email/email-content';
-import type { OutgoingEmail } from '../../email/ses-mailer';
 import type { Ledger } from '../../ledger/ledger';
+import type { MailPorts } from '../message-ports';
 import { parseReportDefinition, recipientAddresses, type ReportDefinition } from '../../report/definition/definition';
 import { ownersOf } from '../notices/failure-notice';
 import type { DefinitionCatalog } from '../../definitions/catalog';
@@ -46,11 +46,10 @@ export const sesEventBridgeSchema = EventBridgeSchema.extend({ detail: sesMailDe
 /** How long the claimant waits for the rest of a burst before telling the owners. */
 export const BURST_SETTLE_MS = 20_000;
 
-export interface MailEventDependencies {
+/** The mail and its sender named as the run context names them (MailPorts), so the owners' notices of both read alike. */
+export interface MailEventDependencies extends MailPorts {
   readonly ledger: Ledger;
   readonly definitions: DefinitionCatalog;
-  readonly send: ((email: OutgoingEmail) => Promise<unknown>) | undefined;
-  readonly from: string | undefined;
   readonly log: Log;
   /** The time of the event's handling (suppressions' `since`, the claim). */
   readonly now: Clock;
@@ -148,9 +147,9 @@ async function tellOwners(definition: ReportDefinition, untold: Suppressions, de
   // Not to an owner whose own mail bounces or complains: SES would refuse the whole message in the sandbox.
   const stopped = await new SuppressionList(deps.ledger).of(report, ownersOf(definition));
   const owners = ownersOf(definition).filter((owner) => (stopped[owner.toLowerCase()]?.reason ?? 'unsubscribed') === 'unsubscribed');
-  const from = definition.email?.from ?? deps.from;
+  const from = definition.email?.from ?? deps.sender;
   const addresses = Object.keys(untold).sort();
-  if (owners.length === 0 || !from || !deps.send) {
+  if (owners.length === 0 || !from || !deps.mail) {
     deps.log.warn('recipients suppressed; nobody could be told', { report, addresses: addresses.length });
     return;
   }
@@ -164,7 +163,7 @@ async function tellOwners(definition: ReportDefinition, untold: Suppressions, de
     '',
   ];
   const text = lines.join('\n');
-  await deps.send({
+  await deps.mail.send({
     from,
     to: owners,
     subject: `${title}: ${addresses.length === 1 ? 'a recipient is' : `${addresses.length} recipients are`} no longer e-mailed`,

@@ -36,8 +36,8 @@ function dependencies(folder: string, sent: OutgoingEmail[] = []): MailEventDepe
   return {
     ledger: new LocalLedger(temp.path(folder)),
     definitions: catalogOf({ weekly: WEEKLY }),
-    send: (m: OutgoingEmail) => Promise.resolve(void sent.push(m)),
-    from: 'reports@example.test',
+    mail: { send: (m: OutgoingEmail) => Promise.resolve(void sent.push(m)) },
+    sender: 'reports@example.test',
     log: silentLog,
     now: fixedClock(NOW),
     settle: () => Promise.resolve(),
@@ -59,7 +59,7 @@ describe('bounces and complaints of the reports e-mail', () => {
   });
 
   it('lets a transient bounce pass and suppresses a complaint', async () => {
-    const deps = { ...dependencies('complaint'), send: undefined, from: undefined };
+    const deps = { ...dependencies('complaint'), mail: undefined, sender: undefined };
     expect((await handleMailEvent(bounce('Transient', 'team@example.test'), deps)).suppressed).toEqual([]);
     const complaint = sesEvent('Complaint', { complaint: { complainedRecipients: [{ emailAddress: 'team@example.test' }] } });
     expect((await handleMailEvent(complaint, deps)).suppressed).toEqual(['team@example.test']);
