@@ -3,7 +3,7 @@ import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/
 import { outboxRecorder, type RunRef } from '../../messages/outbox';
 import { deliverRunToChannels } from '../../messages/report-channels';
 import type { MailedRecipients, RefusedRecipient } from '../../messages/notices/recipient-notice';
-import { emailRecipients, type EmailOutcome } from './deliver-email';
+import { deliverRunEmail, type EmailOutcome } from '../../messages/report-email-delivery';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
 import { isInline } from './resolve';
 import type { RunNews } from '../../messages/reader-news';
@@ -49,8 +49,9 @@ async function sendRunMessages(job: ExportedJob, context: DeliveryContext, decis
   // The e-mail's moment (its claims, links and Date header): the clock read as the stage starts, before the channels post.
   const now = context.clock();
   const write = outbox?.channelWriter(definition.delivery?.channels ?? []);
-  const channels = await deliverRunToChannels({ definition, result, context, freshCopyLink: !isInline(job.request), news, write });
-  const mailed = await emailRecipients(job, context, now, news, outbox);
+  const inline = isInline(job.request);
+  const channels = await deliverRunToChannels({ definition, result, context, freshCopyLink: !inline, news, write });
+  const mailed = await deliverRunEmail({ definition, result, context, now, inline, news, outbox });
   const email = mailed.status;
   const emailed = email === 'sent';
   const sent = emailed || channels.some((c) => c.status !== 'failed');
