@@ -8,16 +8,8 @@ import type { DeliveryContext, ExportedJob } from './delivery-ports';
 import { isInline } from './resolve';
 import type { RunNews } from '../../messages/reader-news';
 
-/**
- * Stage 3 of a job, deliver: the run's e-mail and chat messages, each at most once per run (claimed
- * in the ledger first, message-claim.ts), when the decision the run published in its manifest
- * (`delivery`, docs/delivery.md) says they go out. The messages are built by the same functions for
- * every door; only the transport differs: SES and the webhooks in AWS, the outbox (files) for the demo
- * and `npm run export -- --outbox`, so what the demo writes is what a deployed stack sends.
- */
 /** What a door without transports tells its user. */
 export const NO_TRANSPORT_HINT = 'npm run export -- --outbox <dir> writes them to files';
-
 
 /**
  * What the deliver stage hands on: the run's delivery, and who its e-mail went to (none when nobody was
@@ -28,6 +20,13 @@ export interface DeliveredRun {
   readonly mailed?: MailedRecipients | undefined;
 }
 
+/**
+ * Stage 3 of a job, deliver: the run's e-mail and chat messages, each at most once per run (claimed
+ * in the ledger first, message-claim.ts), when the decision the run published in its manifest
+ * (`delivery`, docs/delivery.md) says they go out. The messages are built by the same functions for
+ * every door; only the transport differs: SES and the webhooks in AWS, the outbox (files) for the demo
+ * and `npm run export -- --outbox`, so what the demo writes is what a deployed stack sends.
+ */
 export async function deliverRun(job: ExportedJob, context: DeliveryContext, news?: RunNews): Promise<DeliveredRun> {
   const { definition } = job;
   const decision = publishedDecision(job);
