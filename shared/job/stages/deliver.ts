@@ -21,7 +21,7 @@ export interface DeliveredRun {
 }
 
 /**
- * Stage 3 of a job, deliver: the run's e-mail and chat messages, each at most once per run (claimed
+ * The deliver stage of a job (after export, before alert): the run's e-mail and chat messages, each at most once per run (claimed
  * in the ledger first, message-claim.ts), when the decision the run published in its manifest
  * (`delivery`, docs/delivery.md) says they go out. The messages are built by the same functions for
  * every door; only the transport differs: SES and the webhooks in AWS, the outbox (files) for the demo
