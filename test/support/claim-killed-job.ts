@@ -1,5 +1,5 @@
 /**
- * A child process for the kill trials of the message claims (test/shared/job/stages/deliver-email-killed.slow.test.ts):
+ * A child process for the kill trials of the message claims (test/shared/messages/report-email-delivery-killed.slow.test.ts):
  * runs one scheduled job that e-mails through aws-ses-v2-local, and stops dead right after the ledger
  * took the claim of one recipient's message, before it is sent. It then says `claimed` on stdout and
  * waits for the SIGKILL the test sends on that line. The argument is JSON: the folder (files and

@@ -3,21 +3,13 @@ import { decideDelivery, NO_READERS, type DeliveryDecision } from '../../report/
 import { outboxRecorder, type RunRef } from '../../messages/outbox';
 import { deliverRunToChannels } from '../../messages/report-channels';
 import type { MailedRecipients, RefusedRecipient } from '../../messages/notices/recipient-notice';
-import { emailRecipients, type EmailOutcome } from './deliver-email';
+import { deliverRunEmail, type EmailOutcome } from '../../messages/report-email-delivery';
 import type { DeliveryContext, ExportedJob } from './delivery-ports';
 import { isInline } from './resolve';
 import type { RunNews } from '../../messages/reader-news';
 
-/**
- * Stage 3 of a job, deliver: the run's e-mail and chat messages, each at most once per run (claimed
- * in the ledger first, message-claim.ts), when the decision the run published in its manifest
- * (`delivery`, docs/delivery.md) says they go out. The messages are built by the same functions for
- * every door; only the transport differs: SES and the webhooks in AWS, the outbox (files) for the demo
- * and `npm run export -- --outbox`, so what the demo writes is what a deployed stack sends.
- */
 /** What a door without transports tells its user. */
 export const NO_TRANSPORT_HINT = 'npm run export -- --outbox <dir> writes them to files';
-
 
 /**
  * What the deliver stage hands on: the run's delivery, and who its e-mail went to (none when nobody was
@@ -28,6 +20,13 @@ export interface DeliveredRun {
   readonly mailed?: MailedRecipients | undefined;
 }
 
+/**
+ * The deliver stage of a job (after export, before alert): the run's e-mail and chat messages, each at most once per run (claimed
+ * in the ledger first, message-claim.ts), when the decision the run published in its manifest
+ * (`delivery`, docs/delivery.md) says they go out. The messages are built by the same functions for
+ * every door; only the transport differs: SES and the webhooks in AWS, the outbox (files) for the demo
+ * and `npm run export -- --outbox`, so what the demo writes is what a deployed stack sends.
+ */
 export async function deliverRun(job: ExportedJob, context: DeliveryContext, news?: RunNews): Promise<DeliveredRun> {
   const { definition } = job;
   const decision = publishedDecision(job);
@@ -49,8 +48,9 @@ async function sendRunMessages(job: ExportedJob, context: DeliveryContext, decis
   // The e-mail's moment (its claims, links and Date header): the clock read as the stage starts, before the channels post.
   const now = context.clock();
   const write = outbox?.channelWriter(definition.delivery?.channels ?? []);
-  const channels = await deliverRunToChannels({ definition, result, context, freshCopyLink: !isInline(job.request), news, write });
-  const mailed = await emailRecipients(job, context, now, news, outbox);
+  const inline = isInline(job.request);
+  const channels = await deliverRunToChannels({ definition, result, context, freshCopyLink: !inline, news, write });
+  const mailed = await deliverRunEmail({ definition, result, context, now, inline, news, outbox });
   const email = mailed.status;
   const emailed = email === 'sent';
   const sent = emailed || channels.some((c) => c.status !== 'failed');

@@ -8,7 +8,7 @@ import type { ExportJobRequest } from '../request';
 export type { Mailer, MailPorts } from '../../messages/message-ports';
 
 /**
- * The ports of the deliver and alert stages (deliver.ts, deliver-email.ts, alert.ts) and the job they
+ * The ports of the deliver and alert stages (deliver.ts, alert.ts) and the job they
  * read: the mail and chat transports, the links' signing, the outbox. The transports' types are the
  * messages' own (messages/message-ports.ts): the stages hand messages/ this context as it is.
  */

@@ -91,7 +91,6 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   // The router's own errors: a route that is not there, an export id nobody started; asking again cannot help.
   'shared/http/router.ts': [['NotFoundError', false], ['NotFoundError', false]],
   'shared/job/run-job.ts': [['RetryableExportError', true]],
-  'shared/job/stages/deliver-email.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   'shared/fan-out/step-functions-starter.ts': [['ExporterError', 'aws']],
   'shared/job/stages/resolve-definition.ts': [['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false], ['ReportDefinitionError', false]],
   // An entry the schema refuses fails for good; a record that kept changing under its writer may pass.
@@ -104,6 +103,7 @@ const THROW_SITES: Record<string, readonly (readonly [string, Flag])[]> = {
   'shared/links/run-link-token.ts': [['ConfigError', false], ['ConfigError', false]],
   'shared/links/unsubscribe-token.ts': [['ConfigError', false]],
   'shared/messages/alert-delivery.ts': [['ExporterError', false]],
+  'shared/messages/report-email-delivery.ts': [['ExporterError', false], ['ExporterError', false], ['ExporterError', false]],
   // A claim of another attempt not yet marked sent: a retry after the send timeout sends it.
   'shared/messages/message-claim.ts': [['RetryableExportError', true]],
   'shared/planning-api/client-errors.ts': [['AuthenticationError', false], ['AuthenticationError', false], ['AuthenticationError', false], ['DeadlineExceededError', true], ['NotFoundError', false], ['NotFoundError', false], ['PlanningApiError', 'status'], ['PlanningApiError', 'status'], ['PlanningApiUnreachableError', 'policy'], ['RequestTimeoutError', true], ['ResponseTooLargeError', false]],

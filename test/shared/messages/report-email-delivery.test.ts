@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fixedClock } from '../../../../shared/core/clock';
-import { RetryableExportError } from '../../../../shared/core/errors';
-import { SesMailer } from '../../../../shared/email/ses-mailer';
-import { runJob, type JobContext } from '../../../../shared/job/run-job';
-import { useMailedJobs } from '../../../support/mailed-jobs';
-import { MESSAGE_REJECTED, startRefusingSes, THROTTLED, type RefusingSes } from '../../../support/ses-refusals';
+import { fixedClock } from '../../../shared/core/clock';
+import { RetryableExportError } from '../../../shared/core/errors';
+import { SesMailer } from '../../../shared/email/ses-mailer';
+import { runJob, type JobContext } from '../../../shared/job/run-job';
+import { useMailedJobs } from '../../support/mailed-jobs';
+import { MESSAGE_REJECTED, startRefusingSes, THROTTLED, type RefusingSes } from '../../support/ses-refusals';
 
 /**
  * Every recipient is mailed on its own (issue 42, item 3): SES refusing one address (MessageRejected,
@@ -20,7 +20,7 @@ const WEEKLY = {
   formats: ['csv'],
   email: { to: ['a@example.test', 'bad@example.test', 'c@example.test'], cc: ['d@example.test'], onFailure: ['owner@example.test'] },
 };
-const jobs = useMailedJobs('deliver-email-');
+const jobs = useMailedJobs('report-email-delivery-');
 let ses: RefusingSes;
 beforeAll(async () => {
   ses = await startRefusingSes(jobs.ses.endpoint);

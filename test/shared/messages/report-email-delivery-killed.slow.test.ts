@@ -1,10 +1,10 @@
 // @tier slow
 import { describe, expect, it } from 'vitest';
-import { runJob } from '../../../../shared/job/run-job';
-import { SEND_TIMEOUT_MS, UNSENT_POLL_MS } from '../../../../shared/messages/message-claim';
-import { useMailedJobs } from '../../../support/mailed-jobs';
-import type { ClaimKilledJob } from '../../../support/claim-killed-job';
-import { killOnWord } from '../../../support/killed-child';
+import { runJob } from '../../../shared/job/run-job';
+import { SEND_TIMEOUT_MS, UNSENT_POLL_MS } from '../../../shared/messages/message-claim';
+import { useMailedJobs } from '../../support/mailed-jobs';
+import type { ClaimKilledJob } from '../../support/claim-killed-job';
+import { killOnWord } from '../../support/killed-child';
 
 /**
  * Kill trials of the message claims (issue 52, item 7): an export process is killed (SIGKILL) right
@@ -16,7 +16,7 @@ import { killOnWord } from '../../../support/killed-child';
 const RECIPIENTS = ['a@example.test', 'b@example.test', 'c@example.test'];
 const WEEKLY = { name: 'weekly', title: 'Weekly', datasets: { risks: {} }, formats: ['csv'], email: { to: RECIPIENTS } };
 const AT = '2026-11-23T06:00:00Z';
-const jobs = useMailedJobs('deliver-email-killed-');
+const jobs = useMailedJobs('report-email-delivery-killed-');
 
 /** Runs the job in a child process and kills it on its word that `address`'s claim is written. */
 async function killedAfterClaimOf(address: string): Promise<void> {
