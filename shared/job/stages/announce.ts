@@ -13,7 +13,8 @@ import { noticeOwnersOfFailure } from './notice';
 import { tellsOwners, type RunAttempt } from '../attempt';
 
 /**
- * The announce stage of a job (after alert, before the owners' notices): the outcome goes where people and machines look for it. The event bus
+ * The announce stage of a job (after alert, before the owners' notices): the outcome goes where
+ * people and machines look for it. The event bus
  * (ReportExported, ReportFailed), the on-demand job's status (what the run page and the API show),
  * and, for a scheduled run's failure, the owners (notice.ts; a success's notices are that step's,
  * after this one): one e-mail when a report starts failing, a retryable failure only on the run's

@@ -10,8 +10,8 @@ import type { RunDraft } from '../../report/run/run';
 import type { RunPath } from '../../report/manifest/manifest';
 
 /**
- * The resolve stage of a job, the first: which definition runs (a stored report, one given in a file, one
- * delivery of a report, or an inline one), under which run id, compared with which earlier runs, and
+ * The resolve stage of a job, the first: which definition runs (a stored report, one given in a
+ * file, one delivery of a report, or an inline one), under which run id, compared with which earlier runs, and
  * whether its messages may carry a run link. Decided once here; the later stages only read it.
  */
 export interface ResolvePorts {
