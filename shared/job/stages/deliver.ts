@@ -22,10 +22,11 @@ export interface DeliveredRun {
 
 /**
  * The deliver stage of a job (after export, before alert): the run's e-mail and chat messages, each
- * at most once per run (claimed in the ledger first, message-claim.ts), when the decision the run published in its manifest
- * (`delivery`, docs/delivery.md) says they go out. The messages are built by the same functions for
- * every door; only the transport differs: SES and the webhooks in AWS, the outbox (files) for the demo
- * and `npm run export -- --outbox`, so what the demo writes is what a deployed stack sends.
+ * at most once per run (claimed in the ledger first, message-claim.ts), when the decision the run
+ * published in its manifest (`delivery`, docs/delivery.md) says they go out. The messages are built
+ * by the same functions for every door; only the transport differs: SES and the webhooks in AWS, the
+ * outbox (files) for the demo and `npm run export -- --outbox`, so what the demo writes is what a
+ * deployed stack sends.
  */
 export async function deliverRun(job: ExportedJob, context: DeliveryContext, news?: RunNews): Promise<DeliveredRun> {
   const { definition } = job;
