@@ -35,8 +35,7 @@ export async function noticeOwners(job: NoticedJob, context: NoticeContext): Pro
   if (!context.outbox && !isInline(request)) {
     await noticeRefused(definition, runId, job.mailed, mailing(ports), 'message');
     await noticeChannels(definition, runId, job.alerts.channels, ports, 'alert');
-    // The alert's sender: the configured one first, as the alert stage always chose it.
-    await noticeRefused(definition, runId, job.alertMailed, mailing({ ...ports, sender: context.sender ?? definition.email?.from }), 'alert');
+    await noticeRefused(definition, runId, job.alertMailed, mailing(ports), 'alert');
   }
   if (isScheduled(request)) {
     await noticeStreak(definition, { runId }, ports);

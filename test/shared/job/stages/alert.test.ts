@@ -37,7 +37,7 @@ describe('an alert with a refused recipient and a failing chat webhook', () => {
       title: 'Train A risks',
       datasets: { risks: {} },
       formats: ['csv'],
-      email: { to: ['a@example.test', 'bad@example.test', 'c@example.test'], onFailure: [OWNER] },
+      email: { to: ['a@example.test', 'bad@example.test', 'c@example.test'], onFailure: [OWNER], from: 'train-a@example.test' },
       delivery: { when: 'alerts-only', channels: [{ type: 'slack', webhook: { secretId: 'hooks', key: 'rte' } }] },
       alerts: { rules: [{ figure: 'openRisks', above: line }] },
     };
@@ -78,6 +78,9 @@ describe('an alert with a refused recipient and a failing chat webhook', () => {
     expect(refused.map((m) => m.subject)).toEqual(['Train A risks: 1 alert recipient could not be e-mailed']);
     expect(refused[0]?.body.text).toMatch(/^The alert of run \S+ of "Train A risks" could not be e-mailed to this address: the mail service refused it\.\n\n {2}bad@example\.test: .*MessageRejected/);
     expect(refused[0]?.body.text).toContain('The alert was sent to 2 of 3 recipients; the run is kept.');
+    // Every owners' notice of the report comes from the report's own sender, as its alerts do, not the stack's.
+    const toOwner = (await jobs.ses.fetchStore()).filter((m) => m.destination.to.includes(OWNER));
+    expect([...new Set(toOwner.map((m) => m.from))]).toEqual(['train-a@example.test']);
 
     // Week 3: still beyond the line, no news; the refused address and the channel take it now.
     ses.refuse.clear();
