@@ -10,6 +10,8 @@ import { LocalDirectoryStorage } from '../../shared/storage/local-storage';
 import { startSimulator, type RunningSimulator } from '../../simulator/index';
 import { localJobDependencies } from './local-job';
 import { startSesLocal, type SesLocalHandle, type StoredMail } from './ses-local';
+import { startRefusingSes, type RefusingSes } from './ses-refusals';
+import { startWebhookRecorder, type WebhookRecorder } from './webhook-recorder';
 
 /** The link key set of the mailed jobs (their e-mails carry signed links). */
 export const MAILED_JOB_LINK_KEYS = { current: { id: 'k1', secret: 'a'.repeat(48) } };
@@ -92,4 +94,35 @@ export const TWO_LANGUAGE_READERS: readonly unknown[] = [{ address: 'anna@exampl
 /** A small report in en-GB mailed to `readers` (Anna and Jonas by default), with what a test adds. */
 export function twoLanguageReport(more: Record<string, unknown> = {}, readers: readonly unknown[] = TWO_LANGUAGE_READERS) {
   return { name: 'two-languages', title: 'Train A', datasets: { risks: {} }, formats: ['csv'], locale: 'en-GB', email: { to: [...readers] }, ...more };
+}
+
+/**
+ * The mailed-jobs kit behind a mail front that refuses the addresses a test names
+ * and a recorded chat webhook, started and closed around the file: for the tests of who is told what
+ * when a delivery partly fails. `ses` and `hooks` are read after the file's servers started.
+ */
+export function useRefusedDelivery(prefix: string): { readonly jobs: MailedJobs; readonly ses: RefusingSes; readonly hooks: WebhookRecorder } {
+  const jobs = useMailedJobs(prefix);
+  let ses: RefusingSes | undefined;
+  let hooks: WebhookRecorder | undefined;
+  beforeAll(async () => {
+    ses = await startRefusingSes(jobs.ses.endpoint);
+    hooks = await startWebhookRecorder();
+  });
+  afterAll(async () => {
+    await Promise.all([ses?.close(), hooks?.close()]);
+  });
+  const started = <T>(server: T | undefined, what: string): T => {
+    if (!server) throw new Error(`the ${what} is read before the file's servers started (beforeAll)`);
+    return server;
+  };
+  return {
+    jobs,
+    get ses() {
+      return started(ses, 'refusing mail front');
+    },
+    get hooks() {
+      return started(hooks, 'webhook recorder');
+    },
+  };
 }

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../../../shared/core/clock';
 import { SesMailer } from '../../../../shared/email/ses-mailer';
 import { runJob, type JobContext } from '../../../../shared/job/run-job';
-import { useMailedJobs } from '../../../support/mailed-jobs';
-import { MESSAGE_REJECTED, startRefusingSes, type RefusingSes } from '../../../support/ses-refusals';
-import { startWebhookRecorder, type WebhookRecorder } from '../../../support/webhook-recorder';
+import { useRefusedDelivery } from '../../../support/mailed-jobs';
+import { MESSAGE_REJECTED } from '../../../support/ses-refusals';
 
 /**
  * Alerts as independent as the report's messages (issue 52, item 8), through the job against
@@ -15,14 +14,8 @@ import { startWebhookRecorder, type WebhookRecorder } from '../../../support/web
  */
 const SLACK = 'slack/T01/B01/alert-secret';
 const OWNER = 'owner@example.test';
-const jobs = useMailedJobs('alert-stage-');
-let ses: RefusingSes;
-let hooks: WebhookRecorder;
-beforeAll(async () => {
-  ses = await startRefusingSes(jobs.ses.endpoint);
-  hooks = await startWebhookRecorder();
-});
-afterAll(async () => Promise.all([ses.close(), hooks.close()]));
+const delivery = useRefusedDelivery('alert-stage-');
+const { jobs } = delivery;
 
 const isOpen = (status: string) => !/closed|mitigated|resolved|done|cancel|archiv|accepted/i.test(status);
 
@@ -41,27 +34,27 @@ describe('an alert with a refused recipient and a failing chat webhook', () => {
       delivery: { when: 'alerts-only', channels: [{ type: 'slack', webhook: { secretId: 'hooks', key: 'rte' } }] },
       alerts: { rules: [{ figure: 'openRisks', above: line }] },
     };
-    const mailer = new SesMailer({ client: ses.client });
+    const mailer = new SesMailer({ client: delivery.ses.client });
     const run = (at: string) => {
       const deps: JobContext = {
         ...jobs.deps({ [report.name]: report }, fixedClock(new Date(at))),
         mail: { send: (email) => mailer.send(email) },
-        channels: { webhooks: { webhookUrl: () => Promise.resolve(hooks.url(SLACK)) }, post: { sleep: () => Promise.resolve() } },
+        channels: { webhooks: { webhookUrl: () => Promise.resolve(delivery.hooks.url(SLACK)) }, post: { sleep: () => Promise.resolve() } },
       };
       return runJob({ report: report.name, source: 'schedule', scheduledTime: at }, deps);
     };
     const store = async () => (await jobs.ses.fetchStore()).map((m) => ({ to: m.destination.to.join(','), subject: m.subject }));
     const alertsTo = async () => (await store()).filter((m) => m.subject.startsWith('Alert: ')).map((m) => m.to).sort();
     // Every post that reached the webhook, the ones it answered 404 included.
-    const slackPosts = () => hooks.postsTo(SLACK).length;
+    const slackPosts = () => delivery.hooks.postsTo(SLACK).length;
 
     expect((await run('2026-11-02T06:00:00Z')).status).toBe('succeeded');
 
     // Week 2: one risk more than the line. SES refuses bad@, the webhook answers 404 (not retried).
     const reopened = closed()[0]!.id;
     sim.advance({ risks: [{ id: reopened, reopen: true }] });
-    ses.refuse.set('bad@example.test', MESSAGE_REJECTED);
-    hooks.script({ status: 404, body: 'channel_not_found' });
+    delivery.ses.refuse.set('bad@example.test', MESSAGE_REJECTED);
+    delivery.hooks.script({ status: 404, body: 'channel_not_found' });
     const week2 = await run('2026-11-09T06:00:00Z');
     expect(week2.status).toBe('succeeded');
     if (week2.status !== 'succeeded') return;
@@ -83,13 +76,13 @@ describe('an alert with a refused recipient and a failing chat webhook', () => {
     expect([...new Set(toOwner.map((m) => m.from))]).toEqual(['train-a@example.test']);
 
     // Week 3: still beyond the line, no news; the refused address and the channel take it now.
-    ses.refuse.clear();
+    delivery.ses.refuse.clear();
     await jobs.ses.clearStore();
     const week3 = await run('2026-11-16T06:00:00Z');
     expect(week3.status === 'succeeded' && week3.alerts?.reason).toBe('sent: what an earlier run could not deliver');
     expect(await alertsTo()).toEqual(['bad@example.test']);
     expect(slackPosts()).toBe(2);
-    expect((hooks.postsTo(SLACK)[1]?.body as { text: string }).text).toBe(`Alert: Train A risks: Open risks: ${line + 1}, above ${line}`);
+    expect((delivery.hooks.postsTo(SLACK)[1]?.body as { text: string }).text).toBe(`Alert: Train A risks: Open risks: ${line + 1}, above ${line}`);
     expect((await store()).filter((m) => m.to === OWNER && m.subject.includes('alert delivery')).map((m) => m.subject)).toEqual(['Report "Train A risks": Slack alert delivery works again']);
     expect(await refusedNotices()).toEqual([]);
 
@@ -105,7 +98,7 @@ describe('an alert with a refused recipient and a failing chat webhook', () => {
     expect((await run('2026-11-26T06:00:00Z')).status).toBe('succeeded');
     const again = closed().find((r) => r.id !== reopened)!.id;
     sim.advance({ risks: [{ id: again, reopen: true }] });
-    hooks.script({ status: 404, body: 'channel_not_found' });
+    delivery.hooks.script({ status: 404, body: 'channel_not_found' });
     const week5 = await run('2026-11-30T06:00:00Z');
     expect(week5.status === 'succeeded' && week5.alerts?.reason).toMatch(/owed to the next run: slack/);
     expect(slackPosts()).toBe(3);

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../../../shared/core/clock';
 import { SesMailer } from '../../../../shared/email/ses-mailer';
 import { runJob, type JobContext } from '../../../../shared/job/run-job';
-import { useMailedJobs } from '../../../support/mailed-jobs';
-import { MESSAGE_REJECTED, startRefusingSes, type RefusingSes } from '../../../support/ses-refusals';
-import { startWebhookRecorder, type WebhookRecorder } from '../../../support/webhook-recorder';
+import { useRefusedDelivery } from '../../../support/mailed-jobs';
+import { MESSAGE_REJECTED } from '../../../support/ses-refusals';
 
 /**
  * The owners' notices step (stages/notice.ts, issue 48 item 2): the deliver and alert stages hand on
@@ -14,14 +13,8 @@ import { startWebhookRecorder, type WebhookRecorder } from '../../../support/web
  */
 const SLACK = 'slack/T01/B01/notice-secret';
 const OWNER = 'owner@example.test';
-const jobs = useMailedJobs('notice-step-');
-let ses: RefusingSes;
-let hooks: WebhookRecorder;
-beforeAll(async () => {
-  ses = await startRefusingSes(jobs.ses.endpoint);
-  hooks = await startWebhookRecorder();
-});
-afterAll(async () => Promise.all([ses.close(), hooks.close()]));
+const delivery = useRefusedDelivery('notice-step-');
+const { jobs } = delivery;
 
 const isOpen = (status: string) => !/closed|mitigated|resolved|done|cancel|archiv|accepted/i.test(status);
 
@@ -37,15 +30,15 @@ describe("the owners' notices of one run", () => {
       delivery: { when: 'always', channels: [{ type: 'slack', webhook: { secretId: 'hooks', key: 'rte' } }] },
       alerts: { rules: [{ figure: 'openRisks', above: line }] },
     };
-    const mailer = new SesMailer({ client: ses.client });
+    const mailer = new SesMailer({ client: delivery.ses.client });
     const deps: JobContext = {
       ...jobs.deps({ [report.name]: report }, fixedClock(new Date('2026-11-09T06:00:00Z'))),
       mail: { send: (email) => mailer.send(email) },
-      channels: { webhooks: { webhookUrl: () => Promise.resolve(hooks.url(SLACK)) }, post: { sleep: () => Promise.resolve() } },
+      channels: { webhooks: { webhookUrl: () => Promise.resolve(delivery.hooks.url(SLACK)) }, post: { sleep: () => Promise.resolve() } },
     };
-    ses.refuse.set('bad@example.test', MESSAGE_REJECTED);
+    delivery.ses.refuse.set('bad@example.test', MESSAGE_REJECTED);
     // The report's post and the alert's post both answered 404 (not retried).
-    hooks.script({ status: 404, body: 'channel_not_found' }, { status: 404, body: 'channel_not_found' });
+    delivery.hooks.script({ status: 404, body: 'channel_not_found' }, { status: 404, body: 'channel_not_found' });
 
     const outcome = await runJob({ report: report.name, source: 'schedule', scheduledTime: '2026-11-09T06:00:00Z' }, deps);
     expect(outcome.status).toBe('succeeded');
