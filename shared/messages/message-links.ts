@@ -15,8 +15,14 @@ const DAY_MS = 86_400_000;
  * `links.emailLinkDays` from the moment the message is made.
  */
 export interface SigningKey {
+  /** The link endpoint, without a trailing slash (signingKey() trims it once for every link). */
   readonly baseUrl: string;
   readonly key: LinkKey;
+}
+
+/** The signing of a run's messages: the configured base URL trimmed of its slash once, with the current key. */
+export function signingKey(baseUrl: string, key: LinkKey): SigningKey {
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), key };
 }
 
 /** When the links of a message made at `now` stop working. */
@@ -31,24 +37,23 @@ export function linksExpireAt(definition: ReportDefinition, now: Date): Date {
 export async function currentSigningKey(context: Pick<MessagePorts, 'links' | 'log'>, report: string, unreadable: string): Promise<SigningKey | undefined> {
   if (!context.links) return undefined;
   try {
-    return { baseUrl: context.links.baseUrl.replace(/\/+$/, ''), key: (await context.links.keys()).current };
+    return signingKey(context.links.baseUrl, (await context.links.keys()).current);
   } catch (error) {
     context.log.error(unreadable, { report, error: errorMessage(error) });
     return undefined;
   }
 }
 
-/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>`, each named for people by its format (names.ts). */
+/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>` (a SigningKey's trimmed base URL), each named for people by its format (names.ts). */
 export function fileLinks(
   result: ExportResult,
   options: { linkBaseUrl: string; key: LinkKey; expiresAt: Date; now: Date },
   names: ReportNames = NAMES,
 ): ReportEmailLink[] {
-  const base = options.linkBaseUrl.replace(/\/+$/, '');
   return result.manifest.files.map((file) => ({
     ...fileForPeople(file, names),
     bytes: file.bytes,
-    url: `${base}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
+    url: `${options.linkBaseUrl}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
   }));
 }
 
@@ -56,12 +61,11 @@ export function fileLinks(
 export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId: string; message: string; expiresAt: Date; key: LinkKey; now: Date; lang?: string | undefined }): string {
   const id = messageRunLinkId(link.report, link.runId, link.message);
   const token = createRunLinkToken({ report: link.report, expiresAt: link.expiresAt, id, lang: link.lang }, link.key, link.now).token;
-  return `${link.baseUrl.replace(/\/+$/, '')}/run/${token}`;
+  return `${link.baseUrl}/run/${token}`;
 }
 
-/** The primary file's (the workbook's) link of a run's message signed at `now`. */
-export function workbookLink(definition: ReportDefinition, result: ExportResult, signing: SigningKey, now: Date): string | undefined {
-  const expiresAt = linksExpireAt(definition, now);
+/** The primary file's (the workbook's) link of a run's message signed at `now`, valid as long as the definition's links are from then (or until `expiresAt`). */
+export function workbookLink(definition: ReportDefinition, result: ExportResult, signing: SigningKey, now: Date, expiresAt = linksExpireAt(definition, now)): string | undefined {
   return fileLinks(result, { linkBaseUrl: signing.baseUrl, key: signing.key, expiresAt, now }).find((f) => f.primary === true)?.url;
 }
 
@@ -77,5 +81,5 @@ export function chatLinks(definition: ReportDefinition, result: ExportResult, si
   const freshCopyUrl = freshCopyLink
     ? freshCopyLinkUrl({ baseUrl: signing.baseUrl, report: definition.name, runId: result.manifest.runId, message: 'chat', expiresAt, key: signing.key, now })
     : undefined;
-  return { workbookUrl: workbookLink(definition, result, signing, now), freshCopyUrl };
+  return { workbookUrl: workbookLink(definition, result, signing, now, expiresAt), freshCopyUrl };
 }

@@ -6,6 +6,7 @@ import type { Storage } from '../storage/storage';
 import { alertTargets, emailTarget } from './alert-delivery';
 import { keepOwed, targetNews } from './alert-owed';
 import { messageRunKey, sendOnce, type SendClaim } from './message-claim';
+import { signingKey } from './message-links';
 import type { MessagePorts } from './message-ports';
 import type { RefusedRecipient } from './notices/recipient-notice';
 import type { OutboxRecorder } from './outbox';
@@ -78,7 +79,7 @@ export async function deliverRunEmail(sends: RunEmailSends): Promise<EmailOutcom
   const from = email.from ?? context.sender;
   if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
   const keys = await context.links.keys();
-  const signing = { baseUrl: context.links.baseUrl, key: keys.current };
+  const signing = signingKey(context.links.baseUrl, keys.current);
   const compose = await reportEmailFor({ ...definition, email }, result, signing, now, context.storage, { from, freshCopyLink: !inline, inline });
   return mailReaders(sends, wanted, skipped, (reader, own) => transport.send(compose(reader, own)));
 }

@@ -15,7 +15,7 @@ import { readerFormat, type ReaderFormat } from '../core/format';
 import type { RuleReading } from '../report/alerts/read-rules';
 import type { OwedLine } from './alert-owed';
 import { bannerSection, markedSummary } from './reader-news';
-import { fileLinks, freshCopyLinkUrl, linksExpireAt, type SigningKey } from './message-links';
+import { fileLinks, freshCopyLinkUrl, linksExpireAt, signingKey, type SigningKey } from './message-links';
 
 /**
  * The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked
@@ -31,7 +31,7 @@ export async function buildReportEmail(
   options: ReportEmailOptions,
 ): Promise<OutgoingEmail> {
   const { linkBaseUrl, key, now, storage, ...choices } = options;
-  return (await reportEmailFor(definition, result, { baseUrl: linkBaseUrl, key }, now, storage, choices))();
+  return (await reportEmailFor(definition, result, signingKey(linkBaseUrl, key), now, storage, choices))();
 }
 
 export interface ReportEmailOptions {
@@ -67,12 +67,11 @@ export async function reportEmailFor(
 ): Promise<(reader?: Reader | string, own?: ReaderOwn) => OutgoingEmail> {
   const expiresAt = linksExpireAt(definition, now);
   const links = fileLinks(result, { linkBaseUrl: signing.baseUrl, key: signing.key, expiresAt, now }, options.names);
-  const base = signing.baseUrl.replace(/\/+$/, '');
   // A run link of the configured report, valid as long as the file links (inline definitions have none).
   // A reader of another language than the report's gets a link that opens its page in theirs (one id: revoked together).
   const freshCopyUrl = (locale: string) =>
     options.freshCopyLink
-      ? freshCopyLinkUrl({ baseUrl: base, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: signing.key, now, lang: otherThan(locale, definition.locale) })
+      ? freshCopyLinkUrl({ baseUrl: signing.baseUrl, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: signing.key, now, lang: otherThan(locale, definition.locale) })
       : undefined;
   const contentIn = (locale: string): ReportEmailInput => {
     // The reader's locale and zone, resolved once: every word, figure and date of the message is written by it.
@@ -101,7 +100,7 @@ export async function reportEmailFor(
     }
     const reader = typeof recipient === 'string' ? { address: recipient, locale: definition.locale } : recipient;
     const lang = otherThan(reader.locale, definition.locale);
-    const unsubscribeUrl = `${base}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address, lang }, signing.key, now)}`;
+    const unsubscribeUrl = `${signing.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address, lang }, signing.key, now)}`;
     const content = ownContent(contentIn(readableLocale(result, reader.locale, definition.locale)), own);
     return readerEmail(content, { from, address: reader.address, unsubscribeUrl, attached, report: definition.name });
   };
