@@ -90,13 +90,13 @@ function channelNotice(definition: ReportDefinition, result: ChannelResult, prev
 async function tell(definition: ReportDefinition, result: ChannelResult, notice: ChannelNotice, deps: ChannelNoticePorts): Promise<void> {
   const { subject, lines, failing } = notice;
   const owners = ownersOf(definition);
-  const from = definition.email?.from ?? deps.sender;
-  if (!deps.mail || !from || owners.length === 0) {
+  const { mail, sender } = deps;
+  if (!mail || !sender || owners.length === 0) {
     const log = failing ? deps.log.error.bind(deps.log) : deps.log.info.bind(deps.log);
     log(`${subject} (nobody to e-mail: no owners or no mail sender)`, { report: definition.name, channel: result.type, webhook: result.webhook });
     return;
   }
-  await deps.mail.send({ from, to: owners, subject, text: `${lines.join('\n')}\n`, html: htmlOf(lines) });
+  await mail.send({ from: sender, to: owners, subject, text: `${lines.join('\n')}\n`, html: htmlOf(lines) });
   deps.log.info('channel notice sent', { report: definition.name, channel: result.type, status: failing ? 'failing' : 'ok' });
 }
 

@@ -55,7 +55,7 @@ interface StreakEvent extends StreakMove {
 async function tellStreak(definition: ReportDefinition, event: StreakEvent, deps: OwnerNoticePorts): Promise<NoticeOutcome> {
   const owners = ownersOf(definition);
   if (owners.length === 0) return 'no-owners';
-  const send = (email: Omit<OutgoingEmail, 'from' | 'to'>) => deps.mail.send({ ...email, from: definition.email?.from ?? deps.sender, to: owners });
+  const send = (email: Omit<OutgoingEmail, 'from' | 'to'>) => deps.mail.send({ ...email, from: deps.sender, to: owners });
   const result = await applyNotice(streakRule(definition, deps), event, send);
   if (result.outcome === 'not-sent') {
     deps.log.error('could not send the failure notification', { report: definition.name, error: errorMessage(result.error) });

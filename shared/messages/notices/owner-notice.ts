@@ -64,8 +64,9 @@ export async function applyNotice<S, E, M>(rule: NoticeRule<S, E, M>, event: E, 
 
 /**
  * What an owners' notice is told with, named as the run context names it: the ledger its state
- * lives in, the mail and its configured sender (a definition's `email.from` comes first), the log
- * and the moment of the run.
+ * lives in, the mail and the sender of the report's notices (chosen once by the notices step,
+ * job/stages/notice.ts: a definition's `email.from` before the configured one), the log and the
+ * moment of the run.
  */
 export interface OwnerNoticePorts {
   readonly ledger: Ledger;
