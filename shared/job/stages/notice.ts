@@ -30,17 +30,18 @@ export async function noticeOwners(job: NoticedJob, context: NoticeContext): Pro
   const { definition, request } = job;
   const runId = job.result.manifest.runId;
   const ports = noticePorts(definition, context);
+  // The ports of the notices that are e-mailed: none without a mail transport or a sender.
+  const emailed = mailing(ports);
   await noticeChannels(definition, runId, job.delivery.channels, ports, 'message');
   // The outbox's messages and an inline definition's recipients are nobody's to be told of.
   if (!context.outbox && !isInline(request)) {
-    await noticeRefused(definition, runId, job.mailed, mailing(ports), 'message');
+    await noticeRefused(definition, runId, job.mailed, emailed, 'message');
     await noticeChannels(definition, runId, job.alerts.channels, ports, 'alert');
-    await noticeRefused(definition, runId, job.alertMailed, mailing(ports), 'alert');
+    await noticeRefused(definition, runId, job.alertMailed, emailed, 'alert');
   }
   if (isScheduled(request)) {
     await noticeStreak(definition, { runId }, ports);
-    const owners = mailing(ports);
-    if (owners) await noticeFieldChanges(definition, job.result.manifest, owners);
+    if (emailed) await noticeFieldChanges(definition, job.result.manifest, emailed);
   }
 }
 
