@@ -10,10 +10,8 @@ import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
-import type { RunName } from './run-entry';
+import { entryExpiry, type RunName } from './run-entry';
 
-/** As long as a run's lease entry: a noted run whose lease entry is gone is let go. */
-const ENTRY_DAYS = 35;
 const MAX_ROUNDS = 20;
 
 /** One attempt that is about to choose its run's manifest (or did: then its lease says `publishing`). */
@@ -63,7 +61,8 @@ function same(a: Noted, b: Noted): boolean {
 
 async function change(terms: NoteTerms, report: string, next: (runs: readonly Noted[]) => Noted[] | undefined): Promise<void> {
   const now = terms.clock();
-  const expiresAt = () => new Date(now.getTime() + ENTRY_DAYS * 86_400_000);
+  // As long as a run's lease entry: a noted run whose lease entry is gone is let go.
+  const expiresAt = () => entryExpiry(now);
   await record(terms.ledger, report).change((current) => {
     const runs = next(current?.runs ?? []);
     return runs && { runs };
