@@ -12,10 +12,15 @@ import { captureIo } from '../support/cli-io';
 import { zeroBackoffJitter } from '../support/zero-jitter';
 import { csvObjects, readCsv } from '../support/read-output';
 
-/** The table row (one line) of the discover output that mentions `text`. */
+/**
+ * The table row (one line) of the discover output with a cell that is `text`. Cells, not substrings:
+ * a collection id such as 501 is also the tail of a port the simulator may listen on (46501), and the
+ * header line names both ports.
+ */
 function rowOf(output: string, text: string): string {
-  const line = output.split('\n').find((l) => l.includes(text));
-  if (line === undefined) throw new Error(`no line mentions "${text}" in:\n${output}`);
+  const cell = text.trim();
+  const line = output.split('\n').find((l) => l.trim().split(/ {2,}/).includes(cell));
+  if (line === undefined) throw new Error(`no row has the cell "${cell}" in:\n${output}`);
   return line;
 }
 
