@@ -1,3 +1,4 @@
+import { daysAfter } from '../shared/core/clock';
 import { readFile } from 'node:fs/promises';
 import { readRegularFile } from '../shared/core/files/regular-file';
 import { resolve } from 'node:path';
@@ -108,7 +109,7 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
     } else {
       ({ apiUrl, key } = await deployedTarget(report, args, io, deps));
     }
-    const expiresAt = new Date(now.getTime() + days * 86_400_000);
+    const expiresAt = daysAfter(now, days);
     const link = createRunLinkToken({ report, expiresAt }, key, now);
     io.stdout.write(`${apiUrl.replace(/\/+$/, '')}/run/${link.token}\n`);
     io.stderr.write(`run link for "${report}": id ${link.id}, expires ${link.expiresAt.toISOString()} (keep the id to revoke it)\n`);

@@ -15,3 +15,11 @@ export function fixedClock(at: Date): Clock {
   const time = at.getTime();
   return () => new Date(time);
 }
+
+/** One day in milliseconds: UTC days, as every expiry, retention and "days since" in the exporter counts them. */
+export const DAY_MS = 86_400_000;
+
+/** The moment `days` whole days after `at` (an expiry, a retention end). */
+export function daysAfter(at: Date, days: number): Date {
+  return new Date(at.getTime() + days * DAY_MS);
+}

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Clock } from '../core/clock';
+import { type Clock, DAY_MS } from '../core/clock';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../ledger/ledger-record';
 
@@ -70,7 +70,7 @@ export class RevocationCache {
   };
 }
 
-const YEAR_MS = 365 * 86_400_000;
+const YEAR_MS = 365 * DAY_MS;
 
 /** The export holding a report's slot; slots written before `startedAt` existed read as started long ago (their job status exists). */
 const slotSchema = z.object({ exportId: z.string(), startedAt: z.string().catch(new Date(0).toISOString()) });

@@ -1,3 +1,4 @@
+import { daysAfter } from '../core/clock';
 import * as z from 'zod';
 import type { AlertLine } from '../channels/channel';
 import type { Ledger } from '../ledger/ledger';
@@ -41,7 +42,7 @@ export async function owedTo(ledger: Ledger, report: string, target: string, bey
 /** Keeps `lines` as what `target` is owed after `runId` (none: it got everything). */
 export async function keepOwed(ledger: Ledger, report: string, target: string, runId: string, lines: readonly OwedLine[], now: Date): Promise<void> {
   await record(ledger, report, target).change(() => ({ runId, lines: lines.map(({ ruleId, key, rule, text }) => ({ ruleId, key, rule, text })) }), {
-    expiresAt: new Date(now.getTime() + OWED_DAYS * 86_400_000),
+    expiresAt: daysAfter(now, OWED_DAYS),
   });
 }
 

@@ -1,3 +1,4 @@
+import { daysAfter } from '../core/clock';
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { RetryableExportError } from '../core/errors';
@@ -162,5 +163,5 @@ function claimRecord(ledger: Ledger, runKey: string, channel: string): LedgerRec
 }
 
 function expiry(now: Date): Date {
-  return new Date(now.getTime() + CLAIM_DAYS * 86_400_000);
+  return daysAfter(now, CLAIM_DAYS);
 }

@@ -1,3 +1,4 @@
+import { daysAfter } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import type { ReportEmailLink } from '../email/email-model';
 import { createLinkToken, type LinkKey } from '../links/link-token';
@@ -7,7 +8,6 @@ import { fileForPeople, NAMES, type ReportNames } from '../report/names';
 import type { ExportResult } from '../report/run/result';
 import type { MessagePorts } from './message-ports';
 
-const DAY_MS = 86_400_000;
 
 /**
  * The signed links of a run's messages, made in one place: the file links and the "get a fresh copy"
@@ -27,7 +27,7 @@ export function signingKey(baseUrl: string, key: LinkKey): SigningKey {
 
 /** When the links of a message made at `now` stop working. */
 export function linksExpireAt(definition: ReportDefinition, now: Date): Date {
-  return new Date(now.getTime() + definition.links.emailLinkDays * DAY_MS);
+  return daysAfter(now, definition.links.emailLinkDays);
 }
 
 /**

@@ -6,7 +6,8 @@
  * the cache never changes a result unless a zone changed its offset twice within a span.
  */
 
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../core/clock';
+
 const SLICE_MS = 15 * 60 * 1000;
 /** Bounded: a table spanning decades of distinct instants must not grow a cache without limit. */
 const MAX_CACHED = 8192;

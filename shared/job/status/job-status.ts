@@ -1,3 +1,4 @@
+import { daysAfter } from '../../core/clock';
 import * as z from 'zod';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
@@ -78,5 +79,5 @@ export class JobStatusStore {
 
 /** When the ledger forgets a job: JOB_DAYS after it was created (the schema checks `createdAt` is a date-time). */
 function expiry(status: Pick<JobStatus, 'createdAt'>): Date {
-  return new Date(Date.parse(status.createdAt) + JOB_DAYS * 86_400_000);
+  return daysAfter(new Date(status.createdAt), JOB_DAYS);
 }

@@ -13,6 +13,7 @@ import { SinkLifecycle } from '../sink-lifecycle';
 import { tableSchema, type SchemaType, type TableSchema } from '../../table/schema';
 import { isTextList, listText, type CellValue, type TableDefinition, type TableRow, type TableSink } from '../../table/table';
 import { parquetSchema } from './parquet-schema';
+import { DAY_MS } from '../../core/clock';
 
 export interface ParquetOptions {
   /** Written into every row's run_id column and the file's key-value metadata. */
@@ -45,7 +46,6 @@ export interface ParquetSink extends TableSink {
 
 type Convert = (value: CellValue) => unknown;
 const MISMATCH = Symbol('mismatch');
-const DAY_MS = 86_400_000;
 
 function textOf(value: CellValue): string | typeof MISMATCH {
   if (typeof value === 'string') return value;

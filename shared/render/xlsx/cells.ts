@@ -5,6 +5,7 @@
  */
 import { EXCEL_FORMATS, type ExcelDateFormats } from '../../core/format';
 import { textColourOn } from '../../core/contrast';
+import { DAY_MS } from '../../core/clock';
 import { isTextList, listText, type CellValue, type ColumnType } from '../../table/table';
 import { worksheetText } from '../cell-text';
 import type { ZoneClock } from '../time-zone';
@@ -32,7 +33,6 @@ const INTERNAL_LINK = /^#'(?:[^'\u0000-\u001F]|'')+'![A-Z]{1,3}\d{1,7}$/;
 /** 1900-03-01: Excel's serials before it are shifted by its 1900-02-29 leap-year bug. */
 const EXCEL_FIRST_SAFE_MS = Date.UTC(1900, 2, 1);
 const EXCEL_END_MS = Date.UTC(10000, 0, 1);
-const DAY_MS = 86_400_000;
 const FONT_NAME = 'Calibri';
 const FONT_SIZE = 11;
 

@@ -6,6 +6,7 @@
  */
 import { worksheetText } from '../cell-text';
 import type { Paper } from '../paper';
+import { DAY_MS } from '../../core/clock';
 import type { ZoneClock } from '../time-zone';
 import { columnLetters, type ExcelValue, Kind, producedKind, type StyleBook, type StyleModel, toExcel } from './cells';
 import { rangeRef, type ChartAnchor, type ChartCategories, type ChartPart, type ChartSeries } from './chart-parts';
@@ -193,7 +194,7 @@ function chartCategories(block: ChartBlock, cells: readonly { value: ExcelValue;
 
 /** Excel's serial of a wall-clock Date (its UTC fields), as exceljs writes the cell: days since 1899-12-30. */
 function excelSerial(wall: Date): number {
-  return wall.getTime() / 86_400_000 + 25_569;
+  return wall.getTime() / DAY_MS + 25_569;
 }
 
 /** Where a block's table sits: its header row, its last data row, and the first (hidden) column of its band's edges (0-based). */

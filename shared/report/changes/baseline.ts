@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DAY_MS } from '../../core/clock';
 import { errorMessage } from '../../core/errors';
 import type { Log } from '../../core/logger';
 import { parseJsonBytes } from '../../core/text';
@@ -136,7 +137,7 @@ async function readRun(
 
 function describeAge(option: string): string {
   const ms = minimumAgeMs(option);
-  const days = ms / 86_400_000;
+  const days = ms / DAY_MS;
   if (Number.isInteger(days)) return days === 1 ? '1 day' : `${days} days`;
   const hours = ms / 3_600_000;
   return Number.isInteger(hours) ? `${hours} hours` : `${ms / 60_000} minutes`;

@@ -5,7 +5,7 @@
  * it stand, did an attempt die holding it) and the release on behalf of a dead holder are here.
  */
 import * as z from 'zod';
-import type { Clock } from '../../core/clock';
+import { type Clock, daysAfter } from '../../core/clock';
 import type { Log } from '../../core/logger';
 import { timerSleep, type Sleep } from '../../core/retry/retry';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
@@ -187,5 +187,5 @@ export function isHeld(status: RunEntry['status']): boolean {
 
 /** Run entries outlive every retry of their run, then expire. */
 export function entryExpiry(now: Date): Date {
-  return new Date(now.getTime() + RUN_ENTRY_DAYS * 86_400_000);
+  return daysAfter(now, RUN_ENTRY_DAYS);
 }

@@ -4,6 +4,7 @@
  * the ledger's keys and the manifests stay in here, the run leases in run-lease.ts.
  */
 import * as z from 'zod';
+import { daysAfter } from '../../core/clock';
 import { ledgerKey } from '../../ledger/ledger';
 import { ledgerRecord } from '../../ledger/ledger-record';
 import type { Storage } from '../../storage/storage';
@@ -75,7 +76,7 @@ export async function fanOutReason(run: RunName, rows: number, history: RouteHis
 /** Notes (or renews) that `report` outgrew one function at `at`; a lost race means another attempt noted it. */
 export async function noteOutgrown({ report, runId }: RunName, at: string, history: Pick<RouteHistory, 'ledger' | 'clock'>): Promise<void> {
   const key = ledgerKey('route', report);
-  const until = new Date(history.clock().getTime() + OUTGROWN_DAYS * 86_400_000);
+  const until = daysAfter(history.clock(), OUTGROWN_DAYS);
   await ledgerRecord(history.ledger, key, outgrownSchema, { what: `the outgrown note of "${report}"`, invalid: 'absent' })
     .change(() => ({ runId, at, until: until.toISOString() }), { rounds: 1, lost: 'answer', expiresAt: until });
 }

@@ -1,3 +1,4 @@
+import { daysAfter, DAY_MS } from '../../core/clock';
 import type { PiObjectiveGroup, Sprint } from '../../planning-api/schemas';
 import { epochToCalendarDate } from '../dataset/dates';
 import { daysBetween } from './vocabulary';
@@ -52,7 +53,7 @@ export function boardSprints(sprints: readonly Sprint[], groups: readonly PiObje
     const d = dated.get(s.id);
     const start = d ? (epochToCalendarDate(d.start, timeZone) ?? null) : null;
     if (!d || !start) return null;
-    return { start, end: addDays(start, Math.max(1, Math.round((d.end - d.start) / 86_400_000)) - 1) };
+    return { start, end: daysAfter(start, Math.max(1, Math.round((d.end - d.start) / DAY_MS)) - 1) };
   });
   const anchor = known.findIndex((k) => k?.start && k.end);
   return sprints.map((s, i) => {
@@ -63,12 +64,11 @@ export function boardSprints(sprints: readonly Sprint[], groups: readonly PiObje
     const a = anchor >= 0 ? known[anchor] : null;
     if (!a?.start || !a.end) return { title, isIPSprint, start: null, end: null };
     const length = daysBetween(a.start, a.end) + 1;
-    const start = addDays(a.start, (i - anchor) * length);
-    return { title, isIPSprint, start, end: addDays(start, length - 1) };
+    const start = daysAfter(a.start, (i - anchor) * length);
+    return { title, isIPSprint, start, end: daysAfter(start, length - 1) };
   });
 }
 
-const addDays = (d: Date, days: number) => new Date(d.getTime() + days * 86_400_000);
 
 /**
  * The phase of the PI on `today` (the run's calendar day). Without dated sprints the phase is

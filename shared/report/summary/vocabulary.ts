@@ -1,5 +1,6 @@
 import type { CellValue, SummaryGridColumn } from '../../table/table';
 import type { Messages } from '../../core/i18n/messages';
+import { DAY_MS } from '../../core/clock';
 import { sheetRowUrl } from '../sheet-names';
 
 /**
@@ -93,7 +94,7 @@ export const ATTENTION_LIMIT = 10;
 
 /** Calendar days from `from` to `to`, both dates at 00:00 UTC. */
 export function daysBetween(from: Date, to: Date): number {
-  return Math.round((to.getTime() - from.getTime()) / 86_400_000);
+  return Math.round((to.getTime() - from.getTime()) / DAY_MS);
 }
 
 /** A ratio as a percentage (0-100), or null when there is nothing to divide by. */
