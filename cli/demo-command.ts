@@ -191,7 +191,7 @@ async function runWeeks(
     if (weeks > 1 && last) io.stdout.write(`${title}\n`);
     // Earlier weeks' full accounts would bury the one that matters; their errors still show.
     const weekIo = last ? io : { ...io, stdout: new PassThrough().resume() };
-    const code = await runExportCommand(last ? exportArgs : [...exportArgs, '--quiet'], weekIo, { now: () => date, ...(ids && { ids }) });
+    const code = await runExportCommand(last ? exportArgs : [...exportArgs, '--quiet'], weekIo, { clock: () => date, ...(ids && { ids }) });
     if (code !== 0) return code;
     if (!last) io.stdout.write(`${title}: exported\n`);
   }

@@ -101,7 +101,7 @@ export async function runExportCommand(
   argv: readonly string[],
   io: CommandIo,
   /** The run's clock and run ids: the multi-week demo dates each weekly run; the command line uses the real ones. */
-  options: { readonly now?: Clock; readonly ids?: RunIds } = {},
+  options: { readonly clock?: Clock; readonly ids?: RunIds } = {},
 ): Promise<number> {
   let args: ReturnType<typeof parse>;
   let progress: TerminalProgress | undefined;
@@ -159,7 +159,7 @@ export async function runExportCommand(
 
     if (!args.quiet && !args['dry-run']) io.stdout.write(`exporting "${definition.name}" to ${storage.describe()}\n`);
     progress = args.quiet || args['dry-run'] ? undefined : terminalProgress(io.stdout);
-    const clock = options.now ?? systemClock;
+    const clock = options.clock ?? systemClock;
     const timeoutMs = args.timeout === undefined ? undefined : parseDuration(args.timeout);
     const settings = resolveExportSettings({
       maxResponseBytes: config.API_MAX_RESPONSE_BYTES,

@@ -1,4 +1,3 @@
-import { daysAfter } from '../shared/core/clock';
 import { readFile } from 'node:fs/promises';
 import { readRegularFile } from '../shared/core/files/regular-file';
 import { resolve } from 'node:path';
@@ -16,6 +15,7 @@ import { LOCAL_API_URL, LOCAL_LINK_KEYS, LOCAL_STACK_REPORT_FILE, localStackAddr
 import { bucketDefinitionStore } from './reports-command';
 import { configuredReports, isReportFile, unknownReportError, type ReportPlace } from './report-argument';
 import { parseReportDefinitionJson } from '../shared/report/definition/definition';
+import { daysAfter, systemClock, type Clock } from '../shared/core/clock';
 
 export const LINK_USAGE = `Usage: npm run link -- --report <name | definition.json> [--days <n>] [--local | --outputs <file> | --api-url <url> --key-secret <arn>] [--bucket <b>]
        npm run link -- --revoke <id> [--outputs <file> | --ledger-table <name>]
@@ -60,7 +60,8 @@ export interface LinkCommandDependencies {
   readonly reportNames?: () => Promise<readonly string[]>;
   /** Names of the reports stored in a definitions bucket (default: listed with your AWS credentials, AWS_ENDPOINT_URL_S3 honoured). */
   readonly storedReportNames?: (bucket: string) => Promise<readonly string[]>;
-  readonly now?: () => Date;
+  /** The time links are signed and revoked at (default: the system clock). */
+  readonly clock?: Clock;
   /** The run ledger of a deployed stack (default: its DynamoDB table). */
   readonly ledger?: (tableName: string) => Ledger;
 }
@@ -97,7 +98,7 @@ export async function runLinkCommand(argv: readonly string[], io: CommandIo, dep
   }
 
   try {
-    const now = (deps.now ?? (() => new Date()))();
+    const now = (deps.clock ?? systemClock)();
     // A definition file names its report: the link is for that name.
     const report = (await isReportFile(args.report, io.cwd)) ? await reportNameInFile(args.report, io.cwd) : args.report;
     let apiUrl: string;
@@ -125,7 +126,7 @@ async function revokeLink(id: string, table: string | undefined, outputs: string
     const tableName = table ?? (await readOutputs(resolve(io.cwd, outputs ?? 'cdk-outputs.json'))).ledgerTable;
     if (!tableName) throw new ExporterError('the stack outputs have no LedgerTableName: give --ledger-table');
     const ledger = (deps.ledger ?? ((name: string) => new DynamoDbLedger({ tableName: name })))(tableName);
-    await new LedgerRunLinkLedger(ledger).revoke(id, (deps.now ?? (() => new Date()))());
+    await new LedgerRunLinkLedger(ledger).revoke(id, (deps.clock ?? systemClock)());
     io.stdout.write(`run link ${id} is revoked (open pages see it within a minute)\n`);
     return 0;
   } catch (error) {

@@ -59,7 +59,7 @@ if (input.mode === 'floor') {
     datasets: Object.fromEntries(wanted.map((d) => [d, {}])),
     formats: ['csv'],
   });
-  const ctx: DatasetContext = { source: client, definition, log: silentLog, now: systemClock };
+  const ctx: DatasetContext = { source: client, definition, log: silentLog, clock: systemClock };
   // Created up front, then consumed one table after the other, as runExport does.
   // Every visible register and board, as the run's plan resolves a definition without selectors.
   const datasets = [

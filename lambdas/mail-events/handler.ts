@@ -21,7 +21,7 @@ const mailer = sesMailer(tracer);
 export function mailEventsHandler(settle: () => Promise<void>) {
   return withLifecycle(
     { logger, metrics, tracer },
-    (event) => handleMailEvent(event, { ledger, definitions, mail: mailer, sender: config.MAIL_FROM, log: logger, now: systemClock, settle }),
+    (event) => handleMailEvent(event, { ledger, definitions, mail: mailer, sender: config.MAIL_FROM, log: logger, clock: systemClock, settle }),
     [parseEvent(sesEventBridgeSchema)],
   );
 }

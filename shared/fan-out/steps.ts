@@ -72,7 +72,7 @@ export async function fetchBoardAnswers(plan: Pick<FanOutPlan, 'request'>, board
   const narrowed: ReportDefinition = fanOutPart(job.definition, boards);
   // The worker's boards are planned again (one list of boards), as the assembler's run will.
   const planned = await planRun({ ...job, definition: narrowed }, recording);
-  const ctx = { source: planned.client, definition: narrowed, log: context.log, now: context.clock };
+  const ctx = { source: planned.client, definition: narrowed, log: context.log, clock: context.clock };
   for (const { plan: boardItems } of planned.plan.datasets) {
     for await (const table of boardItems.create(ctx).tables()) {
       for await (const _batch of table.batches) {

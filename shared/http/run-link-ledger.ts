@@ -54,12 +54,12 @@ export class RevocationCache {
 
   constructor(
     private readonly ledger: Pick<RunLinkLedger, 'isRevoked'>,
-    private readonly now: Clock,
+    private readonly clock: Clock,
     private readonly maxAgeMs: number = REVOCATION_CACHE_MS,
   ) {}
 
   readonly isRevoked = async (linkId: string): Promise<boolean> => {
-    const at = this.now().getTime();
+    const at = this.clock().getTime();
     const known = this.answers.get(linkId);
     if (known && at - known.at < this.maxAgeMs) return known.revoked;
     const revoked = await this.ledger.isRevoked(linkId);

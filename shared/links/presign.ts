@@ -3,6 +3,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { StorageError, transientAwsFailure } from '../core/errors';
 import { attachmentDisposition } from '../storage/content-disposition';
 import { assertValidKey, joinKey, normalisePrefix } from '../storage/storage-keys';
+import type { Clock } from '../core/clock';
 
 export interface PresignOptions {
   /** Default 3600. SigV4 allows at most 7 days. */
@@ -33,7 +34,7 @@ export function createPresigner(options: {
   bucket: string;
   prefix?: string;
   /** The signing time; injected in tests to sign a URL that has already expired. */
-  now?: () => Date;
+  clock?: Clock;
 }): Presigner {
   const client = options.client ?? new S3Client({});
   const prefix = normalisePrefix(options.prefix);
@@ -52,7 +53,7 @@ export function createPresigner(options: {
       try {
         return await getSignedUrl(client, command, {
           expiresIn: expiresInSeconds,
-          ...(options.now && { signingDate: options.now() }),
+          ...(options.clock && { signingDate: options.clock() }),
         });
       } catch (error) {
         const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -1,9 +1,9 @@
-import { daysAfter } from '../core/clock';
 import * as z from 'zod';
 import type { AlertLine } from '../channels/channel';
 import type { Ledger } from '../ledger/ledger';
 import { ledgerKey } from '../ledger/ledger';
 import { ledgerRecord } from '../ledger/ledger-record';
+import { daysAfter } from '../core/clock';
 
 /**
  * The alert a recipient or a chat channel did not get (a refused address, a webhook that failed):

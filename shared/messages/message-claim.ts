@@ -1,4 +1,3 @@
-import { daysAfter } from '../core/clock';
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { RetryableExportError } from '../core/errors';
@@ -6,6 +5,7 @@ import type { Log } from '../core/logger';
 import type { Sleep } from '../core/retry/retry';
 import { ledgerKey, type Ledger } from '../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../ledger/ledger-record';
+import { daysAfter } from '../core/clock';
 
 /**
  * Each message of a run goes out once: before a channel (e-mail, Slack, Teams, a failure notice)

@@ -1,4 +1,3 @@
-import { daysAfter } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import type { ReportEmailLink } from '../email/email-model';
 import { createLinkToken, type LinkKey } from '../links/link-token';
@@ -7,6 +6,7 @@ import type { ReportDefinition } from '../report/definition/definition';
 import { fileForPeople, NAMES, type ReportNames } from '../report/names';
 import type { ExportResult } from '../report/run/result';
 import type { MessagePorts } from './message-ports';
+import { daysAfter } from '../core/clock';
 
 
 /**

@@ -31,7 +31,7 @@ describe('link command', () => {
 
   it('prints a run link for the local stack, signed with the local key, for --days', async () => {
     const io = captureIo(dir);
-    expect(await runLinkCommand(['--report', 'demo-weekly', '--days', '30', '--local'], io, { now: () => now })).toBe(0);
+    expect(await runLinkCommand(['--report', 'demo-weekly', '--days', '30', '--local'], io, { clock: () => now })).toBe(0);
     const url = io.out().trim();
     expect(url.startsWith(`${LOCAL_API_URL}/run/`)).toBe(true);
     const claims = verifyRunLinkToken(url.slice(`${LOCAL_API_URL}/run/`.length), LOCAL_LINK_KEYS, now);
@@ -41,7 +41,7 @@ describe('link command', () => {
 
   it('refuses a local link for a report the local stack does not serve, in one line naming the fix, and exits 1', async () => {
     const io = captureIo(dir);
-    expect(await runLinkCommand(['--local', '--report', 'nosuch'], io, { now: () => now })).toBe(1);
+    expect(await runLinkCommand(['--local', '--report', 'nosuch'], io, { clock: () => now })).toBe(1);
     expect(io.out()).toBe('');
     expect(io.err()).toBe('error: the local stack serves only report "demo-weekly" (examples/demo-report.json), not "nosuch": npm run link -- --local --report demo-weekly\n');
   });
@@ -50,7 +50,7 @@ describe('link command', () => {
     const io = captureIo(dir);
     const asked: string[] = [];
     const code = await runLinkCommand(['--report', 'acme-weekly'], io, {
-      now: () => now,
+      clock: () => now,
       reportNames: () => Promise.resolve(['acme-weekly']),
       deployedKey: (secretId) => Promise.resolve(void asked.push(secretId)).then(() => deployedKey),
     });
@@ -84,7 +84,7 @@ describe('link command', () => {
 
   it('takes a definition file as export does, linking the report it names, and says "did you mean" for a near name', async () => {
     const io = captureIo(join(import.meta.dirname, '..', '..'));
-    expect(await runLinkCommand(['--local', '--report', 'examples/demo-report.json'], io, { now: () => now })).toBe(0);
+    expect(await runLinkCommand(['--local', '--report', 'examples/demo-report.json'], io, { clock: () => now })).toBe(0);
     expect(verifyRunLinkToken(io.out().trim().slice(`${LOCAL_API_URL}/run/`.length), LOCAL_LINK_KEYS, now).report).toBe('demo-weekly');
     expect(io.err()).toMatch(/^run link for "demo-weekly": id /);
 
@@ -106,7 +106,7 @@ describe('link command', () => {
     const tables: string[] = [];
     const io = captureIo(dir);
     const id = 'GDRKq1PiRfJsD8bvt3b4iQ';
-    const code = await runLinkCommand(['--revoke', id], io, { now: () => now, ledger: (table) => (tables.push(table), ledger) });
+    const code = await runLinkCommand(['--revoke', id], io, { clock: () => now, ledger: (table) => (tables.push(table), ledger) });
     expect(code, io.err()).toBe(0);
     expect(tables).toEqual(['run-ledger-abc']);
     expect(io.out()).toContain(`run link ${id} is revoked`);
@@ -136,7 +136,7 @@ describe('link command: reports pushed to the definitions bucket (s3rver)', () =
   }
   const link = async (args: string[]) => {
     const io = captureIo(REPO, env);
-    const code = await withEnv(() => runLinkCommand(args, io, { now: () => now, deployedKey: () => Promise.resolve(deployedKey) }));
+    const code = await withEnv(() => runLinkCommand(args, io, { clock: () => now, deployedKey: () => Promise.resolve(deployedKey) }));
     return { code, out: io.out(), err: io.err() };
   };
   const reportOf = (url: string) => verifyRunLinkToken(url.trim().slice(`${API_URL}/run/`.length), { current: deployedKey }, now).report;

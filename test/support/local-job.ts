@@ -16,7 +16,7 @@ export interface LocalJobOptions {
   readonly dir: string;
   readonly sim: RunningSimulator;
   readonly reports: Readonly<Record<string, unknown>>;
-  readonly now: Clock;
+  readonly clock: Clock;
   /** Another storage over the same folder (e.g. one that fails on purpose). */
   readonly storage?: Storage;
   /** The ledger a test also reads itself; default: a local ledger in `<dir>/.ledger`. */
@@ -33,7 +33,7 @@ export function localJobDependencies(options: LocalJobOptions): JobContext {
   const ledger = options.ledger ?? new LocalLedger(`${options.dir}/.ledger`);
   return {
     ...runContextOf({
-      clock: options.now,
+      clock: options.clock,
       storage: options.storage ?? new LocalDirectoryStorage(options.dir),
       ledger,
       log: silentLog,

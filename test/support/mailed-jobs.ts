@@ -76,7 +76,7 @@ export function useMailedJobs(folderPrefix: string): MailedJobs {
       const mailer = new SesMailer({ client: started(ses).client });
       const folder = started(dir);
       return {
-        ...localJobDependencies({ dir: folder, sim: started(sim), reports, now, storage: new LocalDirectoryStorage(folder), ledger: started(ledger) }),
+        ...localJobDependencies({ dir: folder, sim: started(sim), reports, clock: now, storage: new LocalDirectoryStorage(folder), ledger: started(ledger) }),
         mail: { send: (email) => mailer.send(email) },
         sender: 'reports@example.test',
         links: { baseUrl: 'https://api.example.test', keys: () => Promise.resolve(MAILED_JOB_LINK_KEYS) },

@@ -1,7 +1,7 @@
-import { daysAfter } from '../../core/clock';
 import * as z from 'zod';
 import { ledgerKey, type Ledger } from '../../ledger/ledger';
 import { ledgerRecord, type LedgerRecord } from '../../ledger/ledger-record';
+import { daysAfter } from '../../core/clock';
 
 /**
  * Status of an on-demand export, kept in the run ledger (`job/<id>`): the API records `queued`, the

@@ -52,7 +52,7 @@ export interface MailEventDependencies extends MailPorts {
   readonly definitions: DefinitionCatalog;
   readonly log: Log;
   /** The time of the event's handling (suppressions' `since`, the claim). */
-  readonly now: Clock;
+  readonly clock: Clock;
   /** Waits for the burst to settle (BURST_SETTLE_MS in the Lambda; a test waits on its events). */
   readonly settle: () => Promise<void>;
 }
@@ -78,7 +78,7 @@ export async function handleMailEvent(event: SesMailEvent, deps: MailEventDepend
   const list = new SuppressionList(deps.ledger);
   const suppressed: string[] = [];
   for (const address of addresses) {
-    if (await list.suppress(report, address, found.reason, deps.now())) suppressed.push(address);
+    if (await list.suppress(report, address, found.reason, deps.clock())) suppressed.push(address);
   }
   // Not only the new ones: a retried event whose notice failed finds its address still untold.
   if (Object.keys(await list.untold(report, addresses)).length === 0) return { report, suppressed };
@@ -122,7 +122,7 @@ async function tellOwnersOnce(definition: ReportDefinition, list: SuppressionLis
   const told: string[] = [];
   // Each round: claim, wait for the burst, tell, give back, and look again for what arrived meanwhile.
   for (let round = 0; round < 3; round++) {
-    const held = await claim.take(deps.now());
+    const held = await claim.take(deps.clock());
     if (held === undefined) return told;
     try {
       // The burst is waited for once; what the recheck finds afterwards arrived late and is told at once.
@@ -130,11 +130,11 @@ async function tellOwnersOnce(definition: ReportDefinition, list: SuppressionLis
       const untold = await list.untold(report, recipients);
       if (Object.keys(untold).length > 0) {
         await tellOwners(definition, untold, deps);
-        await list.told(report, Object.keys(untold), deps.now());
+        await list.told(report, Object.keys(untold), deps.clock());
         told.push(...Object.keys(untold));
       }
     } finally {
-      await held.release(deps.now());
+      await held.release(deps.clock());
     }
     if (Object.keys(await list.untold(report, recipients)).length === 0) return told;
   }

@@ -35,10 +35,10 @@ export class TableComparison {
     private readonly openBaseline: () => Promise<AsyncIterable<Uint8Array>>,
     private readonly baseline: SnapshotHeader,
     private readonly current: SnapshotHeader,
-    now: Clock,
+    clock: Clock,
     expectedRows: number,
   ) {
-    this.remaining = SpilledKeyPrints.open({ expectedRows, now });
+    this.remaining = SpilledKeyPrints.open({ expectedRows, clock });
     this.baseUnits = new Set(baseline.scope.units.map((u) => u.id));
     this.currentUnits = new Set(current.scope.units.map((u) => u.id));
   }
@@ -53,7 +53,7 @@ export class TableComparison {
     openBaseline: () => Promise<AsyncIterable<Uint8Array>>,
     current: SnapshotHeader,
     /** The run's clock: the key map judges stale scratch directories by it. */
-    now: Clock,
+    clock: Clock,
     /** The baseline's rows (its manifest says): the key map's buckets are sized for them. */
     baselineRows = 0,
   ): Promise<TableComparison | string> {
@@ -65,7 +65,7 @@ export class TableComparison {
         (header) => {
           refusal = incompatibility(bound, header, current);
           if (refusal !== undefined) throw new StopReading();
-          comparison = new TableComparison(bound, openBaseline, header, current, now, baselineRows);
+          comparison = new TableComparison(bound, openBaseline, header, current, clock, baselineRows);
         },
         { onKey: (key, print) => comparison!.remaining.set(key, print) },
       );

@@ -13,6 +13,7 @@ import type { Selectable } from './selector-titles';
 import type { AttentionItem } from '../summary/attention';
 import type { OwnWork } from '../summary/own-work';
 import { readerFormat, type ReaderFormat } from '../../core/format';
+import type { Clock } from '../../core/clock';
 
 /** Progress of a run, for a terminal or a log: datasets, pages (rows so far) and tables. */
 export type ProgressEvent =
@@ -56,7 +57,7 @@ export interface DatasetContext {
   /** Each person's own work, joined across the datasets of one run (summary/own-work.ts). */
   readonly ownWork?: OwnWork;
   /** The run's clock: "overdue" is measured against the run's calendar day. */
-  readonly now: () => Date;
+  readonly clock: Clock;
   /** How the run writes for its readers, when it switches between their languages (core/switchable-format.ts); else the definition's locale. */
   readonly format?: ReaderFormat | undefined;
 }
@@ -68,7 +69,7 @@ export function readerFormatOf(ctx: DatasetContext): ReaderFormat {
 
 /** The run's calendar day in the report's time zone, at 00:00 UTC (how dates are carried, see table.ts). */
 export function runDay(ctx: DatasetContext): Date {
-  const now = ctx.now();
+  const now = ctx.clock();
   return new Date(`${isoDateInZone(now, ctx.definition.timeZone)}T00:00:00Z`);
 }
 

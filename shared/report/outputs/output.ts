@@ -20,6 +20,7 @@ import type { ChartSheetContent } from '../../render/xlsx/chart-sheet';
 import type { TableSchema } from '../../table/schema';
 import type { PlannedRun, RunInProgress } from '../run/run';
 import type { StoredFile } from '../run/run-writer';
+import type { Clock } from '../../core/clock';
 
 /** What an output adds to the manifest. */
 export interface OutputEntries {
@@ -63,7 +64,7 @@ export interface OutputContext extends RunInProgress {
   /** When this attempt started: what the files say they were exported at. */
   readonly exportedAt: Date;
   /** The run's clock: when its tables were complete, for the `runs` table (tables/runs-table.ts). */
-  readonly now: () => Date;
+  readonly clock: Clock;
   readonly tracker: ChangeTracker;
   readonly sheets: WorkbookSheets;
   /** The run's tables registry (tables/registry.ts): contracts, titles. */

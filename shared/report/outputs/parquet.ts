@@ -65,7 +65,7 @@ export const parquetOutput: OutputFactory = (run, context) => {
     },
     async finishRun() {
       // Staged after every other table, so it is also the last copy the run's publishing makes.
-      const stored = rowCounts.size === 0 ? [] : (await finishTable(RUNS_TABLE.name, await writeRunsTable(await openTable(RUNS_TABLE, RUNS_TABLE_SCHEMA), rowCounts, context.now()))).stored;
+      const stored = rowCounts.size === 0 ? [] : (await finishTable(RUNS_TABLE.name, await writeRunsTable(await openTable(RUNS_TABLE, RUNS_TABLE_SCHEMA), rowCounts, context.clock()))).stored;
       const schemaChanges = await publishSchemas(writer, report, written, context.log);
       return { stored, fields: { tables: entries, schemas: Object.fromEntries(written), schemaChanges } };
     },

@@ -31,6 +31,7 @@ import type { RunContext } from './context';
 import { createExportClient } from './plan-run';
 import type { PlannedRun, RunInProgress } from './run';
 import type { ExportResult } from './result';
+import { fixedClock } from '../../core/clock';
 
 /** Where a run's data comes from: the client it fetches through and what the manifest says of it. */
 type RunSource = Pick<PlannedRun, 'client' | 'sourceInfo'>;
@@ -81,9 +82,9 @@ async function writeRun(run: PlannedRun, source: RunSource, context: RunContext)
   const { registry } = context;
   return withRunAttempt(run, context, async (attempt) => {
     const writing = switchableFormat(definition.locale, definition.timeZone);
-    const ctx: DatasetContext = { source: source.client, definition, log, people: new PeopleDirectory(), ownWork: new OwnWork(), now: () => startedAt, format: writing.format };
+    const ctx: DatasetContext = { source: source.client, definition, log, people: new PeopleDirectory(), ownWork: new OwnWork(), clock: fixedClock(startedAt), format: writing.format };
     const tracker = await trackChanges(run, context, attempt, registry);
-    const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, now: context.clock, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
+    const outputs = await openOutputs(run, { ...attempt, exportedAt: startedAt, clock: context.clock, tracker, log, datasets: registry.datasets }, outputsFor(definition, registry));
     // Made from what the plan resolved: no dataset lists or resolves again.
     const datasets: Dataset[] = run.plan.datasets.map((d) => d.plan.create(ctx));
     const tableRows: Record<string, number> = {};

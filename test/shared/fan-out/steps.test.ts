@@ -37,7 +37,7 @@ afterAll(async () => {
 async function deps(): Promise<JobContext & { dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'fan-out-'));
   dirs.push(dir);
-  return { dir, ...localJobDependencies({ dir, sim, reports: { portfolio: REPORT }, now: () => new Date('2026-11-23T06:00:20Z') }) };
+  return { dir, ...localJobDependencies({ dir, sim, reports: { portfolio: REPORT }, clock: () => new Date('2026-11-23T06:00:20Z') }) };
 }
 
 async function manifestAt(dir: string, key: string): Promise<Manifest> {

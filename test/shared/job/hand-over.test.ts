@@ -60,7 +60,7 @@ async function functionDeps(dir: string, starter: FanOutStarter, deadlineMs: num
     dir,
     sim,
     reports: { portfolio: REPORT },
-    now: fixedClock(AT),
+    clock: fixedClock(AT),
     context: { settings: resolveExportSettings({ deadline: AT.getTime() + deadlineMs }) },
   });
   return {

@@ -61,7 +61,7 @@ function deps(): JobContext {
       dir,
       sim,
       reports: { portfolio: PORTFOLIO, whole: WHOLE, ...Object.fromEntries(ALONE.map((d) => [d.name, d])) },
-      now: () => new Date('2026-11-23T06:00:30Z'),
+      clock: () => new Date('2026-11-23T06:00:30Z'),
     }),
     mail: { send: (email) => mailer.send(email) },
     sender: 'reports@example.test',
@@ -144,7 +144,7 @@ describe('a report with one delivery per train', () => {
     try {
       const port = { name: 'port', datasets: { risks: {} }, formats: ['csv'], deliveries: [{ name: 'b', filter: { registers: ['OPS'] } }, { name: 'c' }] };
       const clash = localJobDependencies({
-        dir: folder, sim, reports: { port, 'port--b': { name: 'port--b', datasets: { okrs: {} }, formats: ['csv'] } }, now: () => new Date('2026-11-23T06:00:30Z'),
+        dir: folder, sim, reports: { port, 'port--b': { name: 'port--b', datasets: { okrs: {} }, formats: ['csv'] } }, clock: () => new Date('2026-11-23T06:00:30Z'),
       });
       const request = (report: string) => ({ report, source: 'schedule' as const, scheduledTime: '2026-11-23T06:00:00Z' });
       const sliced = (await runJob(request('port'), clash)) as SlicedJobOutcome;

@@ -35,7 +35,7 @@ describe('createPresigner against s3rver', () => {
   it('an expired URL is refused', async () => {
     // Signed an hour ago for one second: expired by the server's clock, however busy the machine.
     const anHourAgo = () => new Date(Date.now() - 3_600_000);
-    const presigner = createPresigner({ client: s3.client, bucket: s3.bucket, prefix: 'exports', now: anHourAgo });
+    const presigner = createPresigner({ client: s3.client, bucket: s3.bucket, prefix: 'exports', clock: anHourAgo });
     const url = await presigner.presignGet('acme/run=1/risks.csv', { expiresInSeconds: 1 });
     const response = await fetch(url);
     expect(response.status).toBe(403);

@@ -85,7 +85,7 @@ describe('each message once per run', () => {
       publish: () => (failEvents-- > 0 ? Promise.reject(new Error('injected: the event bus answered 503')) : Promise.resolve()),
     };
     const deps: JobContext = {
-      ...localJobDependencies({ dir: at, sim, reports: { weekly: WEEKLY }, now: () => T0 }),
+      ...localJobDependencies({ dir: at, sim, reports: { weekly: WEEKLY }, clock: () => T0 }),
       events,
       mail: { send: (email: OutgoingEmail) => (failMail-- > 0 ? Promise.reject(new Error('injected: SES answered 503')) : mailer.send(email)) },
       sender: 'reports@example.test',

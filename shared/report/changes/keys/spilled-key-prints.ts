@@ -45,7 +45,7 @@ export interface SpilledKeyPrintsOptions {
    * Judges scratch directories stale by their modification times: the run's clock (its start), which
    * in production is the system's time give or take the run's length, far inside STALE_SCRATCH_MS.
    */
-  readonly now: Clock;
+  readonly clock: Clock;
   /** A table file up to this size is read back into memory (default IN_MEMORY_TABLE_BYTES); tests set 0. */
   readonly inMemoryTableBytes?: number;
 }
@@ -115,7 +115,7 @@ export class SpilledKeyPrints {
 
   /** A map in a fresh scratch directory under the system's temporary one (Lambda's /tmp). */
   static open(options: SpilledKeyPrintsOptions): SpilledKeyPrints {
-    sweepStaleScratch(tmpdir(), options.now().getTime());
+    sweepStaleScratch(tmpdir(), options.clock().getTime());
     const directory = scratch('made', () => mkdtempSync(join(tmpdir(), SCRATCH_PREFIX)));
     return new SpilledKeyPrints(directory, options.expectedRows ?? 0, options.hash ?? cyrbKeyHash, options.inMemoryTableBytes ?? IN_MEMORY_TABLE_BYTES);
   }

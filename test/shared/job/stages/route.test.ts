@@ -31,7 +31,7 @@ beforeAll(async () => {
   sim = await startSimulator({ tenant: 'tiny' });
   sfn = await startSfnStub();
   dir = await mkdtemp(join(tmpdir(), 'fan-out-route-'));
-  deps = localJobDependencies({ dir, sim, reports: { portfolio: REPORT }, now: () => new Date('2026-11-16T06:00:10Z') });
+  deps = localJobDependencies({ dir, sim, reports: { portfolio: REPORT }, clock: () => new Date('2026-11-16T06:00:10Z') });
   starter = new StepFunctionsFanOutStarter(MACHINE, new SFNClient({ endpoint: sfn.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }));
 });
 afterAll(async () => {

@@ -39,7 +39,7 @@ function dependencies(folder: string, sent: OutgoingEmail[] = []): MailEventDepe
     mail: { send: (m: OutgoingEmail) => Promise.resolve(void sent.push(m)) },
     sender: 'reports@example.test',
     log: silentLog,
-    now: fixedClock(NOW),
+    clock: fixedClock(NOW),
     settle: () => Promise.resolve(),
   };
 }

@@ -89,7 +89,7 @@ describe('a 100,000-row export to S3', () => {
   it('refuses a presigned URL once it has expired', async () => {
     // Signed an hour ago for one second: expired by the server's clock, however busy the machine.
     const anHourAgo = () => new Date(Date.now() - 3_600_000);
-    const presigner = createPresigner({ client: s3.client, bucket: s3.bucket, prefix, now: anHourAgo });
+    const presigner = createPresigner({ client: s3.client, bucket: s3.bucket, prefix, clock: anHourAgo });
     const url = await presigner.presignGet(`${result.runFolder}/board-items.csv`, { expiresInSeconds: 1 });
     const response = await fetch(url);
     expect(response.status).toBe(403);

@@ -29,7 +29,7 @@ describe('the spilled comparison key map at a million rows', () => {
 
   it('keeps every one of 1,000,000 keys apart, holding a bounded working set plus one bit a row', () => {
     const rows = 1_000_000;
-    const map = open({ expectedRows: rows, now: fixedClock(new Date('2026-11-23T06:00:00Z')) });
+    const map = open({ expectedRows: rows, clock: fixedClock(new Date('2026-11-23T06:00:00Z')) });
     // Fingerprints as cyrb53 makes them: 53 bits.
     const printOf = (i: number) => i * 4_503_599_627 + 7;
     for (let i = 0; i < rows; i++) map.set(`1003\u001f${i}`, printOf(i));

@@ -73,7 +73,7 @@ describe('the spilled comparison key map', () => {
   const maps: SpilledKeyPrints[] = [];
   // The run's clock where a test reads no time from it: the scratch made here is never stale by it.
   const open = (options: Partial<Parameters<typeof SpilledKeyPrints.open>[0]> = {}) => {
-    const map = SpilledKeyPrints.open({ now: fixedClock(new Date('2026-11-23T06:00:00Z')), ...options });
+    const map = SpilledKeyPrints.open({ clock: fixedClock(new Date('2026-11-23T06:00:00Z')), ...options });
     maps.push(map);
     return map;
   };
@@ -164,7 +164,7 @@ describe('the spilled comparison key map', () => {
     leftover(`${SCRATCH_PREFIX}killed`, STALE_SCRATCH_MS + 1);
     leftover(`${SCRATCH_PREFIX}running`, STALE_SCRATCH_MS - 60_000);
     leftover('someone-else', 10 * STALE_SCRATCH_MS);
-    const map = open({ now: () => new Date(now) });
+    const map = open({ clock: () => new Date(now) });
     map.set('k', 1);
     const names = readdirSync(temp.root);
     expect(names).not.toContain(`${SCRATCH_PREFIX}killed`);

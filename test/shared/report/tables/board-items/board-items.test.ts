@@ -238,7 +238,7 @@ describe('board-items dataset: the field audit of the board metadata', () => {
       listSprints: () => Promise.resolve([{ id: 'sp-1', title: 'Sprint 1', label: 'S1', goal: 'Ship it' }]),
       listTeams: () => Promise.resolve([{ id: 'tm-1', title: 'Blue', color: '#00f' }]),
     });
-    const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog, now: systemClock };
+    const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog, clock: systemClock };
     const dataset = boardItemsDataset(ctx, boardsOf(2));
     let rows = 0;
     for await (const { batches } of dataset.tables()) for await (const batch of batches) rows += [...batch].length;
@@ -264,7 +264,7 @@ describe('board-items dataset: board page chains in flight', () => {
       listSprints: () => Promise.resolve([]),
       listTeams: () => Promise.resolve([]),
     });
-    const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog, now: systemClock };
+    const ctx: DatasetContext = { source, definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }), log: silentLog, clock: systemClock };
     let rows = 0;
     for await (const { batches } of boardItemsDataset(ctx, boards, { boardsInFlight: 2, bytes: 10_000 * ITEM_BYTES, currentBoardFeatures: 1_000 }).tables()) {
       for await (const batch of batches) rows += [...batch].length;
@@ -298,7 +298,7 @@ describe('board-items dataset against the simulator', () => {
       source: createExportClient(target.credentials(), { settings: resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 }), log: silentLog, clock: systemClock }),
       definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
       log: silentLog,
-      now: systemClock,
+      clock: systemClock,
     };
     const rows: TableRow[] = [];
     for await (const { batches } of boardItemsDataset(ctx, await ctx.source.listBoards(), readAhead).tables()) for await (const batch of batches) rows.push(...batch);
@@ -339,7 +339,7 @@ describe('board-items dataset against the simulator', () => {
       source: createExportClient(sim.credentials(), { settings: resolveExportSettings({ boardItemsPageSize: 7, concurrency: 4 }), log: silentLog, clock: systemClock }),
       definition: parseReportDefinition({ name: 'items', datasets: { boardItems: {} } }),
       log: silentLog,
-      now: systemClock,
+      clock: systemClock,
     };
     const sizes: number[] = [];
     for await (const { batches } of boardItemsDataset(ctx, await ctx.source.listBoards()).tables()) for await (const batch of batches) sizes.push([...batch].length);
