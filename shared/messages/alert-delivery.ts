@@ -13,7 +13,7 @@ import { alertEmail } from './alert-email';
 import { keepOwed, owedTo, withOwed, type BeyondNow, type OwedLine } from './alert-owed';
 import { messageRunKey, sendOnce } from './message-claim';
 import { currentSigningKey, workbookLink, type SigningKey } from './message-links';
-import { channelPosting, type MessagePorts } from './message-ports';
+import { channelPosting, senderOf, type MessagePorts } from './message-ports';
 import type { OutboxRecorder } from './outbox';
 import type { RunNews } from './reader-news';
 import { SuppressionList } from './recipients/suppressions';
@@ -197,7 +197,7 @@ async function emailOne(run: AlertRun, sending: AlertSending, address: string, m
   const { definition } = run;
   const { context, signing, now } = sending;
   const { mail } = context;
-  const from = definition.email?.from ?? context.sender;
+  const from = senderOf(definition, context.sender);
   if (!mail || !from) throw new ExporterError('this report has alert recipients but no mail sender is configured (MAIL_FROM, or email.from)');
   const unsubscribeUrl = signing && `${signing.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address }, signing.key, now)}`;
   const email = alertEmail(message, definition.name, address, { from, unsubscribeUrl });

@@ -36,6 +36,15 @@ export interface MailPorts {
   readonly mail?: Mailer | undefined;
 }
 
+/**
+ * Who a report's mail comes from, the one rule for every message and notice of it: the definition's
+ * `email.from`, else the configured sender (MAIL_FROM); an inline definition's always the configured
+ * one (it may not choose its sender: resolve-definition.ts refuses one that tries).
+ */
+export function senderOf(definition: { readonly email?: { readonly from?: string | undefined } | undefined }, configured: string | undefined, inline = false): string | undefined {
+  return inline ? configured : (definition.email?.from ?? configured);
+}
+
 /** The parts of the job's context a run's messages (report, alert) read. */
 export interface MessagePorts extends MailPorts {
   readonly ledger: Ledger;

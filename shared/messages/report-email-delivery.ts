@@ -7,7 +7,7 @@ import { alertTargets, emailTarget } from './alert-delivery';
 import { keepOwed, targetNews } from './alert-owed';
 import { messageRunKey, sendOnce, type SendClaim } from './message-claim';
 import { signingKey } from './message-links';
-import type { MessagePorts } from './message-ports';
+import { senderOf, type MessagePorts } from './message-ports';
 import type { RefusedRecipient } from './notices/recipient-notice';
 import type { OutboxRecorder } from './outbox';
 import { ownedBy, ownSections } from './person-actions';
@@ -76,7 +76,7 @@ export async function deliverRunEmail(sends: RunEmailSends): Promise<EmailOutcom
   const transport = outbox ? outbox.mailer(now, wanted[0]!.address) : context.mail;
   if (!transport) throw new ExporterError('this report has e-mail recipients but no mail sender is configured (MAIL_FROM)');
   if (!context.links) throw new ExporterError('this report has e-mail recipients but no link signing is configured (LINK_BASE_URL)');
-  const from = email.from ?? context.sender;
+  const from = senderOf(definition, context.sender, inline);
   if (!from) throw new ExporterError('this report has e-mail recipients but no sender: set email.from or MAIL_FROM');
   const keys = await context.links.keys();
   const signing = signingKey(context.links.baseUrl, keys.current);

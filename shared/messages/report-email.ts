@@ -16,6 +16,7 @@ import type { RuleReading } from '../report/alerts/read-rules';
 import type { OwedLine } from './alert-owed';
 import { bannerSection, markedSummary } from './reader-news';
 import { fileLinks, freshCopyLinkUrl, linksExpireAt, signingKey, type SigningKey } from './message-links';
+import { senderOf } from './message-ports';
 
 /**
  * The weekly e-mail of a run: summary figures and one link per file; the workbook attached if asked
@@ -31,10 +32,12 @@ export async function buildReportEmail(
   options: ReportEmailOptions,
 ): Promise<OutgoingEmail> {
   const { linkBaseUrl, key, now, storage, ...choices } = options;
-  return (await reportEmailFor(definition, result, signingKey(linkBaseUrl, key), now, storage, choices))();
+  const from = senderOf(definition, options.from, options.inline) ?? options.from;
+  return (await reportEmailFor(definition, result, signingKey(linkBaseUrl, key), now, storage, { ...choices, from }))();
 }
 
 export interface ReportEmailOptions {
+  /** The configured sender (MAIL_FROM); the definition's `email.from` comes first (senderOf). */
   readonly from: string;
   readonly linkBaseUrl: string;
   readonly key: LinkKey;
@@ -46,7 +49,7 @@ export interface ReportEmailOptions {
   readonly names?: ReportNames;
 }
 
-/** What a report e-mail says of itself: its sender, whether it offers a fresh copy, an inline definition's, the names of its files. */
+/** What a report e-mail says of itself: its sender (chosen: senderOf), whether it offers a fresh copy, an inline definition's, the names of its files. */
 export type ReportEmailChoices = Pick<ReportEmailOptions, 'from' | 'freshCopyLink' | 'inline' | 'names'>;
 
 /**
@@ -91,7 +94,7 @@ export async function reportEmailFor(
     };
   };
   const attachments = await attachedWorkbook(definition, result, storage, options.names);
-  const from = options.inline ? options.from : (definition.email.from ?? options.from);
+  const { from } = options;
   const attached = attachments.length > 0 ? { attachments } : {};
   return (recipient, own) => {
     if (recipient === undefined) {

@@ -7,6 +7,7 @@ import { noticeFailure, noticeRecovery, ownersOf, type FailureFacts } from '../.
 import { noticeFieldChanges } from '../../messages/notices/field-notice';
 import type { OwnerNoticePorts } from '../../messages/notices/owner-notice';
 import { noticeRefusedRecipients, type MailedRecipients, type RefusedPost } from '../../messages/notices/recipient-notice';
+import { senderOf } from '../../messages/message-ports';
 import type { AlertedRun } from './alert';
 import type { DeliveredRun } from './deliver';
 import type { DeliveryPorts, ExportedJob } from './delivery-ports';
@@ -52,7 +53,7 @@ export function noticeOwnersOfFailure(definition: ReportDefinition, failure: Fai
 
 /** What every notice is told with, built once: a definition's `email.from` before the configured sender. */
 function noticePorts(definition: ReportDefinition, context: NoticeContext): ChannelNoticePorts {
-  return { ledger: context.ledger, mail: context.mail, sender: definition.email?.from ?? context.sender, log: context.log, now: context.clock() };
+  return { ledger: context.ledger, mail: context.mail, sender: senderOf(definition, context.sender), log: context.log, now: context.clock() };
 }
 
 /** The ports of a notice that is e-mailed or not kept at all: none without a mail transport or a sender. */

@@ -5,7 +5,7 @@ import type { Log } from '../../core/logger';
 import type { Clock } from '../../core/clock';
 import { escapeHtml } from '../../email/email-content';
 import type { Ledger } from '../../ledger/ledger';
-import type { MailPorts } from '../message-ports';
+import { senderOf, type MailPorts } from '../message-ports';
 import { parseReportDefinition, recipientAddresses, type ReportDefinition } from '../../report/definition/definition';
 import { ownersOf } from '../notices/failure-notice';
 import type { DefinitionCatalog } from '../../definitions/catalog';
@@ -147,7 +147,7 @@ async function tellOwners(definition: ReportDefinition, untold: Suppressions, de
   // Not to an owner whose own mail bounces or complains: SES would refuse the whole message in the sandbox.
   const stopped = await new SuppressionList(deps.ledger).of(report, ownersOf(definition));
   const owners = ownersOf(definition).filter((owner) => (stopped[owner.toLowerCase()]?.reason ?? 'unsubscribed') === 'unsubscribed');
-  const from = definition.email?.from ?? deps.sender;
+  const from = senderOf(definition, deps.sender);
   const addresses = Object.keys(untold).sort();
   if (owners.length === 0 || !from || !deps.mail) {
     deps.log.warn('recipients suppressed; nobody could be told', { report, addresses: addresses.length });
