@@ -41,7 +41,7 @@ export interface MailPorts {
  * `email.from`, else the configured sender (MAIL_FROM); an inline definition's always the configured
  * one (it may not choose its sender: resolve-definition.ts refuses one that tries).
  */
-export function senderOf(definition: { readonly email?: { readonly from?: string | undefined } | undefined }, configured: string | undefined, inline = false): string | undefined {
+export function senderOf<Configured extends string | undefined>(definition: { readonly email?: { readonly from?: string | undefined } | undefined }, configured: Configured, inline = false): string | Configured {
   return inline ? configured : (definition.email?.from ?? configured);
 }
 

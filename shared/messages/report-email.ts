@@ -32,7 +32,7 @@ export async function buildReportEmail(
   options: ReportEmailOptions,
 ): Promise<OutgoingEmail> {
   const { linkBaseUrl, key, now, storage, ...choices } = options;
-  const from = senderOf(definition, options.from, options.inline) ?? options.from;
+  const from = senderOf(definition, options.from, options.inline);
   return (await reportEmailFor(definition, result, signingKey(linkBaseUrl, key), now, storage, { ...choices, from }))();
 }
 
