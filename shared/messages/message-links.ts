@@ -44,29 +44,35 @@ export async function currentSigningKey(context: Pick<MessagePorts, 'links' | 'l
   }
 }
 
-/** Long-lived links for every file of a run: `<linkBaseUrl>/links/<token>` (a SigningKey's trimmed base URL), each named for people by its format (names.ts). */
-export function fileLinks(
-  result: ExportResult,
-  options: { linkBaseUrl: string; key: LinkKey; expiresAt: Date; now: Date },
-  names: ReportNames = NAMES,
-): ReportEmailLink[] {
+/** When a message's links are signed (`now`) and until when they work. */
+export interface LinkTimes {
+  readonly now: Date;
+  readonly expiresAt: Date;
+}
+
+/**
+ * Long-lived links for every file of a run: `<baseUrl>/links/<token>`, each named for people by its
+ * format (names.ts). They take the SigningKey itself, never a base URL of their own: its URL is the
+ * trimmed one (signingKey()).
+ */
+export function fileLinks(result: ExportResult, signing: SigningKey, times: LinkTimes, names: ReportNames = NAMES): ReportEmailLink[] {
   return result.manifest.files.map((file) => ({
     ...fileForPeople(file, names),
     bytes: file.bytes,
-    url: `${options.linkBaseUrl}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: options.expiresAt }, options.key, options.now)}`,
+    url: `${signing.baseUrl}/links/${createLinkToken({ runKey: result.runFolder, file: file.path, expiresAt: times.expiresAt }, signing.key, times.now)}`,
   }));
 }
 
 /** The "get a fresh copy" run link of a run's message (`<baseUrl>/run/<token>`), the same for every attempt of the run. */
-export function freshCopyLinkUrl(link: { baseUrl: string; report: string; runId: string; message: string; expiresAt: Date; key: LinkKey; now: Date; lang?: string | undefined }): string {
+export function freshCopyLinkUrl(signing: SigningKey, times: LinkTimes, link: { report: string; runId: string; message: string; lang?: string | undefined }): string {
   const id = messageRunLinkId(link.report, link.runId, link.message);
-  const token = createRunLinkToken({ report: link.report, expiresAt: link.expiresAt, id, lang: link.lang }, link.key, link.now).token;
-  return `${link.baseUrl}/run/${token}`;
+  const token = createRunLinkToken({ report: link.report, expiresAt: times.expiresAt, id, lang: link.lang }, signing.key, times.now).token;
+  return `${signing.baseUrl}/run/${token}`;
 }
 
 /** The primary file's (the workbook's) link of a run's message signed at `now`, valid as long as the definition's links are from then (or until `expiresAt`). */
 export function workbookLink(definition: ReportDefinition, result: ExportResult, signing: SigningKey, now: Date, expiresAt = linksExpireAt(definition, now)): string | undefined {
-  return fileLinks(result, { linkBaseUrl: signing.baseUrl, key: signing.key, expiresAt, now }).find((f) => f.primary === true)?.url;
+  return fileLinks(result, signing, { expiresAt, now }).find((f) => f.primary === true)?.url;
 }
 
 /** The buttons of a run's chat message: the workbook, and a fresh copy of the report (none for an inline definition). */
@@ -79,7 +85,7 @@ export interface ChatLinks {
 export function chatLinks(definition: ReportDefinition, result: ExportResult, signing: SigningKey, now: Date, freshCopyLink: boolean): ChatLinks {
   const expiresAt = linksExpireAt(definition, now);
   const freshCopyUrl = freshCopyLink
-    ? freshCopyLinkUrl({ baseUrl: signing.baseUrl, report: definition.name, runId: result.manifest.runId, message: 'chat', expiresAt, key: signing.key, now })
+    ? freshCopyLinkUrl(signing, { expiresAt, now }, { report: definition.name, runId: result.manifest.runId, message: 'chat' })
     : undefined;
   return { workbookUrl: workbookLink(definition, result, signing, now, expiresAt), freshCopyUrl };
 }

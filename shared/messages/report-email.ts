@@ -69,12 +69,12 @@ export async function reportEmailFor(
   options: ReportEmailChoices,
 ): Promise<(reader?: Reader | string, own?: ReaderOwn) => OutgoingEmail> {
   const expiresAt = linksExpireAt(definition, now);
-  const links = fileLinks(result, { linkBaseUrl: signing.baseUrl, key: signing.key, expiresAt, now }, options.names);
+  const links = fileLinks(result, signing, { expiresAt, now }, options.names);
   // A run link of the configured report, valid as long as the file links (inline definitions have none).
   // A reader of another language than the report's gets a link that opens its page in theirs (one id: revoked together).
   const freshCopyUrl = (locale: string) =>
     options.freshCopyLink
-      ? freshCopyLinkUrl({ baseUrl: signing.baseUrl, report: definition.name, runId: result.manifest.runId, message: 'email', expiresAt, key: signing.key, now, lang: otherThan(locale, definition.locale) })
+      ? freshCopyLinkUrl(signing, { expiresAt, now }, { report: definition.name, runId: result.manifest.runId, message: 'email', lang: otherThan(locale, definition.locale) })
       : undefined;
   const contentIn = (locale: string): ReportEmailInput => {
     // The reader's locale and zone, resolved once: every word, figure and date of the message is written by it.

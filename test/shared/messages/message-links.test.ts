@@ -17,7 +17,7 @@ describe("a message's signing key", () => {
     const links = { baseUrl: 'https://api.example.test/prod/', keys: () => Promise.resolve({ current: key, all: [key] }) };
     const read = await currentSigningKey({ links, log: silentLog }, 'weekly', 'unreadable');
     expect(read?.baseUrl).toBe('https://api.example.test/prod');
-    const url = freshCopyLinkUrl({ baseUrl: read!.baseUrl, report: 'weekly', runId: 'r1', message: 'chat', expiresAt, key, now });
+    const url = freshCopyLinkUrl(read!, { expiresAt, now }, { report: 'weekly', runId: 'r1', message: 'chat' });
     expect(url).toMatch(/^https:\/\/api\.example\.test\/prod\/run\/[^/]+$/);
   });
 
