@@ -6,13 +6,12 @@ import { EmailDeliveryError, errorMessage, ExporterError } from '../core/errors'
 import { readerFormat, type ReaderFormat } from '../core/format';
 import { readRules } from '../report/alerts/read-rules';
 import { emailReaders } from '../report/definition/readers';
-import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import { recipientAddresses, type ReportDefinition } from '../report/definition/definition';
 import type { ExportResult } from '../report/run/result';
 import { alertEmail } from './alert-email';
 import { keepOwed, owedTo, withOwed, type BeyondNow, type OwedLine } from './alert-owed';
 import { messageRunKey, sendOnce } from './message-claim';
-import { currentSigningKey, workbookLink, type SigningKey } from './message-links';
+import { currentSigningKey, unsubscribeLinkUrl, workbookLink, type SigningKey } from './message-links';
 import { channelPosting, senderOf, type MessagePorts } from './message-ports';
 import type { OutboxRecorder } from './outbox';
 import type { RunNews } from './reader-news';
@@ -199,7 +198,7 @@ async function emailOne(run: AlertRun, sending: AlertSending, address: string, m
   const { mail } = context;
   const from = senderOf(definition, context.sender);
   if (!mail || !from) throw new ExporterError('this report has alert recipients but no mail sender is configured (MAIL_FROM, or email.from)');
-  const unsubscribeUrl = signing && `${signing.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address }, signing.key, now)}`;
+  const unsubscribeUrl = signing && unsubscribeLinkUrl(signing, now, { report: definition.name, address });
   const email = alertEmail(message, definition.name, address, { from, unsubscribeUrl });
   return once(`email:${address.toLowerCase()}`, () => mail.send(email));
 }

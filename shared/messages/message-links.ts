@@ -2,6 +2,7 @@ import { errorMessage } from '../core/errors';
 import type { ReportEmailLink } from '../email/email-model';
 import { createLinkToken, type LinkKey } from '../links/link-token';
 import { createRunLinkToken, messageRunLinkId } from '../links/run-link-token';
+import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import type { ReportDefinition } from '../report/definition/definition';
 import { fileForPeople, NAMES, type ReportNames } from '../report/names';
 import type { ExportResult } from '../report/run/result';
@@ -68,6 +69,11 @@ export function freshCopyLinkUrl(signing: SigningKey, times: LinkTimes, link: { 
   const id = messageRunLinkId(link.report, link.runId, link.message);
   const token = createRunLinkToken({ report: link.report, expiresAt: times.expiresAt, id, lang: link.lang }, signing.key, times.now).token;
   return `${signing.baseUrl}/run/${token}`;
+}
+
+/** A recipient's one-click unsubscribe link (`<baseUrl>/unsubscribe/<token>`, RFC 8058), for the report e-mail and the alert e-mail alike. */
+export function unsubscribeLinkUrl(signing: SigningKey, now: Date, claims: { report: string; address: string; lang?: string | undefined }): string {
+  return `${signing.baseUrl}/unsubscribe/${createUnsubscribeToken(claims, signing.key, now)}`;
 }
 
 /** The primary file's (the workbook's) link of a run's message signed at `now`, valid as long as the definition's links are from then (or until `expiresAt`). */

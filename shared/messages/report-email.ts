@@ -2,7 +2,6 @@ import { renderReportEmail, type ReportEmailInput } from '../email/email-content
 import type { EmailAttachment, OutgoingEmail } from '../email/ses-mailer';
 import { fitsAsAttachment } from '../email/ses-mailer';
 import type { LinkKey } from '../links/link-token';
-import { createUnsubscribeToken } from '../links/unsubscribe-token';
 import type { Storage } from '../storage/storage';
 import { changesDigest } from '../report/changes/digest';
 import { recipientAddresses, type ReportDefinition } from '../report/definition/definition';
@@ -15,7 +14,7 @@ import { readerFormat, type ReaderFormat } from '../core/format';
 import type { RuleReading } from '../report/alerts/read-rules';
 import type { OwedLine } from './alert-owed';
 import { bannerSection, markedSummary } from './reader-news';
-import { fileLinks, freshCopyLinkUrl, linksExpireAt, signingKey, type SigningKey } from './message-links';
+import { fileLinks, freshCopyLinkUrl, linksExpireAt, signingKey, unsubscribeLinkUrl, type SigningKey } from './message-links';
 import { senderOf } from './message-ports';
 
 /**
@@ -103,7 +102,7 @@ export async function reportEmailFor(
     }
     const reader = typeof recipient === 'string' ? { address: recipient, locale: definition.locale } : recipient;
     const lang = otherThan(reader.locale, definition.locale);
-    const unsubscribeUrl = `${signing.baseUrl}/unsubscribe/${createUnsubscribeToken({ report: definition.name, address: reader.address, lang }, signing.key, now)}`;
+    const unsubscribeUrl = unsubscribeLinkUrl(signing, now, { report: definition.name, address: reader.address, lang });
     const content = ownContent(contentIn(readableLocale(result, reader.locale, definition.locale)), own);
     return readerEmail(content, { from, address: reader.address, unsubscribeUrl, attached, report: definition.name });
   };
