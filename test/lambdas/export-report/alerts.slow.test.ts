@@ -4,6 +4,7 @@ import { startSimulator, type RunningSimulator } from '../../../simulator/index'
 import { startLambdaHarness, type LambdaHarness } from '../../support/lambda-harness';
 import { lambdaContext } from '../../support/lambda-events';
 import { startWebhookRecorder, type WebhookRecorder } from '../../support/webhook-recorder';
+import { isOpenRiskStatus } from '../../support/open-risks';
 
 /**
  * Alerts through the deployed export function in the local stack (s3rver, dynalite,
@@ -23,13 +24,12 @@ describe('alerts when a line is crossed (local stack)', () => {
   let h: LambdaHarness;
   let hooks: WebhookRecorder;
   let line: number;
-  const open = (status: string) => !/closed|mitigated|resolved|done|cancel|archiv|accepted/i.test(status);
 
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'tiny' });
     hooks = await startWebhookRecorder();
     // The line is today's count of open risks: on the line is not beyond it.
-    line = sim.tenant.allRisks.filter((r) => open(r.status.status)).length;
+    line = sim.tenant.allRisks.filter((r) => isOpenRiskStatus(r.status.status)).length;
     const definition = {
       name: 'risk-alerts',
       title: 'Train A risks',
@@ -50,8 +50,8 @@ describe('alerts when a line is crossed (local stack)', () => {
   const run = (at: string) =>
     h.exportHandler({ report: 'risk-alerts', source: 'schedule', scheduledTime: at, executionId: `exec-${at}` }, lambdaContext('export-report')) as Promise<Outcome>;
   const alerts = async () => ((await h.ses.fetchStore()) as Mail[]).filter((m) => m.subject.startsWith('Alert: '));
-  const closed = () => sim.tenant.allRisks.filter((r) => !open(r.status.status));
-  const openRisks = () => sim.tenant.allRisks.filter((r) => open(r.status.status));
+  const closed = () => sim.tenant.allRisks.filter((r) => !isOpenRiskStatus(r.status.status));
+  const openRisks = () => sim.tenant.allRisks.filter((r) => isOpenRiskStatus(r.status.status));
 
   it('tells of a crossing once, not while the figure stays beyond the line, and again after it came back', async () => {
     const week1 = await run('2026-11-02T06:00:00Z');

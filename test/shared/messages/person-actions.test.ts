@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../../shared/core/clock';
 import { runJob } from '../../../shared/job/run-job';
 import { useMailedJobs } from '../../support/mailed-jobs';
+import { isOpenRiskStatus } from '../../support/open-risks';
 
 /**
  * Each person's own actions (issue 50, item 7), on real sent mail: a recipient naming who they are in
@@ -9,12 +10,11 @@ import { useMailedJobs } from '../../support/mailed-jobs';
  * opens with the risks they own that need attention; a reader who owns nothing gets the report as before.
  */
 const jobs = useMailedJobs('person-actions-');
-const isOpen = (status: string) => !/closed|mitigated|resolved|done|cancel|archiv|accepted/i.test(status);
 
 describe('a reader who owns risks that need attention', () => {
   it('gets an e-mail that opens with them; another owner gets theirs; a reader who owns nothing gets the report', async () => {
     const sim = jobs.sim;
-    const severe = sim.tenant.allRisks.filter((r) => isOpen(r.status.status) && /high|critical|extreme/i.test(r.riskLevel.title));
+    const severe = sim.tenant.allRisks.filter((r) => isOpenRiskStatus(r.status.status) && /high|critical|extreme/i.test(r.riskLevel.title));
     const [ada, ben] = severe;
     expect(ben).toBeDefined();
     sim.advance({

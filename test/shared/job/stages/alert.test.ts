@@ -4,6 +4,7 @@ import { SesMailer } from '../../../../shared/email/ses-mailer';
 import { runJob, type JobContext } from '../../../../shared/job/run-job';
 import { useRefusedDelivery } from '../../../support/mailed-jobs';
 import { MESSAGE_REJECTED } from '../../../support/ses-refusals';
+import { isOpenRiskStatus } from '../../../support/open-risks';
 
 /**
  * Alerts as independent as the report's messages (issue 52, item 8), through the job against
@@ -17,13 +18,12 @@ const OWNER = 'owner@example.test';
 const delivery = useRefusedDelivery('alert-stage-');
 const { jobs } = delivery;
 
-const isOpen = (status: string) => !/closed|mitigated|resolved|done|cancel|archiv|accepted/i.test(status);
 
 describe('an alert with a refused recipient and a failing chat webhook', () => {
   it('reaches everyone else at once, and the others on a later run, until the figure comes back; the run stays published', async () => {
     const sim = jobs.sim;
-    const open = () => sim.tenant.allRisks.filter((r) => isOpen(r.status.status));
-    const closed = () => sim.tenant.allRisks.filter((r) => !isOpen(r.status.status));
+    const open = () => sim.tenant.allRisks.filter((r) => isOpenRiskStatus(r.status.status));
+    const closed = () => sim.tenant.allRisks.filter((r) => !isOpenRiskStatus(r.status.status));
     const line = open().length;
     const report = {
       name: 'risk-alerts',

@@ -4,6 +4,7 @@ import { SesMailer } from '../../../../shared/email/ses-mailer';
 import { runJob, type JobContext } from '../../../../shared/job/run-job';
 import { useRefusedDelivery } from '../../../support/mailed-jobs';
 import { MESSAGE_REJECTED } from '../../../support/ses-refusals';
+import { isOpenRiskStatus } from '../../../support/open-risks';
 
 /**
  * The owners' notices step (stages/notice.ts, issue 48 item 2): the deliver and alert stages hand on
@@ -16,11 +17,10 @@ const OWNER = 'owner@example.test';
 const delivery = useRefusedDelivery('notice-step-');
 const { jobs } = delivery;
 
-const isOpen = (status: string) => !/closed|mitigated|resolved|done|cancel|archiv|accepted/i.test(status);
 
 describe("the owners' notices of one run", () => {
   it('come after the run, once per kind, in the order of the stages that saw what happened', async () => {
-    const line = jobs.sim.tenant.allRisks.filter((r) => isOpen(r.status.status)).length - 1;
+    const line = jobs.sim.tenant.allRisks.filter((r) => isOpenRiskStatus(r.status.status)).length - 1;
     const report = {
       name: 'noticed',
       title: 'Noticed',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../../../shared/core/clock';
 import { runJob } from '../../../../shared/job/run-job';
 import { useMailedJobs } from '../../../support/mailed-jobs';
+import { isOpenRiskStatus } from '../../../support/open-risks';
 
 /**
  * One message per reader per run (issue 50, item 2), on real sent mail (aws-ses-v2-local): a reader
@@ -10,12 +11,11 @@ import { useMailedJobs } from '../../../support/mailed-jobs';
  * gets the alert; a reader not told of alerts gets the weekly e-mail as before.
  */
 const jobs = useMailedJobs('one-message-');
-const isOpen = (status: string) => !/closed|mitigated|resolved|done|cancel|archiv|accepted/i.test(status);
 
 describe('a weekly e-mail and an alert in the same run', () => {
   it('go to a reader of both as one message; the alert alone to the others', async () => {
     const sim = jobs.sim;
-    const line = sim.tenant.allRisks.filter((r) => isOpen(r.status.status)).length;
+    const line = sim.tenant.allRisks.filter((r) => isOpenRiskStatus(r.status.status)).length;
     const report = {
       name: 'weekly-with-alerts',
       title: 'Train A',
@@ -28,7 +28,7 @@ describe('a weekly e-mail and an alert in the same run', () => {
     expect((await run('2026-11-16T06:00:00Z')).status).toBe('succeeded');
     await jobs.ses.clearStore();
 
-    const reopened = sim.tenant.allRisks.find((r) => !isOpen(r.status.status))!.id;
+    const reopened = sim.tenant.allRisks.find((r) => !isOpenRiskStatus(r.status.status))!.id;
     sim.advance({ risks: [{ id: reopened, reopen: true }] });
     const week = await run('2026-11-23T06:00:00Z');
     expect(week.status).toBe('succeeded');
