@@ -18,7 +18,6 @@ const OWNER = 'owner@example.test';
 const delivery = useRefusedDelivery('alert-stage-');
 const { jobs } = delivery;
 
-
 describe('an alert with a refused recipient and a failing chat webhook', () => {
   it('reaches everyone else at once, and the others on a later run, until the figure comes back; the run stays published', async () => {
     const sim = jobs.sim;

@@ -17,7 +17,6 @@ const OWNER = 'owner@example.test';
 const delivery = useRefusedDelivery('notice-step-');
 const { jobs } = delivery;
 
-
 describe("the owners' notices of one run", () => {
   it('come after the run, once per kind, in the order of the stages that saw what happened', async () => {
     const line = jobs.sim.tenant.allRisks.filter((r) => isOpenRiskStatus(r.status.status)).length - 1;
