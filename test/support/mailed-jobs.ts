@@ -39,10 +39,7 @@ export function useMailedJobs(folderPrefix: string): MailedJobs {
   let ses: SesLocalHandle | undefined;
   let dir: string | undefined;
   let ledger: LocalLedger | undefined;
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('useMailedJobs: read it inside a test, after its hooks ran');
-    return value;
-  };
+  const started = <T>(value: T | undefined): T => afterHooks(value, 'useMailedJobs');
   beforeAll(async () => {
     sim = await startSimulator({ tenant: 'tiny' });
     ses = await startSesLocal();
@@ -112,17 +109,19 @@ export function useRefusedDelivery(prefix: string): { readonly jobs: MailedJobs;
   afterAll(async () => {
     await Promise.all([ses?.close(), hooks?.close()]);
   });
-  const started = <T>(server: T | undefined, what: string): T => {
-    if (!server) throw new Error(`the ${what} is read before the file's servers started (beforeAll)`);
-    return server;
-  };
   return {
     jobs,
     get ses() {
-      return started(ses, 'refusing mail front');
+      return afterHooks(ses, "useRefusedDelivery's refusing mail front");
     },
     get hooks() {
-      return started(hooks, 'webhook recorder');
+      return afterHooks(hooks, "useRefusedDelivery's webhook recorder");
     },
   };
+}
+
+/** A server or folder the kit's hooks start: read inside a test, after they ran, or a clear error. */
+function afterHooks<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what}: read it inside a test, after its hooks ran`);
+  return value;
 }
